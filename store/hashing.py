@@ -1,0 +1,55 @@
+"""Canonical JSON and content hashes.
+
+Every stored object is identified by ``sha256:<hex>`` of its canonical JSON, so the same content
+always hashes the same on any machine and any backend.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import math
+from typing import Any
+
+HASH_ALGORITHM = "sha256"
+
+__all__ = ["HASH_ALGORITHM", "canonical_json", "content_hash", "hash_bytes"]
+
+
+def _default(value: Any) -> Any:
+    # pydantic models and other objects that know how to dump themselves
+    dump = getattr(value, "model_dump", None)
+    if callable(dump):
+        return dump(mode="json")
+    if isinstance(value, (set, frozenset)):
+        return sorted(value, key=lambda v: canonical_json(v))
+    if isinstance(value, bytes):
+        return value.decode("utf-8", errors="replace")
+    raise TypeError(f"cannot canonicalize {type(value).__name__}")
+
+
+def _check_floats(value: Any) -> None:
+    if isinstance(value, float) and not math.isfinite(value):
+        raise ValueError("canonical JSON cannot hold NaN or infinity")
+
+
+def canonical_json(value: Any) -> str:
+    """Serialize ``value`` deterministically: sorted keys, no whitespace, UTF-8 kept as is."""
+    _check_floats(value)
+    return json.dumps(
+        value,
+        sort_keys=True,
+        separators=(",", ":"),
+        ensure_ascii=False,
+        allow_nan=False,
+        default=_default,
+    )
+
+
+def hash_bytes(data: bytes) -> str:
+    return f"{HASH_ALGORITHM}:{hashlib.sha256(data).hexdigest()}"
+
+
+def content_hash(value: Any) -> str:
+    """``sha256:<hex>`` of the canonical JSON of ``value``."""
+    return hash_bytes(canonical_json(value).encode("utf-8"))
