@@ -41,7 +41,9 @@ def alembic_config(engine: Engine | None = None) -> Config:
 
 
 def _unavailable(engine: Engine, exc: Exception) -> DatabaseUnavailableError:
-    detail = str(getattr(exc, "orig", exc)).strip().splitlines()[0] if str(exc) else type(exc).__name__
+    detail = (
+        str(getattr(exc, "orig", exc)).strip().splitlines()[0] if str(exc) else type(exc).__name__
+    )
     return DatabaseUnavailableError(
         f"cannot connect to {redact_url(str(engine.url.render_as_string(hide_password=False)))}: "
         f"{detail} (check --db / REJUDGE_DB and that the server is running)"

@@ -205,7 +205,9 @@ class Round(_Frozen):
 class TraceError(_Frozen):
     """Why a trace could not be scored normally (it becomes AGENT_ERROR)."""
 
-    kind: str  # provider_error | timeout | retries_exhausted | round_budget | truncated_stream | ...
+    kind: (
+        str  # provider_error | timeout | retries_exhausted | round_budget | truncated_stream | ...
+    )
     message: str
     round: int | None = None
     status_code: int | None = None

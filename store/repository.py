@@ -1,0 +1,908 @@
+"""The repository: every read and write the other packages make goes through ``Store``.
+
+Reads stream (``yield_per``) and writes go in bulk (one ``insert`` with a list of rows). Writes
+that must be idempotent (traces, judgments, rule sets, suite snapshots) use insert-or-ignore on
+their unique keys, so two processes writing the same thing never duplicate it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Iterator, Sequence
+from dataclasses import dataclass
+from datetime import datetime
+from typing import Any
+
+from sqlalchemy import Engine, Table, func, select, update
+from sqlalchemy.dialects import postgresql, sqlite
+from sqlalchemy.engine import Connection
+from sqlalchemy.exc import OperationalError
+
+from store.engine import make_engine, redact_url
+from store.errors import ConflictError, DatabaseUnavailableError, NotFoundError
+from store.hashing import content_hash
+from store.migrate import ensure_schema
+from store.schemas import Case, Judgment, RuleSet, RunConfig, ToolRegistry, Trace
+from store.tables import (
+    BaselineRow,
+    CallRow,
+    CaseRow,
+    EvaluationJudgmentRow,
+    EvaluationRow,
+    JudgmentRow,
+    RegistryRow,
+    RuleSetRow,
+    RunRow,
+    SuiteRow,
+    TraceRow,
+    utcnow,
+)
+
+__all__ = [
+    "Store",
+    "SuiteRecord",
+    "RunRecord",
+    "StoredTrace",
+    "EvaluationRecord",
+    "BaselineRecord",
+]
+
+_T_REG: Table = RegistryRow.__table__  # type: ignore[assignment]
+_T_SUITE: Table = SuiteRow.__table__  # type: ignore[assignment]
+_T_CASE: Table = CaseRow.__table__  # type: ignore[assignment]
+_T_RUN: Table = RunRow.__table__  # type: ignore[assignment]
+_T_TRACE: Table = TraceRow.__table__  # type: ignore[assignment]
+_T_CALL: Table = CallRow.__table__  # type: ignore[assignment]
+_T_RULES: Table = RuleSetRow.__table__  # type: ignore[assignment]
+_T_EVAL: Table = EvaluationRow.__table__  # type: ignore[assignment]
+_T_JUDG: Table = JudgmentRow.__table__  # type: ignore[assignment]
+_T_EJ: Table = EvaluationJudgmentRow.__table__  # type: ignore[assignment]
+_T_BASE: Table = BaselineRow.__table__  # type: ignore[assignment]
+
+_BATCH = 1000
+
+
+@dataclass(frozen=True)
+class SuiteRecord:
+    id: int
+    name: str
+    hash: str
+    domain: str
+    format_version: int
+    registry_id: int
+    case_count: int
+    meta: dict[str, Any]
+    created_at: datetime
+
+
+@dataclass(frozen=True)
+class RunRecord:
+    id: int
+    name: str
+    suite_id: int
+    registry_id: int
+    model: str
+    provider: str
+    base_url: str | None
+    harness_mode: str
+    config: RunConfig
+    config_hash: str
+    suite_hash: str
+    registry_hash: str
+    prompt_hash: str | None
+    status: str
+    started_at: datetime
+    finished_at: datetime | None
+
+
+@dataclass(frozen=True)
+class StoredTrace:
+    id: int
+    run_id: int
+    case_pk: int
+    case_key: str
+    repetition: int
+    hash: str
+    trace: Trace
+    cassette_path: str | None
+    cassette_hash: str | None
+
+
+@dataclass(frozen=True)
+class EvaluationRecord:
+    id: int
+    run_id: int
+    tier: str
+    rule_set_id: int
+    engine_version: str
+    inputs_hash: str | None
+    status: str
+    summary: dict[str, Any]
+    created_at: datetime
+    finished_at: datetime | None
+
+
+@dataclass(frozen=True)
+class BaselineRecord:
+    id: int
+    name: str
+    evaluation_id: int
+    report_hash: str
+    input_hashes: dict[str, Any]
+    report: dict[str, Any]
+    note: str | None
+    created_at: datetime
+
+
+def _chunks(
+    rows: Sequence[dict[str, Any]], size: int = _BATCH
+) -> Iterator[Sequence[dict[str, Any]]]:
+    for start in range(0, len(rows), size):
+        yield rows[start : start + size]
+
+
+class Store:
+    """All persistence. Construct with an engine, or use ``Store.open(url)``."""
+
+    def __init__(self, engine: Engine) -> None:
+        self.engine = engine
+
+    @classmethod
+    def open(cls, url: str, *, migrate: bool = True) -> Store:
+        """Open ``url``; a fresh or older database is migrated, a newer one is refused."""
+        engine = make_engine(url)
+        if migrate:
+            ensure_schema(engine)
+        else:
+            try:
+                with engine.connect():
+                    pass
+            except OperationalError as exc:
+                raise DatabaseUnavailableError(
+                    f"cannot connect to {redact_url(url)}: {exc.orig} "
+                    "(check --db / REJUDGE_DB and that the server is running)"
+                ) from exc
+        return cls(engine)
+
+    @property
+    def backend(self) -> str:
+        return self.engine.dialect.name
+
+    def close(self) -> None:
+        self.engine.dispose()
+
+    # ------------------------------------------------------------------ helpers
+
+    def _insert_ignore(self, table: Table, index_elements: list[str]) -> Any:
+        if self.backend == "postgresql":
+            return postgresql.insert(table).on_conflict_do_nothing(index_elements=index_elements)
+        return sqlite.insert(table).on_conflict_do_nothing(index_elements=index_elements)
+
+    # ------------------------------------------------------------------ registries
+
+    def save_registry(self, registry: ToolRegistry, conn: Connection | None = None) -> int:
+        """Store a registry snapshot (idempotent by content hash) and return its id."""
+        digest = registry.hash
+        row = {
+            "hash": digest,
+            "domain": registry.domain,
+            "version": registry.version,
+            "body": registry.model_dump(mode="json"),
+            "created_at": utcnow(),
+        }
+        with self._conn(conn) as c:
+            c.execute(self._insert_ignore(_T_REG, ["hash"]), [row])
+            return int(c.execute(select(_T_REG.c.id).where(_T_REG.c.hash == digest)).scalar_one())
+
+    def get_registry(self, registry_id: int) -> ToolRegistry:
+        with self.engine.connect() as c:
+            body = c.execute(select(_T_REG.c.body).where(_T_REG.c.id == registry_id)).scalar()
+        if body is None:
+            raise NotFoundError(f"no tool registry with id {registry_id}")
+        return ToolRegistry.model_validate(body)
+
+    def get_registry_by_hash(self, digest: str) -> ToolRegistry:
+        with self.engine.connect() as c:
+            body = c.execute(select(_T_REG.c.body).where(_T_REG.c.hash == digest)).scalar()
+        if body is None:
+            raise NotFoundError(f"no tool registry with hash {digest}")
+        return ToolRegistry.model_validate(body)
+
+    # ------------------------------------------------------------------ suites
+
+    def save_suite(
+        self,
+        *,
+        name: str,
+        domain: str,
+        suite_hash: str,
+        registry: ToolRegistry,
+        cases: Sequence[Case],
+        format_version: int = 1,
+        meta: dict[str, Any] | None = None,
+    ) -> SuiteRecord:
+        """Store an immutable suite snapshot; the same (name, hash) is a lookup, not a new row."""
+        with self.engine.begin() as c:
+            existing = c.execute(
+                select(_T_SUITE).where(_T_SUITE.c.name == name, _T_SUITE.c.hash == suite_hash)
+            ).first()
+            if existing is not None:
+                return _suite_record(existing)
+            registry_id = self.save_registry(registry, conn=c)
+            suite_id = c.execute(
+                _T_SUITE.insert().returning(_T_SUITE.c.id),
+                [
+                    {
+                        "name": name,
+                        "hash": suite_hash,
+                        "domain": domain,
+                        "format_version": format_version,
+                        "registry_id": registry_id,
+                        "case_count": len(cases),
+                        "meta": meta or {},
+                        "created_at": utcnow(),
+                    }
+                ],
+            ).scalar_one()
+            rows = [
+                {
+                    "suite_id": suite_id,
+                    "case_key": case.id,
+                    "hash": case.hash,
+                    "position": position,
+                    "dimension": case.dimension,
+                    "category": case.category,
+                    "body": case.model_dump(mode="json"),
+                }
+                for position, case in enumerate(cases)
+            ]
+            for chunk in _chunks(rows):
+                c.execute(_T_CASE.insert(), list(chunk))
+            row = c.execute(select(_T_SUITE).where(_T_SUITE.c.id == suite_id)).one()
+        return _suite_record(row)
+
+    def get_suite(self, name: str, suite_hash: str | None = None) -> SuiteRecord:
+        """The named suite's snapshot with ``suite_hash``, or its newest snapshot."""
+        query = select(_T_SUITE).where(_T_SUITE.c.name == name)
+        if suite_hash is not None:
+            query = query.where(_T_SUITE.c.hash == suite_hash)
+        with self.engine.connect() as c:
+            row = c.execute(query.order_by(_T_SUITE.c.id.desc()).limit(1)).first()
+        if row is None:
+            raise NotFoundError(f"no suite named {name!r} in the store (load it first)")
+        return _suite_record(row)
+
+    def get_suite_by_id(self, suite_id: int) -> SuiteRecord:
+        with self.engine.connect() as c:
+            row = c.execute(select(_T_SUITE).where(_T_SUITE.c.id == suite_id)).first()
+        if row is None:
+            raise NotFoundError(f"no suite with id {suite_id}")
+        return _suite_record(row)
+
+    def list_suites(self) -> list[SuiteRecord]:
+        with self.engine.connect() as c:
+            rows = c.execute(select(_T_SUITE).order_by(_T_SUITE.c.name, _T_SUITE.c.id)).all()
+        return [_suite_record(r) for r in rows]
+
+    def get_cases(self, suite_id: int) -> dict[str, tuple[int, Case]]:
+        """case id -> (row id, Case), in suite order."""
+        with self.engine.connect() as c:
+            rows = c.execute(
+                select(_T_CASE.c.id, _T_CASE.c.case_key, _T_CASE.c.body)
+                .where(_T_CASE.c.suite_id == suite_id)
+                .order_by(_T_CASE.c.position)
+            ).all()
+        return {r.case_key: (r.id, Case.model_validate(r.body)) for r in rows}
+
+    def get_cases_by_ids(self, case_pks: Iterable[int]) -> dict[int, Case]:
+        wanted = sorted(set(case_pks))
+        out: dict[int, Case] = {}
+        with self.engine.connect() as c:
+            for start in range(0, len(wanted), _BATCH):
+                chunk = wanted[start : start + _BATCH]
+                for r in c.execute(
+                    select(_T_CASE.c.id, _T_CASE.c.body).where(_T_CASE.c.id.in_(chunk))
+                ):
+                    out[r.id] = Case.model_validate(r.body)
+        return out
+
+    # ------------------------------------------------------------------ runs
+
+    def create_run(
+        self,
+        *,
+        name: str,
+        suite: SuiteRecord,
+        config: RunConfig,
+        prompt_hash: str | None = None,
+        resume: bool = True,
+    ) -> RunRecord:
+        """Create run ``name``, or return it unchanged to resume when its inputs match."""
+        config_body = config.model_dump(mode="json")
+        config_hash = content_hash(config_body)
+        with self.engine.begin() as c:
+            existing = c.execute(select(_T_RUN).where(_T_RUN.c.name == name)).first()
+            if existing is not None:
+                if not resume:
+                    raise ConflictError(f"run {name!r} already exists; choose another --name")
+                if existing.config_hash != config_hash or existing.suite_id != suite.id:
+                    raise ConflictError(
+                        f"run {name!r} exists with a different suite or configuration; "
+                        "choose another --name to record a new run"
+                    )
+                return _run_record(existing)
+            registry_hash = c.execute(
+                select(_T_REG.c.hash).where(_T_REG.c.id == suite.registry_id)
+            ).scalar_one()
+            row = {
+                "name": name,
+                "suite_id": suite.id,
+                "registry_id": suite.registry_id,
+                "model": config.model,
+                "provider": config.provider,
+                "base_url": config.base_url,
+                "harness_mode": config.harness_mode,
+                "config": config_body,
+                "config_hash": config_hash,
+                "suite_hash": suite.hash,
+                "registry_hash": registry_hash,
+                "prompt_hash": prompt_hash,
+                "status": "running",
+                "started_at": utcnow(),
+            }
+            c.execute(self._insert_ignore(_T_RUN, ["name"]), [row])
+            created = c.execute(select(_T_RUN).where(_T_RUN.c.name == name)).one()
+        return _run_record(created)
+
+    def get_run(self, ref: str | int) -> RunRecord:
+        """A run by name, or by numeric id."""
+        query = select(_T_RUN)
+        if isinstance(ref, int) or (isinstance(ref, str) and ref.isdigit()):
+            query = query.where((_T_RUN.c.id == int(ref)) | (_T_RUN.c.name == str(ref)))
+        else:
+            query = query.where(_T_RUN.c.name == ref)
+        with self.engine.connect() as c:
+            row = c.execute(query.order_by(_T_RUN.c.id)).first()
+        if row is None:
+            raise NotFoundError(f"no run {ref!r} in the store (see `rejudge runs`)")
+        return _run_record(row)
+
+    def list_runs(self) -> list[dict[str, Any]]:
+        """Every run with its suite name and trace count (one query)."""
+        counts = (
+            select(_T_TRACE.c.run_id, func.count().label("traces"))
+            .group_by(_T_TRACE.c.run_id)
+            .subquery()
+        )
+        query = (
+            select(_T_RUN, _T_SUITE.c.name.label("suite_name"), counts.c.traces)
+            .join(_T_SUITE, _T_SUITE.c.id == _T_RUN.c.suite_id)
+            .outerjoin(counts, counts.c.run_id == _T_RUN.c.id)
+            .order_by(_T_RUN.c.id)
+        )
+        with self.engine.connect() as c:
+            rows = c.execute(query).all()
+        return [
+            {
+                "id": r.id,
+                "name": r.name,
+                "suite": r.suite_name,
+                "model": r.model,
+                "provider": r.provider,
+                "harness_mode": r.harness_mode,
+                "repeat": (r.config or {}).get("repeat", 1),
+                "traces": int(r.traces or 0),
+                "status": r.status,
+                "started_at": r.started_at,
+                "finished_at": r.finished_at,
+            }
+            for r in rows
+        ]
+
+    def finish_run(self, run_id: int, status: str = "finished") -> None:
+        with self.engine.begin() as c:
+            c.execute(
+                update(_T_RUN)
+                .where(_T_RUN.c.id == run_id)
+                .values(status=status, finished_at=utcnow())
+            )
+
+    # ------------------------------------------------------------------ traces
+
+    def _trace_row(
+        self,
+        run_id: int,
+        case_pk: int,
+        trace: Trace,
+        cassette_path: str | None,
+        cassette_hash: str | None,
+    ) -> dict[str, Any]:
+        return {
+            "run_id": run_id,
+            "case_id": case_pk,
+            "case_key": trace.case_id,
+            "repetition": trace.repetition,
+            "status": trace.status,
+            "hash": trace.hash,
+            "round_count": len(trace.rounds),
+            "call_count": sum(len(r.calls) for r in trace.rounds),
+            "body": trace.model_dump(mode="json"),
+            "cassette_path": cassette_path,
+            "cassette_hash": cassette_hash,
+            "normalizer_version": trace.normalizer_version,
+            "created_at": utcnow(),
+        }
+
+    @staticmethod
+    def _call_rows(trace_id: int, trace: Trace) -> list[dict[str, Any]]:
+        return [
+            {
+                "trace_id": trace_id,
+                "round_index": rnd.index,
+                "call_index": position,
+                "name": call.name,
+                "ok": call.ok,
+                "parse_error": call.parse_error is not None,
+            }
+            for rnd in trace.rounds
+            for position, call in enumerate(rnd.calls)
+        ]
+
+    def save_trace(
+        self,
+        run_id: int,
+        case_pk: int,
+        trace: Trace,
+        *,
+        cassette_path: str | None = None,
+        cassette_hash: str | None = None,
+    ) -> bool:
+        """Store one trace and its call rows in one transaction.
+
+        Returns False (and writes nothing) when the run already holds this (case, repetition):
+        a resumed or concurrent recorder never duplicates a trace.
+        """
+        return self.save_traces([(run_id, case_pk, trace, cassette_path, cassette_hash)]) == 1
+
+    def save_traces(
+        self,
+        items: Iterable[tuple[int, int, Trace, str | None, str | None]],
+    ) -> int:
+        """Bulk-store traces (run id, case row id, trace, cassette path, cassette hash).
+
+        Existing (run, case, repetition) keys are skipped. Returns the number inserted.
+        """
+        inserted = 0
+        batch: list[tuple[int, int, Trace, str | None, str | None]] = []
+        for item in items:
+            batch.append(item)
+            if len(batch) >= _BATCH:
+                inserted += self._save_trace_batch(batch)
+                batch = []
+        if batch:
+            inserted += self._save_trace_batch(batch)
+        return inserted
+
+    def _save_trace_batch(self, batch: list[tuple[int, int, Trace, str | None, str | None]]) -> int:
+        rows = [self._trace_row(*item) for item in batch]
+        with self.engine.begin() as c:
+            stmt = self._insert_ignore(_T_TRACE, ["run_id", "case_key", "repetition"]).returning(
+                _T_TRACE.c.id, _T_TRACE.c.case_key, _T_TRACE.c.repetition, _T_TRACE.c.run_id
+            )
+            created = (
+                c.execute(stmt, rows).all() if len(rows) > 1 else c.execute(stmt, rows[0]).all()
+            )
+            if not created:
+                return 0
+            by_key = {(item[0], item[2].case_id, item[2].repetition): item[2] for item in batch}
+            call_rows: list[dict[str, Any]] = []
+            for row in created:
+                call_rows.extend(
+                    self._call_rows(row.id, by_key[(row.run_id, row.case_key, row.repetition)])
+                )
+            for chunk in _chunks(call_rows, 5 * _BATCH):
+                c.execute(_T_CALL.insert(), list(chunk))
+        return len(created)
+
+    def replace_trace(
+        self, trace_id: int, trace: Trace, *, cassette_hash: str | None = None
+    ) -> None:
+        """Overwrite a trace with a re-derived one (``renormalize``); its call rows follow."""
+        values: dict[str, Any] = {
+            "status": trace.status,
+            "hash": trace.hash,
+            "round_count": len(trace.rounds),
+            "call_count": sum(len(r.calls) for r in trace.rounds),
+            "body": trace.model_dump(mode="json"),
+            "normalizer_version": trace.normalizer_version,
+        }
+        if cassette_hash is not None:
+            values["cassette_hash"] = cassette_hash
+        with self.engine.begin() as c:
+            c.execute(update(_T_TRACE).where(_T_TRACE.c.id == trace_id).values(**values))
+            c.execute(_T_CALL.delete().where(_T_CALL.c.trace_id == trace_id))
+            rows = self._call_rows(trace_id, trace)
+            if rows:
+                c.execute(_T_CALL.insert(), rows)
+
+    def trace_keys(self, run_id: int) -> set[tuple[str, int]]:
+        """(case id, repetition) of every trace the run holds, for resuming."""
+        with self.engine.connect() as c:
+            rows = c.execute(
+                select(_T_TRACE.c.case_key, _T_TRACE.c.repetition).where(
+                    _T_TRACE.c.run_id == run_id
+                )
+            ).all()
+        return {(r.case_key, r.repetition) for r in rows}
+
+    def count_traces(self, run_id: int | None = None) -> int:
+        query = select(func.count()).select_from(_T_TRACE)
+        if run_id is not None:
+            query = query.where(_T_TRACE.c.run_id == run_id)
+        with self.engine.connect() as c:
+            return int(c.execute(query).scalar_one())
+
+    def iter_traces(
+        self,
+        run_id: int | None = None,
+        *,
+        case_key: str | None = None,
+        yield_per: int = _BATCH,
+        shard: tuple[int, int] | None = None,
+    ) -> Iterator[StoredTrace]:
+        """Stream traces in id order without loading them all (``yield_per``).
+
+        ``shard=(i, n)`` yields only traces whose id % n == i, so n workers split a store.
+        """
+        for row in self.iter_trace_rows(
+            run_id, case_key=case_key, yield_per=yield_per, shard=shard
+        ):
+            yield StoredTrace(
+                id=row["id"],
+                run_id=row["run_id"],
+                case_pk=row["case_id"],
+                case_key=row["case_key"],
+                repetition=row["repetition"],
+                hash=row["hash"],
+                trace=Trace.model_validate(row["body"]),
+                cassette_path=row["cassette_path"],
+                cassette_hash=row["cassette_hash"],
+            )
+
+    def iter_trace_rows(
+        self,
+        run_id: int | None = None,
+        *,
+        case_key: str | None = None,
+        yield_per: int = _BATCH,
+        shard: tuple[int, int] | None = None,
+    ) -> Iterator[dict[str, Any]]:
+        """Like ``iter_traces`` but yields raw row dicts (body as decoded JSON)."""
+        query = select(
+            _T_TRACE.c.id,
+            _T_TRACE.c.run_id,
+            _T_TRACE.c.case_id,
+            _T_TRACE.c.case_key,
+            _T_TRACE.c.repetition,
+            _T_TRACE.c.hash,
+            _T_TRACE.c.body,
+            _T_TRACE.c.cassette_path,
+            _T_TRACE.c.cassette_hash,
+        ).order_by(_T_TRACE.c.id)
+        if run_id is not None:
+            query = query.where(_T_TRACE.c.run_id == run_id)
+        if case_key is not None:
+            query = query.where(_T_TRACE.c.case_key == case_key)
+        if shard is not None:
+            index, count = shard
+            query = query.where(_T_TRACE.c.id % count == index)
+        with self.engine.connect() as c:
+            result = c.execution_options(stream_results=True, yield_per=yield_per).execute(query)
+            for partition in result.mappings().partitions():
+                for row in partition:
+                    yield dict(row)
+
+    # ------------------------------------------------------------------ rule sets
+
+    def save_rule_set(self, rule_set: RuleSet, *, builtin: bool = False) -> int:
+        """Store a rule set (idempotent by hash); a name@version reused for other content is refused."""
+        digest = rule_set.hash
+        with self.engine.begin() as c:
+            same_ref = c.execute(
+                select(_T_RULES.c.id, _T_RULES.c.hash).where(
+                    _T_RULES.c.name == rule_set.name, _T_RULES.c.version == rule_set.version
+                )
+            ).first()
+            if same_ref is not None:
+                if same_ref.hash != digest:
+                    raise ConflictError(
+                        f"rule set {rule_set.ref} is already stored with different content; "
+                        "rule sets are immutable, give the changed rules a new version"
+                    )
+                return int(same_ref.id)
+            c.execute(
+                self._insert_ignore(_T_RULES, ["hash"]),
+                [
+                    {
+                        "name": rule_set.name,
+                        "version": rule_set.version,
+                        "hash": digest,
+                        "builtin": builtin,
+                        "body": rule_set.model_dump(mode="json"),
+                        "created_at": utcnow(),
+                    }
+                ],
+            )
+            return int(
+                c.execute(select(_T_RULES.c.id).where(_T_RULES.c.hash == digest)).scalar_one()
+            )
+
+    def get_rule_set(self, rule_set_id: int) -> RuleSet:
+        with self.engine.connect() as c:
+            body = c.execute(select(_T_RULES.c.body).where(_T_RULES.c.id == rule_set_id)).scalar()
+        if body is None:
+            raise NotFoundError(f"no rule set with id {rule_set_id}")
+        return RuleSet.model_validate(body)
+
+    # ------------------------------------------------------------------ evaluations
+
+    def create_evaluation(
+        self, *, run_id: int, tier: str, rule_set_id: int, engine_version: str
+    ) -> int:
+        with self.engine.begin() as c:
+            return int(
+                c.execute(
+                    _T_EVAL.insert().returning(_T_EVAL.c.id),
+                    [
+                        {
+                            "run_id": run_id,
+                            "tier": tier,
+                            "rule_set_id": rule_set_id,
+                            "engine_version": engine_version,
+                            "status": "running",
+                            "summary": {},
+                            "created_at": utcnow(),
+                        }
+                    ],
+                ).scalar_one()
+            )
+
+    def finish_evaluation(
+        self,
+        evaluation_id: int,
+        *,
+        summary: dict[str, Any],
+        inputs_hash: str,
+        status: str = "finished",
+    ) -> None:
+        with self.engine.begin() as c:
+            c.execute(
+                update(_T_EVAL)
+                .where(_T_EVAL.c.id == evaluation_id)
+                .values(
+                    summary=summary, inputs_hash=inputs_hash, status=status, finished_at=utcnow()
+                )
+            )
+
+    def get_evaluation(self, evaluation_id: int | str) -> EvaluationRecord:
+        try:
+            ident = int(evaluation_id)
+        except (TypeError, ValueError):
+            raise NotFoundError(
+                f"evaluation ids are numbers, got {evaluation_id!r} (see `rejudge runs`)"
+            ) from None
+        with self.engine.connect() as c:
+            row = c.execute(select(_T_EVAL).where(_T_EVAL.c.id == ident)).first()
+        if row is None:
+            raise NotFoundError(f"no evaluation {evaluation_id} in the store")
+        return _evaluation_record(row)
+
+    def list_evaluations(self, run_id: int | None = None) -> list[EvaluationRecord]:
+        query = select(_T_EVAL).order_by(_T_EVAL.c.id)
+        if run_id is not None:
+            query = query.where(_T_EVAL.c.run_id == run_id)
+        with self.engine.connect() as c:
+            return [_evaluation_record(r) for r in c.execute(query).all()]
+
+    def find_judgments(self, keys: Sequence[str]) -> dict[str, int]:
+        """judgment key -> row id for the keys already judged (lookups, not new rows)."""
+        found: dict[str, int] = {}
+        with self.engine.connect() as c:
+            for start in range(0, len(keys), _BATCH):
+                chunk = list(keys[start : start + _BATCH])
+                for r in c.execute(
+                    select(_T_JUDG.c.key, _T_JUDG.c.id).where(_T_JUDG.c.key.in_(chunk))
+                ):
+                    found[r.key] = r.id
+        return found
+
+    def save_judgments(self, judgments: Sequence[Judgment]) -> dict[str, int]:
+        """Bulk insert-or-ignore judgments by key; returns key -> row id for all of them."""
+        rows = []
+        for judgment in judgments:
+            body = judgment.model_dump(mode="json")
+            rows.append(
+                {
+                    "key": judgment.key,
+                    "hash": judgment.hash,
+                    "trace_hash": judgment.trace_hash,
+                    "case_hash": judgment.case_hash,
+                    "registry_hash": judgment.registry_hash,
+                    "tier": judgment.tier,
+                    "rule_set_hash": judgment.rule_set_hash,
+                    "engine_version": judgment.engine_version,
+                    "verdict": judgment.verdict,
+                    "partial_score": judgment.partial_score,
+                    "taxonomy": list(judgment.taxonomy),
+                    "body": body,
+                    "created_at": utcnow(),
+                }
+            )
+        with self.engine.begin() as c:
+            for chunk in _chunks(rows):
+                c.execute(self._insert_ignore(_T_JUDG, ["key"]), list(chunk))
+        return self.find_judgments([r["key"] for r in rows])
+
+    def link_judgments(self, evaluation_id: int, links: Sequence[dict[str, Any]]) -> None:
+        """Attach judgments to an evaluation. Each link: judgment_id, trace_id, case_key,
+        repetition, dimension, category, verdict, partial_score."""
+        rows = [{"evaluation_id": evaluation_id, **link} for link in links]
+        with self.engine.begin() as c:
+            for chunk in _chunks(rows):
+                c.execute(self._insert_ignore(_T_EJ, ["evaluation_id", "trace_id"]), list(chunk))
+
+    def iter_evaluation_rows(
+        self, evaluation_id: int, *, with_body: bool = False, yield_per: int = _BATCH
+    ) -> Iterator[dict[str, Any]]:
+        """Stream an evaluation's per-trace rows (case order), optionally with judgment bodies."""
+        cols = [
+            _T_EJ.c.trace_id,
+            _T_EJ.c.case_key,
+            _T_EJ.c.repetition,
+            _T_EJ.c.dimension,
+            _T_EJ.c.category,
+            _T_EJ.c.verdict,
+            _T_EJ.c.partial_score,
+            _T_JUDG.c.id.label("judgment_id"),
+            _T_JUDG.c.key.label("judgment_key"),
+            _T_JUDG.c.hash.label("judgment_hash"),
+            _T_JUDG.c.taxonomy,
+            _T_JUDG.c.trace_hash,
+            _T_JUDG.c.case_hash,
+            _T_JUDG.c.registry_hash,
+            _T_JUDG.c.rule_set_hash,
+            _T_JUDG.c.engine_version,
+            _T_JUDG.c.tier,
+        ]
+        if with_body:
+            cols.append(_T_JUDG.c.body)
+        query = (
+            select(*cols)
+            .join(_T_JUDG, _T_JUDG.c.id == _T_EJ.c.judgment_id)
+            .where(_T_EJ.c.evaluation_id == evaluation_id)
+            .order_by(_T_EJ.c.case_key, _T_EJ.c.repetition)
+        )
+        with self.engine.connect() as c:
+            result = c.execution_options(stream_results=True, yield_per=yield_per).execute(query)
+            for partition in result.mappings().partitions():
+                for row in partition:
+                    yield dict(row)
+
+    # ------------------------------------------------------------------ baselines
+
+    def save_baseline(
+        self,
+        *,
+        name: str,
+        evaluation_id: int,
+        report_hash: str,
+        input_hashes: dict[str, Any],
+        report: dict[str, Any],
+        note: str | None = None,
+    ) -> BaselineRecord:
+        with self.engine.begin() as c:
+            if c.execute(select(_T_BASE.c.id).where(_T_BASE.c.name == name)).first() is not None:
+                raise ConflictError(
+                    f"baseline {name!r} already exists; baselines are immutable, lock a new name"
+                )
+            c.execute(
+                _T_BASE.insert(),
+                [
+                    {
+                        "name": name,
+                        "evaluation_id": evaluation_id,
+                        "report_hash": report_hash,
+                        "input_hashes": input_hashes,
+                        "report": report,
+                        "note": note,
+                        "created_at": utcnow(),
+                    }
+                ],
+            )
+        return self.get_baseline(name)
+
+    def get_baseline(self, name: str) -> BaselineRecord:
+        with self.engine.connect() as c:
+            row = c.execute(select(_T_BASE).where(_T_BASE.c.name == name)).first()
+        if row is None:
+            raise NotFoundError(
+                f"no baseline named {name!r} (lock one with `rejudge baseline lock`)"
+            )
+        return BaselineRecord(**row._mapping)
+
+    def list_baselines(self) -> list[BaselineRecord]:
+        with self.engine.connect() as c:
+            rows = c.execute(select(_T_BASE).order_by(_T_BASE.c.id)).all()
+        return [BaselineRecord(**r._mapping) for r in rows]
+
+    # ------------------------------------------------------------------ plumbing
+
+    def _conn(self, conn: Connection | None) -> Any:
+        if conn is not None:
+            return _Borrowed(conn)
+        return self.engine.begin()
+
+
+class _Borrowed:
+    """Use a caller's connection inside ``with`` without committing or closing it."""
+
+    def __init__(self, conn: Connection) -> None:
+        self.conn = conn
+
+    def __enter__(self) -> Connection:
+        return self.conn
+
+    def __exit__(self, *exc: object) -> None:
+        return None
+
+
+def _suite_record(row: Any) -> SuiteRecord:
+    m = row._mapping
+    return SuiteRecord(
+        id=m["id"],
+        name=m["name"],
+        hash=m["hash"],
+        domain=m["domain"],
+        format_version=m["format_version"],
+        registry_id=m["registry_id"],
+        case_count=m["case_count"],
+        meta=m["meta"] or {},
+        created_at=m["created_at"],
+    )
+
+
+def _run_record(row: Any) -> RunRecord:
+    m = row._mapping
+    return RunRecord(
+        id=m["id"],
+        name=m["name"],
+        suite_id=m["suite_id"],
+        registry_id=m["registry_id"],
+        model=m["model"],
+        provider=m["provider"],
+        base_url=m["base_url"],
+        harness_mode=m["harness_mode"],
+        config=RunConfig.model_validate(m["config"]),
+        config_hash=m["config_hash"],
+        suite_hash=m["suite_hash"],
+        registry_hash=m["registry_hash"],
+        prompt_hash=m["prompt_hash"],
+        status=m["status"],
+        started_at=m["started_at"],
+        finished_at=m["finished_at"],
+    )
+
+
+def _evaluation_record(row: Any) -> EvaluationRecord:
+    m = row._mapping
+    return EvaluationRecord(
+        id=m["id"],
+        run_id=m["run_id"],
+        tier=m["tier"],
+        rule_set_id=m["rule_set_id"],
+        engine_version=m["engine_version"],
+        inputs_hash=m["inputs_hash"],
+        status=m["status"],
+        summary=m["summary"] or {},
+        created_at=m["created_at"],
+        finished_at=m["finished_at"],
+    )
