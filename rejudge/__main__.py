@@ -1,0 +1,3 @@
+from rejudge.cli import main
+
+main()

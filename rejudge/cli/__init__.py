@@ -1,0 +1,80 @@
+"""The ``rejudge`` command: a thin shell over the library.
+
+Every command parses, calls one library function and renders. Errors the library raises on
+purpose (``RejudgeError``) print as one ``Error: ...`` line and exit 1; usage errors exit 2;
+nothing prints a traceback unless REJUDGE_DEBUG=1.
+"""
+
+from __future__ import annotations
+
+import importlib
+import os
+import sys
+from typing import Any
+
+import click
+
+from rejudge.cli._context import AppContext
+from rejudge.settings import resolve_settings
+from store.errors import RejudgeError
+
+__all__ = ["main", "cli"]
+
+# command name -> "module:attribute"; imported only when used so `rejudge --help` stays fast
+_COMMANDS: dict[str, str] = {
+    "db": "rejudge.cli.db:db",
+    "runs": "rejudge.cli.db:runs",
+}
+
+
+def _one_line(text: str) -> str:
+    return " ".join(str(text).split())
+
+
+class _RejudgeGroup(click.Group):
+    def list_commands(self, ctx: click.Context) -> list[str]:
+        return sorted(set(super().list_commands(ctx)) | set(_COMMANDS))
+
+    def get_command(self, ctx: click.Context, cmd_name: str) -> click.Command | None:
+        if cmd_name in _COMMANDS:
+            module_name, attr = _COMMANDS[cmd_name].split(":")
+            command: click.Command = getattr(importlib.import_module(module_name), attr)
+            return command
+        return super().get_command(ctx, cmd_name)
+
+    def invoke(self, ctx: click.Context) -> Any:
+        try:
+            return super().invoke(ctx)
+        except (click.exceptions.ClickException, click.exceptions.Exit, click.Abort):
+            raise
+        except RejudgeError as exc:
+            raise click.ClickException(_one_line(str(exc))) from exc
+        except KeyboardInterrupt:
+            raise click.ClickException("interrupted") from None
+        except Exception as exc:
+            if os.environ.get("REJUDGE_DEBUG"):
+                raise
+            raise click.ClickException(
+                _one_line(
+                    f"unexpected {type(exc).__name__}: {exc} "
+                    "(set REJUDGE_DEBUG=1 for a traceback, and please report it)"
+                )
+            ) from exc
+
+
+@click.group(cls=_RejudgeGroup, context_settings={"help_option_names": ["-h", "--help"]})
+@click.option("--db", "db", metavar="URL", help="Database URL [env REJUDGE_DB; default sqlite:///rejudge.db].")
+@click.option(
+    "--cassettes", "cassettes", metavar="DIR", help="Cassette folder [env REJUDGE_CASSETTES; default ./cassettes]."
+)
+@click.option("--json", "json_output", is_flag=True, help="Machine-readable output.")
+@click.version_option(package_name="rejudge")
+@click.pass_context
+def cli(ctx: click.Context, db: str | None, cassettes: str | None, json_output: bool) -> None:
+    """Record LLM tool-calling runs once; re-judge them offline under any tier or rule version."""
+    ctx.obj = AppContext(resolve_settings(db=db, cassettes=cassettes, json_output=json_output))
+    ctx.call_on_close(ctx.obj.close)
+
+
+def main(argv: list[str] | None = None) -> None:
+    cli.main(args=argv if argv is not None else sys.argv[1:], prog_name="rejudge")

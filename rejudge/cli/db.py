@@ -1,0 +1,92 @@
+"""`rejudge db upgrade | current` and `rejudge runs`."""
+
+from __future__ import annotations
+
+import click
+from rich.console import Console
+
+from rejudge.cli._context import AppContext, pass_app, table
+from store.engine import make_engine, redact_url
+from store.migrate import current_revision, head_revision, upgrade
+
+
+@click.group()
+def db() -> None:
+    """Database schema: apply migrations, show the current revision."""
+
+
+@db.command("upgrade")
+@pass_app
+def db_upgrade(app: AppContext) -> None:
+    """Apply every migration up to this version's head."""
+    engine = make_engine(app.settings.db_url)
+    try:
+        upgrade(engine)
+        revision = current_revision(engine)
+    finally:
+        engine.dispose()
+    data = {"db": redact_url(app.settings.db_url), "revision": revision, "head": head_revision()}
+    app.emit(data, lambda c: c.print(f"{data['db']} is at revision {revision} (head)"))
+
+
+@db.command("current")
+@pass_app
+def db_current(app: AppContext) -> None:
+    """Show the database's schema revision (no migration is applied)."""
+    engine = make_engine(app.settings.db_url)
+    try:
+        revision = current_revision(engine)
+    finally:
+        engine.dispose()
+    head = head_revision()
+    data = {
+        "db": redact_url(app.settings.db_url),
+        "revision": revision,
+        "head": head,
+        "up_to_date": revision == head,
+    }
+
+    def render(c: Console) -> None:
+        state = "up to date" if revision == head else f"head is {head}; run `rejudge db upgrade`"
+        c.print(f"{data['db']}: revision {revision or 'none (empty database)'} ({state})")
+
+    app.emit(data, render)
+
+
+@click.command()
+@pass_app
+def runs(app: AppContext) -> None:
+    """List recorded and imported runs."""
+    rows = app.store.list_runs()
+    data = [
+        {
+            "id": r["name"],
+            "run_id": r["id"],
+            "suite": r["suite"],
+            "model": r["model"],
+            "provider": r["provider"],
+            "harness_mode": r["harness_mode"],
+            "repeat": r["repeat"],
+            "traces": r["traces"],
+            "status": r["status"],
+            "started_at": r["started_at"],
+        }
+        for r in rows
+    ]
+
+    def render(c: Console) -> None:
+        if not data:
+            c.print("No runs yet. Record one with `rejudge record`, or try `rejudge demo`.")
+            return
+        c.print(
+            table(
+                "Runs",
+                ["run", "suite", "model", "provider", "harness", "traces", "status"],
+                [
+                    [d["id"], d["suite"], d["model"], d["provider"], d["harness_mode"], d["traces"], d["status"]]
+                    for d in data
+                ],
+            )
+        )
+
+    app.emit(data, render)
