@@ -1,0 +1,168 @@
+"""Which wire format an exchange speaks, and format-generic dispatch."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping
+from typing import Any
+from urllib.parse import urlsplit
+
+from recorder.wire.anthropic import (
+    anthropic_echoed_calls,
+    anthropic_tool_results,
+    parse_anthropic_message,
+    parse_anthropic_sse,
+)
+from recorder.wire.common import (
+    WIRE_ANTHROPIC,
+    WIRE_OPENAI_CHAT,
+    WIRE_OPENAI_RESPONSES,
+    WIRE_UNKNOWN,
+    AssistantTurn,
+    EchoedCall,
+    SentToolResult,
+)
+from recorder.wire.openai_chat import (
+    openai_chat_echoed_calls,
+    openai_chat_tool_results,
+    parse_openai_chat,
+    parse_openai_chat_sse,
+)
+from recorder.wire.openai_responses import (
+    openai_responses_echoed_calls,
+    openai_responses_tool_results,
+    parse_openai_responses,
+    parse_openai_responses_sse,
+)
+
+__all__ = [
+    "detect_wire_format",
+    "is_event_stream",
+    "parse_response",
+    "extract_tool_results",
+    "extract_echoed_calls",
+]
+
+
+def _header(headers: Any, name: str) -> str | None:
+    if not isinstance(headers, Mapping):
+        return None
+    for key, value in headers.items():
+        if isinstance(key, str) and key.lower() == name:
+            if isinstance(value, (list, tuple)):
+                value = value[0] if value else None
+            return value if isinstance(value, str) else None
+    return None
+
+
+def _has_header_prefix(headers: Any, prefix: str) -> bool:
+    if not isinstance(headers, Mapping):
+        return False
+    return any(isinstance(k, str) and k.lower().startswith(prefix) for k in headers)
+
+
+def detect_wire_format(
+    request_path: str | None,
+    request_body: Any = None,
+    response_headers: Mapping[str, Any] | None = None,
+) -> str:
+    """``"openai-chat"``, ``"openai-responses"``, ``"anthropic-messages"`` or ``"unknown"``.
+
+    The URL path decides first (``.../chat/completions``, ``.../responses``, ``.../messages``,
+    full URLs and query strings accepted); then the request body's shape; then provider headers.
+    ``"unknown"`` means "not a model exchange" (``GET /v1/models``, a Gemini native call, ...).
+    """
+    path = ""
+    if isinstance(request_path, str):
+        path = urlsplit(request_path).path if "://" in request_path else request_path
+        path = path.split("?", 1)[0].rstrip("/").lower()
+    if path.endswith("/chat/completions") or path == "chat/completions":
+        return WIRE_OPENAI_CHAT
+    if path.endswith("/responses") or path == "responses":
+        return WIRE_OPENAI_RESPONSES
+    if path.endswith("/messages") and not path.endswith("/count_tokens"):
+        return WIRE_ANTHROPIC
+    if path.endswith("/completions") or path.endswith("/models") or ":" in path.rsplit("/", 1)[-1]:
+        # legacy text completions, model listings, Gemini's ``model:generateContent``
+        return WIRE_UNKNOWN
+    body = request_body
+    if isinstance(body, (str, bytes)):
+        try:
+            body = json.loads(body)
+        except (ValueError, RecursionError):
+            body = None
+    if isinstance(body, dict):
+        if "input" in body and "model" in body and "messages" not in body:
+            return WIRE_OPENAI_RESPONSES
+        if isinstance(body.get("messages"), list):
+            anthropic_shaped = "system" in body and not isinstance(body.get("system"), type(None))
+            for msg in body["messages"]:
+                content = msg.get("content") if isinstance(msg, dict) else None
+                if isinstance(content, list) and any(
+                    isinstance(b, dict) and b.get("type") in ("tool_use", "tool_result")
+                    for b in content
+                ):
+                    anthropic_shaped = True
+            if anthropic_shaped or _has_header_prefix(response_headers, "anthropic-"):
+                return WIRE_ANTHROPIC
+            return WIRE_OPENAI_CHAT
+    if _has_header_prefix(response_headers, "anthropic-"):
+        return WIRE_ANTHROPIC
+    return WIRE_UNKNOWN
+
+
+def is_event_stream(body: Any, response_headers: Mapping[str, Any] | None = None) -> bool:
+    """True when a response body is server-sent events (by content type, else by its first line)."""
+    ctype = _header(response_headers, "content-type")
+    if ctype is not None and "text/event-stream" in ctype.lower():
+        return True
+    if isinstance(body, str):
+        head = body.lstrip()[:16]
+        return head.startswith("data:") or head.startswith("event:")
+    return False
+
+
+def parse_response(
+    wire_format: str, body: Any, response_headers: Mapping[str, Any] | None = None
+) -> AssistantTurn:
+    """Parse a response body (decoded JSON dict, or text: JSON or SSE) in ``wire_format``."""
+    if is_event_stream(body, response_headers) and isinstance(body, str):
+        if wire_format == WIRE_ANTHROPIC:
+            return parse_anthropic_sse(body)
+        if wire_format == WIRE_OPENAI_RESPONSES:
+            return parse_openai_responses_sse(body)
+        return parse_openai_chat_sse(body)
+    if isinstance(body, (str, bytes)):
+        try:
+            body = json.loads(body)
+        except (ValueError, RecursionError):
+            return AssistantTurn(error="response body is neither JSON nor an event stream")
+    if not isinstance(body, dict):
+        return AssistantTurn(error="response body is not a JSON object")
+    if wire_format == WIRE_ANTHROPIC:
+        return parse_anthropic_message(body)
+    if wire_format == WIRE_OPENAI_RESPONSES:
+        return parse_openai_responses(body)
+    return parse_openai_chat(body)
+
+
+def extract_tool_results(wire_format: str, request_body: Any) -> list[SentToolResult]:
+    """The tool results a request sends back to the model, in conversation order."""
+    if wire_format == WIRE_ANTHROPIC:
+        return anthropic_tool_results(request_body)
+    if wire_format == WIRE_OPENAI_RESPONSES:
+        return openai_responses_tool_results(request_body)
+    if wire_format == WIRE_OPENAI_CHAT:
+        return openai_chat_tool_results(request_body)
+    return []
+
+
+def extract_echoed_calls(wire_format: str, request_body: Any) -> list[list[EchoedCall]]:
+    """The calls of each earlier assistant turn that a request repeats, in conversation order."""
+    if wire_format == WIRE_ANTHROPIC:
+        return anthropic_echoed_calls(request_body)
+    if wire_format == WIRE_OPENAI_RESPONSES:
+        return openai_responses_echoed_calls(request_body)
+    if wire_format == WIRE_OPENAI_CHAT:
+        return openai_chat_echoed_calls(request_body)
+    return []
