@@ -1,0 +1,39 @@
+"""rejudge: record LLM tool-calling runs once; re-judge them offline under any tier or rule version.
+
+The public facade. Library names are imported lazily so ``import rejudge`` stays cheap.
+"""
+
+from __future__ import annotations
+
+import importlib
+from typing import Any
+
+__version__ = "0.1.0"
+
+# public name -> module that defines it
+_EXPORTS: dict[str, str] = {
+    "Store": "store.repository",
+    "RejudgeError": "store.errors",
+    "Case": "store.schemas",
+    "Trace": "store.schemas",
+    "Judgment": "store.schemas",
+    "RuleSet": "store.schemas",
+    "RunConfig": "store.schemas",
+    "ToolRegistry": "store.schemas",
+    "content_hash": "store.hashing",
+}
+
+__all__ = ["__version__", *_EXPORTS]
+
+
+def __getattr__(name: str) -> Any:
+    module = _EXPORTS.get(name)
+    if module is None:
+        raise AttributeError(f"module 'rejudge' has no attribute {name!r}")
+    value = getattr(importlib.import_module(module), name)
+    globals()[name] = value
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted(__all__)

@@ -44,5 +44,7 @@ def api_key_from_env(
 ) -> str | None:
     """The API key for ``provider``: only ever from the environment, never from a flag's value."""
     env = os.environ if environ is None else environ
-    name = api_key_env or {"openai": "OPENAI_API_KEY", "anthropic": "ANTHROPIC_API_KEY"}.get(provider)
+    name = api_key_env or {"openai": "OPENAI_API_KEY", "anthropic": "ANTHROPIC_API_KEY"}.get(
+        provider
+    )
     return env.get(name) if name else None

@@ -63,9 +63,14 @@ class _RejudgeGroup(click.Group):
 
 
 @click.group(cls=_RejudgeGroup, context_settings={"help_option_names": ["-h", "--help"]})
-@click.option("--db", "db", metavar="URL", help="Database URL [env REJUDGE_DB; default sqlite:///rejudge.db].")
 @click.option(
-    "--cassettes", "cassettes", metavar="DIR", help="Cassette folder [env REJUDGE_CASSETTES; default ./cassettes]."
+    "--db", "db", metavar="URL", help="Database URL [env REJUDGE_DB; default sqlite:///rejudge.db]."
+)
+@click.option(
+    "--cassettes",
+    "cassettes",
+    metavar="DIR",
+    help="Cassette folder [env REJUDGE_CASSETTES; default ./cassettes].",
 )
 @click.option("--json", "json_output", is_flag=True, help="Machine-readable output.")
 @click.version_option(package_name="rejudge")

@@ -83,7 +83,15 @@ def runs(app: AppContext) -> None:
                 "Runs",
                 ["run", "suite", "model", "provider", "harness", "traces", "status"],
                 [
-                    [d["id"], d["suite"], d["model"], d["provider"], d["harness_mode"], d["traces"], d["status"]]
+                    [
+                        d["id"],
+                        d["suite"],
+                        d["model"],
+                        d["provider"],
+                        d["harness_mode"],
+                        d["traces"],
+                        d["status"],
+                    ]
                     for d in data
                 ],
             )
