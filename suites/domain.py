@@ -14,7 +14,15 @@ from typing import Any, Protocol, runtime_checkable
 from store.errors import NotFoundError
 from store.schemas import ToolRegistry
 
-__all__ = ["ToolResult", "Sandbox", "Domain", "register_domain", "get_domain", "domain_names"]
+__all__ = [
+    "ToolResult",
+    "Sandbox",
+    "Domain",
+    "CaseChecks",
+    "register_domain",
+    "get_domain",
+    "domain_names",
+]
 
 
 @dataclass(frozen=True)
@@ -43,6 +51,20 @@ class Domain(Protocol):
     def registry(self) -> ToolRegistry: ...
 
     def new_sandbox(self, case_metadata: dict[str, Any] | None = None) -> Sandbox: ...
+
+
+@runtime_checkable
+class CaseChecks(Protocol):
+    """Optional extras a domain may offer to :func:`suites.validate.validate_suite`.
+
+    ``case_id_pattern``: a regex every case id must fully match (a named group ``dim`` ties the
+    id to the dimension ``"D" + dim``); None for no pattern. ``check_case`` yields
+    ``(field, message)`` for each domain rule a case breaks.
+    """
+
+    case_id_pattern: str | None
+
+    def check_case(self, case: Any, registry: ToolRegistry) -> Any: ...
 
 
 @dataclass
