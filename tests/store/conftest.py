@@ -1,0 +1,41 @@
+"""Fixtures of the store tests: a saved suite (registry + cases) and a run on it."""
+
+from __future__ import annotations
+
+import pytest
+
+from store import Case, RunRecord, Store, SuiteRecord, ToolRegistry
+from tests.store.store_factories import make_case, make_config, make_registry, suite_hash
+
+
+@pytest.fixture
+def registry() -> ToolRegistry:
+    return make_registry()
+
+
+@pytest.fixture
+def cases() -> list[Case]:
+    return [make_case(i) for i in range(6)]
+
+
+@pytest.fixture
+def suite(store: Store, registry: ToolRegistry, cases: list[Case]) -> SuiteRecord:
+    return store.save_suite(
+        name="retail",
+        domain="retail",
+        suite_hash=suite_hash(cases, registry),
+        registry=registry,
+        cases=cases,
+        meta={"source": "tests"},
+    )
+
+
+@pytest.fixture
+def run(store: Store, suite: SuiteRecord) -> RunRecord:
+    return store.create_run(name="run-1", suite=suite, config=make_config())
+
+
+@pytest.fixture
+def case_pks(store: Store, suite: SuiteRecord) -> dict[str, int]:
+    """case id -> case row id of the ``suite`` snapshot."""
+    return {key: pk for key, (pk, _case) in store.get_cases(suite.id).items()}
