@@ -1,0 +1,15 @@
+"""The genome domain: a genome-browser toolset over a tiny synthetic genome (DESIGN §6).
+
+Importing this package registers the domain as ``genome``.
+"""
+
+from __future__ import annotations
+
+from suites.domain import register_domain
+from suites.domains.genome.domain import GenomeDomain, GenomeSetupError
+from suites.domains.genome.sandbox import GenomeSandbox
+from suites.domains.genome.tools import build_registry
+
+__all__ = ["GenomeDomain", "GenomeSandbox", "GenomeSetupError", "build_registry"]
+
+register_domain(GenomeDomain.name, GenomeDomain)

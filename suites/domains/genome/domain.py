@@ -1,0 +1,76 @@
+"""The genome domain object: registry, fresh sandboxes (optionally pre-set by case metadata) and
+the domain's own case checks for the validator."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+from typing import Any
+
+from store.errors import InvalidInputError
+from store.schemas import Case, ToolRegistry
+from suites.domains.genome.sandbox import GenomeSandbox
+from suites.domains.genome.tools import DOMAIN_NAME, build_registry
+
+__all__ = ["GenomeDomain", "GenomeSetupError", "CASE_ID_PATTERN", "SETUP_KEY"]
+
+# gs-<area>-NNN (simple suite) and gc-<area>-NNN (complex suite); <area> is the dimension
+CASE_ID_PATTERN = r"g[sc]-[a-z]+-\d{3}"
+_ID = re.compile(r"g[sc]-(?P<area>[a-z]+)-\d{3}")
+# case.metadata[SETUP_KEY]: calls replayed on a fresh sandbox before the case (e.g. open tabs)
+SETUP_KEY = "setup_calls"
+
+
+class GenomeSetupError(InvalidInputError):
+    """A case's setup calls do not run; fix the case's metadata.setup_calls."""
+
+
+class GenomeDomain:
+    """The genome-browser world (DESIGN §6): 29 tools over a tiny synthetic genome."""
+
+    name = DOMAIN_NAME
+    case_id_pattern: str | None = CASE_ID_PATTERN
+
+    def registry(self) -> ToolRegistry:
+        return build_registry()
+
+    def new_sandbox(self, case_metadata: dict[str, Any] | None = None) -> GenomeSandbox:
+        sandbox = GenomeSandbox(self.registry())
+        for index, call in enumerate((case_metadata or {}).get(SETUP_KEY, [])):
+            outcome = sandbox.execute(call["tool"], dict(call.get("arguments", {})))
+            if not outcome.ok:
+                raise GenomeSetupError(
+                    f"setup call {index + 1} ({call['tool']}) failed: {outcome.error}; "
+                    f"fix metadata.{SETUP_KEY}"
+                )
+        sandbox.log.clear()
+        return sandbox
+
+    def check_case(self, case: Case, registry: ToolRegistry) -> Iterator[tuple[str, str]]:
+        match = _ID.fullmatch(case.id)
+        if match is not None and case.dimension != match.group("area"):
+            yield (
+                "dimension",
+                f"dimension {case.dimension!r} does not match the id "
+                f"(expected {match.group('area')!r})",
+            )
+        setup = case.metadata.get(SETUP_KEY, [])
+        if not isinstance(setup, list):
+            yield f"metadata.{SETUP_KEY}", "must be a list of {tool, arguments} objects"
+            return
+        for index, call in enumerate(setup):
+            field = f"metadata.{SETUP_KEY}[{index}]"
+            if not isinstance(call, dict) or not isinstance(call.get("tool"), str):
+                yield field, "needs a 'tool' name and optional 'arguments' object"
+            elif registry.tool(call["tool"]) is None:
+                yield f"{field}.tool", f"unknown tool {call['tool']!r}"
+            elif not isinstance(call.get("arguments", {}), dict):
+                yield f"{field}.arguments", "must be an object"
+        if not setup:
+            return
+        try:
+            self.new_sandbox(case.metadata)
+        except GenomeSetupError as exc:
+            yield f"metadata.{SETUP_KEY}", str(exc)
+        except (KeyError, TypeError) as exc:
+            yield f"metadata.{SETUP_KEY}", f"malformed setup call: {exc}"
