@@ -22,7 +22,7 @@ from suites.errors import SuiteError, SuiteFormatError, SuiteNotFoundError
 # --- built-in domains: importing each module registers its domain. One line per domain. ---------
 BUILTIN_DOMAIN_MODULES: tuple[str, ...] = (
     "suites.domains.retail",  # seed 001
-    # genome teammate: add "suites.domains.genome" on this line
+    "suites.domains.genome",  # seed 000's shape
 )
 # --- end of built-in domains ----------------------------------------------------------------------
 
