@@ -1,7 +1,7 @@
 """Wire formats: provider responses -> neutral :class:`AssistantTurn`, and request-side helpers.
 
 Formats: OpenAI chat completions (JSON and SSE), OpenAI Responses API (JSON and SSE), Anthropic
-messages (JSON and SSE). Parsers never raise on malformed input: what cannot be read is reported
+messages (JSON and SSE), and Gemini ``generateContent`` (read-only, for foreign cassettes). Parsers never raise on malformed input: what cannot be read is reported
 in the turn (``error``, ``truncated``, a call's ``parse_error``).
 """
 
@@ -14,6 +14,7 @@ from recorder.wire.anthropic import (
 from recorder.wire.common import (
     WIRE_ANTHROPIC,
     WIRE_FORMATS,
+    WIRE_GEMINI,
     WIRE_OPENAI_CHAT,
     WIRE_OPENAI_RESPONSES,
     WIRE_UNKNOWN,
@@ -29,6 +30,12 @@ from recorder.wire.detect import (
     extract_tool_results,
     is_event_stream,
     parse_response,
+)
+from recorder.wire.gemini import (
+    gemini_echoed_calls,
+    gemini_tool_results,
+    parse_gemini,
+    parse_gemini_stream,
 )
 from recorder.wire.openai_chat import (
     openai_chat_echoed_calls,
@@ -46,6 +53,7 @@ from recorder.wire.openai_responses import (
 __all__ = [
     "WIRE_ANTHROPIC",
     "WIRE_FORMATS",
+    "WIRE_GEMINI",
     "WIRE_OPENAI_CHAT",
     "WIRE_OPENAI_RESPONSES",
     "WIRE_UNKNOWN",
@@ -57,6 +65,8 @@ __all__ = [
     "detect_wire_format",
     "extract_echoed_calls",
     "extract_tool_results",
+    "gemini_echoed_calls",
+    "gemini_tool_results",
     "is_event_stream",
     "iter_sse",
     "openai_chat_echoed_calls",
@@ -66,6 +76,8 @@ __all__ = [
     "parse_anthropic_message",
     "parse_anthropic_sse",
     "parse_arguments",
+    "parse_gemini",
+    "parse_gemini_stream",
     "parse_openai_chat",
     "parse_openai_chat_sse",
     "parse_openai_responses",

@@ -18,6 +18,7 @@ __all__ = [
     "WIRE_OPENAI_CHAT",
     "WIRE_OPENAI_RESPONSES",
     "WIRE_ANTHROPIC",
+    "WIRE_GEMINI",
     "WIRE_UNKNOWN",
     "WIRE_FORMATS",
     "AssistantTurn",
@@ -33,8 +34,14 @@ __all__ = [
 WIRE_OPENAI_CHAT = "openai-chat"
 WIRE_OPENAI_RESPONSES = "openai-responses"
 WIRE_ANTHROPIC = "anthropic-messages"
+WIRE_GEMINI = "gemini-generate-content"
 WIRE_UNKNOWN = "unknown"
-WIRE_FORMATS: tuple[str, ...] = (WIRE_OPENAI_CHAT, WIRE_OPENAI_RESPONSES, WIRE_ANTHROPIC)
+WIRE_FORMATS: tuple[str, ...] = (
+    WIRE_OPENAI_CHAT,
+    WIRE_OPENAI_RESPONSES,
+    WIRE_ANTHROPIC,
+    WIRE_GEMINI,
+)
 
 
 @dataclass(frozen=True)

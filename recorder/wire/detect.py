@@ -15,12 +15,19 @@ from recorder.wire.anthropic import (
 )
 from recorder.wire.common import (
     WIRE_ANTHROPIC,
+    WIRE_GEMINI,
     WIRE_OPENAI_CHAT,
     WIRE_OPENAI_RESPONSES,
     WIRE_UNKNOWN,
     AssistantTurn,
     EchoedCall,
     SentToolResult,
+)
+from recorder.wire.gemini import (
+    gemini_echoed_calls,
+    gemini_tool_results,
+    parse_gemini,
+    parse_gemini_stream,
 )
 from recorder.wire.openai_chat import (
     openai_chat_echoed_calls,
@@ -66,11 +73,12 @@ def detect_wire_format(
     request_body: Any = None,
     response_headers: Mapping[str, Any] | None = None,
 ) -> str:
-    """``"openai-chat"``, ``"openai-responses"``, ``"anthropic-messages"`` or ``"unknown"``.
+    """``"openai-chat"``, ``"openai-responses"``, ``"anthropic-messages"``,
+    ``"gemini-generate-content"`` or ``"unknown"``.
 
     The URL path decides first (``.../chat/completions``, ``.../responses``, ``.../messages``,
     full URLs and query strings accepted); then the request body's shape; then provider headers.
-    ``"unknown"`` means "not a model exchange" (``GET /v1/models``, a Gemini native call, ...).
+    ``"unknown"`` means "not a model exchange" (``GET /v1/models``, embeddings, ...).
     """
     path = ""
     if isinstance(request_path, str):
@@ -82,8 +90,11 @@ def detect_wire_format(
         return WIRE_OPENAI_RESPONSES
     if path.endswith("/messages") and not path.endswith("/count_tokens"):
         return WIRE_ANTHROPIC
-    if path.endswith("/completions") or path.endswith("/models") or ":" in path.rsplit("/", 1)[-1]:
-        # legacy text completions, model listings, Gemini's ``model:generateContent``
+    last = path.rsplit("/", 1)[-1]
+    if last.endswith(":generatecontent") or last.endswith(":streamgeneratecontent"):
+        return WIRE_GEMINI
+    if path.endswith("/completions") or path.endswith("/models") or ":" in last:
+        # legacy text completions, model listings, other Gemini methods (countTokens, ...)
         return WIRE_UNKNOWN
     body = request_body
     if isinstance(body, (str, bytes)):
@@ -126,6 +137,17 @@ def parse_response(
     wire_format: str, body: Any, response_headers: Mapping[str, Any] | None = None
 ) -> AssistantTurn:
     """Parse a response body (decoded JSON dict, or text: JSON or SSE) in ``wire_format``."""
+    if wire_format == WIRE_GEMINI:
+        if isinstance(body, str) and is_event_stream(body, response_headers):
+            return parse_gemini_stream(body)
+        if isinstance(body, (str, bytes)):
+            try:
+                body = json.loads(body)
+            except (ValueError, RecursionError):
+                return AssistantTurn(error="response body is neither JSON nor an event stream")
+        if isinstance(body, list):
+            return parse_gemini_stream(body)
+        return parse_gemini(body)
     if is_event_stream(body, response_headers) and isinstance(body, str):
         if wire_format == WIRE_ANTHROPIC:
             return parse_anthropic_sse(body)
@@ -154,6 +176,8 @@ def extract_tool_results(wire_format: str, request_body: Any) -> list[SentToolRe
         return openai_responses_tool_results(request_body)
     if wire_format == WIRE_OPENAI_CHAT:
         return openai_chat_tool_results(request_body)
+    if wire_format == WIRE_GEMINI:
+        return gemini_tool_results(request_body)
     return []
 
 
@@ -165,4 +189,6 @@ def extract_echoed_calls(wire_format: str, request_body: Any) -> list[list[Echoe
         return openai_responses_echoed_calls(request_body)
     if wire_format == WIRE_OPENAI_CHAT:
         return openai_chat_echoed_calls(request_body)
+    if wire_format == WIRE_GEMINI:
+        return gemini_echoed_calls(request_body)
     return []
