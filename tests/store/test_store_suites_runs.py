@@ -1,0 +1,197 @@
+"""Registries, suite snapshots and runs, on both backends."""
+
+from __future__ import annotations
+
+import pytest
+from sqlalchemy import func, select
+
+from store import (
+    Case,
+    ConflictError,
+    NotFoundError,
+    RunRecord,
+    Store,
+    SuiteRecord,
+    ToolRegistry,
+)
+from store.tables import CaseRow, RegistryRow, SuiteRow, TraceRow
+from tests.store.store_factories import (
+    make_case,
+    make_config,
+    make_registry,
+    make_trace,
+    suite_hash,
+)
+
+
+def count(store: Store, table: type) -> int:
+    with store.engine.connect() as c:
+        return int(c.execute(select(func.count()).select_from(table)).scalar_one())
+
+
+# --------------------------------------------------------------------------- registries
+
+
+def test_registry_is_stored_once_by_content(store: Store, registry: ToolRegistry) -> None:
+    first = store.save_registry(registry)
+    again = store.save_registry(make_registry())
+    assert first == again
+    assert count(store, RegistryRow) == 1
+    other = store.save_registry(make_registry(version="2"))
+    assert other != first
+    assert count(store, RegistryRow) == 2
+
+
+def test_registry_round_trips(store: Store, registry: ToolRegistry) -> None:
+    registry_id = store.save_registry(registry)
+    assert store.get_registry(registry_id) == registry
+    assert store.get_registry_by_hash(registry.hash) == registry
+    assert store.get_registry(registry_id).hash == registry.hash
+
+
+def test_missing_registry_is_not_found(store: Store) -> None:
+    with pytest.raises(NotFoundError):
+        store.get_registry(424242)
+    with pytest.raises(NotFoundError):
+        store.get_registry_by_hash("sha256:" + "0" * 64)
+
+
+# --------------------------------------------------------------------------- suites
+
+
+def test_suite_snapshot_round_trips(
+    store: Store, suite: SuiteRecord, registry: ToolRegistry, cases: list[Case]
+) -> None:
+    assert suite.name == "retail"
+    assert suite.case_count == len(cases)
+    assert suite.meta == {"source": "tests"}
+    assert store.get_registry(suite.registry_id) == registry
+    stored = store.get_cases(suite.id)
+    assert list(stored) == [c.id for c in cases]  # suite order kept
+    assert [case for _pk, case in stored.values()] == cases
+    by_pk = store.get_cases_by_ids(pk for pk, _case in stored.values())
+    assert sorted(c.id for c in by_pk.values()) == sorted(c.id for c in cases)
+    assert store.get_suite_by_id(suite.id) == suite
+    assert store.get_suite("retail") == suite
+
+
+def test_same_snapshot_is_a_lookup_not_a_new_row(
+    store: Store, suite: SuiteRecord, registry: ToolRegistry, cases: list[Case]
+) -> None:
+    again = store.save_suite(
+        name="retail",
+        domain="retail",
+        suite_hash=suite_hash(cases, registry),
+        registry=registry,
+        cases=cases,
+    )
+    assert again.id == suite.id
+    assert count(store, SuiteRow) == 1
+    assert count(store, CaseRow) == len(cases)
+    assert count(store, RegistryRow) == 1
+
+
+def test_editing_a_case_makes_a_new_snapshot_and_old_traces_keep_theirs(
+    store: Store,
+    suite: SuiteRecord,
+    run: RunRecord,
+    registry: ToolRegistry,
+    cases: list[Case],
+    case_pks: dict[str, int],
+) -> None:
+    store.save_trace(run.id, case_pks["case-001"], make_trace("case-001"))
+    edited = list(cases)
+    edited[1] = make_case(1, instruction="Cancel order #W101 please, it is broken.")
+    new = store.save_suite(
+        name="retail",
+        domain="retail",
+        suite_hash=suite_hash(edited, registry),
+        registry=registry,
+        cases=edited,
+    )
+    assert new.id != suite.id
+    assert new.hash != suite.hash
+    assert count(store, SuiteRow) == 2
+    assert count(store, RegistryRow) == 1  # the unchanged registry is shared
+    # the newest snapshot is what a name resolves to; the old one stays reachable by hash
+    assert store.get_suite("retail").id == new.id
+    assert store.get_suite("retail", suite.hash).id == suite.id
+    assert [s.id for s in store.list_suites()] == [suite.id, new.id]
+    # the trace still points at the case as it was when it was recorded
+    (stored,) = list(store.iter_traces(run.id))
+    old_case = store.get_cases_by_ids([stored.case_pk])[stored.case_pk]
+    assert old_case == cases[1]
+    assert store.get_cases(new.id)["case-001"][1] == edited[1]
+    assert store.get_cases(suite.id)["case-001"][1] == cases[1]
+
+
+def test_missing_suite_is_not_found(store: Store, suite: SuiteRecord) -> None:
+    with pytest.raises(NotFoundError, match="no suite named 'nope'"):
+        store.get_suite("nope")
+    with pytest.raises(NotFoundError):
+        store.get_suite("retail", "sha256:" + "f" * 64)
+    with pytest.raises(NotFoundError):
+        store.get_suite_by_id(suite.id + 1000)
+
+
+# --------------------------------------------------------------------------- runs
+
+
+def test_create_run_records_its_inputs(
+    store: Store, suite: SuiteRecord, run: RunRecord, registry: ToolRegistry
+) -> None:
+    assert run.name == "run-1"
+    assert run.suite_id == suite.id
+    assert run.registry_id == suite.registry_id
+    assert run.model == "smollm2"
+    assert run.base_url == "http://127.0.0.1:8080/v1"
+    assert run.harness_mode == "production-parity"
+    assert run.config == make_config()
+    assert run.config_hash.startswith("sha256:")
+    assert run.suite_hash == suite.hash
+    assert run.registry_hash == registry.hash
+    assert run.status == "running"
+    assert run.finished_at is None
+
+
+def test_same_run_resumes(store: Store, suite: SuiteRecord, run: RunRecord) -> None:
+    again = store.create_run(name="run-1", suite=suite, config=make_config())
+    assert again == run
+    assert len(store.list_runs()) == 1
+
+
+def test_run_with_other_inputs_conflicts(store: Store, suite: SuiteRecord, run: RunRecord) -> None:
+    with pytest.raises(ConflictError, match="different suite or configuration"):
+        store.create_run(name="run-1", suite=suite, config=make_config(temperature=0.7))
+    with pytest.raises(ConflictError, match="already exists"):
+        store.create_run(name="run-1", suite=suite, config=make_config(), resume=False)
+
+
+def test_get_run_by_name_or_id(store: Store, run: RunRecord) -> None:
+    assert store.get_run("run-1") == run
+    assert store.get_run(run.id) == run
+    assert store.get_run(str(run.id)) == run
+    with pytest.raises(NotFoundError):
+        store.get_run("run-2")
+    with pytest.raises(NotFoundError):
+        store.get_run(run.id + 1000)
+
+
+def test_list_runs_counts_traces_and_finish_sets_status(
+    store: Store, suite: SuiteRecord, run: RunRecord, case_pks: dict[str, int]
+) -> None:
+    other = store.create_run(name="run-2", suite=suite, config=make_config("gpt-x", repeat=2))
+    for key in ("case-000", "case-002"):
+        store.save_trace(run.id, case_pks[key], make_trace(key))
+    store.finish_run(run.id)
+    listed = store.list_runs()
+    assert [r["name"] for r in listed] == ["run-1", "run-2"]
+    assert listed[0]["traces"] == 2 and listed[1]["traces"] == 0
+    assert listed[0]["suite"] == "retail"
+    assert listed[1]["model"] == "gpt-x" and listed[1]["repeat"] == 2
+    assert listed[0]["status"] == "finished" and listed[0]["finished_at"] is not None
+    assert listed[1]["status"] == "running"
+    assert store.get_run(other.id).status == "running"
+    store.finish_run(other.id, status="interrupted")
+    assert store.get_run("run-2").status == "interrupted"
+    assert count(store, TraceRow) == 2

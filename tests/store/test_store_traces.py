@@ -1,0 +1,209 @@
+"""Traces: idempotent single and bulk saves, call rows, replace, streaming reads with shards."""
+
+from __future__ import annotations
+
+from sqlalchemy import func, select
+
+from store import RunRecord, Store, SuiteRecord, Trace
+from store.tables import CallRow, TraceRow
+from tests.store.store_factories import make_config, make_trace
+
+
+def call_rows(store: Store, trace_id: int) -> list[tuple[int, int, str, bool | None, bool]]:
+    with store.engine.connect() as c:
+        rows = c.execute(
+            select(
+                CallRow.round_index,
+                CallRow.call_index,
+                CallRow.name,
+                CallRow.ok,
+                CallRow.parse_error,
+            )
+            .where(CallRow.trace_id == trace_id)
+            .order_by(CallRow.round_index, CallRow.call_index)
+        ).all()
+    return [tuple(r) for r in rows]  # type: ignore[misc]
+
+
+def expected_call_rows(trace: Trace) -> list[tuple[int, int, str, bool | None, bool]]:
+    return [
+        (rnd.index, k, call.name, call.ok, call.parse_error is not None)
+        for rnd in trace.rounds
+        for k, call in enumerate(rnd.calls)
+    ]
+
+
+def total(store: Store, table: type) -> int:
+    with store.engine.connect() as c:
+        return int(c.execute(select(func.count()).select_from(table)).scalar_one())
+
+
+def test_save_trace_once_and_read_it_back(
+    store: Store, run: RunRecord, case_pks: dict[str, int]
+) -> None:
+    trace = make_trace("case-003", seed=3)  # seed 3 adds a call whose arguments did not parse
+    assert store.save_trace(
+        run.id,
+        case_pks["case-003"],
+        trace,
+        cassette_path="run-1/case-003.yaml",
+        cassette_hash="sha256:abc",
+    )
+    (stored,) = list(store.iter_traces(run.id))
+    assert stored.trace == trace
+    assert stored.hash == trace.hash
+    assert stored.case_key == "case-003"
+    assert stored.case_pk == case_pks["case-003"]
+    assert stored.run_id == run.id
+    assert stored.repetition == 0
+    assert stored.cassette_path == "run-1/case-003.yaml"
+    assert stored.cassette_hash == "sha256:abc"
+    rows = call_rows(store, stored.id)
+    assert rows == expected_call_rows(trace)
+    assert any(parse_error for *_rest, parse_error in rows)
+
+
+def test_saving_the_same_trace_again_writes_nothing(
+    store: Store, run: RunRecord, case_pks: dict[str, int]
+) -> None:
+    trace = make_trace("case-000")
+    assert store.save_trace(run.id, case_pks["case-000"], trace) is True
+    calls = total(store, CallRow)
+    # a resumed recorder may produce a different trace for the same slot: the first one stays
+    assert store.save_trace(run.id, case_pks["case-000"], make_trace("case-000", seed=9)) is False
+    assert total(store, TraceRow) == 1
+    assert total(store, CallRow) == calls
+    (stored,) = list(store.iter_traces(run.id))
+    assert stored.trace == trace
+    # another repetition is another trace
+    assert store.save_trace(run.id, case_pks["case-000"], make_trace("case-000", 1)) is True
+    assert store.trace_keys(run.id) == {("case-000", 0), ("case-000", 1)}
+
+
+def test_bulk_save_spans_batches_and_is_idempotent(
+    store: Store, run: RunRecord, case_pks: dict[str, int]
+) -> None:
+    keys = sorted(case_pks)
+    items = [
+        (run.id, case_pks[key], make_trace(key, rep, rounds=2 + rep % 3, seed=rep), None, None)
+        for rep in range(420)
+        for key in keys
+    ]  # 2520 traces: more than two write batches
+    assert store.save_traces(items) == len(items)
+    assert store.count_traces(run.id) == len(items)
+    assert total(store, CallRow) == sum(len(item[2].calls) for item in items)
+    # all again, plus 6 new ones: only the new ones are written
+    extra = [(run.id, case_pks[key], make_trace(key, 999), None, None) for key in keys]
+    assert store.save_traces(items + extra) == len(extra)
+    assert store.count_traces(run.id) == len(items) + len(extra)
+    assert store.count_traces() == len(items) + len(extra)
+    # duplicates inside one call are written once
+    dup = (run.id, case_pks[keys[0]], make_trace(keys[0], 5000), None, None)
+    assert store.save_traces([dup, dup]) == 1
+
+
+def test_call_rows_follow_each_trace_in_a_bulk_save(
+    store: Store, run: RunRecord, case_pks: dict[str, int]
+) -> None:
+    traces = {key: make_trace(key, seed=i) for i, key in enumerate(sorted(case_pks))}
+    store.save_traces((run.id, case_pks[k], t, None, None) for k, t in traces.items())
+    for stored in store.iter_traces(run.id):
+        assert call_rows(store, stored.id) == expected_call_rows(traces[stored.case_key])
+
+
+def test_iter_traces_streams_in_id_order_with_small_batches(
+    store: Store, run: RunRecord, case_pks: dict[str, int]
+) -> None:
+    items = [
+        (run.id, case_pks[key], make_trace(key, rep, seed=rep), None, None)
+        for rep in range(10)
+        for key in sorted(case_pks)
+    ]
+    store.save_traces(items)
+    streamed = list(store.iter_traces(run.id, yield_per=7))
+    assert len(streamed) == len(items)
+    ids = [s.id for s in streamed]
+    assert ids == sorted(ids)
+    assert {(s.case_key, s.repetition): s.trace for s in streamed} == {
+        (t.case_id, t.repetition): t for _r, _c, t, _p, _h in items
+    }
+    rows = list(store.iter_trace_rows(run.id, yield_per=3))
+    assert [r["id"] for r in rows] == ids
+    assert rows[0]["body"] == streamed[0].trace.model_dump(mode="json")
+    only = list(store.iter_traces(run.id, case_key="case-004"))
+    assert len(only) == 10 and {s.case_key for s in only} == {"case-004"}
+
+
+def test_shards_partition_the_traces(
+    store: Store, run: RunRecord, case_pks: dict[str, int]
+) -> None:
+    items = [
+        (run.id, case_pks[key], make_trace(key, rep), None, None)
+        for rep in range(5)
+        for key in sorted(case_pks)
+    ]
+    store.save_traces(items)
+    every = {s.id for s in store.iter_traces(run.id)}
+    shards = [
+        {s.id for s in store.iter_traces(run.id, shard=(i, 4), yield_per=4)} for i in range(4)
+    ]
+    assert set().union(*shards) == every
+    assert sum(len(s) for s in shards) == len(every)
+    assert all(shards)  # 30 consecutive ids spread over every shard
+
+
+def test_iter_traces_filters_by_run(
+    store: Store, suite: SuiteRecord, run: RunRecord, case_pks: dict[str, int]
+) -> None:
+    other = store.create_run(name="run-2", suite=suite, config=make_config("other"))
+    store.save_trace(run.id, case_pks["case-000"], make_trace("case-000"))
+    store.save_trace(other.id, case_pks["case-000"], make_trace("case-000"))
+    store.save_trace(other.id, case_pks["case-001"], make_trace("case-001"))
+    assert [s.run_id for s in store.iter_traces(run.id)] == [run.id]
+    assert len(list(store.iter_traces(other.id))) == 2
+    assert len(list(store.iter_traces())) == 3
+    assert store.trace_keys(other.id) == {("case-000", 0), ("case-001", 0)}
+    assert store.count_traces(other.id) == 2
+
+
+def test_replace_trace_rewrites_body_hash_and_call_rows(
+    store: Store, run: RunRecord, case_pks: dict[str, int]
+) -> None:
+    store.save_trace(
+        run.id, case_pks["case-002"], make_trace("case-002", seed=1), cassette_hash="sha256:old"
+    )
+    (before,) = list(store.iter_traces(run.id))
+    renormalized = make_trace("case-002", rounds=4, seed=3).model_copy(
+        update={"normalizer_version": "2"}
+    )
+    store.replace_trace(before.id, renormalized, cassette_hash="sha256:new")
+    (after,) = list(store.iter_traces(run.id))
+    assert after.id == before.id
+    assert after.trace == renormalized
+    assert after.hash == renormalized.hash != before.hash
+    assert after.cassette_hash == "sha256:new"
+    assert call_rows(store, after.id) == expected_call_rows(renormalized)
+    with store.engine.connect() as c:
+        row = c.execute(
+            select(TraceRow.round_count, TraceRow.call_count, TraceRow.normalizer_version).where(
+                TraceRow.id == after.id
+            )
+        ).one()
+    assert tuple(row) == (4, len(renormalized.calls), "2")
+    # without a cassette hash the old one is kept
+    store.replace_trace(after.id, make_trace("case-002"))
+    (kept,) = list(store.iter_traces(run.id))
+    assert kept.cassette_hash == "sha256:new"
+
+
+def test_deleting_a_run_cascades_to_traces_and_calls(
+    store: Store, run: RunRecord, case_pks: dict[str, int]
+) -> None:
+    store.save_trace(run.id, case_pks["case-001"], make_trace("case-001"))
+    assert total(store, CallRow) > 0
+    from store.tables import RunRow
+
+    with store.engine.begin() as c:
+        c.execute(RunRow.__table__.delete().where(RunRow.id == run.id))  # type: ignore[attr-defined]
+    assert total(store, TraceRow) == 0
+    assert total(store, CallRow) == 0
