@@ -1,0 +1,128 @@
+"""`rejudge suite list | validate NAME|PATH | selftest NAME|PATH | load NAME|PATH`."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import click
+from rich.console import Console
+
+from rejudge.cli._context import AppContext, pass_app, table
+from suites.case_format import load_suite
+from suites.catalog import snapshot_suite, suite_summaries
+from suites.selftest import JudgeFn, selftest_suite
+from suites.validate import validate_suite
+
+__all__ = ["suite"]
+
+
+@click.group()
+def suite() -> None:
+    """Suites: list the built-in ones, validate, self-test, load into the store."""
+
+
+@suite.command("list")
+@pass_app
+def suite_list(app: AppContext) -> None:
+    """List the built-in suites with their case counts and hashes."""
+    data = suite_summaries()
+
+    def render(c: Console) -> None:
+        rows: list[list[Any]] = []
+        for entry in data:
+            dims = " ".join(f"{k}:{v}" for k, v in entry["dimensions"].items())
+            rows.append(
+                [
+                    entry["name"],
+                    entry["cases"] if entry["cases"] is not None else "error",
+                    dims or entry.get("error", ""),
+                    entry["negative"],
+                    (entry["hash"] or "")[:19],
+                ]
+            )
+        c.print(table("Built-in suites", ["name", "cases", "dimensions", "negative", "hash"], rows))
+
+    app.emit(data, render)
+
+
+@suite.command("validate")
+@click.argument("suite_ref", metavar="NAME|PATH")
+@pass_app
+@click.pass_context
+def suite_validate(ctx: click.Context, app: AppContext, suite_ref: str) -> None:
+    """Check a suite and list every problem (file:line: case: field: message); exit 1 if any."""
+    problems = validate_suite(suite_ref)
+    data = {
+        "suite": suite_ref,
+        "valid": not problems,
+        "problems": [p.as_dict() for p in problems],
+    }
+
+    def render(c: Console) -> None:
+        for problem in problems:
+            click.echo(str(problem))
+        if problems:
+            c.print(f"{suite_ref}: {len(problems)} problem(s)")
+        else:
+            c.print(f"{suite_ref}: valid")
+
+    app.emit(data, render)
+    if problems:
+        ctx.exit(1)
+
+
+def _judge_fn() -> JudgeFn | None:
+    """The judge's golden self-test hook once the judge provides one (None until then)."""
+    try:
+        from judge import selftest_judge_fn  # type: ignore[attr-defined]
+    except ImportError:
+        return None
+    fn: JudgeFn = selftest_judge_fn
+    return fn
+
+
+@suite.command("selftest")
+@click.argument("suite_ref", metavar="NAME|PATH")
+@click.option("--no-judge", is_flag=True, help="Only execute the golden calls; do not judge them.")
+@pass_app
+@click.pass_context
+def suite_selftest(ctx: click.Context, app: AppContext, suite_ref: str, no_judge: bool) -> None:
+    """Run every golden sequence in a fresh sandbox (and judge it); exit 1 if any case fails."""
+    source = load_suite(suite_ref)
+    report = selftest_suite(source, judge_fn=None if no_judge else _judge_fn())
+    data = report.as_dict()
+    if not app.json:
+        data = {k: v for k, v in data.items() if k != "results"}
+
+    def render(c: Console) -> None:
+        failures = report.failures
+        if failures:
+            rows = [[f.case_id, "; ".join(f.problems)] for f in failures]
+            c.print(table(f"{source.name}: failing cases", ["case", "problem"], rows))
+        judged = "executed and judged" if report.judged else "executed"
+        c.print(
+            f"{source.name}: {data['passed']}/{data['cases']} cases pass "
+            f"({report.calls_executed} golden calls {judged})"
+        )
+
+    app.emit(report.as_dict() if app.json else data, render)
+    if not report.ok:
+        ctx.exit(1)
+
+
+@suite.command("load")
+@click.argument("suite_ref", metavar="NAME|PATH")
+@pass_app
+def suite_load(app: AppContext, suite_ref: str) -> None:
+    """Store a suite snapshot (immutable, keyed by its hash; loading it again is a lookup)."""
+    record = snapshot_suite(app.store, suite_ref)
+    data = {
+        "name": record.name,
+        "hash": record.hash,
+        "suite_id": record.id,
+        "cases": record.case_count,
+        "domain": record.domain,
+    }
+    app.emit(
+        data, lambda c: c.print(f"{record.name}: {record.case_count} cases stored as {record.hash}")
+    )
