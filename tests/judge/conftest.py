@@ -1,0 +1,152 @@
+"""A small hand-made tool world for judge tests (independent of the shipped domains)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from store.schemas import Case, Golden, GoldenCall, Round, ToolCall, ToolRegistry, ToolSpec, Trace
+
+
+def _obj(props: dict[str, Any], required: list[str]) -> dict[str, Any]:
+    return {
+        "type": "object",
+        "properties": props,
+        "required": required,
+        "additionalProperties": False,
+    }
+
+
+S = {"type": "string"}
+
+TOOLS = [
+    ToolSpec(name="get_user", parameters=_obj({"user_id": S}, ["user_id"]), read_only=True),
+    ToolSpec(name="get_order", parameters=_obj({"order_id": S}, ["order_id"]), read_only=True),
+    ToolSpec(name="list_orders", parameters=_obj({"user_id": S}, ["user_id"]), read_only=True),
+    ToolSpec(name="get_return_policy", parameters=_obj({}, []), read_only=True),
+    ToolSpec(
+        name="check_stock",
+        parameters=_obj(
+            {"product_id": S, "quantity": {"type": "integer", "minimum": 1, "default": 1}},
+            ["product_id"],
+        ),
+        read_only=True,
+    ),
+    ToolSpec(
+        name="search_products",
+        parameters=_obj(
+            {
+                "query": S,
+                "keywords": {"type": "array", "items": S},
+                "limit": {"type": "integer", "default": 10},
+            },
+            [],
+        ),
+        read_only=True,
+    ),
+    ToolSpec(name="find_products", parameters=_obj({"query": S}, ["query"]), read_only=True),
+    ToolSpec(
+        name="request_cancel",
+        parameters=_obj({"order_id": S, "reason": S}, ["order_id", "reason"]),
+    ),
+    ToolSpec(
+        name="request_return",
+        parameters=_obj(
+            {"order_id": S, "item_ids": {"type": "array", "items": S}, "reason": S},
+            ["order_id", "item_ids"],
+        ),
+    ),
+    ToolSpec(
+        name="schedule_delivery",
+        parameters=_obj(
+            {
+                "order_id": S,
+                "date": S,
+                "window": {"type": "string", "enum": ["am", "pm"], "default": "am"},
+            },
+            ["order_id", "date"],
+        ),
+    ),
+    ToolSpec(name="confirm_action", parameters=_obj({"action_id": S}, ["action_id"])),
+    ToolSpec(name="abort_action", parameters=_obj({"action_id": S}, ["action_id"])),
+    ToolSpec(name="queue_note", parameters=_obj({"order_id": S, "note": S}, ["order_id", "note"])),
+    ToolSpec(name="apply_queued", parameters=_obj({}, [])),
+]
+
+REGISTRY = ToolRegistry(
+    domain="retail",
+    version="test-1",
+    tools=TOOLS,
+    equivalences=[["search_products", "find_products"]],
+    alternative_keys={"search_products": {"query": ["keywords"]}},
+    follow_ups={"queue_note": ["apply_queued"]},
+    fixture_ids={
+        "user_id": ["U101", "U102", "U103"],
+        "order_id": [f"W44{i}" for i in range(1, 9)],
+        "product_id": ["P201", "P202", "P203"],
+        "item_ids": ["P201", "P202", "P203"],
+    },
+)
+
+
+def call(name: str, ok: bool | None = True, **arguments: Any) -> ToolCall:
+    return ToolCall(
+        name=name, arguments=arguments, arguments_raw="", ok=ok, result={} if ok else None
+    )
+
+
+def raw_call(name: str, raw: str) -> ToolCall:
+    return ToolCall(
+        name=name, arguments=None, arguments_raw=raw, parse_error="Expecting value", ok=False
+    )
+
+
+def trace(*calls: ToolCall, case_id: str = "c1", per_round: bool = True, **kw: Any) -> Trace:
+    if per_round:
+        rounds = [Round(index=i, calls=[c]) for i, c in enumerate(calls)]
+    else:
+        rounds = [Round(index=0, calls=list(calls))]
+    rounds.append(Round(index=len(rounds), text="done"))
+    return Trace(case_id=case_id, rounds=rounds, final_text="done", **kw)
+
+
+def gcall(
+    tool: str, rules: dict[str, str] | None = None, count: int = 1, **params: Any
+) -> GoldenCall:
+    return GoldenCall(tool=tool, params=params, param_rules=rules or {}, count=count)
+
+
+def case(
+    *calls: GoldenCall,
+    id: str = "c1",
+    order_sensitive: bool = False,
+    allowed_extra: list[str] | None = None,
+    dimension: str = "D1",
+    category: str = "cat",
+    **kw: Any,
+) -> Case:
+    return Case(
+        id=id,
+        dimension=dimension,
+        category=category,
+        instruction="do it",
+        golden=Golden(
+            calls=list(calls), order_sensitive=order_sensitive, allowed_extra=allowed_extra
+        ),
+        **kw,
+    )
+
+
+def replay(c: Case) -> Trace:
+    """The golden sequence of a case as if a model had produced it (all calls succeed)."""
+    calls = []
+    for g in c.golden.calls:
+        for _ in range(g.count):
+            calls.append(call(g.tool, **g.params))
+    return trace(*calls, case_id=c.id)
+
+
+@pytest.fixture()
+def registry() -> ToolRegistry:
+    return REGISTRY
