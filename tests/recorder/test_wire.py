@@ -384,7 +384,8 @@ def test_detect_wire_format() -> None:
         == "anthropic-messages"
     )
     assert detect_wire_format("https://api.openai.com/v1/models") == "unknown"
-    assert detect_wire_format("/v1beta/models/gemini:generateContent") == "unknown"
+    assert detect_wire_format("/v1beta/models/gemini:generateContent") == "gemini-generate-content"
+    assert detect_wire_format("/v1beta/models/gemini:countTokens") == "unknown"
     assert detect_wire_format("/proxy", {"model": "m", "input": "hi"}) == "openai-responses"
     assert detect_wire_format("/proxy", {"messages": [], "system": "s"}) == "anthropic-messages"
     assert detect_wire_format("/proxy", '{"messages": []}') == "openai-chat"

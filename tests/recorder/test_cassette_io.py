@@ -1,0 +1,162 @@
+"""Reading cassettes of every flavour, and refusing broken files with one clear line."""
+
+from __future__ import annotations
+
+import gzip
+import json
+from pathlib import Path
+
+import pytest
+import yaml
+
+from recorder.cassette_io import CassetteError, read_cassette
+from recorder.normalizer import normalize_exchanges
+from store.errors import RejudgeError
+
+REAL = Path("/work/shared/real-cassettes")
+
+
+def test_gzip_binary_body_is_decoded() -> None:
+    exchanges = read_cassette(REAL / "simonw-llm/test_tool_use_chain_of_two_calls.yaml")
+    assert len(exchanges) == 3
+    first = exchanges[0]
+    assert first.method == "POST" and first.path == "/v1/chat/completions" and first.status == 200
+    assert (
+        isinstance(first.response_body, dict) and first.response_body["object"] == "chat.completion"
+    )
+    assert first.response_header("Content-Encoding") == "gzip"  # header names are case-insensitive
+    assert isinstance(first.request_body, dict) and first.request_body["model"]
+
+
+def test_parsed_body_is_taken_as_is() -> None:
+    (first, second) = read_cassette(
+        REAL / "pydantic-ai/test_tool_choice_matrix_auto-anthropic.yaml"
+    )
+    assert first.request_body["model"] == "claude-sonnet-4-5"
+    assert first.response_body["content"][0]["input"] == {"city": "Paris"}
+    assert (
+        second.request_body["messages"][2]["content"][0]["tool_use_id"]
+        == "toolu_01WN4AuToBnJyXNQXwQBBebj"
+    )
+
+
+def test_sse_body_stays_text() -> None:
+    exchanges = read_cassette(REAL / "simonw-llm/test_tools_streaming_variant_a.yaml")
+    assert isinstance(exchanges[0].response_body, str)
+    assert exchanges[0].response_body.startswith("data: ")
+    assert exchanges[0].response_body.rstrip().endswith("data: [DONE]")
+
+
+def _cassette(interactions: list) -> dict:
+    return {"interactions": interactions, "version": 1}
+
+
+def _interaction(req_body, resp_body, headers=None, status=200) -> dict:
+    return {
+        "request": {
+            "method": "POST",
+            "uri": "https://api.openai.com/v1/chat/completions",
+            "body": req_body,
+            "headers": {},
+        },
+        "response": {
+            "status": {"code": status, "message": "OK"},
+            "headers": headers or {},
+            "body": {"string": resp_body},
+        },
+    }
+
+
+RESPONSE = {
+    "model": "m",
+    "choices": [
+        {
+            "index": 0,
+            "finish_reason": "tool_calls",
+            "message": {
+                "tool_calls": [{"id": "x", "function": {"name": "f", "arguments": '{"a": 1}'}}]
+            },
+        }
+    ],
+}
+
+
+def test_our_own_gzip_binary_yaml_and_json_cassettes(tmp_path: Path) -> None:
+    packed = gzip.compress(json.dumps(RESPONSE).encode())
+    doc = _cassette([_interaction('{"messages": []}', packed, {"Content-Encoding": ["gzip"]})])
+    path = tmp_path / "c.yaml"
+    path.write_text(yaml.safe_dump(doc))  # bytes -> !!binary
+    assert "!!binary" in path.read_text()
+    (e,) = read_cassette(path)
+    assert e.response_body == RESPONSE and e.request_body == {"messages": []}
+    jpath = tmp_path / "c.json"
+    jpath.write_text(
+        json.dumps(_cassette([_interaction('{"messages": []}', json.dumps(RESPONSE))]))
+    )
+    (j,) = read_cassette(jpath)
+    assert j.response_body == RESPONSE
+    trace = normalize_exchanges(read_cassette(path), "c")
+    assert [(c.name, c.arguments) for c in trace.calls] == [("f", {"a": 1})]
+
+
+def test_betamax_style_cassette(tmp_path: Path) -> None:
+    import base64
+
+    doc = {
+        "http_interactions": [
+            {
+                "request": {
+                    "method": "post",
+                    "uri": "https://api.openai.com/v1/chat/completions",
+                    "body": {"string": "{}"},
+                    "headers": {},
+                },
+                "response": {
+                    "status": {"code": 200},
+                    "headers": {},
+                    "body": {
+                        "base64_string": base64.b64encode(json.dumps(RESPONSE).encode()).decode()
+                    },
+                },
+            }
+        ]
+    }
+    path = tmp_path / "b.json"
+    path.write_text(json.dumps(doc))
+    (e,) = read_cassette(path)
+    assert e.method == "POST" and e.response_body == RESPONSE
+
+
+@pytest.mark.parametrize(
+    ("content", "fragment"),
+    [
+        ("interactions: [\n  - request: {uri: 'x'\n", "invalid YAML at line"),
+        ("just: a mapping\n", "no 'interactions' list"),
+        ("", "empty file"),
+        ("interactions:\n- request: {uri: x}\n", "interaction 0 has no response mapping"),
+        ("interactions: 5\n", "not a list"),
+        ('{"interactions": [', "invalid JSON"),
+    ],
+)
+def test_corrupt_cassette_names_the_file(tmp_path: Path, content: str, fragment: str) -> None:
+    path = tmp_path / "broken_case.yaml"
+    path.write_text(content)
+    with pytest.raises(CassetteError) as info:
+        read_cassette(path)
+    message = str(info.value)
+    assert isinstance(info.value, RejudgeError)
+    assert str(path) in message and fragment in message and "\n" not in message
+
+
+def test_corrupt_gzip_and_missing_file(tmp_path: Path) -> None:
+    doc = _cassette(
+        [_interaction("{}", b"\x1f\x8bnot really gzip", {"Content-Encoding": ["gzip"]})]
+    )
+    path = tmp_path / "badzip.yaml"
+    path.write_text(yaml.safe_dump(doc))
+    with pytest.raises(
+        CassetteError, match="badzip.yaml: interaction 0: gzip body does not decompress"
+    ):
+        read_cassette(path)
+    with pytest.raises(CassetteError, match="nope.yaml: no such cassette file"):
+        read_cassette(tmp_path / "nope.yaml")
