@@ -1,0 +1,42 @@
+"""Providers: translate the neutral conversation into a wire request and the response back."""
+
+from __future__ import annotations
+
+from recorder.providers.anthropic import AnthropicMessagesProvider
+from recorder.providers.base import (
+    AssistantMessage,
+    Conversation,
+    Provider,
+    RequestOptions,
+    SystemMessage,
+    ToolMessage,
+    UserMessage,
+    get_provider,
+    provider_names,
+    register_provider,
+)
+from recorder.providers.openai import OpenAIChatProvider
+
+__all__ = [
+    "AnthropicMessagesProvider",
+    "AssistantMessage",
+    "Conversation",
+    "OpenAIChatProvider",
+    "Provider",
+    "RequestOptions",
+    "SystemMessage",
+    "ToolMessage",
+    "UserMessage",
+    "get_provider",
+    "provider_names",
+    "register_provider",
+]
+
+register_provider("openai", lambda: OpenAIChatProvider())
+register_provider(
+    "local",
+    lambda: OpenAIChatProvider(
+        name="local", default_base_url="http://127.0.0.1:8000/v1", stream_usage=False
+    ),
+)
+register_provider("anthropic", lambda: AnthropicMessagesProvider())

@@ -1,0 +1,102 @@
+"""OpenAI chat completions (and any OpenAI-compatible server), JSON and SSE streaming."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from recorder.providers.base import (
+    AssistantMessage,
+    Conversation,
+    Provider,
+    RequestOptions,
+    SystemMessage,
+    ToolMessage,
+    UserMessage,
+    WireRequest,
+    decode_text,
+)
+from recorder.wire.common import AssistantTurn
+from recorder.wire.openai_chat import parse_openai_chat, parse_openai_chat_sse
+
+__all__ = ["OpenAIChatProvider", "openai_messages"]
+
+
+def openai_messages(conversation: Conversation) -> list[dict[str, Any]]:
+    out: list[dict[str, Any]] = []
+    for message in conversation.messages:
+        if isinstance(message, SystemMessage):
+            out.append({"role": "system", "content": message.text})
+        elif isinstance(message, UserMessage):
+            out.append({"role": "user", "content": message.text})
+        elif isinstance(message, AssistantMessage):
+            wire: dict[str, Any] = {"role": "assistant", "content": message.text}
+            if message.calls:
+                wire["tool_calls"] = [
+                    {
+                        "id": call.id,
+                        "type": "function",
+                        "function": {"name": call.name, "arguments": call.arguments_raw},
+                    }
+                    for call in message.calls
+                ]
+            out.append(wire)
+        elif isinstance(message, ToolMessage):
+            out.append(
+                {"role": "tool", "tool_call_id": message.call_id, "content": message.content}
+            )
+    return out
+
+
+class OpenAIChatProvider(Provider):
+    """``POST {base}/chat/completions``; parallel tool calls come back as several ``tool_calls``.
+
+    ``stream_usage`` asks for a final usage chunk (``stream_options``), which the official API
+    allows and some compatible servers refuse.
+    """
+
+    def __init__(
+        self,
+        name: str = "openai",
+        default_base_url: str = "https://api.openai.com/v1",
+        stream_usage: bool = True,
+    ) -> None:
+        self.name = name
+        self.default_base_url = default_base_url
+        self.stream_usage = stream_usage
+
+    def build(
+        self,
+        conversation: Conversation,
+        tools: list[dict[str, Any]],
+        options: RequestOptions,
+    ) -> WireRequest:
+        body: dict[str, Any] = {"model": options.model, "messages": openai_messages(conversation)}
+        if tools:
+            body["tools"] = tools
+            if options.tool_choice is not None:
+                body["tool_choice"] = options.tool_choice
+        if options.temperature is not None:
+            body["temperature"] = options.temperature
+        if options.seed is not None:
+            body["seed"] = options.seed
+        if options.max_tokens is not None:
+            body["max_tokens"] = options.max_tokens
+        if options.stream:
+            body["stream"] = True
+            if self.stream_usage:
+                body["stream_options"] = {"include_usage": True}
+        return WireRequest(path="/chat/completions", body=body)
+
+    def auth_headers(self, api_key: str | None) -> dict[str, str]:
+        return {"authorization": f"Bearer {api_key}"} if api_key else {}
+
+    def parse(self, body: bytes, *, stream: bool) -> AssistantTurn:
+        text = decode_text(body)
+        if stream:
+            return parse_openai_chat_sse(text)
+        try:
+            data = json.loads(text)
+        except ValueError as exc:
+            return AssistantTurn(error=f"response body is not JSON: {exc}")
+        return parse_openai_chat(data)

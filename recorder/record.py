@@ -1,0 +1,429 @@
+"""Record a suite into a run: concurrency, repetitions, resume, and cassette+row commits.
+
+Each (case, repetition) is one job: a fresh sandbox, the agent loop on a recording tape, then a
+commit that renames the scrubbed cassette into place and inserts the trace row in one
+transaction. The stored trace is always the one the normalizer derives from that cassette
+(:func:`trace_from_cassette`), so ``renormalize`` and ``replay`` reproduce its hash exactly.
+
+Resume: a job whose row exists is skipped; a cassette without a row (a kill between rename and
+insert) is recorded again. Two processes on one run never duplicate a trace: the row's unique key
+with insert-or-ignore decides, and a per-run lock file keeps the cassette on disk the one the row
+describes.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import time
+from collections.abc import Callable, Iterator
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import httpx
+
+from recorder.cassettes import CASSETTE_FORMAT, Tape, TapeTransport, cassette_path, write_cassette
+from recorder.http import RateLimiter, RecorderError
+from recorder.loop import LoopContext, LoopOutcome, run_case
+from recorder.providers import get_provider
+from store.errors import NotFoundError
+from store.repository import RunRecord, Store
+from store.schemas import Case, RunConfig, Trace, TraceError
+
+try:  # POSIX advisory locks; elsewhere the row's unique key alone prevents duplicates
+    import fcntl
+except ImportError:  # pragma: no cover
+    fcntl = None  # type: ignore[assignment]
+
+__all__ = [
+    "RecordProgress",
+    "RecordSummary",
+    "record_suite",
+    "record_suite_async",
+    "trace_from_cassette",
+    "outcome_meta",
+    "rejudge_version",
+]
+
+ProgressCallback = Callable[["RecordProgress"], None]
+
+
+def rejudge_version() -> str:
+    try:
+        from importlib.metadata import version
+
+        return version("rejudge")
+    except Exception:  # pragma: no cover - not installed
+        return "0+unknown"
+
+
+@dataclass
+class RecordProgress:
+    """Where a recording stands; handed to the progress callback after every job."""
+
+    total: int
+    done: int = 0
+    skipped: int = 0
+    completed: int = 0
+    agent_errors: int = 0
+    with_calls: int = 0
+    started: float = field(default_factory=time.monotonic)
+    last_case: str | None = None
+
+    @property
+    def eta_s(self) -> float | None:
+        finished = self.done - self.skipped
+        remaining = self.total - self.done
+        if finished <= 0:
+            return None
+        return (time.monotonic() - self.started) / finished * remaining
+
+
+@dataclass
+class RecordSummary:
+    run: RunRecord
+    progress: RecordProgress
+    cassettes_dir: Path
+
+    @property
+    def recorded(self) -> int:
+        return self.progress.done - self.progress.skipped
+
+
+# --------------------------------------------------------------------------- trace derivation
+
+
+def outcome_meta(outcome: LoopOutcome) -> dict[str, Any]:
+    """Facts a cassette cannot show by itself, kept in its ``rejudge`` block.
+
+    How the loop ended (a timeout or an exhausted budget leaves no exchange that says so), which
+    tools retrieval selected, and the results of calls whose results were never sent back (the
+    last round when the budget ran out).
+    """
+    tail: list[dict[str, Any]] = []
+    if outcome.error is not None and outcome.rounds:
+        last = outcome.rounds[-1]
+        for position, call in enumerate(last.calls):
+            tail.append(
+                {
+                    "round": last.index,
+                    "call": position,
+                    "result": call.result,
+                    "ok": call.ok,
+                    "error": call.error,
+                }
+            )
+    return {
+        "status": outcome.status,
+        "error": outcome.error.model_dump(mode="json") if outcome.error else None,
+        "selected_tools": outcome.selected_tools,
+        "tail_results": tail,
+    }
+
+
+def trace_from_cassette(
+    interactions: list[dict[str, Any]], meta: dict[str, Any], case_id: str, repetition: int
+) -> Trace:
+    """The trace a cassette stands for: the normalizer's view plus the recorder's outcome facts.
+
+    The same function serves recording, ``renormalize`` and ``replay``; that is what makes a
+    stored trace's hash reproducible from its cassette.
+    """
+    from recorder import cassette_io
+    from recorder.normalizer import normalize_exchanges
+
+    public = getattr(cassette_io, "exchanges_from_interactions", None)
+    if public is not None:
+        exchanges = public(interactions)
+    else:
+        exchanges = cassette_io._exchanges(
+            {"interactions": interactions}, f"{case_id}__r{repetition}"
+        )
+    outcome = meta.get("outcome") if isinstance(meta.get("outcome"), dict) else {}
+    error = outcome.get("error")
+    selected = outcome.get("selected_tools")
+    trace = normalize_exchanges(
+        exchanges,
+        case_id,
+        repetition,
+        selected_tools=list(selected) if selected is not None else None,
+        error=TraceError.model_validate(error) if error else None,
+    )
+    update: dict[str, Any] = {}
+    tails = outcome.get("tail_results") or []
+    if tails:
+        rounds = list(trace.rounds)
+        by_index = {rnd.index: i for i, rnd in enumerate(rounds)}
+        for tail in tails:
+            i = by_index.get(tail.get("round"))
+            if i is None:
+                continue
+            calls = list(rounds[i].calls)
+            position = tail.get("call")
+            if not isinstance(position, int) or position >= len(calls):
+                continue
+            call = calls[position]
+            if call.ok is None and call.result is None:
+                calls[position] = call.model_copy(
+                    update={
+                        "result": tail.get("result"),
+                        "ok": tail.get("ok"),
+                        "error": tail.get("error"),
+                    }
+                )
+            rounds[i] = rounds[i].model_copy(update={"calls": calls})
+        update["rounds"] = rounds
+    if update:
+        trace = trace.model_copy(update=update)
+        # round-trip through validation so the stored body is exactly what a reader rebuilds
+        trace = Trace.model_validate(trace.model_dump(mode="json"))
+    return trace
+
+
+def cassette_meta(
+    *,
+    run_name: str,
+    case: Case,
+    repetition: int,
+    config: RunConfig,
+    outcome: LoopOutcome,
+) -> dict[str, Any]:
+    return {
+        "cassette_format": CASSETTE_FORMAT,
+        "rejudge_version": rejudge_version(),
+        "run": run_name,
+        "case": case.id,
+        "case_hash": case.hash,
+        "repetition": repetition,
+        "provider": config.provider,
+        "model": config.model,
+        "stream": config.stream,
+        "outcome": outcome_meta(outcome),
+    }
+
+
+# --------------------------------------------------------------------------- commit
+
+
+@contextlib.contextmanager
+def _run_lock(folder: Path) -> Iterator[None]:
+    folder.mkdir(parents=True, exist_ok=True)
+    if fcntl is None:  # pragma: no cover
+        yield
+        return
+    with open(folder / ".commit.lock", "a+b") as handle:
+        fcntl.flock(handle.fileno(), fcntl.LOCK_EX)
+        try:
+            yield
+        finally:
+            fcntl.flock(handle.fileno(), fcntl.LOCK_UN)
+
+
+def _row_exists(store: Store, run_id: int, case_id: str, repetition: int) -> bool:
+    return any(
+        row["repetition"] == repetition for row in store.iter_trace_rows(run_id, case_key=case_id)
+    )
+
+
+def commit_trace(
+    store: Store,
+    run: RunRecord,
+    case_pk: int,
+    cassettes_dir: Path,
+    interactions: list[dict[str, Any]],
+    meta: dict[str, Any],
+    trace: Trace,
+) -> bool:
+    """Rename the cassette into place, then insert the row; False if the run already had it."""
+    target = cassette_path(cassettes_dir, run.name, trace.case_id, trace.repetition)
+    with _run_lock(target.parent):
+        if _row_exists(store, run.id, trace.case_id, trace.repetition):
+            return False
+        digest = write_cassette(target, interactions, meta)
+        relative = target.relative_to(cassettes_dir).as_posix()
+        return store.save_trace(
+            run.id, case_pk, trace, cassette_path=relative, cassette_hash=digest
+        )
+
+
+# --------------------------------------------------------------------------- the run
+
+
+def _default_run_name(suite_name: str, config: RunConfig) -> str:
+    model = config.model.replace("/", "-").replace(":", "-")
+    return f"{suite_name}-{model}-{time.strftime('%Y%m%d-%H%M%S')}"
+
+
+async def record_suite_async(
+    store: Store,
+    suite: Any,
+    config: RunConfig,
+    cassettes_dir: Path | str,
+    *,
+    case_ids: list[str] | None = None,
+    api_key: str | None = None,
+    progress: ProgressCallback | None = None,
+    run_name: str | None = None,
+    domain: Any = None,
+    transport: httpx.AsyncBaseTransport | None = None,
+    sleep: Callable[[float], Any] = asyncio.sleep,
+    base_delay_s: float = 0.5,
+) -> RecordSummary:
+    """Record ``suite`` (a :class:`suites.case_format.SuiteSource`) under ``config``.
+
+    ``transport`` replaces the network (tests, benchmarks); ``domain`` replaces
+    ``get_domain(suite.domain)``.
+    """
+    from suites.domain import get_domain
+
+    cassettes = Path(cassettes_dir)
+    provider = get_provider(config.provider)
+    if domain is None:
+        domain = get_domain(suite.domain)
+    registry = suite.registry
+    cases: list[Case] = list(suite.cases)
+    if case_ids:
+        known = {case.id for case in cases}
+        unknown = [cid for cid in case_ids if cid not in known]
+        if unknown:
+            raise NotFoundError(
+                f"suite {suite.name!r} has no case {', '.join(map(repr, unknown))} "
+                "(see `rejudge suite list`)"
+            )
+        wanted = set(case_ids)
+        cases = [case for case in cases if case.id in wanted]
+    if config.repeat < 1 or config.concurrency < 1:
+        raise RecorderError("--repeat and --concurrency must be at least 1")
+
+    suite_record = store.save_suite(
+        name=suite.name,
+        domain=suite.domain,
+        suite_hash=suite.hash,
+        registry=registry,
+        cases=list(suite.cases),
+        format_version=suite.format_version,
+    )
+    run = store.create_run(
+        name=run_name or _default_run_name(suite.name, config), suite=suite_record, config=config
+    )
+    case_pks = {key: pk for key, (pk, _case) in store.get_cases(suite_record.id).items()}
+    done_keys = store.trace_keys(run.id)
+    jobs = [(case, rep) for case in cases for rep in range(config.repeat)]
+    state = RecordProgress(total=len(jobs))
+    pending = []
+    for case, rep in jobs:
+        if (case.id, rep) in done_keys:
+            state.done += 1
+            state.skipped += 1
+        else:
+            pending.append((case, rep))
+    if progress is not None:
+        progress(state)
+
+    owns_transport = transport is None
+    inner = transport or httpx.AsyncHTTPTransport(retries=0)
+    limits = httpx.Limits(max_connections=max(10, config.concurrency * 2))
+    client = httpx.AsyncClient(transport=TapeTransport(inner), limits=limits, trust_env=False)
+    ctx = LoopContext(
+        client=client,
+        provider=provider,
+        config=config,
+        api_key=api_key,
+        limiter=RateLimiter(config.rpm) if config.rpm else None,
+        sleep=sleep,
+        base_delay_s=base_delay_s,
+    )
+    writer = ThreadPoolExecutor(max_workers=1, thread_name_prefix="rejudge-commit")
+    loop = asyncio.get_running_loop()
+    queue: asyncio.Queue[tuple[Case, int] | None] = asyncio.Queue()
+    for job in pending:
+        queue.put_nowait(job)
+
+    async def one(case: Case, rep: int) -> None:
+        tape = Tape()
+        sandbox = domain.new_sandbox(case.metadata or None)
+        try:
+            outcome = await run_case(ctx, case, registry, sandbox, tape)
+        except Exception as exc:  # never let one case end the run
+            outcome = LoopOutcome(
+                error=TraceError(kind="harness_error", message=f"{type(exc).__name__}: {exc}")
+            )
+        meta = cassette_meta(
+            run_name=run.name, case=case, repetition=rep, config=config, outcome=outcome
+        )
+        trace = trace_from_cassette(tape.interactions, meta, case.id, rep)
+        trace = trace.model_copy(update={"timings": {"elapsed_s": round(outcome.elapsed_s, 4)}})
+        inserted = await loop.run_in_executor(
+            writer,
+            commit_trace,
+            store,
+            run,
+            case_pks[case.id],
+            cassettes,
+            tape.interactions,
+            meta,
+            trace,
+        )
+        state.done += 1
+        state.last_case = case.id
+        if not inserted:
+            state.skipped += 1
+        elif trace.status == "agent_error":
+            state.agent_errors += 1
+        else:
+            state.completed += 1
+            if trace.calls:
+                state.with_calls += 1
+        if progress is not None:
+            progress(state)
+
+    async def worker() -> None:
+        while True:
+            job = await queue.get()
+            if job is None:
+                return
+            await one(*job)
+
+    try:
+        workers = [
+            asyncio.create_task(worker()) for _ in range(min(config.concurrency, len(pending)) or 1)
+        ]
+        for _ in workers:
+            queue.put_nowait(None)
+        await asyncio.gather(*workers)
+    finally:
+        await client.aclose()
+        if owns_transport:
+            await inner.aclose()
+        writer.shutdown(wait=True)
+    if len(store.trace_keys(run.id)) >= len(jobs) and not case_ids:
+        store.finish_run(run.id, "finished")
+    run = store.get_run(run.id)
+    return RecordSummary(run=run, progress=state, cassettes_dir=cassettes)
+
+
+def record_suite(
+    store: Store,
+    suite: Any,
+    config: RunConfig,
+    cassettes_dir: Path | str,
+    case_ids: list[str] | None = None,
+    api_key: str | None = None,
+    progress: ProgressCallback | None = None,
+    **kwargs: Any,
+) -> RecordSummary:
+    """Synchronous wrapper of :func:`record_suite_async` (the CLI's entry point)."""
+    return asyncio.run(
+        record_suite_async(
+            store,
+            suite,
+            config,
+            cassettes_dir,
+            case_ids=case_ids,
+            api_key=api_key,
+            progress=progress,
+            **kwargs,
+        )
+    )
