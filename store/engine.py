@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import re
 from pathlib import Path
 from typing import Any
 
@@ -23,7 +24,8 @@ def redact_url(url: str) -> str:
     try:
         return make_url(url).render_as_string(hide_password=True)
     except Exception:
-        return "<unparseable database URL>"
+        # unparseable: still hide whatever sits between "user:" and "@"
+        return re.sub(r"(://[^:/@]*:)[^@/]*@", r"\1***@", url)
 
 
 def backend_name(engine: Engine) -> str:
@@ -43,6 +45,15 @@ def _check_sqlite_path(database: str | None) -> None:
         return
     path = Path(database)
     parent = path.parent if str(path.parent) else Path(".")
+    if path.is_dir():
+        raise DatabaseURLError(
+            f"cannot use SQLite database {database}: it is a folder, not a file "
+            "(name a file, e.g. sqlite:///rejudge.db)"
+        )
+    if parent.exists() and not parent.is_dir():
+        raise DatabaseURLError(
+            f"cannot create SQLite database {database}: {parent} is a file, not a folder"
+        )
     if not parent.exists():
         raise DatabaseURLError(
             f"cannot create SQLite database {database}: folder {parent} does not exist"
@@ -59,9 +70,9 @@ def make_engine(url: str, *, echo: bool = False) -> Engine:
     """Create an engine for ``url``; a malformed or unsupported URL raises ``DatabaseURLError``."""
     try:
         parsed = make_url(url)
-    except ArgumentError as exc:
+    except (ArgumentError, ValueError) as exc:  # ValueError: e.g. a port that is not a number
         raise DatabaseURLError(
-            f"malformed database URL {url!r}: expected e.g. sqlite:///rejudge.db or "
+            f"malformed database URL {redact_url(url)!r}: expected e.g. sqlite:///rejudge.db or "
             "postgresql+psycopg://user@host:5432/db"
         ) from exc
     backend = parsed.get_backend_name()
@@ -92,4 +103,9 @@ def make_engine(url: str, *, echo: bool = False) -> Engine:
             )
     except (ArgumentError, NoSuchModuleError) as exc:
         raise DatabaseURLError(f"cannot use database URL {redact_url(url)}: {exc}") from exc
+    except ImportError as exc:  # a driver named in the URL that is not installed (psycopg2, ...)
+        raise DatabaseURLError(
+            f"cannot use database URL {redact_url(url)}: its driver is not installed ({exc}); "
+            "use sqlite:/// or postgresql+psycopg://"
+        ) from exc
     return engine

@@ -41,12 +41,16 @@ def alembic_config(engine: Engine | None = None) -> Config:
 
 
 def _unavailable(engine: Engine, exc: Exception) -> DatabaseUnavailableError:
-    detail = (
-        str(getattr(exc, "orig", exc)).strip().splitlines()[0] if str(exc) else type(exc).__name__
-    )
+    lines = str(getattr(exc, "orig", None) or exc).strip().splitlines()
+    detail = lines[0] if lines else type(exc).__name__
+    url = redact_url(engine.url.render_as_string(hide_password=False))
+    if engine.dialect.name == "sqlite":
+        return DatabaseUnavailableError(
+            f"cannot open SQLite database {url}: {detail} "
+            "(choose a writable file path with --db or REJUDGE_DB)"
+        )
     return DatabaseUnavailableError(
-        f"cannot connect to {redact_url(str(engine.url.render_as_string(hide_password=False)))}: "
-        f"{detail} (check --db / REJUDGE_DB and that the server is running)"
+        f"cannot connect to {url}: {detail} (check --db / REJUDGE_DB and that the server is running)"
     )
 
 

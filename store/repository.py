@@ -17,9 +17,10 @@ from sqlalchemy.dialects import postgresql, sqlite
 from sqlalchemy.engine import Connection
 from sqlalchemy.exc import OperationalError
 
-from store.engine import make_engine, redact_url
-from store.errors import ConflictError, DatabaseUnavailableError, NotFoundError
+from store.engine import make_engine
+from store.errors import ConflictError, NotFoundError
 from store.hashing import content_hash
+from store.migrate import _unavailable as unavailable_error
 from store.migrate import ensure_schema
 from store.schemas import Case, Judgment, RuleSet, RunConfig, ToolRegistry, Trace
 from store.tables import (
@@ -157,10 +158,7 @@ class Store:
                 with engine.connect():
                     pass
             except OperationalError as exc:
-                raise DatabaseUnavailableError(
-                    f"cannot connect to {redact_url(url)}: {exc.orig} "
-                    "(check --db / REJUDGE_DB and that the server is running)"
-                ) from exc
+                raise unavailable_error(engine, exc) from exc
         return cls(engine)
 
     @property

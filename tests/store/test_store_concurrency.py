@@ -1,0 +1,83 @@
+"""Two writers saving the same trace (threads, then separate processes) leave exactly one row."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+import textwrap
+import threading
+from pathlib import Path
+
+from sqlalchemy import func, select
+
+from store import RunRecord, Store
+from store.tables import CallRow, TraceRow
+from tests.store.store_factories import make_trace
+
+
+def rows(store: Store, table: type) -> int:
+    with store.engine.connect() as c:
+        return int(c.execute(select(func.count()).select_from(table)).scalar_one())
+
+
+def test_threads_saving_the_same_trace_make_one_row(
+    store: Store, run: RunRecord, case_pks: dict[str, int]
+) -> None:
+    writers = 6
+    barrier = threading.Barrier(writers)
+    results: list[bool] = []
+    errors: list[BaseException] = []
+    trace = make_trace("case-001", seed=4)
+
+    def write() -> None:
+        try:
+            barrier.wait(timeout=10)
+            results.append(store.save_trace(run.id, case_pks["case-001"], trace))
+        except BaseException as exc:  # collected and asserted below
+            errors.append(exc)
+
+    threads = [threading.Thread(target=write) for _ in range(writers)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join(timeout=60)
+    assert errors == []
+    assert sorted(results) == [False] * (writers - 1) + [True]
+    assert rows(store, TraceRow) == 1
+    assert rows(store, CallRow) == len(trace.calls)
+
+
+ROOT = Path(__file__).resolve().parents[2]
+CHILD = textwrap.dedent(
+    """
+    import sys
+    from store import Store
+    from tests.store.store_factories import make_trace
+
+    url, run_id, case_pk = sys.argv[1], int(sys.argv[2]), int(sys.argv[3])
+    store = Store.open(url)
+    inserted = 0
+    for rep in range(40):  # the same 40 traces in both processes, racing
+        inserted += store.save_trace(run_id, case_pk, make_trace("case-002", rep, seed=rep))
+    store.close()
+    print(inserted)
+    """
+)
+
+
+def test_processes_saving_the_same_traces_make_one_row_each(
+    store: Store, db_url: str, run: RunRecord, case_pks: dict[str, int]
+) -> None:
+    args = [sys.executable, "-c", CHILD, db_url, str(run.id), str(case_pks["case-002"])]
+    children = [
+        subprocess.Popen(args, cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        for _ in range(2)
+    ]
+    outputs = [child.communicate(timeout=120) for child in children]
+    for child, (_out, err) in zip(children, outputs, strict=True):
+        assert child.returncode == 0, err
+    inserted = [int(out.strip()) for out, _err in outputs]
+    assert sum(inserted) == 40  # every trace written by exactly one of them
+    assert rows(store, TraceRow) == 40
+    expected_calls = sum(len(make_trace("case-002", r, seed=r).calls) for r in range(40))
+    assert rows(store, CallRow) == expected_calls
