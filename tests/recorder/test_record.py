@@ -1,0 +1,258 @@
+"""record_suite end to end: cassettes + rows, replay hash-match, renormalize, resume, no duplicates."""
+
+from __future__ import annotations
+
+import threading
+from pathlib import Path
+from typing import Any
+
+import pytest
+import yaml
+from recorder_fakes import (
+    FakeModelServer,
+    Reply,
+    ScriptedModel,
+    call,
+    calls_turn,
+    case,
+    final_turn,
+    suite,
+)
+
+from recorder.cassettes import read_cassette
+from recorder.record import RecordProgress, record_suite
+from recorder.replay import renormalize_run, replay_run
+from store.repository import Store
+from store.schemas import RunConfig
+
+SECRET = "sk-live-abcdefghijklmnopqrstuvwxyz0123"
+
+SCRIPT = {
+    "sum": [calls_turn(call("add", {"a": 2, "b": 3})), final_turn("5")],
+    "parallel": [
+        calls_turn(call("get_user", {"user_id": "U1"}), call("get_weather", {"city": "Oslo"})),
+        final_turn("done"),
+    ],
+    "no call": [final_turn("I cannot help with that")],
+    "bad args": [calls_turn(call("add", "{not json")), final_turn("oops")],
+    "unknown": [calls_turn(call("fly", {"to": "moon"})), final_turn("no")],
+    "loops": [calls_turn(call("add", {"a": 1, "b": 1}))] * 20,
+    "fails": [lambda body, attempt: Reply(status=503, body="overloaded")],
+}
+CASES = [case(f"c{i}", instruction) for i, instruction in enumerate(SCRIPT)]
+
+
+async def _no_sleep(_: float) -> None:
+    return None
+
+
+@pytest.fixture()
+def store(tmp_path: Path) -> Store:
+    s = Store.open(f"sqlite:///{tmp_path / 'rejudge.db'}")
+    yield s
+    s.close()
+
+
+def _record(store: Store, server: FakeModelServer, cassettes: Path, **kwargs: Any) -> Any:
+    cfg_args = {
+        "model": "fake-model",
+        "base_url": server.base_url,
+        "max_retries": 1,
+        "harness_assistance": {"round_budget": 4},
+    }
+    cfg_args.update(kwargs.pop("config", {}))
+    return record_suite(
+        store,
+        kwargs.pop("the_suite", suite(CASES)),
+        RunConfig(**cfg_args),
+        cassettes,
+        api_key=SECRET,
+        run_name=kwargs.pop("run_name", "run1"),
+        sleep=_no_sleep,
+        **kwargs,
+    )
+
+
+def test_record_writes_cassettes_and_rows_and_replay_matches(store: Store, tmp_path: Path) -> None:
+    cassettes = tmp_path / "cassettes"
+    seen: list[RecordProgress] = []
+    with FakeModelServer(ScriptedModel(SCRIPT)) as server:
+        summary = _record(
+            store, server, cassettes, config={"concurrency": 4, "repeat": 2}, progress=seen.append
+        )
+    assert summary.recorded == len(CASES) * 2
+    assert seen[-1].done == seen[-1].total == 14
+    assert seen[-1].agent_errors == 4  # "loops" and "fails", twice each
+    traces = {(t.case_key, t.repetition): t for t in store.iter_traces(summary.run.id)}
+    assert len(traces) == 14
+    by_case = {key: t.trace for (key, rep), t in traces.items() if rep == 0}
+    assert by_case["c0"].rounds[0].calls[0].result == {"sum": 5}
+    assert [c.name for c in by_case["c1"].rounds[0].calls] == ["get_user", "get_weather"]
+    assert by_case["c2"].calls == [] and by_case["c2"].final_text == "I cannot help with that"
+    bad = by_case["c3"].rounds[0].calls[0]
+    assert bad.arguments is None and bad.arguments_raw == "{not json" and bad.ok is False
+    assert by_case["c4"].rounds[0].calls[0].ok is False
+    assert by_case["c5"].status == "agent_error" and by_case["c5"].error.kind == "round_budget"
+    assert len(by_case["c5"].rounds) == 4 and by_case["c5"].rounds[-1].calls[0].ok is True
+    assert by_case["c6"].error.kind == "retries_exhausted"
+    for (key, rep), stored in traces.items():
+        path = cassettes / stored.cassette_path
+        assert path.name == f"{key}__r{rep}.yaml" and path.parent.name == "run1"
+        cassette = read_cassette(path)
+        assert cassette.sha256 == stored.cassette_hash
+        assert cassette.meta["case"] == key and cassette.meta["cassette_format"] == 1
+        assert stored.trace.normalizer_version is not None
+
+    report = replay_run(store, "run1", cassettes)
+    assert report.ok, report.divergences
+    assert report.matched == 14
+
+    again = renormalize_run(store, "run1", cassettes)
+    assert again.changed == 0 and again.unchanged == 14
+
+
+def test_no_secret_reaches_any_cassette(store: Store, tmp_path: Path) -> None:
+    cassettes = tmp_path / "cassettes"
+    with FakeModelServer(ScriptedModel(SCRIPT)) as server:
+        _record(store, server, cassettes)
+    files = sorted(cassettes.rglob("*.yaml"))
+    assert len(files) == len(CASES)
+    for path in files:
+        text = path.read_text()
+        assert SECRET not in text and "secret-cookie-value" not in text and "org-secret" not in text
+        data = yaml.safe_load(text)
+        for interaction in data["interactions"]:
+            req_headers = {k.lower(): v for k, v in interaction["request"]["headers"].items()}
+            resp_headers = {k.lower(): v for k, v in interaction["response"]["headers"].items()}
+            assert req_headers["authorization"] == ["REDACTED"]
+            assert resp_headers["set-cookie"] == ["REDACTED"]
+            assert resp_headers["openai-organization"] == ["REDACTED"]
+
+
+def test_vcrpy_loads_our_cassettes(store: Store, tmp_path: Path) -> None:
+    from vcr.persisters.filesystem import FilesystemPersister
+    from vcr.serializers import yamlserializer
+
+    cassettes = tmp_path / "cassettes"
+    with FakeModelServer(ScriptedModel(SCRIPT)) as server:
+        _record(store, server, cassettes, case_ids=["c1"])
+    path = cassettes / "run1" / "c1__r0.yaml"
+    loaded = FilesystemPersister.load_cassette(str(path), yamlserializer)
+    requests, responses = loaded[0], loaded[1]
+    assert len(requests) == 2 and requests[0].path == "/v1/chat/completions"
+    assert responses[0]["status"]["code"] == 200
+
+
+def test_resume_records_only_what_is_missing(store: Store, tmp_path: Path) -> None:
+    cassettes = tmp_path / "cassettes"
+    with FakeModelServer(ScriptedModel(SCRIPT)) as server:
+        first = _record(store, server, cassettes, case_ids=["c0", "c1"])
+        assert first.recorded == 2
+        # a kill between the cassette rename and the row insert leaves a cassette without a row
+        orphan = cassettes / "run1" / "c2__r0.yaml"
+        orphan.write_text("half a cassette")
+        requests_before = len(server.requests)
+        second = _record(store, server, cassettes)
+        requests_after = len(server.requests)
+    assert second.progress.skipped == 2 and second.recorded == len(CASES) - 2
+    keys = [(t.case_key, t.repetition) for t in store.iter_traces(second.run.id)]
+    assert len(keys) == len(set(keys)) == len(CASES)
+    assert read_cassette(orphan).meta["case"] == "c2"  # re-recorded
+    assert "c0" not in str(server.requests[requests_before:requests_after])
+    assert replay_run(store, "run1", cassettes).ok
+    assert second.run.status == "finished"
+
+
+def test_two_recorders_on_one_run_never_duplicate(store: Store, tmp_path: Path) -> None:
+    cassettes = tmp_path / "cassettes"
+    url = str(store.engine.url)
+    results: list[Any] = []
+    with FakeModelServer(ScriptedModel(SCRIPT), delay_s=0.01) as server:
+        # create the run first so both see the same one
+        _record(store, server, cassettes, case_ids=["c0"])
+
+        def worker() -> None:
+            other = Store.open(url)
+            try:
+                results.append(_record(other, server, cassettes))
+            finally:
+                other.close()
+
+        threads = [threading.Thread(target=worker) for _ in range(2)]
+        for t in threads:
+            t.start()
+        for t in threads:
+            t.join()
+    assert len(results) == 2
+    stored = list(store.iter_traces(store.get_run("run1").id))
+    keys = [(t.case_key, t.repetition) for t in stored]
+    assert sorted(keys) == sorted({(c.id, 0) for c in CASES})
+    # every row's cassette on disk is the one the row describes
+    for t in stored:
+        assert read_cassette(cassettes / t.cassette_path).sha256 == t.cassette_hash
+    assert replay_run(store, "run1", cassettes).ok
+
+
+def test_replay_reports_divergence_with_case_round_and_field(store: Store, tmp_path: Path) -> None:
+    cassettes = tmp_path / "cassettes"
+    with FakeModelServer(ScriptedModel(SCRIPT)) as server:
+        _record(store, server, cassettes, case_ids=["c0"])
+    path = cassettes / "run1" / "c0__r0.yaml"
+    data = yaml.safe_load(path.read_text())
+    # the harness "changed": the second recorded request no longer matches what the loop sends
+    second = data["interactions"][1]["request"]
+    second["body"] = second["body"].replace('"temperature": 0.0', '"temperature": 0.7')
+    path.write_text(yaml.safe_dump(data))
+    report = replay_run(store, "run1", cassettes)
+    assert not report.ok
+    (div,) = report.divergences
+    assert div.case == "c0" and div.round == 1
+    assert div.field == "body.temperature"
+    assert "nearest is interaction #2" in div.message and str(path) in div.message
+
+
+def test_replay_detects_a_changed_trace(store: Store, tmp_path: Path) -> None:
+    cassettes = tmp_path / "cassettes"
+    with FakeModelServer(ScriptedModel(SCRIPT)) as server:
+        _record(store, server, cassettes, case_ids=["c0"])
+    path = cassettes / "run1" / "c0__r0.yaml"
+    data = yaml.safe_load(path.read_text())
+    data["interactions"][1]["response"]["body"]["string"] = data["interactions"][1]["response"][
+        "body"
+    ]["string"].replace('"content": "5"', '"content": "6"')
+    path.write_text(yaml.safe_dump(data))
+    report = replay_run(store, "run1", cassettes)
+    (div,) = report.divergences
+    assert div.round == 1 and div.field == "rounds[1].text"
+
+
+def test_anthropic_streaming_record_and_replay(store: Store, tmp_path: Path) -> None:
+    script = {
+        "sum": [
+            calls_turn(
+                call("add", {"a": 2, "b": 3}), call("add", {"a": 1, "b": 1}), anthropic=True
+            ),
+            final_turn("5", anthropic=True),
+        ],
+    }
+    cassettes = tmp_path / "cassettes"
+    with FakeModelServer(ScriptedModel(script)) as server:
+        summary = record_suite(
+            store,
+            suite([case("a1", "sum")]),
+            RunConfig(model="claude", provider="anthropic", base_url=server.root_url, stream=True),
+            cassettes,
+            api_key=SECRET,
+            run_name="anth",
+        )
+    (stored,) = list(store.iter_traces(summary.run.id))
+    assert [c.result for c in stored.trace.rounds[0].calls] == [{"sum": 5}, {"sum": 2}]
+    assert SECRET not in (cassettes / stored.cassette_path).read_text()
+    assert replay_run(store, "anth", cassettes).ok
+
+
+def test_unknown_case_filter_is_a_clear_error(store: Store, tmp_path: Path) -> None:
+    from store.errors import NotFoundError
+
+    with pytest.raises(NotFoundError, match="no case 'nope'"):
+        record_suite(store, suite(CASES), RunConfig(model="m"), tmp_path, case_ids=["nope"])
