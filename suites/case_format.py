@@ -37,6 +37,7 @@ __all__ = [
     "case_schema",
     "suite_schema",
     "case_schema_errors",
+    "format_path",
     "read_case_lines",
     "load_case_file",
     "load_manifest",
@@ -104,8 +105,19 @@ def _check_version(format_version: Any, *, where: str) -> None:
         )
 
 
+def format_path(parts: Any) -> str:
+    """``golden.calls[0].params`` from ``["golden", "calls", 0, "params"]``."""
+    out = ""
+    for part in parts:
+        if isinstance(part, int):
+            out += f"[{part}]"
+        else:
+            out += f".{part}" if out else str(part)
+    return out
+
+
 def _error_path(error: jsonschema.ValidationError) -> str:
-    parts = [str(p) for p in error.absolute_path]
+    parts: list[Any] = list(error.absolute_path)
     if error.validator == "required" and isinstance(error.message, str):
         # "'golden' is a required property" -> point at the missing field itself
         missing = error.message.split("'")[1] if "'" in error.message else ""
@@ -115,7 +127,7 @@ def _error_path(error: jsonschema.ValidationError) -> str:
         extra = error.message.split("'")[1] if "'" in error.message else ""
         if extra:
             parts.append(extra)
-    return ".".join(parts) or "<line>"
+    return format_path(parts) or "<line>"
 
 
 def case_schema_errors(data: Any, format_version: int = FORMAT_VERSION) -> list[tuple[str, str]]:
@@ -149,9 +161,7 @@ class CaseLine:
 
 
 def _model_errors(exc: ValidationError) -> tuple[tuple[str, str], ...]:
-    return tuple(
-        (".".join(str(p) for p in err["loc"]) or "<line>", err["msg"]) for err in exc.errors()
-    )
+    return tuple((format_path(err["loc"]) or "<line>", err["msg"]) for err in exc.errors())
 
 
 def read_case_lines(path: Path | str, format_version: int = FORMAT_VERSION) -> list[CaseLine]:

@@ -28,6 +28,7 @@ from suites.case_format import (
     CaseLine,
     SuiteManifest,
     SuiteSource,
+    format_path,
     manifest_problems,
     read_case_lines,
     resolve_suite_path,
@@ -117,12 +118,10 @@ def _empty(value: Any) -> bool:
 
 
 def _schema_path(error: jsonschema.ValidationError) -> str:
-    parts = [str(p) for p in error.absolute_path]
-    if error.validator == "required" and "'" in error.message:
+    parts: list[Any] = list(error.absolute_path)
+    if error.validator in ("required", "additionalProperties") and "'" in error.message:
         parts.append(error.message.split("'")[1])
-    elif error.validator == "additionalProperties" and "'" in error.message:
-        parts.append(error.message.split("'")[1])
-    return ".".join(parts)
+    return format_path(parts)
 
 
 # --------------------------------------------------------------------------- case checks

@@ -1,0 +1,50 @@
+"""Suite snapshots in the store: immutable, keyed by hash; an edit makes a new snapshot."""
+
+from __future__ import annotations
+
+import json
+import shutil
+from pathlib import Path
+
+import pytest
+
+from store import Store
+from suites import builtin_suites, load_suite
+from suites.catalog import snapshot_suite, suite_summaries
+from suites.errors import SuiteError
+
+
+def test_summaries_report_broken_builtins_without_failing(monkeypatch: pytest.MonkeyPatch) -> None:
+    rows = suite_summaries(["retail", "missing-suite"])
+    assert rows[0]["cases"] == 72
+    assert rows[1]["name"] == "missing-suite" and rows[1]["cases"] is None and rows[1]["error"]
+
+
+def test_snapshot_and_edit(store: Store, tmp_path: Path) -> None:
+    record = snapshot_suite(store, "retail")
+    assert record.case_count == 72 and record.hash == load_suite("retail").hash
+    assert snapshot_suite(store, "retail").id == record.id
+    cases = store.get_cases(record.id)
+    assert list(cases)[:2] == ["fc-d1-001", "fc-d1-002"]
+    assert cases["fc-d4-001"][1] == load_suite("retail").case("fc-d4-001")
+    # edit one instruction in a copy: a new snapshot; the old one is still there
+    copy = tmp_path / "retail"
+    shutil.copytree(builtin_suites()["retail"], copy)
+    lines = (copy / "cases.jsonl").read_text(encoding="utf-8").splitlines()
+    case = json.loads(lines[0])
+    case["instruction"] = "Is product P206 in stock at the moment?"
+    lines[0] = json.dumps(case, ensure_ascii=False)
+    (copy / "cases.jsonl").write_text("\n".join(lines) + "\n", encoding="utf-8")
+    edited = snapshot_suite(store, copy)
+    assert edited.id != record.id and edited.hash != record.hash
+    assert store.get_suite("retail", record.hash).id == record.id
+    assert store.get_suite("retail").id == edited.id
+
+
+def test_invalid_suite_is_refused(store: Store, tmp_path: Path) -> None:
+    copy = tmp_path / "retail"
+    shutil.copytree(builtin_suites()["retail"], copy)
+    text = (copy / "cases.jsonl").read_text(encoding="utf-8")
+    (copy / "cases.jsonl").write_text(text.replace('"W442"', '"W942"'), encoding="utf-8")
+    with pytest.raises(SuiteError, match="problem"):
+        snapshot_suite(store, copy)
