@@ -10,7 +10,7 @@ from typing import Any
 from store.errors import InvalidInputError
 from store.schemas import Case, ToolRegistry
 from suites.domains.genome.sandbox import GenomeSandbox
-from suites.domains.genome.tools import DOMAIN_NAME, build_registry
+from suites.domains.genome.tools import DOMAIN_NAME, annotation_ids, build_registry
 
 __all__ = ["GenomeDomain", "GenomeSetupError", "CASE_ID_PATTERN", "SETUP_KEY"]
 
@@ -54,6 +54,18 @@ class GenomeDomain:
                 f"dimension {case.dimension!r} does not match the id "
                 f"(expected {match.group('area')!r})",
             )
+        known_annotations = set(annotation_ids())
+        for index, call in enumerate(case.golden.calls):
+            value = call.params.get("annotation_id")
+            if (
+                isinstance(value, str)
+                and call.param_rules.get("annotation_id") != "any"
+                and value not in known_annotations
+            ):
+                yield (
+                    f"golden.calls[{index}].params.annotation_id",
+                    f"unknown annotation {value!r}; ids created during the case need rule 'any'",
+                )
         setup = case.metadata.get(SETUP_KEY, [])
         if not isinstance(setup, list):
             yield f"metadata.{SETUP_KEY}", "must be a list of {tool, arguments} objects"
