@@ -217,12 +217,14 @@ def normalize_exchanges(
     selected_tools: list[str] | None = None,
     error: TraceError | None = None,
     timings: dict[str, Any] | None = None,
+    name_map: dict[str, str] | None = None,
 ) -> Trace:
     """Build the trace of one case from its cassette's exchanges.
 
     ``error`` is a failure the caller knows and the exchanges cannot show (the agent loop's
     round budget, a timeout before any response); it wins over one found in the exchanges.
-    ``selected_tools`` and ``timings`` are carried onto the trace as given.
+    ``selected_tools`` and ``timings`` are carried onto the trace as given. ``name_map`` (a
+    registry's wire name -> original name) renames calls of tools whose names a provider rejects.
     """
     mex = model_exchanges(exchanges)
     rounds: list[Round] = []
@@ -286,6 +288,19 @@ def normalize_exchanges(
         later = [(x.wire_format, x.exchange.request_body) for x in mex[k + 1 :]]
         calls = _attach_results(list(rounds[pos].calls), later)
         rounds[pos] = rounds[pos].model_copy(update={"calls": calls})
+
+    if name_map:
+        rounds = [
+            r.model_copy(
+                update={
+                    "calls": [
+                        c.model_copy(update={"name": name_map[c.name]}) if c.name in name_map else c
+                        for c in r.calls
+                    ]
+                }
+            )
+            for r in rounds
+        ]
 
     final_error = error or found
     return Trace(

@@ -27,7 +27,9 @@ from recorder.wire.common import (
 from recorder.wire.detect import (
     detect_wire_format,
     extract_echoed_calls,
+    extract_first_user_text,
     extract_tool_results,
+    extract_tool_specs,
     is_event_stream,
     parse_response,
 )
@@ -64,7 +66,9 @@ __all__ = [
     "anthropic_tool_results",
     "detect_wire_format",
     "extract_echoed_calls",
+    "extract_first_user_text",
     "extract_tool_results",
+    "extract_tool_specs",
     "gemini_echoed_calls",
     "gemini_tool_results",
     "is_event_stream",

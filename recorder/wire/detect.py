@@ -41,6 +41,7 @@ from recorder.wire.openai_responses import (
     parse_openai_responses,
     parse_openai_responses_sse,
 )
+from store.schemas import ToolSpec
 
 __all__ = [
     "detect_wire_format",
@@ -48,6 +49,8 @@ __all__ = [
     "parse_response",
     "extract_tool_results",
     "extract_echoed_calls",
+    "extract_tool_specs",
+    "extract_first_user_text",
 ]
 
 
@@ -192,3 +195,95 @@ def extract_echoed_calls(wire_format: str, request_body: Any) -> list[list[Echoe
     if wire_format == WIRE_GEMINI:
         return gemini_echoed_calls(request_body)
     return []
+
+
+# --------------------------------------------------------------------------- request facts
+
+
+def _tool_spec(name: Any, description: Any, parameters: Any) -> ToolSpec | None:
+    if not isinstance(name, str) or not name:
+        return None
+    return ToolSpec(
+        name=name,
+        description=description if isinstance(description, str) else "",
+        parameters=parameters
+        if isinstance(parameters, dict)
+        else {"type": "object", "properties": {}},
+    )
+
+
+def extract_tool_specs(wire_format: str, request_body: Any) -> list[ToolSpec]:
+    """The function tools a request offered the model (for registries of foreign cassettes)."""
+    if not isinstance(request_body, dict):
+        return []
+    out: list[ToolSpec | None] = []
+    tools = request_body.get("tools")
+    if wire_format == WIRE_GEMINI:
+        for group in tools if isinstance(tools, list) else []:
+            decls = (
+                group.get("function_declarations", group.get("functionDeclarations"))
+                if isinstance(group, dict)
+                else None
+            )
+            for d in decls if isinstance(decls, list) else []:
+                if isinstance(d, dict):
+                    out.append(_tool_spec(d.get("name"), d.get("description"), d.get("parameters")))
+        return [s for s in out if s is not None]
+    for tool in tools if isinstance(tools, list) else []:
+        if not isinstance(tool, dict):
+            continue
+        if isinstance(tool.get("function"), dict):  # chat completions
+            fn = tool["function"]
+            out.append(_tool_spec(fn.get("name"), fn.get("description"), fn.get("parameters")))
+        elif "input_schema" in tool:  # anthropic
+            out.append(
+                _tool_spec(tool.get("name"), tool.get("description"), tool.get("input_schema"))
+            )
+        elif tool.get("type") in ("function", None):  # responses
+            out.append(
+                _tool_spec(tool.get("name"), tool.get("description"), tool.get("parameters"))
+            )
+    return [s for s in out if s is not None]
+
+
+def _text_of(content: Any) -> str | None:
+    if isinstance(content, str):
+        return content
+    if isinstance(content, list):
+        parts = [
+            p["text"]
+            for p in content
+            if isinstance(p, dict)
+            and isinstance(p.get("text"), str)
+            and p.get("type") in (None, "text", "input_text")
+        ]
+        return "\n".join(parts) if parts else None
+    return None
+
+
+def extract_first_user_text(wire_format: str, request_body: Any) -> str | None:
+    """The first user message of a request: the task an imported conversation started from."""
+    if not isinstance(request_body, dict):
+        return None
+    if wire_format == WIRE_GEMINI:
+        for content in request_body.get("contents") or []:
+            if isinstance(content, dict) and content.get("role", "user") == "user":
+                text = _text_of(content.get("parts"))
+                if text:
+                    return text
+        return None
+    if wire_format == WIRE_OPENAI_RESPONSES:
+        items = request_body.get("input")
+        if isinstance(items, str):
+            return items
+        messages = items if isinstance(items, list) else []
+    else:
+        messages = (
+            request_body.get("messages") if isinstance(request_body.get("messages"), list) else []
+        )
+    for msg in messages:
+        if isinstance(msg, dict) and msg.get("role") == "user":
+            text = _text_of(msg.get("content"))
+            if text:
+                return text
+    return None

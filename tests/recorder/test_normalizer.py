@@ -290,3 +290,11 @@ def test_normalizer_never_raises(items: list) -> None:
     exchanges = [ex(body, resp, status=status, url=url) for url, body, resp, status in items]
     trace = normalize_exchanges(exchanges, "c")
     assert trace.hash == normalize_exchanges(exchanges, "c").hash
+
+
+def test_name_map_restores_original_tool_names() -> None:
+    r0 = chat_response([("a", "math_add", "{}")])
+    trace = normalize_exchanges(
+        [ex({"messages": [user()]}, r0)], "c", name_map={"math_add": "math.add"}
+    )
+    assert [c.name for c in trace.calls] == ["math.add"]

@@ -1,0 +1,429 @@
+"""``rejudge import cassettes``: store cassettes recorded anywhere as the traces of an imported run.
+
+With a suite, each cassette's file name names its case (``<case>.yaml`` or ``<case>__r<k>.yaml``
+for repetition ``k``), or a mapping file does (``rejudge-import.json|yaml`` in the folder, or
+given): ``{"file name or relative path": "case id"}`` or ``{"...": {"case": id, "repetition": k}}``.
+Without a suite, each cassette becomes an ad-hoc case with no golden calls (instruction = the
+first user message), in an ad-hoc suite whose registry holds the tools the requests offered.
+
+Planning (read, normalize, resolve cases) is pure and happens for every file before anything is
+written, so a bad file or an unknown case stops the import with nothing stored. Importing the
+same folder again is a lookup: same suite snapshot, same run, no duplicate trace.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import tempfile
+from collections import Counter
+from collections.abc import Collection, Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+from urllib.parse import urlsplit
+
+import yaml
+
+from recorder.cassette_io import Exchange, read_cassette
+from recorder.normalizer import model_exchanges, normalize_exchanges
+from recorder.wire import (
+    WIRE_ANTHROPIC,
+    WIRE_GEMINI,
+    extract_first_user_text,
+    extract_tool_specs,
+)
+from store.errors import NotFoundError, RejudgeError
+from store.hashing import content_hash, hash_bytes
+from store.repository import RunRecord, Store, SuiteRecord
+from store.schemas import (
+    Case,
+    Golden,
+    HarnessAssistance,
+    RunConfig,
+    ToolRegistry,
+    ToolSpec,
+    Trace,
+)
+
+__all__ = [
+    "CassetteImportError",
+    "PlannedTrace",
+    "ImportResult",
+    "MAPPING_FILE_NAMES",
+    "find_cassettes",
+    "load_mapping",
+    "plan_import",
+    "adhoc_suite",
+    "import_cassettes",
+]
+
+CASSETTE_SUFFIXES = (".yaml", ".yml", ".json")
+MAPPING_FILE_NAMES = ("rejudge-import.json", "rejudge-import.yaml", "rejudge-import.yml")
+IMPORTED_DOMAIN = "imported"
+_REPETITION = re.compile(r"^(?P<case>.+?)__r(?P<rep>\d+)$")
+
+
+class CassetteImportError(RejudgeError):
+    """The folder cannot be imported as it is (no cassettes, unknown cases, a bad mapping)."""
+
+
+@dataclass(frozen=True)
+class PlannedTrace:
+    """One cassette, read and normalized, with the case it belongs to."""
+
+    path: Path
+    rel: str
+    case_id: str
+    repetition: int
+    trace: Trace
+    cassette_hash: str
+    models: tuple[str, ...]
+    wire_formats: tuple[str, ...]
+    hosts: tuple[str, ...]
+    tools: tuple[ToolSpec, ...] = ()
+    instruction: str | None = None
+
+
+@dataclass(frozen=True)
+class ImportResult:
+    run: RunRecord
+    suite: SuiteRecord
+    inserted: int
+    skipped: int
+    planned: list[PlannedTrace] = field(default_factory=list)
+
+    def summary(self) -> dict[str, Any]:
+        statuses = Counter(p.trace.status for p in self.planned)
+        return {
+            "run": self.run.name,
+            "run_id": self.run.id,
+            "suite": self.suite.name,
+            "cassettes": len(self.planned),
+            "inserted": self.inserted,
+            "skipped": self.skipped,
+            "statuses": dict(sorted(statuses.items())),
+            "traces": [
+                {
+                    "file": p.rel,
+                    "case": p.case_id,
+                    "repetition": p.repetition,
+                    "status": p.trace.status,
+                    "rounds": len(p.trace.rounds),
+                    "calls": len(p.trace.calls),
+                }
+                for p in self.planned
+            ],
+        }
+
+
+# --------------------------------------------------------------------------- files
+
+
+def find_cassettes(directory: Path) -> list[Path]:
+    """Cassette files under ``directory`` (recursive, sorted), mapping files excluded."""
+    if not directory.exists():
+        raise CassetteImportError(f"{directory}: no such folder")
+    if directory.is_file():
+        return [directory]
+    return sorted(
+        p
+        for p in directory.rglob("*")
+        if p.is_file()
+        and p.suffix.lower() in CASSETTE_SUFFIXES
+        and p.name not in MAPPING_FILE_NAMES
+        and not any(part.startswith(".") for part in p.relative_to(directory).parts)
+    )
+
+
+def load_mapping(path: Path) -> dict[str, tuple[str, int | None]]:
+    """A mapping file: file name or relative path -> (case id, repetition or None)."""
+    try:
+        text = path.read_text(encoding="utf-8")
+        data = json.loads(text) if path.suffix == ".json" else yaml.safe_load(text)
+    except (OSError, ValueError, yaml.YAMLError) as exc:
+        raise CassetteImportError(f"{path}: cannot read the mapping file: {exc}") from None
+    if not isinstance(data, Mapping):
+        raise CassetteImportError(f"{path}: a mapping file maps file names to case ids")
+    out: dict[str, tuple[str, int | None]] = {}
+    for key, value in data.items():
+        if isinstance(value, str):
+            out[str(key)] = (value, None)
+        elif isinstance(value, Mapping) and isinstance(value.get("case"), str):
+            rep = value.get("repetition")
+            if rep is not None and (not isinstance(rep, int) or isinstance(rep, bool) or rep < 0):
+                raise CassetteImportError(f"{path}: {key}: repetition must be a whole number >= 0")
+            out[str(key)] = (value["case"], rep)
+        else:
+            raise CassetteImportError(
+                f'{path}: {key}: expected a case id or {{"case": ID, "repetition": K}}'
+            )
+    return out
+
+
+def _case_from_name(stem: str) -> tuple[str, int | None]:
+    match = _REPETITION.match(stem)
+    if match:
+        return match.group("case"), int(match.group("rep"))
+    return stem, None
+
+
+# --------------------------------------------------------------------------- planning (pure)
+
+
+def _facts(
+    exchanges: list[Exchange],
+) -> tuple[tuple[str, ...], tuple[str, ...], tuple[str, ...], tuple[ToolSpec, ...], str | None]:
+    models: list[str] = []
+    formats: list[str] = []
+    hosts: list[str] = []
+    tools: dict[str, ToolSpec] = {}
+    instruction: str | None = None
+    for m in model_exchanges(exchanges):
+        body = m.exchange.request_body
+        model = body.get("model") if isinstance(body, dict) else None
+        if m.turn is not None and m.turn.raw_model:
+            model = model or m.turn.raw_model
+        if m.wire_format == WIRE_GEMINI and not model:
+            last = urlsplit(m.exchange.url).path.rsplit("/", 1)[-1]
+            model = last.split(":", 1)[0] or None
+        if isinstance(model, str) and model not in models:
+            models.append(model)
+        if m.wire_format not in formats:
+            formats.append(m.wire_format)
+        parts = urlsplit(m.exchange.url)
+        host = f"{parts.scheme}://{parts.netloc}" if parts.netloc else ""
+        if host and host not in hosts:
+            hosts.append(host)
+        for spec in extract_tool_specs(m.wire_format, body):
+            tools.setdefault(spec.name, spec)
+        if instruction is None:
+            instruction = extract_first_user_text(m.wire_format, body)
+    return tuple(models), tuple(formats), tuple(hosts), tuple(tools.values()), instruction
+
+
+def plan_import(
+    directory: str | Path,
+    *,
+    case_ids: Collection[str] | None = None,
+    mapping: Mapping[str, tuple[str, int | None]] | None = None,
+    name_map: dict[str, str] | None = None,
+) -> list[PlannedTrace]:
+    """Read and normalize every cassette under ``directory`` and name its case.
+
+    ``case_ids`` (a suite's cases) restricts the names: a cassette naming no case is an error
+    listing every such file. Two cassettes of one case take successive repetitions.
+    """
+    root = Path(directory)
+    files = find_cassettes(root)
+    if not files:
+        raise CassetteImportError(f"{root}: no cassette files (*.yaml, *.yml, *.json) to import")
+    base = root if root.is_dir() else root.parent
+    named: list[tuple[Path, str, str, int | None]] = []
+    unknown: list[str] = []
+    for path in files:
+        rel = path.relative_to(base).as_posix()
+        if mapping is not None and (rel in mapping or path.name in mapping):
+            case_id, rep = mapping[rel] if rel in mapping else mapping[path.name]
+        else:
+            case_id, rep = _case_from_name(path.stem)
+            if case_ids is not None and case_id not in case_ids and path.stem in case_ids:
+                case_id, rep = path.stem, None
+        if case_ids is not None and case_id not in case_ids:
+            unknown.append(rel)
+            continue
+        named.append((path, rel, case_id, rep))
+    if unknown:
+        shown = ", ".join(unknown[:5]) + (
+            f" and {len(unknown) - 5} more" if len(unknown) > 5 else ""
+        )
+        raise CassetteImportError(
+            f"{len(unknown)} cassette(s) name no case of the suite: {shown}; name each file "
+            f"<case>.yaml or <case>__r<k>.yaml, or map files to cases in {MAPPING_FILE_NAMES[0]}"
+        )
+    taken: set[tuple[str, int]] = set()
+    out: list[PlannedTrace] = []
+    # explicit repetitions first, then the others fill the free slots in file order
+    for path, rel, case_id, rep in sorted(named, key=lambda n: (n[3] is None, n[1])):
+        if rep is None or (case_id, rep) in taken:
+            rep = 0
+            while (case_id, rep) in taken:
+                rep += 1
+        taken.add((case_id, rep))
+        data = path.read_bytes()
+        exchanges = read_cassette(path)
+        models, formats, hosts, tools, instruction = _facts(exchanges)
+        if not formats:
+            raise CassetteImportError(
+                f"{path}: no model exchange (OpenAI chat/responses, Anthropic messages or "
+                "Gemini generateContent) in this cassette"
+            )
+        trace = normalize_exchanges(exchanges, case_id, rep, name_map=name_map)
+        out.append(
+            PlannedTrace(
+                path=path,
+                rel=rel,
+                case_id=case_id,
+                repetition=rep,
+                trace=trace,
+                cassette_hash=hash_bytes(data),
+                models=models,
+                wire_formats=formats,
+                hosts=hosts,
+                tools=tools,
+                instruction=instruction,
+            )
+        )
+    out.sort(key=lambda p: (p.case_id, p.repetition))
+    return out
+
+
+def adhoc_suite(planned: list[PlannedTrace], name: str) -> tuple[ToolRegistry, list[Case]]:
+    """The registry (tools the requests offered) and golden-less cases of an ad-hoc import."""
+    tools: dict[str, ToolSpec] = {}
+    for p in planned:
+        for spec in p.tools:
+            tools.setdefault(spec.name, spec)
+    registry = ToolRegistry(
+        domain=IMPORTED_DOMAIN,
+        version="1",
+        tools=[tools[k] for k in sorted(tools)],
+    )
+    cases: dict[str, Case] = {}
+    for p in planned:
+        if p.case_id in cases:
+            continue
+        cases[p.case_id] = Case(
+            id=p.case_id,
+            dimension=IMPORTED_DOMAIN,
+            category=IMPORTED_DOMAIN,
+            instruction=p.instruction or "(the cassette holds no user message)",
+            golden=Golden(calls=[]),
+            metadata={"imported_from": p.rel, "suite": name},
+        )
+    return registry, [cases[k] for k in sorted(cases)]
+
+
+def _run_config(planned: list[PlannedTrace], source: str) -> RunConfig:
+    models = sorted({m for p in planned for m in p.models})
+    formats = sorted({f for p in planned for f in p.wire_formats})
+    hosts = sorted({h for p in planned for h in p.hosts})
+    providers = sorted(
+        {
+            "anthropic" if f == WIRE_ANTHROPIC else "gemini" if f == WIRE_GEMINI else "openai"
+            for f in formats
+        }
+    )
+    return RunConfig(
+        model=models[0]
+        if len(models) == 1
+        else ("mixed:" + ",".join(models) if models else "unknown"),
+        provider=providers[0] if len(providers) == 1 else "mixed",
+        base_url=hosts[0] if len(hosts) == 1 else None,
+        harness_mode="imported",
+        harness_assistance=HarnessAssistance(round_budget="unknown"),
+        temperature=None,
+        tool_choice=None,
+        extra={"imported_from": source, "wire_formats": formats, "models": models},
+    )
+
+
+# --------------------------------------------------------------------------- storing
+
+
+def _copy_atomic(src: Path, dest: Path) -> None:
+    dest.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(prefix=".import-", dir=dest.parent)
+    try:
+        with os.fdopen(fd, "wb") as fh:
+            fh.write(src.read_bytes())
+        os.replace(tmp, dest)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise
+
+
+def _resolve_suite(store: Store, suite: str) -> SuiteRecord:
+    try:
+        return store.get_suite(suite)
+    except NotFoundError:
+        from suites.catalog import snapshot_suite
+
+        return snapshot_suite(store, suite)
+
+
+def import_cassettes(
+    directory: str | Path,
+    store: Store,
+    suite: str | None = None,
+    *,
+    run_name: str | None = None,
+    mapping_file: str | Path | None = None,
+    copy_to: str | Path | None = None,
+    adhoc_suite_name: str | None = None,
+) -> ImportResult:
+    """Import every cassette under ``directory`` as one run (``harness_mode="imported"``).
+
+    ``suite``: a suite in the store (or a built-in/path, snapshotted on the way). ``copy_to``:
+    copy each cassette to ``copy_to/<run>/<relative path>`` and record that path (so
+    ``renormalize`` still finds it when the source folder is gone); otherwise the source path
+    is recorded. Returns what was inserted and what was already there.
+    """
+    root = Path(directory)
+    base = root if root.is_dir() else root.parent
+    mapping = None
+    if mapping_file is not None:
+        mapping = load_mapping(Path(mapping_file))
+    else:
+        for name in MAPPING_FILE_NAMES:
+            if (base / name).is_file():
+                mapping = load_mapping(base / name)
+                break
+
+    if suite is not None:
+        suite_rec = _resolve_suite(store, suite)
+        cases = store.get_cases(suite_rec.id)
+        registry = store.get_registry(suite_rec.registry_id)
+        planned = plan_import(
+            root, case_ids=set(cases), mapping=mapping, name_map=registry.name_map or None
+        )
+    else:
+        planned = plan_import(root, mapping=mapping)
+        from suites.case_format import suite_hash
+
+        name = adhoc_suite_name or f"imported-{base.resolve().name or 'cassettes'}"
+        registry, case_list = adhoc_suite(planned, name)
+        suite_rec = store.save_suite(
+            name=name,
+            domain=IMPORTED_DOMAIN,
+            suite_hash=suite_hash(1, registry, case_list),
+            registry=registry,
+            cases=case_list,
+            meta={"description": f"ad-hoc cases imported from {base}", "adhoc": True},
+        )
+        cases = store.get_cases(suite_rec.id)
+
+    config = _run_config(planned, str(base.resolve()))
+    digest = content_hash([suite_rec.hash, [(p.rel, p.cassette_hash) for p in planned]])
+    name = run_name or f"import-{suite_rec.name}-{digest.split(':', 1)[1][:10]}"
+    run = store.create_run(name=name, suite=suite_rec, config=config)
+
+    rows = []
+    for p in planned:
+        stored_path = str(p.path)
+        if copy_to is not None:
+            dest = Path(copy_to) / name / p.rel
+            if not dest.exists() or hash_bytes(dest.read_bytes()) != p.cassette_hash:
+                _copy_atomic(p.path, dest)
+            stored_path = str(dest)
+        rows.append((run.id, cases[p.case_id][0], p.trace, stored_path, p.cassette_hash))
+    inserted = store.save_traces(rows)
+    store.finish_run(run.id, "finished")
+    return ImportResult(
+        run=store.get_run(run.id),
+        suite=suite_rec,
+        inserted=inserted,
+        skipped=len(rows) - inserted,
+        planned=planned,
+    )

@@ -1,0 +1,127 @@
+"""Importing foreign cassettes as the traces of an imported run (DESIGN §5, Import)."""
+
+from __future__ import annotations
+
+import json
+import shutil
+from pathlib import Path
+
+import pytest
+
+from recorder.cassette_io import CassetteError
+from recorder.importer import CassetteImportError, import_cassettes, plan_import
+from store import Store
+
+REAL = Path("/work/shared/real-cassettes")
+WEATHER = REAL / "pydantic-ai/test_tool_choice_matrix_auto-openai.yaml"
+CHAIN = REAL / "simonw-llm/test_tool_use_chain_of_two_calls.yaml"
+
+
+def test_plan_is_pure_and_names_cases_from_files(tmp_path: Path) -> None:
+    shutil.copy(WEATHER, tmp_path / "fc-d1-001.yaml")
+    shutil.copy(CHAIN, tmp_path / "fc-d1-001__r3.yaml")
+    shutil.copy(WEATHER, tmp_path / "other.yml")
+    (tmp_path / "notes.txt").write_text("not a cassette")
+    planned = plan_import(tmp_path)
+    assert [(p.case_id, p.repetition, len(p.trace.calls)) for p in planned] == [
+        ("fc-d1-001", 0, 1),
+        ("fc-d1-001", 3, 2),
+        ("other", 0, 1),
+    ]
+    assert planned[1].trace.calls[1].name == "can_have_dragons"
+    assert planned[0].models == ("gpt-5-mini",) and planned[0].hosts == ("https://api.openai.com",)
+    assert planned[0].instruction == "What's the weather in Paris?"
+    assert planned == plan_import(tmp_path)  # pure: same files, same plan
+
+
+def test_adhoc_import_of_every_real_cassette(store: Store) -> None:
+    result = import_cassettes(REAL, store)
+    assert result.inserted == 11 and result.skipped == 0
+    assert result.run.harness_mode == "imported"
+    assert result.run.config.extra["wire_formats"] == [
+        "anthropic-messages",
+        "gemini-generate-content",
+        "openai-chat",
+        "openai-responses",
+    ]
+    cases = store.get_cases(result.suite.id)
+    assert len(cases) == 11
+    _, case = cases["test_responses_tool_use"]
+    assert (
+        case.golden.calls == []
+        and case.instruction == "What is 1231 * 2331? Use the multiply tool."
+    )
+    registry = store.get_registry(result.suite.registry_id)
+    assert {"get_weather", "multiply", "get_capital", "llm_version", "retrieve_entity_info"} <= set(
+        registry.tool_names()
+    )
+    traces = {t.case_key: t for t in store.iter_traces(result.run.id)}
+    chain = traces["test_tool_use_chain_of_two_calls"]
+    assert [(c.name, c.arguments, c.result) for c in chain.trace.calls] == [
+        ("lookup_population", {"country": "Crumpet"}, "123124"),
+        ("can_have_dragons", {"population": 123124}, "true"),
+    ]
+    assert (
+        chain.cassette_path == str(CHAIN) and chain.cassette_hash and chain.hash == chain.trace.hash
+    )
+    # importing again is a lookup: same run, nothing duplicated
+    again = import_cassettes(REAL, store)
+    assert again.run.id == result.run.id and again.inserted == 0 and again.skipped == 11
+    assert store.count_traces(result.run.id) == 11
+
+
+def test_import_with_suite_names_cases_and_repetitions(store: Store, tmp_path: Path) -> None:
+    src = tmp_path / "src"
+    src.mkdir()
+    shutil.copy(WEATHER, src / "fc-d1-001.yaml")
+    shutil.copy(WEATHER, src / "fc-d1-002__r1.yaml")
+    shutil.copy(CHAIN, src / "weird name.yaml")
+    (src / "rejudge-import.json").write_text(
+        json.dumps({"weird name.yaml": {"case": "fc-d1-003", "repetition": 2}})
+    )
+    copies = tmp_path / "copies"
+    result = import_cassettes(src, store, suite="retail", run_name="imp", copy_to=copies)
+    assert result.inserted == 3 and result.run.name == "imp" and result.suite.name == "retail"
+    keys = sorted((t.case_key, t.repetition) for t in store.iter_traces(result.run.id))
+    assert keys == [("fc-d1-001", 0), ("fc-d1-002", 1), ("fc-d1-003", 2)]
+    stored = {t.case_key: t for t in store.iter_traces(result.run.id)}
+    path = Path(stored["fc-d1-003"].cassette_path or "")
+    assert path == copies / "imp" / "weird name.yaml" and path.read_bytes() == CHAIN.read_bytes()
+
+
+def test_unknown_case_stops_the_import_with_nothing_stored(store: Store, tmp_path: Path) -> None:
+    shutil.copy(WEATHER, tmp_path / "fc-d1-001.yaml")
+    shutil.copy(WEATHER, tmp_path / "no-such-case.yaml")
+    with pytest.raises(
+        CassetteImportError, match="1 cassette\\(s\\) name no case of the suite: no-such-case.yaml"
+    ):
+        import_cassettes(tmp_path, store, suite="retail")
+    assert store.count_traces() == 0
+
+
+def test_corrupt_cassette_names_the_file(store: Store, tmp_path: Path) -> None:
+    shutil.copy(WEATHER, tmp_path / "a.yaml")
+    (tmp_path / "b.yaml").write_text("interactions:\n  - request: [unclosed\n")
+    with pytest.raises(CassetteError, match="b.yaml: invalid YAML at line"):
+        import_cassettes(tmp_path, store)
+    assert store.count_traces() == 0
+
+
+def test_empty_folder_and_bad_mapping(tmp_path: Path) -> None:
+    with pytest.raises(CassetteImportError, match="no cassette files"):
+        plan_import(tmp_path)
+    with pytest.raises(CassetteImportError, match="no such folder"):
+        plan_import(tmp_path / "missing")
+    shutil.copy(WEATHER, tmp_path / "a.yaml")
+    (tmp_path / "models.json").write_text(
+        '{"interactions": [{"request": {"method": "GET", "uri": "https://api.openai.com/v1/models"}, "response": {"status": {"code": 200}, "body": {"string": "{}"}}}]}'
+    )
+    with pytest.raises(CassetteImportError, match="models.json: no model exchange"):
+        plan_import(tmp_path)
+
+
+def test_bad_mapping_file(store: Store, tmp_path: Path) -> None:
+    shutil.copy(WEATHER, tmp_path / "a.yaml")
+    (tmp_path / "rejudge-import.json").write_text('{"a.yaml": {"case": "x", "repetition": -1}}')
+    with pytest.raises(CassetteImportError, match="repetition must be a whole number"):
+        import_cassettes(tmp_path, store)
