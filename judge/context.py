@@ -290,7 +290,10 @@ def analyse_calls(trace: Trace, index: RegistryIndex) -> list[ActualCall]:
             )
             if known and args is not None:
                 ac.schema_errors, ac.schema_params = index.validate(name, args)
-                ac.unknown_ids = index.unknown_ids(args)
+                # a value of the wrong shape is a format error, not a hallucinated id
+                ac.unknown_ids = [
+                    (k, v) for k, v in index.unknown_ids(args) if k not in ac.schema_params
+                ]
             calls.append(ac)
             n += 1
     return calls
@@ -389,10 +392,10 @@ class JudgeContext:
                     continue
                 code = res.code or tx.PARAM_WRONG_VALUE
                 if code != tx.RULE_ERROR:
-                    if self.index.is_id_unknown(param, aval):
-                        code = tx.PARAM_HALLUCINATED_ID
-                    elif param in call.schema_params:
+                    if param in call.schema_params:
                         code = tx.PARAM_WRONG_FORMAT
+                    elif self.index.is_id_unknown(param, aval):
+                        code = tx.PARAM_HALLUCINATED_ID
                 checks.append(
                     ParamCheck(param, rule, gval, aval, True, "mismatch", code, res.detail)
                 )

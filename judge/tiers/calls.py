@@ -118,12 +118,18 @@ class CallMatchingTier:
                     return True
             return False
 
-        for slot in slots:
-            if adjacency[slot.index]:
-                augment(slot.index, set())
-
-        if ordered:
-            _make_increasing(slots, call_of, slot_of, adjacency)
+        in_order = _in_order_embedding(slots, adjacency) if ordered else None
+        if in_order is not None:
+            # every slot fully matched in call order (earliest fit finds one if any exists)
+            for s_idx, c_idx in in_order.items():
+                call_of[s_idx] = c_idx
+                slot_of[c_idx] = s_idx
+        else:
+            for slot in slots:
+                if adjacency[slot.index]:
+                    augment(slot.index, set())
+            if ordered:
+                _make_increasing(slots, call_of, slot_of, adjacency)
         full = set(call_of)
 
         # 3. partial matches
@@ -397,6 +403,21 @@ class CallMatchingTier:
             "success": success / n,
         }
         return {k: round(values[k], 6) for k in keys}
+
+
+def _in_order_embedding(
+    slots: list[Slot], adjacency: dict[int, list[ActualCall]]
+) -> dict[int, int] | None:
+    """Slots matched to strictly increasing calls (earliest fit), or None if impossible."""
+    out: dict[int, int] = {}
+    last = -1
+    for slot in slots:
+        nxt = min((c.index for c in adjacency[slot.index] if c.index > last), default=None)
+        if nxt is None:
+            return None
+        out[slot.index] = nxt
+        last = nxt
+    return out
 
 
 def _make_increasing(
