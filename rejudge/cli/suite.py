@@ -8,6 +8,7 @@ import click
 from rich.console import Console
 
 from rejudge.cli._context import AppContext, pass_app, table
+from store.schemas import Case, ToolRegistry, Trace
 from suites.case_format import load_suite
 from suites.catalog import snapshot_suite, suite_summaries
 from suites.selftest import JudgeFn, selftest_suite
@@ -72,13 +73,22 @@ def suite_validate(ctx: click.Context, app: AppContext, suite_ref: str) -> None:
 
 
 def _judge_fn() -> JudgeFn | None:
-    """The judge's golden self-test hook once the judge provides one (None until then)."""
+    """Judge a golden trace under every tier that applies to its case (None without a judge)."""
     try:
-        from judge import selftest_judge_fn  # type: ignore[attr-defined]
+        from judge.engine import judge
+        from judge.tiers import get_tier, tier_names
     except ImportError:
         return None
-    fn: JudgeFn = selftest_judge_fn
-    return fn
+
+    def judge_all(trace: Trace, case: Case, registry: ToolRegistry) -> dict[str, str]:
+        verdicts: dict[str, str] = {}
+        for name in tier_names():
+            tier = get_tier(name)
+            if tier.applies(case, registry):
+                verdicts[name] = judge(trace, case, registry, tier).verdict
+        return verdicts
+
+    return judge_all
 
 
 @suite.command("selftest")

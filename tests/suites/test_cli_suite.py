@@ -87,3 +87,16 @@ def test_unknown_suite_is_a_one_line_error(run_cli: Callable[..., Result]) -> No
     assert result.exit_code == 1
     assert result.output.startswith("Error: no suite named or at 'nope'")
     assert "Traceback" not in result.output
+
+
+def test_selftest_judges_every_golden_trace_under_every_applicable_tier(
+    run_cli: Callable[..., Result],
+) -> None:
+    result = run_cli("--json", "suite", "selftest", "retail")
+    assert result.exit_code == 0, result.output[-2000:]
+    data = json.loads(result.output)
+    assert data["judged"] is True and data["ok"] is True
+    for entry in data["results"]:
+        assert entry["verdicts"], entry["case"]
+        assert set(entry["verdicts"].values()) == {"PASS"}, entry
+        assert "golden" in entry["verdicts"]
