@@ -222,7 +222,8 @@ def check_cases(
         if pattern is not None:
             match = pattern.fullmatch(case.id)
             if match is None:
-                add(entry, "id", f"id does not match the pattern {pattern.pattern}")
+                readable = re.sub(r"\(\?P<\w+>", "(", pattern.pattern)
+                add(entry, "id", f"id does not match the pattern {readable}")
             elif "dim" in pattern.groupindex and match.group("dim") is not None:
                 expected = f"D{int(match.group('dim'))}"
                 if case.dimension != expected:
