@@ -4,15 +4,17 @@ exercising every equivalence, alternative key, follow-up, call-only rule and rep
 from __future__ import annotations
 
 from collections.abc import Mapping
+from pathlib import Path
 from typing import Any
 
 import pytest
 
 import suites  # noqa: F401  registers the built-in domains
 from judge.engine import judge
+from judge.tiers import get_tier, tier_names
 from store.hashing import canonical_json
-from store.schemas import Case, Round, ToolCall, ToolRegistry, Trace
-from suites.case_format import SuiteSource, builtin_suites, load_suite
+from store.schemas import Case, Golden, GoldenCall, Round, ToolCall, ToolRegistry, Trace
+from suites.case_format import SuiteSource, builtin_suites, load_suite, write_suite
 from suites.domain import get_domain
 from suites.domains.genome import authoring
 from suites.selftest import golden_trace, selftest_suite
@@ -73,11 +75,14 @@ def test_selftest_is_clean_and_every_call_succeeds(name: str) -> None:
 
 
 def _judge_all(trace: Trace, case: Case, registry: ToolRegistry) -> Mapping[str, str]:
-    return {tier: judge(trace, case, registry, tier).verdict for tier in CALL_TIERS}
+    """Every tier that applies to the case (at least the four call-matching ones)."""
+    tiers = [name for name in tier_names() if get_tier(name).applies(case, registry)]
+    assert set(CALL_TIERS) <= set(tiers)
+    return {tier: judge(trace, case, registry, tier).verdict for tier in tiers}
 
 
 @pytest.mark.parametrize("name", NAMES)
-def test_every_golden_trace_passes_every_call_matching_tier(name: str) -> None:
+def test_every_golden_trace_passes_every_applicable_tier(name: str) -> None:
     report = selftest_suite(load_suite(name), judge_fn=_judge_all)
     assert report.judged
     assert report.ok, {r.case_id: r.problems for r in report.failures}
@@ -260,3 +265,58 @@ def test_counts_and_state_changing_extras(simple: SuiteSource) -> None:
     # a negative case fails on any call
     assert _verdict(simple, "gs-search-010", [("list_chromosomes", {})], "golden") == "FAIL"
     assert _verdict(simple, "gs-search-010", [], "golden") == "PASS"
+
+
+# --------------------------------------------------------------------------- domain checks
+
+
+def test_domain_checks_catch_broken_genome_cases(tmp_path: Path) -> None:
+    good = load_suite(authoring.SIMPLE_NAME).case("gs-annotation-007")
+    broken = [
+        good.model_copy(update={"id": "gs-export-001"}),  # dimension annotation vs id export
+        good.model_copy(
+            update={
+                "id": "gs-annotation-002",
+                "instruction": "Delete FTZ_09.",
+                "golden": Golden(
+                    calls=[
+                        GoldenCall(tool="delete_annotation", params={"annotation_id": "FTZ_09"})
+                    ],
+                    order_sensitive=False,
+                ),
+            }
+        ),
+        good.model_copy(
+            update={
+                "id": "gs-annotation-003",
+                "instruction": "Close the other tab.",
+                "metadata": {
+                    "setup_calls": [{"tool": "close_tab", "arguments": {"tab_id": "tab-1"}}]
+                },
+            }
+        ),
+        good.model_copy(
+            update={
+                "id": "gs-annotation-004",
+                "instruction": "Set up with an unknown tool.",
+                "metadata": {"setup_calls": [{"tool": "teleport"}]},
+            }
+        ),
+    ]
+    manifest = authoring.simple_manifest()
+    write_suite(tmp_path, manifest, broken)
+    found = [(p.line, p.case, p.field, p.message) for p in validate_suite(tmp_path)]
+    expected = [
+        (1, "gs-export-001", "dimension", "does not match the id (expected 'export')"),
+        (
+            2,
+            "gs-annotation-002",
+            "golden.calls[0].params.annotation_id",
+            "unknown annotation 'FTZ_09'",
+        ),
+        (3, "gs-annotation-003", "metadata.setup_calls", "setup call 1 (close_tab) failed"),
+        (4, "gs-annotation-004", "metadata.setup_calls[0].tool", "unknown tool 'teleport'"),
+    ]
+    assert len(found) == len(expected), found
+    for (line, case_id, field, fragment), got in zip(expected, sorted(found), strict=True):
+        assert got[:3] == (line, case_id, field) and fragment in got[3], got

@@ -70,15 +70,19 @@ class GenomeDomain:
         if not isinstance(setup, list):
             yield f"metadata.{SETUP_KEY}", "must be a list of {tool, arguments} objects"
             return
+        malformed = False
         for index, call in enumerate(setup):
             field = f"metadata.{SETUP_KEY}[{index}]"
             if not isinstance(call, dict) or not isinstance(call.get("tool"), str):
+                malformed = True
                 yield field, "needs a 'tool' name and optional 'arguments' object"
             elif registry.tool(call["tool"]) is None:
+                malformed = True
                 yield f"{field}.tool", f"unknown tool {call['tool']!r}"
             elif not isinstance(call.get("arguments", {}), dict):
+                malformed = True
                 yield f"{field}.arguments", "must be an object"
-        if not setup:
+        if not setup or malformed:
             return
         try:
             self.new_sandbox(case.metadata)
