@@ -237,7 +237,7 @@ class Tape:
             if not diff:
                 self.played[index] = True
                 return _response_from(interaction["response"], request)
-            if best is None or len(diff) < len(best[1]):
+            if best is None or len(diff) < best[1]:
                 best = (index, len(diff), diff)
         where = f" in {self.source}" if self.source else ""
         if best is None:

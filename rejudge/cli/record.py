@@ -1,0 +1,336 @@
+"""`rejudge record`, `replay RUN`, `renormalize RUN`, `traces RUN`: the recording commands."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import click
+from rich.console import Console
+from rich.progress import (
+    BarColumn,
+    MofNCompleteColumn,
+    Progress,
+    TextColumn,
+    TimeElapsedColumn,
+    TimeRemainingColumn,
+)
+
+from rejudge.cli._context import AppContext, pass_app, table
+from rejudge.settings import api_key_from_env
+from store.errors import InvalidInputError
+from store.schemas import HarnessAssistance, RunConfig, Trace
+
+__all__ = ["record", "replay", "renormalize", "traces", "trace_json"]
+
+
+def trace_json(case: str, repetition: int, trace: Trace) -> dict[str, Any]:
+    """One entry of ``traces --json`` (DESIGN §11 keys, plus the error when there is one)."""
+    return {
+        "case": case,
+        "repetition": repetition,
+        "status": trace.status,
+        "rounds": [
+            {
+                "calls": [
+                    {
+                        "name": call.name,
+                        "arguments": call.arguments,
+                        "arguments_raw": call.arguments_raw,
+                        "parse_error": call.parse_error,
+                        "result": call.result,
+                        "ok": call.ok,
+                    }
+                    for call in rnd.calls
+                ],
+                "text": rnd.text,
+            }
+            for rnd in trace.rounds
+        ],
+        "error": trace.error.model_dump(mode="json") if trace.error else None,
+    }
+
+
+@click.command()
+@click.option("--suite", "suite_name", required=True, help="Built-in suite name or suite folder.")
+@click.option("--model", required=True, help="Model name sent to the provider.")
+@click.option("--provider", default="openai", show_default=True, help="openai, anthropic or local.")
+@click.option("--base-url", default=None, help="Provider base URL (an OpenAI-compatible server).")
+@click.option(
+    "--repeat",
+    default=1,
+    show_default=True,
+    type=click.IntRange(1),
+    help="Repetitions per case (pass^k).",
+)
+@click.option(
+    "--harness",
+    "harness_mode",
+    type=click.Choice(["production-parity", "oracle-assisted"]),
+    default="production-parity",
+    show_default=True,
+)
+@click.option("--restate", is_flag=True, help="Restate every known value after each tool result.")
+@click.option(
+    "--retrieve",
+    "retrieve_top_k",
+    type=click.IntRange(1),
+    default=None,
+    help="Send only the K most relevant tools.",
+)
+@click.option("--concurrency", default=1, show_default=True, type=click.IntRange(1))
+@click.option("--case", "case_ids", multiple=True, help="Record only these case ids (repeatable).")
+@click.option("--stream", is_flag=True, help="Use streaming responses (SSE).")
+@click.option("--name", "run_name", default=None, help="Run name (re-use it to resume).")
+@click.option("--temperature", type=float, default=0.0, show_default=True)
+@click.option("--seed", type=int, default=None)
+@click.option("--max-tokens", type=click.IntRange(1), default=None)
+@click.option(
+    "--timeout",
+    "timeout_s",
+    type=float,
+    default=60.0,
+    show_default=True,
+    help="Per-request timeout, seconds.",
+)
+@click.option(
+    "--max-retries",
+    type=click.IntRange(0),
+    default=3,
+    show_default=True,
+    help="Retries on 429/5xx/connection errors.",
+)
+@click.option(
+    "--rpm",
+    type=click.IntRange(1),
+    default=None,
+    help="Requests per minute across all concurrent traces.",
+)
+@click.option(
+    "--tool-choice", default="auto", show_default=True, help="auto, none, required (or 'omit')."
+)
+@click.option("--system-prompt", default=None, help="A system message sent before the instruction.")
+@click.option(
+    "--api-key-env",
+    default=None,
+    metavar="NAME",
+    help="Read the API key from this environment variable.",
+)
+@pass_app
+def record(
+    app: AppContext,
+    suite_name: str,
+    model: str,
+    provider: str,
+    base_url: str | None,
+    repeat: int,
+    harness_mode: str,
+    restate: bool,
+    retrieve_top_k: int | None,
+    concurrency: int,
+    case_ids: tuple[str, ...],
+    stream: bool,
+    run_name: str | None,
+    temperature: float,
+    seed: int | None,
+    max_tokens: int | None,
+    timeout_s: float,
+    max_retries: int,
+    rpm: int | None,
+    tool_choice: str,
+    system_prompt: str | None,
+    api_key_env: str | None,
+) -> None:
+    """Record a suite against a model: one cassette and one trace per case and repetition."""
+    import suites
+    from recorder.providers import provider_names
+    from recorder.record import RecordProgress, record_suite
+
+    if provider not in provider_names():
+        raise InvalidInputError(
+            f"unknown provider {provider!r}: choose one of {', '.join(provider_names())}"
+        )
+    api_key = api_key_from_env(provider, api_key_env)
+    if api_key_env and api_key is None:
+        raise InvalidInputError(f"environment variable {api_key_env} is not set")
+    if api_key is None and provider in ("openai", "anthropic") and base_url is None:
+        var = "OPENAI_API_KEY" if provider == "openai" else "ANTHROPIC_API_KEY"
+        raise InvalidInputError(
+            f"no API key: set {var} (or --api-key-env NAME), or point --base-url at a local server"
+        )
+    loaded = suites.load_suite(suite_name)
+    config = RunConfig(
+        model=model,
+        provider=provider,
+        base_url=base_url,
+        harness_mode=harness_mode,  # type: ignore[arg-type]
+        harness_assistance=HarnessAssistance(
+            expected_step_count_disclosed=harness_mode == "oracle-assisted",
+            round_budget="expected+4" if harness_mode == "oracle-assisted" else 10,
+        ),
+        temperature=temperature,
+        seed=seed,
+        max_tokens=max_tokens,
+        timeout_s=timeout_s,
+        max_retries=max_retries,
+        restate_known_values=restate,
+        retrieve_top_k=retrieve_top_k,
+        repeat=repeat,
+        concurrency=concurrency,
+        stream=stream,
+        rpm=rpm,
+        tool_choice=None if tool_choice == "omit" else tool_choice,
+        system_prompt=system_prompt,
+    )
+    cassettes = app.settings.cassettes_dir
+
+    if app.json:
+        summary = record_suite(
+            app.store, loaded, config, cassettes, list(case_ids) or None, api_key, run_name=run_name
+        )
+    else:
+        columns = (
+            TextColumn("[bold]{task.description}"),
+            BarColumn(),
+            MofNCompleteColumn(),
+            TextColumn("{task.fields[counts]}"),
+            TimeElapsedColumn(),
+            TextColumn("ETA"),
+            TimeRemainingColumn(),
+        )
+        with Progress(*columns, console=app.console, transient=False) as bar:
+            task = bar.add_task(f"recording {loaded.name}", total=None, counts="")
+
+            def on_progress(state: RecordProgress) -> None:
+                counts = (
+                    f"[green]{state.completed} completed[/] ({state.with_calls} with calls) "
+                    f"[red]{state.agent_errors} agent errors[/] {state.skipped} skipped"
+                )
+                bar.update(task, total=state.total, completed=state.done, counts=counts)
+
+            summary = record_suite(
+                app.store,
+                loaded,
+                config,
+                cassettes,
+                list(case_ids) or None,
+                api_key,
+                progress=on_progress,
+                run_name=run_name,
+            )
+    state = summary.progress
+    data = {
+        "run": summary.run.name,
+        "run_id": summary.run.id,
+        "suite": loaded.name,
+        "model": model,
+        "harness_mode": harness_mode,
+        "traces": state.total,
+        "recorded": summary.recorded,
+        "skipped": state.skipped,
+        "completed": state.completed,
+        "agent_errors": state.agent_errors,
+        "cassettes": str(summary.cassettes_dir / summary.run.name),
+        "status": summary.run.status,
+    }
+    app.emit(
+        data,
+        lambda c: c.print(
+            f"run [bold]{data['run']}[/]: {data['recorded']} recorded, {data['skipped']} already "
+            f"there, {data['agent_errors']} agent errors; cassettes in {data['cassettes']}"
+        ),
+    )
+
+
+@click.command()
+@click.argument("run")
+@click.option("--case", "case_ids", multiple=True, help="Replay only these case ids.")
+@click.option("--json", "json_flag", is_flag=True, help="Machine-readable output.")
+@pass_app
+def replay(app: AppContext, run: str, case_ids: tuple[str, ...], json_flag: bool) -> None:
+    """Re-run RUN's loop from its cassettes, network blocked; exit 1 on any divergence."""
+    import suites  # noqa: F401  registers the built-in domains
+    from recorder.replay import replay_run
+
+    report = replay_run(app.store, run, app.settings.cassettes_dir, case_ids=list(case_ids) or None)
+    data = report.as_dict()
+    if app.json or json_flag:
+        click.echo(__import__("json").dumps(data, indent=2))
+    else:
+        for d in report.divergences:
+            where = f"round {d.round}" if d.round is not None else "before any round"
+            field = f", field {d.field}" if d.field else ""
+            app.console.print(
+                f"[red]DIVERGED[/] {d.case} r{d.repetition} at {where}{field}: {d.message}"
+            )
+        verdict = "[green]all traces match[/]" if report.ok else "[red]replay diverged[/]"
+        app.console.print(
+            f"{report.matched}/{report.traces} traces of {report.run} re-derived with the same hash "
+            f"in {report.elapsed_s:.2f}s: {verdict}"
+        )
+    if not report.ok:
+        raise click.exceptions.Exit(1)
+
+
+@click.command()
+@click.argument("run")
+@click.option("--dry-run", is_flag=True, help="Report what would change, write nothing.")
+@pass_app
+def renormalize(app: AppContext, run: str, dry_run: bool) -> None:
+    """Rebuild RUN's traces from its cassettes with the current normalizer."""
+    from recorder.replay import renormalize_run
+
+    report = renormalize_run(app.store, run, app.settings.cassettes_dir, dry_run=dry_run)
+    data = report.as_dict()
+
+    def render(c: Console) -> None:
+        verb = "would change" if dry_run else "changed"
+        c.print(
+            f"{report.run}: {report.traces} traces, {report.changed} {verb}, "
+            f"{report.unchanged} unchanged, {len(report.missing)} without a readable cassette"
+        )
+        for line in report.missing:
+            c.print(f"  [yellow]{line}[/]")
+
+    app.emit(data, render)
+
+
+@click.command()
+@click.argument("run")
+@click.option("--case", "case_id", default=None, help="Only this case.")
+@click.option("--json", "json_flag", is_flag=True, help="Machine-readable output.")
+@pass_app
+def traces(app: AppContext, run: str, case_id: str | None, json_flag: bool) -> None:
+    """Show RUN's normalized traces, round by round."""
+    record = app.store.get_run(run)
+    items = [
+        trace_json(t.case_key, t.repetition, t.trace)
+        for t in app.store.iter_traces(record.id, case_key=case_id)
+    ]
+    if case_id is not None and not items:
+        raise InvalidInputError(f"run {record.name!r} has no trace for case {case_id!r}")
+    if app.json or json_flag:
+        click.echo(__import__("json").dumps(items, indent=2, ensure_ascii=False, default=str))
+        return
+    rows = []
+    for item in items:
+        for index, rnd in enumerate(item["rounds"]):
+            calls = "; ".join(
+                f"{c['name']}({c['arguments_raw']}) -> "
+                + ("ok" if c["ok"] else f"error{' (parse)' if c['parse_error'] else ''}")
+                for c in rnd["calls"]
+            )
+            text = (rnd["text"] or "")[:60]
+            rows.append([item["case"], item["repetition"], index, calls or "-", text])
+        if item["error"]:
+            rows.append(
+                [
+                    item["case"],
+                    item["repetition"],
+                    "!",
+                    item["error"]["kind"],
+                    item["error"]["message"][:60],
+                ]
+            )
+    app.console.print(
+        table(f"traces of {record.name}", ["case", "rep", "round", "calls", "text"], rows)
+    )
