@@ -28,7 +28,14 @@ import yaml
 
 from store.errors import RejudgeError
 
-__all__ = ["CassetteError", "Exchange", "read_cassette", "load_cassette_text", "decode_body"]
+__all__ = [
+    "CassetteError",
+    "Exchange",
+    "read_cassette",
+    "load_cassette_text",
+    "exchanges_from_interactions",
+    "decode_body",
+]
 
 
 class CassetteError(RejudgeError):
@@ -122,6 +129,13 @@ def read_cassette(path: str | Path) -> list[Exchange]:
 
 
 # --------------------------------------------------------------------------- structure
+
+
+def exchanges_from_interactions(
+    interactions: list[dict[str, Any]], name: str = "<cassette>"
+) -> list[Exchange]:
+    """Exchanges from an already-loaded ``interactions`` list (vcrpy's in-memory form)."""
+    return _exchanges({"interactions": interactions}, name)
 
 
 def _exchanges(data: Any, name: str) -> list[Exchange]:

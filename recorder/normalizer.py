@@ -105,6 +105,9 @@ def _short(value: Any, limit: int = 500) -> str:
 def _with_result(call: ToolCall, result: SentToolResult) -> ToolCall:
     value = _maybe_json(result.content)
     error = _error_of(result, value)
+    if error is not None and (not isinstance(value, dict) or set(value) <= {"error"}):
+        # the payload is the error and nothing else: like a sandbox failure, no result
+        value = None
     return call.model_copy(update={"result": value, "ok": error is None, "error": error})
 
 

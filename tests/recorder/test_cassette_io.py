@@ -160,3 +160,18 @@ def test_corrupt_gzip_and_missing_file(tmp_path: Path) -> None:
         read_cassette(path)
     with pytest.raises(CassetteError, match="nope.yaml: no such cassette file"):
         read_cassette(tmp_path / "nope.yaml")
+
+
+def test_exchanges_from_loaded_interactions() -> None:
+    from recorder.cassette_io import exchanges_from_interactions
+
+    doc = yaml.safe_load(
+        (REAL / "pydantic-ai/test_tool_choice_matrix_required-openai.yaml").read_text()
+    )
+    (e,) = exchanges_from_interactions(doc["interactions"])
+    assert (
+        e.url == "https://api.openai.com/v1/chat/completions"
+        and e.request_body["tool_choice"] == "required"
+    )
+    with pytest.raises(CassetteError, match="mine: interaction 0 has no response mapping"):
+        exchanges_from_interactions([{"request": {"uri": "x"}}], "mine")

@@ -63,8 +63,8 @@ def test_results_ok_and_error_signals() -> None:
     assert trace.status == "completed" and trace.repetition == 2 and trace.case_id == "case-1"
     a, b, c = trace.calls
     assert (a.result, a.ok, a.error) == ({"value": 3}, True, None)
-    assert (b.result, b.ok, b.error) == ({"error": "no such order"}, False, "no such order")
-    assert (c.ok, c.error) == (False, "Error: timeout")
+    assert (b.result, b.ok, b.error) == (None, False, "no such order")
+    assert (c.result, c.ok, c.error) == (None, False, "Error: timeout")
     assert trace.final_text == "done" and trace.usage == {"input_tokens": 20, "output_tokens": 4}
     assert trace.normalizer_version == NORMALIZER_VERSION
 
@@ -101,7 +101,7 @@ def test_anthropic_is_error_flag() -> None:
         "c",
     )
     (call,) = trace.calls
-    assert call.arguments == {"q": 1} and call.result == "bad input" and call.ok is False
+    assert call.arguments == {"q": 1} and call.result is None and call.ok is False
     assert call.error == "bad input"
 
 
@@ -298,3 +298,23 @@ def test_name_map_restores_original_tool_names() -> None:
         [ex({"messages": [user()]}, r0)], "c", name_map={"math_add": "math.add"}
     )
     assert [c.name for c in trace.calls] == ["math.add"]
+
+
+def test_error_result_with_more_data_keeps_the_data() -> None:
+    r0 = chat_response([("a", "f", "{}")])
+    req1 = {
+        "messages": [
+            user(),
+            {
+                "role": "tool",
+                "tool_call_id": "a",
+                "content": '{"error": {"message": "partial"}, "rows": [1]}',
+            },
+        ]
+    }
+    trace = normalize_exchanges(
+        [ex({"messages": [user()]}, r0), ex(req1, chat_response(text="x"))], "c"
+    )
+    (call,) = trace.calls
+    assert call.ok is False and call.error == "partial"
+    assert call.result == {"error": {"message": "partial"}, "rows": [1]}
