@@ -832,8 +832,7 @@ def complex_cases() -> list[Case]:
         _case(
             "gc-analysis-002",
             "region_then_translate",
-            f"Fetch {fla_b_chrom}:{fla_b_start}-{fla_b_end} (plus strand) and translate it in "
-            "frame 1.",
+            f"Fetch {fla_b_chrom}:{fla_b_start}-{fla_b_end} and translate that DNA into protein.",
             [
                 _call(
                     "get_sequence",
@@ -841,7 +840,7 @@ def complex_cases() -> list[Case]:
                 ),
                 _call(
                     "translate_dna",
-                    {"sequence": _gene_dna("SGB_0070"), "frame": 1},
+                    {"sequence": _gene_dna("SGB_0070")},
                     _SEQ,
                 ),
             ],
