@@ -447,3 +447,83 @@ def test_request_side_results_and_echoes() -> None:
     ]
     assert [[e.id for e in t] for t in extract_echoed_calls("openai-responses", resp)] == [["c"]]
     assert extract_tool_results("openai-chat", "not a dict") == []
+
+
+def test_gemini_json_stream_and_request_side() -> None:
+    from recorder.wire import parse_gemini, parse_gemini_stream
+
+    body = {
+        "candidates": [
+            {
+                "content": {
+                    "role": "model",
+                    "parts": [{"text": "ok "}, {"functionCall": {"name": "f", "args": {"a": 1}}}],
+                },
+                "finishReason": "STOP",
+            }
+        ],
+        "usageMetadata": {"promptTokenCount": 3, "candidatesTokenCount": 4, "totalTokenCount": 7},
+        "modelVersion": "gemini-x",
+    }
+    turn = parse_gemini(body)
+    assert turn.text == "ok " and [(c.id, c.name, c.arguments) for c in turn.calls] == [
+        (None, "f", {"a": 1})
+    ]
+    assert (
+        turn.usage == {"input_tokens": 3, "output_tokens": 4, "total_tokens": 7}
+        and turn.raw_model == "gemini-x"
+    )
+    first = {"candidates": [{"content": {"parts": [{"text": "Hel"}]}}]}
+    text = f"data: {json.dumps(first)}\n\ndata: {json.dumps(body)}\n\n"
+    streamed = parse_gemini_stream(text)
+    assert streamed.text == "Helok " and not streamed.truncated and len(streamed.calls) == 1
+    assert parse_gemini_stream(f"data: {json.dumps(first)}\n\n").truncated
+    assert parse_response("gemini-generate-content", [first, body]).text == "Helok "
+    req = {
+        "contents": [
+            {"role": "user", "parts": [{"text": "q"}]},
+            {"role": "model", "parts": [{"functionCall": {"name": "f", "args": {"a": 1}}}]},
+            {
+                "role": "user",
+                "parts": [{"functionResponse": {"name": "f", "response": {"return_value": 5}}}],
+            },
+        ]
+    }
+    (res,) = extract_tool_results("gemini-generate-content", req)
+    assert (res.call_id, res.name, res.content) == (None, "f", 5)
+    assert extract_echoed_calls("gemini-generate-content", req)[0][0].name == "f"
+
+
+def test_tool_specs_and_first_user_text() -> None:
+    from recorder.wire import extract_first_user_text, extract_tool_specs
+
+    chat = {
+        "messages": [
+            {"role": "system", "content": "s"},
+            {"role": "user", "content": [{"type": "text", "text": "hi"}]},
+        ],
+        "tools": [
+            {
+                "type": "function",
+                "function": {"name": "f", "description": "d", "parameters": {"type": "object"}},
+            }
+        ],
+    }
+    assert [(t.name, t.description) for t in extract_tool_specs("openai-chat", chat)] == [
+        ("f", "d")
+    ]
+    assert extract_first_user_text("openai-chat", chat) == "hi"
+    anth = {
+        "messages": [{"role": "user", "content": "q"}],
+        "tools": [{"name": "g", "input_schema": {"type": "object"}}],
+    }
+    assert [t.name for t in extract_tool_specs("anthropic-messages", anth)] == ["g"]
+    resp = {"input": "plain", "tools": [{"type": "function", "name": "h", "parameters": {}}]}
+    assert [t.name for t in extract_tool_specs("openai-responses", resp)] == ["h"]
+    assert extract_first_user_text("openai-responses", resp) == "plain"
+    gem = {
+        "contents": [{"role": "user", "parts": [{"text": "g?"}]}],
+        "tools": [{"function_declarations": [{"name": "k"}]}],
+    }
+    assert [t.name for t in extract_tool_specs("gemini-generate-content", gem)] == ["k"]
+    assert extract_first_user_text("gemini-generate-content", gem) == "g?"

@@ -120,7 +120,15 @@ def test_anthropic_sse_reassembles_split_input(obj: dict, cuts: list[int]) -> No
 
 @settings(max_examples=200, deadline=None)
 @given(
-    fmt=st.sampled_from(["openai-chat", "openai-responses", "anthropic-messages", "unknown"]),
+    fmt=st.sampled_from(
+        [
+            "openai-chat",
+            "openai-responses",
+            "anthropic-messages",
+            "gemini-generate-content",
+            "unknown",
+        ]
+    ),
     body=st.one_of(
         json_values, st.text(max_size=200), st.text(max_size=50).map(lambda t: "data: " + t)
     ),
