@@ -1,0 +1,146 @@
+"""Reports: pure aggregation of judgment rows into the ``judge`` / ``report`` JSON of DESIGN §11.
+
+A *row* is a plain dict per judged trace (what the store's evaluation query returns):
+
+``case`` (id), ``repetition`` (int, default 0), ``verdict``, ``taxonomy`` (list of codes),
+``partial_score`` (float or None), ``dimension``, ``category``, optional ``suite``,
+``implicated_tools`` (list; else taken from ``details.implicated_tools``), ``anomalies`` (list).
+
+Accuracy is PASS / (PASS + FAIL); SKIP and AGENT_ERROR are counted and shown but never in the
+denominator. The average partial score is reported apart (over PASS + FAIL rows that have one).
+pass^k uses τ-bench's unbiased estimator: for each case with n scored repetitions of which c
+passed, C(c, k) / C(n, k), averaged over the cases with n >= k.
+"""
+
+from __future__ import annotations
+
+from collections import Counter, defaultdict
+from collections.abc import Iterable, Mapping
+from math import comb
+from typing import Any
+
+from store.schemas import VERDICTS
+
+from .taxonomy import order_codes
+
+__all__ = ["build_report", "pass_hat_k", "verdict_summary", "row_tools"]
+
+
+def _round(value: float | None) -> float | None:
+    return None if value is None else round(value, 6)
+
+
+def verdict_summary(rows: Iterable[Mapping[str, Any]]) -> dict[str, Any]:
+    counts = dict.fromkeys(VERDICTS, 0)
+    n = 0
+    for row in rows:
+        n += 1
+        verdict = row.get("verdict")
+        if verdict in counts:
+            counts[verdict] += 1
+    scored = counts["PASS"] + counts["FAIL"]
+    return {
+        "cases": n,
+        "verdict_counts": counts,
+        "scored_count": scored,
+        "accuracy": _round(counts["PASS"] / scored) if scored else None,
+    }
+
+
+def pass_hat_k(outcomes: Mapping[Any, tuple[int, int]], k: int) -> float | None:
+    """τ-bench's pass^k: mean over cases of C(c, k) / C(n, k); ``outcomes`` = case -> (n, c)."""
+    values = [comb(c, k) / comb(n, k) for n, c in outcomes.values() if n >= k and k >= 1]
+    return _round(sum(values) / len(values)) if values else None
+
+
+def row_tools(row: Mapping[str, Any]) -> list[str]:
+    tools = row.get("implicated_tools")
+    if tools is None:
+        details = row.get("details") or {}
+        tools = details.get("implicated_tools", [])
+    return list(tools or [])
+
+
+def build_report(
+    rows: Iterable[Mapping[str, Any]],
+    *,
+    harness_mode: str | None = None,
+    harness_assistance: Mapping[str, Any] | None = None,
+    top_n: int = 5,
+    include_cases: bool = True,
+) -> dict[str, Any]:
+    """Aggregate judgment rows; deterministic (everything sorted), no I/O."""
+    rows = sorted(rows, key=lambda r: (str(r.get("case")), int(r.get("repetition") or 0)))
+    summary = verdict_summary(rows)
+
+    def grouped(key: str) -> dict[str, Any]:
+        groups: dict[str, list[Mapping[str, Any]]] = defaultdict(list)
+        for row in rows:
+            if row.get(key) is not None:
+                groups[str(row[key])].append(row)
+        return {name: verdict_summary(groups[name]) for name in sorted(groups)}
+
+    taxonomy: Counter[str] = Counter()
+    primary: Counter[str] = Counter()
+    tools: Counter[str] = Counter()
+    scores: list[float] = []
+    anomalies: list[dict[str, Any]] = []
+    outcomes: dict[str, list[int]] = defaultdict(lambda: [0, 0])
+    for row in rows:
+        verdict = row.get("verdict")
+        codes = list(row.get("taxonomy") or [])
+        if verdict == "FAIL":
+            taxonomy.update(set(codes))
+            if codes:
+                primary[order_codes(codes)[0]] += 1
+            tools.update(set(row_tools(row)))
+        if verdict in ("PASS", "FAIL"):
+            score = row.get("partial_score")
+            if score is not None:
+                scores.append(float(score))
+            entry = outcomes[str(row.get("case"))]
+            entry[0] += 1
+            entry[1] += verdict == "PASS"
+        flags = list(row.get("anomalies") or [])
+        if flags:
+            anomalies.append(
+                {"case": row.get("case"), "repetition": row.get("repetition", 0), "flags": flags}
+            )
+
+    fails = summary["verdict_counts"]["FAIL"]
+    report: dict[str, Any] = dict(summary)
+    report["dimensions"] = grouped("dimension")
+    report["categories"] = grouped("category")
+    suites = grouped("suite")
+    if suites:
+        report["suites"] = suites
+    report["taxonomy_counts"] = {code: taxonomy[code] for code in order_codes(taxonomy)}
+    report["top_failures"] = [
+        {"code": code, "count": count, "share": _round(count / fails) if fails else None}
+        for code, count in sorted(primary.items(), key=lambda kv: (-kv[1], kv[0]))[:top_n]
+    ]
+    report["worst_tools"] = [
+        {"tool": tool, "failures": count}
+        for tool, count in sorted(tools.items(), key=lambda kv: (-kv[1], kv[0]))[:top_n]
+    ]
+    report["average_partial_score"] = _round(sum(scores) / len(scores)) if scores else None
+    max_n = max((n for n, _ in outcomes.values()), default=0)
+    if max_n > 1:
+        tuples = {case: (n, c) for case, (n, c) in outcomes.items()}
+        report["pass_at_k"] = {str(k): pass_hat_k(tuples, k) for k in range(1, max_n + 1)}
+    report["anomalies"] = anomalies
+    report["harness_mode"] = harness_mode
+    if harness_assistance is not None:
+        report["harness_assistance"] = dict(harness_assistance)
+    if include_cases:
+        report["cases"] = [
+            {
+                "case": row.get("case"),
+                "repetition": row.get("repetition", 0),
+                "verdict": row.get("verdict"),
+                "taxonomy": list(row.get("taxonomy") or []),
+                "partial_score": row.get("partial_score"),
+            }
+            for row in rows
+        ]
+    return report
