@@ -75,8 +75,11 @@ class Exchange:
 # --------------------------------------------------------------------------- YAML loading
 
 
-class _CassetteLoader(yaml.SafeLoader):
-    """SafeLoader that also accepts the harmless python string tags old vcrpy wrote."""
+_SafeBase: type[yaml.SafeLoader] = getattr(yaml, "CSafeLoader", yaml.SafeLoader)  # libyaml if built
+
+
+class _CassetteLoader(_SafeBase):  # type: ignore[valid-type,misc]
+    """SafeLoader (libyaml's when available) that also accepts old vcrpy's python string tags."""
 
 
 def _python_str(loader: yaml.SafeLoader, node: yaml.Node) -> str:

@@ -175,3 +175,17 @@ def test_exchanges_from_loaded_interactions() -> None:
     )
     with pytest.raises(CassetteError, match="mine: interaction 0 has no response mapping"):
         exchanges_from_interactions([{"request": {"uri": "x"}}], "mine")
+
+
+def test_old_vcrpy_python_unicode_tags() -> None:
+    from recorder.cassette_io import load_cassette_text
+
+    text = (
+        "interactions:\n"
+        "- request: {uri: !!python/unicode 'https://x/v1/chat/completions', method: POST,"
+        " body: !!python/unicode '{\"messages\": []}'}\n"
+        "  response: {status: {code: 200}, body: {string: !!python/unicode '{\"choices\": []}'}}\n"
+    )
+    (e,) = load_cassette_text(text, "old.yaml")
+    assert e.url == "https://x/v1/chat/completions" and e.request_body == {"messages": []}
+    assert e.response_body == {"choices": []}
