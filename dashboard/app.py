@@ -1,0 +1,30 @@
+"""The rejudge dashboard (Streamlit). Start it with ``rejudge dashboard``.
+
+The command passes the store explicitly: ``streamlit run dashboard/app.py -- --db URL
+[--cassettes DIR]``. Pages live in ``dashboard/views/`` and read the store only through
+``dashboard.queries`` (SQL aggregates) and the judge's pure functions.
+"""
+
+from __future__ import annotations
+
+import streamlit as st
+
+from dashboard.common import context
+
+st.set_page_config(page_title="rejudge", page_icon="⚖️", layout="wide")
+
+ctx = context()
+
+PAGES = [
+    st.Page("views/overview.py", title="Overview", icon="🏠", url_path="overview", default=True),
+    st.Page("views/compare.py", title="Compare", icon="⚖️", url_path="compare"),
+    st.Page("views/rule_impact.py", title="Rule impact", icon="📜", url_path="rule_impact"),
+    st.Page("views/trace_viewer.py", title="Trace viewer", icon="🔎", url_path="trace"),
+    st.Page("views/pass_k.py", title="pass^k", icon="🔁", url_path="pass_k"),
+    st.Page("views/live.py", title="Live monitor", icon="📡", url_path="live"),
+    st.Page("views/trends.py", title="Trends", icon="📈", url_path="trends"),
+]
+
+page = st.navigation(PAGES)
+st.sidebar.caption(f"Store: `{ctx.shown_url}`")
+page.run()

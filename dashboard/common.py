@@ -1,0 +1,164 @@
+"""What every page shares: the database URL the app was started with, pickers, formatting."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import streamlit as st
+
+from store.engine import redact_url
+
+__all__ = [
+    "AppContext",
+    "context",
+    "parse_args",
+    "pct",
+    "num",
+    "eval_label",
+    "pick_evaluation",
+    "pick_run",
+    "filters_widget",
+    "tool_badge",
+    "md_escape",
+]
+
+FILTER_KEYS = {"suite": "Suite", "model": "Model", "tier": "Tier", "rule_set": "Rule set"}
+
+
+@dataclass(frozen=True)
+class AppContext:
+    db_url: str
+    cassettes_dir: Path | None
+
+    @property
+    def shown_url(self) -> str:
+        return redact_url(self.db_url)
+
+
+def parse_args(argv: list[str]) -> AppContext | None:
+    """``--db URL [--cassettes DIR]``, as ``rejudge dashboard`` passes them after ``--``."""
+    parser = argparse.ArgumentParser(add_help=False)
+    parser.add_argument("--db")
+    parser.add_argument("--cassettes")
+    known, _rest = parser.parse_known_args(argv)
+    if not known.db:
+        return None
+    return AppContext(known.db, Path(known.cassettes) if known.cassettes else None)
+
+
+def context() -> AppContext:
+    """The app's store: set in session state (tests) or passed on the command line."""
+    if "db_url" not in st.session_state:
+        parsed = parse_args(sys.argv[1:])
+        if parsed is None:
+            st.error(
+                "No database given. Start the dashboard with `rejudge dashboard` "
+                "(it passes --db and --cassettes to the app)."
+            )
+            st.stop()
+        st.session_state["db_url"] = parsed.db_url
+        st.session_state["cassettes_dir"] = str(parsed.cassettes_dir or "")
+    cassettes = st.session_state.get("cassettes_dir") or None
+    return AppContext(str(st.session_state["db_url"]), Path(cassettes) if cassettes else None)
+
+
+def pct(value: float | None, digits: int = 1) -> str:
+    return "—" if value is None else f"{100 * value:.{digits}f}%"
+
+
+def num(value: float | None, digits: int = 3) -> str:
+    return "—" if value is None else f"{value:.{digits}f}"
+
+
+def eval_label(row: dict[str, Any]) -> str:
+    return f"#{row['id']} · {row['run']} · {row['tier']} · {row['rule_set']}"
+
+
+def _query_int(name: str) -> int | None:
+    raw = st.query_params.get(name)
+    try:
+        return int(raw) if raw is not None else None
+    except (TypeError, ValueError):
+        return None
+
+
+def pick_evaluation(
+    label: str, rows: list[dict[str, Any]], *, key: str, default_index: int = 0
+) -> dict[str, Any] | None:
+    """A selectbox over evaluations; ``?<key>=<id>`` in the URL preselects one."""
+    if not rows:
+        return None
+    ids = [r["id"] for r in rows]
+    wanted = _query_int(key)
+    index = ids.index(wanted) if wanted in ids else min(max(default_index, 0), len(ids) - 1)
+    by_id = {r["id"]: r for r in rows}
+    chosen = st.selectbox(
+        label, ids, index=index, key=f"pick_{key}", format_func=lambda i: eval_label(by_id[i])
+    )
+    if chosen is not None:
+        st.query_params[key] = str(chosen)
+    return by_id.get(chosen) if chosen is not None else None
+
+
+def pick_run(
+    label: str, rows: list[dict[str, Any]], *, key: str = "run", default_index: int = -1
+) -> dict[str, Any] | None:
+    if not rows:
+        return None
+    ids = [r["id"] for r in rows]
+    wanted = _query_int(key)
+    index = ids.index(wanted) if wanted in ids else default_index % len(ids)
+    by_id = {r["id"]: r for r in rows}
+    chosen = st.selectbox(
+        label,
+        ids,
+        index=index,
+        key=f"pick_{key}",
+        format_func=lambda i: (
+            f"#{i} · {by_id[i]['run']} · {by_id[i]['model']} · {by_id[i]['suite']}"
+        ),
+    )
+    if chosen is not None:
+        st.query_params[key] = str(chosen)
+    return by_id.get(chosen) if chosen is not None else None
+
+
+def filters_widget(options: dict[str, list[str]], *, keys: tuple[str, ...]) -> dict[str, list[str]]:
+    """Multiselects for suite / model / tier / rule set, shared between pages by session key."""
+    columns = st.columns(len(keys))
+    chosen: dict[str, list[str]] = {}
+    for column, name in zip(columns, keys, strict=True):
+        with column:
+            state_key = f"filter_{name}"
+            current = [v for v in st.session_state.get(state_key, []) if v in options.get(name, [])]
+            st.session_state[state_key] = current
+            chosen[name] = st.multiselect(
+                FILTER_KEYS[name], options.get(name, []), key=state_key, placeholder="all"
+            )
+    return {k: v for k, v in chosen.items() if v}
+
+
+_MD_SPECIAL = "\\`*_{}[]()#+-.!|<>:$~"
+
+
+def md_escape(value: str) -> str:
+    return "".join("\\" + ch if ch in _MD_SPECIAL else ch for ch in value)
+
+
+def tool_badge(name: str, ok: bool | None, parse_error: bool = False) -> str:
+    """Green when the call executed successfully, red when it failed or did not parse, gray when
+    it was never executed (e.g. imported traces)."""
+    if parse_error or ok is False:
+        color, mark = "red", "✗"
+    elif ok is True:
+        color, mark = "green", "✓"
+    else:
+        color, mark = "gray", "·"
+    return f":{color}-badge[{mark} {md_escape(name)}]"
+
+
+NO_CALL_BADGE = ":yellow-badge[⚠ no call]"

@@ -1,0 +1,67 @@
+"""The small statistics the pages show, computed from SQL counts (never from judgment lists).
+
+The exact McNemar test and τ-bench's pass^k are the judge's own functions (so the pages agree
+with ``rejudge compare`` / ``rejudge report``); this module adds Wilson score intervals for
+accuracies and the plain-words verdict that respects the test.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Iterable, Mapping
+from typing import Any
+
+from judge.compare import mcnemar_exact
+from judge.report import pass_hat_k as judge_pass_hat_k
+
+__all__ = [
+    "ALPHA",
+    "wilson_interval",
+    "mcnemar_exact",
+    "pass_hat_k",
+    "pass_curve",
+    "plain_verdict",
+]
+
+ALPHA = 0.05
+
+
+def wilson_interval(passed: int, scored: int, z: float = 1.959963984540054) -> tuple[float, float]:
+    """95% Wilson score interval of ``passed / scored`` (``(0, 1)`` when nothing was scored)."""
+    if scored <= 0:
+        return (0.0, 1.0)
+    p = passed / scored
+    denom = 1 + z * z / scored
+    centre = (p + z * z / (2 * scored)) / denom
+    half = z * math.sqrt(p * (1 - p) / scored + z * z / (4 * scored * scored)) / denom
+    return (max(0.0, centre - half), min(1.0, centre + half))
+
+
+def pass_hat_k(histogram: Iterable[Mapping[str, int]], k: int) -> float | None:
+    """The judge's pass^k over a histogram of ``{"n", "c", "cases"}`` rows (one per (n, c))."""
+    outcomes: dict[tuple[int, int, int], tuple[int, int]] = {}
+    for row in histogram:
+        n, c = int(row["n"]), int(row["c"])
+        for i in range(int(row["cases"])):
+            outcomes[(n, c, i)] = (n, c)
+    return judge_pass_hat_k(outcomes, k)
+
+
+def pass_curve(histogram: list[Mapping[str, int]]) -> list[dict[str, Any]]:
+    """pass^k for k = 1..max repetitions, with how many cases each point averages over."""
+    max_n = max((int(r["n"]) for r in histogram if int(r["cases"]) > 0), default=0)
+    out = []
+    for k in range(1, max_n + 1):
+        cases = sum(int(r["cases"]) for r in histogram if int(r["n"]) >= k)
+        out.append({"k": k, "pass^k": pass_hat_k(histogram, k), "cases": cases})
+    return out
+
+
+def plain_verdict(
+    p_value: float, pass_to_fail: int, fail_to_pass: int, alpha: float = ALPHA
+) -> str:
+    """ "B better" / "B worse" only when McNemar rejects at ``alpha``; the direction is the one
+    the test looked at (more FAIL→PASS than PASS→FAIL means B is better)."""
+    if p_value >= alpha or pass_to_fail == fail_to_pass:
+        return "no significant difference"
+    return "B better" if fail_to_pass > pass_to_fail else "B worse"

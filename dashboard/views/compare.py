@@ -1,0 +1,184 @@
+"""Compare two evaluations: accuracy with intervals, McNemar, flips, per-group and taxonomy."""
+
+from __future__ import annotations
+
+import pandas as pd
+import streamlit as st
+
+from dashboard import data
+from dashboard.common import context, num, pct, pick_evaluation
+from dashboard.queries import FLIP_CAUSES, FLIP_DIRECTIONS
+
+ctx = context()
+url = ctx.db_url
+
+st.title("Compare")
+rows = data.evaluations(url)
+if len(rows) < 1:
+    st.info("No evaluations yet. Judge a run with `rejudge judge RUN --tier T`.")
+    st.stop()
+
+left, right = st.columns(2)
+with left:
+    ev_a = pick_evaluation("Evaluation A", rows, key="a", default_index=len(rows) - 2)
+with right:
+    ev_b = pick_evaluation("Evaluation B", rows, key="b", default_index=len(rows) - 1)
+if ev_a is None or ev_b is None:
+    st.stop()
+a, b = int(ev_a["id"]), int(ev_b["id"])
+s = data.compare_summary(url, a, b)
+if s is None:
+    st.error("One of the evaluations is gone from the store; pick another.")
+    st.stop()
+
+if not s["comparable"]:
+    st.error(
+        "**comparable: false** — these evaluations do not line up, so the numbers below are not "
+        "a like-for-like comparison:\n\n" + "\n".join(f"- {r}" for r in s["reasons"]),
+        icon="🚨",
+    )
+
+m1, m2, m3, m4, m5 = st.columns(5)
+m1.metric(
+    "Accuracy A",
+    pct(s["accuracy_a"]),
+    help=f"95% Wilson interval {pct(s['ci_a'][0])} – {pct(s['ci_a'][1])} over {s['scored_a']} scored",
+)
+m1.caption(f"95% CI {pct(s['ci_a'][0])} – {pct(s['ci_a'][1])} (n={s['scored_a']})")
+m2.metric(
+    "Accuracy B",
+    pct(s["accuracy_b"]),
+    delta=None if s["delta"] is None else f"{100 * s['delta']:+.1f} pts",
+)
+m2.caption(f"95% CI {pct(s['ci_b'][0])} – {pct(s['ci_b'][1])} (n={s['scored_b']})")
+m3.metric("Delta (B − A)", "—" if s["delta"] is None else f"{100 * s['delta']:+.1f} pts")
+m4.metric("McNemar p (exact)", num(s["mcnemar_p"], 4))
+m5.metric("Flips", s["flip_count"])
+m5.caption(
+    f"{s['pass_to_fail']} PASS→FAIL · {s['fail_to_pass']} FAIL→PASS · {s['other_flips']} other"
+)
+if s["same_evaluation"]:
+    st.info("A and B are the same evaluation: pick two different ones.")
+if s["differences"]:
+    st.caption(
+        "What differs: " + "; ".join(f"{d['field']}: {d['a']} → {d['b']}" for d in s["differences"])
+    )
+
+verdict = s["verdict"]
+message = (
+    f"**Verdict: {verdict}** (exact McNemar on "
+    f"{s['pass_to_fail'] + s['fail_to_pass']} discordant PASS/FAIL pairs, "
+    f"p = {num(s['mcnemar_p'], 4)}, α = {s['alpha']})"
+)
+if verdict == "B better":
+    st.success(message)
+elif verdict == "B worse":
+    st.warning(message)
+else:
+    st.info(message)
+
+with st.expander("As JSON (the keys of `rejudge compare --json`, without the flips list)"):
+    st.json(
+        {
+            "a": s["a"],
+            "b": s["b"],
+            "accuracy_a": s["accuracy_a"],
+            "accuracy_b": s["accuracy_b"],
+            "mcnemar_p": s["mcnemar_p"],
+            "comparable": s["comparable"],
+            "reasons": s["reasons"],
+            "flips": s["flip_count"],
+            "verdict": s["verdict"],
+        }
+    )
+
+# ---------------------------------------------------------------- flips
+st.subheader("Flips")
+groups_a = data.group_counts(url, a, "dimension")
+f1, f2, f3, f4 = st.columns(4)
+direction = f1.selectbox("Direction", ["all", *FLIP_DIRECTIONS], key="flip_dir")
+case_text = f2.text_input("Case contains", key="flip_case")
+dims = f3.multiselect("Dimension", sorted(groups_a), key="flip_dims", placeholder="all")
+causes = f4.multiselect("Cause", list(FLIP_CAUSES), key="flip_causes", placeholder="all")
+flt = {
+    "direction": None if direction == "all" else direction,
+    "case_contains": case_text or None,
+    "dimensions": tuple(dims) or None,
+    "causes": tuple(causes) or None,
+}
+counts = data.flip_count(url, a, b, **flt)
+shown = data.flips(url, a, b, limit=1000, **flt)
+by_cause = ", ".join(f"{k}: {v}" for k, v in counts.items() if k != "total") or "none"
+st.caption(f"{counts['total']} flips match ({by_cause}); showing {len(shown)}.")
+if shown:
+    frame = pd.DataFrame(shown)
+    frame["taxonomy_a"] = frame["taxonomy_a"].map(lambda t: ", ".join(t or []))
+    frame["taxonomy_b"] = frame["taxonomy_b"].map(lambda t: ", ".join(t or []))
+    st.dataframe(
+        frame[
+            [
+                "case",
+                "repetition",
+                "from",
+                "to",
+                "cause",
+                "dimension",
+                "category",
+                "taxonomy_a",
+                "taxonomy_b",
+            ]
+        ],
+        hide_index=True,
+        width="stretch",
+    )
+
+# ---------------------------------------------------------------- per group charts
+
+
+def _group_frame(by: str) -> pd.DataFrame:
+    ga = data.group_counts(url, a, by)
+    gb = data.group_counts(url, b, by)
+    records = []
+    for label, groups in (("A", ga), ("B", gb)):
+        for key, g in groups.items():
+            records.append(
+                {
+                    by: key,
+                    "evaluation": label,
+                    "accuracy": None if g["accuracy"] is None else 100 * g["accuracy"],
+                    "scored": g["scored"],
+                }
+            )
+    return pd.DataFrame(records)
+
+
+st.subheader("Per dimension and category")
+c1, c2 = st.columns(2)
+for column, by in ((c1, "dimension"), (c2, "category")):
+    with column:
+        frame = _group_frame(by)
+        if frame.empty:
+            st.caption(f"No {by} data.")
+            continue
+        st.markdown(f"**Accuracy per {by} (%)**")
+        st.bar_chart(frame, x=by, y="accuracy", color="evaluation", stack=False)
+
+st.subheader("Taxonomy counts")
+ta = data.taxonomy_counts(url, a)
+tb = data.taxonomy_counts(url, b)
+codes = sorted(set(ta) | set(tb), key=lambda c: (-(ta.get(c, 0) + tb.get(c, 0)), c))
+if codes:
+    tax = pd.DataFrame(
+        {
+            "code": codes,
+            "A": [ta.get(c, 0) for c in codes],
+            "B": [tb.get(c, 0) for c in codes],
+        }
+    )
+    tax["B − A"] = tax["B"] - tax["A"]
+    t1, t2 = st.columns(2)
+    t1.dataframe(tax, hide_index=True, width="stretch")
+    long = tax.melt(id_vars="code", value_vars=["A", "B"], var_name="evaluation", value_name="n")
+    t2.bar_chart(long, x="code", y="n", color="evaluation", stack=False, horizontal=True)
+else:
+    st.caption("Neither evaluation names a failure cause.")

@@ -1,0 +1,115 @@
+"""Rule impact: one run under two rule sets — which cases flipped, and the rule-set diff."""
+
+from __future__ import annotations
+
+import pandas as pd
+import streamlit as st
+
+from dashboard import data
+from dashboard.common import context, num, pct, pick_evaluation, pick_run
+from dashboard.rules import likely_rules, rule_diff
+from store.schemas import RuleSet
+
+ctx = context()
+url = ctx.db_url
+
+st.title("Rule impact")
+st.caption("One run's traces judged under two rule sets: what the rule change did, case by case.")
+
+all_evals = data.evaluations(url)
+by_run: dict[int, list[dict]] = {}
+for ev in all_evals:
+    by_run.setdefault(int(ev["run_id"]), []).append(ev)
+candidates = [r for r in data.runs(url) if len(by_run.get(int(r["id"]), [])) >= 2]
+if not candidates:
+    st.info(
+        "No run has two evaluations yet. Re-judge one under other rules: "
+        "`rejudge rejudge RUN --rules R`."
+    )
+    st.stop()
+run = pick_run("Run", candidates, key="run")
+if run is None:
+    st.stop()
+evals = by_run[int(run["id"])]
+left, right = st.columns(2)
+with left:
+    ev_a = pick_evaluation("Rules A (before)", evals, key="ra", default_index=0)
+with right:
+    ev_b = pick_evaluation("Rules B (after)", evals, key="rb", default_index=1)
+if ev_a is None or ev_b is None:
+    st.stop()
+a, b = int(ev_a["id"]), int(ev_b["id"])
+if ev_a["rule_set"] == ev_b["rule_set"]:
+    st.warning(
+        f"Both evaluations use {ev_a['rule_set']}: pick two different rule sets to see a rule "
+        "change's impact."
+    )
+if ev_a["tier"] != ev_b["tier"]:
+    st.warning(f"The tiers differ ({ev_a['tier']} vs {ev_b['tier']}): flips mix two changes.")
+
+s = data.compare_summary(url, a, b)
+if s is None:
+    st.stop()
+m1, m2, m3, m4 = st.columns(4)
+m1.metric(f"Accuracy under {ev_a['rule_set']}", pct(s["accuracy_a"]))
+m2.metric(
+    f"Accuracy under {ev_b['rule_set']}",
+    pct(s["accuracy_b"]),
+    delta=None if s["delta"] is None else f"{100 * s['delta']:+.1f} pts",
+)
+m3.metric("Flips", s["flip_count"])
+m4.metric("McNemar p (exact)", num(s["mcnemar_p"], 4))
+
+diff = rule_diff(
+    RuleSet.model_validate(data.rule_set_body(url, int(ev_a["rule_set_id"]))),
+    RuleSet.model_validate(data.rule_set_body(url, int(ev_b["rule_set_id"]))),
+)
+changed_paths = [d["path"] for d in diff]
+
+col_flips, col_diff = st.columns([3, 2])
+with col_flips:
+    st.subheader("Flipped cases")
+    direction = st.selectbox("Direction", ["both", "PASS→FAIL", "FAIL→PASS"], key="ri_dir")
+    rows = data.flips(url, a, b, limit=1000, direction=None if direction == "both" else direction)
+    if not rows:
+        st.success("No case changed verdict between these two rule sets.")
+    else:
+        frame = pd.DataFrame(rows)
+        frame["codes before"] = frame["taxonomy_a"].map(lambda t: ", ".join(t or []))
+        frame["codes after"] = frame["taxonomy_b"].map(lambda t: ", ".join(t or []))
+        frame["likely rule change"] = [
+            ", ".join(likely_rules(r["taxonomy_a"], r["taxonomy_b"], changed_paths)) or "—"
+            for r in rows
+        ]
+        st.dataframe(
+            frame[
+                [
+                    "case",
+                    "repetition",
+                    "from",
+                    "to",
+                    "codes before",
+                    "codes after",
+                    "likely rule change",
+                    "cause",
+                ]
+            ],
+            hide_index=True,
+            width="stretch",
+        )
+        st.caption(
+            "“Likely rule change” names the changed settings that govern the failure codes that "
+            "appeared or disappeared; the trace viewer shows the full judgment."
+        )
+with col_diff:
+    st.subheader(f"{ev_a['rule_set']} → {ev_b['rule_set']}")
+    if diff:
+        st.dataframe(
+            pd.DataFrame(
+                [{"setting": d["path"], "A": repr(d["a"]), "B": repr(d["b"])} for d in diff]
+            ),
+            hide_index=True,
+            width="stretch",
+        )
+    else:
+        st.caption("The two rule sets have identical settings.")

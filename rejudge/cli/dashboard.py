@@ -1,0 +1,107 @@
+"""`rejudge dashboard`: the Streamlit app against the configured store, on loopback by default."""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+from pathlib import Path
+
+import click
+
+from rejudge.cli._context import AppContext, pass_app
+from store.engine import redact_url
+
+__all__ = ["dashboard", "streamlit_command", "app_path"]
+
+
+def app_path() -> Path:
+    import dashboard as package
+
+    return Path(package.__file__).resolve().parent / "app.py"
+
+
+def streamlit_command(
+    *, host: str, port: int, db_url: str, cassettes_dir: Path | None
+) -> list[str]:
+    """The command line that serves the app; the store is passed explicitly after ``--``."""
+    command = [
+        sys.executable,
+        "-m",
+        "streamlit",
+        "run",
+        str(app_path()),
+        "--server.headless",
+        "true",
+        "--server.address",
+        host,
+        "--server.port",
+        str(port),
+        "--browser.gatherUsageStats",
+        "false",
+        "--",
+        "--db",
+        db_url,
+    ]
+    if cassettes_dir is not None:
+        command += ["--cassettes", str(cassettes_dir.resolve())]
+    return command
+
+
+@click.command()
+@click.option("--port", type=click.IntRange(1, 65535), default=8501, show_default=True)
+@click.option(
+    "--host",
+    default="127.0.0.1",
+    show_default=True,
+    help="Address to listen on (loopback by default; 0.0.0.0 exposes it to the network).",
+)
+@click.option(
+    "--dry-run", is_flag=True, hidden=True, help="Print the command instead of running it."
+)
+@pass_app
+def dashboard(app: AppContext, port: int, host: str, dry_run: bool) -> None:
+    """Start the Streamlit dashboard on the configured store (Ctrl+C stops it)."""
+    # migrate (or refuse a newer schema) before the app starts, so its errors read like ours
+    app.store  # noqa: B018 - opening the store checks and migrates it
+    app.close()
+    command = streamlit_command(
+        host=host, port=port, db_url=app.settings.db_url, cassettes_dir=app.settings.cassettes_dir
+    )
+    if dry_run:
+        click.echo(" ".join(command))
+        return
+    click.echo(
+        f"rejudge dashboard on http://{host}:{port} (store {redact_url(app.settings.db_url)}); "
+        "Ctrl+C stops it",
+        err=True,
+    )
+    env = dict(os.environ)
+    env.setdefault("STREAMLIT_BROWSER_GATHER_USAGE_STATS", "false")
+    process = subprocess.Popen(command, env=env)
+
+    def _stop(signum: int, _frame: object) -> None:
+        raise SystemExit(128 + signum)
+
+    previous = signal.signal(signal.SIGTERM, _stop)
+    try:
+        code = process.wait()
+    except KeyboardInterrupt:
+        process.terminate()
+        try:
+            code = process.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            process.kill()
+            code = process.wait()
+        return
+    finally:
+        signal.signal(signal.SIGTERM, previous)
+        if process.poll() is None:
+            process.terminate()
+            try:
+                process.wait(timeout=10)
+            except subprocess.TimeoutExpired:
+                process.kill()
+    if code != 0:
+        raise click.ClickException(f"streamlit exited with status {code}")
