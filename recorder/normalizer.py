@@ -111,12 +111,37 @@ def _with_result(call: ToolCall, result: SentToolResult) -> ToolCall:
     return call.model_copy(update={"result": value, "ok": error is None, "error": error})
 
 
-def _results_by_id(results: Sequence[SentToolResult]) -> dict[str, SentToolResult]:
-    out: dict[str, SentToolResult] = {}
+def _assign_by_id(
+    out: list[ToolCall],
+    pending: set[int],
+    ids: Sequence[str | None],
+    results: Sequence[SentToolResult],
+    first_answer: bool,
+) -> None:
+    """Give pending calls the result sent under their id (``ids[i]`` for call ``i``).
+
+    In the request that first answers a turn, that turn's results are the request's latest
+    ones, so the k calls sharing an id (servers that number ids per response, or repeat one)
+    take the last k results with it, in order. In later requests the latest result wins.
+    """
+    by_id: dict[str, list[SentToolResult]] = {}
     for r in results:
         if r.call_id is not None:
-            out[r.call_id] = r  # the latest result for an id wins (a re-sent history repeats it)
-    return out
+            by_id.setdefault(r.call_id, []).append(r)
+    wanted: dict[str, list[int]] = {}
+    for i in sorted(pending):
+        cid = ids[i]
+        if cid is not None and cid in by_id:
+            wanted.setdefault(cid, []).append(i)
+    for cid, positions in wanted.items():
+        sent = by_id[cid]
+        if first_answer and len(sent) >= len(positions):
+            chosen = sent[len(sent) - len(positions) :]
+        else:
+            chosen = [sent[-1]] * len(positions)
+        for i, result in zip(positions, chosen, strict=True):
+            out[i] = _with_result(out[i], result)
+            pending.discard(i)
 
 
 def _echo_for(
@@ -141,24 +166,15 @@ def _attach_results(calls: list[ToolCall], later: Sequence[tuple[str, Any]]) -> 
         results = extract_tool_results(fmt, body)
         if not results:
             continue
-        by_id = _results_by_id(results)
         # 1. by the call's own id
-        for i in sorted(pending):
-            cid = out[i].id
-            if cid is not None and cid in by_id:
-                out[i] = _with_result(out[i], by_id[cid])
-                pending.discard(i)
+        _assign_by_id(out, pending, [c.id for c in calls], results, first_answer=n == 0)
         if not pending:
             break
         if n == 0:
             # 2. the client's echo of this turn supplies ids the wire did not (empty ids)
             echo = _echo_for(calls, extract_echoed_calls(fmt, body))
             if echo is not None:
-                for i in sorted(pending):
-                    eid = echo[i].id
-                    if eid is not None and eid in by_id:
-                        out[i] = _with_result(out[i], by_id[eid])
-                        pending.discard(i)
+                _assign_by_id(out, pending, [e.id for e in echo], results, first_answer=True)
             # 3. by position: the request's trailing results answer this turn's calls
             if pending and len(results) >= len(calls):
                 tail = results[-len(calls) :]

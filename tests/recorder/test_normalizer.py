@@ -318,3 +318,35 @@ def test_error_result_with_more_data_keeps_the_data() -> None:
     (call,) = trace.calls
     assert call.ok is False and call.error == "partial"
     assert call.result == {"error": {"message": "partial"}, "rows": [1]}
+
+
+def test_ids_repeated_across_rounds_and_within_a_turn() -> None:
+    # a server numbering ids per response ("0" every round) and one repeating an id in a turn
+    r0 = chat_response([("0", "f", '{"n": 1}')])
+    r1 = chat_response([("x", "g", '{"n": 2}'), ("x", "g", '{"n": 3}')])
+    history = [
+        user(),
+        {"role": "assistant", "tool_calls": r0["choices"][0]["message"]["tool_calls"]},
+    ]
+    history.append({"role": "tool", "tool_call_id": "0", "content": "F1"})
+    req1 = {"messages": list(history)}
+    history += [
+        {"role": "assistant", "tool_calls": r1["choices"][0]["message"]["tool_calls"]},
+        {"role": "tool", "tool_call_id": "x", "content": "G2"},
+        {"role": "tool", "tool_call_id": "x", "content": "G3"},
+    ]
+    r2 = chat_response([("0", "f", '{"n": 4}')])
+    history += [
+        {"role": "assistant", "tool_calls": r2["choices"][0]["message"]["tool_calls"]},
+        {"role": "tool", "tool_call_id": "0", "content": "F4"},
+    ]
+    trace = normalize_exchanges(
+        [
+            ex({"messages": [user()]}, r0),
+            ex(req1, r1),
+            ex({"messages": history[:-2]}, r2),
+            ex({"messages": history}, chat_response(text="end")),
+        ],
+        "c",
+    )
+    assert [c.result for c in trace.calls] == ["F1", "G2", "G3", "F4"]
