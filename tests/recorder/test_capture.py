@@ -1,0 +1,170 @@
+"""Capture: a user's own agent loop (plain httpx) recorded through vcrpy into a cassette + trace."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import httpx
+import pytest
+from recorder_fakes import (
+    FakeModelServer,
+    ScriptedModel,
+    call,
+    calls_turn,
+    case,
+    final_turn,
+)
+
+from recorder.capture import capture, registry_from_interactions
+from recorder.cassettes import read_cassette
+from recorder.replay import renormalize_run
+from store.repository import Store
+
+pytest_plugins = ["pytester"]
+
+SECRET = "sk-proj-0123456789abcdefghijklmnop"
+TOOLS = [
+    {
+        "type": "function",
+        "function": {
+            "name": "add",
+            "description": "Add",
+            "parameters": {"type": "object", "properties": {"a": {"type": "integer"}}},
+        },
+    }
+]
+
+
+def users_agent(base_url: str, instruction: str) -> str:
+    """Someone else's loop: their own client, their own message handling."""
+    messages: list[dict[str, Any]] = [{"role": "user", "content": instruction}]
+    with httpx.Client(base_url=base_url, headers={"authorization": f"Bearer {SECRET}"}) as client:
+        for _ in range(5):
+            body = {"model": "their-model", "messages": messages, "tools": TOOLS, "user": "u-123"}
+            reply = client.post("/chat/completions", json=body).json()
+            message = reply["choices"][0]["message"]
+            messages.append(message)
+            if not message.get("tool_calls"):
+                return message["content"]
+            for tc in message["tool_calls"]:
+                args = json.loads(tc["function"]["arguments"])
+                messages.append(
+                    {
+                        "role": "tool",
+                        "tool_call_id": tc["id"],
+                        "content": json.dumps({"sum": args["a"] + args["b"]}),
+                    }
+                )
+    return "gave up"
+
+
+SCRIPT = {"add 2 and 3": [calls_turn(call("add", {"a": 2, "b": 3})), final_turn("5")]}
+
+
+@pytest.fixture()
+def store(tmp_path: Path) -> Any:
+    s = Store.open(f"sqlite:///{tmp_path / 'db.sqlite'}")
+    yield s
+    s.close()
+
+
+def test_capture_records_cassette_and_trace(store: Store, tmp_path: Path) -> None:
+    cassettes = tmp_path / "cassettes"
+    the_case = case("mine-1", "add 2 and 3", [("add", {"a": 2, "b": 3})])
+    with FakeModelServer(ScriptedModel(SCRIPT)) as server:
+        with capture(case=the_case, store=store, cassettes_dir=cassettes, run="cap") as cap:
+            assert users_agent(server.base_url, "add 2 and 3") == "5"
+    assert cap.interactions == 2 and cap.stored
+    trace = cap.trace
+    assert trace is not None and trace.status == "completed"
+    (only,) = trace.calls
+    assert only.name == "add" and only.arguments == {"a": 2, "b": 3} and only.result == {"sum": 5}
+    text = cap.cassette_path.read_text()
+    assert SECRET not in text and "secret-cookie-value" not in text
+    assert read_cassette(cap.cassette_path).meta["case"] == "mine-1"
+    (stored,) = list(store.iter_traces(store.get_run("cap").id))
+    assert stored.hash == trace.hash
+    # the ad-hoc suite's registry comes from the tools the agent declared
+    assert store.get_registry(store.get_run("cap").registry_id).tool_names() == ["add"]
+    assert renormalize_run(store, "cap", cassettes).changed == 0
+
+
+def test_capture_replays_with_the_network_blocked(tmp_path: Path) -> None:
+    cassettes = tmp_path / "cassettes"
+    the_case = case("mine-2", "add 2 and 3")
+    with FakeModelServer(ScriptedModel(SCRIPT)) as server:
+        url = server.base_url
+        with capture(case=the_case, cassettes_dir=cassettes, run="cap") as first:
+            users_agent(url, "add 2 and 3")
+    # the server is gone: record_mode none serves the cassette, matching bodies without ids
+    with capture(case=the_case, cassettes_dir=cassettes, run="cap", record_mode="none") as again:
+        assert users_agent(url, "add 2 and 3") == "5"
+    assert again.trace is not None and first.trace is not None
+    assert again.trace.hash == first.trace.hash
+
+
+def test_capture_replay_miss_is_reported(tmp_path: Path) -> None:
+    from vcr.errors import CannotOverwriteExistingCassetteException
+
+    cassettes = tmp_path / "cassettes"
+    with FakeModelServer(ScriptedModel(SCRIPT)) as server:
+        url = server.base_url
+        with capture(case=case("m3", "add 2 and 3"), cassettes_dir=cassettes, run="cap"):
+            users_agent(url, "add 2 and 3")
+    with pytest.raises(CannotOverwriteExistingCassetteException):
+        with capture(case=case("m3", "x"), cassettes_dir=cassettes, run="cap", record_mode="none"):
+            users_agent(url, "add 7 and 8")
+
+
+def test_capture_needs_a_suite_for_a_case_id(tmp_path: Path) -> None:
+    from recorder.http import RecorderError
+
+    with pytest.raises(RecorderError, match="also give suite="):
+        with capture(case="fc-d1-001", cassettes_dir=tmp_path):
+            pass
+
+
+def test_registry_from_anthropic_tools() -> None:
+    body = json.dumps(
+        {"tools": [{"name": "t", "description": "d", "input_schema": {"type": "object"}}]}
+    )
+    reg = registry_from_interactions([{"request": {"body": body}}], "x")
+    assert reg.tool_names() == ["t"] and reg.tools[0].parameters == {"type": "object"}
+
+
+def test_pytest_plugin_marker(pytester: pytest.Pytester, tmp_path: Path) -> None:
+    with FakeModelServer(ScriptedModel(SCRIPT)) as server:
+        pytester.makepyfile(
+            f"""
+            import httpx, pytest
+            from store.schemas import Case, Golden
+
+            CASE = Case(id="p1", dimension="D1", category="c", instruction="add 2 and 3", golden=Golden())
+
+            @pytest.mark.rejudge_capture(case=CASE, run="plug")
+            def test_agent(rejudge_capture):
+                body = {{"model": "m", "messages": [{{"role": "user", "content": "add 2 and 3"}}]}}
+                r = httpx.post("{server.base_url}/chat/completions", json=body)
+                assert r.status_code == 200
+                assert rejudge_capture.case_id == "p1"
+            """
+        )
+        cassettes = tmp_path / "plug-cassettes"
+        db = f"sqlite:///{tmp_path / 'plug.db'}"
+        result = pytester.runpytest_inprocess(
+            "-p",
+            "recorder.pytest_plugin",
+            f"--rejudge-cassettes={cassettes}",
+            f"--rejudge-db={db}",
+            "--rejudge-record-mode=all",
+        )
+    result.assert_outcomes(passed=1)
+    assert (cassettes / "plug" / "p1__r0.yaml").exists()
+    s = Store.open(db)
+    try:
+        (stored,) = list(s.iter_traces(s.get_run("plug").id))
+        assert stored.case_key == "p1" and stored.trace.rounds[0].calls[0].name == "add"
+    finally:
+        s.close()
