@@ -365,10 +365,10 @@ def import_cassettes(
 ) -> ImportResult:
     """Import every cassette under ``directory`` as one run (``harness_mode="imported"``).
 
-    ``suite``: a suite in the store (or a built-in/path, snapshotted on the way). ``copy_to``:
-    copy each cassette to ``copy_to/<run>/<relative path>`` and record that path (so
-    ``renormalize`` still finds it when the source folder is gone); otherwise the source path
-    is recorded. Returns what was inserted and what was already there.
+    ``suite``: a suite in the store (or a built-in/path, snapshotted on the way). ``copy_to``
+    (the cassettes folder): copy each cassette to ``copy_to/<run>/<relative path>`` and record
+    ``<run>/<relative path>``, as recorded runs do (so ``renormalize`` finds it when the source
+    folder is gone); otherwise the source's absolute path is recorded. Returns what was inserted and what was already there.
     """
     root = Path(directory)
     base = root if root.is_dir() else root.parent
@@ -411,12 +411,15 @@ def import_cassettes(
 
     rows = []
     for p in planned:
-        stored_path = str(p.path)
+        # like recorded runs: a copied cassette is stored relative to the cassettes folder;
+        # a cassette left where it is, by its absolute path
+        stored_path = str(p.path.resolve())
         if copy_to is not None:
-            dest = Path(copy_to) / name / p.rel
+            relative = f"{name}/{p.rel}"
+            dest = Path(copy_to) / relative
             if not dest.exists() or hash_bytes(dest.read_bytes()) != p.cassette_hash:
                 _copy_atomic(p.path, dest)
-            stored_path = str(dest)
+            stored_path = relative
         rows.append((run.id, cases[p.case_id][0], p.trace, stored_path, p.cassette_hash))
     inserted = store.save_traces(rows)
     store.finish_run(run.id, "finished")
