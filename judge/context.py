@@ -17,6 +17,7 @@ from jsonschema.exceptions import SchemaError
 from store.schemas import Case, GoldenCall, RuleSet, ToolRegistry, ToolSpec, Trace
 
 from . import taxonomy as tx
+from .fastschema import compile_fast
 from .matchers import MatchResult, match_value, values_equal
 from .rulesets import RuleSettings, settings_of
 
@@ -36,6 +37,8 @@ _MAX_SCHEMA_ERRORS = 5
 
 def safe_value(value: Any, depth: int = 0) -> Any:
     """A JSON-safe copy for diffs: non-finite floats become strings, deep nesting is cut."""
+    if type(value) in (str, int, bool) or value is None:
+        return value
     if depth > 40:
         return "<nested too deep>"
     if isinstance(value, float) and not math.isfinite(value):
@@ -73,6 +76,7 @@ class RegistryIndex:
             k: frozenset(v - {k}) for k, v in groups.items()
         }
         self.validators: dict[str, Any] = {}
+        self.fast: dict[str, Any] = {}
         self.schema_problems: dict[str, str] = {}
         self.properties: dict[str, dict[str, Any]] = {}
         self.defaults: dict[str, dict[str, Any]] = {}
@@ -83,6 +87,9 @@ class RegistryIndex:
                 cls = _validators.validator_for(schema)
                 cls.check_schema(schema)
                 self.validators[spec.name] = cls(schema)
+                fast = compile_fast(schema)
+                if fast is not None:
+                    self.fast[spec.name] = fast
             except SchemaError as exc:
                 self.schema_problems[spec.name] = f"registered schema is invalid: {exc.message}"
             props = schema.get("properties") if isinstance(schema.get("properties"), dict) else {}
@@ -106,6 +113,9 @@ class RegistryIndex:
         """Schema errors (at most a few messages) and the top-level parameters they concern."""
         validator = self.validators.get(tool)
         if validator is None:
+            return [], frozenset()
+        fast = self.fast.get(tool)
+        if fast is not None and fast(args):
             return [], frozenset()
         if validator.is_valid(args):
             return [], frozenset()

@@ -22,7 +22,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from store.hashing import canonical_json, content_hash, hash_bytes
+from store.hashing import content_hash, hash_bytes
 from store.schemas import Case, Judgment, RuleSet, ToolRegistry, Trace
 
 from . import taxonomy as tx
@@ -130,7 +130,7 @@ def _assemble(
     details = dict(result.details)
     if codes:
         details["primary_cause"] = codes[0]
-    judgment = Judgment(
+    return Judgment(
         verdict="FAIL" if codes else "PASS",
         taxonomy=codes,
         partial_score=score,
@@ -142,8 +142,3 @@ def _assemble(
         details=details,
         **keys,
     )
-    try:
-        canonical_json(judgment.model_dump(mode="json"))
-    except (ValueError, TypeError) as exc:
-        raise ValueError(f"judgment is not canonical JSON: {exc}") from exc
-    return judgment

@@ -266,6 +266,10 @@ def _leaf_date(golden: Any, actual: Any, options: MatchOptions) -> MatchResult:
 
 
 def _exact(golden: Any, actual: Any, options: MatchOptions) -> MatchResult:
+    if type(golden) is str and type(actual) is str:  # the common case, short-circuited
+        if golden == actual:
+            return _MATCH
+        return MatchResult(False, WRONG_VALUE, f"expected {golden!r}, got {actual!r}")
     return _structural(golden, actual, _leaf_exact, options)
 
 

@@ -161,11 +161,22 @@ class RuleSettings(_Strict):
         return _options(self.string_normalization)
 
     def alias(self, rule: str) -> tuple[str, MatchOptions]:
-        """Resolve a rule name to (registered matcher, options)."""
-        alias = self.matchers.get(rule)
-        if alias is None:
-            return rule, self.match_options()
-        return alias.base, _options(alias.string_normalization)
+        """Resolve a rule name to (registered matcher, options); cached per settings object."""
+        entry = _ALIASES.get(id(self))
+        if entry is None or entry[0] is not self:
+            if len(_ALIASES) > 256:
+                _ALIASES.clear()
+            entry = (self, {})
+            _ALIASES[id(self)] = entry
+        hit = entry[1].get(rule)
+        if hit is None:
+            alias = self.matchers.get(rule)
+            if alias is None:
+                hit = (rule, self.match_options())
+            else:
+                hit = (alias.base, _options(alias.string_normalization))
+            entry[1][rule] = hit
+        return hit
 
     def whitelist_for(self, domain: str) -> list[str]:
         if domain in self.whitelist:
@@ -186,6 +197,11 @@ class RuleSettings(_Strict):
         for name, alias in self.matchers.items():
             if alias.base not in matcher_names():
                 raise RuleSetError(f"matcher alias {name!r} has unknown base {alias.base!r}")
+
+
+# id(settings) -> (settings, rule -> (matcher name, options)); pydantic private attributes are
+# slow to read, and this lookup runs for every compared parameter
+_ALIASES: dict[int, tuple[RuleSettings, dict[str, tuple[str, MatchOptions]]]] = {}
 
 
 def _options(norm: StringNormalization) -> MatchOptions:
