@@ -72,7 +72,7 @@ SECRET_REQUEST_HEADERS = frozenset(
 )
 SECRET_RESPONSE_HEADERS = frozenset({"set-cookie", "openai-organization", "openai-project"})
 # provider keys that may leak into bodies (echoed errors, user prompts): sk-..., sk-ant-...
-_KEY_PATTERN = re.compile(r"\bsk-[A-Za-z0-9][A-Za-z0-9_\-]{15,}")
+_KEY_PATTERN = re.compile(r"\bsk-[A-Za-z0-9_\-]{16,}")
 # top-level request fields that change between runs without changing the conversation
 VOLATILE_TOP_LEVEL = frozenset({"stream_options", "user", "metadata", "store", "service_tier"})
 # fields anywhere in a request body that carry per-run identifiers
