@@ -1,0 +1,194 @@
+"""Every page through Streamlit's AppTest on a store the test builds: no exception, and the
+numbers shown are the judge's (report / compare) for the same evaluations."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from dashboard import queries
+from dashboard.common import parse_args
+from store import Store
+from tests.dashboard.conftest import app_on, judge_compare, judge_report, metrics
+from tests.dashboard.factory import Built
+
+SQLITE_ONLY = pytest.mark.parametrize("backend", ["sqlite"], indirect=True)
+
+
+def _pct(value: float | None) -> str:
+    return "—" if value is None else f"{100 * value:.1f}%"
+
+
+@SQLITE_ONLY
+def test_overview_lists_runs_evaluations_and_filters(built: Built) -> None:
+    at = app_on(built)
+    shown = metrics(at)
+    assert shown["Runs"] == "3"
+    assert shown["Evaluations"] == "4"
+    assert shown["Judgments"] == str(built.judgments)
+    runs = at.dataframe[0].value
+    assert sorted(runs["run"]) == ["run-a", "run-b", "run-c"]
+    assert set(runs.columns) >= {"model", "provider", "suite", "harness_mode", "repetitions"}
+    evals = at.dataframe[1].value
+    for ev in built.evaluations.values():
+        report = judge_report(built.url, ev)
+        row = evals[evals["id"] == ev].iloc[0]
+        assert row["accuracy"] == pytest.approx(100 * report["accuracy"])
+        assert row["PASS"] == report["verdict_counts"]["PASS"]
+    # filter by rule set: only run-a's second evaluation is left
+    at.multiselect(key="filter_rule_set").set_value(["t@2"]).run()
+    assert metrics(at)["Evaluations"] == "1"
+    assert list(at.dataframe[1].value["id"]) == [built.evaluations["a2"]]
+    at.multiselect(key="filter_model").set_value(["model-b"]).run()
+    assert list(at.dataframe[0].value["run"]) == ["run-b"]
+
+
+@pytest.mark.parametrize("pair", [("a1", "a2"), ("a1", "b1")])
+def test_compare_shows_the_judge_compare_numbers(built: Built, pair) -> None:
+    a, b = (built.evaluations[k] for k in pair)
+    expected = judge_compare(built.url, a, b)
+    at = app_on(built, "compare", a=str(a), b=str(b))
+    shown = metrics(at)
+    assert shown["Accuracy A"] == _pct(expected["accuracy_a"])
+    assert shown["Accuracy B"] == _pct(expected["accuracy_b"])
+    assert shown["McNemar p (exact)"] == f"{expected['mcnemar_p']:.4f}"
+    assert shown["Flips"] == str(len(expected["flips"]))
+    as_json = json.loads(at.json[0].value)
+    for key in ("a", "b", "accuracy_a", "accuracy_b", "mcnemar_p", "comparable"):
+        assert as_json[key] == expected[key], key
+    assert as_json["flips"] == len(expected["flips"])
+    p = expected["mcnemar_p"]
+    notes = [*at.info, *at.success, *at.warning]
+    verdict = next(m.value for m in notes if "Verdict" in m.value)
+    if p >= 0.05:
+        assert "no significant difference" in verdict
+    assert not any("comparable: false" in e.value for e in at.error)
+    table = at.dataframe[0].value
+    assert len(table) == len(expected["flips"])
+    assert set(table["cause"]) == {f["cause"] for f in expected["flips"]}
+    # filters narrow the flips table
+    at.selectbox(key="flip_dir").set_value("PASS→FAIL").run()
+    narrowed = at.dataframe[0].value if len(at.dataframe) and expected["flips"] else None
+    down = [f for f in expected["flips"] if f["from"] == "PASS" and f["to"] == "FAIL"]
+    if down:
+        assert narrowed is not None and len(narrowed) == len(down)
+
+
+@SQLITE_ONLY
+def test_compare_flags_non_comparable_loudly(built: Built) -> None:
+    a, c = built.evaluations["a1"], built.evaluations["c1"]
+    at = app_on(built, "compare", a=str(a), b=str(c))
+    errors = [e.value for e in at.error]
+    assert any("comparable: false" in e and "case sets differ" in e for e in errors)
+    assert any("harness modes differ" in e for e in errors)
+
+
+@SQLITE_ONLY
+def test_rule_impact_shows_flips_and_the_rule_diff(built: Built) -> None:
+    a, b = built.evaluations["a1"], built.evaluations["a2"]
+    expected = judge_compare(built.url, a, b)
+    at = app_on(built, "rule_impact", run=str(built.runs["run-a"]), ra=str(a), rb=str(b))
+    shown = metrics(at)
+    assert shown["Flips"] == str(len(expected["flips"]))
+    assert shown["Accuracy under t@1"] == _pct(expected["accuracy_a"])
+    frames = [d.value for d in at.dataframe]
+    flips = next(f for f in frames if "codes before" in f.columns)
+    assert len(flips) == len(expected["flips"])
+    diff = next(f for f in frames if "setting" in f.columns)
+    assert list(diff["setting"]) == ["settings.free_text_rule"]
+
+
+@SQLITE_ONLY
+def test_trace_viewer_cards_badges_diff_and_cassette(built: Built) -> None:
+    at = app_on(built, "trace_viewer", run=str(built.runs["run-a"]))
+    markdown = "\n".join(m.value for m in at.markdown)
+    assert "**Round 1**" in markdown
+    assert ":green-badge[" in markdown or ":red-badge[" in markdown
+    shown = metrics(at)
+    assert shown["Verdict"] in ("PASS", "FAIL", "SKIP", "AGENT_ERROR")
+    assert "Partial score" in shown
+    assert any("golden" in d.value.columns for d in at.dataframe)  # the judgment's diff
+    assert any("exchange(s) from" in c.value for c in at.caption)
+    assert any("chat/completions" in e.label for e in at.expander)
+    assert not at.warning or all("cassette" not in w.value for w in at.warning)
+
+
+@SQLITE_ONLY
+def test_trace_viewer_badges_follow_each_call(built: Built) -> None:
+    """Per round: one green badge per successful call, red per failed one, yellow when none."""
+    store = Store.open(built.url)
+    try:
+        checked = 0
+        at = app_on(built, "trace_viewer", run=str(built.runs["run-b"]))
+        traces = queries.run_traces(store.engine, built.runs["run-b"])
+        for trace_id in [t["id"] for t in traces[:6]]:
+            at.selectbox(key="tv_trace").set_value(trace_id).run()
+            assert not at.exception
+            body = queries.trace_detail(store.engine, trace_id)["body"]
+            cards = [m.value for m in at.markdown if m.value.startswith("**Round ")]
+            assert len(cards) == len(body["rounds"])
+            for card, rnd in zip(cards, body["rounds"], strict=True):
+                calls = rnd["calls"]
+                assert card.count(":green-badge[") == sum(c["ok"] is True for c in calls)
+                assert card.count(":red-badge[") == sum(c["ok"] is False for c in calls)
+                assert (":yellow-badge[" in card) == (not calls)
+                checked += 1
+        assert checked >= 6
+    finally:
+        store.close()
+
+
+@SQLITE_ONLY
+def test_pass_k_curve_matches_the_judge(built: Built) -> None:
+    ev = built.evaluations["b1"]
+    report = judge_report(built.url, ev)
+    at = app_on(built, "pass_k", ev=str(ev))
+    shown = metrics(at)
+    for k, value in report["pass_at_k"].items():
+        assert shown[f"pass^{k}"] == _pct(value)
+    assert shown["Repetitions (max)"] == "3"
+    per_case = next(d.value for d in at.dataframe if "passed" in d.value.columns)
+    assert len(per_case) == 12
+
+
+@SQLITE_ONLY
+def test_live_monitor_follows_the_running_run(built: Built) -> None:
+    at = app_on(built, "live")
+    shown = metrics(at)
+    assert shown["Traces"] == "36 / 36"  # run-a is the running one
+    assert shown["Completed"] == "36"
+    markdown = "\n".join(m.value for m in at.markdown)
+    assert "`c00011` r2" in markdown  # the newest finished trace, with its round badges
+    assert "badge[" in markdown
+    assert any("Refreshes every" in c.value for c in at.caption)
+
+
+@SQLITE_ONLY
+def test_trends_one_point_per_evaluation(built: Built) -> None:
+    at = app_on(built, "trends")
+    assert metrics(at)["Evaluations"] == str(len(built.evaluations))
+    table = at.dataframe[0].value
+    reports = {ev: judge_report(built.url, ev) for ev in built.evaluations.values()}
+    for _, row in table.iterrows():
+        assert row["accuracy %"] == pytest.approx(100 * reports[row["evaluation"]]["accuracy"])
+    at.multiselect(key="filter_model").set_value(["model-b"]).run()
+    assert metrics(at)["Evaluations"] == "1"
+
+
+def test_app_without_a_database_says_how_to_start_it(tmp_path) -> None:
+    from streamlit.testing.v1 import AppTest
+
+    from tests.dashboard.conftest import APP
+
+    at = AppTest.from_file(str(APP), default_timeout=30)
+    at.run()
+    assert any("rejudge dashboard" in e.value for e in at.error)
+
+
+def test_parse_args() -> None:
+    ctx = parse_args(["--db", "sqlite:///x.db", "--cassettes", "/tmp/c"])
+    assert ctx is not None and ctx.db_url == "sqlite:///x.db" and str(ctx.cassettes_dir) == "/tmp/c"
+    assert parse_args([]) is None
+    secret = parse_args(["--db", "postgresql+psycopg://u:hunter2@h/db"])
+    assert secret is not None and "hunter2" not in secret.shown_url
