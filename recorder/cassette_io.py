@@ -107,11 +107,15 @@ def load_cassette_text(text: str, name: str = "<cassette>") -> list[Exchange]:
             data = json.loads(text)
         except ValueError as exc:
             raise CassetteError(f"{name}: invalid JSON: {exc}") from None
+        except RecursionError:
+            raise CassetteError(f"{name}: JSON nested too deeply to be a cassette") from None
     else:
         try:
             data = yaml.load(text, Loader=_CassetteLoader)  # noqa: S506 - a SafeLoader subclass
         except yaml.YAMLError as exc:
             raise CassetteError(f"{name}: {_yaml_error_line(exc)}") from None
+        except RecursionError:
+            raise CassetteError(f"{name}: YAML nested too deeply to be a cassette") from None
     return _exchanges(data, name)
 
 

@@ -8,6 +8,8 @@ from pathlib import Path
 
 import pytest
 import yaml
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from recorder.cassette_io import CassetteError, read_cassette
 from recorder.normalizer import normalize_exchanges
@@ -189,3 +191,44 @@ def test_old_vcrpy_python_unicode_tags() -> None:
     (e,) = load_cassette_text(text, "old.yaml")
     assert e.url == "https://x/v1/chat/completions" and e.request_body == {"messages": []}
     assert e.response_body == {"choices": []}
+
+
+_leaf = st.none() | st.booleans() | st.integers() | st.text(max_size=20) | st.binary(max_size=20)
+_docs = st.recursive(
+    _leaf,
+    lambda inner: (
+        st.lists(inner, max_size=3)
+        | st.dictionaries(
+            st.sampled_from(
+                [
+                    "interactions",
+                    "request",
+                    "response",
+                    "body",
+                    "string",
+                    "uri",
+                    "method",
+                    "status",
+                    "code",
+                    "headers",
+                    "parsed_body",
+                ]
+            ),
+            inner,
+            max_size=4,
+        )
+    ),
+    max_leaves=20,
+)
+
+
+@settings(max_examples=200, deadline=None)
+@given(doc=_docs, raw=st.text(max_size=200))
+def test_reader_raises_only_cassette_error(doc: object, raw: str) -> None:
+    from recorder.cassette_io import load_cassette_text
+
+    for text in (yaml.safe_dump(doc), raw, "[" * 5000, "interactions: " + "[" * 3000):
+        try:
+            load_cassette_text(text, "fuzz.yaml")
+        except CassetteError as exc:
+            assert str(exc).startswith("fuzz.yaml: ") and "\n" not in str(exc)
