@@ -1,0 +1,274 @@
+"""Batch judging over the store: stream a run's traces, judge them (in worker processes when
+asked), write judgments in bulk and link them to an evaluation.
+
+Never touches the network and never imports the recorder: every input comes from the store.
+Judgments are keyed by (trace hash, case hash, registry hash, tier, rule-set hash, engine
+version), so a trace already judged under the same inputs is not written again (insert-or-ignore
+on the key), and ``shard=(i, n)`` judges only traces whose id % n == i: n machines sharing one
+PostgreSQL store split a large re-judge and converge on one evaluation per (run, tier, rules,
+engine version).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator
+from concurrent.futures import Future, ProcessPoolExecutor
+from dataclasses import dataclass
+from typing import Any
+
+from store.errors import NotFoundError
+from store.hashing import content_hash
+from store.repository import Store
+from store.schemas import Case, Judgment, RuleSet, ToolRegistry, Trace
+
+from .engine import ENGINE_VERSION, judge
+from .report import build_report
+from .rulesets import builtin_rule_sets
+
+__all__ = ["JudgeRunResult", "judge_run", "evaluation_rows", "evaluation_report"]
+
+Progress = Callable[[int], None]
+
+
+@dataclass(frozen=True)
+class JudgeRunResult:
+    evaluation_id: int
+    run_id: int
+    tier: str
+    rules: str
+    judged: int
+    written: int
+    summary: dict[str, Any]
+
+
+# ---------------------------------------------------------------- worker side
+
+_W: dict[str, Any] = {}
+
+
+def _init_worker(
+    registry: ToolRegistry, cases: dict[str, Case], rule_set: RuleSet, tier: str
+) -> None:
+    _W["registry"] = registry
+    _W["cases"] = cases
+    _W["case_hashes"] = {k: c.hash for k, c in cases.items()}
+    _W["rule_set"] = rule_set
+    _W["rule_set_hash"] = rule_set.hash
+    _W["registry_hash"] = registry.hash
+    _W["tier"] = tier
+
+
+def _judge_rows(rows: list[tuple[str, str, dict[str, Any]]]) -> list[Judgment]:
+    out = []
+    for case_key, trace_hash, body in rows:
+        case = _W["cases"][case_key]
+        out.append(
+            judge(
+                Trace.model_validate(body),
+                case,
+                _W["registry"],
+                _W["tier"],
+                _W["rule_set"],
+                trace_hash=trace_hash,
+                case_hash=_W["case_hashes"][case_key],
+                registry_hash=_W["registry_hash"],
+                rule_set_hash=_W["rule_set_hash"],
+            )
+        )
+    return out
+
+
+# ---------------------------------------------------------------- driver
+
+
+def _chunked(it: Iterator[dict[str, Any]], size: int) -> Iterator[list[dict[str, Any]]]:
+    chunk: list[dict[str, Any]] = []
+    for row in it:
+        chunk.append(row)
+        if len(chunk) >= size:
+            yield chunk
+            chunk = []
+    if chunk:
+        yield chunk
+
+
+def _find_or_create_evaluation(
+    store: Store, run_id: int, tier: str, rule_set_id: int, reuse: bool
+) -> int:
+    if reuse:
+        for ev in store.list_evaluations(run_id):
+            if (
+                ev.tier == tier
+                and ev.rule_set_id == rule_set_id
+                and ev.engine_version == ENGINE_VERSION
+            ):
+                return ev.id
+    return store.create_evaluation(
+        run_id=run_id, tier=tier, rule_set_id=rule_set_id, engine_version=ENGINE_VERSION
+    )
+
+
+def judge_run(
+    store: Store,
+    run_ref: str | int,
+    tier: str,
+    rule_set: RuleSet,
+    *,
+    workers: int = 1,
+    shard: tuple[int, int] | None = None,
+    chunk_size: int = 500,
+    progress: Progress | None = None,
+) -> JudgeRunResult:
+    """Judge every stored trace of a run (or one shard of them) into an evaluation."""
+    from .tiers import get_tier
+
+    get_tier(tier)  # unknown tier: fail before touching the store
+    run = store.get_run(run_ref)
+    registry = store.get_registry(run.registry_id)
+    cases = {key: case for key, (_pk, case) in store.get_cases(run.suite_id).items()}
+    builtin = any(r.hash == rule_set.hash for r in builtin_rule_sets())
+    rule_set_id = store.save_rule_set(rule_set, builtin=builtin)
+    evaluation_id = _find_or_create_evaluation(
+        store, run.id, tier, rule_set_id, reuse=shard is not None
+    )
+    case_hashes = {k: c.hash for k, c in cases.items()}
+    reg_hash, rs_hash = registry.hash, rule_set.hash
+
+    judged = written = 0
+    pool: ProcessPoolExecutor | None = None
+    if workers > 1:
+        pool = ProcessPoolExecutor(
+            max_workers=workers,
+            initializer=_init_worker,
+            initargs=(registry, cases, rule_set, tier),
+        )
+    else:
+        _init_worker(registry, cases, rule_set, tier)
+
+    def flush(rows: list[dict[str, Any]], judgments: list[Judgment]) -> int:
+        keys = [j.key for j in judgments]
+        existing = store.find_judgments(keys)
+        fresh = [j for j in judgments if j.key not in existing]
+        ids = dict(existing)
+        if fresh:
+            ids.update(store.save_judgments(fresh))
+        links = []
+        for row, j in zip(rows, judgments, strict=True):
+            case = cases[row["case_key"]]
+            links.append(
+                {
+                    "judgment_id": ids[j.key],
+                    "trace_id": row["id"],
+                    "case_key": row["case_key"],
+                    "repetition": row["repetition"],
+                    "dimension": case.dimension,
+                    "category": case.category,
+                    "verdict": j.verdict,
+                    "partial_score": j.partial_score,
+                }
+            )
+        store.link_judgments(evaluation_id, links)
+        return len(fresh)
+
+    try:
+        stream = (
+            row for row in store.iter_trace_rows(run.id, shard=shard) if row["case_key"] in cases
+        )
+        pending: list[tuple[list[dict[str, Any]], Future[list[Judgment]]]] = []
+        for chunk in _chunked(stream, chunk_size):
+            payload = [(r["case_key"], r["hash"], r["body"]) for r in chunk]
+            if pool is None:
+                written += flush(chunk, _judge_rows(payload))
+                judged += len(chunk)
+                if progress:
+                    progress(len(chunk))
+                continue
+            pending.append((chunk, pool.submit(_judge_rows, payload)))
+            while len(pending) >= 2 * workers:  # bounded window: memory stays flat
+                done_rows, fut = pending.pop(0)
+                written += flush(done_rows, fut.result())
+                judged += len(done_rows)
+                if progress:
+                    progress(len(done_rows))
+        for done_rows, fut in pending:
+            written += flush(done_rows, fut.result())
+            judged += len(done_rows)
+            if progress:
+                progress(len(done_rows))
+    finally:
+        if pool is not None:
+            pool.shutdown()
+
+    rows = evaluation_rows(store, evaluation_id)
+    summary = build_report(rows, harness_mode=run.harness_mode, include_cases=False)
+    inputs_hash = content_hash(
+        [
+            run.suite_hash,
+            reg_hash,
+            rs_hash,
+            tier,
+            ENGINE_VERSION,
+            run.harness_mode,
+            sorted(case_hashes.values()),
+        ]
+    )
+    store.finish_evaluation(evaluation_id, summary=summary, inputs_hash=inputs_hash)
+    return JudgeRunResult(
+        evaluation_id=evaluation_id,
+        run_id=run.id,
+        tier=tier,
+        rules=rule_set.ref,
+        judged=judged,
+        written=written,
+        summary=summary,
+    )
+
+
+def evaluation_rows(store: Store, evaluation_id: int) -> list[dict[str, Any]]:
+    """An evaluation's rows in the shape :func:`judge.report.build_report` takes."""
+    out = []
+    for r in store.iter_evaluation_rows(evaluation_id, with_body=True):
+        body = r.get("body") or {}
+        out.append(
+            {
+                "case": r["case_key"],
+                "repetition": r["repetition"],
+                "verdict": r["verdict"],
+                "taxonomy": list(r.get("taxonomy") or []),
+                "partial_score": r["partial_score"],
+                "dimension": r["dimension"],
+                "category": r["category"],
+                "implicated_tools": (body.get("details") or {}).get("implicated_tools", []),
+                "anomalies": body.get("anomalies", []),
+                "trace_hash": r["trace_hash"],
+                "case_hash": r["case_hash"],
+                "registry_hash": r["registry_hash"],
+                "rule_set_hash": r["rule_set_hash"],
+                "tier": r["tier"],
+                "engine_version": r["engine_version"],
+            }
+        )
+    return out
+
+
+def evaluation_report(store: Store, evaluation_id: int) -> dict[str, Any]:
+    """The full report (DESIGN §11 ``report``) of a stored evaluation."""
+    ev = store.get_evaluation(evaluation_id)
+    try:
+        run = store.get_run(ev.run_id)
+    except NotFoundError:
+        run = None
+    rule_set = store.get_rule_set(ev.rule_set_id)
+    report = build_report(
+        evaluation_rows(store, ev.id),
+        harness_mode=run.harness_mode if run else None,
+        harness_assistance=run.config.harness_assistance.model_dump() if run else None,
+    )
+    return {
+        "evaluation": ev.id,
+        "run": run.name if run else ev.run_id,
+        "tier": ev.tier,
+        "rules": rule_set.ref,
+        "summary": {k: v for k, v in report.items() if k != "cases"},
+        "cases": report["cases"],
+    }

@@ -1,0 +1,79 @@
+"""Batch judging over a real (SQLite) store: evaluations, idempotent writes, workers, shards,
+and no network."""
+
+from __future__ import annotations
+
+import socket
+
+import pytest
+
+from judge.batch import evaluation_report, evaluation_rows, judge_run
+from judge.compare import compare_rows
+from judge.rulesets import load_rule_set
+from store.repository import Store
+from store.schemas import RunConfig
+
+from .conftest import REGISTRY, call, case, gcall, trace
+
+CASES = [
+    case(gcall("get_order", order_id="W441"), id="a", dimension="D1"),
+    case(
+        gcall("request_cancel", order_id="W441", reason="Changed my mind"), id="b", dimension="D2"
+    ),
+    case(id="n", negative=True, allowed_extra=[], dimension="D3"),
+]
+TRACES = [
+    trace(call("get_order", order_id="W441"), case_id="a"),
+    trace(call("request_cancel", order_id="W441", reason="changed my mind"), case_id="b"),
+    trace(case_id="n"),
+    trace(call("get_order", order_id="W999"), case_id="a", repetition=1),
+]
+
+
+@pytest.fixture()
+def store(tmp_path, monkeypatch):
+    def no_network(*args, **kwargs):
+        raise AssertionError("the judge opened a network connection")
+
+    st = Store.open(f"sqlite:///{tmp_path / 'r.db'}")
+    suite = st.save_suite(
+        name="t", domain="retail", suite_hash="sha256:t", registry=REGISTRY, cases=CASES
+    )
+    run = st.create_run(name="r1", suite=suite, config=RunConfig(model="m"))
+    pks = st.get_cases(suite.id)
+    st.save_traces([(run.id, pks[t.case_id][0], t, None, None) for t in TRACES])
+    monkeypatch.setattr(socket.socket, "connect", no_network)
+    yield st
+    st.close()
+
+
+def test_judge_run_and_rejudge(store):
+    seen = []
+    r1 = judge_run(store, "r1", "golden", load_rule_set("standard@1"), progress=seen.append)
+    assert (r1.judged, r1.written, sum(seen)) == (4, 4, 4)
+    assert r1.summary["verdict_counts"] == {"PASS": 2, "FAIL": 2, "SKIP": 0, "AGENT_ERROR": 0}
+    again = judge_run(store, "r1", "golden", load_rule_set("standard@1"))
+    assert again.written == 0  # same inputs: lookups, no new judgment rows
+    r2 = judge_run(store, "r1", "golden", load_rule_set("standard@2"), workers=2)
+    assert r2.written == 4 and r2.summary["verdict_counts"]["PASS"] == 3
+    cmp = compare_rows(
+        evaluation_rows(store, r1.evaluation_id), evaluation_rows(store, r2.evaluation_id)
+    )
+    assert [(f["case"], f["from"], f["to"], f["cause"]) for f in cmp["flips"]] == [
+        ("b", "FAIL", "PASS", "rules changed")
+    ]
+    assert cmp["comparable"] is True
+    report = evaluation_report(store, r1.evaluation_id)
+    assert report["rules"] == "standard@1" and len(report["cases"]) == 4
+    assert report["summary"]["pass_at_k"]["1"] == pytest.approx((0.5 + 0 + 1) / 3, abs=1e-6)
+
+
+def test_shards_split_without_overlap(store):
+    rules = load_rule_set("standard@1")
+    a = judge_run(store, "r1", "contract", rules, shard=(0, 2))
+    b = judge_run(store, "r1", "contract", rules, shard=(1, 2))
+    assert a.evaluation_id == b.evaluation_id
+    assert a.judged + b.judged == 4
+    assert len(evaluation_rows(store, a.evaluation_id)) == 4
+    judge_run(store, "r1", "contract", rules, shard=(1, 2))  # repeated slice is harmless
+    assert len(evaluation_rows(store, a.evaluation_id)) == 4
