@@ -26,6 +26,7 @@ from urllib.parse import urlsplit
 
 import yaml
 
+from recorder.wire.common import strict_loads
 from store.errors import RejudgeError
 
 __all__ = [
@@ -307,7 +308,7 @@ def decode_body(body: str | bytes, content_encoding: str = "") -> Any:
     head = text.lstrip()[:1]
     if head in ("{", "["):
         try:
-            return json.loads(text)
+            return strict_loads(text)
         except (ValueError, RecursionError):
-            return text
+            return text  # not JSON (or NaN/Infinity, which no hash accepts): kept as text
     return text

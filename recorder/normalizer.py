@@ -28,6 +28,7 @@ from recorder.wire import (
     extract_tool_results,
     parse_response,
 )
+from recorder.wire.common import is_finite_json, strict_loads
 from store.schemas import Round, ToolCall, Trace, TraceError
 
 __all__ = ["NORMALIZER_VERSION", "ModelExchange", "model_exchanges", "normalize_exchanges"]
@@ -73,11 +74,13 @@ def model_exchanges(exchanges: Iterable[Exchange]) -> list[ModelExchange]:
 
 def _maybe_json(content: Any) -> Any:
     """A JSON object/array sent as text becomes the value; any other text stays text."""
+    if not is_finite_json(content):
+        return json.dumps(content, ensure_ascii=False, default=str)  # NaN cannot be hashed
     if isinstance(content, str):
         head = content.lstrip()[:1]
         if head in ("{", "["):
             try:
-                return json.loads(content)
+                return strict_loads(content)
             except (ValueError, RecursionError):
                 return content
     return content

@@ -8,6 +8,7 @@ no I/O, no clock, so parsing the same bytes always gives the same values.
 from __future__ import annotations
 
 import json
+import math
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import Any
@@ -29,6 +30,8 @@ __all__ = [
     "int_usage",
     "iter_sse",
     "compact_json",
+    "strict_loads",
+    "is_finite_json",
 ]
 
 WIRE_OPENAI_CHAT = "openai-chat"
@@ -89,6 +92,36 @@ class EchoedCall:
     arguments_raw: str | None = None
 
 
+def _reject_constant(name: str) -> Any:
+    raise ValueError(f"{name} is not a JSON number")
+
+
+def _finite_float(text: str) -> float:
+    value = float(text)
+    if math.isinf(value):
+        raise ValueError(f"{text} overflows a JSON number")
+    return value
+
+
+def strict_loads(text: str | bytes) -> Any:
+    """``json.loads`` that refuses NaN/Infinity and overflowing numbers (they cannot be hashed)."""
+    return json.loads(text, parse_constant=_reject_constant, parse_float=_finite_float)
+
+
+def is_finite_json(value: Any) -> bool:
+    """True when ``value`` holds no NaN or infinite float (canonical JSON refuses those)."""
+    stack = [value]
+    while stack:
+        item = stack.pop()
+        if isinstance(item, float) and not math.isfinite(item):
+            return False
+        if isinstance(item, dict):
+            stack.extend(item.values())
+        elif isinstance(item, (list, tuple)):
+            stack.extend(item)
+    return True
+
+
 def compact_json(value: Any) -> str:
     """JSON text of ``value``, compact and key-order preserving (for ``arguments_raw``)."""
     return json.dumps(value, ensure_ascii=False, separators=(",", ":"), default=str)
@@ -102,6 +135,8 @@ def parse_arguments(raw: Any) -> tuple[dict[str, Any] | None, str, str | None]:
     An already-decoded dict (Anthropic's ``input``) is taken as is.
     """
     if isinstance(raw, dict):
+        if not is_finite_json(raw):
+            return None, compact_json(raw), "arguments hold a NaN or infinite number"
         return dict(raw), compact_json(raw), None
     if raw is None:
         return {}, "", None
@@ -111,7 +146,7 @@ def parse_arguments(raw: Any) -> tuple[dict[str, Any] | None, str, str | None]:
     if raw.strip() == "":
         return {}, raw, None
     try:
-        value = json.loads(raw)
+        value = strict_loads(raw)
     except (ValueError, RecursionError) as exc:
         return None, raw, f"invalid JSON: {exc}"
     if not isinstance(value, dict):
@@ -203,7 +238,7 @@ def iter_sse(text: str) -> Iterator[tuple[str | None, str]]:
 def load_json_event(data: str) -> Any:
     """The JSON value of one SSE data payload, or ``None`` when it is not JSON."""
     try:
-        return json.loads(data)
+        return strict_loads(data)
     except (ValueError, RecursionError):
         return None
 

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 from collections.abc import Mapping
 from typing import Any
 from urllib.parse import urlsplit
@@ -22,6 +21,7 @@ from recorder.wire.common import (
     AssistantTurn,
     EchoedCall,
     SentToolResult,
+    strict_loads,
 )
 from recorder.wire.gemini import (
     gemini_echoed_calls,
@@ -102,7 +102,7 @@ def detect_wire_format(
     body = request_body
     if isinstance(body, (str, bytes)):
         try:
-            body = json.loads(body)
+            body = strict_loads(body)
         except (ValueError, RecursionError):
             body = None
     if isinstance(body, dict):
@@ -145,7 +145,7 @@ def parse_response(
             return parse_gemini_stream(body)
         if isinstance(body, (str, bytes)):
             try:
-                body = json.loads(body)
+                body = strict_loads(body)
             except (ValueError, RecursionError):
                 return AssistantTurn(error="response body is neither JSON nor an event stream")
         if isinstance(body, list):
@@ -159,7 +159,7 @@ def parse_response(
         return parse_openai_chat_sse(body)
     if isinstance(body, (str, bytes)):
         try:
-            body = json.loads(body)
+            body = strict_loads(body)
         except (ValueError, RecursionError):
             return AssistantTurn(error="response body is neither JSON nor an event stream")
     if not isinstance(body, dict):

@@ -350,3 +350,25 @@ def test_ids_repeated_across_rounds_and_within_a_turn() -> None:
         "c",
     )
     assert [c.result for c in trace.calls] == ["F1", "G2", "G3", "F4"]
+
+
+def test_nan_and_infinity_never_reach_the_hash() -> None:
+    r0 = chat_response([("a", "f", '{"x": NaN}'), ("b", "g", '{"y": 1e999}')])
+    req1 = {
+        "messages": [user(), {"role": "tool", "tool_call_id": "a", "content": '{"v": Infinity}'}]
+    }
+    anth = {"content": [{"type": "tool_use", "id": "t", "name": "h", "input": {"z": float("nan")}}]}
+    trace = normalize_exchanges(
+        [
+            ex({"messages": [user()]}, r0),
+            ex(req1, chat_response(text="x")),
+            ex({"messages": []}, anth, url=ANTH),
+        ],
+        "c",
+    )
+    a, b, h = trace.calls
+    assert a.arguments is None and a.parse_error and a.arguments_raw == '{"x": NaN}'
+    assert b.arguments is None and b.parse_error
+    assert a.result == '{"v": Infinity}'  # kept as text
+    assert h.arguments is None and h.parse_error == "arguments hold a NaN or infinite number"
+    assert trace.hash.startswith("sha256:")
