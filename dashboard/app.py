@@ -11,18 +11,33 @@ import streamlit as st
 
 from dashboard.common import context
 
-st.set_page_config(page_title="rejudge", page_icon="⚖️", layout="wide")
+st.set_page_config(page_title="rejudge", page_icon=":material/balance:", layout="wide")
 
 ctx = context()
 
 PAGES = [
-    st.Page("views/overview.py", title="Overview", icon="🏠", url_path="overview", default=True),
-    st.Page("views/compare.py", title="Compare", icon="⚖️", url_path="compare"),
-    st.Page("views/rule_impact.py", title="Rule impact", icon="📜", url_path="rule_impact"),
-    st.Page("views/trace_viewer.py", title="Trace viewer", icon="🔎", url_path="trace"),
-    st.Page("views/pass_k.py", title="pass^k", icon="🔁", url_path="pass_k"),
-    st.Page("views/live.py", title="Live monitor", icon="📡", url_path="live"),
-    st.Page("views/trends.py", title="Trends", icon="📈", url_path="trends"),
+    st.Page(
+        "views/overview.py",
+        title="Overview",
+        icon=":material/home:",
+        url_path="overview",
+        default=True,
+    ),
+    st.Page(
+        "views/compare.py", title="Compare", icon=":material/compare_arrows:", url_path="compare"
+    ),
+    st.Page(
+        "views/rule_impact.py", title="Rule impact", icon=":material/rule:", url_path="rule_impact"
+    ),
+    st.Page(
+        "views/trace_viewer.py",
+        title="Trace viewer",
+        icon=":material/manage_search:",
+        url_path="trace",
+    ),
+    st.Page("views/pass_k.py", title="pass^k", icon=":material/repeat:", url_path="pass_k"),
+    st.Page("views/live.py", title="Live monitor", icon=":material/sensors:", url_path="live"),
+    st.Page("views/trends.py", title="Trends", icon=":material/trending_up:", url_path="trends"),
 ]
 
 page = st.navigation(PAGES)

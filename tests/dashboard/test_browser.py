@@ -1,0 +1,168 @@
+"""`rejudge dashboard` for real: the command starts Streamlit on a free loopback port and headless
+Chromium (Debian's package, driven by Playwright) opens the compare page, reads the flip count
+and saves a screenshot. Skips only when Debian's chromium is absent."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import signal
+import socket
+import subprocess
+import sys
+import time
+import urllib.request
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+from rejudge.cli import _COMMANDS, cli
+from rejudge.cli.dashboard import dashboard, streamlit_command
+from tests.dashboard.conftest import judge_compare
+from tests.dashboard.factory import Built, build_store
+
+CHROMIUM = shutil.which("chromium") or (
+    "/usr/bin/chromium" if Path("/usr/bin/chromium").exists() else None
+)
+CHROMIUM_FLAGS = [
+    "--headless",
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-quic",
+    "--no-first-run",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+]
+
+
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+def _rejudge_argv(*args: str) -> list[str]:
+    """`rejudge ARGS` as a subprocess (registering the command if the shell does not yet)."""
+    if "dashboard" in _COMMANDS:
+        return [sys.executable, "-m", "rejudge", *args]
+    boot = (
+        "from rejudge.cli import cli; from rejudge.cli.dashboard import dashboard; "
+        "cli.add_command(dashboard); cli.main(prog_name='rejudge')"
+    )
+    return [sys.executable, "-c", boot, *args]
+
+
+def test_command_line_is_headless_on_loopback_and_passes_the_store(tmp_path: Path) -> None:
+    url = f"sqlite:///{tmp_path / 'r.db'}"
+    command = streamlit_command(
+        host="127.0.0.1", port=8765, db_url=url, cassettes_dir=tmp_path / "c"
+    )
+    assert command[1:4] == ["-m", "streamlit", "run"]
+    assert command[4].endswith("dashboard/app.py") and Path(command[4]).is_file()
+    pairs = dict(zip(command[5:13:2], command[6:14:2], strict=True))
+    assert pairs == {
+        "--server.headless": "true",
+        "--server.address": "127.0.0.1",
+        "--server.port": "8765",
+        "--browser.gatherUsageStats": "false",
+    }
+    tail = command[command.index("--") + 1 :]
+    assert tail == ["--db", url, "--cassettes", str((tmp_path / "c").resolve())]
+
+
+def test_dry_run_through_the_cli_migrates_and_prints(tmp_path: Path, monkeypatch) -> None:
+    monkeypatch.setitem(cli.commands, "dashboard", dashboard)
+    url = f"sqlite:///{tmp_path / 'r.db'}"
+    result = CliRunner().invoke(
+        cli, ["--db", url, "dashboard", "--port", "9999", "--dry-run"], catch_exceptions=False
+    )
+    assert result.exit_code == 0, result.output
+    assert "--server.port 9999" in result.output and f"--db {url}" in result.output
+    assert (tmp_path / "r.db").exists()  # the store was opened (and migrated) first
+    bad = CliRunner().invoke(cli, ["--db", "mysql://x/y", "dashboard", "--dry-run"])
+    assert bad.exit_code == 1 and "Error:" in bad.output
+
+
+@pytest.fixture
+def served(tmp_path: Path) -> Iterator[tuple[Built, int]]:
+    built = build_store(f"sqlite:///{tmp_path / 'rejudge.db'}", cases=12, repeat=3)
+    port = _free_port()
+    log = open(tmp_path / "dashboard.log", "wb")  # noqa: SIM115 - closed below
+    proc = subprocess.Popen(
+        _rejudge_argv("--db", built.url, "dashboard", "--port", str(port)),
+        stdout=log,
+        stderr=subprocess.STDOUT,
+        start_new_session=True,
+        cwd=tmp_path,
+    )
+    try:
+        deadline = time.monotonic() + 90
+        while True:
+            try:
+                with urllib.request.urlopen(
+                    f"http://127.0.0.1:{port}/_stcore/health", timeout=2
+                ) as r:
+                    if r.status == 200:
+                        break
+            except OSError:
+                pass
+            if proc.poll() is not None or time.monotonic() > deadline:
+                log.flush()
+                pytest.fail(
+                    "rejudge dashboard did not come up: "
+                    + (tmp_path / "dashboard.log").read_text(errors="replace")[-2000:]
+                )
+            time.sleep(0.3)
+        yield built, port
+    finally:
+        try:
+            os.killpg(proc.pid, signal.SIGTERM)
+            proc.wait(timeout=15)
+        except (ProcessLookupError, subprocess.TimeoutExpired):
+            try:
+                os.killpg(proc.pid, signal.SIGKILL)
+            except ProcessLookupError:
+                pass
+            proc.wait(timeout=5)
+        log.close()
+
+
+@pytest.mark.slow
+@pytest.mark.skipif(
+    CHROMIUM is None, reason="Debian's chromium is not installed (apt-get install -y chromium)"
+)
+def test_compare_page_in_headless_chromium(served: tuple[Built, int], tmp_path: Path) -> None:
+    try:
+        from playwright.sync_api import sync_playwright
+    except ImportError:
+        pytest.fail("the playwright package is missing: pip install -e '.[dev]'")
+    built, port = served
+    a, b = built.evaluations["a1"], built.evaluations["b1"]
+    expected = judge_compare(built.url, a, b)
+    shot = tmp_path / "compare.png"
+    with sync_playwright() as pw:
+        browser = pw.chromium.launch(executable_path=CHROMIUM, headless=True, args=CHROMIUM_FLAGS)
+        try:
+            page = browser.new_page(viewport={"width": 1400, "height": 1000})
+            page.goto(f"http://127.0.0.1:{port}/compare?a={a}&b={b}", timeout=60_000)
+            metric = page.locator('[data-testid="stMetric"]', has_text="Flips")
+            value = metric.locator('[data-testid="stMetricValue"]')
+            value.wait_for(timeout=60_000)
+            flips = value.inner_text().strip()
+            accuracy_a = (
+                page.locator('[data-testid="stMetric"]', has_text="Accuracy A")
+                .locator('[data-testid="stMetricValue"]')
+                .inner_text()
+                .strip()
+            )
+            page.locator('[data-testid="stDataFrame"]').first.wait_for(timeout=30_000)
+            page.wait_for_timeout(1000)  # let the charts and the flips grid paint
+            page.screenshot(path=str(shot), full_page=True)
+        finally:
+            browser.close()
+    assert flips == str(len(expected["flips"]))
+    assert accuracy_a == f"{100 * expected['accuracy_a']:.1f}%"
+    assert shot.exists() and shot.stat().st_size > 10_000
