@@ -225,7 +225,12 @@ def test_positional_results_for_id_less_calls() -> None:
 
 
 bodies = st.recursive(
-    st.none() | st.booleans() | st.integers() | st.text(max_size=30),
+    st.none()
+    | st.booleans()
+    | st.integers()
+    | st.floats()
+    | st.text(max_size=30)
+    | st.sampled_from(["NaN", '{"a": NaN}', "[1e999]"]),
     lambda inner: (
         st.lists(inner, max_size=4)
         | st.dictionaries(
