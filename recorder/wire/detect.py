@@ -21,6 +21,7 @@ from recorder.wire.common import (
     AssistantTurn,
     EchoedCall,
     SentToolResult,
+    is_finite_json,
     strict_loads,
 )
 from recorder.wire.gemini import (
@@ -207,7 +208,7 @@ def _tool_spec(name: Any, description: Any, parameters: Any) -> ToolSpec | None:
         name=name,
         description=description if isinstance(description, str) else "",
         parameters=parameters
-        if isinstance(parameters, dict)
+        if isinstance(parameters, dict) and is_finite_json(parameters)
         else {"type": "object", "properties": {}},
     )
 
