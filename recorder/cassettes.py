@@ -477,9 +477,18 @@ def serialize_cassette(interactions: list[dict[str, Any]], meta: dict[str, Any])
 
 
 def write_cassette(
-    path: Path | str, interactions: list[dict[str, Any]], meta: dict[str, Any]
+    path: Path | str,
+    interactions: list[dict[str, Any]],
+    meta: dict[str, Any],
+    *,
+    fsync: bool = False,
 ) -> str:
-    """Scrub, write to a temp file beside ``path``, fsync, rename; returns the file's hash."""
+    """Scrub, write to a temp file beside ``path``, rename over ``path``; returns the file's hash.
+
+    The rename is atomic, so a killed process leaves the old file or the new one, never half of
+    one. ``fsync=True`` also survives a power loss (about 5-8 ms more per file on these disks);
+    the default matches the store's own setting (SQLite WAL, synchronous=NORMAL).
+    """
     target = Path(path)
     target.parent.mkdir(parents=True, exist_ok=True)
     data = serialize_cassette(interactions, meta)
@@ -487,8 +496,9 @@ def write_cassette(
     try:
         with os.fdopen(fd, "wb") as handle:
             handle.write(data)
-            handle.flush()
-            os.fsync(handle.fileno())
+            if fsync:
+                handle.flush()
+                os.fsync(handle.fileno())
         os.replace(tmp, target)
     except BaseException:
         try:

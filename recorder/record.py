@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import functools
 import time
 from collections.abc import Callable, Iterator
 from concurrent.futures import ThreadPoolExecutor
@@ -50,6 +51,7 @@ __all__ = [
 ProgressCallback = Callable[["RecordProgress"], None]
 
 
+@functools.cache
 def rejudge_version() -> str:
     try:
         from importlib.metadata import version
@@ -235,13 +237,14 @@ def commit_trace(
     interactions: list[dict[str, Any]],
     meta: dict[str, Any],
     trace: Trace,
+    fsync: bool = False,
 ) -> bool:
     """Rename the cassette into place, then insert the row; False if the run already had it."""
     target = cassette_path(cassettes_dir, run.name, trace.case_id, trace.repetition)
     with _run_lock(target.parent):
         if _row_exists(store, run.id, trace.case_id, trace.repetition):
             return False
-        digest = write_cassette(target, interactions, meta)
+        digest = write_cassette(target, interactions, meta, fsync=fsync)
         relative = target.relative_to(cassettes_dir).as_posix()
         return store.save_trace(
             run.id, case_pk, trace, cassette_path=relative, cassette_hash=digest
@@ -270,11 +273,12 @@ async def record_suite_async(
     transport: httpx.AsyncBaseTransport | None = None,
     sleep: Callable[[float], Any] = asyncio.sleep,
     base_delay_s: float = 0.5,
+    fsync: bool = False,
 ) -> RecordSummary:
     """Record ``suite`` (a :class:`suites.case_format.SuiteSource`) under ``config``.
 
     ``transport`` replaces the network (tests, benchmarks); ``domain`` replaces
-    ``get_domain(suite.domain)``.
+    ``get_domain(suite.domain)``; ``fsync`` makes each cassette survive a power loss too.
     """
     from suites.domain import get_domain
 
@@ -365,6 +369,7 @@ async def record_suite_async(
             tape.interactions,
             meta,
             trace,
+            fsync,
         )
         state.done += 1
         state.last_case = case.id

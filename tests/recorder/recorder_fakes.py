@@ -185,6 +185,9 @@ Responder = Callable[[str, dict[str, Any], dict[str, str]], Reply]
 
 class _Handler(BaseHTTPRequestHandler):
     protocol_version = "HTTP/1.1"
+    # one write per response and no Nagle delay: otherwise every exchange waits ~40 ms for an ACK
+    wbufsize = 1 << 16
+    disable_nagle_algorithm = True
     server: _Server
 
     def log_message(self, format: str, *args: Any) -> None:  # silence
