@@ -9,6 +9,7 @@ from recorder.wire.common import (
     AssistantTurn,
     EchoedCall,
     SentToolResult,
+    as_dict,
     compact_json,
     error_message,
     int_usage,
@@ -94,7 +95,7 @@ def parse_anthropic_sse(text: str) -> AssistantTurn:
             continue
         kind = payload.get("type") or event
         if kind == "message_start":
-            msg = payload.get("message") if isinstance(payload.get("message"), dict) else {}
+            msg = as_dict(payload.get("message"))
             if isinstance(msg.get("model"), str):
                 model = msg["model"]
             usage.update(int_usage(msg.get("usage")))
@@ -117,8 +118,10 @@ def parse_anthropic_sse(text: str) -> AssistantTurn:
             if not isinstance(delta, dict):
                 continue
             key = payload.get("index")
-            b = blocks.get(key) if isinstance(key, (int, str)) else None
-            if b is None:
+            found = blocks.get(key) if isinstance(key, (int, str)) else None
+            if found is not None:
+                b = found
+            else:
                 # a delta for a block we never saw start: keep it rather than drop the data
                 dtype = delta.get("type")
                 b = _Block(type="tool_use" if dtype == "input_json_delta" else "text")
@@ -168,8 +171,8 @@ def parse_anthropic_sse(text: str) -> AssistantTurn:
 
 def _result_content(content: Any) -> Any:
     if isinstance(content, list):
-        parts = [
-            p.get("text")
+        parts: list[str] = [
+            p["text"]
             for p in content
             if isinstance(p, dict) and p.get("type") == "text" and isinstance(p.get("text"), str)
         ]

@@ -30,6 +30,7 @@ __all__ = [
     "int_usage",
     "iter_sse",
     "compact_json",
+    "as_dict",
     "strict_loads",
     "is_finite_json",
 ]
@@ -120,6 +121,11 @@ def is_finite_json(value: Any) -> bool:
         elif isinstance(item, (list, tuple)):
             stack.extend(item)
     return True
+
+
+def as_dict(value: Any) -> dict[str, Any]:
+    """``value`` when it is a JSON object, else an empty one (for reading optional fields)."""
+    return value if isinstance(value, dict) else {}
 
 
 def compact_json(value: Any) -> str:

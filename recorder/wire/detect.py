@@ -277,11 +277,10 @@ def extract_first_user_text(wire_format: str, request_body: Any) -> str | None:
         items = request_body.get("input")
         if isinstance(items, str):
             return items
-        messages = items if isinstance(items, list) else []
+        messages: list[Any] = items if isinstance(items, list) else []
     else:
-        messages = (
-            request_body.get("messages") if isinstance(request_body.get("messages"), list) else []
-        )
+        found = request_body.get("messages")
+        messages = found if isinstance(found, list) else []
     for msg in messages:
         if isinstance(msg, dict) and msg.get("role") == "user":
             text = _text_of(msg.get("content"))

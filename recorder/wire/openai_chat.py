@@ -9,6 +9,7 @@ from recorder.wire.common import (
     AssistantTurn,
     EchoedCall,
     SentToolResult,
+    as_dict,
     error_message,
     int_usage,
     iter_sse,
@@ -41,7 +42,7 @@ def _content_text(content: Any) -> str | None:
         return content if content != "" else None
     if isinstance(content, list):  # content parts
         parts = [
-            p.get("text") for p in content if isinstance(p, dict) and isinstance(p.get("text"), str)
+            p["text"] for p in content if isinstance(p, dict) and isinstance(p.get("text"), str)
         ]
         return text_or_none(parts)
     return None
@@ -66,7 +67,7 @@ def parse_openai_chat(body: dict[str, Any]) -> AssistantTurn:
         for tc in tool_calls:
             if not isinstance(tc, dict):
                 continue
-            fn = tc.get("function") if isinstance(tc.get("function"), dict) else {}
+            fn = as_dict(tc.get("function"))
             calls.append(make_call(tc.get("id"), fn.get("name"), fn.get("arguments")))
     # the legacy single function_call field
     fc = message.get("function_call")
@@ -141,7 +142,7 @@ def parse_openai_chat_sse(text: str) -> AssistantTurn:
         for tc in tool_calls:
             if not isinstance(tc, dict):
                 continue
-            fn = tc.get("function") if isinstance(tc.get("function"), dict) else {}
+            fn = as_dict(tc.get("function"))
             tc_id = tc.get("id") if isinstance(tc.get("id"), str) and tc.get("id") else None
             name = fn.get("name") if isinstance(fn.get("name"), str) and fn.get("name") else None
             index = tc.get("index")
@@ -189,7 +190,7 @@ def parse_openai_chat_sse(text: str) -> AssistantTurn:
 def _message_text(content: Any) -> Any:
     if isinstance(content, list):
         parts = [
-            p.get("text") for p in content if isinstance(p, dict) and isinstance(p.get("text"), str)
+            p["text"] for p in content if isinstance(p, dict) and isinstance(p.get("text"), str)
         ]
         if len(parts) == len(content):
             return "".join(parts)
@@ -240,7 +241,7 @@ def openai_chat_echoed_calls(body: Any) -> list[list[EchoedCall]]:
         for tc in tool_calls:
             if not isinstance(tc, dict):
                 continue
-            fn = tc.get("function") if isinstance(tc.get("function"), dict) else {}
+            fn = as_dict(tc.get("function"))
             cid = tc.get("id")
             args = fn.get("arguments")
             turn.append(

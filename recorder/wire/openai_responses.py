@@ -185,7 +185,7 @@ def parse_openai_responses_sse(text: str) -> AssistantTurn:
 def _output_content(output: Any) -> Any:
     if isinstance(output, list):
         parts = [
-            p.get("text") for p in output if isinstance(p, dict) and isinstance(p.get("text"), str)
+            p["text"] for p in output if isinstance(p, dict) and isinstance(p.get("text"), str)
         ]
         if len(parts) == len(output):
             return "".join(parts)
