@@ -171,6 +171,8 @@ class Tape:
     replay: bool = False
     source: str | None = None
     played: list[bool] = field(default_factory=list)
+    # replay: the recording ended in a network failure (no response was ever recorded for it)
+    replay_network_failure: bool = False
 
     @classmethod
     def for_replay(cls, interactions: list[dict[str, Any]], source: str | None = None) -> Tape:
@@ -240,6 +242,9 @@ class Tape:
             if best is None or len(diff) < best[1]:
                 best = (index, len(diff), diff)
         where = f" in {self.source}" if self.source else ""
+        if best is None and self.replay_network_failure:
+            # what the recording met here was a dead connection or a timeout: meet it again
+            raise httpx.ConnectError("network failure replayed from the cassette", request=request)
         if best is None:
             raise ReplayMissError(
                 f"replay miss{where}: request #{sum(self.played) + 1} ({request.method} "

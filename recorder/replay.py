@@ -33,7 +33,7 @@ from recorder.loop import LoopContext, run_case
 from recorder.providers import get_provider
 from recorder.record import cassette_meta, trace_from_cassette
 from store.repository import RunRecord, Store, StoredTrace
-from store.schemas import Case, Trace
+from store.schemas import Case, Trace, TraceError
 
 __all__ = [
     "Divergence",
@@ -103,6 +103,10 @@ class RenormalizeReport:
             "unchanged": self.unchanged,
             "missing": self.missing,
         }
+
+
+# failures that leave no recorded response behind
+NETWORK_FAILURES = frozenset({"timeout", "retries_exhausted", "connection_error"})
 
 
 def first_difference(a: Any, b: Any, path: str = "") -> str | None:
@@ -235,6 +239,13 @@ async def _replay_one(
     except CassetteError as exc:
         return Divergence(key, rep, None, None, str(exc))
     tape = Tape.for_replay(cassette.interactions, source=str(cassette.path))
+    recorded = (cassette.meta.get("outcome") or {}).get("error")
+    network = bool(
+        isinstance(recorded, dict)
+        and recorded.get("status_code") is None
+        and recorded.get("kind") in NETWORK_FAILURES
+    )
+    tape.replay_network_failure = network
     try:
         outcome = await run_case(
             ctx, case, registry, domain.new_sandbox(case.metadata or None), tape
@@ -258,6 +269,9 @@ async def _replay_one(
             f"the loop stopped after round {len(outcome.rounds) - 1} but {cassette.path} holds "
             f"{len(unplayed)} more interaction(s) (first unplayed: #{unplayed[0] + 1})",
         )
+    if network and outcome.error is not None and outcome.error.kind in NETWORK_FAILURES:
+        # a network failure leaves no exchange to replay; the cassette's account of it stands
+        outcome.error = TraceError.model_validate(recorded)
     meta = cassette_meta(
         run_name=str(cassette.meta.get("run", "")),
         case=case,

@@ -256,3 +256,23 @@ def test_unknown_case_filter_is_a_clear_error(store: Store, tmp_path: Path) -> N
 
     with pytest.raises(NotFoundError, match="no case 'nope'"):
         record_suite(store, suite(CASES), RunConfig(model="m"), tmp_path, case_ids=["nope"])
+
+
+def test_network_failures_replay_from_the_cassettes_account(store: Store, tmp_path: Path) -> None:
+    cassettes = tmp_path / "cassettes"
+    server = FakeModelServer(ScriptedModel(SCRIPT))
+    port = server.port
+    server._server.server_close()  # nothing listens: every attempt is a connection error
+    summary = record_suite(
+        store,
+        suite(CASES[:2]),
+        RunConfig(model="m", base_url=f"http://127.0.0.1:{port}/v1", max_retries=1),
+        cassettes,
+        run_name="down",
+        sleep=_no_sleep,
+    )
+    assert summary.progress.agent_errors == 2
+    (first, _second) = list(store.iter_traces(summary.run.id))
+    assert first.trace.error.kind == "retries_exhausted" and first.trace.rounds == []
+    report = replay_run(store, "down", cassettes)
+    assert report.ok, report.divergences
