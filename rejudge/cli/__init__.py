@@ -24,6 +24,7 @@ __all__ = ["main", "cli"]
 _COMMANDS: dict[str, str] = {
     "db": "rejudge.cli.db:db",
     "runs": "rejudge.cli.db:runs",
+    "import": "rejudge.cli.import_:import_group",
     "rules": "rejudge.cli.rules:rules",
     "suite": "rejudge.cli.suite:suite",
 }
