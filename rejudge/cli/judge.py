@@ -1,0 +1,413 @@
+"""`rejudge judge | rejudge | report | compare | baseline lock|check`: thin over :mod:`judge`."""
+
+from __future__ import annotations
+
+import json
+import sys
+from collections.abc import Iterator, Mapping
+from contextlib import contextmanager
+from typing import Any
+
+import click
+from rich.console import Console
+from rich.progress import (
+    BarColumn,
+    MofNCompleteColumn,
+    Progress,
+    TaskProgressColumn,
+    TextColumn,
+    TimeRemainingColumn,
+)
+
+from judge.batch import evaluation_report, judge_run
+from judge.ops import (
+    check_evaluation_baseline,
+    compare_evaluations,
+    lock_evaluation_baseline,
+    parse_shard,
+    plan_rejudge,
+    rejudge,
+)
+from judge.rulesets import DEFAULT_RULE_SET, load_rule_set
+from rejudge.cli._context import AppContext, pass_app, table
+
+__all__ = ["judge_cmd", "rejudge_cmd", "report", "compare", "baseline", "render_summary"]
+
+_json_flag = click.option("--json", "json_flag", is_flag=True, help="Machine-readable output.")
+
+
+def _emit(app: AppContext, json_flag: bool, data: Any, render: Any) -> None:
+    if json_flag:
+        click.echo(json.dumps(data, indent=2, ensure_ascii=False, default=str))
+    else:
+        app.emit(data, render)
+
+
+def _pct(value: float | None) -> str:
+    return "n/a" if value is None else f"{100 * value:.1f}%"
+
+
+@contextmanager
+def _progress_bar(app: AppContext, json_flag: bool, total: int, label: str) -> Iterator[Any]:
+    """A rich progress bar on stderr (silent under --json or when stderr is not a terminal)."""
+    console = Console(file=sys.stderr)
+    disabled = app.json or json_flag or not console.is_terminal
+    with Progress(
+        TextColumn("[bold]{task.description}"),
+        BarColumn(),
+        MofNCompleteColumn(),
+        TaskProgressColumn(),
+        TimeRemainingColumn(),
+        console=console,
+        disable=disabled,
+        transient=False,
+    ) as bar:
+        task = bar.add_task(label, total=total or None)
+        yield lambda n: bar.advance(task, n)
+
+
+# --------------------------------------------------------------------------- rendering
+
+
+def render_summary(c: Console, head: Mapping[str, Any], summary: Mapping[str, Any]) -> None:
+    """The summary tables shared by `judge`, `rejudge`, `report` and `demo`."""
+    counts = summary.get("verdict_counts", {})
+    c.print(
+        f"[bold]evaluation {head.get('evaluation')}[/bold]  run {head.get('run')}  "
+        f"tier {head.get('tier')}  rules {head.get('rules')}"
+    )
+    c.print(
+        f"accuracy {_pct(summary.get('accuracy'))} over {summary.get('scored_count', 0)} scored  "
+        f"(PASS {counts.get('PASS', 0)}  FAIL {counts.get('FAIL', 0)}  "
+        f"SKIP {counts.get('SKIP', 0)}  AGENT_ERROR {counts.get('AGENT_ERROR', 0)})  "
+        f"average partial score {summary.get('average_partial_score')}"
+    )
+    if summary.get("harness_mode"):
+        c.print(f"harness mode {summary['harness_mode']}")
+    dims = summary.get("dimensions") or {}
+    if dims:
+        rows = [
+            [
+                name,
+                d["verdict_counts"]["PASS"],
+                d["verdict_counts"]["FAIL"],
+                d["verdict_counts"]["SKIP"] + d["verdict_counts"]["AGENT_ERROR"],
+                _pct(d["accuracy"]),
+            ]
+            for name, d in dims.items()
+        ]
+        c.print(table("By dimension", ["dimension", "PASS", "FAIL", "other", "accuracy"], rows))
+    taxonomy = summary.get("taxonomy_counts") or {}
+    if taxonomy:
+        c.print(table("Failure causes", ["code", "FAILs"], [[k, v] for k, v in taxonomy.items()]))
+    pass_k = summary.get("pass_at_k")
+    if pass_k:
+        c.print("pass^k  " + "  ".join(f"k={k}: {_pct(v)}" for k, v in pass_k.items()))
+
+
+def _render_report(c: Console, data: Mapping[str, Any]) -> None:
+    summary = data["summary"]
+    render_summary(c, data, summary)
+    top = summary.get("top_failures") or []
+    if top:
+        rows = [[t["code"], t["count"], _pct(t["share"])] for t in top]
+        c.print(table("Top failures (primary cause)", ["code", "FAILs", "share"], rows))
+    worst = summary.get("worst_tools") or []
+    if worst:
+        c.print(
+            table("Worst tools", ["tool", "FAILs"], [[w["tool"], w["failures"]] for w in worst])
+        )
+    assistance = summary.get("harness_assistance")
+    if assistance:
+        c.print("harness assistance " + ", ".join(f"{k}={v}" for k, v in assistance.items()))
+    anomalies = summary.get("anomalies") or []
+    if anomalies:
+        rows = [[a["case"], a["repetition"], ", ".join(a["flags"])] for a in anomalies]
+        c.print(table("Anomalies", ["case", "rep", "flags"], rows))
+    cases = [
+        [
+            r["case"],
+            r["repetition"],
+            _verdict(r["verdict"]),
+            " ".join(r["taxonomy"]),
+            "" if r["partial_score"] is None else f"{r['partial_score']:.2f}",
+        ]
+        for r in data["cases"]
+    ]
+    c.print(table("Cases", ["case", "rep", "verdict", "causes", "partial"], cases))
+
+
+def _verdict(v: str | None) -> str:
+    colour = {"PASS": "green", "FAIL": "red", "SKIP": "yellow", "AGENT_ERROR": "magenta"}
+    return f"[{colour.get(v or '', 'white')}]{v}[/]"
+
+
+def render_compare(c: Console, data: Mapping[str, Any]) -> None:
+    ma, mb = data.get("meta_a", {}), data.get("meta_b", {})
+    c.print(
+        f"[bold]A[/bold] evaluation {data['a']} ({ma.get('run')}, {ma.get('tier')}, "
+        f"{ma.get('rules')}): accuracy {_pct(data['accuracy_a'])}   "
+        f"[bold]B[/bold] evaluation {data['b']} ({mb.get('run')}, {mb.get('tier')}, "
+        f"{mb.get('rules')}): accuracy {_pct(data['accuracy_b'])}"
+    )
+    d = data["discordant"]
+    c.print(
+        f"{data['paired']} paired, PASS->FAIL {d['pass_to_fail']}, FAIL->PASS {d['fail_to_pass']}, "
+        f"exact McNemar p = {data['mcnemar_p']:.4g}"
+    )
+    if data["comparable"]:
+        c.print("[green]comparable[/green]: the two evaluations measure the same cases")
+    else:
+        c.print("[bold red]NOT COMPARABLE[/bold red]: " + "; ".join(data["reasons"]))
+    for diff in data.get("differences", []):
+        c.print(f"  differs: {diff['field']}: {diff['a']} -> {diff['b']}")
+    if data["flips"]:
+        rows = [
+            [
+                f["case"],
+                f["repetition"],
+                f"{_verdict(f['from'])} -> {_verdict(f['to'])}",
+                ", ".join(f.get("causes") or [f["cause"]]),
+                " ".join(f.get("taxonomy_from") or []),
+                " ".join(f.get("taxonomy_to") or []),
+            ]
+            for f in data["flips"]
+        ]
+        c.print(
+            table(
+                f"Flips ({len(rows)})",
+                ["case", "rep", "verdict", "cause", "causes in A", "causes in B"],
+                rows,
+            )
+        )
+    else:
+        c.print("no verdict flips")
+    dims = data.get("dimensions") or {}
+    if dims:
+        rows = [
+            [
+                name,
+                _pct(v["accuracy_a"]),
+                _pct(v["accuracy_b"]),
+                "n/a" if v["delta"] is None else f"{100 * v['delta']:+.1f}",
+            ]
+            for name, v in dims.items()
+        ]
+        c.print(table("Per dimension", ["dimension", "A", "B", "delta (points)"], rows))
+
+
+# --------------------------------------------------------------------------- commands
+
+
+@click.command("judge")
+@click.argument("run")
+@click.option("--tier", "tier", required=True, metavar="T", help="Tier to judge under.")
+@click.option(
+    "--rules",
+    "rules",
+    default=DEFAULT_RULE_SET,
+    show_default=True,
+    metavar="R",
+    help="Rule set: NAME@VERSION, NAME (latest) or a YAML/JSON file.",
+)
+@click.option("--workers", type=click.IntRange(min=1), default=1, show_default=True)
+@_json_flag
+@pass_app
+def judge_cmd(
+    app: AppContext, run: str, tier: str, rules: str, workers: int, json_flag: bool
+) -> None:
+    """Judge every stored trace of RUN into a new evaluation; prints its id and summary."""
+    rule_set = load_rule_set(rules)
+    result = judge_run(app.store, run, tier, rule_set, workers=workers)
+    run_name = app.store.get_run(result.run_id).name
+    data = {
+        "evaluation": result.evaluation_id,
+        "run": run_name,
+        "tier": result.tier,
+        "rules": result.rules,
+        "summary": result.summary,
+        "judged": result.judged,
+        "written": result.written,
+    }
+
+    def render(c: Console) -> None:
+        render_summary(c, data, result.summary)
+        c.print(
+            f"{result.judged} trace(s) judged, {result.written} new judgment(s) "
+            f"({result.judged - result.written} already known); "
+            f"`rejudge report {result.evaluation_id}` for the full report"
+        )
+
+    _emit(app, json_flag, data, render)
+
+
+@click.command("rejudge")
+@click.argument("runs", nargs=-1, metavar="[RUN]...")
+@click.option("--all", "all_runs", is_flag=True, help="Every run in the store.")
+@click.option("--rules", "rules", required=True, metavar="R", help="Rule set to re-judge under.")
+@click.option(
+    "--tier",
+    "tiers",
+    multiple=True,
+    metavar="T",
+    help="Tier (repeatable) [default: every tier each run was judged under before].",
+)
+@click.option("--workers", type=click.IntRange(min=1), default=1, show_default=True)
+@click.option("--shard", metavar="I/N", help="Judge only traces with id % N == I.")
+@_json_flag
+@pass_app
+def rejudge_cmd(
+    app: AppContext,
+    runs: tuple[str, ...],
+    all_runs: bool,
+    rules: str,
+    tiers: tuple[str, ...],
+    workers: int,
+    shard: str | None,
+    json_flag: bool,
+) -> None:
+    """Re-score stored traces under rule set R: no model call, no network."""
+    if all_runs and runs:
+        raise click.UsageError("give RUN names or --all, not both")
+    if not all_runs and not runs:
+        raise click.UsageError("name at least one RUN, or pass --all")
+    rule_set = load_rule_set(rules)
+    shard_t = parse_shard(shard)
+    plan = plan_rejudge(app.store, None if all_runs else list(runs), tiers, shard=shard_t)
+    with _progress_bar(app, json_flag, plan.total, f"re-judging under {rule_set.ref}") as tick:
+        result = rejudge(app.store, plan, rule_set, workers=workers, shard=shard_t, progress=tick)
+    data = result.as_dict()
+    names = {run.id: run.name for run, _tier, _n in plan.jobs}
+    for entry in data["evaluations"]:
+        entry["run"] = names.get(entry["run"], entry["run"])
+
+    def render(c: Console) -> None:
+        rows = [
+            [
+                e["evaluation"],
+                e["run"],
+                e["tier"],
+                e["judged"],
+                e["written"],
+                _pct(e["summary"].get("accuracy")),
+                e["summary"]["verdict_counts"]["PASS"],
+                e["summary"]["verdict_counts"]["FAIL"],
+            ]
+            for e in data["evaluations"]
+        ]
+        c.print(
+            table(
+                f"Re-judged under {data['rules']}",
+                ["evaluation", "run", "tier", "judged", "new", "accuracy", "PASS", "FAIL"],
+                rows,
+            )
+        )
+        for s in data["skipped"]:
+            c.print(f"skipped run {s['run']}: {s['reason']}")
+
+    _emit(app, json_flag, data, render)
+
+
+@click.command("report")
+@click.argument("evaluation", metavar="EVAL")
+@_json_flag
+@pass_app
+def report(app: AppContext, evaluation: str, json_flag: bool) -> None:
+    """The full report of an evaluation: summary, failures, tools, anomalies, every case."""
+    ev = app.store.get_evaluation(evaluation)
+    data = evaluation_report(app.store, ev.id)
+    _emit(app, json_flag, data, lambda c: _render_report(c, data))
+
+
+@click.command("compare")
+@click.argument("eval_a", metavar="EVAL_A")
+@click.argument("eval_b", metavar="EVAL_B")
+@_json_flag
+@pass_app
+def compare(app: AppContext, eval_a: str, eval_b: str, json_flag: bool) -> None:
+    """Join two evaluations case by case: flips with causes, McNemar p, comparability."""
+    data = compare_evaluations(app.store, eval_a, eval_b)
+    _emit(app, json_flag, data, lambda c: render_compare(c, data))
+
+
+@click.group("baseline")
+def baseline() -> None:
+    """Lock an evaluation as a baseline; check a later one against it (for CI)."""
+
+
+@baseline.command("lock")
+@click.argument("evaluation", metavar="EVAL")
+@click.option("--name", "name", required=True, help="Baseline name (immutable once locked).")
+@click.option("--note", default=None, help="A note stored with the baseline.")
+@_json_flag
+@pass_app
+def baseline_lock(
+    app: AppContext, evaluation: str, name: str, note: str | None, json_flag: bool
+) -> None:
+    """Lock EVAL's report with every input hash and the sha256 of its canonical JSON."""
+    data = lock_evaluation_baseline(app.store, evaluation, name, note=note)
+
+    def render(c: Console) -> None:
+        c.print(
+            f"baseline [bold]{data['baseline']}[/bold] locked on evaluation {data['evaluation']} "
+            f"(accuracy {_pct(data['accuracy'])}, report {data['report_sha256'][:19]})"
+        )
+
+    _emit(app, json_flag, data, render)
+
+
+@baseline.command("check")
+@click.argument("evaluation", metavar="EVAL")
+@click.option("--against", "against", required=True, metavar="NAME", help="Baseline name.")
+@click.option(
+    "--max-drop",
+    type=float,
+    default=0.0,
+    show_default=True,
+    help="Allowed absolute accuracy drop (0.02 = two points).",
+)
+@click.option(
+    "--allow-flips", is_flag=True, help="Do not fail on PASS->FAIL flips (accuracy only)."
+)
+@click.option("--allow-mismatch", is_flag=True, help="Compare even when the inputs differ.")
+@_json_flag
+@pass_app
+@click.pass_context
+def baseline_check(
+    ctx: click.Context,
+    app: AppContext,
+    evaluation: str,
+    against: str,
+    max_drop: float,
+    allow_flips: bool,
+    allow_mismatch: bool,
+    json_flag: bool,
+) -> None:
+    """Exit 1 when EVAL regressed from baseline NAME (a PASS->FAIL flip, or an accuracy drop)."""
+    data = check_evaluation_baseline(
+        app.store,
+        evaluation,
+        against,
+        max_drop=max_drop,
+        fail_on_flip=not allow_flips,
+        allow_mismatch=allow_mismatch,
+    )
+
+    def render(c: Console) -> None:
+        c.print(
+            f"baseline {data['baseline']}: accuracy {_pct(data['accuracy_baseline'])} -> "
+            f"{_pct(data['accuracy_current'])}"
+        )
+        for m in data["input_mismatches"]:
+            c.print(f"[yellow]input differs[/yellow]: {m['input']}")
+        if data["flips"]:
+            rows = [[f["case"], f["repetition"], " ".join(f["taxonomy"])] for f in data["flips"]]
+            c.print(table("PASS -> FAIL", ["case", "rep", "causes now"], rows))
+        if data["regression"]:
+            c.print("[bold red]REGRESSION[/bold red]: " + "; ".join(data["reasons"]))
+        else:
+            c.print("[green]no regression[/green]")
+
+    _emit(app, json_flag, data, render)
+    if data["regression"]:
+        ctx.exit(1)
