@@ -199,9 +199,10 @@ def list_evaluations(
     engine: Engine, filters: Filters | None = None, *, ids: Sequence[int] | None = None
 ) -> list[dict[str, Any]]:
     """Evaluations with run, suite, model, tier, rule set, verdict counts and accuracy."""
-    agg = (
-        select(_EJ.c.evaluation_id, *_verdict_columns(_EJ)).group_by(_EJ.c.evaluation_id).subquery()
-    )
+    agg_query = select(_EJ.c.evaluation_id, *_verdict_columns(_EJ)).group_by(_EJ.c.evaluation_id)
+    if ids is not None:
+        agg_query = agg_query.where(_EJ.c.evaluation_id.in_(list(ids)))
+    agg = agg_query.subquery()
     query = (
         select(
             _EVAL.c.id,
@@ -336,60 +337,78 @@ def taxonomy_counts(engine: Engine, evaluation_id: int) -> dict[str, int]:
 # --------------------------------------------------------------------------- two evaluations
 
 
-def _pair(a: int, b: int) -> tuple[Any, Any, Any]:
-    ea = _EJ.alias("ea")
-    eb = _EJ.alias("eb")
-    on = and_(
-        ea.c.evaluation_id == a,
-        eb.c.evaluation_id == b,
-        ea.c.case_key == eb.c.case_key,
-        ea.c.repetition == eb.c.repetition,
+def _pivot(a: int, b: int) -> Any:
+    """One row per (case, repetition) of A or B with both sides' columns side by side.
+
+    A single scan of the two evaluations' link rows grouped by (case, repetition): no
+    self-join, so pairing stays O(n log n) on SQLite, which would otherwise probe one side
+    by evaluation id only and go quadratic.
+    """
+
+    def side(ev: int, column: Any) -> Any:
+        return func.max(case((_EJ.c.evaluation_id == ev, column), else_=None))
+
+    return (
+        select(
+            _EJ.c.case_key,
+            _EJ.c.repetition,
+            side(a, _EJ.c.verdict).label("va"),
+            side(b, _EJ.c.verdict).label("vb"),
+            side(a, _EJ.c.judgment_id).label("ja"),
+            side(b, _EJ.c.judgment_id).label("jb"),
+            side(a, _EJ.c.trace_id).label("ta"),
+            side(b, _EJ.c.trace_id).label("tb"),
+            side(a, _EJ.c.partial_score).label("pa"),
+            side(b, _EJ.c.partial_score).label("pb"),
+            func.max(_EJ.c.dimension).label("dimension"),
+            func.max(_EJ.c.category).label("category"),
+        )
+        .where(_EJ.c.evaluation_id.in_([a, b]))
+        .group_by(_EJ.c.case_key, _EJ.c.repetition)
+        .subquery("pv")
     )
-    return ea, eb, on
 
 
-def pair_counts(engine: Engine, a: int, b: int) -> dict[tuple[str, str], int]:
-    """(verdict in A, verdict in B) -> number of paired (case, repetition) rows."""
-    ea, eb, on = _pair(a, b)
-    query = (
-        select(ea.c.verdict.label("va"), eb.c.verdict.label("vb"), func.count().label("n"))
-        .select_from(ea.join(eb, on))
-        .group_by(ea.c.verdict, eb.c.verdict)
-    )
+def _paired(pv: Any) -> Any:
+    return and_(pv.c.va.is_not(None), pv.c.vb.is_not(None))
+
+
+def pair_counts(engine: Engine, a: int, b: int) -> dict[tuple[str | None, str | None], int]:
+    """(verdict in A, verdict in B) -> number of (case, repetition) rows; None marks a row that
+    only one side has. One grouped scan."""
+    pv = _pivot(a, b)
+    query = select(pv.c.va, pv.c.vb, func.count().label("n")).group_by(pv.c.va, pv.c.vb)
     with engine.connect() as c:
         return {(r.va, r.vb): int(r.n) for r in c.execute(query)}
 
 
-def coverage(engine: Engine, a: int, b: int) -> dict[str, int]:
-    """Rows in A, in B, and paired; unpaired rows make a comparison not line up."""
-    ea, eb, on = _pair(a, b)
+def coverage(
+    engine: Engine,
+    a: int,
+    b: int,
+    pairs: dict[tuple[str | None, str | None], int] | None = None,
+) -> dict[str, int]:
+    """Rows in A, in B, and paired; cases whose content or registry differs between them."""
+    if pairs is None:
+        pairs = pair_counts(engine, a, b)
+    pv = _pivot(a, b)
+    ja = _JUDG.alias("ja")
+    jb = _JUDG.alias("jb")
     with engine.connect() as c:
-        n_a = c.execute(
-            select(func.count()).select_from(_EJ).where(_EJ.c.evaluation_id == a)
-        ).scalar_one()
-        n_b = c.execute(
-            select(func.count()).select_from(_EJ).where(_EJ.c.evaluation_id == b)
-        ).scalar_one()
-        paired = c.execute(select(func.count()).select_from(ea.join(eb, on))).scalar_one()
-        ja = _JUDG.alias("ja")
-        jb = _JUDG.alias("jb")
-        joined = (
-            ea.join(eb, on)
-            .join(ja, ja.c.id == ea.c.judgment_id)
-            .join(jb, jb.c.id == eb.c.judgment_id)
-        )
-        changed_cases = c.execute(
-            select(func.count(distinct(ea.c.case_key)))
-            .select_from(joined)
-            .where(ja.c.case_hash != jb.c.case_hash)
-        ).scalar_one()
-        registry_changed = c.execute(
-            select(func.count()).select_from(joined).where(ja.c.registry_hash != jb.c.registry_hash)
-        ).scalar_one()
+        joined = pv.join(ja, ja.c.id == pv.c.ja).join(jb, jb.c.id == pv.c.jb)
+        changed = c.execute(
+            select(
+                func.count(
+                    distinct(case((ja.c.case_hash != jb.c.case_hash, pv.c.case_key), else_=None))
+                ).label("cases"),
+                _count_if(ja.c.registry_hash != jb.c.registry_hash).label("registry"),
+            ).select_from(joined)
+        ).one()
+        changed_cases, registry_changed = changed.cases, changed.registry
     return {
-        "a": int(n_a),
-        "b": int(n_b),
-        "paired": int(paired),
+        "a": sum(n for (va, _vb), n in pairs.items() if va is not None),
+        "b": sum(n for (_va, vb), n in pairs.items() if vb is not None),
+        "paired": sum(n for (va, vb), n in pairs.items() if va is not None and vb is not None),
         "changed_cases": int(changed_cases),
         "registry_changed_rows": int(registry_changed),
     }
@@ -404,7 +423,7 @@ def _flip_query(
     dimensions: Sequence[str] | None = None,
     causes: Sequence[str] | None = None,
 ) -> tuple[Select[Any], Any]:
-    ea, eb, on = _pair(a, b)
+    pv = _pivot(a, b)
     ja = _JUDG.alias("ja")
     jb = _JUDG.alias("jb")
     cause = case(
@@ -412,30 +431,26 @@ def _flip_query(
         else_=literal("unknown"),
     ).label("cause")
     # a flip is any verdict change on the same (case, repetition), as in judge.compare
-    flipped = ea.c.verdict != eb.c.verdict
-    pass_fail = and_(ea.c.verdict == "PASS", eb.c.verdict == "FAIL")
-    fail_pass = and_(ea.c.verdict == "FAIL", eb.c.verdict == "PASS")
+    flipped = and_(_paired(pv), pv.c.va != pv.c.vb)
+    pass_fail = and_(pv.c.va == "PASS", pv.c.vb == "FAIL")
+    fail_pass = and_(pv.c.va == "FAIL", pv.c.vb == "PASS")
     query = (
         select(
-            ea.c.case_key.label("case"),
-            ea.c.repetition,
-            ea.c.verdict.label("from"),
-            eb.c.verdict.label("to"),
+            pv.c.case_key.label("case"),
+            pv.c.repetition,
+            pv.c.va.label("from"),
+            pv.c.vb.label("to"),
             cause,
-            ea.c.dimension,
-            ea.c.category,
+            pv.c.dimension,
+            pv.c.category,
             ja.c.taxonomy.label("taxonomy_a"),
             jb.c.taxonomy.label("taxonomy_b"),
-            ea.c.partial_score.label("partial_a"),
-            eb.c.partial_score.label("partial_b"),
-            ea.c.trace_id.label("trace_a"),
-            eb.c.trace_id.label("trace_b"),
+            pv.c.pa.label("partial_a"),
+            pv.c.pb.label("partial_b"),
+            pv.c.ta.label("trace_a"),
+            pv.c.tb.label("trace_b"),
         )
-        .select_from(
-            ea.join(eb, on)
-            .join(ja, ja.c.id == ea.c.judgment_id)
-            .join(jb, jb.c.id == eb.c.judgment_id)
-        )
+        .select_from(pv.join(ja, ja.c.id == pv.c.ja).join(jb, jb.c.id == pv.c.jb))
         .where(flipped)
     )
     if direction == "PASS→FAIL":
@@ -445,12 +460,12 @@ def _flip_query(
     elif direction == "other":
         query = query.where(~or_(pass_fail, fail_pass))
     if case_contains:
-        query = query.where(ea.c.case_key.contains(case_contains, autoescape=True))
+        query = query.where(pv.c.case_key.contains(case_contains, autoescape=True))
     if dimensions:
-        query = query.where(ea.c.dimension.in_(list(dimensions)))
+        query = query.where(pv.c.dimension.in_(list(dimensions)))
     if causes:
         query = query.where(cause.in_(list(causes)))
-    return query, ea
+    return query, pv
 
 
 def flips(
@@ -466,10 +481,10 @@ def flips(
 ) -> list[dict[str, Any]]:
     """Verdict changes between A and B (PASS→FAIL, FAIL→PASS and any other change, e.g. to
     SKIP or AGENT_ERROR), each with the first input that differs as its cause."""
-    query, ea = _flip_query(
+    query, pv = _flip_query(
         a, b, direction=direction, case_contains=case_contains, dimensions=dimensions, causes=causes
     )
-    query = query.order_by(ea.c.case_key, ea.c.repetition)
+    query = query.order_by(pv.c.case_key, pv.c.repetition)
     if limit is not None:
         query = query.limit(limit)
     with engine.connect() as c:

@@ -56,11 +56,13 @@ def compare_summary(engine: Engine, a: int, b: int) -> dict[str, Any] | None:
         return None
     info_a, info_b = infos[a], infos[b]
     pairs = queries.pair_counts(engine, a, b)
-    cover = queries.coverage(engine, a, b)
+    cover = queries.coverage(engine, a, b, pairs)
     pass_to_fail = pairs.get(("PASS", "FAIL"), 0)
     fail_to_pass = pairs.get(("FAIL", "PASS"), 0)
     other_flips = sum(
-        n for (va, vb), n in pairs.items() if va != vb and {va, vb} != {"PASS", "FAIL"}
+        n
+        for (va, vb), n in pairs.items()
+        if va is not None and vb is not None and va != vb and {va, vb} != {"PASS", "FAIL"}
     )
     p_value = mcnemar_exact(pass_to_fail, fail_to_pass)
     reasons = comparability(info_a, info_b, cover)

@@ -1,0 +1,119 @@
+"""Dashboard page render times at 1,000 and 100,000 judgments, as a ratio between the two.
+
+Builds two SQLite stores through the Store API (tests/dashboard/factory.py: one suite, run-a
+judged under two rule sets, run-b under one; 10 repetitions per case), then renders every page
+with Streamlit's AppTest: *cold* (st.cache_data cleared first, so every SQL aggregate runs) and
+*warm* (straight after, from the cache). Prints a Markdown table; the ratio column is cold
+100k / cold 1k. Stores are kept under --workdir and reused when present.
+
+    python bench/dashboard_pages.py [--workdir /tmp/rejudge-dashboard-bench] [--repeat 3]
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import statistics
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+
+import streamlit as st  # noqa: E402
+from streamlit.testing.v1 import AppTest  # noqa: E402
+
+from tests.dashboard.factory import build_store  # noqa: E402
+
+APP = ROOT / "dashboard" / "app.py"
+PAGES = ["overview", "compare", "rule_impact", "trace_viewer", "pass_k", "live", "trends"]
+SIZES = {"1k": 34, "100k": 3334}  # cases; x 10 repetitions x 3 evaluations = judgments
+REPEAT = 10
+
+
+def _store(workdir: Path, label: str, cases: int) -> dict[str, Any]:
+    db = workdir / f"dashboard-{label}.db"
+    meta = workdir / f"dashboard-{label}.json"
+    if db.exists() and meta.exists():
+        return json.loads(meta.read_text())
+    db.unlink(missing_ok=True)
+    started = time.perf_counter()
+    built = build_store(f"sqlite:///{db}", cases=cases, repeat=REPEAT, seed=11)
+    info = {
+        "url": built.url,
+        "runs": built.runs,
+        "evaluations": built.evaluations,
+        "judgments": built.judgments,
+        "traces": built.traces,
+        "build_s": round(time.perf_counter() - started, 1),
+    }
+    meta.write_text(json.dumps(info))
+    return info
+
+
+def _query(info: dict[str, Any], page: str) -> dict[str, str]:
+    ev, runs = info["evaluations"], info["runs"]
+    return {
+        "compare": {"a": str(ev["a1"]), "b": str(ev["a2"])},
+        "rule_impact": {"run": str(runs["run-a"]), "ra": str(ev["a1"]), "rb": str(ev["a2"])},
+        "trace_viewer": {"run": str(runs["run-a"])},
+        "pass_k": {"ev": str(ev["a1"])},
+        "live": {"run": str(runs["run-a"])},
+    }.get(page, {})
+
+
+def _render(info: dict[str, Any], page: str) -> tuple[float, float]:
+    at = AppTest.from_file(str(APP), default_timeout=300)
+    at.session_state["db_url"] = info["url"]
+    for key, value in _query(info, page).items():
+        at.query_params[key] = value
+    at.run()  # the navigation shell (overview), so the switch below is a page change
+    at.switch_page(f"views/{page}.py")
+    st.cache_data.clear()
+    started = time.perf_counter()
+    at.run()
+    cold = time.perf_counter() - started
+    if at.exception:
+        raise RuntimeError(f"{page}: {[e.value for e in at.exception]}")
+    started = time.perf_counter()
+    at.run()
+    warm = time.perf_counter() - started
+    return cold, warm
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--workdir", default="/tmp/rejudge-dashboard-bench")
+    parser.add_argument("--repeat", type=int, default=3)
+    args = parser.parse_args()
+    workdir = Path(args.workdir)
+    workdir.mkdir(parents=True, exist_ok=True)
+    stores = {label: _store(workdir, label, cases) for label, cases in SIZES.items()}
+    for label, info in stores.items():
+        print(
+            f"store {label}: {info['judgments']} judgments, {info['traces']} traces "
+            f"(built in {info['build_s']} s)",
+            file=sys.stderr,
+        )
+    results: dict[str, dict[str, tuple[float, float]]] = {}
+    for page in PAGES:
+        results[page] = {}
+        for label, info in stores.items():
+            runs = [_render(info, page) for _ in range(args.repeat)]
+            results[page][label] = (
+                statistics.median(r[0] for r in runs),
+                statistics.median(r[1] for r in runs),
+            )
+    print("| page | cold 1k (s) | cold 100k (s) | ratio 100k/1k | warm 1k (s) | warm 100k (s) |")
+    print("|---|---:|---:|---:|---:|---:|")
+    for page, by in results.items():
+        c1, w1 = by["1k"]
+        c2, w2 = by["100k"]
+        print(f"| {page} | {c1:.3f} | {c2:.3f} | {c2 / c1:.1f}x | {w1:.3f} | {w2:.3f} |")
+    (workdir / "dashboard_pages.json").write_text(json.dumps(results, indent=2))
+
+
+if __name__ == "__main__":
+    main()
