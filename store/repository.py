@@ -16,10 +16,10 @@ from typing import Any
 from sqlalchemy import Engine, Table, Text, cast, func, select, update
 from sqlalchemy.dialects import postgresql, sqlite
 from sqlalchemy.engine import Connection
-from sqlalchemy.exc import OperationalError
+from sqlalchemy.exc import IntegrityError, OperationalError
 
 from store.engine import make_engine
-from store.errors import ConflictError, NotFoundError
+from store.errors import ConflictError, InvalidInputError, NotFoundError
 from store.hashing import content_hash
 from store.migrate import _unavailable as unavailable_error
 from store.migrate import ensure_schema
@@ -220,6 +220,37 @@ class Store:
         meta: dict[str, Any] | None = None,
     ) -> SuiteRecord:
         """Store an immutable suite snapshot; the same (name, hash) is a lookup, not a new row."""
+        try:
+            return self._insert_suite(
+                name=name,
+                domain=domain,
+                suite_hash=suite_hash,
+                registry=registry,
+                cases=cases,
+                format_version=format_version,
+                meta=meta,
+            )
+        except IntegrityError as exc:
+            # a concurrent writer stored the same snapshot first: then it is a lookup
+            try:
+                return self.get_suite(name, suite_hash)
+            except NotFoundError:
+                detail = (str(exc.orig).strip().splitlines() or ["integrity error"])[0]
+                raise InvalidInputError(
+                    f"cannot store suite {name!r}: {detail} (are two cases sharing an id?)"
+                ) from exc
+
+    def _insert_suite(
+        self,
+        *,
+        name: str,
+        domain: str,
+        suite_hash: str,
+        registry: ToolRegistry,
+        cases: Sequence[Case],
+        format_version: int,
+        meta: dict[str, Any] | None,
+    ) -> SuiteRecord:
         with self.engine.begin() as c:
             existing = c.execute(
                 select(_T_SUITE).where(_T_SUITE.c.name == name, _T_SUITE.c.hash == suite_hash)

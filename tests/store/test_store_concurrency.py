@@ -81,3 +81,41 @@ def test_processes_saving_the_same_traces_make_one_row_each(
     assert rows(store, TraceRow) == 40
     expected_calls = sum(len(make_trace("case-002", r, seed=r).calls) for r in range(40))
     assert rows(store, CallRow) == expected_calls
+
+
+def test_threads_saving_the_same_new_suite_make_one_snapshot(store: Store) -> None:
+    from store import SuiteRecord
+    from store.tables import CaseRow, SuiteRow
+    from tests.store.store_factories import make_case, make_registry, suite_hash
+
+    cases = [make_case(i) for i in range(40)]
+    registry = make_registry(version="race")
+    writers = 4
+    barrier = threading.Barrier(writers)
+    records: list[SuiteRecord] = []
+    errors: list[BaseException] = []
+
+    def write() -> None:
+        try:
+            barrier.wait(timeout=10)
+            records.append(
+                store.save_suite(
+                    name="race",
+                    domain="retail",
+                    suite_hash=suite_hash(cases, registry),
+                    registry=registry,
+                    cases=cases,
+                )
+            )
+        except BaseException as exc:  # collected and asserted below
+            errors.append(exc)
+
+    threads = [threading.Thread(target=write) for _ in range(writers)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join(timeout=60)
+    assert errors == []
+    assert len({r.id for r in records}) == 1 and len(records) == writers
+    assert rows(store, SuiteRow) == 1
+    assert rows(store, CaseRow) == len(cases)

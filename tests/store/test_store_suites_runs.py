@@ -195,3 +195,17 @@ def test_list_runs_counts_traces_and_finish_sets_status(
     store.finish_run(other.id, status="interrupted")
     assert store.get_run("run-2").status == "interrupted"
     assert count(store, TraceRow) == 2
+
+
+def test_suite_with_duplicate_case_ids_is_refused_whole(
+    store: Store, registry: ToolRegistry
+) -> None:
+    from store import InvalidInputError
+
+    cases = [make_case(1), make_case(2), make_case(1, instruction="same id again")]
+    with pytest.raises(InvalidInputError, match="case-001|two cases"):
+        store.save_suite(
+            name="dup", domain="retail", suite_hash="sha256:dup", registry=registry, cases=cases
+        )
+    assert count(store, SuiteRow) == 0
+    assert count(store, CaseRow) == 0
