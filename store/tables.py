@@ -39,6 +39,8 @@ __all__ = [
     "JudgmentRow",
     "EvaluationJudgmentRow",
     "BaselineRow",
+    "ReviewRow",
+    "REVIEW_LABELS",
     "utcnow",
 ]
 
@@ -233,3 +235,32 @@ class BaselineRow(Base):
     report: Mapped[dict[str, Any]]
     note: Mapped[str | None] = mapped_column(Text)
     created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utcnow)
+
+
+#: a person's label on a judgment (DESIGN §4): the verdict is right, the judge is wrong, the
+#: golden (the case) is wrong, or the reviewer cannot tell
+REVIEW_LABELS = ("confirmed", "judge_wrong", "golden_wrong", "unclear")
+
+
+class ReviewRow(Base):
+    """A person's label on a judgment. Append-only: a new label is a new row (the history stays);
+    several reviewers may label the same judgment; "latest per reviewer" is a query.
+
+    ``evaluation_id`` is the evaluation the reviewer was looking at (a judgment is shared by every
+    evaluation of the same inputs). ``resolved_at``/``resolution`` are filled once, when the
+    problem a label reports is fixed; they are never overwritten.
+    """
+
+    __tablename__ = "reviews"
+    __table_args__ = (Index("ix_reviews_judgment_reviewer", "judgment_id", "reviewer"),)
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    judgment_id: Mapped[int] = mapped_column(ForeignKey("judgments.id", ondelete="CASCADE"))
+    evaluation_id: Mapped[int | None] = mapped_column(
+        ForeignKey("evaluations.id", ondelete="SET NULL"), index=True
+    )
+    label: Mapped[str] = mapped_column(String(20))
+    reviewer: Mapped[str] = mapped_column(String(200))
+    note: Mapped[str | None] = mapped_column(Text)
+    created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utcnow)
+    resolved_at: Mapped[datetime | None] = mapped_column(DateTime(timezone=True))
+    resolution: Mapped[str | None] = mapped_column(Text)
