@@ -7,7 +7,7 @@
 2. Throughput at concurrency 1, 4, 16 against a loopback server that answers after 50 ms.
 3. Replay wall time of the 72-case retail suite recorded against a loopback oracle model.
 
-    python bench/recorder_overhead.py [--exchanges 200] [--cases 48]
+    python bench/recorder_overhead.py [--exchanges 200] [--cases 128] [--rounds 3]
 """
 
 from __future__ import annotations
@@ -16,6 +16,7 @@ import argparse
 import asyncio
 import json
 import shutil
+import statistics
 import sys
 import tempfile
 import threading
@@ -173,9 +174,16 @@ async def recorder_run(
 ) -> float:
     store = Store.open(f"sqlite:///{workdir / (name + '.db')}")
     config = RunConfig(model="bench", provider="local", base_url=url, concurrency=concurrency)
-    started = time.perf_counter()
-    summary = await record_suite_async(store, suite, config, workdir / "cassettes", run_name=name)
-    elapsed = time.perf_counter() - started
+    marks: list[float] = []
+
+    def progress(state: Any) -> None:
+        # the first call comes once the run is set up: time the traces, not the setup
+        marks.append(time.perf_counter())
+
+    summary = await record_suite_async(
+        store, suite, config, workdir / "cassettes", run_name=name, progress=progress
+    )
+    elapsed = marks[-1] - marks[0]
     assert summary.recorded == len(suite.cases), summary.progress
     store.close()
     return elapsed
@@ -214,7 +222,8 @@ RETAIL_BY_INSTRUCTION: dict[str, Case] = {}
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--exchanges", type=int, default=200)
-    parser.add_argument("--cases", type=int, default=48)
+    parser.add_argument("--cases", type=int, default=128)
+    parser.add_argument("--rounds", type=int, default=3)
     args = parser.parse_args()
     _register_domain()
     workdir = Path(tempfile.mkdtemp(prefix="rejudge-bench-"))
@@ -231,14 +240,27 @@ def main() -> None:
                 registry=suite.registry,
                 cases=suite.cases[:n],
             )
+            plain_runs, rec_runs = [], []
             with Server(delay) as server:
-                plain = asyncio.run(plain_httpx(server.url, n, body))
-                rec = asyncio.run(
-                    recorder_run(server.url, sub, 1, workdir, f"overhead-{int(delay * 1000)}")
-                )
+                # alternate the two, several times, and keep the medians: the machine is shared
+                for attempt in range(args.rounds):
+                    plain_runs.append(asyncio.run(plain_httpx(server.url, n, body)))
+                    rec_runs.append(
+                        asyncio.run(
+                            recorder_run(
+                                server.url,
+                                sub,
+                                1,
+                                workdir,
+                                f"overhead-{int(delay * 1000)}-{attempt}",
+                            )
+                        )
+                    )
+            plain, rec = statistics.median(plain_runs), statistics.median(rec_runs)
             print(
                 f"server latency {delay * 1000:.0f} ms: plain httpx {plain / n * 1000:.2f} ms/exchange, "
-                f"recorder {rec / n * 1000:.2f} ms/exchange, ratio {rec / plain:.2f}x"
+                f"recorder {rec / n * 1000:.2f} ms/exchange, ratio {rec / plain:.2f}x "
+                f"(medians of {args.rounds})"
             )
 
         print(f"\n# throughput against a 50 ms server ({args.cases} one-exchange traces)")

@@ -328,7 +328,8 @@ async def record_suite_async(
 
     owns_transport = transport is None
     inner = transport or httpx.AsyncHTTPTransport(retries=0)
-    limits = httpx.Limits(max_connections=max(10, config.concurrency * 2))
+    # one connection per worker: httpcore scans every pooled connection on each request
+    limits = httpx.Limits(max_connections=config.concurrency + 1)
     client = httpx.AsyncClient(transport=TapeTransport(inner), limits=limits, trust_env=False)
     ctx = LoopContext(
         client=client,
@@ -342,6 +343,8 @@ async def record_suite_async(
     writer = ThreadPoolExecutor(max_workers=1, thread_name_prefix="rejudge-commit")
     loop = asyncio.get_running_loop()
     queue: asyncio.Queue[tuple[Case, int] | None] = asyncio.Queue()
+    commits: list[asyncio.Future[bool]] = []
+    commit_slots = asyncio.Semaphore(max(1, config.concurrency))
     for job in pending:
         queue.put_nowait(job)
 
@@ -359,7 +362,10 @@ async def record_suite_async(
         )
         trace = trace_from_cassette(tape.interactions, meta, case.id, rep)
         trace = trace.model_copy(update={"timings": {"elapsed_s": round(outcome.elapsed_s, 4)}})
-        inserted = await loop.run_in_executor(
+        # the commit runs in the writer thread while this worker starts its next job, so the
+        # disk and database time overlaps the next exchange; at most `concurrency` commits wait
+        await commit_slots.acquire()
+        future = loop.run_in_executor(
             writer,
             commit_trace,
             store,
@@ -371,9 +377,16 @@ async def record_suite_async(
             trace,
             fsync,
         )
+        future.add_done_callback(lambda f: _committed(f, case.id, trace))
+        commits.append(future)
+
+    def _committed(future: asyncio.Future[bool], case_id: str, trace: Trace) -> None:
+        commit_slots.release()
+        if future.cancelled() or future.exception() is not None:
+            return  # re-raised by the gather below
         state.done += 1
-        state.last_case = case.id
-        if not inserted:
+        state.last_case = case_id
+        if not future.result():
             state.skipped += 1
         elif trace.status == "agent_error":
             state.agent_errors += 1
@@ -398,6 +411,7 @@ async def record_suite_async(
         for _ in workers:
             queue.put_nowait(None)
         await asyncio.gather(*workers)
+        await asyncio.gather(*commits)
     finally:
         await client.aclose()
         if owns_transport:
