@@ -87,6 +87,17 @@ def _as_int(value: Any) -> int | None:
     return None
 
 
+def _result_int(value: Any) -> int | None:
+    """A call's recorded result as an integer. Results normalized from a cassette are the tool
+    message's text (``"341"``), results straight from a sandbox are numbers."""
+    if isinstance(value, str):
+        try:
+            value = json.loads(value)
+        except ValueError:
+            return None
+    return _as_int(value)
+
+
 def _key(name: str, args: dict[str, Any]) -> str:
     try:
         return name + json.dumps(args, sort_keys=True, default=str)
@@ -183,7 +194,7 @@ class OutcomeTier:
                         correct = True
                 entry["role"] = node["role"]
             # the evidence this call leaves: the value it returned
-            returned = _as_int(raw.result) if raw.ok else None
+            returned = _result_int(raw.result) if raw.ok else None
             if returned is None and raw.ok is None and correct and node is not None:
                 returned = values[node["output"]]
             if returned is not None:

@@ -192,12 +192,13 @@ def _word(rng: Random, syllables: int, coda: bool) -> str:
 
 
 class _Names:
-    """Unique pronounceable names: function names across a suite, type names within a case."""
+    """Unique pronounceable names: function and type names are unique across a suite, so the
+    union registry never offers two functions returning the same type."""
 
-    def __init__(self, rng: Random, used_functions: set[str]) -> None:
+    def __init__(self, rng: Random, used: _Used) -> None:
         self.rng = rng
-        self.functions = used_functions
-        self.types: set[str] = set()
+        self.functions = used.functions
+        self.types = used.types
 
     def function(self) -> str:
         while True:
@@ -213,6 +214,12 @@ class _Names:
             if name not in self.types:
                 self.types.add(name)
                 return name
+
+
+@dataclass
+class _Used:
+    functions: set[str] = field(default_factory=set)
+    types: set[str] = field(default_factory=set)
 
 
 # --------------------------------------------------------------------------- graphs
@@ -237,10 +244,10 @@ class _Graph:
 
 
 class _Builder:
-    def __init__(self, rng: Random, knobs: Knobs, used_functions: set[str]) -> None:
+    def __init__(self, rng: Random, knobs: Knobs, used: _Used) -> None:
         self.rng = rng
         self.knobs = knobs
-        self.names = _Names(rng, used_functions)
+        self.names = _Names(rng, used)
         self.graph = _Graph()
         self.used_values: set[int] = set()
 
@@ -429,9 +436,9 @@ def _graph_metadata(graph: _Graph) -> dict[str, Any]:
     }
 
 
-def generate_case(rng: Random, knobs: Knobs, index: int, used_functions: set[str]) -> Case:
-    """One case with its own graph (function names are added to ``used_functions``)."""
-    graph, target_node = _Builder(rng, knobs, used_functions).build()
+def generate_case(rng: Random, knobs: Knobs, index: int, used: _Used | None = None) -> Case:
+    """One case with its own graph (its function and type names are added to ``used``)."""
+    graph, target_node = _Builder(rng, knobs, used if used is not None else _Used()).build()
     order = _golden_order(rng, graph)
     target = target_node.output
     tools = [n.name for n in graph.nodes]
@@ -508,7 +515,7 @@ def generate_suite(knobs: Knobs, name: str | None = None) -> GeneratedSuite:
     """
     knobs.check()
     rng = Random(knobs.seed)
-    used: set[str] = set()
+    used = _Used()
     cases = [generate_case(rng, knobs, i, used) for i in range(knobs.cases)]
     specs: list[ToolSpec] = []
     for case in cases:

@@ -258,3 +258,17 @@ def test_numbers_in() -> None:
 def test_deterministic() -> None:
     t = trace([("f_a", {"x1": 222}), *GOOD], "444")
     assert outcome(t).hash == outcome(t).hash
+
+
+def test_results_normalized_from_cassettes_are_text() -> None:
+    # a cassette's tool message is text: the normalizer keeps "333", the tier reads it as 333
+    t = trace(GOOD, "444")
+    rounds = [
+        r.model_copy(
+            update={"calls": [c.model_copy(update={"result": str(c.result)}) for c in r.calls]}
+        )
+        for r in t.rounds
+    ]
+    j = outcome(t.model_copy(update={"rounds": rounds}))
+    assert j.verdict == "PASS" and j.details["target_returned"]
+    assert [d["status"] for d in j.diff] == ["ok", "ok"]

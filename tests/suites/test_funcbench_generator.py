@@ -291,3 +291,13 @@ def test_written_folder_round_trips_and_validates(tmp_path) -> None:
     assert validate_suite(generated.source) == []
     report = selftest_suite(loaded)
     assert report.ok and report.calls_executed == 4 * 5
+
+
+def test_type_and_function_names_are_unique_across_the_suite() -> None:
+    # the union registry never offers two functions returning the same type
+    generated = generate_suite(Knobs(n_core=10, depth=3, cin=5, din=5, noise=3, cases=20, seed=8))
+    types: list[str] = []
+    for case in generated.source.cases:
+        types.extend(case.metadata["graph"]["values"])
+        types.extend(case.metadata["graph"]["supertypes"].values())
+    assert len(types) == len(set(types))

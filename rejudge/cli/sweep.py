@@ -1,0 +1,330 @@
+"""`rejudge sweep funcbench --model M --core 5,10,20 [--restate] ...`: FuncBenchGen's grid.
+
+For each core-node count it generates a suite (the other knobs fixed, one seed), records it
+against the model (once without restatement, and once with it under ``--restate``: separate runs,
+never pooled), judges every trace under the ``outcome`` tier and prints the paper's table shape:
+success rate by core nodes for each arm, then the failure-type shares.
+
+Accounting (documented, the paper counts timeouts as failures):
+
+- ``success`` = PASS / (PASS + FAIL + timeouts), where a *timeout* is a trace the harness cut off
+  at its round budget (``AGENT_ERROR`` with reason ``round_budget``; the budget is
+  ``2 × n_core + 2`` rounds, so only a model that keeps calling past the call cap reaches it).
+  Traces the outcome tier fails for exceeding the cap are FAILs already.
+- other agent errors (provider failures) are shown and left out of every rate;
+- failure-type shares attribute each failed trace to the type of its first failing call
+  (``details.first_failure``); failures with no failing call count as ``no failing call``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import click
+from rich.console import Console
+
+from rejudge.cli._context import AppContext, pass_app, table
+from rejudge.settings import api_key_from_env
+from store.errors import InvalidInputError
+from store.repository import Store
+from store.schemas import HarnessAssistance, RunConfig
+
+__all__ = ["sweep", "SweepOptions", "run_sweep", "sweep_table", "FAILURE_COLUMNS"]
+
+FAILURE_COLUMNS = (
+    "FUNCTION_NOT_FOUND",
+    "WRONG_ARGUMENT_COUNT",
+    "UNKNOWN_VALUE",
+    "INCORRECT_VALUE",
+    "ARGUMENTS_UNPARSABLE",
+    "no failing call",
+)
+
+
+@dataclass(frozen=True)
+class SweepOptions:
+    model: str
+    cores: tuple[int, ...]
+    depth: int | None = None  # None: min(3, n_core - 1)
+    cin: int = 0
+    din: int = 0
+    noise: int = 0
+    subtypes: bool = False
+    cases: int = 5
+    seed: int = 0
+    restate: bool = False
+    provider: str = "openai"
+    base_url: str | None = None
+    temperature: float | None = 0.0
+    tool_choice: str | None = "auto"
+    concurrency: int = 1
+    timeout_s: float = 60.0
+    max_tokens: int | None = None
+    prefix: str = "sweep"
+
+    def depth_for(self, n_core: int) -> int:
+        return self.depth if self.depth is not None else min(3, n_core - 1)
+
+
+def _summarize(store: Store, evaluation_id: int) -> dict[str, Any]:
+    counts = {"PASS": 0, "FAIL": 0, "timeout": 0, "AGENT_ERROR": 0, "SKIP": 0}
+    first: dict[str, int] = {}
+    efficiencies: list[float] = []
+    redundant: list[int] = []
+    for row in store.iter_evaluation_rows(evaluation_id, with_body=True):
+        body = row.get("body") or {}
+        details = body.get("details") or {}
+        verdict = row["verdict"]
+        if verdict == "AGENT_ERROR":
+            reasons = body.get("reasons") or []
+            kind = "timeout" if any(r.startswith("round_budget") for r in reasons) else verdict
+            counts[kind] += 1
+            if kind == "timeout":
+                first["timeout"] = first.get("timeout", 0) + 1
+            continue
+        counts[verdict] = counts.get(verdict, 0) + 1
+        if verdict == "PASS":
+            if details.get("efficiency") is not None:
+                efficiencies.append(float(details["efficiency"]))
+            redundant.append(int(details.get("redundant_calls", 0)))
+        elif verdict == "FAIL":
+            key = details.get("first_failure") or "no failing call"
+            first[key] = first.get(key, 0) + 1
+    scored = counts["PASS"] + counts["FAIL"] + counts["timeout"]
+    return {
+        "counts": counts,
+        "success": round(counts["PASS"] / scored, 4) if scored else None,
+        "first_failure": dict(sorted(first.items())),
+        "efficiency": round(sum(efficiencies) / len(efficiencies), 4) if efficiencies else None,
+        "redundant_calls_on_success": (
+            round(sum(redundant) / len(redundant), 4) if redundant else None
+        ),
+    }
+
+
+def run_sweep(
+    store: Store,
+    cassettes_dir: Path | str,
+    options: SweepOptions,
+    *,
+    api_key: str | None = None,
+    transport: Any = None,
+    folder: Path | str | None = None,
+    on_cell: Callable[[dict[str, Any]], None] | None = None,
+) -> dict[str, Any]:
+    """Generate, record and judge the grid; returns ``{"model", "cells", "table", "failure_types"}``.
+
+    Re-running with the same options resumes: suites are lookups, runs keep their names, traces
+    already recorded are skipped, judgments are lookups.
+    """
+    import suites  # noqa: F401  registers the built-in domains
+    import suites.domains.funcbench  # noqa: F401
+    from judge.batch import judge_run
+    from judge.rulesets import DEFAULT_RULE_SET, load_rule_set
+    from recorder.record import record_suite
+    from suites.generators.funcbench import Knobs, generate_suite, write_generated_suite
+
+    if not options.cores:
+        raise InvalidInputError("--core needs at least one value, e.g. --core 5,10,20")
+    rules = load_rule_set(DEFAULT_RULE_SET)
+    arms = [False, True] if options.restate else [False]
+    cells: list[dict[str, Any]] = []
+    for n_core in options.cores:
+        knobs = Knobs(
+            n_core=n_core,
+            depth=options.depth_for(n_core),
+            cin=options.cin,
+            din=options.din,
+            noise=options.noise,
+            subtypes=options.subtypes,
+            cases=options.cases,
+            seed=options.seed,
+        )
+        knobs.check()
+        generated = generate_suite(knobs)
+        if folder is not None:
+            write_generated_suite(Path(folder) / generated.name, generated)
+        for restate in arms:
+            config = RunConfig(
+                model=options.model,
+                provider=options.provider,
+                base_url=options.base_url,
+                harness_assistance=HarnessAssistance(round_budget=2 * n_core + 2),
+                temperature=options.temperature,
+                max_tokens=options.max_tokens,
+                timeout_s=options.timeout_s,
+                restate_known_values=restate,
+                concurrency=options.concurrency,
+                tool_choice=options.tool_choice,
+                extra={"sweep": "funcbench", "knobs": knobs.as_dict()},
+            )
+            run_name = (
+                f"{options.prefix}-{options.model.replace('/', '_')}-c{n_core}-d{knobs.depth}"
+                f"-s{options.seed}-{'restate' if restate else 'plain'}"
+            )
+            recorded = record_suite(
+                store,
+                generated.source,
+                config,
+                cassettes_dir,
+                None,
+                api_key,
+                run_name=run_name,
+                transport=transport,
+            )
+            judged = judge_run(store, recorded.run.id, "outcome", rules)
+            cell = {
+                "core": n_core,
+                "depth": knobs.depth,
+                "restate": restate,
+                "suite": generated.name,
+                "suite_hash": generated.hash,
+                "run": recorded.run.name,
+                "evaluation": judged.evaluation_id,
+                **_summarize(store, judged.evaluation_id),
+            }
+            cells.append(cell)
+            if on_cell is not None:
+                on_cell(cell)
+    return {"model": options.model, "cells": cells, **sweep_table(cells)}
+
+
+def sweep_table(cells: list[dict[str, Any]]) -> dict[str, Any]:
+    """The paper's shapes: success by core nodes per arm, and failure-type shares per arm."""
+    success: list[dict[str, Any]] = []
+    shares: list[dict[str, Any]] = []
+    for restate in sorted({c["restate"] for c in cells}):
+        arm = [c for c in cells if c["restate"] == restate]
+        success.append(
+            {
+                "restate": restate,
+                **{str(c["core"]): c["success"] for c in arm},
+            }
+        )
+        totals: dict[str, int] = {}
+        for c in arm:
+            for key, n in c["first_failure"].items():
+                totals[key] = totals.get(key, 0) + n
+        failed = sum(totals.values())
+        shares.append(
+            {
+                "restate": restate,
+                "failed": failed,
+                **{
+                    key: round(n / failed, 4) if failed else None
+                    for key, n in sorted(totals.items())
+                },
+            }
+        )
+    return {"table": success, "failure_types": shares}
+
+
+def _cores(value: str) -> tuple[int, ...]:
+    try:
+        cores = tuple(int(part) for part in value.split(",") if part.strip())
+    except ValueError as exc:
+        raise click.BadParameter("give core counts as integers, e.g. 5,10,20") from exc
+    if not cores or any(c < 1 for c in cores):
+        raise click.BadParameter("give core counts as positive integers, e.g. 5,10,20")
+    return cores
+
+
+def _pct(value: float | None) -> str:
+    return "-" if value is None else f"{100 * value:.1f}%"
+
+
+@click.group()
+def sweep() -> None:
+    """Record and judge generated grids."""
+
+
+@sweep.command("funcbench")
+@click.option("--model", required=True, help="Model name sent to the provider.")
+@click.option("--core", "cores", required=True, help="Core-node counts, e.g. 5,10,20.")
+@click.option(
+    "--depth", type=click.IntRange(0), default=None, help="Depth [default: min(3, core-1)]."
+)
+@click.option("--cin", type=click.IntRange(0), default=0, show_default=True)
+@click.option("--din", type=click.IntRange(0), default=0, show_default=True)
+@click.option("--noise", type=click.IntRange(0), default=0, show_default=True)
+@click.option("--subtypes/--no-subtypes", default=False, show_default=True)
+@click.option(
+    "--cases", type=click.IntRange(1), default=5, show_default=True, help="Cases per cell."
+)
+@click.option("--seed", type=int, default=0, show_default=True)
+@click.option(
+    "--restate", is_flag=True, help="Also record every cell with restatement (a separate run)."
+)
+@click.option("--provider", default="openai", show_default=True)
+@click.option("--base-url", default=None, help="Provider base URL (e.g. a local server).")
+@click.option("--temperature", type=float, default=0.0, show_default=True)
+@click.option(
+    "--tool-choice", default="auto", show_default=True, help="auto, required, none or omit."
+)
+@click.option("--max-tokens", type=click.IntRange(1), default=None)
+@click.option("--timeout", "timeout_s", type=float, default=60.0, show_default=True)
+@click.option("--concurrency", type=click.IntRange(1), default=1, show_default=True)
+@click.option("--prefix", default="sweep", show_default=True, help="Run-name prefix.")
+@click.option(
+    "--out",
+    type=click.Path(file_okay=False, path_type=Path),
+    default=None,
+    help="Also write each generated suite folder under this folder.",
+)
+@click.option("--api-key-env", default=None, metavar="NAME", help="Read the API key from NAME.")
+@pass_app
+def sweep_funcbench(
+    app: AppContext, cores: str, api_key_env: str | None, out: Path | None, **kw: Any
+) -> None:
+    """Generate, record and judge a FuncBenchGen grid; print success by core nodes."""
+    provider = kw["provider"]
+    api_key = api_key_from_env(provider, api_key_env)
+    if api_key is None and kw["base_url"] is None and provider in ("openai", "anthropic"):
+        var = "OPENAI_API_KEY" if provider == "openai" else "ANTHROPIC_API_KEY"
+        raise InvalidInputError(
+            f"no API key: set {var} (or --api-key-env NAME), or point --base-url at a local server"
+        )
+    choice = kw.pop("tool_choice")
+    options = SweepOptions(
+        cores=_cores(cores), tool_choice=None if choice == "omit" else choice, **kw
+    )
+
+    def progress(cell: dict[str, Any]) -> None:
+        if not app.json:
+            arm = "restate" if cell["restate"] else "plain"
+            app.console.print(
+                f"core {cell['core']} ({arm}): success {_pct(cell['success'])} "
+                f"{cell['counts']} run {cell['run']}"
+            )
+
+    result = run_sweep(
+        app.store,
+        app.settings.cassettes_dir,
+        options,
+        api_key=api_key,
+        folder=out,
+        on_cell=progress,
+    )
+
+    def render(c: Console) -> None:
+        core_cols = [str(n) for n in options.cores]
+        rows = [
+            ["with restatement" if r["restate"] else "plain", *(_pct(r.get(k)) for k in core_cols)]
+            for r in result["table"]
+        ]
+        c.print(table(f"Success rate by core nodes — {options.model}", ["", *core_cols], rows))
+        keys = sorted({k for s in result["failure_types"] for k in s} - {"restate", "failed"})
+        rows = [
+            [
+                "with restatement" if s["restate"] else "plain",
+                s["failed"],
+                *(_pct(s.get(k)) for k in keys),
+            ]
+            for s in result["failure_types"]
+        ]
+        c.print(table("Failure types (first failing call)", ["", "failed", *keys], rows))
+
+    app.emit(result, render)
