@@ -4,6 +4,7 @@ numbers shown are the judge's (report / compare) for the same evaluations."""
 from __future__ import annotations
 
 import json
+import random
 
 import pytest
 
@@ -192,3 +193,45 @@ def test_parse_args() -> None:
     assert parse_args([]) is None
     secret = parse_args(["--db", "postgresql+psycopg://u:hunter2@h/db"])
     assert secret is not None and "hunter2" not in secret.shown_url
+
+
+@SQLITE_ONLY
+def test_live_monitor_follows_new_traces_as_they_land(built: Built) -> None:
+    """A run being recorded: the page shows the case in progress and, on its next refresh,
+    the traces written since (no action from the person watching beyond the rerun)."""
+    import streamlit as st
+
+    from store import RunConfig
+    from tests.dashboard.factory import make_case, make_trace
+
+    store = Store.open(built.url)
+    try:
+        suite = store.get_suite("retail-test")
+        pks = {key: pk for key, (pk, _c) in store.get_cases(suite.id).items()}
+        run = store.create_run(
+            name="run-live", suite=suite, config=RunConfig(model="model-live", repeat=1)
+        )
+        rng = random.Random(1)
+
+        def record(indexes: range) -> None:
+            store.save_traces(
+                (run.id, pks[f"c{i:05d}"], make_trace(make_case(i), 0, rng, "live"), None, None)
+                for i in indexes
+            )
+
+        record(range(0, 4))
+        at = app_on(built, "live", run=str(run.id))
+        assert metrics(at)["Traces"] == "4 / 12"
+        assert any("In progress: **c00004**" in i.value for i in at.info)
+        assert metrics(at)["ETA"] not in ("—", "done")
+        record(range(4, 9))
+        st.cache_data.clear()  # the page's TTL is 1 s; don't make the test wait for it
+        at.run()
+        assert metrics(at)["Traces"] == "9 / 12"
+        assert any("In progress: **c00009**" in i.value for i in at.info)
+        store.finish_run(run.id)
+        st.cache_data.clear()
+        at.run()
+        assert metrics(at)["ETA"] == "done"
+    finally:
+        store.close()
