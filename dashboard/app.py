@@ -9,11 +9,18 @@ from __future__ import annotations
 
 import streamlit as st
 
+from dashboard import data
 from dashboard.common import context
+from store.errors import RejudgeError
 
 st.set_page_config(page_title="rejudge", page_icon=":material/balance:", layout="wide")
 
 ctx = context()
+try:
+    data.engine(ctx.db_url)
+except RejudgeError as exc:
+    st.error(f"Cannot open the store {ctx.shown_url}: {exc}")
+    st.stop()
 
 PAGES = [
     st.Page(

@@ -235,3 +235,16 @@ def test_live_monitor_follows_new_traces_as_they_land(built: Built) -> None:
         assert metrics(at)["ETA"] == "done"
     finally:
         store.close()
+
+
+def test_unreachable_store_is_one_clear_error() -> None:
+    from streamlit.testing.v1 import AppTest
+
+    from tests.dashboard.conftest import APP
+
+    at = AppTest.from_file(str(APP), default_timeout=30)
+    at.session_state["db_url"] = "postgresql+psycopg://nobody:secret@127.0.0.1:1/none"
+    at.run()
+    assert not at.exception
+    errors = [e.value for e in at.error]
+    assert errors and "Cannot open the store" in errors[0] and "secret" not in errors[0]
