@@ -1,0 +1,199 @@
+"""`rejudge demo` end to end on a tmp SQLite store, offline.
+
+The cassettes here are recorded in the test by the real recorder against a scripted model behind
+an in-process transport (no socket), then the demo is run with the network blocked. The shipped
+local-model cassettes are exercised by ``test_demo_on_shipped_cassettes`` when they exist.
+"""
+
+from __future__ import annotations
+
+import json
+import socket
+from pathlib import Path
+from typing import Any
+
+import httpx
+import pytest
+
+from recorder.record import record_suite
+from rejudge.demo import DemoError, find_demo_cassettes, run_demo
+from store.repository import Store
+from store.schemas import Case, RunConfig
+from suites.case_format import load_suite
+
+REPO = Path(__file__).resolve().parents[2]
+
+
+@pytest.fixture(autouse=True)
+def _registered(monkeypatch):
+    import rejudge.cli as cli_module
+
+    monkeypatch.setitem(cli_module._COMMANDS, "demo", "rejudge.cli.demo:demo")
+    for name in ("judge", "report", "compare"):
+        target = "judge_cmd" if name == "judge" else name
+        monkeypatch.setitem(cli_module._COMMANDS, name, f"rejudge.cli.judge:{target}")
+
+
+def _scripted_model(cases: list[Case], read_only: set[str]) -> httpx.MockTransport:
+    """An OpenAI-compatible model: the golden calls (odd cases repeat their read-only calls, as
+    weak models do), or no call at all (every fourth case)."""
+    by_instruction = {c.instruction: (i, c) for i, c in enumerate(cases)}
+
+    def handler(request: httpx.Request) -> httpx.Response:
+        body = json.loads(request.content)
+        user = next(m["content"] for m in body["messages"] if m["role"] == "user")
+        index, case = by_instruction[user]
+        rounds = sum(1 for m in body["messages"] if m["role"] == "assistant")
+        message: dict[str, Any] = {"role": "assistant", "content": None}
+        calls = [g for g in case.golden.calls for _ in range(g.count)]
+        if index % 2:
+            calls += [g for g in case.golden.calls if g.tool in read_only]
+        if rounds == 0 and calls and index % 4 != 3:
+            message["tool_calls"] = [
+                {
+                    "id": f"call_{index}_{k}",
+                    "type": "function",
+                    "function": {
+                        "name": g.tool,
+                        "arguments": json.dumps(g.params),
+                    },
+                }
+                for k, g in enumerate(calls)
+            ]
+            finish = "tool_calls"
+        else:
+            message["content"] = "Done." if rounds else "I cannot do that."
+            finish = "stop"
+        return httpx.Response(
+            200,
+            json={
+                "id": f"cmpl-{index}-{rounds}",
+                "object": "chat.completion",
+                "model": "scripted-1",
+                "choices": [{"index": 0, "message": message, "finish_reason": finish}],
+                "usage": {"prompt_tokens": 10, "completion_tokens": 5, "total_tokens": 15},
+            },
+        )
+
+    return httpx.MockTransport(handler)
+
+
+def record_cassettes(root: Path, suite_name: str, count: int, run_name: str) -> None:
+    """Record ``count`` cases of a built-in suite into ``root/<run_name>/`` with the recorder."""
+    source = load_suite(suite_name)
+    cases = list(source.cases)[:count]
+    scratch = Store.open(f"sqlite:///{root.parent / f'scratch-{run_name}.db'}")
+    try:
+        record_suite(
+            scratch,
+            source,
+            RunConfig(model="scripted-1", base_url="http://scripted.invalid/v1", max_retries=0),
+            root,
+            case_ids=[c.id for c in cases],
+            run_name=run_name,
+            transport=_scripted_model(
+                cases, {t.name for t in source.registry.tools if t.read_only}
+            ),
+        )
+    finally:
+        scratch.close()
+
+
+@pytest.fixture(scope="module")
+def cassettes(tmp_path_factory) -> Path:
+    root = tmp_path_factory.mktemp("demo") / "cassettes"
+    record_cassettes(root, "retail", 12, "retail-scripted")
+    record_cassettes(root, "genome-simple", 6, "genome-simple-scripted")
+    return root
+
+
+@pytest.fixture()
+def offline(monkeypatch):
+    def no_network(*args, **kwargs):
+        raise AssertionError("the demo opened a network connection")
+
+    monkeypatch.setattr(socket.socket, "connect", no_network)
+
+
+def test_demo_end_to_end_twice(run_cli, cassettes, offline, tmp_path) -> None:
+    first = run_cli("--cassettes", str(cassettes), "--json", "demo")
+    assert first.exit_code == 0, first.output
+    data = json.loads(first.output)
+    assert [s["name"] for s in data["suites"]] == ["retail", "genome-simple", "genome-complex"]
+    assert {r["run"]: r["inserted"] for r in data["runs"]} == {
+        "genome-simple-scripted": 6,
+        "retail-scripted": 12,
+    }
+    tiers = {"contract", "execution", "completion", "completion-contract", "golden"}
+    for run in ("retail-scripted", "genome-simple-scripted"):
+        judged = {(e["tier"], e["rules"]) for e in data["evaluations"] if e["run"] == run}
+        assert judged == {(t, r) for t in tiers for r in ("standard@1", "standard@2")}
+    assert not any(e["reused"] for e in data["evaluations"])
+    assert all(len(r["cases"]) in (6, 12) for r in data["reports"])
+    # a repeated read-only call (odd cases) fails the golden tier under standard@1 and is
+    # tolerated under standard@2: the comparison names the rule change as the cause
+    golden = next(
+        c for c in data["comparisons"] if c["run"] == "retail-scripted" and c["tier"] == "golden"
+    )
+    assert golden["comparable"] is True
+    assert golden["flips"], golden
+    assert {f["cause"] for f in golden["flips"]} == {"rules changed"}
+    assert all((f["from"], f["to"]) == ("FAIL", "PASS") for f in golden["flips"])
+    assert golden["accuracy_b"] > golden["accuracy_a"]
+
+    second = run_cli("--cassettes", str(cassettes), "--json", "demo")
+    again = json.loads(second.output)
+    assert all(r["inserted"] == 0 for r in again["runs"])
+    assert all(e["reused"] for e in again["evaluations"])
+    assert [e["evaluation"] for e in again["evaluations"]] == [
+        e["evaluation"] for e in data["evaluations"]
+    ]
+    store = Store.open(f"sqlite:///{tmp_path / 'cli.db'}")
+    try:
+        assert store.count_traces() == 18
+        assert len(store.list_evaluations()) == len(data["evaluations"])
+    finally:
+        store.close()
+
+
+def test_demo_human_output(run_cli, cassettes, offline) -> None:
+    result = run_cli("--cassettes", str(cassettes), "demo")
+    assert result.exit_code == 0, result.output
+    for text in ("Accuracy", "Flips from standard@1", "rules changed", "Open the dashboard"):
+        assert text in result.output, text
+
+
+def test_demo_library_result_and_no_cassettes(tmp_path, cassettes, offline) -> None:
+    store = Store.open(f"sqlite:///{tmp_path / 'lib.db'}")
+    try:
+        result = run_demo(store, cassettes, tiers=["golden"])
+        assert {e["tier"] for e in result.evaluations} == {"golden"}
+        assert len(result.comparisons) == 2
+        assert result.elapsed_s < 30
+    finally:
+        store.close()
+    assert find_demo_cassettes(cassettes) == cassettes
+
+
+def test_demo_without_cassettes_is_one_line_error(run_cli, tmp_path, monkeypatch) -> None:
+    import rejudge.demo as demo_module
+
+    empty = tmp_path / "empty"
+    empty.mkdir()
+    monkeypatch.setattr(demo_module, "cassette_roots", lambda preferred: [empty])
+    result = run_cli("--cassettes", str(empty), "demo")
+    assert result.exit_code == 1
+    assert result.output.startswith("Error: no shipped cassettes found")
+    with pytest.raises(DemoError):
+        demo_module.find_demo_cassettes(empty)
+
+
+@pytest.mark.skipif(
+    not any((REPO / "cassettes").glob("*/*__r*.yaml")), reason="no shipped cassettes yet"
+)
+def test_demo_on_shipped_cassettes(run_cli, offline) -> None:
+    result = run_cli("--cassettes", str(REPO / "cassettes"), "--json", "demo")
+    assert result.exit_code == 0, result.output
+    data = json.loads(result.output)
+    assert data["runs"] and data["comparisons"]
+    assert data["elapsed_s"] < 60
