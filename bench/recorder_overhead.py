@@ -228,7 +228,7 @@ def main() -> None:
     _register_domain()
     workdir = Path(tempfile.mkdtemp(prefix="rejudge-bench-"))
     try:
-        suite = bench_suite(args.exchanges)
+        suite = bench_suite(max(args.exchanges, args.cases))
         body = _request_body(suite)
         print(f"# recorder overhead per exchange ({args.exchanges} exchanges, concurrency 1)")
         for delay in (0.0, 0.05):
@@ -274,13 +274,16 @@ def main() -> None:
         )
         with Server(0.05) as server:
             for concurrency in (1, 4, 16):
+                cpu = time.process_time()
                 elapsed = asyncio.run(
                     recorder_run(server.url, tsuite, concurrency, workdir, f"tp-{concurrency}")
                 )
+                cpu_ms = (time.process_time() - cpu) / args.cases * 1000
                 rate = args.cases / elapsed
                 base = base or rate
                 print(
-                    f"concurrency {concurrency:>2}: {rate:7.1f} traces/s ({rate / base:.1f}x concurrency 1)"
+                    f"concurrency {concurrency:>2}: {rate:7.1f} traces/s ({rate / base:.1f}x "
+                    f"concurrency 1); process CPU {cpu_ms:.1f} ms/trace (recorder + server threads)"
                 )
 
         print("\n# replay of the retail suite (72 cases, recorded against a loopback oracle model)")
