@@ -1,0 +1,199 @@
+"""Reviews on both backends: append-only history, several reviewers, latest-per-reviewer query,
+all-or-nothing validation, resolutions filled once, and the context queries."""
+
+from __future__ import annotations
+
+import pytest
+from sqlalchemy import func, select
+
+from store import ConflictError, InvalidInputError, NotFoundError, Store
+from store.reviews import (
+    NewReview,
+    add_review,
+    add_reviews,
+    check_reviewer,
+    judgment_context,
+    list_reviews,
+    normalize_label,
+    resolve_review,
+    review_history,
+    trace_judgments,
+)
+from store.tables import ReviewRow
+from tests.store.store_factories import (
+    make_case,
+    make_config,
+    make_judgment,
+    make_registry,
+    make_rule_set,
+    make_trace,
+    suite_hash,
+)
+
+
+def count(store: Store) -> int:
+    with store.engine.connect() as c:
+        return int(c.execute(select(func.count()).select_from(ReviewRow)).scalar_one())
+
+
+@pytest.fixture
+def judged(store: Store) -> dict[str, object]:
+    """A run of three traces judged into one evaluation (verdicts PASS, FAIL, FAIL)."""
+    registry = make_registry()
+    cases = [make_case(i) for i in range(3)]
+    suite = store.save_suite(
+        name="retail",
+        domain="retail",
+        suite_hash=suite_hash(cases, registry),
+        registry=registry,
+        cases=cases,
+    )
+    run = store.create_run(name="r", suite=suite, config=make_config())
+    pks = store.get_cases(suite.id)
+    traces = [make_trace(c.id, seed=i) for i, c in enumerate(cases)]
+    store.save_traces([(run.id, pks[t.case_id][0], t, None, None) for t in traces])
+    rules = make_rule_set()
+    rule_set_id = store.save_rule_set(rules)
+    evaluation = store.create_evaluation(
+        run_id=run.id, tier="ast", rule_set_id=rule_set_id, engine_version="0.1.0"
+    )
+    verdicts = ["PASS", "FAIL", "FAIL"]
+    judgments = [
+        make_judgment(t, c, registry, rules, verdict=v)
+        for t, c, v in zip(traces, cases, verdicts, strict=True)
+    ]
+    ids = store.save_judgments(judgments)
+    trace_ids = {r["case_key"]: r["id"] for r in store.iter_trace_rows(run.id)}
+    store.link_judgments(
+        evaluation,
+        [
+            {
+                "judgment_id": ids[j.key],
+                "trace_id": trace_ids[c.id],
+                "case_key": c.id,
+                "repetition": 0,
+                "dimension": c.dimension,
+                "category": c.category,
+                "verdict": j.verdict,
+                "partial_score": j.partial_score,
+            }
+            for j, c in zip(judgments, cases, strict=True)
+        ],
+    )
+    return {
+        "evaluation": evaluation,
+        "ids": [ids[j.key] for j in judgments],
+        "traces": [t.hash for t in traces],
+        "cases": [c.id for c in cases],
+    }
+
+
+def test_labels_append_and_history_stays(store: Store, judged: dict) -> None:
+    jid = judged["ids"][1]
+    ev = judged["evaluation"]
+    first = add_review(store, jid, "judge_wrong", "ana", note="tool was right", evaluation_id=ev)
+    second = add_review(store, jid, "confirmed", "ana", evaluation_id=ev)
+    other = add_review(store, jid, "Golden wrong", "ben")
+    assert other.label == "golden_wrong" and other.evaluation_id is None
+    history = review_history(store, jid)
+    assert [(r.reviewer, r.label) for r in history] == [
+        ("ana", "judge_wrong"),
+        ("ana", "confirmed"),
+        ("ben", "golden_wrong"),
+    ]
+    assert history[0].note == "tool was right" and history[0] == first
+    latest = list_reviews(store, evaluation_id=ev, latest_per_reviewer=True)
+    assert {(r.reviewer, r.label) for r in latest} == {
+        ("ana", "confirmed"),
+        ("ben", "golden_wrong"),
+    }
+    assert [r.id for r in latest] == sorted([second.id, other.id])
+    assert count(store) == 3
+
+
+def test_reviews_of_an_evaluation_only(store: Store, judged: dict) -> None:
+    add_reviews(
+        store,
+        [
+            NewReview(judged["ids"][0], "confirmed", "ana"),
+            NewReview(judged["ids"][2], "unclear", "ana", note="  "),
+        ],
+    )
+    assert len(list_reviews(store, evaluation_id=judged["evaluation"])) == 2
+    assert list_reviews(store, evaluation_id=judged["evaluation"] + 100) == []
+    (only,) = list_reviews(store, judgment_ids=[judged["ids"][2]])
+    assert only.note is None  # blank notes are stored as no note
+    assert list_reviews(store, judgment_ids=[]) == []
+
+
+def test_bad_reviews_write_nothing_and_name_every_problem(store: Store, judged: dict) -> None:
+    add_review(store, judged["ids"][0], "confirmed", "ana")
+    with pytest.raises(InvalidInputError) as caught:
+        add_reviews(
+            store,
+            [
+                NewReview(judged["ids"][1], "confirmed", "ana"),
+                NewReview(judged["ids"][1], "maybe", "ana"),
+                NewReview(judged["ids"][2], "unclear", "   "),
+                NewReview(99999, "unclear", "ben"),
+                NewReview(judged["ids"][2], "unclear", "ben", evaluation_id=4242),
+            ],
+        )
+    message = str(caught.value)
+    assert "review 2: unknown label 'maybe'" in message
+    assert "review 3: a review needs a reviewer" in message
+    assert "no judgment with id 99999" in message
+    assert "no evaluation 4242" in message
+    assert count(store) == 1
+
+
+def test_label_and_reviewer_rules() -> None:
+    assert normalize_label(" Judge-Wrong ") == "judge_wrong"
+    assert normalize_label("golden wrong") == "golden_wrong"
+    assert normalize_label("CONFIRMED") == "confirmed"
+    assert normalize_label("wrong") is None and normalize_label(None) is None
+    assert check_reviewer("  ana ") == "ana"
+    for bad in ("", "  ", "a\tb", "x" * 201):
+        with pytest.raises(InvalidInputError):
+            check_reviewer(bad)
+
+
+def test_resolution_is_filled_once(store: Store, judged: dict) -> None:
+    review = add_review(store, judged["ids"][1], "judge_wrong", "ana")
+    assert review.resolved_at is None
+    done = resolve_review(store, review.id, "rule standard@3 accepts the alias")
+    assert done.resolution == "rule standard@3 accepts the alias" and done.resolved_at is not None
+    with pytest.raises(ConflictError, match="already resolved"):
+        resolve_review(store, review.id, "something else")
+    assert review_history(store, judged["ids"][1])[0].resolution == done.resolution
+    with pytest.raises(InvalidInputError):
+        resolve_review(store, review.id, " ")
+    with pytest.raises(NotFoundError):
+        resolve_review(store, 12345, "x")
+
+
+def test_context_queries(store: Store, judged: dict) -> None:
+    ctx = judgment_context(store, judged["ids"])
+    assert set(ctx) == set(judged["ids"])
+    entry = ctx[judged["ids"][1]]
+    assert entry["case"] == judged["cases"][1] and entry["suite"] == "retail"
+    assert entry["evaluations"] == [judged["evaluation"]] and entry["verdict"] == "FAIL"
+    rows = trace_judgments(store, [judged["traces"][2]])
+    assert [(r["judgment_id"], r["evaluation_id"]) for r in rows] == [
+        (judged["ids"][2], judged["evaluation"])
+    ]
+    assert trace_judgments(store, []) == []
+
+
+def test_deleting_a_judgment_removes_its_reviews_but_an_evaluation_does_not(
+    store: Store, judged: dict
+) -> None:
+    review = add_review(
+        store, judged["ids"][0], "confirmed", "ana", evaluation_id=judged["evaluation"]
+    )
+    from store.tables import EvaluationRow
+
+    with store.engine.begin() as c:
+        c.execute(EvaluationRow.__table__.delete())  # type: ignore[attr-defined]
+    (kept,) = list_reviews(store, judgment_ids=[judged["ids"][0]])
+    assert kept.id == review.id and kept.evaluation_id is None
