@@ -57,7 +57,7 @@ CHILD = textwrap.dedent(
     url, run_id, case_pk = sys.argv[1], int(sys.argv[2]), int(sys.argv[3])
     store = Store.open(url)
     inserted = 0
-    for rep in range(40):  # the same 40 traces in both processes, racing
+    for rep in range(20):  # the same 20 traces in both processes, racing
         inserted += store.save_trace(run_id, case_pk, make_trace("case-002", rep, seed=rep))
     store.close()
     print(inserted)
@@ -77,9 +77,9 @@ def test_processes_saving_the_same_traces_make_one_row_each(
     for child, (_out, err) in zip(children, outputs, strict=True):
         assert child.returncode == 0, err
     inserted = [int(out.strip()) for out, _err in outputs]
-    assert sum(inserted) == 40  # every trace written by exactly one of them
-    assert rows(store, TraceRow) == 40
-    expected_calls = sum(len(make_trace("case-002", r, seed=r).calls) for r in range(40))
+    assert sum(inserted) == 20  # every trace written by exactly one of them
+    assert rows(store, TraceRow) == 20
+    expected_calls = sum(len(make_trace("case-002", r, seed=r).calls) for r in range(20))
     assert rows(store, CallRow) == expected_calls
 
 
@@ -119,3 +119,68 @@ def test_threads_saving_the_same_new_suite_make_one_snapshot(store: Store) -> No
     assert len({r.id for r in records}) == 1 and len(records) == writers
     assert rows(store, SuiteRow) == 1
     assert rows(store, CaseRow) == len(cases)
+
+
+KILLED_CHILD = textwrap.dedent(
+    """
+    import sys
+    from store import Store
+    from tests.store.store_factories import make_trace
+
+    url, run_id, case_pk = sys.argv[1], int(sys.argv[2]), int(sys.argv[3])
+    store = Store.open(url)
+    for rep in range(100_000):  # far more than it gets to write before it is killed
+        store.save_trace(run_id, case_pk, make_trace("case-003", rep, rounds=2 + rep % 3, seed=rep))
+    """
+)
+
+
+def test_kill_9_while_writing_leaves_only_complete_traces(
+    store: Store, db_url: str, run: RunRecord, case_pks: dict[str, int]
+) -> None:
+    import signal
+    import time
+
+    args = [sys.executable, "-c", KILLED_CHILD, db_url, str(run.id), str(case_pks["case-003"])]
+    child = subprocess.Popen(args, cwd=ROOT, stderr=subprocess.PIPE, text=True)
+    try:
+        deadline = time.monotonic() + 60
+        while store.count_traces(run.id) < 30:
+            assert child.poll() is None, child.stderr.read() if child.stderr else ""
+            assert time.monotonic() < deadline, "the writer never got going"
+            time.sleep(0.05)
+        child.send_signal(signal.SIGKILL)
+    finally:
+        child.wait(timeout=30)
+        if child.stderr:
+            child.stderr.close()
+    written = store.count_traces(run.id)
+    assert written >= 30
+    reopened = Store.open(db_url)
+    try:
+        with reopened.engine.connect() as c:
+            per_trace = dict(
+                c.execute(
+                    select(TraceRow.id, TraceRow.call_count).where(TraceRow.run_id == run.id)
+                ).all()
+            )
+            calls = dict(
+                c.execute(select(CallRow.trace_id, func.count()).group_by(CallRow.trace_id)).all()
+            )
+        # every stored trace has all its call rows: complete traces or none
+        assert {tid: calls.get(tid, 0) for tid in per_trace} == per_trace
+        for stored in reopened.iter_traces(run.id):
+            assert stored.trace == make_trace(
+                "case-003",
+                stored.repetition,
+                rounds=2 + stored.repetition % 3,
+                seed=stored.repetition,
+            )
+        # resuming skips what is there and fills the rest
+        keys = reopened.trace_keys(run.id)
+        assert len(keys) == written
+        assert reopened.save_trace(
+            run.id, case_pks["case-003"], make_trace("case-003", written + 1000)
+        )
+    finally:
+        reopened.close()
