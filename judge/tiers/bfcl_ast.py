@@ -1,0 +1,1030 @@
+"""The ``bfcl-ast`` tier: the Berkeley Function Calling Leaderboard's AST checker, listing every error.
+
+It reads what the BFCL importer put in ``case.metadata["bfcl"]``: the category ``kind``, the
+``language``, the possible answers (``ground_truth``: a list of ``{function: {param: [acceptable
+values]}}``) and each offered function's BFCL-dialect ``signature`` (types and required list).
+It judges the model's first response (the trace's first round), as BFCL does: later rounds only
+answer the call-only stub results and are ignored (with a warning).
+
+Semantics (rule set ``bfcl@1`` reproduces bfcl-eval's verdicts; see docs/bfcl.md):
+
+- **simple**: exactly one call; **multiple**: as many calls as answers (one) and the right
+  function chosen; **parallel** / **parallel_multiple**: as many calls as answers, matched in any
+  order; **irrelevance**: no call passes (so does an undecodable output); **relevance**: any
+  decodable call passes.
+- **per call**: the name (original or wire spelling), required parameters present, no parameter
+  outside the signature or the possible answer, each value's type (int accepted for float at
+  the top level, tuples as lists, one level of element types), each value among the acceptable
+  ones (strings standardized: spaces and ``,./-_*^`` removed, lowercased, ``'`` as ``"``; lists
+  element-wise; dicts and lists of dicts key by key), and every answer parameter not given marked
+  optional (``""`` among its acceptable values).
+- **Java / JavaScript**: values arrive as strings of source syntax and are converted first, the
+  way BFCL's type converters read them.
+
+Unlike bfcl-eval, every error is listed (each with BFCL's error type and a taxonomy code), not
+only the first; the first one listed is the error type bfcl-eval reports. ``bfcl@2`` fixes the
+places where bfcl-eval's checker is wrong (see :class:`BfclFixes`).
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+from store.schemas import Case, RuleSet, ToolRegistry
+
+from .. import taxonomy as tx
+from .base import TierResult, register_tier
+
+__all__ = [
+    "BfclAstTier",
+    "BfclFixes",
+    "BfclError",
+    "BfclOutcome",
+    "FAITHFUL",
+    "FIXED",
+    "fixes_for",
+    "check_output",
+    "output_from_trace",
+    "standardize",
+]
+
+TIER_NAME = "bfcl-ast"
+
+
+# --------------------------------------------------------------------------- rule-set switches
+
+
+@dataclass(frozen=True)
+class BfclFixes:
+    """Corrections of bfcl-eval's checker; all off in ``bfcl@1``, all on in ``bfcl@2``."""
+
+    # parallel calls: a maximum matching of answers to calls, not bfcl-eval's first-fit greedy
+    # pairing (which fails an output whose calls could all be matched in another pairing)
+    bipartite_parallel: bool = False
+    # an integer is accepted for a float inside lists too, not only at the top level
+    int_for_float_in_lists: bool = False
+    # booleans are not numbers: True never equals 1 (Python's == says it does)
+    bools_are_not_numbers: bool = False
+    # irrelevance: a call attempt whose arguments do not parse is still a call (bfcl-eval
+    # counts any undecodable output as "no call", so a broken call passes)
+    malformed_call_is_a_call: bool = False
+
+
+FAITHFUL = BfclFixes()
+FIXED = BfclFixes(
+    bipartite_parallel=True,
+    int_for_float_in_lists=True,
+    bools_are_not_numbers=True,
+    malformed_call_is_a_call=True,
+)
+
+
+def fixes_for(rule_set: RuleSet | None) -> BfclFixes:
+    """``bfcl@2`` and later fix bfcl-eval's mistakes; every other rule set judges faithfully."""
+    if rule_set is not None and rule_set.name == "bfcl":
+        try:
+            return FIXED if int(str(rule_set.version).split(".")[0]) >= 2 else FAITHFUL
+        except ValueError:
+            return FAITHFUL
+    return FAITHFUL
+
+
+# --------------------------------------------------------------------------- errors
+
+
+@dataclass(frozen=True)
+class BfclError:
+    type: str  # bfcl-eval's error type, e.g. "value_error:string"
+    code: str  # taxonomy code
+    message: str
+    answer: int | None = None  # index of the possible-answer entry concerned
+    call: int | None = None  # index of the model call concerned
+    param: str | None = None
+
+    def as_dict(self) -> dict[str, Any]:
+        out: dict[str, Any] = {"type": self.type, "code": self.code, "message": self.message}
+        if self.answer is not None:
+            out["answer"] = self.answer
+        if self.call is not None:
+            out["call"] = self.call
+        if self.param is not None:
+            out["param"] = self.param
+        return out
+
+
+@dataclass
+class BfclOutcome:
+    valid: bool
+    errors: list[BfclError] = field(default_factory=list)
+    # answer index -> call index for the calls that match
+    matched: dict[int, int] = field(default_factory=dict)
+    expected: int = 0
+
+    @property
+    def error_type(self) -> str | None:
+        """The error type bfcl-eval reports (its first error), None when valid."""
+        return None if self.valid or not self.errors else self.errors[0].type
+
+
+# --------------------------------------------------------------------------- values
+
+
+def standardize(text: str) -> str:
+    """BFCL's string standardization: drop spaces and ``,./-_*^``, lowercase, ``'`` -> ``"``."""
+    return _STD_DROP.sub("", text).lower().replace("'", '"')
+
+
+_STD_DROP = re.compile(r"[ ,./\-_*^]")
+
+
+def _strict_equal(a: Any, b: Any) -> bool:
+    """Equality where booleans are not numbers (otherwise Python's, 1 == 1.0 included)."""
+    if isinstance(a, bool) or isinstance(b, bool):
+        return type(a) is type(b) and a == b
+    if isinstance(a, list) and isinstance(b, list):
+        return len(a) == len(b) and all(_strict_equal(x, y) for x, y in zip(a, b, strict=True))
+    if isinstance(a, dict) and isinstance(b, dict):
+        return a.keys() == b.keys() and all(_strict_equal(a[k], b[k]) for k in a)
+    return bool(a == b)
+
+
+def _python_equal(a: Any, b: Any) -> bool:
+    return bool(a == b)
+
+
+Equal = Callable[[Any, Any], bool]
+
+
+def _member(value: Any, options: Any, eq: Equal) -> bool:
+    if not isinstance(options, list):
+        return False
+    return any(eq(value, option) for option in options)
+
+
+def _std(value: Any) -> Any:
+    return standardize(value) if type(value) is str else value
+
+
+_PY_TYPES: dict[str, type] = {
+    "string": str,
+    "integer": int,
+    "float": float,
+    "boolean": bool,
+    "array": list,
+    "tuple": list,
+    "dict": dict,
+    "any": str,
+}
+_JAVA_TYPES: dict[str, type] = {
+    "byte": int,
+    "short": int,
+    "integer": int,
+    "float": float,
+    "double": float,
+    "long": int,
+    "boolean": bool,
+    "char": str,
+    "Array": list,
+    "ArrayList": list,
+    "Set": set,
+    "HashMap": dict,
+    "Hashtable": dict,
+    "Queue": list,
+    "Stack": list,
+    "String": str,
+    "any": str,
+}
+_JS_TYPES: dict[str, type] = {
+    "String": str,
+    "integer": int,
+    "float": float,
+    "Bigint": int,
+    "Boolean": bool,
+    "dict": dict,
+    "array": list,
+    "any": str,
+}
+_PY_NESTED = ("array", "tuple")
+_CONVERTED_NESTED = ("Array", "ArrayList", "array")
+
+
+class _Unsupported(Exception):
+    """A type bfcl-eval cannot convert (it raises); recorded as a rule error."""
+
+
+# --------------------------------------------------------------------------- Java values
+
+_INT_RE = re.compile(r"^-?\d+$")
+_JAVA_FLOAT_RE = re.compile(r"^-?\d+(\.\d+)?([eE][+-]?\d+)?[fF]$")
+_JAVA_DOUBLE_RE = re.compile(r"^-?\d+(\.\d+)?([eE][+-]?\d+)?$")
+_JAVA_LONG_RE = re.compile(r"^-?\d+[lL]$")
+_JAVA_ARRAY_RE = re.compile(r"new\s+\w+\[\]\s*\{(.*?)\}")
+_JAVA_ASLIST_RE = re.compile(r"new\s+ArrayList<\w*>\(Arrays\.asList\((.+?)\)\)")
+_JAVA_ADDS_RE = re.compile(r"new\s+ArrayList<\w*>\(\)\s*\{\{\s*(.+?)\s*\}\}", re.DOTALL)
+_JAVA_ADD_RE = re.compile(r"add\((.+?)\)")
+_JAVA_EMPTY_LIST_RE = re.compile(r"new\s+ArrayList<\w*>\(\)")
+_JAVA_MAP_RE = re.compile(r"new\s+HashMap<.*?>\s*\(\)\s*\{\s*\{?\s*(.*?)\s*\}?\s*\}", re.DOTALL)
+_JAVA_PUT_RE = re.compile(r"put\(\"(.*?)\",\s*(.*?)\)")
+_JAVA_EMPTY_MAP_RE = re.compile(r"new\s+HashMap<.*?>\s*\(\)")
+
+
+def _number_or_text(text: str) -> Any:
+    try:
+        return int(text)
+    except ValueError:
+        pass
+    try:
+        return float(text)
+    except ValueError:
+        return text
+
+
+def _java_literal(text: str) -> Any:
+    """A Java literal read without knowing its type."""
+    if text in ("true", "false"):
+        return text == "true"
+    if text.startswith('"') and text.endswith('"'):
+        return text[1:-1]
+    if _JAVA_LONG_RE.match(text):
+        return int(text[:-1])
+    if _JAVA_FLOAT_RE.match(text):
+        return float(text.rstrip("fF")) if text[-1] in "fF" else float(text)
+    return _number_or_text(text)
+
+
+def _java_elements(raw: list[str], nested: str | None) -> list[Any]:
+    out: list[Any] = []
+    for item in raw:
+        text = item.strip()
+        if nested in ("char", "String"):
+            out.append(text[1:-1])
+        elif nested:
+            out.append(java_value(text, nested))
+        else:
+            out.append(_java_literal(text))
+    return out
+
+
+def java_value(text: str, java_type: str, nested: str | None = None) -> Any:
+    """A Java argument string as BFCL's Java converter reads it (unreadable -> the string)."""
+    if java_type not in _JAVA_TYPES:
+        raise _Unsupported(f"unsupported Java type {java_type!r}")
+    if java_type in ("byte", "short", "integer"):
+        return int(text) if _INT_RE.match(text) else str(text)
+    if java_type == "float":
+        return float(re.sub(r"[fF]$", "", text)) if _JAVA_FLOAT_RE.match(text) else str(text)
+    if java_type == "double":
+        return float(text) if _JAVA_DOUBLE_RE.match(text) else str(text)
+    if java_type == "long":
+        return int(re.sub(r"[lL]$", "", text)) if _JAVA_LONG_RE.match(text) else str(text)
+    if java_type == "boolean":
+        return text == "true" if text in ("true", "false") else str(text)
+    if java_type in ("char", "String", "any"):
+        # BFCL's char pattern can never match, so a char stays the text it was given
+        return str(text)
+    if java_type == "Array":
+        found = _JAVA_ARRAY_RE.search(text)
+        if not found:
+            return text
+        parts = [p.strip() for p in found.group(1).split(",") if p.strip()]
+        if nested:
+            return [java_value(p, nested) for p in parts]
+        return [_java_literal(p) for p in parts]
+    if java_type == "ArrayList":
+        found = _JAVA_ASLIST_RE.search(text)
+        if found:
+            return _java_elements(found.group(1).split(","), nested)
+        found = _JAVA_ADDS_RE.search(text)
+        if found:
+            return _java_elements(_JAVA_ADD_RE.findall(found.group(1)), nested)
+        if _JAVA_EMPTY_LIST_RE.search(text):
+            return []
+        return text
+    if java_type == "HashMap":
+        found = _JAVA_MAP_RE.search(text)
+        if found:
+            body = found.group(1)
+            entries: dict[str, Any] = {}
+            if body.strip():
+                for key, raw in _JAVA_PUT_RE.findall(body):
+                    entries[key] = _java_literal(raw.strip())
+            return entries
+        if _JAVA_EMPTY_MAP_RE.search(text):
+            return {}
+        return text
+    raise _Unsupported(f"BFCL cannot convert Java type {java_type!r}")
+
+
+# --------------------------------------------------------------------------- JavaScript values
+
+_JS_FLOAT_RE = re.compile(r"^-?\d+(\.\d+)?$")
+_JS_BIGINT_RE = re.compile(r"^-?\d+n$")
+_JS_2D_RE = re.compile(
+    r"\[\s*\[.*?\]\s*(,\s*\[.*?\]\s*)*\]|\bnew\s+Array\(\s*\[.*?\]\s*(,\s*\[.*?\]\s*)*\)"
+)
+_JS_1D_RE = re.compile(r"\[(.*?)\]|\bnew\s+Array\((.*?)\)")
+_JS_INNER_RE = re.compile(r"\[(.*?)\]")
+_JS_DICT_RE = re.compile(r"\{(.*?)\}")
+_JS_PAIR_RE = re.compile(r"([^:]+):\s*(.*?)(?:,\s*(?=[^,]+:)|$)")
+
+
+def _quoted(text: str) -> bool:
+    return (text.startswith('"') and text.endswith('"')) or (
+        text.startswith("'") and text.endswith("'")
+    )
+
+
+def _js_literal(text: str) -> Any:
+    text = text.strip()
+    if text in ("true", "false"):
+        return text == "true"
+    if _quoted(text):
+        return text[1:-1]
+    return _number_or_text(text)
+
+
+def _js_array(code: str, nested: str | None) -> Any:
+    try:
+        two_d = _JS_2D_RE.match(code)
+        if two_d:
+            rows: list[Any] = []
+            for index, inner in enumerate(_JS_INNER_RE.findall(two_d.group(0))):
+                inner = inner.strip()
+                if index == 0 and inner.startswith("["):
+                    inner = inner[1:]
+                rows.append([_js_literal(e.strip()) for e in inner.split(",")])
+            return rows
+        one_d = _JS_1D_RE.match(code)
+        if not one_d:
+            return code
+        body = one_d.group(1) if one_d.group(1) is not None else one_d.group(2)
+        body = (body or "").strip()
+        parts = body.split(",") if body else []
+        if nested:
+            return [
+                js_value(p.strip(), nested, "String")
+                if p.strip().startswith(("'", '"'))
+                else js_value(p.strip(), nested)
+                for p in parts
+            ]
+        return [_js_literal(p.strip()) for p in parts]
+    except Exception:  # BFCL falls back to the text on any failure
+        return code
+
+
+def _js_dict(code: str) -> Any:
+    if code == "{}":
+        return {}
+    found = _JS_DICT_RE.match(code)
+    if not found:
+        return code
+    try:
+        out: dict[str, Any] = {}
+        for key, raw in _JS_PAIR_RE.findall(found.group(1)):
+            key = key.strip().strip("'\"")
+            raw = raw.strip()
+            if raw.startswith("[") and raw.endswith("]"):
+                out[key] = _js_array(raw.strip(), None)
+            elif raw.startswith("{") and raw.endswith("}"):
+                out[key] = _js_dict(raw.strip())
+            else:
+                out[key] = _js_literal(raw.strip("'\""))
+        return out
+    except Exception:
+        return code
+
+
+def js_value(text: str, js_type: str, nested: str | None = None) -> Any:
+    """A JavaScript argument string as BFCL's JS converter reads it."""
+    if js_type not in _JS_TYPES:
+        raise _Unsupported(f"unsupported JavaScript type {js_type!r}")
+    if js_type == "String":
+        return text[1:-1] if _quoted(text) else str(text)
+    if js_type == "integer":
+        return int(text) if _INT_RE.match(text) else str(text)
+    if js_type == "float":
+        return float(text) if _JS_FLOAT_RE.match(text) else str(text)
+    if js_type == "Bigint":
+        return int(text[:-1]) if _JS_BIGINT_RE.match(text) else str(text)
+    if js_type == "Boolean":
+        return text == "true" if text in ("true", "false") else str(text)
+    if js_type == "dict":
+        return _js_dict(text.strip())
+    if js_type == "array":
+        return _js_array(text.strip(), nested)
+    return str(text)
+
+
+# --------------------------------------------------------------------------- one parameter
+
+
+def _answer_type(answers: Any) -> type | None:
+    """The type of the first acceptable value that is not the optional marker ``""``."""
+    if isinstance(answers, (list, tuple, str, dict)):
+        for answer in answers:
+            if answer != "":
+                return type(answer)
+    return None
+
+
+def _type_ok(
+    value: Any, answers: Any, expected: type, nested: type | None, fixes: BfclFixes
+) -> tuple[bool, bool, str]:
+    """(valid, is_variable, error type) of BFCL's type check (one level of element types)."""
+    answer_type = _answer_type(answers)
+    variable = answer_type is not None and answer_type is not expected
+    if type(value) is expected:
+        if nested is None:
+            return True, variable, ""
+        for item in answers if isinstance(answers, list) else []:
+            if type(item) is not list:
+                return True, variable, ""
+            if all(_element_ok(v, item, nested, fixes) for v in value):
+                return True, variable, ""
+        if answer_type is not None and type(value) is answer_type:
+            return False, True, "type_error:nested"
+        return False, False, "type_error:simple"
+    if answer_type is not None and type(value) is answer_type:
+        return True, True, ""
+    return False, False, "type_error:simple"
+
+
+def _element_ok(value: Any, answers: list[Any], expected: type, fixes: BfclFixes) -> bool:
+    if fixes.int_for_float_in_lists and expected is float and type(value) is int:
+        return True
+    if type(value) is expected:
+        return True
+    answer_type = _answer_type(answers)
+    return answer_type is not None and type(value) is answer_type
+
+
+def _dict_matches(value: Any, answer: Any, eq: Equal) -> tuple[bool, str, str]:
+    """(matches, error type, detail) of one dict against one acceptable dict."""
+    if not isinstance(value, dict) or not isinstance(answer, dict):
+        return False, "value_error:dict_value", "not a dictionary"
+    for key, item in value.items():
+        if key not in answer:
+            return False, "value_error:dict_key", f"unexpected key {key!r}"
+        options = answer[key]
+        if not isinstance(options, (list, str, dict, tuple)):
+            return False, "value_error:dict_value", f"key {key!r}: unusable acceptable values"
+        if not _member(_std(item), [_std(o) for o in options], eq):
+            return False, "value_error:dict_value", f"key {key!r}: {item!r} not acceptable"
+    for key, options in answer.items():
+        if key not in value and "" not in options:
+            return False, "value_error:dict_key", f"missing key {key!r}"
+    return True, "", ""
+
+
+def _check_param(
+    param: str,
+    value: Any,
+    psig: dict[str, Any],
+    answers: Any,
+    language: str,
+    fixes: BfclFixes,
+    eq: Equal,
+) -> tuple[str, str, str] | None:
+    """None when the value is acceptable, else (error type, taxonomy code, message)."""
+    bfcl_type = psig.get("type")
+    items = psig.get("items")
+    nested: type | None = None
+    try:
+        if language in ("java", "javascript"):
+            table = _JAVA_TYPES if language == "java" else _JS_TYPES
+            if bfcl_type not in table:
+                raise _Unsupported(f"unsupported {language} type {bfcl_type!r}")
+            expected = table[bfcl_type]
+            if type(value) is not str:
+                kind = "java" if language == "java" else "js"
+                return (
+                    f"type_error:{kind}",
+                    tx.PARAM_WRONG_FORMAT,
+                    f"{param!r}: expected a string of {language} syntax, got {type(value).__name__}",
+                )
+            convert = java_value if language == "java" else js_value
+            if bfcl_type in _CONVERTED_NESTED:
+                if items not in table:
+                    raise _Unsupported(f"unsupported element type {items!r}")
+                nested = table[items]
+                value = convert(value, bfcl_type, items)
+            else:
+                value = convert(value, bfcl_type)
+        else:
+            if bfcl_type not in _PY_TYPES:
+                raise _Unsupported(f"unsupported type {bfcl_type!r}")
+            expected = _PY_TYPES[bfcl_type]
+            if bfcl_type in _PY_NESTED:
+                if items not in _PY_TYPES:
+                    raise _Unsupported(f"unsupported element type {items!r}")
+                nested = _PY_TYPES[items]
+            if bfcl_type == "float" and type(value) is int:
+                value = float(value)
+    except _Unsupported as exc:
+        return "bfcl_error:unsupported_type", tx.RULE_ERROR, f"{param!r}: {exc}"
+    valid, variable, type_error = _type_ok(value, answers, expected, nested, fixes)
+    if not valid:
+        return (
+            type_error,
+            tx.PARAM_WRONG_FORMAT,
+            f"{param!r}: expected type {bfcl_type}, got {type(value).__name__} ({value!r})",
+        )
+    options = answers if isinstance(answers, list) else []
+    if not variable:
+        if expected is dict:
+            details = [_dict_matches(value, a, eq) for a in options if a != ""]
+            if any(ok for ok, _t, _d in details):
+                return None
+            etype, detail = (
+                (details[-1][1], details[-1][2])
+                if details
+                else ("value_error:dict_value", "no acceptable dict")
+            )
+            return etype, tx.PARAM_WRONG_VALUE, f"{param!r}: {detail}"
+        if expected is list and nested is dict:
+            sized = [a for a in options if isinstance(a, (list, str))]
+            same_len = [a for a in sized if len(a) == len(value)]
+            for answer in same_len:
+                if all(_dict_matches(v, a, eq)[0] for v, a in zip(value, answer, strict=True)):
+                    return None
+            etype = "value_error:list_dict_count" if not same_len else "value_error:dict_value"
+            return etype, tx.PARAM_WRONG_VALUE, f"{param!r}: {value!r} matches no acceptable list"
+        if expected is str:
+            if standardize(value) in [standardize(a) for a in options if type(a) is str]:
+                return None
+            return (
+                "value_error:string",
+                tx.PARAM_WRONG_VALUE,
+                f"{param!r}: {value!r} is none of {options!r} (standardized)",
+            )
+        if expected is list:
+            mine = [_std(v) for v in value]
+            for answer in options:
+                if not isinstance(answer, (list, str, dict, tuple)):
+                    continue
+                if eq(mine, [_std(a) for a in answer]):
+                    return None
+            return (
+                "value_error:list/tuple",
+                tx.PARAM_WRONG_VALUE,
+                f"{param!r}: {value!r} is none of {options!r}",
+            )
+    if _member(value, options, eq):
+        return None
+    return (
+        "value_error:others",
+        tx.PARAM_WRONG_VALUE,
+        f"{param!r}: {value!r} is none of {options!r}",
+    )
+
+
+# --------------------------------------------------------------------------- one call
+
+
+def _same_function(name: str, expected: str) -> bool:
+    """The original name, or BFCL's provider spelling of it (dots as underscores)."""
+    return name == expected or ("." in expected and name == expected.replace(".", "_"))
+
+
+def _check_call(
+    answer: dict[str, Any],
+    answer_index: int,
+    call: tuple[str, dict[str, Any]],
+    call_index: int,
+    functions: dict[str, Any],
+    language: str,
+    fixes: BfclFixes,
+    eq: Equal,
+) -> list[BfclError]:
+    """Every error of one call against one possible-answer entry, in bfcl-eval's order."""
+    (expected_name, acceptable), *_ = answer.items()
+    acceptable = acceptable if isinstance(acceptable, dict) else {}
+    name, args = call
+    where = {"answer": answer_index, "call": call_index}
+    if not _same_function(name, expected_name):
+        code = tx.TOOL_WRONG
+        return [
+            BfclError(
+                "simple_function_checker:wrong_func_name",
+                code,
+                f"expected function {expected_name!r}, got {name!r}",
+                **where,
+            )
+        ]
+    sig = functions.get(expected_name)
+    if not isinstance(sig, dict):
+        return [
+            BfclError(
+                "bfcl_error:unknown_function",
+                tx.RULE_ERROR,
+                f"no signature for {expected_name!r} in the case",
+                **where,
+            )
+        ]
+    props: dict[str, Any] = sig.get("properties") or {}
+    errors: list[BfclError] = []
+    missing_required = [p for p in sig.get("required") or [] if p not in args]
+    for param in missing_required:
+        errors.append(
+            BfclError(
+                "simple_function_checker:missing_required",
+                tx.PARAM_MISSING,
+                f"missing required parameter {param!r}",
+                param=param,
+                **where,
+            )
+        )
+    for param, value in args.items():
+        if param not in props or param not in acceptable:
+            errors.append(
+                BfclError(
+                    "simple_function_checker:unexpected_param",
+                    tx.PARAM_UNEXPECTED,
+                    f"unexpected parameter {param!r}",
+                    param=param,
+                    **where,
+                )
+            )
+            continue
+        found = _check_param(param, value, props[param], acceptable[param], language, fixes, eq)
+        if found is not None:
+            errors.append(BfclError(found[0], found[1], found[2], param=param, **where))
+    for param, options in acceptable.items():
+        if param in args or param in missing_required:
+            continue
+        if not (isinstance(options, list) and "" in options):
+            errors.append(
+                BfclError(
+                    "simple_function_checker:missing_optional",
+                    tx.PARAM_MISSING,
+                    f"parameter {param!r} not given and not optional",
+                    param=param,
+                    **where,
+                )
+            )
+    return errors
+
+
+# --------------------------------------------------------------------------- whole outputs
+
+
+def _count_error(prefix: str, n_expected: int, n_calls: int) -> BfclError:
+    code = tx.TOOL_MISSING if n_calls < n_expected else tx.TOOL_UNEXPECTED
+    return BfclError(
+        f"{prefix}:wrong_count",
+        code,
+        f"wrong number of functions: expected {n_expected}, got {n_calls}",
+    )
+
+
+def _greedy(ok: list[list[bool]], n_calls: int) -> dict[int, int] | None:
+    matched: dict[int, int] = {}
+    used: set[int] = set()
+    for i, row in enumerate(ok):
+        for j in range(n_calls):
+            if j not in used and row[j]:
+                matched[i] = j
+                used.add(j)
+                break
+        else:
+            return None
+    return matched
+
+
+def _bipartite(ok: list[list[bool]], n_calls: int) -> dict[int, int]:
+    call_owner: dict[int, int] = {}
+
+    def augment(i: int, seen: set[int]) -> bool:
+        for j in range(n_calls):
+            if ok[i][j] and j not in seen:
+                seen.add(j)
+                if j not in call_owner or augment(call_owner[j], seen):
+                    call_owner[j] = i
+                    return True
+        return False
+
+    for i in range(len(ok)):
+        augment(i, set())
+    return {i: j for j, i in call_owner.items()}
+
+
+def check_output(
+    meta: dict[str, Any],
+    output: list[tuple[str, dict[str, Any]]] | None,
+    fixes: BfclFixes = FAITHFUL,
+) -> BfclOutcome:
+    """Judge one model output (``None``: undecodable) against a case's ``metadata["bfcl"]``."""
+    kind = meta.get("kind", "simple")
+    language = meta.get("language", "python")
+    eq: Equal = _strict_equal if fixes.bools_are_not_numbers else _python_equal
+    if output is None:
+        if kind == "irrelevance":
+            if fixes.malformed_call_is_a_call:
+                return BfclOutcome(
+                    False,
+                    [
+                        BfclError(
+                            "irrelevance_error:decoder_success",
+                            tx.CALL_WHEN_NONE_EXPECTED,
+                            "a call was attempted (its arguments do not parse) where none belongs",
+                        )
+                    ],
+                )
+            return BfclOutcome(True)
+        if kind == "relevance":
+            return BfclOutcome(
+                False,
+                [
+                    BfclError(
+                        "relevance_error:decoder_failed",
+                        tx.ARGUMENTS_UNPARSABLE,
+                        "the output does not decode as function calls",
+                    )
+                ],
+            )
+        return BfclOutcome(
+            False,
+            [
+                BfclError(
+                    "ast_decoder:decoder_failed",
+                    tx.ARGUMENTS_UNPARSABLE,
+                    "the output does not decode as function calls",
+                )
+            ],
+        )
+    if kind == "irrelevance":
+        if not output:
+            return BfclOutcome(True)
+        return BfclOutcome(
+            False,
+            [
+                BfclError(
+                    "irrelevance_error:decoder_success",
+                    tx.CALL_WHEN_NONE_EXPECTED,
+                    f"called {name!r} although no function fits the request",
+                    call=j,
+                )
+                for j, (name, _args) in enumerate(output)
+            ],
+        )
+    if kind == "relevance":
+        if output:
+            return BfclOutcome(True)
+        return BfclOutcome(
+            False,
+            [
+                BfclError(
+                    "relevance_error:decoder_failed", tx.TOOL_MISSING, "no function was called"
+                )
+            ],
+        )
+
+    answers = [a for a in meta.get("ground_truth") or [] if isinstance(a, dict) and a]
+    functions = meta.get("functions") or {}
+    n_exp, n_calls = len(answers), len(output)
+    errors_of: dict[tuple[int, int], list[BfclError]] = {}
+
+    def errs(i: int, j: int) -> list[BfclError]:
+        key = (i, j)
+        hit = errors_of.get(key)
+        if hit is None:
+            hit = _check_call(answers[i], i, output[j], j, functions, language, fixes, eq)
+            errors_of[key] = hit
+        return hit
+
+    errors: list[BfclError] = []
+    checker = "parallel" if kind in ("parallel", "parallel_multiple") else kind
+    prefix = {
+        "simple": "simple_function_checker",
+        "multiple": "multiple_function_checker",
+        "parallel": "parallel_function_checker_no_order",
+    }.get(checker, "simple_function_checker")
+    count_ok = n_calls == n_exp if checker != "simple" else n_calls == 1
+    if not count_ok:
+        errors.append(_count_error(prefix, n_exp if checker != "simple" else 1, n_calls))
+
+    matched: dict[int, int]
+    if checker == "parallel":
+        ok = [[not errs(i, j) for j in range(n_calls)] for i in range(n_exp)]
+        if fixes.bipartite_parallel:
+            matched = _bipartite(ok, n_calls)
+            valid = count_ok and len(matched) == n_exp
+        else:
+            greedy = _greedy(ok, n_calls) if count_ok else None
+            valid = greedy is not None
+            matched = greedy if greedy is not None else _bipartite(ok, n_calls)
+        if not valid:
+            first_unmatched = next((i for i in range(n_exp) if i not in matched), None)
+            if count_ok and first_unmatched is not None:
+                errors.append(
+                    BfclError(
+                        f"{prefix}:cannot_find_match",
+                        tx.PARAM_WRONG_VALUE,
+                        f"no call matches possible answer {first_unmatched}",
+                        answer=first_unmatched,
+                    )
+                )
+            elif count_ok:
+                errors.append(
+                    BfclError(
+                        f"{prefix}:cannot_find_match",
+                        tx.PARAM_WRONG_VALUE,
+                        "the calls match only in another pairing than bfcl-eval's first-fit one",
+                    )
+                )
+            errors.extend(_explain_unmatched(matched, n_exp, n_calls, errs, functions, output))
+        return BfclOutcome(valid, _dedupe(errors), matched, n_exp)
+
+    # simple and multiple: the first call is checked against the one answer
+    matched = {}
+    if n_exp == 0:
+        return BfclOutcome(False, errors or [_count_error(prefix, 0, n_calls)], {}, 0)
+    if n_calls:
+        first = errs(0, 0)
+        if not first:
+            matched[0] = 0
+        errors.extend(_with_unknown(first, functions, output[0][0]))
+        for j in range(1, n_calls):
+            errors.append(
+                BfclError(
+                    "simple_function_checker:unexpected_call",
+                    tx.TOOL_UNEXPECTED,
+                    f"extra call {output[j][0]!r}",
+                    call=j,
+                )
+            )
+    valid = count_ok and not errors
+    return BfclOutcome(valid, errors, matched, n_exp)
+
+
+def _with_unknown(errors: list[BfclError], functions: dict[str, Any], name: str) -> list[BfclError]:
+    offered = any(_same_function(name, f) for f in functions)
+    if any(e.type.endswith("wrong_func_name") for e in errors) and not offered:
+        return [
+            *errors,
+            BfclError(
+                "simple_function_checker:wrong_func_name",
+                tx.FUNCTION_NOT_FOUND,
+                f"{name!r} is not a function this case offers",
+                call=errors[0].call,
+            ),
+        ]
+    return errors
+
+
+def _explain_unmatched(
+    matched: dict[int, int],
+    n_exp: int,
+    n_calls: int,
+    errs: Callable[[int, int], list[BfclError]],
+    functions: dict[str, Any],
+    output: list[tuple[str, dict[str, Any]]],
+) -> list[BfclError]:
+    """For each unmatched answer, the errors of its closest unmatched call (or TOOL_MISSING)."""
+    out: list[BfclError] = []
+    free = [j for j in range(n_calls) if j not in matched.values()]
+    for i in range(n_exp):
+        if i in matched:
+            continue
+
+        def distance(j: int, i: int = i) -> tuple[int, int, int]:
+            found = errs(i, j)
+            wrong_name = any(e.type.endswith("wrong_func_name") for e in found)
+            return (1 if wrong_name else 0, len(found), j)
+
+        if free:
+            j = min(free, key=distance)
+            free.remove(j)
+            out.extend(_with_unknown(errs(i, j), functions, output[j][0]))
+        else:
+            out.append(
+                BfclError(
+                    "parallel_function_checker_no_order:missing_call",
+                    tx.TOOL_MISSING,
+                    f"no call for possible answer {i}",
+                    answer=i,
+                )
+            )
+    for j in free:
+        out.append(
+            BfclError(
+                "parallel_function_checker_no_order:extra_call",
+                tx.TOOL_UNEXPECTED,
+                f"extra call {output[j][0]!r}",
+                call=j,
+            )
+        )
+    return out
+
+
+def _dedupe(errors: list[BfclError]) -> list[BfclError]:
+    seen: set[BfclError] = set()
+    out: list[BfclError] = []
+    for e in errors:
+        if e not in seen:
+            seen.add(e)
+            out.append(e)
+    return out
+
+
+# --------------------------------------------------------------------------- traces
+
+
+def output_from_trace(
+    trace: Any, name_map: dict[str, str]
+) -> tuple[list[tuple[str, dict[str, Any]]] | None, int]:
+    """The model's first response as BFCL's decoded output, and how many later calls were left.
+
+    ``None`` when a call of that response did not decode (bfcl-eval fails the whole output).
+    """
+    rounds = list(trace.rounds)
+    if not rounds:
+        return [], 0
+    first = rounds[0]
+    later = sum(len(r.calls) for r in rounds[1:])
+    output: list[tuple[str, dict[str, Any]]] = []
+    for call in first.calls:
+        if call.parse_error is not None or not isinstance(call.arguments, dict):
+            return None, later
+        output.append((name_map.get(call.name, call.name), call.arguments))
+    return output, later
+
+
+# --------------------------------------------------------------------------- the tier
+
+
+def _finite(x: float) -> float:
+    return x if math.isfinite(x) else 0.0
+
+
+@dataclass(frozen=True)
+class BfclAstTier:
+    name: str = TIER_NAME
+    description: str = "BFCL's AST checker (bfcl-eval semantics), listing every error"
+    partial_family: str = "contract"
+
+    def applies(self, case: Case, registry: ToolRegistry) -> bool:
+        return isinstance(case.metadata.get("bfcl"), dict)
+
+    def evaluate(self, ctx: Any) -> TierResult:
+        meta = ctx.case.metadata.get("bfcl")
+        if not isinstance(meta, dict):
+            return TierResult(
+                codes=[tx.RULE_ERROR],
+                reasons=[
+                    "the case has no BFCL metadata; import it with `rejudge suite import-bfcl`"
+                ],
+            )
+        fixes = fixes_for(ctx.rule_set)
+        output, later = output_from_trace(ctx.trace, ctx.registry.name_map)
+        outcome = check_output(meta, output, fixes)
+        warnings = []
+        if later:
+            warnings.append(
+                f"{later} call(s) after the first response were ignored (BFCL judges one response)"
+            )
+        n_calls = len(output) if output is not None else 0
+        expected = outcome.expected
+        if meta.get("kind") in ("irrelevance", "relevance"):
+            score = 1.0 if outcome.valid else 0.0
+            partial = {
+                "tools": score,
+                "arguments": score,
+                "schema": 1.0 if output is not None else 0.0,
+            }
+        else:
+            named = {e.answer for e in outcome.errors if e.type.endswith("wrong_func_name")}
+            tools = (
+                sum(1 for i in range(expected) if i not in named) / expected if expected else 0.0
+            )
+            if n_calls == 0:
+                tools = 0.0
+            partial = {
+                "tools": _finite(tools),
+                "arguments": _finite(len(outcome.matched) / expected if expected else 0.0),
+                "schema": 1.0 if output is not None else 0.0,
+            }
+        codes = [] if outcome.valid else [e.code for e in outcome.errors] or [tx.PARAM_WRONG_VALUE]
+        diff = [e.as_dict() for e in outcome.errors]
+        details: dict[str, Any] = {
+            "bfcl_category": meta.get("category"),
+            "bfcl_valid": outcome.valid,
+            "bfcl_error_type": outcome.error_type,
+            "matched": {str(k): v for k, v in sorted(outcome.matched.items())},
+            "fixes": "bfcl@2" if fixes == FIXED else "bfcl@1",
+        }
+        return TierResult(
+            codes=codes,
+            diff=diff,
+            reasons=[e.message for e in outcome.errors] if not outcome.valid else [],
+            warnings=warnings,
+            partial=partial,
+            details=details,
+        )
+
+
+register_tier(BfclAstTier())

@@ -1,0 +1,1 @@
+"""Importers that turn other benchmarks' data into rejudge suites (BFCL: :mod:`.bfcl`)."""
