@@ -1,5 +1,5 @@
-"""Fixtures of the dashboard tests: a store built through the Store API, and the judge's own
-report/compare numbers for its evaluations (what the pages must show)."""
+"""Fixtures of the dashboard tests: a store built through the Store API, and the numbers the
+CLI's `report --json` / `compare --json` give for its evaluations (what the pages must show)."""
 
 from __future__ import annotations
 
@@ -9,9 +9,8 @@ from typing import Any
 import pytest
 from streamlit.testing.v1 import AppTest
 
-from dashboard import queries
-from judge.compare import compare_rows
-from judge.report import build_report
+from judge.batch import evaluation_report
+from judge.ops import compare_evaluations
 from store import Store
 from tests.dashboard.factory import Built, build_store
 
@@ -32,57 +31,22 @@ def built(db_url: str, tmp_path: Path) -> Built:
     )
 
 
-def judge_rows(url: str, evaluation_id: int) -> list[dict[str, Any]]:
-    """An evaluation's rows in the shape judge.report / judge.compare take."""
+def judge_report(url: str, evaluation_id: int) -> dict[str, Any]:
+    """What `rejudge report EVAL --json` prints under ``summary`` (the judge's own report)."""
     store = Store.open(url)
     try:
-        return [
-            {
-                "case": r["case_key"],
-                "repetition": r["repetition"],
-                "verdict": r["verdict"],
-                "taxonomy": list(r["taxonomy"] or []),
-                "partial_score": r["partial_score"],
-                "dimension": r["dimension"],
-                "category": r["category"],
-                "trace_hash": r["trace_hash"],
-                "case_hash": r["case_hash"],
-                "registry_hash": r["registry_hash"],
-                "rule_set_hash": r["rule_set_hash"],
-                "tier": r["tier"],
-                "engine_version": r["engine_version"],
-            }
-            for r in store.iter_evaluation_rows(evaluation_id)
-        ]
+        return evaluation_report(store, evaluation_id)["summary"]
     finally:
         store.close()
-
-
-def judge_report(url: str, evaluation_id: int) -> dict[str, Any]:
-    return build_report(judge_rows(url, evaluation_id))
 
 
 def judge_compare(url: str, a: int, b: int) -> dict[str, Any]:
+    """What `rejudge compare A B --json` prints (the judge's own comparison)."""
     store = Store.open(url)
     try:
-        infos = {r["id"]: r for r in queries.list_evaluations(store.engine, ids=[a, b])}
+        return compare_evaluations(store, a, b)
     finally:
         store.close()
-
-    def meta(info: dict[str, Any]) -> dict[str, Any]:
-        return {
-            "id": info["id"],
-            "registry_hash": info["registry_hash"],
-            "harness_mode": info["harness_mode"],
-            "tier": info["tier"],
-            "rules": info["rule_set"],
-            "model": info["model"],
-            "run": info["run"],
-        }
-
-    return compare_rows(
-        judge_rows(url, a), judge_rows(url, b), meta_a=meta(infos[a]), meta_b=meta(infos[b])
-    )
 
 
 def app_on(built: Built, page: str | None = None, **query: str) -> AppTest:

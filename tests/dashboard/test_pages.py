@@ -248,3 +248,24 @@ def test_unreachable_store_is_one_clear_error() -> None:
     assert not at.exception
     errors = [e.value for e in at.error]
     assert errors and "Cannot open the store" in errors[0] and "secret" not in errors[0]
+
+
+@SQLITE_ONLY
+def test_compare_page_equals_the_cli_compare_json(built: Built, monkeypatch) -> None:
+    """Literally `rejudge --json compare A B` against the page's numbers."""
+    from click.testing import CliRunner
+
+    from rejudge.cli import cli
+    from rejudge.cli.judge import compare
+
+    monkeypatch.setitem(cli.commands, "compare", compare)
+    a, b = built.evaluations["a1"], built.evaluations["a2"]
+    result = CliRunner().invoke(cli, ["--db", built.url, "--json", "compare", str(a), str(b)])
+    assert result.exit_code == 0, result.output
+    cli_json = json.loads(result.output)
+    at = app_on(built, "compare", a=str(a), b=str(b))
+    page_json = json.loads(at.json[0].value)
+    for key in ("a", "b", "accuracy_a", "accuracy_b", "mcnemar_p", "comparable"):
+        assert page_json[key] == cli_json[key], key
+    assert page_json["flips"] == len(cli_json["flips"])
+    assert metrics(at)["Flips"] == str(len(cli_json["flips"]))
