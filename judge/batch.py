@@ -16,7 +16,7 @@ from concurrent.futures import Future, ProcessPoolExecutor
 from dataclasses import dataclass
 from typing import Any
 
-from store.errors import NotFoundError
+from store.errors import InvalidInputError, NotFoundError
 from store.hashing import content_hash
 from store.repository import Store
 from store.schemas import Case, Judgment, RuleSet, ToolRegistry, Trace
@@ -118,14 +118,30 @@ def judge_run(
     shard: tuple[int, int] | None = None,
     chunk_size: int = 500,
     progress: Progress | None = None,
+    suite_id: int | None = None,
 ) -> JudgeRunResult:
-    """Judge every stored trace of a run (or one shard of them) into an evaluation."""
+    """Judge every stored trace of a run (or one shard of them) into an evaluation.
+
+    ``suite_id`` judges the traces against another snapshot of the run's suite (same name, e.g.
+    after a golden call was corrected) instead of the snapshot the run recorded; cases are matched
+    by id, and the judgments carry the corrected cases' hashes.
+    """
     from .tiers import get_tier
 
     get_tier(tier)  # unknown tier: fail before touching the store
     run = store.get_run(run_ref)
-    registry = store.get_registry(run.registry_id)
-    cases = {key: case for key, (_pk, case) in store.get_cases(run.suite_id).items()}
+    registry_id, suite_hash = run.registry_id, run.suite_hash
+    if suite_id is not None and suite_id != run.suite_id:
+        recorded = store.get_suite_by_id(run.suite_id)
+        chosen = store.get_suite_by_id(suite_id)
+        if chosen.name != recorded.name:
+            raise InvalidInputError(
+                f"run {run.name!r} recorded suite {recorded.name!r}; it can be judged against "
+                f"another snapshot of that suite, not against {chosen.name!r}"
+            )
+        registry_id, suite_hash = chosen.registry_id, chosen.hash
+    registry = store.get_registry(registry_id)
+    cases = {key: case for key, (_pk, case) in store.get_cases(suite_id or run.suite_id).items()}
     builtin = any(r.hash == rule_set.hash for r in builtin_rule_sets())
     rule_set_id = store.save_rule_set(rule_set, builtin=builtin)
     evaluation_id = _find_or_create_evaluation(
@@ -203,7 +219,7 @@ def judge_run(
     summary = build_report(rows, harness_mode=run.harness_mode, include_cases=False)
     inputs_hash = content_hash(
         [
-            run.suite_hash,
+            suite_hash,
             reg_hash,
             rs_hash,
             tier,
