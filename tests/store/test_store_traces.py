@@ -2,9 +2,10 @@
 
 from __future__ import annotations
 
+import pytest
 from sqlalchemy import func, select
 
-from store import RunRecord, Store, SuiteRecord, Trace
+from store import RunRecord, Store, SuiteRecord, Trace, repository
 from store.tables import CallRow, TraceRow
 from tests.store.store_factories import make_config, make_trace
 
@@ -81,14 +82,15 @@ def test_saving_the_same_trace_again_writes_nothing(
 
 
 def test_bulk_save_spans_batches_and_is_idempotent(
-    store: Store, run: RunRecord, case_pks: dict[str, int]
+    store: Store, run: RunRecord, case_pks: dict[str, int], monkeypatch: pytest.MonkeyPatch
 ) -> None:
+    monkeypatch.setattr(repository, "_BATCH", 100)  # small batches: same code, fewer rows
     keys = sorted(case_pks)
     items = [
         (run.id, case_pks[key], make_trace(key, rep, rounds=2 + rep % 3, seed=rep), None, None)
-        for rep in range(420)
+        for rep in range(42)
         for key in keys
-    ]  # 2520 traces: more than two write batches
+    ]  # 252 traces: more than two write batches, the last one partial
     assert store.save_traces(items) == len(items)
     assert store.count_traces(run.id) == len(items)
     assert total(store, CallRow) == sum(len(item[2].calls) for item in items)
