@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 from typing import Any
 
 import pandas as pd
@@ -11,6 +10,7 @@ import streamlit as st
 from dashboard import data
 from dashboard.cassette import load_exchanges
 from dashboard.common import NO_CALL_BADGE, context, eval_label, num, pick_run, tool_badge
+from dashboard.diffview import diff_tables
 
 ctx = context()
 url = ctx.db_url
@@ -141,25 +141,13 @@ else:
     for reason in judgment.get("reasons") or []:
         st.markdown(f"- {reason}")
     diff = judgment.get("diff") or []
-    st.markdown("**Golden vs actual** (call by call, argument by argument)")
-    if diff:
-        st.dataframe(
-            pd.DataFrame(
-                [
-                    {
-                        k: (
-                            json.dumps(v, ensure_ascii=False, sort_keys=True)
-                            if isinstance(v, dict | list)
-                            else v
-                        )
-                        for k, v in row.items()
-                    }
-                    for row in diff
-                ]
-            ),
-            hide_index=True,
-            width="stretch",
-        )
+    st.markdown("**Golden vs actual**, call by call")
+    call_rows, argument_rows = diff_tables(diff)
+    if call_rows:
+        st.dataframe(pd.DataFrame(call_rows), hide_index=True, width="stretch")
+        if argument_rows:
+            st.markdown("**Argument by argument**")
+            st.dataframe(pd.DataFrame(argument_rows), hide_index=True, width="stretch")
     else:
         st.caption("The judgment holds no call-by-call diff.")
     if judgment.get("partial_breakdown"):

@@ -118,14 +118,34 @@ def _judgment(
     partial = 1.0 if verdict == "PASS" else round(rng.uniform(0.0, 0.95), 3)
     if verdict in ("SKIP", "AGENT_ERROR"):
         partial = None
-    diff = [
-        {
-            "golden": {"tool": g.tool, "params": g.params},
-            "actual": {"tool": g.tool if verdict == "PASS" else "refund", "arguments": g.params},
-            "match": verdict == "PASS",
-        }
-        for g in case.golden.calls
-    ]
+    # the call-matching tiers' diff shape: one entry per expected slot, one per extra call
+    diff: list[dict[str, Any]] = []
+    for slot, g in enumerate(case.golden.calls):
+        good = verdict == "PASS" or slot == 0
+        diff.append(
+            {
+                "kind": "expected",
+                "slot": slot,
+                "tool": g.tool,
+                "actual_tool": g.tool,
+                "actual_index": slot,
+                "round": slot,
+                "ok": True,
+                "status": "match" if good else "mismatch",
+                "codes": [] if good else ["PARAM_WRONG_VALUE"],
+                "params": [
+                    {
+                        "name": name,
+                        "rule": "exact",
+                        "golden": value,
+                        "actual": value if good else "#W0",
+                        "status": "match" if good else "mismatch",
+                        **({} if good else {"code": "PARAM_WRONG_VALUE"}),
+                    }
+                    for name, value in g.params.items()
+                ],
+            }
+        )
     return Judgment(
         verdict=verdict,  # type: ignore[arg-type]
         taxonomy=taxonomy,

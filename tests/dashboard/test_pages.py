@@ -109,7 +109,11 @@ def test_trace_viewer_cards_badges_diff_and_cassette(built: Built) -> None:
     shown = metrics(at)
     assert shown["Verdict"] in ("PASS", "FAIL", "SKIP", "AGENT_ERROR")
     assert "Partial score" in shown
-    assert any("golden" in d.value.columns for d in at.dataframe)  # the judgment's diff
+    frames = [d.value for d in at.dataframe]
+    calls = next(f for f in frames if "golden tool" in f.columns)
+    assert list(calls["golden tool"]) == ["get_order", "cancel_order"]
+    arguments = next(f for f in frames if "argument" in f.columns)
+    assert set(arguments["argument"]) == {"order_id"} and len(arguments) == 2
     assert any("exchange(s) from" in c.value for c in at.caption)
     assert any("chat/completions" in e.label for e in at.expander)
     assert not at.warning or all("cassette" not in w.value for w in at.warning)
@@ -269,3 +273,56 @@ def test_compare_page_equals_the_cli_compare_json(built: Built, monkeypatch) -> 
         assert page_json[key] == cli_json[key], key
     assert page_json["flips"] == len(cli_json["flips"])
     assert metrics(at)["Flips"] == str(len(cli_json["flips"]))
+
+
+def test_diff_tables_read_the_call_matching_shape_and_others() -> None:
+    from dashboard.diffview import diff_tables
+
+    diff = [
+        {
+            "kind": "expected",
+            "tool": "cancel_order",
+            "actual_tool": "cancel_order",
+            "round": 1,
+            "ok": False,
+            "status": "mismatch",
+            "codes": ["PARAM_WRONG_VALUE", "EXECUTION_FAILED"],
+            "params": [
+                {
+                    "name": "order_id",
+                    "rule": "exact",
+                    "golden": "#W1",
+                    "actual": "#W2",
+                    "status": "mismatch",
+                    "code": "PARAM_WRONG_VALUE",
+                },
+                {
+                    "name": "reason",
+                    "rule": "normalized_str",
+                    "golden": "x",
+                    "status": "missing",
+                    "code": "PARAM_MISSING",
+                },
+            ],
+        },
+        {"kind": "expected", "tool": "refund", "status": "missing", "codes": ["TOOL_MISSING"]},
+        {
+            "kind": "extra",
+            "actual_tool": "get_user",
+            "round": 0,
+            "status": "tolerated",
+            "codes": [],
+            "arguments": {"user_id": "u1"},
+        },
+        {"step": 3, "failure": "UNKNOWN_VALUE", "args": {"x": 1}},  # another tier's shape
+    ]
+    calls, arguments = diff_tables(diff)
+    assert [c.get("golden tool") for c in calls[:3]] == ["cancel_order", "refund", "—"]
+    assert calls[0]["round"] == 2 and calls[0]["codes"] == "PARAM_WRONG_VALUE, EXECUTION_FAILED"
+    assert calls[1]["actual tool"] == "—" and calls[1]["round"] == "—"
+    assert calls[3] == {"step": 3, "failure": "UNKNOWN_VALUE", "args": '{"x": 1}'}
+    assert [(a["argument"], a["actual"], a["code"]) for a in arguments] == [
+        ("order_id", "#W2", "PARAM_WRONG_VALUE"),
+        ("reason", "(absent)", "PARAM_MISSING"),
+        ("user_id", "u1", ""),
+    ]
