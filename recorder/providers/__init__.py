@@ -36,7 +36,11 @@ register_provider("openai", lambda: OpenAIChatProvider())
 register_provider(
     "local",
     lambda: OpenAIChatProvider(
-        name="local", default_base_url="http://127.0.0.1:8000/v1", stream_usage=False
+        name="local",
+        default_base_url="http://127.0.0.1:8000/v1",
+        stream_usage=False,
+        # llama-cpp-python's server answers 500 to an assistant message with content null
+        null_content="",
     ),
 )
 register_provider("anthropic", lambda: AnthropicMessagesProvider())

@@ -22,7 +22,11 @@ from recorder.wire.openai_chat import parse_openai_chat, parse_openai_chat_sse
 __all__ = ["OpenAIChatProvider", "openai_messages"]
 
 
-def openai_messages(conversation: Conversation) -> list[dict[str, Any]]:
+def openai_messages(
+    conversation: Conversation, *, empty_content: str | None = None
+) -> list[dict[str, Any]]:
+    """Wire messages; ``empty_content`` replaces a null assistant content (some servers refuse
+    ``null`` next to ``tool_calls`` although they send it themselves)."""
     out: list[dict[str, Any]] = []
     for message in conversation.messages:
         if isinstance(message, SystemMessage):
@@ -30,7 +34,8 @@ def openai_messages(conversation: Conversation) -> list[dict[str, Any]]:
         elif isinstance(message, UserMessage):
             out.append({"role": "user", "content": message.text})
         elif isinstance(message, AssistantMessage):
-            wire: dict[str, Any] = {"role": "assistant", "content": message.text}
+            content = message.text if message.text is not None else empty_content
+            wire: dict[str, Any] = {"role": "assistant", "content": content}
             if message.calls:
                 wire["tool_calls"] = [
                     {
@@ -52,7 +57,8 @@ class OpenAIChatProvider(Provider):
     """``POST {base}/chat/completions``; parallel tool calls come back as several ``tool_calls``.
 
     ``stream_usage`` asks for a final usage chunk (``stream_options``), which the official API
-    allows and some compatible servers refuse.
+    allows and some compatible servers refuse. ``null_content`` is sent instead of a null
+    assistant ``content`` (llama-cpp-python's server rejects null with a 500).
     """
 
     def __init__(
@@ -60,10 +66,12 @@ class OpenAIChatProvider(Provider):
         name: str = "openai",
         default_base_url: str = "https://api.openai.com/v1",
         stream_usage: bool = True,
+        null_content: str | None = None,
     ) -> None:
         self.name = name
         self.default_base_url = default_base_url
         self.stream_usage = stream_usage
+        self.null_content = null_content
 
     def build(
         self,
@@ -71,7 +79,8 @@ class OpenAIChatProvider(Provider):
         tools: list[dict[str, Any]],
         options: RequestOptions,
     ) -> WireRequest:
-        body: dict[str, Any] = {"model": options.model, "messages": openai_messages(conversation)}
+        messages = openai_messages(conversation, empty_content=self.null_content)
+        body: dict[str, Any] = {"model": options.model, "messages": messages}
         if tools:
             body["tools"] = tools
             if options.tool_choice is not None:

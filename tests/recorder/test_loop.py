@@ -362,3 +362,15 @@ def test_rate_limiter_spaces_requests() -> None:
 
     asyncio.run(go())
     assert slept == [0.5, 1.0]  # 120 rpm: one slot every half second
+
+
+def test_local_provider_never_sends_null_assistant_content() -> None:
+    script = ScriptedModel({"s": [calls_turn(call("add", {"a": 1, "b": 2})), final_turn("3")]})
+    with FakeModelServer(script) as server:
+        run(server, case("c", "s"), provider="local")
+        openai_run = run(server, case("c", "s"))
+        local_body, openai_body = server.requests[1]["body"], server.requests[3]["body"]
+    assert openai_run[0].error is None
+    assert local_body["messages"][1]["content"] == ""  # llama-cpp refuses null here
+    assert openai_body["messages"][1]["content"] is None
+    assert "stream_options" not in local_body
