@@ -1,0 +1,250 @@
+"""`rejudge review export|import|summary|resolve` and `rejudge export`: the CSV round trip
+(including malformed rows), exports in every format, and the require-review refusal."""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+import sys
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import pytest
+from click.testing import Result
+
+from judge.batch import judge_run
+from judge.calibration import EVALUATION_EXPORT_COLUMNS, REVIEW_CSV_COLUMNS
+from judge.rulesets import load_rule_set
+from rejudge.cli import cli
+from rejudge.cli.export import export
+from rejudge.cli.review import review
+from store import Store
+from store.reviews import list_reviews
+from store.schemas import RunConfig
+from tests.judge.conftest import REGISTRY, call, case, gcall, trace
+
+for command in (review, export):
+    if command.name not in cli.list_commands(None):  # type: ignore[arg-type]
+        cli.add_command(command)
+
+CASES = [
+    case(gcall("get_order", order_id=f"W44{i}"), id=f"k{i}", dimension=f"D{i % 2 + 1}")
+    for i in range(1, 7)
+]
+# k1, k2 answer a wrong order (FAIL); the others are right (PASS)
+TRACES = [
+    trace(call("get_order", order_id="W448" if i <= 2 else f"W44{i}"), case_id=f"k{i}")
+    for i in range(1, 7)
+]
+
+
+@pytest.fixture
+def world(tmp_path: Path, run_cli: Callable[..., Result]) -> dict[str, Any]:
+    url = f"sqlite:///{tmp_path / 'cli.db'}"
+    store = Store.open(url)
+    try:
+        suite = store.save_suite(
+            name="t", domain="retail", suite_hash="sha256:t", registry=REGISTRY, cases=CASES
+        )
+        run = store.create_run(name="r1", suite=suite, config=RunConfig(model="m"))
+        pks = store.get_cases(suite.id)
+        store.save_traces([(run.id, pks[t.case_id][0], t, None, None) for t in TRACES])
+        ev = judge_run(store, "r1", "golden", load_rule_set("standard@2")).evaluation_id
+    finally:
+        store.close()
+    return {"url": url, "ev": ev, "tmp": tmp_path}
+
+
+def reviews_in(url: str) -> int:
+    store = Store.open(url)
+    try:
+        return len(list_reviews(store))
+    finally:
+        store.close()
+
+
+def read_csv(text: str) -> list[dict[str, str]]:
+    return list(csv.DictReader(io.StringIO(text)))
+
+
+def write_csv(path: Path, rows: list[dict[str, str]], columns: list[str] | None = None) -> Path:
+    with path.open("w", newline="", encoding="utf-8") as handle:
+        writer = csv.DictWriter(handle, fieldnames=columns or list(REVIEW_CSV_COLUMNS))
+        writer.writeheader()
+        writer.writerows(rows)
+    return path
+
+
+def test_csv_round_trip(world: dict[str, Any], run_cli: Callable[..., Result]) -> None:
+    ev = str(world["ev"])
+    out = run_cli("review", "export", ev, "--format", "csv")
+    assert out.exit_code == 0, out.output
+    assert out.output.splitlines()[0] == ",".join(REVIEW_CSV_COLUMNS)
+    rows = read_csv(out.output)
+    assert [(r["case"], r["verdict"], r["reason"]) for r in rows] == [
+        ("k1", "FAIL", "FAIL"),
+        ("k2", "FAIL", "FAIL"),
+    ]
+    assert rows[0]["taxonomy"] and rows[0]["evaluation"] == ev and rows[0]["label"] == ""
+
+    rows[0].update(label="confirmed", reviewer="ana", note="wrong order id, right FAIL")
+    rows[1].update(label="Judge wrong", note="W448 is fine here")  # reviewer from --reviewer
+    path = write_csv(world["tmp"] / "filled.csv", rows)
+    done = run_cli("--json", "review", "import", str(path), "--reviewer", "ben")
+    assert done.exit_code == 0, done.output
+    result = json.loads(done.output)
+    assert result["imported"] == 2 and result["unchanged"] == 0
+    assert result["reviewers"] == ["ana", "ben"]
+    assert result["labels"] == {"confirmed": 1, "judge_wrong": 1}
+
+    again = run_cli("--json", "review", "import", str(path), "--reviewer", "ben")
+    assert json.loads(again.output)["imported"] == 0 and reviews_in(world["url"]) == 2
+
+    summary = json.loads(run_cli("--json", "review", "summary", ev).output)
+    assert summary["fails"] == {"total": 2, "reviewed": 2, "coverage": 1.0, "judge_wrong": 1}
+    assert summary["misjudgment_rate"] == 0.5 and summary["gaps"] == 1
+
+    remaining = run_cli("review", "export", ev, "--unreviewed")
+    assert read_csv(remaining.output) == []
+
+
+def test_malformed_rows_are_all_listed_and_nothing_is_written(
+    world: dict[str, Any], run_cli: Callable[..., Result]
+) -> None:
+    rows = read_csv(run_cli("review", "export", str(world["ev"])).output)
+    good = dict(rows[0], label="confirmed", reviewer="ana")
+    bad = [
+        good,  # row 2: fine
+        dict(rows[1], label="maybe", reviewer="ana"),  # row 3: unknown label
+        dict(rows[1], judgment_key="sha256:nope", label="confirmed", reviewer="ana"),  # row 4
+        dict(rows[1], label="unclear", reviewer=""),  # row 5: no reviewer
+        dict(rows[1], label="", note="looks odd"),  # row 6: note without label
+        dict(rows[1], case="k9", label="confirmed", reviewer="cy"),  # row 7: case mismatch
+        dict(rows[0], label="unclear", reviewer="ana"),  # row 8: ana twice on one judgment
+        dict(rows[1], evaluation="999", label="confirmed", reviewer="dee"),  # row 9
+        dict(rows[1], label="", reviewer=""),  # row 10: not reviewed yet, skipped
+    ]
+    path = write_csv(world["tmp"] / "bad.csv", bad)
+    result = run_cli("review", "import", str(path))
+    assert result.exit_code == 1
+    text = result.output
+    for expected in (
+        "row 3: unknown label 'maybe'",
+        "row 4: unknown judgment 'sha256:nope'",
+        "row 5: no reviewer",
+        "row 6: a note without a label",
+        "row 7: case 'k9' does not match",
+        "row 8: ana already labeled this judgment in row 2",
+        "row 9: no evaluation 999",
+    ):
+        assert expected in text, (expected, text)
+    assert "row 2:" not in text and "row 10:" not in text
+    assert text.strip().splitlines()[-1].startswith("Error: 7 problem(s)")
+    assert reviews_in(world["url"]) == 0
+
+
+@pytest.mark.parametrize(
+    ("content", "message"),
+    [
+        ("", "row 1: the file is empty"),
+        ("case,label\nk1,confirmed\n", "row 1: missing column(s) judgment_key, reviewer"),
+        (
+            "judgment_key,label,reviewer\nsha256:x,confirmed,ana,extra\n",
+            "row 2: 4 fields but the header has 3",
+        ),
+    ],
+)
+def test_malformed_files(
+    world: dict[str, Any], run_cli: Callable[..., Result], content: str, message: str
+) -> None:
+    path = world["tmp"] / "f.csv"
+    path.write_text(content)
+    result = run_cli("review", "import", str(path))
+    assert result.exit_code == 1 and message in result.output, result.output
+    (world["tmp"] / "latin.csv").write_bytes("judgment_key,label,reviewer\n\xe9".encode("latin-1"))
+    latin = run_cli("review", "import", str(world["tmp"] / "latin.csv"))
+    assert latin.exit_code == 1 and "not UTF-8" in latin.output
+
+
+def test_sampled_passes_are_seeded(world: dict[str, Any], run_cli: Callable[..., Result]) -> None:
+    ev = str(world["ev"])
+    first = read_csv(run_cli("review", "export", ev, "--sample-passes", "2", "--seed", "7").output)
+    again = read_csv(run_cli("review", "export", ev, "--sample-passes", "2", "--seed", "7").output)
+    assert first == again
+    sampled = [r for r in first if r["reason"] == "sampled PASS"]
+    assert len(sampled) == 2 and all(r["verdict"] == "PASS" for r in sampled)
+    out = world["tmp"] / "queue.csv"
+    written = run_cli("review", "export", ev, "--sample-passes", "10", "--out", str(out))
+    assert written.exit_code == 0 and "wrote 6 row(s)" in written.output
+    assert len(read_csv(out.read_text())) == 6
+
+
+def test_exports(world: dict[str, Any], run_cli: Callable[..., Result]) -> None:
+    ev = str(world["ev"])
+    columns = [c for c, _, _ in EVALUATION_EXPORT_COLUMNS]
+    jsonl = run_cli("export", ev, "--format", "jsonl")
+    assert jsonl.exit_code == 0, jsonl.output
+    rows = [json.loads(line) for line in jsonl.output.splitlines()]
+    assert len(rows) == 6 and list(rows[0]) == columns
+    first = rows[0]
+    assert (first["case"], first["verdict"], first["tier"], first["rules"]) == (
+        "k1",
+        "FAIL",
+        "golden",
+        "standard@2",
+    )
+    assert first["model"] == "m" and first["suite"] == "t" and isinstance(first["taxonomy"], list)
+    assert all(first[h].startswith("sha256:") for h in ("trace_hash", "case_hash", "rule_set_hash"))
+
+    as_csv = run_cli("export", ev, "--format", "csv")
+    table = read_csv(as_csv.output)
+    assert list(table[0]) == columns and table[0]["taxonomy"] == " ".join(first["taxonomy"])
+    assert float(table[3]["partial_score"]) == rows[3]["partial_score"]
+
+    pq_path = world["tmp"] / "e.parquet"
+    parquet = run_cli("export", ev, "--format", "parquet", "--out", str(pq_path))
+    assert parquet.exit_code == 0, parquet.output
+    import pyarrow.parquet as pq
+
+    loaded = pq.read_table(pq_path)
+    assert loaded.column_names == columns and loaded.num_rows == 6
+    assert str(loaded.schema.field("repetition").type) == "int64"
+    assert str(loaded.schema.field("taxonomy").type) == "list<element: string>"
+
+    traces = run_cli("export", "run", "r1", "--format", "jsonl")
+    assert traces.exit_code == 0, traces.output
+    lines = [json.loads(line) for line in traces.output.splitlines()]
+    assert [t["case"] for t in lines] == [f"k{i}" for i in range(1, 7)]
+    assert lines[0]["trace"]["rounds"][0]["calls"][0]["name"] == "get_order"
+    assert lines[0]["calls"] == 1 and lines[0]["trace_hash"] == rows[0]["trace_hash"]
+
+    wrong = run_cli("export", "run", "r1", "--format", "csv")
+    assert wrong.exit_code == 2 and "jsonl only" in wrong.output
+    missing = run_cli("export", "42")
+    assert missing.exit_code == 1 and "no evaluation 42" in missing.output
+
+
+def test_parquet_without_pyarrow_names_it(
+    world: dict[str, Any], run_cli: Callable[..., Result], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setitem(sys.modules, "pyarrow", None)
+    result = run_cli("export", str(world["ev"]), "--format", "parquet", "--out", "x.parquet")
+    assert result.exit_code == 1
+    assert "parquet export needs pyarrow" in result.output and "\n" not in result.output.strip()
+
+
+def test_resolve_once(world: dict[str, Any], run_cli: Callable[..., Result]) -> None:
+    rows = read_csv(run_cli("review", "export", str(world["ev"])).output)
+    path = write_csv(world["tmp"] / "one.csv", [dict(rows[0], label="judge_wrong", reviewer="a")])
+    assert run_cli("review", "import", str(path)).exit_code == 0
+    store = Store.open(world["url"])
+    try:
+        (only,) = list_reviews(store)
+    finally:
+        store.close()
+    first = run_cli("review", "resolve", str(only.id), "--resolution", "rule fixed")
+    assert first.exit_code == 0 and "resolved: rule fixed" in first.output
+    second = run_cli("review", "resolve", str(only.id), "--resolution", "again")
+    assert second.exit_code == 1 and "already resolved" in second.output
