@@ -153,9 +153,15 @@ def test_pytest_plugin_marker(pytester: pytest.Pytester, tmp_path: Path) -> None
         )
         cassettes = tmp_path / "plug-cassettes"
         db = f"sqlite:///{tmp_path / 'plug.db'}"
+        from importlib.metadata import entry_points
+
+        # once pyproject registers the pytest11 entry point the plugin loads by itself
+        registered = any(
+            ep.value == "recorder.pytest_plugin" for ep in entry_points(group="pytest11")
+        )
+        plugin = [] if registered else ["-p", "recorder.pytest_plugin"]
         result = pytester.runpytest_inprocess(
-            "-p",
-            "recorder.pytest_plugin",
+            *plugin,
             f"--rejudge-cassettes={cassettes}",
             f"--rejudge-db={db}",
             "--rejudge-record-mode=all",
