@@ -22,12 +22,40 @@ __all__ = ["main", "cli"]
 
 # command name -> "module:attribute"; imported only when used so `rejudge --help` stays fast
 _COMMANDS: dict[str, str] = {
+    "baseline": "rejudge.cli.judge:baseline",
+    "compare": "rejudge.cli.judge:compare",
+    "dashboard": "rejudge.cli.dashboard:dashboard",
     "db": "rejudge.cli.db:db",
-    "runs": "rejudge.cli.db:runs",
+    "demo": "rejudge.cli.demo:demo",
+    "export": "rejudge.cli.export:export",
+    "generate": "rejudge.cli.generate:generate",
     "import": "rejudge.cli.import_:import_group",
+    "judge": "rejudge.cli.judge:judge_cmd",
+    "record": "rejudge.cli.record:record",
+    "rejudge": "rejudge.cli.judge:rejudge_cmd",
+    "renormalize": "rejudge.cli.record:renormalize",
+    "replay": "rejudge.cli.record:replay",
+    "report": "rejudge.cli.judge:report",
+    "review": "rejudge.cli.review:review",
     "rules": "rejudge.cli.rules:rules",
+    "runs": "rejudge.cli.db:runs",
+    "serve-local": "rejudge.cli.serve_local:serve_local",
     "suite": "rejudge.cli.suite:suite",
+    "sweep": "rejudge.cli.sweep:sweep",
+    "traces": "rejudge.cli.record:traces",
 }
+
+# subcommands that live in another module than their group (BFCL interop extends two groups)
+_SUBCOMMANDS: dict[str, list[str]] = {
+    "suite": ["rejudge.cli.bfcl:import_bfcl_cmd"],
+    "import": ["rejudge.cli.bfcl:bfcl_results"],
+}
+
+
+def _load(ref: str) -> click.Command:
+    module_name, attr = ref.split(":")
+    command: click.Command = getattr(importlib.import_module(module_name), attr)
+    return command
 
 
 def _one_line(text: str) -> str:
@@ -40,8 +68,12 @@ class _RejudgeGroup(click.Group):
 
     def get_command(self, ctx: click.Context, cmd_name: str) -> click.Command | None:
         if cmd_name in _COMMANDS:
-            module_name, attr = _COMMANDS[cmd_name].split(":")
-            command: click.Command = getattr(importlib.import_module(module_name), attr)
+            command = _load(_COMMANDS[cmd_name])
+            if isinstance(command, click.Group):
+                for ref in _SUBCOMMANDS.get(cmd_name, []):
+                    sub = _load(ref)
+                    if sub.name not in command.commands:
+                        command.add_command(sub)
             return command
         return super().get_command(ctx, cmd_name)
 
