@@ -20,10 +20,10 @@ from rich.progress import (
 )
 
 from judge.batch import evaluation_report, judge_run
+from judge.calibration import calibration_summary, lock_reviewed_baseline
 from judge.ops import (
     check_evaluation_baseline,
     compare_evaluations,
-    lock_evaluation_baseline,
     parse_shard,
     plan_rejudge,
     rejudge,
@@ -124,6 +124,10 @@ def _render_report(c: Console, data: Mapping[str, Any]) -> None:
     if anomalies:
         rows = [[a["case"], a["repetition"], ", ".join(a["flags"])] for a in anomalies]
         c.print(table("Anomalies", ["case", "rep", "flags"], rows))
+    if data.get("calibration"):
+        from rejudge.cli.review import render_calibration
+
+        render_calibration(c, data["calibration"])
     cases = [
         [
             r["case"],
@@ -211,14 +215,31 @@ def render_compare(c: Console, data: Mapping[str, Any]) -> None:
     help="Rule set: NAME@VERSION, NAME (latest) or a YAML/JSON file.",
 )
 @click.option("--workers", type=click.IntRange(min=1), default=1, show_default=True)
+@click.option(
+    "--suite-snapshot",
+    "snapshot",
+    metavar="latest|HASH",
+    help="Judge against another snapshot of the run's suite (e.g. after a case was corrected).",
+)
 @_json_flag
 @pass_app
 def judge_cmd(
-    app: AppContext, run: str, tier: str, rules: str, workers: int, json_flag: bool
+    app: AppContext,
+    run: str,
+    tier: str,
+    rules: str,
+    workers: int,
+    snapshot: str | None,
+    json_flag: bool,
 ) -> None:
     """Judge every stored trace of RUN into a new evaluation; prints its id and summary."""
     rule_set = load_rule_set(rules)
-    result = judge_run(app.store, run, tier, rule_set, workers=workers)
+    suite_id = None
+    if snapshot is not None:
+        recorded = app.store.get_suite_by_id(app.store.get_run(run).suite_id)
+        chosen = app.store.get_suite(recorded.name, None if snapshot == "latest" else snapshot)
+        suite_id = chosen.id
+    result = judge_run(app.store, run, tier, rule_set, workers=workers, suite_id=suite_id)
     run_name = app.store.get_run(result.run_id).name
     data = {
         "evaluation": result.evaluation_id,
@@ -316,6 +337,7 @@ def report(app: AppContext, evaluation: str, json_flag: bool) -> None:
     """The full report of an evaluation: summary, failures, tools, anomalies, every case."""
     ev = app.store.get_evaluation(evaluation)
     data = evaluation_report(app.store, ev.id)
+    data["calibration"] = calibration_summary(app.store, ev.id)
     _emit(app, json_flag, data, lambda c: _render_report(c, data))
 
 
@@ -339,13 +361,25 @@ def baseline() -> None:
 @click.argument("evaluation", metavar="EVAL")
 @click.option("--name", "name", required=True, help="Baseline name (immutable once locked).")
 @click.option("--note", default=None, help="A note stored with the baseline.")
+@click.option(
+    "--require-review",
+    is_flag=True,
+    help="Refuse unless every FAIL is reviewed and no judge_wrong label is unresolved.",
+)
 @_json_flag
 @pass_app
 def baseline_lock(
-    app: AppContext, evaluation: str, name: str, note: str | None, json_flag: bool
+    app: AppContext,
+    evaluation: str,
+    name: str,
+    note: str | None,
+    require_review: bool,
+    json_flag: bool,
 ) -> None:
-    """Lock EVAL's report with every input hash and the sha256 of its canonical JSON."""
-    data = lock_evaluation_baseline(app.store, evaluation, name, note=note)
+    """Lock EVAL's report (with its review figures) to every input hash and its sha256."""
+    data = lock_reviewed_baseline(
+        app.store, evaluation, name, note=note, require_review=require_review
+    )
 
     def render(c: Console) -> None:
         c.print(

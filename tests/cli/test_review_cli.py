@@ -19,13 +19,14 @@ from judge.calibration import EVALUATION_EXPORT_COLUMNS, REVIEW_CSV_COLUMNS
 from judge.rulesets import load_rule_set
 from rejudge.cli import cli
 from rejudge.cli.export import export
+from rejudge.cli.judge import baseline, judge_cmd, report
 from rejudge.cli.review import review
 from store import Store
 from store.reviews import list_reviews
 from store.schemas import RunConfig
 from tests.judge.conftest import REGISTRY, call, case, gcall, trace
 
-for command in (review, export):
+for command in (review, export, report, baseline, judge_cmd):
     if command.name not in cli.list_commands(None):  # type: ignore[arg-type]
         cli.add_command(command)
 
@@ -248,3 +249,67 @@ def test_resolve_once(world: dict[str, Any], run_cli: Callable[..., Result]) -> 
     assert first.exit_code == 0 and "resolved: rule fixed" in first.output
     second = run_cli("review", "resolve", str(only.id), "--resolution", "again")
     assert second.exit_code == 1 and "already resolved" in second.output
+
+
+def test_require_review_refusal_then_lock(
+    world: dict[str, Any], run_cli: Callable[..., Result]
+) -> None:
+    ev = str(world["ev"])
+    refused = run_cli("baseline", "lock", ev, "--name", "main", "--require-review")
+    assert refused.exit_code == 1
+    assert "not fully reviewed (2 gap(s))" in refused.output
+    assert "k1 r0: FAIL not reviewed" in refused.output
+    assert "k2 r0: FAIL not reviewed" in refused.output
+
+    rows = read_csv(run_cli("review", "export", ev).output)
+    rows[0].update(label="confirmed", reviewer="ana")
+    rows[1].update(label="judge_wrong", reviewer="ana", note="W448 is acceptable")
+    assert run_cli("review", "import", str(write_csv(world["tmp"] / "r.csv", rows))).exit_code == 0
+    still = run_cli("baseline", "lock", ev, "--name", "main", "--require-review")
+    assert still.exit_code == 1 and "k2 r0: judge_wrong (ana) not resolved" in still.output
+    assert "k1" not in still.output
+
+    # the reviewer takes it back: latest label per reviewer counts, history stays
+    rows[1].update(label="confirmed", note="on second look the FAIL is right")
+    assert run_cli("review", "import", str(write_csv(world["tmp"] / "r2.csv", rows))).exit_code == 0
+    locked = run_cli("--json", "baseline", "lock", ev, "--name", "main", "--require-review")
+    assert locked.exit_code == 0, locked.output
+    data = json.loads(locked.output)
+    assert data["reviewed"] is True and data["calibration"]["misjudgment_rate"] == 0.0
+    assert data["calibration"]["golden_errors"] == 0 and data["calibration"]["gaps"] == 0
+    assert reviews_in(world["url"]) == 3
+
+    full = json.loads(run_cli("--json", "report", ev).output)
+    cal = full["calibration"]
+    assert cal["fails"]["coverage"] == 1.0 and cal["misjudgment_rate"] == 0.0
+    assert cal["ready_to_lock"] is True and cal["review_rows"] == 3
+    human = run_cli("report", ev)
+    assert "judge misjudgment rate 0.0%" in human.output and "golden errors 0" in human.output
+
+
+def test_judge_against_a_corrected_snapshot(
+    world: dict[str, Any], run_cli: Callable[..., Result]
+) -> None:
+    store = Store.open(world["url"])
+    try:
+        fixed = [*CASES[:1], case(gcall("get_order", order_id="W448"), id="k2"), *CASES[2:]]
+        store.save_suite(
+            name="t", domain="retail", suite_hash="sha256:t2", registry=REGISTRY, cases=fixed
+        )
+    finally:
+        store.close()
+    out = run_cli(
+        "--json",
+        "judge",
+        "r1",
+        "--tier",
+        "golden",
+        "--rules",
+        "standard@2",
+        "--suite-snapshot",
+        "latest",
+    )
+    assert out.exit_code == 0, out.output
+    assert json.loads(out.output)["summary"]["verdict_counts"]["FAIL"] == 1
+    unknown = run_cli("judge", "r1", "--tier", "golden", "--suite-snapshot", "sha256:nope")
+    assert unknown.exit_code == 1 and "no suite named 't'" in unknown.output
