@@ -339,3 +339,45 @@ def bfcl_rules(version: str) -> Any:
 
     path = Path(__file__).resolve().parents[2] / "judge" / "rulesets" / f"bfcl@{version}.json"
     return load_rule_set(path)
+
+
+@pytest.mark.skipif(BFCL_MISSING, reason=SKIP_REASON)
+def test_documented_differences_are_bfcl_evals_own_verdicts() -> None:
+    """Each bfcl@2 fix changes a verdict that bfcl-eval really gives (docs/bfcl.md)."""
+    from bfcl_eval.constants.enums import Language
+
+    checker = load_bfcl_checker()
+    functions = [
+        {
+            "name": "geo.area",
+            "parameters": {
+                "type": "dict",
+                "required": ["base", "height"],
+                "properties": {
+                    "base": {"type": "integer"},
+                    "height": {"type": "float"},
+                    "opts": {"type": "dict"},
+                    "scale": {"type": "array", "items": {"type": "float"}},
+                },
+            },
+        }
+    ]
+
+    def run(output: list[dict[str, Any]], answer: list[dict[str, Any]], category: str) -> bool:
+        result = checker.ast_checker(
+            functions, output, answer, Language.PYTHON, category, STUB_MODEL
+        )
+        return bool(result["valid"])
+
+    greedy = [
+        {"geo.area": {"base": [1, 2], "height": [1.0]}},
+        {"geo.area": {"base": [1], "height": [1.0]}},
+    ]
+    calls = [{"geo_area": {"base": 1, "height": 1.0}}, {"geo_area": {"base": 2, "height": 1.0}}]
+    assert run(calls, greedy, "parallel") is False  # a valid pairing exists
+    floats = [{"geo.area": {"base": [1], "height": [1.0], "scale": [[0.5, 2.0]]}}]
+    assert (
+        run([{"geo_area": {"base": 1, "height": 1, "scale": [0.5, 2]}}], floats, "simple") is False
+    )
+    bools = [{"geo.area": {"base": [1], "height": [1.0], "opts": [{"flag": [True]}]}}]
+    assert run([{"geo_area": {"base": 1, "height": 1.0, "opts": {"flag": 1}}}], bools, "simple")
