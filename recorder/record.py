@@ -24,6 +24,7 @@ from pathlib import Path
 from typing import Any
 
 import httpx
+from sqlalchemy import select
 
 from recorder.cassettes import CASSETTE_FORMAT, Tape, TapeTransport, cassette_path, write_cassette
 from recorder.http import RateLimiter, RecorderError
@@ -32,6 +33,7 @@ from recorder.providers import get_provider
 from store.errors import NotFoundError
 from store.repository import RunRecord, Store
 from store.schemas import Case, RunConfig, Trace, TraceError
+from store.tables import TraceRow
 
 try:  # POSIX advisory locks; elsewhere the row's unique key alone prevents duplicates
     import fcntl
@@ -223,10 +225,21 @@ def _run_lock(folder: Path) -> Iterator[None]:
             fcntl.flock(handle.fileno(), fcntl.LOCK_UN)
 
 
-def _row_exists(store: Store, run_id: int, case_id: str, repetition: int) -> bool:
-    return any(
-        row["repetition"] == repetition for row in store.iter_trace_rows(run_id, case_key=case_id)
+def _stored(store: Store, run_id: int, case_ids: set[str]) -> dict[tuple[str, int], str | None]:
+    """(case, repetition) -> cassette hash of the rows ``run_id`` already holds for ``case_ids``."""
+    query = select(TraceRow.case_key, TraceRow.repetition, TraceRow.cassette_hash).where(
+        TraceRow.run_id == run_id, TraceRow.case_key.in_(sorted(case_ids))
     )
+    with store.engine.connect() as conn:
+        return {(r.case_key, r.repetition): r.cassette_hash for r in conn.execute(query)}
+
+
+@dataclass(frozen=True)
+class PendingCommit:
+    case_pk: int
+    interactions: list[dict[str, Any]]
+    meta: dict[str, Any]
+    trace: Trace
 
 
 def commit_trace(
@@ -240,15 +253,51 @@ def commit_trace(
     fsync: bool = False,
 ) -> bool:
     """Rename the cassette into place, then insert the row; False if the run already had it."""
-    target = cassette_path(cassettes_dir, run.name, trace.case_id, trace.repetition)
-    with _run_lock(target.parent):
-        if _row_exists(store, run.id, trace.case_id, trace.repetition):
-            return False
-        digest = write_cassette(target, interactions, meta, fsync=fsync)
-        relative = target.relative_to(cassettes_dir).as_posix()
-        return store.save_trace(
-            run.id, case_pk, trace, cassette_path=relative, cassette_hash=digest
-        )
+    (result,) = commit_batch(
+        store, run, cassettes_dir, [PendingCommit(case_pk, interactions, meta, trace)], fsync
+    )
+    return result
+
+
+def commit_batch(
+    store: Store,
+    run: RunRecord,
+    cassettes_dir: Path,
+    items: list[PendingCommit],
+    fsync: bool = False,
+) -> list[bool]:
+    """Commit several traces: each cassette renamed into place, then all rows in one transaction.
+
+    Under the run's lock file, keys the run already holds are skipped (their cassettes are left
+    as the stored rows describe them). Returns, per item, whether its row was inserted.
+    """
+    folder = cassette_path(cassettes_dir, run.name, "_", 0).parent
+    with _run_lock(folder):
+        have = _stored(store, run.id, {item.trace.case_id for item in items})
+        rows: list[tuple[int, int, Trace, str | None, str | None]] = []
+        digests: dict[tuple[str, int], str] = {}
+        results: list[bool] = []
+        for item in items:
+            key = (item.trace.case_id, item.trace.repetition)
+            if key in have or key in digests:
+                results.append(False)
+                continue
+            target = cassette_path(cassettes_dir, run.name, *key)
+            digest = write_cassette(target, item.interactions, item.meta, fsync=fsync)
+            digests[key] = digest
+            relative = target.relative_to(cassettes_dir).as_posix()
+            rows.append((run.id, item.case_pk, item.trace, relative, digest))
+            results.append(True)
+        if rows and store.save_traces(rows) != len(rows):
+            # a writer that does not share this lock (another machine) won some keys
+            now = _stored(store, run.id, {key[0] for key in digests})
+            results = [
+                ok
+                and now.get((i.trace.case_id, i.trace.repetition))
+                == digests.get((i.trace.case_id, i.trace.repetition))
+                for ok, i in zip(results, items, strict=True)
+            ]
+    return results
 
 
 # --------------------------------------------------------------------------- the run
@@ -343,8 +392,11 @@ async def record_suite_async(
     writer = ThreadPoolExecutor(max_workers=1, thread_name_prefix="rejudge-commit")
     loop = asyncio.get_running_loop()
     queue: asyncio.Queue[tuple[Case, int] | None] = asyncio.Queue()
-    commits: list[asyncio.Future[bool]] = []
+    # finished traces wait here; the committer writes all that are ready in one batch while the
+    # workers go on with their next exchanges (at most `concurrency` traces wait)
+    ready: asyncio.Queue[PendingCommit | None] = asyncio.Queue()
     commit_slots = asyncio.Semaphore(max(1, config.concurrency))
+    failure: list[BaseException] = []
     for job in pending:
         queue.put_nowait(job)
 
@@ -362,45 +414,54 @@ async def record_suite_async(
         )
         trace = trace_from_cassette(tape.interactions, meta, case.id, rep)
         trace = trace.model_copy(update={"timings": {"elapsed_s": round(outcome.elapsed_s, 4)}})
-        # the commit runs in the writer thread while this worker starts its next job, so the
-        # disk and database time overlaps the next exchange; at most `concurrency` commits wait
         await commit_slots.acquire()
-        future = loop.run_in_executor(
-            writer,
-            commit_trace,
-            store,
-            run,
-            case_pks[case.id],
-            cassettes,
-            tape.interactions,
-            meta,
-            trace,
-            fsync,
-        )
-        future.add_done_callback(lambda f: _committed(f, case.id, trace))
-        commits.append(future)
+        ready.put_nowait(PendingCommit(case_pks[case.id], tape.interactions, meta, trace))
 
-    def _committed(future: asyncio.Future[bool], case_id: str, trace: Trace) -> None:
+    def _account(item: PendingCommit, inserted: bool) -> None:
         commit_slots.release()
-        if future.cancelled() or future.exception() is not None:
-            return  # re-raised by the gather below
         state.done += 1
-        state.last_case = case_id
-        if not future.result():
+        state.last_case = item.trace.case_id
+        if not inserted:
             state.skipped += 1
-        elif trace.status == "agent_error":
+        elif item.trace.status == "agent_error":
             state.agent_errors += 1
         else:
             state.completed += 1
-            if trace.calls:
+            if item.trace.calls:
                 state.with_calls += 1
-        if progress is not None:
-            progress(state)
+
+    async def committer() -> None:
+        finished = False
+        while not finished:
+            first = await ready.get()
+            if first is None:
+                return
+            batch = [first]
+            while not ready.empty():
+                item = ready.get_nowait()
+                if item is None:
+                    finished = True
+                    break
+                batch.append(item)
+            if failure:
+                results = [False] * len(batch)  # the store failed: drain without writing
+            else:
+                try:
+                    results = await loop.run_in_executor(
+                        writer, commit_batch, store, run, cassettes, batch, fsync
+                    )
+                except Exception as exc:
+                    failure.append(exc)
+                    results = [False] * len(batch)
+            for item, inserted in zip(batch, results, strict=True):
+                _account(item, inserted)
+            if progress is not None:
+                progress(state)
 
     async def worker() -> None:
         while True:
             job = await queue.get()
-            if job is None:
+            if job is None or failure:
                 return
             await one(*job)
 
@@ -410,8 +471,14 @@ async def record_suite_async(
         ]
         for _ in workers:
             queue.put_nowait(None)
-        await asyncio.gather(*workers)
-        await asyncio.gather(*commits)
+        commit_task = asyncio.create_task(committer())
+        try:
+            await asyncio.gather(*workers)
+        finally:
+            ready.put_nowait(None)
+            await commit_task
+        if failure:
+            raise failure[0]
     finally:
         await client.aclose()
         if owns_transport:

@@ -276,3 +276,17 @@ def test_network_failures_replay_from_the_cassettes_account(store: Store, tmp_pa
     assert first.trace.error.kind == "retries_exhausted" and first.trace.rounds == []
     report = replay_run(store, "down", cassettes)
     assert report.ok, report.divergences
+
+
+def test_a_failing_store_ends_the_run_with_its_error_not_a_hang(
+    store: Store, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from store.errors import DatabaseUnavailableError
+
+    def down(*args: Any, **kwargs: Any) -> int:
+        raise DatabaseUnavailableError("database went away")
+
+    monkeypatch.setattr(Store, "save_traces", down)
+    with FakeModelServer(ScriptedModel(SCRIPT)) as server:
+        with pytest.raises(DatabaseUnavailableError, match="went away"):
+            _record(store, server, tmp_path / "c", config={"concurrency": 2})
