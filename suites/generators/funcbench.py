@@ -465,6 +465,8 @@ def generate_case(rng: Random, knobs: Knobs, index: int, used: _Used | None = No
         "noise": knobs.noise,
         "subtypes": knobs.subtypes,
         "call_cap": 2 * knobs.n_core,
+        # what a solver's final answer says (for self-tests that judge golden traces)
+        "golden_final_text": f"The {target} value is {graph.values[target]}.",
         "inputs": sorted(
             v for v, kind in graph.kinds.items() if kind in ("input", "din_input", "noise")
         ),
