@@ -43,6 +43,7 @@ PAGES = [
         url_path="trace",
     ),
     st.Page("views/pass_k.py", title="pass^k", icon=":material/repeat:", url_path="pass_k"),
+    st.Page("views/review.py", title="Review", icon=":material/rate_review:", url_path="review"),
     st.Page("views/live.py", title="Live monitor", icon=":material/sensors:", url_path="live"),
     st.Page("views/trends.py", title="Trends", icon=":material/trending_up:", url_path="trends"),
 ]

@@ -82,7 +82,7 @@ def monitor() -> None:
             )
     st.subheader("Finished traces (newest first)")
     for trace in data.recent_traces(url, run_id):
-        rounds = " ".join(
+        rounds = " &nbsp;→&nbsp; ".join(
             " ".join(tool_badge(name, ok) for name, ok in calls) if calls else NO_CALL_BADGE
             for calls in trace["rounds"]
         )

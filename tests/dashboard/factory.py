@@ -230,7 +230,7 @@ def build_store(
         if with_run_b:
             plans.append(("run-b", "model-b", 0.6, ["1"], "production-parity", cases))
         if with_run_c:  # not comparable with the others: another harness mode, half the cases
-            plans.append(("run-c", "model-a", 0.8, ["1"], "oracle-assisted", max(1, cases // 2)))
+            plans.append(("run-c", "model-c", 0.8, ["1"], "oracle-assisted", max(1, cases // 2)))
         for run_name, model, p_pass, versions, harness, n_cases in plans:
             config = RunConfig(
                 model=model,

@@ -1,0 +1,219 @@
+"""Review: label each FAIL (and anomaly-flagged judgments, and a sample of PASSes) as confirmed,
+judge wrong, golden wrong or unclear. One click (or key 1-4) per label, a note, progress through
+the queue, and the calibration figures of the evaluation.
+
+Reads and writes through :mod:`judge.calibration` and :mod:`store.reviews`; the queue is not
+cached, so a label shows at once.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pandas as pd
+import streamlit as st
+
+from dashboard import data
+from dashboard.common import NO_CALL_BADGE, context, num, pct, pick_evaluation, tool_badge
+from dashboard.diffview import diff_tables
+from judge.calibration import calibration_summary, review_queue
+from store.errors import RejudgeError
+from store.repository import Store
+from store.reviews import add_review, review_history
+
+LABELS = (
+    ("confirmed", "Confirmed", "1", ":material/check_circle:"),
+    ("judge_wrong", "Judge wrong", "2", ":material/gavel:"),
+    ("golden_wrong", "Golden wrong", "3", ":material/edit_note:"),
+    ("unclear", "Unclear", "4", ":material/help:"),
+)
+
+ctx = context()
+url = ctx.db_url
+st.title("Review")
+st.caption(
+    "Every FAIL, every anomaly-flagged judgment and a seeded sample of PASSes (false passes hide "
+    "there). Keys: 1 confirmed · 2 judge wrong · 3 golden wrong · 4 unclear · N next · P previous."
+)
+
+evaluations = data.evaluations(url)
+if not evaluations:
+    st.info("No evaluations yet. Judge a run with `rejudge judge RUN --tier T`.")
+    st.stop()
+c1, c2, c3, c4 = st.columns([3, 2, 1, 1])
+with c1:
+    ev_row = pick_evaluation(
+        "Evaluation", evaluations, key="ev", default_index=len(evaluations) - 1
+    )
+if ev_row is None:
+    st.stop()
+ev_id = int(ev_row["id"])
+with c2:
+    reviewer = st.text_input("Reviewer", key="rv_reviewer", placeholder="your name").strip()
+with c3:
+    sample = int(st.number_input("PASS sample", 0, 10_000, 10, key="rv_sample"))
+with c4:
+    seed = int(st.number_input("Seed", 0, 2**31 - 1, 0, key="rv_seed"))
+
+store = Store(data.engine(url))
+queue: list[dict[str, Any]] = review_queue(store, ev_id, sample_passes=sample, seed=seed)
+figures = calibration_summary(store, ev_id)
+
+done = sum(1 for item in queue if item["reviewed"])
+st.progress(done / len(queue) if queue else 1.0, text=f"{done} of {len(queue)} reviewed")
+m = st.columns(6)
+m[0].metric("Reviewed", f"{figures['reviewed']}")
+m[1].metric("FAIL coverage", pct(figures["fails"]["coverage"]))
+m[2].metric("Misjudgment rate", pct(figures["misjudgment_rate"]))
+m[3].metric("Golden errors", str(figures["golden_errors"]))
+m[4].metric("Unclear", str(figures["unclear"]))
+m[5].metric("Kappa", num(figures["agreement"]["kappa"]))
+if figures["ready_to_lock"]:
+    st.success(
+        "Fully reviewed: `rejudge baseline lock EVAL --name N --require-review` will lock it."
+    )
+else:
+    st.caption(f"{figures['gaps']} review gap(s) before a `--require-review` lock.")
+
+if not queue:
+    st.info("Nothing to review: no FAIL, no anomaly, and no PASS sample asked for.")
+    st.stop()
+
+only_open = st.toggle("Unreviewed only", value=False, key="rv_open")
+shown = [item for item in queue if not (only_open and item["reviewed"])]
+if not shown:
+    st.success("Every item in the queue is reviewed.")
+    st.stop()
+ids = [int(item["judgment_id"]) for item in shown]
+by_id = {int(item["judgment_id"]): item for item in shown}
+pending = st.session_state.pop("rv_item_next", None)
+if pending in ids:  # set by a label click: move on before the picker is drawn
+    st.session_state["rv_item"] = pending
+if st.session_state.get("rv_item") not in ids:
+    first_open = next((i for i in ids if not by_id[i]["reviewed"]), ids[0])
+    st.session_state["rv_item"] = first_open
+
+
+def _step(offset: int) -> None:
+    current = st.session_state.get("rv_item")
+    position = ids.index(current) if current in ids else 0
+    st.session_state["rv_item"] = ids[(position + offset) % len(ids)]
+
+
+def _label(item_id: int) -> str:
+    item = by_id[item_id]
+    mark = "✓" if item["reviewed"] else "·"
+    return (
+        f"{mark} {item['case']} · r{item['repetition']} · {item['verdict']} · "
+        f"{'; '.join(item['reasons'])}"
+    )
+
+
+n1, n2, n3 = st.columns([1, 6, 1])
+with n1:
+    st.button("Previous", on_click=_step, args=(-1,), shortcut="P", key="rv_prev")
+with n2:
+    item_id = st.selectbox(
+        "Item", ids, key="rv_item", format_func=_label, label_visibility="collapsed"
+    )
+with n3:
+    st.button("Next", on_click=_step, args=(1,), shortcut="N", key="rv_next")
+item = by_id[int(item_id)]
+
+# ---------------------------------------------------------------- labels
+note = st.text_area("Note", key=f"rv_note_{item_id}", placeholder="why (optional)", height=68)
+buttons = st.columns(len(LABELS))
+for column, (label, title, key, icon) in zip(buttons, LABELS, strict=True):
+    with column:
+        clicked = st.button(
+            f"{title} ({key})", key=f"rv_{label}", icon=icon, shortcut=key, width="stretch"
+        )
+    if clicked:
+        if not reviewer:
+            st.warning("Enter your name as reviewer first.")
+        else:
+            try:
+                add_review(
+                    store, int(item_id), label, reviewer, note=note or None, evaluation_id=ev_id
+                )
+            except RejudgeError as exc:
+                st.error(str(exc))
+            else:
+                st.toast(f"{item['case']} r{item['repetition']}: {title}")
+                remaining = [i for i in ids if not by_id[i]["reviewed"] and i != int(item_id)]
+                later = [i for i in remaining if ids.index(i) > ids.index(int(item_id))]
+                nxt = (later or remaining or [int(item_id)])[0]
+                st.session_state["rv_item_next"] = nxt
+                st.rerun()
+
+history = review_history(store, int(item_id))
+if history:
+    st.markdown("**Labels so far** (newest last; a reviewer's latest counts)")
+    st.dataframe(
+        pd.DataFrame(
+            [
+                {
+                    "reviewer": r.reviewer,
+                    "label": r.label,
+                    "note": r.note or "",
+                    "at": r.created_at,
+                    "resolution": r.resolution or "",
+                }
+                for r in history
+            ]
+        ),
+        hide_index=True,
+        width="stretch",
+    )
+
+# ---------------------------------------------------------------- the evidence
+h = st.columns(4)
+h[0].metric("Verdict", item["verdict"])
+h[1].metric("Partial score", num(item.get("partial_score")))
+h[2].metric("Taxonomy", ", ".join(item.get("taxonomy") or []) or "—")
+h[3].metric("Why queued", "; ".join(item["reasons"]))
+detail = data.trace_detail(url, int(item["trace_id"]))
+judgment = data.judgment_body(url, ev_id, int(item["trace_id"]))
+case_body: dict[str, Any] = (detail or {}).get("case_body") or {}
+body: dict[str, Any] = (detail or {}).get("body") or {}
+st.markdown(f"**Instruction:** {case_body.get('instruction', '')}")
+st.page_link(
+    "views/trace_viewer.py",
+    label="Open in the trace viewer (raw exchange)",
+    icon=":material/manage_search:",
+    query_params={"run": str(ev_row["run_id"]), "trace": str(item["trace_id"]), "ev": str(ev_id)},
+)
+
+left, right = st.columns(2)
+with left:
+    st.markdown("**Rounds**")
+    for position, rnd in enumerate(body.get("rounds") or []):
+        calls = rnd.get("calls") or []
+        badges = (
+            " ".join(
+                tool_badge(c.get("name", "?"), c.get("ok"), c.get("parse_error") is not None)
+                for c in calls
+            )
+            if calls
+            else NO_CALL_BADGE
+        )
+        with st.container(border=True):
+            st.markdown(f"**Round {int(rnd.get('index', position)) + 1}** &nbsp; {badges}")
+            for call in calls:
+                st.json(
+                    {"name": call.get("name"), "arguments": call.get("arguments")},
+                    expanded=False,
+                )
+            if rnd.get("text"):
+                st.caption(rnd["text"])
+with right:
+    st.markdown("**Golden vs actual**")
+    call_rows, argument_rows = diff_tables((judgment or {}).get("diff") or [])
+    if call_rows:
+        st.dataframe(pd.DataFrame(call_rows), hide_index=True, width="stretch")
+    if argument_rows:
+        st.dataframe(pd.DataFrame(argument_rows), hide_index=True, width="stretch")
+    for reason in (judgment or {}).get("reasons") or []:
+        st.markdown(f"- {reason}")
+    st.markdown("**Golden calls**")
+    st.json((case_body.get("golden") or {}).get("calls") or [], expanded=False)

@@ -1,0 +1,81 @@
+"""The Review page through Streamlit's AppTest: the queue, one click per label (stored as a
+review), progress, and the same figures as `rejudge review summary`."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from streamlit.testing.v1 import AppTest
+
+from judge.batch import judge_run
+from judge.calibration import calibration_summary
+from judge.rulesets import load_rule_set
+from store import Store
+from store.reviews import list_reviews
+from store.schemas import RunConfig
+from tests.judge.conftest import REGISTRY, call, case, gcall, trace
+
+APP = Path(__file__).resolve().parents[2] / "dashboard" / "app.py"
+CASES = [case(gcall("get_order", order_id=f"W44{i}"), id=f"k{i}") for i in range(1, 6)]
+TRACES = [
+    trace(call("get_order", order_id="W448" if i <= 2 else f"W44{i}"), case_id=f"k{i}")
+    for i in range(1, 6)
+]
+
+
+@pytest.fixture
+def evaluation(tmp_path: Path) -> tuple[str, int]:
+    url = f"sqlite:///{tmp_path / 'review.db'}"
+    store = Store.open(url)
+    try:
+        suite = store.save_suite(
+            name="t", domain="retail", suite_hash="sha256:t", registry=REGISTRY, cases=CASES
+        )
+        run = store.create_run(name="r1", suite=suite, config=RunConfig(model="m"))
+        pks = store.get_cases(suite.id)
+        store.save_traces([(run.id, pks[t.case_id][0], t, None, None) for t in TRACES])
+        ev = judge_run(store, "r1", "golden", load_rule_set("standard@2")).evaluation_id
+    finally:
+        store.close()
+    return url, ev
+
+
+def test_label_the_queue(evaluation: tuple[str, int]) -> None:
+    url, ev = evaluation
+    at = AppTest.from_file(str(APP), default_timeout=60)
+    at.session_state["db_url"] = url
+    at.session_state["cassettes_dir"] = ""
+    at.query_params["ev"] = str(ev)
+    at.run()
+    at.switch_page("views/review.py")
+    at.run()
+    assert not at.exception, [e.value for e in at.exception]
+    at.number_input(key="rv_sample").set_value(1).run()
+    metrics = {m.label: m.value for m in at.metric}
+    assert metrics["Reviewed"] == "0" and metrics["FAIL coverage"] == "0.0%"
+    picker = at.selectbox(key="rv_item")
+    assert len(picker.options) == 3  # two FAILs and one sampled PASS
+    assert "k1" in str(picker.value) or picker.value is not None
+
+    # no reviewer yet: a click stores nothing
+    at.button(key="rv_confirmed").click().run()
+    assert any("reviewer" in w.value for w in at.warning)
+    at.text_input(key="rv_reviewer").set_value("ana").run()
+    at.button(key="rv_confirmed").click().run()
+    assert not at.exception, [e.value for e in at.exception]
+    at.text_area(key=f"rv_note_{at.selectbox(key='rv_item').value}").set_value("tool ok").run()
+    at.button(key="rv_judge_wrong").click().run()
+    assert not at.exception, [e.value for e in at.exception]
+
+    store = Store.open(url)
+    try:
+        labels = [(r.label, r.reviewer, r.note, r.evaluation_id) for r in list_reviews(store)]
+        expected = calibration_summary(store, ev)
+    finally:
+        store.close()
+    assert labels == [("confirmed", "ana", None, ev), ("judge_wrong", "ana", "tool ok", ev)]
+    metrics = {m.label: m.value for m in at.metric}
+    assert metrics["FAIL coverage"] == "100.0%"
+    assert metrics["Misjudgment rate"] == f"{100 * expected['misjudgment_rate']:.1f}%"
+    assert metrics["Golden errors"] == "0"
