@@ -80,37 +80,61 @@ def parquet_table(rows: list[dict[str, Any]], spec: tuple[tuple[str, str, str], 
     return pa.Table.from_pylist(rows, schema=schema)
 
 
-@click.command("export")
-@click.argument("target", nargs=-1, required=True, metavar="EVAL | run RUN")
-@click.option(
+_FORMAT = click.option(
     "--format",
     "fmt",
     type=click.Choice(["jsonl", "csv", "parquet"]),
     default="jsonl",
     show_default=True,
 )
-@click.option(
+_OUT = click.option(
     "--out", "out", type=click.Path(path_type=Path, dir_okay=False), help="File [default: stdout]."
 )
-@pass_app
-def export(app: AppContext, target: tuple[str, ...], fmt: str, out: Path | None) -> None:
+
+
+class _ExportGroup(click.Group):
+    """``export EVAL ...`` is ``export eval EVAL ...``; ``export run RUN`` and ``export bfcl
+    EVAL`` (BFCL score files, from :mod:`rejudge.cli.bfcl`) are subcommands."""
+
+    def list_commands(self, ctx: click.Context) -> list[str]:
+        return sorted(set(super().list_commands(ctx)) | {"bfcl"})
+
+    def get_command(self, ctx: click.Context, cmd_name: str) -> click.Command | None:
+        if cmd_name == "bfcl" and "bfcl" not in self.commands:
+            try:
+                from rejudge.cli.bfcl import export_bfcl
+            except ImportError:
+                return None
+            self.add_command(export_bfcl, "bfcl")
+        return super().get_command(ctx, cmd_name)
+
+    def parse_args(self, ctx: click.Context, args: list[str]) -> list[str]:
+        names = set(self.list_commands(ctx))
+        if args and not any(a in names for a in args) and not {"-h", "--help"} & set(args):
+            args = ["eval", *args]
+        return super().parse_args(ctx, args)
+
+
+@click.group("export", cls=_ExportGroup)
+def export() -> None:
     """Export for analysis tools.
 
     \b
     rejudge export EVAL --format jsonl|csv|parquet   one row per case and repetition
     rejudge export run RUN --format jsonl            the run's normalized traces
+    rejudge export bfcl EVAL --out DIR               BFCL score files
     """
-    if target[0] == "run":
-        if len(target) != 2:
-            raise click.UsageError("export run takes one RUN (a name or id)")
-        if fmt != "jsonl":
-            raise click.UsageError("traces are nested: export run supports --format jsonl only")
-        rows: Iterator[dict[str, Any]] = run_export_rows(app.store, target[1])
-        _emit_text(lambda f: _write_jsonl(rows, f), out)
-        return
-    if len(target) != 1:
-        raise click.UsageError("give one EVAL id, or `run RUN`")
-    ev = app.store.get_evaluation(target[0])
+
+
+@export.command("eval")
+@click.argument("evaluation", metavar="EVAL")
+@_FORMAT
+@_OUT
+@pass_app
+def export_eval(app: AppContext, evaluation: str, fmt: str, out: Path | None) -> None:
+    """One row per case and repetition: verdict, taxonomy, partial score, tier, rules, model and
+    every input hash (columns: docs/calibration.md)."""
+    ev = app.store.get_evaluation(evaluation)
     columns = [name for name, _, _ in EVALUATION_EXPORT_COLUMNS]
     rows = evaluation_export_rows(app.store, ev.id)
     if fmt == "jsonl":
@@ -127,6 +151,19 @@ def export(app: AppContext, target: tuple[str, ...], fmt: str, out: Path | None)
             pq.write_table(table, str(out))
         except OSError as exc:
             raise InvalidInputError(f"cannot write {out}: {exc}") from None
+
+
+@export.command("run")
+@click.argument("run", metavar="RUN")
+@_FORMAT
+@_OUT
+@pass_app
+def export_run(app: AppContext, run: str, fmt: str, out: Path | None) -> None:
+    """The run's normalized traces, one JSON object per trace."""
+    if fmt != "jsonl":
+        raise click.UsageError("traces are nested: export run supports --format jsonl only")
+    rows: Iterator[dict[str, Any]] = run_export_rows(app.store, run)
+    _emit_text(lambda f: _write_jsonl(rows, f), out)
 
 
 def _emit_text(write: Any, out: Path | None) -> None:
