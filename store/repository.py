@@ -61,6 +61,7 @@ _T_EJ: Table = EvaluationJudgmentRow.__table__  # type: ignore[assignment]
 _T_BASE: Table = BaselineRow.__table__  # type: ignore[assignment]
 
 _BATCH = 1000
+_INSERT_PAGE = 100
 
 
 @dataclass(frozen=True)
@@ -518,8 +519,14 @@ class Store:
     def _save_trace_batch(self, batch: list[tuple[int, int, Trace, str | None, str | None]]) -> int:
         rows = [self._trace_row(*item) for item in batch]
         with self.engine.begin() as c:
-            stmt = self._insert_ignore(_T_TRACE, ["run_id", "case_key", "repetition"]).returning(
-                _T_TRACE.c.id, _T_TRACE.c.case_key, _T_TRACE.c.repetition, _T_TRACE.c.run_id
+            stmt = (
+                self._insert_ignore(_T_TRACE, ["run_id", "case_key", "repetition"])
+                .returning(
+                    _T_TRACE.c.id, _T_TRACE.c.case_key, _T_TRACE.c.repetition, _T_TRACE.c.run_id
+                )
+                # RETURNING sends multi-row VALUES statements; PostgreSQL handles 100-row
+                # pages of large JSONB bodies about twice as fast as the default 1000
+                .execution_options(insertmanyvalues_page_size=_INSERT_PAGE)
             )
             created = (
                 c.execute(stmt, rows).all() if len(rows) > 1 else c.execute(stmt, rows[0]).all()
