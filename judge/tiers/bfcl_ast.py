@@ -96,14 +96,22 @@ def fixes_for(rule_set: RuleSet | None) -> BfclFixes:
 # --------------------------------------------------------------------------- errors
 
 
-@dataclass(frozen=True)
+@dataclass(eq=False, slots=True)
 class BfclError:
     type: str  # bfcl-eval's error type, e.g. "value_error:string"
     code: str  # taxonomy code
-    message: str
+    text: str | Callable[[], str]  # the message, or a function that formats it when asked
     answer: int | None = None  # index of the possible-answer entry concerned
     call: int | None = None  # index of the model call concerned
     param: str | None = None
+
+    @property
+    def message(self) -> str:
+        return self.text if isinstance(self.text, str) else self.text()
+
+    @property
+    def key(self) -> tuple[Any, ...]:
+        return (self.type, self.code, self.answer, self.call, self.param)
 
     def as_dict(self) -> dict[str, Any]:
         out: dict[str, Any] = {"type": self.type, "code": self.code, "message": self.message}
@@ -422,13 +430,40 @@ def js_value(text: str, js_type: str, nested: str | None = None) -> Any:
 # --------------------------------------------------------------------------- one parameter
 
 
-def _answer_type(answers: Any) -> type | None:
-    """The type of the first acceptable value that is not the optional marker ``""``."""
+def _first_type(answers: Any) -> type | None:
     if isinstance(answers, (list, tuple, str, dict)):
         for answer in answers:
             if answer != "":
                 return type(answer)
     return None
+
+
+# id(acceptable-values list) -> (the list, its first type, its standardized strings); case
+# metadata is immutable, and holding the list keeps its id from being reused
+_FACTS: dict[int, tuple[Any, type | None, frozenset[str] | None]] = {}
+
+
+def _facts(answers: Any) -> tuple[type | None, frozenset[str] | None]:
+    hit = _FACTS.get(id(answers))
+    if hit is not None and hit[0] is answers:
+        return hit[1], hit[2]
+    if len(_FACTS) > 200_000:
+        _FACTS.clear()
+    first = _first_type(answers)
+    strings = (
+        frozenset(standardize(a) for a in answers if type(a) is str)
+        if isinstance(answers, list)
+        else None
+    )
+    _FACTS[id(answers)] = (answers, first, strings)
+    return first, strings
+
+
+def _answer_type(answers: Any) -> type | None:
+    """The type of the first acceptable value that is not the optional marker ``""``."""
+    if isinstance(answers, list):
+        return _facts(answers)[0]
+    return _first_type(answers)
 
 
 def _type_ok(
@@ -488,7 +523,7 @@ def _check_param(
     language: str,
     fixes: BfclFixes,
     eq: Equal,
-) -> tuple[str, str, str] | None:
+) -> tuple[str, str, Callable[[], str]] | None:
     """None when the value is acceptable, else (error type, taxonomy code, message)."""
     bfcl_type = psig.get("type")
     items = psig.get("items")
@@ -504,7 +539,10 @@ def _check_param(
                 return (
                     f"type_error:{kind}",
                     tx.PARAM_WRONG_FORMAT,
-                    f"{param!r}: expected a string of {language} syntax, got {type(value).__name__}",
+                    lambda: (
+                        f"{param!r}: expected a string of {language} syntax, "
+                        f"got {type(value).__name__}"
+                    ),
                 )
             convert = java_value if language == "java" else js_value
             if bfcl_type in _CONVERTED_NESTED:
@@ -525,13 +563,14 @@ def _check_param(
             if bfcl_type == "float" and type(value) is int:
                 value = float(value)
     except _Unsupported as exc:
-        return "bfcl_error:unsupported_type", tx.RULE_ERROR, f"{param!r}: {exc}"
+        why = str(exc)
+        return "bfcl_error:unsupported_type", tx.RULE_ERROR, lambda: f"{param!r}: {why}"
     valid, variable, type_error = _type_ok(value, answers, expected, nested, fixes)
     if not valid:
         return (
             type_error,
             tx.PARAM_WRONG_FORMAT,
-            f"{param!r}: expected type {bfcl_type}, got {type(value).__name__} ({value!r})",
+            lambda: f"{param!r}: expected type {bfcl_type}, got {type(value).__name__} ({value!r})",
         )
     options = answers if isinstance(answers, list) else []
     if not variable:
@@ -544,7 +583,7 @@ def _check_param(
                 if details
                 else ("value_error:dict_value", "no acceptable dict")
             )
-            return etype, tx.PARAM_WRONG_VALUE, f"{param!r}: {detail}"
+            return etype, tx.PARAM_WRONG_VALUE, lambda: f"{param!r}: {detail}"
         if expected is list and nested is dict:
             sized = [a for a in options if isinstance(a, (list, str))]
             same_len = [a for a in sized if len(a) == len(value)]
@@ -552,14 +591,19 @@ def _check_param(
                 if all(_dict_matches(v, a, eq)[0] for v, a in zip(value, answer, strict=True)):
                     return None
             etype = "value_error:list_dict_count" if not same_len else "value_error:dict_value"
-            return etype, tx.PARAM_WRONG_VALUE, f"{param!r}: {value!r} matches no acceptable list"
+            return (
+                etype,
+                tx.PARAM_WRONG_VALUE,
+                lambda: f"{param!r}: {value!r} matches no acceptable list",
+            )
         if expected is str:
-            if standardize(value) in [standardize(a) for a in options if type(a) is str]:
+            strings = _facts(answers)[1] or frozenset()
+            if standardize(value) in strings:
                 return None
             return (
                 "value_error:string",
                 tx.PARAM_WRONG_VALUE,
-                f"{param!r}: {value!r} is none of {options!r} (standardized)",
+                lambda: f"{param!r}: {value!r} is none of {options!r} (standardized)",
             )
         if expected is list:
             mine = [_std(v) for v in value]
@@ -571,14 +615,14 @@ def _check_param(
             return (
                 "value_error:list/tuple",
                 tx.PARAM_WRONG_VALUE,
-                f"{param!r}: {value!r} is none of {options!r}",
+                lambda: f"{param!r}: {value!r} is none of {options!r}",
             )
     if _member(value, options, eq):
         return None
     return (
         "value_error:others",
         tx.PARAM_WRONG_VALUE,
-        f"{param!r}: {value!r} is none of {options!r}",
+        lambda: f"{param!r}: {value!r} is none of {options!r}",
     )
 
 
@@ -604,7 +648,7 @@ def _check_call(
     (expected_name, acceptable), *_ = answer.items()
     acceptable = acceptable if isinstance(acceptable, dict) else {}
     name, args = call
-    where = {"answer": answer_index, "call": call_index}
+    where = {"answer": answer_index, "call": call_index}  # noqa: F841 - used below
     if not _same_function(name, expected_name):
         code = tx.TOOL_WRONG
         return [
@@ -681,12 +725,13 @@ def _count_error(prefix: str, n_expected: int, n_calls: int) -> BfclError:
     )
 
 
-def _greedy(ok: list[list[bool]], n_calls: int) -> dict[int, int] | None:
+def _greedy(ok: Callable[[int, int], bool], n_exp: int, n_calls: int) -> dict[int, int] | None:
+    """bfcl-eval's pairing: each answer in turn takes the first free call that matches it."""
     matched: dict[int, int] = {}
     used: set[int] = set()
-    for i, row in enumerate(ok):
+    for i in range(n_exp):
         for j in range(n_calls):
-            if j not in used and row[j]:
+            if j not in used and ok(i, j):
                 matched[i] = j
                 used.add(j)
                 break
@@ -695,19 +740,19 @@ def _greedy(ok: list[list[bool]], n_calls: int) -> dict[int, int] | None:
     return matched
 
 
-def _bipartite(ok: list[list[bool]], n_calls: int) -> dict[int, int]:
+def _bipartite(ok: Callable[[int, int], bool], n_exp: int, n_calls: int) -> dict[int, int]:
     call_owner: dict[int, int] = {}
 
     def augment(i: int, seen: set[int]) -> bool:
         for j in range(n_calls):
-            if ok[i][j] and j not in seen:
+            if j not in seen and ok(i, j):
                 seen.add(j)
                 if j not in call_owner or augment(call_owner[j], seen):
                     call_owner[j] = i
                     return True
         return False
 
-    for i in range(len(ok)):
+    for i in range(n_exp):
         augment(i, set())
     return {i: j for j, i in call_owner.items()}
 
@@ -809,14 +854,17 @@ def check_output(
 
     matched: dict[int, int]
     if checker == "parallel":
-        ok = [[not errs(i, j) for j in range(n_calls)] for i in range(n_exp)]
+
+        def ok(i: int, j: int) -> bool:
+            return not errs(i, j)
+
         if fixes.bipartite_parallel:
-            matched = _bipartite(ok, n_calls)
+            matched = _bipartite(ok, n_exp, n_calls)
             valid = count_ok and len(matched) == n_exp
         else:
-            greedy = _greedy(ok, n_calls) if count_ok else None
+            greedy = _greedy(ok, n_exp, n_calls) if count_ok else None
             valid = greedy is not None
-            matched = greedy if greedy is not None else _bipartite(ok, n_calls)
+            matched = greedy if greedy is not None else _bipartite(ok, n_exp, n_calls)
         if not valid:
             first_unmatched = next((i for i in range(n_exp) if i not in matched), None)
             if count_ok and first_unmatched is not None:
@@ -922,11 +970,11 @@ def _explain_unmatched(
 
 
 def _dedupe(errors: list[BfclError]) -> list[BfclError]:
-    seen: set[BfclError] = set()
+    seen: set[tuple[Any, ...]] = set()
     out: list[BfclError] = []
     for e in errors:
-        if e not in seen:
-            seen.add(e)
+        if e.key not in seen:
+            seen.add(e.key)
             out.append(e)
     return out
 
