@@ -21,6 +21,7 @@ _EXPORTS: dict[str, str] = {
     "RunConfig": "store.schemas",
     "ToolRegistry": "store.schemas",
     "content_hash": "store.hashing",
+    "capture": "recorder.capture",
 }
 
 __all__ = ["__version__", *_EXPORTS]

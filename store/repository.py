@@ -349,7 +349,7 @@ class Store:
     ) -> RunRecord:
         """Create run ``name``, or return it unchanged to resume when its inputs match."""
         config_body = config.model_dump(mode="json")
-        config_hash = content_hash(config_body)
+        config_hash = config.identity_hash
         with self.engine.begin() as c:
             existing = c.execute(select(_T_RUN).where(_T_RUN.c.name == name)).first()
             if existing is not None:

@@ -6,7 +6,7 @@ them (mostly as JSON bodies next to indexed columns); every other package speaks
 
 from __future__ import annotations
 
-from typing import Any, Literal
+from typing import Any, ClassVar, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
@@ -272,6 +272,14 @@ class RunConfig(_Frozen):
     tool_choice: str | None = "auto"
     system_prompt: str | None = None
     extra: dict[str, Any] = Field(default_factory=dict)
+
+    # how fast a run is driven, not what it sends: a resumed run may change them
+    OPERATIONAL_FIELDS: ClassVar[frozenset[str]] = frozenset({"concurrency", "rpm"})
+
+    @property
+    def identity_hash(self) -> str:
+        """Hash of everything that shapes the exchanges (operational knobs left out)."""
+        return content_hash(self.model_dump(mode="json", exclude=set(self.OPERATIONAL_FIELDS)))
 
 
 # --------------------------------------------------------------------------- rule sets

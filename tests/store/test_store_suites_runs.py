@@ -209,3 +209,21 @@ def test_suite_with_duplicate_case_ids_is_refused_whole(
         )
     assert count(store, SuiteRow) == 0
     assert count(store, CaseRow) == 0
+
+
+def test_resume_may_change_operational_knobs_only(store) -> None:
+    from store.errors import ConflictError
+    from store.schemas import Case, Golden, RunConfig, ToolRegistry, ToolSpec
+
+    registry = ToolRegistry(domain="ops", tools=[ToolSpec(name="f", read_only=True)])
+    case = Case(id="c1", dimension="D1", category="x", instruction="i", golden=Golden())
+    suite = store.save_suite(
+        name="ops", domain="ops", suite_hash="sha256:ops", registry=registry, cases=[case]
+    )
+    first = store.create_run(name="r", suite=suite, config=RunConfig(model="m", concurrency=1))
+    again = store.create_run(
+        name="r", suite=suite, config=RunConfig(model="m", concurrency=16, rpm=60)
+    )
+    assert again.id == first.id
+    with pytest.raises(ConflictError):
+        store.create_run(name="r", suite=suite, config=RunConfig(model="m", temperature=0.7))
