@@ -3,6 +3,8 @@ CLI's `report --json` / `compare --json` give for its evaluations (what the page
 
 from __future__ import annotations
 
+import uuid
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -12,23 +14,49 @@ from streamlit.testing.v1 import AppTest
 from judge.batch import evaluation_report
 from judge.ops import compare_evaluations
 from store import Store
+from tests.conftest import PG_URL_PREFIX, _admin, require_postgres
 from tests.dashboard.factory import Built, build_store
 
 APP = Path(__file__).resolve().parents[2] / "dashboard" / "app.py"
 
 
-@pytest.fixture
-def built(db_url: str, tmp_path: Path) -> Built:
-    """Cases x 3 repetitions: run-a under t@1 and t@2, run-b under t@1, run-c (oracle-assisted,
-    half the cases) under t@1; cassettes for run-a; run-a left "running"."""
+def _build(url: str, cassettes: Path) -> Built:
     return build_store(
-        db_url,
-        cases=12,
-        repeat=3,
-        cassettes_dir=tmp_path / "cassettes",
-        with_run_c=True,
-        running_run=True,
+        url, cases=12, repeat=3, cassettes_dir=cassettes, with_run_c=True, running_run=True
     )
+
+
+@pytest.fixture(
+    scope="module",
+    params=[
+        pytest.param("sqlite", id="sqlite"),
+        pytest.param("postgresql", id="postgresql", marks=pytest.mark.postgres),
+    ],
+)
+def built(
+    request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory
+) -> Iterator[Built]:
+    """Built once per test module and backend; tests only read it (a test that writes builds its
+    own with ``fresh_built``). 12 cases x 3 repetitions: run-a under t@1 and t@2, run-b under
+    t@1, run-c (oracle-assisted, half the cases) under t@1; cassettes for run-a; run-a left
+    "running"."""
+    root = tmp_path_factory.mktemp("dashboard")
+    if request.param == "sqlite":
+        yield _build(f"sqlite:///{root / 'rejudge.db'}", root / "cassettes")
+        return
+    require_postgres()
+    schema = f"rejudge_dash_{uuid.uuid4().hex[:12]}"
+    _admin(f'CREATE SCHEMA "{schema}"')
+    try:
+        yield _build(f"{PG_URL_PREFIX}?options=-csearch_path%3D{schema}", root / "cassettes")
+    finally:
+        _admin(f'DROP SCHEMA IF EXISTS "{schema}" CASCADE')
+
+
+@pytest.fixture
+def fresh_built(tmp_path: Path) -> Built:
+    """A store of the test's own (SQLite), for tests that write to it."""
+    return _build(f"sqlite:///{tmp_path / 'rejudge.db'}", tmp_path / "cassettes")
 
 
 def judge_report(url: str, evaluation_id: int) -> dict[str, Any]:

@@ -14,7 +14,7 @@ from store import Store
 from tests.dashboard.conftest import app_on, judge_compare, judge_report, metrics
 from tests.dashboard.factory import Built
 
-SQLITE_ONLY = pytest.mark.parametrize("backend", ["sqlite"], indirect=True)
+SQLITE_ONLY = pytest.mark.parametrize("built", ["sqlite"], indirect=True)
 
 
 def _pct(value: float | None) -> str:
@@ -199,8 +199,7 @@ def test_parse_args() -> None:
     assert secret is not None and "hunter2" not in secret.shown_url
 
 
-@SQLITE_ONLY
-def test_live_monitor_follows_new_traces_as_they_land(built: Built) -> None:
+def test_live_monitor_follows_new_traces_as_they_land(fresh_built: Built) -> None:
     """A run being recorded: the page shows the case in progress and, on its next refresh,
     the traces written since (no action from the person watching beyond the rerun)."""
     import streamlit as st
@@ -208,7 +207,7 @@ def test_live_monitor_follows_new_traces_as_they_land(built: Built) -> None:
     from store import RunConfig
     from tests.dashboard.factory import make_case, make_trace
 
-    store = Store.open(built.url)
+    store = Store.open(fresh_built.url)
     try:
         suite = store.get_suite("retail-test")
         pks = {key: pk for key, (pk, _c) in store.get_cases(suite.id).items()}
@@ -224,7 +223,7 @@ def test_live_monitor_follows_new_traces_as_they_land(built: Built) -> None:
             )
 
         record(range(0, 4))
-        at = app_on(built, "live", run=str(run.id))
+        at = app_on(fresh_built, "live", run=str(run.id))
         assert metrics(at)["Traces"] == "4 / 12"
         assert any("In progress: **c00004**" in i.value for i in at.info)
         assert metrics(at)["ETA"] not in ("—", "done")
