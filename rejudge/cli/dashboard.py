@@ -72,6 +72,12 @@ def dashboard(app: AppContext, port: int, host: str, dry_run: bool) -> None:
     if dry_run:
         click.echo(" ".join(command))
         return
+    if host not in ("127.0.0.1", "localhost", "::1"):
+        click.echo(
+            f"warning: listening on {host}: the dashboard has no login, so anyone who can reach "
+            "this address can read the store",
+            err=True,
+        )
     click.echo(
         f"rejudge dashboard on http://{host}:{port} (store {redact_url(app.settings.db_url)}); "
         "Ctrl+C stops it",
