@@ -313,3 +313,28 @@ def test_judge_against_a_corrected_snapshot(
     assert json.loads(out.output)["summary"]["verdict_counts"]["FAIL"] == 1
     unknown = run_cli("judge", "r1", "--tier", "golden", "--suite-snapshot", "sha256:nope")
     assert unknown.exit_code == 1 and "no suite named 't'" in unknown.output
+
+
+def _doc_table(text: str, heading: str) -> list[tuple[str, ...]]:
+    section = text.split(heading, 1)[1]
+    rows = []
+    for line in section.splitlines()[1:]:
+        if not line.startswith("|"):
+            if rows:
+                break
+            continue
+        cells = tuple(c.strip().strip("`") for c in line.strip("|").split("|"))
+        if cells[0] in ("column", "") or set(cells[0]) <= {"-"}:
+            continue
+        rows.append(cells)
+    return rows
+
+
+def test_documented_columns_match_the_code() -> None:
+    from judge.calibration import RUN_EXPORT_COLUMNS
+
+    text = (Path(__file__).resolve().parents[2] / "docs" / "calibration.md").read_text()
+    assert _doc_table(text, "### `export EVAL`") == [tuple(c) for c in EVALUATION_EXPORT_COLUMNS]
+    assert _doc_table(text, "### `export run RUN`") == [tuple(c) for c in RUN_EXPORT_COLUMNS]
+    review_cols = [row[0] for row in _doc_table(text, "### The review CSV")]
+    assert review_cols == list(REVIEW_CSV_COLUMNS)
