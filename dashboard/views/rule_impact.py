@@ -7,6 +7,7 @@ import streamlit as st
 
 from dashboard import data
 from dashboard.common import context, num, pct, pick_evaluation, pick_run
+from dashboard.queries import FLIP_DIRECTIONS
 from dashboard.rules import likely_rules, rule_diff
 from store.schemas import RuleSet
 
@@ -69,18 +70,16 @@ changed_paths = [d["path"] for d in diff]
 col_flips, col_diff = st.columns([3, 2])
 with col_flips:
     st.subheader("Flipped cases")
-    direction = st.selectbox("Direction", ["both", "PASS→FAIL", "FAIL→PASS"], key="ri_dir")
-    rows = data.flips(url, a, b, limit=1000, direction=None if direction == "both" else direction)
+    direction = st.selectbox("Direction", ["all", *FLIP_DIRECTIONS], key="ri_dir")
+    rows = data.flips(url, a, b, limit=1000, direction=None if direction == "all" else direction)
     if not rows:
         st.success("No case changed verdict between these two rule sets.")
     else:
         frame = pd.DataFrame(rows)
         frame["codes before"] = frame["taxonomy_a"].map(lambda t: ", ".join(t or []))
         frame["codes after"] = frame["taxonomy_b"].map(lambda t: ", ".join(t or []))
-        frame["likely rule change"] = [
-            ", ".join(likely_rules(r["taxonomy_a"], r["taxonomy_b"], changed_paths)) or "—"
-            for r in rows
-        ]
+        attributed = [likely_rules(r["taxonomy_a"], r["taxonomy_b"], changed_paths) for r in rows]
+        frame["likely rule change"] = [", ".join(paths) or "—" for paths in attributed]
         st.dataframe(
             frame[
                 [
@@ -103,6 +102,18 @@ with col_flips:
         )
 with col_diff:
     st.subheader(f"{ev_a['rule_set']} → {ev_b['rule_set']}")
+    if diff and rows:
+        per_setting = {path: sum(path in paths for paths in attributed) for path in changed_paths}
+        st.markdown("**Flips each changed setting likely explains**")
+        st.dataframe(
+            pd.DataFrame(
+                [{"setting": k, "flips": v} for k, v in per_setting.items()]
+                + [{"setting": "(none of them)", "flips": sum(not p for p in attributed)}]
+            ),
+            hide_index=True,
+            width="stretch",
+        )
+        st.markdown("**Settings that differ**")
     if diff:
         st.dataframe(
             pd.DataFrame(

@@ -96,8 +96,19 @@ def test_rule_impact_shows_flips_and_the_rule_diff(built: Built) -> None:
     frames = [d.value for d in at.dataframe]
     flips = next(f for f in frames if "codes before" in f.columns)
     assert len(flips) == len(expected["flips"])
-    diff = next(f for f in frames if "setting" in f.columns)
+    diff = next(f for f in frames if "setting" in f.columns and "B" in f.columns)
     assert list(diff["setting"]) == ["settings.free_text_rule"]
+    if expected["flips"]:
+        per_setting = next(f for f in frames if "flips" in f.columns)
+        assert list(per_setting["setting"]) == ["settings.free_text_rule", "(none of them)"]
+        # free_text_rule governs PARAM_WRONG_VALUE: flips where that code moved are its own
+        moved = sum(
+            ("PARAM_WRONG_VALUE" in f["taxonomy_from"]) != ("PARAM_WRONG_VALUE" in f["taxonomy_to"])
+            or ("PARAM_WRONG_FORMAT" in f["taxonomy_from"])
+            != ("PARAM_WRONG_FORMAT" in f["taxonomy_to"])
+            for f in expected["flips"]
+        )
+        assert int(per_setting["flips"].iloc[0]) == moved
 
 
 @SQLITE_ONLY
