@@ -155,7 +155,7 @@ def agreement(latest: Mapping[int, Mapping[str, Mapping[str, Any]]]) -> dict[str
     for by_reviewer in latest.values():
         for a, b in combinations(sorted(by_reviewer), 2):
             shared[(a, b)].append((str(by_reviewer[a]["label"]), str(by_reviewer[b]["label"])))
-    pairs = []
+    pairs: list[dict[str, Any]] = []
     for (a, b), labels in sorted(shared.items()):
         pairs.append(
             {
@@ -165,7 +165,7 @@ def agreement(latest: Mapping[int, Mapping[str, Mapping[str, Any]]]) -> dict[str
                 "kappa": cohen_kappa(labels),
             }
         )
-    kappas = [p["kappa"] for p in pairs if p["kappa"] is not None]
+    kappas: list[float] = [float(p["kappa"]) for p in pairs if p["kappa"] is not None]
     return {
         "pairs": pairs,
         "double_reviewed": sum(1 for r in latest.values() if len(r) >= 2),
@@ -514,11 +514,9 @@ def review_rows(store: Store, evaluation_id: int | str) -> list[dict[str, Any]]:
 
 
 def _reviews_and_resolutions(
-    store: Store, rows: Sequence[Mapping[str, Any]]
+    store: Store, evaluation_id: int
 ) -> tuple[list[dict[str, Any]], dict[int, dict[str, Any] | None]]:
-    reviews = [
-        r.as_dict() for r in list_reviews(store, judgment_ids=[r["judgment_id"] for r in rows])
-    ]
+    reviews = [r.as_dict() for r in list_reviews(store, evaluation_id=evaluation_id)]
     flagged = {
         int(r["judgment_id"]) for r in reviews if r["label"] in ("golden_wrong", "judge_wrong")
     }
@@ -535,7 +533,7 @@ def calibration_summary(store: Store, evaluation_id: int | str) -> dict[str, Any
     ``golden_wrong`` label linked to its case (suite, case key) with its resolution."""
     ev = store.get_evaluation(evaluation_id)
     rows = review_rows(store, ev.id)
-    reviews, resolutions = _reviews_and_resolutions(store, rows)
+    reviews, resolutions = _reviews_and_resolutions(store, ev.id)
     figures = calibration_figures(rows, reviews, resolutions)
     gaps = gaps_from(rows, reviews, resolutions)
     suite = None
@@ -575,8 +573,9 @@ def calibration_summary(store: Store, evaluation_id: int | str) -> dict[str, Any
 
 def review_gaps(store: Store, evaluation_id: int | str) -> list[str]:
     """Why the evaluation cannot be locked with ``--require-review`` (empty: it can)."""
-    rows = review_rows(store, evaluation_id)
-    reviews, resolutions = _reviews_and_resolutions(store, rows)
+    ev = store.get_evaluation(evaluation_id)
+    rows = review_rows(store, ev.id)
+    reviews, resolutions = _reviews_and_resolutions(store, ev.id)
     return gaps_from(rows, reviews, resolutions)
 
 
@@ -584,10 +583,9 @@ def review_queue(
     store: Store, evaluation_id: int | str, *, sample_passes: int = 0, seed: int = 0
 ) -> list[dict[str, Any]]:
     """:func:`build_queue` over a stored evaluation, with each item's latest labels attached."""
-    rows = review_rows(store, evaluation_id)
-    latest = latest_labels(
-        r.as_dict() for r in list_reviews(store, judgment_ids=[r["judgment_id"] for r in rows])
-    )
+    ev = store.get_evaluation(evaluation_id)
+    rows = review_rows(store, ev.id)
+    latest = latest_labels(r.as_dict() for r in list_reviews(store, evaluation_id=ev.id))
     items = build_queue(rows, latest, sample_passes=sample_passes, seed=seed)
     for item in items:
         by = latest.get(int(item["judgment_id"]), {})
@@ -816,9 +814,7 @@ def evaluation_export_rows(store: Store, evaluation_id: int | str) -> Iterator[d
     suite = store.get_suite_by_id(run.suite_id)
     rules = store.get_rule_set(ev.rule_set_id).ref
     rows = review_rows(store, ev.id)
-    latest = latest_labels(
-        r.as_dict() for r in list_reviews(store, judgment_ids=[r["judgment_id"] for r in rows])
-    )
+    latest = latest_labels(r.as_dict() for r in list_reviews(store, evaluation_id=ev.id))
     for r in rows:
         yield {
             "evaluation": ev.id,
