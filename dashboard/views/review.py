@@ -75,6 +75,30 @@ if figures["ready_to_lock"]:
 else:
     st.caption(f"{figures['gaps']} review gap(s) before a `--require-review` lock.")
 
+if figures["flagged"]:
+    with st.expander(
+        f"Flagged by reviewers: {len(figures['flagged'])} "
+        f"({sum(1 for f in figures['flagged'] if not f['resolved'])} open)"
+    ):
+        st.dataframe(
+            pd.DataFrame(
+                [
+                    {
+                        "case": f["case"],
+                        "rep": f["repetition"],
+                        "label": f["label"],
+                        "reviewer": f["reviewer"],
+                        "suite": f["suite"],
+                        "note": f["note"] or "",
+                        "status": f["resolution"] if f["resolved"] else "open",
+                    }
+                    for f in figures["flagged"]
+                ]
+            ),
+            hide_index=True,
+            width="stretch",
+        )
+
 if not queue:
     st.info("Nothing to review: no FAIL, no anomaly, and no PASS sample asked for.")
     st.stop()

@@ -79,3 +79,5 @@ def test_label_the_queue(evaluation: tuple[str, int]) -> None:
     assert metrics["FAIL coverage"] == "100.0%"
     assert metrics["Misjudgment rate"] == f"{100 * expected['misjudgment_rate']:.1f}%"
     assert metrics["Golden errors"] == "0"
+    flagged = [e for e in at.expander if "Flagged by reviewers" in e.label]
+    assert flagged and "1 (1 open)" in flagged[0].label
