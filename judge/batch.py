@@ -11,8 +11,10 @@ engine version).
 
 from __future__ import annotations
 
+import gc
 from collections.abc import Callable, Iterator
 from concurrent.futures import Future, ProcessPoolExecutor
+from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import Any
 
@@ -21,9 +23,11 @@ from store.hashing import content_hash
 from store.repository import Store
 from store.schemas import Case, Judgment, RuleSet, ToolRegistry, Trace
 
+from .context import registry_index
 from .engine import ENGINE_VERSION, judge
 from .report import build_report
 from .rulesets import builtin_rule_sets
+from .tiers import get_tier
 
 __all__ = ["JudgeRunResult", "judge_run", "evaluation_rows", "evaluation_report"]
 
@@ -46,9 +50,25 @@ class JudgeRunResult:
 _W: dict[str, Any] = {}
 
 
+@contextmanager
+def _long_lived_frozen() -> Iterator[None]:
+    """Move every object alive now (modules, registry, cases) out of the collector's sight.
+
+    Judging allocates many short-lived containers; each full collection would otherwise walk
+    every long-lived object again (about 40% of the judging time at 10k traces). Nothing about
+    the judgments changes; the objects are unfrozen afterwards.
+    """
+    gc.freeze()
+    try:
+        yield
+    finally:
+        gc.unfreeze()
+
+
 def _init_worker(
-    registry: ToolRegistry, cases: dict[str, Case], rule_set: RuleSet, tier: str
+    registry: ToolRegistry, cases: dict[str, Case], rule_set: RuleSet, tier: str, freeze: bool
 ) -> None:
+    """Worker-process setup (also run in-process for one worker)."""
     _W["registry"] = registry
     _W["cases"] = cases
     _W["case_hashes"] = {k: c.hash for k, c in cases.items()}
@@ -56,6 +76,11 @@ def _init_worker(
     _W["rule_set_hash"] = rule_set.hash
     _W["registry_hash"] = registry.hash
     _W["tier"] = tier
+    get_tier(tier)
+    registry_index(registry, _W["registry_hash"])  # compile the schemas once, before freezing
+    if freeze:  # a worker process lives only for this batch: freeze its long-lived objects
+        gc.collect()
+        gc.freeze()
 
 
 def _judge_rows(rows: list[tuple[str, str, dict[str, Any]]]) -> list[Judgment]:
@@ -156,24 +181,24 @@ def judge_run(
         pool = ProcessPoolExecutor(
             max_workers=workers,
             initializer=_init_worker,
-            initargs=(registry, cases, rule_set, tier),
+            initargs=(registry, cases, rule_set, tier, True),
         )
     else:
-        _init_worker(registry, cases, rule_set, tier)
+        _init_worker(registry, cases, rule_set, tier, False)
 
     def flush(rows: list[dict[str, Any]], judgments: list[Judgment]) -> int:
-        keys = [j.key for j in judgments]
+        keys = [j.key for j in judgments]  # a key hashes its inputs: compute it once
         existing = store.find_judgments(keys)
-        fresh = [j for j in judgments if j.key not in existing]
+        fresh = [j for j, k in zip(judgments, keys, strict=True) if k not in existing]
         ids = dict(existing)
         if fresh:
             ids.update(store.save_judgments(fresh))
         links = []
-        for row, j in zip(rows, judgments, strict=True):
+        for row, j, key in zip(rows, judgments, keys, strict=True):
             case = cases[row["case_key"]]
             links.append(
                 {
-                    "judgment_id": ids[j.key],
+                    "judgment_id": ids[key],
                     "trace_id": row["id"],
                     "case_key": row["case_key"],
                     "repetition": row["repetition"],
@@ -186,34 +211,37 @@ def judge_run(
         store.link_judgments(evaluation_id, links)
         return len(fresh)
 
-    try:
-        stream = (
-            row for row in store.iter_trace_rows(run.id, shard=shard) if row["case_key"] in cases
-        )
-        pending: list[tuple[list[dict[str, Any]], Future[list[Judgment]]]] = []
-        for chunk in _chunked(stream, chunk_size):
-            payload = [(r["case_key"], r["hash"], r["body"]) for r in chunk]
-            if pool is None:
-                written += flush(chunk, _judge_rows(payload))
-                judged += len(chunk)
-                if progress:
-                    progress(len(chunk))
-                continue
-            pending.append((chunk, pool.submit(_judge_rows, payload)))
-            while len(pending) >= 2 * workers:  # bounded window: memory stays flat
-                done_rows, fut = pending.pop(0)
+    with _long_lived_frozen():
+        try:
+            stream = (
+                row
+                for row in store.iter_trace_rows(run.id, shard=shard)
+                if row["case_key"] in cases
+            )
+            pending: list[tuple[list[dict[str, Any]], Future[list[Judgment]]]] = []
+            for chunk in _chunked(stream, chunk_size):
+                payload = [(r["case_key"], r["hash"], r["body"]) for r in chunk]
+                if pool is None:
+                    written += flush(chunk, _judge_rows(payload))
+                    judged += len(chunk)
+                    if progress:
+                        progress(len(chunk))
+                    continue
+                pending.append((chunk, pool.submit(_judge_rows, payload)))
+                while len(pending) >= 2 * workers:  # bounded window: memory stays flat
+                    done_rows, fut = pending.pop(0)
+                    written += flush(done_rows, fut.result())
+                    judged += len(done_rows)
+                    if progress:
+                        progress(len(done_rows))
+            for done_rows, fut in pending:
                 written += flush(done_rows, fut.result())
                 judged += len(done_rows)
                 if progress:
                     progress(len(done_rows))
-        for done_rows, fut in pending:
-            written += flush(done_rows, fut.result())
-            judged += len(done_rows)
-            if progress:
-                progress(len(done_rows))
-    finally:
-        if pool is not None:
-            pool.shutdown()
+        finally:
+            if pool is not None:
+                pool.shutdown()
 
     rows = evaluation_rows(store, evaluation_id)
     summary = build_report(rows, harness_mode=run.harness_mode, include_cases=False)

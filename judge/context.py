@@ -115,9 +115,11 @@ class RegistryIndex:
         if validator is None:
             return [], frozenset()
         fast = self.fast.get(tool)
-        if fast is not None and fast(args):
-            return [], frozenset()
-        if validator.is_valid(args):
+        if fast is not None:
+            if fast(args):
+                return [], frozenset()
+            # the fast check agrees with jsonschema: invalid, go straight to the messages
+        elif validator.is_valid(args):
             return [], frozenset()
         messages: list[str] = []
         params: set[str] = set()

@@ -8,15 +8,22 @@ when the schema uses anything else (then the caller uses ``jsonschema`` itself).
 Supported: ``type`` (string or list), ``properties``, ``required``, ``additionalProperties``
 (boolean or schema), ``items`` (one schema), ``enum``, ``const``, ``minimum``, ``maximum``,
 ``exclusiveMinimum``, ``exclusiveMaximum`` (numbers), ``minLength``, ``maxLength``, ``minItems``,
-``maxItems``, ``uniqueItems`` (false only), and the annotations ``description``, ``title``,
+``maxItems``, ``uniqueItems`` (jsonschema's own ``uniq``), ``pattern`` (``re.search``, as
+jsonschema does), and the annotations ``description``, ``title``,
 ``default``, ``examples``, ``format`` (not asserted, as jsonschema does by default), ``$comment``.
 Equivalence is property-tested against jsonschema in tests/judge/test_fastschema.py.
 """
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable
 from typing import Any
+
+try:  # jsonschema's own uniqueness test, so ``uniqueItems`` means exactly what it means there
+    from jsonschema._utils import uniq as _uniq
+except ImportError:  # pragma: no cover - a jsonschema without it: uniqueItems falls back
+    _uniq = None
 
 __all__ = ["compile_fast"]
 
@@ -40,6 +47,7 @@ _SUPPORTED = _ANNOTATIONS | {
     "minItems",
     "maxItems",
     "uniqueItems",
+    "pattern",
 }
 
 
@@ -145,7 +153,18 @@ def _compile(schema: Any) -> Check:
             )
         )
     if schema.get("uniqueItems"):
-        raise _Unsupported("uniqueItems")
+        if _uniq is None or schema["uniqueItems"] is not True:
+            raise _Unsupported("uniqueItems")
+        checks.append(lambda v: not isinstance(v, list) or _uniq(v))
+    if "pattern" in schema:
+        if not isinstance(schema["pattern"], str):
+            raise _Unsupported("pattern")
+        try:
+            regex = re.compile(schema["pattern"])
+        except re.error:
+            raise _Unsupported("pattern") from None
+        # jsonschema: re.search(pattern, instance) for strings
+        checks.append(lambda v, regex=regex: not isinstance(v, str) or regex.search(v) is not None)
     if "items" in schema:
         item = _compile(schema["items"])
         checks.append(lambda v, item=item: not isinstance(v, list) or all(item(x) for x in v))

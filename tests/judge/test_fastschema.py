@@ -32,6 +32,8 @@ def schemas():
             "minLength": st.integers(0, 3),
             "maxItems": st.integers(0, 3),
             "description": st.text(max_size=3),
+            "pattern": st.sampled_from(["^a", "b$", "^[0-9]{2}$", "a|c", "", "^U[0-9]{3}$"]),
+            "uniqueItems": st.booleans(),
         },
     )
     return st.recursive(
@@ -72,6 +74,23 @@ def test_registry_schemas(spec, args):
     fast = compile_fast(spec.parameters)
     assert fast is not None
     assert fast(args) == Draft202012Validator(spec.parameters).is_valid(args)
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    st.sampled_from(["^U[0-9]{3}$", "^[ACGT]+$", "x", "^$"]),
+    st.text(alphabet="UACGTx0123\n", max_size=6),
+)
+def test_pattern_is_re_search(pattern, text):
+    schema = {"type": "string", "pattern": pattern}
+    assert compile_fast(schema)(text) == Draft202012Validator(schema).is_valid(text)
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(values, max_size=4))
+def test_unique_items_agrees(items):
+    schema = {"type": "array", "uniqueItems": True}
+    assert compile_fast(schema)(items) == Draft202012Validator(schema).is_valid(items)
 
 
 def test_unsupported_keywords_fall_back():
