@@ -47,7 +47,7 @@ _COMMANDS: dict[str, str] = {
 
 # subcommands that live in another module than their group (BFCL interop extends two groups)
 _SUBCOMMANDS: dict[str, list[str]] = {
-    "suite": ["rejudge.cli.bfcl:import_bfcl_cmd"],
+    "suite": ["rejudge.cli.bfcl:import_bfcl"],
     "import": ["rejudge.cli.bfcl:bfcl_results"],
 }
 
