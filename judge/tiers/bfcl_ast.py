@@ -170,6 +170,8 @@ Equal = Callable[[Any, Any], bool]
 def _member(value: Any, options: Any, eq: Equal) -> bool:
     if not isinstance(options, list):
         return False
+    if eq is _python_equal:
+        return value in options  # Python's own membership test, as bfcl-eval uses
     return any(eq(value, option) for option in options)
 
 
@@ -725,8 +727,14 @@ def _count_error(prefix: str, n_expected: int, n_calls: int) -> BfclError:
     )
 
 
-def _greedy(ok: Callable[[int, int], bool], n_exp: int, n_calls: int) -> dict[int, int] | None:
-    """bfcl-eval's pairing: each answer in turn takes the first free call that matches it."""
+def _greedy(
+    ok: Callable[[int, int], bool], n_exp: int, n_calls: int, *, complete: bool = True
+) -> dict[int, int] | None:
+    """bfcl-eval's pairing: each answer in turn takes the first free call that matches it.
+
+    ``complete``: None as soon as an answer finds no call (bfcl-eval's verdict); otherwise the
+    pairing goes on past such answers and returns what it paired (for the error listing).
+    """
     matched: dict[int, int] = {}
     used: set[int] = set()
     for i in range(n_exp):
@@ -736,7 +744,8 @@ def _greedy(ok: Callable[[int, int], bool], n_exp: int, n_calls: int) -> dict[in
                 used.add(j)
                 break
         else:
-            return None
+            if complete:
+                return None
     return matched
 
 
@@ -864,7 +873,10 @@ def check_output(
         else:
             greedy = _greedy(ok, n_exp, n_calls) if count_ok else None
             valid = greedy is not None
-            matched = greedy if greedy is not None else _bipartite(ok, n_exp, n_calls)
+            if greedy is not None:
+                matched = greedy
+            else:
+                matched = _greedy(ok, n_exp, n_calls, complete=False) or {}
         if not valid:
             first_unmatched = next((i for i in range(n_exp) if i not in matched), None)
             if count_ok and first_unmatched is not None:

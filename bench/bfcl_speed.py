@@ -1,0 +1,214 @@
+"""BFCL benchmark: bfcl-ast vs bfcl-eval's own checker, and a result folder end to end.
+
+Usage (from the repository root; needs ``pip install --no-deps bfcl-eval``):
+
+    python bench/bfcl_speed.py                 # 60 cases per category, best of 5
+    python bench/bfcl_speed.py --per-category 0 --repeat 5   # every case
+
+1. **Checker speed, in one run.** The same in-memory outputs (each sampled case's possible
+   answers, then those plus the systematic mutations of ``tests/judge/test_bfcl_agreement.py``)
+   go through bfcl-eval's ``ast_checker`` (with the stubbed model config, as in the test) and
+   through rejudge's ``check_output`` (the bfcl-ast core: it lists every error instead of stopping
+   at the first) and the full ``judge()`` (engine: hashing, trace analysis, partial scores). The
+   best of ``--repeat`` interleaved passes (CPU time of this process, so a busy machine skews
+   less) is reported as microseconds per output and as a ratio. End-to-end phases are CPU time too.
+2. **End to end.** Every case of the 13 AST categories gets a result line (three in four are the
+   possible answer, alternately decoded and raw Python syntax; the rest mutated or prose), the
+   folder is imported into a fresh SQLite store (``import_bfcl_results``), each run is judged
+   with bfcl-ast (``judge.batch.judge_run``) and exported as BFCL score files.
+"""
+
+from __future__ import annotations
+
+import argparse
+import copy
+import json
+import sys
+import tempfile
+import time
+from pathlib import Path
+from typing import Any
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+
+from tests.judge.test_bfcl_agreement import (  # noqa: E402
+    bfcl_rules,
+    bfcl_verdict,
+    load_bfcl_checker,
+    mutations,
+    sample_cases,
+    trace_of,
+)
+
+
+def _best_interleaved(fns: list[Any], repeat: int) -> list[float]:
+    """Best time of each function over ``repeat`` rounds, the functions alternating per round
+    (so a noisy neighbour slows them alike)."""
+    best = [float("inf")] * len(fns)
+    for _ in range(repeat):
+        for k, fn in enumerate(fns):
+            started = time.process_time()
+            fn()
+            best[k] = min(best[k], time.process_time() - started)
+    return best
+
+
+def checker_speed(per_category: int, repeat: int) -> list[dict[str, Any]]:
+    from judge.engine import judge
+    from judge.tiers.bfcl_ast import FAITHFUL, check_output
+    from suites.importers.bfcl import build_suite
+
+    checker = load_bfcl_checker()
+    rules = bfcl_rules("1")
+    registries: dict[str, Any] = {}
+    rows: list[dict[str, Any]] = []
+    samples = list(sample_cases(per_category or 10**9))
+    for workload in ("possible answers", "answers + mutations"):
+        work = []
+        for category, entry, case in samples:
+            if category not in registries:
+                reg = build_suite(category).registry
+                registries[category] = (reg, reg.hash)
+            for label, output in mutations(case):
+                if workload == "possible answers" and not label.startswith("answer"):
+                    continue
+                pairs = None if output is None else [kv for d in output for kv in d.items()]
+                work.append(
+                    (category, entry, case, case.hash, output, pairs, trace_of(output, case.id))
+                )
+
+        def run_bfcl(work: list[Any] = work) -> None:
+            for _c, entry, case, _h, output, _p, _t in work:
+                try:
+                    bfcl_verdict(checker, entry, case, output)
+                except Exception:
+                    pass
+
+        def run_core(work: list[Any] = work) -> None:
+            for _c, _e, case, _h, _o, pairs, _t in work:
+                check_output(case.metadata["bfcl"], pairs, FAITHFUL)
+
+        def run_judge(work: list[Any] = work) -> None:
+            for category, _e, case, case_hash, _o, _p, trace in work:
+                registry, registry_hash = registries[category]
+                judge(
+                    trace,
+                    case,
+                    registry,
+                    "bfcl-ast",
+                    rules,
+                    case_hash=case_hash,
+                    registry_hash=registry_hash,
+                    rule_set_hash=rules.hash,
+                )
+
+        run_judge()  # warm the registry indexes (schema compilation is per registry, once)
+        run_core()
+        run_bfcl([(*w[:4], copy.deepcopy(w[4]), *w[5:]) for w in work])  # checks nothing mutates
+        t_bfcl, t_core, t_judge = _best_interleaved([run_bfcl, run_core, run_judge], repeat)
+        n = len(work)
+        rows.append(
+            {
+                "workload": workload,
+                "outputs": n,
+                "bfcl_eval_us": round(t_bfcl / n * 1e6, 1),
+                "bfcl_ast_core_us": round(t_core / n * 1e6, 1),
+                "bfcl_ast_judge_us": round(t_judge / n * 1e6, 1),
+                "core_speedup": round(t_bfcl / t_core, 2),
+                "judge_speedup": round(t_bfcl / t_judge, 2),
+            }
+        )
+    return rows
+
+
+def end_to_end() -> dict[str, Any]:
+    from judge.batch import judge_run
+    from store.repository import Store
+    from suites.importers.bfcl import CATEGORIES, build_suite
+    from suites.importers.bfcl_results import export_bfcl, import_bfcl_results
+
+    rules = bfcl_rules("1")
+    with tempfile.TemporaryDirectory(prefix="rejudge-bfcl-bench-") as tmp:
+        folder = Path(tmp) / "result" / "bench-model"
+        folder.mkdir(parents=True)
+        lines_total = 0
+        for category in CATEGORIES:
+            suite = build_suite(category)
+            lines = []
+            for k, case in enumerate(suite.cases):
+                calls = case.golden.calls
+                if k % 4 == 3:
+                    result: Any = "I would rather not call anything."
+                elif k % 4 == 2 and calls:
+                    first = calls[0]
+                    result = [{first.tool.replace(".", "_"): {**first.params, "zz": 1}}]
+                elif k % 2 == 0:
+                    result = [{c.tool.replace(".", "_"): dict(c.params)} for c in calls]
+                else:
+                    result = (
+                        "["
+                        + ", ".join(
+                            f"{c.tool}("
+                            + ", ".join(f"{p}={v!r}" for p, v in c.params.items())
+                            + ")"
+                            for c in calls
+                        )
+                        + "]"
+                    )
+                lines.append(json.dumps({"id": case.id, "result": result}))
+            (folder / f"BFCL_v4_{category}_result.json").write_text(
+                "\n".join(lines) + "\n", encoding="utf-8"
+            )
+            lines_total += len(lines)
+        store = Store.open(f"sqlite:///{Path(tmp) / 'rejudge.db'}")
+        try:
+            t0 = time.process_time()
+            imported = import_bfcl_results(store, folder.parent, "bench-model")
+            t1 = time.process_time()
+            evaluations = [judge_run(store, r.run, "bfcl-ast", rules) for r in imported]
+            t2 = time.process_time()
+            written = [
+                w
+                for ev in evaluations
+                for w in export_bfcl(store, ev.evaluation_id, Path(tmp) / "score")
+            ]
+            t3 = time.process_time()
+        finally:
+            store.close()
+    passed = sum(w["correct_count"] for w in written)
+    return {
+        "result_lines": lines_total,
+        "categories": len(imported),
+        "import_s": round(t1 - t0, 2),
+        "judge_s": round(t2 - t1, 2),
+        "export_s": round(t3 - t2, 2),
+        "total_s": round(t3 - t0, 2),
+        "traces_per_s": round(lines_total / (t3 - t0)),
+        "pass": passed,
+    }
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--per-category", type=int, default=60, help="0 = every case")
+    parser.add_argument("--repeat", type=int, default=5)
+    parser.add_argument("--skip-e2e", action="store_true")
+    args = parser.parse_args()
+    rows = checker_speed(args.per_category, args.repeat)
+    print(
+        "| workload | outputs | bfcl-eval us | bfcl-ast core us | bfcl-ast judge() us | "
+        "core speed-up | judge() speed-up |"
+    )
+    print("|---|---:|---:|---:|---:|---:|---:|")
+    for r in rows:
+        print(
+            f"| {r['workload']} | {r['outputs']} | {r['bfcl_eval_us']} | {r['bfcl_ast_core_us']} "
+            f"| {r['bfcl_ast_judge_us']} | {r['core_speedup']}x | {r['judge_speedup']}x |"
+        )
+    if not args.skip_e2e:
+        print(json.dumps(end_to_end(), indent=1))
+
+
+if __name__ == "__main__":
+    main()
