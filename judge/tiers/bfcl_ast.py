@@ -888,14 +888,6 @@ def check_output(
                         answer=first_unmatched,
                     )
                 )
-            elif count_ok:
-                errors.append(
-                    BfclError(
-                        f"{prefix}:cannot_find_match",
-                        tx.PARAM_WRONG_VALUE,
-                        "the calls match only in another pairing than bfcl-eval's first-fit one",
-                    )
-                )
             errors.extend(_explain_unmatched(matched, n_exp, n_calls, errs, functions, output))
         return BfclOutcome(valid, _dedupe(errors), matched, n_exp)
 
