@@ -34,7 +34,7 @@ from recorder.providers.base import (
     UserMessage,
 )
 from recorder.wire.common import AssistantTurn
-from store.schemas import Case, Round, RunConfig, ToolCall, ToolRegistry, TraceError
+from store.schemas import Case, Round, RunConfig, ToolCall, ToolRegistry, ToolSpec, TraceError
 from suites.domain import Sandbox, ToolResult
 
 __all__ = [
@@ -99,6 +99,26 @@ def _tokens(text: str) -> set[str]:
         if len(w) > 3 and w.endswith("s"):
             out.add(w[:-1])
     return out
+
+
+def case_tools(registry: ToolRegistry, case: Case) -> ToolRegistry:
+    """The tools this case offers the model.
+
+    Generated and imported suites (FuncBenchGen, BFCL) hold the union of every case's functions
+    in one registry; a case names its own in ``metadata["tools"]``, or carries its own schemas
+    in ``metadata["tool_specs"]`` (BFCL reuses a name with different schemas across cases).
+    """
+    specs = case.metadata.get("tool_specs")
+    if isinstance(specs, list) and specs:
+        own = [ToolSpec.model_validate(spec) for spec in specs]
+        return registry.model_copy(update={"tools": own})
+    names = case.metadata.get("tools")
+    if isinstance(names, list) and names:
+        wanted = {str(name) for name in names}
+        return registry.model_copy(
+            update={"tools": [spec for spec in registry.tools if spec.name in wanted]}
+        )
+    return registry
 
 
 def select_tools(registry: ToolRegistry, instruction: str, k: int) -> list[str]:
@@ -295,6 +315,7 @@ async def run_case(
     started = time.perf_counter()
     budget = round_budget(config, case)
     outcome = LoopOutcome(round_budget=budget)
+    registry = case_tools(registry, case)
     if config.retrieve_top_k is not None:
         outcome.selected_tools = select_tools(registry, case.instruction, config.retrieve_top_k)
     tools = registry.openai_tools(outcome.selected_tools)
