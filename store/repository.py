@@ -818,7 +818,8 @@ class Store:
             _T_JUDG.c.tier,
         ]
         if with_body:
-            cols.append(_T_JUDG.c.body)
+            # as text, decoded row by row (see iter_trace_rows)
+            cols.append(cast(_T_JUDG.c.body, Text).label("body"))
         query = (
             select(*cols)
             .join(_T_JUDG, _T_JUDG.c.id == _T_EJ.c.judgment_id)
@@ -830,7 +831,10 @@ class Store:
             # row by row, not by partition: a partition decodes yield_per JSON bodies at once,
             # and keeping them all alive makes the garbage collector ~3x slower per row
             for row in result.mappings():
-                yield dict(row)
+                out = dict(row)
+                if with_body:
+                    out["body"] = json.loads(out["body"])
+                yield out
 
     # ------------------------------------------------------------------ baselines
 
