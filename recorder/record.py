@@ -204,6 +204,9 @@ def cassette_meta(
         "provider": config.provider,
         "model": config.model,
         "stream": config.stream,
+        # the whole run config, so shipped cassettes are self-describing: a reader that has
+        # only the files (``rejudge demo``) rebuilds the run exactly and can replay it
+        "config": config.model_dump(mode="json"),
         "outcome": outcome_meta(outcome),
     }
 
