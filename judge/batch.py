@@ -29,7 +29,13 @@ from .report import build_report
 from .rulesets import builtin_rule_sets
 from .tiers import get_tier
 
-__all__ = ["JudgeRunResult", "judge_run", "evaluation_rows", "evaluation_report"]
+__all__ = [
+    "JudgeRunResult",
+    "judge_run",
+    "evaluation_rows",
+    "iter_evaluation_rows",
+    "evaluation_report",
+]
 
 Progress = Callable[[int], None]
 
@@ -243,8 +249,11 @@ def judge_run(
             if pool is not None:
                 pool.shutdown()
 
-    rows = evaluation_rows(store, evaluation_id)
-    summary = build_report(rows, harness_mode=run.harness_mode, include_cases=False)
+    summary = build_report(
+        iter_evaluation_rows(store, evaluation_id),
+        harness_mode=run.harness_mode,
+        include_cases=False,
+    )
     inputs_hash = content_hash(
         [
             suite_hash,
@@ -270,10 +279,14 @@ def judge_run(
 
 def evaluation_rows(store: Store, evaluation_id: int) -> list[dict[str, Any]]:
     """An evaluation's rows in the shape :func:`judge.report.build_report` takes."""
-    out = []
+    return list(iter_evaluation_rows(store, evaluation_id))
+
+
+def iter_evaluation_rows(store: Store, evaluation_id: int) -> Iterator[dict[str, Any]]:
+    """:func:`evaluation_rows`, streamed (memory stays flat however large the evaluation)."""
     for r in store.iter_evaluation_rows(evaluation_id, with_body=True):
         body = r.get("body") or {}
-        out.append(
+        yield (
             {
                 "case": r["case_key"],
                 "repetition": r["repetition"],
@@ -292,7 +305,6 @@ def evaluation_rows(store: Store, evaluation_id: int) -> list[dict[str, Any]]:
                 "engine_version": r["engine_version"],
             }
         )
-    return out
 
 
 def evaluation_report(store: Store, evaluation_id: int) -> dict[str, Any]:
@@ -304,7 +316,7 @@ def evaluation_report(store: Store, evaluation_id: int) -> dict[str, Any]:
         run = None
     rule_set = store.get_rule_set(ev.rule_set_id)
     report = build_report(
-        evaluation_rows(store, ev.id),
+        iter_evaluation_rows(store, ev.id),
         harness_mode=run.harness_mode if run else None,
         harness_assistance=run.config.harness_assistance.model_dump() if run else None,
     )

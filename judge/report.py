@@ -14,6 +14,7 @@ passed, C(c, k) / C(n, k), averaged over the cases with n >= k.
 
 from __future__ import annotations
 
+import math
 from collections import Counter, defaultdict
 from collections.abc import Iterable, Mapping
 from math import comb
@@ -61,6 +62,34 @@ def row_tools(row: Mapping[str, Any]) -> list[str]:
     return list(tools or [])
 
 
+class _Counts:
+    """Streaming :func:`verdict_summary`."""
+
+    __slots__ = ("n", "counts")
+
+    def __init__(self) -> None:
+        self.n = 0
+        self.counts = dict.fromkeys(VERDICTS, 0)
+
+    def add(self, verdict: Any) -> None:
+        self.n += 1
+        if verdict in self.counts:
+            self.counts[verdict] += 1
+
+    def summary(self) -> dict[str, Any]:
+        scored = self.counts["PASS"] + self.counts["FAIL"]
+        return {
+            "cases": self.n,
+            "verdict_counts": dict(self.counts),
+            "scored_count": scored,
+            "accuracy": _round(self.counts["PASS"] / scored) if scored else None,
+        }
+
+
+def _order(row: Mapping[str, Any]) -> tuple[str, int]:
+    return str(row.get("case")), int(row.get("repetition") or 0)
+
+
 def build_report(
     rows: Iterable[Mapping[str, Any]],
     *,
@@ -69,25 +98,33 @@ def build_report(
     top_n: int = 5,
     include_cases: bool = True,
 ) -> dict[str, Any]:
-    """Aggregate judgment rows; deterministic (everything sorted), no I/O."""
-    rows = sorted(rows, key=lambda r: (str(r.get("case")), int(r.get("repetition") or 0)))
-    summary = verdict_summary(rows)
+    """Aggregate judgment rows; deterministic (everything sorted), no I/O.
 
-    def grouped(key: str) -> dict[str, Any]:
-        groups: dict[str, list[Mapping[str, Any]]] = defaultdict(list)
-        for row in rows:
-            if row.get(key) is not None:
-                groups[str(row[key])].append(row)
-        return {name: verdict_summary(groups[name]) for name in sorted(groups)}
-
+    One pass over ``rows`` (an iterator is fine): memory grows with the number of distinct
+    cases, dimensions and flagged rows, not with the rows, unless ``include_cases`` asks for the
+    per-row list.
+    """
+    total = _Counts()
+    groups: dict[str, dict[str, _Counts]] = {"dimension": {}, "category": {}, "suite": {}}
     taxonomy: Counter[str] = Counter()
     primary: Counter[str] = Counter()
     tools: Counter[str] = Counter()
-    scores: list[float] = []
-    anomalies: list[dict[str, Any]] = []
+    scores: Counter[float] = Counter()  # score -> how many rows (few distinct values)
+    anomalies: list[tuple[tuple[str, int], dict[str, Any]]] = []
     outcomes: dict[str, list[int]] = defaultdict(lambda: [0, 0])
+    cases: list[tuple[tuple[str, int], dict[str, Any]]] = []
+    score_n = 0
     for row in rows:
         verdict = row.get("verdict")
+        total.add(verdict)
+        for key, by_name in groups.items():
+            value = row.get(key)
+            if value is not None:
+                name = str(value)
+                counts = by_name.get(name)
+                if counts is None:
+                    counts = by_name[name] = _Counts()
+                counts.add(verdict)
         codes = list(row.get("taxonomy") or [])
         if verdict == "FAIL":
             taxonomy.update(set(codes))
@@ -97,15 +134,42 @@ def build_report(
         if verdict in ("PASS", "FAIL"):
             score = row.get("partial_score")
             if score is not None:
-                scores.append(float(score))
+                scores[float(score)] += 1
+                score_n += 1
             entry = outcomes[str(row.get("case"))]
             entry[0] += 1
             entry[1] += verdict == "PASS"
         flags = list(row.get("anomalies") or [])
         if flags:
             anomalies.append(
-                {"case": row.get("case"), "repetition": row.get("repetition", 0), "flags": flags}
+                (
+                    _order(row),
+                    {
+                        "case": row.get("case"),
+                        "repetition": row.get("repetition", 0),
+                        "flags": flags,
+                    },
+                )
             )
+        if include_cases:
+            cases.append(
+                (
+                    _order(row),
+                    {
+                        "case": row.get("case"),
+                        "repetition": row.get("repetition", 0),
+                        "verdict": verdict,
+                        "taxonomy": codes,
+                        "partial_score": row.get("partial_score"),
+                    },
+                )
+            )
+
+    summary = total.summary()
+
+    def grouped(key: str) -> dict[str, Any]:
+        by_name = groups[key]
+        return {name: by_name[name].summary() for name in sorted(by_name)}
 
     fails = summary["verdict_counts"]["FAIL"]
     report: dict[str, Any] = dict(summary)
@@ -123,24 +187,17 @@ def build_report(
         {"tool": tool, "failures": count}
         for tool, count in sorted(tools.items(), key=lambda kv: (-kv[1], kv[0]))[:top_n]
     ]
-    report["average_partial_score"] = _round(sum(scores) / len(scores)) if scores else None
+    # exactly rounded, so the average does not depend on the order the rows arrive in
+    total_score = math.fsum(v for v, c in scores.items() for _ in range(c))
+    report["average_partial_score"] = _round(total_score / score_n) if score_n else None
     max_n = max((n for n, _ in outcomes.values()), default=0)
     if max_n > 1:
         tuples = {case: (n, c) for case, (n, c) in outcomes.items()}
         report["pass_at_k"] = {str(k): pass_hat_k(tuples, k) for k in range(1, max_n + 1)}
-    report["anomalies"] = anomalies
+    report["anomalies"] = [item for _key, item in sorted(anomalies, key=lambda kv: kv[0])]
     report["harness_mode"] = harness_mode
     if harness_assistance is not None:
         report["harness_assistance"] = dict(harness_assistance)
     if include_cases:
-        report["cases"] = [
-            {
-                "case": row.get("case"),
-                "repetition": row.get("repetition", 0),
-                "verdict": row.get("verdict"),
-                "taxonomy": list(row.get("taxonomy") or []),
-                "partial_score": row.get("partial_score"),
-            }
-            for row in rows
-        ]
+        report["cases"] = [item for _key, item in sorted(cases, key=lambda kv: kv[0])]
     return report

@@ -190,3 +190,41 @@ def test_baseline_lock_and_check():
     tampered = {**base, "report": {**base["report"], "accuracy": 1.0}}
     with pytest.raises(BaselineMismatchError, match="altered"):
         check_baseline(tampered, build_report(base_rows), inputs)
+
+
+def test_report_streams_and_ignores_row_order():
+    import random
+
+    rng = random.Random(3)
+    rows = []
+    for i in range(300):
+        verdict = rng.choice(["PASS", "FAIL", "FAIL", "SKIP", "AGENT_ERROR"])
+        rows.append(
+            {
+                "case": f"c{i % 40:02d}",
+                "repetition": i // 40,
+                "verdict": verdict,
+                "taxonomy": rng.sample(["TOOL_MISSING", "PARAM_WRONG_VALUE", "ORDER_WRONG"], 2)
+                if verdict == "FAIL"
+                else [],
+                "partial_score": round(rng.random(), 6),
+                "dimension": f"D{i % 3}",
+                "category": "x",
+                "implicated_tools": ["t1"] if verdict == "FAIL" else [],
+                "anomalies": ["flag"] if i % 17 == 0 else [],
+            }
+        )
+    expected = build_report(rows)
+    shuffled = rows[:]
+    rng.shuffle(shuffled)
+    assert build_report(iter(shuffled)) == expected  # a one-pass iterator, any order
+    assert build_report(r for r in rows) == expected
+    assert expected["cases"][0]["case"] == "c00" and len(expected["cases"]) == 300
+    assert [a["case"] for a in expected["anomalies"]] == sorted(
+        a["case"] for a in expected["anomalies"]
+    )
+    summary = build_report(iter(rows), include_cases=False)
+    assert summary["cases"] == 300  # without the per-row list, "cases" is the row count
+    assert {k: v for k, v in summary.items() if k != "cases"} == {
+        k: v for k, v in expected.items() if k != "cases"
+    }
