@@ -100,10 +100,12 @@ def scrub_text(text: str) -> str:
 
 
 def scrub_headers(headers: dict[str, list[str]], secret: Iterable[str]) -> dict[str, list[str]]:
+    # secret headers are dropped, name and all: a cassette never says which credential was used
     names = {name.lower() for name in secret}
     return {
-        name: [REDACTED] if name.lower() in names else [scrub_text(v) for v in values]
+        name: [scrub_text(v) for v in values]
         for name, values in headers.items()
+        if name.lower() not in names
     }
 
 
@@ -428,21 +430,21 @@ def vcr_body_matcher(r1: Any, r2: Any) -> None:
 
 
 def vcr_before_record_request(request: Any) -> Any:
-    """vcrpy hook: redact secret request headers and keys in the body before recording."""
+    """vcrpy hook: drop secret request headers and keys in the body before recording."""
     for name in list(request.headers):
         if name.lower() in SECRET_REQUEST_HEADERS:
-            request.headers[name] = REDACTED
+            del request.headers[name]
     if request.body is not None:
         request.body = _scrub_body(request.body)
     return request
 
 
 def vcr_before_record_response(response: dict[str, Any]) -> dict[str, Any]:
-    """vcrpy hook: redact secret response headers and keys in the body before recording."""
+    """vcrpy hook: drop secret response headers and keys in the body before recording."""
     headers = response.get("headers") or {}
     for name in list(headers):
         if name.lower() in SECRET_RESPONSE_HEADERS:
-            headers[name] = [REDACTED]
+            del headers[name]
     body = response.get("body") or {}
     if "string" in body:
         body["string"] = _scrub_body(body["string"])

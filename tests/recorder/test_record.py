@@ -124,9 +124,9 @@ def test_no_secret_reaches_any_cassette(store: Store, tmp_path: Path) -> None:
         for interaction in data["interactions"]:
             req_headers = {k.lower(): v for k, v in interaction["request"]["headers"].items()}
             resp_headers = {k.lower(): v for k, v in interaction["response"]["headers"].items()}
-            assert req_headers["authorization"] == ["REDACTED"]
-            assert resp_headers["set-cookie"] == ["REDACTED"]
-            assert resp_headers["openai-organization"] == ["REDACTED"]
+            assert "authorization" not in req_headers
+            assert "set-cookie" not in resp_headers
+            assert "openai-organization" not in resp_headers
 
 
 def test_vcrpy_loads_our_cassettes(store: Store, tmp_path: Path) -> None:
