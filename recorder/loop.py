@@ -425,7 +425,9 @@ async def run_case(
             for message in results:
                 conversation.add(message)
             if config.restate_known_values:
-                conversation.add(UserMessage(restatement(known)))
+                # a domain that knows its variables (FuncBenchGen) restates them by name
+                own = getattr(sandbox, "restatement", None)
+                conversation.add(UserMessage(own() if callable(own) else restatement(known)))
     finally:
         outcome.elapsed_s = time.perf_counter() - started
     return outcome

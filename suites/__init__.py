@@ -23,6 +23,7 @@ from suites.errors import SuiteError, SuiteFormatError, SuiteNotFoundError
 BUILTIN_DOMAIN_MODULES: tuple[str, ...] = (
     "suites.domains.retail",  # seed 001
     "suites.domains.genome",  # seed 000's shape
+    "suites.domains.funcbench",  # seed 003: generated graphs, silent failures
     "suites.importers.bfcl",  # imported BFCL categories (stub executor)
 )
 # --- end of built-in domains ----------------------------------------------------------------------

@@ -383,14 +383,24 @@ def resolve_suite_path(name_or_path: str | Path) -> Path:
     )
 
 
+SUITE_REGISTRY_FILE = "registry.json"
+
+
 def load_suite(name_or_path: str | Path, *, registry: ToolRegistry | None = None) -> SuiteSource:
     """Load a built-in suite by name, or a suite folder by path.
 
-    The registry comes from the manifest's domain (``suites.domain.get_domain``) unless given.
+    The registry is, in order: the one given; the folder's own ``registry.json`` (generated and
+    imported suites carry a snapshot of their tools); the manifest's domain's registry.
     """
     folder = resolve_suite_path(name_or_path)
     manifest = load_manifest(folder)
     _check_version(manifest.format_version, where=str(folder / MANIFEST_NAME))
+    own_registry = folder / SUITE_REGISTRY_FILE
+    if registry is None and own_registry.is_file():
+        try:
+            registry = ToolRegistry.model_validate_json(own_registry.read_text(encoding="utf-8"))
+        except ValueError as exc:
+            raise SuiteFormatError(f"{own_registry}: not a tool registry: {exc}") from exc
     if registry is None:
         registry = get_domain(manifest.domain).registry()
     cases_path = folder / manifest.cases_file

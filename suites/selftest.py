@@ -185,10 +185,9 @@ def golden_trace(case: Case, sandbox: Sandbox) -> Trace:
                 finish_reason="tool_calls",
             )
         )
-    rounds.append(Round(index=len(rounds), text=GOLDEN_FINAL_TEXT, finish_reason="stop"))
-    return Trace(
-        case_id=case.id, rounds=rounds, final_text=GOLDEN_FINAL_TEXT, normalizer_version="golden"
-    )
+    final_text = str(case.metadata.get("golden_final_text", GOLDEN_FINAL_TEXT))
+    rounds.append(Round(index=len(rounds), text=final_text, finish_reason="stop"))
+    return Trace(case_id=case.id, rounds=rounds, final_text=final_text, normalizer_version="golden")
 
 
 def selftest_case(

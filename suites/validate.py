@@ -25,6 +25,7 @@ from store.errors import RejudgeError
 from store.schemas import Case, ToolRegistry
 from suites.case_format import (
     MANIFEST_NAME,
+    SUITE_REGISTRY_FILE,
     CaseLine,
     SuiteManifest,
     SuiteSource,
@@ -34,6 +35,7 @@ from suites.case_format import (
     resolve_suite_path,
 )
 from suites.domain import get_domain
+from suites.errors import SuiteFormatError
 
 __all__ = [
     "Problem",
@@ -374,10 +376,21 @@ def validate_case_lines(
     return problems
 
 
-def _domain_hooks(domain_name: str) -> tuple[ToolRegistry, str | None, Any]:
+def _domain_hooks(
+    domain_name: str, folder: Path | None = None
+) -> tuple[ToolRegistry, str | None, Any]:
     domain = get_domain(domain_name)
+    own = folder / SUITE_REGISTRY_FILE if folder is not None else None
+    if own is not None and own.is_file():
+        # generated and imported suites carry their own registry snapshot
+        try:
+            registry = ToolRegistry.model_validate_json(own.read_text(encoding="utf-8"))
+        except ValueError as exc:
+            raise SuiteFormatError(f"{own}: not a tool registry: {exc}") from exc
+    else:
+        registry = domain.registry()
     return (
-        domain.registry(),
+        registry,
         getattr(domain, "case_id_pattern", None),
         getattr(domain, "check_case", None),
     )
@@ -417,7 +430,7 @@ def validate_suite(source_or_path: SuiteSource | str | Path) -> list[Problem]:
     id_pattern = manifest.id_pattern
     domain_check = None
     try:
-        registry, domain_pattern, domain_check = _domain_hooks(manifest.domain)
+        registry, domain_pattern, domain_check = _domain_hooks(manifest.domain, folder)
         id_pattern = id_pattern or domain_pattern
     except RejudgeError as exc:
         problems.append(Problem(str(manifest_file), None, None, "domain", str(exc)))
