@@ -45,8 +45,8 @@ def _registered(monkeypatch):
         monkeypatch.setitem(cli_module._COMMANDS, name, target)
 
 
-def _seed(db: Path, run_name: str = "r1", traces=TRACES) -> None:
-    st = Store.open(f"sqlite:///{db}")
+def _seed(db: Path | str, run_name: str = "r1", traces=TRACES) -> None:
+    st = Store.open(db if isinstance(db, str) else f"sqlite:///{db}")
     suite = st.save_suite(
         name="t", domain="retail", suite_hash="sha256:t", registry=REGISTRY, cases=CASES
     )
@@ -278,3 +278,19 @@ def test_baseline_lock_and_check(run_cli, seeded, tmp_path) -> None:
     )  # fmt: skip
     assert forced.exit_code == 1  # b flips PASS -> FAIL under the stricter rules
     assert json.loads(forced.output)["input_mismatches"][0]["input"] == "rule_set_hash"
+
+
+def test_judge_rejudge_compare_on_both_backends(run_cli, db_url) -> None:
+    _seed(db_url)
+    a = _json(
+        run_cli("--json", "judge", "r1", "--tier", "golden", "--rules", "standard@1", db=db_url)
+    )
+    data = _json(
+        run_cli("--json", "rejudge", "r1", "--rules", "standard@2", "--workers", "2", db=db_url)
+    )
+    b = data["evaluations"][0]
+    assert b["summary"]["verdict_counts"]["PASS"] == 3
+    cmp = _json(run_cli("--json", "compare", str(a["evaluation"]), str(b["evaluation"]), db=db_url))
+    assert [(f["case"], f["cause"]) for f in cmp["flips"]] == [("b", "rules changed")]
+    report = _json(run_cli("--json", "report", str(b["evaluation"]), db=db_url))
+    assert len(report["cases"]) == 4
