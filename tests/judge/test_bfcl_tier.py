@@ -5,7 +5,6 @@ These need no bfcl-eval: the cases carry the metadata the importer writes.
 
 from __future__ import annotations
 
-from pathlib import Path
 from typing import Any
 
 import pytest
@@ -16,9 +15,8 @@ from judge.tiers import get_tier
 from judge.tiers.bfcl_ast import FAITHFUL, FIXED, check_output, fixes_for, java_value, standardize
 from store.schemas import Case, Golden, Round, ToolCall, ToolRegistry, ToolSpec, Trace
 
-RULES = Path(__file__).resolve().parents[2] / "judge" / "rulesets"
-BFCL1 = load_rule_set(RULES / "bfcl@1.json")
-BFCL2 = load_rule_set(RULES / "bfcl@2.json")
+BFCL1 = load_rule_set("bfcl@1")
+BFCL2 = load_rule_set("bfcl@2")
 
 AREA = {
     "required": ["base", "height"],

@@ -63,9 +63,8 @@ def test_pinned_verdicts(ref):
 
 
 def test_versions_differ_somewhere():
-    refs = builtin_refs()
-    assert len(refs) >= 2
-    a, b = compute(refs[0])["verdicts"], compute(refs[1])["verdicts"]
+    # the call-matching corpus; bfcl@1 vs bfcl@2 differ on BFCL outputs (tests/judge/test_bfcl_tier.py)
+    a, b = compute("standard@1")["verdicts"], compute("standard@2")["verdicts"]
     flips = [k for k in a if a[k] != b[k]]
     assert flips, "two rule-set versions that never disagree are not two versions"
 

@@ -226,7 +226,7 @@ def test_results_round_trip_import_judge_export(store: Any, tmp_path: Path) -> N
         store,
         summary.run,
         "bfcl-ast",
-        load_rule_set(Path(__file__).resolve().parents[2] / "judge" / "rulesets" / "bfcl@1.json"),
+        load_rule_set("bfcl@1"),
     )
     counts = result.summary["verdict_counts"]
     assert counts["PASS"] == 8 and counts["FAIL"] == 8
