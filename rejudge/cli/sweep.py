@@ -63,6 +63,7 @@ class SweepOptions:
     concurrency: int = 1
     timeout_s: float = 60.0
     max_tokens: int | None = None
+    system_prompt: str | None = None
     prefix: str = "sweep"
 
     def depth_for(self, n_core: int) -> int:
@@ -159,6 +160,7 @@ def run_sweep(
                 restate_known_values=restate,
                 concurrency=options.concurrency,
                 tool_choice=options.tool_choice,
+                system_prompt=options.system_prompt,
                 extra={"sweep": "funcbench", "knobs": knobs.as_dict()},
             )
             run_name = (
@@ -265,6 +267,12 @@ def sweep() -> None:
     "--tool-choice", default="auto", show_default=True, help="auto, required, none or omit."
 )
 @click.option("--max-tokens", type=click.IntRange(1), default=None)
+@click.option(
+    "--system-prompt",
+    default=None,
+    help="A system message sent before the instruction (the local server shows tools only "
+    "inside one).",
+)
 @click.option("--timeout", "timeout_s", type=float, default=60.0, show_default=True)
 @click.option("--concurrency", type=click.IntRange(1), default=1, show_default=True)
 @click.option("--prefix", default="sweep", show_default=True, help="Run-name prefix.")
