@@ -12,16 +12,18 @@ engine version).
 from __future__ import annotations
 
 import gc
+import json
 from collections.abc import Callable, Iterator
 from concurrent.futures import Future, ProcessPoolExecutor
 from contextlib import contextmanager
 from dataclasses import dataclass
+from json.encoder import encode_basestring  # type: ignore[attr-defined]
 from typing import Any
 
 from store.errors import InvalidInputError, NotFoundError
-from store.hashing import content_hash
-from store.repository import Store
-from store.schemas import Case, Judgment, RuleSet, ToolRegistry, Trace
+from store.hashing import canonical_json, content_hash, hash_bytes
+from store.repository import PreparedJudgment, Store
+from store.schemas import Case, RuleSet, ToolRegistry, Trace
 
 from .context import registry_index
 from .engine import ENGINE_VERSION, judge
@@ -71,6 +73,31 @@ def _long_lived_frozen() -> Iterator[None]:
         gc.unfreeze()
 
 
+class _KeyMaker:
+    """``judgment_key`` for many traces of one (registry, tier, rule set, engine version).
+
+    The key hashes the canonical JSON of ``[trace_hash, case_hash, registry_hash, tier,
+    rule_set_hash, engine_version]``; everything after the trace hash is the same for every trace
+    of a case, so that tail is serialized once per case and only the trace hash per trace. The
+    text hashed is byte for byte the one :func:`store.schemas.judgment_key` hashes (a property
+    test holds the two together).
+    """
+
+    def __init__(
+        self, case_hashes: dict[str, str], registry_hash: str, tier: str, rule_set_hash: str
+    ) -> None:
+        self._tails = {
+            case_key: canonical_json(
+                [case_hash, registry_hash, tier, rule_set_hash, ENGINE_VERSION]
+            )[1:]
+            for case_key, case_hash in case_hashes.items()
+        }
+
+    def __call__(self, case_key: str, trace_hash: str) -> str:
+        text = "[" + encode_basestring(trace_hash) + "," + self._tails[case_key]
+        return hash_bytes(text.encode("utf-8"))
+
+
 def _init_worker(
     registry: ToolRegistry, cases: dict[str, Case], rule_set: RuleSet, tier: str, freeze: bool
 ) -> None:
@@ -81,31 +108,33 @@ def _init_worker(
     _W["rule_set"] = rule_set
     _W["rule_set_hash"] = rule_set.hash
     _W["registry_hash"] = registry.hash
-    _W["tier"] = tier
-    get_tier(tier)
+    _W["tier"] = get_tier(tier)
     registry_index(registry, _W["registry_hash"])  # compile the schemas once, before freezing
     if freeze:  # a worker process lives only for this batch: freeze its long-lived objects
         gc.collect()
         gc.freeze()
 
 
-def _judge_rows(rows: list[tuple[str, str, dict[str, Any]]]) -> list[Judgment]:
+def _judge_rows(rows: list[tuple[str, str, str, str]]) -> list[PreparedJudgment]:
+    """Judge ``(case key, trace hash, trace JSON text, judgment key)`` rows into judgments
+    ready for the store (decoded, judged and serialized here, in the worker)."""
+    cases, case_hashes = _W["cases"], _W["case_hashes"]
+    registry, tier, rule_set = _W["registry"], _W["tier"], _W["rule_set"]
+    registry_hash, rule_set_hash = _W["registry_hash"], _W["rule_set_hash"]
     out = []
-    for case_key, trace_hash, body in rows:
-        case = _W["cases"][case_key]
-        out.append(
-            judge(
-                Trace.model_validate(body),
-                case,
-                _W["registry"],
-                _W["tier"],
-                _W["rule_set"],
-                trace_hash=trace_hash,
-                case_hash=_W["case_hashes"][case_key],
-                registry_hash=_W["registry_hash"],
-                rule_set_hash=_W["rule_set_hash"],
-            )
+    for case_key, trace_hash, body, key in rows:
+        judgment = judge(
+            Trace.model_validate(json.loads(body)),
+            cases[case_key],
+            registry,
+            tier,
+            rule_set,
+            trace_hash=trace_hash,
+            case_hash=case_hashes[case_key],
+            registry_hash=registry_hash,
+            rule_set_hash=rule_set_hash,
         )
+        out.append(PreparedJudgment.of(judgment, key))
     return out
 
 
@@ -180,6 +209,8 @@ def judge_run(
     )
     case_hashes = {k: c.hash for k, c in cases.items()}
     reg_hash, rs_hash = registry.hash, rule_set.hash
+    key_of = _KeyMaker(case_hashes, reg_hash, get_tier(tier).name, rs_hash)
+    groups = {k: (c.dimension, c.category) for k, c in cases.items()}
 
     judged = written = 0
     pool: ProcessPoolExecutor | None = None
@@ -192,26 +223,31 @@ def judge_run(
     else:
         _init_worker(registry, cases, rule_set, tier, False)
 
-    def flush(rows: list[dict[str, Any]], judgments: list[Judgment]) -> int:
-        keys = [j.key for j in judgments]  # a key hashes its inputs: compute it once
-        existing = store.find_judgments(keys)
-        fresh = [j for j, k in zip(judgments, keys, strict=True) if k not in existing]
-        ids = dict(existing)
+    def settle(
+        rows: list[dict[str, Any]],
+        keys: list[str],
+        known: dict[str, tuple[int, str, float | None]],
+        fresh: list[PreparedJudgment],
+    ) -> int:
+        """Write the chunk's new judgments, then link every trace of the chunk."""
         if fresh:
-            ids.update(store.save_judgments(fresh))
+            ids = store.save_judgment_rows(fresh)
+            for p in fresh:
+                known[p.key] = (ids[p.key], p.verdict, p.partial_score)
         links = []
-        for row, j, key in zip(rows, judgments, keys, strict=True):
-            case = cases[row["case_key"]]
+        for row, key in zip(rows, keys, strict=True):
+            judgment_id, verdict, partial_score = known[key]
+            dimension, category = groups[row["case_key"]]
             links.append(
                 {
-                    "judgment_id": ids[key],
+                    "judgment_id": judgment_id,
                     "trace_id": row["id"],
                     "case_key": row["case_key"],
                     "repetition": row["repetition"],
-                    "dimension": case.dimension,
-                    "category": case.category,
-                    "verdict": j.verdict,
-                    "partial_score": j.partial_score,
+                    "dimension": dimension,
+                    "category": category,
+                    "verdict": verdict,
+                    "partial_score": partial_score,
                 }
             )
         store.link_judgments(evaluation_id, links)
@@ -219,32 +255,48 @@ def judge_run(
 
     with _long_lived_frozen():
         try:
+            # bodies stay JSON text here: a trace already judged under these inputs is never
+            # decoded, and a new one is decoded where it is judged (in the worker)
             stream = (
                 row
-                for row in store.iter_trace_rows(run.id, shard=shard)
+                for row in store.iter_trace_rows(run.id, shard=shard, decode=False)
                 if row["case_key"] in cases
             )
-            pending: list[tuple[list[dict[str, Any]], Future[list[Judgment]]]] = []
-            for chunk in _chunked(stream, chunk_size):
-                payload = [(r["case_key"], r["hash"], r["body"]) for r in chunk]
-                if pool is None:
-                    written += flush(chunk, _judge_rows(payload))
-                    judged += len(chunk)
-                    if progress:
-                        progress(len(chunk))
-                    continue
-                pending.append((chunk, pool.submit(_judge_rows, payload)))
-                while len(pending) >= 2 * workers:  # bounded window: memory stays flat
-                    done_rows, fut = pending.pop(0)
-                    written += flush(done_rows, fut.result())
-                    judged += len(done_rows)
-                    if progress:
-                        progress(len(done_rows))
-            for done_rows, fut in pending:
-                written += flush(done_rows, fut.result())
-                judged += len(done_rows)
+            Pending = tuple[
+                list[dict[str, Any]],
+                list[str],
+                dict[str, tuple[int, str, float | None]],
+                Future[list[PreparedJudgment]],
+            ]
+            pending: list[Pending] = []
+
+            def done(rows: list[dict[str, Any]], n_written: int) -> None:
+                nonlocal judged, written
+                judged += len(rows)
+                written += n_written
                 if progress:
-                    progress(len(done_rows))
+                    progress(len(rows))
+
+            for chunk in _chunked(stream, chunk_size):
+                keys = [key_of(r["case_key"], r["hash"]) for r in chunk]
+                # the key depends on the inputs only: look them up before judging anything
+                known = store.lookup_judgments(keys)
+                missing: dict[str, tuple[str, str, str, str]] = {}
+                for r, key in zip(chunk, keys, strict=True):
+                    if key not in known and key not in missing:
+                        missing[key] = (r["case_key"], r["hash"], r["body"], key)
+                if pool is None or not missing:
+                    fresh = _judge_rows(list(missing.values())) if missing else []
+                    done(chunk, settle(chunk, keys, known, fresh))
+                    continue
+                pending.append(
+                    (chunk, keys, known, pool.submit(_judge_rows, list(missing.values())))
+                )
+                while len(pending) >= 2 * workers:  # bounded window: memory stays flat
+                    rows, rkeys, rknown, fut = pending.pop(0)
+                    done(rows, settle(rows, rkeys, rknown, fut.result()))
+            for rows, rkeys, rknown, fut in pending:
+                done(rows, settle(rows, rkeys, rknown, fut.result()))
         finally:
             if pool is not None:
                 pool.shutdown()

@@ -11,16 +11,16 @@ import json
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from datetime import datetime
-from typing import Any
+from typing import Any, NamedTuple
 
-from sqlalchemy import Engine, Table, Text, cast, func, select, update
+from sqlalchemy import Engine, Table, Text, bindparam, cast, func, select, update
 from sqlalchemy.dialects import postgresql, sqlite
 from sqlalchemy.engine import Connection
 from sqlalchemy.exc import IntegrityError, OperationalError
 
 from store.engine import make_engine
 from store.errors import ConflictError, InvalidInputError, NotFoundError
-from store.hashing import content_hash
+from store.hashing import canonical_json, content_hash, hash_bytes
 from store.migrate import _unavailable as unavailable_error
 from store.migrate import ensure_schema
 from store.schemas import Case, Judgment, RuleSet, RunConfig, ToolRegistry, Trace
@@ -46,6 +46,7 @@ __all__ = [
     "StoredTrace",
     "EvaluationRecord",
     "BaselineRecord",
+    "PreparedJudgment",
 ]
 
 _T_REG: Table = RegistryRow.__table__  # type: ignore[assignment]
@@ -122,6 +123,48 @@ class EvaluationRecord:
     summary: dict[str, Any]
     created_at: datetime
     finished_at: datetime | None
+
+
+class PreparedJudgment(NamedTuple):
+    """A judgment ready for the store: its key, its hash and its body as canonical JSON text.
+
+    The hash is ``Judgment.hash`` (sha256 of the canonical JSON of ``model_dump(mode="json")``)
+    computed from the very text that is stored, so the body is serialized once. Built where the
+    judging happens (a worker process pickles these small tuples of strings back).
+    """
+
+    key: str
+    hash: str
+    body_json: str
+    trace_hash: str
+    case_hash: str
+    registry_hash: str
+    tier: str
+    rule_set_hash: str
+    engine_version: str
+    verdict: str
+    partial_score: float | None
+    taxonomy_json: str
+
+    @classmethod
+    def of(cls, judgment: Judgment, key: str | None = None) -> PreparedJudgment:
+        """``key``: the judgment's key when the caller already computed it (it must be
+        ``judgment.key``)."""
+        text = canonical_json(judgment.model_dump(mode="json"))
+        return cls(
+            key=key if key is not None else judgment.key,
+            hash=hash_bytes(text.encode("utf-8")),
+            body_json=text,
+            trace_hash=judgment.trace_hash,
+            case_hash=judgment.case_hash,
+            registry_hash=judgment.registry_hash,
+            tier=judgment.tier,
+            rule_set_hash=judgment.rule_set_hash,
+            engine_version=judgment.engine_version,
+            verdict=judgment.verdict,
+            partial_score=judgment.partial_score,
+            taxonomy_json=canonical_json(list(judgment.taxonomy)),
+        )
 
 
 @dataclass(frozen=True)
@@ -615,8 +658,11 @@ class Store:
         case_key: str | None = None,
         yield_per: int = _BATCH,
         shard: tuple[int, int] | None = None,
+        decode: bool = True,
     ) -> Iterator[dict[str, Any]]:
-        """Like ``iter_traces`` but yields raw row dicts (body as decoded JSON)."""
+        """Like ``iter_traces`` but yields raw row dicts (body as decoded JSON; with
+        ``decode=False`` as the stored JSON text, for a caller that decodes it elsewhere or only
+        when needed)."""
         query = select(
             _T_TRACE.c.id,
             _T_TRACE.c.run_id,
@@ -642,7 +688,8 @@ class Store:
             result = c.execution_options(stream_results=True, yield_per=yield_per).execute(query)
             for row in result.mappings():
                 out = dict(row)
-                out["body"] = json.loads(out["body"])
+                if decode:
+                    out["body"] = json.loads(out["body"])
                 yield out
 
     # ------------------------------------------------------------------ rule sets
@@ -749,42 +796,88 @@ class Store:
 
     def find_judgments(self, keys: Sequence[str]) -> dict[str, int]:
         """judgment key -> row id for the keys already judged (lookups, not new rows)."""
-        found: dict[str, int] = {}
+        return {key: row[0] for key, row in self.lookup_judgments(keys).items()}
+
+    def lookup_judgments(self, keys: Sequence[str]) -> dict[str, tuple[int, str, float | None]]:
+        """judgment key -> (row id, verdict, partial score) for the keys already judged.
+
+        What linking a judgment to an evaluation needs, without reading its body: a re-judge of
+        unchanged inputs is this one query per batch.
+        """
+        found: dict[str, tuple[int, str, float | None]] = {}
+        t = _T_JUDG.c
         with self.engine.connect() as c:
             for start in range(0, len(keys), _BATCH):
                 chunk = list(keys[start : start + _BATCH])
                 for r in c.execute(
-                    select(_T_JUDG.c.key, _T_JUDG.c.id).where(_T_JUDG.c.key.in_(chunk))
+                    select(t.key, t.id, t.verdict, t.partial_score).where(t.key.in_(chunk))
                 ):
-                    found[r.key] = r.id
+                    found[r.key] = (r.id, r.verdict, r.partial_score)
         return found
 
     def save_judgments(self, judgments: Sequence[Judgment]) -> dict[str, int]:
         """Bulk insert-or-ignore judgments by key; returns key -> row id for all of them."""
-        rows = []
-        for judgment in judgments:
-            body = judgment.model_dump(mode="json")
-            rows.append(
-                {
-                    "key": judgment.key,
-                    "hash": judgment.hash,
-                    "trace_hash": judgment.trace_hash,
-                    "case_hash": judgment.case_hash,
-                    "registry_hash": judgment.registry_hash,
-                    "tier": judgment.tier,
-                    "rule_set_hash": judgment.rule_set_hash,
-                    "engine_version": judgment.engine_version,
-                    "verdict": judgment.verdict,
-                    "partial_score": judgment.partial_score,
-                    "taxonomy": list(judgment.taxonomy),
-                    "body": body,
-                    "created_at": utcnow(),
-                }
-            )
+        return self.save_judgment_rows([PreparedJudgment.of(j) for j in judgments])
+
+    def save_judgment_rows(self, rows: Sequence[PreparedJudgment]) -> dict[str, int]:
+        """Bulk insert-or-ignore judgments already serialized (see :class:`PreparedJudgment`,
+        built where the judging happens, e.g. in a worker process); returns key -> row id for
+        all of them. The body text is stored as given: it is not decoded and encoded again."""
+        if not rows:
+            return {}
+        now = utcnow()
+        params = [
+            {
+                "p_key": r.key,
+                "p_hash": r.hash,
+                "p_trace_hash": r.trace_hash,
+                "p_case_hash": r.case_hash,
+                "p_registry_hash": r.registry_hash,
+                "p_tier": r.tier,
+                "p_rule_set_hash": r.rule_set_hash,
+                "p_engine_version": r.engine_version,
+                "p_verdict": r.verdict,
+                "p_partial_score": r.partial_score,
+                "p_taxonomy": r.taxonomy_json,
+                "p_body": r.body_json,
+                "p_created_at": now,
+            }
+            for r in rows
+        ]
+        statement = self._judgment_insert()
         with self.engine.begin() as c:
-            for chunk in _chunks(rows):
-                c.execute(self._insert_ignore(_T_JUDG, ["key"]), list(chunk))
-        return self.find_judgments([r["key"] for r in rows])
+            for chunk in _chunks(params):
+                c.execute(statement, list(chunk))
+        return self.find_judgments([r.key for r in rows])
+
+    def _judgment_insert(self) -> Any:
+        """Insert-or-ignore on the key with every value a bound parameter and the JSON columns
+        bound as text (already canonical JSON), so the driver layer serializes nothing."""
+        pg = self.backend == "postgresql"
+
+        def as_json(name: str) -> Any:
+            param = bindparam(name, type_=Text)
+            return cast(param, postgresql.JSONB) if pg else param
+
+        values: dict[str, Any] = {
+            col: bindparam(f"p_{col}", type_=_T_JUDG.c[col].type)
+            for col in (
+                "key",
+                "hash",
+                "trace_hash",
+                "case_hash",
+                "registry_hash",
+                "tier",
+                "rule_set_hash",
+                "engine_version",
+                "verdict",
+                "partial_score",
+                "created_at",
+            )
+        }
+        values["taxonomy"] = as_json("p_taxonomy")
+        values["body"] = as_json("p_body")
+        return self._insert_ignore(_T_JUDG, ["key"]).values(values)
 
     def link_judgments(self, evaluation_id: int, links: Sequence[dict[str, Any]]) -> None:
         """Attach judgments to an evaluation. Each link: judgment_id, trace_id, case_key,
