@@ -12,8 +12,13 @@ Accounting (documented, the paper counts timeouts as failures):
   ``2 × n_core + 2`` rounds, so only a model that keeps calling past the call cap reaches it).
   Traces the outcome tier fails for exceeding the cap are FAILs already.
 - other agent errors (provider failures) are shown and left out of every rate;
-- failure-type shares attribute each failed trace to the type of its first failing call
-  (``details.first_failure``); failures with no failing call count as ``no failing call``.
+- failure-type shares attribute each failed trace — FAIL or timeout — to the type of its first
+  failing call (``details.first_failure``); failures with no failing call count as
+  ``no failing call``. The engine judges a timeout ``AGENT_ERROR`` before any tier runs, so for
+  the table the sweep asks the outcome tier about the calls a timed-out trace made, as if it had
+  ended there (calls past the cap are not classified). A model that never stops calling (the
+  usual failure of small models) would otherwise leave every share at "timeout"; the number of
+  timeouts among the failures is shown next to the shares.
 """
 
 from __future__ import annotations
@@ -70,7 +75,33 @@ class SweepOptions:
         return self.depth if self.depth is not None else min(3, n_core - 1)
 
 
-def _summarize(store: Store, evaluation_id: int) -> dict[str, Any]:
+def _timeout_failures(
+    store: Store, run_id: int, source: Any, rules: Any
+) -> dict[tuple[str, int], str]:
+    """(case, repetition) -> type of the first failing call, for traces cut off at the budget.
+
+    The outcome tier judges a copy of the trace that ends where the harness stopped it.
+    """
+    from judge.engine import judge
+
+    cases = {case.id: case for case in source.cases}
+    out: dict[tuple[str, int], str] = {}
+    for stored in store.iter_traces(run_id):
+        trace = stored.trace
+        if trace.status != "agent_error" or trace.error is None:
+            continue
+        if trace.error.kind != "round_budget" or stored.case_key not in cases:
+            continue
+        ended = trace.model_copy(update={"status": "completed", "error": None})
+        judged = judge(ended, cases[stored.case_key], source.registry, "outcome", rules)
+        first = judged.details.get("first_failure") if judged.verdict == "FAIL" else None
+        out[(stored.case_key, stored.repetition)] = first or "no failing call"
+    return out
+
+
+def _summarize(
+    store: Store, evaluation_id: int, timeouts: dict[tuple[str, int], str] | None = None
+) -> dict[str, Any]:
     counts = {"PASS": 0, "FAIL": 0, "timeout": 0, "AGENT_ERROR": 0, "SKIP": 0}
     first: dict[str, int] = {}
     efficiencies: list[float] = []
@@ -84,7 +115,8 @@ def _summarize(store: Store, evaluation_id: int) -> dict[str, Any]:
             kind = "timeout" if any(r.startswith("round_budget") for r in reasons) else verdict
             counts[kind] += 1
             if kind == "timeout":
-                first["timeout"] = first.get("timeout", 0) + 1
+                key = (timeouts or {}).get((row["case_key"], row["repetition"]), "timeout")
+                first[key] = first.get(key, 0) + 1
             continue
         counts[verdict] = counts.get(verdict, 0) + 1
         if verdict == "PASS":
@@ -186,7 +218,11 @@ def run_sweep(
                 "suite_hash": generated.hash,
                 "run": recorded.run.name,
                 "evaluation": judged.evaluation_id,
-                **_summarize(store, judged.evaluation_id),
+                **_summarize(
+                    store,
+                    judged.evaluation_id,
+                    _timeout_failures(store, recorded.run.id, generated.source, rules),
+                ),
             }
             cells.append(cell)
             if on_cell is not None:
@@ -325,14 +361,25 @@ def sweep_funcbench(
         ]
         c.print(table(f"Success rate by core nodes — {options.model}", ["", *core_cols], rows))
         keys = sorted({k for s in result["failure_types"] for k in s} - {"restate", "failed"})
+        timeouts = {
+            arm: sum(c["counts"]["timeout"] for c in result["cells"] if c["restate"] == arm)
+            for arm in (False, True)
+        }
         rows = [
             [
                 "with restatement" if s["restate"] else "plain",
                 s["failed"],
+                timeouts[s["restate"]],
                 *(_pct(s.get(k)) for k in keys),
             ]
             for s in result["failure_types"]
         ]
-        c.print(table("Failure types (first failing call)", ["", "failed", *keys], rows))
+        c.print(
+            table(
+                "Failure types (first failing call)",
+                ["", "failed", "of which timeouts", *keys],
+                rows,
+            )
+        )
 
     app.emit(result, render)
