@@ -27,7 +27,7 @@ from store.schemas import Case, RuleSet, ToolRegistry, Trace
 
 from .context import registry_index
 from .engine import ENGINE_VERSION, judge
-from .report import build_report
+from .report import ReportBuilder, build_report
 from .rulesets import builtin_rule_sets
 from .tiers import get_tier
 
@@ -115,7 +115,12 @@ def _init_worker(
         gc.freeze()
 
 
-def _judge_rows(rows: list[tuple[str, str, str, str]]) -> list[PreparedJudgment]:
+#: a judgment ready for the store, with what the run's summary reads of it: (prepared,
+#: taxonomy, details.implicated_tools, anomalies)
+Judged = tuple[PreparedJudgment, list[str], Any, list[str]]
+
+
+def _judge_rows(rows: list[tuple[str, str, str, str]]) -> list[Judged]:
     """Judge ``(case key, trace hash, trace JSON text, judgment key)`` rows into judgments
     ready for the store (decoded, judged and serialized here, in the worker)."""
     cases, case_hashes = _W["cases"], _W["case_hashes"]
@@ -134,7 +139,14 @@ def _judge_rows(rows: list[tuple[str, str, str, str]]) -> list[PreparedJudgment]
             registry_hash=registry_hash,
             rule_set_hash=rule_set_hash,
         )
-        out.append(PreparedJudgment.of(judgment, key))
+        out.append(
+            (
+                PreparedJudgment.of(judgment, key),
+                list(judgment.taxonomy),
+                judgment.details.get("implicated_tools"),
+                list(judgment.anomalies),
+            )
+        )
     return out
 
 
@@ -223,33 +235,60 @@ def judge_run(
     else:
         _init_worker(registry, cases, rule_set, tier, False)
 
+    # A new evaluation holds exactly the links this call writes, so its summary is aggregated
+    # on the way; a shard's evaluation is shared with other machines and is read back instead.
+    builder = ReportBuilder(include_cases=False) if shard is None else None
+    paths = _REPORT_BODY_PATHS if builder is not None else None
+
     def settle(
         rows: list[dict[str, Any]],
         keys: list[str],
-        known: dict[str, tuple[int, str, float | None]],
-        fresh: list[PreparedJudgment],
+        known: dict[str, dict[str, Any]],
+        fresh: list[Judged],
     ) -> int:
         """Write the chunk's new judgments, then link every trace of the chunk."""
         if fresh:
-            ids = store.save_judgment_rows(fresh)
-            for p in fresh:
-                known[p.key] = (ids[p.key], p.verdict, p.partial_score)
+            ids = store.save_judgment_rows([p for p, *_ in fresh])
+            for p, taxonomy, tools, anomalies in fresh:
+                known[p.key] = {
+                    "id": ids[p.key],
+                    "verdict": p.verdict,
+                    "partial_score": p.partial_score,
+                    "taxonomy": taxonomy,
+                    "implicated_tools": tools,
+                    "anomalies": anomalies,
+                }
         links = []
         for row, key in zip(rows, keys, strict=True):
-            judgment_id, verdict, partial_score = known[key]
-            dimension, category = groups[row["case_key"]]
+            found = known[key]
+            case_key = row["case_key"]
+            dimension, category = groups[case_key]
             links.append(
                 {
-                    "judgment_id": judgment_id,
+                    "judgment_id": found["id"],
                     "trace_id": row["id"],
-                    "case_key": row["case_key"],
+                    "case_key": case_key,
                     "repetition": row["repetition"],
                     "dimension": dimension,
                     "category": category,
-                    "verdict": verdict,
-                    "partial_score": partial_score,
+                    "verdict": found["verdict"],
+                    "partial_score": found["partial_score"],
                 }
             )
+            if builder is not None:
+                builder.add(
+                    {
+                        "case": case_key,
+                        "repetition": row["repetition"],
+                        "verdict": found["verdict"],
+                        "taxonomy": found["taxonomy"],
+                        "partial_score": found["partial_score"],
+                        "dimension": dimension,
+                        "category": category,
+                        "implicated_tools": found["implicated_tools"] or [],
+                        "anomalies": found["anomalies"] or [],
+                    }
+                )
         store.link_judgments(evaluation_id, links)
         return len(fresh)
 
@@ -265,8 +304,8 @@ def judge_run(
             Pending = tuple[
                 list[dict[str, Any]],
                 list[str],
-                dict[str, tuple[int, str, float | None]],
-                Future[list[PreparedJudgment]],
+                dict[str, dict[str, Any]],
+                Future[list[Judged]],
             ]
             pending: list[Pending] = []
 
@@ -280,7 +319,7 @@ def judge_run(
             for chunk in _chunked(stream, chunk_size):
                 keys = [key_of(r["case_key"], r["hash"]) for r in chunk]
                 # the key depends on the inputs only: look them up before judging anything
-                known = store.lookup_judgments(keys)
+                known = store.lookup_judgments(keys, body_paths=paths)
                 missing: dict[str, tuple[str, str, str, str]] = {}
                 for r, key in zip(chunk, keys, strict=True):
                     if key not in known and key not in missing:
@@ -301,11 +340,14 @@ def judge_run(
             if pool is not None:
                 pool.shutdown()
 
-    summary = build_report(
-        iter_evaluation_rows(store, evaluation_id),
-        harness_mode=run.harness_mode,
-        include_cases=False,
-    )
+    if builder is not None:
+        summary = builder.report(harness_mode=run.harness_mode)
+    else:
+        summary = build_report(
+            iter_evaluation_rows(store, evaluation_id),
+            harness_mode=run.harness_mode,
+            include_cases=False,
+        )
     inputs_hash = content_hash(
         [
             suite_hash,
@@ -334,10 +376,16 @@ def evaluation_rows(store: Store, evaluation_id: int) -> list[dict[str, Any]]:
     return list(iter_evaluation_rows(store, evaluation_id))
 
 
+#: the only parts of a judgment body a report reads (extracted by the database, not decoded)
+_REPORT_BODY_PATHS = {
+    "implicated_tools": ("details", "implicated_tools"),
+    "anomalies": ("anomalies",),
+}
+
+
 def iter_evaluation_rows(store: Store, evaluation_id: int) -> Iterator[dict[str, Any]]:
     """:func:`evaluation_rows`, streamed (memory stays flat however large the evaluation)."""
-    for r in store.iter_evaluation_rows(evaluation_id, with_body=True):
-        body = r.get("body") or {}
+    for r in store.iter_evaluation_rows(evaluation_id, body_paths=_REPORT_BODY_PATHS):
         yield (
             {
                 "case": r["case_key"],
@@ -347,8 +395,8 @@ def iter_evaluation_rows(store: Store, evaluation_id: int) -> Iterator[dict[str,
                 "partial_score": r["partial_score"],
                 "dimension": r["dimension"],
                 "category": r["category"],
-                "implicated_tools": (body.get("details") or {}).get("implicated_tools", []),
-                "anomalies": body.get("anomalies", []),
+                "implicated_tools": r["implicated_tools"] or [],
+                "anomalies": r["anomalies"] or [],
                 "trace_hash": r["trace_hash"],
                 "case_hash": r["case_hash"],
                 "registry_hash": r["registry_hash"],

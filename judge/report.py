@@ -24,7 +24,7 @@ from store.schemas import VERDICTS
 
 from .taxonomy import order_codes
 
-__all__ = ["build_report", "pass_hat_k", "verdict_summary", "row_tools"]
+__all__ = ["build_report", "ReportBuilder", "pass_hat_k", "verdict_summary", "row_tools"]
 
 
 def _round(value: float | None) -> float | None:
@@ -104,20 +104,35 @@ def build_report(
     cases, dimensions and flagged rows, not with the rows, unless ``include_cases`` asks for the
     per-row list.
     """
-    total = _Counts()
-    groups: dict[str, dict[str, _Counts]] = {"dimension": {}, "category": {}, "suite": {}}
-    taxonomy: Counter[str] = Counter()
-    primary: Counter[str] = Counter()
-    tools: Counter[str] = Counter()
-    scores: Counter[float] = Counter()  # score -> how many rows (few distinct values)
-    anomalies: list[tuple[tuple[str, int], dict[str, Any]]] = []
-    outcomes: dict[str, list[int]] = defaultdict(lambda: [0, 0])
-    cases: list[tuple[tuple[str, int], dict[str, Any]]] = []
-    score_n = 0
+    builder = ReportBuilder(include_cases=include_cases)
+    add = builder.add
     for row in rows:
+        add(row)
+    return builder.report(
+        harness_mode=harness_mode, harness_assistance=harness_assistance, top_n=top_n
+    )
+
+
+class ReportBuilder:
+    """:func:`build_report` fed one row at a time (e.g. while the rows are being judged)."""
+
+    def __init__(self, *, include_cases: bool = True) -> None:
+        self.include_cases = include_cases
+        self.total = _Counts()
+        self.groups: dict[str, dict[str, _Counts]] = {"dimension": {}, "category": {}, "suite": {}}
+        self.taxonomy: Counter[str] = Counter()
+        self.primary: Counter[str] = Counter()
+        self.tools: Counter[str] = Counter()
+        self.scores: Counter[float] = Counter()  # score -> how many rows (few distinct values)
+        self.anomalies: list[tuple[tuple[str, int], dict[str, Any]]] = []
+        self.outcomes: dict[str, list[int]] = defaultdict(lambda: [0, 0])
+        self.cases: list[tuple[tuple[str, int], dict[str, Any]]] = []
+        self.score_n = 0
+
+    def add(self, row: Mapping[str, Any]) -> None:
         verdict = row.get("verdict")
-        total.add(verdict)
-        for key, by_name in groups.items():
+        self.total.add(verdict)
+        for key, by_name in self.groups.items():
             value = row.get(key)
             if value is not None:
                 name = str(value)
@@ -127,21 +142,21 @@ def build_report(
                 counts.add(verdict)
         codes = list(row.get("taxonomy") or [])
         if verdict == "FAIL":
-            taxonomy.update(set(codes))
+            self.taxonomy.update(set(codes))
             if codes:
-                primary[order_codes(codes)[0]] += 1
-            tools.update(set(row_tools(row)))
+                self.primary[order_codes(codes)[0]] += 1
+            self.tools.update(set(row_tools(row)))
         if verdict in ("PASS", "FAIL"):
             score = row.get("partial_score")
             if score is not None:
-                scores[float(score)] += 1
-                score_n += 1
-            entry = outcomes[str(row.get("case"))]
+                self.scores[float(score)] += 1
+                self.score_n += 1
+            entry = self.outcomes[str(row.get("case"))]
             entry[0] += 1
             entry[1] += verdict == "PASS"
         flags = list(row.get("anomalies") or [])
         if flags:
-            anomalies.append(
+            self.anomalies.append(
                 (
                     _order(row),
                     {
@@ -151,8 +166,8 @@ def build_report(
                     },
                 )
             )
-        if include_cases:
-            cases.append(
+        if self.include_cases:
+            self.cases.append(
                 (
                     _order(row),
                     {
@@ -165,39 +180,50 @@ def build_report(
                 )
             )
 
-    summary = total.summary()
+    def report(
+        self,
+        *,
+        harness_mode: str | None = None,
+        harness_assistance: Mapping[str, Any] | None = None,
+        top_n: int = 5,
+    ) -> dict[str, Any]:
+        summary = self.total.summary()
 
-    def grouped(key: str) -> dict[str, Any]:
-        by_name = groups[key]
-        return {name: by_name[name].summary() for name in sorted(by_name)}
+        def grouped(key: str) -> dict[str, Any]:
+            by_name = self.groups[key]
+            return {name: by_name[name].summary() for name in sorted(by_name)}
 
-    fails = summary["verdict_counts"]["FAIL"]
-    report: dict[str, Any] = dict(summary)
-    report["dimensions"] = grouped("dimension")
-    report["categories"] = grouped("category")
-    suites = grouped("suite")
-    if suites:
-        report["suites"] = suites
-    report["taxonomy_counts"] = {code: taxonomy[code] for code in order_codes(taxonomy)}
-    report["top_failures"] = [
-        {"code": code, "count": count, "share": _round(count / fails) if fails else None}
-        for code, count in sorted(primary.items(), key=lambda kv: (-kv[1], kv[0]))[:top_n]
-    ]
-    report["worst_tools"] = [
-        {"tool": tool, "failures": count}
-        for tool, count in sorted(tools.items(), key=lambda kv: (-kv[1], kv[0]))[:top_n]
-    ]
-    # exactly rounded, so the average does not depend on the order the rows arrive in
-    total_score = math.fsum(v for v, c in scores.items() for _ in range(c))
-    report["average_partial_score"] = _round(total_score / score_n) if score_n else None
-    max_n = max((n for n, _ in outcomes.values()), default=0)
-    if max_n > 1:
-        tuples = {case: (n, c) for case, (n, c) in outcomes.items()}
-        report["pass_at_k"] = {str(k): pass_hat_k(tuples, k) for k in range(1, max_n + 1)}
-    report["anomalies"] = [item for _key, item in sorted(anomalies, key=lambda kv: kv[0])]
-    report["harness_mode"] = harness_mode
-    if harness_assistance is not None:
-        report["harness_assistance"] = dict(harness_assistance)
-    if include_cases:
-        report["cases"] = [item for _key, item in sorted(cases, key=lambda kv: kv[0])]
-    return report
+        fails = summary["verdict_counts"]["FAIL"]
+        report: dict[str, Any] = dict(summary)
+        report["dimensions"] = grouped("dimension")
+        report["categories"] = grouped("category")
+        suites = grouped("suite")
+        if suites:
+            report["suites"] = suites
+        report["taxonomy_counts"] = {
+            code: self.taxonomy[code] for code in order_codes(self.taxonomy)
+        }
+        report["top_failures"] = [
+            {"code": code, "count": count, "share": _round(count / fails) if fails else None}
+            for code, count in sorted(self.primary.items(), key=lambda kv: (-kv[1], kv[0]))[:top_n]
+        ]
+        report["worst_tools"] = [
+            {"tool": tool, "failures": count}
+            for tool, count in sorted(self.tools.items(), key=lambda kv: (-kv[1], kv[0]))[:top_n]
+        ]
+        # exactly rounded, so the average does not depend on the order the rows arrive in
+        total_score = math.fsum(v for v, c in self.scores.items() for _ in range(c))
+        report["average_partial_score"] = (
+            _round(total_score / self.score_n) if self.score_n else None
+        )
+        max_n = max((n for n, _ in self.outcomes.values()), default=0)
+        if max_n > 1:
+            tuples = {case: (n, c) for case, (n, c) in self.outcomes.items()}
+            report["pass_at_k"] = {str(k): pass_hat_k(tuples, k) for k in range(1, max_n + 1)}
+        report["anomalies"] = [item for _key, item in sorted(self.anomalies, key=lambda kv: kv[0])]
+        report["harness_mode"] = harness_mode
+        if harness_assistance is not None:
+            report["harness_assistance"] = dict(harness_assistance)
+        if self.include_cases:
+            report["cases"] = [item for _key, item in sorted(self.cases, key=lambda kv: kv[0])]
+        return report

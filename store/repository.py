@@ -8,7 +8,7 @@ their unique keys, so two processes writing the same thing never duplicate it.
 from __future__ import annotations
 
 import json
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime
 from typing import Any, NamedTuple
@@ -177,6 +177,21 @@ class BaselineRecord:
     report: dict[str, Any]
     note: str | None
     created_at: datetime
+
+
+def _decode_small(text: str | None, cache: dict[str, list[Any]]) -> Any:
+    """``json.loads`` for the short JSON texts a query returns many times over (taxonomy codes,
+    flags): a list of strings is decoded once per distinct text and handed out as a fresh copy."""
+    if text is None:
+        return None
+    hit = cache.get(text)
+    if hit is not None:
+        return list(hit)
+    value = json.loads(text)
+    if isinstance(value, list) and len(cache) < 4096 and all(type(v) is str for v in value):
+        cache[text] = value
+        return list(value)
+    return value
 
 
 def _chunks(
@@ -796,23 +811,44 @@ class Store:
 
     def find_judgments(self, keys: Sequence[str]) -> dict[str, int]:
         """judgment key -> row id for the keys already judged (lookups, not new rows)."""
-        return {key: row[0] for key, row in self.lookup_judgments(keys).items()}
-
-    def lookup_judgments(self, keys: Sequence[str]) -> dict[str, tuple[int, str, float | None]]:
-        """judgment key -> (row id, verdict, partial score) for the keys already judged.
-
-        What linking a judgment to an evaluation needs, without reading its body: a re-judge of
-        unchanged inputs is this one query per batch.
-        """
-        found: dict[str, tuple[int, str, float | None]] = {}
-        t = _T_JUDG.c
+        found: dict[str, int] = {}
         with self.engine.connect() as c:
             for start in range(0, len(keys), _BATCH):
                 chunk = list(keys[start : start + _BATCH])
                 for r in c.execute(
-                    select(t.key, t.id, t.verdict, t.partial_score).where(t.key.in_(chunk))
+                    select(_T_JUDG.c.key, _T_JUDG.c.id).where(_T_JUDG.c.key.in_(chunk))
                 ):
-                    found[r.key] = (r.id, r.verdict, r.partial_score)
+                    found[r.key] = r.id
+        return found
+
+    def lookup_judgments(
+        self, keys: Sequence[str], *, body_paths: Mapping[str, Sequence[str]] | None = None
+    ) -> dict[str, dict[str, Any]]:
+        """judgment key -> ``{"id", "verdict", "partial_score", "taxonomy"}`` (plus, under each
+        label of ``body_paths``, the body's value at that path) for the keys already judged.
+
+        What linking a judgment to an evaluation (and summarizing it) needs, without decoding
+        its body: a re-judge of unchanged inputs is this one query per batch.
+        """
+        t = _T_JUDG.c
+        extracted = list(body_paths or {})
+        cols = [t.key, t.id, t.verdict, t.partial_score, cast(t.taxonomy, Text).label("taxonomy")]
+        cols += [self._json_at(t.body, body_paths[k]).label(k) for k in extracted]  # type: ignore[index]
+        found: dict[str, dict[str, Any]] = {}
+        cache: dict[str, list[Any]] = {}
+        with self.engine.connect() as c:
+            for start in range(0, len(keys), _BATCH):
+                chunk = list(keys[start : start + _BATCH])
+                for r in c.execute(select(*cols).where(t.key.in_(chunk))):
+                    out = {
+                        "id": r[1],
+                        "verdict": r[2],
+                        "partial_score": r[3],
+                        "taxonomy": _decode_small(r[4], cache),
+                    }
+                    for i, label in enumerate(extracted, 5):
+                        out[label] = _decode_small(r[i], cache)
+                    found[r[0]] = out
         return found
 
     def save_judgments(self, judgments: Sequence[Judgment]) -> dict[str, int]:
@@ -888,9 +924,19 @@ class Store:
                 c.execute(self._insert_ignore(_T_EJ, ["evaluation_id", "trace_id"]), list(chunk))
 
     def iter_evaluation_rows(
-        self, evaluation_id: int, *, with_body: bool = False, yield_per: int = _BATCH
+        self,
+        evaluation_id: int,
+        *,
+        with_body: bool = False,
+        body_paths: Mapping[str, Sequence[str]] | None = None,
+        yield_per: int = _BATCH,
     ) -> Iterator[dict[str, Any]]:
-        """Stream an evaluation's per-trace rows (case order), optionally with judgment bodies."""
+        """Stream an evaluation's per-trace rows (case order), optionally with judgment bodies.
+
+        ``body_paths`` (label -> path of object keys) adds, under each label, the value at that
+        path of the judgment body (None when absent), extracted by the database: a caller that
+        needs two small fields does not decode every whole body.
+        """
         cols = [
             _T_EJ.c.trace_id,
             _T_EJ.c.case_key,
@@ -902,7 +948,7 @@ class Store:
             _T_JUDG.c.id.label("judgment_id"),
             _T_JUDG.c.key.label("judgment_key"),
             _T_JUDG.c.hash.label("judgment_hash"),
-            _T_JUDG.c.taxonomy,
+            cast(_T_JUDG.c.taxonomy, Text).label("taxonomy"),
             _T_JUDG.c.trace_hash,
             _T_JUDG.c.case_hash,
             _T_JUDG.c.registry_hash,
@@ -913,6 +959,9 @@ class Store:
         if with_body:
             # as text, decoded row by row (see iter_trace_rows)
             cols.append(cast(_T_JUDG.c.body, Text).label("body"))
+        extracted = list(body_paths or {})
+        for label in extracted:
+            cols.append(self._json_at(_T_JUDG.c.body, body_paths[label]).label(label))  # type: ignore[index]
         query = (
             select(*cols)
             .join(_T_JUDG, _T_JUDG.c.id == _T_EJ.c.judgment_id)
@@ -921,13 +970,29 @@ class Store:
         )
         with self.engine.connect() as c:
             result = c.execution_options(stream_results=True, yield_per=yield_per).execute(query)
-            # row by row, not by partition: a partition decodes yield_per JSON bodies at once,
-            # and keeping them all alive makes the garbage collector ~3x slower per row
-            for row in result.mappings():
-                out = dict(row)
-                if with_body:
-                    out["body"] = json.loads(out["body"])
-                yield out
+            names = list(result.keys())
+            cache: dict[str, list[Any]] = {}
+            # bodies (text) are decoded row by row as they are yielded, not a partition at a
+            # time: thousands of live decoded bodies make the garbage collector ~3x slower
+            for partition in result.partitions():
+                for values in partition:
+                    out = dict(zip(names, values, strict=True))
+                    out["taxonomy"] = _decode_small(out["taxonomy"], cache)
+                    if with_body:
+                        out["body"] = json.loads(out["body"])
+                    for label in extracted:
+                        out[label] = _decode_small(out[label], cache)
+                    yield out
+
+    def _json_at(self, column: Any, path: Sequence[str]) -> Any:
+        """The JSON text of the value at ``path`` (object keys) in a JSON column, or NULL."""
+        if not path:
+            raise InvalidInputError("a body path names at least one key")
+        if self.backend == "postgresql":
+            return cast(func.jsonb_extract_path(column, *path), Text)
+        quoted = "".join("." + json.dumps(str(key)) for key in path)
+        # json_extract returns a bare SQL value for a string; json_quote makes it JSON text again
+        return func.json_quote(func.json_extract(column, "$" + quoted))
 
     # ------------------------------------------------------------------ baselines
 
