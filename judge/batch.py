@@ -247,34 +247,34 @@ def judge_run(
         fresh: list[Judged],
     ) -> int:
         """Write the chunk's new judgments, then link every trace of the chunk."""
-        if fresh:
-            ids = store.save_judgment_rows([p for p, *_ in fresh])
-            for p, taxonomy, tools, anomalies in fresh:
-                known[p.key] = {
-                    "id": ids[p.key],
-                    "verdict": p.verdict,
-                    "partial_score": p.partial_score,
-                    "taxonomy": taxonomy,
-                    "implicated_tools": tools,
-                    "anomalies": anomalies,
-                }
+        for p, taxonomy, tools, anomalies in fresh:
+            known[p.key] = {
+                "id": None,  # not known before the insert: linked by key
+                "verdict": p.verdict,
+                "partial_score": p.partial_score,
+                "taxonomy": taxonomy,
+                "implicated_tools": tools,
+                "anomalies": anomalies,
+            }
         links = []
         for row, key in zip(rows, keys, strict=True):
             found = known[key]
             case_key = row["case_key"]
             dimension, category = groups[case_key]
-            links.append(
-                {
-                    "judgment_id": found["id"],
-                    "trace_id": row["id"],
-                    "case_key": case_key,
-                    "repetition": row["repetition"],
-                    "dimension": dimension,
-                    "category": category,
-                    "verdict": found["verdict"],
-                    "partial_score": found["partial_score"],
-                }
-            )
+            link = {
+                "trace_id": row["id"],
+                "case_key": case_key,
+                "repetition": row["repetition"],
+                "dimension": dimension,
+                "category": category,
+                "verdict": found["verdict"],
+                "partial_score": found["partial_score"],
+            }
+            if found["id"] is None:
+                link["judgment_key"] = key
+            else:
+                link["judgment_id"] = found["id"]
+            links.append(link)
             if builder is not None:
                 builder.add(
                     {
@@ -289,7 +289,7 @@ def judge_run(
                         "anomalies": found["anomalies"] or [],
                     }
                 )
-        store.link_judgments(evaluation_id, links)
+        store.save_and_link_judgments(evaluation_id, [p for p, *_ in fresh], links)
         return len(fresh)
 
     with _long_lived_frozen():

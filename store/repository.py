@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any, NamedTuple
 
-from sqlalchemy import Engine, Table, Text, bindparam, cast, func, select, update
+from sqlalchemy import Engine, Table, Text, cast, func, select, update
 from sqlalchemy.dialects import postgresql, sqlite
 from sqlalchemy.engine import Connection
 from sqlalchemy.exc import IntegrityError, OperationalError
@@ -62,6 +62,32 @@ _T_EJ: Table = EvaluationJudgmentRow.__table__  # type: ignore[assignment]
 _T_BASE: Table = BaselineRow.__table__  # type: ignore[assignment]
 
 _BATCH = 1000
+_JUDGMENT_COLUMNS = (
+    "key",
+    "hash",
+    "trace_hash",
+    "case_hash",
+    "registry_hash",
+    "tier",
+    "rule_set_hash",
+    "engine_version",
+    "verdict",
+    "partial_score",
+    "taxonomy",
+    "body",
+    "created_at",
+)
+_LINK_COLUMNS = (
+    "evaluation_id",
+    "judgment_id",
+    "trace_id",
+    "case_key",
+    "repetition",
+    "dimension",
+    "category",
+    "verdict",
+    "partial_score",
+)
 _INSERT_PAGE = 100
 
 
@@ -861,67 +887,108 @@ class Store:
         all of them. The body text is stored as given: it is not decoded and encoded again."""
         if not rows:
             return {}
-        now = utcnow()
-        params = [
-            {
-                "p_key": r.key,
-                "p_hash": r.hash,
-                "p_trace_hash": r.trace_hash,
-                "p_case_hash": r.case_hash,
-                "p_registry_hash": r.registry_hash,
-                "p_tier": r.tier,
-                "p_rule_set_hash": r.rule_set_hash,
-                "p_engine_version": r.engine_version,
-                "p_verdict": r.verdict,
-                "p_partial_score": r.partial_score,
-                "p_taxonomy": r.taxonomy_json,
-                "p_body": r.body_json,
-                "p_created_at": now,
-            }
-            for r in rows
-        ]
-        statement = self._judgment_insert()
         with self.engine.begin() as c:
-            for chunk in _chunks(params):
-                c.execute(statement, list(chunk))
+            self._insert_judgment_rows(c, rows)
         return self.find_judgments([r.key for r in rows])
-
-    def _judgment_insert(self) -> Any:
-        """Insert-or-ignore on the key with every value a bound parameter and the JSON columns
-        bound as text (already canonical JSON), so the driver layer serializes nothing."""
-        pg = self.backend == "postgresql"
-
-        def as_json(name: str) -> Any:
-            param = bindparam(name, type_=Text)
-            return cast(param, postgresql.JSONB) if pg else param
-
-        values: dict[str, Any] = {
-            col: bindparam(f"p_{col}", type_=_T_JUDG.c[col].type)
-            for col in (
-                "key",
-                "hash",
-                "trace_hash",
-                "case_hash",
-                "registry_hash",
-                "tier",
-                "rule_set_hash",
-                "engine_version",
-                "verdict",
-                "partial_score",
-                "created_at",
-            )
-        }
-        values["taxonomy"] = as_json("p_taxonomy")
-        values["body"] = as_json("p_body")
-        return self._insert_ignore(_T_JUDG, ["key"]).values(values)
 
     def link_judgments(self, evaluation_id: int, links: Sequence[dict[str, Any]]) -> None:
         """Attach judgments to an evaluation. Each link: judgment_id, trace_id, case_key,
         repetition, dimension, category, verdict, partial_score."""
-        rows = [{"evaluation_id": evaluation_id, **link} for link in links]
+        self.save_and_link_judgments(evaluation_id, [], links)
+
+    def save_and_link_judgments(
+        self,
+        evaluation_id: int,
+        rows: Sequence[PreparedJudgment],
+        links: Sequence[dict[str, Any]],
+    ) -> None:
+        """In one transaction: insert-or-ignore ``rows`` (see :meth:`save_judgment_rows`), then
+        attach judgments to the evaluation. A link names its judgment by ``judgment_id`` or, for
+        one of ``rows``, by ``judgment_key``; otherwise as in :meth:`link_judgments`."""
         with self.engine.begin() as c:
-            for chunk in _chunks(rows):
-                c.execute(self._insert_ignore(_T_EJ, ["evaluation_id", "trace_id"]), list(chunk))
+            if rows:
+                self._insert_judgment_rows(c, rows)
+            wanted = [link["judgment_key"] for link in links if "judgment_id" not in link]
+            ids: dict[str, int] = {}
+            for start in range(0, len(wanted), _BATCH):
+                chunk = wanted[start : start + _BATCH]
+                for r in c.execute(
+                    select(_T_JUDG.c.key, _T_JUDG.c.id).where(_T_JUDG.c.key.in_(chunk))
+                ):
+                    ids[r.key] = r.id
+            params = []
+            for link in links:
+                judgment_id = link.get("judgment_id")
+                if judgment_id is None:
+                    judgment_id = ids[link["judgment_key"]]
+                params.append(
+                    (
+                        evaluation_id,
+                        judgment_id,
+                        link["trace_id"],
+                        link["case_key"],
+                        link["repetition"],
+                        link["dimension"],
+                        link["category"],
+                        link["verdict"],
+                        link["partial_score"],
+                    )
+                )
+            if params:
+                c.exec_driver_sql(
+                    self._raw_insert_ignore(_T_EJ, _LINK_COLUMNS, ("evaluation_id", "trace_id")),
+                    params,
+                )
+
+    def _insert_judgment_rows(self, c: Connection, rows: Sequence[PreparedJudgment]) -> None:
+        # plain DBAPI executemany: every value is already a string or a number, the JSON columns
+        # take the canonical text as is (no serializer runs), one timestamp for the batch
+        created = _T_JUDG.c.created_at.type.dialect_impl(c.dialect).bind_processor(c.dialect)
+        now: Any = utcnow()
+        if created is not None:
+            now = created(now)
+        params = [
+            (
+                r.key,
+                r.hash,
+                r.trace_hash,
+                r.case_hash,
+                r.registry_hash,
+                r.tier,
+                r.rule_set_hash,
+                r.engine_version,
+                r.verdict,
+                r.partial_score,
+                r.taxonomy_json,
+                r.body_json,
+                now,
+            )
+            for r in rows
+        ]
+        c.exec_driver_sql(
+            self._raw_insert_ignore(_T_JUDG, _JUDGMENT_COLUMNS, ("key",), {"taxonomy", "body"}),
+            params,
+        )
+
+    def _raw_insert_ignore(
+        self,
+        table: Table,
+        columns: Sequence[str],
+        conflict: Sequence[str],
+        json_columns: frozenset[str] | set[str] = frozenset(),
+    ) -> str:
+        """``INSERT ... ON CONFLICT (...) DO NOTHING`` in the driver's own parameter style, for
+        ``exec_driver_sql`` with a list of tuples (JSON columns bound as text)."""
+        pg = self.backend == "postgresql"
+        mark = "%s" if pg else "?"
+        marks = ", ".join(
+            f"CAST({mark} AS JSONB)" if pg and col in json_columns else mark for col in columns
+        )
+        cols = ", ".join(f'"{col}"' for col in columns)
+        keys = ", ".join(f'"{col}"' for col in conflict)
+        return (
+            f'INSERT INTO "{table.name}" ({cols}) VALUES ({marks}) ON CONFLICT ({keys}) DO NOTHING'
+        )
 
     def iter_evaluation_rows(
         self,
