@@ -1,0 +1,156 @@
+"""The judge's write/read fast path, on both backends: judgments stored from pre-serialized rows,
+linked in one transaction, looked up without their bodies, and trace bodies read as text."""
+
+from __future__ import annotations
+
+import json
+
+from sqlalchemy import func, select
+
+from store import Case, RunRecord, Store, ToolRegistry
+from store.hashing import canonical_json
+from store.repository import PreparedJudgment
+from store.schemas import Judgment
+from store.tables import EvaluationJudgmentRow, JudgmentRow
+from tests.store.store_factories import make_rule_set, make_trace
+
+
+def _judgment(trace_hash: str, case: Case, registry: ToolRegistry, n: int) -> Judgment:
+    failing = n % 2 == 1
+    return Judgment(
+        verdict="FAIL" if failing else "PASS",
+        taxonomy=["wrong_tool", "extra_call"] if failing else [],
+        partial_score=0.25 if failing else 1.0,
+        diff=[{"slot": 0, "golden": {"x": 1.5}, "actual": {"x": 'é ☃ "q"'}}],
+        anomalies=["zero_partial_score_all_calls_executed"] if failing else [],
+        details={"implicated_tools": ["cancel_order"], "note": "naïve"} if failing else {},
+        tier="golden",
+        trace_hash=trace_hash,
+        case_hash=case.hash,
+        registry_hash=registry.hash,
+        rule_set_hash=make_rule_set().hash,
+        engine_version="0.1.0",
+    )
+
+
+def _count(store: Store, table: type) -> int:
+    with store.engine.connect() as c:
+        return int(c.execute(select(func.count()).select_from(table)).scalar_one())
+
+
+def _stored(store: Store, run: RunRecord, cases: list[Case], case_pks: dict[str, int]) -> list:
+    traces = [make_trace(c.id, seed=i) for i, c in enumerate(cases)]
+    store.save_traces([(run.id, case_pks[t.case_id], t, None, None) for t in traces])
+    return list(store.iter_trace_rows(run.id))
+
+
+def test_prepared_judgment_hash_is_the_judgment_hash(registry: ToolRegistry, cases) -> None:  # type: ignore[no-untyped-def]
+    for n in range(2):
+        judgment = _judgment("sha256:t", cases[0], registry, n)
+        prepared = PreparedJudgment.of(judgment)
+        assert prepared.key == judgment.key
+        assert prepared.hash == judgment.hash
+        assert prepared.body_json == canonical_json(judgment.model_dump(mode="json"))
+        assert json.loads(prepared.taxonomy_json) == judgment.taxonomy
+        assert PreparedJudgment.of(judgment, "given-key").key == "given-key"
+
+
+def test_rows_store_their_text_and_read_back_equal(
+    store: Store, run: RunRecord, registry: ToolRegistry, cases: list[Case], case_pks
+) -> None:  # type: ignore[no-untyped-def]
+    rows = _stored(store, run, cases, case_pks)
+    by_key = {c.id: c for c in cases}
+    judgments = [
+        _judgment(r["hash"], by_key[r["case_key"]], registry, n) for n, r in enumerate(rows)
+    ]
+    prepared = [PreparedJudgment.of(j) for j in judgments]
+    rule_set_id = store.save_rule_set(make_rule_set())
+    evaluation_id = store.create_evaluation(
+        run_id=run.id, tier="golden", rule_set_id=rule_set_id, engine_version="0.1.0"
+    )
+    links = [
+        {
+            "judgment_key": p.key,
+            "trace_id": r["id"],
+            "case_key": r["case_key"],
+            "repetition": r["repetition"],
+            "dimension": by_key[r["case_key"]].dimension,
+            "category": by_key[r["case_key"]].category,
+            "verdict": p.verdict,
+            "partial_score": p.partial_score,
+        }
+        for p, r in zip(prepared, rows, strict=True)
+    ]
+    store.save_and_link_judgments(evaluation_id, prepared, links)
+    store.save_and_link_judgments(evaluation_id, prepared, links)  # repeated: harmless
+    assert _count(store, JudgmentRow) == len(rows)
+    assert _count(store, EvaluationJudgmentRow) == len(rows)
+
+    paths = {"tools": ("details", "implicated_tools"), "flags": ("anomalies",)}
+    paths["note"] = ("details", "note")
+    paths["absent"] = ("details", "nothing", "here")
+    read = list(store.iter_evaluation_rows(evaluation_id, with_body=True, body_paths=paths))
+    assert len(read) == len(rows)
+    by_jkey = {j.key: j for j in judgments}
+    for r in read:
+        judgment = by_jkey[r["judgment_key"]]
+        assert Judgment.model_validate(r["body"]) == judgment
+        assert r["judgment_hash"] == judgment.hash
+        assert r["taxonomy"] == judgment.taxonomy
+        assert r["tools"] == judgment.details.get("implicated_tools")
+        assert r["flags"] == judgment.anomalies
+        assert r["note"] == judgment.details.get("note")  # a string value, not JSON text
+        assert r["absent"] is None
+
+    found = store.lookup_judgments([p.key for p in prepared] + ["sha256:nope"], body_paths=paths)
+    assert set(found) == {p.key for p in prepared}
+    ids = store.find_judgments([p.key for p in prepared])
+    for p, j in zip(prepared, judgments, strict=True):
+        hit = found[p.key]
+        assert hit["id"] == ids[p.key]
+        assert (hit["verdict"], hit["partial_score"], hit["taxonomy"]) == (
+            j.verdict,
+            j.partial_score,
+            j.taxonomy,
+        )
+        assert hit["flags"] == j.anomalies and hit["tools"] == j.details.get("implicated_tools")
+    # decoded lists are fresh copies: changing one changes no other row
+    first, second = (found[p.key] for p in prepared[1:4:2])
+    first["taxonomy"].append("mutated")
+    assert second["taxonomy"] == ["wrong_tool", "extra_call"]
+
+    # a second evaluation links the same judgments by id (the lookup path)
+    other = store.create_evaluation(
+        run_id=run.id, tier="golden", rule_set_id=rule_set_id, engine_version="0.1.0"
+    )
+    by_id = [{**{k: v for k, v in link.items() if k != "judgment_key"}} for link in links]
+    for link, p in zip(by_id, prepared, strict=True):
+        link["judgment_id"] = ids[p.key]
+    store.save_and_link_judgments(other, [], by_id)
+    assert [r["judgment_id"] for r in store.iter_evaluation_rows(other)] == [
+        r["judgment_id"] for r in store.iter_evaluation_rows(evaluation_id)
+    ]
+    assert _count(store, JudgmentRow) == len(rows)
+
+
+def test_save_judgment_rows_is_insert_or_ignore(
+    store: Store, registry: ToolRegistry, cases: list[Case]
+) -> None:
+    judgments = [_judgment(f"sha256:{n}", cases[0], registry, n) for n in range(3)]
+    ids = store.save_judgment_rows([PreparedJudgment.of(j) for j in judgments])
+    assert set(ids) == {j.key for j in judgments}
+    again = store.save_judgments(judgments)
+    assert again == ids
+    assert store.save_judgment_rows([]) == {}
+    assert _count(store, JudgmentRow) == 3
+
+
+def test_trace_rows_undecoded(
+    store: Store, run: RunRecord, cases: list[Case], case_pks: dict[str, int]
+) -> None:
+    decoded = _stored(store, run, cases, case_pks)
+    raw = list(store.iter_trace_rows(run.id, decode=False))
+    assert [r["id"] for r in raw] == [r["id"] for r in decoded]
+    for text_row, row in zip(raw, decoded, strict=True):
+        assert isinstance(text_row["body"], str)
+        assert json.loads(text_row["body"]) == row["body"]
