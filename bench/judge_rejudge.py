@@ -15,12 +15,19 @@ What it does:
    its judgments for real), it measures, in one run:
    - ``floor``: streaming the traces and decoding their JSON (``Store.iter_trace_rows``);
    - ``judge only`` (workers = 1): floor + ``Trace`` validation + ``judge()``, nothing written;
-   - ``rejudge``: ``judge.batch.judge_run`` per tier (stream, judge, bulk insert-or-ignore of
-     the judgments, links to the evaluation, the report) with the given worker count;
+   - ``first judging`` (``rejudge`` in ``--json``): ``judge.batch.judge_run`` per tier with the
+     given worker count, on a store that holds no judgment for these inputs: stream, look the
+     keys up, judge every trace, serialize, bulk insert-or-ignore the judgments, link them to a
+     new evaluation, the summary;
+   - ``re-judge, unchanged`` (``lookup`` in ``--json``): the same ``judge_run`` again on the
+     same inputs: every judgment key is found, so nothing is judged or written except the new
+     evaluation's links and summary (the product's promise: re-judging is a lookup);
    and the process's peak RSS (children included for workers > 1).
-3. Prints one table and, with ``--json``, the raw figures. Ratios are time / floor time.
+3. Prints one table and, with ``--json``, the raw figures. Ratios are CPU time / floor CPU
+   time (process + reaped worker processes).
 
-The judge is pure and nothing is cached across distinct inputs: every trace is judged.
+The judge is pure and nothing is cached across distinct inputs: in a first judging every trace
+is judged (the script asserts that every judgment was written, then that none was).
 """
 
 from __future__ import annotations
@@ -204,17 +211,25 @@ def measure(path: Path, workers: int, tiers: list[str]) -> dict[str, Any]:
             entry["judge_only_cpu_ratio"] = round(cpu / floor_cpu, 2)
 
     for tier in tiers:
-        t0, c0 = time.perf_counter(), _cpu()
-        result = judge_run(store, run.id, tier, rules, workers=workers)
-        elapsed, cpu = time.perf_counter() - t0, _cpu() - c0
-        assert result.judged == n and result.written == n, (result.judged, result.written)
         entry = out["tiers"].setdefault(tier, {})
-        entry["rejudge_s"] = round(elapsed, 3)
-        entry["rejudge_per_s"] = round(n / elapsed)
-        entry["rejudge_per_cpu_s"] = round(n / cpu)
-        entry["rejudge_ratio"] = round(elapsed / floor, 2)
-        entry["rejudge_cpu_ratio"] = round(cpu / floor_cpu, 2)
-        entry["accuracy"] = result.summary["accuracy"]
+        # first judging: every judgment is new and written; then the same inputs again: every
+        # judgment is a lookup (a new evaluation linking the stored judgments)
+        for phase, expect_written in (("rejudge", n), ("lookup", 0)):
+            t0, c0 = time.perf_counter(), _cpu()
+            result = judge_run(store, run.id, tier, rules, workers=workers)
+            elapsed, cpu = time.perf_counter() - t0, _cpu() - c0
+            assert (result.judged, result.written) == (n, expect_written), (
+                phase,
+                result.judged,
+                result.written,
+            )
+            entry[f"{phase}_s"] = round(elapsed, 3)
+            entry[f"{phase}_per_s"] = round(n / elapsed)
+            entry[f"{phase}_per_cpu_s"] = round(n / cpu)
+            entry[f"{phase}_ratio"] = round(elapsed / floor, 2)
+            entry[f"{phase}_cpu_ratio"] = round(cpu / floor_cpu, 2)
+            entry[f"{phase}_accuracy"] = result.summary["accuracy"]
+        assert entry["rejudge_accuracy"] == entry["lookup_accuracy"]
     out["rss_start_mb"] = rss_start
     out["peak_rss_mb"] = _peak_rss_mb(children=workers > 1)
     store.close()
@@ -227,9 +242,9 @@ def measure(path: Path, workers: int, tiers: list[str]) -> dict[str, Any]:
 def _table(results: list[dict[str, Any]], tiers: list[str]) -> str:
     lines = [
         "| traces | workers | tier | floor: decode /s (per CPU-s) "
-        "| judge only: /s, per CPU-s (x floor CPU) | rejudge: /s, per CPU-s (x floor CPU) "
-        "| peak RSS MB |",
-        "|---:|---:|---|---:|---:|---:|---:|",
+        "| judge only: /s, per CPU-s (x floor CPU) | first judging: /s, per CPU-s (x floor CPU) "
+        "| re-judge, unchanged: /s, per CPU-s (x floor CPU) | peak RSS MB |",
+        "|---:|---:|---|---:|---:|---:|---:|---:|",
     ]
     for r in results:
         for tier in tiers:
@@ -244,6 +259,7 @@ def _table(results: list[dict[str, Any]], tiers: list[str]) -> str:
                 f"| {r['traces']:,} | {r['workers']} | {tier} "
                 f"| {r['floor_per_s']:,} ({r['floor_per_cpu_s']:,}) | {only} "
                 f"| {t['rejudge_per_s']:,}, {t['rejudge_per_cpu_s']:,} ({t['rejudge_cpu_ratio']}x) "
+                f"| {t['lookup_per_s']:,}, {t['lookup_per_cpu_s']:,} ({t['lookup_cpu_ratio']}x) "
                 f"| {r['peak_rss_mb']} |"
             )
     return "\n".join(lines)
