@@ -31,6 +31,7 @@ from judge.rulesets import DEFAULT_RULE_SET, load_rule_set
 from recorder.cassettes import read_cassette
 from recorder.record import trace_from_cassette
 from recorder.replay import replay_run
+from rejudge.cli.sweep import _summarize, _timeout_failures
 from store.repository import Store
 from store.schemas import RunConfig
 from suites.catalog import snapshot_suite
@@ -89,7 +90,7 @@ def replayed(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
         raise AssertionError("the shipped sweep must replay without the network")
 
     db = tmp_path_factory.mktemp("shipped") / "replay.db"
-    out: dict[str, Any] = {"runs": {}, "replays": {}}
+    out: dict[str, Any] = {"runs": {}, "replays": {}, "sweep": {}}
     with pytest.MonkeyPatch.context() as mp:
         mp.setattr(socket.socket, "connect", no_network)
         store = Store.open(f"sqlite:///{db}")
@@ -144,6 +145,10 @@ def replayed(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
                     if verdict == "FAIL":
                         details = body.get("details") or {}
                         first[details.get("first_failure") or "no failing call"] += 1
+                # what `rejudge sweep` itself makes of the same evaluation
+                out["sweep"][run.name] = _summarize(
+                    store, evaluation, _timeout_failures(store, run.id, source, rules)
+                )
                 out["runs"][run.name] = {
                     "core": knobs.n_core,
                     "depth": knobs.depth,
@@ -246,3 +251,11 @@ def test_recorded_requests_follow_the_local_model_notes() -> None:
                 assert restated == len(cassette.interactions) - 1, cassette.path
             else:
                 assert restated == 0, cassette.path
+
+
+def test_the_sweeps_own_accounting_agrees(replayed: dict[str, Any]) -> None:
+    """`rejudge sweep`'s summary of the replayed evaluations equals the independent count."""
+    for name, run in replayed["runs"].items():
+        summary = replayed["sweep"][name]
+        assert {k: v for k, v in summary["counts"].items() if v} == dict(run["counts"]), name
+        assert summary["first_failure"] == dict(sorted(run["first"].items())), name
