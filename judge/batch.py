@@ -225,15 +225,10 @@ def judge_run(
     groups = {k: (c.dimension, c.category) for k, c in cases.items()}
 
     judged = written = 0
+    # judged in this process when workers == 1 (or for nothing: a re-judge of unchanged inputs
+    # judges nothing); the worker pool starts at the first batch that has something to judge
+    _init_worker(registry, cases, rule_set, tier, False)
     pool: ProcessPoolExecutor | None = None
-    if workers > 1:
-        pool = ProcessPoolExecutor(
-            max_workers=workers,
-            initializer=_init_worker,
-            initargs=(registry, cases, rule_set, tier, True),
-        )
-    else:
-        _init_worker(registry, cases, rule_set, tier, False)
 
     # A new evaluation holds exactly the links this call writes, so its summary is aggregated
     # on the way; a shard's evaluation is shared with other machines and is read back instead.
@@ -324,10 +319,16 @@ def judge_run(
                 for r, key in zip(chunk, keys, strict=True):
                     if key not in known and key not in missing:
                         missing[key] = (r["case_key"], r["hash"], r["body"], key)
-                if pool is None or not missing:
+                if workers == 1 or not missing:
                     fresh = _judge_rows(list(missing.values())) if missing else []
                     done(chunk, settle(chunk, keys, known, fresh))
                     continue
+                if pool is None:
+                    pool = ProcessPoolExecutor(
+                        max_workers=workers,
+                        initializer=_init_worker,
+                        initargs=(registry, cases, rule_set, tier, True),
+                    )
                 pending.append(
                     (chunk, keys, known, pool.submit(_judge_rows, list(missing.values())))
                 )

@@ -133,7 +133,8 @@ def test_unchanged_inputs_are_lookups_not_judgings(store, monkeypatch):
         raise AssertionError("judged a trace whose judgment is stored")
 
     monkeypatch.setattr(batch, "judge", refuse)
-    results = [judge_run(store, "r", "golden", rules, chunk_size=37) for _ in range(3)]
+    monkeypatch.setattr(batch, "ProcessPoolExecutor", refuse)  # nothing to judge: no workers
+    results = [judge_run(store, "r", "golden", rules, chunk_size=37, workers=w) for w in (1, 2, 1)]
     for again in results:
         assert (again.judged, again.written) == (first.judged, 0)
         assert again.summary == first.summary
