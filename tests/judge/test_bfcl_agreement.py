@@ -333,12 +333,9 @@ def test_bfcl_ast_agrees_with_bfcl_eval() -> None:
 
 
 def bfcl_rules(version: str) -> Any:
-    from pathlib import Path
-
     from judge.rulesets import load_rule_set
 
-    path = Path(__file__).resolve().parents[2] / "judge" / "rulesets" / f"bfcl@{version}.json"
-    return load_rule_set(path)
+    return load_rule_set(f"bfcl@{version}")
 
 
 @pytest.mark.skipif(BFCL_MISSING, reason=SKIP_REASON)
