@@ -24,7 +24,14 @@ from store.schemas import VERDICTS
 
 from .taxonomy import order_codes
 
-__all__ = ["build_report", "ReportBuilder", "pass_hat_k", "verdict_summary", "row_tools"]
+__all__ = [
+    "build_report",
+    "ReportBuilder",
+    "pass_hat_k",
+    "pass_hat_k_all",
+    "verdict_summary",
+    "row_tools",
+]
 
 
 def _round(value: float | None) -> float | None:
@@ -52,6 +59,30 @@ def pass_hat_k(outcomes: Mapping[Any, tuple[int, int]], k: int) -> float | None:
     """τ-bench's pass^k: mean over cases of C(c, k) / C(n, k); ``outcomes`` = case -> (n, c)."""
     values = [comb(c, k) / comb(n, k) for n, c in outcomes.values() if n >= k and k >= 1]
     return _round(sum(values) / len(values)) if values else None
+
+
+def pass_hat_k_all(outcomes: Mapping[Any, tuple[int, int]], max_k: int) -> dict[str, float | None]:
+    """``{str(k): pass_hat_k(outcomes, k)}`` for k = 1..max_k, the same floats.
+
+    C(n, k) and C(c, k) are carried from k - 1 to k with exact integer arithmetic
+    (C(n, k) = C(n, k - 1) * (n - k + 1) // k), so every quotient divides the very integers
+    ``math.comb`` returns, in the same order: identical results, without recomputing two
+    binomials from scratch for every (case, k) (quadratic in the repetitions otherwise).
+    """
+    items = list(outcomes.values())
+    c_n = [1] * len(items)
+    c_c = [1] * len(items)
+    out: dict[str, float | None] = {}
+    for k in range(1, max_k + 1):
+        values = []
+        for i, (n, c) in enumerate(items):
+            if n < k:
+                continue
+            c_n[i] = c_n[i] * (n - k + 1) // k
+            c_c[i] = c_c[i] * (c - k + 1) // k if c >= k else 0
+            values.append(c_c[i] / c_n[i])
+        out[str(k)] = _round(sum(values) / len(values)) if values else None
+    return out
 
 
 def row_tools(row: Mapping[str, Any]) -> list[str]:
@@ -219,7 +250,7 @@ class ReportBuilder:
         max_n = max((n for n, _ in self.outcomes.values()), default=0)
         if max_n > 1:
             tuples = {case: (n, c) for case, (n, c) in self.outcomes.items()}
-            report["pass_at_k"] = {str(k): pass_hat_k(tuples, k) for k in range(1, max_n + 1)}
+            report["pass_at_k"] = pass_hat_k_all(tuples, max_n)
         report["anomalies"] = [item for _key, item in sorted(self.anomalies, key=lambda kv: kv[0])]
         report["harness_mode"] = harness_mode
         if harness_assistance is not None:

@@ -8,7 +8,7 @@ their unique keys, so two processes writing the same thing never duplicate it.
 from __future__ import annotations
 
 import json
-from collections.abc import Iterable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime
 from typing import Any, NamedTuple
@@ -218,6 +218,18 @@ def _decode_small(text: str | None, cache: dict[str, list[Any]]) -> Any:
         cache[text] = value
         return list(value)
     return value
+
+
+def _decode_array(text: str, cache: dict[str, list[Any]]) -> list[Any]:
+    """A JSON array of small values (see :func:`_decode_small`), each list a fresh copy."""
+    hit = cache.get(text)
+    if hit is None:
+        hit = json.loads(text)
+        if not all(v is None or (type(v) is list and all(type(x) is str for x in v)) for v in hit):
+            return list(hit)
+        if len(cache) < 4096:
+            cache[text] = hit
+    return [None if v is None else list(v) for v in hit]
 
 
 def _chunks(
@@ -857,9 +869,9 @@ class Store:
         its body: a re-judge of unchanged inputs is this one query per batch.
         """
         t = _T_JUDG.c
-        extracted = list(body_paths or {})
+        path_cols, decode_paths = self._body_paths(t.body, body_paths)
         cols = [t.key, t.id, t.verdict, t.partial_score, cast(t.taxonomy, Text).label("taxonomy")]
-        cols += [self._json_at(t.body, body_paths[k]).label(k) for k in extracted]  # type: ignore[index]
+        cols += path_cols
         found: dict[str, dict[str, Any]] = {}
         cache: dict[str, list[Any]] = {}
         with self.engine.connect() as c:
@@ -872,8 +884,8 @@ class Store:
                         "partial_score": r[3],
                         "taxonomy": _decode_small(r[4], cache),
                     }
-                    for i, label in enumerate(extracted, 5):
-                        out[label] = _decode_small(r[i], cache)
+                    if path_cols:
+                        out.update(decode_paths(r[5:], cache))
                     found[r[0]] = out
         return found
 
@@ -1026,9 +1038,9 @@ class Store:
         if with_body:
             # as text, decoded row by row (see iter_trace_rows)
             cols.append(cast(_T_JUDG.c.body, Text).label("body"))
-        extracted = list(body_paths or {})
-        for label in extracted:
-            cols.append(self._json_at(_T_JUDG.c.body, body_paths[label]).label(label))  # type: ignore[index]
+        path_cols, decode_paths = self._body_paths(_T_JUDG.c.body, body_paths)
+        n_plain = len(cols)
+        cols += path_cols
         query = (
             select(*cols)
             .join(_T_JUDG, _T_JUDG.c.id == _T_EJ.c.judgment_id)
@@ -1043,23 +1055,60 @@ class Store:
             # time: thousands of live decoded bodies make the garbage collector ~3x slower
             for partition in result.partitions():
                 for values in partition:
-                    out = dict(zip(names, values, strict=True))
+                    out = dict(zip(names[:n_plain], values[:n_plain], strict=True))
                     out["taxonomy"] = _decode_small(out["taxonomy"], cache)
                     if with_body:
                         out["body"] = json.loads(out["body"])
-                    for label in extracted:
-                        out[label] = _decode_small(out[label], cache)
+                    if path_cols:
+                        out.update(decode_paths(values[n_plain:], cache))
                     yield out
 
-    def _json_at(self, column: Any, path: Sequence[str]) -> Any:
-        """The JSON text of the value at ``path`` (object keys) in a JSON column, or NULL."""
-        if not path:
+    def _body_paths(
+        self, column: Any, body_paths: Mapping[str, Sequence[str]] | None
+    ) -> tuple[list[Any], Callable[[Sequence[Any], dict[str, list[Any]]], dict[str, Any]]]:
+        """Columns selecting the JSON values at ``body_paths`` (label -> object keys) of a JSON
+        column, and a decoder of those columns' values into ``{label: value or None}``.
+
+        SQLite parses a body once for all paths (``json_extract`` with several paths returns
+        one JSON array); PostgreSQL reads each path from the binary JSONB.
+        """
+        labels = list(body_paths or {})
+        paths = [list(body_paths[label]) for label in labels]  # type: ignore[index]
+        if any(not path for path in paths):
             raise InvalidInputError("a body path names at least one key")
+        if not labels:
+            return [], lambda _values, _cache: {}
         if self.backend == "postgresql":
-            return cast(func.jsonb_extract_path(column, *path), Text)
-        quoted = "".join("." + json.dumps(str(key)) for key in path)
-        # json_extract returns a bare SQL value for a string; json_quote makes it JSON text again
-        return func.json_quote(func.json_extract(column, "$" + quoted))
+            cols = [
+                cast(func.jsonb_extract_path(column, *path), Text).label(f"path_{i}")
+                for i, path in enumerate(paths)
+            ]
+
+            def each(values: Sequence[Any], cache: dict[str, list[Any]]) -> dict[str, Any]:
+                return {
+                    label: _decode_small(text, cache)
+                    for label, text in zip(labels, values, strict=True)
+                }
+
+            return cols, each
+        selectors = ["$" + "".join("." + json.dumps(str(k)) for k in path) for path in paths]
+        if len(selectors) == 1:
+            # one path: json_extract returns a bare SQL value for a string; quote it back
+            one = func.json_quote(func.json_extract(column, selectors[0])).label("path_0")
+
+            def single(values: Sequence[Any], cache: dict[str, list[Any]]) -> dict[str, Any]:
+                return {labels[0]: _decode_small(values[0], cache)}
+
+            return [one], single
+        together = func.json_extract(column, *selectors).label("paths")
+
+        def array(values: Sequence[Any], cache: dict[str, list[Any]]) -> dict[str, Any]:
+            text = values[0]
+            if text is None:
+                return dict.fromkeys(labels)
+            return dict(zip(labels, _decode_array(text, cache), strict=True))
+
+        return [together], array
 
     # ------------------------------------------------------------------ baselines
 

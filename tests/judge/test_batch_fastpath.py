@@ -15,7 +15,7 @@ from hypothesis import strategies as st
 import judge.batch as batch
 from judge.batch import _KeyMaker, iter_evaluation_rows, judge_run
 from judge.engine import ENGINE_VERSION, judge
-from judge.report import build_report
+from judge.report import build_report, pass_hat_k, pass_hat_k_all
 from judge.rulesets import load_rule_set
 from store.repository import Store
 from store.schemas import Case, Round, RunConfig, ToolCall, Trace, TraceError, judgment_key
@@ -31,6 +31,22 @@ def test_key_maker_is_judgment_key(trace_hash, case_hash, registry_hash, tier, r
     make = _KeyMaker({"c": case_hash}, registry_hash, tier, rules)
     expected = judgment_key(trace_hash, case_hash, registry_hash, tier, rules, ENGINE_VERSION)
     assert make("c", trace_hash) == expected
+
+
+@st.composite
+def _outcomes(draw):
+    n_cases = draw(st.integers(min_value=0, max_value=6))
+    out = {}
+    for i in range(n_cases):
+        n = draw(st.integers(min_value=0, max_value=80))
+        out[f"c{i}"] = (n, draw(st.integers(min_value=0, max_value=n)))
+    return out
+
+
+@given(_outcomes(), st.integers(min_value=0, max_value=90))
+def test_pass_hat_k_all_is_pass_hat_k(outcomes, max_k):
+    expected = {str(k): pass_hat_k(outcomes, k) for k in range(1, max_k + 1)}
+    assert pass_hat_k_all(outcomes, max_k) == expected
 
 
 def _trace(case: Case, kind: int, rep: int, read_only: list[str]) -> Trace:

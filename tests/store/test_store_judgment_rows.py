@@ -102,6 +102,12 @@ def test_rows_store_their_text_and_read_back_equal(
         assert r["note"] == judgment.details.get("note")  # a string value, not JSON text
         assert r["absent"] is None
 
+    single = list(store.iter_evaluation_rows(evaluation_id, body_paths={"note": paths["note"]}))
+    assert [r["note"] for r in single] == [
+        by_jkey[r["judgment_key"]].details.get("note") for r in single
+    ]
+    assert any(r["note"] == "naïve" for r in single)
+
     found = store.lookup_judgments([p.key for p in prepared] + ["sha256:nope"], body_paths=paths)
     assert set(found) == {p.key for p in prepared}
     ids = store.find_judgments([p.key for p in prepared])
