@@ -43,4 +43,16 @@ register_provider(
         null_content="",
     ),
 )
+register_provider(
+    "llama-cpp",
+    lambda: OpenAIChatProvider(
+        name="llama-cpp",
+        default_base_url="http://127.0.0.1:8000/v1",
+        stream_usage=False,
+        null_content="",
+        # chatml-function-calling never renders role "tool": without an echo the model never
+        # sees a result and repeats its call until the round budget ends
+        echo_tool_results=True,
+    ),
+)
 register_provider("anthropic", lambda: AnthropicMessagesProvider())

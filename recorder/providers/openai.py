@@ -22,13 +22,32 @@ from recorder.wire.openai_chat import parse_openai_chat, parse_openai_chat_sse
 __all__ = ["OpenAIChatProvider", "openai_messages"]
 
 
+def _echo_results(results: list[ToolMessage]) -> dict[str, Any]:
+    lines = [
+        f"- {r.name} returned{' an error' if r.is_error else ''}: {r.content}" for r in results
+    ]
+    return {"role": "user", "content": "Tool results:\n" + "\n".join(lines)}
+
+
 def openai_messages(
-    conversation: Conversation, *, empty_content: str | None = None
+    conversation: Conversation,
+    *,
+    empty_content: str | None = None,
+    echo_tool_results: bool = False,
 ) -> list[dict[str, Any]]:
     """Wire messages; ``empty_content`` replaces a null assistant content (some servers refuse
-    ``null`` next to ``tool_calls`` although they send it themselves)."""
+    ``null`` next to ``tool_calls`` although they send it themselves).
+
+    ``echo_tool_results`` repeats each batch of ``role: tool`` results as a user turn, for chat
+    templates that never render tool messages (llama-cpp-python's chatml-function-calling): the
+    tool messages stay, so the exchange still carries the results in the standard place.
+    """
     out: list[dict[str, Any]] = []
+    pending: list[ToolMessage] = []
     for message in conversation.messages:
+        if pending and not isinstance(message, ToolMessage):
+            out.append(_echo_results(pending))
+            pending = []
         if isinstance(message, SystemMessage):
             out.append({"role": "system", "content": message.text})
         elif isinstance(message, UserMessage):
@@ -50,6 +69,10 @@ def openai_messages(
             out.append(
                 {"role": "tool", "tool_call_id": message.call_id, "content": message.content}
             )
+            if echo_tool_results:
+                pending.append(message)
+    if pending:
+        out.append(_echo_results(pending))
     return out
 
 
@@ -67,8 +90,10 @@ class OpenAIChatProvider(Provider):
         default_base_url: str = "https://api.openai.com/v1",
         stream_usage: bool = True,
         null_content: str | None = None,
+        echo_tool_results: bool = False,
     ) -> None:
         self.name = name
+        self.echo_tool_results = echo_tool_results
         self.default_base_url = default_base_url
         self.stream_usage = stream_usage
         self.null_content = null_content
@@ -79,7 +104,11 @@ class OpenAIChatProvider(Provider):
         tools: list[dict[str, Any]],
         options: RequestOptions,
     ) -> WireRequest:
-        messages = openai_messages(conversation, empty_content=self.null_content)
+        messages = openai_messages(
+            conversation,
+            empty_content=self.null_content,
+            echo_tool_results=self.echo_tool_results,
+        )
         body: dict[str, Any] = {"model": options.model, "messages": messages}
         if tools:
             body["tools"] = tools

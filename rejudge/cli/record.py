@@ -53,7 +53,12 @@ def trace_json(case: str, repetition: int, trace: Trace) -> dict[str, Any]:
 @click.command()
 @click.option("--suite", "suite_name", required=True, help="Built-in suite name or suite folder.")
 @click.option("--model", required=True, help="Model name sent to the provider.")
-@click.option("--provider", default="openai", show_default=True, help="openai, anthropic or local.")
+@click.option(
+    "--provider",
+    default="openai",
+    show_default=True,
+    help="openai, anthropic, local, or llama-cpp (local + tool results echoed as a user turn).",
+)
 @click.option("--base-url", default=None, help="Provider base URL (an OpenAI-compatible server).")
 @click.option(
     "--repeat",

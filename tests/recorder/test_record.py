@@ -290,3 +290,16 @@ def test_a_failing_store_ends_the_run_with_its_error_not_a_hang(
     with FakeModelServer(ScriptedModel(SCRIPT)) as server:
         with pytest.raises(DatabaseUnavailableError, match="went away"):
             _record(store, server, tmp_path / "c", config={"concurrency": 2})
+
+
+def test_llama_cpp_provider_records_results_and_replays(store: Store, tmp_path: Path) -> None:
+    """Echoing results as a user turn keeps them where the normalizer reads them (role tool)."""
+    cassettes = tmp_path / "cassettes"
+    with FakeModelServer(ScriptedModel(SCRIPT)) as server:
+        summary = _record(store, server, cassettes, config={"provider": "llama-cpp"})
+    traces = {t.case_key: t.trace for t in store.iter_traces(summary.run.id)}
+    assert traces["c0"].rounds[0].calls[0].result == {"sum": 5}
+    assert traces["c0"].rounds[0].calls[0].ok is True
+    report = replay_run(store, "run1", cassettes)
+    assert report.ok, report.divergences
+    assert report.matched == len(CASES)
