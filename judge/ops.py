@@ -205,7 +205,8 @@ def find_current_evaluation(
     if not candidates:
         return None
     current = sorted(
-        (r["case_key"], r["repetition"], r["hash"]) for r in store.iter_trace_rows(run.id)
+        (r["case_key"], r["repetition"], r["hash"])
+        for r in store.iter_trace_rows(run.id, decode=False)  # the bodies are not needed
     )
     for ev in reversed(candidates):
         if store.get_rule_set(ev.rule_set_id).hash != rule_set.hash:
