@@ -29,6 +29,8 @@ __all__ = [
     "FORMAT_VERSION",
     "SUPPORTED_FORMAT_VERSIONS",
     "MANIFEST_NAME",
+    "SUITE_REGISTRY_FILE",
+    "own_registry",
     "DEFAULT_CASES_FILE",
     "NINE_FIELDS",
     "CaseLine",
@@ -386,6 +388,17 @@ def resolve_suite_path(name_or_path: str | Path) -> Path:
 SUITE_REGISTRY_FILE = "registry.json"
 
 
+def own_registry(folder: Path) -> ToolRegistry | None:
+    """The registry snapshot a suite folder carries (generated and imported suites), if any."""
+    path = folder / SUITE_REGISTRY_FILE
+    if not path.is_file():
+        return None
+    try:
+        return ToolRegistry.model_validate_json(path.read_text(encoding="utf-8"))
+    except ValueError as exc:
+        raise SuiteFormatError(f"{path}: not a tool registry: {exc}") from exc
+
+
 def load_suite(name_or_path: str | Path, *, registry: ToolRegistry | None = None) -> SuiteSource:
     """Load a built-in suite by name, or a suite folder by path.
 
@@ -395,12 +408,8 @@ def load_suite(name_or_path: str | Path, *, registry: ToolRegistry | None = None
     folder = resolve_suite_path(name_or_path)
     manifest = load_manifest(folder)
     _check_version(manifest.format_version, where=str(folder / MANIFEST_NAME))
-    own_registry = folder / SUITE_REGISTRY_FILE
-    if registry is None and own_registry.is_file():
-        try:
-            registry = ToolRegistry.model_validate_json(own_registry.read_text(encoding="utf-8"))
-        except ValueError as exc:
-            raise SuiteFormatError(f"{own_registry}: not a tool registry: {exc}") from exc
+    if registry is None:
+        registry = own_registry(folder)
     if registry is None:
         registry = get_domain(manifest.domain).registry()
     cases_path = folder / manifest.cases_file

@@ -25,17 +25,16 @@ from store.errors import RejudgeError
 from store.schemas import Case, ToolRegistry
 from suites.case_format import (
     MANIFEST_NAME,
-    SUITE_REGISTRY_FILE,
     CaseLine,
     SuiteManifest,
     SuiteSource,
     format_path,
     manifest_problems,
+    own_registry,
     read_case_lines,
     resolve_suite_path,
 )
 from suites.domain import get_domain
-from suites.errors import SuiteFormatError
 
 __all__ = [
     "Problem",
@@ -380,17 +379,9 @@ def _domain_hooks(
     domain_name: str, folder: Path | None = None
 ) -> tuple[ToolRegistry, str | None, Any]:
     domain = get_domain(domain_name)
-    own = folder / SUITE_REGISTRY_FILE if folder is not None else None
-    if own is not None and own.is_file():
-        # generated and imported suites carry their own registry snapshot
-        try:
-            registry = ToolRegistry.model_validate_json(own.read_text(encoding="utf-8"))
-        except ValueError as exc:
-            raise SuiteFormatError(f"{own}: not a tool registry: {exc}") from exc
-    else:
-        registry = domain.registry()
+    registry = own_registry(folder) if folder is not None else None
     return (
-        registry,
+        registry if registry is not None else domain.registry(),
         getattr(domain, "case_id_pattern", None),
         getattr(domain, "check_case", None),
     )

@@ -55,9 +55,11 @@ from store.schemas import Case, Golden, GoldenCall, ToolRegistry, ToolSpec
 from suites.case_format import (
     FORMAT_VERSION,
     MANIFEST_NAME,
+    SUITE_REGISTRY_FILE,
     SuiteManifest,
     SuiteSource,
     load_suite,
+    own_registry,
     write_suite,
 )
 from suites.errors import SuiteError, SuiteFormatError
@@ -84,7 +86,7 @@ __all__ = [
 ]
 
 GENERATOR_VERSION = "1"
-REGISTRY_FILE = "registry.json"
+REGISTRY_FILE = SUITE_REGISTRY_FILE
 DOMAIN = "funcbench"
 # bounds that keep every case's variables within the 900 distinct 3-digit values
 MAX_FUNCTIONS = 200
@@ -588,17 +590,13 @@ def write_generated_suite(folder: Path | str, generated: GeneratedSuite) -> Path
 def load_generated_suite(folder: Path | str) -> SuiteSource:
     """Load a generated suite folder with its own ``registry.json``."""
     folder = Path(folder)
-    path = folder / REGISTRY_FILE
     if not (folder / MANIFEST_NAME).is_file():
         raise SuiteFormatError(f"{folder} is not a suite folder (no {MANIFEST_NAME})")
-    try:
-        registry = ToolRegistry.model_validate_json(path.read_text(encoding="utf-8"))
-    except FileNotFoundError as exc:
+    registry = own_registry(folder)
+    if registry is None:
         raise FuncBenchError(
             f"{folder} has no {REGISTRY_FILE}; regenerate it with `rejudge generate funcbench`"
-        ) from exc
-    except ValueError as exc:
-        raise SuiteFormatError(f"{path}: not a tool registry: {exc}") from exc
+        )
     return load_suite(folder, registry=registry)
 
 
