@@ -1180,17 +1180,7 @@ class _Borrowed:
 
 def _suite_record(row: Any) -> SuiteRecord:
     m = row._mapping
-    return SuiteRecord(
-        id=m["id"],
-        name=m["name"],
-        hash=m["hash"],
-        domain=m["domain"],
-        format_version=m["format_version"],
-        registry_id=m["registry_id"],
-        case_count=m["case_count"],
-        meta=m["meta"] or {},
-        created_at=m["created_at"],
-    )
+    return SuiteRecord(**{**m, "meta": m["meta"] or {}})
 
 
 def _run_record(row: Any) -> RunRecord:
@@ -1217,15 +1207,4 @@ def _run_record(row: Any) -> RunRecord:
 
 def _evaluation_record(row: Any) -> EvaluationRecord:
     m = row._mapping
-    return EvaluationRecord(
-        id=m["id"],
-        run_id=m["run_id"],
-        tier=m["tier"],
-        rule_set_id=m["rule_set_id"],
-        engine_version=m["engine_version"],
-        inputs_hash=m["inputs_hash"],
-        status=m["status"],
-        summary=m["summary"] or {},
-        created_at=m["created_at"],
-        finished_at=m["finished_at"],
-    )
+    return EvaluationRecord(**{**m, "summary": m["summary"] or {}})
