@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import importlib.util
 import os
+import signal
 import socket
 import subprocess
 import sys
@@ -37,6 +38,8 @@ __all__ = [
     "find_smollm2_model",
     "check_server_installed",
     "free_port",
+    "describe_exit",
+    "PORTABLE_REBUILD",
 ]
 
 #: The name the server reports (``/v1/models`` and every response's ``model`` field).
@@ -100,6 +103,29 @@ def check_server_installed() -> None:
             "the local model server 'llama-cpp-python[server]' is not installed "
             f"(missing: {', '.join(missing)}); run: {INSTALL_HINT}"
         )
+
+
+#: how to rebuild llama-cpp-python for any x86-64-v3 CPU instead of the build machine's own
+PORTABLE_REBUILD = (
+    "CMAKE_ARGS=-DGGML_NATIVE=OFF pip install --force-reinstall --no-cache-dir --no-deps "
+    "'llama-cpp-python[server]==0.3.36'"
+)
+
+
+def describe_exit(code: int | None) -> str:
+    """``exited with code N``, plus what to do when the code says more than a number.
+
+    A native llama.cpp build (the default) compiles for every instruction set the build
+    machine's CPU advertises; a VM that advertises AMX or AVX-512 without running it kills the
+    server with SIGILL on its first request, long after it answered ``/v1/models``.
+    """
+    text = f"exited with code {code}"
+    if code == -signal.SIGILL:
+        text += (
+            " (SIGILL: this llama-cpp-python build uses CPU instructions this machine cannot "
+            f"run; rebuild it portable: {PORTABLE_REBUILD})"
+        )
+    return text
 
 
 def free_port(host: str = "127.0.0.1") -> int:
@@ -274,7 +300,7 @@ class LocalModelServer:
                 if process is None or process.poll() is not None:
                     code = process.returncode if process is not None else None
                     raise LocalModelError(
-                        f"the local model server exited with code {code} before answering; "
+                        f"the local model server {describe_exit(code)} before answering; "
                         f"{self._log_tail()}"
                     )
                 try:

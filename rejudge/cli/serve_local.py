@@ -15,7 +15,7 @@ from typing import Any
 
 import click
 
-from recorder.local_server import MODEL_NAME, LocalModelError, LocalModelServer
+from recorder.local_server import MODEL_NAME, LocalModelError, LocalModelServer, describe_exit
 
 __all__ = ["serve_local"]
 
@@ -102,7 +102,7 @@ def serve_local(
             )
         code = server.wait()
         raise LocalModelError(
-            f"the local model server exited with code {code}; see its log: {server.log_path}"
+            f"the local model server {describe_exit(code)}; see its log: {server.log_path}"
         )
     except (KeyboardInterrupt, _Stop):
         server.stop()

@@ -131,6 +131,9 @@ if mode == "fail":
     sys.exit(3)
 if mode == "hang":
     time.sleep(60)
+if mode == "illegal":  # what a native llama.cpp build does on a CPU that lacks its instructions
+    import os, signal
+    os.kill(os.getpid(), signal.SIGILL)
 class H(http.server.BaseHTTPRequestHandler):
     def do_GET(self):
         body = json.dumps({{"object": "list", "data": [{{"id": opts["--model_alias"]}}]}}).encode()
@@ -179,6 +182,17 @@ def test_server_that_exits_early_is_reported_with_its_log(tmp_path: Path) -> Non
         log_path=tmp_path / "s.log",
     )
     with pytest.raises(LocalModelError, match=r"exited with code 3.*boom: cannot load model"):
+        server.start()
+    assert not server.running
+
+
+def test_server_killed_by_sigill_says_how_to_rebuild_portable(tmp_path: Path) -> None:
+    server = LocalModelServer(
+        model_path=_model(tmp_path),
+        python=_fake_python(tmp_path, "illegal"),
+        log_path=tmp_path / "s.log",
+    )
+    with pytest.raises(LocalModelError, match=r"code -4 \(SIGILL: .*GGML_NATIVE=OFF"):
         server.start()
     assert not server.running
 
