@@ -314,16 +314,64 @@ def analyse_calls(trace: Trace, index: RegistryIndex) -> list[ActualCall]:
 # --------------------------------------------------------------------------- context
 
 
-@dataclass
 class JudgeContext:
-    trace: Trace
-    case: Case
-    registry: ToolRegistry
-    rule_set: RuleSet
-    settings: RuleSettings
-    index: RegistryIndex
-    calls: list[ActualCall]
-    slots: list[Slot]
+    """What a tier sees. The inputs are plain attributes; the derived facts (``index``: the
+    registry's compiled schemas and groups, ``calls``: every actual call analysed with its JSON
+    Schema check, ``slots``: the expanded golden calls) are computed on first access and kept,
+    so a tier that never reads them (``bfcl-ast``) never pays for them. They are pure functions
+    of the inputs, so when they are computed changes no judgment."""
+
+    __slots__ = (
+        "trace",
+        "case",
+        "registry",
+        "rule_set",
+        "settings",
+        "_registry_hash",
+        "_index",
+        "_calls",
+        "_slots",
+    )
+
+    def __init__(
+        self,
+        trace: Trace,
+        case: Case,
+        registry: ToolRegistry,
+        rule_set: RuleSet,
+        settings: RuleSettings,
+        registry_hash: str | None = None,
+    ) -> None:
+        self.trace = trace
+        self.case = case
+        self.registry = registry
+        self.rule_set = rule_set
+        self.settings = settings
+        self._registry_hash = registry_hash
+        self._index: RegistryIndex | None = None
+        self._calls: list[ActualCall] | None = None
+        self._slots: list[Slot] | None = None
+
+    @property
+    def index(self) -> RegistryIndex:
+        index = self._index
+        if index is None:
+            index = self._index = registry_index(self.registry, self._registry_hash)
+        return index
+
+    @property
+    def calls(self) -> list[ActualCall]:
+        calls = self._calls
+        if calls is None:
+            calls = self._calls = analyse_calls(self.trace, self.index)
+        return calls
+
+    @property
+    def slots(self) -> list[Slot]:
+        slots = self._slots
+        if slots is None:
+            slots = self._slots = expand_slots(self.case)
+        return slots
 
     # ---- equivalences, alternative keys, follow-ups (registry + case) ----
 
@@ -464,17 +512,8 @@ def build_context(
     rule_set: RuleSet,
     registry_hash: str | None = None,
 ) -> JudgeContext:
-    index = registry_index(registry, registry_hash)
-    return JudgeContext(
-        trace=trace,
-        case=case,
-        registry=registry,
-        rule_set=rule_set,
-        settings=settings_of(rule_set),
-        index=index,
-        calls=analyse_calls(trace, index),
-        slots=expand_slots(case),
-    )
+    """The context of one judgment; nothing derived is computed until a tier reads it."""
+    return JudgeContext(trace, case, registry, rule_set, settings_of(rule_set), registry_hash)
 
 
 def same_arguments(a: ActualCall, b: ActualCall) -> bool:
