@@ -1,7 +1,8 @@
 """The rejudge dashboard (Streamlit). Start it with ``rejudge dashboard``.
 
-The command passes the store explicitly: ``streamlit run dashboard/app.py -- --db URL
-[--cassettes DIR]``. Pages live in ``dashboard/views/`` and read the store only through
+The command passes the store in the app's environment (``REJUDGE_DASHBOARD_DB``, never on the
+command line, where a password would show in ``ps``); a hand-started ``streamlit run
+dashboard/app.py -- --db URL [--cassettes DIR]`` works too. Pages live in ``dashboard/views/`` and read the store only through
 ``dashboard.queries`` (SQL aggregates) and the judge's pure functions.
 """
 

@@ -3,13 +3,16 @@
 from __future__ import annotations
 
 import argparse
+import os
 import sys
+from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 import streamlit as st
 
+from dashboard import CASSETTES_ENV, DB_ENV
 from store.engine import redact_url
 
 __all__ = [
@@ -39,25 +42,29 @@ class AppContext:
         return redact_url(self.db_url)
 
 
-def parse_args(argv: list[str]) -> AppContext | None:
-    """``--db URL [--cassettes DIR]``, as ``rejudge dashboard`` passes them after ``--``."""
+def parse_args(argv: list[str], environ: Mapping[str, str]) -> AppContext | None:
+    """The store as ``rejudge dashboard`` passes it (environment: :data:`dashboard.DB_ENV`,
+    :data:`dashboard.CASSETTES_ENV`), or ``--db URL [--cassettes DIR]`` after ``--`` for a
+    hand-started ``streamlit run`` (the command line wins)."""
     parser = argparse.ArgumentParser(add_help=False)
     parser.add_argument("--db")
     parser.add_argument("--cassettes")
     known, _rest = parser.parse_known_args(argv)
-    if not known.db:
+    db = known.db or environ.get(DB_ENV)
+    if not db:
         return None
-    return AppContext(known.db, Path(known.cassettes) if known.cassettes else None)
+    cassettes = known.cassettes if known.db else environ.get(CASSETTES_ENV)
+    return AppContext(db, Path(cassettes) if cassettes else None)
 
 
 def context() -> AppContext:
     """The app's store: set in session state (tests) or passed on the command line."""
     if "db_url" not in st.session_state:
-        parsed = parse_args(sys.argv[1:])
+        parsed = parse_args(sys.argv[1:], os.environ)
         if parsed is None:
             st.error(
                 "No database given. Start the dashboard with `rejudge dashboard` "
-                "(it passes --db and --cassettes to the app)."
+                f"(it passes the store in {DB_ENV})."
             )
             st.stop()
         st.session_state["db_url"] = parsed.db_url

@@ -10,10 +10,11 @@ from pathlib import Path
 
 import click
 
+from dashboard import CASSETTES_ENV, DB_ENV
 from rejudge.cli._context import AppContext, pass_app
 from store.engine import redact_url
 
-__all__ = ["dashboard", "streamlit_command", "app_path"]
+__all__ = ["dashboard", "streamlit_command", "dashboard_env", "app_path"]
 
 
 def app_path() -> Path:
@@ -22,11 +23,10 @@ def app_path() -> Path:
     return Path(package.__file__).resolve().parent / "app.py"
 
 
-def streamlit_command(
-    *, host: str, port: int, db_url: str, cassettes_dir: Path | None
-) -> list[str]:
-    """The command line that serves the app; the store is passed explicitly after ``--``."""
-    command = [
+def streamlit_command(*, host: str, port: int) -> list[str]:
+    """The command line that serves the app (the store goes in its environment, see
+    :func:`dashboard_env`)."""
+    return [
         sys.executable,
         "-m",
         "streamlit",
@@ -40,13 +40,17 @@ def streamlit_command(
         str(port),
         "--browser.gatherUsageStats",
         "false",
-        "--",
-        "--db",
-        db_url,
     ]
+
+
+def dashboard_env(db_url: str, cassettes_dir: Path | None) -> dict[str, str]:
+    """The app's store and cassettes folder, passed in the environment and not on the command
+    line: a database URL can hold a password, and every local user can read a process's argv
+    (``ps``), not its environment."""
+    env = {DB_ENV: db_url}
     if cassettes_dir is not None:
-        command += ["--cassettes", str(cassettes_dir.resolve())]
-    return command
+        env[CASSETTES_ENV] = str(cassettes_dir.resolve())
+    return env
 
 
 @click.command()
@@ -66,11 +70,11 @@ def dashboard(app: AppContext, port: int, host: str, dry_run: bool) -> None:
     # migrate (or refuse a newer schema) before the app starts, so its errors read like ours
     app.store  # noqa: B018 - opening the store checks and migrates it
     app.close()
-    command = streamlit_command(
-        host=host, port=port, db_url=app.settings.db_url, cassettes_dir=app.settings.cassettes_dir
-    )
+    command = streamlit_command(host=host, port=port)
+    app_env = dashboard_env(app.settings.db_url, app.settings.cassettes_dir)
     if dry_run:
-        click.echo(" ".join(command))
+        shown = {**app_env, DB_ENV: redact_url(app.settings.db_url)}
+        click.echo(" ".join([*(f"{k}={v}" for k, v in sorted(shown.items())), *command]))
         return
     if host not in ("127.0.0.1", "localhost", "::1"):
         click.echo(
@@ -83,7 +87,7 @@ def dashboard(app: AppContext, port: int, host: str, dry_run: bool) -> None:
         "Ctrl+C stops it",
         err=True,
     )
-    env = dict(os.environ)
+    env = {**os.environ, **app_env}
     env.setdefault("STREAMLIT_BROWSER_GATHER_USAGE_STATS", "false")
     process = subprocess.Popen(command, env=env)
 

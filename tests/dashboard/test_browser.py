@@ -19,7 +19,7 @@ import pytest
 from click.testing import CliRunner
 
 from rejudge.cli import _COMMANDS, cli
-from rejudge.cli.dashboard import dashboard, streamlit_command
+from rejudge.cli.dashboard import dashboard, dashboard_env, streamlit_command
 from tests.dashboard.conftest import judge_compare
 from tests.dashboard.factory import Built, build_store
 
@@ -55,11 +55,9 @@ def _rejudge_argv(*args: str) -> list[str]:
     return [sys.executable, "-c", boot, *args]
 
 
-def test_command_line_is_headless_on_loopback_and_passes_the_store(tmp_path: Path) -> None:
-    url = f"sqlite:///{tmp_path / 'r.db'}"
-    command = streamlit_command(
-        host="127.0.0.1", port=8765, db_url=url, cassettes_dir=tmp_path / "c"
-    )
+def test_command_line_is_headless_on_loopback_and_never_holds_the_store(tmp_path: Path) -> None:
+    url = "postgresql+psycopg://u:hunter2@127.0.0.1/db"
+    command = streamlit_command(host="127.0.0.1", port=8765)
     assert command[1:4] == ["-m", "streamlit", "run"]
     assert command[4].endswith("dashboard/app.py") and Path(command[4]).is_file()
     pairs = dict(zip(command[5:13:2], command[6:14:2], strict=True))
@@ -69,8 +67,12 @@ def test_command_line_is_headless_on_loopback_and_passes_the_store(tmp_path: Pat
         "--server.port": "8765",
         "--browser.gatherUsageStats": "false",
     }
-    tail = command[command.index("--") + 1 :]
-    assert tail == ["--db", url, "--cassettes", str((tmp_path / "c").resolve())]
+    assert "--" not in command and not any("hunter2" in part for part in command)
+    # the store goes in the app's environment, which other local users cannot read
+    assert dashboard_env(url, tmp_path / "c") == {
+        "REJUDGE_DASHBOARD_DB": url,
+        "REJUDGE_DASHBOARD_CASSETTES": str((tmp_path / "c").resolve()),
+    }
 
 
 def test_dry_run_through_the_cli_migrates_and_prints(tmp_path: Path, monkeypatch) -> None:
@@ -80,7 +82,7 @@ def test_dry_run_through_the_cli_migrates_and_prints(tmp_path: Path, monkeypatch
         cli, ["--db", url, "dashboard", "--port", "9999", "--dry-run"], catch_exceptions=False
     )
     assert result.exit_code == 0, result.output
-    assert "--server.port 9999" in result.output and f"--db {url}" in result.output
+    assert "--server.port 9999" in result.output and f"REJUDGE_DASHBOARD_DB={url}" in result.output
     assert (tmp_path / "r.db").exists()  # the store was opened (and migrated) first
     bad = CliRunner().invoke(cli, ["--db", "mysql://x/y", "dashboard", "--dry-run"])
     assert bad.exit_code == 1 and "Error:" in bad.output

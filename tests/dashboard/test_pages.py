@@ -203,11 +203,21 @@ def test_app_without_a_database_says_how_to_start_it(tmp_path) -> None:
 
 
 def test_parse_args() -> None:
-    ctx = parse_args(["--db", "sqlite:///x.db", "--cassettes", "/tmp/c"])
+    ctx = parse_args(["--db", "sqlite:///x.db", "--cassettes", "/tmp/c"], {})
     assert ctx is not None and ctx.db_url == "sqlite:///x.db" and str(ctx.cassettes_dir) == "/tmp/c"
-    assert parse_args([]) is None
-    secret = parse_args(["--db", "postgresql+psycopg://u:hunter2@h/db"])
+    assert parse_args([], {}) is None
+    secret = parse_args(["--db", "postgresql+psycopg://u:hunter2@h/db"], {})
     assert secret is not None and "hunter2" not in secret.shown_url
+
+
+def test_store_from_the_environment_and_the_command_line_wins() -> None:
+    env = {"REJUDGE_DASHBOARD_DB": "sqlite:///env.db", "REJUDGE_DASHBOARD_CASSETTES": "/tmp/e"}
+    ctx = parse_args([], env)
+    assert ctx is not None and ctx.db_url == "sqlite:///env.db"
+    assert str(ctx.cassettes_dir) == "/tmp/e"
+    explicit = parse_args(["--db", "sqlite:///cli.db"], env)
+    assert explicit is not None and explicit.db_url == "sqlite:///cli.db"
+    assert explicit.cassettes_dir is None  # not mixed with the environment's folder
 
 
 def test_live_monitor_follows_new_traces_as_they_land(fresh_built: Built) -> None:
