@@ -202,7 +202,14 @@ class _Handler(BaseHTTPRequestHandler):
             body = {}
         headers = {k.lower(): v for k, v in self.headers.items()}
         with self.server.lock:
-            self.server.requests.append({"path": self.path, "headers": headers, "body": body})
+            self.server.requests.append(
+                {
+                    "path": self.path,
+                    "headers": headers,
+                    "body": body,
+                    "connection": self.client_address[1],  # the client's port: one per connection
+                }
+            )
         reply = self.server.responder(self.path, body, headers)
         delay = reply.delay_s or self.server.delay_s
         if delay:

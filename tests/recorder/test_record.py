@@ -19,7 +19,7 @@ from recorder_fakes import (
     suite,
 )
 
-from recorder.cassettes import read_cassette
+from recorder.cassettes import read_cassette, requests_match
 from recorder.record import RecordProgress, record_suite
 from recorder.replay import renormalize_run, replay_run
 from store.repository import Store
@@ -276,6 +276,49 @@ def test_network_failures_replay_from_the_cassettes_account(store: Store, tmp_pa
     assert first.trace.error.kind == "retries_exhausted" and first.trace.rounds == []
     report = replay_run(store, "down", cassettes)
     assert report.ok, report.divergences
+
+
+def test_concurrency_changes_neither_traces_nor_requests_and_each_worker_keeps_its_connection(
+    store: Store, tmp_path: Path
+) -> None:
+    cassettes = tmp_path / "cassettes"
+    with FakeModelServer(ScriptedModel(SCRIPT)) as server:
+        _record(store, server, cassettes, run_name="serial")
+        serial_requests = len(server.requests)
+        _record(store, server, cassettes, run_name="parallel", config={"concurrency": 3})
+        parallel = server.requests[serial_requests:]
+
+    def calls_without_ids(run: str) -> dict[str, Any]:
+        # the fake server mints a new call id per response; everything else must be equal
+        return {
+            t.case_key: [
+                [c.model_dump(exclude={"id"}) for c in rnd.calls] for rnd in t.trace.rounds
+            ]
+            + [t.trace.status, t.trace.error, t.trace.final_text]
+            for t in store.iter_traces(store.get_run(run).id)
+        }
+
+    assert calls_without_ids("serial") == calls_without_ids("parallel")
+    assert len(calls_without_ids("serial")) == len(CASES)
+    for name in (f"{c.id}__r0.yaml" for c in CASES):
+        one = read_cassette(cassettes / "serial" / name).interactions
+        other = read_cassette(cassettes / "parallel" / name).interactions
+        assert len(one) == len(other)
+        for a, b in zip(one, other, strict=True):
+            assert requests_match(a["request"], b["request"])
+            # same client headers (content-length follows the ids' lengths)
+            assert {**a["request"]["headers"], "content-length": None} == {
+                **b["request"]["headers"],
+                "content-length": None,
+            }
+    # each worker sends over its own kept-alive connection, so a trace never changes connection
+    # (one pool shared by all workers handed each request whichever connection was idle)
+    by_trace: dict[str, set[int]] = {}
+    for request in parallel:
+        instruction = request["body"]["messages"][0]["content"]
+        by_trace.setdefault(instruction, set()).add(request["connection"])
+    assert all(len(ports) == 1 for ports in by_trace.values()), by_trace
+    assert len({request["connection"] for request in parallel}) <= 3
 
 
 def test_a_failing_store_ends_the_run_with_its_error_not_a_hang(
