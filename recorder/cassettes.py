@@ -96,6 +96,10 @@ class ReplayMissError(RecorderError):
 
 
 def scrub_text(text: str) -> str:
+    # every key the pattern finds contains "sk-": a substring test (memchr-fast) spares the
+    # regex scan, which crawls through long request bodies at ~15 MB/s because of its \b
+    if "sk-" not in text:
+        return text
     return _KEY_PATTERN.sub(REDACTED, text)
 
 
@@ -113,6 +117,8 @@ def _scrub_body(body: Any) -> Any:
     if isinstance(body, str):
         return scrub_text(body)
     if isinstance(body, bytes):
+        if b"sk-" not in body:
+            return body  # the same bytes a UTF-8 round trip of unchanged text gives back
         try:
             return scrub_text(body.decode("utf-8")).encode("utf-8")
         except UnicodeDecodeError:

@@ -14,10 +14,13 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from recorder.cassettes import (
+    _KEY_PATTERN,
+    REDACTED,
     SECRET_REQUEST_HEADERS,
     SECRET_RESPONSE_HEADERS,
     CassetteError,
     Tape,
+    _scrub_body,
     differing_fields,
     read_cassette,
     scrub_interaction,
@@ -74,6 +77,18 @@ def test_scrub_text_never_leaves_a_key(key: str, around: str) -> None:
     once = scrub_text(text)
     assert f"sk-{key}" not in once
     assert scrub_text(once) == once  # idempotent
+
+
+@given(
+    st.lists(
+        st.sampled_from(["sk-", "sk", "-", "k", "s", "x", " ", "é", "0123456789abcdefgh", "\n"]),
+        max_size=30,
+    ).map("".join)
+)
+def test_scrub_fast_path_gives_what_the_pattern_alone_gives(text: str) -> None:
+    assert scrub_text(text) == _KEY_PATTERN.sub(REDACTED, text)
+    raw = text.encode("utf-8")
+    assert _scrub_body(raw) == _KEY_PATTERN.sub(REDACTED, text).encode("utf-8")
 
 
 def test_write_is_atomic_and_leaves_no_temp_on_failure(
