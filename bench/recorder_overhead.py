@@ -4,23 +4,36 @@
    atomic cassette write + transactional store write) against plain httpx POSTs of the same
    request to the same loopback server. Measured against a zero-latency server (worst case: the
    recorder's fixed costs against almost nothing) and a 50 ms server (a fast real model).
-2. Throughput at concurrency 1, 4, 16 against a loopback server that answers after 50 ms.
+2. Throughput at concurrency 1, 4, 16 against a loopback server that answers after 50 ms, each
+   measurement in a fresh process; optionally also with the server's threads inside the
+   recorder's process (how this bench measured before) and for the code of another git commit,
+   alternating, so "before" and "after" come from the same run.
 3. Replay wall time of the 72-case retail suite recorded against a loopback oracle model.
 
+The loopback servers run in their own process, as a real model does: threads of an in-process
+server would take the recorder's GIL and be billed as its CPU.
+
     python bench/recorder_overhead.py [--exchanges 200] [--cases 128] [--rounds 3]
+        [--sections overhead,throughput,replay] [--also-in-process] [--baseline GIT_REF]
 """
 
 from __future__ import annotations
 
 import argparse
 import asyncio
+import contextlib
+import io
 import json
+import os
 import shutil
 import statistics
+import subprocess
 import sys
+import tarfile
 import tempfile
 import threading
 import time
+from collections.abc import Iterator
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import Any
@@ -28,7 +41,9 @@ from typing import Any
 import httpx
 
 ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT))
+# a child measuring another commit's recorder imports that tree's packages instead
+CODE_ROOT = Path(os.environ.get("REJUDGE_BENCH_CODE") or ROOT)
+sys.path.insert(0, str(CODE_ROOT))
 
 import suites  # noqa: E402
 from recorder.record import record_suite_async  # noqa: E402
@@ -72,10 +87,16 @@ class _Handler(BaseHTTPRequestHandler):
         self.wfile.write(payload)
 
 
+class _HTTPServer(ThreadingHTTPServer):
+    daemon_threads = True
+    # 16 workers connect at once; socketserver's default backlog of 5 drops the other SYNs,
+    # which the kernel retries only after a second (real model servers listen with ~2048)
+    request_queue_size = 128
+
+
 class Server:
     def __init__(self, delay_s: float = 0.0, answer: Any = None) -> None:
-        self.httpd = ThreadingHTTPServer(("127.0.0.1", 0), _Handler)
-        self.httpd.daemon_threads = True
+        self.httpd = _HTTPServer(("127.0.0.1", 0), _Handler)
         self.httpd.delay_s = delay_s  # type: ignore[attr-defined]
         self.httpd.answer = answer or (lambda raw: FINAL)  # type: ignore[attr-defined]
         self.thread = threading.Thread(
@@ -93,6 +114,35 @@ class Server:
     def __exit__(self, *exc: object) -> None:
         self.httpd.shutdown()
         self.httpd.server_close()
+
+
+@contextlib.contextmanager
+def server_process(delay_s: float, oracle: bool = False) -> Iterator[str]:
+    """A loopback model server in a process of its own; yields its base URL."""
+    command = [sys.executable, str(Path(__file__).resolve()), "--serve", str(delay_s)]
+    if oracle:
+        command.append("--oracle")
+    child = subprocess.Popen(command, stdout=subprocess.PIPE, text=True)
+    try:
+        assert child.stdout is not None
+        url = child.stdout.readline().strip()
+        if not url.startswith("http://"):
+            raise RuntimeError(f"bench server did not start (said {url!r})")
+        yield url
+    finally:
+        child.terminate()
+        child.wait(timeout=10)
+
+
+def serve(delay_s: float, oracle: bool) -> None:
+    """The server process: print the URL, answer until terminated."""
+    answer = None
+    if oracle:
+        RETAIL_BY_INSTRUCTION.update({c.instruction: c for c in suites.load_suite("retail").cases})
+        answer = retail_oracle
+    server = Server(delay_s, answer)
+    print(server.url, flush=True)
+    server.httpd.serve_forever(poll_interval=0.05)
 
 
 def bench_suite(n: int) -> SuiteSource:
@@ -171,22 +221,23 @@ def _request_body(suite: SuiteSource) -> bytes:
 
 async def recorder_run(
     url: str, suite: SuiteSource, concurrency: int, workdir: Path, name: str
-) -> float:
+) -> tuple[float, float]:
+    """Wall and process CPU seconds from the first trace to the last (setup excluded)."""
     store = Store.open(f"sqlite:///{workdir / (name + '.db')}")
     config = RunConfig(model="bench", provider="local", base_url=url, concurrency=concurrency)
-    marks: list[float] = []
+    marks: list[tuple[float, float]] = []
 
     def progress(state: Any) -> None:
         # the first call comes once the run is set up: time the traces, not the setup
-        marks.append(time.perf_counter())
+        marks.append((time.perf_counter(), time.process_time()))
 
     summary = await record_suite_async(
         store, suite, config, workdir / "cassettes", run_name=name, progress=progress
     )
-    elapsed = marks[-1] - marks[0]
+    elapsed, cpu = (marks[-1][0] - marks[0][0]), (marks[-1][1] - marks[0][1])
     assert summary.recorded == len(suite.cases), summary.progress
     store.close()
-    return elapsed
+    return elapsed, cpu
 
 
 def retail_oracle(raw: bytes) -> bytes:
@@ -219,93 +270,181 @@ def retail_oracle(raw: bytes) -> bytes:
 RETAIL_BY_INSTRUCTION: dict[str, Case] = {}
 
 
+def _sub_suite(suite: SuiteSource, n: int) -> SuiteSource:
+    return SuiteSource(
+        name="bench",
+        domain="bench",
+        format_version=1,
+        registry=suite.registry,
+        cases=suite.cases[:n],
+    )
+
+
+def overhead(args: argparse.Namespace, suite: SuiteSource, workdir: Path) -> None:
+    body = _request_body(suite)
+    print(f"# recorder overhead per exchange ({args.exchanges} exchanges, concurrency 1)")
+    for delay in (0.0, 0.05):
+        n = args.exchanges if delay == 0 else min(args.exchanges, 40)
+        sub = _sub_suite(suite, n)
+        plain_runs, rec_runs = [], []
+        with server_process(delay) as url:
+            # alternate the two, several times, and keep the medians: the machine is shared
+            for attempt in range(args.rounds):
+                plain_runs.append(asyncio.run(plain_httpx(url, n, body)))
+                wall, _cpu = asyncio.run(
+                    recorder_run(url, sub, 1, workdir, f"overhead-{int(delay * 1000)}-{attempt}")
+                )
+                rec_runs.append(wall)
+        plain, rec = statistics.median(plain_runs), statistics.median(rec_runs)
+        print(
+            f"server latency {delay * 1000:.0f} ms: plain httpx {plain / n * 1000:.2f} ms/exchange, "
+            f"recorder {rec / n * 1000:.2f} ms/exchange, ratio {rec / plain:.2f}x "
+            f"(medians of {args.rounds})"
+        )
+
+
+def throughput_child(args: argparse.Namespace) -> None:
+    """One throughput measurement in this fresh process; prints wall and CPU as JSON."""
+    _register_domain()
+    suite = bench_suite(args.cases)
+    workdir = Path(tempfile.mkdtemp(prefix="rejudge-bench-"))
+    try:
+        with contextlib.ExitStack() as stack:
+            if args.url == "in-process":
+                url = stack.enter_context(Server(0.05)).url
+            else:
+                url = args.url
+            # a few traces first: lazy imports and the first connections are not throughput
+            asyncio.run(recorder_run(url, _sub_suite(suite, 8), 4, workdir, "warm"))
+            wall, cpu = asyncio.run(recorder_run(url, suite, args.concurrency, workdir, "tp"))
+        print(json.dumps({"wall": wall, "cpu": cpu}))
+    finally:
+        shutil.rmtree(workdir, ignore_errors=True)
+
+
+def _measure(code_root: Path, url: str, concurrency: int, cases: int) -> tuple[float, float]:
+    command = [
+        sys.executable,
+        str(Path(__file__).resolve()),
+        "--throughput-child",
+        url,
+        "--concurrency",
+        str(concurrency),
+        "--cases",
+        str(cases),
+    ]
+    env = {**os.environ, "REJUDGE_BENCH_CODE": str(code_root)}
+    out = subprocess.run(command, env=env, check=True, capture_output=True, text=True).stdout
+    result = json.loads(out.strip().splitlines()[-1])
+    return cases / result["wall"], result["cpu"] / cases * 1000
+
+
+def _tree_at(ref: str, workdir: Path) -> Path:
+    """The repository's files at ``ref``, extracted (the checkout itself is left alone)."""
+    target = workdir / f"tree-{ref.replace('/', '_')}"
+    target.mkdir()
+    archive = subprocess.run(
+        ["git", "-C", str(ROOT), "archive", ref], check=True, capture_output=True
+    ).stdout
+    with tarfile.open(fileobj=io.BytesIO(archive)) as tar:
+        tar.extractall(target, filter="data")
+    return target
+
+
+def throughput(args: argparse.Namespace, workdir: Path) -> None:
+    print(
+        f"\n# throughput against a 50 ms server ({args.cases} one-exchange traces; medians of "
+        f"{args.rounds}, each measurement in a fresh process, settings alternating)"
+    )
+    settings: list[tuple[str, Path, bool]] = [("this tree, server in its own process", ROOT, False)]
+    if args.also_in_process:
+        settings.append(("this tree, server threads in the recorder's process", ROOT, True))
+    if args.baseline:
+        tree = _tree_at(args.baseline, workdir)
+        settings.append((f"{args.baseline}, server in its own process", tree, False))
+    levels = (1, 4, 16)
+    results: dict[tuple[int, int], list[tuple[float, float]]] = {}
+    with server_process(0.05) as url:
+        for _ in range(args.rounds):
+            for index, (_label, root, in_process) in enumerate(settings):
+                for concurrency in levels:
+                    where = "in-process" if in_process else url
+                    results.setdefault((index, concurrency), []).append(
+                        _measure(root, where, concurrency, args.cases)
+                    )
+    for index, (label, _root, _in_process) in enumerate(settings):
+        print(f"{label}:")
+        base = statistics.median(rate for rate, _ in results[(index, 1)])
+        for concurrency in levels:
+            runs = results[(index, concurrency)]
+            rate = statistics.median(r for r, _ in runs)
+            cpu = statistics.median(c for _, c in runs)
+            spread = ", ".join(f"{r:.0f}" for r, _ in runs)
+            print(
+                f"  concurrency {concurrency:>2}: {rate:6.1f} traces/s ({rate / base:4.1f}x "
+                f"concurrency 1; runs {spread}); process CPU {cpu:.2f} ms/trace"
+            )
+
+
+def replay(workdir: Path) -> None:
+    print("\n# replay of the retail suite (72 cases, recorded against a loopback oracle model)")
+    retail = suites.load_suite("retail")
+    store = Store.open(f"sqlite:///{workdir / 'retail.db'}")
+    with server_process(0.0, oracle=True) as url:
+        config = RunConfig(model="oracle", provider="local", base_url=url, concurrency=8)
+        started = time.perf_counter()
+        asyncio.run(
+            record_suite_async(store, retail, config, workdir / "cassettes", run_name="retail")
+        )
+        recorded = time.perf_counter() - started
+    started = time.perf_counter()
+    report = replay_run(store, "retail", workdir / "cassettes")
+    replayed = time.perf_counter() - started
+    exchanges = sum(1 for _ in (workdir / "cassettes" / "retail").glob("*.yaml"))
+    print(
+        f"recorded {exchanges} traces in {recorded:.2f}s; replay (network blocked, hashes "
+        f"checked) {replayed:.2f}s, {report.matched}/{report.traces} matched"
+    )
+    store.close()
+
+
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__)
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
     parser.add_argument("--exchanges", type=int, default=200)
     parser.add_argument("--cases", type=int, default=128)
     parser.add_argument("--rounds", type=int, default=3)
+    parser.add_argument("--sections", default="overhead,throughput,replay")
+    parser.add_argument(
+        "--also-in-process",
+        action="store_true",
+        help="throughput also with the server's threads in the recorder's process",
+    )
+    parser.add_argument(
+        "--baseline", metavar="GIT_REF", help="throughput also for the recorder at this commit"
+    )
+    parser.add_argument("--serve", type=float, help=argparse.SUPPRESS)
+    parser.add_argument("--oracle", action="store_true", help=argparse.SUPPRESS)
+    parser.add_argument("--throughput-child", dest="url", help=argparse.SUPPRESS)
+    parser.add_argument("--concurrency", type=int, default=1, help=argparse.SUPPRESS)
     args = parser.parse_args()
+    if args.serve is not None:
+        serve(args.serve, args.oracle)
+        return
+    if args.url is not None:
+        throughput_child(args)
+        return
+    sections = set(args.sections.split(","))
     _register_domain()
     workdir = Path(tempfile.mkdtemp(prefix="rejudge-bench-"))
     try:
-        suite = bench_suite(max(args.exchanges, args.cases))
-        body = _request_body(suite)
-        print(f"# recorder overhead per exchange ({args.exchanges} exchanges, concurrency 1)")
-        for delay in (0.0, 0.05):
-            n = args.exchanges if delay == 0 else min(args.exchanges, 40)
-            sub = SuiteSource(
-                name="bench",
-                domain="bench",
-                format_version=1,
-                registry=suite.registry,
-                cases=suite.cases[:n],
-            )
-            plain_runs, rec_runs = [], []
-            with Server(delay) as server:
-                # alternate the two, several times, and keep the medians: the machine is shared
-                for attempt in range(args.rounds):
-                    plain_runs.append(asyncio.run(plain_httpx(server.url, n, body)))
-                    rec_runs.append(
-                        asyncio.run(
-                            recorder_run(
-                                server.url,
-                                sub,
-                                1,
-                                workdir,
-                                f"overhead-{int(delay * 1000)}-{attempt}",
-                            )
-                        )
-                    )
-            plain, rec = statistics.median(plain_runs), statistics.median(rec_runs)
-            print(
-                f"server latency {delay * 1000:.0f} ms: plain httpx {plain / n * 1000:.2f} ms/exchange, "
-                f"recorder {rec / n * 1000:.2f} ms/exchange, ratio {rec / plain:.2f}x "
-                f"(medians of {args.rounds})"
-            )
-
-        print(f"\n# throughput against a 50 ms server ({args.cases} one-exchange traces)")
-        base = None
-        tsuite = SuiteSource(
-            name="bench",
-            domain="bench",
-            format_version=1,
-            registry=suite.registry,
-            cases=suite.cases[: args.cases],
-        )
-        with Server(0.05) as server:
-            for concurrency in (1, 4, 16):
-                cpu = time.process_time()
-                elapsed = asyncio.run(
-                    recorder_run(server.url, tsuite, concurrency, workdir, f"tp-{concurrency}")
-                )
-                cpu_ms = (time.process_time() - cpu) / args.cases * 1000
-                rate = args.cases / elapsed
-                base = base or rate
-                print(
-                    f"concurrency {concurrency:>2}: {rate:7.1f} traces/s ({rate / base:.1f}x "
-                    f"concurrency 1); process CPU {cpu_ms:.1f} ms/trace (recorder + server threads)"
-                )
-
-        print("\n# replay of the retail suite (72 cases, recorded against a loopback oracle model)")
-        retail = suites.load_suite("retail")
-        RETAIL_BY_INSTRUCTION.update({c.instruction: c for c in retail.cases})
-        store = Store.open(f"sqlite:///{workdir / 'retail.db'}")
-        with Server(0.0, retail_oracle) as server:
-            config = RunConfig(model="oracle", provider="local", base_url=server.url, concurrency=8)
-            started = time.perf_counter()
-            asyncio.run(
-                record_suite_async(store, retail, config, workdir / "cassettes", run_name="retail")
-            )
-            recorded = time.perf_counter() - started
-        started = time.perf_counter()
-        report = replay_run(store, "retail", workdir / "cassettes")
-        replayed = time.perf_counter() - started
-        exchanges = sum(1 for _ in (workdir / "cassettes" / "retail").glob("*.yaml"))
-        print(
-            f"recorded {exchanges} traces in {recorded:.2f}s; replay (network blocked, hashes "
-            f"checked) {replayed:.2f}s, {report.matched}/{report.traces} matched"
-        )
-        store.close()
+        if "overhead" in sections:
+            overhead(args, bench_suite(args.exchanges), workdir)
+        if "throughput" in sections:
+            throughput(args, workdir)
+        if "replay" in sections:
+            replay(workdir)
     finally:
         shutil.rmtree(workdir, ignore_errors=True)
 
