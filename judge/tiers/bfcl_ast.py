@@ -433,70 +433,12 @@ def js_value(text: str, js_type: str, nested: str | None = None) -> Any:
 
 
 def _first_type(answers: Any) -> type | None:
+    """The type of the first acceptable value that is not the optional marker ``""``."""
     if isinstance(answers, (list, tuple, str, dict)):
         for answer in answers:
             if answer != "":
                 return type(answer)
     return None
-
-
-# id(acceptable-values list) -> (the list, its first type, its standardized strings); case
-# metadata is immutable, and holding the list keeps its id from being reused
-_FACTS: dict[int, tuple[Any, type | None, frozenset[str] | None]] = {}
-
-
-def _facts(answers: Any) -> tuple[type | None, frozenset[str] | None]:
-    hit = _FACTS.get(id(answers))
-    if hit is not None and hit[0] is answers:
-        return hit[1], hit[2]
-    if len(_FACTS) > 200_000:
-        _FACTS.clear()
-    first = _first_type(answers)
-    strings = (
-        frozenset(standardize(a) for a in answers if type(a) is str)
-        if isinstance(answers, list)
-        else None
-    )
-    _FACTS[id(answers)] = (answers, first, strings)
-    return first, strings
-
-
-def _answer_type(answers: Any) -> type | None:
-    """The type of the first acceptable value that is not the optional marker ``""``."""
-    if isinstance(answers, list):
-        return _facts(answers)[0]
-    return _first_type(answers)
-
-
-def _type_ok(
-    value: Any, answers: Any, expected: type, nested: type | None, fixes: BfclFixes
-) -> tuple[bool, bool, str]:
-    """(valid, is_variable, error type) of BFCL's type check (one level of element types)."""
-    answer_type = _answer_type(answers)
-    variable = answer_type is not None and answer_type is not expected
-    if type(value) is expected:
-        if nested is None:
-            return True, variable, ""
-        for item in answers if isinstance(answers, list) else []:
-            if type(item) is not list:
-                return True, variable, ""
-            if all(_element_ok(v, item, nested, fixes) for v in value):
-                return True, variable, ""
-        if answer_type is not None and type(value) is answer_type:
-            return False, True, "type_error:nested"
-        return False, False, "type_error:simple"
-    if answer_type is not None and type(value) is answer_type:
-        return True, True, ""
-    return False, False, "type_error:simple"
-
-
-def _element_ok(value: Any, answers: list[Any], expected: type, fixes: BfclFixes) -> bool:
-    if fixes.int_for_float_in_lists and expected is float and type(value) is int:
-        return True
-    if type(value) is expected:
-        return True
-    answer_type = _answer_type(answers)
-    return answer_type is not None and type(value) is answer_type
 
 
 def _dict_matches(value: Any, answer: Any, eq: Equal) -> tuple[bool, str, str]:
@@ -517,25 +459,111 @@ def _dict_matches(value: Any, answer: Any, eq: Equal) -> tuple[bool, str, str]:
     return True, "", ""
 
 
-def _check_param(
-    param: str,
-    value: Any,
-    psig: dict[str, Any],
-    answers: Any,
-    language: str,
-    fixes: BfclFixes,
-    eq: Equal,
-) -> tuple[str, str, Callable[[], str]] | None:
-    """None when the value is acceptable, else (error type, taxonomy code, message)."""
-    bfcl_type = psig.get("type")
-    items = psig.get("items")
-    nested: type | None = None
-    try:
+_ParamError = tuple[str, str, Callable[[], str]]
+
+
+def _unsupported(param: str, why: str) -> _ParamError:
+    return "bfcl_error:unsupported_type", tx.RULE_ERROR, lambda: f"{param!r}: {why}"
+
+
+class _Param:
+    """One parameter of one possible answer, with everything that does not depend on the model's
+    value worked out once per case: the type dispatch, the acceptable values' first type, their
+    standardized strings and lists. ``check`` gives what a fresh reading of the signature and
+    the acceptable values would (same errors, same order of tests, same messages)."""
+
+    __slots__ = (
+        "param",
+        "bfcl_type",
+        "items",
+        "language",
+        "table",
+        "why",
+        "expected",
+        "nested",
+        "int_to_float",
+        "answers",
+        "options",
+        "answer_type",
+        "variable",
+        "raw_strings",
+        "strings",
+        "std_lists",
+        "item_facts",
+        "quick_type",
+        "quick",
+    )
+
+    def __init__(self, param: str, psig: dict[str, Any], answers: Any, language: str) -> None:
+        self.param = param
+        self.bfcl_type = bfcl_type = psig.get("type")
+        self.items = items = psig.get("items")
+        self.language = language
+        self.why: str | None = None
+        self.expected: type | None = None
+        self.nested: type | None = None
+        self.int_to_float = False
         if language in ("java", "javascript"):
-            table = _JAVA_TYPES if language == "java" else _JS_TYPES
-            if bfcl_type not in table:
-                raise _Unsupported(f"unsupported {language} type {bfcl_type!r}")
-            expected = table[bfcl_type]
+            # element types are read after the value is known to be a string (see check)
+            self.table: dict[str, type] = _JAVA_TYPES if language == "java" else _JS_TYPES
+            if bfcl_type not in self.table:
+                self.why = f"unsupported {language} type {bfcl_type!r}"
+            else:
+                self.expected = self.table[bfcl_type]
+        else:
+            self.table = _PY_TYPES
+            if bfcl_type not in _PY_TYPES:
+                self.why = f"unsupported type {bfcl_type!r}"
+            else:
+                self.expected = _PY_TYPES[bfcl_type]
+                if bfcl_type in _PY_NESTED:
+                    if items not in _PY_TYPES:
+                        self.why = f"unsupported element type {items!r}"
+                    else:
+                        self.nested = _PY_TYPES[items]
+                self.int_to_float = bfcl_type == "float"
+        self.answers = answers
+        self.options: list[Any] = answers if isinstance(answers, list) else []
+        self.answer_type = answer_type = _first_type(answers)
+        self.variable = answer_type is not None and answer_type is not self.expected
+        strings = [a for a in self.options if type(a) is str]
+        # an exact acceptable string is acceptable standardized too: no need to standardize it
+        self.raw_strings = frozenset(strings)
+        self.strings = frozenset(standardize(a) for a in strings)
+        self.std_lists = [
+            [_std(a) for a in answer]
+            for answer in self.options
+            if isinstance(answer, (list, str, dict, tuple))
+        ]
+        # per acceptable value: (is a list, its first type) for the element-type check
+        self.item_facts = [
+            (type(item) is list, _first_type(item) if type(item) is list else None)
+            for item in self.options
+        ]
+        # A value of the expected scalar type that is itself one of the acceptable values
+        # passes under either equality (same type on both sides, so booleans never meet
+        # numbers), without the type and value checks: the common case of a right answer.
+        self.quick_type: type | None = None
+        self.quick: frozenset[Any] = frozenset()
+        expected = self.expected
+        if (
+            language == "python"
+            and self.why is None
+            and not self.variable
+            and expected in (str, int, float, bool)
+        ):
+            self.quick_type = expected
+            self.quick = frozenset(a for a in self.options if type(a) is expected and a == a)
+
+    def check(self, value: Any, fixes: BfclFixes, eq: Equal) -> _ParamError | None:
+        """None when the value is acceptable, else (error type, taxonomy code, message)."""
+        param = self.param
+        bfcl_type = self.bfcl_type
+        if self.why is not None:
+            return _unsupported(param, self.why)
+        nested = self.nested
+        if self.language in ("java", "javascript"):
+            language = self.language
             if type(value) is not str:
                 kind = "java" if language == "java" else "js"
                 return (
@@ -547,172 +575,236 @@ def _check_param(
                     ),
                 )
             convert = java_value if language == "java" else js_value
-            if bfcl_type in _CONVERTED_NESTED:
-                if items not in table:
-                    raise _Unsupported(f"unsupported element type {items!r}")
-                nested = table[items]
-                value = convert(value, bfcl_type, items)
-            else:
-                value = convert(value, bfcl_type)
+            try:
+                if bfcl_type in _CONVERTED_NESTED:
+                    items = self.items
+                    if items not in self.table:
+                        raise _Unsupported(f"unsupported element type {items!r}")
+                    nested = self.table[items]
+                    value = convert(value, bfcl_type, items)
+                else:
+                    value = convert(value, bfcl_type)
+            except _Unsupported as exc:
+                return _unsupported(param, str(exc))
+        elif self.int_to_float and type(value) is int:
+            value = float(value)
+        expected = self.expected
+        answer_type = self.answer_type
+        # BFCL's type check (one level of element types)
+        if type(value) is expected:
+            if nested is not None:
+                for is_list, item_type in self.item_facts:
+                    if not is_list:
+                        break
+                    if all(
+                        (fixes.int_for_float_in_lists and nested is float and type(v) is int)
+                        or type(v) is nested
+                        or (item_type is not None and type(v) is item_type)
+                        for v in value
+                    ):
+                        break
+                else:
+                    etype = (
+                        "type_error:nested"
+                        if answer_type is not None and type(value) is answer_type
+                        else "type_error:simple"
+                    )
+                    return (
+                        etype,
+                        tx.PARAM_WRONG_FORMAT,
+                        lambda: (
+                            f"{param!r}: expected type {bfcl_type}, "
+                            f"got {type(value).__name__} ({value!r})"
+                        ),
+                    )
+            variable = self.variable
+        elif answer_type is not None and type(value) is answer_type:
+            variable = True
         else:
-            if bfcl_type not in _PY_TYPES:
-                raise _Unsupported(f"unsupported type {bfcl_type!r}")
-            expected = _PY_TYPES[bfcl_type]
-            if bfcl_type in _PY_NESTED:
-                if items not in _PY_TYPES:
-                    raise _Unsupported(f"unsupported element type {items!r}")
-                nested = _PY_TYPES[items]
-            if bfcl_type == "float" and type(value) is int:
-                value = float(value)
-    except _Unsupported as exc:
-        why = str(exc)
-        return "bfcl_error:unsupported_type", tx.RULE_ERROR, lambda: f"{param!r}: {why}"
-    valid, variable, type_error = _type_ok(value, answers, expected, nested, fixes)
-    if not valid:
+            return (
+                "type_error:simple",
+                tx.PARAM_WRONG_FORMAT,
+                lambda: (
+                    f"{param!r}: expected type {bfcl_type}, got {type(value).__name__} ({value!r})"
+                ),
+            )
+        options = self.options
+        if not variable:
+            if expected is str:
+                if value in self.raw_strings or standardize(value) in self.strings:
+                    return None
+                return (
+                    "value_error:string",
+                    tx.PARAM_WRONG_VALUE,
+                    lambda: f"{param!r}: {value!r} is none of {options!r} (standardized)",
+                )
+            if expected is dict:
+                details = ("value_error:dict_value", "no acceptable dict")
+                for answer in options:
+                    if answer == "":
+                        continue
+                    ok, etype, detail = _dict_matches(value, answer, eq)
+                    if ok:
+                        return None
+                    details = (etype, detail)
+                etype, detail = details
+                return etype, tx.PARAM_WRONG_VALUE, lambda: f"{param!r}: {detail}"
+            if expected is list and nested is dict:
+                sized = [a for a in options if isinstance(a, (list, str))]
+                same_len = [a for a in sized if len(a) == len(value)]
+                for answer in same_len:
+                    if all(_dict_matches(v, a, eq)[0] for v, a in zip(value, answer, strict=True)):
+                        return None
+                etype = "value_error:list_dict_count" if not same_len else "value_error:dict_value"
+                return (
+                    etype,
+                    tx.PARAM_WRONG_VALUE,
+                    lambda: f"{param!r}: {value!r} matches no acceptable list",
+                )
+            if expected is list:
+                mine = [_std(v) for v in value]
+                for answer in self.std_lists:
+                    if eq(mine, answer):
+                        return None
+                return (
+                    "value_error:list/tuple",
+                    tx.PARAM_WRONG_VALUE,
+                    lambda: f"{param!r}: {value!r} is none of {options!r}",
+                )
+        if _member(value, options, eq):
+            return None
         return (
-            type_error,
-            tx.PARAM_WRONG_FORMAT,
-            lambda: f"{param!r}: expected type {bfcl_type}, got {type(value).__name__} ({value!r})",
+            "value_error:others",
+            tx.PARAM_WRONG_VALUE,
+            lambda: f"{param!r}: {value!r} is none of {options!r}",
         )
-    options = answers if isinstance(answers, list) else []
-    if not variable:
-        if expected is dict:
-            details = [_dict_matches(value, a, eq) for a in options if a != ""]
-            if any(ok for ok, _t, _d in details):
-                return None
-            etype, detail = (
-                (details[-1][1], details[-1][2])
-                if details
-                else ("value_error:dict_value", "no acceptable dict")
-            )
-            return etype, tx.PARAM_WRONG_VALUE, lambda: f"{param!r}: {detail}"
-        if expected is list and nested is dict:
-            sized = [a for a in options if isinstance(a, (list, str))]
-            same_len = [a for a in sized if len(a) == len(value)]
-            for answer in same_len:
-                if all(_dict_matches(v, a, eq)[0] for v, a in zip(value, answer, strict=True)):
-                    return None
-            etype = "value_error:list_dict_count" if not same_len else "value_error:dict_value"
-            return (
-                etype,
-                tx.PARAM_WRONG_VALUE,
-                lambda: f"{param!r}: {value!r} matches no acceptable list",
-            )
-        if expected is str:
-            strings = _facts(answers)[1] or frozenset()
-            if standardize(value) in strings:
-                return None
-            return (
-                "value_error:string",
-                tx.PARAM_WRONG_VALUE,
-                lambda: f"{param!r}: {value!r} is none of {options!r} (standardized)",
-            )
-        if expected is list:
-            mine = [_std(v) for v in value]
-            for answer in options:
-                if not isinstance(answer, (list, str, dict, tuple)):
-                    continue
-                if eq(mine, [_std(a) for a in answer]):
-                    return None
-            return (
-                "value_error:list/tuple",
-                tx.PARAM_WRONG_VALUE,
-                lambda: f"{param!r}: {value!r} is none of {options!r}",
-            )
-    if _member(value, options, eq):
-        return None
-    return (
-        "value_error:others",
-        tx.PARAM_WRONG_VALUE,
-        lambda: f"{param!r}: {value!r} is none of {options!r}",
-    )
 
 
 # --------------------------------------------------------------------------- one call
 
 
-def _same_function(name: str, expected: str) -> bool:
-    """The original name, or BFCL's provider spelling of it (dots as underscores)."""
-    return name == expected or ("." in expected and name == expected.replace(".", "_"))
+class _Answer:
+    """One possible-answer entry of a case, read once: the expected function, its acceptable
+    values, its signature and the per-parameter checks (each built on first use)."""
 
+    __slots__ = ("index", "name", "wire", "acceptable", "functions", "language", "_sig", "_params")
 
-def _check_call(
-    answer: dict[str, Any],
-    answer_index: int,
-    call: tuple[str, dict[str, Any]],
-    call_index: int,
-    functions: dict[str, Any],
-    language: str,
-    fixes: BfclFixes,
-    eq: Equal,
-) -> list[BfclError]:
-    """Every error of one call against one possible-answer entry, in bfcl-eval's order."""
-    (expected_name, acceptable), *_ = answer.items()
-    acceptable = acceptable if isinstance(acceptable, dict) else {}
-    name, args = call
-    where = {"answer": answer_index, "call": call_index}  # noqa: F841 - used below
-    if not _same_function(name, expected_name):
-        code = tx.TOOL_WRONG
-        return [
-            BfclError(
-                "simple_function_checker:wrong_func_name",
-                code,
-                f"expected function {expected_name!r}, got {name!r}",
-                **where,
-            )
-        ]
-    sig = functions.get(expected_name)
-    if not isinstance(sig, dict):
-        return [
-            BfclError(
-                "bfcl_error:unknown_function",
-                tx.RULE_ERROR,
-                f"no signature for {expected_name!r} in the case",
-                **where,
-            )
-        ]
-    props: dict[str, Any] = sig.get("properties") or {}
-    errors: list[BfclError] = []
-    missing_required = [p for p in sig.get("required") or [] if p not in args]
-    for param in missing_required:
-        errors.append(
-            BfclError(
-                "simple_function_checker:missing_required",
-                tx.PARAM_MISSING,
-                f"missing required parameter {param!r}",
-                param=param,
-                **where,
-            )
-        )
-    for param, value in args.items():
-        if param not in props or param not in acceptable:
+    def __init__(
+        self, index: int, answer: dict[str, Any], functions: dict[str, Any], language: str
+    ) -> None:
+        (name, acceptable), *_ = answer.items()
+        self.index = index
+        self.name: str = name
+        self.wire = name.replace(".", "_") if "." in name else name
+        self.acceptable: dict[str, Any] = acceptable if isinstance(acceptable, dict) else {}
+        self.functions = functions
+        self.language = language
+        # (signature, its properties, its required list, the parameters an answer cannot
+        # leave out); None until a call names the function
+        self._sig: tuple[Any, dict[str, Any], list[Any], list[str]] | None = None
+        self._params: dict[str, _Param] = {}
+
+    def signature(self) -> tuple[Any, dict[str, Any], list[Any], list[str]]:
+        sig = self._sig
+        if sig is None:
+            found = self.functions.get(self.name)
+            if isinstance(found, dict):
+                props = found.get("properties") or {}
+                required = found.get("required") or []
+            else:
+                props, required = {}, []
+            mandatory = [
+                p
+                for p, options in self.acceptable.items()
+                if not (isinstance(options, list) and "" in options)
+            ]
+            sig = self._sig = (found, props, required, mandatory)
+        return sig
+
+    def param(self, param: str, psig: dict[str, Any]) -> _Param:
+        plan = self._params.get(param)
+        if plan is None:
+            plan = self._params[param] = _Param(param, psig, self.acceptable[param], self.language)
+        return plan
+
+    def check(
+        self, call: tuple[str, dict[str, Any]], call_index: int, fixes: BfclFixes, eq: Equal
+    ) -> list[BfclError]:
+        """Every error of one call against this answer, in bfcl-eval's order."""
+        name, args = call
+        expected_name = self.name
+        answer_index = self.index
+        if name != expected_name and name != self.wire:
+            return [
+                BfclError(
+                    "simple_function_checker:wrong_func_name",
+                    tx.TOOL_WRONG,
+                    lambda: f"expected function {expected_name!r}, got {name!r}",
+                    answer_index,
+                    call_index,
+                )
+            ]
+        sig, props, required, mandatory = self.signature()
+        if not isinstance(sig, dict):
+            return [
+                BfclError(
+                    "bfcl_error:unknown_function",
+                    tx.RULE_ERROR,
+                    f"no signature for {expected_name!r} in the case",
+                    answer_index,
+                    call_index,
+                )
+            ]
+        errors: list[BfclError] = []
+        missing_required = [p for p in required if p not in args]
+        for param in missing_required:
             errors.append(
                 BfclError(
-                    "simple_function_checker:unexpected_param",
-                    tx.PARAM_UNEXPECTED,
-                    f"unexpected parameter {param!r}",
-                    param=param,
-                    **where,
+                    "simple_function_checker:missing_required",
+                    tx.PARAM_MISSING,
+                    f"missing required parameter {param!r}",
+                    answer_index,
+                    call_index,
+                    param,
                 )
             )
-            continue
-        found = _check_param(param, value, props[param], acceptable[param], language, fixes, eq)
-        if found is not None:
-            errors.append(BfclError(found[0], found[1], found[2], param=param, **where))
-    for param, options in acceptable.items():
-        if param in args or param in missing_required:
-            continue
-        if not (isinstance(options, list) and "" in options):
+        acceptable = self.acceptable
+        params = self._params
+        for param, value in args.items():
+            if param not in props or param not in acceptable:
+                errors.append(
+                    BfclError(
+                        "simple_function_checker:unexpected_param",
+                        tx.PARAM_UNEXPECTED,
+                        f"unexpected parameter {param!r}",
+                        answer_index,
+                        call_index,
+                        param,
+                    )
+                )
+                continue
+            plan = params.get(param) or self.param(param, props[param])
+            if type(value) is plan.quick_type and value in plan.quick:
+                continue
+            found = plan.check(value, fixes, eq)
+            if found is not None:
+                errors.append(
+                    BfclError(found[0], found[1], found[2], answer_index, call_index, param)
+                )
+        for param in mandatory:
+            if param in args or param in missing_required:
+                continue
             errors.append(
                 BfclError(
                     "simple_function_checker:missing_optional",
                     tx.PARAM_MISSING,
                     f"parameter {param!r} not given and not optional",
-                    param=param,
-                    **where,
+                    answer_index,
+                    call_index,
+                    param,
                 )
             )
-    return errors
+        return errors
 
 
 # --------------------------------------------------------------------------- whole outputs
@@ -766,14 +858,67 @@ def _bipartite(ok: Callable[[int, int], bool], n_exp: int, n_calls: int) -> dict
     return {i: j for j, i in call_owner.items()}
 
 
+class _Case:
+    """A case's ``metadata["bfcl"]`` read once: kind, language and the possible answers' checks.
+
+    Kept per metadata object (cases are frozen, their metadata is never changed), so every
+    output judged against a case reuses its answers' standardized values and type dispatch."""
+
+    __slots__ = ("meta", "kind", "language", "functions", "answers", "_offered")
+
+    def __init__(self, meta: dict[str, Any]) -> None:
+        self.meta = meta  # held, so the object's id cannot be reused while cached
+        self.kind = meta.get("kind", "simple")
+        self.language = meta.get("language", "python")
+        self.functions: Any = meta.get("functions") or {}
+        self.answers = [
+            _Answer(i, a, self.functions, self.language)
+            for i, a in enumerate(
+                a for a in meta.get("ground_truth") or [] if isinstance(a, dict) and a
+            )
+        ]
+        self._offered: frozenset[str] | None = None
+
+    def offered(self, name: str) -> bool:
+        """Whether ``name`` is an offered function (original or wire spelling)."""
+        offered = self._offered
+        if offered is None:
+            offered = self._offered = frozenset(
+                w for f in self.functions for w in ((f, f.replace(".", "_")) if "." in f else (f,))
+            )
+        return name in offered
+
+
+# id(metadata) -> its reading; bounded so judging millions of distinct cases cannot grow it
+_CASES: dict[int, _Case] = {}
+_CASES_MAX = 100_000
+
+
+def _case_of(meta: dict[str, Any]) -> _Case:
+    hit = _CASES.get(id(meta))
+    if hit is not None and hit.meta is meta:
+        return hit
+    if len(_CASES) >= _CASES_MAX:
+        _CASES.clear()
+    plan = _CASES[id(meta)] = _Case(meta)
+    return plan
+
+
+_PREFIX = {
+    "simple": "simple_function_checker",
+    "multiple": "multiple_function_checker",
+    "parallel": "parallel_function_checker_no_order",
+}
+
+
 def check_output(
     meta: dict[str, Any],
     output: list[tuple[str, dict[str, Any]]] | None,
     fixes: BfclFixes = FAITHFUL,
 ) -> BfclOutcome:
     """Judge one model output (``None``: undecodable) against a case's ``metadata["bfcl"]``."""
-    kind = meta.get("kind", "simple")
-    language = meta.get("language", "python")
+    plan = _case_of(meta)
+    kind = plan.kind
     eq: Equal = _strict_equal if fixes.bools_are_not_numbers else _python_equal
     if output is None:
         if kind == "irrelevance":
@@ -837,8 +982,7 @@ def check_output(
             ],
         )
 
-    answers = [a for a in meta.get("ground_truth") or [] if isinstance(a, dict) and a]
-    functions = meta.get("functions") or {}
+    answers = plan.answers
     n_exp, n_calls = len(answers), len(output)
     errors_of: dict[tuple[int, int], list[BfclError]] = {}
 
@@ -846,17 +990,12 @@ def check_output(
         key = (i, j)
         hit = errors_of.get(key)
         if hit is None:
-            hit = _check_call(answers[i], i, output[j], j, functions, language, fixes, eq)
-            errors_of[key] = hit
+            hit = errors_of[key] = answers[i].check(output[j], j, fixes, eq)
         return hit
 
     errors: list[BfclError] = []
     checker = "parallel" if kind in ("parallel", "parallel_multiple") else kind
-    prefix = {
-        "simple": "simple_function_checker",
-        "multiple": "multiple_function_checker",
-        "parallel": "parallel_function_checker_no_order",
-    }.get(checker, "simple_function_checker")
+    prefix = _PREFIX.get(checker, "simple_function_checker")
     count_ok = n_calls == n_exp if checker != "simple" else n_calls == 1
     if not count_ok:
         errors.append(_count_error(prefix, n_exp if checker != "simple" else 1, n_calls))
@@ -888,7 +1027,7 @@ def check_output(
                         answer=first_unmatched,
                     )
                 )
-            errors.extend(_explain_unmatched(matched, n_exp, n_calls, errs, functions, output))
+            errors.extend(_explain_unmatched(matched, n_exp, n_calls, errs, plan, output))
         return BfclOutcome(valid, _dedupe(errors), matched, n_exp)
 
     # simple and multiple: the first call is checked against the one answer
@@ -899,7 +1038,7 @@ def check_output(
         first = errs(0, 0)
         if not first:
             matched[0] = 0
-        errors.extend(_with_unknown(first, functions, output[0][0]))
+        errors.extend(_with_unknown(first, plan, output[0][0]))
         for j in range(1, n_calls):
             errors.append(
                 BfclError(
@@ -913,9 +1052,8 @@ def check_output(
     return BfclOutcome(valid, errors, matched, n_exp)
 
 
-def _with_unknown(errors: list[BfclError], functions: dict[str, Any], name: str) -> list[BfclError]:
-    offered = any(_same_function(name, f) for f in functions)
-    if any(e.type.endswith("wrong_func_name") for e in errors) and not offered:
+def _with_unknown(errors: list[BfclError], plan: _Case, name: str) -> list[BfclError]:
+    if any(e.type.endswith("wrong_func_name") for e in errors) and not plan.offered(name):
         return [
             *errors,
             BfclError(
@@ -933,7 +1071,7 @@ def _explain_unmatched(
     n_exp: int,
     n_calls: int,
     errs: Callable[[int, int], list[BfclError]],
-    functions: dict[str, Any],
+    plan: _Case,
     output: list[tuple[str, dict[str, Any]]],
 ) -> list[BfclError]:
     """For each unmatched answer, the errors of its closest unmatched call (or TOOL_MISSING)."""
@@ -951,7 +1089,7 @@ def _explain_unmatched(
         if free:
             j = min(free, key=distance)
             free.remove(j)
-            out.extend(_with_unknown(errs(i, j), functions, output[j][0]))
+            out.extend(_with_unknown(errs(i, j), plan, output[j][0]))
         else:
             out.append(
                 BfclError(
