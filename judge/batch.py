@@ -26,7 +26,7 @@ from store.repository import PreparedJudgment, Store
 from store.schemas import Case, RuleSet, ToolRegistry, Trace
 
 from .context import registry_index
-from .engine import ENGINE_VERSION, judge
+from .engine import ENGINE_VERSION, judge_body
 from .report import ReportBuilder, build_report
 from .rulesets import builtin_rule_sets
 from .tiers import get_tier
@@ -127,9 +127,9 @@ def _judge_rows(rows: list[tuple[str, str, str, str]]) -> list[Judged]:
     registry, tier, rule_set = _W["registry"], _W["tier"], _W["rule_set"]
     registry_hash, rule_set_hash = _W["registry_hash"], _W["rule_set_hash"]
     out = []
-    for case_key, trace_hash, body, key in rows:
-        judgment = judge(
-            Trace.model_validate(json.loads(body)),
+    for case_key, trace_hash, text, key in rows:
+        body = judge_body(
+            Trace.model_validate(json.loads(text)),
             cases[case_key],
             registry,
             tier,
@@ -141,10 +141,10 @@ def _judge_rows(rows: list[tuple[str, str, str, str]]) -> list[Judged]:
         )
         out.append(
             (
-                PreparedJudgment.of(judgment, key),
-                list(judgment.taxonomy),
-                judgment.details.get("implicated_tools"),
-                list(judgment.anomalies),
+                PreparedJudgment.from_body(body, key),
+                list(body["taxonomy"]),
+                body["details"].get("implicated_tools"),
+                list(body["anomalies"]),
             )
         )
     return out

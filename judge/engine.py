@@ -23,14 +23,14 @@ from __future__ import annotations
 from typing import Any
 
 from store.hashing import content_hash, hash_bytes
-from store.schemas import Case, Judgment, RuleSet, ToolRegistry, Trace
+from store.schemas import JUDGMENT_FORMAT_VERSION, Case, Judgment, RuleSet, ToolRegistry, Trace
 
 from . import taxonomy as tx
 from .context import build_context
 from .rulesets import DEFAULT_RULE_SET, load_rule_set, settings_of
 from .tiers import Tier, TierResult, get_tier
 
-__all__ = ["ENGINE_VERSION", "judge", "ANOMALY_ZERO_SCORE_ALL_EXECUTED"]
+__all__ = ["ENGINE_VERSION", "judge", "judge_body", "ANOMALY_ZERO_SCORE_ALL_EXECUTED"]
 
 #: bump when a change to the engine can change any judgment (it is part of the judgment key)
 ENGINE_VERSION = "1.0.0"
@@ -66,6 +66,70 @@ def judge(
     The ``*_hash`` keywords let a batch caller pass hashes it already has (from the store), to
     skip recomputing them; they must be the inputs' true content hashes.
     """
+    fields, _plain = _judge_fields(
+        trace, case, registry, tier, rules, trace_hash, case_hash, registry_hash, rule_set_hash
+    )
+    return Judgment(**fields)
+
+
+def judge_body(
+    trace: Trace,
+    case: Case,
+    registry: ToolRegistry,
+    tier: str | Tier,
+    rules: RuleSet | None = None,
+    *,
+    trace_hash: str | None = None,
+    case_hash: str | None = None,
+    registry_hash: str | None = None,
+    rule_set_hash: str | None = None,
+) -> dict[str, Any]:
+    """``judge(...).model_dump(mode="json")``, the body a judgment is stored and hashed as.
+
+    For a tier whose results are plain JSON by construction (``plain_json_results``: str keys;
+    str, int, finite float, bool, None, list and dict values; the call-matching tiers) the body
+    is assembled directly, without validating a :class:`Judgment` and dumping it again: the
+    same dict, so the same canonical text, hash and key (a property test holds the two paths
+    together). Any other tier goes through the model.
+    """
+    fields, plain = _judge_fields(
+        trace, case, registry, tier, rules, trace_hash, case_hash, registry_hash, rule_set_hash
+    )
+    if not plain:
+        return Judgment(**fields).model_dump(mode="json")
+    body = _body_defaults()
+    body.update(fields)
+    return body
+
+
+def _body_defaults() -> dict[str, Any]:
+    """A :class:`Judgment`'s defaults as its JSON dump has them (fresh containers each call)."""
+    return {
+        "format_version": JUDGMENT_FORMAT_VERSION,
+        "taxonomy": [],
+        "partial_score": None,
+        "partial_breakdown": {},
+        "diff": [],
+        "reasons": [],
+        "warnings": [],
+        "anomalies": [],
+        "details": {},
+    }
+
+
+def _judge_fields(
+    trace: Trace,
+    case: Case,
+    registry: ToolRegistry,
+    tier: str | Tier,
+    rules: RuleSet | None,
+    trace_hash: str | None,
+    case_hash: str | None,
+    registry_hash: str | None,
+    rule_set_hash: str | None,
+) -> tuple[dict[str, Any], bool]:
+    """A judgment's fields, and whether they are plain JSON already (see :func:`judge_body`):
+    every outcome but a tier's own result is (hashes, verdicts, reasons as text)."""
     tier_obj = get_tier(tier) if isinstance(tier, str) else tier
     rule_set = rules if rules is not None else load_rule_set(DEFAULT_RULE_SET)
     settings_of(rule_set)  # validate early: a broken rule set is the caller's error
@@ -78,27 +142,26 @@ def judge(
         "engine_version": ENGINE_VERSION,
     }
     if case.skip:
-        return Judgment(
-            verdict="SKIP",
-            reasons=[f"case skipped: {case.skip_reason or 'no reason given'}"],
-            **keys,
-        )
+        keys["verdict"] = "SKIP"
+        keys["reasons"] = [f"case skipped: {case.skip_reason or 'no reason given'}"]
+        return keys, True
     if trace.status == "agent_error":
         err = trace.error
         why = f"{err.kind}: {err.message}" if err is not None else "agent error (no detail)"
-        return Judgment(verdict="AGENT_ERROR", reasons=[why], **keys)
+        keys["verdict"] = "AGENT_ERROR"
+        keys["reasons"] = [why]
+        return keys, True
     try:
         ctx = build_context(trace, case, registry, rule_set, keys["registry_hash"])
         result = tier_obj.evaluate(ctx)
-        return _assemble(result, tier_obj, ctx.settings, trace, case, keys)
+        keys.update(_assemble(result, tier_obj, ctx.settings, trace, case))
+        return keys, getattr(tier_obj, "plain_json_results", False) is True
     except Exception as exc:  # never raise on a trace: record the failure as a judgment
-        return Judgment(
-            verdict="FAIL",
-            taxonomy=[tx.JUDGE_ERROR],
-            reasons=[f"judge error: {type(exc).__name__}: {exc}"[:2000]],
-            anomalies=[ANOMALY_JUDGE_ERROR],
-            **keys,
-        )
+        keys["verdict"] = "FAIL"
+        keys["taxonomy"] = [tx.JUDGE_ERROR]
+        keys["reasons"] = [f"judge error: {type(exc).__name__}: {exc}"[:2000]]
+        keys["anomalies"] = [ANOMALY_JUDGE_ERROR]
+        return keys, True
 
 
 def _assemble(
@@ -107,8 +170,7 @@ def _assemble(
     settings: Any,
     trace: Trace,
     case: Case,
-    keys: dict[str, str],
-) -> Judgment:
+) -> dict[str, Any]:
     codes = tx.order_codes(result.codes)
     weights = (
         settings.partial_weights.contract
@@ -116,11 +178,13 @@ def _assemble(
         else settings.partial_weights.execution
     )
     breakdown = {k: float(result.partial.get(k, 0.0)) for k in sorted(weights)}
-    score = round(sum(weights[k] * breakdown[k] for k in weights), 6)
+    # float(): the model's field is a float, so an empty sum (int 0) is stored as 0.0
+    score = float(round(sum(weights[k] * breakdown[k] for k in weights), 6))
     anomalies = set(result.anomalies)
-    calls = trace.calls
-    if score == 0.0 and calls and all(c.ok is True for c in calls):
-        anomalies.add(ANOMALY_ZERO_SCORE_ALL_EXECUTED)
+    if score == 0.0:
+        calls = trace.calls
+        if calls and all(c.ok is True for c in calls):
+            anomalies.add(ANOMALY_ZERO_SCORE_ALL_EXECUTED)
     if tx.RULE_ERROR in codes:
         anomalies.add(ANOMALY_RULE_ERROR)
     warnings = list(result.warnings)
@@ -130,15 +194,14 @@ def _assemble(
     details = dict(result.details)
     if codes:
         details["primary_cause"] = codes[0]
-    return Judgment(
-        verdict="FAIL" if codes else "PASS",
-        taxonomy=codes,
-        partial_score=score,
-        partial_breakdown=breakdown,
-        diff=result.diff,
-        reasons=result.reasons,
-        warnings=warnings,
-        anomalies=sorted(anomalies),
-        details=details,
-        **keys,
-    )
+    return {
+        "verdict": "FAIL" if codes else "PASS",
+        "taxonomy": codes,
+        "partial_score": score,
+        "partial_breakdown": breakdown,
+        "diff": result.diff,
+        "reasons": result.reasons,
+        "warnings": warnings,
+        "anomalies": sorted(anomalies),
+        "details": details,
+    }

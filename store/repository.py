@@ -23,7 +23,7 @@ from store.errors import ConflictError, InvalidInputError, NotFoundError
 from store.hashing import canonical_json, content_hash, hash_bytes
 from store.migrate import _unavailable as unavailable_error
 from store.migrate import ensure_schema
-from store.schemas import Case, Judgment, RuleSet, RunConfig, ToolRegistry, Trace
+from store.schemas import Case, Judgment, RuleSet, RunConfig, ToolRegistry, Trace, judgment_key
 from store.tables import (
     BaselineRow,
     CallRow,
@@ -176,20 +176,35 @@ class PreparedJudgment(NamedTuple):
     def of(cls, judgment: Judgment, key: str | None = None) -> PreparedJudgment:
         """``key``: the judgment's key when the caller already computed it (it must be
         ``judgment.key``)."""
-        text = canonical_json(judgment.model_dump(mode="json"))
+        return cls.from_body(judgment.model_dump(mode="json"), key)
+
+    @classmethod
+    def from_body(cls, body: Mapping[str, Any], key: str | None = None) -> PreparedJudgment:
+        """From a judgment's JSON dump (``Judgment.model_dump(mode="json")``, or the same dict
+        built directly: ``judge.engine.judge_body``); ``key`` as in :meth:`of`."""
+        text = canonical_json(body)
         return cls(
-            key=key if key is not None else judgment.key,
+            key=key
+            if key is not None
+            else judgment_key(
+                body["trace_hash"],
+                body["case_hash"],
+                body["registry_hash"],
+                body["tier"],
+                body["rule_set_hash"],
+                body["engine_version"],
+            ),
             hash=hash_bytes(text.encode("utf-8")),
             body_json=text,
-            trace_hash=judgment.trace_hash,
-            case_hash=judgment.case_hash,
-            registry_hash=judgment.registry_hash,
-            tier=judgment.tier,
-            rule_set_hash=judgment.rule_set_hash,
-            engine_version=judgment.engine_version,
-            verdict=judgment.verdict,
-            partial_score=judgment.partial_score,
-            taxonomy_json=canonical_json(list(judgment.taxonomy)),
+            trace_hash=body["trace_hash"],
+            case_hash=body["case_hash"],
+            registry_hash=body["registry_hash"],
+            tier=body["tier"],
+            rule_set_hash=body["rule_set_hash"],
+            engine_version=body["engine_version"],
+            verdict=body["verdict"],
+            partial_score=body["partial_score"],
+            taxonomy_json=canonical_json(body["taxonomy"]),
         )
 
 

@@ -35,7 +35,7 @@ golden                 case     golden keys  whitelist         no         no
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, ClassVar
 
 from store.schemas import Case, ToolRegistry
 
@@ -63,6 +63,9 @@ class CallMatchingTier:
     require_execution: bool
     use_equivalents: bool
     partial_family: str
+    #: every result is plain JSON by construction (values pass through ``safe_value``), so the
+    #: engine may assemble the stored body without a pydantic round-trip (``judge_body``)
+    plain_json_results: ClassVar[bool] = True
 
     def applies(self, case: Case, registry: ToolRegistry) -> bool:
         return True

@@ -148,7 +148,7 @@ def test_unchanged_inputs_are_lookups_not_judgings(store, monkeypatch):
     def refuse(*args, **kwargs):
         raise AssertionError("judged a trace whose judgment is stored")
 
-    monkeypatch.setattr(batch, "judge", refuse)
+    monkeypatch.setattr(batch, "judge_body", refuse)
     monkeypatch.setattr(batch, "ProcessPoolExecutor", refuse)  # nothing to judge: no workers
     results = [judge_run(store, "r", "golden", rules, chunk_size=37, workers=w) for w in (1, 2, 1)]
     for again in results:
