@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import sys
 import time
+from collections import Counter
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -201,6 +202,7 @@ def load_cassette_runs(
             relative = cassette.path.relative_to(root).as_posix()
             rows.append((run.id, case_pks[case_id], trace, relative, cassette.sha256))
         inserted = store.save_traces(rows) if rows else 0
+        outcomes = Counter(_outcome_of(c.meta) for c in cassettes)
         if run.status != "finished":
             store.finish_run(run.id, "finished")
         runs.append(
@@ -212,9 +214,22 @@ def load_cassette_runs(
                 "harness_mode": run.harness_mode,
                 "traces": len(cassettes),
                 "inserted": inserted,
+                # how the recordings ended: "completed" or the AGENT_ERROR kind (round_budget...)
+                "outcomes": dict(sorted(outcomes.items(), key=lambda kv: (-kv[1], kv[0]))),
             }
         )
     return runs, skipped
+
+
+def _outcome_of(meta: dict[str, Any]) -> str:
+    outcome = meta.get("outcome")
+    if not isinstance(outcome, dict):
+        return "unknown"
+    error = outcome.get("error")
+    if outcome.get("status") == "agent_error" or isinstance(error, dict):
+        kind = error.get("kind") if isinstance(error, dict) else None
+        return str(kind or "agent_error")
+    return str(outcome.get("status") or "unknown")
 
 
 # --------------------------------------------------------------------------- the demo

@@ -11,12 +11,22 @@ from rich.console import Console
 from rejudge.cli._context import AppContext, pass_app, table
 from rejudge.cli.judge import render_summary
 from rejudge.demo import DEMO_RULES, DemoResult, run_demo
+from store.engine import redact_url
 
 __all__ = ["demo"]
 
 
 def _pct(value: float | None) -> str:
     return "n/a" if value is None else f"{100 * value:.1f}%"
+
+
+def _outcomes(counts: dict[str, int] | None) -> str:
+    return ", ".join(f"{kind} {n}" for kind, n in (counts or {}).items()) or "-"
+
+
+def _scored_runs(result: DemoResult) -> set[str]:
+    """Runs with at least one PASS or FAIL in some evaluation."""
+    return {e["run"] for e in result.evaluations if e["summary"]["scored_count"]}
 
 
 def _render(c: Console, result: DemoResult, db_url: str) -> None:
@@ -27,13 +37,13 @@ def _render(c: Console, result: DemoResult, db_url: str) -> None:
         + f"   cassettes: {result.cassettes_dir}"
     )
     rows: list[list[Any]] = [
-        [r["run"], r["suite"], r["model"], r["harness_mode"], r["traces"], r["inserted"]]
+        [r["run"], r["model"], r["harness_mode"], r["traces"], _outcomes(r.get("outcomes"))]
         for r in result.runs
     ]
     c.print(
         table(
             "Runs replayed from the shipped cassettes (no network, no key)",
-            ["run", "suite", "model", "harness", "traces", "new"],
+            ["run", "model", "harness", "traces", "how the traces ended"],
             rows,
         )
     )
@@ -46,8 +56,11 @@ def _render(c: Console, result: DemoResult, db_url: str) -> None:
         by_key.setdefault((e["run"], e["tier"]), {})[e["rules"]] = e
     cmp_by_key = {(c["run"], c["tier"]): c for c in result.comparisons}
     rules = list(dict.fromkeys(e["rules"] for e in result.evaluations))
+    scored_runs = _scored_runs(result)
     rows = []
     for (run, tier), per_rules in by_key.items():
+        if run not in scored_runs:
+            continue
         cells = []
         for ref in rules:
             e = per_rules.get(ref)
@@ -78,9 +91,24 @@ def _render(c: Console, result: DemoResult, db_url: str) -> None:
         f"{len(result.evaluations)} evaluations ({reused} found already judged); "
         "SKIP and AGENT_ERROR are never in the denominator"
     )
+    unscored = [run for run in result.runs if run["run"] not in scored_runs]
+    for run in unscored:
+        # a wall of "n/a" rows says nothing: say once per run why nothing could be scored
+        c.print(
+            f"[yellow]{run['run']}[/yellow]: nothing to score under any tier or rule set, "
+            f"every trace ended without a normal result ({_outcomes(run.get('outcomes'))})"
+        )
+    if unscored:
+        c.print(
+            "AGENT_ERROR (round_budget: no final answer within the round budget; "
+            "retries_exhausted / provider_error: the provider kept failing) is reported, never "
+            "counted as FAIL."
+        )
 
     # one full report per run: the golden tier under the newest rules (or the last judged)
     for run in result.runs:
+        if run["run"] not in scored_runs:
+            continue
         mine = [r for r in result.reports if r["run"] == run["run"]]
         chosen = next(
             (r for r in mine if r["tier"] == "golden" and r["rules"] == DEMO_RULES[-1]),
@@ -130,7 +158,7 @@ def _render(c: Console, result: DemoResult, db_url: str) -> None:
     else:
         c.print("no case flipped between the rule-set versions")
     c.print(f"done in {result.elapsed_s:.1f}s.")
-    db = "" if db_url == "sqlite:///rejudge.db" else f"--db {db_url} "
+    db = "" if db_url == "sqlite:///rejudge.db" else f"--db {redact_url(db_url)} "
     first = result.comparisons[0] if result.comparisons else None
     if first is not None:
         c.print(f"Compare two evaluations yourself:  rejudge {db}compare {first['a']} {first['b']}")

@@ -197,3 +197,44 @@ def test_demo_on_shipped_cassettes(run_cli, offline) -> None:
     data = json.loads(result.output)
     assert data["runs"] and data["comparisons"]
     assert data["elapsed_s"] < 60
+
+
+def test_demo_says_why_a_run_has_nothing_to_score(run_cli, tmp_path, offline) -> None:
+    """A run whose every trace is AGENT_ERROR gets one line naming how its traces ended, not a
+    table of n/a rows; the JSON gives the same counts."""
+    root = tmp_path / "cassettes"
+    record_cassettes(root, "retail", 3, "retail-scripted")
+    source = load_suite("retail")
+    cases = list(source.cases)[:2]
+    scratch = Store.open(f"sqlite:///{tmp_path / 'scratch-down.db'}")
+    try:
+        record_suite(
+            scratch,
+            source,
+            RunConfig(model="scripted-1", base_url="http://scripted.invalid/v1", max_retries=0),
+            root,
+            case_ids=[c.id for c in cases],
+            run_name="retail-server-down",
+            transport=httpx.MockTransport(
+                lambda request: httpx.Response(500, json={"error": {"message": "boom"}})
+            ),
+        )
+    finally:
+        scratch.close()
+
+    human = run_cli("--db", f"sqlite:///{tmp_path / 'h.db'}", "--cassettes", str(root), "demo")
+    assert human.exit_code == 0, human.output
+    flat = " ".join(human.output.split())
+    assert "retail-server-down: nothing to score" in flat
+    assert "retail-scripted: nothing to score" not in flat
+    assert "never counted as FAIL" in flat
+
+    data = json.loads(
+        run_cli(
+            "--db", f"sqlite:///{tmp_path / 'j.db'}", "--cassettes", str(root), "--json", "demo"
+        ).output
+    )
+    outcomes = {r["run"]: r["outcomes"] for r in data["runs"]}
+    assert sum(outcomes["retail-server-down"].values()) == 2
+    assert "completed" not in outcomes["retail-server-down"]
+    assert outcomes["retail-scripted"] == {"completed": 3}
