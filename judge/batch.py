@@ -167,14 +167,14 @@ def _chunked(it: Iterator[dict[str, Any]], size: int) -> Iterator[list[dict[str,
 def _find_or_create_evaluation(
     store: Store, run_id: int, tier: str, rule_set_id: int, reuse: bool
 ) -> int:
+    """``reuse`` (a shard): the evaluation every shard of this (run, tier, rule set, engine
+    version) shares, created by whichever shard comes first (atomically: see
+    :meth:`Store.find_or_create_evaluation`); otherwise a new evaluation."""
     if reuse:
-        for ev in store.list_evaluations(run_id):
-            if (
-                ev.tier == tier
-                and ev.rule_set_id == rule_set_id
-                and ev.engine_version == ENGINE_VERSION
-            ):
-                return ev.id
+        evaluation_id, _created = store.find_or_create_evaluation(
+            run_id=run_id, tier=tier, rule_set_id=rule_set_id, engine_version=ENGINE_VERSION
+        )
+        return evaluation_id
     return store.create_evaluation(
         run_id=run_id, tier=tier, rule_set_id=rule_set_id, engine_version=ENGINE_VERSION
     )

@@ -7,6 +7,7 @@ their unique keys, so two processes writing the same thing never duplicate it.
 
 from __future__ import annotations
 
+import hashlib
 import json
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
@@ -824,6 +825,62 @@ class Store:
                     ],
                 ).scalar_one()
             )
+
+    def find_or_create_evaluation(
+        self, *, run_id: int, tier: str, rule_set_id: int, engine_version: str
+    ) -> tuple[int, bool]:
+        """The oldest evaluation of (run, tier, rule set, engine version), created if there is
+        none: ``(id, created)``. Atomic across processes and machines sharing the database, so
+        shards of one re-judge started at the same instant converge on one evaluation: the
+        look-up and the insert run in one transaction holding a lock on that tuple (PostgreSQL:
+        a transaction-scoped advisory lock on a 64-bit digest of it; SQLite: ``BEGIN
+        IMMEDIATE``, the database's single write lock, taken before the look-up)."""
+        t = _T_EVAL.c
+        query = (
+            select(t.id)
+            .where(
+                t.run_id == run_id,
+                t.tier == tier,
+                t.rule_set_id == rule_set_id,
+                t.engine_version == engine_version,
+            )
+            .order_by(t.id)
+            .limit(1)
+        )
+        with self.engine.begin() as c:
+            if self.backend == "postgresql":
+                digest = hashlib.sha256(
+                    canonical_json(
+                        ["evaluation", run_id, tier, rule_set_id, engine_version]
+                    ).encode()
+                ).digest()
+                c.execute(
+                    select(
+                        func.pg_advisory_xact_lock(int.from_bytes(digest[:8], "big", signed=True))
+                    )
+                )
+            else:
+                # the driver would begin lazily at the insert, after the look-up: begin here,
+                # as a writer, so a second caller waits (busy timeout) and then sees the row
+                c.exec_driver_sql("BEGIN IMMEDIATE")
+            found = c.execute(query).scalar()
+            if found is not None:
+                return int(found), False
+            created = c.execute(
+                _T_EVAL.insert().returning(t.id),
+                [
+                    {
+                        "run_id": run_id,
+                        "tier": tier,
+                        "rule_set_id": rule_set_id,
+                        "engine_version": engine_version,
+                        "status": "running",
+                        "summary": {},
+                        "created_at": utcnow(),
+                    }
+                ],
+            ).scalar_one()
+            return int(created), True
 
     def finish_evaluation(
         self,
