@@ -28,7 +28,6 @@ places where bfcl-eval's checker is wrong (see :class:`BfclFixes`).
 
 from __future__ import annotations
 
-import math
 import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -727,6 +726,33 @@ class _Answer:
             plan = self._params[param] = _Param(param, psig, self.acceptable[param], self.language)
         return plan
 
+    def passes(self, call: tuple[str, dict[str, Any]], fixes: BfclFixes, eq: Equal) -> bool:
+        """``not self.check(call, ...)``, stopping at the first error: pairing parallel calls
+        needs only whether each pair matches; errors are listed for the pairs reported."""
+        name, args = call
+        if name != self.name and name != self.wire:
+            return False
+        sig, props, required, mandatory = self.signature()
+        if not isinstance(sig, dict):
+            return False
+        for param in required:
+            if param not in args:
+                return False
+        acceptable = self.acceptable
+        params = self._params
+        for param, value in args.items():
+            if param not in props or param not in acceptable:
+                return False
+            plan = params.get(param) or self.param(param, props[param])
+            if type(value) is plan.quick_type and value in plan.quick:
+                continue
+            if plan.check(value, fixes, eq) is not None:
+                return False
+        for param in mandatory:
+            if param not in args:
+                return False
+        return True
+
     def check(
         self, call: tuple[str, dict[str, Any]], call_index: int, fixes: BfclFixes, eq: Equal
     ) -> list[BfclError]:
@@ -1002,9 +1028,14 @@ def check_output(
 
     matched: dict[int, int]
     if checker == "parallel":
+        ok_of: dict[tuple[int, int], bool] = {}
 
         def ok(i: int, j: int) -> bool:
-            return not errs(i, j)
+            key = (i, j)
+            hit = ok_of.get(key)
+            if hit is None:
+                hit = ok_of[key] = answers[i].passes(output[j], fixes, eq)
+            return hit
 
         if fixes.bipartite_parallel:
             matched = _bipartite(ok, n_exp, n_calls)
@@ -1131,24 +1162,23 @@ def output_from_trace(
 
     ``None`` when a call of that response did not decode (bfcl-eval fails the whole output).
     """
-    rounds = list(trace.rounds)
+    rounds = trace.rounds
     if not rounds:
         return [], 0
-    first = rounds[0]
-    later = sum(len(r.calls) for r in rounds[1:])
+    later = 0
+    if len(rounds) > 1:
+        later = sum(len(r.calls) for r in rounds[1:])
     output: list[tuple[str, dict[str, Any]]] = []
-    for call in first.calls:
-        if call.parse_error is not None or not isinstance(call.arguments, dict):
+    for call in rounds[0].calls:
+        arguments = call.arguments
+        if call.parse_error is not None or not isinstance(arguments, dict):
             return None, later
-        output.append((name_map.get(call.name, call.name), call.arguments))
+        name = call.name
+        output.append((name_map.get(name, name), arguments))
     return output, later
 
 
 # --------------------------------------------------------------------------- the tier
-
-
-def _finite(x: float) -> float:
-    return x if math.isfinite(x) else 0.0
 
 
 @dataclass(frozen=True)
@@ -1172,45 +1202,58 @@ class BfclAstTier:
         fixes = fixes_for(ctx.rule_set)
         output, later = output_from_trace(ctx.trace, ctx.registry.name_map)
         outcome = check_output(meta, output, fixes)
-        warnings = []
-        if later:
-            warnings.append(
-                f"{later} call(s) after the first response were ignored (BFCL judges one response)"
-            )
-        n_calls = len(output) if output is not None else 0
+        errors = outcome.errors
+        valid = outcome.valid
+        warnings = (
+            [f"{later} call(s) after the first response were ignored (BFCL judges one response)"]
+            if later
+            else []
+        )
         expected = outcome.expected
+        schema = 1.0 if output is not None else 0.0
         if meta.get("kind") in ("irrelevance", "relevance"):
-            score = 1.0 if outcome.valid else 0.0
-            partial = {
-                "tools": score,
-                "arguments": score,
-                "schema": 1.0 if output is not None else 0.0,
-            }
+            score = 1.0 if valid else 0.0
+            partial = {"tools": score, "arguments": score, "schema": schema}
         else:
-            named = {e.answer for e in outcome.errors if e.type.endswith("wrong_func_name")}
-            tools = (
-                sum(1 for i in range(expected) if i not in named) / expected if expected else 0.0
-            )
-            if n_calls == 0:
+            # ratios of counts: always finite
+            if expected and output:
+                named = {e.answer for e in errors if e.type.endswith("wrong_func_name")}
+                tools = sum(1 for i in range(expected) if i not in named) / expected
+            else:
                 tools = 0.0
             partial = {
-                "tools": _finite(tools),
-                "arguments": _finite(len(outcome.matched) / expected if expected else 0.0),
-                "schema": 1.0 if output is not None else 0.0,
+                "tools": tools,
+                "arguments": len(outcome.matched) / expected if expected else 0.0,
+                "schema": schema,
             }
-        codes = [] if outcome.valid else [e.code for e in outcome.errors] or [tx.PARAM_WRONG_VALUE]
-        diff = [e.as_dict() for e in outcome.errors]
+        # each message is formatted once, for the diff and the reasons alike
+        diff: list[dict[str, Any]] = []
+        messages: list[str] = []
+        for e in errors:
+            message = e.message
+            messages.append(message)
+            item: dict[str, Any] = {"type": e.type, "code": e.code, "message": message}
+            if e.answer is not None:
+                item["answer"] = e.answer
+            if e.call is not None:
+                item["call"] = e.call
+            if e.param is not None:
+                item["param"] = e.param
+            diff.append(item)
+        matched = outcome.matched
         details: dict[str, Any] = {
             "bfcl_category": meta.get("category"),
-            "bfcl_valid": outcome.valid,
+            "bfcl_valid": valid,
             "bfcl_error_type": outcome.error_type,
-            "matched": {str(k): v for k, v in sorted(outcome.matched.items())},
-            "fixes": "bfcl@2" if fixes == FIXED else "bfcl@1",
+            "matched": {str(k): matched[k] for k in sorted(matched)} if matched else {},
+            "fixes": "bfcl@2" if fixes is FIXED else "bfcl@1",
         }
+        if valid:
+            return TierResult(diff=diff, warnings=warnings, partial=partial, details=details)
         return TierResult(
-            codes=codes,
+            codes=[e.code for e in errors] or [tx.PARAM_WRONG_VALUE],
             diff=diff,
-            reasons=[e.message for e in outcome.errors] if not outcome.valid else [],
+            reasons=messages,
             warnings=warnings,
             partial=partial,
             details=details,
