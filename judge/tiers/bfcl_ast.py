@@ -31,7 +31,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, ClassVar
 
 from store.schemas import Case, RuleSet, ToolRegistry
 
@@ -1186,6 +1186,10 @@ class BfclAstTier:
     name: str = TIER_NAME
     description: str = "BFCL's AST checker (bfcl-eval semantics), listing every error"
     partial_family: str = "contract"
+    #: every result is plain JSON by construction (messages are text, indexes ints, ratios
+    #: finite floats, the category text), so the batch path may store the body without a
+    #: pydantic round-trip (``judge.engine.judge_body``)
+    plain_json_results: ClassVar[bool] = True
 
     def applies(self, case: Case, registry: ToolRegistry) -> bool:
         return isinstance(case.metadata.get("bfcl"), dict)
@@ -1241,8 +1245,12 @@ class BfclAstTier:
                 item["param"] = e.param
             diff.append(item)
         matched = outcome.matched
+        # the importer writes the category name; anything else is stored as its text
+        category = meta.get("category")
         details: dict[str, Any] = {
-            "bfcl_category": meta.get("category"),
+            "bfcl_category": category
+            if category is None or type(category) is str
+            else str(category),
             "bfcl_valid": valid,
             "bfcl_error_type": outcome.error_type,
             "matched": {str(k): matched[k] for k in sorted(matched)} if matched else {},

@@ -297,3 +297,54 @@ def test_check_output_never_raises(output: Any) -> None:
     for kind in ("simple", "multiple", "parallel", "irrelevance", "relevance"):
         result = check_output({**meta, "kind": kind}, output, FIXED)
         assert result.valid in (True, False)
+
+
+def test_cases_sharing_a_function_keep_their_own_answers() -> None:
+    # each case's answers are read once and kept per metadata object: judging two cases with
+    # the same function but different acceptable values, alternately, must not mix them up
+    ten = make_case(ground_truth=GT)
+    eleven = make_case(ground_truth=[{"geo.area": {"base": [11], "height": [5.0]}}])
+    call = trace(("geo_area", {"base": 10, "height": 5.0}))
+    for _ in range(2):
+        assert verdict(ten, call).verdict == "PASS"
+        assert verdict(eleven, call).verdict == "FAIL"
+    # the same answers in a fresh metadata dict (equal, not identical) judge alike
+    assert check_output(dict(ten.metadata["bfcl"]), [("geo.area", {"base": 10})]).valid is False
+    assert check_output(dict(ten.metadata["bfcl"]), [("geo.area", {"base": 10, "height": 5})]).valid
+
+
+@pytest.mark.parametrize("rules", [BFCL1, BFCL2], ids=["bfcl@1", "bfcl@2"])
+def test_batch_body_is_the_judgment_dump(rules: Any) -> None:
+    """bfcl-ast declares plain-JSON results, so the batch path stores its body without a
+    pydantic round-trip; that body must be judge()'s dump, byte for byte, key and hash too."""
+    from judge.engine import judge_body
+    from store.repository import PreparedJudgment
+
+    odd = make_case(ground_truth=GT)
+    odd = odd.model_copy(
+        update={"metadata": {"bfcl": {**odd.metadata["bfcl"], "category": ("x", 1)}}}
+    )
+    cases = [
+        make_case(ground_truth=GT),
+        make_case("parallel", GT * 2),
+        make_case("irrelevance", None),
+        odd,
+    ]
+    traces = [
+        trace(),
+        trace(("geo_area", {"base": 10, "height": 5.0})),
+        trace(("geo_area", {"base": 10.0, "height": "5", "unit": "mm", "zz": [1]}), ("other", {})),
+        trace(("nope", None)),
+        trace(("geo.area", {"base": 10, "height": 5}), later=[("other", {})]),
+    ]
+    for the_case in cases:
+        for t in traces:
+            expected = judge(t, the_case, REGISTRY, "bfcl-ast", rules)
+            body = judge_body(t, the_case, REGISTRY, "bfcl-ast", rules)
+            assert body == expected.model_dump(mode="json")
+            prepared = PreparedJudgment.from_body(body)
+            assert prepared == PreparedJudgment.of(expected)
+            assert (prepared.key, prepared.hash) == (expected.key, expected.hash)
+    assert judge(traces[1], odd, REGISTRY, "bfcl-ast", rules).details["bfcl_category"] == str(
+        ("x", 1)
+    )
