@@ -120,6 +120,16 @@ def _init_worker(
 Judged = tuple[PreparedJudgment, list[str], Any, list[str]]
 
 
+def decode_trace(text: str) -> Trace:
+    """A stored trace body, parsed and validated in one pass by pydantic's JSON parser (the
+    same Trace as ``Trace.model_validate(json.loads(text))``, ~1/4 cheaper); any text it
+    refuses (e.g. a lone surrogate escape) goes the ``json.loads`` way, as before."""
+    try:
+        return Trace.model_validate_json(text)
+    except ValueError:
+        return Trace.model_validate(json.loads(text))
+
+
 def _judge_rows(rows: list[tuple[str, str, str, str]]) -> list[Judged]:
     """Judge ``(case key, trace hash, trace JSON text, judgment key)`` rows into judgments
     ready for the store (decoded, judged and serialized here, in the worker)."""
@@ -129,7 +139,7 @@ def _judge_rows(rows: list[tuple[str, str, str, str]]) -> list[Judged]:
     out = []
     for case_key, trace_hash, text, key in rows:
         body = judge_body(
-            Trace.model_validate(json.loads(text)),
+            decode_trace(text),
             cases[case_key],
             registry,
             tier,

@@ -331,6 +331,7 @@ class JudgeContext:
         "_index",
         "_calls",
         "_slots",
+        "_whitelist",
     )
 
     def __init__(
@@ -351,6 +352,7 @@ class JudgeContext:
         self._index: RegistryIndex | None = None
         self._calls: list[ActualCall] | None = None
         self._slots: list[Slot] | None = None
+        self._whitelist: tuple[list[str], frozenset[str]] | None = None
 
     @property
     def index(self) -> RegistryIndex:
@@ -392,6 +394,20 @@ class JudgeContext:
         return set(self.registry.follow_ups.get(tool, [])) | set(self.case.follow_ups.get(tool, []))
 
     def effective_whitelist(self) -> list[str]:
+        """The sorted whitelist (computed once per context: asked once per extra call)."""
+        return list(self._whitelist_pair()[0])
+
+    def whitelist_set(self) -> frozenset[str]:
+        return self._whitelist_pair()[1]
+
+    def _whitelist_pair(self) -> tuple[list[str], frozenset[str]]:
+        pair = self._whitelist
+        if pair is None:
+            names = self._compute_whitelist()
+            pair = self._whitelist = (names, frozenset(names))
+        return pair
+
+    def _compute_whitelist(self) -> list[str]:
         allowed = self.case.golden.allowed_extra
         names = (
             list(allowed) if allowed is not None else self.settings.whitelist_for(self.index.domain)

@@ -137,13 +137,13 @@ class CallMatchingTier:
 
         # 3. partial matches
         by_index = {c.index: c for c in calls}
+        pos = {c.index: i for i, c in enumerate(candidates)}
         for slot in slots:
             if slot.index in call_of:
                 continue
             options = [c for c in candidates if c.index not in slot_of and compatible(slot, c)]
             if not options:
                 continue
-            pos = {c.index: i for i, c in enumerate(candidates)}
             best = min(options, key=lambda c: (failing(slot, c), pos[c.index]))
             call_of[slot.index] = best.index
             slot_of[best.index] = slot.index
@@ -332,7 +332,7 @@ class CallMatchingTier:
                 return None
             if call.ok is None and not tol.unexecuted_whitelisted_reads:
                 return None
-            if call.name in ctx.effective_whitelist():
+            if call.name in ctx.whitelist_set():
                 return "whitelist"
             if tol.duplicate_read_only_calls:
                 for ci in call_of.values():

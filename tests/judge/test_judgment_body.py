@@ -4,10 +4,13 @@ and key, for every tier and rule set, on the hand-built table and on arbitrary t
 
 from __future__ import annotations
 
+import json
+
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from judge.batch import decode_trace
 from judge.engine import judge, judge_body
 from judge.rulesets import builtin_refs, load_rule_set
 from judge.tiers import get_tier
@@ -67,3 +70,19 @@ def test_non_finite_and_odd_values_identical():
 @given(traces(), arbitrary_cases(), st.sampled_from(ALL_TIERS), st.sampled_from(RULES))
 def test_arbitrary_bodies_identical(trace, the_case, tier, rules):
     _same(trace, the_case, tier, rules)
+
+
+@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(traces(), st.booleans())
+def test_decode_trace_is_json_loads_then_validate(trace, ascii_only):
+    # stored bodies are json.dumps text (SQLite) or PostgreSQL's JSONB rendering of it
+    text = json.dumps(trace.model_dump(mode="json"), ensure_ascii=ascii_only)
+    fast = decode_trace(text)
+    slow = Trace.model_validate(json.loads(text))
+    # repr, not ==: NaN != NaN, and 1 == 1.0 == True would hide a changed type
+    assert repr(fast.model_dump()) == repr(slow.model_dump())
+
+
+def test_decode_trace_falls_back_on_text_pydantic_refuses():
+    text = '{"case_id": "c\\ud800", "rounds": []}'  # a lone surrogate escape
+    assert decode_trace(text).case_id == "c\ud800"
