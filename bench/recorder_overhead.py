@@ -9,12 +9,13 @@
    recorder's process (how this bench measured before) and for the code of another git commit,
    alternating, so "before" and "after" come from the same run.
 3. Replay wall time of the 72-case retail suite recorded against a loopback oracle model.
+4. Emit: CPU to re-serialize every shipped cassette, each checked byte-identical to its file.
 
 The loopback servers run in their own process, as a real model does: threads of an in-process
 server would take the recorder's GIL and be billed as its CPU.
 
     python bench/recorder_overhead.py [--exchanges 200] [--cases 128] [--rounds 3]
-        [--sections overhead,throughput,replay] [--also-in-process] [--baseline GIT_REF]
+        [--sections overhead,throughput,replay,emit] [--also-in-process] [--baseline GIT_REF]
 """
 
 from __future__ import annotations
@@ -408,6 +409,22 @@ def replay(workdir: Path) -> None:
     store.close()
 
 
+def emit() -> None:
+    """CPU to re-serialize every shipped cassette; each must come out byte-identical."""
+    from recorder.cassettes import read_cassette, serialize_cassette
+
+    files = sorted((ROOT / "cassettes").glob("*/*.yaml"))
+    loaded = [read_cassette(path) for path in files]
+    started = time.process_time()
+    same = sum(serialize_cassette(c.interactions, c.meta) == c.path.read_bytes() for c in loaded)
+    cpu = time.process_time() - started
+    size = sum(path.stat().st_size for path in files) / max(1, len(files))
+    print(
+        f"\n# cassette emit: {len(files)} shipped cassettes (mean {size / 1024:.0f} KB), "
+        f"{cpu / max(1, len(files)) * 1000:.2f} ms CPU each; {same}/{len(files)} byte-identical"
+    )
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(
         description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
@@ -415,7 +432,7 @@ def main() -> None:
     parser.add_argument("--exchanges", type=int, default=200)
     parser.add_argument("--cases", type=int, default=128)
     parser.add_argument("--rounds", type=int, default=3)
-    parser.add_argument("--sections", default="overhead,throughput,replay")
+    parser.add_argument("--sections", default="overhead,throughput,replay,emit")
     parser.add_argument(
         "--also-in-process",
         action="store_true",
@@ -445,6 +462,8 @@ def main() -> None:
             throughput(args, workdir)
         if "replay" in sections:
             replay(workdir)
+        if "emit" in sections:
+            emit()
     finally:
         shutil.rmtree(workdir, ignore_errors=True)
 
