@@ -8,10 +8,16 @@ Usage (from the repository root; needs ``pip install --no-deps bfcl-eval``):
 1. **Checker speed, in one run.** The same in-memory outputs (each sampled case's possible
    answers, then those plus the systematic mutations of ``tests/judge/test_bfcl_agreement.py``)
    go through bfcl-eval's ``ast_checker`` (with the stubbed model config, as in the test) and
-   through rejudge's ``check_output`` (the bfcl-ast core: it lists every error instead of stopping
-   at the first) and the full ``judge()`` (engine: hashing, trace analysis, partial scores). The
-   best of ``--repeat`` interleaved passes (CPU time of this process, so a busy machine skews
-   less) is reported as microseconds per output and as a ratio. End-to-end phases are CPU time too.
+   through rejudge at four depths: ``check_output`` (the bfcl-ast core: it lists every error
+   instead of stopping at the first), the tier (``evaluate``: reading the trace's first
+   response, the core, the diff, reasons and partial components), ``judge()`` (the engine on
+   top: rule-set settings, verdict, precedence, partial score, anomalies, a validated
+   ``Judgment``) and ``judge_body()`` (what ``judge.batch.judge_run`` calls: the same judgment
+   as its stored JSON body). As in ``judge_run``, the content hashes of trace, case, registry and
+   rule set are given (the store has them; hashing is done once at import, not per judging).
+   The best of ``--repeat`` interleaved passes (CPU time of this process, so a busy machine
+   skews less) is reported as microseconds per output and as a ratio (bfcl-eval time / ours:
+   above 1 means rejudge is faster). End-to-end phases are CPU time too.
 2. **End to end.** Every case of the 13 AST categories gets a result line (three in four are the
    possible answer, alternately decoded and raw Python syntax; the rest mutated or prose), the
    folder is imported into a fresh SQLite store (``import_bfcl_results``), each run is judged
@@ -55,12 +61,16 @@ def _best_interleaved(fns: list[Any], repeat: int) -> list[float]:
 
 
 def checker_speed(per_category: int, repeat: int) -> list[dict[str, Any]]:
-    from judge.engine import judge
+    from judge.context import build_context
+    from judge.engine import judge, judge_body
+    from judge.tiers import get_tier
     from judge.tiers.bfcl_ast import FAITHFUL, check_output
     from suites.importers.bfcl import build_suite
 
     checker = load_bfcl_checker()
     rules = bfcl_rules("1")
+    rules_hash = rules.hash
+    tier = get_tier("bfcl-ast")
     registries: dict[str, Any] = {}
     rows: list[dict[str, Any]] = []
     samples = list(sample_cases(per_category or 10**9))
@@ -74,49 +84,66 @@ def checker_speed(per_category: int, repeat: int) -> list[dict[str, Any]]:
                 if workload == "possible answers" and not label.startswith("answer"):
                     continue
                 pairs = None if output is None else [kv for d in output for kv in d.items()]
-                work.append(
-                    (category, entry, case, case.hash, output, pairs, trace_of(output, case.id))
-                )
+                trace = trace_of(output, case.id)
+                work.append((category, entry, case, case.hash, output, pairs, trace, trace.hash))
 
         def run_bfcl(work: list[Any] = work) -> None:
-            for _c, entry, case, _h, output, _p, _t in work:
+            for _c, entry, case, _h, output, _p, _t, _th in work:
                 try:
                     bfcl_verdict(checker, entry, case, output)
                 except Exception:
                     pass
 
         def run_core(work: list[Any] = work) -> None:
-            for _c, _e, case, _h, _o, pairs, _t in work:
+            for _c, _e, case, _h, _o, pairs, _t, _th in work:
                 check_output(case.metadata["bfcl"], pairs, FAITHFUL)
 
-        def run_judge(work: list[Any] = work) -> None:
-            for category, _e, case, case_hash, _o, _p, trace in work:
+        def run_tier(work: list[Any] = work) -> None:
+            for category, _e, case, _h, _o, _p, trace, _th in work:
                 registry, registry_hash = registries[category]
-                judge(
+                tier.evaluate(build_context(trace, case, registry, rules, registry_hash))
+
+        def run_engine(fn: Any, work: list[Any] = work) -> None:
+            for category, _e, case, case_hash, _o, _p, trace, trace_hash in work:
+                registry, registry_hash = registries[category]
+                fn(
                     trace,
                     case,
                     registry,
                     "bfcl-ast",
                     rules,
+                    trace_hash=trace_hash,
                     case_hash=case_hash,
                     registry_hash=registry_hash,
-                    rule_set_hash=rules.hash,
+                    rule_set_hash=rules_hash,
                 )
 
-        run_judge()  # warm the registry indexes (schema compilation is per registry, once)
+        def run_judge() -> None:
+            run_engine(judge)
+
+        def run_body() -> None:
+            run_engine(judge_body)
+
+        run_judge()  # warm the per-case caches (each case's answers are read once)
         run_core()
         run_bfcl([(*w[:4], copy.deepcopy(w[4]), *w[5:]) for w in work])  # checks nothing mutates
-        t_bfcl, t_core, t_judge = _best_interleaved([run_bfcl, run_core, run_judge], repeat)
+        t_bfcl, t_core, t_tier, t_judge, t_body = _best_interleaved(
+            [run_bfcl, run_core, run_tier, run_judge, run_body], repeat
+        )
         n = len(work)
         rows.append(
             {
                 "workload": workload,
                 "outputs": n,
                 "bfcl_eval_us": round(t_bfcl / n * 1e6, 1),
-                "bfcl_ast_core_us": round(t_core / n * 1e6, 1),
-                "bfcl_ast_judge_us": round(t_judge / n * 1e6, 1),
+                "core_us": round(t_core / n * 1e6, 1),
+                "tier_us": round(t_tier / n * 1e6, 1),
+                "judge_us": round(t_judge / n * 1e6, 1),
+                "body_us": round(t_body / n * 1e6, 1),
                 "core_speedup": round(t_bfcl / t_core, 2),
+                "tier_speedup": round(t_bfcl / t_tier, 2),
                 "judge_speedup": round(t_bfcl / t_judge, 2),
+                "body_speedup": round(t_bfcl / t_body, 2),
             }
         )
     return rows
@@ -197,14 +224,15 @@ def main() -> None:
     args = parser.parse_args()
     rows = checker_speed(args.per_category, args.repeat)
     print(
-        "| workload | outputs | bfcl-eval us | bfcl-ast core us | bfcl-ast judge() us | "
-        "core speed-up | judge() speed-up |"
+        "| workload | outputs | bfcl-eval us | core us | tier us | judge() us | judge_body() us "
+        "| core x | tier x | judge() x | judge_body() x |"
     )
-    print("|---|---:|---:|---:|---:|---:|---:|")
+    print("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
     for r in rows:
         print(
-            f"| {r['workload']} | {r['outputs']} | {r['bfcl_eval_us']} | {r['bfcl_ast_core_us']} "
-            f"| {r['bfcl_ast_judge_us']} | {r['core_speedup']}x | {r['judge_speedup']}x |"
+            f"| {r['workload']} | {r['outputs']} | {r['bfcl_eval_us']} | {r['core_us']} "
+            f"| {r['tier_us']} | {r['judge_us']} | {r['body_us']} | {r['core_speedup']}x "
+            f"| {r['tier_speedup']}x | {r['judge_speedup']}x | {r['body_speedup']}x |"
         )
     if not args.skip_e2e:
         print(json.dumps(end_to_end(), indent=1))

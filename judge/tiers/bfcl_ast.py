@@ -84,12 +84,22 @@ FIXED = BfclFixes(
 
 def fixes_for(rule_set: RuleSet | None) -> BfclFixes:
     """``bfcl@2`` and later fix bfcl-eval's mistakes; every other rule set judges faithfully."""
-    if rule_set is not None and rule_set.name == "bfcl":
+    if rule_set is None or rule_set.name != "bfcl":
+        return FAITHFUL
+    version = rule_set.version
+    fixes = _FIXES_OF.get(version)
+    if fixes is None:
         try:
-            return FIXED if int(str(rule_set.version).split(".")[0]) >= 2 else FAITHFUL
+            fixes = FIXED if int(str(version).split(".")[0]) >= 2 else FAITHFUL
         except ValueError:
-            return FAITHFUL
-    return FAITHFUL
+            fixes = FAITHFUL
+        if len(_FIXES_OF) < 1000:
+            _FIXES_OF[version] = fixes
+    return fixes
+
+
+# bfcl rule-set version -> its fixes (judging reads it once per judgment)
+_FIXES_OF: dict[str, BfclFixes] = {}
 
 
 # --------------------------------------------------------------------------- errors
@@ -123,7 +133,7 @@ class BfclError:
         return out
 
 
-@dataclass
+@dataclass(slots=True)
 class BfclOutcome:
     valid: bool
     errors: list[BfclError] = field(default_factory=list)
@@ -1010,15 +1020,6 @@ def check_output(
 
     answers = plan.answers
     n_exp, n_calls = len(answers), len(output)
-    errors_of: dict[tuple[int, int], list[BfclError]] = {}
-
-    def errs(i: int, j: int) -> list[BfclError]:
-        key = (i, j)
-        hit = errors_of.get(key)
-        if hit is None:
-            hit = errors_of[key] = answers[i].check(output[j], j, fixes, eq)
-        return hit
-
     errors: list[BfclError] = []
     checker = "parallel" if kind in ("parallel", "parallel_multiple") else kind
     prefix = _PREFIX.get(checker, "simple_function_checker")
@@ -1028,7 +1029,15 @@ def check_output(
 
     matched: dict[int, int]
     if checker == "parallel":
+        errors_of: dict[tuple[int, int], list[BfclError]] = {}
         ok_of: dict[tuple[int, int], bool] = {}
+
+        def errs(i: int, j: int) -> list[BfclError]:
+            key = (i, j)
+            hit = errors_of.get(key)
+            if hit is None:
+                hit = errors_of[key] = answers[i].check(output[j], j, fixes, eq)
+            return hit
 
         def ok(i: int, j: int) -> bool:
             key = (i, j)
@@ -1066,7 +1075,7 @@ def check_output(
     if n_exp == 0:
         return BfclOutcome(False, errors or [_count_error(prefix, 0, n_calls)], {}, 0)
     if n_calls:
-        first = errs(0, 0)
+        first = answers[0].check(output[0], 0, fixes, eq)
         if not first:
             matched[0] = 0
         errors.extend(_with_unknown(first, plan, output[0][0]))
@@ -1220,11 +1229,13 @@ class BfclAstTier:
             partial = {"tools": score, "arguments": score, "schema": schema}
         else:
             # ratios of counts: always finite
-            if expected and output:
+            if not (expected and output):
+                tools = 0.0
+            elif errors:
                 named = {e.answer for e in errors if e.type.endswith("wrong_func_name")}
                 tools = sum(1 for i in range(expected) if i not in named) / expected
             else:
-                tools = 0.0
+                tools = 1.0
             partial = {
                 "tools": tools,
                 "arguments": len(outcome.matched) / expected if expected else 0.0,
@@ -1252,19 +1263,18 @@ class BfclAstTier:
             if category is None or type(category) is str
             else str(category),
             "bfcl_valid": valid,
-            "bfcl_error_type": outcome.error_type,
+            "bfcl_error_type": None if valid or not errors else errors[0].type,
             "matched": {str(k): matched[k] for k in sorted(matched)} if matched else {},
             "fixes": "bfcl@2" if fixes is FIXED else "bfcl@1",
         }
-        if valid:
-            return TierResult(diff=diff, warnings=warnings, partial=partial, details=details)
         return TierResult(
-            codes=[e.code for e in errors] or [tx.PARAM_WRONG_VALUE],
-            diff=diff,
-            reasons=messages,
-            warnings=warnings,
-            partial=partial,
-            details=details,
+            [] if valid else [e.code for e in errors] or [tx.PARAM_WRONG_VALUE],
+            diff,
+            [] if valid else messages,
+            warnings,
+            partial,
+            details,
+            [],
         )
 
 
