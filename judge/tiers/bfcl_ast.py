@@ -469,6 +469,8 @@ def _dict_matches(value: Any, answer: Any, eq: Equal) -> tuple[bool, str, str]:
 
 
 _ParamError = tuple[str, str, Callable[[], str]]
+_NOTHING: frozenset[Any] = frozenset()
+_NONE: list[Any] = []  # shared, never appended to
 
 
 def _unsupported(param: str, why: str) -> _ParamError:
@@ -491,7 +493,6 @@ class _Param:
         "expected",
         "nested",
         "int_to_float",
-        "answers",
         "options",
         "answer_type",
         "variable",
@@ -531,38 +532,40 @@ class _Param:
                     else:
                         self.nested = _PY_TYPES[items]
                 self.int_to_float = bfcl_type == "float"
-        self.answers = answers
-        self.options: list[Any] = answers if isinstance(answers, list) else []
+        self.options = options = answers if isinstance(answers, list) else []
         self.answer_type = answer_type = _first_type(answers)
-        self.variable = answer_type is not None and answer_type is not self.expected
-        strings = [a for a in self.options if type(a) is str]
-        # an exact acceptable string is acceptable standardized too: no need to standardize it
-        self.raw_strings = frozenset(strings)
-        self.strings = frozenset(standardize(a) for a in strings)
-        self.std_lists = [
-            [_std(a) for a in answer]
-            for answer in self.options
-            if isinstance(answer, (list, str, dict, tuple))
-        ]
-        # per acceptable value: (is a list, its first type) for the element-type check
-        self.item_facts = [
-            (type(item) is list, _first_type(item) if type(item) is list else None)
-            for item in self.options
-        ]
+        expected = self.expected
+        self.variable = variable = answer_type is not None and answer_type is not expected
+        # what only some types' checks read is worked out for those types alone: a case is
+        # often judged once (a result file per model), so reading it must cost little
+        self.raw_strings = self.strings = self.quick = _NOTHING
+        self.std_lists = self.item_facts = _NONE
+        if expected is str:
+            strings = [a for a in options if type(a) is str]
+            # an exact acceptable string is acceptable standardized too: no need to standardize
+            self.raw_strings = frozenset(strings)
+            self.strings = frozenset([standardize(a) for a in strings])
+        elif expected is list:
+            self.std_lists = [
+                [_std(a) for a in answer]
+                for answer in options
+                if isinstance(answer, (list, str, dict, tuple))
+            ]
+            # per acceptable value: (is a list, its first type) for the element-type check
+            self.item_facts = [
+                (True, _first_type(item)) if type(item) is list else (False, None)
+                for item in options
+            ]
         # A value of the expected scalar type that is itself one of the acceptable values
         # passes under either equality (same type on both sides, so booleans never meet
         # numbers), without the type and value checks: the common case of a right answer.
         self.quick_type: type | None = None
-        self.quick: frozenset[Any] = frozenset()
-        expected = self.expected
-        if (
-            language == "python"
-            and self.why is None
-            and not self.variable
-            and expected in (str, int, float, bool)
-        ):
-            self.quick_type = expected
-            self.quick = frozenset(a for a in self.options if type(a) is expected and a == a)
+        if language == "python" and self.why is None and not variable:
+            if expected is str:
+                self.quick_type, self.quick = str, self.raw_strings
+            elif expected is int or expected is float or expected is bool:
+                self.quick_type = expected
+                self.quick = frozenset([a for a in options if type(a) is expected and a == a])
 
     def check(self, value: Any, fixes: BfclFixes, eq: Equal) -> _ParamError | None:
         """None when the value is acceptable, else (error type, taxonomy code, message)."""
