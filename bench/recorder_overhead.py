@@ -9,13 +9,15 @@
    recorder's process (how this bench measured before) and for the code of another git commit,
    alternating, so "before" and "after" come from the same run.
 3. Replay wall time of the 72-case retail suite recorded against a loopback oracle model.
-4. Emit: CPU to re-serialize every shipped cassette, each checked byte-identical to its file.
+4. Pool: httpcore's connection-pool scans, connections walked and idle-socket probes per
+   request at concurrency 16 (counted, so free of the machine's noise).
+5. Emit: CPU to re-serialize every shipped cassette, each checked byte-identical to its file.
 
 The loopback servers run in their own process, as a real model does: threads of an in-process
 server would take the recorder's GIL and be billed as its CPU.
 
     python bench/recorder_overhead.py [--exchanges 200] [--cases 128] [--rounds 3]
-        [--sections overhead,throughput,replay,emit] [--also-in-process] [--baseline GIT_REF]
+        [--sections overhead,throughput,replay,pool,emit] [--also-in-process] [--baseline GIT_REF]
 """
 
 from __future__ import annotations
@@ -409,6 +411,42 @@ def replay(workdir: Path) -> None:
     store.close()
 
 
+def pool(args: argparse.Namespace, workdir: Path) -> None:
+    """httpcore pool work per request at 16 in flight, counted by wrapping two of its methods.
+
+    Deterministic where the wall and CPU figures are not: every scan walks the pool's
+    connections, and each idle one costs a readability probe of its socket (several syscalls).
+    """
+    import httpcore._async.connection_pool as pool_module
+    import httpcore._async.http11 as http11
+
+    counts = {"scans": 0, "connections": 0, "idle probes": 0}
+    scan = pool_module.AsyncConnectionPool._assign_requests_to_connections
+    expired = http11.AsyncHTTP11Connection.has_expired
+
+    def counted_scan(self: Any) -> Any:
+        counts["scans"] += 1
+        counts["connections"] += len(self._connections)
+        return scan(self)
+
+    def counted_expired(self: Any) -> bool:
+        counts["idle probes"] += self._state == http11.HTTPConnectionState.IDLE
+        return expired(self)
+
+    n = args.cases
+    with server_process(0.05) as url:
+        asyncio.run(recorder_run(url, bench_suite(8), 4, workdir, "pool-warm"))
+        pool_module.AsyncConnectionPool._assign_requests_to_connections = counted_scan  # type: ignore[method-assign]
+        http11.AsyncHTTP11Connection.has_expired = counted_expired  # type: ignore[method-assign]
+        try:
+            asyncio.run(recorder_run(url, bench_suite(n), 16, workdir, "pool"))
+        finally:
+            pool_module.AsyncConnectionPool._assign_requests_to_connections = scan  # type: ignore[method-assign]
+            http11.AsyncHTTP11Connection.has_expired = expired  # type: ignore[method-assign]
+    per = ", ".join(f"{value / n:.1f} {name}" for name, value in counts.items())
+    print(f"\n# connection pool work per request at concurrency 16 ({n} traces): {per}")
+
+
 def emit() -> None:
     """CPU to re-serialize every shipped cassette; each must come out byte-identical."""
     from recorder.cassettes import read_cassette, serialize_cassette
@@ -432,7 +470,7 @@ def main() -> None:
     parser.add_argument("--exchanges", type=int, default=200)
     parser.add_argument("--cases", type=int, default=128)
     parser.add_argument("--rounds", type=int, default=3)
-    parser.add_argument("--sections", default="overhead,throughput,replay,emit")
+    parser.add_argument("--sections", default="overhead,throughput,replay,pool,emit")
     parser.add_argument(
         "--also-in-process",
         action="store_true",
@@ -462,6 +500,8 @@ def main() -> None:
             throughput(args, workdir)
         if "replay" in sections:
             replay(workdir)
+        if "pool" in sections:
+            pool(args, workdir)
         if "emit" in sections:
             emit()
     finally:
