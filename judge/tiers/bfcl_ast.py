@@ -1220,37 +1220,18 @@ class BfclAstTier:
         outcome = check_output(meta, output, fixes)
         errors = outcome.errors
         valid = outcome.valid
-        warnings = (
-            [f"{later} call(s) after the first response were ignored (BFCL judges one response)"]
-            if later
-            else []
-        )
         expected = outcome.expected
-        schema = 1.0 if output is not None else 0.0
-        if meta.get("kind") in ("irrelevance", "relevance"):
-            score = 1.0 if valid else 0.0
-            partial = {"tools": score, "arguments": score, "schema": schema}
-        else:
-            # ratios of counts: always finite
-            if not (expected and output):
-                tools = 0.0
-            elif errors:
-                named = {e.answer for e in errors if e.type.endswith("wrong_func_name")}
-                tools = sum(1 for i in range(expected) if i not in named) / expected
-            else:
-                tools = 1.0
-            partial = {
-                "tools": tools,
-                "arguments": len(outcome.matched) / expected if expected else 0.0,
-                "schema": schema,
-            }
-        # each message is formatted once, for the diff and the reasons alike
+        # one pass over the errors: each message formatted once (the diff and the reasons
+        # share it), and the possible answers whose function was not the one called
         diff: list[dict[str, Any]] = []
         messages: list[str] = []
+        codes: list[str] = []
+        named: set[int | None] = set()
         for e in errors:
             message = e.message
             messages.append(message)
-            item: dict[str, Any] = {"type": e.type, "code": e.code, "message": message}
+            codes.append(e.code)
+            item = {"type": e.type, "code": e.code, "message": message}
             if e.answer is not None:
                 item["answer"] = e.answer
             if e.call is not None:
@@ -1258,6 +1239,22 @@ class BfclAstTier:
             if e.param is not None:
                 item["param"] = e.param
             diff.append(item)
+            if e.type.endswith("wrong_func_name"):
+                named.add(e.answer)
+        schema = 1.0 if output is not None else 0.0
+        if meta.get("kind") in ("irrelevance", "relevance"):
+            score = 1.0 if valid else 0.0
+            partial = {"tools": score, "arguments": score, "schema": schema}
+        else:
+            # ratios of counts, so always finite; an error's answer index is always one of
+            # range(expected) when it has one
+            partial = {
+                "tools": (expected - len(named) + (None in named)) / expected
+                if expected and output
+                else 0.0,
+                "arguments": len(outcome.matched) / expected if expected else 0.0,
+                "schema": schema,
+            }
         matched = outcome.matched
         # the importer writes the category name; anything else is stored as its text
         category = meta.get("category")
@@ -1271,10 +1268,16 @@ class BfclAstTier:
             "fixes": "bfcl@2" if fixes is FIXED else "bfcl@1",
         }
         return TierResult(
-            [] if valid else [e.code for e in errors] or [tx.PARAM_WRONG_VALUE],
+            [] if valid else codes or [tx.PARAM_WRONG_VALUE],
             diff,
             [] if valid else messages,
-            warnings,
+            (
+                [
+                    f"{later} call(s) after the first response were ignored (BFCL judges one response)"
+                ]
+                if later
+                else []
+            ),
             partial,
             details,
             [],
