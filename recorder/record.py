@@ -41,6 +41,8 @@ except ImportError:  # pragma: no cover
     fcntl = None  # type: ignore[assignment]
 
 __all__ = [
+    "ProviderUnreachableError",
+    "UNREACHABLE_STREAK",
     "RecordProgress",
     "RecordSummary",
     "record_suite",
@@ -56,6 +58,30 @@ ProgressCallback = Callable[["RecordProgress"], None]
 # response is read to its end before the next request); a second slot so that a connection
 # that was somehow never released cannot stall the worker until its pool timeout.
 _WORKER_LIMITS = httpx.Limits(max_connections=2, max_keepalive_connections=1)
+
+#: traces in a row that got no HTTP response at all before a run stops (see ``_unreachable``)
+UNREACHABLE_STREAK = 3
+
+
+class ProviderUnreachableError(RecorderError):
+    """The provider answered nothing (connection refused, reset, DNS...) for several traces in a
+    row: the run stopped, and those traces were not recorded, so the same command resumes."""
+
+
+def _unreachable(outcome: LoopOutcome, tape: Tape) -> bool:
+    """A trace that failed before any HTTP response: no model behaviour to keep, only an outage.
+
+    One such trace among answered ones is a transient fault and is recorded as AGENT_ERROR like
+    any other; a streak of them means the server is down or the URL is wrong, and recording the
+    rest of the suite as AGENT_ERROR rows would make a resume skip every one of those cases.
+    """
+    error = outcome.error
+    return (
+        error is not None
+        and error.status_code is None
+        and error.kind == "retries_exhausted"
+        and not tape.interactions
+    )
 
 
 @functools.cache
@@ -419,6 +445,9 @@ async def record_suite_async(
     ready: asyncio.Queue[PendingCommit | None] = asyncio.Queue()
     commit_slots = asyncio.Semaphore(max(1, config.concurrency))
     failure: list[BaseException] = []
+    # unreachable traces wait here until an answered trace shows the outage was transient
+    held: list[PendingCommit] = []
+    stopped: list[ProviderUnreachableError] = []
     for job in pending:
         queue.put_nowait(job)
 
@@ -436,8 +465,32 @@ async def record_suite_async(
         )
         trace = trace_from_cassette(tape.interactions, meta, case.id, rep)
         trace = trace.model_copy(update={"timings": {"elapsed_s": round(outcome.elapsed_s, 4)}})
+        item = PendingCommit(case_pks[case.id], tape.interactions, meta, trace)
+        if _unreachable(outcome, tape):
+            if stopped:
+                return
+            held.append(item)
+            if len(held) >= UNREACHABLE_STREAK:
+                error = outcome.error
+                stopped.append(
+                    ProviderUnreachableError(
+                        f"no response from {config.base_url or config.provider} for "
+                        f"{len(held)} traces in a row (last: {error.message if error else '?'}); "
+                        "the run stopped and those traces were not recorded. Start the server "
+                        "or fix --base-url, then run the same command to resume"
+                    )
+                )
+                held.clear()
+            return
+        await _release_held()
         await commit_slots.acquire()
-        ready.put_nowait(PendingCommit(case_pks[case.id], tape.interactions, meta, trace))
+        ready.put_nowait(item)
+
+    async def _release_held() -> None:
+        """Commit held unreachable traces as the AGENT_ERROR traces they are (a blip)."""
+        while held:
+            await commit_slots.acquire()
+            ready.put_nowait(held.pop(0))
 
     def _account(item: PendingCommit, inserted: bool) -> None:
         commit_slots.release()
@@ -484,7 +537,7 @@ async def record_suite_async(
         ctx = shared_ctx if shared_ctx is not None else new_context()
         while True:
             job = await queue.get()
-            if job is None or failure:
+            if job is None or failure or stopped:
                 return
             await one(ctx, *job)
 
@@ -497,11 +550,15 @@ async def record_suite_async(
         commit_task = asyncio.create_task(committer())
         try:
             await asyncio.gather(*workers)
+            if not stopped:
+                await _release_held()  # fewer than UNREACHABLE_STREAK at the end: a blip
         finally:
             ready.put_nowait(None)
             await commit_task
         if failure:
             raise failure[0]
+        if stopped:
+            raise stopped[0]
     finally:
         for client in clients:
             await client.aclose()  # closes its transport too

@@ -266,8 +266,8 @@ class _Server(ThreadingHTTPServer):
 class FakeModelServer:
     """A real HTTP server on 127.0.0.1 in a background thread."""
 
-    def __init__(self, responder: Responder, *, delay_s: float = 0.0) -> None:
-        self._server = _Server(("127.0.0.1", 0), _Handler)
+    def __init__(self, responder: Responder, *, delay_s: float = 0.0, port: int = 0) -> None:
+        self._server = _Server(("127.0.0.1", port), _Handler)
         self._server.responder = responder
         self._server.requests = []
         self._server.lock = threading.Lock()

@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+import json
 import threading
 from pathlib import Path
 from typing import Any
 
+import httpx
 import pytest
 import yaml
 from recorder_fakes import (
@@ -16,11 +18,12 @@ from recorder_fakes import (
     calls_turn,
     case,
     final_turn,
+    instruction_of,
     suite,
 )
 
 from recorder.cassettes import read_cassette, requests_match
-from recorder.record import RecordProgress, record_suite
+from recorder.record import ProviderUnreachableError, RecordProgress, record_suite
 from recorder.replay import renormalize_run, replay_run
 from store.repository import Store
 from store.schemas import RunConfig
@@ -346,3 +349,56 @@ def test_llama_cpp_provider_records_results_and_replays(store: Store, tmp_path: 
     report = replay_run(store, "run1", cassettes)
     assert report.ok, report.divergences
     assert report.matched == len(CASES)
+
+
+def test_a_provider_that_never_answers_stops_the_run_and_records_nothing(
+    store: Store, tmp_path: Path
+) -> None:
+    """Connection refused on trace after trace is an outage, not model behaviour: the run stops
+    after UNREACHABLE_STREAK of them with one clear error, writes none of them, and the same
+    command resumes the whole suite once the server is up."""
+    cassettes = tmp_path / "cassettes"
+    server = FakeModelServer(ScriptedModel(SCRIPT))
+    port = server.port
+    server._server.server_close()
+    config = RunConfig(model="m", base_url=f"http://127.0.0.1:{port}/v1", max_retries=0)
+    with pytest.raises(ProviderUnreachableError, match=r"no response from http://127\.0\.0\.1:"):
+        record_suite(store, suite(CASES), config, cassettes, run_name="down", sleep=_no_sleep)
+    run = store.get_run("down")
+    assert store.trace_keys(run.id) == set()
+    assert not list(cassettes.glob("down/*.yaml"))
+
+    with FakeModelServer(ScriptedModel(SCRIPT), port=port) as up:
+        summary = record_suite(
+            store, suite(CASES), config, cassettes, run_name="down", sleep=_no_sleep
+        )
+        assert up.requests
+    assert summary.recorded == len(CASES) and summary.progress.skipped == 0
+
+
+def test_one_unreachable_trace_among_answered_ones_is_recorded_as_agent_error(
+    store: Store, tmp_path: Path
+) -> None:
+    refused = {"sum"}
+
+    class FlakyTransport(httpx.AsyncBaseTransport):
+        def __init__(self) -> None:
+            self.inner = httpx.AsyncHTTPTransport()
+
+        async def handle_async_request(self, request: httpx.Request) -> httpx.Response:
+            if instruction_of(json.loads(request.content)) in refused:
+                raise httpx.ConnectError("connection refused", request=request)
+            return await self.inner.handle_async_request(request)
+
+        async def aclose(self) -> None:
+            await self.inner.aclose()
+
+    cassettes = tmp_path / "cassettes"
+    with FakeModelServer(ScriptedModel(SCRIPT)) as server:
+        summary = _record(
+            store, server, cassettes, config={"max_retries": 0}, transport=FlakyTransport()
+        )
+    assert summary.recorded == len(CASES)
+    traces = {t.case_key: t.trace for t in store.iter_traces(summary.run.id)}
+    assert traces["c0"].error.kind == "retries_exhausted" and traces["c0"].rounds == []
+    assert traces["c1"].status != "agent_error"
