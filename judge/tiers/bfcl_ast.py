@@ -695,6 +695,9 @@ class _Param:
 # --------------------------------------------------------------------------- one call
 
 
+_WRONG_NAME = "simple_function_checker:wrong_func_name"
+
+
 class _Answer:
     """One possible-answer entry of a case, read once: the expected function, its acceptable
     values, its signature and the per-parameter checks (each built on first use)."""
@@ -776,7 +779,7 @@ class _Answer:
         if name != expected_name and name != self.wire:
             return [
                 BfclError(
-                    "simple_function_checker:wrong_func_name",
+                    _WRONG_NAME,
                     tx.TOOL_WRONG,
                     lambda: f"expected function {expected_name!r}, got {name!r}",
                     answer_index,
@@ -1096,7 +1099,8 @@ def check_output(
 
 
 def _with_unknown(errors: list[BfclError], plan: _Case, name: str) -> list[BfclError]:
-    if any(e.type.endswith("wrong_func_name") for e in errors) and not plan.offered(name):
+    # a call naming another function has that one error and no other (see _Answer.check)
+    if errors and errors[0].type == _WRONG_NAME and not plan.offered(name):
         return [
             *errors,
             BfclError(
@@ -1126,7 +1130,7 @@ def _explain_unmatched(
 
         def distance(j: int, i: int = i) -> tuple[int, int, int]:
             found = errs(i, j)
-            wrong_name = any(e.type.endswith("wrong_func_name") for e in found)
+            wrong_name = bool(found) and found[0].type == _WRONG_NAME
             return (1 if wrong_name else 0, len(found), j)
 
         if free:
