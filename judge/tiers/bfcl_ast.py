@@ -861,13 +861,11 @@ def _count_error(prefix: str, n_expected: int, n_calls: int) -> BfclError:
     )
 
 
-def _greedy(
-    ok: Callable[[int, int], bool], n_exp: int, n_calls: int, *, complete: bool = True
-) -> dict[int, int] | None:
+def _greedy(ok: Callable[[int, int], bool], n_exp: int, n_calls: int) -> dict[int, int]:
     """bfcl-eval's pairing: each answer in turn takes the first free call that matches it.
 
-    ``complete``: None as soon as an answer finds no call (bfcl-eval's verdict); otherwise the
-    pairing goes on past such answers and returns what it paired (for the error listing).
+    bfcl-eval stops at the first answer that finds no call (its verdict: not every answer
+    paired); this goes on past such answers and returns every pair it made, for the errors.
     """
     matched: dict[int, int] = {}
     used: set[int] = set()
@@ -877,9 +875,6 @@ def _greedy(
                 matched[i] = j
                 used.add(j)
                 break
-        else:
-            if complete:
-                return None
     return matched
 
 
@@ -1056,12 +1051,12 @@ def check_output(
             matched = _bipartite(ok, n_exp, n_calls)
             valid = count_ok and len(matched) == n_exp
         else:
-            greedy = _greedy(ok, n_exp, n_calls) if count_ok else None
-            valid = greedy is not None
-            if greedy is not None:
-                matched = greedy
-            else:
-                matched = _greedy(ok, n_exp, n_calls, complete=False) or {}
+            # bfcl-eval's verdict is whether its pairing (stopping at the first answer left
+            # without a call) pairs every answer; the pairing carried on past such answers
+            # makes the same choices up to there, so one pass gives the verdict and the
+            # pairs the errors are listed for
+            matched = _greedy(ok, n_exp, n_calls)
+            valid = count_ok and len(matched) == n_exp
         if not valid:
             first_unmatched = next((i for i in range(n_exp) if i not in matched), None)
             if count_ok and first_unmatched is not None:
