@@ -109,7 +109,10 @@ def _init_worker(
     _W["rule_set_hash"] = rule_set.hash
     _W["registry_hash"] = registry.hash
     _W["tier"] = get_tier(tier)
-    registry_index(registry, _W["registry_hash"])  # compile the schemas once, before freezing
+    if getattr(_W["tier"], "uses_registry_index", True):
+        # compile the schemas once, before freezing; a tier that never reads them (bfcl-ast)
+        # would pay seconds for thousands of tools it does not use
+        registry_index(registry, _W["registry_hash"])
     if freeze:  # a worker process lives only for this batch: freeze its long-lived objects
         gc.collect()
         gc.freeze()

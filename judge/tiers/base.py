@@ -8,7 +8,9 @@ A tier is an object with:
   rule set apply to the components the tier returns;
 - ``applies(case, registry) -> bool``: whether the tier is meaningful for a case (the suite
   self-test only requires PASS under applicable tiers);
-- ``evaluate(ctx: judge.context.JudgeContext) -> TierResult``: the pure scoring.
+- ``evaluate(ctx: judge.context.JudgeContext) -> TierResult``: the pure scoring;
+- optionally ``uses_registry_index = False`` when ``evaluate`` never reads the compiled registry
+  facts (``ctx.index``, the analysed calls): batch judging then does not build them up front.
 
 The engine handles SKIP, AGENT_ERROR, hashing, precedence ordering of codes, partial-score
 weighting, anomaly flags and turning any exception into a recorded ``JUDGE_ERROR``; a tier only
@@ -84,9 +86,17 @@ def _import(module: str) -> None:
             raise
 
 
+_builtins_loaded = False
+
+
 def _load_builtins() -> None:
+    # once per process: get_tier runs per judgment, and import_module costs ~1 us even cached
+    global _builtins_loaded
+    if _builtins_loaded:
+        return
     for module in _BUILTIN_MODULES:
         _import(module)
+    _builtins_loaded = True
 
 
 def get_tier(name: str) -> Tier:

@@ -1202,6 +1202,9 @@ class BfclAstTier:
     #: finite floats, the category text), so the batch path may store the body without a
     #: pydantic round-trip (``judge.engine.judge_body``)
     plain_json_results: ClassVar[bool] = True
+    #: reads the case's BFCL metadata and the raw trace, never the compiled registry index
+    #: (per-tool JSON Schema validators): batch judging need not build it (~3,000 BFCL tools)
+    uses_registry_index: ClassVar[bool] = False
 
     def applies(self, case: Case, registry: ToolRegistry) -> bool:
         return isinstance(case.metadata.get("bfcl"), dict)

@@ -24,7 +24,7 @@ def app(tmp_path: Path) -> AppContext:
     return AppContext(resolve_settings(db=url, json_output=True, environ={}))
 
 
-def test_commands_import_judge_and_export(tmp_path: Path) -> None:
+def test_commands_import_judge_and_export(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     runner = CliRunner()
     out = runner.invoke(
         import_bfcl,
@@ -49,13 +49,26 @@ def test_commands_import_judge_and_export(tmp_path: Path) -> None:
     [summary] = json.loads(out.output)
     assert summary["traces"] == 2 and summary["run"] == "bfcl-m-live_relevance"
 
+    import judge.batch
     from judge.batch import judge_run
     from judge.rulesets import load_rule_set
     from store.repository import Store
 
+    built: list[str] = []
+    real_index = judge.batch.registry_index
+
+    def spy(registry, registry_hash=None):  # type: ignore[no-untyped-def]
+        built.append(registry.name if hasattr(registry, "name") else "?")
+        return real_index(registry, registry_hash)
+
+    monkeypatch.setattr(judge.batch, "registry_index", spy)
     store = Store.open(f"sqlite:///{tmp_path / 'rejudge.db'}")
     try:
         result = judge_run(store, summary["run"], "bfcl-ast", load_rule_set("standard@2"))
+        # bfcl-ast never reads the compiled registry: batch judging must not build it
+        assert built == []
+        judge_run(store, summary["run"], "contract", load_rule_set("standard@2"))
+        assert len(built) == 1
     finally:
         store.close()
     out = runner.invoke(
