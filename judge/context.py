@@ -527,9 +527,20 @@ def build_context(
     registry: ToolRegistry,
     rule_set: RuleSet,
     registry_hash: str | None = None,
+    settings: RuleSettings | None = None,
 ) -> JudgeContext:
-    """The context of one judgment; nothing derived is computed until a tier reads it."""
-    return JudgeContext(trace, case, registry, rule_set, settings_of(rule_set), registry_hash)
+    """The context of one judgment; nothing derived is computed until a tier reads it.
+
+    ``settings``: the rule set's parsed settings when the caller has them already (the engine
+    validates them first), so they are not looked up twice per judgment."""
+    return JudgeContext(
+        trace,
+        case,
+        registry,
+        rule_set,
+        settings if settings is not None else settings_of(rule_set),
+        registry_hash,
+    )
 
 
 def same_arguments(a: ActualCall, b: ActualCall) -> bool:

@@ -97,6 +97,27 @@ def judge_body(
     )
     if not plain:
         return Judgment(**fields).model_dump(mode="json")
+    if "details" in fields:
+        # a tier's judgment sets every field (_assemble): one dict, in the order the update of
+        # the defaults below gives (same keys, same order, so the same body however dumped)
+        return {
+            "format_version": JUDGMENT_FORMAT_VERSION,
+            "taxonomy": fields["taxonomy"],
+            "partial_score": fields["partial_score"],
+            "partial_breakdown": fields["partial_breakdown"],
+            "diff": fields["diff"],
+            "reasons": fields["reasons"],
+            "warnings": fields["warnings"],
+            "anomalies": fields["anomalies"],
+            "details": fields["details"],
+            "tier": fields["tier"],
+            "trace_hash": fields["trace_hash"],
+            "case_hash": fields["case_hash"],
+            "registry_hash": fields["registry_hash"],
+            "rule_set_hash": fields["rule_set_hash"],
+            "engine_version": ENGINE_VERSION,
+            "verdict": fields["verdict"],
+        }
     body = _body_defaults()
     body.update(fields)
     return body
@@ -132,7 +153,7 @@ def _judge_fields(
     every outcome but a tier's own result is (hashes, verdicts, reasons as text)."""
     tier_obj = get_tier(tier) if isinstance(tier, str) else tier
     rule_set = rules if rules is not None else load_rule_set(DEFAULT_RULE_SET)
-    settings_of(rule_set)  # validate early: a broken rule set is the caller's error
+    settings = settings_of(rule_set)  # validate early: a broken rule set is the caller's error
     keys = {
         "tier": tier_obj.name,
         "trace_hash": trace_hash or _safe_hash(trace, trace.hashable),
@@ -152,9 +173,9 @@ def _judge_fields(
         keys["reasons"] = [why]
         return keys, True
     try:
-        ctx = build_context(trace, case, registry, rule_set, keys["registry_hash"])
+        ctx = build_context(trace, case, registry, rule_set, keys["registry_hash"], settings)
         result = tier_obj.evaluate(ctx)
-        keys.update(_assemble(result, tier_obj, ctx.settings, trace, case))
+        _assemble(keys, result, tier_obj, settings, trace, case)
         return keys, getattr(tier_obj, "plain_json_results", False) is True
     except Exception as exc:  # never raise on a trace: record the failure as a judgment
         keys["verdict"] = "FAIL"
@@ -164,44 +185,70 @@ def _judge_fields(
         return keys, True
 
 
+# (partial family, id(settings)) -> (settings, the weights' keys sorted, their (key, weight)
+# pairs in the rule set's order): the same for every judgment under one tier and rule set
+_WEIGHTS: dict[tuple[str, int], tuple[Any, tuple[str, ...], tuple[tuple[str, float], ...]]] = {}
+
+
+def _weights_of(
+    settings: Any, family: str
+) -> tuple[tuple[str, ...], tuple[tuple[str, float], ...]]:
+    hit = _WEIGHTS.get((family, id(settings)))
+    if hit is not None and hit[0] is settings:  # held, so its id cannot be reused while cached
+        return hit[1], hit[2]
+    weights = (
+        settings.partial_weights.contract
+        if family == "contract"
+        else settings.partial_weights.execution
+    )
+    if len(_WEIGHTS) > 256:
+        _WEIGHTS.clear()
+    entry = _WEIGHTS[(family, id(settings))] = (
+        settings,
+        tuple(sorted(weights)),
+        tuple(weights.items()),
+    )
+    return entry[1], entry[2]
+
+
 def _assemble(
+    out: dict[str, Any],
     result: TierResult,
     tier: Tier,
     settings: Any,
     trace: Trace,
     case: Case,
-) -> dict[str, Any]:
+) -> None:
+    """Add a tier result's judgment fields to ``out`` (verdict first; ``details`` last, and
+    only once nothing can fail: ``judge_body`` reads its presence as "assembled")."""
     codes = tx.order_codes(result.codes)
-    weights = (
-        settings.partial_weights.contract
-        if tier.partial_family == "contract"
-        else settings.partial_weights.execution
-    )
-    breakdown = {k: float(result.partial.get(k, 0.0)) for k in sorted(weights)}
-    # float(): the model's field is a float, so an empty sum (int 0) is stored as 0.0
-    score = float(round(sum(weights[k] * breakdown[k] for k in weights), 6))
-    anomalies = set(result.anomalies)
+    ordered, pairs = _weights_of(settings, tier.partial_family)
+    partial = result.partial
+    breakdown = {k: float(partial.get(k, 0.0)) for k in ordered}
+    # float(): the model's field is a float, so an empty sum (int 0) is stored as 0.0; sum()
+    # over the rule set's order, as ever (float addition depends on the order)
+    score = float(round(sum([w * breakdown[k] for k, w in pairs]), 6))
+    extra: list[str] = []
     if score == 0.0:
         calls = trace.calls
         if calls and all(c.ok is True for c in calls):
-            anomalies.add(ANOMALY_ZERO_SCORE_ALL_EXECUTED)
-    if tx.RULE_ERROR in codes:
-        anomalies.add(ANOMALY_RULE_ERROR)
+            extra.append(ANOMALY_ZERO_SCORE_ALL_EXECUTED)
+    if codes and tx.RULE_ERROR in codes:
+        extra.append(ANOMALY_RULE_ERROR)
     warnings = list(result.warnings)
     if trace.case_id != case.id:
-        anomalies.add(ANOMALY_CASE_MISMATCH)
+        extra.append(ANOMALY_CASE_MISMATCH)
         warnings.append(f"trace is for case {trace.case_id!r}, judged against {case.id!r}")
+    anomalies = result.anomalies
     details = dict(result.details)
     if codes:
         details["primary_cause"] = codes[0]
-    return {
-        "verdict": "FAIL" if codes else "PASS",
-        "taxonomy": codes,
-        "partial_score": score,
-        "partial_breakdown": breakdown,
-        "diff": result.diff,
-        "reasons": result.reasons,
-        "warnings": warnings,
-        "anomalies": sorted(anomalies),
-        "details": details,
-    }
+    out["verdict"] = "FAIL" if codes else "PASS"
+    out["taxonomy"] = codes
+    out["partial_score"] = score
+    out["partial_breakdown"] = breakdown
+    out["diff"] = result.diff
+    out["reasons"] = result.reasons
+    out["warnings"] = warnings
+    out["anomalies"] = sorted(set(anomalies).union(extra)) if anomalies or extra else []
+    out["details"] = details

@@ -126,9 +126,17 @@ def rank(code: str) -> int:
     return entry[0] if entry is not None else 10_000
 
 
+def _precedence(code: str) -> tuple[int, str]:
+    entry = CODES.get(code)
+    return (entry[0] if entry is not None else 10_000, code)
+
+
 def order_codes(codes: Iterable[str]) -> list[str]:
     """Unique codes in precedence order (unknown codes last, alphabetically)."""
-    return sorted(set(codes), key=lambda c: (rank(c), c))
+    unique = set(codes)
+    if len(unique) < 2:  # most judgments: nothing to order (runs once per judgment)
+        return list(unique)
+    return sorted(unique, key=_precedence)
 
 
 def describe(code: str) -> str:
