@@ -7,6 +7,7 @@ from typing import Any
 
 import click
 from rich.console import Console
+from rich.table import Table
 
 from rejudge.cli._context import AppContext, pass_app, table
 from rejudge.cli.judge import render_summary
@@ -36,17 +37,23 @@ def _render(c: Console, result: DemoResult, db_url: str) -> None:
         + ", ".join(f"{s['name']} ({s['cases']} cases)" for s in result.suites)
         + f"   cassettes: {result.cassettes_dir}"
     )
-    rows: list[list[Any]] = [
-        [r["run"], r["model"], r["harness_mode"], r["traces"], _outcomes(r.get("outcomes"))]
-        for r in result.runs
-    ]
-    c.print(
-        table(
-            "Runs replayed from the shipped cassettes (no network, no key)",
-            ["run", "model", "harness", "traces", "how the traces ended"],
-            rows,
-        )
+    models = sorted({r["model"] for r in result.runs})
+    runs = Table(
+        title="Runs replayed from the shipped cassettes (no network, no key)"
+        + (f", model {models[0]}" if len(models) == 1 else "")
     )
+    runs.add_column("run", no_wrap=True)
+    if len(models) > 1:
+        runs.add_column("model", no_wrap=True)
+    runs.add_column("harness", no_wrap=True)
+    runs.add_column("traces", justify="right")
+    runs.add_column("how the traces ended")
+    for r in result.runs:
+        model = [r["model"]] if len(models) > 1 else []
+        runs.add_row(
+            r["run"], *model, r["harness_mode"], str(r["traces"]), _outcomes(r.get("outcomes"))
+        )
+    c.print(runs)
     for s in result.skipped:
         c.print(f"[yellow]skipped[/yellow] cassette folder {s['folder']}: {s['reason']}")
 
