@@ -1221,9 +1221,41 @@ class BfclAstTier:
         fixes = fixes_for(ctx.rule_set)
         output, later = output_from_trace(ctx.trace, ctx.registry.name_map)
         outcome = check_output(meta, output, fixes)
-        errors = outcome.errors
         valid = outcome.valid
         expected = outcome.expected
+        matched = outcome.matched
+        schema = 1.0 if output is not None else 0.0
+        relevance = meta.get("kind") in ("irrelevance", "relevance")
+        partial: dict[str, float]
+        if relevance:
+            score = 1.0 if valid else 0.0
+            partial = {"tools": score, "arguments": score, "schema": schema}
+        elif valid and not outcome.errors:
+            # no error names another function: every possible answer's function was called
+            partial = {
+                "tools": 1.0 if expected and output else 0.0,
+                "arguments": len(matched) / expected if expected else 0.0,
+                "schema": schema,
+            }
+        # the importer writes the category name; anything else is stored as its text
+        category = meta.get("category")
+        if category is not None and type(category) is not str:
+            category = str(category)
+        details: dict[str, Any] = {
+            "bfcl_category": category,
+            "bfcl_valid": valid,
+            "bfcl_error_type": None,
+            "matched": _matched_json(matched) if matched else {},
+            "fixes": "bfcl@2" if fixes is FIXED else "bfcl@1",
+        }
+        warnings = (
+            [f"{later} call(s) after the first response were ignored (BFCL judges one response)"]
+            if later
+            else []
+        )
+        errors = outcome.errors
+        if valid and not errors:  # most correct outputs: nothing to list
+            return TierResult([], [], [], warnings, partial, details, [])
         # one pass over the errors: each message formatted once (the diff and the reasons
         # share it), and the possible answers whose function was not the one called
         diff: list[dict[str, Any]] = []
@@ -1231,10 +1263,12 @@ class BfclAstTier:
         codes: list[str] = []
         named: set[int | None] = set()
         for e in errors:
-            message = e.message
+            text = e.text
+            message = text if type(text) is str else e.message
             messages.append(message)
-            codes.append(e.code)
-            item = {"type": e.type, "code": e.code, "message": message}
+            code = e.code
+            codes.append(code)
+            item = {"type": e.type, "code": code, "message": message}
             if e.answer is not None:
                 item["answer"] = e.answer
             if e.call is not None:
@@ -1244,47 +1278,34 @@ class BfclAstTier:
             diff.append(item)
             if e.type.endswith("wrong_func_name"):
                 named.add(e.answer)
-        schema = 1.0 if output is not None else 0.0
-        if meta.get("kind") in ("irrelevance", "relevance"):
-            score = 1.0 if valid else 0.0
-            partial = {"tools": score, "arguments": score, "schema": schema}
-        else:
+        if not valid and errors:
+            details["bfcl_error_type"] = errors[0].type
+        if not relevance:
             # ratios of counts, so always finite; an error's answer index is always one of
             # range(expected) when it has one
             partial = {
                 "tools": (expected - len(named) + (None in named)) / expected
                 if expected and output
                 else 0.0,
-                "arguments": len(outcome.matched) / expected if expected else 0.0,
+                "arguments": len(matched) / expected if expected else 0.0,
                 "schema": schema,
             }
-        matched = outcome.matched
-        # the importer writes the category name; anything else is stored as its text
-        category = meta.get("category")
-        details: dict[str, Any] = {
-            "bfcl_category": category
-            if category is None or type(category) is str
-            else str(category),
-            "bfcl_valid": valid,
-            "bfcl_error_type": None if valid or not errors else errors[0].type,
-            "matched": {str(k): matched[k] for k in sorted(matched)} if matched else {},
-            "fixes": "bfcl@2" if fixes is FIXED else "bfcl@1",
-        }
+        if valid:  # bfcl-eval's verdict; errors listed alongside it stay in the diff
+            return TierResult([], diff, [], warnings, partial, details, [])
         return TierResult(
-            [] if valid else codes or [tx.PARAM_WRONG_VALUE],
-            diff,
-            [] if valid else messages,
-            (
-                [
-                    f"{later} call(s) after the first response were ignored (BFCL judges one response)"
-                ]
-                if later
-                else []
-            ),
-            partial,
-            details,
-            [],
+            codes or [tx.PARAM_WRONG_VALUE], diff, messages, warnings, partial, details, []
         )
+
+
+# "0".."63": the matched pairs' answer indexes as JSON object keys without str() per index
+_INDEX_KEYS = tuple(str(i) for i in range(64))
+
+
+def _matched_json(matched: dict[int, int]) -> dict[str, int]:
+    """``{str(answer): call}`` in answer order."""
+    keys = _INDEX_KEYS
+    n = len(keys)
+    return {keys[k] if 0 <= k < n else str(k): matched[k] for k in sorted(matched)}
 
 
 register_tier(BfclAstTier())
