@@ -125,6 +125,20 @@ class RunRecord:
     finished_at: datetime | None
 
 
+def _new_evaluation_row(
+    run_id: int, tier: str, rule_set_id: int, engine_version: str
+) -> dict[str, Any]:
+    return {
+        "run_id": run_id,
+        "tier": tier,
+        "rule_set_id": rule_set_id,
+        "engine_version": engine_version,
+        "status": "running",
+        "summary": {},
+        "created_at": utcnow(),
+    }
+
+
 @dataclass(frozen=True)
 class StoredTrace:
     id: int
@@ -812,17 +826,7 @@ class Store:
             return int(
                 c.execute(
                     _T_EVAL.insert().returning(_T_EVAL.c.id),
-                    [
-                        {
-                            "run_id": run_id,
-                            "tier": tier,
-                            "rule_set_id": rule_set_id,
-                            "engine_version": engine_version,
-                            "status": "running",
-                            "summary": {},
-                            "created_at": utcnow(),
-                        }
-                    ],
+                    [_new_evaluation_row(run_id, tier, rule_set_id, engine_version)],
                 ).scalar_one()
             )
 
@@ -868,17 +872,7 @@ class Store:
                 return int(found), False
             created = c.execute(
                 _T_EVAL.insert().returning(t.id),
-                [
-                    {
-                        "run_id": run_id,
-                        "tier": tier,
-                        "rule_set_id": rule_set_id,
-                        "engine_version": engine_version,
-                        "status": "running",
-                        "summary": {},
-                        "created_at": utcnow(),
-                    }
-                ],
+                [_new_evaluation_row(run_id, tier, rule_set_id, engine_version)],
             ).scalar_one()
             return int(created), True
 

@@ -78,8 +78,15 @@ def _scripted_model(cases: list[Case], read_only: set[str]) -> httpx.MockTranspo
     return httpx.MockTransport(handler)
 
 
-def record_cassettes(root: Path, suite_name: str, count: int, run_name: str) -> None:
-    """Record ``count`` cases of a built-in suite into ``root/<run_name>/`` with the recorder."""
+def record_cassettes(
+    root: Path,
+    suite_name: str,
+    count: int,
+    run_name: str,
+    transport: httpx.AsyncBaseTransport | None = None,
+) -> None:
+    """Record ``count`` cases of a built-in suite into ``root/<run_name>/`` with the recorder,
+    against the scripted model unless ``transport`` answers instead."""
     source = load_suite(suite_name)
     cases = list(source.cases)[:count]
     scratch = Store.open(f"sqlite:///{root.parent / f'scratch-{run_name}.db'}")
@@ -91,9 +98,8 @@ def record_cassettes(root: Path, suite_name: str, count: int, run_name: str) -> 
             root,
             case_ids=[c.id for c in cases],
             run_name=run_name,
-            transport=_scripted_model(
-                cases, {t.name for t in source.registry.tools if t.read_only}
-            ),
+            transport=transport
+            or _scripted_model(cases, {t.name for t in source.registry.tools if t.read_only}),
         )
     finally:
         scratch.close()
@@ -204,23 +210,10 @@ def test_demo_says_why_a_run_has_nothing_to_score(run_cli, tmp_path, offline) ->
     table of n/a rows; the JSON gives the same counts."""
     root = tmp_path / "cassettes"
     record_cassettes(root, "retail", 3, "retail-scripted")
-    source = load_suite("retail")
-    cases = list(source.cases)[:2]
-    scratch = Store.open(f"sqlite:///{tmp_path / 'scratch-down.db'}")
-    try:
-        record_suite(
-            scratch,
-            source,
-            RunConfig(model="scripted-1", base_url="http://scripted.invalid/v1", max_retries=0),
-            root,
-            case_ids=[c.id for c in cases],
-            run_name="retail-server-down",
-            transport=httpx.MockTransport(
-                lambda request: httpx.Response(500, json={"error": {"message": "boom"}})
-            ),
-        )
-    finally:
-        scratch.close()
+    server_error = httpx.MockTransport(
+        lambda request: httpx.Response(500, json={"error": {"message": "boom"}})
+    )
+    record_cassettes(root, "retail", 2, "retail-server-down", transport=server_error)
 
     human = run_cli("--db", f"sqlite:///{tmp_path / 'h.db'}", "--cassettes", str(root), "demo")
     assert human.exit_code == 0, human.output
