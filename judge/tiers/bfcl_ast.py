@@ -122,8 +122,13 @@ class BfclError:
     def key(self) -> tuple[Any, ...]:
         return (self.type, self.code, self.answer, self.call, self.param)
 
-    def as_dict(self) -> dict[str, Any]:
-        out: dict[str, Any] = {"type": self.type, "code": self.code, "message": self.message}
+    def as_dict(self, message: str | None = None) -> dict[str, Any]:
+        """The diff item; ``message`` is this error's message when the caller formatted it."""
+        out: dict[str, Any] = {
+            "type": self.type,
+            "code": self.code,
+            "message": self.message if message is None else message,
+        }
         if self.answer is not None:
             out["answer"] = self.answer
         if self.call is not None:
@@ -1266,16 +1271,8 @@ class BfclAstTier:
             text = e.text
             message = text if type(text) is str else e.message
             messages.append(message)
-            code = e.code
-            codes.append(code)
-            item = {"type": e.type, "code": code, "message": message}
-            if e.answer is not None:
-                item["answer"] = e.answer
-            if e.call is not None:
-                item["call"] = e.call
-            if e.param is not None:
-                item["param"] = e.param
-            diff.append(item)
+            codes.append(e.code)
+            diff.append(e.as_dict(message))
             if e.type.endswith("wrong_func_name"):
                 named.add(e.answer)
         if not valid and errors:
