@@ -175,24 +175,21 @@ def test_starts_waits_until_ready_and_stops(tmp_path: Path) -> None:
     server.stop()  # idempotent
 
 
-def test_server_that_exits_early_is_reported_with_its_log(tmp_path: Path) -> None:
+@pytest.mark.parametrize(
+    ("mode", "message"),
+    [
+        ("fail", r"exited with code 3.*boom: cannot load model"),
+        # a native llama.cpp build on a CPU that lacks its instructions: say how to rebuild
+        ("illegal", r"code -4 \(SIGILL: .*GGML_NATIVE=OFF"),
+    ],
+)
+def test_server_that_exits_early_is_reported(tmp_path: Path, mode: str, message: str) -> None:
     server = LocalModelServer(
         model_path=_model(tmp_path),
-        python=_fake_python(tmp_path, "fail"),
+        python=_fake_python(tmp_path, mode),
         log_path=tmp_path / "s.log",
     )
-    with pytest.raises(LocalModelError, match=r"exited with code 3.*boom: cannot load model"):
-        server.start()
-    assert not server.running
-
-
-def test_server_killed_by_sigill_says_how_to_rebuild_portable(tmp_path: Path) -> None:
-    server = LocalModelServer(
-        model_path=_model(tmp_path),
-        python=_fake_python(tmp_path, "illegal"),
-        log_path=tmp_path / "s.log",
-    )
-    with pytest.raises(LocalModelError, match=r"code -4 \(SIGILL: .*GGML_NATIVE=OFF"):
+    with pytest.raises(LocalModelError, match=message):
         server.start()
     assert not server.running
 
