@@ -95,47 +95,8 @@ def judge_body(
     fields, plain = _judge_fields(
         trace, case, registry, tier, rules, trace_hash, case_hash, registry_hash, rule_set_hash
     )
-    if not plain:
-        return Judgment(**fields).model_dump(mode="json")
-    if "details" in fields:
-        # a tier's judgment sets every field (_assemble): one dict, in the order the update of
-        # the defaults below gives (same keys, same order, so the same body however dumped)
-        return {
-            "format_version": JUDGMENT_FORMAT_VERSION,
-            "taxonomy": fields["taxonomy"],
-            "partial_score": fields["partial_score"],
-            "partial_breakdown": fields["partial_breakdown"],
-            "diff": fields["diff"],
-            "reasons": fields["reasons"],
-            "warnings": fields["warnings"],
-            "anomalies": fields["anomalies"],
-            "details": fields["details"],
-            "tier": fields["tier"],
-            "trace_hash": fields["trace_hash"],
-            "case_hash": fields["case_hash"],
-            "registry_hash": fields["registry_hash"],
-            "rule_set_hash": fields["rule_set_hash"],
-            "engine_version": ENGINE_VERSION,
-            "verdict": fields["verdict"],
-        }
-    body = _body_defaults()
-    body.update(fields)
-    return body
-
-
-def _body_defaults() -> dict[str, Any]:
-    """A :class:`Judgment`'s defaults as its JSON dump has them (fresh containers each call)."""
-    return {
-        "format_version": JUDGMENT_FORMAT_VERSION,
-        "taxonomy": [],
-        "partial_score": None,
-        "partial_breakdown": {},
-        "diff": [],
-        "reasons": [],
-        "warnings": [],
-        "anomalies": [],
-        "details": {},
-    }
+    # the fields are every key of the body already, in one order for every outcome
+    return fields if plain else Judgment(**fields).model_dump(mode="json")
 
 
 def _judge_fields(
@@ -154,13 +115,25 @@ def _judge_fields(
     tier_obj = get_tier(tier) if isinstance(tier, str) else tier
     rule_set = rules if rules is not None else load_rule_set(DEFAULT_RULE_SET)
     settings = settings_of(rule_set)  # validate early: a broken rule set is the caller's error
-    keys = {
+    # every field of the body, in the order the stored body has always had (defaults first,
+    # then the inputs, the verdict last); the outcomes below overwrite values, never add keys
+    keys: dict[str, Any] = {
+        "format_version": JUDGMENT_FORMAT_VERSION,
+        "taxonomy": [],
+        "partial_score": None,
+        "partial_breakdown": {},
+        "diff": [],
+        "reasons": [],
+        "warnings": [],
+        "anomalies": [],
+        "details": {},
         "tier": tier_obj.name,
         "trace_hash": trace_hash or _safe_hash(trace, trace.hashable),
         "case_hash": case_hash or _safe_hash(case, lambda: case.model_dump(mode="json")),
         "registry_hash": registry_hash or registry.hash,
         "rule_set_hash": rule_set_hash or rule_set.hash,
         "engine_version": ENGINE_VERSION,
+        "verdict": "FAIL",
     }
     if case.skip:
         keys["verdict"] = "SKIP"
@@ -219,25 +192,29 @@ def _assemble(
     trace: Trace,
     case: Case,
 ) -> None:
-    """Add a tier result's judgment fields to ``out`` (verdict first; ``details`` last, and
-    only once nothing can fail: ``judge_body`` reads its presence as "assembled")."""
-    codes = tx.order_codes(result.codes)
+    """Set a tier result's judgment fields in ``out``."""
+    codes = result.codes
+    # most results hold 0 or 1 code: nothing to order (order_codes also dedupes)
+    codes = tx.order_codes(codes) if len(codes) > 1 else list(codes)
     ordered, pairs = _weights_of(settings, tier.partial_family)
-    partial = result.partial
-    breakdown = {k: float(partial.get(k, 0.0)) for k in ordered}
-    # float(): the model's field is a float, so an empty sum (int 0) is stored as 0.0; sum()
-    # over the rule set's order, as ever (float addition depends on the order)
-    score = float(round(sum([w * breakdown[k] for k, w in pairs]), 6))
-    extra: list[str] = []
+    get = result.partial.get
+    breakdown = {k: float(get(k, 0.0)) for k in ordered}
+    # float(): the model's field is a float, so an empty sum (int 0) is stored as 0.0; summed
+    # in the rule set's order, as ever (float addition depends on the order)
+    total = 0
+    for k, w in pairs:
+        total += w * breakdown[k]
+    score = float(round(total, 6))
+    extra: list[str] | None = None
     if score == 0.0:
         calls = trace.calls
         if calls and all(c.ok is True for c in calls):
-            extra.append(ANOMALY_ZERO_SCORE_ALL_EXECUTED)
+            extra = [ANOMALY_ZERO_SCORE_ALL_EXECUTED]
     if codes and tx.RULE_ERROR in codes:
-        extra.append(ANOMALY_RULE_ERROR)
+        extra = [*(extra or ()), ANOMALY_RULE_ERROR]
     warnings = list(result.warnings)
     if trace.case_id != case.id:
-        extra.append(ANOMALY_CASE_MISMATCH)
+        extra = [*(extra or ()), ANOMALY_CASE_MISMATCH]
         warnings.append(f"trace is for case {trace.case_id!r}, judged against {case.id!r}")
     anomalies = result.anomalies
     details = dict(result.details)
@@ -250,5 +227,5 @@ def _assemble(
     out["diff"] = result.diff
     out["reasons"] = result.reasons
     out["warnings"] = warnings
-    out["anomalies"] = sorted(set(anomalies).union(extra)) if anomalies or extra else []
+    out["anomalies"] = sorted(set(anomalies).union(extra or ())) if anomalies or extra else []
     out["details"] = details

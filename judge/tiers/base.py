@@ -42,7 +42,7 @@ class TierNotFoundError(NotFoundError):
     pass
 
 
-@dataclass
+@dataclass(slots=True)
 class TierResult:
     codes: list[str] = field(default_factory=list)
     diff: list[dict[str, Any]] = field(default_factory=list)
