@@ -18,6 +18,8 @@ Usage (from the repository root; needs ``pip install --no-deps bfcl-eval``):
    The best of ``--repeat`` interleaved passes (CPU time of this process, so a busy machine
    skews less) is reported as microseconds per output and as a ratio (bfcl-eval time / ours:
    above 1 means rejudge is faster). End-to-end phases are CPU time too.
+   ``--by-mutation`` also times each kind of output (the possible answer, each mutation) on
+   its own, to show where a per-case gap comes from.
 2. **End to end.** Every case of the 13 AST categories gets a result line (three in four are the
    possible answer, alternately decoded and raw Python syntax; the rest mutated or prose), the
    folder is imported into a fresh SQLite store (``import_bfcl_results``), each run is judged
@@ -149,6 +151,68 @@ def checker_speed(per_category: int, repeat: int) -> list[dict[str, Any]]:
     return rows
 
 
+def by_mutation(per_category: int, repeat: int) -> list[dict[str, Any]]:
+    """bfcl-eval's checker against ``judge_body`` per kind of output (the label before ``:``),
+    each kind timed on its own (best of ``repeat``, the two alternating): where the per-case
+    gap comes from. bfcl-eval stops at its first error; the judgment lists every one."""
+    from judge.engine import judge_body
+    from suites.importers.bfcl import build_suite
+
+    checker = load_bfcl_checker()
+    rules = bfcl_rules("1")
+    rules_hash = rules.hash
+    registries: dict[str, Any] = {}
+    groups: dict[str, list[Any]] = {}
+    for category, entry, case in sample_cases(per_category or 10**9):
+        if category not in registries:
+            reg = build_suite(category).registry
+            registries[category] = (reg, reg.hash)
+        for label, output in mutations(case):
+            trace = trace_of(output, case.id)
+            groups.setdefault(label.split(":")[0], []).append(
+                (category, entry, case, case.hash, output, trace, trace.hash)
+            )
+    rows = []
+    for label, work in sorted(groups.items()):
+
+        def run_bfcl(work: list[Any] = work) -> None:
+            for _c, entry, case, _h, output, _t, _th in work:
+                try:
+                    bfcl_verdict(checker, entry, case, output)
+                except Exception:
+                    pass
+
+        def run_body(work: list[Any] = work) -> None:
+            for category, _e, case, case_hash, _o, trace, trace_hash in work:
+                registry, registry_hash = registries[category]
+                judge_body(
+                    trace,
+                    case,
+                    registry,
+                    "bfcl-ast",
+                    rules,
+                    trace_hash=trace_hash,
+                    case_hash=case_hash,
+                    registry_hash=registry_hash,
+                    rule_set_hash=rules_hash,
+                )
+
+        run_bfcl()
+        run_body()
+        t_bfcl, t_body = _best_interleaved([run_bfcl, run_body], repeat)
+        n = len(work)
+        rows.append(
+            {
+                "kind": label,
+                "outputs": n,
+                "bfcl_eval_us": round(t_bfcl / n * 1e6, 1),
+                "body_us": round(t_body / n * 1e6, 1),
+                "body_speedup": round(t_bfcl / t_body, 2),
+            }
+        )
+    return rows
+
+
 def end_to_end() -> dict[str, Any]:
     from judge.batch import judge_run
     from store.repository import Store
@@ -221,6 +285,9 @@ def main() -> None:
     parser.add_argument("--per-category", type=int, default=60, help="0 = every case")
     parser.add_argument("--repeat", type=int, default=5)
     parser.add_argument("--skip-e2e", action="store_true")
+    parser.add_argument(
+        "--by-mutation", action="store_true", help="also time each kind of output on its own"
+    )
     args = parser.parse_args()
     rows = checker_speed(args.per_category, args.repeat)
     print(
@@ -234,6 +301,14 @@ def main() -> None:
             f"| {r['tier_us']} | {r['judge_us']} | {r['body_us']} | {r['core_speedup']}x "
             f"| {r['tier_speedup']}x | {r['judge_speedup']}x | {r['body_speedup']}x |"
         )
+    if args.by_mutation:
+        print("\n| kind of output | outputs | bfcl-eval us | judge_body() us | judge_body() x |")
+        print("|---|---:|---:|---:|---:|")
+        for r in by_mutation(args.per_category, args.repeat):
+            print(
+                f"| {r['kind']} | {r['outputs']} | {r['bfcl_eval_us']} | {r['body_us']} "
+                f"| {r['body_speedup']}x |"
+            )
     if not args.skip_e2e:
         print(json.dumps(end_to_end(), indent=1))
 
