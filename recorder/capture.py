@@ -240,7 +240,7 @@ def _store_trace(
         temperature=None,
     )
     record = store.create_run(name=run_name, suite=suite_record, config=config)
-    case_pk = store.get_cases(suite_record.id)[case.id][0]
+    case_pk = store.get_case_pks(suite_record.id)[case.id]
     relative = cassette.path.relative_to(cassettes_dir).as_posix()
     existing = [
         row

@@ -395,7 +395,7 @@ async def record_suite_async(
     run = store.create_run(
         name=run_name or _default_run_name(suite.name, config), suite=suite_record, config=config
     )
-    case_pks = {key: pk for key, (pk, _case) in store.get_cases(suite_record.id).items()}
+    case_pks = store.get_case_pks(suite_record.id)
     done_keys = store.trace_keys(run.id)
     jobs = [(case, rep) for case in cases for rep in range(config.repeat)]
     state = RecordProgress(total=len(jobs))

@@ -190,7 +190,7 @@ def load_cassette_runs(
         run_name = str(cassettes[0].meta.get("run") or folder.name)
         config = _run_config(cassettes[0].meta, f"shipped cassettes {folder.name}")
         run = store.create_run(name=run_name, suite=snapshot, config=config)
-        case_pks = {key: pk for key, (pk, _c) in store.get_cases(snapshot.id).items()}
+        case_pks = store.get_case_pks(snapshot.id)
         done = store.trace_keys(run.id)
         rows = []
         for cassette in cassettes:

@@ -345,8 +345,14 @@ class Store:
         cases: Sequence[Case],
         format_version: int = 1,
         meta: dict[str, Any] | None = None,
+        case_hashes: Sequence[str] | None = None,
     ) -> SuiteRecord:
-        """Store an immutable suite snapshot; the same (name, hash) is a lookup, not a new row."""
+        """Store an immutable suite snapshot; the same (name, hash) is a lookup, not a new row.
+
+        ``case_hashes``: the cases' content hashes when the caller has them already (a suite
+        source computes them for its own hash), so they are not computed twice."""
+        if case_hashes is not None and len(case_hashes) != len(cases):
+            raise ValueError("case_hashes must hold one hash per case")
         try:
             return self._insert_suite(
                 name=name,
@@ -356,6 +362,7 @@ class Store:
                 cases=cases,
                 format_version=format_version,
                 meta=meta,
+                case_hashes=case_hashes,
             )
         except IntegrityError as exc:
             # a concurrent writer stored the same snapshot first: then it is a lookup
@@ -377,6 +384,7 @@ class Store:
         cases: Sequence[Case],
         format_version: int,
         meta: dict[str, Any] | None,
+        case_hashes: Sequence[str] | None = None,
     ) -> SuiteRecord:
         with self.engine.begin() as c:
             existing = c.execute(
@@ -400,18 +408,20 @@ class Store:
                     }
                 ],
             ).scalar_one()
-            rows = [
-                {
-                    "suite_id": suite_id,
-                    "case_key": case.id,
-                    "hash": case.hash,
-                    "position": position,
-                    "dimension": case.dimension,
-                    "category": case.category,
-                    "body": case.model_dump(mode="json"),
-                }
-                for position, case in enumerate(cases)
-            ]
+            rows = []
+            for position, case in enumerate(cases):
+                body = case.model_dump(mode="json")  # once: the row's body and its hash
+                rows.append(
+                    {
+                        "suite_id": suite_id,
+                        "case_key": case.id,
+                        "hash": case_hashes[position] if case_hashes else content_hash(body),
+                        "position": position,
+                        "dimension": case.dimension,
+                        "category": case.category,
+                        "body": body,
+                    }
+                )
             for chunk in _chunks(rows):
                 c.execute(_T_CASE.insert(), list(chunk))
             row = c.execute(select(_T_SUITE).where(_T_SUITE.c.id == suite_id)).one()
@@ -449,6 +459,17 @@ class Store:
                 .order_by(_T_CASE.c.position)
             ).all()
         return {r.case_key: (r.id, Case.model_validate(r.body)) for r in rows}
+
+    def get_case_pks(self, suite_id: int) -> dict[str, int]:
+        """case id -> row id, in suite order, without reading the cases' bodies (an importer
+        that only links traces to cases needs no more; 3,641 BFCL cases take ~1 s to read)."""
+        with self.engine.connect() as c:
+            rows = c.execute(
+                select(_T_CASE.c.id, _T_CASE.c.case_key)
+                .where(_T_CASE.c.suite_id == suite_id)
+                .order_by(_T_CASE.c.position)
+            ).all()
+        return {r.case_key: r.id for r in rows}
 
     def get_cases_by_ids(self, case_pks: Iterable[int]) -> dict[int, Case]:
         wanted = sorted(set(case_pks))

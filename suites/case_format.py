@@ -291,13 +291,19 @@ def load_manifest(folder: Path | str) -> SuiteManifest:
 # --------------------------------------------------------------------------- suites
 
 
-def suite_hash(format_version: int, registry: ToolRegistry, cases: Iterable[Case]) -> str:
-    """A suite's identity: its format version, its registry and its cases, in file order."""
+def suite_hash(
+    format_version: int,
+    registry: ToolRegistry,
+    cases: Iterable[Case],
+    case_hashes: Iterable[str] | None = None,
+) -> str:
+    """A suite's identity: its format version, its registry and its cases, in file order
+    (``case_hashes``: the cases' hashes, when the caller has them)."""
     return content_hash(
         {
             "format_version": format_version,
             "registry": registry.hash,
-            "cases": [case.hash for case in cases],
+            "cases": list(case_hashes) if case_hashes is not None else [c.hash for c in cases],
         }
     )
 
@@ -319,8 +325,14 @@ class SuiteSource:
     lines: dict[str, int] = field(default_factory=dict)
 
     @cached_property
+    def case_hashes(self) -> tuple[str, ...]:
+        """Each case's content hash, in file order (computed once: hashing is the costly part
+        of snapshotting a large suite, and the suite's own hash needs them too)."""
+        return tuple(case.hash for case in self.cases)
+
+    @cached_property
     def hash(self) -> str:
-        return suite_hash(self.format_version, self.registry, self.cases)
+        return suite_hash(self.format_version, self.registry, self.cases, self.case_hashes)
 
     def case(self, case_id: str) -> Case:
         for case in self.cases:

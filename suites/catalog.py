@@ -62,4 +62,5 @@ def snapshot_suite(store: Store, source: SuiteSource | str | Path) -> SuiteRecor
         cases=list(source.cases),
         format_version=source.format_version,
         meta=meta,
+        case_hashes=source.case_hashes,
     )

@@ -688,6 +688,7 @@ def import_bfcl(
                 registry=source.registry,
                 cases=list(source.cases),
                 format_version=source.format_version,
+                case_hashes=source.case_hashes,
                 meta={
                     "description": source.description,
                     "manifest": source.manifest.model_dump(mode="json") if source.manifest else {},

@@ -307,6 +307,7 @@ def import_bfcl_results(
             cases=list(source.cases),
             format_version=source.format_version,
             meta={"description": source.description},
+            case_hashes=source.case_hashes,
         )
         name = f"{run_name}-{category}" if run_name else f"bfcl-{model}-{category}"
         config = RunConfig(
@@ -318,7 +319,7 @@ def import_bfcl_results(
             extra={"source": "bfcl-results", "category": category},
         )
         run = store.create_run(name=name, suite=record, config=config)
-        case_pks = {key: pk for key, (pk, _case) in store.get_cases(record.id).items()}
+        case_pks = store.get_case_pks(record.id)
         summary = ResultImport(category=category, run=run.name, run_id=run.id, suite=source.name)
         repetitions: dict[str, int] = defaultdict(int)
         items = []

@@ -73,6 +73,47 @@ def test_suite_snapshot_round_trips(
     assert sorted(c.id for c in by_pk.values()) == sorted(c.id for c in cases)
     assert store.get_suite_by_id(suite.id) == suite
     assert store.get_suite("retail") == suite
+    # the keys alone: same ids, same order, same row ids as the full read
+    pks = store.get_case_pks(suite.id)
+    assert list(pks.items()) == [(key, pk) for key, (pk, _case) in stored.items()]
+
+
+def test_given_case_hashes_are_stored_as_computed_ones(
+    store: Store, registry: ToolRegistry, cases: list[Case]
+) -> None:
+    hashes = [c.hash for c in cases]
+    given = store.save_suite(
+        name="given",
+        domain="retail",
+        suite_hash=suite_hash(cases, registry),
+        registry=registry,
+        cases=cases,
+        case_hashes=hashes,
+    )
+    computed = store.save_suite(
+        name="computed",
+        domain="retail",
+        suite_hash=suite_hash(cases, registry),
+        registry=registry,
+        cases=cases,
+    )
+    with store.engine.connect() as c:
+        rows = c.execute(
+            select(CaseRow.suite_id, CaseRow.hash).order_by(CaseRow.suite_id, CaseRow.position)
+        ).all()
+    by_suite: dict[int, list[str]] = {}
+    for suite_id, digest in rows:
+        by_suite.setdefault(suite_id, []).append(digest)
+    assert by_suite[given.id] == by_suite[computed.id] == hashes
+    with pytest.raises(ValueError, match="one hash per case"):
+        store.save_suite(
+            name="short",
+            domain="retail",
+            suite_hash="x",
+            registry=registry,
+            cases=cases,
+            case_hashes=hashes[:-1],
+        )
 
 
 def test_same_snapshot_is_a_lookup_not_a_new_row(
