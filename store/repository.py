@@ -504,8 +504,10 @@ class Store:
                     raise ConflictError(f"run {name!r} already exists; choose another --name")
                 if existing.config_hash != config_hash or existing.suite_id != suite.id:
                     raise ConflictError(
-                        f"run {name!r} exists with a different suite or configuration; "
-                        "choose another --name to record a new run"
+                        f"run {name!r} exists with a different suite or configuration ("
+                        + _run_differences(existing, suite, config)
+                        + "); run it with the same options to resume it, or choose another "
+                        "--name to record a new run"
                     )
                 return _run_record(existing)
             registry_hash = c.execute(
@@ -1263,6 +1265,24 @@ class _Borrowed:
 
     def __exit__(self, *exc: object) -> None:
         return None
+
+
+def _run_differences(existing: Any, suite: SuiteRecord, config: RunConfig) -> str:
+    """What keeps ``config`` on ``suite`` from resuming the stored run row ``existing``: each
+    differing identity field with its stored and its new value, and a changed suite."""
+    out: list[str] = []
+    if existing.suite_id != suite.id:
+        out.append(f"suite snapshot: stored {existing.suite_hash}, now {suite.hash}")
+    stored = existing.config if isinstance(existing.config, dict) else {}
+    new = config.model_dump(mode="json")
+    for key in sorted(set(stored) | set(new)):
+        if key in RunConfig.OPERATIONAL_FIELDS or stored.get(key) == new.get(key):
+            continue
+        out.append(f"{key}: stored {stored.get(key)!r}, now {new.get(key)!r}")
+    if not out:  # a format change the field comparison cannot see
+        out.append(f"configuration hash: stored {existing.config_hash}, now {config.identity_hash}")
+    shown = "; ".join(out[:4])
+    return shown + (f"; and {len(out) - 4} more" if len(out) > 4 else "")
 
 
 def _suite_record(row: Any) -> SuiteRecord:

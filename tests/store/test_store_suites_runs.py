@@ -202,8 +202,20 @@ def test_same_run_resumes(store: Store, suite: SuiteRecord, run: RunRecord) -> N
 
 
 def test_run_with_other_inputs_conflicts(store: Store, suite: SuiteRecord, run: RunRecord) -> None:
-    with pytest.raises(ConflictError, match="different suite or configuration"):
+    with pytest.raises(ConflictError, match="different suite or configuration") as info:
         store.create_run(name="run-1", suite=suite, config=make_config(temperature=0.7))
+    # the message names what differs, with both values, and only that
+    message = str(info.value)
+    assert f"temperature: stored {make_config().temperature!r}, now 0.7" in message
+    assert "base_url" not in message and "model:" not in message
+    with pytest.raises(ConflictError, match=r"base_url: stored .*, now 'http://127.0.0.1:1/v1'"):
+        store.create_run(
+            name="run-1",
+            suite=suite,
+            config=make_config().model_copy(update={"base_url": "http://127.0.0.1:1/v1"}),
+        )
+    # an operational knob (concurrency) is not part of a run's identity: it resumes
+    assert store.create_run(name="run-1", suite=suite, config=make_config(concurrency=7)) == run
     with pytest.raises(ConflictError, match="already exists"):
         store.create_run(name="run-1", suite=suite, config=make_config(), resume=False)
 
