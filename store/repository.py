@@ -546,6 +546,12 @@ class Store:
             raise NotFoundError(f"no run {ref!r} in the store (see `rejudge runs`)")
         return _run_record(row)
 
+    def count_runs_by_suite(self) -> dict[int, int]:
+        """suite snapshot id -> how many runs were recorded or imported on it."""
+        query = select(_T_RUN.c.suite_id, func.count()).group_by(_T_RUN.c.suite_id)
+        with self.engine.connect() as c:
+            return {int(suite_id): int(n) for suite_id, n in c.execute(query).all()}
+
     def list_runs(self) -> list[dict[str, Any]]:
         """Every run with its suite name and trace count (one query)."""
         counts = (

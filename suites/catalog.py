@@ -38,6 +38,33 @@ def suite_summaries(names: list[str] | None = None) -> list[dict[str, Any]]:
     return out
 
 
+def stored_suite_summaries(store: Store) -> list[dict[str, Any]]:
+    """``suite list --stored`` entries: every suite snapshot in the store (built-in, imported
+    with ``suite import-bfcl``, generated with ``generate funcbench``, snapshotted by a
+    recording), oldest first per name, with the keys of :func:`suite_summaries` plus ``id``,
+    ``domain`` and ``runs`` (how many runs were recorded or imported on it)."""
+    runs_by_suite = store.count_runs_by_suite()
+    out: list[dict[str, Any]] = []
+    for record in store.list_suites():
+        cases = [case for _pk, case in store.get_cases(record.id).values()]
+        dimensions: dict[str, int] = {}
+        for case in cases:
+            dimensions[case.dimension] = dimensions.get(case.dimension, 0) + 1
+        out.append(
+            {
+                "name": record.name,
+                "cases": len(cases),
+                "hash": record.hash,
+                "dimensions": dict(sorted(dimensions.items())),
+                "negative": sum(1 for case in cases if case.negative),
+                "id": record.id,
+                "domain": record.domain,
+                "runs": runs_by_suite.get(record.id, 0),
+            }
+        )
+    return out
+
+
 def snapshot_suite(store: Store, source: SuiteSource | str | Path) -> SuiteRecord:
     """Store a valid suite as an immutable snapshot keyed by its hash (a lookup if present).
 

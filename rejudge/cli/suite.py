@@ -10,7 +10,7 @@ from rich.console import Console
 from rejudge.cli._context import AppContext, pass_app, table
 from store.schemas import Case, ToolRegistry, Trace
 from suites.case_format import load_suite
-from suites.catalog import snapshot_suite, suite_summaries
+from suites.catalog import snapshot_suite, stored_suite_summaries, suite_summaries
 from suites.selftest import JudgeFn, selftest_suite
 from suites.validate import validate_suite
 
@@ -23,25 +23,36 @@ def suite() -> None:
 
 
 @suite.command("list")
+@click.option(
+    "--stored",
+    is_flag=True,
+    help="List the suite snapshots in the store (imported, generated, recorded on) instead.",
+)
 @pass_app
-def suite_list(app: AppContext) -> None:
-    """List the built-in suites with their case counts and hashes."""
-    data = suite_summaries()
+def suite_list(app: AppContext, stored: bool) -> None:
+    """List the built-in suites with their case counts and hashes (--stored: the store's)."""
+    data = stored_suite_summaries(app.store) if stored else suite_summaries()
 
     def render(c: Console) -> None:
         rows: list[list[Any]] = []
         for entry in data:
             dims = " ".join(f"{k}:{v}" for k, v in entry["dimensions"].items())
-            rows.append(
-                [
-                    entry["name"],
-                    entry["cases"] if entry["cases"] is not None else "error",
-                    dims or entry.get("error", ""),
-                    entry["negative"],
-                    (entry["hash"] or "")[:19],
-                ]
-            )
-        c.print(table("Built-in suites", ["name", "cases", "dimensions", "negative", "hash"], rows))
+            row = [
+                entry["name"],
+                entry["cases"] if entry["cases"] is not None else "error",
+                dims or entry.get("error", ""),
+                entry["negative"],
+                (entry["hash"] or "")[:19],
+            ]
+            rows.append([entry["id"], *row, entry["runs"]] if stored else row)
+        columns = ["name", "cases", "dimensions", "negative", "hash"]
+        if stored:
+            if not rows:
+                c.print("No suite in the store yet (`rejudge suite load NAME` stores one).")
+                return
+            c.print(table("Suites in the store", ["id", *columns, "runs"], rows))
+        else:
+            c.print(table("Built-in suites", columns, rows))
 
     app.emit(data, render)
 

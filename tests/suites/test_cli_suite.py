@@ -40,6 +40,37 @@ def test_list_json_keys(run_cli: Callable[..., Result]) -> None:
     assert human.exit_code == 0 and "retail" in human.output and "72" in human.output
 
 
+def test_list_stored_shows_the_store_snapshots(
+    run_cli: Callable[..., Result], tmp_path: Path
+) -> None:
+    db_url = f"sqlite:///{tmp_path / 'cli.db'}"  # the store run_cli points at
+    empty = run_cli("suite", "list", "--stored")
+    assert empty.exit_code == 0 and "No suite in the store yet" in empty.output
+    assert json.loads(run_cli("--json", "suite", "list", "--stored").output) == []
+    loaded = json.loads(run_cli("--json", "suite", "load", "retail").output)
+    entries = json.loads(run_cli("--json", "suite", "list", "--stored").output)
+    assert len(entries) == 1
+    (entry,) = entries
+    # the built-in listing's keys and figures, plus where it is in the store
+    builtin = {e["name"]: e for e in json.loads(run_cli("--json", "suite", "list").output)}
+    assert {k: entry[k] for k in builtin["retail"]} == builtin["retail"]
+    assert entry["hash"] == loaded["hash"] and entry["domain"] == "retail"
+    assert entry["runs"] == 0 and isinstance(entry["id"], int)
+    from store.repository import Store
+    from store.schemas import RunConfig
+
+    store = Store.open(db_url)
+    try:
+        store.create_run(name="r", suite=store.get_suite("retail"), config=RunConfig(model="m"))
+    finally:
+        store.close()
+    (entry,) = json.loads(run_cli("--json", "suite", "list", "--stored").output)
+    assert entry["runs"] == 1
+    human = run_cli("suite", "list", "--stored")
+    assert human.exit_code == 0 and "Suites in the store" in human.output
+    assert "retail" in human.output and "72" in human.output
+
+
 def test_validate_valid_and_broken(run_cli: Callable[..., Result], tmp_path: Path) -> None:
     ok = run_cli("suite", "validate", "retail")
     assert ok.exit_code == 0 and "retail: valid" in ok.output
