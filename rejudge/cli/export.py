@@ -1,6 +1,6 @@
 """`rejudge export EVAL --format jsonl|csv|parquet` and `rejudge export run RUN --format jsonl`.
 
-Rows come from :func:`judge.calibration.evaluation_export_rows` / ``run_export_rows``; this module
+Rows come from :func:`judge.exports.evaluation_export_rows` / ``run_export_rows``; this module
 only encodes them. Columns and types: docs/calibration.md ("Exports").
 """
 
@@ -15,7 +15,7 @@ from typing import IO, Any
 
 import click
 
-from judge.calibration import (
+from judge.exports import (
     EVALUATION_EXPORT_COLUMNS,
     RUN_EXPORT_COLUMNS,
     evaluation_export_rows,

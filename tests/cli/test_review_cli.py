@@ -15,7 +15,8 @@ import pytest
 from click.testing import Result
 
 from judge.batch import judge_run
-from judge.calibration import EVALUATION_EXPORT_COLUMNS, REVIEW_CSV_COLUMNS
+from judge.calibration import REVIEW_CSV_COLUMNS
+from judge.exports import EVALUATION_EXPORT_COLUMNS
 from judge.rulesets import load_rule_set
 from rejudge.cli import cli
 from rejudge.cli.export import export
@@ -331,7 +332,7 @@ def _doc_table(text: str, heading: str) -> list[tuple[str, ...]]:
 
 
 def test_documented_columns_match_the_code() -> None:
-    from judge.calibration import RUN_EXPORT_COLUMNS
+    from judge.exports import RUN_EXPORT_COLUMNS
 
     text = (Path(__file__).resolve().parents[2] / "docs" / "calibration.md").read_text()
     assert _doc_table(text, "### `export EVAL`") == [tuple(c) for c in EVALUATION_EXPORT_COLUMNS]
