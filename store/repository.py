@@ -3,35 +3,45 @@
 Reads stream (``yield_per``) and writes go in bulk (one ``insert`` with a list of rows). Writes
 that must be idempotent (traces, judgments, rule sets, suite snapshots) use insert-or-ignore on
 their unique keys, so two processes writing the same thing never duplicate it.
+
+The record types ``Store`` returns live in :mod:`store.records`, its evaluation and judgment
+methods in :mod:`store.judgments` (``JudgmentStoreMixin``); both are re-exported here.
 """
 
 from __future__ import annotations
 
-import hashlib
 import json
-from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
-from dataclasses import dataclass
-from datetime import datetime
-from typing import Any, NamedTuple
+from collections.abc import Iterable, Iterator, Sequence
+from typing import Any
 
 from sqlalchemy import Engine, Table, Text, cast, func, select, update
 from sqlalchemy.dialects import postgresql, sqlite
 from sqlalchemy.engine import Connection
 from sqlalchemy.exc import IntegrityError, OperationalError
 
+from store._batching import _BATCH, _chunks
 from store.engine import make_engine
 from store.errors import ConflictError, InvalidInputError, NotFoundError
-from store.hashing import canonical_json, content_hash, hash_bytes
+from store.hashing import content_hash
+from store.judgments import JudgmentStoreMixin
 from store.migrate import _unavailable as unavailable_error
 from store.migrate import ensure_schema
-from store.schemas import Case, Judgment, RuleSet, RunConfig, ToolRegistry, Trace, judgment_key
+from store.records import (
+    BaselineRecord,
+    EvaluationRecord,
+    PreparedJudgment,
+    RunRecord,
+    StoredTrace,
+    SuiteRecord,
+    _run_differences,
+    _run_record,
+    _suite_record,
+)
+from store.schemas import Case, RuleSet, RunConfig, ToolRegistry, Trace
 from store.tables import (
     BaselineRow,
     CallRow,
     CaseRow,
-    EvaluationJudgmentRow,
-    EvaluationRow,
-    JudgmentRow,
     RegistryRow,
     RuleSetRow,
     RunRow,
@@ -57,219 +67,12 @@ _T_RUN: Table = RunRow.__table__  # type: ignore[assignment]
 _T_TRACE: Table = TraceRow.__table__  # type: ignore[assignment]
 _T_CALL: Table = CallRow.__table__  # type: ignore[assignment]
 _T_RULES: Table = RuleSetRow.__table__  # type: ignore[assignment]
-_T_EVAL: Table = EvaluationRow.__table__  # type: ignore[assignment]
-_T_JUDG: Table = JudgmentRow.__table__  # type: ignore[assignment]
-_T_EJ: Table = EvaluationJudgmentRow.__table__  # type: ignore[assignment]
 _T_BASE: Table = BaselineRow.__table__  # type: ignore[assignment]
 
-_BATCH = 1000
-_JUDGMENT_COLUMNS = (
-    "key",
-    "hash",
-    "trace_hash",
-    "case_hash",
-    "registry_hash",
-    "tier",
-    "rule_set_hash",
-    "engine_version",
-    "verdict",
-    "partial_score",
-    "taxonomy",
-    "body",
-    "created_at",
-)
-_LINK_COLUMNS = (
-    "evaluation_id",
-    "judgment_id",
-    "trace_id",
-    "case_key",
-    "repetition",
-    "dimension",
-    "category",
-    "verdict",
-    "partial_score",
-)
 _INSERT_PAGE = 100
 
 
-@dataclass(frozen=True)
-class SuiteRecord:
-    id: int
-    name: str
-    hash: str
-    domain: str
-    format_version: int
-    registry_id: int
-    case_count: int
-    meta: dict[str, Any]
-    created_at: datetime
-
-
-@dataclass(frozen=True)
-class RunRecord:
-    id: int
-    name: str
-    suite_id: int
-    registry_id: int
-    model: str
-    provider: str
-    base_url: str | None
-    harness_mode: str
-    config: RunConfig
-    config_hash: str
-    suite_hash: str
-    registry_hash: str
-    prompt_hash: str | None
-    status: str
-    started_at: datetime
-    finished_at: datetime | None
-
-
-def _new_evaluation_row(
-    run_id: int, tier: str, rule_set_id: int, engine_version: str
-) -> dict[str, Any]:
-    return {
-        "run_id": run_id,
-        "tier": tier,
-        "rule_set_id": rule_set_id,
-        "engine_version": engine_version,
-        "status": "running",
-        "summary": {},
-        "created_at": utcnow(),
-    }
-
-
-@dataclass(frozen=True)
-class StoredTrace:
-    id: int
-    run_id: int
-    case_pk: int
-    case_key: str
-    repetition: int
-    hash: str
-    trace: Trace
-    cassette_path: str | None
-    cassette_hash: str | None
-
-
-@dataclass(frozen=True)
-class EvaluationRecord:
-    id: int
-    run_id: int
-    tier: str
-    rule_set_id: int
-    engine_version: str
-    inputs_hash: str | None
-    status: str
-    summary: dict[str, Any]
-    created_at: datetime
-    finished_at: datetime | None
-
-
-class PreparedJudgment(NamedTuple):
-    """A judgment ready for the store: its key, its hash and its body as canonical JSON text.
-
-    The hash is ``Judgment.hash`` (sha256 of the canonical JSON of ``model_dump(mode="json")``)
-    computed from the very text that is stored, so the body is serialized once. Built where the
-    judging happens (a worker process pickles these small tuples of strings back).
-    """
-
-    key: str
-    hash: str
-    body_json: str
-    trace_hash: str
-    case_hash: str
-    registry_hash: str
-    tier: str
-    rule_set_hash: str
-    engine_version: str
-    verdict: str
-    partial_score: float | None
-    taxonomy_json: str
-
-    @classmethod
-    def of(cls, judgment: Judgment, key: str | None = None) -> PreparedJudgment:
-        """``key``: the judgment's key when the caller already computed it (it must be
-        ``judgment.key``)."""
-        return cls.from_body(judgment.model_dump(mode="json"), key)
-
-    @classmethod
-    def from_body(cls, body: Mapping[str, Any], key: str | None = None) -> PreparedJudgment:
-        """From a judgment's JSON dump (``Judgment.model_dump(mode="json")``, or the same dict
-        built directly: ``judge.engine.judge_body``); ``key`` as in :meth:`of`."""
-        text = canonical_json(body)
-        return cls(
-            key=key
-            if key is not None
-            else judgment_key(
-                body["trace_hash"],
-                body["case_hash"],
-                body["registry_hash"],
-                body["tier"],
-                body["rule_set_hash"],
-                body["engine_version"],
-            ),
-            hash=hash_bytes(text.encode("utf-8")),
-            body_json=text,
-            trace_hash=body["trace_hash"],
-            case_hash=body["case_hash"],
-            registry_hash=body["registry_hash"],
-            tier=body["tier"],
-            rule_set_hash=body["rule_set_hash"],
-            engine_version=body["engine_version"],
-            verdict=body["verdict"],
-            partial_score=body["partial_score"],
-            taxonomy_json=canonical_json(body["taxonomy"]),
-        )
-
-
-@dataclass(frozen=True)
-class BaselineRecord:
-    id: int
-    name: str
-    evaluation_id: int
-    report_hash: str
-    input_hashes: dict[str, Any]
-    report: dict[str, Any]
-    note: str | None
-    created_at: datetime
-
-
-def _decode_small(text: str | None, cache: dict[str, list[Any]]) -> Any:
-    """``json.loads`` for the short JSON texts a query returns many times over (taxonomy codes,
-    flags): a list of strings is decoded once per distinct text and handed out as a fresh copy."""
-    if text is None:
-        return None
-    hit = cache.get(text)
-    if hit is not None:
-        return list(hit)
-    value = json.loads(text)
-    if isinstance(value, list) and len(cache) < 4096 and all(type(v) is str for v in value):
-        cache[text] = value
-        return list(value)
-    return value
-
-
-def _decode_array(text: str, cache: dict[str, list[Any]]) -> list[Any]:
-    """A JSON array of small values (see :func:`_decode_small`), each list a fresh copy."""
-    hit = cache.get(text)
-    if hit is None:
-        hit = json.loads(text)
-        if not all(v is None or (type(v) is list and all(type(x) is str for x in v)) for v in hit):
-            return list(hit)
-        if len(cache) < 4096:
-            cache[text] = hit
-    return [None if v is None else list(v) for v in hit]
-
-
-def _chunks(
-    rows: Sequence[dict[str, Any]], size: int = _BATCH
-) -> Iterator[Sequence[dict[str, Any]]]:
-    for start in range(0, len(rows), size):
-        yield rows[start : start + size]
-
-
-class Store:
+class Store(JudgmentStoreMixin):
     """All persistence. Construct with an engine, or use ``Store.open(url)``."""
 
     def __init__(self, engine: Engine) -> None:
@@ -847,363 +650,7 @@ class Store:
         return RuleSet.model_validate(body)
 
     # ------------------------------------------------------------------ evaluations
-
-    def create_evaluation(
-        self, *, run_id: int, tier: str, rule_set_id: int, engine_version: str
-    ) -> int:
-        with self.engine.begin() as c:
-            return int(
-                c.execute(
-                    _T_EVAL.insert().returning(_T_EVAL.c.id),
-                    [_new_evaluation_row(run_id, tier, rule_set_id, engine_version)],
-                ).scalar_one()
-            )
-
-    def find_or_create_evaluation(
-        self, *, run_id: int, tier: str, rule_set_id: int, engine_version: str
-    ) -> tuple[int, bool]:
-        """The oldest evaluation of (run, tier, rule set, engine version), created if there is
-        none: ``(id, created)``. Atomic across processes and machines sharing the database, so
-        shards of one re-judge started at the same instant converge on one evaluation: the
-        look-up and the insert run in one transaction holding a lock on that tuple (PostgreSQL:
-        a transaction-scoped advisory lock on a 64-bit digest of it; SQLite: ``BEGIN
-        IMMEDIATE``, the database's single write lock, taken before the look-up)."""
-        t = _T_EVAL.c
-        query = (
-            select(t.id)
-            .where(
-                t.run_id == run_id,
-                t.tier == tier,
-                t.rule_set_id == rule_set_id,
-                t.engine_version == engine_version,
-            )
-            .order_by(t.id)
-            .limit(1)
-        )
-        with self.engine.begin() as c:
-            if self.backend == "postgresql":
-                digest = hashlib.sha256(
-                    canonical_json(
-                        ["evaluation", run_id, tier, rule_set_id, engine_version]
-                    ).encode()
-                ).digest()
-                c.execute(
-                    select(
-                        func.pg_advisory_xact_lock(int.from_bytes(digest[:8], "big", signed=True))
-                    )
-                )
-            else:
-                # the driver would begin lazily at the insert, after the look-up: begin here,
-                # as a writer, so a second caller waits (busy timeout) and then sees the row
-                c.exec_driver_sql("BEGIN IMMEDIATE")
-            found = c.execute(query).scalar()
-            if found is not None:
-                return int(found), False
-            created = c.execute(
-                _T_EVAL.insert().returning(t.id),
-                [_new_evaluation_row(run_id, tier, rule_set_id, engine_version)],
-            ).scalar_one()
-            return int(created), True
-
-    def finish_evaluation(
-        self,
-        evaluation_id: int,
-        *,
-        summary: dict[str, Any],
-        inputs_hash: str,
-        status: str = "finished",
-    ) -> None:
-        with self.engine.begin() as c:
-            c.execute(
-                update(_T_EVAL)
-                .where(_T_EVAL.c.id == evaluation_id)
-                .values(
-                    summary=summary, inputs_hash=inputs_hash, status=status, finished_at=utcnow()
-                )
-            )
-
-    def get_evaluation(self, evaluation_id: int | str) -> EvaluationRecord:
-        try:
-            ident = int(evaluation_id)
-        except (TypeError, ValueError):
-            raise NotFoundError(
-                f"evaluation ids are numbers, got {evaluation_id!r} (see `rejudge runs`)"
-            ) from None
-        with self.engine.connect() as c:
-            row = c.execute(select(_T_EVAL).where(_T_EVAL.c.id == ident)).first()
-        if row is None:
-            raise NotFoundError(f"no evaluation {evaluation_id} in the store")
-        return _evaluation_record(row)
-
-    def list_evaluations(self, run_id: int | None = None) -> list[EvaluationRecord]:
-        query = select(_T_EVAL).order_by(_T_EVAL.c.id)
-        if run_id is not None:
-            query = query.where(_T_EVAL.c.run_id == run_id)
-        with self.engine.connect() as c:
-            return [_evaluation_record(r) for r in c.execute(query).all()]
-
-    def find_judgments(self, keys: Sequence[str]) -> dict[str, int]:
-        """judgment key -> row id for the keys already judged (lookups, not new rows)."""
-        found: dict[str, int] = {}
-        with self.engine.connect() as c:
-            for start in range(0, len(keys), _BATCH):
-                chunk = list(keys[start : start + _BATCH])
-                for r in c.execute(
-                    select(_T_JUDG.c.key, _T_JUDG.c.id).where(_T_JUDG.c.key.in_(chunk))
-                ):
-                    found[r.key] = r.id
-        return found
-
-    def lookup_judgments(
-        self, keys: Sequence[str], *, body_paths: Mapping[str, Sequence[str]] | None = None
-    ) -> dict[str, dict[str, Any]]:
-        """judgment key -> ``{"id", "verdict", "partial_score", "taxonomy"}`` (plus, under each
-        label of ``body_paths``, the body's value at that path) for the keys already judged.
-
-        What linking a judgment to an evaluation (and summarizing it) needs, without decoding
-        its body: a re-judge of unchanged inputs is this one query per batch.
-        """
-        t = _T_JUDG.c
-        path_cols, decode_paths = self._body_paths(t.body, body_paths)
-        cols = [t.key, t.id, t.verdict, t.partial_score, cast(t.taxonomy, Text).label("taxonomy")]
-        cols += path_cols
-        found: dict[str, dict[str, Any]] = {}
-        cache: dict[str, list[Any]] = {}
-        with self.engine.connect() as c:
-            for start in range(0, len(keys), _BATCH):
-                chunk = list(keys[start : start + _BATCH])
-                for r in c.execute(select(*cols).where(t.key.in_(chunk))):
-                    out = {
-                        "id": r[1],
-                        "verdict": r[2],
-                        "partial_score": r[3],
-                        "taxonomy": _decode_small(r[4], cache),
-                    }
-                    if path_cols:
-                        out.update(decode_paths(r[5:], cache))
-                    found[r[0]] = out
-        return found
-
-    def save_judgments(self, judgments: Sequence[Judgment]) -> dict[str, int]:
-        """Bulk insert-or-ignore judgments by key; returns key -> row id for all of them."""
-        return self.save_judgment_rows([PreparedJudgment.of(j) for j in judgments])
-
-    def save_judgment_rows(self, rows: Sequence[PreparedJudgment]) -> dict[str, int]:
-        """Bulk insert-or-ignore judgments already serialized (see :class:`PreparedJudgment`,
-        built where the judging happens, e.g. in a worker process); returns key -> row id for
-        all of them. The body text is stored as given: it is not decoded and encoded again."""
-        if not rows:
-            return {}
-        with self.engine.begin() as c:
-            self._insert_judgment_rows(c, rows)
-        return self.find_judgments([r.key for r in rows])
-
-    def link_judgments(self, evaluation_id: int, links: Sequence[dict[str, Any]]) -> None:
-        """Attach judgments to an evaluation. Each link: judgment_id, trace_id, case_key,
-        repetition, dimension, category, verdict, partial_score."""
-        self.save_and_link_judgments(evaluation_id, [], links)
-
-    def save_and_link_judgments(
-        self,
-        evaluation_id: int,
-        rows: Sequence[PreparedJudgment],
-        links: Sequence[dict[str, Any]],
-    ) -> None:
-        """In one transaction: insert-or-ignore ``rows`` (see :meth:`save_judgment_rows`), then
-        attach judgments to the evaluation. A link names its judgment by ``judgment_id`` or, for
-        one of ``rows``, by ``judgment_key``; otherwise as in :meth:`link_judgments`."""
-        with self.engine.begin() as c:
-            if rows:
-                self._insert_judgment_rows(c, rows)
-            wanted = [link["judgment_key"] for link in links if "judgment_id" not in link]
-            ids: dict[str, int] = {}
-            for start in range(0, len(wanted), _BATCH):
-                chunk = wanted[start : start + _BATCH]
-                for r in c.execute(
-                    select(_T_JUDG.c.key, _T_JUDG.c.id).where(_T_JUDG.c.key.in_(chunk))
-                ):
-                    ids[r.key] = r.id
-            params = []
-            for link in links:
-                judgment_id = link.get("judgment_id")
-                if judgment_id is None:
-                    judgment_id = ids[link["judgment_key"]]
-                params.append(
-                    (
-                        evaluation_id,
-                        judgment_id,
-                        link["trace_id"],
-                        link["case_key"],
-                        link["repetition"],
-                        link["dimension"],
-                        link["category"],
-                        link["verdict"],
-                        link["partial_score"],
-                    )
-                )
-            if params:
-                c.exec_driver_sql(
-                    self._raw_insert_ignore(_T_EJ, _LINK_COLUMNS, ("evaluation_id", "trace_id")),
-                    params,
-                )
-
-    def _insert_judgment_rows(self, c: Connection, rows: Sequence[PreparedJudgment]) -> None:
-        # plain DBAPI executemany: every value is already a string or a number, the JSON columns
-        # take the canonical text as is (no serializer runs), one timestamp for the batch
-        created = _T_JUDG.c.created_at.type.dialect_impl(c.dialect).bind_processor(c.dialect)
-        now: Any = utcnow()
-        if created is not None:
-            now = created(now)
-        params = [
-            (
-                r.key,
-                r.hash,
-                r.trace_hash,
-                r.case_hash,
-                r.registry_hash,
-                r.tier,
-                r.rule_set_hash,
-                r.engine_version,
-                r.verdict,
-                r.partial_score,
-                r.taxonomy_json,
-                r.body_json,
-                now,
-            )
-            for r in rows
-        ]
-        c.exec_driver_sql(
-            self._raw_insert_ignore(_T_JUDG, _JUDGMENT_COLUMNS, ("key",), {"taxonomy", "body"}),
-            params,
-        )
-
-    def _raw_insert_ignore(
-        self,
-        table: Table,
-        columns: Sequence[str],
-        conflict: Sequence[str],
-        json_columns: frozenset[str] | set[str] = frozenset(),
-    ) -> str:
-        """``INSERT ... ON CONFLICT (...) DO NOTHING`` in the driver's own parameter style, for
-        ``exec_driver_sql`` with a list of tuples (JSON columns bound as text)."""
-        pg = self.backend == "postgresql"
-        mark = "%s" if pg else "?"
-        marks = ", ".join(
-            f"CAST({mark} AS JSONB)" if pg and col in json_columns else mark for col in columns
-        )
-        cols = ", ".join(f'"{col}"' for col in columns)
-        keys = ", ".join(f'"{col}"' for col in conflict)
-        return (
-            f'INSERT INTO "{table.name}" ({cols}) VALUES ({marks}) ON CONFLICT ({keys}) DO NOTHING'
-        )
-
-    def iter_evaluation_rows(
-        self,
-        evaluation_id: int,
-        *,
-        with_body: bool = False,
-        body_paths: Mapping[str, Sequence[str]] | None = None,
-        yield_per: int = _BATCH,
-    ) -> Iterator[dict[str, Any]]:
-        """Stream an evaluation's per-trace rows (case order), optionally with judgment bodies.
-
-        ``body_paths`` (label -> path of object keys) adds, under each label, the value at that
-        path of the judgment body (None when absent), extracted by the database: a caller that
-        needs two small fields does not decode every whole body.
-        """
-        cols = [
-            _T_EJ.c.trace_id,
-            _T_EJ.c.case_key,
-            _T_EJ.c.repetition,
-            _T_EJ.c.dimension,
-            _T_EJ.c.category,
-            _T_EJ.c.verdict,
-            _T_EJ.c.partial_score,
-            _T_JUDG.c.id.label("judgment_id"),
-            _T_JUDG.c.key.label("judgment_key"),
-            _T_JUDG.c.hash.label("judgment_hash"),
-            cast(_T_JUDG.c.taxonomy, Text).label("taxonomy"),
-            _T_JUDG.c.trace_hash,
-            _T_JUDG.c.case_hash,
-            _T_JUDG.c.registry_hash,
-            _T_JUDG.c.rule_set_hash,
-            _T_JUDG.c.engine_version,
-            _T_JUDG.c.tier,
-        ]
-        if with_body:
-            # as text, decoded row by row (see iter_trace_rows)
-            cols.append(cast(_T_JUDG.c.body, Text).label("body"))
-        path_cols, decode_paths = self._body_paths(_T_JUDG.c.body, body_paths)
-        n_plain = len(cols)
-        cols += path_cols
-        query = (
-            select(*cols)
-            .join(_T_JUDG, _T_JUDG.c.id == _T_EJ.c.judgment_id)
-            .where(_T_EJ.c.evaluation_id == evaluation_id)
-            .order_by(_T_EJ.c.case_key, _T_EJ.c.repetition)
-        )
-        with self.engine.connect() as c:
-            result = c.execution_options(stream_results=True, yield_per=yield_per).execute(query)
-            names = list(result.keys())
-            cache: dict[str, list[Any]] = {}
-            # bodies (text) are decoded row by row as they are yielded, not a partition at a
-            # time: thousands of live decoded bodies make the garbage collector ~3x slower
-            for partition in result.partitions():
-                for values in partition:
-                    out = dict(zip(names[:n_plain], values[:n_plain], strict=True))
-                    out["taxonomy"] = _decode_small(out["taxonomy"], cache)
-                    if with_body:
-                        out["body"] = json.loads(out["body"])
-                    if path_cols:
-                        out.update(decode_paths(values[n_plain:], cache))
-                    yield out
-
-    def _body_paths(
-        self, column: Any, body_paths: Mapping[str, Sequence[str]] | None
-    ) -> tuple[list[Any], Callable[[Sequence[Any], dict[str, list[Any]]], dict[str, Any]]]:
-        """Columns selecting the JSON values at ``body_paths`` (label -> object keys) of a JSON
-        column, and a decoder of those columns' values into ``{label: value or None}``.
-
-        SQLite parses a body once for all paths (``json_extract`` with several paths returns
-        one JSON array); PostgreSQL reads each path from the binary JSONB.
-        """
-        labels = list(body_paths or {})
-        paths = [list(body_paths[label]) for label in labels]  # type: ignore[index]
-        if any(not path for path in paths):
-            raise InvalidInputError("a body path names at least one key")
-        if not labels:
-            return [], lambda _values, _cache: {}
-        if self.backend == "postgresql":
-            cols = [
-                cast(func.jsonb_extract_path(column, *path), Text).label(f"path_{i}")
-                for i, path in enumerate(paths)
-            ]
-
-            def each(values: Sequence[Any], cache: dict[str, list[Any]]) -> dict[str, Any]:
-                return {
-                    label: _decode_small(text, cache)
-                    for label, text in zip(labels, values, strict=True)
-                }
-
-            return cols, each
-        selectors = ["$" + "".join("." + json.dumps(str(k)) for k in path) for path in paths]
-        if len(selectors) == 1:
-            # one path: json_extract returns a bare SQL value for a string; quote it back
-            one = func.json_quote(func.json_extract(column, selectors[0])).label("path_0")
-
-            def single(values: Sequence[Any], cache: dict[str, list[Any]]) -> dict[str, Any]:
-                return {labels[0]: _decode_small(values[0], cache)}
-
-            return [one], single
-        together = func.json_extract(column, *selectors).label("paths")
-
-        def array(values: Sequence[Any], cache: dict[str, list[Any]]) -> dict[str, Any]:
-            text = values[0]
-            if text is None:
-                return dict.fromkeys(labels)
-            return dict(zip(labels, _decode_array(text, cache), strict=True))
-
-        return [together], array
+    # (the evaluation and judgment methods: JudgmentStoreMixin in store/judgments.py)
 
     # ------------------------------------------------------------------ baselines
 
@@ -1271,53 +718,3 @@ class _Borrowed:
 
     def __exit__(self, *exc: object) -> None:
         return None
-
-
-def _run_differences(existing: Any, suite: SuiteRecord, config: RunConfig) -> str:
-    """What keeps ``config`` on ``suite`` from resuming the stored run row ``existing``: each
-    differing identity field with its stored and its new value, and a changed suite."""
-    out: list[str] = []
-    if existing.suite_id != suite.id:
-        out.append(f"suite snapshot: stored {existing.suite_hash}, now {suite.hash}")
-    stored = existing.config if isinstance(existing.config, dict) else {}
-    new = config.model_dump(mode="json")
-    for key in sorted(set(stored) | set(new)):
-        if key in RunConfig.OPERATIONAL_FIELDS or stored.get(key) == new.get(key):
-            continue
-        out.append(f"{key}: stored {stored.get(key)!r}, now {new.get(key)!r}")
-    if not out:  # a format change the field comparison cannot see
-        out.append(f"configuration hash: stored {existing.config_hash}, now {config.identity_hash}")
-    shown = "; ".join(out[:4])
-    return shown + (f"; and {len(out) - 4} more" if len(out) > 4 else "")
-
-
-def _suite_record(row: Any) -> SuiteRecord:
-    m = row._mapping
-    return SuiteRecord(**{**m, "meta": m["meta"] or {}})
-
-
-def _run_record(row: Any) -> RunRecord:
-    m = row._mapping
-    return RunRecord(
-        id=m["id"],
-        name=m["name"],
-        suite_id=m["suite_id"],
-        registry_id=m["registry_id"],
-        model=m["model"],
-        provider=m["provider"],
-        base_url=m["base_url"],
-        harness_mode=m["harness_mode"],
-        config=RunConfig.model_validate(m["config"]),
-        config_hash=m["config_hash"],
-        suite_hash=m["suite_hash"],
-        registry_hash=m["registry_hash"],
-        prompt_hash=m["prompt_hash"],
-        status=m["status"],
-        started_at=m["started_at"],
-        finished_at=m["finished_at"],
-    )
-
-
-def _evaluation_record(row: Any) -> EvaluationRecord:
-    m = row._mapping
-    return EvaluationRecord(**{**m, "summary": m["summary"] or {}})
