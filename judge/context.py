@@ -92,7 +92,8 @@ class RegistryIndex:
                     self.fast[spec.name] = fast
             except SchemaError as exc:
                 self.schema_problems[spec.name] = f"registered schema is invalid: {exc.message}"
-            props = schema.get("properties") if isinstance(schema.get("properties"), dict) else {}
+            raw_props = schema.get("properties")
+            props = raw_props if isinstance(raw_props, dict) else {}
             self.properties[spec.name] = props
             self.defaults[spec.name] = {
                 p: s["default"] for p, s in props.items() if isinstance(s, dict) and "default" in s

@@ -201,7 +201,7 @@ def _assemble(
     breakdown = {k: float(get(k, 0.0)) for k in ordered}
     # float(): the model's field is a float, so an empty sum (int 0) is stored as 0.0; summed
     # in the rule set's order, as ever (float addition depends on the order)
-    total = 0
+    total: float = 0
     for k, w in pairs:
         total += w * breakdown[k]
     score = float(round(total, 6))

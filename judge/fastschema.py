@@ -113,15 +113,31 @@ def _compile(schema: Any) -> Check:
         for name in names:
             _is_type(None, name)  # raises for unknown type names
         if len(names) == 1:
-            checks.append(_TYPE_CHECKS.get(names[0]) or (lambda v, n=names[0]: _is_type(v, n)))
+
+            def is_named_type(v: Any, n: str = names[0]) -> bool:
+                return _is_type(v, n)
+
+            checks.append(_TYPE_CHECKS.get(names[0]) or is_named_type)
         else:
-            checks.append(lambda v, names=names: any(_is_type(v, n) for n in names))
+
+            def is_any_type(v: Any, names: list[str] = names) -> bool:
+                return any(_is_type(v, n) for n in names)
+
+            checks.append(is_any_type)
     if "enum" in schema:
         options = list(schema["enum"])
-        checks.append(lambda v, options=options: any(_equal(v, o) for o in options))
+
+        def in_enum(v: Any, options: list[Any] = options) -> bool:
+            return any(_equal(v, o) for o in options)
+
+        checks.append(in_enum)
     if "const" in schema:
         const = schema["const"]
-        checks.append(lambda v, const=const: _equal(v, const))
+
+        def is_const(v: Any, const: Any = const) -> bool:
+            return _equal(v, const)
+
+        checks.append(is_const)
     for key, op in (
         ("minimum", lambda v, b: v >= b),
         ("maximum", lambda v, b: v <= b),
@@ -132,26 +148,26 @@ def _compile(schema: Any) -> Check:
             bound = schema[key]
             if isinstance(bound, bool) or not isinstance(bound, (int, float)):
                 raise _Unsupported(key)
-            checks.append(
-                lambda v, bound=bound, op=op: (
-                    not (isinstance(v, (int, float)) and not isinstance(v, bool)) or op(v, bound)
-                )
-            )
+
+            def within(v: Any, bound: float = bound, op: Callable[[Any, Any], Any] = op) -> bool:
+                return not (isinstance(v, (int, float)) and not isinstance(v, bool)) or op(v, bound)
+
+            checks.append(within)
     if "minLength" in schema or "maxLength" in schema:
         lo, hi = schema.get("minLength", 0), schema.get("maxLength")
+
         # jsonschema counts code points, like len() on str
-        checks.append(
-            lambda v, lo=lo, hi=hi: (
-                not isinstance(v, str) or (len(v) >= lo and (hi is None or len(v) <= hi))
-            )
-        )
+        def str_length(v: Any, lo: Any = lo, hi: Any = hi) -> bool:
+            return not isinstance(v, str) or (len(v) >= lo and (hi is None or len(v) <= hi))
+
+        checks.append(str_length)
     if "minItems" in schema or "maxItems" in schema:
         lo, hi = schema.get("minItems", 0), schema.get("maxItems")
-        checks.append(
-            lambda v, lo=lo, hi=hi: (
-                not isinstance(v, list) or (len(v) >= lo and (hi is None or len(v) <= hi))
-            )
-        )
+
+        def list_length(v: Any, lo: Any = lo, hi: Any = hi) -> bool:
+            return not isinstance(v, list) or (len(v) >= lo and (hi is None or len(v) <= hi))
+
+        checks.append(list_length)
     if schema.get("uniqueItems"):
         if _uniq is None or schema["uniqueItems"] is not True:
             raise _Unsupported("uniqueItems")
@@ -163,11 +179,19 @@ def _compile(schema: Any) -> Check:
             regex = re.compile(schema["pattern"])
         except re.error:
             raise _Unsupported("pattern") from None
+
         # jsonschema: re.search(pattern, instance) for strings
-        checks.append(lambda v, regex=regex: not isinstance(v, str) or regex.search(v) is not None)
+        def matches(v: Any, regex: re.Pattern[str] = regex) -> bool:
+            return not isinstance(v, str) or regex.search(v) is not None
+
+        checks.append(matches)
     if "items" in schema:
         item = _compile(schema["items"])
-        checks.append(lambda v, item=item: not isinstance(v, list) or all(item(x) for x in v))
+
+        def all_items(v: Any, item: Check = item) -> bool:
+            return not isinstance(v, list) or all(item(x) for x in v)
+
+        checks.append(all_items)
     props = schema.get("properties")
     required = schema.get("required")
     additional = schema.get("additionalProperties", True)
@@ -202,7 +226,11 @@ def _compile(schema: Any) -> Check:
     if len(checks) == 2:
         first, second = checks
         return lambda v: first(v) and second(v)
-    return lambda v, checks=tuple(checks): all(c(v) for c in checks)
+
+    def all_checks(v: Any, checks: tuple[Check, ...] = tuple(checks)) -> bool:
+        return all(c(v) for c in checks)
+
+    return all_checks
 
 
 def compile_fast(schema: Any) -> Check | None:

@@ -87,7 +87,8 @@ def _persister(meta: dict[str, Any]) -> type:
 
 
 def _tool_spec(tool: dict[str, Any]) -> ToolSpec | None:
-    fn = tool.get("function") if isinstance(tool.get("function"), dict) else tool
+    function = tool.get("function")
+    fn = function if isinstance(function, dict) else tool
     name = fn.get("name")
     if not isinstance(name, str) or not name:
         return None

@@ -548,5 +548,6 @@ def read_cassette(path: Path | str) -> CassetteFile:
                 f"cassette {source}: interaction #{i + 1} lacks a request or response"
             )
         interactions.append(item)
-    meta = parsed.get("rejudge") if isinstance(parsed.get("rejudge"), dict) else {}
+    raw_meta = parsed.get("rejudge")
+    meta = raw_meta if isinstance(raw_meta, dict) else {}
     return CassetteFile(source, interactions, meta, hash_bytes(data))

@@ -176,7 +176,8 @@ def trace_from_cassette(
         exchanges = cassette_io._exchanges(
             {"interactions": interactions}, f"{case_id}__r{repetition}"
         )
-    outcome = meta.get("outcome") if isinstance(meta.get("outcome"), dict) else {}
+    raw_outcome = meta.get("outcome")
+    outcome = raw_outcome if isinstance(raw_outcome, dict) else {}
     error = outcome.get("error")
     selected = outcome.get("selected_tools")
     trace = normalize_exchanges(
@@ -418,6 +419,7 @@ async def record_suite_async(
         if transport is not None:
             inner: httpx.AsyncBaseTransport = transport
         else:
+            assert ssl_context is not None  # created above whenever transport is None
             inner = httpx.AsyncHTTPTransport(retries=0, verify=ssl_context, limits=_WORKER_LIMITS)
         client = httpx.AsyncClient(transport=TapeTransport(inner), trust_env=False)
         clients.append(client)

@@ -4,7 +4,7 @@
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Any
+from typing import Any, cast
 
 from .. import taxonomy as tx
 from .outcome import BfclFixes
@@ -98,8 +98,9 @@ class _Param:
         self.items = items = psig.get("items")
         self.language = language
         self.why: str | None = None
-        self.expected: type | None = None
-        self.nested: type | None = None
+        # type[Any], not type: ``type(value) is expected`` must leave ``value`` Any, not object
+        self.expected: type[Any] | None = None
+        self.nested: type[Any] | None = None
         self.int_to_float = False
         if language in ("java", "javascript"):
             # element types are read after the value is known to be a string (see check)
@@ -175,15 +176,17 @@ class _Param:
                     ),
                 )
             convert = java_value if language == "java" else js_value
+            # a key of self.table: otherwise __init__ set self.why and we returned above
+            java_type = cast(str, bfcl_type)
             try:
                 if bfcl_type in _CONVERTED_NESTED:
                     items = self.items
                     if items not in self.table:
                         raise _Unsupported(f"unsupported element type {items!r}")
                     nested = self.table[items]
-                    value = convert(value, bfcl_type, items)
+                    value = convert(value, java_type, items)
                 else:
-                    value = convert(value, bfcl_type)
+                    value = convert(value, java_type)
             except _Unsupported as exc:
                 return _unsupported(param, str(exc))
         elif self.int_to_float and type(value) is int:

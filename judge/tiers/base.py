@@ -56,9 +56,15 @@ class TierResult:
 
 @runtime_checkable
 class Tier(Protocol):
-    name: str
-    description: str
-    partial_family: str
+    # read-only: the built-in tiers are frozen dataclasses, and the registry never sets them
+    @property
+    def name(self) -> str: ...
+
+    @property
+    def description(self) -> str: ...
+
+    @property
+    def partial_family(self) -> str: ...
 
     def applies(self, case: Case, registry: ToolRegistry) -> bool: ...
 

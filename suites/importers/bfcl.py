@@ -27,7 +27,7 @@ from __future__ import annotations
 import importlib.util
 import json
 import re
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from functools import lru_cache
 from pathlib import Path
@@ -277,7 +277,8 @@ def _string_property(prop: Any, language: str) -> dict[str, Any]:
 def convert_parameters(parameters: Any, language: str = "python") -> dict[str, Any]:
     """A BFCL ``parameters`` object as a JSON Schema object schema."""
     params = parameters if isinstance(parameters, dict) else {}
-    props = params.get("properties") if isinstance(params.get("properties"), dict) else {}
+    raw_props = params.get("properties")
+    props = raw_props if isinstance(raw_props, dict) else {}
     if language in _LANGUAGE_LABEL:
         converted = {str(k): _string_property(v, language) for k, v in props.items()}
     else:
@@ -301,8 +302,10 @@ def _description(function: dict[str, Any], language: str) -> str:
 
 def signature(function: dict[str, Any]) -> dict[str, Any]:
     """What the bfcl-ast tier needs of a function: BFCL types and the required list."""
-    params = function.get("parameters") if isinstance(function.get("parameters"), dict) else {}
-    props = params.get("properties") if isinstance(params.get("properties"), dict) else {}
+    raw_params = function.get("parameters")
+    params = raw_params if isinstance(raw_params, dict) else {}
+    raw_props = params.get("properties")
+    props = raw_props if isinstance(raw_props, dict) else {}
     out_props: dict[str, Any] = {}
     for name, prop in props.items():
         prop = prop if isinstance(prop, dict) else {}
@@ -621,11 +624,12 @@ def _cached_suite(category: str) -> SuiteSource:
     return build_suite(category)
 
 
+def _domain_factory(category: str) -> Callable[[], BfclDomain]:
+    return lambda: BfclDomain(name=suite_name(category), category=category)
+
+
 for _category in CATEGORIES:
-    register_domain(
-        suite_name(_category),
-        lambda c=_category: BfclDomain(name=suite_name(c), category=c),
-    )
+    register_domain(suite_name(_category), _domain_factory(_category))
 
 
 # --------------------------------------------------------------------------- import

@@ -449,7 +449,7 @@ class GenomeSandbox(SchemaSandbox):
             queries = {"+": kmer_set(query.rstrip("*"), k)}
         if not queries["+"]:
             raise ToolError(f"the query is shorter than the {k}-mer seed")
-        hits = []
+        hits: list[dict[str, Any]] = []
         for gene in self.genome.genes:
             target = (
                 self.genome.gene_dna(gene)
