@@ -7,7 +7,7 @@ the query's arguments, so moving between pages or widgets re-runs no SQL until t
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 import streamlit as st
@@ -26,7 +26,7 @@ def engine(url: str) -> Engine:
     return Store.open(url, migrate=False).engine
 
 
-def _filters(filters: dict[str, Sequence[str]] | None) -> dict[str, list[str]] | None:
+def _filters(filters: Mapping[str, Sequence[str]] | None) -> queries.Filters | None:
     if not filters:
         return None
     return {k: list(v) for k, v in filters.items() if v}
@@ -73,7 +73,7 @@ def compare_summary(url: str, a: int, b: int) -> dict[str, Any] | None:
 
 
 @st.cache_data(ttl=TTL_S, show_spinner=False)
-def pair_counts(url: str, a: int, b: int) -> dict[tuple[str, str], int]:
+def pair_counts(url: str, a: int, b: int) -> dict[tuple[str | None, str | None], int]:
     return queries.pair_counts(engine(url), a, b)
 
 

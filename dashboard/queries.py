@@ -231,11 +231,11 @@ def list_evaluations(
         .outerjoin(agg, agg.c.evaluation_id == _EVAL.c.id)
         .order_by(_EVAL.c.id)
     )
-    query = _apply_filters(query, filters, evaluations=True)
+    filtered = _apply_filters(query, filters, evaluations=True)
     if ids is not None:
-        query = query.where(_EVAL.c.id.in_(list(ids)))
+        filtered = filtered.where(_EVAL.c.id.in_(list(ids)))
     with engine.connect() as c:
-        rows = c.execute(query).mappings().all()
+        rows = c.execute(filtered).mappings().all()
     out = []
     for r in rows:
         row = dict(r)

@@ -8,7 +8,7 @@ accuracies and the plain-words verdict that respects the test.
 from __future__ import annotations
 
 import math
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
 from judge.compare import mcnemar_exact
@@ -47,7 +47,7 @@ def pass_hat_k(histogram: Iterable[Mapping[str, int]], k: int) -> float | None:
     return judge_pass_hat_k(outcomes, k)
 
 
-def pass_curve(histogram: list[Mapping[str, int]]) -> list[dict[str, Any]]:
+def pass_curve(histogram: Sequence[Mapping[str, int]]) -> list[dict[str, Any]]:
     """pass^k for k = 1..max repetitions, with how many cases each point averages over."""
     max_n = max((int(r["n"]) for r in histogram if int(r["cases"]) > 0), default=0)
     out = []

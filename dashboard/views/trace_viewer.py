@@ -90,7 +90,8 @@ if body.get("error"):
 
 # ---------------------------------------------------------------- round cards
 st.subheader("Rounds")
-round_times = timings.get("rounds") if isinstance(timings.get("rounds"), list) else []
+raw_round_times = timings.get("rounds")
+round_times = raw_round_times if isinstance(raw_round_times, list) else []
 
 
 def _round_time(index: int) -> str:

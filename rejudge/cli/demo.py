@@ -70,12 +70,12 @@ def _render(c: Console, result: DemoResult, db_url: str) -> None:
             continue
         cells = []
         for ref in rules:
-            e = per_rules.get(ref)
-            if e is None:
+            ev = per_rules.get(ref)
+            if ev is None:
                 cells.append("")
                 continue
-            vc = e["summary"]["verdict_counts"]
-            cells.append(f"{_pct(e['summary']['accuracy'])} ({vc['PASS']}/{vc['FAIL']})")
+            vc = ev["summary"]["verdict_counts"]
+            cells.append(f"{_pct(ev['summary']['accuracy'])} ({vc['PASS']}/{vc['FAIL']})")
         cmp = cmp_by_key.get((run, tier))
         rows.append(
             [
@@ -98,12 +98,13 @@ def _render(c: Console, result: DemoResult, db_url: str) -> None:
         f"{len(result.evaluations)} evaluations ({reused} found already judged); "
         "SKIP and AGENT_ERROR are never in the denominator"
     )
-    unscored = [run for run in result.runs if run["run"] not in scored_runs]
-    for run in unscored:
+    unscored = [r for r in result.runs if r["run"] not in scored_runs]
+    for unscored_run in unscored:
         # a wall of "n/a" rows says nothing: say once per run why nothing could be scored
         c.print(
-            f"[yellow]{run['run']}[/yellow]: nothing to score under any tier or rule set, "
-            f"every trace ended without a normal result ({_outcomes(run.get('outcomes'))})"
+            f"[yellow]{unscored_run['run']}[/yellow]: nothing to score under any tier or rule "
+            "set, every trace ended without a normal result "
+            f"({_outcomes(unscored_run.get('outcomes'))})"
         )
     if unscored:
         c.print(
@@ -113,10 +114,10 @@ def _render(c: Console, result: DemoResult, db_url: str) -> None:
         )
 
     # one full report per run: the golden tier under the newest rules (or the last judged)
-    for run in result.runs:
-        if run["run"] not in scored_runs:
+    for scored_run in result.runs:
+        if scored_run["run"] not in scored_runs:
             continue
-        mine = [r for r in result.reports if r["run"] == run["run"]]
+        mine = [r for r in result.reports if r["run"] == scored_run["run"]]
         chosen = next(
             (r for r in mine if r["tier"] == "golden" and r["rules"] == DEMO_RULES[-1]),
             mine[-1] if mine else None,
