@@ -22,6 +22,10 @@ What it does:
    - ``re-judge, unchanged`` (``lookup`` in ``--json``): the same ``judge_run`` again on the
      same inputs: every judgment key is found, so nothing is judged or written except the new
      evaluation's links and summary (the product's promise: re-judging is a lookup);
+   - ``store side`` (workers = 1, the first tier): for bodies judged beforehand under another
+     rule set (so every key is new), the CPU per trace of the canonical body and its hashes,
+     then of the writes (judgments and links): what a first judging costs even if judging
+     itself were free;
    and the process's peak RSS (children included for workers > 1).
 3. Prints one table and, with ``--json``, the raw figures. Ratios are CPU time / floor CPU
    time (process + reaped worker processes).
@@ -49,15 +53,16 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from judge.batch import _long_lived_frozen, judge_run  # noqa: E402
-from judge.engine import judge  # noqa: E402
+from judge.engine import ENGINE_VERSION, judge, judge_body  # noqa: E402
 from judge.rulesets import load_rule_set  # noqa: E402
-from store.repository import Store  # noqa: E402
+from store.repository import PreparedJudgment, Store  # noqa: E402
 from store.schemas import Case, Round, RunConfig, ToolCall, Trace, TraceError  # noqa: E402
 from suites.case_format import load_suite  # noqa: E402
 from suites.catalog import snapshot_suite  # noqa: E402
 
 CALL_TIERS = ("contract", "execution", "completion", "completion-contract", "golden")
 RULES = "standard@2"
+STORE_SIDE_RULES = "standard@1"
 
 
 # --------------------------------------------------------------------------- building the store
@@ -232,8 +237,70 @@ def measure(path: Path, workers: int, tiers: list[str]) -> dict[str, Any]:
         assert entry["rejudge_accuracy"] == entry["lookup_accuracy"]
     out["rss_start_mb"] = rss_start
     out["peak_rss_mb"] = _peak_rss_mb(children=workers > 1)
+    if workers == 1 and tiers:  # after the peak RSS reading: it is not a product path
+        out["store_side"] = _store_side(store, run, tiers[0])
     store.close()
     return out
+
+
+def _store_side(store: Store, run: Any, tier: str) -> dict[str, Any]:
+    """CPU per trace of a first judging's store side alone: the canonical body and its hashes
+    (``PreparedJudgment.from_body``), then the writes (judgments and links, 500 per transaction,
+    as ``judge_run`` does), for bodies judged beforehand (not timed). Under ``STORE_SIDE_RULES``,
+    so every key is new (the measured tiers' judgments under ``RULES`` are already stored)."""
+    rules = load_rule_set(STORE_SIDE_RULES)
+    rule_set_id = store.save_rule_set(rules, builtin=True)
+    registry = store.get_registry(run.registry_id)
+    cases = {k: c for k, (_pk, c) in store.get_cases(run.suite_id).items()}
+    case_hashes = {k: c.hash for k, c in cases.items()}
+    evaluation_id = store.create_evaluation(
+        run_id=run.id, tier=tier, rule_set_id=rule_set_id, engine_version=ENGINE_VERSION
+    )
+    rows = list(store.iter_trace_rows(run.id, decode=False))
+    body_cpu = write_cpu = 0.0
+    for start in range(0, len(rows), 500):  # as judge_run: 500 per transaction
+        chunk = rows[start : start + 500]
+        bodies = [  # judged beforehand, not timed
+            judge_body(
+                Trace.model_validate_json(row["body"]),
+                cases[row["case_key"]],
+                registry,
+                tier,
+                rules,
+                trace_hash=row["hash"],
+                case_hash=case_hashes[row["case_key"]],
+                registry_hash=registry.hash,
+                rule_set_hash=rules.hash,
+            )
+            for row in chunk
+        ]
+        c0 = _cpu()
+        prepared = [PreparedJudgment.from_body(body) for body in bodies]
+        c1 = _cpu()
+        links = [
+            {
+                "trace_id": row["id"],
+                "case_key": row["case_key"],
+                "repetition": row["repetition"],
+                "dimension": cases[row["case_key"]].dimension,
+                "category": cases[row["case_key"]].category,
+                "verdict": p.verdict,
+                "partial_score": p.partial_score,
+                "judgment_key": p.key,
+            }
+            for row, p in zip(chunk, prepared, strict=True)
+        ]
+        store.save_and_link_judgments(evaluation_id, prepared, links)
+        c2 = _cpu()
+        body_cpu += c1 - c0
+        write_cpu += c2 - c1
+    n = len(rows)
+    return {
+        "tier": tier,
+        "body_us": round(body_cpu / n * 1e6, 1),
+        "writes_us": round(write_cpu / n * 1e6, 1),
+        "cap_per_cpu_s": round(n / (body_cpu + write_cpu)),
+    }
 
 
 # --------------------------------------------------------------------------- driver
@@ -261,6 +328,15 @@ def _table(results: list[dict[str, Any]], tiers: list[str]) -> str:
                 f"| {t['rejudge_per_s']:,}, {t['rejudge_per_cpu_s']:,} ({t['rejudge_cpu_ratio']}x) "
                 f"| {t['lookup_per_s']:,}, {t['lookup_per_cpu_s']:,} ({t['lookup_cpu_ratio']}x) "
                 f"| {r['peak_rss_mb']} |"
+            )
+    for r in results:
+        side = r.get("store_side")
+        if side:
+            lines.append(
+                f"\nstore side alone ({r['traces']:,} traces, {side['tier']}, CPU per trace): "
+                f"canonical body + hashes {side['body_us']} µs, writes (judgments + links) "
+                f"{side['writes_us']} µs: at most {side['cap_per_cpu_s']:,} first judgings per "
+                "CPU-second with judging itself free"
             )
     return "\n".join(lines)
 
