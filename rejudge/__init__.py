@@ -5,8 +5,7 @@ The public facade. Library names are imported lazily so ``import rejudge`` stays
 
 from __future__ import annotations
 
-import importlib
-from typing import Any
+from rejudge._lazy import lazy_exports
 
 __version__ = "0.1.0"
 
@@ -26,15 +25,4 @@ _EXPORTS: dict[str, str] = {
 
 __all__ = ["__version__", *_EXPORTS]
 
-
-def __getattr__(name: str) -> Any:
-    module = _EXPORTS.get(name)
-    if module is None:
-        raise AttributeError(f"module 'rejudge' has no attribute {name!r}")
-    value = getattr(importlib.import_module(module), name)
-    globals()[name] = value
-    return value
-
-
-def __dir__() -> list[str]:
-    return sorted(__all__)
+__getattr__, __dir__ = lazy_exports(__name__, _EXPORTS)
