@@ -193,28 +193,23 @@ def _assemble(
     case: Case,
 ) -> None:
     """Set a tier result's judgment fields in ``out``."""
-    codes = result.codes
-    # most results hold 0 or 1 code: nothing to order (order_codes also dedupes)
-    codes = tx.order_codes(codes) if len(codes) > 1 else list(codes)
+    codes = tx.order_codes(result.codes)
     ordered, pairs = _weights_of(settings, tier.partial_family)
-    get = result.partial.get
-    breakdown = {k: float(get(k, 0.0)) for k in ordered}
-    # float(): the model's field is a float, so an empty sum (int 0) is stored as 0.0; summed
-    # in the rule set's order, as ever (float addition depends on the order)
-    total: float = 0
-    for k, w in pairs:
-        total += w * breakdown[k]
-    score = float(round(total, 6))
-    extra: list[str] | None = None
+    partial = result.partial
+    breakdown = {k: float(partial.get(k, 0.0)) for k in ordered}
+    # float(): the model's field is a float, so an empty sum (int 0) is stored as 0.0; sum()
+    # over the rule set's order, as ever (float addition depends on the order)
+    score = float(round(sum([w * breakdown[k] for k, w in pairs]), 6))
+    extra: list[str] = []
     if score == 0.0:
         calls = trace.calls
         if calls and all(c.ok is True for c in calls):
-            extra = [ANOMALY_ZERO_SCORE_ALL_EXECUTED]
+            extra.append(ANOMALY_ZERO_SCORE_ALL_EXECUTED)
     if codes and tx.RULE_ERROR in codes:
-        extra = [*(extra or ()), ANOMALY_RULE_ERROR]
+        extra.append(ANOMALY_RULE_ERROR)
     warnings = list(result.warnings)
     if trace.case_id != case.id:
-        extra = [*(extra or ()), ANOMALY_CASE_MISMATCH]
+        extra.append(ANOMALY_CASE_MISMATCH)
         warnings.append(f"trace is for case {trace.case_id!r}, judged against {case.id!r}")
     anomalies = result.anomalies
     details = dict(result.details)
@@ -227,5 +222,5 @@ def _assemble(
     out["diff"] = result.diff
     out["reasons"] = result.reasons
     out["warnings"] = warnings
-    out["anomalies"] = sorted(set(anomalies).union(extra or ())) if anomalies or extra else []
+    out["anomalies"] = sorted(set(anomalies).union(extra)) if anomalies or extra else []
     out["details"] = details
