@@ -35,7 +35,7 @@ import sys
 import tempfile
 import time
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
@@ -62,73 +62,105 @@ def _best_interleaved(fns: list[Any], repeat: int) -> list[float]:
     return best
 
 
+class _Item(NamedTuple):
+    """One output judged both ways: BFCL's decoded output, the same as (name, args) pairs for
+    the core, and the trace a recorder or importer would store for it."""
+
+    label: str  # "answer:...", or the mutation's kind before ":"
+    category: str
+    entry: dict[str, Any]
+    case: Any
+    case_hash: str
+    output: Any
+    pairs: list[tuple[str, dict[str, Any]]] | None
+    trace: Any
+    trace_hash: str
+
+
+def _items(per_category: int) -> tuple[list[_Item], dict[str, tuple[Any, str]]]:
+    """Every sampled case's possible answers and mutations, and each category's registry with
+    its hash (hashes are given as ``judge_run`` gives them: the store has them)."""
+    from suites.importers.bfcl import build_suite
+
+    registries: dict[str, tuple[Any, str]] = {}
+    items = []
+    for category, entry, case in sample_cases(per_category or 10**9):
+        if category not in registries:
+            reg = build_suite(category).registry
+            registries[category] = (reg, reg.hash)
+        for label, output in mutations(case):
+            pairs = None if output is None else [kv for d in output for kv in d.items()]
+            trace = trace_of(output, case.id)
+            items.append(
+                _Item(label, category, entry, case, case.hash, output, pairs, trace, trace.hash)
+            )
+    return items, registries
+
+
+def _run_bfcl(checker: Any, work: list[_Item]) -> None:
+    for w in work:
+        try:
+            bfcl_verdict(checker, w.entry, w.case, w.output)
+        except Exception:
+            pass
+
+
+def _run_engine(
+    fn: Any, work: list[_Item], registries: dict[str, tuple[Any, str]], rules: Any, rules_hash: str
+) -> None:
+    """``judge`` or ``judge_body`` over ``work``, under bfcl-ast."""
+    for w in work:
+        registry, registry_hash = registries[w.category]
+        fn(
+            w.trace,
+            w.case,
+            registry,
+            "bfcl-ast",
+            rules,
+            trace_hash=w.trace_hash,
+            case_hash=w.case_hash,
+            registry_hash=registry_hash,
+            rule_set_hash=rules_hash,
+        )
+
+
 def checker_speed(per_category: int, repeat: int) -> list[dict[str, Any]]:
     from judge.context import build_context
     from judge.engine import judge, judge_body
     from judge.tiers import get_tier
     from judge.tiers.bfcl_ast import FAITHFUL, check_output
-    from suites.importers.bfcl import build_suite
 
     checker = load_bfcl_checker()
     rules = bfcl_rules("1")
     rules_hash = rules.hash
     tier = get_tier("bfcl-ast")
-    registries: dict[str, Any] = {}
+    items, registries = _items(per_category)
     rows: list[dict[str, Any]] = []
-    samples = list(sample_cases(per_category or 10**9))
     for workload in ("possible answers", "answers + mutations"):
-        work = []
-        for category, entry, case in samples:
-            if category not in registries:
-                reg = build_suite(category).registry
-                registries[category] = (reg, reg.hash)
-            for label, output in mutations(case):
-                if workload == "possible answers" and not label.startswith("answer"):
-                    continue
-                pairs = None if output is None else [kv for d in output for kv in d.items()]
-                trace = trace_of(output, case.id)
-                work.append((category, entry, case, case.hash, output, pairs, trace, trace.hash))
+        work = [w for w in items if workload != "possible answers" or w.label.startswith("answer")]
 
-        def run_bfcl(work: list[Any] = work) -> None:
-            for _c, entry, case, _h, output, _p, _t, _th in work:
-                try:
-                    bfcl_verdict(checker, entry, case, output)
-                except Exception:
-                    pass
+        def run_bfcl(work: list[_Item] = work) -> None:
+            _run_bfcl(checker, work)
 
-        def run_core(work: list[Any] = work) -> None:
-            for _c, _e, case, _h, _o, pairs, _t, _th in work:
-                check_output(case.metadata["bfcl"], pairs, FAITHFUL)
+        def run_core(work: list[_Item] = work) -> None:
+            for w in work:
+                check_output(w.case.metadata["bfcl"], w.pairs, FAITHFUL)
 
-        def run_tier(work: list[Any] = work) -> None:
-            for category, _e, case, _h, _o, _p, trace, _th in work:
-                registry, registry_hash = registries[category]
-                tier.evaluate(build_context(trace, case, registry, rules, registry_hash))
+        def run_tier(work: list[_Item] = work) -> None:
+            for w in work:
+                registry, registry_hash = registries[w.category]
+                tier.evaluate(build_context(w.trace, w.case, registry, rules, registry_hash))
 
-        def run_engine(fn: Any, work: list[Any] = work) -> None:
-            for category, _e, case, case_hash, _o, _p, trace, trace_hash in work:
-                registry, registry_hash = registries[category]
-                fn(
-                    trace,
-                    case,
-                    registry,
-                    "bfcl-ast",
-                    rules,
-                    trace_hash=trace_hash,
-                    case_hash=case_hash,
-                    registry_hash=registry_hash,
-                    rule_set_hash=rules_hash,
-                )
+        def run_judge(work: list[_Item] = work) -> None:
+            _run_engine(judge, work, registries, rules, rules_hash)
 
-        def run_judge() -> None:
-            run_engine(judge)
-
-        def run_body() -> None:
-            run_engine(judge_body)
+        def run_body(work: list[_Item] = work) -> None:
+            _run_engine(judge_body, work, registries, rules, rules_hash)
 
         run_judge()  # warm the per-case caches (each case's answers are read once)
         run_core()
-        run_bfcl([(*w[:4], copy.deepcopy(w[4]), *w[5:]) for w in work])  # checks nothing mutates
+        _run_bfcl(checker, [w._replace(output=copy.deepcopy(w.output)) for w in work])
+        # (a deep copy: checks that nothing mutates the outputs both sides read)
         t_bfcl, t_core, t_tier, t_judge, t_body = _best_interleaved(
             [run_bfcl, run_core, run_tier, run_judge, run_body], repeat
         )
@@ -156,46 +188,22 @@ def by_mutation(per_category: int, repeat: int) -> list[dict[str, Any]]:
     each kind timed on its own (best of ``repeat``, the two alternating): where the per-case
     gap comes from. bfcl-eval stops at its first error; the judgment lists every one."""
     from judge.engine import judge_body
-    from suites.importers.bfcl import build_suite
 
     checker = load_bfcl_checker()
     rules = bfcl_rules("1")
     rules_hash = rules.hash
-    registries: dict[str, Any] = {}
-    groups: dict[str, list[Any]] = {}
-    for category, entry, case in sample_cases(per_category or 10**9):
-        if category not in registries:
-            reg = build_suite(category).registry
-            registries[category] = (reg, reg.hash)
-        for label, output in mutations(case):
-            trace = trace_of(output, case.id)
-            groups.setdefault(label.split(":")[0], []).append(
-                (category, entry, case, case.hash, output, trace, trace.hash)
-            )
+    items, registries = _items(per_category)
+    groups: dict[str, list[_Item]] = {}
+    for w in items:
+        groups.setdefault(w.label.split(":")[0], []).append(w)
     rows = []
     for label, work in sorted(groups.items()):
 
-        def run_bfcl(work: list[Any] = work) -> None:
-            for _c, entry, case, _h, output, _t, _th in work:
-                try:
-                    bfcl_verdict(checker, entry, case, output)
-                except Exception:
-                    pass
+        def run_bfcl(work: list[_Item] = work) -> None:
+            _run_bfcl(checker, work)
 
-        def run_body(work: list[Any] = work) -> None:
-            for category, _e, case, case_hash, _o, trace, trace_hash in work:
-                registry, registry_hash = registries[category]
-                judge_body(
-                    trace,
-                    case,
-                    registry,
-                    "bfcl-ast",
-                    rules,
-                    trace_hash=trace_hash,
-                    case_hash=case_hash,
-                    registry_hash=registry_hash,
-                    rule_set_hash=rules_hash,
-                )
+        def run_body(work: list[_Item] = work) -> None:
+            _run_engine(judge_body, work, registries, rules, rules_hash)
 
         run_bfcl()
         run_body()
