@@ -2,6 +2,12 @@
 
 from __future__ import annotations
 
+import threading
+from collections.abc import Callable
+from typing import Any
+
+from sqlalchemy import func, select
+
 from store import (
     Case,
     Golden,
@@ -10,12 +16,43 @@ from store import (
     Round,
     RuleSet,
     RunConfig,
+    Store,
     ToolCall,
     ToolRegistry,
     ToolSpec,
     Trace,
 )
 from store.hashing import content_hash
+
+
+def count_rows(store: Store, table: type) -> int:
+    """How many rows ``table`` (an ORM class of store.tables) holds."""
+    with store.engine.connect() as c:
+        return int(c.execute(select(func.count()).select_from(table)).scalar_one())
+
+
+def race(writers: int, call: Callable[[], Any]) -> list[Any]:
+    """Run ``call`` in ``writers`` threads released together by a barrier; their results (in
+    finishing order). Any exception in a thread fails the caller's test."""
+    barrier = threading.Barrier(writers)
+    results: list[Any] = []
+    errors: list[BaseException] = []
+
+    def run() -> None:
+        try:
+            barrier.wait(timeout=10)
+            results.append(call())
+        except BaseException as exc:  # collected and raised below
+            errors.append(exc)
+
+    threads = [threading.Thread(target=run) for _ in range(writers)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join(timeout=60)
+    assert errors == [], errors
+    assert len(results) == writers, "a writer did not finish within 60 s"
+    return results
 
 
 def make_registry(domain: str = "retail", version: str = "1") -> ToolRegistry:

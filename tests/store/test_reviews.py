@@ -4,7 +4,6 @@ all-or-nothing validation, resolutions filled once, and the context queries."""
 from __future__ import annotations
 
 import pytest
-from sqlalchemy import func, select
 
 from store import ConflictError, InvalidInputError, NotFoundError, Store
 from store.reviews import (
@@ -21,6 +20,7 @@ from store.reviews import (
 )
 from store.tables import ReviewRow
 from tests.store.store_factories import (
+    count_rows,
     make_case,
     make_config,
     make_judgment,
@@ -29,11 +29,6 @@ from tests.store.store_factories import (
     make_trace,
     suite_hash,
 )
-
-
-def count(store: Store) -> int:
-    with store.engine.connect() as c:
-        return int(c.execute(select(func.count()).select_from(ReviewRow)).scalar_one())
 
 
 @pytest.fixture
@@ -108,7 +103,7 @@ def test_labels_append_and_history_stays(store: Store, judged: dict) -> None:
         ("ben", "golden_wrong"),
     }
     assert [r.id for r in latest] == sorted([second.id, other.id])
-    assert count(store) == 3
+    assert count_rows(store, ReviewRow) == 3
 
 
 def test_reviews_of_an_evaluation_only(store: Store, judged: dict) -> None:
@@ -144,7 +139,7 @@ def test_bad_reviews_write_nothing_and_name_every_problem(store: Store, judged: 
     assert "review 3: a review needs a reviewer" in message
     assert "no judgment with id 99999" in message
     assert "no evaluation 4242" in message
-    assert count(store) == 1
+    assert count_rows(store, ReviewRow) == 1
 
 
 def test_label_and_reviewer_rules() -> None:

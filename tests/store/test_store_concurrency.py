@@ -5,46 +5,24 @@ from __future__ import annotations
 import subprocess
 import sys
 import textwrap
-import threading
 from pathlib import Path
 
 from sqlalchemy import func, select
 
 from store import RunRecord, Store
 from store.tables import CallRow, TraceRow
-from tests.store.store_factories import make_trace
-
-
-def rows(store: Store, table: type) -> int:
-    with store.engine.connect() as c:
-        return int(c.execute(select(func.count()).select_from(table)).scalar_one())
+from tests.store.store_factories import count_rows, make_trace, race
 
 
 def test_threads_saving_the_same_trace_make_one_row(
     store: Store, run: RunRecord, case_pks: dict[str, int]
 ) -> None:
     writers = 6
-    barrier = threading.Barrier(writers)
-    results: list[bool] = []
-    errors: list[BaseException] = []
     trace = make_trace("case-001", seed=4)
-
-    def write() -> None:
-        try:
-            barrier.wait(timeout=10)
-            results.append(store.save_trace(run.id, case_pks["case-001"], trace))
-        except BaseException as exc:  # collected and asserted below
-            errors.append(exc)
-
-    threads = [threading.Thread(target=write) for _ in range(writers)]
-    for t in threads:
-        t.start()
-    for t in threads:
-        t.join(timeout=60)
-    assert errors == []
+    results = race(writers, lambda: store.save_trace(run.id, case_pks["case-001"], trace))
     assert sorted(results) == [False] * (writers - 1) + [True]
-    assert rows(store, TraceRow) == 1
-    assert rows(store, CallRow) == len(trace.calls)
+    assert count_rows(store, TraceRow) == 1
+    assert count_rows(store, CallRow) == len(trace.calls)
 
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -78,9 +56,9 @@ def test_processes_saving_the_same_traces_make_one_row_each(
         assert child.returncode == 0, err
     inserted = [int(out.strip()) for out, _err in outputs]
     assert sum(inserted) == 20  # every trace written by exactly one of them
-    assert rows(store, TraceRow) == 20
+    assert count_rows(store, TraceRow) == 20
     expected_calls = sum(len(make_trace("case-002", r, seed=r).calls) for r in range(20))
-    assert rows(store, CallRow) == expected_calls
+    assert count_rows(store, CallRow) == expected_calls
 
 
 def test_threads_saving_the_same_new_suite_make_one_snapshot(store: Store) -> None:
@@ -91,34 +69,19 @@ def test_threads_saving_the_same_new_suite_make_one_snapshot(store: Store) -> No
     cases = [make_case(i) for i in range(40)]
     registry = make_registry(version="race")
     writers = 4
-    barrier = threading.Barrier(writers)
-    records: list[SuiteRecord] = []
-    errors: list[BaseException] = []
-
-    def write() -> None:
-        try:
-            barrier.wait(timeout=10)
-            records.append(
-                store.save_suite(
-                    name="race",
-                    domain="retail",
-                    suite_hash=suite_hash(cases, registry),
-                    registry=registry,
-                    cases=cases,
-                )
-            )
-        except BaseException as exc:  # collected and asserted below
-            errors.append(exc)
-
-    threads = [threading.Thread(target=write) for _ in range(writers)]
-    for t in threads:
-        t.start()
-    for t in threads:
-        t.join(timeout=60)
-    assert errors == []
+    records: list[SuiteRecord] = race(
+        writers,
+        lambda: store.save_suite(
+            name="race",
+            domain="retail",
+            suite_hash=suite_hash(cases, registry),
+            registry=registry,
+            cases=cases,
+        ),
+    )
     assert len({r.id for r in records}) == 1 and len(records) == writers
-    assert rows(store, SuiteRow) == 1
-    assert rows(store, CaseRow) == len(cases)
+    assert count_rows(store, SuiteRow) == 1
+    assert count_rows(store, CaseRow) == len(cases)
 
 
 KILLED_CHILD = textwrap.dedent(

@@ -10,54 +10,32 @@ from __future__ import annotations
 import subprocess
 import sys
 import textwrap
-import threading
 import time
 from pathlib import Path
-
-from sqlalchemy import func, select
 
 from judge.rulesets import load_rule_set
 from store import RunRecord, Store
 from store.tables import EvaluationRow
+from tests.store.store_factories import count_rows, race
 
 ROOT = Path(__file__).resolve().parents[2]
-
-
-def _evaluations(store: Store) -> int:
-    with store.engine.connect() as c:
-        return int(c.execute(select(func.count()).select_from(EvaluationRow)).scalar_one())
 
 
 def test_racing_threads_make_one_evaluation(store: Store, run: RunRecord) -> None:
     rule_set_id = store.save_rule_set(load_rule_set("standard@2"), builtin=True)
     writers = 8
     results: list[tuple[int, bool]] = []
-    errors: list[BaseException] = []
     for round_ in range(3):  # a few rounds: one lucky interleaving proves little
-        barrier = threading.Barrier(writers)
-        results.clear()
         tier = f"tier-{round_}"
-
-        def find_or_create(tier: str = tier, barrier: threading.Barrier = barrier) -> None:
-            try:
-                barrier.wait(timeout=10)
-                results.append(
-                    store.find_or_create_evaluation(
-                        run_id=run.id, tier=tier, rule_set_id=rule_set_id, engine_version="9"
-                    )
-                )
-            except BaseException as exc:  # collected and asserted below
-                errors.append(exc)
-
-        threads = [threading.Thread(target=find_or_create) for _ in range(writers)]
-        for t in threads:
-            t.start()
-        for t in threads:
-            t.join(timeout=60)
-        assert errors == []
+        results = race(
+            writers,
+            lambda tier=tier: store.find_or_create_evaluation(
+                run_id=run.id, tier=tier, rule_set_id=rule_set_id, engine_version="9"
+            ),
+        )
         assert len({ev for ev, _created in results}) == 1, results
         assert sorted(created for _ev, created in results) == [False] * (writers - 1) + [True]
-    assert _evaluations(store) == 3
+    assert count_rows(store, EvaluationRow) == 3
     # another tuple is another evaluation; the same tuple again is found, not created
     other, created = store.find_or_create_evaluation(
         run_id=run.id, tier="tier-0", rule_set_id=rule_set_id, engine_version="10"
@@ -115,4 +93,4 @@ def test_racing_processes_make_one_evaluation(store: Store, run: RunRecord, db_u
     for answers in by_tuple.values():
         assert len({ev for ev, _ in answers}) == 1, answers
         assert sorted(created for _ev, created in answers) == [0, 0, 0, 1]
-    assert _evaluations(store) == ROUNDS
+    assert count_rows(store, EvaluationRow) == ROUNDS

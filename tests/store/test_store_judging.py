@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import pytest
-from sqlalchemy import func, select
+from sqlalchemy import select
 
 from store import (
     Case,
@@ -15,13 +15,7 @@ from store import (
     ToolRegistry,
 )
 from store.tables import EvaluationJudgmentRow, JudgmentRow, RuleSetRow
-from tests.store.store_factories import make_judgment, make_rule_set, make_trace
-
-
-def total(store: Store, table: type) -> int:
-    with store.engine.connect() as c:
-        return int(c.execute(select(func.count()).select_from(table)).scalar_one())
-
+from tests.store.store_factories import count_rows, make_judgment, make_rule_set, make_trace
 
 # --------------------------------------------------------------------------- rule sets
 
@@ -30,7 +24,7 @@ def test_rule_set_is_stored_once_and_round_trips(store: Store) -> None:
     rules = make_rule_set("1")
     first = store.save_rule_set(rules, builtin=True)
     assert store.save_rule_set(make_rule_set("1"), builtin=True) == first
-    assert total(store, RuleSetRow) == 1
+    assert count_rows(store, RuleSetRow) == 1
     assert store.get_rule_set(first) == rules
     second = store.save_rule_set(make_rule_set("2", strict=False))
     assert second != first
@@ -44,7 +38,7 @@ def test_rule_sets_are_immutable(store: Store) -> None:
     store.save_rule_set(make_rule_set("1", strict=True))
     with pytest.raises(ConflictError, match=r"default@1 .*immutable"):
         store.save_rule_set(make_rule_set("1", strict=False))
-    assert total(store, RuleSetRow) == 1
+    assert count_rows(store, RuleSetRow) == 1
     assert store.get_rule_set(store.save_rule_set(make_rule_set("1"))).settings == {
         "strict_types": True
     }
@@ -133,24 +127,24 @@ def test_unknown_evaluation_is_not_found(store: Store) -> None:
 
 def test_judgments_are_insert_or_ignore_by_key(store: Store, judged) -> None:  # type: ignore[no-untyped-def]
     _evaluation_id, _rules, judgments, _links = judged
-    rows = total(store, JudgmentRow)
+    rows = count_rows(store, JudgmentRow)
     assert rows == len({j.key for j in judgments}) == len(judgments)
     first = store.find_judgments([j.key for j in judgments])
     again = store.save_judgments(judgments)
     assert again == first
-    assert total(store, JudgmentRow) == rows
+    assert count_rows(store, JudgmentRow) == rows
     assert store.find_judgments(["sha256:nothing"]) == {}
     # a judgment of the same inputs is a lookup, even if the new body differs
     changed = judgments[0].model_copy(update={"reasons": ["re-judged"]})
     assert changed.key == judgments[0].key
     assert store.save_judgments([changed]) == {changed.key: first[changed.key]}
-    assert total(store, JudgmentRow) == rows
+    assert count_rows(store, JudgmentRow) == rows
 
 
 def test_links_are_idempotent_and_rows_stream_in_case_order(store: Store, judged) -> None:  # type: ignore[no-untyped-def]
     evaluation_id, _rules, judgments, links = judged
     store.link_judgments(evaluation_id, links)  # again: nothing new
-    assert total(store, EvaluationJudgmentRow) == len(links)
+    assert count_rows(store, EvaluationJudgmentRow) == len(links)
     rows = list(store.iter_evaluation_rows(evaluation_id, yield_per=5))
     assert [(r["case_key"], r["repetition"]) for r in rows] == sorted(
         (str(link["case_key"]), int(link["repetition"]))
@@ -178,8 +172,8 @@ def test_two_evaluations_share_judgment_rows(store: Store, run: RunRecord, judge
     )
     ids = store.save_judgments(judgments)
     store.link_judgments(second, links)
-    assert total(store, JudgmentRow) == len(judgments)
-    assert total(store, EvaluationJudgmentRow) == 2 * len(links)
+    assert count_rows(store, JudgmentRow) == len(judgments)
+    assert count_rows(store, EvaluationJudgmentRow) == 2 * len(links)
     a = [r["judgment_id"] for r in store.iter_evaluation_rows(evaluation_id)]
     b = [r["judgment_id"] for r in store.iter_evaluation_rows(second)]
     assert a == b and set(a) == set(ids.values())

@@ -5,14 +5,12 @@ from __future__ import annotations
 
 import json
 
-from sqlalchemy import func, select
-
 from store import Case, RunRecord, Store, ToolRegistry
 from store.hashing import canonical_json
 from store.repository import PreparedJudgment
 from store.schemas import Judgment
 from store.tables import EvaluationJudgmentRow, JudgmentRow
-from tests.store.store_factories import make_rule_set, make_trace
+from tests.store.store_factories import count_rows, make_rule_set, make_trace
 
 
 def _judgment(trace_hash: str, case: Case, registry: ToolRegistry, n: int) -> Judgment:
@@ -31,11 +29,6 @@ def _judgment(trace_hash: str, case: Case, registry: ToolRegistry, n: int) -> Ju
         rule_set_hash=make_rule_set().hash,
         engine_version="0.1.0",
     )
-
-
-def _count(store: Store, table: type) -> int:
-    with store.engine.connect() as c:
-        return int(c.execute(select(func.count()).select_from(table)).scalar_one())
 
 
 def _stored(store: Store, run: RunRecord, cases: list[Case], case_pks: dict[str, int]) -> list:
@@ -83,8 +76,8 @@ def test_rows_store_their_text_and_read_back_equal(
     ]
     store.save_and_link_judgments(evaluation_id, prepared, links)
     store.save_and_link_judgments(evaluation_id, prepared, links)  # repeated: harmless
-    assert _count(store, JudgmentRow) == len(rows)
-    assert _count(store, EvaluationJudgmentRow) == len(rows)
+    assert count_rows(store, JudgmentRow) == len(rows)
+    assert count_rows(store, EvaluationJudgmentRow) == len(rows)
 
     paths = {"tools": ("details", "implicated_tools"), "flags": ("anomalies",)}
     paths["note"] = ("details", "note")
@@ -136,7 +129,7 @@ def test_rows_store_their_text_and_read_back_equal(
     assert [r["judgment_id"] for r in store.iter_evaluation_rows(other)] == [
         r["judgment_id"] for r in store.iter_evaluation_rows(evaluation_id)
     ]
-    assert _count(store, JudgmentRow) == len(rows)
+    assert count_rows(store, JudgmentRow) == len(rows)
 
 
 def test_save_judgment_rows_is_insert_or_ignore(
@@ -148,7 +141,7 @@ def test_save_judgment_rows_is_insert_or_ignore(
     again = store.save_judgments(judgments)
     assert again == ids
     assert store.save_judgment_rows([]) == {}
-    assert _count(store, JudgmentRow) == 3
+    assert count_rows(store, JudgmentRow) == 3
 
 
 def test_trace_rows_undecoded(

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import pytest
-from sqlalchemy import func, select
+from sqlalchemy import select
 
 from store import (
     Case,
@@ -16,18 +16,13 @@ from store import (
 )
 from store.tables import CaseRow, RegistryRow, SuiteRow, TraceRow
 from tests.store.store_factories import (
+    count_rows,
     make_case,
     make_config,
     make_registry,
     make_trace,
     suite_hash,
 )
-
-
-def count(store: Store, table: type) -> int:
-    with store.engine.connect() as c:
-        return int(c.execute(select(func.count()).select_from(table)).scalar_one())
-
 
 # --------------------------------------------------------------------------- registries
 
@@ -36,10 +31,10 @@ def test_registry_is_stored_once_by_content(store: Store, registry: ToolRegistry
     first = store.save_registry(registry)
     again = store.save_registry(make_registry())
     assert first == again
-    assert count(store, RegistryRow) == 1
+    assert count_rows(store, RegistryRow) == 1
     other = store.save_registry(make_registry(version="2"))
     assert other != first
-    assert count(store, RegistryRow) == 2
+    assert count_rows(store, RegistryRow) == 2
 
 
 def test_registry_round_trips(store: Store, registry: ToolRegistry) -> None:
@@ -127,9 +122,9 @@ def test_same_snapshot_is_a_lookup_not_a_new_row(
         cases=cases,
     )
     assert again.id == suite.id
-    assert count(store, SuiteRow) == 1
-    assert count(store, CaseRow) == len(cases)
-    assert count(store, RegistryRow) == 1
+    assert count_rows(store, SuiteRow) == 1
+    assert count_rows(store, CaseRow) == len(cases)
+    assert count_rows(store, RegistryRow) == 1
 
 
 def test_editing_a_case_makes_a_new_snapshot_and_old_traces_keep_theirs(
@@ -152,8 +147,8 @@ def test_editing_a_case_makes_a_new_snapshot_and_old_traces_keep_theirs(
     )
     assert new.id != suite.id
     assert new.hash != suite.hash
-    assert count(store, SuiteRow) == 2
-    assert count(store, RegistryRow) == 1  # the unchanged registry is shared
+    assert count_rows(store, SuiteRow) == 2
+    assert count_rows(store, RegistryRow) == 1  # the unchanged registry is shared
     # the newest snapshot is what a name resolves to; the old one stays reachable by hash
     assert store.get_suite("retail").id == new.id
     assert store.get_suite("retail", suite.hash).id == suite.id
@@ -247,7 +242,7 @@ def test_list_runs_counts_traces_and_finish_sets_status(
     assert store.get_run(other.id).status == "running"
     store.finish_run(other.id, status="interrupted")
     assert store.get_run("run-2").status == "interrupted"
-    assert count(store, TraceRow) == 2
+    assert count_rows(store, TraceRow) == 2
 
 
 def test_suite_with_duplicate_case_ids_is_refused_whole(
@@ -260,8 +255,8 @@ def test_suite_with_duplicate_case_ids_is_refused_whole(
         store.save_suite(
             name="dup", domain="retail", suite_hash="sha256:dup", registry=registry, cases=cases
         )
-    assert count(store, SuiteRow) == 0
-    assert count(store, CaseRow) == 0
+    assert count_rows(store, SuiteRow) == 0
+    assert count_rows(store, CaseRow) == 0
 
 
 def test_resume_may_change_operational_knobs_only(store) -> None:

@@ -3,11 +3,11 @@
 from __future__ import annotations
 
 import pytest
-from sqlalchemy import func, select
+from sqlalchemy import select
 
 from store import RunRecord, Store, SuiteRecord, Trace, repository
 from store.tables import CallRow, TraceRow
-from tests.store.store_factories import make_config, make_trace
+from tests.store.store_factories import count_rows, make_config, make_trace
 
 
 def call_rows(store: Store, trace_id: int) -> list[tuple[int, int, str, bool | None, bool]]:
@@ -32,11 +32,6 @@ def expected_call_rows(trace: Trace) -> list[tuple[int, int, str, bool | None, b
         for rnd in trace.rounds
         for k, call in enumerate(rnd.calls)
     ]
-
-
-def total(store: Store, table: type) -> int:
-    with store.engine.connect() as c:
-        return int(c.execute(select(func.count()).select_from(table)).scalar_one())
 
 
 def test_save_trace_once_and_read_it_back(
@@ -69,11 +64,11 @@ def test_saving_the_same_trace_again_writes_nothing(
 ) -> None:
     trace = make_trace("case-000")
     assert store.save_trace(run.id, case_pks["case-000"], trace) is True
-    calls = total(store, CallRow)
+    calls = count_rows(store, CallRow)
     # a resumed recorder may produce a different trace for the same slot: the first one stays
     assert store.save_trace(run.id, case_pks["case-000"], make_trace("case-000", seed=9)) is False
-    assert total(store, TraceRow) == 1
-    assert total(store, CallRow) == calls
+    assert count_rows(store, TraceRow) == 1
+    assert count_rows(store, CallRow) == calls
     (stored,) = list(store.iter_traces(run.id))
     assert stored.trace == trace
     # another repetition is another trace
@@ -93,7 +88,7 @@ def test_bulk_save_spans_batches_and_is_idempotent(
     ]  # 252 traces: more than two write batches, the last one partial
     assert store.save_traces(items) == len(items)
     assert store.count_traces(run.id) == len(items)
-    assert total(store, CallRow) == sum(len(item[2].calls) for item in items)
+    assert count_rows(store, CallRow) == sum(len(item[2].calls) for item in items)
     # all again, plus 6 new ones: only the new ones are written
     extra = [(run.id, case_pks[key], make_trace(key, 999), None, None) for key in keys]
     assert store.save_traces(items + extra) == len(extra)
@@ -202,10 +197,10 @@ def test_deleting_a_run_cascades_to_traces_and_calls(
     store: Store, run: RunRecord, case_pks: dict[str, int]
 ) -> None:
     store.save_trace(run.id, case_pks["case-001"], make_trace("case-001"))
-    assert total(store, CallRow) > 0
+    assert count_rows(store, CallRow) > 0
     from store.tables import RunRow
 
     with store.engine.begin() as c:
         c.execute(RunRow.__table__.delete().where(RunRow.id == run.id))  # type: ignore[attr-defined]
-    assert total(store, TraceRow) == 0
-    assert total(store, CallRow) == 0
+    assert count_rows(store, TraceRow) == 0
+    assert count_rows(store, CallRow) == 0
