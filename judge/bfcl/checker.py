@@ -8,8 +8,8 @@ from typing import Any
 
 from .. import taxonomy as tx
 from .outcome import FAITHFUL, BfclError, BfclFixes, BfclOutcome
-from .params import _Param
-from .values import Equal, _python_equal, _strict_equal
+from .params import AnswerParam
+from .values import Equal, python_equal, strict_equal
 
 __all__ = ["check_output"]
 
@@ -39,7 +39,7 @@ class _Answer:
         # (signature, its properties, its required list, the parameters an answer cannot
         # leave out); None until a call names the function
         self._sig: tuple[Any, dict[str, Any], list[Any], list[str]] | None = None
-        self._params: dict[str, _Param] = {}
+        self._params: dict[str, AnswerParam] = {}
 
     def signature(self) -> tuple[Any, dict[str, Any], list[Any], list[str]]:
         sig = self._sig
@@ -58,10 +58,12 @@ class _Answer:
             sig = self._sig = (found, props, required, mandatory)
         return sig
 
-    def param(self, param: str, psig: dict[str, Any]) -> _Param:
+    def param(self, param: str, psig: dict[str, Any]) -> AnswerParam:
         plan = self._params.get(param)
         if plan is None:
-            plan = self._params[param] = _Param(param, psig, self.acceptable[param], self.language)
+            plan = self._params[param] = AnswerParam(
+                param, psig, self.acceptable[param], self.language
+            )
         return plan
 
     def passes(self, call: tuple[str, dict[str, Any]], fixes: BfclFixes, eq: Equal) -> bool:
@@ -279,7 +281,7 @@ def check_output(
     """Judge one model output (``None``: undecodable) against a case's ``metadata["bfcl"]``."""
     plan = _case_of(meta)
     kind = plan.kind
-    eq: Equal = _strict_equal if fixes.bools_are_not_numbers else _python_equal
+    eq: Equal = strict_equal if fixes.bools_are_not_numbers else python_equal
     if output is None:
         if kind == "irrelevance":
             if fixes.malformed_call_is_a_call:

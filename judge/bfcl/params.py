@@ -1,5 +1,5 @@
 """One parameter of one possible answer: its type dispatch and acceptable values, read once
-(:class:`_Param`), and the check of a model's value against them."""
+(:class:`AnswerParam`), and the check of a model's value against them."""
 
 from __future__ import annotations
 
@@ -9,21 +9,21 @@ from typing import Any, cast
 from .. import taxonomy as tx
 from .outcome import BfclFixes
 from .values import (
-    _CONVERTED_NESTED,
-    _JAVA_TYPES,
-    _JS_TYPES,
-    _PY_NESTED,
-    _PY_TYPES,
+    CONVERTED_NESTED,
+    JAVA_TYPES,
+    JS_TYPES,
+    PY_NESTED,
+    PY_TYPES,
     Equal,
-    _member,
-    _std,
-    _Unsupported,
+    Unsupported,
+    is_member,
     java_value,
     js_value,
     standardize,
+    standardized,
 )
 
-__all__: list[str] = []
+__all__ = ["AnswerParam"]
 
 
 # --------------------------------------------------------------------------- one parameter
@@ -48,7 +48,7 @@ def _dict_matches(value: Any, answer: Any, eq: Equal) -> tuple[bool, str, str]:
         options = answer[key]
         if not isinstance(options, (list, str, dict, tuple)):
             return False, "value_error:dict_value", f"key {key!r}: unusable acceptable values"
-        if not _member(_std(item), [_std(o) for o in options], eq):
+        if not is_member(standardized(item), [standardized(o) for o in options], eq):
             return False, "value_error:dict_value", f"key {key!r}: {item!r} not acceptable"
     for key, options in answer.items():
         if key not in value and "" not in options:
@@ -65,7 +65,7 @@ def _unsupported(param: str, why: str) -> _ParamError:
     return "bfcl_error:unsupported_type", tx.RULE_ERROR, lambda: f"{param!r}: {why}"
 
 
-class _Param:
+class AnswerParam:
     """One parameter of one possible answer, with everything that does not depend on the model's
     value worked out once per case: the type dispatch, the acceptable values' first type, their
     standardized strings and lists. ``check`` gives what a fresh reading of the signature and
@@ -104,22 +104,22 @@ class _Param:
         self.int_to_float = False
         if language in ("java", "javascript"):
             # element types are read after the value is known to be a string (see check)
-            self.table: dict[str, type] = _JAVA_TYPES if language == "java" else _JS_TYPES
+            self.table: dict[str, type] = JAVA_TYPES if language == "java" else JS_TYPES
             if bfcl_type not in self.table:
                 self.why = f"unsupported {language} type {bfcl_type!r}"
             else:
                 self.expected = self.table[bfcl_type]
         else:
-            self.table = _PY_TYPES
-            if bfcl_type not in _PY_TYPES:
+            self.table = PY_TYPES
+            if bfcl_type not in PY_TYPES:
                 self.why = f"unsupported type {bfcl_type!r}"
             else:
-                self.expected = _PY_TYPES[bfcl_type]
-                if bfcl_type in _PY_NESTED:
-                    if items not in _PY_TYPES:
+                self.expected = PY_TYPES[bfcl_type]
+                if bfcl_type in PY_NESTED:
+                    if items not in PY_TYPES:
                         self.why = f"unsupported element type {items!r}"
                     else:
-                        self.nested = _PY_TYPES[items]
+                        self.nested = PY_TYPES[items]
                 self.int_to_float = bfcl_type == "float"
         self.options = options = answers if isinstance(answers, list) else []
         self.answer_type = answer_type = _first_type(answers)
@@ -136,7 +136,7 @@ class _Param:
             self.strings = frozenset([standardize(a) for a in strings])
         elif expected is list:
             self.std_lists = [
-                [_std(a) for a in answer]
+                [standardized(a) for a in answer]
                 for answer in options
                 if isinstance(answer, (list, str, dict, tuple))
             ]
@@ -179,15 +179,15 @@ class _Param:
             # a key of self.table: otherwise __init__ set self.why and we returned above
             java_type = cast(str, bfcl_type)
             try:
-                if bfcl_type in _CONVERTED_NESTED:
+                if bfcl_type in CONVERTED_NESTED:
                     items = self.items
                     if items not in self.table:
-                        raise _Unsupported(f"unsupported element type {items!r}")
+                        raise Unsupported(f"unsupported element type {items!r}")
                     nested = self.table[items]
                     value = convert(value, java_type, items)
                 else:
                     value = convert(value, java_type)
-            except _Unsupported as exc:
+            except Unsupported as exc:
                 return _unsupported(param, str(exc))
         elif self.int_to_float and type(value) is int:
             value = float(value)
@@ -265,7 +265,7 @@ class _Param:
                     lambda: f"{param!r}: {value!r} matches no acceptable list",
                 )
             if expected is list:
-                mine = [_std(v) for v in value]
+                mine = [standardized(v) for v in value]
                 for answer in self.std_lists:
                     if eq(mine, answer):
                         return None
@@ -274,7 +274,7 @@ class _Param:
                     tx.PARAM_WRONG_VALUE,
                     lambda: f"{param!r}: {value!r} is none of {options!r}",
                 )
-        if _member(value, options, eq):
+        if is_member(value, options, eq):
             return None
         return (
             "value_error:others",

@@ -7,7 +7,22 @@ import re
 from collections.abc import Callable
 from typing import Any
 
-__all__ = ["Equal", "java_value", "js_value", "standardize"]
+__all__ = [
+    "CONVERTED_NESTED",
+    "Equal",
+    "JAVA_TYPES",
+    "JS_TYPES",
+    "PY_NESTED",
+    "PY_TYPES",
+    "Unsupported",
+    "is_member",
+    "java_value",
+    "js_value",
+    "python_equal",
+    "standardize",
+    "standardized",
+    "strict_equal",
+]
 
 
 # --------------------------------------------------------------------------- values
@@ -21,37 +36,37 @@ def standardize(text: str) -> str:
 _STD_DROP = re.compile(r"[ ,./\-_*^]")
 
 
-def _strict_equal(a: Any, b: Any) -> bool:
+def strict_equal(a: Any, b: Any) -> bool:
     """Equality where booleans are not numbers (otherwise Python's, 1 == 1.0 included)."""
     if isinstance(a, bool) or isinstance(b, bool):
         return type(a) is type(b) and a == b
     if isinstance(a, list) and isinstance(b, list):
-        return len(a) == len(b) and all(_strict_equal(x, y) for x, y in zip(a, b, strict=True))
+        return len(a) == len(b) and all(strict_equal(x, y) for x, y in zip(a, b, strict=True))
     if isinstance(a, dict) and isinstance(b, dict):
-        return a.keys() == b.keys() and all(_strict_equal(a[k], b[k]) for k in a)
+        return a.keys() == b.keys() and all(strict_equal(a[k], b[k]) for k in a)
     return bool(a == b)
 
 
-def _python_equal(a: Any, b: Any) -> bool:
+def python_equal(a: Any, b: Any) -> bool:
     return bool(a == b)
 
 
 Equal = Callable[[Any, Any], bool]
 
 
-def _member(value: Any, options: Any, eq: Equal) -> bool:
+def is_member(value: Any, options: Any, eq: Equal) -> bool:
     if not isinstance(options, list):
         return False
-    if eq is _python_equal:
+    if eq is python_equal:
         return value in options  # Python's own membership test, as bfcl-eval uses
     return any(eq(value, option) for option in options)
 
 
-def _std(value: Any) -> Any:
+def standardized(value: Any) -> Any:
     return standardize(value) if type(value) is str else value
 
 
-_PY_TYPES: dict[str, type] = {
+PY_TYPES: dict[str, type] = {
     "string": str,
     "integer": int,
     "float": float,
@@ -61,7 +76,7 @@ _PY_TYPES: dict[str, type] = {
     "dict": dict,
     "any": str,
 }
-_JAVA_TYPES: dict[str, type] = {
+JAVA_TYPES: dict[str, type] = {
     "byte": int,
     "short": int,
     "integer": int,
@@ -80,7 +95,7 @@ _JAVA_TYPES: dict[str, type] = {
     "String": str,
     "any": str,
 }
-_JS_TYPES: dict[str, type] = {
+JS_TYPES: dict[str, type] = {
     "String": str,
     "integer": int,
     "float": float,
@@ -90,11 +105,11 @@ _JS_TYPES: dict[str, type] = {
     "array": list,
     "any": str,
 }
-_PY_NESTED = ("array", "tuple")
-_CONVERTED_NESTED = ("Array", "ArrayList", "array")
+PY_NESTED = ("array", "tuple")
+CONVERTED_NESTED = ("Array", "ArrayList", "array")
 
 
-class _Unsupported(Exception):
+class Unsupported(Exception):
     """A type bfcl-eval cannot convert (it raises); recorded as a rule error."""
 
 
@@ -153,8 +168,8 @@ def _java_elements(raw: list[str], nested: str | None) -> list[Any]:
 
 def java_value(text: str, java_type: str, nested: str | None = None) -> Any:
     """A Java argument string as BFCL's Java converter reads it (unreadable -> the string)."""
-    if java_type not in _JAVA_TYPES:
-        raise _Unsupported(f"unsupported Java type {java_type!r}")
+    if java_type not in JAVA_TYPES:
+        raise Unsupported(f"unsupported Java type {java_type!r}")
     if java_type in ("byte", "short", "integer"):
         return int(text) if _INT_RE.match(text) else str(text)
     if java_type == "float":
@@ -198,7 +213,7 @@ def java_value(text: str, java_type: str, nested: str | None = None) -> Any:
         if _JAVA_EMPTY_MAP_RE.search(text):
             return {}
         return text
-    raise _Unsupported(f"BFCL cannot convert Java type {java_type!r}")
+    raise Unsupported(f"BFCL cannot convert Java type {java_type!r}")
 
 
 # --------------------------------------------------------------------------- JavaScript values
@@ -282,8 +297,8 @@ def _js_dict(code: str) -> Any:
 
 def js_value(text: str, js_type: str, nested: str | None = None) -> Any:
     """A JavaScript argument string as BFCL's JS converter reads it."""
-    if js_type not in _JS_TYPES:
-        raise _Unsupported(f"unsupported JavaScript type {js_type!r}")
+    if js_type not in JS_TYPES:
+        raise Unsupported(f"unsupported JavaScript type {js_type!r}")
     if js_type == "String":
         return text[1:-1] if _quoted(text) else str(text)
     if js_type == "integer":
