@@ -3,15 +3,17 @@
 from __future__ import annotations
 
 from collections.abc import Iterator, Sequence
-from typing import Any
+from typing import TypeVar
 
-__all__ = ["_BATCH", "_chunks"]
+__all__ = ["BATCH", "chunks"]
 
-_BATCH = 1000
+T = TypeVar("T")
+
+#: rows per statement (an IN list, an executemany): well under every backend's parameter limit
+BATCH = 1000
 
 
-def _chunks(
-    rows: Sequence[dict[str, Any]], size: int = _BATCH
-) -> Iterator[Sequence[dict[str, Any]]]:
+def chunks(rows: Sequence[T], size: int = BATCH) -> Iterator[Sequence[T]]:
+    """``rows`` in consecutive slices of at most ``size``."""
     for start in range(0, len(rows), size):
         yield rows[start : start + size]

@@ -14,10 +14,10 @@ from typing import TYPE_CHECKING, Any
 from sqlalchemy import Table, Text, cast, func, select, update
 from sqlalchemy.engine import Connection
 
-from store._batching import _BATCH
+from store._batching import BATCH, chunks
 from store.errors import InvalidInputError, NotFoundError
 from store.hashing import canonical_json
-from store.records import EvaluationRecord, PreparedJudgment, _evaluation_record
+from store.records import EvaluationRecord, PreparedJudgment, evaluation_record_from_row
 from store.schemas import Judgment
 from store.tables import EvaluationJudgmentRow, EvaluationRow, JudgmentRow, utcnow
 
@@ -196,21 +196,21 @@ class JudgmentStoreMixin:
             row = c.execute(select(_T_EVAL).where(_T_EVAL.c.id == ident)).first()
         if row is None:
             raise NotFoundError(f"no evaluation {evaluation_id} in the store")
-        return _evaluation_record(row)
+        return evaluation_record_from_row(row)
 
     def list_evaluations(self, run_id: int | None = None) -> list[EvaluationRecord]:
         query = select(_T_EVAL).order_by(_T_EVAL.c.id)
         if run_id is not None:
             query = query.where(_T_EVAL.c.run_id == run_id)
         with self.engine.connect() as c:
-            return [_evaluation_record(r) for r in c.execute(query).all()]
+            return [evaluation_record_from_row(r) for r in c.execute(query).all()]
 
     def find_judgments(self, keys: Sequence[str]) -> dict[str, int]:
         """judgment key -> row id for the keys already judged (lookups, not new rows)."""
         found: dict[str, int] = {}
         with self.engine.connect() as c:
-            for start in range(0, len(keys), _BATCH):
-                chunk = list(keys[start : start + _BATCH])
+            for part in chunks(keys):
+                chunk = list(part)
                 for r in c.execute(
                     select(_T_JUDG.c.key, _T_JUDG.c.id).where(_T_JUDG.c.key.in_(chunk))
                 ):
@@ -233,8 +233,8 @@ class JudgmentStoreMixin:
         found: dict[str, dict[str, Any]] = {}
         cache: dict[str, list[Any]] = {}
         with self.engine.connect() as c:
-            for start in range(0, len(keys), _BATCH):
-                chunk = list(keys[start : start + _BATCH])
+            for part in chunks(keys):
+                chunk = list(part)
                 for r in c.execute(select(*cols).where(t.key.in_(chunk))):
                     out = {
                         "id": r[1],
@@ -280,8 +280,7 @@ class JudgmentStoreMixin:
                 self._insert_judgment_rows(c, rows)
             wanted = [link["judgment_key"] for link in links if "judgment_id" not in link]
             ids: dict[str, int] = {}
-            for start in range(0, len(wanted), _BATCH):
-                chunk = wanted[start : start + _BATCH]
+            for chunk in chunks(wanted):
                 for r in c.execute(
                     select(_T_JUDG.c.key, _T_JUDG.c.id).where(_T_JUDG.c.key.in_(chunk))
                 ):
@@ -366,7 +365,7 @@ class JudgmentStoreMixin:
         *,
         with_body: bool = False,
         body_paths: Mapping[str, Sequence[str]] | None = None,
-        yield_per: int = _BATCH,
+        yield_per: int = BATCH,
     ) -> Iterator[dict[str, Any]]:
         """Stream an evaluation's per-trace rows (case order), optionally with judgment bodies.
 

@@ -19,6 +19,10 @@ __all__ = [
     "EvaluationRecord",
     "PreparedJudgment",
     "BaselineRecord",
+    "suite_record_from_row",
+    "run_record_from_row",
+    "evaluation_record_from_row",
+    "run_differences",
 ]
 
 
@@ -151,7 +155,7 @@ class BaselineRecord:
     created_at: datetime
 
 
-def _run_differences(existing: Any, suite: SuiteRecord, config: RunConfig) -> str:
+def run_differences(existing: Any, suite: SuiteRecord, config: RunConfig) -> str:
     """What keeps ``config`` on ``suite`` from resuming the stored run row ``existing``: each
     differing identity field with its stored and its new value, and a changed suite."""
     out: list[str] = []
@@ -169,12 +173,12 @@ def _run_differences(existing: Any, suite: SuiteRecord, config: RunConfig) -> st
     return shown + (f"; and {len(out) - 4} more" if len(out) > 4 else "")
 
 
-def _suite_record(row: Any) -> SuiteRecord:
+def suite_record_from_row(row: Any) -> SuiteRecord:
     m = row._mapping
     return SuiteRecord(**{**m, "meta": m["meta"] or {}})
 
 
-def _run_record(row: Any) -> RunRecord:
+def run_record_from_row(row: Any) -> RunRecord:
     m = row._mapping
     return RunRecord(
         id=m["id"],
@@ -196,6 +200,6 @@ def _run_record(row: Any) -> RunRecord:
     )
 
 
-def _evaluation_record(row: Any) -> EvaluationRecord:
+def evaluation_record_from_row(row: Any) -> EvaluationRecord:
     m = row._mapping
     return EvaluationRecord(**{**m, "summary": m["summary"] or {}})

@@ -19,7 +19,7 @@ from sqlalchemy.dialects import postgresql, sqlite
 from sqlalchemy.engine import Connection
 from sqlalchemy.exc import IntegrityError, OperationalError
 
-from store._batching import _BATCH, _chunks
+from store._batching import BATCH, chunks
 from store.engine import make_engine
 from store.errors import ConflictError, InvalidInputError, NotFoundError
 from store.hashing import content_hash
@@ -33,9 +33,9 @@ from store.records import (
     RunRecord,
     StoredTrace,
     SuiteRecord,
-    _run_differences,
-    _run_record,
-    _suite_record,
+    run_differences,
+    run_record_from_row,
+    suite_record_from_row,
 )
 from store.schemas import Case, RuleSet, RunConfig, ToolRegistry, Trace
 from store.tables import (
@@ -194,7 +194,7 @@ class Store(JudgmentStoreMixin):
                 select(_T_SUITE).where(_T_SUITE.c.name == name, _T_SUITE.c.hash == suite_hash)
             ).first()
             if existing is not None:
-                return _suite_record(existing)
+                return suite_record_from_row(existing)
             registry_id = self.save_registry(registry, conn=c)
             suite_id = c.execute(
                 _T_SUITE.insert().returning(_T_SUITE.c.id),
@@ -225,10 +225,10 @@ class Store(JudgmentStoreMixin):
                         "body": body,
                     }
                 )
-            for chunk in _chunks(rows):
+            for chunk in chunks(rows):
                 c.execute(_T_CASE.insert(), list(chunk))
             row = c.execute(select(_T_SUITE).where(_T_SUITE.c.id == suite_id)).one()
-        return _suite_record(row)
+        return suite_record_from_row(row)
 
     def get_suite(self, name: str, suite_hash: str | None = None) -> SuiteRecord:
         """The named suite's snapshot with ``suite_hash``, or its newest snapshot."""
@@ -239,19 +239,19 @@ class Store(JudgmentStoreMixin):
             row = c.execute(query.order_by(_T_SUITE.c.id.desc()).limit(1)).first()
         if row is None:
             raise NotFoundError(f"no suite named {name!r} in the store (load it first)")
-        return _suite_record(row)
+        return suite_record_from_row(row)
 
     def get_suite_by_id(self, suite_id: int) -> SuiteRecord:
         with self.engine.connect() as c:
             row = c.execute(select(_T_SUITE).where(_T_SUITE.c.id == suite_id)).first()
         if row is None:
             raise NotFoundError(f"no suite with id {suite_id}")
-        return _suite_record(row)
+        return suite_record_from_row(row)
 
     def list_suites(self) -> list[SuiteRecord]:
         with self.engine.connect() as c:
             rows = c.execute(select(_T_SUITE).order_by(_T_SUITE.c.name, _T_SUITE.c.id)).all()
-        return [_suite_record(r) for r in rows]
+        return [suite_record_from_row(r) for r in rows]
 
     def get_cases(self, suite_id: int) -> dict[str, tuple[int, Case]]:
         """case id -> (row id, Case), in suite order."""
@@ -278,8 +278,7 @@ class Store(JudgmentStoreMixin):
         wanted = sorted(set(case_pks))
         out: dict[int, Case] = {}
         with self.engine.connect() as c:
-            for start in range(0, len(wanted), _BATCH):
-                chunk = wanted[start : start + _BATCH]
+            for chunk in chunks(wanted):
                 for r in c.execute(
                     select(_T_CASE.c.id, _T_CASE.c.body).where(_T_CASE.c.id.in_(chunk))
                 ):
@@ -308,11 +307,11 @@ class Store(JudgmentStoreMixin):
                 if existing.config_hash != config_hash or existing.suite_id != suite.id:
                     raise ConflictError(
                         f"run {name!r} exists with a different suite or configuration ("
-                        + _run_differences(existing, suite, config)
+                        + run_differences(existing, suite, config)
                         + "); run it with the same options to resume it, or choose another "
                         "--name to record a new run"
                     )
-                return _run_record(existing)
+                return run_record_from_row(existing)
             registry_hash = c.execute(
                 select(_T_REG.c.hash).where(_T_REG.c.id == suite.registry_id)
             ).scalar_one()
@@ -334,7 +333,7 @@ class Store(JudgmentStoreMixin):
             }
             c.execute(self._insert_ignore(_T_RUN, ["name"]), [row])
             created = c.execute(select(_T_RUN).where(_T_RUN.c.name == name)).one()
-        return _run_record(created)
+        return run_record_from_row(created)
 
     def get_run(self, ref: str | int) -> RunRecord:
         """A run by name, or by numeric id."""
@@ -347,7 +346,7 @@ class Store(JudgmentStoreMixin):
             row = c.execute(query.order_by(_T_RUN.c.id)).first()
         if row is None:
             raise NotFoundError(f"no run {ref!r} in the store (see `rejudge runs`)")
-        return _run_record(row)
+        return run_record_from_row(row)
 
     def count_runs_by_suite(self) -> dict[int, int]:
         """suite snapshot id -> how many runs were recorded or imported on it."""
@@ -467,7 +466,7 @@ class Store(JudgmentStoreMixin):
         batch: list[tuple[int, int, Trace, str | None, str | None]] = []
         for item in items:
             batch.append(item)
-            if len(batch) >= _BATCH:
+            if len(batch) >= BATCH:
                 inserted += self._save_trace_batch(batch)
                 batch = []
         if batch:
@@ -497,7 +496,7 @@ class Store(JudgmentStoreMixin):
                 call_rows.extend(
                     self._call_rows(row.id, by_key[(row.run_id, row.case_key, row.repetition)])
                 )
-            for chunk in _chunks(call_rows, 5 * _BATCH):
+            for chunk in chunks(call_rows, 5 * BATCH):
                 c.execute(_T_CALL.insert(), list(chunk))
         return len(created)
 
@@ -544,7 +543,7 @@ class Store(JudgmentStoreMixin):
         run_id: int | None = None,
         *,
         case_key: str | None = None,
-        yield_per: int = _BATCH,
+        yield_per: int = BATCH,
         shard: tuple[int, int] | None = None,
     ) -> Iterator[StoredTrace]:
         """Stream traces in id order without loading them all (``yield_per``).
@@ -571,7 +570,7 @@ class Store(JudgmentStoreMixin):
         run_id: int | None = None,
         *,
         case_key: str | None = None,
-        yield_per: int = _BATCH,
+        yield_per: int = BATCH,
         shard: tuple[int, int] | None = None,
         decode: bool = True,
     ) -> Iterator[dict[str, Any]]:

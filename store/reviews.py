@@ -18,6 +18,7 @@ from typing import Any
 
 from sqlalchemy import Table, func, select, update
 
+from store._batching import chunks
 from store.errors import ConflictError, InvalidInputError, NotFoundError
 from store.repository import Store
 from store.tables import (
@@ -55,7 +56,6 @@ _T_RUN: Table = RunRow.__table__  # type: ignore[assignment]
 _T_SUITE: Table = SuiteRow.__table__  # type: ignore[assignment]
 
 MAX_REVIEWER_LENGTH = 200
-_BATCH = 1000
 
 
 @dataclass(frozen=True)
@@ -174,8 +174,7 @@ def add_reviews(store: Store, reviews: Sequence[NewReview]) -> list[int]:
         if problems:
             raise InvalidInputError("; ".join(problems))
         ids: list[int] = []
-        for start in range(0, len(rows), _BATCH):
-            chunk = rows[start : start + _BATCH]
+        for chunk in chunks(rows):
             result = c.execute(_T_REV.insert().returning(_T_REV.c.id), chunk)
             ids.extend(int(i) for i in result.scalars())
     return ids
@@ -184,8 +183,7 @@ def add_reviews(store: Store, reviews: Sequence[NewReview]) -> list[int]:
 def _existing(conn: Any, table: Table, ids: set[int]) -> set[int]:
     out: set[int] = set()
     wanted = sorted(ids)
-    for start in range(0, len(wanted), _BATCH):
-        chunk = wanted[start : start + _BATCH]
+    for chunk in chunks(wanted):
         out.update(
             int(i) for i in conn.execute(select(table.c.id).where(table.c.id.in_(chunk))).scalars()
         )
@@ -235,8 +233,7 @@ def list_reviews(
             return [_record(m) for m in c.execute(query).mappings()]
         wanted = sorted({int(i) for i in judgment_ids})
         out: list[ReviewRecord] = []
-        for start in range(0, len(wanted), _BATCH):
-            chunk = wanted[start : start + _BATCH]
+        for chunk in chunks(wanted):
             out.extend(
                 _record(m)
                 for m in c.execute(query.where(_T_REV.c.judgment_id.in_(chunk))).mappings()
@@ -303,8 +300,7 @@ def judgment_context(store: Store, judgment_ids: Iterable[int]) -> dict[int, dic
         .order_by(_T_EJ.c.evaluation_id)
     )
     with store.engine.connect() as c:
-        for start in range(0, len(wanted), _BATCH):
-            chunk = wanted[start : start + _BATCH]
+        for chunk in chunks(wanted):
             for m in c.execute(query.where(_T_EJ.c.judgment_id.in_(chunk))).mappings():
                 entry = out.get(m["judgment_id"])
                 if entry is None:
@@ -352,8 +348,7 @@ def trace_judgments(store: Store, trace_hashes: Iterable[str]) -> list[dict[str,
     )
     out: list[dict[str, Any]] = []
     with store.engine.connect() as c:
-        for start in range(0, len(wanted), _BATCH):
-            chunk = wanted[start : start + _BATCH]
+        for chunk in chunks(wanted):
             out.extend(
                 dict(m) for m in c.execute(query.where(_T_JUDG.c.trace_hash.in_(chunk))).mappings()
             )

@@ -79,7 +79,7 @@ def test_saving_the_same_trace_again_writes_nothing(
 def test_bulk_save_spans_batches_and_is_idempotent(
     store: Store, run: RunRecord, case_pks: dict[str, int], monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.setattr(repository, "_BATCH", 100)  # small batches: same code, fewer rows
+    monkeypatch.setattr(repository, "BATCH", 100)  # small batches: same code, fewer rows
     keys = sorted(case_pks)
     items = [
         (run.id, case_pks[key], make_trace(key, rep, rounds=2 + rep % 3, seed=rep), None, None)
