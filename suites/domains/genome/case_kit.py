@@ -11,12 +11,20 @@ from suites.domains.genome.domain import SETUP_KEY
 from suites.domains.genome.genome import load_genome
 from suites.domains.genome.tools import READ_ONLY_LOOKUPS
 
-__all__: list[str] = []
+__all__ = [
+    "SEQ_RULE",
+    "dna_of",
+    "genome_case",
+    "golden_call",
+    "protein_of",
+    "setup_call",
+    "span_of",
+]
 
 _CONTEXT = {"genome": "synthetica-minima (chromosomes chrA, chrB, chrC)"}
 
 
-def _call(
+def golden_call(
     tool: str,
     params: dict[str, Any] | None = None,
     rules: dict[str, ParamRule] | None = None,
@@ -25,7 +33,7 @@ def _call(
     return GoldenCall(tool=tool, params=params or {}, param_rules=rules or {}, count=count)
 
 
-def _case(
+def genome_case(
     case_id: str,
     category: str,
     instruction: str,
@@ -67,28 +75,28 @@ def _case(
     )
 
 
-def _setup(tool: str, **arguments: Any) -> dict[str, Any]:
+def setup_call(tool: str, **arguments: Any) -> dict[str, Any]:
     return {"tool": tool, "arguments": arguments}
 
 
-def _gene_dna(key: str) -> str:
+def dna_of(key: str) -> str:
     genome = load_genome()
     gene = genome.gene(key)
     assert gene is not None, key
     return genome.gene_dna(gene)
 
 
-def _gene_protein(key: str) -> str:
+def protein_of(key: str) -> str:
     genome = load_genome()
     gene = genome.gene(key)
     assert gene is not None, key
     return genome.gene_protein(gene)
 
 
-def _gene_span(key: str) -> tuple[str, int, int]:
+def span_of(key: str) -> tuple[str, int, int]:
     gene = load_genome().gene(key)
     assert gene is not None, key
     return gene.chromosome, gene.start, gene.end
 
 
-_SEQ: dict[str, ParamRule] = {"sequence": "normalized_str"}
+SEQ_RULE: dict[str, ParamRule] = {"sequence": "normalized_str"}

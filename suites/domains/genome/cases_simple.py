@@ -6,12 +6,12 @@ from __future__ import annotations
 
 from store.schemas import Case
 from suites.domains.genome.case_kit import (
-    _SEQ,
-    _call,
-    _case,
-    _gene_dna,
-    _gene_protein,
-    _setup,
+    SEQ_RULE,
+    dna_of,
+    genome_case,
+    golden_call,
+    protein_of,
+    setup_call,
 )
 
 __all__ = ["simple_cases"]
@@ -19,67 +19,71 @@ __all__ = ["simple_cases"]
 
 def _simple_search() -> list[Case]:
     return [
-        _case(
+        genome_case(
             "gs-search-001",
             "search_by_product",
             "Find all genes whose product mentions kinase.",
-            [_call("search_genes", {"query": "kinase"}, {"query": "normalized_str"})],
+            [golden_call("search_genes", {"query": "kinase"}, {"query": "normalized_str"})],
         ),
-        _case(
+        genome_case(
             "gs-search-002",
             "search_filtered",
             'Search chromosome chrB only for "lipoate synthase".',
             [
-                _call(
+                golden_call(
                     "search_genes",
                     {"query": "lipoate synthase", "chromosome": "chrB"},
                     {"query": "normalized_str"},
                 )
             ],
         ),
-        _case(
+        genome_case(
             "gs-search-003",
             "search_limited",
             'Look up genes matching "GYR" and give me at most 2 results.',
-            [_call("search_genes", {"query": "GYR", "limit": 2}, {"query": "normalized_str"})],
+            [
+                golden_call(
+                    "search_genes", {"query": "GYR", "limit": 2}, {"query": "normalized_str"}
+                )
+            ],
         ),
-        _case(
+        genome_case(
             "gs-search-004",
             "gene_details",
             "Show me the details of gene SGB_0040.",
-            [_call("get_gene_details", {"gene_id": "SGB_0040"})],
+            [golden_call("get_gene_details", {"gene_id": "SGB_0040"})],
         ),
-        _case(
+        genome_case(
             "gs-search-005",
             "gene_details",
             "What product does locus SGC_0070 encode?",
-            [_call("get_gene_details", {"gene_id": "SGC_0070"})],
+            [golden_call("get_gene_details", {"gene_id": "SGC_0070"})],
         ),
-        _case(
+        genome_case(
             "gs-search-006",
             "gene_details",
             "Give me the full record of SGA_0140: strand, coordinates and synonyms.",
-            [_call("get_gene_details", {"gene_id": "SGA_0140"})],
+            [golden_call("get_gene_details", {"gene_id": "SGA_0140"})],
         ),
-        _case(
+        genome_case(
             "gs-search-007",
             "list_chromosomes",
             "Which chromosomes does the loaded genome have, and how long is each?",
-            [_call("list_chromosomes")],
+            [golden_call("list_chromosomes")],
         ),
-        _case(
+        genome_case(
             "gs-search-008",
             "search_synonym",
             'Which gene has the old synonym "orf197"? Search for it.',
-            [_call("search_genes", {"query": "orf197"}, {"query": "normalized_str"})],
+            [golden_call("search_genes", {"query": "orf197"}, {"query": "normalized_str"})],
         ),
-        _case(
+        genome_case(
             "gs-search-009",
             "search_by_name",
             "Search the genome for the gene named toxB.",
-            [_call("search_genes", {"query": "toxB"}, {"query": "normalized_str"})],
+            [golden_call("search_genes", {"query": "toxB"}, {"query": "normalized_str"})],
         ),
-        _case(
+        genome_case(
             "gs-search-010",
             "no_call_needed",
             "In one sentence, what is a locus tag? No need to look anything up.",
@@ -91,127 +95,131 @@ def _simple_search() -> list[Case]:
 
 def _simple_sequence() -> list[Case]:
     return [
-        _case(
+        genome_case(
             "gs-sequence-001",
             "region_sequence",
             "Get the DNA sequence of chrA from position 1000 to 1100.",
-            [_call("get_sequence", {"chromosome": "chrA", "start": 1000, "end": 1100})],
+            [golden_call("get_sequence", {"chromosome": "chrA", "start": 1000, "end": 1100})],
         ),
-        _case(
+        genome_case(
             "gs-sequence-002",
             "region_minus_strand",
             "Fetch chrC:2500-2560 on the minus strand.",
             [
-                _call(
+                golden_call(
                     "get_sequence",
                     {"chromosome": "chrC", "start": 2500, "end": 2560, "strand": "-"},
                 )
             ],
         ),
-        _case(
+        genome_case(
             "gs-sequence-003",
             "region_sequence",
             "Show me bases 4200 to 4300 of chromosome chrB.",
-            [_call("get_sequence", {"chromosome": "chrB", "start": 4200, "end": 4300})],
+            [golden_call("get_sequence", {"chromosome": "chrB", "start": 4200, "end": 4300})],
         ),
-        _case(
+        genome_case(
             "gs-sequence-004",
             "gene_sequence",
             "Get the coding sequence of gene SGA_0030.",
-            [_call("get_gene_sequence", {"gene_id": "SGA_0030"})],
+            [golden_call("get_gene_sequence", {"gene_id": "SGA_0030"})],
         ),
-        _case(
+        genome_case(
             "gs-sequence-005",
             "gene_protein",
             "Get the protein sequence encoded by SGB_0070.",
-            [_call("get_gene_sequence", {"gene_id": "SGB_0070", "sequence_type": "protein"})],
+            [golden_call("get_gene_sequence", {"gene_id": "SGB_0070", "sequence_type": "protein"})],
         ),
-        _case(
+        genome_case(
             "gs-sequence-006",
             "gene_flanks",
             "Get the DNA of SGC_0020 with 100 bp of flanking sequence on each side.",
-            [_call("get_gene_sequence", {"gene_id": "SGC_0020", "flank": 100})],
+            [golden_call("get_gene_sequence", {"gene_id": "SGC_0020", "flank": 100})],
         ),
-        _case(
+        genome_case(
             "gs-sequence-007",
             "reverse_complement",
             "Reverse-complement ATGGCGTACGTTAGC.",
-            [_call("reverse_complement", {"sequence": "ATGGCGTACGTTAGC"}, _SEQ)],
+            [golden_call("reverse_complement", {"sequence": "ATGGCGTACGTTAGC"}, SEQ_RULE)],
         ),
-        _case(
+        genome_case(
             "gs-sequence-008",
             "reverse_complement",
             "What is the reverse complement of GGATCCAAGCTTGC?",
-            [_call("reverse_complement", {"sequence": "GGATCCAAGCTTGC"}, _SEQ)],
+            [golden_call("reverse_complement", {"sequence": "GGATCCAAGCTTGC"}, SEQ_RULE)],
         ),
-        _case(
+        genome_case(
             "gs-sequence-009",
             "gene_sequence",
             "Retrieve the nucleotide sequence of gene SGB_0110 (kinB).",
-            [_call("get_gene_sequence", {"gene_id": "SGB_0110"})],
+            [golden_call("get_gene_sequence", {"gene_id": "SGB_0110"})],
         ),
     ]
 
 
 def _simple_navigation() -> list[Case]:
     return [
-        _case(
+        genome_case(
             "gs-navigation-001",
             "navigate_position",
             "Navigate to position 2500 on chrA.",
-            [_call("navigate_to_position", {"chromosome": "chrA", "position": 2500})],
+            [golden_call("navigate_to_position", {"chromosome": "chrA", "position": 2500})],
         ),
-        _case(
+        genome_case(
             "gs-navigation-002",
             "navigate_position",
             "Centre the browser on base 1800 of chrB.",
-            [_call("navigate_to_position", {"chromosome": "chrB", "position": 1800})],
+            [golden_call("navigate_to_position", {"chromosome": "chrB", "position": 1800})],
         ),
-        _case(
+        genome_case(
             "gs-navigation-003",
             "navigate_start_only",
             "Go to chrC, starting at 3000.",
             # a start-only call is the registry's alternative key for position
-            [_call("navigate_to_position", {"chromosome": "chrC", "position": 3000})],
+            [golden_call("navigate_to_position", {"chromosome": "chrC", "position": 3000})],
         ),
-        _case(
+        genome_case(
             "gs-navigation-004",
             "navigate_range",
             "Show the region chrA:3000-3600 in the browser.",
-            [_call("navigate_to_position", {"chromosome": "chrA", "start": 3000, "end": 3600})],
+            [
+                golden_call(
+                    "navigate_to_position", {"chromosome": "chrA", "start": 3000, "end": 3600}
+                )
+            ],
         ),
-        _case(
+        genome_case(
             "gs-navigation-005",
             "jump_to_gene",
             "Jump to gene SGB_0050.",
-            [_call("jump_to_gene", {"gene_id": "SGB_0050"})],
+            [golden_call("jump_to_gene", {"gene_id": "SGB_0050"})],
         ),
-        _case(
+        genome_case(
             "gs-navigation-006",
             "jump_to_gene",
             "Take me to the lipA gene (locus SGA_0030) in the viewer.",
-            [_call("jump_to_gene", {"gene_id": "SGA_0030"})],
+            [golden_call("jump_to_gene", {"gene_id": "SGA_0030"})],
         ),
-        _case("gs-navigation-007", "zoom", "Zoom in.", [_call("zoom_in")]),
-        _case(
+        genome_case("gs-navigation-007", "zoom", "Zoom in.", [golden_call("zoom_in")]),
+        genome_case(
             "gs-navigation-008",
             "zoom",
             "Zoom out by a factor of 4.",
-            [_call("zoom_out", {"factor": 4})],
+            [golden_call("zoom_out", {"factor": 4})],
         ),
-        _case(
+        genome_case(
             "gs-navigation-009",
             "current_view",
             "Which region is the browser showing right now?",
-            [_call("get_current_view")],
+            [golden_call("get_current_view")],
             # list_tabs also reports the active view: accept it for this question
             equivalent_tools={"get_current_view": ["list_tabs"]},
         ),
-        _case(
+        genome_case(
             "gs-navigation-010",
             "zoom",
             "Zoom in three times closer (factor 3).",
-            [_call("zoom_in", {"factor": 3})],
+            [golden_call("zoom_in", {"factor": 3})],
         ),
     ]
 
@@ -220,70 +228,76 @@ def _simple_tabs() -> list[Case]:
     two_tabs = "tabs: tab-1 (Main, chrA:1-2000), tab-2 (chrB:1-2000, active)"
     three_tabs = "tabs: tab-1 (Main, chrA:1-2000), tab-2 (chrB:1-2000), tab-3 (chrC:1-2000, active)"
     return [
-        _case(
+        genome_case(
             "gs-tabs-001",
             "open_tab",
             "Open a new tab showing chrB.",
-            [_call("open_tab", {"chromosome": "chrB"})],
+            [golden_call("open_tab", {"chromosome": "chrB"})],
         ),
-        _case(
+        genome_case(
             "gs-tabs-002",
             "open_tab",
             "Open a tab on chrC from 1000 to 2500 and label it 'helC region'.",
             [
-                _call(
+                golden_call(
                     "open_tab",
                     {"chromosome": "chrC", "start": 1000, "end": 2500, "label": "helC region"},
                     {"label": "normalized_str"},
                 )
             ],
         ),
-        _case(
+        genome_case(
             "gs-tabs-003",
             "open_tabs_repeated",
             "Open three new tabs on chrA.",
-            [_call("open_tab", {"chromosome": "chrA"}, count=3)],
+            [golden_call("open_tab", {"chromosome": "chrA"}, count=3)],
         ),
-        _case("gs-tabs-004", "list_tabs", "List the open tabs.", [_call("list_tabs")]),
-        _case(
+        genome_case("gs-tabs-004", "list_tabs", "List the open tabs.", [golden_call("list_tabs")]),
+        genome_case(
             "gs-tabs-005",
             "switch_tab",
             "Switch back to tab-1.",
-            [_call("switch_tab", {"tab_id": "tab-1"})],
-            setup=[_setup("open_tab", chromosome="chrB")],
+            [golden_call("switch_tab", {"tab_id": "tab-1"})],
+            setup=[setup_call("open_tab", chromosome="chrB")],
             browser=two_tabs,
         ),
-        _case(
+        genome_case(
             "gs-tabs-006",
             "close_tab",
             "Close tab-2.",
-            [_call("close_tab", {"tab_id": "tab-2"})],
-            setup=[_setup("open_tab", chromosome="chrB"), _setup("open_tab", chromosome="chrC")],
+            [golden_call("close_tab", {"tab_id": "tab-2"})],
+            setup=[
+                setup_call("open_tab", chromosome="chrB"),
+                setup_call("open_tab", chromosome="chrC"),
+            ],
             browser=three_tabs,
         ),
-        _case(
+        genome_case(
             "gs-tabs-007",
             "switch_tab",
             "Make tab-2 the active tab.",
-            [_call("switch_tab", {"tab_id": "tab-2"})],
+            [golden_call("switch_tab", {"tab_id": "tab-2"})],
             setup=[
-                _setup("open_tab", chromosome="chrB"),
-                _setup("switch_tab", tab_id="tab-1"),
+                setup_call("open_tab", chromosome="chrB"),
+                setup_call("switch_tab", tab_id="tab-1"),
             ],
             browser="tabs: tab-1 (Main, chrA:1-2000, active), tab-2 (chrB:1-2000)",
         ),
-        _case(
+        genome_case(
             "gs-tabs-008",
             "open_tabs_repeated",
             "Open two new tabs, both on chrB.",
-            [_call("open_tab", {"chromosome": "chrB"}, count=2)],
+            [golden_call("open_tab", {"chromosome": "chrB"}, count=2)],
         ),
-        _case(
+        genome_case(
             "gs-tabs-009",
             "close_tab",
             "Close tab-3, I no longer need it.",
-            [_call("close_tab", {"tab_id": "tab-3"})],
-            setup=[_setup("open_tab", chromosome="chrB"), _setup("open_tab", chromosome="chrC")],
+            [golden_call("close_tab", {"tab_id": "tab-3"})],
+            setup=[
+                setup_call("open_tab", chromosome="chrB"),
+                setup_call("open_tab", chromosome="chrC"),
+            ],
             browser=three_tabs,
         ),
     ]
@@ -291,66 +305,74 @@ def _simple_tabs() -> list[Case]:
 
 def _simple_analysis() -> list[Case]:
     return [
-        _case(
+        genome_case(
             "gs-analysis-001",
             "translate",
             "Translate ATGGCTAGCAAAGGTTAA to protein.",
-            [_call("translate_sequence", {"sequence": "ATGGCTAGCAAAGGTTAA"}, _SEQ)],
+            [golden_call("translate_sequence", {"sequence": "ATGGCTAGCAAAGGTTAA"}, SEQ_RULE)],
         ),
-        _case(
+        genome_case(
             "gs-analysis-002",
             "translate_frame",
             "Translate the DNA CATGAAACCCGGGTTTTGA in reading frame 2.",
-            [_call("translate_dna", {"sequence": "CATGAAACCCGGGTTTTGA", "frame": 2}, _SEQ)],
+            [
+                golden_call(
+                    "translate_dna", {"sequence": "CATGAAACCCGGGTTTTGA", "frame": 2}, SEQ_RULE
+                )
+            ],
         ),
-        _case(
+        genome_case(
             "gs-analysis-003",
             "translate_to_stop",
             "Convert ATGTGGCATTAGCCCGGA into amino acids, stopping at the first stop codon.",
             [
-                _call(
+                golden_call(
                     "translate_sequence",
                     {"sequence": "ATGTGGCATTAGCCCGGA", "to_stop": True},
-                    _SEQ,
+                    SEQ_RULE,
                 )
             ],
         ),
-        _case(
+        genome_case(
             "gs-analysis-004",
             "translate",
             "What protein does ATGAGTGAACTGCGTTGGTAG encode?",
-            [_call("translate_dna", {"sequence": "ATGAGTGAACTGCGTTGGTAG"}, _SEQ)],
+            [golden_call("translate_dna", {"sequence": "ATGAGTGAACTGCGTTGGTAG"}, SEQ_RULE)],
         ),
-        _case(
+        genome_case(
             "gs-analysis-005",
             "gc_content",
             "What is the GC content of chrB between positions 1 and 1000?",
-            [_call("calculate_gc_content", {"chromosome": "chrB", "start": 1, "end": 1000})],
+            [golden_call("calculate_gc_content", {"chromosome": "chrB", "start": 1, "end": 1000})],
         ),
-        _case(
+        genome_case(
             "gs-analysis-006",
             "gc_content",
             "Compute the GC percentage of chrC 2000-3000.",
-            [_call("calculate_gc_content", {"chromosome": "chrC", "start": 2000, "end": 3000})],
+            [
+                golden_call(
+                    "calculate_gc_content", {"chromosome": "chrC", "start": 2000, "end": 3000}
+                )
+            ],
         ),
-        _case(
+        genome_case(
             "gs-analysis-007",
             "gc_content",
             "Calculate the GC content of the whole of chrA (6000 bp).",
-            [_call("calculate_gc_content", {"chromosome": "chrA", "start": 1, "end": 6000})],
+            [golden_call("calculate_gc_content", {"chromosome": "chrA", "start": 1, "end": 6000})],
         ),
-        _case(
+        genome_case(
             "gs-analysis-008",
             "find_orfs",
             "Find open reading frames in chrA from 1 to 1500.",
-            [_call("find_orfs", {"chromosome": "chrA", "start": 1, "end": 1500})],
+            [golden_call("find_orfs", {"chromosome": "chrA", "start": 1, "end": 1500})],
         ),
-        _case(
+        genome_case(
             "gs-analysis-009",
             "find_orfs_filtered",
             "Find ORFs of at least 150 bp on the plus strand of chrB between 500 and 2500.",
             [
-                _call(
+                golden_call(
                     "find_orfs",
                     {
                         "chromosome": "chrB",
@@ -362,63 +384,71 @@ def _simple_analysis() -> list[Case]:
                 )
             ],
         ),
-        _case(
+        genome_case(
             "gs-analysis-010",
             "find_orfs_filtered",
             "Scan the minus strand of chrC 1-2000 for open reading frames.",
-            [_call("find_orfs", {"chromosome": "chrC", "start": 1, "end": 2000, "strand": "-"})],
+            [
+                golden_call(
+                    "find_orfs", {"chromosome": "chrC", "start": 1, "end": 2000, "strand": "-"}
+                )
+            ],
         ),
     ]
 
 
 def _simple_similarity() -> list[Case]:
-    hel_b = _gene_dna("SGB_0030")[30:90]
-    kin_a = _gene_protein("SGA_0120")[4:34]
-    tox_c = _gene_dna("SGC_0080")[60:150]
-    rpo_a = _gene_protein("SGA_0100")[10:45]
-    sig_b = _gene_dna("SGB_0130")[:72]
-    atp_c = _gene_dna("SGC_0070")[100:160]
+    hel_b = dna_of("SGB_0030")[30:90]
+    kin_a = protein_of("SGA_0120")[4:34]
+    tox_c = dna_of("SGC_0080")[60:150]
+    rpo_a = protein_of("SGA_0100")[10:45]
+    sig_b = dna_of("SGB_0130")[:72]
+    atp_c = dna_of("SGC_0070")[100:160]
     return [
-        _case(
+        genome_case(
             "gs-similarity-001",
             "blast_dna",
             f"Run a BLAST search with this sequence: {hel_b}",
-            [_call("blast_search", {"sequence": hel_b}, _SEQ)],
+            [golden_call("blast_search", {"sequence": hel_b}, SEQ_RULE)],
             call_only=True,
         ),
-        _case(
+        genome_case(
             "gs-similarity-002",
             "blast_protein",
             f"BLAST this protein against the protein database: {kin_a}",
-            [_call("blast_search", {"sequence": kin_a, "database": "proteins"}, _SEQ)],
+            [golden_call("blast_search", {"sequence": kin_a, "database": "proteins"}, SEQ_RULE)],
             call_only=True,
         ),
-        _case(
+        genome_case(
             "gs-similarity-003",
             "blast_limited",
             f"BLAST {tox_c} against the genes and return at most 3 hits.",
-            [_call("blast_search", {"sequence": tox_c, "max_hits": 3}, _SEQ)],
+            [golden_call("blast_search", {"sequence": tox_c, "max_hits": 3}, SEQ_RULE)],
             call_only=True,
         ),
-        _case(
+        genome_case(
             "gs-similarity-004",
             "similarity_protein",
             f"Which proteins are similar to {rpo_a}?",
-            [_call("similarity_search", {"sequence": rpo_a, "database": "proteins"}, _SEQ)],
+            [
+                golden_call(
+                    "similarity_search", {"sequence": rpo_a, "database": "proteins"}, SEQ_RULE
+                )
+            ],
             call_only=True,
         ),
-        _case(
+        genome_case(
             "gs-similarity-005",
             "similarity_dna",
             f"Find genes similar to the DNA fragment {sig_b}.",
-            [_call("similarity_search", {"sequence": sig_b}, _SEQ)],
+            [golden_call("similarity_search", {"sequence": sig_b}, SEQ_RULE)],
             call_only=True,
         ),
-        _case(
+        genome_case(
             "gs-similarity-006",
             "similarity_limited",
             f"Run a similarity search with {atp_c} and show up to 10 hits.",
-            [_call("similarity_search", {"sequence": atp_c, "max_hits": 10}, _SEQ)],
+            [golden_call("similarity_search", {"sequence": atp_c, "max_hits": 10}, SEQ_RULE)],
             call_only=True,
         ),
     ]
@@ -426,12 +456,12 @@ def _simple_similarity() -> list[Case]:
 
 def _simple_annotation() -> list[Case]:
     return [
-        _case(
+        genome_case(
             "gs-annotation-001",
             "add_annotation",
             "Add a promoter annotation named PhelA on chrA 1120-1170, plus strand.",
             [
-                _call(
+                golden_call(
                     "add_annotation",
                     {
                         "chromosome": "chrA",
@@ -445,12 +475,12 @@ def _simple_annotation() -> list[Case]:
                 )
             ],
         ),
-        _case(
+        genome_case(
             "gs-annotation-002",
             "add_annotation",
             "Annotate chrB 3800-3850 as a repeat_region called REPB2.",
             [
-                _call(
+                golden_call(
                     "add_annotation",
                     {
                         "chromosome": "chrB",
@@ -463,13 +493,13 @@ def _simple_annotation() -> list[Case]:
                 )
             ],
         ),
-        _case(
+        genome_case(
             "gs-annotation-003",
             "add_annotation",
             "Queue a misc_feature named 'hypothetical island' on chrC 3500-3700 with the note "
             "'low GC'.",
             [
-                _call(
+                golden_call(
                     "add_annotation",
                     {
                         "chromosome": "chrC",
@@ -483,55 +513,55 @@ def _simple_annotation() -> list[Case]:
                 )
             ],
         ),
-        _case(
+        genome_case(
             "gs-annotation-004",
             "edit_annotation",
             "Rename gene SGA_0080 to flaZ.",
             [
-                _call(
+                golden_call(
                     "edit_annotation",
                     {"annotation_id": "SGA_0080", "name": "flaZ"},
                     {"name": "normalized_str"},
                 )
             ],
         ),
-        _case(
+        genome_case(
             "gs-annotation-005",
             "edit_annotation",
             "Change the product of SGB_0120 to 'large ribosomal subunit protein L7'.",
             [
-                _call(
+                golden_call(
                     "edit_annotation",
                     {"annotation_id": "SGB_0120", "product": "large ribosomal subunit protein L7"},
                     {"product": "normalized_str"},
                 )
             ],
         ),
-        _case(
+        genome_case(
             "gs-annotation-006",
             "edit_annotation",
             "Extend the repeat annotation FTA_02 so that it ends at 1060.",
-            [_call("edit_annotation", {"annotation_id": "FTA_02", "end": 1060})],
+            [golden_call("edit_annotation", {"annotation_id": "FTA_02", "end": 1060})],
         ),
-        _case(
+        genome_case(
             "gs-annotation-007",
             "delete_annotation",
             "Delete the annotation FTB_02.",
-            [_call("delete_annotation", {"annotation_id": "FTB_02"})],
+            [golden_call("delete_annotation", {"annotation_id": "FTB_02"})],
         ),
-        _case(
+        genome_case(
             "gs-annotation-008",
             "delete_annotation",
             "Remove the gene annotation SGC_0090.",
-            [_call("delete_annotation", {"annotation_id": "SGC_0090"})],
+            [golden_call("delete_annotation", {"annotation_id": "SGC_0090"})],
         ),
-        _case(
+        genome_case(
             "gs-annotation-009",
             "execute_actions",
             "Apply the pending annotation changes.",
-            [_call("execute_actions")],
+            [golden_call("execute_actions")],
             setup=[
-                _setup(
+                setup_call(
                     "add_annotation",
                     chromosome="chrA",
                     start=5300,
@@ -542,12 +572,14 @@ def _simple_annotation() -> list[Case]:
             ],
             browser="one queued action: act-1 adds terminator TcytA on chrA 5300-5350",
         ),
-        _case(
+        genome_case(
             "gs-annotation-010",
             "pending_actions",
             "Show me which annotation edits are waiting to be applied.",
-            [_call("list_pending_actions")],
-            setup=[_setup("edit_annotation", annotation_id="SGB_0070", note="check start codon")],
+            [golden_call("list_pending_actions")],
+            setup=[
+                setup_call("edit_annotation", annotation_id="SGB_0070", note="check start codon")
+            ],
             browser="one queued action: act-1 edits SGB_0070",
         ),
     ]
@@ -555,19 +587,19 @@ def _simple_annotation() -> list[Case]:
 
 def _simple_export() -> list[Case]:
     return [
-        _case(
+        genome_case(
             "gs-export-001",
             "export_fasta",
             "Export the DNA of SGA_0030 and SGA_0040 to FASTA.",
-            [_call("export_fasta", {"gene_ids": ["SGA_0030", "SGA_0040"]})],
+            [golden_call("export_fasta", {"gene_ids": ["SGA_0030", "SGA_0040"]})],
         ),
-        _case(
+        genome_case(
             "gs-export-002",
             "export_fasta_protein",
             "Write the protein sequences of SGB_0010, SGB_0020 and SGB_0030 to a FASTA file "
             "named membrane.faa.",
             [
-                _call(
+                golden_call(
                     "export_fasta",
                     {
                         "gene_ids": ["SGB_0010", "SGB_0020", "SGB_0030"],
@@ -577,52 +609,52 @@ def _simple_export() -> list[Case]:
                 )
             ],
         ),
-        _case(
+        genome_case(
             "gs-export-003",
             "export_fasta",
             "Save gene SGC_0050 as FASTA to helC.fasta.",
-            [_call("export_fasta", {"gene_ids": ["SGC_0050"], "filename": "helC.fasta"})],
+            [golden_call("export_fasta", {"gene_ids": ["SGC_0050"], "filename": "helC.fasta"})],
         ),
-        _case(
+        genome_case(
             "gs-export-004",
             "export_genbank",
             "Export chrA in GenBank format.",
-            [_call("export_genbank_format", {"chromosome": "chrA"})],
+            [golden_call("export_genbank_format", {"chromosome": "chrA"})],
         ),
-        _case(
+        genome_case(
             "gs-export-005",
             "export_genbank",
             "Export chrB as GenBank to the file chrB_annotated.gbk.",
             [
-                _call(
+                golden_call(
                     "export_genbank_format",
                     {"chromosome": "chrB", "filename": "chrB_annotated.gbk"},
                 )
             ],
         ),
-        _case(
+        genome_case(
             "gs-export-006",
             "export_genbank",
             "Write chromosome chrC with its annotations to a GenBank file.",
-            [_call("export_genbank_format", {"chromosome": "chrC"})],
+            [golden_call("export_genbank_format", {"chromosome": "chrC"})],
         ),
-        _case(
+        genome_case(
             "gs-export-007",
             "export_bed",
             "Export all annotations as a BED file.",
-            [_call("export_bed")],
+            [golden_call("export_bed")],
         ),
-        _case(
+        genome_case(
             "gs-export-008",
             "export_bed",
             "Export the annotations of chrB to chrB.bed.",
-            [_call("export_bed", {"chromosome": "chrB", "filename": "chrB.bed"})],
+            [golden_call("export_bed", {"chromosome": "chrB", "filename": "chrB.bed"})],
         ),
-        _case(
+        genome_case(
             "gs-export-009",
             "export_bed",
             "Export chrC's annotations in BED format.",
-            [_call("export_bed", {"chromosome": "chrC"})],
+            [golden_call("export_bed", {"chromosome": "chrC"})],
         ),
     ]
 
