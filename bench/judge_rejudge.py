@@ -130,7 +130,7 @@ def build(path: Path, n: int) -> None:
     store = Store.open(f"sqlite:///{path}")
     suite = snapshot_suite(store, source)
     run = store.create_run(name="bench", suite=suite, config=RunConfig(model="bench"))
-    pks = store.get_cases(suite.id)
+    pks = store.get_case_pks(suite.id)
     cases = list(source.cases)
     rng = random.Random(7)
     batch: list[Any] = []
@@ -138,7 +138,7 @@ def build(path: Path, n: int) -> None:
         case = cases[i % len(cases)]
         rep = i // len(cases)
         trace = _variant(case, read_only, rng.choice(_KINDS), rep)
-        batch.append((run.id, pks[case.id][0], trace, None, None))
+        batch.append((run.id, pks[case.id], trace, None, None))
         if len(batch) >= 5000:
             store.save_traces(batch)
             batch = []

@@ -184,7 +184,7 @@ def insert(url: str, count: int) -> dict[str, Any]:
             cases=suite_cases,
         )
         run = store.create_run(name="bench-run", suite=suite, config=RunConfig(model="bench"))
-        pks = {key: pk for key, (pk, _case) in store.get_cases(suite.id).items()}
+        pks = store.get_case_pks(suite.id)
 
         def items() -> Iterator[tuple[int, int, Trace, str | None, str | None]]:
             for n in range(count):

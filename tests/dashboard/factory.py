@@ -218,7 +218,7 @@ def build_store(
             registry=reg,
             cases=case_list,
         )
-        pks = {key: pk for key, (pk, _c) in store.get_cases(suite.id).items()}
+        pks = store.get_case_pks(suite.id)
         rules = {
             "1": RuleSet(name="t", version="1", settings={"free_text_rule": None}),
             "2": RuleSet(name="t", version="2", settings={"free_text_rule": "free_text"}),

@@ -231,7 +231,7 @@ def test_live_monitor_follows_new_traces_as_they_land(fresh_built: Built) -> Non
     store = Store.open(fresh_built.url)
     try:
         suite = store.get_suite("retail-test")
-        pks = {key: pk for key, (pk, _c) in store.get_cases(suite.id).items()}
+        pks = store.get_case_pks(suite.id)
         run = store.create_run(
             name="run-live", suite=suite, config=RunConfig(model="model-live", repeat=1)
         )

@@ -40,8 +40,8 @@ def store(tmp_path, monkeypatch):
         name="t", domain="retail", suite_hash="sha256:t", registry=REGISTRY, cases=CASES
     )
     run = st.create_run(name="r1", suite=suite, config=RunConfig(model="m"))
-    pks = st.get_cases(suite.id)
-    st.save_traces([(run.id, pks[t.case_id][0], t, None, None) for t in TRACES])
+    pks = st.get_case_pks(suite.id)
+    st.save_traces([(run.id, pks[t.case_id], t, None, None) for t in TRACES])
     monkeypatch.setattr(socket.socket, "connect", no_network)
     yield st
     st.close()

@@ -88,13 +88,11 @@ def corpus(tmp_path_factory):
         cases=list(source.cases),
     )
     run = store.create_run(name="r", suite=suite, config=RunConfig(model="m"))
-    pks = store.get_cases(suite.id)
+    pks = store.get_case_pks(suite.id)
     rows = []
     for rep in range(2):
         for n, c in enumerate(source.cases):
-            rows.append(
-                (run.id, pks[c.id][0], _trace(c, (n + rep) % 6, rep, read_only), None, None)
-            )
+            rows.append((run.id, pks[c.id], _trace(c, (n + rep) % 6, rep, read_only), None, None))
     store.save_traces(rows)
     store.close()
     return path

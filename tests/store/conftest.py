@@ -38,4 +38,4 @@ def run(store: Store, suite: SuiteRecord) -> RunRecord:
 @pytest.fixture
 def case_pks(store: Store, suite: SuiteRecord) -> dict[str, int]:
     """case id -> case row id of the ``suite`` snapshot."""
-    return {key: pk for key, (pk, _case) in store.get_cases(suite.id).items()}
+    return store.get_case_pks(suite.id)

@@ -44,9 +44,9 @@ def judged(store: Store) -> dict[str, object]:
         cases=cases,
     )
     run = store.create_run(name="r", suite=suite, config=make_config())
-    pks = store.get_cases(suite.id)
+    pks = store.get_case_pks(suite.id)
     traces = [make_trace(c.id, seed=i) for i, c in enumerate(cases)]
-    store.save_traces([(run.id, pks[t.case_id][0], t, None, None) for t in traces])
+    store.save_traces([(run.id, pks[t.case_id], t, None, None) for t in traces])
     rules = make_rule_set()
     rule_set_id = store.save_rule_set(rules)
     evaluation = store.create_evaluation(
