@@ -8,6 +8,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from datetime import datetime
 from typing import Any, NamedTuple
+from urllib.parse import urlsplit
 
 from store.hashing import canonical_json, hash_bytes
 from store.schemas import Judgment, RunConfig, Trace, judgment_key
@@ -170,7 +171,34 @@ def run_differences(existing: Any, suite: SuiteRecord, config: RunConfig) -> str
     if not out:  # a format change the field comparison cannot see
         out.append(f"configuration hash: stored {existing.config_hash}, now {config.identity_hash}")
     shown = "; ".join(out[:4])
-    return shown + (f"; and {len(out) - 4} more" if len(out) > 4 else "")
+    shown += f"; and {len(out) - 4} more" if len(out) > 4 else ""
+    port = _moved_loopback_port(stored.get("base_url"), new.get("base_url"))
+    if port is not None:
+        # the usual cause: a local server restarted on another free port
+        shown += (
+            f" (the same local server on another port? restart it on port {port}, e.g. "
+            f"`rejudge serve-local --port {port}`, to resume)"
+        )
+    return shown
+
+
+_LOOPBACK_HOSTS = frozenset({"localhost", "127.0.0.1", "::1"})
+
+
+def _moved_loopback_port(stored: Any, new: Any) -> int | None:
+    """The stored port when two base URLs differ only in the port of a loopback host."""
+    if not isinstance(stored, str) or not isinstance(new, str) or stored == new:
+        return None
+    a, b = urlsplit(stored), urlsplit(new)
+    try:
+        same_but_port = (
+            a.hostname in _LOOPBACK_HOSTS
+            and (a.scheme, a.hostname, a.path) == (b.scheme, b.hostname, b.path)
+            and a.port != b.port
+        )
+        return a.port if same_but_port else None
+    except ValueError:  # a port out of range in a stored URL: no hint
+        return None
 
 
 def suite_record_from_row(row: Any) -> SuiteRecord:

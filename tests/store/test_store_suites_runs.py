@@ -209,6 +209,16 @@ def test_run_with_other_inputs_conflicts(store: Store, suite: SuiteRecord, run: 
             suite=suite,
             config=make_config().model_copy(update={"base_url": "http://127.0.0.1:1/v1"}),
         )
+    # a local server restarted on another port: the message says which port resumes the run
+    local = make_config().model_copy(update={"base_url": "http://127.0.0.1:5000/v1"})
+    store.create_run(name="run-local", suite=suite, config=local)
+    moved = local.model_copy(update={"base_url": "http://127.0.0.1:5001/v1"})
+    with pytest.raises(ConflictError, match=r"rejudge serve-local --port 5000`, to resume"):
+        store.create_run(name="run-local", suite=suite, config=moved)
+    elsewhere = local.model_copy(update={"base_url": "http://10.0.0.2:5001/v1"})
+    with pytest.raises(ConflictError) as remote:
+        store.create_run(name="run-local", suite=suite, config=elsewhere)
+    assert "serve-local" not in str(remote.value)
     # an operational knob (concurrency) is not part of a run's identity: it resumes
     assert store.create_run(name="run-1", suite=suite, config=make_config(concurrency=7)) == run
     with pytest.raises(ConflictError, match="already exists"):
