@@ -246,7 +246,6 @@ def judge_run(
     # A new evaluation holds exactly the links this call writes, so its summary is aggregated
     # on the way; a shard's evaluation is shared with other machines and is read back instead.
     builder = ReportBuilder(include_cases=False) if shard is None else None
-    paths = _REPORT_BODY_PATHS if builder is not None else None
 
     def settle(
         rows: list[dict[str, Any]],
@@ -327,7 +326,7 @@ def judge_run(
             for chunk in _chunked(stream, chunk_size):
                 keys = [key_of(r["case_key"], r["hash"]) for r in chunk]
                 # the key depends on the inputs only: look them up before judging anything
-                known = store.lookup_judgments(keys, body_paths=paths)
+                known = store.lookup_judgments(keys)
                 missing: dict[str, tuple[str, str, str, str]] = {}
                 for r, key in zip(chunk, keys, strict=True):
                     if key not in known and key not in missing:
@@ -390,16 +389,9 @@ def evaluation_rows(store: Store, evaluation_id: int) -> list[dict[str, Any]]:
     return list(iter_evaluation_rows(store, evaluation_id))
 
 
-#: the only parts of a judgment body a report reads (extracted by the database, not decoded)
-_REPORT_BODY_PATHS = {
-    "implicated_tools": ("details", "implicated_tools"),
-    "anomalies": ("anomalies",),
-}
-
-
 def iter_evaluation_rows(store: Store, evaluation_id: int) -> Iterator[dict[str, Any]]:
     """:func:`evaluation_rows`, streamed (memory stays flat however large the evaluation)."""
-    for r in store.iter_evaluation_rows(evaluation_id, body_paths=_REPORT_BODY_PATHS):
+    for r in store.iter_evaluation_rows(evaluation_id):
         yield (
             {
                 "case": r["case_key"],

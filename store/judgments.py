@@ -42,6 +42,8 @@ _JUDGMENT_COLUMNS = (
     "verdict",
     "partial_score",
     "taxonomy",
+    "anomalies",
+    "implicated_tools",
     "body",
     "created_at",
 )
@@ -220,16 +222,25 @@ class JudgmentStoreMixin:
     def lookup_judgments(
         self, keys: Sequence[str], *, body_paths: Mapping[str, Sequence[str]] | None = None
     ) -> dict[str, dict[str, Any]]:
-        """judgment key -> ``{"id", "verdict", "partial_score", "taxonomy"}`` (plus, under each
-        label of ``body_paths``, the body's value at that path) for the keys already judged.
+        """judgment key -> ``{"id", "verdict", "partial_score", "taxonomy", "anomalies",
+        "implicated_tools"}`` (plus, under each label of ``body_paths``, the body's value at that
+        path) for the keys already judged.
 
         What linking a judgment to an evaluation (and summarizing it) needs, without decoding
         its body: a re-judge of unchanged inputs is this one query per batch.
         """
         t = _T_JUDG.c
         path_cols, decode_paths = self._body_paths(t.body, body_paths)
-        cols = [t.key, t.id, t.verdict, t.partial_score, cast(t.taxonomy, Text).label("taxonomy")]
-        cols += path_cols
+        cols = [
+            t.key,
+            t.id,
+            t.verdict,
+            t.partial_score,
+            cast(t.taxonomy, Text),
+            cast(t.anomalies, Text),
+            cast(t.implicated_tools, Text),
+            *path_cols,
+        ]
         found: dict[str, dict[str, Any]] = {}
         cache: dict[str, list[Any]] = {}
         with self.engine.connect() as c:
@@ -241,9 +252,11 @@ class JudgmentStoreMixin:
                         "verdict": r[2],
                         "partial_score": r[3],
                         "taxonomy": _decode_small(r[4], cache),
+                        "anomalies": _decode_small(r[5], cache) or [],
+                        "implicated_tools": _decode_small(r[6], cache),
                     }
                     if path_cols:
-                        out.update(decode_paths(r[5:], cache))
+                        out.update(decode_paths(r[7:], cache))
                     found[r[0]] = out
         return found
 
@@ -329,13 +342,20 @@ class JudgmentStoreMixin:
                 r.verdict,
                 r.partial_score,
                 r.taxonomy_json,
+                r.anomalies_json,
+                r.implicated_tools_json,
                 r.body_json,
                 now,
             )
             for r in rows
         ]
         c.exec_driver_sql(
-            self._raw_insert_ignore(_T_JUDG, _JUDGMENT_COLUMNS, ("key",), {"taxonomy", "body"}),
+            self._raw_insert_ignore(
+                _T_JUDG,
+                _JUDGMENT_COLUMNS,
+                ("key",),
+                {"taxonomy", "anomalies", "implicated_tools", "body"},
+            ),
             params,
         )
 
@@ -369,6 +389,9 @@ class JudgmentStoreMixin:
     ) -> Iterator[dict[str, Any]]:
         """Stream an evaluation's per-trace rows (case order), optionally with judgment bodies.
 
+        Each row carries the judgment's ``taxonomy``, ``anomalies`` and ``implicated_tools``
+        (None when the judgment names none) without its body.
+
         ``body_paths`` (label -> path of object keys) adds, under each label, the value at that
         path of the judgment body (None when absent), extracted by the database: a caller that
         needs two small fields does not decode every whole body.
@@ -385,6 +408,8 @@ class JudgmentStoreMixin:
             _T_JUDG.c.key.label("judgment_key"),
             _T_JUDG.c.hash.label("judgment_hash"),
             cast(_T_JUDG.c.taxonomy, Text).label("taxonomy"),
+            cast(_T_JUDG.c.anomalies, Text).label("anomalies"),
+            cast(_T_JUDG.c.implicated_tools, Text).label("implicated_tools"),
             _T_JUDG.c.trace_hash,
             _T_JUDG.c.case_hash,
             _T_JUDG.c.registry_hash,
@@ -414,6 +439,8 @@ class JudgmentStoreMixin:
                 for values in partition:
                     out = dict(zip(names[:n_plain], values[:n_plain], strict=True))
                     out["taxonomy"] = _decode_small(out["taxonomy"], cache)
+                    out["anomalies"] = _decode_small(out["anomalies"], cache) or []
+                    out["implicated_tools"] = _decode_small(out["implicated_tools"], cache)
                     if with_body:
                         out["body"] = json.loads(out["body"])
                     if path_cols:

@@ -107,6 +107,10 @@ class PreparedJudgment(NamedTuple):
     verdict: str
     partial_score: float | None
     taxonomy_json: str
+    #: the body's ``anomalies`` and ``details.implicated_tools`` (None when absent), stored as
+    #: columns next to it: what a report aggregates without parsing bodies
+    anomalies_json: str
+    implicated_tools_json: str | None
 
     @classmethod
     def of(cls, judgment: Judgment, key: str | None = None) -> PreparedJudgment:
@@ -119,6 +123,9 @@ class PreparedJudgment(NamedTuple):
         """From a judgment's JSON dump (``Judgment.model_dump(mode="json")``, or the same dict
         built directly: ``judge.engine.judge_body``); ``key`` as in :meth:`of`."""
         text = canonical_json(body)
+        details = body.get("details")
+        tools = details.get("implicated_tools") if isinstance(details, Mapping) else None
+        anomalies = body["anomalies"]
         return cls(
             key=key
             if key is not None
@@ -141,6 +148,8 @@ class PreparedJudgment(NamedTuple):
             verdict=body["verdict"],
             partial_score=body["partial_score"],
             taxonomy_json=canonical_json(body["taxonomy"]),
+            anomalies_json=canonical_json(anomalies) if anomalies else "[]",
+            implicated_tools_json=None if tools is None else canonical_json(tools),
         )
 
 

@@ -600,11 +600,14 @@ class Store(JudgmentStoreMixin):
             query = query.where(_T_TRACE.c.id % count == index)
         with self.engine.connect() as c:
             result = c.execution_options(stream_results=True, yield_per=yield_per).execute(query)
-            for row in result.mappings():
-                out = dict(row)
-                if decode:
-                    out["body"] = json.loads(out["body"])
-                yield out
+            names = list(result.keys())
+            # plain tuples zipped into dicts: ~1/3 cheaper per row than RowMapping -> dict
+            for partition in result.partitions():
+                for values in partition:
+                    out = dict(zip(names, values, strict=True))
+                    if decode:
+                        out["body"] = json.loads(out["body"])
+                    yield out
 
     # ------------------------------------------------------------------ rule sets
 

@@ -202,6 +202,10 @@ class JudgmentRow(Base):
     verdict: Mapped[str] = mapped_column(String(20))
     partial_score: Mapped[float | None] = mapped_column(Float)
     taxonomy: Mapped[list[Any]]
+    # copied out of the body, like the verdict, score and taxonomy: what a report aggregates,
+    # read without parsing every body (SQLite parses a 1.3 KB body per row to extract a path)
+    anomalies: Mapped[list[Any] | None]
+    implicated_tools: Mapped[list[Any] | None]
     body: Mapped[dict[str, Any]]
     created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utcnow)
 

@@ -92,6 +92,9 @@ def test_rows_store_their_text_and_read_back_equal(
         assert r["taxonomy"] == judgment.taxonomy
         assert r["tools"] == judgment.details.get("implicated_tools")
         assert r["flags"] == judgment.anomalies
+        # the two report facts come from their own columns, equal to the body's values
+        assert r["anomalies"] == judgment.anomalies
+        assert r["implicated_tools"] == judgment.details.get("implicated_tools")
         assert r["note"] == judgment.details.get("note")  # a string value, not JSON text
         assert r["absent"] is None
 
@@ -113,6 +116,8 @@ def test_rows_store_their_text_and_read_back_equal(
             j.taxonomy,
         )
         assert hit["flags"] == j.anomalies and hit["tools"] == j.details.get("implicated_tools")
+        assert hit["anomalies"] == j.anomalies
+        assert hit["implicated_tools"] == j.details.get("implicated_tools")
     # decoded lists are fresh copies: changing one changes no other row
     first, second = (found[p.key] for p in prepared[1:4:2])
     first["taxonomy"].append("mutated")

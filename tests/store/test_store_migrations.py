@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import json
+
 import pytest
 from alembic.autogenerate import compare_metadata
 from alembic.runtime.migration import MigrationContext
@@ -108,3 +110,38 @@ def test_database_from_a_newer_rejudge_is_refused(db_url: str) -> None:
         assert current_revision(engine) == "9999_from_the_future"
     finally:
         engine.dispose()
+
+
+def test_0003_fills_the_report_columns_of_existing_judgments(db_url: str) -> None:
+    """Judgments written before revision 0003 get their anomalies and implicated tools copied
+    out of their bodies, so reports read the same facts without judging anything again."""
+    engine = make_engine(db_url)
+    bodies = [
+        {"anomalies": ["judge_error"], "details": {"implicated_tools": ["get_order", "é"]}},
+        {"anomalies": [], "details": {}},
+    ]
+    try:
+        upgrade(engine, "0002")
+        with engine.begin() as conn:
+            for n, body in enumerate(bodies):
+                conn.execute(
+                    text(
+                        "INSERT INTO judgments (key, hash, trace_hash, case_hash, registry_hash,"
+                        " tier, rule_set_hash, engine_version, verdict, partial_score, taxonomy,"
+                        " body, created_at) VALUES (:key, 'h', 't', 'c', 'r', 'golden', 's',"
+                        " '1.0.0', 'FAIL', 0.5, :taxonomy, :body, CURRENT_TIMESTAMP)"
+                    ),
+                    {"key": f"k{n}", "taxonomy": "[]", "body": json.dumps(body)},
+                )
+        upgrade(engine)
+        assert current_revision(engine) == head_revision()
+    finally:
+        engine.dispose()
+    store = Store.open(db_url)
+    try:
+        found = store.lookup_judgments(["k0", "k1"])
+    finally:
+        store.close()
+    assert found["k0"]["anomalies"] == ["judge_error"]
+    assert found["k0"]["implicated_tools"] == ["get_order", "é"]
+    assert found["k1"]["anomalies"] == [] and found["k1"]["implicated_tools"] is None
