@@ -252,7 +252,7 @@ class JudgmentStoreMixin:
                         "verdict": r[2],
                         "partial_score": r[3],
                         "taxonomy": _decode_small(r[4], cache),
-                        "anomalies": _decode_small(r[5], cache) or [],
+                        "anomalies": _decode_small(r[5], cache),
                         "implicated_tools": _decode_small(r[6], cache),
                     }
                     if path_cols:
@@ -439,7 +439,7 @@ class JudgmentStoreMixin:
                 for values in partition:
                     out = dict(zip(names[:n_plain], values[:n_plain], strict=True))
                     out["taxonomy"] = _decode_small(out["taxonomy"], cache)
-                    out["anomalies"] = _decode_small(out["anomalies"], cache) or []
+                    out["anomalies"] = _decode_small(out["anomalies"], cache)
                     out["implicated_tools"] = _decode_small(out["implicated_tools"], cache)
                     if with_body:
                         out["body"] = json.loads(out["body"])

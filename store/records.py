@@ -123,9 +123,7 @@ class PreparedJudgment(NamedTuple):
         """From a judgment's JSON dump (``Judgment.model_dump(mode="json")``, or the same dict
         built directly: ``judge.engine.judge_body``); ``key`` as in :meth:`of`."""
         text = canonical_json(body)
-        details = body.get("details")
-        tools = details.get("implicated_tools") if isinstance(details, Mapping) else None
-        anomalies = body["anomalies"]
+        tools = body["details"].get("implicated_tools")
         return cls(
             key=key
             if key is not None
@@ -148,7 +146,7 @@ class PreparedJudgment(NamedTuple):
             verdict=body["verdict"],
             partial_score=body["partial_score"],
             taxonomy_json=canonical_json(body["taxonomy"]),
-            anomalies_json=canonical_json(anomalies) if anomalies else "[]",
+            anomalies_json=canonical_json(body["anomalies"]),
             implicated_tools_json=None if tools is None else canonical_json(tools),
         )
 

@@ -135,6 +135,12 @@ def test_0003_fills_the_report_columns_of_existing_judgments(db_url: str) -> Non
                 )
         upgrade(engine)
         assert current_revision(engine) == head_revision()
+        with engine.connect() as conn:
+            unfilled = conn.execute(
+                text("SELECT key FROM judgments WHERE anomalies IS NULL ORDER BY key")
+            ).all()
+        # every body holds an anomalies list, so no row may be left without the column
+        assert unfilled == []
     finally:
         engine.dispose()
     store = Store.open(db_url)
