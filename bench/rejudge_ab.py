@@ -71,10 +71,14 @@ def main() -> int:
     parser.add_argument("--measure", nargs=2, metavar=("ROOT", "DB"), help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.measure:
+        if args.reps < 1:
+            parser.error("--reps must be at least 1")
         print(json.dumps(_measure(args.measure[0], args.measure[1], args.tier, args.reps)))
         return 0
     if len(args.roots) < 2:
         parser.error("name at least two checkouts")
+    if args.rounds < 1 or args.reps < 1:
+        parser.error("--rounds and --reps must be at least 1")
     roots = [str(Path(r).resolve()) for r in args.roots]
     results: dict[str, list[dict[str, Any]]] = {root: [] for root in roots}
     with tempfile.TemporaryDirectory(prefix="rejudge-ab-") as tmp:
