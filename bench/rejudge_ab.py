@@ -36,9 +36,9 @@ from typing import Any
 
 def _measure(root: str, db: str, tier: str, reps: int) -> dict[str, Any]:
     sys.path.insert(0, root)  # the checkout under test, before any installed copy
-    from judge.batch import evaluation_report, judge_run
-    from judge.rulesets import load_rule_set
-    from store.repository import Store
+    from rejudge.judge.batch import evaluation_report, judge_run
+    from rejudge.judge.rulesets import load_rule_set
+    from rejudge.store.repository import Store
 
     store = Store.open(f"sqlite:///{db}")
     run = store.get_run("bench")

@@ -35,7 +35,7 @@ from collections.abc import Iterator
 from itertools import islice
 from typing import Any
 
-from store import (
+from rejudge.store import (
     Case,
     Golden,
     GoldenCall,

@@ -9,10 +9,9 @@ dashboard/app.py -- --db URL [--cassettes DIR]`` works too. Pages live in ``dash
 from __future__ import annotations
 
 import streamlit as st
-
-from dashboard import data
-from dashboard.common import context
-from store.errors import RejudgeError
+from rejudge.dashboard import data
+from rejudge.dashboard.common import context
+from rejudge.store.errors import RejudgeError
 
 st.set_page_config(page_title="rejudge", page_icon=":material/balance:", layout="wide")
 

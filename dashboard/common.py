@@ -11,9 +11,8 @@ from pathlib import Path
 from typing import Any
 
 import streamlit as st
-
-from dashboard import CASSETTES_ENV, DB_ENV
-from store.engine import redact_url
+from rejudge.dashboard import CASSETTES_ENV, DB_ENV
+from rejudge.store.engine import redact_url
 
 __all__ = [
     "AppContext",

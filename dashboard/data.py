@@ -11,10 +11,9 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 import streamlit as st
+from rejudge.dashboard import queries, summary
+from rejudge.store.repository import Store
 from sqlalchemy import Engine
-
-from dashboard import queries, summary
-from store.repository import Store
 
 TTL_S = 30
 LIVE_TTL_S = 1

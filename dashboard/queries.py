@@ -15,12 +15,9 @@ from collections.abc import Sequence
 from datetime import UTC, datetime
 from typing import Any
 
-from sqlalchemy import Engine, Table, and_, case, distinct, func, literal, or_, select, text
-from sqlalchemy.sql import ColumnElement, Select
-
-from judge.compare import CAUSES
-from store.schemas import VERDICTS
-from store.tables import (
+from rejudge.judge.compare import CAUSES
+from rejudge.store.schemas import VERDICTS
+from rejudge.store.tables import (
     BaselineRow,
     CallRow,
     CaseRow,
@@ -32,6 +29,8 @@ from store.tables import (
     SuiteRow,
     TraceRow,
 )
+from sqlalchemy import Engine, Table, and_, case, distinct, func, literal, or_, select, text
+from sqlalchemy.sql import ColumnElement, Select
 
 __all__ = [
     "Filters",

@@ -11,8 +11,8 @@ import math
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
-from judge.compare import mcnemar_exact
-from judge.report import pass_hat_k as judge_pass_hat_k
+from rejudge.judge.compare import mcnemar_exact
+from rejudge.judge.report import pass_hat_k as judge_pass_hat_k
 
 __all__ = [
     "ALPHA",

@@ -9,10 +9,9 @@ from __future__ import annotations
 
 from typing import Any
 
+from rejudge.dashboard import queries
+from rejudge.dashboard.stats import ALPHA, mcnemar_exact, plain_verdict, wilson_interval
 from sqlalchemy import Engine
-
-from dashboard import queries
-from dashboard.stats import ALPHA, mcnemar_exact, plain_verdict, wilson_interval
 
 __all__ = ["comparability", "compare_summary"]
 

@@ -15,8 +15,8 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from store.errors import InvalidInputError
-from store.hashing import content_hash
+from rejudge.store.errors import InvalidInputError
+from rejudge.store.hashing import content_hash
 
 __all__ = [
     "BaselineMismatchError",

@@ -20,10 +20,10 @@ from dataclasses import dataclass
 from json.encoder import encode_basestring  # type: ignore[attr-defined]
 from typing import Any
 
-from store.errors import InvalidInputError, NotFoundError
-from store.hashing import canonical_json, content_hash, hash_bytes
-from store.repository import PreparedJudgment, Store
-from store.schemas import Case, RuleSet, ToolRegistry, Trace
+from rejudge.store.errors import InvalidInputError, NotFoundError
+from rejudge.store.hashing import canonical_json, content_hash, hash_bytes
+from rejudge.store.repository import PreparedJudgment, Store
+from rejudge.store.schemas import Case, RuleSet, ToolRegistry, Trace
 
 from .context import registry_index
 from .engine import ENGINE_VERSION, judge_body

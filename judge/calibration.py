@@ -32,9 +32,9 @@ from collections.abc import Iterable, Mapping, Sequence
 from itertools import combinations
 from typing import Any
 
-from store.errors import InvalidInputError, NotFoundError
-from store.repository import Store
-from store.reviews import (
+from rejudge.store.errors import InvalidInputError, NotFoundError
+from rejudge.store.repository import Store
+from rejudge.store.reviews import (
     NewReview,
     add_reviews,
     judgment_context,
@@ -42,7 +42,7 @@ from store.reviews import (
     normalize_label,
     trace_judgments,
 )
-from store.tables import REVIEW_LABELS
+from rejudge.store.tables import REVIEW_LABELS
 
 __all__ = [
     "REVIEW_LABELS",

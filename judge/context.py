@@ -13,8 +13,7 @@ from typing import Any
 
 from jsonschema import validators as _validators
 from jsonschema.exceptions import SchemaError
-
-from store.schemas import Case, GoldenCall, RuleSet, ToolRegistry, ToolSpec, Trace
+from rejudge.store.schemas import Case, GoldenCall, RuleSet, ToolRegistry, ToolSpec, Trace
 
 from . import taxonomy as tx
 from .fastschema import compile_fast

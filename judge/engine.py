@@ -22,8 +22,15 @@ from __future__ import annotations
 
 from typing import Any
 
-from store.hashing import content_hash, hash_bytes
-from store.schemas import JUDGMENT_FORMAT_VERSION, Case, Judgment, RuleSet, ToolRegistry, Trace
+from rejudge.store.hashing import content_hash, hash_bytes
+from rejudge.store.schemas import (
+    JUDGMENT_FORMAT_VERSION,
+    Case,
+    Judgment,
+    RuleSet,
+    ToolRegistry,
+    Trace,
+)
 
 from . import taxonomy as tx
 from .context import build_context

@@ -7,8 +7,8 @@ from __future__ import annotations
 from collections.abc import Iterator
 from typing import Any
 
-from store.repository import Store
-from store.reviews import list_reviews
+from rejudge.store.repository import Store
+from rejudge.store.reviews import list_reviews
 
 from .calibration import item_label, latest_labels, review_rows
 

@@ -12,10 +12,10 @@ from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from store.errors import InvalidInputError, NotFoundError
-from store.hashing import content_hash
-from store.repository import RunRecord, Store
-from store.schemas import RuleSet
+from rejudge.store.errors import InvalidInputError, NotFoundError
+from rejudge.store.hashing import content_hash
+from rejudge.store.repository import RunRecord, Store
+from rejudge.store.schemas import RuleSet
 
 from .baseline import check_baseline, lock_baseline
 from .batch import JudgeRunResult, evaluation_report, evaluation_rows, judge_run

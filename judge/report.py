@@ -20,7 +20,7 @@ from collections.abc import Iterable, Mapping
 from math import comb
 from typing import Any
 
-from store.schemas import VERDICTS
+from rejudge.store.schemas import VERDICTS
 
 from .taxonomy import order_codes
 

@@ -39,9 +39,8 @@ from typing import Any
 
 import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
-
-from store.errors import InvalidInputError, NotFoundError
-from store.schemas import RuleSet
+from rejudge.store.errors import InvalidInputError, NotFoundError
+from rejudge.store.schemas import RuleSet
 
 from .matchers import MatchOptions, matcher_names
 

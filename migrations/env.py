@@ -3,9 +3,8 @@
 from __future__ import annotations
 
 from alembic import context
+from rejudge.store.tables import Base
 from sqlalchemy import create_engine
-
-from store.tables import Base
 
 config = context.config
 target_metadata = Base.metadata

@@ -3,7 +3,7 @@ agent's traffic, and the local model server.
 
 The package's public names, imported lazily (``import recorder`` loads neither httpx nor vcrpy)::
 
-    from recorder import record_suite, replay_run
+    from rejudge.recorder import record_suite, replay_run
 
 (``capture`` is :func:`rejudge.capture`: here the name is the submodule.)
 """
@@ -14,30 +14,30 @@ from rejudge._lazy import lazy_exports
 
 # public name -> module that defines it
 _EXPORTS: dict[str, str] = {
-    "RecorderError": "recorder.http",
-    "ProviderCallError": "recorder.http",
-    "RetryPolicy": "recorder.http",
-    "RateLimiter": "recorder.http",
-    "CASSETTE_FORMAT": "recorder.cassettes",
-    "CassetteError": "recorder.cassettes",
-    "ReplayMissError": "recorder.cassettes",
-    "read_cassette": "recorder.cassettes",
-    "write_cassette": "recorder.cassettes",
-    "scrub_interaction": "recorder.cassettes",
-    "NORMALIZER_VERSION": "recorder.normalizer",
-    "normalize_exchanges": "recorder.normalizer",
-    "ProviderUnreachableError": "recorder.record",
-    "RecordSummary": "recorder.record",
-    "record_suite": "recorder.record",
-    "record_suite_async": "recorder.record",
-    "ReplayReport": "recorder.replay",
-    "replay_run": "recorder.replay",
-    "renormalize_run": "recorder.replay",
-    "CassetteImportError": "recorder.importer",
-    "import_cassettes": "recorder.importer",
-    "Capture": "recorder.capture",
-    "LocalModelError": "recorder.local_server",
-    "LocalModelServer": "recorder.local_server",
+    "RecorderError": "rejudge.recorder.http",
+    "ProviderCallError": "rejudge.recorder.http",
+    "RetryPolicy": "rejudge.recorder.http",
+    "RateLimiter": "rejudge.recorder.http",
+    "CASSETTE_FORMAT": "rejudge.recorder.cassettes",
+    "CassetteError": "rejudge.recorder.cassettes",
+    "ReplayMissError": "rejudge.recorder.cassettes",
+    "read_cassette": "rejudge.recorder.cassettes",
+    "write_cassette": "rejudge.recorder.cassettes",
+    "scrub_interaction": "rejudge.recorder.cassettes",
+    "NORMALIZER_VERSION": "rejudge.recorder.normalizer",
+    "normalize_exchanges": "rejudge.recorder.normalizer",
+    "ProviderUnreachableError": "rejudge.recorder.record",
+    "RecordSummary": "rejudge.recorder.record",
+    "record_suite": "rejudge.recorder.record",
+    "record_suite_async": "rejudge.recorder.record",
+    "ReplayReport": "rejudge.recorder.replay",
+    "replay_run": "rejudge.recorder.replay",
+    "renormalize_run": "rejudge.recorder.replay",
+    "CassetteImportError": "rejudge.recorder.importer",
+    "import_cassettes": "rejudge.recorder.importer",
+    "Capture": "rejudge.recorder.capture",
+    "LocalModelError": "rejudge.recorder.local_server",
+    "LocalModelServer": "rejudge.recorder.local_server",
 }
 
 __all__ = sorted(_EXPORTS)

@@ -2,7 +2,7 @@
 ``with capture(...)`` (through httpx, requests or the official SDKs, which vcrpy patches) is kept
 as a scrubbed cassette and stored as a trace of the case you name.
 
-    from recorder.capture import capture
+    from rejudge.recorder.capture import capture
 
     with capture(case="fc-d1-001", suite="retail", store=store, cassettes_dir="cassettes") as cap:
         my_agent.run("Can you check whether product P206 is currently in stock?")
@@ -21,7 +21,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from recorder.cassettes import (
+from rejudge.recorder.cassettes import (
     CASSETTE_FORMAT,
     cassette_path,
     read_cassette,
@@ -30,9 +30,9 @@ from recorder.cassettes import (
     vcr_body_matcher,
     write_cassette,
 )
-from recorder.http import RecorderError
-from recorder.record import rejudge_version, trace_from_cassette
-from store.schemas import Case, RunConfig, ToolRegistry, ToolSpec, Trace
+from rejudge.recorder.http import RecorderError
+from rejudge.recorder.record import rejudge_version, trace_from_cassette
+from rejudge.store.schemas import Case, RunConfig, ToolRegistry, ToolSpec, Trace
 
 __all__ = ["capture", "Capture", "RECORD_MODES", "registry_from_interactions"]
 
@@ -126,7 +126,7 @@ def _resolve_case(case: Case | str, suite: Any) -> tuple[Case, Any]:
             "suite), or pass a Case object"
         )
     if isinstance(suite, str):
-        import suites
+        from rejudge import suites
 
         suite = suites.load_suite(suite)
     return suite.case(case), suite
@@ -224,7 +224,7 @@ def _store_trace(
             format_version=suite.format_version,
         )
     else:
-        from store.hashing import content_hash
+        from rejudge.store.hashing import content_hash
 
         reg = registry or registry_from_interactions(cassette.interactions, "captured")
         suite_record = store.save_suite(

@@ -25,9 +25,8 @@ from typing import Any
 from urllib.parse import urlsplit
 
 import yaml
-
-from recorder.wire.common import strict_loads
-from store.errors import RejudgeError
+from rejudge.recorder.wire.common import strict_loads
+from rejudge.store.errors import RejudgeError
 
 __all__ = [
     "CassetteError",

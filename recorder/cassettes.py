@@ -23,9 +23,8 @@ from urllib.parse import urlsplit
 
 import httpx
 import yaml
-
-from recorder.http import RecorderError
-from store.hashing import hash_bytes
+from rejudge.recorder.http import RecorderError
+from rejudge.store.hashing import hash_bytes
 
 __all__ = [
     "CASSETTE_FORMAT",

@@ -14,8 +14,7 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 
 import httpx
-
-from store.errors import RejudgeError
+from rejudge.store.errors import RejudgeError
 
 __all__ = [
     "RecorderError",

@@ -25,19 +25,18 @@ from typing import Any
 from urllib.parse import urlsplit
 
 import yaml
-
-from recorder.cassette_io import Exchange, read_cassette
-from recorder.normalizer import model_exchanges, normalize_exchanges
-from recorder.wire import (
+from rejudge.recorder.cassette_io import Exchange, read_cassette
+from rejudge.recorder.normalizer import model_exchanges, normalize_exchanges
+from rejudge.recorder.wire import (
     WIRE_ANTHROPIC,
     WIRE_GEMINI,
     extract_first_user_text,
     extract_tool_specs,
 )
-from store.errors import NotFoundError, RejudgeError
-from store.hashing import content_hash, hash_bytes
-from store.repository import RunRecord, Store, SuiteRecord
-from store.schemas import (
+from rejudge.store.errors import NotFoundError, RejudgeError
+from rejudge.store.hashing import content_hash, hash_bytes
+from rejudge.store.repository import RunRecord, Store, SuiteRecord
+from rejudge.store.schemas import (
     Case,
     Golden,
     HarnessAssistance,
@@ -348,7 +347,7 @@ def _resolve_suite(store: Store, suite: str) -> SuiteRecord:
     try:
         return store.get_suite(suite)
     except NotFoundError:
-        from suites.catalog import snapshot_suite
+        from rejudge.suites.catalog import snapshot_suite
 
         return snapshot_suite(store, suite)
 
@@ -390,7 +389,7 @@ def import_cassettes(
         )
     else:
         planned = plan_import(root, mapping=mapping)
-        from suites.case_format import suite_hash
+        from rejudge.suites.case_format import suite_hash
 
         name = adhoc_suite_name or f"imported-{base.resolve().name or 'cassettes'}"
         registry, case_list = adhoc_suite(planned, name)

@@ -26,8 +26,7 @@ from types import TracebackType
 from typing import IO
 
 import httpx
-
-from store.errors import RejudgeError
+from rejudge.store.errors import RejudgeError
 
 __all__ = [
     "LocalModelError",

@@ -21,10 +21,9 @@ from dataclasses import dataclass, field
 from typing import Any
 
 import httpx
-
-from recorder.cassettes import TAPE_EXTENSION, Tape
-from recorder.http import ProviderCallError, RateLimiter, RetryPolicy, send_with_retries
-from recorder.providers.base import (
+from rejudge.recorder.cassettes import TAPE_EXTENSION, Tape
+from rejudge.recorder.http import ProviderCallError, RateLimiter, RetryPolicy, send_with_retries
+from rejudge.recorder.providers.base import (
     AssistantMessage,
     Conversation,
     Provider,
@@ -33,9 +32,17 @@ from recorder.providers.base import (
     ToolMessage,
     UserMessage,
 )
-from recorder.wire.common import AssistantTurn
-from store.schemas import Case, Round, RunConfig, ToolCall, ToolRegistry, ToolSpec, TraceError
-from suites.domain import Sandbox, ToolResult
+from rejudge.recorder.wire.common import AssistantTurn
+from rejudge.store.schemas import (
+    Case,
+    Round,
+    RunConfig,
+    ToolCall,
+    ToolRegistry,
+    ToolSpec,
+    TraceError,
+)
+from rejudge.suites.domain import Sandbox, ToolResult
 
 __all__ = [
     "PRODUCTION_PARITY_BUDGET",

@@ -17,8 +17,8 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from recorder.cassette_io import Exchange
-from recorder.wire import (
+from rejudge.recorder.cassette_io import Exchange
+from rejudge.recorder.wire import (
     WIRE_UNKNOWN,
     AssistantTurn,
     EchoedCall,
@@ -28,8 +28,8 @@ from recorder.wire import (
     extract_tool_results,
     parse_response,
 )
-from recorder.wire.common import is_finite_json, strict_loads
-from store.schemas import Round, ToolCall, Trace, TraceError
+from rejudge.recorder.wire.common import is_finite_json, strict_loads
+from rejudge.store.schemas import Round, ToolCall, Trace, TraceError
 
 __all__ = ["NORMALIZER_VERSION", "ModelExchange", "model_exchanges", "normalize_exchanges"]
 

@@ -15,8 +15,7 @@ from collections.abc import Iterator
 from typing import Any
 
 import pytest
-
-from recorder.capture import RECORD_MODES, Capture, capture
+from rejudge.recorder.capture import RECORD_MODES, Capture, capture
 
 __all__ = ["pytest_addoption", "pytest_configure", "rejudge_capture"]
 
@@ -48,7 +47,7 @@ def _rejudge_store(request: pytest.FixtureRequest) -> Iterator[Any]:
     if not url:
         yield None
         return
-    from store.repository import Store
+    from rejudge.store.repository import Store
 
     store = Store.open(url)
     try:

@@ -24,16 +24,21 @@ from pathlib import Path
 from typing import Any
 
 import httpx
+from rejudge.recorder.cassettes import (
+    CASSETTE_FORMAT,
+    Tape,
+    TapeTransport,
+    cassette_path,
+    write_cassette,
+)
+from rejudge.recorder.http import RateLimiter, RecorderError
+from rejudge.recorder.loop import LoopContext, LoopOutcome, run_case
+from rejudge.recorder.providers import get_provider
+from rejudge.store.errors import NotFoundError
+from rejudge.store.repository import RunRecord, Store
+from rejudge.store.schemas import Case, RunConfig, Trace, TraceError
+from rejudge.store.tables import TraceRow
 from sqlalchemy import select
-
-from recorder.cassettes import CASSETTE_FORMAT, Tape, TapeTransport, cassette_path, write_cassette
-from recorder.http import RateLimiter, RecorderError
-from recorder.loop import LoopContext, LoopOutcome, run_case
-from recorder.providers import get_provider
-from store.errors import NotFoundError
-from store.repository import RunRecord, Store
-from store.schemas import Case, RunConfig, Trace, TraceError
-from store.tables import TraceRow
 
 try:  # POSIX advisory locks; elsewhere the row's unique key alone prevents duplicates
     import fcntl
@@ -166,8 +171,8 @@ def trace_from_cassette(
     The same function serves recording, ``renormalize`` and ``replay``; that is what makes a
     stored trace's hash reproducible from its cassette.
     """
-    from recorder import cassette_io
-    from recorder.normalizer import normalize_exchanges
+    from rejudge.recorder import cassette_io
+    from rejudge.recorder.normalizer import normalize_exchanges
 
     public = getattr(cassette_io, "exchanges_from_interactions", None)
     if public is not None:
@@ -364,7 +369,7 @@ async def record_suite_async(
     ``transport`` replaces the network (tests, benchmarks); ``domain`` replaces
     ``get_domain(suite.domain)``; ``fsync`` makes each cassette survive a power loss too.
     """
-    from suites.domain import get_domain
+    from rejudge.suites.domain import get_domain
 
     cassettes = Path(cassettes_dir)
     provider = get_provider(config.provider)

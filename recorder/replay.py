@@ -18,8 +18,7 @@ from pathlib import Path
 from typing import Any
 
 import httpx
-
-from recorder.cassettes import (
+from rejudge.recorder.cassettes import (
     CASSETTE_FORMAT,
     CassetteError,
     CassetteFile,
@@ -28,12 +27,12 @@ from recorder.cassettes import (
     TapeTransport,
     read_cassette,
 )
-from recorder.http import RecorderError
-from recorder.loop import LoopContext, run_case
-from recorder.providers import get_provider
-from recorder.record import cassette_meta, trace_from_cassette
-from store.repository import RunRecord, Store, StoredTrace
-from store.schemas import Case, Trace, TraceError
+from rejudge.recorder.http import RecorderError
+from rejudge.recorder.loop import LoopContext, run_case
+from rejudge.recorder.providers import get_provider
+from rejudge.recorder.record import cassette_meta, trace_from_cassette
+from rejudge.store.repository import RunRecord, Store, StoredTrace
+from rejudge.store.schemas import Case, Trace, TraceError
 
 __all__ = [
     "Divergence",
@@ -182,7 +181,7 @@ async def replay_run_async(
 ) -> ReplayReport:
     import time
 
-    from suites.domain import get_domain
+    from rejudge.suites.domain import get_domain
 
     started = time.perf_counter()
     record = _resolve(run, store)

@@ -11,16 +11,16 @@ __version__ = "0.1.0"
 
 # public name -> module that defines it
 _EXPORTS: dict[str, str] = {
-    "Store": "store.repository",
-    "RejudgeError": "store.errors",
-    "Case": "store.schemas",
-    "Trace": "store.schemas",
-    "Judgment": "store.schemas",
-    "RuleSet": "store.schemas",
-    "RunConfig": "store.schemas",
-    "ToolRegistry": "store.schemas",
-    "content_hash": "store.hashing",
-    "capture": "recorder.capture",
+    "Store": "rejudge.store.repository",
+    "RejudgeError": "rejudge.store.errors",
+    "Case": "rejudge.store.schemas",
+    "Trace": "rejudge.store.schemas",
+    "Judgment": "rejudge.store.schemas",
+    "RuleSet": "rejudge.store.schemas",
+    "RunConfig": "rejudge.store.schemas",
+    "ToolRegistry": "rejudge.store.schemas",
+    "content_hash": "rejudge.store.hashing",
+    "capture": "rejudge.recorder.capture",
 }
 
 __all__ = ["__version__", *_EXPORTS]

@@ -22,17 +22,17 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from judge.batch import evaluation_report, judge_run
-from judge.ops import applicable_tiers, compare_evaluations, find_current_evaluation
-from judge.rulesets import load_rule_set
-from judge.tiers import tier_names
-from recorder.cassettes import CassetteError, read_cassette
-from recorder.record import trace_from_cassette
-from store.errors import RejudgeError
-from store.repository import Store, SuiteRecord
-from store.schemas import RunConfig
-from suites.case_format import builtin_suites, load_suite
-from suites.catalog import snapshot_suite
+from rejudge.judge.batch import evaluation_report, judge_run
+from rejudge.judge.ops import applicable_tiers, compare_evaluations, find_current_evaluation
+from rejudge.judge.rulesets import load_rule_set
+from rejudge.judge.tiers import tier_names
+from rejudge.recorder.cassettes import CassetteError, read_cassette
+from rejudge.recorder.record import trace_from_cassette
+from rejudge.store.errors import RejudgeError
+from rejudge.store.repository import Store, SuiteRecord
+from rejudge.store.schemas import RunConfig
+from rejudge.suites.case_format import builtin_suites, load_suite
+from rejudge.suites.catalog import snapshot_suite
 
 __all__ = [
     "DEMO_SUITES",

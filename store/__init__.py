@@ -1,7 +1,7 @@
 """The store: data model, hashing, engine factory, migrations runner and repository."""
 
-from store.engine import DEFAULT_DB_URL, make_engine, redact_url
-from store.errors import (
+from rejudge.store.engine import DEFAULT_DB_URL, make_engine, redact_url
+from rejudge.store.errors import (
     ConflictError,
     DatabaseUnavailableError,
     DatabaseURLError,
@@ -11,9 +11,9 @@ from store.errors import (
     SchemaVersionError,
     StoreError,
 )
-from store.hashing import canonical_json, content_hash, hash_bytes
-from store.migrate import current_revision, downgrade, ensure_schema, head_revision, upgrade
-from store.repository import (
+from rejudge.store.hashing import canonical_json, content_hash, hash_bytes
+from rejudge.store.migrate import current_revision, downgrade, ensure_schema, head_revision, upgrade
+from rejudge.store.repository import (
     BaselineRecord,
     EvaluationRecord,
     RunRecord,
@@ -21,7 +21,7 @@ from store.repository import (
     StoredTrace,
     SuiteRecord,
 )
-from store.schemas import (
+from rejudge.store.schemas import (
     Case,
     Golden,
     GoldenCall,

@@ -7,11 +7,10 @@ import re
 from pathlib import Path
 from typing import Any
 
+from rejudge.store.errors import DatabaseURLError
 from sqlalchemy import Engine, create_engine, event
 from sqlalchemy.engine import make_url
 from sqlalchemy.exc import ArgumentError, NoSuchModuleError
-
-from store.errors import DatabaseURLError
 
 __all__ = ["DEFAULT_DB_URL", "make_engine", "redact_url", "backend_name"]
 

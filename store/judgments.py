@@ -11,15 +11,14 @@ import json
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
+from rejudge.store._batching import BATCH, chunks
+from rejudge.store.errors import InvalidInputError, NotFoundError
+from rejudge.store.hashing import canonical_json
+from rejudge.store.records import EvaluationRecord, PreparedJudgment, evaluation_record_from_row
+from rejudge.store.schemas import Judgment
+from rejudge.store.tables import EvaluationJudgmentRow, EvaluationRow, JudgmentRow, utcnow
 from sqlalchemy import Table, Text, cast, func, select, update
 from sqlalchemy.engine import Connection
-
-from store._batching import BATCH, chunks
-from store.errors import InvalidInputError, NotFoundError
-from store.hashing import canonical_json
-from store.records import EvaluationRecord, PreparedJudgment, evaluation_record_from_row
-from store.schemas import Judgment
-from store.tables import EvaluationJudgmentRow, EvaluationRow, JudgmentRow, utcnow
 
 if TYPE_CHECKING:
     from sqlalchemy import Engine

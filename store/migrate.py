@@ -9,11 +9,10 @@ from alembic import command
 from alembic.config import Config
 from alembic.runtime.migration import MigrationContext
 from alembic.script import ScriptDirectory
+from rejudge.store.engine import redact_url
+from rejudge.store.errors import DatabaseUnavailableError, SchemaVersionError
 from sqlalchemy import Engine
 from sqlalchemy.exc import OperationalError
-
-from store.engine import redact_url
-from store.errors import DatabaseUnavailableError, SchemaVersionError
 
 __all__ = [
     "alembic_config",
@@ -27,7 +26,7 @@ __all__ = [
 
 def _script_location() -> str:
     # the migrations folder ships as a package next to ``store``
-    return str(Path(str(resources.files("migrations"))))
+    return str(Path(str(resources.files("rejudge.migrations"))))
 
 
 def alembic_config(engine: Engine | None = None) -> Config:

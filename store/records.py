@@ -10,8 +10,8 @@ from datetime import datetime
 from typing import Any, NamedTuple
 from urllib.parse import urlsplit
 
-from store.hashing import canonical_json, hash_bytes
-from store.schemas import Judgment, RunConfig, Trace, judgment_key
+from rejudge.store.hashing import canonical_json, hash_bytes
+from rejudge.store.schemas import Judgment, RunConfig, Trace, judgment_key
 
 __all__ = [
     "SuiteRecord",

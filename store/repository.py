@@ -14,19 +14,14 @@ import json
 from collections.abc import Iterable, Iterator, Sequence
 from typing import Any
 
-from sqlalchemy import Engine, Table, Text, cast, func, select, update
-from sqlalchemy.dialects import postgresql, sqlite
-from sqlalchemy.engine import Connection
-from sqlalchemy.exc import IntegrityError, OperationalError
-
-from store._batching import BATCH, chunks
-from store.engine import make_engine
-from store.errors import ConflictError, InvalidInputError, NotFoundError
-from store.hashing import content_hash
-from store.judgments import JudgmentStoreMixin
-from store.migrate import _unavailable as unavailable_error
-from store.migrate import ensure_schema
-from store.records import (
+from rejudge.store._batching import BATCH, chunks
+from rejudge.store.engine import make_engine
+from rejudge.store.errors import ConflictError, InvalidInputError, NotFoundError
+from rejudge.store.hashing import content_hash
+from rejudge.store.judgments import JudgmentStoreMixin
+from rejudge.store.migrate import _unavailable as unavailable_error
+from rejudge.store.migrate import ensure_schema
+from rejudge.store.records import (
     BaselineRecord,
     EvaluationRecord,
     PreparedJudgment,
@@ -37,8 +32,8 @@ from store.records import (
     run_record_from_row,
     suite_record_from_row,
 )
-from store.schemas import Case, RuleSet, RunConfig, ToolRegistry, Trace
-from store.tables import (
+from rejudge.store.schemas import Case, RuleSet, RunConfig, ToolRegistry, Trace
+from rejudge.store.tables import (
     BaselineRow,
     CallRow,
     CaseRow,
@@ -49,6 +44,10 @@ from store.tables import (
     TraceRow,
     utcnow,
 )
+from sqlalchemy import Engine, Table, Text, cast, func, select, update
+from sqlalchemy.dialects import postgresql, sqlite
+from sqlalchemy.engine import Connection
+from sqlalchemy.exc import IntegrityError, OperationalError
 
 __all__ = [
     "Store",

@@ -16,12 +16,10 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
-from sqlalchemy import Table, func, select, update
-
-from store._batching import chunks
-from store.errors import ConflictError, InvalidInputError, NotFoundError
-from store.repository import Store
-from store.tables import (
+from rejudge.store._batching import chunks
+from rejudge.store.errors import ConflictError, InvalidInputError, NotFoundError
+from rejudge.store.repository import Store
+from rejudge.store.tables import (
     REVIEW_LABELS,
     EvaluationJudgmentRow,
     EvaluationRow,
@@ -31,6 +29,7 @@ from store.tables import (
     SuiteRow,
     utcnow,
 )
+from sqlalchemy import Table, func, select, update
 
 __all__ = [
     "REVIEW_LABELS",

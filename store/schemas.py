@@ -9,8 +9,7 @@ from __future__ import annotations
 from typing import Any, ClassVar, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
-
-from store.hashing import content_hash
+from rejudge.store.hashing import content_hash
 
 __all__ = [
     "CASE_FORMAT_VERSION",

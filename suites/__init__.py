@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import importlib
 
-from suites.case_format import (
+from rejudge.suites.case_format import (
     FORMAT_VERSION,
     SuiteManifest,
     SuiteSource,
@@ -16,15 +16,22 @@ from suites.case_format import (
     load_case_file,
     load_suite,
 )
-from suites.domain import Domain, Sandbox, ToolResult, domain_names, get_domain, register_domain
-from suites.errors import SuiteError, SuiteFormatError, SuiteNotFoundError
+from rejudge.suites.domain import (
+    Domain,
+    Sandbox,
+    ToolResult,
+    domain_names,
+    get_domain,
+    register_domain,
+)
+from rejudge.suites.errors import SuiteError, SuiteFormatError, SuiteNotFoundError
 
 # --- built-in domains: importing each module registers its domain. One line per domain. ---------
 BUILTIN_DOMAIN_MODULES: tuple[str, ...] = (
-    "suites.domains.retail",  # seed 001
-    "suites.domains.genome",  # seed 000's shape
-    "suites.domains.funcbench",  # seed 003: generated graphs, silent failures
-    "suites.importers.bfcl",  # imported BFCL categories (stub executor)
+    "rejudge.suites.domains.retail",  # seed 001
+    "rejudge.suites.domains.genome",  # seed 000's shape
+    "rejudge.suites.domains.funcbench",  # seed 003: generated graphs, silent failures
+    "rejudge.suites.importers.bfcl",  # imported BFCL categories (stub executor)
 )
 # --- end of built-in domains ----------------------------------------------------------------------
 

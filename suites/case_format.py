@@ -19,11 +19,10 @@ from typing import Any
 
 import jsonschema
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
-
-from store.hashing import content_hash
-from store.schemas import CASE_FORMAT_VERSION, Case, ToolRegistry
-from suites.domain import get_domain, package_data
-from suites.errors import SuiteFormatError, SuiteNotFoundError
+from rejudge.store.hashing import content_hash
+from rejudge.store.schemas import CASE_FORMAT_VERSION, Case, ToolRegistry
+from rejudge.suites.domain import get_domain, package_data
+from rejudge.suites.errors import SuiteFormatError, SuiteNotFoundError
 
 __all__ = [
     "FORMAT_VERSION",

@@ -5,11 +5,11 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from store.errors import RejudgeError
-from store.repository import Store, SuiteRecord
-from suites.case_format import SuiteSource, builtin_suites, load_suite
-from suites.errors import SuiteError
-from suites.validate import validate_suite
+from rejudge.store.errors import RejudgeError
+from rejudge.store.repository import Store, SuiteRecord
+from rejudge.suites.case_format import SuiteSource, builtin_suites, load_suite
+from rejudge.suites.errors import SuiteError
+from rejudge.suites.validate import validate_suite
 
 __all__ = ["suite_summaries", "snapshot_suite"]
 

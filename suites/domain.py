@@ -11,8 +11,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Protocol, runtime_checkable
 
-from store.errors import NotFoundError
-from store.schemas import ToolRegistry
+from rejudge.store.errors import NotFoundError
+from rejudge.store.schemas import ToolRegistry
 
 __all__ = [
     "ToolResult",

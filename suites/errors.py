@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from store.errors import InvalidInputError, NotFoundError, RejudgeError
+from rejudge.store.errors import InvalidInputError, NotFoundError, RejudgeError
 
 __all__ = ["SuiteError", "SuiteFormatError", "SuiteNotFoundError", "ToolError"]
 

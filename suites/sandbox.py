@@ -15,11 +15,10 @@ from collections.abc import Mapping
 from typing import Any
 
 import jsonschema
-
-from store.hashing import canonical_json
-from store.schemas import ToolRegistry
-from suites.domain import ToolResult
-from suites.errors import ToolError
+from rejudge.store.hashing import canonical_json
+from rejudge.store.schemas import ToolRegistry
+from rejudge.suites.domain import ToolResult
+from rejudge.suites.errors import ToolError
 
 __all__ = ["SchemaSandbox", "ToolError", "deep_freeze", "thaw"]
 

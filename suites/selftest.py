@@ -14,10 +14,10 @@ from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from store.hashing import canonical_json
-from store.schemas import Case, GoldenCall, Round, ToolCall, ToolRegistry, Trace
-from suites.case_format import SuiteSource
-from suites.domain import Sandbox, get_domain
+from rejudge.store.hashing import canonical_json
+from rejudge.store.schemas import Case, GoldenCall, Round, ToolCall, ToolRegistry, Trace
+from rejudge.suites.case_format import SuiteSource
+from rejudge.suites.domain import Sandbox, get_domain
 
 __all__ = [
     "JudgeFn",

@@ -20,10 +20,9 @@ from pathlib import Path
 from typing import Any
 
 import jsonschema
-
-from store.errors import RejudgeError
-from store.schemas import Case, ToolRegistry
-from suites.case_format import (
+from rejudge.store.errors import RejudgeError
+from rejudge.store.schemas import Case, ToolRegistry
+from rejudge.suites.case_format import (
     MANIFEST_NAME,
     CaseLine,
     SuiteManifest,
@@ -34,7 +33,7 @@ from suites.case_format import (
     read_case_lines,
     resolve_suite_path,
 )
-from suites.domain import get_domain
+from rejudge.suites.domain import get_domain
 
 __all__ = [
     "Problem",

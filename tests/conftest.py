@@ -20,8 +20,7 @@ import uuid
 from collections.abc import Iterator
 
 import pytest
-
-from store import Store
+from rejudge.store import Store
 
 PG_HOST = "127.0.0.1"
 PG_PORT = 5432

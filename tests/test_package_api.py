@@ -1,4 +1,4 @@
-"""The ``rejudge``, ``judge`` and ``recorder`` packages re-export their public names, lazily (one
+"""The ``rejudge``, ``rejudge.judge`` and ``rejudge.recorder`` packages re-export their public names, lazily (one
 file for the three: they share one facade helper, ``rejudge._lazy``)."""
 
 from __future__ import annotations
@@ -10,7 +10,7 @@ import sys
 import pytest
 
 
-@pytest.mark.parametrize("package", ["rejudge", "judge", "recorder"])
+@pytest.mark.parametrize("package", ["rejudge", "rejudge.judge", "rejudge.recorder"])
 def test_every_exported_name_resolves_to_its_module_object(package: str) -> None:
     pkg = importlib.import_module(package)
     assert set(pkg._EXPORTS) <= set(pkg.__all__) <= set(dir(pkg))
@@ -23,9 +23,9 @@ def test_every_exported_name_resolves_to_its_module_object(package: str) -> None
 @pytest.mark.parametrize(
     ("package", "heavy"),
     [
-        ("rejudge", ["sqlalchemy", "pydantic", "judge", "recorder"]),
-        ("judge", ["judge.batch", "jsonschema", "sqlalchemy"]),
-        ("recorder", ["vcr", "httpx", "sqlalchemy"]),
+        ("rejudge", ["sqlalchemy", "pydantic", "rejudge.judge", "rejudge.recorder"]),
+        ("rejudge.judge", ["rejudge.judge.batch", "jsonschema", "sqlalchemy"]),
+        ("rejudge.recorder", ["vcr", "httpx", "sqlalchemy"]),
     ],
 )
 def test_importing_the_package_loads_none_of_its_modules(package: str, heavy: list[str]) -> None:
@@ -37,9 +37,9 @@ def test_importing_the_package_loads_none_of_its_modules(package: str, heavy: li
 
 
 def test_judge_facade_judges() -> None:
-    from judge import judge, load_rule_set
-    from store.schemas import Round, ToolCall, Trace
-    from suites.case_format import load_suite
+    from rejudge.judge import judge, load_rule_set
+    from rejudge.store.schemas import Round, ToolCall, Trace
+    from rejudge.suites.case_format import load_suite
 
     suite = load_suite("retail")
     case = next(c for c in suite.cases if not c.negative and c.golden.calls)

@@ -4,10 +4,9 @@ from __future__ import annotations
 
 import pandas as pd
 import streamlit as st
-
-from dashboard import data
-from dashboard.common import context, num, pct, pick_evaluation
-from dashboard.queries import FLIP_CAUSES, FLIP_DIRECTIONS
+from rejudge.dashboard import data
+from rejudge.dashboard.common import context, num, pct, pick_evaluation
+from rejudge.dashboard.queries import FLIP_CAUSES, FLIP_DIRECTIONS
 
 ctx = context()
 url = ctx.db_url

@@ -5,9 +5,8 @@ from __future__ import annotations
 from datetime import UTC, datetime
 
 import streamlit as st
-
-from dashboard import data
-from dashboard.common import NO_CALL_BADGE, context, pick_run, tool_badge
+from rejudge.dashboard import data
+from rejudge.dashboard.common import NO_CALL_BADGE, context, pick_run, tool_badge
 
 ctx = context()
 url = ctx.db_url

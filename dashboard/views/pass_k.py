@@ -4,10 +4,9 @@ from __future__ import annotations
 
 import pandas as pd
 import streamlit as st
-
-from dashboard import data
-from dashboard.common import context, pct, pick_evaluation
-from dashboard.stats import pass_curve
+from rejudge.dashboard import data
+from rejudge.dashboard.common import context, pct, pick_evaluation
+from rejudge.dashboard.stats import pass_curve
 
 ctx = context()
 url = ctx.db_url

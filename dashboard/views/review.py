@@ -12,14 +12,13 @@ from typing import Any
 
 import pandas as pd
 import streamlit as st
-
-from dashboard import data
-from dashboard.common import NO_CALL_BADGE, context, num, pct, pick_evaluation, tool_badge
-from dashboard.diffview import diff_tables
-from judge.calibration import calibration_summary, review_queue
-from store.errors import RejudgeError
-from store.repository import Store
-from store.reviews import add_review, review_history
+from rejudge.dashboard import data
+from rejudge.dashboard.common import NO_CALL_BADGE, context, num, pct, pick_evaluation, tool_badge
+from rejudge.dashboard.diffview import diff_tables
+from rejudge.judge.calibration import calibration_summary, review_queue
+from rejudge.store.errors import RejudgeError
+from rejudge.store.repository import Store
+from rejudge.store.reviews import add_review, review_history
 
 LABELS = (
     ("confirmed", "Confirmed", "1", ":material/check_circle:"),

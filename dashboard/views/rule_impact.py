@@ -4,12 +4,11 @@ from __future__ import annotations
 
 import pandas as pd
 import streamlit as st
-
-from dashboard import data
-from dashboard.common import context, num, pct, pick_evaluation, pick_run
-from dashboard.queries import FLIP_DIRECTIONS
-from dashboard.rules import likely_rules, rule_diff
-from store.schemas import RuleSet
+from rejudge.dashboard import data
+from rejudge.dashboard.common import context, num, pct, pick_evaluation, pick_run
+from rejudge.dashboard.queries import FLIP_DIRECTIONS
+from rejudge.dashboard.rules import likely_rules, rule_diff
+from rejudge.store.schemas import RuleSet
 
 ctx = context()
 url = ctx.db_url

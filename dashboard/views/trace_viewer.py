@@ -6,11 +6,10 @@ from typing import Any
 
 import pandas as pd
 import streamlit as st
-
-from dashboard import data
-from dashboard.cassette import load_exchanges
-from dashboard.common import NO_CALL_BADGE, context, eval_label, num, pick_run, tool_badge
-from dashboard.diffview import diff_tables
+from rejudge.dashboard import data
+from rejudge.dashboard.cassette import load_exchanges
+from rejudge.dashboard.common import NO_CALL_BADGE, context, eval_label, num, pick_run, tool_badge
+from rejudge.dashboard.diffview import diff_tables
 
 ctx = context()
 url = ctx.db_url

@@ -5,9 +5,8 @@ from __future__ import annotations
 import altair as alt
 import pandas as pd
 import streamlit as st
-
-from dashboard import data
-from dashboard.common import context, filters_widget
+from rejudge.dashboard import data
+from rejudge.dashboard.common import context, filters_widget
 
 ctx = context()
 url = ctx.db_url

@@ -29,11 +29,11 @@ import importlib
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
 
-from store.errors import NotFoundError
-from store.schemas import Case, ToolRegistry
+from rejudge.store.errors import NotFoundError
+from rejudge.store.schemas import Case, ToolRegistry
 
 if TYPE_CHECKING:
-    from judge.context import JudgeContext
+    from rejudge.judge.context import JudgeContext
 
 __all__ = ["Tier", "TierResult", "register_tier", "get_tier", "tier_names", "TierNotFoundError"]
 
@@ -72,8 +72,8 @@ class Tier(Protocol):
 
 
 _TIERS: dict[str, Tier] = {}
-_BUILTIN_MODULES = ("judge.tiers.calls",)
-_OPTIONAL_MODULES = ("judge.tiers.outcome", "judge.tiers.bfcl_ast")
+_BUILTIN_MODULES = ("rejudge.judge.tiers.calls",)
+_OPTIONAL_MODULES = ("rejudge.judge.tiers.outcome", "rejudge.judge.tiers.bfcl_ast")
 
 
 def register_tier(tier: Tier, *, replace: bool = False) -> None:
@@ -109,7 +109,7 @@ def get_tier(name: str) -> Tier:
     _load_builtins()
     tier = _TIERS.get(name)
     if tier is None:
-        _import(f"judge.tiers.{name.replace('-', '_')}")
+        _import(f"rejudge.judge.tiers.{name.replace('-', '_')}")
         tier = _TIERS.get(name)
     if tier is None:
         raise TierNotFoundError(f"unknown tier {name!r} (known: {', '.join(tier_names())})")

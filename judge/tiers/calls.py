@@ -37,7 +37,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, ClassVar
 
-from store.schemas import Case, ToolRegistry
+from rejudge.store.schemas import Case, ToolRegistry
 
 from .. import taxonomy as tx
 from ..context import ActualCall, JudgeContext, ParamCheck, Slot, safe_value, same_arguments

@@ -45,7 +45,7 @@ import json
 import re
 from typing import Any
 
-from store.schemas import Case, ToolRegistry
+from rejudge.store.schemas import Case, ToolRegistry
 
 from .. import taxonomy as tx
 from ..context import JudgeContext, safe_value

@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from recorder.providers.anthropic import AnthropicMessagesProvider
-from recorder.providers.base import (
+from rejudge.recorder.providers.anthropic import AnthropicMessagesProvider
+from rejudge.recorder.providers.base import (
     AssistantMessage,
     Conversation,
     Provider,
@@ -15,7 +15,7 @@ from recorder.providers.base import (
     provider_names,
     register_provider,
 )
-from recorder.providers.openai import OpenAIChatProvider
+from rejudge.recorder.providers.openai import OpenAIChatProvider
 
 __all__ = [
     "AnthropicMessagesProvider",

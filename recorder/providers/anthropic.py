@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from recorder.providers.base import (
+from rejudge.recorder.providers.base import (
     AssistantMessage,
     Conversation,
     Provider,
@@ -16,8 +16,8 @@ from recorder.providers.base import (
     WireRequest,
     decode_text,
 )
-from recorder.wire.anthropic import parse_anthropic_message, parse_anthropic_sse
-from recorder.wire.common import AssistantTurn
+from rejudge.recorder.wire.anthropic import parse_anthropic_message, parse_anthropic_sse
+from rejudge.recorder.wire.common import AssistantTurn
 
 __all__ = ["AnthropicMessagesProvider", "anthropic_tools", "anthropic_messages"]
 

@@ -13,9 +13,9 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-from recorder.http import RecorderError
-from recorder.wire.common import AssistantTurn
-from store.schemas import ToolCall
+from rejudge.recorder.http import RecorderError
+from rejudge.recorder.wire.common import AssistantTurn
+from rejudge.store.schemas import ToolCall
 
 __all__ = [
     "SystemMessage",

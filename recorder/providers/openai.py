@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from recorder.providers.base import (
+from rejudge.recorder.providers.base import (
     AssistantMessage,
     Conversation,
     Provider,
@@ -16,8 +16,8 @@ from recorder.providers.base import (
     WireRequest,
     decode_text,
 )
-from recorder.wire.common import AssistantTurn
-from recorder.wire.openai_chat import parse_openai_chat, parse_openai_chat_sse
+from rejudge.recorder.wire.common import AssistantTurn
+from rejudge.recorder.wire.openai_chat import parse_openai_chat, parse_openai_chat_sse
 
 __all__ = ["OpenAIChatProvider", "openai_messages"]
 

@@ -5,13 +5,13 @@ messages (JSON and SSE), and Gemini ``generateContent`` (read-only, for foreign 
 in the turn (``error``, ``truncated``, a call's ``parse_error``).
 """
 
-from recorder.wire.anthropic import (
+from rejudge.recorder.wire.anthropic import (
     anthropic_echoed_calls,
     anthropic_tool_results,
     parse_anthropic_message,
     parse_anthropic_sse,
 )
-from recorder.wire.common import (
+from rejudge.recorder.wire.common import (
     WIRE_ANTHROPIC,
     WIRE_FORMATS,
     WIRE_GEMINI,
@@ -24,7 +24,7 @@ from recorder.wire.common import (
     iter_sse,
     parse_arguments,
 )
-from recorder.wire.detect import (
+from rejudge.recorder.wire.detect import (
     detect_wire_format,
     extract_echoed_calls,
     extract_first_user_text,
@@ -33,19 +33,19 @@ from recorder.wire.detect import (
     is_event_stream,
     parse_response,
 )
-from recorder.wire.gemini import (
+from rejudge.recorder.wire.gemini import (
     gemini_echoed_calls,
     gemini_tool_results,
     parse_gemini,
     parse_gemini_stream,
 )
-from recorder.wire.openai_chat import (
+from rejudge.recorder.wire.openai_chat import (
     openai_chat_echoed_calls,
     openai_chat_tool_results,
     parse_openai_chat,
     parse_openai_chat_sse,
 )
-from recorder.wire.openai_responses import (
+from rejudge.recorder.wire.openai_responses import (
     openai_responses_echoed_calls,
     openai_responses_tool_results,
     parse_openai_responses,

@@ -13,7 +13,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
-from store.schemas import ToolCall
+from rejudge.store.schemas import ToolCall
 
 __all__ = [
     "WIRE_OPENAI_CHAT",

@@ -6,13 +6,13 @@ from collections.abc import Mapping
 from typing import Any
 from urllib.parse import urlsplit
 
-from recorder.wire.anthropic import (
+from rejudge.recorder.wire.anthropic import (
     anthropic_echoed_calls,
     anthropic_tool_results,
     parse_anthropic_message,
     parse_anthropic_sse,
 )
-from recorder.wire.common import (
+from rejudge.recorder.wire.common import (
     WIRE_ANTHROPIC,
     WIRE_GEMINI,
     WIRE_OPENAI_CHAT,
@@ -24,25 +24,25 @@ from recorder.wire.common import (
     is_finite_json,
     strict_loads,
 )
-from recorder.wire.gemini import (
+from rejudge.recorder.wire.gemini import (
     gemini_echoed_calls,
     gemini_tool_results,
     parse_gemini,
     parse_gemini_stream,
 )
-from recorder.wire.openai_chat import (
+from rejudge.recorder.wire.openai_chat import (
     openai_chat_echoed_calls,
     openai_chat_tool_results,
     parse_openai_chat,
     parse_openai_chat_sse,
 )
-from recorder.wire.openai_responses import (
+from rejudge.recorder.wire.openai_responses import (
     openai_responses_echoed_calls,
     openai_responses_tool_results,
     parse_openai_responses,
     parse_openai_responses_sse,
 )
-from store.schemas import ToolSpec
+from rejudge.store.schemas import ToolSpec
 
 __all__ = [
     "detect_wire_format",

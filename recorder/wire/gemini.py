@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from recorder.wire.common import (
+from rejudge.recorder.wire.common import (
     AssistantTurn,
     EchoedCall,
     SentToolResult,

@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from recorder.wire.common import (
+from rejudge.recorder.wire.common import (
     AssistantTurn,
     EchoedCall,
     SentToolResult,

@@ -16,7 +16,7 @@ import click
 
 from rejudge.cli._context import AppContext
 from rejudge.settings import resolve_settings
-from store.errors import RejudgeError
+from rejudge.store.errors import RejudgeError
 
 __all__ = ["main", "cli"]
 

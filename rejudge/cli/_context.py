@@ -11,7 +11,7 @@ from rich.console import Console
 from rich.table import Table
 
 from rejudge.settings import Settings
-from store.repository import Store
+from rejudge.store.repository import Store
 
 __all__ = ["AppContext", "pass_app", "table"]
 

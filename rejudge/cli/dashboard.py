@@ -10,15 +10,15 @@ from pathlib import Path
 
 import click
 
-from dashboard import CASSETTES_ENV, DB_ENV
 from rejudge.cli._context import AppContext, pass_app
-from store.engine import redact_url
+from rejudge.dashboard import CASSETTES_ENV, DB_ENV
+from rejudge.store.engine import redact_url
 
 __all__ = ["dashboard", "streamlit_command", "dashboard_env", "app_path"]
 
 
 def app_path() -> Path:
-    import dashboard as package
+    import rejudge.dashboard as package
 
     return Path(package.__file__).resolve().parent / "app.py"
 

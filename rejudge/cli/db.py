@@ -6,8 +6,8 @@ import click
 from rich.console import Console
 
 from rejudge.cli._context import AppContext, pass_app, table
-from store.engine import make_engine, redact_url
-from store.migrate import current_revision, head_revision, upgrade
+from rejudge.store.engine import make_engine, redact_url
+from rejudge.store.migrate import current_revision, head_revision, upgrade
 
 
 @click.group()

@@ -15,14 +15,14 @@ from typing import IO, Any
 
 import click
 
-from judge.exports import (
+from rejudge.cli._context import AppContext, pass_app
+from rejudge.judge.exports import (
     EVALUATION_EXPORT_COLUMNS,
     RUN_EXPORT_COLUMNS,
     evaluation_export_rows,
     run_export_rows,
 )
-from rejudge.cli._context import AppContext, pass_app
-from store.errors import InvalidInputError
+from rejudge.store.errors import InvalidInputError
 
 __all__ = ["export", "csv_cell", "parquet_table"]
 

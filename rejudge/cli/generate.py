@@ -58,7 +58,7 @@ def generate_funcbench(
     out: Path | None,
 ) -> None:
     """Generate a FuncBenchGen suite; the same knobs and seed give the same suite and hash."""
-    from suites.generators.funcbench import Knobs, default_suite_name, publish_suite
+    from rejudge.suites.generators.funcbench import Knobs, default_suite_name, publish_suite
 
     knobs = Knobs(
         n_core=n_core,

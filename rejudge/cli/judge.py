@@ -19,17 +19,17 @@ from rich.progress import (
     TimeRemainingColumn,
 )
 
-from judge.batch import evaluation_report, judge_run
-from judge.calibration import calibration_summary, lock_reviewed_baseline
-from judge.ops import (
+from rejudge.cli._context import AppContext, pass_app, table
+from rejudge.judge.batch import evaluation_report, judge_run
+from rejudge.judge.calibration import calibration_summary, lock_reviewed_baseline
+from rejudge.judge.ops import (
     check_evaluation_baseline,
     compare_evaluations,
     parse_shard,
     plan_rejudge,
     rejudge,
 )
-from judge.rulesets import DEFAULT_RULE_SET, load_rule_set
-from rejudge.cli._context import AppContext, pass_app, table
+from rejudge.judge.rulesets import DEFAULT_RULE_SET, load_rule_set
 
 __all__ = ["judge_cmd", "rejudge_cmd", "report", "compare", "baseline", "render_summary"]
 

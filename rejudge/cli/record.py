@@ -17,8 +17,8 @@ from rich.progress import (
 
 from rejudge.cli._context import AppContext, pass_app, table
 from rejudge.settings import api_key_from_env
-from store.errors import InvalidInputError
-from store.schemas import HarnessAssistance, RunConfig, Trace
+from rejudge.store.errors import InvalidInputError
+from rejudge.store.schemas import HarnessAssistance, RunConfig, Trace
 
 __all__ = ["record", "replay", "renormalize", "traces", "trace_json"]
 
@@ -146,9 +146,9 @@ def record(
     api_key_env: str | None,
 ) -> None:
     """Record a suite against a model: one cassette and one trace per case and repetition."""
-    import suites
-    from recorder.providers import provider_names
-    from recorder.record import RecordProgress, record_suite
+    from rejudge import suites
+    from rejudge.recorder.providers import provider_names
+    from rejudge.recorder.record import RecordProgress, record_suite
 
     if provider not in provider_names():
         raise InvalidInputError(
@@ -253,8 +253,8 @@ def record(
 @pass_app
 def replay(app: AppContext, run: str, case_ids: tuple[str, ...], json_flag: bool) -> None:
     """Re-run RUN's loop from its cassettes, network blocked; exit 1 on any divergence."""
-    import suites  # noqa: F401  registers the built-in domains
-    from recorder.replay import replay_run
+    from rejudge import suites  # noqa: F401  registers the built-in domains
+    from rejudge.recorder.replay import replay_run
 
     report = replay_run(app.store, run, app.settings.cassettes_dir, case_ids=list(case_ids) or None)
     data = report.as_dict()
@@ -282,7 +282,7 @@ def replay(app: AppContext, run: str, case_ids: tuple[str, ...], json_flag: bool
 @pass_app
 def renormalize(app: AppContext, run: str, dry_run: bool) -> None:
     """Rebuild RUN's traces from its cassettes with the current normalizer."""
-    from recorder.replay import renormalize_run
+    from rejudge.recorder.replay import renormalize_run
 
     report = renormalize_run(app.store, run, app.settings.cassettes_dir, dry_run=dry_run)
     data = report.as_dict()

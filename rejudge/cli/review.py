@@ -12,16 +12,16 @@ from typing import Any
 import click
 from rich.console import Console
 
-from judge.calibration import (
+from rejudge.cli._context import AppContext, pass_app, table
+from rejudge.judge.calibration import (
     ReviewImportError,
     calibration_summary,
     import_review_csv,
     queue_csv,
     review_queue,
 )
-from rejudge.cli._context import AppContext, pass_app, table
-from store.errors import InvalidInputError
-from store.reviews import resolve_review
+from rejudge.store.errors import InvalidInputError
+from rejudge.store.reviews import resolve_review
 
 __all__ = ["review", "render_calibration"]
 

@@ -9,8 +9,8 @@ import click
 import yaml
 from rich.console import Console
 
-from judge.rulesets import builtin_rule_sets, diff_rule_sets, load_rule_set
 from rejudge.cli._context import AppContext, pass_app, table
+from rejudge.judge.rulesets import builtin_rule_sets, diff_rule_sets, load_rule_set
 
 __all__ = ["rules"]
 

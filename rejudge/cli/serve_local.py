@@ -15,7 +15,12 @@ from typing import Any
 
 import click
 
-from recorder.local_server import MODEL_NAME, LocalModelError, LocalModelServer, describe_exit
+from rejudge.recorder.local_server import (
+    MODEL_NAME,
+    LocalModelError,
+    LocalModelServer,
+    describe_exit,
+)
 
 __all__ = ["serve_local"]
 

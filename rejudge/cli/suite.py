@@ -8,11 +8,11 @@ import click
 from rich.console import Console
 
 from rejudge.cli._context import AppContext, pass_app, table
-from store.schemas import Case, ToolRegistry, Trace
-from suites.case_format import load_suite
-from suites.catalog import snapshot_suite, stored_suite_summaries, suite_summaries
-from suites.selftest import JudgeFn, selftest_suite
-from suites.validate import validate_suite
+from rejudge.store.schemas import Case, ToolRegistry, Trace
+from rejudge.suites.case_format import load_suite
+from rejudge.suites.catalog import snapshot_suite, stored_suite_summaries, suite_summaries
+from rejudge.suites.selftest import JudgeFn, selftest_suite
+from rejudge.suites.validate import validate_suite
 
 __all__ = ["suite"]
 
@@ -86,8 +86,8 @@ def suite_validate(ctx: click.Context, app: AppContext, suite_ref: str) -> None:
 def _judge_fn() -> JudgeFn | None:
     """Judge a golden trace under every tier that applies to its case (None without a judge)."""
     try:
-        from judge.engine import judge
-        from judge.tiers import get_tier, tier_names
+        from rejudge.judge.engine import judge
+        from rejudge.judge.tiers import get_tier, tier_names
     except ImportError:
         return None
 

@@ -33,9 +33,9 @@ from rich.console import Console
 
 from rejudge.cli._context import AppContext, pass_app, table
 from rejudge.settings import api_key_from_env
-from store.errors import InvalidInputError
-from store.repository import Store
-from store.schemas import HarnessAssistance, RunConfig
+from rejudge.store.errors import InvalidInputError
+from rejudge.store.repository import Store
+from rejudge.store.schemas import HarnessAssistance, RunConfig
 
 __all__ = ["sweep", "SweepOptions", "run_sweep", "sweep_table", "FAILURE_COLUMNS"]
 
@@ -82,7 +82,7 @@ def _timeout_failures(
 
     The outcome tier judges a copy of the trace that ends where the harness stopped it.
     """
-    from judge.engine import judge
+    from rejudge.judge.engine import judge
 
     cases = {case.id: case for case in source.cases}
     out: dict[tuple[str, int], str] = {}
@@ -153,12 +153,12 @@ def run_sweep(
     Re-running with the same options resumes: suites are lookups, runs keep their names, traces
     already recorded are skipped, judgments are lookups.
     """
-    import suites  # noqa: F401  registers the built-in domains
-    import suites.domains.funcbench  # noqa: F401
-    from judge.batch import judge_run
-    from judge.rulesets import DEFAULT_RULE_SET, load_rule_set
-    from recorder.record import record_suite
-    from suites.generators.funcbench import Knobs, generate_suite, write_generated_suite
+    import rejudge.suites.domains.funcbench  # noqa: F401
+    from rejudge import suites  # noqa: F401  registers the built-in domains
+    from rejudge.judge.batch import judge_run
+    from rejudge.judge.rulesets import DEFAULT_RULE_SET, load_rule_set
+    from rejudge.recorder.record import record_suite
+    from rejudge.suites.generators.funcbench import Knobs, generate_suite, write_generated_suite
 
     if not options.cores:
         raise InvalidInputError("--core needs at least one value, e.g. --core 5,10,20")

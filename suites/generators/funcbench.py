@@ -50,9 +50,9 @@ from pathlib import Path
 from random import Random
 from typing import Any
 
-from store.errors import InvalidInputError
-from store.schemas import Case, Golden, GoldenCall, ToolRegistry, ToolSpec
-from suites.case_format import (
+from rejudge.store.errors import InvalidInputError
+from rejudge.store.schemas import Case, Golden, GoldenCall, ToolRegistry, ToolSpec
+from rejudge.suites.case_format import (
     FORMAT_VERSION,
     MANIFEST_NAME,
     SUITE_REGISTRY_FILE,
@@ -62,7 +62,7 @@ from suites.case_format import (
     own_registry,
     write_suite,
 )
-from suites.errors import SuiteError, SuiteFormatError
+from rejudge.suites.errors import SuiteError, SuiteFormatError
 
 __all__ = [
     "GENERATOR_VERSION",
@@ -668,7 +668,7 @@ def publish_suite(
 
     ``store`` is a :class:`store.repository.Store`; ``folder`` None writes no folder.
     """
-    from suites.catalog import snapshot_suite
+    from rejudge.suites.catalog import snapshot_suite
 
     generated = generate_suite(knobs, name)
     record = snapshot_suite(store, generated.source)

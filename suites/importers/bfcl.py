@@ -33,10 +33,10 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
-from store.errors import InvalidInputError, NotFoundError, RejudgeError
-from store.schemas import Case, Golden, GoldenCall, ToolRegistry, ToolSpec
-from suites.case_format import FORMAT_VERSION, SuiteManifest, SuiteSource, write_suite
-from suites.domain import ToolResult, register_domain
+from rejudge.store.errors import InvalidInputError, NotFoundError, RejudgeError
+from rejudge.store.schemas import Case, Golden, GoldenCall, ToolRegistry, ToolSpec
+from rejudge.suites.case_format import FORMAT_VERSION, SuiteManifest, SuiteSource, write_suite
+from rejudge.suites.domain import ToolResult, register_domain
 
 __all__ = [
     "CATEGORIES",

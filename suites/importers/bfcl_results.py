@@ -24,9 +24,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from store.errors import InvalidInputError, NotFoundError
-from store.schemas import Round, RunConfig, ToolCall, Trace
-from suites.importers.bfcl import CATEGORIES, BfclError, build_suite
+from rejudge.store.errors import InvalidInputError, NotFoundError
+from rejudge.store.schemas import Round, RunConfig, ToolCall, Trace
+from rejudge.suites.importers.bfcl import CATEGORIES, BfclError, build_suite
 
 __all__ = [
     "NORMALIZER_VERSION",

@@ -21,7 +21,7 @@ import pytest
 import yaml
 from click.testing import CliRunner
 
-import suites
+from rejudge import suites
 from rejudge.cli import cli
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "recorder"))

@@ -14,12 +14,12 @@ from typing import Any
 
 import httpx
 import pytest
+from rejudge.recorder.record import record_suite
+from rejudge.store.repository import Store
+from rejudge.store.schemas import Case, RunConfig
+from rejudge.suites.case_format import load_suite
 
-from recorder.record import record_suite
 from rejudge.demo import DemoError, find_demo_cassettes, run_demo
-from store.repository import Store
-from store.schemas import Case, RunConfig
-from suites.case_format import load_suite
 
 REPO = Path(__file__).resolve().parents[2]
 

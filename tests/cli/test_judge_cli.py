@@ -7,9 +7,9 @@ import socket
 from pathlib import Path
 
 import pytest
+from rejudge.store.repository import Store
+from rejudge.store.schemas import RunConfig
 
-from store.repository import Store
-from store.schemas import RunConfig
 from tests.judge.conftest import REGISTRY, call, case, gcall, trace
 
 JUDGE_COMMANDS = {

@@ -7,9 +7,9 @@ import sys
 from pathlib import Path
 
 import pytest
+from rejudge.store.migrate import head_revision
 
 from rejudge.settings import resolve_settings
-from store.migrate import head_revision
 
 
 def test_settings_flag_beats_env_beats_default() -> None:
@@ -67,9 +67,8 @@ def test_bad_database_urls_give_one_line(run_cli, url: str, fragment: str) -> No
 
 
 def test_newer_database_is_refused(run_cli, tmp_path: Path) -> None:
+    from rejudge.store.engine import make_engine
     from sqlalchemy import text
-
-    from store.engine import make_engine
 
     assert run_cli("db", "upgrade").exit_code == 0
     engine = make_engine(f"sqlite:///{tmp_path / 'cli.db'}")

@@ -9,11 +9,11 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from rejudge.judge.batch import evaluation_report
+from rejudge.judge.ops import compare_evaluations
+from rejudge.store import Store
 from streamlit.testing.v1 import AppTest
 
-from judge.batch import evaluation_report
-from judge.ops import compare_evaluations
-from store import Store
 from tests.conftest import PG_URL_PREFIX, _admin, require_postgres
 from tests.dashboard.factory import Built, build_store
 

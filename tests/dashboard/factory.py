@@ -16,8 +16,7 @@ from pathlib import Path
 from typing import Any
 
 import yaml
-
-from store import (
+from rejudge.store import (
     Case,
     Golden,
     GoldenCall,
@@ -31,7 +30,7 @@ from store import (
     ToolSpec,
     Trace,
 )
-from store.hashing import content_hash
+from rejudge.store.hashing import content_hash
 
 TIER = "golden"
 ENGINE = "test-1"

@@ -7,10 +7,10 @@ import json
 import random
 
 import pytest
+from rejudge.dashboard import queries
+from rejudge.dashboard.common import parse_args
+from rejudge.store import Store
 
-from dashboard import queries
-from dashboard.common import parse_args
-from store import Store
 from tests.dashboard.conftest import app_on, judge_compare, judge_report, metrics
 from tests.dashboard.factory import Built
 
@@ -224,8 +224,8 @@ def test_live_monitor_follows_new_traces_as_they_land(fresh_built: Built) -> Non
     """A run being recorded: the page shows the case in progress and, on its next refresh,
     the traces written since (no action from the person watching beyond the rerun)."""
     import streamlit as st
+    from rejudge.store import RunConfig
 
-    from store import RunConfig
     from tests.dashboard.factory import make_case, make_trace
 
     store = Store.open(fresh_built.url)
@@ -296,7 +296,7 @@ def test_compare_page_equals_the_cli_compare_json(built: Built, monkeypatch) -> 
 
 
 def test_diff_tables_read_the_call_matching_shape_and_others() -> None:
-    from dashboard.diffview import diff_tables
+    from rejudge.dashboard.diffview import diff_tables
 
     diff = [
         {

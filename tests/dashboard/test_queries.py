@@ -4,11 +4,11 @@ from the same evaluations' rows (on SQLite and PostgreSQL)."""
 from __future__ import annotations
 
 import pytest
+from rejudge.dashboard import queries
+from rejudge.dashboard.stats import pass_curve, plain_verdict, wilson_interval
+from rejudge.dashboard.summary import compare_summary
+from rejudge.store import Store
 
-from dashboard import queries
-from dashboard.stats import pass_curve, plain_verdict, wilson_interval
-from dashboard.summary import compare_summary
-from store import Store
 from tests.dashboard.conftest import judge_compare, judge_report
 from tests.dashboard.factory import Built
 

@@ -5,8 +5,16 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
-
-from store.schemas import Case, Golden, GoldenCall, Round, ToolCall, ToolRegistry, ToolSpec, Trace
+from rejudge.store.schemas import (
+    Case,
+    Golden,
+    GoldenCall,
+    Round,
+    ToolCall,
+    ToolRegistry,
+    ToolSpec,
+    Trace,
+)
 
 
 def _obj(props: dict[str, Any], required: list[str]) -> dict[str, Any]:

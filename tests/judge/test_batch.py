@@ -6,12 +6,11 @@ from __future__ import annotations
 import socket
 
 import pytest
-
-from judge.batch import evaluation_report, evaluation_rows, judge_run
-from judge.compare import compare_rows
-from judge.rulesets import load_rule_set
-from store.repository import Store
-from store.schemas import RunConfig
+from rejudge.judge.batch import evaluation_report, evaluation_rows, judge_run
+from rejudge.judge.compare import compare_rows
+from rejudge.judge.rulesets import load_rule_set
+from rejudge.store.repository import Store
+from rejudge.store.schemas import RunConfig
 
 from .conftest import REGISTRY, call, case, gcall, trace
 

@@ -9,17 +9,16 @@ from __future__ import annotations
 import json
 
 import pytest
+import rejudge.judge.batch as batch
 from hypothesis import given
 from hypothesis import strategies as st
-
-import judge.batch as batch
-from judge.batch import _KeyMaker, iter_evaluation_rows, judge_run
-from judge.engine import ENGINE_VERSION, judge
-from judge.report import build_report, pass_hat_k, pass_hat_k_all
-from judge.rulesets import load_rule_set
-from store.repository import Store
-from store.schemas import Case, Round, RunConfig, ToolCall, Trace, TraceError, judgment_key
-from suites.case_format import load_suite
+from rejudge.judge.batch import _KeyMaker, iter_evaluation_rows, judge_run
+from rejudge.judge.engine import ENGINE_VERSION, judge
+from rejudge.judge.report import build_report, pass_hat_k, pass_hat_k_all
+from rejudge.judge.rulesets import load_rule_set
+from rejudge.store.repository import Store
+from rejudge.store.schemas import Case, Round, RunConfig, ToolCall, Trace, TraceError, judgment_key
+from rejudge.suites.case_format import load_suite
 
 TIERS = ("contract", "execution", "completion", "completion-contract", "golden")
 

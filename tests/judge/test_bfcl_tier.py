@@ -8,12 +8,18 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
-
-from judge.engine import judge
-from judge.rulesets import load_rule_set
-from judge.tiers import get_tier
-from judge.tiers.bfcl_ast import FAITHFUL, FIXED, check_output, fixes_for, java_value, standardize
-from store.schemas import Case, Golden, Round, ToolCall, ToolRegistry, ToolSpec, Trace
+from rejudge.judge.engine import judge
+from rejudge.judge.rulesets import load_rule_set
+from rejudge.judge.tiers import get_tier
+from rejudge.judge.tiers.bfcl_ast import (
+    FAITHFUL,
+    FIXED,
+    check_output,
+    fixes_for,
+    java_value,
+    standardize,
+)
+from rejudge.store.schemas import Case, Golden, Round, ToolCall, ToolRegistry, ToolSpec, Trace
 
 BFCL1 = load_rule_set("bfcl@1")
 BFCL2 = load_rule_set("bfcl@2")
@@ -317,8 +323,8 @@ def test_cases_sharing_a_function_keep_their_own_answers() -> None:
 def test_batch_body_is_the_judgment_dump(rules: Any) -> None:
     """bfcl-ast declares plain-JSON results, so the batch path stores its body without a
     pydantic round-trip; that body must be judge()'s dump, byte for byte, key and hash too."""
-    from judge.engine import judge_body
-    from store.repository import PreparedJudgment
+    from rejudge.judge.engine import judge_body
+    from rejudge.store.repository import PreparedJudgment
 
     odd = make_case(ground_truth=GT)
     odd = odd.model_copy(

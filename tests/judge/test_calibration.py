@@ -6,9 +6,8 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
-
-from judge.batch import judge_run
-from judge.calibration import (
+from rejudge.judge.batch import judge_run
+from rejudge.judge.calibration import (
     ReviewRequiredError,
     agreement,
     build_queue,
@@ -21,11 +20,11 @@ from judge.calibration import (
     review_gaps,
     review_queue,
 )
-from judge.ops import compare_evaluations
-from judge.rulesets import load_rule_set
-from store import InvalidInputError, Store
-from store.reviews import add_review, resolve_review
-from store.schemas import RunConfig
+from rejudge.judge.ops import compare_evaluations
+from rejudge.judge.rulesets import load_rule_set
+from rejudge.store import InvalidInputError, Store
+from rejudge.store.reviews import add_review, resolve_review
+from rejudge.store.schemas import RunConfig
 
 from .conftest import REGISTRY, call, case, gcall, trace
 

@@ -7,13 +7,12 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import pytest
-
-import judge.context as context_mod
-from judge.context import JudgeContext, build_context
-from judge.engine import judge
-from judge.rulesets import load_rule_set
-from judge.tiers.base import TierResult
-from store.schemas import Case, ToolRegistry
+import rejudge.judge.context as context_mod
+from rejudge.judge.context import JudgeContext, build_context
+from rejudge.judge.engine import judge
+from rejudge.judge.rulesets import load_rule_set
+from rejudge.judge.tiers.base import TierResult
+from rejudge.store.schemas import Case, ToolRegistry
 
 from .conftest import REGISTRY, call, case, gcall, trace
 

@@ -6,16 +6,15 @@ import json
 
 import pytest
 from click.testing import CliRunner
-
-from judge.engine import judge
-from judge.rulesets import (
+from rejudge.judge.engine import judge
+from rejudge.judge.rulesets import (
     RuleSetError,
     builtin_refs,
     diff_rule_sets,
     load_rule_set,
     settings_of,
 )
-from store.errors import NotFoundError
+from rejudge.store.errors import NotFoundError
 
 from .conftest import REGISTRY, call, case, gcall, trace
 

@@ -16,11 +16,10 @@ from recorder_fakes import (
     case,
     final_turn,
 )
-
-from recorder.capture import capture, registry_from_interactions
-from recorder.cassettes import read_cassette
-from recorder.replay import renormalize_run
-from store.repository import Store
+from rejudge.recorder.capture import capture, registry_from_interactions
+from rejudge.recorder.cassettes import read_cassette
+from rejudge.recorder.replay import renormalize_run
+from rejudge.store.repository import Store
 
 pytest_plugins = ["pytester"]
 
@@ -119,7 +118,7 @@ def test_capture_replay_miss_is_reported(tmp_path: Path) -> None:
 
 
 def test_capture_needs_a_suite_for_a_case_id(tmp_path: Path) -> None:
-    from recorder.http import RecorderError
+    from rejudge.recorder.http import RecorderError
 
     with pytest.raises(RecorderError, match="also give suite="):
         with capture(case="fc-d1-001", cassettes_dir=tmp_path):
@@ -139,7 +138,7 @@ def test_pytest_plugin_marker(pytester: pytest.Pytester, tmp_path: Path) -> None
         pytester.makepyfile(
             f"""
             import httpx, pytest
-            from store.schemas import Case, Golden
+            from rejudge.store.schemas import Case, Golden
 
             CASE = Case(id="p1", dimension="D1", category="c", instruction="add 2 and 3", golden=Golden())
 
@@ -157,9 +156,9 @@ def test_pytest_plugin_marker(pytester: pytest.Pytester, tmp_path: Path) -> None
 
         # once pyproject registers the pytest11 entry point the plugin loads by itself
         registered = any(
-            ep.value == "recorder.pytest_plugin" for ep in entry_points(group="pytest11")
+            ep.value == "rejudge.recorder.pytest_plugin" for ep in entry_points(group="pytest11")
         )
-        plugin = [] if registered else ["-p", "recorder.pytest_plugin"]
+        plugin = [] if registered else ["-p", "rejudge.recorder.pytest_plugin"]
         result = pytester.runpytest_inprocess(
             *plugin,
             f"--rejudge-cassettes={cassettes}",

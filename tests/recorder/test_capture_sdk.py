@@ -7,9 +7,8 @@ from pathlib import Path
 
 import pytest
 from recorder_fakes import FakeModelServer, ScriptedModel, call, calls_turn, case, final_turn
-
-from recorder.capture import capture
-from store.repository import Store
+from rejudge.recorder.capture import capture
+from rejudge.store.repository import Store
 
 openai = pytest.importorskip("openai", reason="the official openai SDK is not installed")
 

@@ -10,10 +10,9 @@ import pytest
 import yaml
 from hypothesis import given, settings
 from hypothesis import strategies as st
-
-from recorder.cassette_io import CassetteError, read_cassette
-from recorder.normalizer import normalize_exchanges
-from store.errors import RejudgeError
+from rejudge.recorder.cassette_io import CassetteError, read_cassette
+from rejudge.recorder.normalizer import normalize_exchanges
+from rejudge.store.errors import RejudgeError
 
 REAL = Path("/work/shared/real-cassettes")
 
@@ -165,7 +164,7 @@ def test_corrupt_gzip_and_missing_file(tmp_path: Path) -> None:
 
 
 def test_exchanges_from_loaded_interactions() -> None:
-    from recorder.cassette_io import exchanges_from_interactions
+    from rejudge.recorder.cassette_io import exchanges_from_interactions
 
     doc = yaml.safe_load(
         (REAL / "pydantic-ai/test_tool_choice_matrix_required-openai.yaml").read_text()
@@ -180,7 +179,7 @@ def test_exchanges_from_loaded_interactions() -> None:
 
 
 def test_old_vcrpy_python_unicode_tags() -> None:
-    from recorder.cassette_io import load_cassette_text
+    from rejudge.recorder.cassette_io import load_cassette_text
 
     text = (
         "interactions:\n"
@@ -225,7 +224,7 @@ _docs = st.recursive(
 @settings(max_examples=200, deadline=None)
 @given(doc=_docs, raw=st.text(max_size=200))
 def test_reader_raises_only_cassette_error(doc: object, raw: str) -> None:
-    from recorder.cassette_io import load_cassette_text
+    from rejudge.recorder.cassette_io import load_cassette_text
 
     for text in (yaml.safe_dump(doc), raw, "[" * 5000, "interactions: " + "[" * 3000):
         try:

@@ -12,8 +12,7 @@ import pytest
 import yaml
 from hypothesis import given
 from hypothesis import strategies as st
-
-from recorder.cassettes import (
+from rejudge.recorder.cassettes import (
     _KEY_PATTERN,
     REDACTED,
     SECRET_REQUEST_HEADERS,
@@ -27,7 +26,7 @@ from recorder.cassettes import (
     scrub_text,
     write_cassette,
 )
-from recorder.http import RetryPolicy, parse_retry_after
+from rejudge.recorder.http import RetryPolicy, parse_retry_after
 
 REPO = Path(__file__).resolve().parents[2]
 
@@ -186,8 +185,7 @@ def test_replay_serves_in_order_and_names_the_nearest_miss() -> None:
     import asyncio
 
     import httpx
-
-    from recorder.cassettes import ReplayMissError
+    from rejudge.recorder.cassettes import ReplayMissError
 
     first = interaction({"model": "m", "n": 1})
     second = interaction({"model": "m", "n": 2})

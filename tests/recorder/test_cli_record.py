@@ -12,7 +12,7 @@ import yaml
 from click.testing import CliRunner
 from recorder_fakes import FakeModelServer, Reply, instruction_of, openai_reply, round_of
 
-import suites
+from rejudge import suites
 from rejudge.cli import cli
 from rejudge.cli.record import record, renormalize, replay, traces
 

@@ -7,10 +7,9 @@ import shutil
 from pathlib import Path
 
 import pytest
-
-from recorder.cassette_io import CassetteError
-from recorder.importer import CassetteImportError, import_cassettes, plan_import
-from store import Store
+from rejudge.recorder.cassette_io import CassetteError
+from rejudge.recorder.importer import CassetteImportError, import_cassettes, plan_import
+from rejudge.store import Store
 
 REAL = Path("/work/shared/real-cassettes")
 WEATHER = REAL / "pydantic-ai/test_tool_choice_matrix_auto-openai.yaml"
@@ -128,7 +127,7 @@ def test_bad_mapping_file(store: Store, tmp_path: Path) -> None:
 
 
 def test_renormalize_reproduces_imported_traces(store: Store, tmp_path: Path) -> None:
-    from recorder.replay import renormalize_run
+    from rejudge.recorder.replay import renormalize_run
 
     src = tmp_path / "src"
     src.mkdir()

@@ -17,10 +17,9 @@ from typing import Any
 
 import httpx
 import pytest
+import rejudge.recorder.local_server as ls
 from click.testing import CliRunner
-
-import recorder.local_server as ls
-from recorder.local_server import (
+from rejudge.recorder.local_server import (
     CHAT_FORMAT,
     INSTALL_HINT,
     MODEL_NAME,
@@ -30,7 +29,7 @@ from recorder.local_server import (
     find_smollm2_model,
     free_port,
 )
-from store.errors import RejudgeError
+from rejudge.store.errors import RejudgeError
 
 # -- find_smollm2_model ---------------------------------------------------------------------
 

@@ -19,12 +19,11 @@ from recorder_fakes import (
     case,
     final_turn,
 )
-
-from recorder.cassettes import Tape, TapeTransport
-from recorder.http import RateLimiter
-from recorder.loop import LoopContext, LoopOutcome, run_case, select_tools
-from recorder.providers import get_provider
-from store.schemas import HarnessAssistance, RunConfig
+from rejudge.recorder.cassettes import Tape, TapeTransport
+from rejudge.recorder.http import RateLimiter
+from rejudge.recorder.loop import LoopContext, LoopOutcome, run_case, select_tools
+from rejudge.recorder.providers import get_provider
+from rejudge.store.schemas import HarnessAssistance, RunConfig
 
 
 async def _no_sleep(_: float) -> None:

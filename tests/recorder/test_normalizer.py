@@ -7,10 +7,9 @@ from typing import Any
 
 from hypothesis import given, settings
 from hypothesis import strategies as st
-
-from recorder.cassette_io import Exchange
-from recorder.normalizer import NORMALIZER_VERSION, normalize_exchanges
-from store.schemas import TraceError
+from rejudge.recorder.cassette_io import Exchange
+from rejudge.recorder.normalizer import NORMALIZER_VERSION, normalize_exchanges
+from rejudge.store.schemas import TraceError
 
 CHAT = "https://api.example.com/v1/chat/completions"
 ANTH = "https://api.anthropic.com/v1/messages"

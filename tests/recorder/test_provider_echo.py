@@ -2,15 +2,15 @@
 
 from __future__ import annotations
 
-from recorder.providers import get_provider
-from recorder.providers.base import (
+from rejudge.recorder.providers import get_provider
+from rejudge.recorder.providers.base import (
     AssistantMessage,
     Conversation,
     RequestOptions,
     ToolMessage,
     UserMessage,
 )
-from store.schemas import ToolCall
+from rejudge.store.schemas import ToolCall
 
 
 def _conversation() -> Conversation:

@@ -21,12 +21,11 @@ from recorder_fakes import (
     instruction_of,
     suite,
 )
-
-from recorder.cassettes import read_cassette, requests_match
-from recorder.record import ProviderUnreachableError, RecordProgress, record_suite
-from recorder.replay import renormalize_run, replay_run
-from store.repository import Store
-from store.schemas import RunConfig
+from rejudge.recorder.cassettes import read_cassette, requests_match
+from rejudge.recorder.record import ProviderUnreachableError, RecordProgress, record_suite
+from rejudge.recorder.replay import renormalize_run, replay_run
+from rejudge.store.repository import Store
+from rejudge.store.schemas import RunConfig
 
 SECRET = "sk-live-abcdefghijklmnopqrstuvwxyz0123"
 
@@ -255,7 +254,7 @@ def test_anthropic_streaming_record_and_replay(store: Store, tmp_path: Path) -> 
 
 
 def test_unknown_case_filter_is_a_clear_error(store: Store, tmp_path: Path) -> None:
-    from store.errors import NotFoundError
+    from rejudge.store.errors import NotFoundError
 
     with pytest.raises(NotFoundError, match="no case 'nope'"):
         record_suite(store, suite(CASES), RunConfig(model="m"), tmp_path, case_ids=["nope"])
@@ -327,7 +326,7 @@ def test_concurrency_changes_neither_traces_nor_requests_and_each_worker_keeps_i
 def test_a_failing_store_ends_the_run_with_its_error_not_a_hang(
     store: Store, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from store.errors import DatabaseUnavailableError
+    from rejudge.store.errors import DatabaseUnavailableError
 
     def down(*args: Any, **kwargs: Any) -> int:
         raise DatabaseUnavailableError("database went away")

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 
-from recorder.wire import (
+from rejudge.recorder.wire import (
     AssistantTurn,
     detect_wire_format,
     extract_echoed_calls,
@@ -450,7 +450,7 @@ def test_request_side_results_and_echoes() -> None:
 
 
 def test_gemini_json_stream_and_request_side() -> None:
-    from recorder.wire import parse_gemini, parse_gemini_stream
+    from rejudge.recorder.wire import parse_gemini, parse_gemini_stream
 
     body = {
         "candidates": [
@@ -495,7 +495,7 @@ def test_gemini_json_stream_and_request_side() -> None:
 
 
 def test_tool_specs_and_first_user_text() -> None:
-    from recorder.wire import extract_first_user_text, extract_tool_specs
+    from rejudge.recorder.wire import extract_first_user_text, extract_tool_specs
 
     chat = {
         "messages": [

@@ -6,8 +6,7 @@ import json
 
 from hypothesis import given, settings
 from hypothesis import strategies as st
-
-from recorder.wire import parse_anthropic_sse, parse_openai_chat_sse, parse_response
+from rejudge.recorder.wire import parse_anthropic_sse, parse_openai_chat_sse, parse_response
 
 json_values = st.recursive(
     st.none() | st.booleans() | st.integers() | st.text(max_size=20),

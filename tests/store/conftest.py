@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 import pytest
+from rejudge.store import Case, RunRecord, Store, SuiteRecord, ToolRegistry
 
-from store import Case, RunRecord, Store, SuiteRecord, ToolRegistry
 from tests.store.store_factories import make_case, make_config, make_registry, suite_hash
 
 

@@ -6,9 +6,7 @@ import threading
 from collections.abc import Callable
 from typing import Any
 
-from sqlalchemy import func, select
-
-from store import (
+from rejudge.store import (
     Case,
     Golden,
     GoldenCall,
@@ -22,7 +20,8 @@ from store import (
     ToolSpec,
     Trace,
 )
-from store.hashing import content_hash
+from rejudge.store.hashing import content_hash
+from sqlalchemy import func, select
 
 
 def count_rows(store: Store, table: type) -> int:

@@ -4,9 +4,8 @@ all-or-nothing validation, resolutions filled once, and the context queries."""
 from __future__ import annotations
 
 import pytest
-
-from store import ConflictError, InvalidInputError, NotFoundError, Store
-from store.reviews import (
+from rejudge.store import ConflictError, InvalidInputError, NotFoundError, Store
+from rejudge.store.reviews import (
     NewReview,
     add_review,
     add_reviews,
@@ -18,7 +17,8 @@ from store.reviews import (
     review_history,
     trace_judgments,
 )
-from store.tables import ReviewRow
+from rejudge.store.tables import ReviewRow
+
 from tests.store.store_factories import (
     count_rows,
     make_case,
@@ -186,7 +186,7 @@ def test_deleting_a_judgment_removes_its_reviews_but_an_evaluation_does_not(
     review = add_review(
         store, judged["ids"][0], "confirmed", "ana", evaluation_id=judged["evaluation"]
     )
-    from store.tables import EvaluationRow
+    from rejudge.store.tables import EvaluationRow
 
     with store.engine.begin() as c:
         c.execute(EvaluationRow.__table__.delete())  # type: ignore[attr-defined]

@@ -14,8 +14,7 @@ import time
 from pathlib import Path
 
 import pytest
-
-from store import (
+from rejudge.store import (
     DatabaseUnavailableError,
     DatabaseURLError,
     SchemaVersionError,

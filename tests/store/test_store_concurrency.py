@@ -7,10 +7,10 @@ import sys
 import textwrap
 from pathlib import Path
 
+from rejudge.store import RunRecord, Store
+from rejudge.store.tables import CallRow, TraceRow
 from sqlalchemy import func, select
 
-from store import RunRecord, Store
-from store.tables import CallRow, TraceRow
 from tests.store.store_factories import count_rows, make_trace, race
 
 
@@ -29,7 +29,7 @@ ROOT = Path(__file__).resolve().parents[2]
 CHILD = textwrap.dedent(
     """
     import sys
-    from store import Store
+    from rejudge.store import Store
     from tests.store.store_factories import make_trace
 
     url, run_id, case_pk = sys.argv[1], int(sys.argv[2]), int(sys.argv[3])
@@ -62,8 +62,9 @@ def test_processes_saving_the_same_traces_make_one_row_each(
 
 
 def test_threads_saving_the_same_new_suite_make_one_snapshot(store: Store) -> None:
-    from store import SuiteRecord
-    from store.tables import CaseRow, SuiteRow
+    from rejudge.store import SuiteRecord
+    from rejudge.store.tables import CaseRow, SuiteRow
+
     from tests.store.store_factories import make_case, make_registry, suite_hash
 
     cases = [make_case(i) for i in range(40)]
@@ -87,7 +88,7 @@ def test_threads_saving_the_same_new_suite_make_one_snapshot(store: Store) -> No
 KILLED_CHILD = textwrap.dedent(
     """
     import sys
-    from store import Store
+    from rejudge.store import Store
     from tests.store.store_factories import make_trace
 
     url, run_id, case_pk = sys.argv[1], int(sys.argv[2]), int(sys.argv[3])

@@ -13,9 +13,10 @@ import textwrap
 import time
 from pathlib import Path
 
-from judge.rulesets import load_rule_set
-from store import RunRecord, Store
-from store.tables import EvaluationRow
+from rejudge.judge.rulesets import load_rule_set
+from rejudge.store import RunRecord, Store
+from rejudge.store.tables import EvaluationRow
+
 from tests.store.store_factories import count_rows, race
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -52,7 +53,7 @@ CHILD = f"ROUNDS = {ROUNDS}\n" + textwrap.dedent(
     """
     import sys
     import time
-    from store import Store
+    from rejudge.store import Store
 
     url, run_id, rule_set_id, start = sys.argv[1], int(sys.argv[2]), int(sys.argv[3]), float(sys.argv[4])
     store = Store.open(url)

@@ -3,9 +3,7 @@
 from __future__ import annotations
 
 import pytest
-from sqlalchemy import select
-
-from store import (
+from rejudge.store import (
     Case,
     ConflictError,
     Judgment,
@@ -14,7 +12,9 @@ from store import (
     Store,
     ToolRegistry,
 )
-from store.tables import EvaluationJudgmentRow, JudgmentRow, RuleSetRow
+from rejudge.store.tables import EvaluationJudgmentRow, JudgmentRow, RuleSetRow
+from sqlalchemy import select
+
 from tests.store.store_factories import count_rows, make_judgment, make_rule_set, make_trace
 
 # --------------------------------------------------------------------------- rule sets

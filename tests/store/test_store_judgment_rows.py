@@ -5,11 +5,12 @@ from __future__ import annotations
 
 import json
 
-from store import Case, RunRecord, Store, ToolRegistry
-from store.hashing import canonical_json
-from store.repository import PreparedJudgment
-from store.schemas import Judgment
-from store.tables import EvaluationJudgmentRow, JudgmentRow
+from rejudge.store import Case, RunRecord, Store, ToolRegistry
+from rejudge.store.hashing import canonical_json
+from rejudge.store.repository import PreparedJudgment
+from rejudge.store.schemas import Judgment
+from rejudge.store.tables import EvaluationJudgmentRow, JudgmentRow
+
 from tests.store.store_factories import count_rows, make_rule_set, make_trace
 
 

@@ -7,11 +7,11 @@ import json
 import pytest
 from alembic.autogenerate import compare_metadata
 from alembic.runtime.migration import MigrationContext
+from rejudge.store import SchemaVersionError, Store, make_engine
+from rejudge.store.migrate import current_revision, downgrade, ensure_schema, head_revision, upgrade
+from rejudge.store.tables import Base
 from sqlalchemy import Column, Integer, MetaData, Table, inspect, text
 
-from store import SchemaVersionError, Store, make_engine
-from store.migrate import current_revision, downgrade, ensure_schema, head_revision, upgrade
-from store.tables import Base
 from tests.store.store_factories import make_registry
 
 TABLES = set(Base.metadata.tables)

@@ -3,9 +3,7 @@
 from __future__ import annotations
 
 import pytest
-from sqlalchemy import select
-
-from store import (
+from rejudge.store import (
     Case,
     ConflictError,
     NotFoundError,
@@ -14,7 +12,9 @@ from store import (
     SuiteRecord,
     ToolRegistry,
 )
-from store.tables import CaseRow, RegistryRow, SuiteRow, TraceRow
+from rejudge.store.tables import CaseRow, RegistryRow, SuiteRow, TraceRow
+from sqlalchemy import select
+
 from tests.store.store_factories import (
     count_rows,
     make_case,
@@ -258,7 +258,7 @@ def test_list_runs_counts_traces_and_finish_sets_status(
 def test_suite_with_duplicate_case_ids_is_refused_whole(
     store: Store, registry: ToolRegistry
 ) -> None:
-    from store import InvalidInputError
+    from rejudge.store import InvalidInputError
 
     cases = [make_case(1), make_case(2), make_case(1, instruction="same id again")]
     with pytest.raises(InvalidInputError, match="case-001|two cases"):
@@ -270,8 +270,8 @@ def test_suite_with_duplicate_case_ids_is_refused_whole(
 
 
 def test_resume_may_change_operational_knobs_only(store) -> None:
-    from store.errors import ConflictError
-    from store.schemas import Case, Golden, RunConfig, ToolRegistry, ToolSpec
+    from rejudge.store.errors import ConflictError
+    from rejudge.store.schemas import Case, Golden, RunConfig, ToolRegistry, ToolSpec
 
     registry = ToolRegistry(domain="ops", tools=[ToolSpec(name="f", read_only=True)])
     case = Case(id="c1", dimension="D1", category="x", instruction="i", golden=Golden())

@@ -49,19 +49,19 @@ def test_commands_import_judge_and_export(tmp_path: Path, monkeypatch: pytest.Mo
     [summary] = json.loads(out.output)
     assert summary["traces"] == 2 and summary["run"] == "bfcl-m-live_relevance"
 
-    import judge.batch
-    from judge.batch import judge_run
-    from judge.rulesets import load_rule_set
-    from store.repository import Store
+    import rejudge.judge.batch as judge_batch
+    from rejudge.judge.batch import judge_run
+    from rejudge.judge.rulesets import load_rule_set
+    from rejudge.store.repository import Store
 
     built: list[str] = []
-    real_index = judge.batch.registry_index
+    real_index = judge_batch.registry_index
 
     def spy(registry, registry_hash=None):  # type: ignore[no-untyped-def]
         built.append(registry.name if hasattr(registry, "name") else "?")
         return real_index(registry, registry_hash)
 
-    monkeypatch.setattr(judge.batch, "registry_index", spy)
+    monkeypatch.setattr(judge_batch, "registry_index", spy)
     store = Store.open(f"sqlite:///{tmp_path / 'rejudge.db'}")
     try:
         result = judge_run(store, summary["run"], "bfcl-ast", load_rule_set("standard@2"))

@@ -7,10 +7,9 @@ from pathlib import Path
 
 import jsonschema
 import pytest
-
-from store.schemas import Case, Golden, GoldenCall
-from suites import load_case_file, load_suite
-from suites.case_format import (
+from rejudge.store.schemas import Case, Golden, GoldenCall
+from rejudge.suites import load_case_file, load_suite
+from rejudge.suites.case_format import (
     NINE_FIELDS,
     SuiteManifest,
     case_schema,
@@ -21,7 +20,7 @@ from suites.case_format import (
     suite_schema,
     write_suite,
 )
-from suites.errors import SuiteFormatError, SuiteNotFoundError
+from rejudge.suites.errors import SuiteFormatError, SuiteNotFoundError
 
 FULL = Case(
     id="fc-d1-001",

@@ -7,11 +7,10 @@ import shutil
 from pathlib import Path
 
 import pytest
-
-from store import Store
-from suites import builtin_suites, load_suite
-from suites.catalog import snapshot_suite, suite_summaries
-from suites.errors import SuiteError
+from rejudge.store import Store
+from rejudge.suites import builtin_suites, load_suite
+from rejudge.suites.catalog import snapshot_suite, suite_summaries
+from rejudge.suites.errors import SuiteError
 
 
 def test_summaries_report_broken_builtins_without_failing(monkeypatch: pytest.MonkeyPatch) -> None:

@@ -9,10 +9,10 @@ from pathlib import Path
 
 import pytest
 from click.testing import CliRunner, Result
+from rejudge.store.repository import Store
+from rejudge.suites.generators.funcbench import Knobs, generate_suite, load_generated_suite
 
 import rejudge.cli as root
-from store.repository import Store
-from suites.generators.funcbench import Knobs, generate_suite, load_generated_suite
 
 
 @pytest.fixture

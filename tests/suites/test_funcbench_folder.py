@@ -5,14 +5,14 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from judge.engine import judge
-from judge.rulesets import load_rule_set
-from recorder.loop import case_tools
-from suites.case_format import load_suite
-from suites.domain import get_domain
-from suites.generators.funcbench import Knobs, generate_suite, write_generated_suite
-from suites.selftest import golden_trace
-from suites.validate import validate_suite
+from rejudge.judge.engine import judge
+from rejudge.judge.rulesets import load_rule_set
+from rejudge.recorder.loop import case_tools
+from rejudge.suites.case_format import load_suite
+from rejudge.suites.domain import get_domain
+from rejudge.suites.generators.funcbench import Knobs, generate_suite, write_generated_suite
+from rejudge.suites.selftest import golden_trace
+from rejudge.suites.validate import validate_suite
 
 
 def _folder(tmp_path: Path) -> Path:

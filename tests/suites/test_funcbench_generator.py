@@ -6,16 +6,15 @@ import json
 import re
 
 import pytest
+import rejudge.suites.domains.funcbench  # noqa: F401  registers the domain
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-
-import suites.domains.funcbench  # noqa: F401  registers the domain
-from judge.engine import judge
-from store.hashing import canonical_json
-from store.schemas import Case
-from suites.case_format import dump_cases
-from suites.domain import get_domain
-from suites.generators.funcbench import (
+from rejudge.judge.engine import judge
+from rejudge.store.hashing import canonical_json
+from rejudge.store.schemas import Case
+from rejudge.suites.case_format import dump_cases
+from rejudge.suites.domain import get_domain
+from rejudge.suites.generators.funcbench import (
     KnobError,
     Knobs,
     components,
@@ -24,8 +23,8 @@ from suites.generators.funcbench import (
     load_generated_suite,
     write_generated_suite,
 )
-from suites.selftest import golden_trace, selftest_suite
-from suites.validate import validate_suite
+from rejudge.suites.selftest import golden_trace, selftest_suite
+from rejudge.suites.validate import validate_suite
 
 
 @st.composite

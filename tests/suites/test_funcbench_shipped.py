@@ -22,25 +22,25 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-
-import suites  # noqa: F401  registers the built-in domains
-import suites.domains.funcbench  # noqa: F401
-from judge.batch import judge_run
-from judge.engine import judge
-from judge.rulesets import DEFAULT_RULE_SET, load_rule_set
-from recorder.cassettes import read_cassette
-from recorder.record import trace_from_cassette
-from recorder.replay import replay_run
-from rejudge.cli.sweep import _summarize, _timeout_failures
-from store.repository import Store
-from store.schemas import RunConfig
-from suites.catalog import snapshot_suite
-from suites.generators.funcbench import (
+import rejudge.suites.domains.funcbench  # noqa: F401
+from rejudge.judge.batch import judge_run
+from rejudge.judge.engine import judge
+from rejudge.judge.rulesets import DEFAULT_RULE_SET, load_rule_set
+from rejudge.recorder.cassettes import read_cassette
+from rejudge.recorder.record import trace_from_cassette
+from rejudge.recorder.replay import replay_run
+from rejudge.store.repository import Store
+from rejudge.store.schemas import RunConfig
+from rejudge.suites.catalog import snapshot_suite
+from rejudge.suites.generators.funcbench import (
     Knobs,
     default_suite_name,
     generate_suite,
     load_generated_suite,
 )
+
+from rejudge import suites  # noqa: F401  registers the built-in domains
+from rejudge.cli.sweep import _summarize, _timeout_failures
 
 REPO = Path(__file__).resolve().parents[2]
 CASSETTES = REPO / "cassettes"

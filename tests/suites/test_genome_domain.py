@@ -8,20 +8,20 @@ from typing import Any
 import jsonschema
 from hypothesis import given, settings
 from hypothesis import strategies as st
-
-import suites  # noqa: F401  registers the built-in domains
-from store.hashing import canonical_json
-from suites.domain import get_domain
-from suites.domains.genome import make_genome
-from suites.domains.genome.genome import (
+from rejudge.store.hashing import canonical_json
+from rejudge.suites.domain import get_domain
+from rejudge.suites.domains.genome import make_genome
+from rejudge.suites.domains.genome.genome import (
     DATA_PATH,
     STOP_CODONS,
     load_genome,
     reverse_complement,
     translate,
 )
-from suites.domains.genome.sandbox import GenomeSandbox
-from suites.domains.genome.tools import ALTERNATIVE_KEYS, EQUIVALENCES, FOLLOW_UPS
+from rejudge.suites.domains.genome.sandbox import GenomeSandbox
+from rejudge.suites.domains.genome.tools import ALTERNATIVE_KEYS, EQUIVALENCES, FOLLOW_UPS
+
+from rejudge import suites  # noqa: F401  registers the built-in domains
 
 DOMAIN = get_domain("genome")
 
@@ -338,7 +338,7 @@ def test_exports_write_well_formed_files() -> None:
 
 
 def test_setup_calls_prepare_state_and_bad_setup_is_reported() -> None:
-    from suites.domains.genome.domain import GenomeSetupError
+    from rejudge.suites.domains.genome.domain import GenomeSetupError
 
     sandbox = DOMAIN.new_sandbox(
         {"setup_calls": [{"tool": "open_tab", "arguments": {"chromosome": "chrB"}}]}

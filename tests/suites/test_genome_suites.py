@@ -8,17 +8,17 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from rejudge.judge.engine import judge
+from rejudge.judge.tiers import get_tier, tier_names
+from rejudge.store.hashing import canonical_json
+from rejudge.store.schemas import Case, Golden, GoldenCall, Round, ToolCall, ToolRegistry, Trace
+from rejudge.suites.case_format import SuiteSource, builtin_suites, load_suite, write_suite
+from rejudge.suites.domain import get_domain
+from rejudge.suites.domains.genome import authoring
+from rejudge.suites.selftest import golden_trace, selftest_suite
+from rejudge.suites.validate import validate_suite
 
-import suites  # noqa: F401  registers the built-in domains
-from judge.engine import judge
-from judge.tiers import get_tier, tier_names
-from store.hashing import canonical_json
-from store.schemas import Case, Golden, GoldenCall, Round, ToolCall, ToolRegistry, Trace
-from suites.case_format import SuiteSource, builtin_suites, load_suite, write_suite
-from suites.domain import get_domain
-from suites.domains.genome import authoring
-from suites.selftest import golden_trace, selftest_suite
-from suites.validate import validate_suite
+from rejudge import suites  # noqa: F401  registers the built-in domains
 
 NAMES = (authoring.SIMPLE_NAME, authoring.COMPLEX_NAME)
 CALL_TIERS = ("contract", "execution", "completion", "golden")

@@ -8,14 +8,13 @@ from typing import Any
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-
-from store.hashing import canonical_json
-from suites import get_domain, load_suite
-from suites.domain import package_data
-from suites.domains.retail import fixtures, retail_registry
-from suites.domains.retail.sandbox import RetailSandbox
-from suites.sandbox import thaw
-from suites.selftest import golden_trace
+from rejudge.store.hashing import canonical_json
+from rejudge.suites import get_domain, load_suite
+from rejudge.suites.domain import package_data
+from rejudge.suites.domains.retail import fixtures, retail_registry
+from rejudge.suites.domains.retail.sandbox import RetailSandbox
+from rejudge.suites.sandbox import thaw
+from rejudge.suites.selftest import golden_trace
 
 READ = ["get_user", "get_order", "list_orders", "get_product", "check_stock", "get_return_policy"]
 REQUEST = [

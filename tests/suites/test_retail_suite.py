@@ -6,12 +6,11 @@ from collections import Counter, defaultdict
 from typing import Any
 
 import pytest
-
-from store.schemas import Case, ToolRegistry, Trace
-from suites import builtin_suites, get_domain, load_suite
-from suites.case_format import SuiteSource
-from suites.selftest import golden_trace, selftest_suite
-from suites.validate import validate_suite
+from rejudge.store.schemas import Case, ToolRegistry, Trace
+from rejudge.suites import builtin_suites, get_domain, load_suite
+from rejudge.suites.case_format import SuiteSource
+from rejudge.suites.selftest import golden_trace, selftest_suite
+from rejudge.suites.validate import validate_suite
 
 
 @pytest.fixture(scope="module")

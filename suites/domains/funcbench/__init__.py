@@ -12,10 +12,10 @@ from __future__ import annotations
 from collections.abc import Iterator
 from typing import Any
 
-from store.schemas import Case, ToolRegistry
-from suites.domain import register_domain
-from suites.domains.funcbench.sandbox import FuncBenchSandbox, as_int, wrong_value
-from suites.errors import SuiteError
+from rejudge.store.schemas import Case, ToolRegistry
+from rejudge.suites.domain import register_domain
+from rejudge.suites.domains.funcbench.sandbox import FuncBenchSandbox, as_int, wrong_value
+from rejudge.suites.errors import SuiteError
 
 __all__ = ["FuncBenchDomain", "FuncBenchSandbox", "as_int", "wrong_value", "CASE_ID_PATTERN"]
 

@@ -5,10 +5,10 @@ Importing this package registers the domain as ``genome``.
 
 from __future__ import annotations
 
-from suites.domain import register_domain
-from suites.domains.genome.domain import GenomeDomain, GenomeSetupError
-from suites.domains.genome.sandbox import GenomeSandbox
-from suites.domains.genome.tools import build_registry
+from rejudge.suites.domain import register_domain
+from rejudge.suites.domains.genome.domain import GenomeDomain, GenomeSetupError
+from rejudge.suites.domains.genome.sandbox import GenomeSandbox
+from rejudge.suites.domains.genome.tools import build_registry
 
 __all__ = ["GenomeDomain", "GenomeSandbox", "GenomeSetupError", "build_registry"]
 

@@ -25,11 +25,11 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from store.schemas import Case
-from suites.case_format import SuiteManifest, dump_cases, write_suite
-from suites.domain import package_data
-from suites.domains.genome.cases_complex import complex_cases
-from suites.domains.genome.cases_simple import simple_cases
+from rejudge.store.schemas import Case
+from rejudge.suites.case_format import SuiteManifest, dump_cases, write_suite
+from rejudge.suites.domain import package_data
+from rejudge.suites.domains.genome.cases_complex import complex_cases
+from rejudge.suites.domains.genome.cases_simple import simple_cases
 
 __all__ = [
     "SIMPLE_NAME",

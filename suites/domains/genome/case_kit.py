@@ -6,10 +6,10 @@ from __future__ import annotations
 
 from typing import Any
 
-from store.schemas import Case, Golden, GoldenCall, ParamRule
-from suites.domains.genome.domain import SETUP_KEY
-from suites.domains.genome.genome import load_genome
-from suites.domains.genome.tools import READ_ONLY_LOOKUPS
+from rejudge.store.schemas import Case, Golden, GoldenCall, ParamRule
+from rejudge.suites.domains.genome.domain import SETUP_KEY
+from rejudge.suites.domains.genome.genome import load_genome
+from rejudge.suites.domains.genome.tools import READ_ONLY_LOOKUPS
 
 __all__ = [
     "SEQ_RULE",

@@ -3,8 +3,8 @@ step. See :mod:`suites.domains.genome.authoring` for the conventions."""
 
 from __future__ import annotations
 
-from store.schemas import Case
-from suites.domains.genome.case_kit import (
+from rejudge.store.schemas import Case
+from rejudge.suites.domains.genome.case_kit import (
     SEQ_RULE,
     dna_of,
     genome_case,
@@ -13,7 +13,7 @@ from suites.domains.genome.case_kit import (
     setup_call,
     span_of,
 )
-from suites.domains.genome.genome import reverse_complement
+from rejudge.suites.domains.genome.genome import reverse_complement
 
 __all__ = ["complex_cases"]
 

@@ -4,8 +4,8 @@ dimension (search, sequence, navigation, tabs, analysis, similarity, annotation,
 
 from __future__ import annotations
 
-from store.schemas import Case
-from suites.domains.genome.case_kit import (
+from rejudge.store.schemas import Case
+from rejudge.suites.domains.genome.case_kit import (
     SEQ_RULE,
     dna_of,
     genome_case,

@@ -7,10 +7,10 @@ import re
 from collections.abc import Iterator
 from typing import Any
 
-from store.errors import InvalidInputError
-from store.schemas import Case, ToolRegistry
-from suites.domains.genome.sandbox import GenomeSandbox
-from suites.domains.genome.tools import DOMAIN_NAME, annotation_ids, build_registry
+from rejudge.store.errors import InvalidInputError
+from rejudge.store.schemas import Case, ToolRegistry
+from rejudge.suites.domains.genome.sandbox import GenomeSandbox
+from rejudge.suites.domains.genome.tools import DOMAIN_NAME, annotation_ids, build_registry
 
 __all__ = ["GenomeDomain", "GenomeSetupError", "CASE_ID_PATTERN", "SETUP_KEY"]
 

@@ -13,8 +13,8 @@ import hashlib
 from collections.abc import Iterable
 from typing import Any
 
-from store.schemas import ToolRegistry
-from suites.domains.genome.genome import (
+from rejudge.store.schemas import ToolRegistry
+from rejudge.suites.domains.genome.genome import (
     Gene,
     Genome,
     find_orfs,
@@ -24,8 +24,8 @@ from suites.domains.genome.genome import (
     reverse_complement,
     translate,
 )
-from suites.errors import ToolError
-from suites.sandbox import SchemaSandbox
+from rejudge.suites.errors import ToolError
+from rejudge.suites.sandbox import SchemaSandbox
 
 __all__ = ["GenomeSandbox", "DEFAULT_VIEW_WIDTH", "MIN_VIEW_WIDTH", "GENE_PADDING"]
 

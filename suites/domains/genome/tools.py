@@ -21,8 +21,8 @@ from __future__ import annotations
 from functools import cache
 from typing import Any
 
-from store.schemas import ToolRegistry, ToolSpec
-from suites.domains.genome.genome import load_genome
+from rejudge.store.schemas import ToolRegistry, ToolSpec
+from rejudge.suites.domains.genome.genome import load_genome
 
 __all__ = [
     "DOMAIN_NAME",

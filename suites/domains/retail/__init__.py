@@ -13,9 +13,9 @@ from collections.abc import Iterator
 from functools import cache
 from typing import Any
 
-from store.schemas import Case, ToolRegistry, ToolSpec
-from suites.domain import package_data, register_domain
-from suites.domains.retail.sandbox import RetailSandbox, fixtures
+from rejudge.store.schemas import Case, ToolRegistry, ToolSpec
+from rejudge.suites.domain import package_data, register_domain
+from rejudge.suites.domains.retail.sandbox import RetailSandbox, fixtures
 
 __all__ = ["RetailDomain", "RetailSandbox", "retail_registry", "fixtures", "CASE_ID_PATTERN"]
 
