@@ -1,7 +1,9 @@
 """A/B: the same re-judge measured on two (or more) checkouts, alternating, on one machine.
 
 Usage (from the repository root; OLD and NEW are checkouts of the commits to compare, e.g.
-``git worktree add /tmp/old <commit>``):
+``git worktree add /tmp/old <commit>``, each measured by its own interpreter: ``ROOT=PYTHON``, or
+the checkout's ``.venv/bin/python`` — an editable install maps the checkout's folders into the
+``rejudge`` namespace, so the code under test is the checkout's own):
 
     python bench/rejudge_ab.py /tmp/old /tmp/new                    # 10,000 traces, golden
     python bench/rejudge_ab.py /tmp/old /tmp/new --traces 100000 --rounds 3 --reps 10
@@ -34,12 +36,33 @@ from pathlib import Path
 from typing import Any
 
 
-def _measure(root: str, db: str, tier: str, reps: int) -> dict[str, Any]:
-    sys.path.insert(0, root)  # the checkout under test, before any installed copy
-    from rejudge.judge.batch import evaluation_report, judge_run
-    from rejudge.judge.rulesets import load_rule_set
-    from rejudge.store.repository import Store
+def _api() -> tuple[Any, Any, Any, Any]:
+    """judge_run, evaluation_report, load_rule_set and Store wherever this checkout keeps them:
+    the services layer, the judge package under the rejudge namespace, or the bare top-level
+    packages of the layout before the namespace move."""
+    import importlib
 
+    for judging, rulesets, store in (
+        ("rejudge.services.judging", "rejudge.judge", "rejudge.store"),
+        ("rejudge.judge.batch", "rejudge.judge.rulesets", "rejudge.store.repository"),
+        ("judge.batch", "judge.rulesets", "store.repository"),
+    ):
+        try:
+            service = importlib.import_module(judging)
+        except ImportError:
+            continue
+        return (
+            service.judge_run,
+            service.evaluation_report,
+            importlib.import_module(rulesets).load_rule_set,
+            importlib.import_module(store).Store,
+        )
+    raise SystemExit("this checkout has no judge_run this bench knows")
+
+
+def _measure(root: str, db: str, tier: str, reps: int) -> dict[str, Any]:
+    # run by the checkout's own interpreter (its venv maps the checkout's folders, see main)
+    judge_run, evaluation_report, load_rule_set, Store = _api()
     store = Store.open(f"sqlite:///{db}")
     run = store.get_run("bench")
     rules = load_rule_set("standard@2")
@@ -56,14 +79,20 @@ def _measure(root: str, db: str, tier: str, reps: int) -> dict[str, Any]:
     c0 = time.process_time()
     report = evaluation_report(store, again.evaluation_id)
     report_us = (time.process_time() - c0) / again.judged * 1e6
-    assert len(report["cases"]) == again.judged
+    cases = report["cases"] if isinstance(report, dict) else report.cases
+    assert len(cases) == again.judged
     store.close()
     return {"first_us": first_us, "lookup_us": lookups, "report_us": report_us}
 
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("roots", nargs="*", help="checkouts to compare, oldest first")
+    parser.add_argument(
+        "roots",
+        nargs="*",
+        help="checkouts to compare, oldest first, each ROOT or ROOT=PYTHON (default: the "
+        "checkout's .venv/bin/python, else this interpreter)",
+    )
     parser.add_argument("--traces", type=int, default=10_000)
     parser.add_argument("--tier", default="golden")
     parser.add_argument("--rounds", type=int, default=3)
@@ -79,13 +108,19 @@ def main() -> int:
         parser.error("name at least two checkouts")
     if args.rounds < 1 or args.reps < 1:
         parser.error("--rounds and --reps must be at least 1")
-    roots = [str(Path(r).resolve()) for r in args.roots]
+    pythons = {}
+    for spec in args.roots:
+        root, _, python = spec.partition("=")
+        root = str(Path(root).resolve())
+        venv = Path(root) / ".venv" / "bin" / "python"
+        pythons[root] = python or (str(venv) if venv.exists() else sys.executable)
+    roots = list(pythons)
     results: dict[str, list[dict[str, Any]]] = {root: [] for root in roots}
     with tempfile.TemporaryDirectory(prefix="rejudge-ab-") as tmp:
         base = Path(tmp) / "base.db"
         builder = Path(roots[0]) / "bench" / "judge_rejudge.py"
         subprocess.run(
-            [sys.executable, str(builder), "--build", str(base), "-n", str(args.traces)],
+            [pythons[roots[0]], str(builder), "--build", str(base), "-n", str(args.traces)],
             check=True,
         )
         for round_no in range(args.rounds):
@@ -93,7 +128,7 @@ def main() -> int:
                 work = Path(tmp) / "work.db"
                 shutil.copyfile(base, work)
                 out = subprocess.run(
-                    [sys.executable, __file__, "--measure", root, str(work)]
+                    [pythons[root], __file__, "--measure", root, str(work)]
                     + ["--tier", args.tier, "--reps", str(args.reps)],
                     check=True,
                     capture_output=True,
