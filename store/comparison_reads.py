@@ -9,8 +9,7 @@ judge decides which change explains a flip.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 from rejudge.store._read_common import _T_EJ, _T_JUDG, count_if
 from rejudge.store.errors import InvalidInputError
@@ -40,8 +39,7 @@ PairCounts = dict[tuple[str | None, str | None], int]
 CauseOrder = Sequence[tuple[str, str]]
 
 
-@dataclass(frozen=True)
-class Coverage:
+class Coverage(NamedTuple):
     """Rows in A, in B, and paired; cases whose content or registry differs between them."""
 
     a: int
@@ -51,8 +49,7 @@ class Coverage:
     registry_changed_rows: int
 
 
-@dataclass(frozen=True)
-class Flip:
+class Flip(NamedTuple):
     """One (case, repetition) whose verdict differs between A and B."""
 
     case: str

@@ -7,8 +7,7 @@ partial score, case key, dimension and category), so no judgment body is parsed.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 from rejudge.store._read_common import _T_EJ, _T_JUDG, accuracy, count_if, verdict_columns
 from rejudge.store.errors import InvalidInputError
@@ -32,8 +31,7 @@ __all__ = [
 GROUPINGS = ("dimension", "category")
 
 
-@dataclass(frozen=True)
-class GroupSummary:
+class GroupSummary(NamedTuple):
     """One dimension's or category's verdict counts, accuracy and average partial score."""
 
     PASS: int
@@ -45,8 +43,7 @@ class GroupSummary:
     avg_partial: float | None
 
 
-@dataclass(frozen=True)
-class PassCell:
+class PassCell(NamedTuple):
     """``cases`` cases had ``n`` scored repetitions of which ``c`` passed."""
 
     n: int
@@ -54,8 +51,7 @@ class PassCell:
     cases: int
 
 
-@dataclass(frozen=True)
-class CasePasses:
+class CasePasses(NamedTuple):
     case: str
     scored: int
     passed: int

@@ -8,9 +8,8 @@ rows in one query for all listed traces.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass, field
 from datetime import datetime
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 from rejudge.store._read_common import (
     _T_CALL,
@@ -47,8 +46,7 @@ __all__ = [
 Badge = tuple[str, bool | None]
 
 
-@dataclass(frozen=True)
-class TraceListing:
+class TraceListing(NamedTuple):
     id: int
     case_key: str
     repetition: int
@@ -57,8 +55,7 @@ class TraceListing:
     call_count: int
 
 
-@dataclass(frozen=True)
-class TraceDetail:
+class TraceDetail(NamedTuple):
     """A trace's stored body, the case it ran, and where its cassette is."""
 
     id: int
@@ -73,8 +70,7 @@ class TraceDetail:
     case_body: dict[str, Any] | None
 
 
-@dataclass(frozen=True)
-class RunProgress:
+class RunProgress(NamedTuple):
     """A run being recorded: its summary, trace statuses so far, calls by outcome, last write."""
 
     run: RunSummary
@@ -85,15 +81,13 @@ class RunProgress:
     last_trace_at: datetime | None
 
 
-@dataclass(frozen=True)
-class PendingCase:
+class PendingCase(NamedTuple):
     case: str
     done: int
     repetitions: int
 
 
-@dataclass(frozen=True)
-class RecentTrace:
+class RecentTrace(NamedTuple):
     id: int
     case_key: str
     repetition: int
@@ -101,7 +95,7 @@ class RecentTrace:
     round_count: int
     created_at: datetime | None
     # per round, the calls it made as badges (an empty list: the round made no call)
-    rounds: list[list[Badge]] = field(default_factory=list)
+    rounds: list[list[Badge]]
 
 
 def run_traces(
