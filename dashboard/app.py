@@ -2,8 +2,9 @@
 
 The command passes the store in the app's environment (``REJUDGE_DASHBOARD_DB``, never on the
 command line, where a password would show in ``ps``); a hand-started ``streamlit run
-dashboard/app.py -- --db URL [--cassettes DIR]`` works too. Pages live in ``dashboard/views/`` and read the store only through
-``dashboard.queries`` (SQL aggregates) and the judge's pure functions.
+dashboard/app.py -- --db URL [--cassettes DIR]`` works too. Pages live in ``dashboard/views/``
+and read the store only through its read models (``rejudge.store.*_reads``, cached by
+``dashboard.data``), the services and the judge's pure functions.
 """
 
 from __future__ import annotations
@@ -17,7 +18,7 @@ st.set_page_config(page_title="rejudge", page_icon=":material/balance:", layout=
 
 ctx = context()
 try:
-    data.engine(ctx.db_url)
+    data.store(ctx.db_url)
 except RejudgeError as exc:
     st.error(f"Cannot open the store {ctx.shown_url}: {exc}")
     st.stop()

@@ -8,10 +8,12 @@ import sys
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
 
 import streamlit as st
 from rejudge.dashboard import CASSETTES_ENV, DB_ENV
+from rejudge.judge.compare import CAUSES
+from rejudge.store.catalog_reads import EvaluationSummary, FilterOptions, RunSummary
+from rejudge.store.comparison_reads import UNKNOWN_CAUSE
 from rejudge.store.engine import redact_url
 
 __all__ = [
@@ -26,9 +28,16 @@ __all__ = [
     "filters_widget",
     "tool_badge",
     "md_escape",
+    "FLIP_CAUSES",
+    "FLIP_COLUMNS",
 ]
 
 FILTER_KEYS = {"suite": "Suite", "model": "Model", "tier": "Tier", "rule_set": "Rule set"}
+
+# why a case flipped: the first input that differs, in the judge's order (judge.compare.CAUSES)
+FLIP_CAUSES: tuple[str, ...] = (*(label for _field, label in CAUSES), UNKNOWN_CAUSE)
+# a flip's columns as the tables head them (``from`` is a Python keyword, not a field name)
+FLIP_COLUMNS = {"from_verdict": "from", "to_verdict": "to"}
 
 
 @dataclass(frozen=True)
@@ -80,8 +89,8 @@ def num(value: float | None, digits: int = 3) -> str:
     return "—" if value is None else f"{value:.{digits}f}"
 
 
-def eval_label(row: dict[str, Any]) -> str:
-    return f"#{row['id']} · {row['run']} · {row['tier']} · {row['rule_set']}"
+def eval_label(row: EvaluationSummary) -> str:
+    return f"#{row.id} · {row.run} · {row.tier} · {row.rule_set}"
 
 
 def _query_int(name: str) -> int | None:
@@ -93,15 +102,15 @@ def _query_int(name: str) -> int | None:
 
 
 def pick_evaluation(
-    label: str, rows: list[dict[str, Any]], *, key: str, default_index: int = 0
-) -> dict[str, Any] | None:
+    label: str, rows: list[EvaluationSummary], *, key: str, default_index: int = 0
+) -> EvaluationSummary | None:
     """A selectbox over evaluations; ``?<key>=<id>`` in the URL preselects one."""
     if not rows:
         return None
-    ids = [r["id"] for r in rows]
+    ids = [r.id for r in rows]
     wanted = _query_int(key)
     index = ids.index(wanted) if wanted in ids else min(max(default_index, 0), len(ids) - 1)
-    by_id = {r["id"]: r for r in rows}
+    by_id = {r.id: r for r in rows}
     chosen = st.selectbox(
         label, ids, index=index, key=f"pick_{key}", format_func=lambda i: eval_label(by_id[i])
     )
@@ -111,39 +120,37 @@ def pick_evaluation(
 
 
 def pick_run(
-    label: str, rows: list[dict[str, Any]], *, key: str = "run", default_index: int = -1
-) -> dict[str, Any] | None:
+    label: str, rows: list[RunSummary], *, key: str = "run", default_index: int = -1
+) -> RunSummary | None:
     if not rows:
         return None
-    ids = [r["id"] for r in rows]
+    ids = [r.id for r in rows]
     wanted = _query_int(key)
     index = ids.index(wanted) if wanted in ids else default_index % len(ids)
-    by_id = {r["id"]: r for r in rows}
+    by_id = {r.id: r for r in rows}
     chosen = st.selectbox(
         label,
         ids,
         index=index,
         key=f"pick_{key}",
-        format_func=lambda i: (
-            f"#{i} · {by_id[i]['run']} · {by_id[i]['model']} · {by_id[i]['suite']}"
-        ),
+        format_func=lambda i: f"#{i} · {by_id[i].run} · {by_id[i].model} · {by_id[i].suite}",
     )
     if chosen is not None:
         st.query_params[key] = str(chosen)
     return by_id.get(chosen) if chosen is not None else None
 
 
-def filters_widget(options: dict[str, list[str]], *, keys: tuple[str, ...]) -> dict[str, list[str]]:
+def filters_widget(options: FilterOptions, *, keys: tuple[str, ...]) -> dict[str, list[str]]:
     """Multiselects for suite / model / tier / rule set, shared between pages by session key."""
     columns = st.columns(len(keys))
     chosen: dict[str, list[str]] = {}
     for column, name in zip(columns, keys, strict=True):
         with column:
             state_key = f"filter_{name}"
-            current = [v for v in st.session_state.get(state_key, []) if v in options.get(name, [])]
+            current = [v for v in st.session_state.get(state_key, []) if v in options.values(name)]
             st.session_state[state_key] = current
             chosen[name] = st.multiselect(
-                FILTER_KEYS[name], options.get(name, []), key=state_key, placeholder="all"
+                FILTER_KEYS[name], options.values(name), key=state_key, placeholder="all"
             )
     return {k: v for k, v in chosen.items() if v}
 

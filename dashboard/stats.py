@@ -8,11 +8,12 @@ accuracies and the plain-words verdict that respects the test.
 from __future__ import annotations
 
 import math
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Iterable, Sequence
 from typing import Any
 
 from rejudge.judge.compare import mcnemar_exact
 from rejudge.judge.report import pass_hat_k as judge_pass_hat_k
+from rejudge.store.evaluation_reads import PassCell
 
 __all__ = [
     "ALPHA",
@@ -37,22 +38,22 @@ def wilson_interval(passed: int, scored: int, z: float = 1.959963984540054) -> t
     return (max(0.0, centre - half), min(1.0, centre + half))
 
 
-def pass_hat_k(histogram: Iterable[Mapping[str, int]], k: int) -> float | None:
-    """The judge's pass^k over a histogram of ``{"n", "c", "cases"}`` rows (one per (n, c))."""
+def pass_hat_k(histogram: Iterable[PassCell], k: int) -> float | None:
+    """The judge's pass^k over a histogram of (n, c, cases) cells (one per (n, c))."""
     outcomes: dict[tuple[int, int, int], tuple[int, int]] = {}
     for row in histogram:
-        n, c = int(row["n"]), int(row["c"])
-        for i in range(int(row["cases"])):
+        n, c = row.n, row.c
+        for i in range(row.cases):
             outcomes[(n, c, i)] = (n, c)
     return judge_pass_hat_k(outcomes, k)
 
 
-def pass_curve(histogram: Sequence[Mapping[str, int]]) -> list[dict[str, Any]]:
+def pass_curve(histogram: Sequence[PassCell]) -> list[dict[str, Any]]:
     """pass^k for k = 1..max repetitions, with how many cases each point averages over."""
-    max_n = max((int(r["n"]) for r in histogram if int(r["cases"]) > 0), default=0)
+    max_n = max((r.n for r in histogram if r.cases > 0), default=0)
     out = []
     for k in range(1, max_n + 1):
-        cases = sum(int(r["cases"]) for r in histogram if int(r["n"]) >= k)
+        cases = sum(r.cases for r in histogram if r.n >= k)
         out.append({"k": k, "pass^k": pass_hat_k(histogram, k), "cases": cases})
     return out
 

@@ -1,61 +1,97 @@
-"""Page-level numbers assembled from SQL aggregates (no Streamlit here, so tests call it too).
+"""The compare page's numbers, assembled from the store's comparison read model and the judge's
+statistics (no Streamlit here, so tests call it too).
 
-:func:`compare_summary` carries the keys of ``rejudge compare --json`` (``a``, ``b``,
+:class:`CompareSummary` carries the keys of ``rejudge compare --json`` (``a``, ``b``,
 ``accuracy_a``, ``accuracy_b``, ``mcnemar_p``, ``comparable``) plus what the page shows beside
 them (intervals, delta, verdict, reasons, flip counts), without the flips list itself.
 """
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Any
 
-from rejudge.dashboard import queries
 from rejudge.dashboard.stats import ALPHA, mcnemar_exact, plain_verdict, wilson_interval
-from sqlalchemy import Engine
+from rejudge.store.catalog_reads import EvaluationSummary, list_evaluations
+from rejudge.store.comparison_reads import Coverage, coverage, pair_counts
+from rejudge.store.repository import Store
 
-__all__ = ["comparability", "compare_summary"]
+__all__ = ["Difference", "CompareSummary", "comparability", "differences", "compare_summary"]
+
+# the inputs a comparison is usually about, in the order the page names them
+COMPARED_FIELDS = ("tier", "rule_set", "model", "run", "engine_version")
+
+
+@dataclass(frozen=True)
+class Difference:
+    field: str
+    a: Any
+    b: Any
+
+
+@dataclass(frozen=True)
+class CompareSummary:
+    a: int
+    b: int
+    accuracy_a: float | None
+    accuracy_b: float | None
+    ci_a: tuple[float, float]
+    ci_b: tuple[float, float]
+    delta: float | None
+    mcnemar_p: float
+    alpha: float
+    verdict: str
+    comparable: bool
+    reasons: list[str]
+    differences: list[Difference]
+    same_evaluation: bool
+    pass_to_fail: int
+    fail_to_pass: int
+    other_flips: int
+    flip_count: int
+    coverage: Coverage
+    scored_a: int
+    scored_b: int
 
 
 def comparability(
-    info_a: dict[str, Any], info_b: dict[str, Any], cover: dict[str, int]
+    info_a: EvaluationSummary, info_b: EvaluationSummary, cover: Coverage
 ) -> list[str]:
     """Why A and B do not measure the same thing (empty when they do), by the judge's rules:
     different case sets, cases whose content differs, different registries or harness modes."""
     reasons: list[str] = []
-    only_a = cover["a"] - cover["paired"]
-    only_b = cover["b"] - cover["paired"]
+    only_a = cover.a - cover.paired
+    only_b = cover.b - cover.paired
     if only_a or only_b:
         reasons.append(f"case sets differ: {only_a} only in A, {only_b} only in B")
-    if cover.get("changed_cases"):
-        reasons.append(
-            f"{cover['changed_cases']} case(s) differ in content (golden or case changed)"
-        )
-    if cover.get("registry_changed_rows") or info_a["registry_hash"] != info_b["registry_hash"]:
+    if cover.changed_cases:
+        reasons.append(f"{cover.changed_cases} case(s) differ in content (golden or case changed)")
+    if cover.registry_changed_rows or info_a.registry_hash != info_b.registry_hash:
         reasons.append("tool registries differ")
-    if info_a["harness_mode"] != info_b["harness_mode"]:
+    if info_a.harness_mode != info_b.harness_mode:
         reasons.append(
-            f"harness modes differ ({info_a['harness_mode']} vs {info_b['harness_mode']}); "
+            f"harness modes differ ({info_a.harness_mode} vs {info_b.harness_mode}); "
             "results are never pooled"
         )
     return reasons
 
 
-def differences(info_a: dict[str, Any], info_b: dict[str, Any]) -> list[dict[str, Any]]:
+def differences(info_a: EvaluationSummary, info_b: EvaluationSummary) -> list[Difference]:
     """What a comparison is for: the inputs that differ between A and B."""
-    out = []
-    for field in ("tier", "rule_set", "model", "run", "engine_version"):
-        if info_a.get(field) != info_b.get(field):
-            out.append({"field": field, "a": info_a.get(field), "b": info_b.get(field)})
-    return out
+    return [
+        Difference(name, getattr(info_a, name), getattr(info_b, name))
+        for name in COMPARED_FIELDS
+        if getattr(info_a, name) != getattr(info_b, name)
+    ]
 
 
-def compare_summary(engine: Engine, a: int, b: int) -> dict[str, Any] | None:
-    infos = {r["id"]: r for r in queries.list_evaluations(engine, ids=[a, b])}
+def compare_summary(store: Store, a: int, b: int) -> CompareSummary | None:
+    infos = {r.id: r for r in list_evaluations(store, ids=[a, b])}
     if a not in infos or b not in infos:
         return None
     info_a, info_b = infos[a], infos[b]
-    pairs = queries.pair_counts(engine, a, b)
-    cover = queries.coverage(engine, a, b, pairs)
+    pairs = pair_counts(store, a, b)
+    cover = coverage(store, a, b, pairs)
     pass_to_fail = pairs.get(("PASS", "FAIL"), 0)
     fail_to_pass = pairs.get(("FAIL", "PASS"), 0)
     other_flips = sum(
@@ -65,27 +101,27 @@ def compare_summary(engine: Engine, a: int, b: int) -> dict[str, Any] | None:
     )
     p_value = mcnemar_exact(pass_to_fail, fail_to_pass)
     reasons = comparability(info_a, info_b, cover)
-    acc_a, acc_b = info_a["accuracy"], info_b["accuracy"]
-    return {
-        "a": a,
-        "b": b,
-        "accuracy_a": acc_a,
-        "accuracy_b": acc_b,
-        "ci_a": wilson_interval(int(info_a["PASS"]), int(info_a["scored"])),
-        "ci_b": wilson_interval(int(info_b["PASS"]), int(info_b["scored"])),
-        "delta": round(acc_b - acc_a, 6) if acc_a is not None and acc_b is not None else None,
-        "mcnemar_p": p_value,
-        "alpha": ALPHA,
-        "verdict": plain_verdict(p_value, pass_to_fail, fail_to_pass),
-        "comparable": not reasons,
-        "reasons": reasons,
-        "differences": differences(info_a, info_b),
-        "same_evaluation": a == b,
-        "pass_to_fail": pass_to_fail,
-        "fail_to_pass": fail_to_pass,
-        "other_flips": other_flips,
-        "flip_count": pass_to_fail + fail_to_pass + other_flips,
-        "coverage": cover,
-        "scored_a": int(info_a["scored"]),
-        "scored_b": int(info_b["scored"]),
-    }
+    acc_a, acc_b = info_a.accuracy, info_b.accuracy
+    return CompareSummary(
+        a=a,
+        b=b,
+        accuracy_a=acc_a,
+        accuracy_b=acc_b,
+        ci_a=wilson_interval(info_a.PASS, info_a.scored),
+        ci_b=wilson_interval(info_b.PASS, info_b.scored),
+        delta=round(acc_b - acc_a, 6) if acc_a is not None and acc_b is not None else None,
+        mcnemar_p=p_value,
+        alpha=ALPHA,
+        verdict=plain_verdict(p_value, pass_to_fail, fail_to_pass),
+        comparable=not reasons,
+        reasons=reasons,
+        differences=differences(info_a, info_b),
+        same_evaluation=a == b,
+        pass_to_fail=pass_to_fail,
+        fail_to_pass=fail_to_pass,
+        other_flips=other_flips,
+        flip_count=pass_to_fail + fail_to_pass + other_flips,
+        coverage=cover,
+        scored_a=info_a.scored,
+        scored_b=info_b.scored,
+    )

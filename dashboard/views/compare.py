@@ -5,8 +5,8 @@ from __future__ import annotations
 import pandas as pd
 import streamlit as st
 from rejudge.dashboard import data
-from rejudge.dashboard.common import context, num, pct, pick_evaluation
-from rejudge.dashboard.queries import FLIP_CAUSES, FLIP_DIRECTIONS
+from rejudge.dashboard.common import FLIP_CAUSES, FLIP_COLUMNS, context, num, pct, pick_evaluation
+from rejudge.store.comparison_reads import FLIP_DIRECTIONS
 
 ctx = context()
 url = ctx.db_url
@@ -24,50 +24,46 @@ with right:
     ev_b = pick_evaluation("Evaluation B", rows, key="b", default_index=len(rows) - 1)
 if ev_a is None or ev_b is None:
     st.stop()
-a, b = int(ev_a["id"]), int(ev_b["id"])
+a, b = ev_a.id, ev_b.id
 s = data.compare_summary(url, a, b)
 if s is None:
     st.error("One of the evaluations is gone from the store; pick another.")
     st.stop()
 
-if not s["comparable"]:
+if not s.comparable:
     st.error(
         "**comparable: false** — these evaluations do not line up, so the numbers below are not "
-        "a like-for-like comparison:\n\n" + "\n".join(f"- {r}" for r in s["reasons"]),
+        "a like-for-like comparison:\n\n" + "\n".join(f"- {r}" for r in s.reasons),
         icon="🚨",
     )
 
 m1, m2, m3, m4, m5 = st.columns(5)
 m1.metric(
     "Accuracy A",
-    pct(s["accuracy_a"]),
-    help=f"95% Wilson interval {pct(s['ci_a'][0])} – {pct(s['ci_a'][1])} over {s['scored_a']} scored",
+    pct(s.accuracy_a),
+    help=f"95% Wilson interval {pct(s.ci_a[0])} – {pct(s.ci_a[1])} over {s.scored_a} scored",
 )
-m1.caption(f"95% CI {pct(s['ci_a'][0])} – {pct(s['ci_a'][1])} (n={s['scored_a']})")
+m1.caption(f"95% CI {pct(s.ci_a[0])} – {pct(s.ci_a[1])} (n={s.scored_a})")
 m2.metric(
     "Accuracy B",
-    pct(s["accuracy_b"]),
-    delta=None if s["delta"] is None else f"{100 * s['delta']:+.1f} pts",
+    pct(s.accuracy_b),
+    delta=None if s.delta is None else f"{100 * s.delta:+.1f} pts",
 )
-m2.caption(f"95% CI {pct(s['ci_b'][0])} – {pct(s['ci_b'][1])} (n={s['scored_b']})")
-m3.metric("Delta (B − A)", "—" if s["delta"] is None else f"{100 * s['delta']:+.1f} pts")
-m4.metric("McNemar p (exact)", num(s["mcnemar_p"], 4))
-m5.metric("Flips", s["flip_count"])
-m5.caption(
-    f"{s['pass_to_fail']} PASS→FAIL · {s['fail_to_pass']} FAIL→PASS · {s['other_flips']} other"
-)
-if s["same_evaluation"]:
+m2.caption(f"95% CI {pct(s.ci_b[0])} – {pct(s.ci_b[1])} (n={s.scored_b})")
+m3.metric("Delta (B − A)", "—" if s.delta is None else f"{100 * s.delta:+.1f} pts")
+m4.metric("McNemar p (exact)", num(s.mcnemar_p, 4))
+m5.metric("Flips", s.flip_count)
+m5.caption(f"{s.pass_to_fail} PASS→FAIL · {s.fail_to_pass} FAIL→PASS · {s.other_flips} other")
+if s.same_evaluation:
     st.info("A and B are the same evaluation: pick two different ones.")
-if s["differences"]:
-    st.caption(
-        "What differs: " + "; ".join(f"{d['field']}: {d['a']} → {d['b']}" for d in s["differences"])
-    )
+if s.differences:
+    st.caption("What differs: " + "; ".join(f"{d.field}: {d.a} → {d.b}" for d in s.differences))
 
-verdict = s["verdict"]
+verdict = s.verdict
 message = (
     f"**Verdict: {verdict}** (exact McNemar on "
-    f"{s['pass_to_fail'] + s['fail_to_pass']} discordant PASS/FAIL pairs, "
-    f"p = {num(s['mcnemar_p'], 4)}, α = {s['alpha']})"
+    f"{s.pass_to_fail + s.fail_to_pass} discordant PASS/FAIL pairs, "
+    f"p = {num(s.mcnemar_p, 4)}, α = {s.alpha})"
 )
 if verdict == "B better":
     st.success(message)
@@ -79,15 +75,15 @@ else:
 with st.expander("As JSON (the keys of `rejudge compare --json`, without the flips list)"):
     st.json(
         {
-            "a": s["a"],
-            "b": s["b"],
-            "accuracy_a": s["accuracy_a"],
-            "accuracy_b": s["accuracy_b"],
-            "mcnemar_p": s["mcnemar_p"],
-            "comparable": s["comparable"],
-            "reasons": s["reasons"],
-            "flips": s["flip_count"],
-            "verdict": s["verdict"],
+            "a": s.a,
+            "b": s.b,
+            "accuracy_a": s.accuracy_a,
+            "accuracy_b": s.accuracy_b,
+            "mcnemar_p": s.mcnemar_p,
+            "comparable": s.comparable,
+            "reasons": s.reasons,
+            "flips": s.flip_count,
+            "verdict": s.verdict,
         }
     )
 
@@ -110,7 +106,7 @@ shown = data.flips(url, a, b, limit=1000, **flt)
 by_cause = ", ".join(f"{k}: {v}" for k, v in counts.items() if k != "total") or "none"
 st.caption(f"{counts['total']} flips match ({by_cause}); showing {len(shown)}.")
 if shown:
-    frame = pd.DataFrame(shown)
+    frame = pd.DataFrame(shown).rename(columns=FLIP_COLUMNS)
     frame["taxonomy_a"] = frame["taxonomy_a"].map(lambda t: ", ".join(t or []))
     frame["taxonomy_b"] = frame["taxonomy_b"].map(lambda t: ", ".join(t or []))
     st.dataframe(
@@ -144,8 +140,8 @@ def _group_frame(by: str) -> pd.DataFrame:
                 {
                     by: key,
                     "evaluation": label,
-                    "accuracy": None if g["accuracy"] is None else 100 * g["accuracy"],
-                    "scored": g["scored"],
+                    "accuracy": None if g.accuracy is None else 100 * g.accuracy,
+                    "scored": g.scored,
                 }
             )
     return pd.DataFrame(records)

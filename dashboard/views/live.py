@@ -17,11 +17,11 @@ runs = data.live_runs(url)
 if not runs:
     st.info("No runs yet. Start one with `rejudge record --suite NAME --model M`.")
     st.stop()
-running = [i for i, r in enumerate(runs) if r["status"] == "running"]
+running = [i for i, r in enumerate(runs) if r.status == "running"]
 run = pick_run("Run", runs, key="run", default_index=running[-1] if running else -1)
 if run is None:
     st.stop()
-run_id = int(run["id"])
+run_id = run.id
 
 
 def _duration(seconds: float) -> str:
@@ -37,56 +37,52 @@ def monitor() -> None:
     if progress is None:
         st.error("The run is gone from the store.")
         return
-    done, expected = progress["traces"], max(progress["expected_traces"], 1)
-    started = progress["started_at"]
-    end = progress["finished_at"] if progress["status"] != "running" else None
+    run_now = progress.run
+    done, expected = run_now.traces, max(run_now.expected_traces, 1)
+    started = run_now.started_at
+    end = run_now.finished_at if run_now.status != "running" else None
     now = datetime.now(UTC)
     elapsed = ((end or now) - started).total_seconds() if started else 0.0
     remaining = max(expected - done, 0)
-    if progress["status"] != "running":
+    if run_now.status != "running":
         eta = "done"
     elif done:
         eta = _duration(elapsed / done * remaining)
     else:
         eta = "—"
-    st.progress(
-        min(done / expected, 1.0), text=f"{done} / {expected} traces · {progress['status']}"
-    )
+    st.progress(min(done / expected, 1.0), text=f"{done} / {expected} traces · {run_now.status}")
     m = st.columns(5)
     m[0].metric("Traces", f"{done} / {expected}")
-    m[1].metric("Completed", progress["statuses"].get("completed", 0))
-    m[2].metric("Agent errors", progress["statuses"].get("agent_error", 0))
+    m[1].metric("Completed", progress.statuses.get("completed", 0))
+    m[2].metric("Agent errors", progress.statuses.get("agent_error", 0))
     m[3].metric("Elapsed", _duration(elapsed))
     m[4].metric("ETA", eta)
     st.caption(
-        f"Tool calls: {progress['calls_ok']} ok · {progress['calls_failed']} failed · "
-        f"{progress['calls_unexecuted']} not executed. Refreshes every {REFRESH_S} s "
+        f"Tool calls: {progress.calls_ok} ok · {progress.calls_failed} failed · "
+        f"{progress.calls_unexecuted} not executed. Refreshes every {REFRESH_S} s "
         f"(last {now.strftime('%H:%M:%S')} UTC)."
     )
     evals = data.live_evaluations(url, run_id)
     if evals:
         last = evals[-1]
         st.markdown(
-            f"**Pass counts so far** (evaluation #{last['id']}, {last['tier']}, "
-            f"{last['rule_set']}): {last['PASS']} PASS · {last['FAIL']} FAIL · "
-            f"{last['SKIP']} SKIP · {last['AGENT_ERROR']} AGENT_ERROR"
+            f"**Pass counts so far** (evaluation #{last.id}, {last.tier}, "
+            f"{last.rule_set}): {last.PASS} PASS · {last.FAIL} FAIL · "
+            f"{last.SKIP} SKIP · {last.AGENT_ERROR} AGENT_ERROR"
         )
-    if progress["status"] == "running":
+    if run_now.status == "running":
         pending = data.pending_cases(url, run_id)
         if pending:
             nxt = pending[0]
-            st.info(
-                f"In progress: **{nxt['case']}** (repetition {nxt['done'] + 1} of "
-                f"{nxt['repetitions']})"
-            )
+            st.info(f"In progress: **{nxt.case}** (repetition {nxt.done + 1} of {nxt.repetitions})")
     st.subheader("Finished traces (newest first)")
     for trace in data.recent_traces(url, run_id):
         rounds = " &nbsp;→&nbsp; ".join(
             " ".join(tool_badge(name, ok) for name, ok in calls) if calls else NO_CALL_BADGE
-            for calls in trace["rounds"]
+            for calls in trace.rounds
         )
-        status = "" if trace["status"] == "completed" else f" :red-badge[{trace['status']}]"
-        st.markdown(f"`{trace['case_key']}` r{trace['repetition']}{status} &nbsp; {rounds}")
+        status = "" if trace.status == "completed" else f" :red-badge[{trace.status}]"
+        st.markdown(f"`{trace.case_key}` r{trace.repetition}{status} &nbsp; {rounds}")
 
 
 monitor()

@@ -21,7 +21,7 @@ baselines = data.baselines(url)
 c1, c2, c3, c4 = st.columns(4)
 c1.metric("Runs", len(runs))
 c2.metric("Evaluations", len(evaluations))
-c3.metric("Judgments", sum(int(e["judgments"]) for e in evaluations))
+c3.metric("Judgments", sum(e.judgments for e in evaluations))
 c4.metric("Baselines", len(baselines))
 
 st.subheader("Runs")

@@ -23,16 +23,16 @@ if not rows:
 ev = pick_evaluation("Evaluation", rows, key="ev", default_index=len(rows) - 1)
 if ev is None:
     st.stop()
-ev_id = int(ev["id"])
+ev_id = ev.id
 histogram = data.pass_histogram(url, ev_id)
 curve = pass_curve(histogram)
 
-all_pass = sum(h["cases"] for h in histogram if h["n"] > 0 and h["c"] == h["n"])
-all_fail = sum(h["cases"] for h in histogram if h["n"] > 0 and h["c"] == 0)
-mixed = sum(h["cases"] for h in histogram if 0 < h["c"] < h["n"])
-unscored = sum(h["cases"] for h in histogram if h["n"] == 0)
+all_pass = sum(h.cases for h in histogram if h.n > 0 and h.c == h.n)
+all_fail = sum(h.cases for h in histogram if h.n > 0 and h.c == 0)
+mixed = sum(h.cases for h in histogram if 0 < h.c < h.n)
+unscored = sum(h.cases for h in histogram if h.n == 0)
 m = st.columns(5)
-m[0].metric("Repetitions (max)", max((h["n"] for h in histogram), default=0))
+m[0].metric("Repetitions (max)", max((h.n for h in histogram), default=0))
 m[1].metric("Always pass", all_pass)
 m[2].metric("Always fail", all_fail)
 m[3].metric("Inconsistent", mixed)

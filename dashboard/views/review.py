@@ -17,7 +17,6 @@ from rejudge.dashboard.common import NO_CALL_BADGE, context, num, pct, pick_eval
 from rejudge.dashboard.diffview import diff_tables
 from rejudge.judge.calibration import calibration_summary, review_queue
 from rejudge.store.errors import RejudgeError
-from rejudge.store.repository import Store
 from rejudge.store.reviews import add_review, review_history
 
 LABELS = (
@@ -46,7 +45,7 @@ with c1:
     )
 if ev_row is None:
     st.stop()
-ev_id = int(ev_row["id"])
+ev_id = ev_row.id
 with c2:
     reviewer = st.text_input("Reviewer", key="rv_reviewer", placeholder="your name").strip()
 with c3:
@@ -54,7 +53,7 @@ with c3:
 with c4:
     seed = int(st.number_input("Seed", 0, 2**31 - 1, 0, key="rv_seed"))
 
-store = Store(data.engine(url))
+store = data.store(url)
 queue: list[dict[str, Any]] = review_queue(store, ev_id, sample_passes=sample, seed=seed)
 figures = calibration_summary(store, ev_id)
 
@@ -197,14 +196,14 @@ h[2].metric("Taxonomy", ", ".join(item.get("taxonomy") or []) or "—")
 h[3].metric("Why queued", "; ".join(item["reasons"]))
 detail = data.trace_detail(url, int(item["trace_id"]))
 judgment = data.judgment_body(url, ev_id, int(item["trace_id"]))
-case_body: dict[str, Any] = (detail or {}).get("case_body") or {}
-body: dict[str, Any] = (detail or {}).get("body") or {}
+case_body: dict[str, Any] = (detail.case_body if detail else None) or {}
+body: dict[str, Any] = (detail.body if detail else None) or {}
 st.markdown(f"**Instruction:** {case_body.get('instruction', '')}")
 st.page_link(
     "views/trace_viewer.py",
     label="Open in the trace viewer (raw exchange)",
     icon=":material/manage_search:",
-    query_params={"run": str(ev_row["run_id"]), "trace": str(item["trace_id"]), "ev": str(ev_id)},
+    query_params={"run": str(ev_row.run_id), "trace": str(item["trace_id"]), "ev": str(ev_id)},
 )
 
 left, right = st.columns(2)

@@ -5,9 +5,10 @@ from __future__ import annotations
 import pandas as pd
 import streamlit as st
 from rejudge.dashboard import data
-from rejudge.dashboard.common import context, num, pct, pick_evaluation, pick_run
-from rejudge.dashboard.queries import FLIP_DIRECTIONS
+from rejudge.dashboard.common import FLIP_COLUMNS, context, num, pct, pick_evaluation, pick_run
 from rejudge.dashboard.rules import likely_rules, rule_diff
+from rejudge.store.catalog_reads import EvaluationSummary
+from rejudge.store.comparison_reads import FLIP_DIRECTIONS
 from rejudge.store.schemas import RuleSet
 
 ctx = context()
@@ -17,10 +18,10 @@ st.title("Rule impact")
 st.caption("One run's traces judged under two rule sets: what the rule change did, case by case.")
 
 all_evals = data.evaluations(url)
-by_run: dict[int, list[dict]] = {}
+by_run: dict[int, list[EvaluationSummary]] = {}
 for ev in all_evals:
-    by_run.setdefault(int(ev["run_id"]), []).append(ev)
-candidates = [r for r in data.runs(url) if len(by_run.get(int(r["id"]), [])) >= 2]
+    by_run.setdefault(ev.run_id, []).append(ev)
+candidates = [r for r in data.runs(url) if len(by_run.get(r.id, [])) >= 2]
 if not candidates:
     st.info(
         "No run has two evaluations yet. Re-judge one under other rules: "
@@ -30,7 +31,7 @@ if not candidates:
 run = pick_run("Run", candidates, key="run")
 if run is None:
     st.stop()
-evals = by_run[int(run["id"])]
+evals = by_run[run.id]
 left, right = st.columns(2)
 with left:
     ev_a = pick_evaluation("Rules A (before)", evals, key="ra", default_index=0)
@@ -38,31 +39,31 @@ with right:
     ev_b = pick_evaluation("Rules B (after)", evals, key="rb", default_index=1)
 if ev_a is None or ev_b is None:
     st.stop()
-a, b = int(ev_a["id"]), int(ev_b["id"])
-if ev_a["rule_set"] == ev_b["rule_set"]:
+a, b = ev_a.id, ev_b.id
+if ev_a.rule_set == ev_b.rule_set:
     st.warning(
-        f"Both evaluations use {ev_a['rule_set']}: pick two different rule sets to see a rule "
+        f"Both evaluations use {ev_a.rule_set}: pick two different rule sets to see a rule "
         "change's impact."
     )
-if ev_a["tier"] != ev_b["tier"]:
-    st.warning(f"The tiers differ ({ev_a['tier']} vs {ev_b['tier']}): flips mix two changes.")
+if ev_a.tier != ev_b.tier:
+    st.warning(f"The tiers differ ({ev_a.tier} vs {ev_b.tier}): flips mix two changes.")
 
 s = data.compare_summary(url, a, b)
 if s is None:
     st.stop()
 m1, m2, m3, m4 = st.columns(4)
-m1.metric(f"Accuracy under {ev_a['rule_set']}", pct(s["accuracy_a"]))
+m1.metric(f"Accuracy under {ev_a.rule_set}", pct(s.accuracy_a))
 m2.metric(
-    f"Accuracy under {ev_b['rule_set']}",
-    pct(s["accuracy_b"]),
-    delta=None if s["delta"] is None else f"{100 * s['delta']:+.1f} pts",
+    f"Accuracy under {ev_b.rule_set}",
+    pct(s.accuracy_b),
+    delta=None if s.delta is None else f"{100 * s.delta:+.1f} pts",
 )
-m3.metric("Flips", s["flip_count"])
-m4.metric("McNemar p (exact)", num(s["mcnemar_p"], 4))
+m3.metric("Flips", s.flip_count)
+m4.metric("McNemar p (exact)", num(s.mcnemar_p, 4))
 
 diff = rule_diff(
-    RuleSet.model_validate(data.rule_set_body(url, int(ev_a["rule_set_id"]))),
-    RuleSet.model_validate(data.rule_set_body(url, int(ev_b["rule_set_id"]))),
+    RuleSet.model_validate(data.rule_set_body(url, ev_a.rule_set_id)),
+    RuleSet.model_validate(data.rule_set_body(url, ev_b.rule_set_id)),
 )
 changed_paths = [d["path"] for d in diff]
 
@@ -74,10 +75,10 @@ with col_flips:
     if not rows:
         st.success("No case changed verdict between these two rule sets.")
     else:
-        frame = pd.DataFrame(rows)
+        frame = pd.DataFrame(rows).rename(columns=FLIP_COLUMNS)
         frame["codes before"] = frame["taxonomy_a"].map(lambda t: ", ".join(t or []))
         frame["codes after"] = frame["taxonomy_b"].map(lambda t: ", ".join(t or []))
-        attributed = [likely_rules(r["taxonomy_a"], r["taxonomy_b"], changed_paths) for r in rows]
+        attributed = [likely_rules(r.taxonomy_a, r.taxonomy_b, changed_paths) for r in rows]
         frame["likely rule change"] = [", ".join(paths) or "—" for paths in attributed]
         st.dataframe(
             frame[
@@ -100,7 +101,7 @@ with col_flips:
             "appeared or disappeared; the trace viewer shows the full judgment."
         )
 with col_diff:
-    st.subheader(f"{ev_a['rule_set']} → {ev_b['rule_set']}")
+    st.subheader(f"{ev_a.rule_set} → {ev_b.rule_set}")
     if diff and rows:
         per_setting = {path: sum(path in paths for paths in attributed) for path in changed_paths}
         st.markdown("**Flips each changed setting likely explains**")

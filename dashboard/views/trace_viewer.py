@@ -27,12 +27,12 @@ if run is None:
     st.stop()
 with c2:
     case_text = st.text_input("Case contains", key="tv_case")
-traces = data.run_traces(url, int(run["id"]), case_text or None)
+traces = data.run_traces(url, run.id, case_text or None)
 if not traces:
     st.info("No trace matches.")
     st.stop()
-trace_ids = [int(t["id"]) for t in traces]
-by_id = {int(t["id"]): t for t in traces}
+trace_ids = [t.id for t in traces]
+by_id = {t.id: t for t in traces}
 raw = st.query_params.get("trace")
 wanted = int(raw) if raw is not None and str(raw).isdigit() else None
 with c3:
@@ -41,9 +41,7 @@ with c3:
         trace_ids,
         index=trace_ids.index(wanted) if wanted in trace_ids else 0,
         key="tv_trace",
-        format_func=lambda i: (
-            f"{by_id[i]['case_key']} · r{by_id[i]['repetition']} · {by_id[i]['status']}"
-        ),
+        format_func=lambda i: f"{by_id[i].case_key} · r{by_id[i].repetition} · {by_id[i].status}",
     )
 if trace_id is None:
     st.stop()
@@ -52,16 +50,16 @@ detail = data.trace_detail(url, int(trace_id))
 if detail is None:
     st.error("That trace is gone from the store.")
     st.stop()
-body: dict[str, Any] = detail["body"] or {}
-case_body: dict[str, Any] = detail["case_body"] or {}
+body: dict[str, Any] = detail.body or {}
+case_body: dict[str, Any] = detail.case_body or {}
 
-evals = [e for e in data.evaluations(url) if int(e["run_id"]) == int(run["id"])]
+evals = [e for e in data.evaluations(url) if e.run_id == run.id]
 judgment: dict[str, Any] | None = None
 if evals:
-    ev_ids = [int(e["id"]) for e in evals]
+    ev_ids = [e.id for e in evals]
     raw_ev = st.query_params.get("ev")
     ev_wanted = int(raw_ev) if raw_ev is not None and str(raw_ev).isdigit() else None
-    ev_by_id = {int(e["id"]): e for e in evals}
+    ev_by_id = {e.id: e for e in evals}
     ev_id = st.selectbox(
         "Judged under",
         ev_ids,
@@ -76,7 +74,7 @@ if evals:
 st.markdown(f"**Instruction:** {case_body.get('instruction', '')}")
 timings = body.get("timings") or {}
 head = st.columns(5)
-head[0].metric("Status", body.get("status", detail["status"]))
+head[0].metric("Status", body.get("status", detail.status))
 head[1].metric("Rounds", len(body.get("rounds") or []))
 head[2].metric("Calls", sum(len(r.get("calls") or []) for r in body.get("rounds") or []))
 elapsed = timings.get("elapsed_s") or timings.get("wall_s")
@@ -172,7 +170,7 @@ with g2:
 
 # ---------------------------------------------------------------- raw exchange
 st.subheader("Raw HTTP exchange")
-view = load_exchanges(ctx.cassettes_dir, detail.get("cassette_path"))
+view = load_exchanges(ctx.cassettes_dir, detail.cassette_path)
 if view is None:
     st.caption("This trace has no cassette (e.g. an imported result).")
 elif view.error:

@@ -1,0 +1,91 @@
+"""What the read-model modules share: the tables, the counting expressions and the filters.
+
+The read models (:mod:`store.catalog_reads`, :mod:`store.evaluation_reads`,
+:mod:`store.comparison_reads`, :mod:`store.trace_reads`) answer the dashboard's questions with
+aggregates computed in the database; these helpers keep their SQL in one style.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from datetime import UTC, datetime
+from typing import Any
+
+from rejudge.store.schemas import VERDICTS
+from rejudge.store.tables import (
+    BaselineRow,
+    CallRow,
+    CaseRow,
+    EvaluationJudgmentRow,
+    EvaluationRow,
+    JudgmentRow,
+    RuleSetRow,
+    RunRow,
+    SuiteRow,
+    TraceRow,
+)
+from sqlalchemy import Table, case, func, literal
+from sqlalchemy.sql import ColumnElement, Select
+
+_T_RUN: Table = RunRow.__table__  # type: ignore[assignment]
+_T_SUITE: Table = SuiteRow.__table__  # type: ignore[assignment]
+_T_CASE: Table = CaseRow.__table__  # type: ignore[assignment]
+_T_TRACE: Table = TraceRow.__table__  # type: ignore[assignment]
+_T_CALL: Table = CallRow.__table__  # type: ignore[assignment]
+_T_RULES: Table = RuleSetRow.__table__  # type: ignore[assignment]
+_T_EVAL: Table = EvaluationRow.__table__  # type: ignore[assignment]
+_T_JUDG: Table = JudgmentRow.__table__  # type: ignore[assignment]
+_T_EJ: Table = EvaluationJudgmentRow.__table__  # type: ignore[assignment]
+_T_BASE: Table = BaselineRow.__table__  # type: ignore[assignment]
+
+# suite / model / tier / rule set (name@version) -> the values to keep; empty means all
+Filters = Mapping[str, Sequence[str]]
+FILTER_NAMES: tuple[str, ...] = ("suite", "model", "tier", "rule_set")
+
+
+def count_if(condition: ColumnElement[bool]) -> Any:
+    return func.coalesce(func.sum(case((condition, 1), else_=0)), 0)
+
+
+def accuracy(passed: int, failed: int) -> float | None:
+    """PASS / (PASS + FAIL), rounded like the judge's reports (6 decimals)."""
+    scored = passed + failed
+    return round(passed / scored, 6) if scored else None
+
+
+def rule_ref() -> Any:
+    """``name@version`` of a rule set, as people type it."""
+    return _T_RULES.c.name + literal("@") + _T_RULES.c.version
+
+
+def aware(value: datetime | None) -> datetime | None:
+    """SQLite hands back naive datetimes; the store writes UTC, so say so."""
+    if value is not None and value.tzinfo is None:
+        return value.replace(tzinfo=UTC)
+    return value
+
+
+def verdict_columns(table: Table) -> list[Any]:
+    """One count per verdict, the average partial score of scored rows, and the row count."""
+    scored = table.c.verdict.in_(["PASS", "FAIL"])
+    return [count_if(table.c.verdict == v).label(v) for v in VERDICTS] + [
+        # the judge averages partial scores over scored (PASS + FAIL) rows only
+        func.avg(case((scored, table.c.partial_score), else_=None)).label("avg_partial"),
+        func.count().label("total"),
+    ]
+
+
+def apply_filters(query: Select[Any], filters: Filters | None, *, evaluations: bool) -> Select[Any]:
+    """Narrow a query joined to runs and suites (and, with ``evaluations``, to evaluations and
+    rule sets) to the chosen suites, models, tiers and rule sets."""
+    if not filters:
+        return query
+    if filters.get("suite"):
+        query = query.where(_T_SUITE.c.name.in_(list(filters["suite"])))
+    if filters.get("model"):
+        query = query.where(_T_RUN.c.model.in_(list(filters["model"])))
+    if evaluations and filters.get("tier"):
+        query = query.where(_T_EVAL.c.tier.in_(list(filters["tier"])))
+    if evaluations and filters.get("rule_set"):
+        query = query.where(rule_ref().in_(list(filters["rule_set"])))
+    return query

@@ -1,0 +1,218 @@
+"""The store's read models (catalog, evaluation, comparison and trace reads) give the numbers the
+judge's report and compare functions compute from the same evaluations' rows, on SQLite and
+PostgreSQL (the ``built`` fixture is parametrized over both backends)."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+import pytest
+from rejudge.dashboard.stats import pass_curve
+from rejudge.judge.compare import CAUSES
+from rejudge.store import (
+    InvalidInputError,
+    Store,
+    catalog_reads,
+    comparison_reads,
+    evaluation_reads,
+    trace_reads,
+)
+
+from tests.dashboard.conftest import built, judge_compare, judge_report  # noqa: F401
+from tests.dashboard.factory import Built
+
+
+@pytest.fixture
+def store(built: Built) -> Iterator[Store]:  # noqa: F811
+    opened = Store.open(built.url)
+    yield opened
+    opened.close()
+
+
+def test_evaluation_numbers_match_the_judge_report(built: Built, store: Store) -> None:  # noqa: F811
+    rows = {r.id: r for r in catalog_reads.list_evaluations(store)}
+    assert set(rows) == set(built.evaluations.values())
+    for ev in built.evaluations.values():
+        report = judge_report(built.url, ev)
+        row = rows[ev]
+        assert {v: row.verdict_counts[v] for v in report["verdict_counts"]} == report[
+            "verdict_counts"
+        ]
+        assert evaluation_reads.verdict_counts(store, ev) == row.verdict_counts
+        assert row.scored == report["scored_count"]
+        assert row.accuracy == report["accuracy"]
+        assert row.avg_partial == pytest.approx(report["average_partial_score"], abs=1e-6)
+        assert row.judgments == sum(row.verdict_counts.values())
+        for by, key in (("dimension", "dimensions"), ("category", "categories")):
+            groups = evaluation_reads.group_counts(store, ev, by)
+            assert set(groups) == set(report[key])
+            for name, summary in report[key].items():
+                assert groups[name].accuracy == summary["accuracy"]
+                assert groups[name].scored == summary["scored_count"]
+        assert evaluation_reads.taxonomy_counts(store, ev) == report["taxonomy_counts"]
+        curve = pass_curve(evaluation_reads.pass_histogram(store, ev))
+        assert {str(p["k"]): round(p["pass^k"], 6) for p in curve} == report["pass_at_k"]
+        info = catalog_reads.evaluation_info(store, ev)
+        assert info is not None and (info.id, info.verdict_counts) == (row.id, row.verdict_counts)
+    assert catalog_reads.evaluation_info(store, 10**9) is None
+
+
+def test_group_counts_refuse_an_unknown_grouping(built: Built, store: Store) -> None:  # noqa: F811
+    with pytest.raises(InvalidInputError, match="dimension or category"):
+        evaluation_reads.group_counts(store, built.evaluations["a1"], "model")
+
+
+def test_per_case_passes_put_inconsistent_cases_first(built: Built, store: Store) -> None:  # noqa: F811
+    ev = built.evaluations["a1"]
+    rows = evaluation_reads.per_case_passes(store, ev)
+    cells = evaluation_reads.pass_histogram(store, ev)
+    assert len(rows) == sum(c.cases for c in cells)
+    mixed = [0 < r.passed < r.scored for r in rows]
+    assert mixed == sorted(mixed, reverse=True), "inconsistent cases come first"
+    only = evaluation_reads.per_case_passes(store, ev, only_inconsistent=True)
+    assert [r.case for r in only] == [r.case for r, m in zip(rows, mixed, strict=True) if m]
+    assert all(r.repetitions == 3 for r in rows)
+    assert len(evaluation_reads.per_case_passes(store, ev, limit=2)) == 2
+
+
+@pytest.mark.parametrize("pair", [("a1", "a2"), ("a1", "b1"), ("b1", "a2"), ("a1", "c1")])
+def test_flips_match_the_judge_compare(built: Built, store: Store, pair) -> None:  # noqa: F811
+    a, b = (built.evaluations[k] for k in pair)
+    expected = judge_compare(built.url, a, b)
+    pairs = comparison_reads.pair_counts(store, a, b)
+    assert pairs.get(("PASS", "FAIL"), 0) == expected["discordant"]["pass_to_fail"]
+    assert pairs.get(("FAIL", "PASS"), 0) == expected["discordant"]["fail_to_pass"]
+    flips = comparison_reads.flips(store, a, b, cause_order=CAUSES, limit=None)
+    assert [(f.case, f.repetition, f.from_verdict, f.to_verdict, f.cause) for f in flips] == [
+        (f["case"], f["repetition"], f["from"], f["to"], f["cause"]) for f in expected["flips"]
+    ]
+    counts = comparison_reads.flip_count(store, a, b, cause_order=CAUSES)
+    assert counts["total"] == len(expected["flips"])
+    cover = comparison_reads.coverage(store, a, b)
+    assert cover == comparison_reads.coverage(store, a, b, pairs)
+    assert cover.paired <= min(cover.a, cover.b)
+
+
+def test_flips_have_the_rule_change_as_cause_and_filters_narrow_them(
+    built: Built,  # noqa: F811
+    store: Store,
+) -> None:
+    a, b = built.evaluations["a1"], built.evaluations["a2"]
+
+    def flips(x: int = a, y: int = b, **kw):  # type: ignore[no-untyped-def]
+        return comparison_reads.flips(store, x, y, cause_order=CAUSES, **kw)
+
+    every = flips(limit=None)
+    assert every, "the factory flips about a tenth of the verdicts"
+    assert {f.cause for f in every} == {"rules changed"}
+    down = flips(direction="PASS→FAIL", limit=None)
+    up = flips(direction="FAIL→PASS", limit=None)
+    other = flips(direction="other", limit=None)
+    assert len(down) + len(up) + len(other) == len(every)
+    assert all(f.from_verdict == "PASS" and f.to_verdict == "FAIL" for f in down)
+    one = every[0].case
+    assert {f.case for f in flips(case_contains=one)} == {one}
+    assert flips(causes=["trace changed"]) == []
+    assert len(flips(limit=1)) == 1
+    dims = {f.dimension for f in every}
+    first = sorted(d for d in dims if d is not None)[0]
+    assert {f.dimension for f in flips(dimensions=[first], limit=None)} == {first}
+    # two models on the same suite: the traces differ
+    models = flips(a, built.evaluations["b1"], limit=None)
+    assert models and {f.cause for f in models} == {"trace changed"}
+    # the caller's cause order decides; a change nobody named is "unknown"
+    unnamed = comparison_reads.flips(store, a, b, cause_order=(), limit=None)
+    assert {f.cause for f in unnamed} == {comparison_reads.UNKNOWN_CAUSE}
+
+
+def test_flip_reads_refuse_bad_input(built: Built, store: Store) -> None:  # noqa: F811
+    a, b = built.evaluations["a1"], built.evaluations["a2"]
+    with pytest.raises(InvalidInputError, match="columns"):
+        comparison_reads.flips(store, a, b, cause_order=[("no_such_column", "x")])
+    with pytest.raises(InvalidInputError, match="direction"):
+        comparison_reads.flip_count(store, a, b, cause_order=CAUSES, direction="sideways")
+
+
+def test_not_comparable_coverage(built: Built, store: Store) -> None:  # noqa: F811
+    cover = comparison_reads.coverage(store, built.evaluations["a1"], built.evaluations["c1"])
+    assert cover.b < cover.a and cover.paired == cover.b
+    same = comparison_reads.coverage(store, built.evaluations["a1"], built.evaluations["a2"])
+    assert same.a == same.b == same.paired and same.changed_cases == 0
+
+
+def test_catalog_runs_filters_and_baselines(built: Built, store: Store) -> None:  # noqa: F811
+    runs = {r.run: r for r in catalog_reads.list_runs(store)}
+    assert set(runs) == {"run-a", "run-b", "run-c"}
+    assert runs["run-a"].status == "running" and runs["run-b"].status == "finished"
+    assert runs["run-a"].traces == runs["run-a"].expected_traces == 36
+    assert runs["run-c"].harness_mode == "oracle-assisted"
+    assert runs["run-a"].repetitions == 3
+    assert runs["run-a"].started_at is not None and runs["run-a"].started_at.tzinfo is not None
+    only_b = catalog_reads.list_runs(store, {"model": ["model-b"]})
+    assert [r.run for r in only_b] == ["run-b"]
+    rules2 = catalog_reads.list_evaluations(store, {"rule_set": ["t@2"]})
+    assert [r.id for r in rules2] == [built.evaluations["a2"]]
+    opts = catalog_reads.filter_options(store)
+    assert opts.rule_set == ["t@1", "t@2"] and opts.tier == ["golden"]
+    assert (
+        "model-b" in opts.values("model")
+        and opts.values("model") == opts.model
+        and opts.values("nope") == []
+    )
+    baselines = catalog_reads.list_baselines(store)
+    assert all(b.evaluation_id in built.evaluations.values() for b in baselines)
+
+
+def test_live_progress_and_badges(built: Built, store: Store) -> None:  # noqa: F811
+    run_id = built.runs["run-a"]
+    progress = trace_reads.run_progress(store, run_id)
+    assert progress is not None
+    assert progress.run.traces == 36 and progress.statuses == {"completed": 36}
+    total_calls = progress.calls_ok + progress.calls_failed + progress.calls_unexecuted
+    assert total_calls > 0 and progress.calls_failed > 0
+    assert progress.last_trace_at is not None
+    assert trace_reads.run_progress(store, 10**9) is None
+    assert trace_reads.pending_cases(store, run_id) == []  # every (case, repetition) recorded
+    partial = trace_reads.pending_cases(store, built.runs["run-c"])
+    assert partial and partial[0].case == "c00006" and partial[0].done == 0
+    assert trace_reads.pending_cases(store, 10**9) == []
+    recent = trace_reads.recent_traces(store, run_id, limit=5)
+    assert len(recent) == 5 and recent[0].id > recent[-1].id
+    for trace in recent:
+        assert len(trace.rounds) == trace.round_count
+    assert trace_reads.round_badges(store, []) == {}
+
+
+def test_trace_list_detail_and_judgment(built: Built, store: Store) -> None:  # noqa: F811
+    run_id = built.runs["run-b"]
+    traces = trace_reads.run_traces(store, run_id)
+    assert len(traces) == 36
+    assert [(t.case_key, t.repetition) for t in traces] == sorted(
+        (t.case_key, t.repetition) for t in traces
+    )
+    one = traces[0]
+    assert {
+        t.case_key for t in trace_reads.run_traces(store, run_id, case_contains=one.case_key)
+    } == {one.case_key}
+    detail = trace_reads.trace_detail(store, one.id)
+    assert detail is not None and detail.run_id == run_id and detail.case_key == one.case_key
+    assert detail.body is not None and len(detail.body["rounds"]) == one.round_count
+    assert detail.case_body is not None
+    assert trace_reads.trace_detail(store, 10**9) is None
+    body = trace_reads.judgment_body(store, built.evaluations["b1"], one.id)
+    assert body is not None and body["verdict"] in ("PASS", "FAIL", "SKIP", "AGENT_ERROR")
+    assert trace_reads.judgment_body(store, built.evaluations["a1"], one.id) is None
+
+
+def test_trend_points_and_partial_histogram(built: Built, store: Store) -> None:  # noqa: F811
+    points = catalog_reads.trend_points(store)
+    assert len(points) == len(built.evaluations)
+    hist = catalog_reads.partial_histogram(store, {"rule_set": ["t@1"]})
+    total = sum(h.n for h in hist)
+    t1 = [e for e in catalog_reads.list_evaluations(store) if e.rule_set == "t@1"]
+    expected = sum(e.PASS + e.FAIL for e in t1)  # SKIP/AGENT_ERROR carry no score
+    assert total == expected
+    assert all(0 <= h.bucket < 10 for h in hist)
+    passes = sum(h.n for h in hist if h.verdict == "PASS")
+    assert passes == sum(h.n for h in hist if h.bucket == 9 and h.verdict == "PASS")
+    assert all(h.low == h.bucket / 10 and h.high == (h.bucket + 1) / 10 for h in hist)
