@@ -17,6 +17,8 @@ KNOWN = "known: bfcl-ast, completion, completion-contract, contract, execution, 
 def test_an_unknown_tier_is_one_clean_line_listing_the_known_ones(run_cli, seeded, name) -> None:  # noqa: F811
     result = run_cli("judge", "r1", "--tier", name)
     _one_line_error(result, f"unknown tier {name!r} ({KNOWN})")
+    # the library says what is wrong; the CLI names the flag that carried it
+    assert result.output.startswith(f"Error: --tier: unknown tier {name!r}")
     assert "ModuleNotFoundError" not in result.output and "report it" not in result.output
 
 
