@@ -12,7 +12,7 @@ __version__ = "0.1.0"
 # public name -> module that defines it
 _EXPORTS: dict[str, str] = {
     "Store": "rejudge.store.repository",
-    "RejudgeError": "rejudge.store.errors",
+    "RejudgeError": "rejudge.errors",
     "Case": "rejudge.store.schemas",
     "Trace": "rejudge.store.schemas",
     "Judgment": "rejudge.store.schemas",

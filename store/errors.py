@@ -1,10 +1,22 @@
-"""The error hierarchy. Every error rejudge raises on purpose derives from ``RejudgeError``.
+"""The store's errors, and the root of the tree every package extends.
 
-It lives in ``store`` because ``store`` imports nothing of ours; every other package extends it.
-Messages say what went wrong and what to do next, in one line.
+The classes are defined in :mod:`rejudge.errors` (which draws the whole tree), so importing the
+error tree never loads the store's database code; they are importable from here too because
+``rejudge.store`` is where the other packages have always found them.
 """
 
 from __future__ import annotations
+
+from rejudge.errors import (
+    ConflictError,
+    DatabaseUnavailableError,
+    DatabaseURLError,
+    InvalidInputError,
+    NotFoundError,
+    RejudgeError,
+    SchemaVersionError,
+    StoreError,
+)
 
 __all__ = [
     "RejudgeError",
@@ -16,35 +28,3 @@ __all__ = [
     "ConflictError",
     "InvalidInputError",
 ]
-
-
-class RejudgeError(Exception):
-    """Root of every error rejudge raises on purpose; the CLI prints it as one line."""
-
-
-class StoreError(RejudgeError):
-    pass
-
-
-class DatabaseURLError(StoreError):
-    pass
-
-
-class DatabaseUnavailableError(StoreError):
-    pass
-
-
-class SchemaVersionError(StoreError):
-    pass
-
-
-class NotFoundError(RejudgeError):
-    pass
-
-
-class ConflictError(RejudgeError):
-    pass
-
-
-class InvalidInputError(RejudgeError):
-    pass

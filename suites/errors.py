@@ -1,4 +1,4 @@
-"""Errors raised by the suites package (all derive from :class:`store.errors.RejudgeError`)."""
+"""Errors raised by the suites package (all in the tree of :mod:`rejudge.errors`)."""
 
 from __future__ import annotations
 
@@ -19,8 +19,8 @@ class SuiteNotFoundError(SuiteError, NotFoundError):
     """Neither a built-in suite name nor a suite folder."""
 
 
-class ToolError(Exception):
+class ToolError(RejudgeError):
     """Raised inside a sandbox tool to report a tool-level failure (becomes ``ok=False``).
 
-    Not a RejudgeError: it never escapes a sandbox, it is what the model sees as a tool error.
+    It never escapes a sandbox: the sandbox turns it into the error result the model sees.
     """

@@ -7,6 +7,8 @@ import re
 from collections.abc import Callable
 from typing import Any
 
+from rejudge.store.errors import RejudgeError
+
 __all__ = [
     "CONVERTED_NESTED",
     "Equal",
@@ -109,8 +111,9 @@ PY_NESTED = ("array", "tuple")
 CONVERTED_NESTED = ("Array", "ArrayList", "array")
 
 
-class Unsupported(Exception):
-    """A type bfcl-eval cannot convert (it raises); recorded as a rule error."""
+class Unsupported(RejudgeError):
+    """A type bfcl-eval cannot convert (it raises); caught by the tier and recorded as a rule
+    error, never raised out of judging."""
 
 
 # --------------------------------------------------------------------------- Java values

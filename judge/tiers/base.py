@@ -17,10 +17,11 @@ weighting, anomaly flags and turning any exception into a recorded ``JUDGE_ERROR
 returns its causes (taxonomy codes, an empty list meaning PASS), its diff, reasons and partial
 components in [0, 1].
 
-Adding a tier (``outcome``, ``bfcl-ast``): put a module ``judge/tiers/<name>.py`` (dashes become
-underscores) that defines the class and calls :func:`register_tier` at import time. The registry
-imports ``judge.tiers.<module>`` on first lookup of an unknown name, so no other file needs an
-edit. New taxonomy codes go through :func:`judge.taxonomy.register_code`.
+Adding a tier: a module that defines the class and calls :func:`register_tier` at import time.
+A built-in tier (``outcome``, ``bfcl-ast``) also gets one line in :data:`BUILTIN_TIERS`, so its
+module is imported on the first lookup of its name; a tier of another package is registered by
+importing that package. A name is only ever looked up: no module is imported because a user typed
+its name. New taxonomy codes go through :func:`judge.taxonomy.register_code`.
 """
 
 from __future__ import annotations
@@ -35,11 +36,19 @@ from rejudge.store.schemas import Case, ToolRegistry
 if TYPE_CHECKING:
     from rejudge.judge.context import JudgeContext
 
-__all__ = ["Tier", "TierResult", "register_tier", "get_tier", "tier_names", "TierNotFoundError"]
+__all__ = [
+    "BUILTIN_TIERS",
+    "Tier",
+    "TierResult",
+    "register_tier",
+    "get_tier",
+    "tier_names",
+    "TierNotFoundError",
+]
 
 
 class TierNotFoundError(NotFoundError):
-    pass
+    """No tier of that name is registered; the message lists the known ones (``field="tier"``)."""
 
 
 @dataclass(slots=True)
@@ -72,8 +81,19 @@ class Tier(Protocol):
 
 
 _TIERS: dict[str, Tier] = {}
-_BUILTIN_MODULES = ("rejudge.judge.tiers.calls",)
-_OPTIONAL_MODULES = ("rejudge.judge.tiers.outcome", "rejudge.judge.tiers.bfcl_ast")
+
+# built-in tier name -> the module that registers it (imported on first lookup of the name).
+# ``calls`` holds the five core tiers and is loaded before any lookup, so they always win.
+_CORE_MODULE = "rejudge.judge.tiers.calls"
+BUILTIN_TIERS: dict[str, str] = {
+    "contract": _CORE_MODULE,
+    "execution": _CORE_MODULE,
+    "completion": _CORE_MODULE,
+    "completion-contract": _CORE_MODULE,
+    "golden": _CORE_MODULE,
+    "outcome": "rejudge.judge.tiers.outcome",
+    "bfcl-ast": "rejudge.judge.tiers.bfcl_ast",
+}
 
 
 def register_tier(tier: Tier, *, replace: bool = False) -> None:
@@ -84,40 +104,34 @@ def register_tier(tier: Tier, *, replace: bool = False) -> None:
     _TIERS[tier.name] = tier
 
 
-def _import(module: str) -> None:
-    try:
-        importlib.import_module(module)
-    except ModuleNotFoundError as exc:
-        if exc.name != module:
-            raise
+_core_loaded = False
 
 
-_builtins_loaded = False
-
-
-def _load_builtins() -> None:
+def _load_core() -> None:
     # once per process: get_tier runs per judgment, and import_module costs ~1 us even cached
-    global _builtins_loaded
-    if _builtins_loaded:
+    global _core_loaded
+    if _core_loaded:
         return
-    for module in _BUILTIN_MODULES:
-        _import(module)
-    _builtins_loaded = True
+    importlib.import_module(_CORE_MODULE)
+    _core_loaded = True
 
 
 def get_tier(name: str) -> Tier:
-    _load_builtins()
+    _load_core()
     tier = _TIERS.get(name)
-    if tier is None:
-        _import(f"rejudge.judge.tiers.{name.replace('-', '_')}")
+    if tier is None and name in BUILTIN_TIERS:
+        importlib.import_module(BUILTIN_TIERS[name])
         tier = _TIERS.get(name)
     if tier is None:
-        raise TierNotFoundError(f"unknown tier {name!r} (known: {', '.join(tier_names())})")
+        raise TierNotFoundError(
+            f"unknown tier {name!r} (known: {', '.join(tier_names())})", field="tier"
+        )
     return tier
 
 
 def tier_names() -> list[str]:
-    _load_builtins()
-    for module in _OPTIONAL_MODULES:
-        _import(module)
+    """Every tier name: the built-in ones and any registered since."""
+    _load_core()
+    for module in dict.fromkeys(BUILTIN_TIERS.values()):
+        importlib.import_module(module)
     return sorted(_TIERS)

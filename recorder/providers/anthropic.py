@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 from typing import Any
 
 from rejudge.recorder.providers.base import (
@@ -14,10 +13,9 @@ from rejudge.recorder.providers.base import (
     ToolMessage,
     UserMessage,
     WireRequest,
-    decode_text,
 )
-from rejudge.recorder.wire.anthropic import parse_anthropic_message, parse_anthropic_sse
-from rejudge.recorder.wire.common import AssistantTurn
+from rejudge.recorder.wire.common import WIRE_ANTHROPIC
+from rejudge.recorder.wire.registry import get_wire_format
 
 __all__ = ["AnthropicMessagesProvider", "anthropic_tools", "anthropic_messages"]
 
@@ -87,6 +85,8 @@ def anthropic_messages(conversation: Conversation) -> tuple[str | None, list[dic
 class AnthropicMessagesProvider(Provider):
     """``POST {base}/v1/messages``; several ``tool_use`` blocks are parallel calls."""
 
+    wire_format = get_wire_format(WIRE_ANTHROPIC)
+
     def __init__(
         self, name: str = "anthropic", default_base_url: str = "https://api.anthropic.com"
     ) -> None:
@@ -123,13 +123,3 @@ class AnthropicMessagesProvider(Provider):
 
     def auth_headers(self, api_key: str | None) -> dict[str, str]:
         return {"x-api-key": api_key} if api_key else {}
-
-    def parse(self, body: bytes, *, stream: bool) -> AssistantTurn:
-        text = decode_text(body)
-        if stream:
-            return parse_anthropic_sse(text)
-        try:
-            data = json.loads(text)
-        except ValueError as exc:
-            return AssistantTurn(error=f"response body is not JSON: {exc}")
-        return parse_anthropic_message(data)

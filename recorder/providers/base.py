@@ -2,12 +2,15 @@
 
 A provider is pure translation: ``build`` turns a neutral conversation plus tool schemas into an
 HTTP request description, ``parse`` turns the response bytes into an
-:class:`recorder.wire.common.AssistantTurn` (through the wire parsers). Sending, retrying and
-recording happen elsewhere, so the same provider serves live recording and offline replay.
+:class:`recorder.wire.common.AssistantTurn` through its ``wire_format``, the same registered
+:class:`recorder.wire.WireFormat` object the normalizer reads recorded exchanges with. Sending,
+retrying and recording happen elsewhere, so the same provider serves live recording and offline
+replay.
 """
 
 from __future__ import annotations
 
+import json
 from abc import ABC, abstractmethod
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -15,6 +18,7 @@ from typing import Any
 
 from rejudge.recorder.http import RecorderError
 from rejudge.recorder.wire.common import AssistantTurn
+from rejudge.recorder.wire.format import WireFormat
 from rejudge.store.schemas import ToolCall
 
 __all__ = [
@@ -98,6 +102,7 @@ class WireRequest:
 class Provider(ABC):
     name: str
     default_base_url: str
+    wire_format: WireFormat
 
     @abstractmethod
     def build(
@@ -112,9 +117,16 @@ class Provider(ABC):
     def auth_headers(self, api_key: str | None) -> dict[str, str]:
         """Headers that carry the key; scrubbed from every cassette."""
 
-    @abstractmethod
     def parse(self, body: bytes, *, stream: bool) -> AssistantTurn:
         """The neutral turn of a successful (2xx) response body."""
+        text = decode_text(body)
+        if stream:
+            return self.wire_format.assemble_stream(text)
+        try:
+            data = json.loads(text)
+        except ValueError as exc:
+            return AssistantTurn(error=f"response body is not JSON: {exc}")
+        return self.wire_format.parse_message(data)
 
     def url(self, base_url: str | None, path: str) -> str:
         base = (base_url or self.default_base_url).rstrip("/")

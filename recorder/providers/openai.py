@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 from typing import Any
 
 from rejudge.recorder.providers.base import (
@@ -14,10 +13,9 @@ from rejudge.recorder.providers.base import (
     ToolMessage,
     UserMessage,
     WireRequest,
-    decode_text,
 )
-from rejudge.recorder.wire.common import AssistantTurn
-from rejudge.recorder.wire.openai_chat import parse_openai_chat, parse_openai_chat_sse
+from rejudge.recorder.wire.common import WIRE_OPENAI_CHAT
+from rejudge.recorder.wire.registry import get_wire_format
 
 __all__ = ["OpenAIChatProvider", "openai_messages"]
 
@@ -84,6 +82,8 @@ class OpenAIChatProvider(Provider):
     assistant ``content`` (llama-cpp-python's server rejects null with a 500).
     """
 
+    wire_format = get_wire_format(WIRE_OPENAI_CHAT)
+
     def __init__(
         self,
         name: str = "openai",
@@ -128,13 +128,3 @@ class OpenAIChatProvider(Provider):
 
     def auth_headers(self, api_key: str | None) -> dict[str, str]:
         return {"authorization": f"Bearer {api_key}"} if api_key else {}
-
-    def parse(self, body: bytes, *, stream: bool) -> AssistantTurn:
-        text = decode_text(body)
-        if stream:
-            return parse_openai_chat_sse(text)
-        try:
-            data = json.loads(text)
-        except ValueError as exc:
-            return AssistantTurn(error=f"response body is not JSON: {exc}")
-        return parse_openai_chat(data)

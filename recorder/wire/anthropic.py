@@ -6,24 +6,39 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from rejudge.recorder.wire.common import (
+    WIRE_ANTHROPIC,
     AssistantTurn,
     EchoedCall,
     SentToolResult,
     as_dict,
     compact_json,
     error_message,
+    first_user_text_of,
+    function_tool_specs,
     int_usage,
     iter_sse,
     load_json_event,
     make_call,
     text_or_none,
 )
+from rejudge.recorder.wire.format import (
+    DETECT_BODY,
+    DETECT_HEADERS,
+    DETECT_NONE,
+    DETECT_PATH,
+    Probe,
+    WireFormat,
+)
+from rejudge.store.schemas import ToolSpec
 
 __all__ = [
     "parse_anthropic_message",
     "parse_anthropic_sse",
     "anthropic_tool_results",
     "anthropic_echoed_calls",
+    "anthropic_shaped",
+    "AnthropicMessages",
+    "ANTHROPIC_MESSAGES",
 ]
 
 _TOOL_BLOCKS = ("tool_use", "server_tool_use")
@@ -227,3 +242,57 @@ def anthropic_echoed_calls(body: Any) -> list[list[EchoedCall]]:
         if turn:
             out.append(turn)
     return out
+
+
+def anthropic_shaped(probe: Probe) -> bool:
+    """A ``messages`` request only Anthropic's API takes: a top-level ``system``, ``tool_use`` or
+    ``tool_result`` content blocks, or one answered with ``anthropic-*`` headers."""
+    body = probe.body
+    if body.get("system") is not None:
+        return True
+    for msg in body["messages"]:
+        content = msg.get("content") if isinstance(msg, dict) else None
+        if isinstance(content, list) and any(
+            isinstance(b, dict) and b.get("type") in ("tool_use", "tool_result") for b in content
+        ):
+            return True
+    return probe.has_header_prefix("anthropic-")
+
+
+class AnthropicMessages(WireFormat):
+    """``POST .../messages``; also a ``messages`` request in Anthropic's shape, or any request
+    answered with ``anthropic-*`` headers."""
+
+    name = WIRE_ANTHROPIC
+    provider = "anthropic"
+
+    def detect(self, probe: Probe) -> int:
+        if probe.path.endswith("/messages") and not probe.path.endswith("/count_tokens"):
+            return DETECT_PATH
+        body = probe.body
+        if isinstance(body, dict) and isinstance(body.get("messages"), list):
+            return DETECT_BODY if anthropic_shaped(probe) else DETECT_NONE
+        return DETECT_HEADERS if probe.has_header_prefix("anthropic-") else DETECT_NONE
+
+    def parse_message(self, body: dict[str, Any]) -> AssistantTurn:
+        return parse_anthropic_message(body)
+
+    def assemble_stream(self, text: str) -> AssistantTurn:
+        return parse_anthropic_sse(text)
+
+    def tool_results(self, request_body: Any) -> list[SentToolResult]:
+        return anthropic_tool_results(request_body)
+
+    def echoed_calls(self, request_body: Any) -> list[list[EchoedCall]]:
+        return anthropic_echoed_calls(request_body)
+
+    def tool_specs(self, request_body: Any) -> list[ToolSpec]:
+        return function_tool_specs(request_body)
+
+    def first_user_text(self, request_body: Any) -> str | None:
+        if not isinstance(request_body, dict):
+            return None
+        return first_user_text_of(request_body.get("messages"))
+
+
+ANTHROPIC_MESSAGES = AnthropicMessages()

@@ -13,7 +13,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
-from rejudge.store.schemas import ToolCall
+from rejudge.store.schemas import ToolCall, ToolSpec
 
 __all__ = [
     "WIRE_OPENAI_CHAT",
@@ -33,6 +33,10 @@ __all__ = [
     "as_dict",
     "strict_loads",
     "is_finite_json",
+    "tool_spec",
+    "function_tool_specs",
+    "user_text",
+    "first_user_text_of",
 ]
 
 WIRE_OPENAI_CHAT = "openai-chat"
@@ -270,3 +274,72 @@ def error_message(body: Any) -> str | None:
     if isinstance(err, str):
         return err
     return compact_json(err)
+
+
+# --------------------------------------------------------------------------- request facts
+
+
+def tool_spec(name: Any, description: Any, parameters: Any) -> ToolSpec | None:
+    """A :class:`ToolSpec` from a declaration's fields; ``None`` when it has no usable name."""
+    if not isinstance(name, str) or not name:
+        return None
+    return ToolSpec(
+        name=name,
+        description=description if isinstance(description, str) else "",
+        parameters=parameters
+        if isinstance(parameters, dict) and is_finite_json(parameters)
+        else {"type": "object", "properties": {}},
+    )
+
+
+def function_tool_specs(request_body: Any) -> list[ToolSpec]:
+    """The function tools of a request's ``tools`` list, in any of the three shapes.
+
+    Chat completions nest ``function``, Anthropic has ``input_schema``, Responses a flat
+    ``parameters``. The three formats share this one reader, which accepts every shape whichever
+    format the exchange was detected as, so a registry read from a cassette is the same by any
+    path (and the suite hashes of imported cassettes stay as they were).
+    """
+    if not isinstance(request_body, dict):
+        return []
+    out: list[ToolSpec | None] = []
+    tools = request_body.get("tools")
+    for tool in tools if isinstance(tools, list) else []:
+        if not isinstance(tool, dict):
+            continue
+        if isinstance(tool.get("function"), dict):  # chat completions
+            fn = tool["function"]
+            out.append(tool_spec(fn.get("name"), fn.get("description"), fn.get("parameters")))
+        elif "input_schema" in tool:  # anthropic
+            out.append(
+                tool_spec(tool.get("name"), tool.get("description"), tool.get("input_schema"))
+            )
+        elif tool.get("type") in ("function", None):  # responses
+            out.append(tool_spec(tool.get("name"), tool.get("description"), tool.get("parameters")))
+    return [s for s in out if s is not None]
+
+
+def user_text(content: Any) -> str | None:
+    """The text of a user message's content: a string, or its text parts joined by newlines."""
+    if isinstance(content, str):
+        return content
+    if isinstance(content, list):
+        parts = [
+            p["text"]
+            for p in content
+            if isinstance(p, dict)
+            and isinstance(p.get("text"), str)
+            and p.get("type") in (None, "text", "input_text")
+        ]
+        return "\n".join(parts) if parts else None
+    return None
+
+
+def first_user_text_of(messages: Any) -> str | None:
+    """The text of the first user message with any text, in a list of ``role``/``content`` dicts."""
+    for msg in messages if isinstance(messages, list) else []:
+        if isinstance(msg, dict) and msg.get("role") == "user":
+            text = user_text(msg.get("content"))
+            if text:
+                return text
+    return None

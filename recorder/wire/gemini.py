@@ -6,9 +6,11 @@ handing over to another), so the normalizer reads it too.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Any
 
 from rejudge.recorder.wire.common import (
+    WIRE_GEMINI,
     AssistantTurn,
     EchoedCall,
     SentToolResult,
@@ -17,14 +19,27 @@ from rejudge.recorder.wire.common import (
     iter_sse,
     load_json_event,
     make_call,
+    strict_loads,
     text_or_none,
+    tool_spec,
+    user_text,
 )
+from rejudge.recorder.wire.format import (
+    DETECT_NONE,
+    DETECT_PATH,
+    Probe,
+    WireFormat,
+    is_event_stream,
+)
+from rejudge.store.schemas import ToolSpec
 
 __all__ = [
     "parse_gemini",
     "parse_gemini_stream",
     "gemini_tool_results",
     "gemini_echoed_calls",
+    "GeminiGenerateContent",
+    "GEMINI_GENERATE_CONTENT",
 ]
 
 
@@ -182,3 +197,77 @@ def gemini_echoed_calls(body: Any) -> list[list[EchoedCall]]:
         if turn:
             out.append(turn)
     return out
+
+
+class GeminiGenerateContent(WireFormat):
+    """``POST .../models/M:generateContent`` and ``:streamGenerateContent`` (found by path only:
+    rejudge reads Gemini exchanges of foreign cassettes, it never records them)."""
+
+    name = WIRE_GEMINI
+    provider = "gemini"
+
+    def detect(self, probe: Probe) -> int:
+        last = probe.last_segment
+        if last.endswith(":generatecontent") or last.endswith(":streamgeneratecontent"):
+            return DETECT_PATH
+        return DETECT_NONE
+
+    def other_endpoint(self, probe: Probe) -> bool:
+        # the other methods of a model (countTokens, embedContent, ...)
+        return ":" in probe.last_segment
+
+    def parse_message(self, body: dict[str, Any]) -> AssistantTurn:
+        return parse_gemini(body)
+
+    def assemble_stream(self, text: str) -> AssistantTurn:
+        return parse_gemini_stream(text)
+
+    def parse_response(
+        self, body: Any, response_headers: Mapping[str, Any] | None = None
+    ) -> AssistantTurn:
+        # a stream is SSE (``alt=sse``) or, without it, one JSON array of chunks
+        if isinstance(body, str) and is_event_stream(body, response_headers):
+            return parse_gemini_stream(body)
+        if isinstance(body, (str, bytes)):
+            try:
+                body = strict_loads(body)
+            except (ValueError, RecursionError):
+                return AssistantTurn(error="response body is neither JSON nor an event stream")
+        if isinstance(body, list):
+            return parse_gemini_stream(body)
+        return parse_gemini(body)
+
+    def tool_results(self, request_body: Any) -> list[SentToolResult]:
+        return gemini_tool_results(request_body)
+
+    def echoed_calls(self, request_body: Any) -> list[list[EchoedCall]]:
+        return gemini_echoed_calls(request_body)
+
+    def tool_specs(self, request_body: Any) -> list[ToolSpec]:
+        if not isinstance(request_body, dict):
+            return []
+        tools = request_body.get("tools")
+        out: list[ToolSpec | None] = []
+        for group in tools if isinstance(tools, list) else []:
+            decls = (
+                group.get("function_declarations", group.get("functionDeclarations"))
+                if isinstance(group, dict)
+                else None
+            )
+            for d in decls if isinstance(decls, list) else []:
+                if isinstance(d, dict):
+                    out.append(tool_spec(d.get("name"), d.get("description"), d.get("parameters")))
+        return [s for s in out if s is not None]
+
+    def first_user_text(self, request_body: Any) -> str | None:
+        if not isinstance(request_body, dict):
+            return None
+        for content in request_body.get("contents") or []:
+            if isinstance(content, dict) and content.get("role", "user") == "user":
+                text = user_text(content.get("parts"))
+                if text:
+                    return text
+        return None
+
+
+GEMINI_GENERATE_CONTENT = GeminiGenerateContent()

@@ -5,24 +5,32 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
+from rejudge.recorder.wire.anthropic import anthropic_shaped
 from rejudge.recorder.wire.common import (
+    WIRE_OPENAI_CHAT,
     AssistantTurn,
     EchoedCall,
     SentToolResult,
     as_dict,
     error_message,
+    first_user_text_of,
+    function_tool_specs,
     int_usage,
     iter_sse,
     load_json_event,
     make_call,
     text_or_none,
 )
+from rejudge.recorder.wire.format import DETECT_BODY, DETECT_NONE, DETECT_PATH, Probe, WireFormat
+from rejudge.store.schemas import ToolSpec
 
 __all__ = [
     "parse_openai_chat",
     "parse_openai_chat_sse",
     "openai_chat_tool_results",
     "openai_chat_echoed_calls",
+    "OpenAIChat",
+    "OPENAI_CHAT",
 ]
 
 
@@ -253,3 +261,49 @@ def openai_chat_echoed_calls(body: Any) -> list[list[EchoedCall]]:
             )
         out.append(turn)
     return out
+
+
+class OpenAIChat(WireFormat):
+    """``POST .../chat/completions``; also any ``messages`` request Anthropic would not send."""
+
+    name = WIRE_OPENAI_CHAT
+    provider = "openai"
+
+    def detect(self, probe: Probe) -> int:
+        if probe.path.endswith("/chat/completions") or probe.path == "chat/completions":
+            return DETECT_PATH
+        body = probe.body
+        if (
+            isinstance(body, dict)
+            and isinstance(body.get("messages"), list)
+            and not anthropic_shaped(probe)
+        ):
+            return DETECT_BODY
+        return DETECT_NONE
+
+    def other_endpoint(self, probe: Probe) -> bool:
+        # legacy text completions and model listings (also served by compatible servers)
+        return probe.path.endswith("/completions") or probe.path.endswith("/models")
+
+    def parse_message(self, body: dict[str, Any]) -> AssistantTurn:
+        return parse_openai_chat(body)
+
+    def assemble_stream(self, text: str) -> AssistantTurn:
+        return parse_openai_chat_sse(text)
+
+    def tool_results(self, request_body: Any) -> list[SentToolResult]:
+        return openai_chat_tool_results(request_body)
+
+    def echoed_calls(self, request_body: Any) -> list[list[EchoedCall]]:
+        return openai_chat_echoed_calls(request_body)
+
+    def tool_specs(self, request_body: Any) -> list[ToolSpec]:
+        return function_tool_specs(request_body)
+
+    def first_user_text(self, request_body: Any) -> str | None:
+        if not isinstance(request_body, dict):
+            return None
+        return first_user_text_of(request_body.get("messages"))
+
+
+OPENAI_CHAT = OpenAIChat()

@@ -6,22 +6,29 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from rejudge.recorder.wire.common import (
+    WIRE_OPENAI_RESPONSES,
     AssistantTurn,
     EchoedCall,
     SentToolResult,
     error_message,
+    first_user_text_of,
+    function_tool_specs,
     int_usage,
     iter_sse,
     load_json_event,
     make_call,
     text_or_none,
 )
+from rejudge.recorder.wire.format import DETECT_BODY, DETECT_NONE, DETECT_PATH, Probe, WireFormat
+from rejudge.store.schemas import ToolSpec
 
 __all__ = [
     "parse_openai_responses",
     "parse_openai_responses_sse",
     "openai_responses_tool_results",
     "openai_responses_echoed_calls",
+    "OpenAIResponses",
+    "OPENAI_RESPONSES",
 ]
 
 
@@ -235,3 +242,44 @@ def openai_responses_echoed_calls(body: Any) -> list[list[EchoedCall]]:
     if current:
         out.append(current)
     return out
+
+
+class OpenAIResponses(WireFormat):
+    """``POST .../responses``; also a request with ``model`` and ``input`` but no ``messages``."""
+
+    name = WIRE_OPENAI_RESPONSES
+    provider = "openai"
+
+    def detect(self, probe: Probe) -> int:
+        if probe.path.endswith("/responses") or probe.path == "responses":
+            return DETECT_PATH
+        body = probe.body
+        if isinstance(body, dict) and "input" in body and "model" in body:
+            return DETECT_BODY if "messages" not in body else DETECT_NONE
+        return DETECT_NONE
+
+    def parse_message(self, body: dict[str, Any]) -> AssistantTurn:
+        return parse_openai_responses(body)
+
+    def assemble_stream(self, text: str) -> AssistantTurn:
+        return parse_openai_responses_sse(text)
+
+    def tool_results(self, request_body: Any) -> list[SentToolResult]:
+        return openai_responses_tool_results(request_body)
+
+    def echoed_calls(self, request_body: Any) -> list[list[EchoedCall]]:
+        return openai_responses_echoed_calls(request_body)
+
+    def tool_specs(self, request_body: Any) -> list[ToolSpec]:
+        return function_tool_specs(request_body)
+
+    def first_user_text(self, request_body: Any) -> str | None:
+        if not isinstance(request_body, dict):
+            return None
+        items = request_body.get("input")
+        if isinstance(items, str):
+            return items
+        return first_user_text_of(items)
+
+
+OPENAI_RESPONSES = OpenAIResponses()

@@ -62,6 +62,23 @@ def _one_line(text: str) -> str:
     return " ".join(str(text).split())
 
 
+def _flag_for(group: click.Group, ctx: click.Context, field: str | None) -> str | None:
+    """The option of the invoked command that set ``field`` (a library error's context), so the
+    message names the flag the library does not know about; ``None`` when no one option did."""
+    if not field or ctx.invoked_subcommand is None:
+        return None
+    command = group.get_command(ctx, ctx.invoked_subcommand)
+    pending, flags = [command] if command is not None else [], set()
+    while pending:
+        current = pending.pop()
+        if isinstance(current, click.Group):
+            pending.extend(current.commands.values())
+        for param in current.params:
+            if isinstance(param, click.Option) and param.name == field.replace("-", "_"):
+                flags.add(max(param.opts, key=len))
+    return flags.pop() if len(flags) == 1 else None
+
+
 class _RejudgeGroup(click.Group):
     def list_commands(self, ctx: click.Context) -> list[str]:
         return sorted(set(super().list_commands(ctx)) | set(_COMMANDS))
@@ -83,7 +100,9 @@ class _RejudgeGroup(click.Group):
         except (click.exceptions.ClickException, click.exceptions.Exit, click.Abort):
             raise
         except RejudgeError as exc:
-            raise click.ClickException(_one_line(str(exc))) from exc
+            flag = _flag_for(self, ctx, exc.field)
+            message = _one_line(str(exc))
+            raise click.ClickException(f"{flag}: {message}" if flag else message) from exc
         except KeyboardInterrupt:
             raise click.ClickException("interrupted") from None
         except Exception as exc:

@@ -1,0 +1,144 @@
+"""Every error rejudge raises on purpose, in one tree under :class:`RejudgeError`.
+
+The CLI prints any of them as one ``Error: ...`` line (exit 1); anything else is a bug. Messages
+say what is wrong and what to do, in library terms; the CLI adds its flag names. Each error can
+carry its context as attributes (``run``, ``case``, ``file``, ``field``; ``None`` when it does not
+apply), so a caller can act on it without parsing the message::
+
+    RejudgeError
+     ├── StoreError                        rejudge.store
+     │    ├── DatabaseURLError
+     │    ├── DatabaseUnavailableError
+     │    └── SchemaVersionError
+     ├── NotFoundError                     a named thing does not exist
+     │    ├── TierNotFoundError            rejudge.judge.tiers
+     │    ├── UnknownWireFormatError       rejudge.recorder.wire
+     │    └── BfclNotInstalledError        rejudge.suites.importers.bfcl (also BfclError)
+     ├── ConflictError                     the store already holds something else under that key
+     ├── InvalidInputError                 input that cannot be used as given
+     │    ├── RuleSetError                 rejudge.judge.rulesets
+     │    ├── BaselineMismatchError        rejudge.judge.baseline
+     │    ├── ReviewImportError            rejudge.judge.calibration
+     │    ├── ReviewRequiredError          rejudge.judge.calibration
+     │    └── GenomeSetupError             rejudge.suites.domains.genome
+     ├── RecorderError                     rejudge.recorder
+     │    ├── ProviderCallError            a model call gave no usable response
+     │    ├── ProviderUnreachableError     rejudge.recorder.record
+     │    ├── CassetteError                rejudge.recorder.cassettes
+     │    └── ReplayMissError              rejudge.recorder.cassettes
+     ├── CassetteError                     rejudge.recorder.cassette_io
+     ├── CassetteImportError               rejudge.recorder.importer
+     ├── LocalModelError                   rejudge.recorder.local_server
+     ├── SuiteError                        rejudge.suites
+     │    ├── SuiteFormatError             (also InvalidInputError)
+     │    ├── SuiteNotFoundError           (also NotFoundError)
+     │    └── FuncBenchError               rejudge.suites.generators.funcbench
+     │         └── KnobError               (also InvalidInputError)
+     ├── ToolError                         raised by a sandbox tool; the model sees it as a result
+     ├── Unsupported                       rejudge.judge.bfcl.values: a value bfcl-eval cannot take
+     ├── BfclError                         rejudge.suites.importers.bfcl
+     └── DemoError                         rejudge.demo
+
+The root classes are defined here, so ``import rejudge.errors`` loads nothing else; the others
+live with the code that raises them and are re-exported from here on first access.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from rejudge._lazy import lazy_exports
+
+__all__ = [
+    "RejudgeError",
+    "StoreError",
+    "DatabaseURLError",
+    "DatabaseUnavailableError",
+    "SchemaVersionError",
+    "NotFoundError",
+    "ConflictError",
+    "InvalidInputError",
+]
+
+
+class RejudgeError(Exception):
+    """Root of every error rejudge raises on purpose; the CLI prints it as one line.
+
+    ``run``, ``case``, ``file`` and ``field`` name what the error is about, when it is about one
+    (a run id or name, a case id, a file path, a field or option of the input).
+    """
+
+    def __init__(
+        self,
+        *args: Any,
+        run: str | int | None = None,
+        case: str | None = None,
+        file: str | None = None,
+        field: str | None = None,
+    ) -> None:
+        super().__init__(*args)
+        self.run = run
+        self.case = case
+        self.file = file
+        self.field = field
+
+
+class StoreError(RejudgeError):
+    """The database cannot be used (bad URL, unreachable, schema of another version)."""
+
+
+class DatabaseURLError(StoreError):
+    """A database URL that names no supported database."""
+
+
+class DatabaseUnavailableError(StoreError):
+    """The database does not answer, or refuses the connection."""
+
+
+class SchemaVersionError(StoreError):
+    """The database schema is older or newer than this rejudge; migrate it."""
+
+
+class NotFoundError(RejudgeError):
+    """A named thing (run, suite, tier, rule set, ...) does not exist."""
+
+
+class ConflictError(RejudgeError):
+    """The store already holds something different under the same name or key."""
+
+
+class InvalidInputError(RejudgeError):
+    """Input that cannot be used as given; the message says which part and why."""
+
+
+# the errors defined beside the code that raises them: public name -> defining module
+_EXPORTS: dict[str, str] = {
+    "TierNotFoundError": "rejudge.judge.tiers.base",
+    "RuleSetError": "rejudge.judge.rulesets",
+    "BaselineMismatchError": "rejudge.judge.baseline",
+    "ReviewImportError": "rejudge.judge.calibration",
+    "ReviewRequiredError": "rejudge.judge.calibration",
+    "Unsupported": "rejudge.judge.bfcl.values",
+    "UnknownWireFormatError": "rejudge.recorder.wire.registry",
+    "RecorderError": "rejudge.recorder.http",
+    "ProviderCallError": "rejudge.recorder.http",
+    "ProviderUnreachableError": "rejudge.recorder.record",
+    "ReplayMissError": "rejudge.recorder.cassettes",
+    "CassetteError": "rejudge.recorder.cassette_io",
+    "CassetteImportError": "rejudge.recorder.importer",
+    "LocalModelError": "rejudge.recorder.local_server",
+    "SuiteError": "rejudge.suites.errors",
+    "SuiteFormatError": "rejudge.suites.errors",
+    "SuiteNotFoundError": "rejudge.suites.errors",
+    "ToolError": "rejudge.suites.errors",
+    "FuncBenchError": "rejudge.suites.generators.funcbench",
+    "KnobError": "rejudge.suites.generators.funcbench",
+    "GenomeSetupError": "rejudge.suites.domains.genome.domain",
+    "BfclError": "rejudge.suites.importers.bfcl",
+    "BfclNotInstalledError": "rejudge.suites.importers.bfcl",
+    "DemoError": "rejudge.demo",
+}
+
+__all__ += list(_EXPORTS)
+
+__getattr__, __dir__ = lazy_exports(__name__, _EXPORTS)
