@@ -1,10 +1,14 @@
-"""The judge: pure judging, tiers, rule sets, batch re-judging, reports, baselines, comparisons.
+"""The judge: pure judging, tiers, rule sets, reports, comparisons, baselines, calibration
+statistics and the typed results of the judge's use cases.
 
 The package's public names, imported lazily (``import judge`` loads nothing else; worker
 processes and the CLI import only what they use)::
 
     from rejudge.judge import judge, load_rule_set
     judgment = judge(trace, case, registry, "golden", load_rule_set("standard@2"))
+
+Nothing here reads or writes the store: judging a stored run, re-judging, comparing stored
+evaluations and locking baselines are :mod:`rejudge.services`.
 """
 
 from __future__ import annotations
@@ -33,14 +37,7 @@ _EXPORTS: dict[str, str] = {
     "get_matcher": "rejudge.judge.matchers",
     "matcher_names": "rejudge.judge.matchers",
     "register_code": "rejudge.judge.taxonomy",
-    "JudgeRunResult": "rejudge.judge.batch",
-    "judge_run": "rejudge.judge.batch",
-    "evaluation_report": "rejudge.judge.batch",
-    "RejudgePlan": "rejudge.judge.ops",
-    "RejudgeResult": "rejudge.judge.ops",
-    "plan_rejudge": "rejudge.judge.ops",
-    "rejudge": "rejudge.judge.ops",
-    "compare_evaluations": "rejudge.judge.ops",
+    "BatchJudge": "rejudge.judge.batch",
     "build_report": "rejudge.judge.report",
     "pass_hat_k": "rejudge.judge.report",
     "mcnemar_exact": "rejudge.judge.compare",
@@ -48,9 +45,14 @@ _EXPORTS: dict[str, str] = {
     "BaselineMismatchError": "rejudge.judge.baseline",
     "lock_baseline": "rejudge.judge.baseline",
     "check_baseline": "rejudge.judge.baseline",
-    "calibration_summary": "rejudge.judge.calibration",
-    "evaluation_export_rows": "rejudge.judge.exports",
-    "run_export_rows": "rejudge.judge.exports",
+    "calibration_figures": "rejudge.judge.calibration",
+    "JudgeRunResult": "rejudge.judge.results",
+    "JudgeSummary": "rejudge.judge.results",
+    "RejudgeResult": "rejudge.judge.results",
+    "EvaluationReport": "rejudge.judge.results",
+    "Comparison": "rejudge.judge.results",
+    "BaselineLock": "rejudge.judge.results",
+    "BaselineCheck": "rejudge.judge.results",
 }
 
 __all__ = sorted(_EXPORTS)

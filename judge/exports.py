@@ -1,23 +1,12 @@
-"""Analysis exports: one row per case and repetition of an evaluation (verdict, causes, partial
-score, review label and every input hash), or one row per trace of a run, for ``rejudge export``
-(CSV, JSON Lines, Parquet). The column lists are the documented formats (docs/calibration.md)."""
+"""Analysis export formats: the columns of one row per case and repetition of an evaluation
+(verdict, causes, partial score, review label and every input hash), and of one row per trace of
+a run, for ``rejudge export`` (CSV, JSON Lines, Parquet). These column lists are the documented
+formats (docs/calibration.md); the rows are read from the store by
+:mod:`rejudge.services.export`."""
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-from typing import Any
-
-from rejudge.store.repository import Store
-from rejudge.store.reviews import list_reviews
-
-from .calibration import item_label, latest_labels, review_rows
-
-__all__ = [
-    "EVALUATION_EXPORT_COLUMNS",
-    "RUN_EXPORT_COLUMNS",
-    "evaluation_export_rows",
-    "run_export_rows",
-]
+__all__ = ["EVALUATION_EXPORT_COLUMNS", "RUN_EXPORT_COLUMNS"]
 
 
 #: (column, type, meaning) of ``rejudge export EVAL``: one row per case and repetition
@@ -67,66 +56,3 @@ RUN_EXPORT_COLUMNS: tuple[tuple[str, str, str], ...] = (
     ("normalizer_version", "string?", "normalizer version that derived the trace"),
     ("trace", "object", "the normalized trace (rounds, calls, results, usage, timings)"),
 )
-
-
-def evaluation_export_rows(store: Store, evaluation_id: int | str) -> Iterator[dict[str, Any]]:
-    """One dict per case and repetition, keys of :data:`EVALUATION_EXPORT_COLUMNS`, case order."""
-    ev = store.get_evaluation(evaluation_id)
-    run = store.get_run(ev.run_id)
-    suite = store.get_suite_by_id(run.suite_id)
-    rules = store.get_rule_set(ev.rule_set_id).ref
-    rows = review_rows(store, ev.id)
-    latest = latest_labels(r.as_dict() for r in list_reviews(store, evaluation_id=ev.id))
-    for r in rows:
-        yield {
-            "evaluation": ev.id,
-            "run": run.name,
-            "suite": suite.name,
-            "model": run.model,
-            "provider": run.provider,
-            "harness_mode": run.harness_mode,
-            "tier": r["tier"],
-            "rules": rules,
-            "case": r["case"],
-            "repetition": int(r["repetition"]),
-            "dimension": r["dimension"],
-            "category": r["category"],
-            "verdict": r["verdict"],
-            "taxonomy": r["taxonomy"],
-            "partial_score": None if r["partial_score"] is None else float(r["partial_score"]),
-            "anomalies": r["anomalies"],
-            "review_label": item_label(latest.get(r["judgment_id"], {})),
-            "judgment_key": r["judgment_key"],
-            "judgment_hash": r["judgment_hash"],
-            "trace_hash": r["trace_hash"],
-            "case_hash": r["case_hash"],
-            "registry_hash": r["registry_hash"],
-            "rule_set_hash": r["rule_set_hash"],
-            "engine_version": r["engine_version"],
-            "suite_hash": run.suite_hash,
-            "config_hash": run.config_hash,
-            "prompt_hash": run.prompt_hash,
-        }
-
-
-def run_export_rows(store: Store, run_ref: str | int) -> Iterator[dict[str, Any]]:
-    """One dict per trace of a run (streamed), keys of :data:`RUN_EXPORT_COLUMNS`."""
-    run = store.get_run(run_ref)
-    suite = store.get_suite_by_id(run.suite_id)
-    for stored in store.iter_traces(run.id):
-        trace = stored.trace
-        yield {
-            "run": run.name,
-            "model": run.model,
-            "suite": suite.name,
-            "case": stored.case_key,
-            "repetition": stored.repetition,
-            "status": trace.status,
-            "trace_hash": stored.hash,
-            "rounds": len(trace.rounds),
-            "calls": sum(len(r.calls) for r in trace.rounds),
-            "cassette_path": stored.cassette_path,
-            "cassette_hash": stored.cassette_hash,
-            "normalizer_version": trace.normalizer_version,
-            "trace": trace.model_dump(mode="json"),
-        }

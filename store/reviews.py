@@ -19,8 +19,8 @@ from typing import Any
 from rejudge.store._batching import chunks
 from rejudge.store.errors import ConflictError, InvalidInputError, NotFoundError
 from rejudge.store.repository import Store
+from rejudge.store.schemas import REVIEW_LABELS, normalize_label
 from rejudge.store.tables import (
-    REVIEW_LABELS,
     EvaluationJudgmentRow,
     EvaluationRow,
     JudgmentRow,
@@ -90,15 +90,6 @@ class ReviewRecord:
             "resolved_at": self.resolved_at.isoformat() if self.resolved_at else None,
             "resolution": self.resolution,
         }
-
-
-def normalize_label(text: str | None) -> str | None:
-    """``"Judge wrong"``, ``"judge-wrong"``, ``" JUDGE_WRONG "`` -> ``"judge_wrong"``; None when
-    the text is not one of :data:`REVIEW_LABELS`."""
-    if text is None:
-        return None
-    label = "_".join(str(text).strip().lower().replace("-", " ").replace("_", " ").split())
-    return label if label in REVIEW_LABELS else None
 
 
 def check_reviewer(name: str | None) -> str:

@@ -12,6 +12,8 @@ from pydantic import BaseModel, ConfigDict, Field
 from rejudge.store.hashing import content_hash
 
 __all__ = [
+    "REVIEW_LABELS",
+    "normalize_label",
     "CASE_FORMAT_VERSION",
     "TRACE_FORMAT_VERSION",
     "REGISTRY_FORMAT_VERSION",
@@ -48,6 +50,9 @@ JUDGMENT_FORMAT_VERSION = 1
 ParamRule = Literal["exact", "normalized_str", "normalized_date", "contains", "any"]
 Verdict = Literal["PASS", "FAIL", "SKIP", "AGENT_ERROR"]
 VERDICTS: tuple[str, ...] = ("PASS", "FAIL", "SKIP", "AGENT_ERROR")
+#: a person's label on a judgment (DESIGN §4): the verdict is right, the judge is wrong, the
+#: golden (the case) is wrong, or the reviewer cannot tell
+REVIEW_LABELS: tuple[str, ...] = ("confirmed", "judge_wrong", "golden_wrong", "unclear")
 HarnessMode = Literal["production-parity", "oracle-assisted", "imported"]
 HARNESS_MODES: tuple[str, ...] = ("production-parity", "oracle-assisted", "imported")
 TraceStatus = Literal["completed", "agent_error"]
@@ -353,3 +358,12 @@ class Judgment(_Frozen):
     @property
     def hash(self) -> str:
         return content_hash(self.model_dump(mode="json"))
+
+
+def normalize_label(text: str | None) -> str | None:
+    """``"Judge wrong"``, ``"judge-wrong"``, ``" JUDGE_WRONG "`` -> ``"judge_wrong"``; None when
+    the text is not one of :data:`REVIEW_LABELS`."""
+    if text is None:
+        return None
+    label = "_".join(str(text).strip().lower().replace("-", " ").replace("_", " ").split())
+    return label if label in REVIEW_LABELS else None

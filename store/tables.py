@@ -10,6 +10,7 @@ from __future__ import annotations
 from datetime import UTC, datetime
 from typing import Any
 
+from rejudge.store.schemas import REVIEW_LABELS
 from sqlalchemy import (
     JSON,
     DateTime,
@@ -239,11 +240,6 @@ class BaselineRow(Base):
     report: Mapped[dict[str, Any]]
     note: Mapped[str | None] = mapped_column(Text)
     created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utcnow)
-
-
-#: a person's label on a judgment (DESIGN §4): the verdict is right, the judge is wrong, the
-#: golden (the case) is wrong, or the reviewer cannot tell
-REVIEW_LABELS = ("confirmed", "judge_wrong", "golden_wrong", "unclear")
 
 
 class ReviewRow(Base):

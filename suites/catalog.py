@@ -1,17 +1,35 @@
-"""Built-in suite summaries and snapshots of suites in the store."""
+"""Built-in suite summaries, snapshots of suites in the store, and suites named by either.
+
+A suite command's NAME is, in order: a built-in suite, a folder (or its ``suite.json``), or
+the name of a suite snapshot in the store (the newest of that name: e.g. one that
+``rejudge generate funcbench --name NAME`` or ``suite import-bfcl`` stored). The store is only
+opened when the first two do not resolve.
+"""
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from rejudge.store.errors import RejudgeError
+from rejudge.store.errors import NotFoundError, RejudgeError
 from rejudge.store.repository import Store, SuiteRecord
-from rejudge.suites.case_format import SuiteSource, builtin_suites, load_suite
-from rejudge.suites.errors import SuiteError
-from rejudge.suites.validate import validate_suite
+from rejudge.suites.case_format import SuiteManifest, SuiteSource, builtin_suites, load_suite
+from rejudge.suites.errors import SuiteError, SuiteNotFoundError
+from rejudge.suites.validate import Problem, validate_suite
 
-__all__ = ["suite_summaries", "snapshot_suite"]
+__all__ = [
+    "suite_summaries",
+    "stored_suite_summaries",
+    "snapshot_suite",
+    "stored_suite_source",
+    "open_suite",
+    "validate_named_suite",
+]
+
+#: the store, opened on first use (a suite command that names a built-in suite or a folder
+#: never opens it)
+StoreOpener = Callable[[], Store]
 
 
 def suite_summaries(names: list[str] | None = None) -> list[dict[str, Any]]:
@@ -91,3 +109,49 @@ def snapshot_suite(store: Store, source: SuiteSource | str | Path) -> SuiteRecor
         meta=meta,
         case_hashes=source.case_hashes,
     )
+
+
+def stored_suite_source(store: Store, record: SuiteRecord) -> SuiteSource:
+    """A suite snapshot of the store as a loaded suite (cases, registry, manifest), the same
+    suite its folder loads to (same hash); it has no folder, so no file lines."""
+    manifest_data = (record.meta or {}).get("manifest")
+    manifest = SuiteManifest.model_validate(manifest_data) if manifest_data else None
+    return SuiteSource(
+        name=record.name,
+        domain=record.domain,
+        format_version=record.format_version,
+        registry=store.get_registry(record.registry_id),
+        cases=tuple(case for _pk, case in store.get_cases(record.id).values()),
+        description=str((record.meta or {}).get("description") or ""),
+        manifest=manifest,
+    )
+
+
+def _stored(
+    open_store: StoreOpener | None, ref: str | Path, missing: SuiteNotFoundError
+) -> SuiteSource:
+    if open_store is None or not isinstance(ref, str):
+        raise missing
+    store = open_store()
+    try:
+        record = store.get_suite(ref)
+    except NotFoundError:
+        raise missing from None
+    return stored_suite_source(store, record)
+
+
+def open_suite(ref: str | Path, open_store: StoreOpener | None = None) -> SuiteSource:
+    """The suite a command's NAME|PATH names (see the module's docstring for the order)."""
+    try:
+        return load_suite(ref)
+    except SuiteNotFoundError as missing:
+        return _stored(open_store, ref, missing)
+
+
+def validate_named_suite(ref: str | Path, open_store: StoreOpener | None = None) -> list[Problem]:
+    """:func:`validate_suite` of a built-in name or a folder (with file:line for each problem),
+    else of the store's snapshot of that name."""
+    try:
+        return validate_suite(ref)
+    except SuiteNotFoundError as missing:
+        return validate_suite(_stored(open_store, ref, missing))

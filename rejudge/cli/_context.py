@@ -1,10 +1,17 @@
-"""What every command shares: settings, the store (opened on first use), output helpers."""
+"""What every command shares: settings, the store (opened on first use), output helpers.
+
+Output has one path: a command hands :meth:`AppContext.emit` its result (a typed result of
+:mod:`rejudge.judge.results`, or plain data) and a renderer for people; under ``--json`` the
+result's JSON goes through :func:`write_json`, the one JSON writer of the CLI. ``--json`` is
+read both before the command (``rejudge --json runs``) and after it (``rejudge runs --json``,
+the :func:`json_option` every command that emits data carries).
+"""
 
 from __future__ import annotations
 
 import json
 from collections.abc import Callable
-from typing import Any
+from typing import Any, TypeVar
 
 import click
 from rich.console import Console
@@ -13,7 +20,9 @@ from rich.table import Table
 from rejudge.settings import Settings
 from rejudge.store.repository import Store
 
-__all__ = ["AppContext", "pass_app", "table"]
+__all__ = ["AppContext", "pass_app", "table", "json_option", "write_json", "to_jsonable"]
+
+F = TypeVar("F", bound=Callable[..., Any])
 
 
 class AppContext:
@@ -21,10 +30,13 @@ class AppContext:
         self.settings = settings
         self.console = Console(highlight=False, soft_wrap=True)
         self._store: Store | None = None
+        #: set by a command's own ``--json`` (:func:`json_option`)
+        self.json_requested = False
 
     @property
     def json(self) -> bool:
-        return self.settings.json
+        """Machine-readable output: ``rejudge --json CMD`` or ``rejudge CMD --json``."""
+        return self.settings.json or self.json_requested
 
     @property
     def store(self) -> Store:
@@ -39,14 +51,44 @@ class AppContext:
             self._store = None
 
     def emit(self, data: Any, render: Callable[[Console], None] | None = None) -> None:
-        """Print ``data`` as JSON under --json, otherwise call ``render``."""
+        """Print ``data`` as JSON under --json (or without a renderer), otherwise ``render``."""
         if self.json or render is None:
-            click.echo(json.dumps(data, indent=2, ensure_ascii=False, default=str))
+            write_json(data)
         else:
             render(self.console)
 
 
 pass_app = click.make_pass_decorator(AppContext)
+
+
+def to_jsonable(data: Any) -> Any:
+    """A typed result's JSON form (its ``to_json``), or the data itself."""
+    to_json = getattr(data, "to_json", None)
+    return to_json() if callable(to_json) else data
+
+
+def write_json(data: Any) -> None:
+    """The CLI's one JSON writer: indented, UTF-8 as is, anything else by ``str``."""
+    click.echo(json.dumps(to_jsonable(data), indent=2, ensure_ascii=False, default=str))
+
+
+def _request_json(ctx: click.Context, _param: click.Parameter, value: bool) -> None:
+    app = ctx.find_object(AppContext)
+    if value and app is not None:
+        app.json_requested = True
+
+
+def json_option(command: F) -> F:
+    """The per-command ``--json`` flag (``rejudge runs --json``): the same as the global one."""
+    option = click.option(
+        "--json",
+        "json_output",
+        is_flag=True,
+        expose_value=False,
+        callback=_request_json,
+        help="Machine-readable output (the same as `rejudge --json ...`).",
+    )
+    return option(command)
 
 
 def table(title: str | None, columns: list[str], rows: list[list[Any]]) -> Table:

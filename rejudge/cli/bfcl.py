@@ -12,7 +12,7 @@ from pathlib import Path
 import click
 from rich.console import Console
 
-from rejudge.cli._context import AppContext, pass_app, table
+from rejudge.cli._context import AppContext, json_option, pass_app, table
 from rejudge.suites.importers import bfcl as bfcl_lib
 from rejudge.suites.importers import bfcl_results as results_lib
 
@@ -34,6 +34,7 @@ __all__ = ["import_bfcl", "bfcl_results", "export", "export_bfcl"]
     default=None,
     help="Also write each suite as a folder under DIR (for `rejudge record --suite DIR/NAME`).",
 )
+@json_option
 @pass_app
 def import_bfcl(app: AppContext, categories: tuple[str, ...], out_dir: Path | None) -> None:
     """Import BFCL v4's AST categories (from the bfcl-eval package) as call-only suites."""
@@ -55,6 +56,7 @@ def import_bfcl(app: AppContext, categories: tuple[str, ...], out_dir: Path | No
 @click.argument("path", type=click.Path(path_type=Path, exists=True))
 @click.option("--model", required=True, help="The model the results belong to.")
 @click.option("--name", "run_name", default=None, help="Run name prefix [default: bfcl-MODEL].")
+@json_option
 @pass_app
 def bfcl_results(app: AppContext, path: Path, model: str, run_name: str | None) -> None:
     """Import BFCL result files (a file or a folder of them) as imported runs, one per category."""
@@ -103,6 +105,7 @@ def export() -> None:
 @click.option(
     "--model", "model_name", default=None, help="Model name in the files [default: the run's]."
 )
+@json_option
 @pass_app
 def export_bfcl(app: AppContext, evaluation: str, out_dir: Path, model_name: str | None) -> None:
     """Write an evaluation as BFCL score files (accuracy line, then one line per failure)."""

@@ -5,7 +5,7 @@ from __future__ import annotations
 import click
 from rich.console import Console
 
-from rejudge.cli._context import AppContext, pass_app, table
+from rejudge.cli._context import AppContext, json_option, pass_app, table
 from rejudge.store.engine import make_engine, redact_url
 from rejudge.store.migrate import current_revision, head_revision, upgrade
 
@@ -16,6 +16,7 @@ def db() -> None:
 
 
 @db.command("upgrade")
+@json_option
 @pass_app
 def db_upgrade(app: AppContext) -> None:
     """Apply every migration up to this version's head."""
@@ -30,6 +31,7 @@ def db_upgrade(app: AppContext) -> None:
 
 
 @db.command("current")
+@json_option
 @pass_app
 def db_current(app: AppContext) -> None:
     """Show the database's schema revision (no migration is applied)."""
@@ -54,6 +56,7 @@ def db_current(app: AppContext) -> None:
 
 
 @click.command()
+@json_option
 @pass_app
 def runs(app: AppContext) -> None:
     """List recorded and imported runs."""

@@ -7,7 +7,7 @@ from pathlib import Path
 import click
 from rich.console import Console
 
-from rejudge.cli._context import AppContext, pass_app
+from rejudge.cli._context import AppContext, json_option, pass_app
 
 __all__ = ["generate"]
 
@@ -43,6 +43,7 @@ def generate() -> None:
     default=None,
     help="Folder to write the suite to [default: ./generated/<name>].",
 )
+@json_option
 @pass_app
 def generate_funcbench(
     app: AppContext,

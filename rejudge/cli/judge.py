@@ -1,8 +1,9 @@
-"""`rejudge judge | rejudge | report | compare | baseline lock|check`: thin over :mod:`judge`."""
+"""`rejudge judge | rejudge | report | compare | baseline lock|check`: each parses, calls one
+service (:mod:`rejudge.services`), and renders its typed result (:mod:`rejudge.judge.results`)
+for people, or prints its JSON under ``--json``."""
 
 from __future__ import annotations
 
-import json
 import sys
 from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
@@ -19,28 +20,30 @@ from rich.progress import (
     TimeRemainingColumn,
 )
 
-from rejudge.cli._context import AppContext, pass_app, table
-from rejudge.judge.batch import evaluation_report, judge_run
-from rejudge.judge.calibration import calibration_summary, lock_reviewed_baseline
-from rejudge.judge.ops import (
-    check_evaluation_baseline,
-    compare_evaluations,
-    parse_shard,
-    plan_rejudge,
-    rejudge,
+from rejudge.cli._context import AppContext, json_option, pass_app, table
+from rejudge.judge.results import (
+    BaselineCheck,
+    BaselineLock,
+    Comparison,
+    EvaluationReport,
+    JudgeSummary,
+    RejudgeResult,
 )
 from rejudge.judge.rulesets import DEFAULT_RULE_SET, load_rule_set
+from rejudge.services.baseline import check_evaluation_baseline, lock_evaluation_baseline
+from rejudge.services.compare import compare_evaluations
+from rejudge.services.judging import evaluation_report, judge_run_summary, plan_rejudge, rejudge
 
-__all__ = ["judge_cmd", "rejudge_cmd", "report", "compare", "baseline", "render_summary"]
-
-_json_flag = click.option("--json", "json_flag", is_flag=True, help="Machine-readable output.")
-
-
-def _emit(app: AppContext, json_flag: bool, data: Any, render: Any) -> None:
-    if json_flag:
-        click.echo(json.dumps(data, indent=2, ensure_ascii=False, default=str))
-    else:
-        app.emit(data, render)
+__all__ = [
+    "judge_cmd",
+    "rejudge_cmd",
+    "report",
+    "compare",
+    "baseline",
+    "render_summary",
+    "render_report",
+    "render_compare",
+]
 
 
 def _pct(value: float | None) -> str:
@@ -48,10 +51,10 @@ def _pct(value: float | None) -> str:
 
 
 @contextmanager
-def _progress_bar(app: AppContext, json_flag: bool, total: int, label: str) -> Iterator[Any]:
+def _progress_bar(app: AppContext, total: int, label: str) -> Iterator[Any]:
     """A rich progress bar on stderr (silent under --json or when stderr is not a terminal)."""
     console = Console(file=sys.stderr)
-    disabled = app.json or json_flag or not console.is_terminal
+    disabled = app.json or not console.is_terminal
     with Progress(
         TextColumn("[bold]{task.description}"),
         BarColumn(),
@@ -105,9 +108,9 @@ def render_summary(c: Console, head: Mapping[str, Any], summary: Mapping[str, An
         c.print("pass^k  " + "  ".join(f"k={k}: {_pct(v)}" for k, v in pass_k.items()))
 
 
-def _render_report(c: Console, data: Mapping[str, Any]) -> None:
-    summary = data["summary"]
-    render_summary(c, data, summary)
+def render_report(c: Console, report: EvaluationReport) -> None:
+    summary = report.summary
+    render_summary(c, report.to_json(), summary)
     top = summary.get("top_failures") or []
     if top:
         rows = [[t["code"], t["count"], _pct(t["share"])] for t in top]
@@ -124,10 +127,10 @@ def _render_report(c: Console, data: Mapping[str, Any]) -> None:
     if anomalies:
         rows = [[a["case"], a["repetition"], ", ".join(a["flags"])] for a in anomalies]
         c.print(table("Anomalies", ["case", "rep", "flags"], rows))
-    if data.get("calibration"):
+    if report.calibration:
         from rejudge.cli.review import render_calibration
 
-        render_calibration(c, data["calibration"])
+        render_calibration(c, report.calibration)
     cases = [
         [
             r["case"],
@@ -136,7 +139,7 @@ def _render_report(c: Console, data: Mapping[str, Any]) -> None:
             " ".join(r["taxonomy"]),
             "" if r["partial_score"] is None else f"{r['partial_score']:.2f}",
         ]
-        for r in data["cases"]
+        for r in report.cases
     ]
     c.print(table("Cases", ["case", "rep", "verdict", "causes", "partial"], cases))
 
@@ -146,7 +149,8 @@ def _verdict(v: str | None) -> str:
     return f"[{colour.get(v or '', 'white')}]{v}[/]"
 
 
-def render_compare(c: Console, data: Mapping[str, Any]) -> None:
+def render_compare(c: Console, comparison: Comparison) -> None:
+    data = comparison.to_json()
     ma, mb = data.get("meta_a", {}), data.get("meta_b", {})
     c.print(
         f"[bold]A[/bold] evaluation {data['a']} ({ma.get('run')}, {ma.get('tier')}, "
@@ -200,6 +204,77 @@ def render_compare(c: Console, data: Mapping[str, Any]) -> None:
         c.print(table("Per dimension", ["dimension", "A", "B", "delta (points)"], rows))
 
 
+def render_judged(c: Console, result: JudgeSummary) -> None:
+    render_summary(c, result.to_json(), result.summary)
+    c.print(
+        f"{result.judged} trace(s) judged, {result.written} new judgment(s) "
+        f"({result.judged - result.written} already known); "
+        f"`rejudge report {result.evaluation}` for the full report"
+    )
+
+
+def render_rejudged(c: Console, result: RejudgeResult) -> None:
+    rows = [
+        [
+            e.evaluation,
+            e.run,
+            e.tier,
+            e.judged,
+            e.written,
+            _pct(e.summary.get("accuracy")),
+            e.summary["verdict_counts"]["PASS"],
+            e.summary["verdict_counts"]["FAIL"],
+        ]
+        for e in result.evaluations
+    ]
+    c.print(
+        table(
+            f"Re-judged under {result.rules}",
+            ["evaluation", "run", "tier", "judged", "new", "accuracy", "PASS", "FAIL"],
+            rows,
+        )
+    )
+    for s in result.skipped:
+        c.print(f"skipped run {s['run']}: {s['reason']}")
+
+
+def render_lock(c: Console, lock: BaselineLock) -> None:
+    c.print(
+        f"baseline [bold]{lock.baseline}[/bold] locked on evaluation {lock.evaluation} "
+        f"(accuracy {_pct(lock.accuracy)}, report {lock.report_sha256[:19]})"
+    )
+
+
+def render_check(c: Console, check: BaselineCheck) -> None:
+    c.print(
+        f"baseline {check.baseline}: accuracy {_pct(check.accuracy_baseline)} -> "
+        f"{_pct(check.accuracy_current)}"
+    )
+    for m in check.input_mismatches:
+        c.print(f"[yellow]input differs[/yellow]: {m['input']}")
+    if check.flips:
+        rows = [[f["case"], f["repetition"], " ".join(f["taxonomy"])] for f in check.flips]
+        c.print(table("PASS -> FAIL", ["case", "rep", "causes now"], rows))
+    if check.regression:
+        c.print("[bold red]REGRESSION[/bold red]: " + "; ".join(check.reasons))
+    else:
+        c.print("[green]no regression[/green]")
+
+
+def parse_shard(text: str | None) -> tuple[int, int] | None:
+    """``--shard I/N`` -> ``(I, N)`` with 0 <= I < N."""
+    if text is None:
+        return None
+    try:
+        left, right = text.split("/", 1)
+        index, count = int(left), int(right)
+    except ValueError:
+        raise click.ClickException(f"--shard takes I/N (e.g. 0/4), got {text!r}") from None
+    if count < 1 or not 0 <= index < count:
+        raise click.ClickException(f"--shard {text}: need 0 <= I < N and N >= 1")
+    return index, count
+
+
 # --------------------------------------------------------------------------- commands
 
 
@@ -221,45 +296,16 @@ def render_compare(c: Console, data: Mapping[str, Any]) -> None:
     metavar="latest|HASH",
     help="Judge against another snapshot of the run's suite (e.g. after a case was corrected).",
 )
-@_json_flag
+@json_option
 @pass_app
 def judge_cmd(
-    app: AppContext,
-    run: str,
-    tier: str,
-    rules: str,
-    workers: int,
-    snapshot: str | None,
-    json_flag: bool,
+    app: AppContext, run: str, tier: str, rules: str, workers: int, snapshot: str | None
 ) -> None:
     """Judge every stored trace of RUN into a new evaluation; prints its id and summary."""
-    rule_set = load_rule_set(rules)
-    suite_id = None
-    if snapshot is not None:
-        recorded = app.store.get_suite_by_id(app.store.get_run(run).suite_id)
-        chosen = app.store.get_suite(recorded.name, None if snapshot == "latest" else snapshot)
-        suite_id = chosen.id
-    result = judge_run(app.store, run, tier, rule_set, workers=workers, suite_id=suite_id)
-    run_name = app.store.get_run(result.run_id).name
-    data = {
-        "evaluation": result.evaluation_id,
-        "run": run_name,
-        "tier": result.tier,
-        "rules": result.rules,
-        "summary": result.summary,
-        "judged": result.judged,
-        "written": result.written,
-    }
-
-    def render(c: Console) -> None:
-        render_summary(c, data, result.summary)
-        c.print(
-            f"{result.judged} trace(s) judged, {result.written} new judgment(s) "
-            f"({result.judged - result.written} already known); "
-            f"`rejudge report {result.evaluation_id}` for the full report"
-        )
-
-    _emit(app, json_flag, data, render)
+    result = judge_run_summary(
+        app.store, run, tier, load_rule_set(rules), workers=workers, suite_snapshot=snapshot
+    )
+    app.emit(result, lambda c: render_judged(c, result))
 
 
 @click.command("rejudge")
@@ -275,7 +321,7 @@ def judge_cmd(
 )
 @click.option("--workers", type=click.IntRange(min=1), default=1, show_default=True)
 @click.option("--shard", metavar="I/N", help="Judge only traces with id % N == I.")
-@_json_flag
+@json_option
 @pass_app
 def rejudge_cmd(
     app: AppContext,
@@ -285,7 +331,6 @@ def rejudge_cmd(
     tiers: tuple[str, ...],
     workers: int,
     shard: str | None,
-    json_flag: bool,
 ) -> None:
     """Re-score stored traces under rule set R: no model call, no network."""
     if all_runs and runs:
@@ -295,61 +340,30 @@ def rejudge_cmd(
     rule_set = load_rule_set(rules)
     shard_t = parse_shard(shard)
     plan = plan_rejudge(app.store, None if all_runs else list(runs), tiers, shard=shard_t)
-    with _progress_bar(app, json_flag, plan.total, f"re-judging under {rule_set.ref}") as tick:
+    with _progress_bar(app, plan.total, f"re-judging under {rule_set.ref}") as tick:
         result = rejudge(app.store, plan, rule_set, workers=workers, shard=shard_t, progress=tick)
-    data = result.as_dict()
-    names = {run.id: run.name for run, _tier, _n in plan.jobs}
-    for entry in data["evaluations"]:
-        entry["run"] = names.get(entry["run"], entry["run"])
-
-    def render(c: Console) -> None:
-        rows = [
-            [
-                e["evaluation"],
-                e["run"],
-                e["tier"],
-                e["judged"],
-                e["written"],
-                _pct(e["summary"].get("accuracy")),
-                e["summary"]["verdict_counts"]["PASS"],
-                e["summary"]["verdict_counts"]["FAIL"],
-            ]
-            for e in data["evaluations"]
-        ]
-        c.print(
-            table(
-                f"Re-judged under {data['rules']}",
-                ["evaluation", "run", "tier", "judged", "new", "accuracy", "PASS", "FAIL"],
-                rows,
-            )
-        )
-        for s in data["skipped"]:
-            c.print(f"skipped run {s['run']}: {s['reason']}")
-
-    _emit(app, json_flag, data, render)
+    app.emit(result, lambda c: render_rejudged(c, result))
 
 
 @click.command("report")
 @click.argument("evaluation", metavar="EVAL")
-@_json_flag
+@json_option
 @pass_app
-def report(app: AppContext, evaluation: str, json_flag: bool) -> None:
+def report(app: AppContext, evaluation: str) -> None:
     """The full report of an evaluation: summary, failures, tools, anomalies, every case."""
-    ev = app.store.get_evaluation(evaluation)
-    data = evaluation_report(app.store, ev.id)
-    data["calibration"] = calibration_summary(app.store, ev.id)
-    _emit(app, json_flag, data, lambda c: _render_report(c, data))
+    result = evaluation_report(app.store, evaluation, with_calibration=True)
+    app.emit(result, lambda c: render_report(c, result))
 
 
 @click.command("compare")
 @click.argument("eval_a", metavar="EVAL_A")
 @click.argument("eval_b", metavar="EVAL_B")
-@_json_flag
+@json_option
 @pass_app
-def compare(app: AppContext, eval_a: str, eval_b: str, json_flag: bool) -> None:
+def compare(app: AppContext, eval_a: str, eval_b: str) -> None:
     """Join two evaluations case by case: flips with causes, McNemar p, comparability."""
-    data = compare_evaluations(app.store, eval_a, eval_b)
-    _emit(app, json_flag, data, lambda c: render_compare(c, data))
+    result = compare_evaluations(app.store, eval_a, eval_b)
+    app.emit(result, lambda c: render_compare(c, result))
 
 
 @click.group("baseline")
@@ -366,28 +380,16 @@ def baseline() -> None:
     is_flag=True,
     help="Refuse unless every FAIL is reviewed and no judge_wrong label is unresolved.",
 )
-@_json_flag
+@json_option
 @pass_app
 def baseline_lock(
-    app: AppContext,
-    evaluation: str,
-    name: str,
-    note: str | None,
-    require_review: bool,
-    json_flag: bool,
+    app: AppContext, evaluation: str, name: str, note: str | None, require_review: bool
 ) -> None:
     """Lock EVAL's report (with its review figures) to every input hash and its sha256."""
-    data = lock_reviewed_baseline(
+    result = lock_evaluation_baseline(
         app.store, evaluation, name, note=note, require_review=require_review
     )
-
-    def render(c: Console) -> None:
-        c.print(
-            f"baseline [bold]{data['baseline']}[/bold] locked on evaluation {data['evaluation']} "
-            f"(accuracy {_pct(data['accuracy'])}, report {data['report_sha256'][:19]})"
-        )
-
-    _emit(app, json_flag, data, render)
+    app.emit(result, lambda c: render_lock(c, result))
 
 
 @baseline.command("check")
@@ -404,7 +406,7 @@ def baseline_lock(
     "--allow-flips", is_flag=True, help="Do not fail on PASS->FAIL flips (accuracy only)."
 )
 @click.option("--allow-mismatch", is_flag=True, help="Compare even when the inputs differ.")
-@_json_flag
+@json_option
 @pass_app
 @click.pass_context
 def baseline_check(
@@ -415,10 +417,9 @@ def baseline_check(
     max_drop: float,
     allow_flips: bool,
     allow_mismatch: bool,
-    json_flag: bool,
 ) -> None:
     """Exit 1 when EVAL regressed from baseline NAME (a PASS->FAIL flip, or an accuracy drop)."""
-    data = check_evaluation_baseline(
+    result = check_evaluation_baseline(
         app.store,
         evaluation,
         against,
@@ -426,22 +427,6 @@ def baseline_check(
         fail_on_flip=not allow_flips,
         allow_mismatch=allow_mismatch,
     )
-
-    def render(c: Console) -> None:
-        c.print(
-            f"baseline {data['baseline']}: accuracy {_pct(data['accuracy_baseline'])} -> "
-            f"{_pct(data['accuracy_current'])}"
-        )
-        for m in data["input_mismatches"]:
-            c.print(f"[yellow]input differs[/yellow]: {m['input']}")
-        if data["flips"]:
-            rows = [[f["case"], f["repetition"], " ".join(f["taxonomy"])] for f in data["flips"]]
-            c.print(table("PASS -> FAIL", ["case", "rep", "causes now"], rows))
-        if data["regression"]:
-            c.print("[bold red]REGRESSION[/bold red]: " + "; ".join(data["reasons"]))
-        else:
-            c.print("[green]no regression[/green]")
-
-    _emit(app, json_flag, data, render)
-    if data["regression"]:
+    app.emit(result, lambda c: render_check(c, result))
+    if result.regression:
         ctx.exit(1)

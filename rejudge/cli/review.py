@@ -1,7 +1,7 @@
 """`rejudge review export | import | summary | resolve`: offline review in a spreadsheet.
 
-Thin over :mod:`judge.calibration` and :mod:`store.reviews`; the CSV columns are documented in
-docs/calibration.md.
+Thin over :mod:`rejudge.services.reviews` (the CSV format is :mod:`rejudge.judge.calibration`'s);
+the CSV columns are documented in docs/calibration.md.
 """
 
 from __future__ import annotations
@@ -12,16 +12,15 @@ from typing import Any
 import click
 from rich.console import Console
 
-from rejudge.cli._context import AppContext, pass_app, table
-from rejudge.judge.calibration import (
-    ReviewImportError,
+from rejudge.cli._context import AppContext, json_option, pass_app, table
+from rejudge.judge.calibration import ReviewImportError, queue_csv
+from rejudge.services.reviews import (
     calibration_summary,
     import_review_csv,
-    queue_csv,
+    resolve_review,
     review_queue,
 )
 from rejudge.store.errors import InvalidInputError
-from rejudge.store.reviews import resolve_review
 
 __all__ = ["review", "render_calibration"]
 
@@ -91,6 +90,7 @@ def review() -> None:
 )
 @click.option("--seed", type=int, default=0, show_default=True, help="Seed of the PASS sample.")
 @click.option("--unreviewed", is_flag=True, help="Only items nobody has labeled yet.")
+@json_option
 @pass_app
 def review_export(
     app: AppContext,
@@ -123,6 +123,7 @@ def review_export(
 @review.command("import")
 @click.argument("file", type=click.Path(path_type=Path, dir_okay=False))
 @click.option("--reviewer", default=None, help="Reviewer for rows whose reviewer cell is empty.")
+@json_option
 @pass_app
 def review_import(app: AppContext, file: Path, reviewer: str | None) -> None:
     """Import the labels of a filled-in review CSV; every row is checked, a bad row imports
@@ -154,6 +155,7 @@ def review_import(app: AppContext, file: Path, reviewer: str | None) -> None:
 
 @review.command("summary")
 @click.argument("evaluation", metavar="EVAL")
+@json_option
 @pass_app
 def review_summary(app: AppContext, evaluation: str) -> None:
     """Review figures of EVAL: coverage, misjudgment rate, golden errors, kappa, open labels."""
@@ -165,6 +167,7 @@ def review_summary(app: AppContext, evaluation: str) -> None:
 @review.command("resolve")
 @click.argument("review_id", type=int, metavar="REVIEW")
 @click.option("--resolution", required=True, help="What fixed the problem the label reported.")
+@json_option
 @pass_app
 def review_resolve(app: AppContext, review_id: int, resolution: str) -> None:
     """Record that the problem a review reported is fixed (once; never overwritten)."""

@@ -9,7 +9,7 @@ import click
 import yaml
 from rich.console import Console
 
-from rejudge.cli._context import AppContext, pass_app, table
+from rejudge.cli._context import AppContext, json_option, pass_app, table
 from rejudge.judge.rulesets import builtin_rule_sets, diff_rule_sets, load_rule_set
 
 __all__ = ["rules"]
@@ -21,6 +21,7 @@ def rules() -> None:
 
 
 @rules.command("list")
+@json_option
 @pass_app
 def rules_list(app: AppContext) -> None:
     """List the built-in rule sets (name@version, hash, description)."""
@@ -44,6 +45,7 @@ def rules_list(app: AppContext) -> None:
 
 @rules.command("show")
 @click.argument("ref", metavar="R")
+@json_option
 @pass_app
 def rules_show(app: AppContext, ref: str) -> None:
     """Show a rule set in full, every default explicit (R = NAME@VERSION or a YAML/JSON file)."""
@@ -63,6 +65,7 @@ def rules_show(app: AppContext, ref: str) -> None:
 @rules.command("diff")
 @click.argument("ref_a", metavar="R1")
 @click.argument("ref_b", metavar="R2")
+@json_option
 @pass_app
 def rules_diff(app: AppContext, ref_a: str, ref_b: str) -> None:
     """Every setting that differs between two rule sets."""

@@ -1,4 +1,6 @@
-"""`rejudge suite list | validate NAME|PATH | selftest NAME|PATH | load NAME|PATH`."""
+"""`rejudge suite list | validate NAME|PATH | selftest NAME|PATH | load NAME|PATH`.
+
+NAME is a built-in suite, or a suite the store holds (e.g. from `generate funcbench --name`)."""
 
 from __future__ import annotations
 
@@ -7,12 +9,16 @@ from typing import Any
 import click
 from rich.console import Console
 
-from rejudge.cli._context import AppContext, pass_app, table
+from rejudge.cli._context import AppContext, json_option, pass_app, table
 from rejudge.store.schemas import Case, ToolRegistry, Trace
-from rejudge.suites.case_format import load_suite
-from rejudge.suites.catalog import snapshot_suite, stored_suite_summaries, suite_summaries
+from rejudge.suites.catalog import (
+    open_suite,
+    snapshot_suite,
+    stored_suite_summaries,
+    suite_summaries,
+    validate_named_suite,
+)
 from rejudge.suites.selftest import JudgeFn, selftest_suite
-from rejudge.suites.validate import validate_suite
 
 __all__ = ["suite"]
 
@@ -28,6 +34,7 @@ def suite() -> None:
     is_flag=True,
     help="List the suite snapshots in the store (imported, generated, recorded on) instead.",
 )
+@json_option
 @pass_app
 def suite_list(app: AppContext, stored: bool) -> None:
     """List the built-in suites with their case counts and hashes (--stored: the store's)."""
@@ -59,11 +66,12 @@ def suite_list(app: AppContext, stored: bool) -> None:
 
 @suite.command("validate")
 @click.argument("suite_ref", metavar="NAME|PATH")
+@json_option
 @pass_app
 @click.pass_context
 def suite_validate(ctx: click.Context, app: AppContext, suite_ref: str) -> None:
     """Check a suite and list every problem (file:line: case: field: message); exit 1 if any."""
-    problems = validate_suite(suite_ref)
+    problems = validate_named_suite(suite_ref, lambda: app.store)
     data = {
         "suite": suite_ref,
         "valid": not problems,
@@ -105,11 +113,12 @@ def _judge_fn() -> JudgeFn | None:
 @suite.command("selftest")
 @click.argument("suite_ref", metavar="NAME|PATH")
 @click.option("--no-judge", is_flag=True, help="Only execute the golden calls; do not judge them.")
+@json_option
 @pass_app
 @click.pass_context
 def suite_selftest(ctx: click.Context, app: AppContext, suite_ref: str, no_judge: bool) -> None:
     """Run every golden sequence in a fresh sandbox (and judge it); exit 1 if any case fails."""
-    source = load_suite(suite_ref)
+    source = open_suite(suite_ref, lambda: app.store)
     report = selftest_suite(source, judge_fn=None if no_judge else _judge_fn())
     data = report.as_dict()
     if not app.json:
@@ -133,10 +142,11 @@ def suite_selftest(ctx: click.Context, app: AppContext, suite_ref: str, no_judge
 
 @suite.command("load")
 @click.argument("suite_ref", metavar="NAME|PATH")
+@json_option
 @pass_app
 def suite_load(app: AppContext, suite_ref: str) -> None:
     """Store a suite snapshot (immutable, keyed by its hash; loading it again is a lookup)."""
-    record = snapshot_suite(app.store, suite_ref)
+    record = snapshot_suite(app.store, open_suite(suite_ref, lambda: app.store))
     data = {
         "name": record.name,
         "hash": record.hash,

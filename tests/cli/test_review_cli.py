@@ -13,7 +13,6 @@ from typing import Any
 
 import pytest
 from click.testing import Result
-from rejudge.judge.batch import judge_run
 from rejudge.judge.calibration import REVIEW_CSV_COLUMNS
 from rejudge.judge.exports import EVALUATION_EXPORT_COLUMNS
 from rejudge.judge.rulesets import load_rule_set
@@ -25,6 +24,7 @@ from rejudge.cli import cli
 from rejudge.cli.export import export
 from rejudge.cli.judge import baseline, judge_cmd, report
 from rejudge.cli.review import review
+from rejudge.services.judging import judge_run
 from tests.judge.conftest import REGISTRY, call, case, gcall, trace
 
 for command in (review, export, report, baseline, judge_cmd):

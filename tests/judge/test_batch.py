@@ -6,11 +6,12 @@ from __future__ import annotations
 import socket
 
 import pytest
-from rejudge.judge.batch import evaluation_report, evaluation_rows, judge_run
 from rejudge.judge.compare import compare_rows
 from rejudge.judge.rulesets import load_rule_set
 from rejudge.store.repository import Store
 from rejudge.store.schemas import RunConfig
+
+from rejudge.services.judging import evaluation_report, evaluation_rows, judge_run
 
 from .conftest import REGISTRY, call, case, gcall, trace
 
@@ -63,8 +64,8 @@ def test_judge_run_and_rejudge(store):
     ]
     assert cmp["comparable"] is True
     report = evaluation_report(store, r1.evaluation_id)
-    assert report["rules"] == "standard@1" and len(report["cases"]) == 4
-    assert report["summary"]["pass_at_k"]["1"] == pytest.approx((0.5 + 0 + 1) / 3, abs=1e-6)
+    assert report.rules == "standard@1" and len(report.cases) == 4
+    assert report.summary["pass_at_k"]["1"] == pytest.approx((0.5 + 0 + 1) / 3, abs=1e-6)
 
 
 def test_shards_split_without_overlap(store):

@@ -12,13 +12,15 @@ import pytest
 import rejudge.judge.batch as batch
 from hypothesis import given
 from hypothesis import strategies as st
-from rejudge.judge.batch import _KeyMaker, iter_evaluation_rows, judge_run
+from rejudge.judge.batch import KeyMaker
 from rejudge.judge.engine import ENGINE_VERSION, judge
 from rejudge.judge.report import build_report, pass_hat_k, pass_hat_k_all
 from rejudge.judge.rulesets import load_rule_set
 from rejudge.store.repository import Store
 from rejudge.store.schemas import Case, Round, RunConfig, ToolCall, Trace, TraceError, judgment_key
 from rejudge.suites.case_format import load_suite
+
+from rejudge.services.judging import iter_evaluation_rows, judge_run
 
 TIERS = ("contract", "execution", "completion", "completion-contract", "golden")
 
@@ -27,7 +29,7 @@ hashes = st.text(min_size=0, max_size=40)
 
 @given(trace_hash=hashes, case_hash=hashes, registry_hash=hashes, tier=hashes, rules=hashes)
 def test_key_maker_is_judgment_key(trace_hash, case_hash, registry_hash, tier, rules):
-    make = _KeyMaker({"c": case_hash}, registry_hash, tier, rules)
+    make = KeyMaker({"c": case_hash}, registry_hash, tier, rules)
     expected = judgment_key(trace_hash, case_hash, registry_hash, tier, rules, ENGINE_VERSION)
     assert make("c", trace_hash) == expected
 

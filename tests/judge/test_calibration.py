@@ -6,25 +6,24 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
-from rejudge.judge.batch import judge_run
 from rejudge.judge.calibration import (
     ReviewRequiredError,
     agreement,
     build_queue,
     calibration_figures,
-    calibration_summary,
     cohen_kappa,
     gaps_from,
     latest_labels,
-    lock_reviewed_baseline,
-    review_gaps,
-    review_queue,
 )
-from rejudge.judge.ops import compare_evaluations
 from rejudge.judge.rulesets import load_rule_set
 from rejudge.store import InvalidInputError, Store
 from rejudge.store.reviews import add_review, resolve_review
 from rejudge.store.schemas import RunConfig
+
+from rejudge.services.baseline import lock_evaluation_baseline
+from rejudge.services.compare import compare_evaluations
+from rejudge.services.judging import judge_run
+from rejudge.services.reviews import calibration_summary, review_gaps, review_queue
 
 from .conftest import REGISTRY, call, case, gcall, trace
 
@@ -226,7 +225,7 @@ def test_review_fix_rejudge_resolve_and_lock(store: Store, world: dict[str, Any]
     e1 = world["e1"]
     assert review_gaps(store, e1) == ["b r0: FAIL not reviewed", "c r0: FAIL not reviewed"]
     with pytest.raises(ReviewRequiredError) as refused:
-        lock_reviewed_baseline(store, e1, "main", require_review=True)
+        lock_evaluation_baseline(store, e1, "main", require_review=True)
     assert refused.value.gaps == review_gaps(store, e1)
     assert "b r0: FAIL not reviewed" in str(refused.value) and "\n" not in str(refused.value)
     assert store.list_baselines() == []
@@ -251,7 +250,7 @@ def test_review_fix_rejudge_resolve_and_lock(store: Store, world: dict[str, Any]
         store, "r1", "golden", load_rule_set("standard@1"), suite_id=snap.id
     ).evaluation_id
     cmp = compare_evaluations(store, e1, e2)
-    assert [(f["case"], f["from"], f["to"], f["cause"]) for f in cmp["flips"]] == [
+    assert [(f["case"], f["from"], f["to"], f["cause"]) for f in cmp.flips] == [
         ("c", "FAIL", "PASS", "case changed")
     ]
     summary = calibration_summary(store, e1)
@@ -265,8 +264,8 @@ def test_review_fix_rejudge_resolve_and_lock(store: Store, world: dict[str, Any]
         store, "r1", "golden", load_rule_set("standard@2"), suite_id=snap.id
     ).evaluation_id
     assert review_gaps(store, e1) == []
-    locked = lock_reviewed_baseline(store, e1, "reviewed", require_review=True)
-    assert locked["calibration"]["misjudgment_rate"] == 0.5 and locked["reviewed"] is True
+    locked = lock_evaluation_baseline(store, e1, "reviewed", require_review=True)
+    assert locked.calibration["misjudgment_rate"] == 0.5 and locked.reviewed is True
     stored = store.get_baseline("reviewed")
     assert stored.report["calibration"]["golden_errors"] == 1
     assert stored.report["calibration"]["fails"]["coverage"] == 1.0

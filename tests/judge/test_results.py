@@ -1,0 +1,57 @@
+"""Typed results: their JSON is their fields in order, the same dicts the pure functions build
+(compare_rows, check_baseline, build_report), and the baseline a lock stores hashes its report
+as before (the canonical report is the flat summary + cases + calibration dict)."""
+
+from __future__ import annotations
+
+from rejudge.judge.baseline import report_hash
+from rejudge.judge.compare import compare_rows
+from rejudge.judge.report import build_report
+from rejudge.judge.results import BaselineCheck, Comparison, EvaluationReport
+from rejudge.judge.rulesets import load_rule_set
+
+from rejudge.services.baseline import check_evaluation_baseline, lock_evaluation_baseline
+from rejudge.services.compare import compare_evaluations, evaluation_meta
+from rejudge.services.judging import evaluation_report, evaluation_rows, judge_run
+from rejudge.services.reviews import calibration_summary
+
+from .test_batch import store  # noqa: F401  (the fixture)
+
+
+def test_comparison_json_is_compare_rows_plus_the_two_sides(store) -> None:  # noqa: F811
+    a = judge_run(store, "r1", "golden", load_rule_set("standard@1")).evaluation_id
+    b = judge_run(store, "r1", "golden", load_rule_set("standard@2")).evaluation_id
+    result = compare_evaluations(store, a, b)
+    assert isinstance(result, Comparison)
+    meta_a, meta_b = evaluation_meta(store, a), evaluation_meta(store, b)
+    expected = compare_rows(
+        evaluation_rows(store, a), evaluation_rows(store, b), meta_a=meta_a, meta_b=meta_b
+    )
+    expected |= {"meta_a": meta_a, "meta_b": meta_b}
+    assert list(result.to_json().items()) == list(expected.items())  # same keys, same order
+
+
+def test_report_json_and_the_locked_hash(store) -> None:  # noqa: F811
+    ev = judge_run(store, "r1", "golden", load_rule_set("standard@2")).evaluation_id
+    report = evaluation_report(store, ev)
+    assert isinstance(report, EvaluationReport)
+    assert list(report.to_json()) == ["evaluation", "run", "tier", "rules", "summary", "cases"]
+    full = evaluation_report(store, ev, with_calibration=True).to_json()
+    assert list(full)[-1] == "calibration" and full["calibration"] == calibration_summary(store, ev)
+    rows = evaluation_rows(store, ev)
+    run = store.get_run("r1")
+    built = build_report(
+        rows,
+        harness_mode=run.harness_mode,
+        harness_assistance=run.config.harness_assistance.model_dump(),
+    )
+    assert report.flat() == built
+
+    locked = lock_evaluation_baseline(store, ev, "main")
+    canonical = {**built, "calibration": calibration_summary(store, ev)}
+    assert locked.report_sha256 == report_hash(canonical)
+    assert store.get_baseline("main").report_hash == report_hash(canonical)
+
+    check = check_evaluation_baseline(store, ev, "main")
+    assert isinstance(check, BaselineCheck) and check.regression is False
+    assert list(check.to_json())[-2:] == ["evaluation", "baseline_evaluation"]
