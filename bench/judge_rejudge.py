@@ -52,7 +52,8 @@ from typing import Any
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from rejudge.judge.batch import _long_lived_frozen, judge_run  # noqa: E402
+from rejudge.judge.batch import long_lived_frozen  # noqa: E402
+from rejudge.services.judging import judge_run  # noqa: E402
 from rejudge.judge.engine import ENGINE_VERSION, judge, judge_body  # noqa: E402
 from rejudge.judge.rulesets import load_rule_set  # noqa: E402
 from rejudge.store.repository import PreparedJudgment, Store  # noqa: E402
@@ -194,7 +195,7 @@ def measure(path: Path, workers: int, tiers: list[str]) -> dict[str, Any]:
         reg_hash, rs_hash = registry.hash, rules.hash
         for tier in tiers:
             t0, c0 = time.perf_counter(), _cpu()
-            with _long_lived_frozen():  # as judge_run does
+            with long_lived_frozen():  # as judge_run does
                 for row in store.iter_trace_rows(run.id):
                     judge(
                         Trace.model_validate(row["body"]),

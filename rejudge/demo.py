@@ -22,12 +22,17 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from rejudge.judge.batch import evaluation_report, judge_run
-from rejudge.judge.ops import applicable_tiers, compare_evaluations, find_current_evaluation
 from rejudge.judge.rulesets import load_rule_set
 from rejudge.judge.tiers import tier_names
 from rejudge.recorder.cassettes import CassetteError, read_cassette
 from rejudge.recorder.record import trace_from_cassette
+from rejudge.services.compare import compare_evaluations
+from rejudge.services.judging import (
+    applicable_tiers,
+    evaluation_report,
+    find_current_evaluation,
+    judge_run,
+)
 from rejudge.store.errors import RejudgeError
 from rejudge.store.repository import Store, SuiteRecord
 from rejudge.store.schemas import RunConfig
@@ -278,7 +283,7 @@ def run_demo(
                 reused = ev_id is not None
                 if ev_id is None:
                     ev_id = judge_run(store, run["run_id"], tier, rule_set).evaluation_id
-                report = evaluation_report(store, ev_id)
+                report = evaluation_report(store, ev_id).to_json()
                 report["run"] = run["run"]
                 result.evaluations.append(
                     {
@@ -293,7 +298,7 @@ def run_demo(
                 result.reports.append(report)
                 ids.append(ev_id)
             for a, b in zip(ids, ids[1:], strict=False):
-                cmp = compare_evaluations(store, a, b)
+                cmp = compare_evaluations(store, a, b).to_json()
                 result.comparisons.append({"run": run["run"], "tier": tier, **cmp})
     result.elapsed_s = round(time.perf_counter() - started, 3)
     return result

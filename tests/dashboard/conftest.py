@@ -9,11 +9,11 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from rejudge.judge.batch import evaluation_report
-from rejudge.judge.ops import compare_evaluations
 from rejudge.store import Store
 from streamlit.testing.v1 import AppTest
 
+from rejudge.services.compare import compare_evaluations
+from rejudge.services.judging import evaluation_report
 from tests.conftest import PG_URL_PREFIX, _admin, require_postgres
 from tests.dashboard.factory import Built, build_store
 
@@ -63,7 +63,7 @@ def judge_report(url: str, evaluation_id: int) -> dict[str, Any]:
     """What `rejudge report EVAL --json` prints under ``summary`` (the judge's own report)."""
     store = Store.open(url)
     try:
-        return evaluation_report(store, evaluation_id)["summary"]
+        return evaluation_report(store, evaluation_id).summary
     finally:
         store.close()
 
@@ -72,7 +72,7 @@ def judge_compare(url: str, a: int, b: int) -> dict[str, Any]:
     """What `rejudge compare A B --json` prints (the judge's own comparison)."""
     store = Store.open(url)
     try:
-        return compare_evaluations(store, a, b)
+        return compare_evaluations(store, a, b).to_json()
     finally:
         store.close()
 

@@ -6,14 +6,14 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from rejudge.judge.batch import judge_run
-from rejudge.judge.calibration import calibration_summary
 from rejudge.judge.rulesets import load_rule_set
 from rejudge.store import Store
 from rejudge.store.reviews import list_reviews
 from rejudge.store.schemas import RunConfig
 from streamlit.testing.v1 import AppTest
 
+from rejudge.services.judging import judge_run
+from rejudge.services.reviews import calibration_summary
 from tests.judge.conftest import REGISTRY, call, case, gcall, trace
 
 APP = Path(__file__).resolve().parents[2] / "dashboard" / "app.py"

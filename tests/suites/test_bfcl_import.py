@@ -182,10 +182,11 @@ def test_import_stores_and_writes_loadable_suites(store: Any, tmp_path: Path) ->
 
 @needs_bfcl
 def test_results_round_trip_import_judge_export(store: Any, tmp_path: Path) -> None:
-    from rejudge.judge.batch import judge_run
     from rejudge.judge.rulesets import load_rule_set
     from rejudge.suites.importers.bfcl import build_suite
     from rejudge.suites.importers.bfcl_results import export_bfcl, import_bfcl_results
+
+    from rejudge.services.judging import judge_run
 
     suite = build_suite("live_parallel")
     lines = []

@@ -23,7 +23,6 @@ from typing import Any
 
 import pytest
 import rejudge.suites.domains.funcbench  # noqa: F401
-from rejudge.judge.batch import judge_run
 from rejudge.judge.engine import judge
 from rejudge.judge.rulesets import DEFAULT_RULE_SET, load_rule_set
 from rejudge.recorder.cassettes import read_cassette
@@ -40,7 +39,8 @@ from rejudge.suites.generators.funcbench import (
 )
 
 from rejudge import suites  # noqa: F401  registers the built-in domains
-from rejudge.cli.sweep import _summarize, _timeout_failures
+from rejudge.services.judging import judge_run
+from rejudge.services.sweep import summarize_cell, timeout_failures
 
 REPO = Path(__file__).resolve().parents[2]
 CASSETTES = REPO / "cassettes"
@@ -146,8 +146,8 @@ def replayed(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
                         details = body.get("details") or {}
                         first[details.get("first_failure") or "no failing call"] += 1
                 # what `rejudge sweep` itself makes of the same evaluation
-                out["sweep"][run.name] = _summarize(
-                    store, evaluation, _timeout_failures(store, run.id, source, rules)
+                out["sweep"][run.name] = summarize_cell(
+                    store, evaluation, timeout_failures(store, run.id, source, rules)
                 )
                 out["runs"][run.name] = {
                     "core": knobs.n_core,

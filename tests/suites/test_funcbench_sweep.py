@@ -16,7 +16,7 @@ from click.testing import CliRunner, Result
 from rejudge.store.repository import Store
 
 import rejudge.cli as root
-from rejudge.cli.sweep import SweepOptions, run_sweep, sweep_table
+from rejudge.services.sweep import SweepOptions, run_sweep, sweep_table
 
 _STATED = re.compile(r"- a (\S+) value: (\d+)\.")
 _ALSO = re.compile(r"Every (\S+) is also a (\S+?)\.")
