@@ -16,10 +16,12 @@ from recorder_fakes import (
     case,
     final_turn,
 )
-from rejudge.recorder.capture import capture, registry_from_interactions
+from rejudge.recorder.capture import registry_from_interactions
 from rejudge.recorder.cassettes import read_cassette
-from rejudge.recorder.replay import renormalize_run
 from rejudge.store.repository import Store
+
+from rejudge.services.capture import capture
+from rejudge.services.replay import renormalize_run
 
 pytest_plugins = ["pytester"]
 

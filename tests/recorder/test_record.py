@@ -21,11 +21,14 @@ from recorder_fakes import (
     instruction_of,
     suite,
 )
-from rejudge.recorder.cassettes import read_cassette, requests_match
-from rejudge.recorder.record import ProviderUnreachableError, RecordProgress, record_suite
-from rejudge.recorder.replay import renormalize_run, replay_run
+from rejudge.recorder.cassettes import read_cassette
+from rejudge.recorder.record import ProviderUnreachableError, RecordProgress
+from rejudge.recorder.tape import requests_match
 from rejudge.store.repository import Store
 from rejudge.store.schemas import RunConfig
+
+from rejudge.services.record import record_suite
+from rejudge.services.replay import renormalize_run, replay_run
 
 SECRET = "sk-live-abcdefghijklmnopqrstuvwxyz0123"
 
