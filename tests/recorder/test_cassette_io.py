@@ -231,3 +231,95 @@ def test_reader_raises_only_cassette_error(doc: object, raw: str) -> None:
             parse_cassette(text, "fuzz.yaml")
         except CassetteError as exc:
             assert str(exc).startswith("fuzz.yaml: ") and "\n" not in str(exc)
+
+
+def test_old_httpx_stub_layout(tmp_path: Path) -> None:
+    """vcrpy's old httpx stubs stored responses as {status_code, headers, content}."""
+    packed = gzip.compress(json.dumps(RESPONSE).encode())
+    doc = _cassette(
+        [
+            {
+                "request": {
+                    "method": "POST",
+                    "uri": "https://api.openai.com/v1/chat/completions",
+                    "body": '{"messages": []}',
+                    "headers": {},
+                },
+                "response": {
+                    "status_code": 200,
+                    "http_version": "HTTP/1.1",
+                    "headers": {"content-encoding": ["gzip"]},
+                    "content": packed,
+                },
+            }
+        ]
+    )
+    path = tmp_path / "stub.yaml"
+    path.write_text(yaml.safe_dump(doc))
+    (e,) = read_cassette(path).exchanges
+    assert e.status == 200 and e.response_body == RESPONSE
+    trace = normalize_exchanges(read_cassette(path).exchanges, "stub")
+    assert [(c.name, c.arguments) for c in trace.calls] == [("f", {"a": 1})]
+
+
+def test_gzipped_cassette_file(tmp_path: Path) -> None:
+    source = REAL / "simonw-llm/test_tool_use_chain_of_two_calls.yaml"
+    packed = tmp_path / "chain.yaml.gz"
+    packed.write_bytes(gzip.compress(source.read_bytes()))
+    plain, zipped = read_cassette(source), read_cassette(packed)
+    assert zipped.exchanges == plain.exchanges and len(zipped.exchanges) == 3
+    assert zipped.sha256 != plain.sha256  # the hash is of the file as stored
+    broken = tmp_path / "broken.yaml.gz"
+    broken.write_bytes(b"\x1f\x8b" + b"not gzip at all")
+    with pytest.raises(
+        CassetteError, match="broken.yaml.gz: gzipped file does not decompress"
+    ) as e:
+        read_cassette(broken)
+    assert e.value.path == broken
+
+
+def test_one_error_class_carries_the_path(tmp_path: Path) -> None:
+    from rejudge.recorder import cassettes
+
+    path = tmp_path / "x.yaml"
+    path.write_text("just: a mapping\n")
+    with pytest.raises(cassettes.CassetteError) as info:
+        read_cassette(path)
+    assert info.value.path == path and isinstance(info.value, RejudgeError)
+
+
+def test_import_reads_gz_cassettes_and_names_cases(tmp_path: Path) -> None:
+    from rejudge.recorder.importer import plan_import
+
+    source = REAL / "simonw-llm/test_tool_use_chain_of_two_calls.yaml"
+    (tmp_path / "fc-d1-001__r2.yaml.gz").write_bytes(gzip.compress(source.read_bytes()))
+    (planned,) = plan_import(tmp_path)
+    assert (planned.case_id, planned.repetition) == ("fc-d1-001", 2)
+    assert [c.name for c in planned.trace.calls] == ["lookup_population", "can_have_dragons"]
+
+
+@pytest.mark.parametrize(
+    "rel",
+    [
+        "pydantic-ai/test_tool_choice_matrix_auto-anthropic.yaml",  # parsed_body
+        "simonw-llm/test_tool_use_chain_of_two_calls.yaml",  # gzip !!binary bodies
+    ],
+)
+def test_dashboard_shows_what_the_importer_reads(tmp_path: Path, rel: str) -> None:
+    import shutil
+
+    from rejudge.dashboard.cassette import load_exchanges
+
+    shutil.copy(REAL / rel, tmp_path / "c.yaml")
+    view = load_exchanges(tmp_path, "c.yaml")
+    assert view is not None and view.error is None
+    exchanges = read_cassette(REAL / rel).exchanges
+    assert len(view.exchanges) == len(exchanges)
+    first = view.exchanges[0]
+    assert first["status"] == 200 and first["method"] == "POST"
+    assert json.loads(first["response_body"]) == exchanges[0].response_body
+    assert json.loads(first["request_body"]) == exchanges[0].request_body
+    bad = tmp_path / "bad.yaml"
+    bad.write_text("interactions: 5\n")
+    shown = load_exchanges(tmp_path, "bad.yaml")
+    assert shown is not None and "not a list" in (shown.error or "")
