@@ -89,14 +89,17 @@ def ingest(
     evidence: Sequence[Evidence],
     *,
     replace: bool = False,
+    case_pks: dict[str, int] | None = None,
 ) -> IngestResult:
     """Store ``evidence`` as traces of ``run`` in one bulk write.
 
     A (case, repetition) the run already holds is left as it is, unless ``replace``: then a row
     whose trace or cassette hash differs is rewritten (``capture`` re-recording a case,
-    ``renormalize`` after a normalizer change).
+    ``renormalize`` after a normalizer change). ``case_pks`` (the suite's case id -> row id)
+    spares the lookup to a caller that commits many small batches (``record``).
     """
-    case_pks = store.get_case_pks(run.suite_id)
+    if case_pks is None:
+        case_pks = store.get_case_pks(run.suite_id)
     existing: dict[tuple[str, int], dict[str, Any]] = {}
     if replace:
         wanted = {e.case_id for e in evidence}

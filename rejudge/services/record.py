@@ -70,6 +70,7 @@ def commit_batch(
     cassettes_dir: Path,
     items: list[PendingCommit],
     fsync: bool = False,
+    case_pks: dict[str, int] | None = None,
 ) -> list[bool]:
     """Commit several traces: each cassette renamed into place, then all rows in one transaction.
 
@@ -93,7 +94,7 @@ def commit_batch(
             relative = target.relative_to(cassettes_dir).as_posix()
             evidence.append(Evidence(key[0], item.trace, relative, digest))
             results.append(True)
-        if evidence and ingest(store, run, evidence).inserted != len(evidence):
+        if evidence and ingest(store, run, evidence, case_pks=case_pks).inserted != len(evidence):
             # a writer that does not share this lock (another machine) won some keys
             now = stored_cassette_hashes(store, run.id, {key[0] for key in digests})
             results = [
@@ -170,6 +171,7 @@ async def record_suite_async(
     run = store.create_run(
         name=run_name or _default_run_name(suite.name, config), suite=suite_record, config=config
     )
+    case_pks = store.get_case_pks(suite_record.id)
     done_keys = store.trace_keys(run.id)
     jobs = [(case, rep) for case in cases for rep in range(config.repeat)]
     state = RecordProgress(total=len(jobs))
@@ -184,7 +186,7 @@ async def record_suite_async(
         progress(state)
 
     def commit(batch: list[PendingCommit]) -> list[bool]:
-        return commit_batch(store, run, cassettes, batch, fsync)
+        return commit_batch(store, run, cassettes, batch, fsync, case_pks)
 
     await record_jobs(
         pending,
