@@ -222,10 +222,11 @@ def by_mutation(per_category: int, repeat: int) -> list[dict[str, Any]]:
 
 
 def end_to_end() -> dict[str, Any]:
-    from rejudge.services.judging import judge_run
     from rejudge.store.repository import Store
     from rejudge.suites.importers.bfcl import CATEGORIES, build_suite
     from rejudge.suites.importers.bfcl_results import export_bfcl, import_bfcl_results
+
+    from rejudge.services.judging import judge_run
 
     rules = bfcl_rules("1")
     with tempfile.TemporaryDirectory(prefix="rejudge-bfcl-bench-") as tmp:

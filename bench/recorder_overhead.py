@@ -48,13 +48,13 @@ ROOT = Path(__file__).resolve().parents[1]
 CODE_ROOT = Path(os.environ.get("REJUDGE_BENCH_CODE") or ROOT)
 sys.path.insert(0, str(CODE_ROOT))
 
-from rejudge.recorder.record import record_suite_async  # noqa: E402
-from rejudge.recorder.replay import replay_run  # noqa: E402
 from rejudge.store.repository import Store  # noqa: E402
 from rejudge.store.schemas import Case, Golden, RunConfig  # noqa: E402
 from rejudge.suites.case_format import SuiteSource  # noqa: E402
 
 from rejudge import suites  # noqa: E402
+from rejudge.services.record import record_suite_async  # noqa: E402
+from rejudge.services.replay import replay_run  # noqa: E402
 
 FINAL = json.dumps(
     {

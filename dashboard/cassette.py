@@ -1,4 +1,9 @@
-"""Reading a trace's cassette for display: the raw HTTP exchanges, pretty-printed."""
+"""Reading a trace's cassette for display: the raw HTTP exchanges, pretty-printed.
+
+The file is read by rejudge's one cassette reader, so the page shows every layout the importer
+reads (vcrpy YAML/JSON, gzip ``!!binary`` bodies, ``parsed_body``, old httpx-stub responses,
+Ruby VCR, ``.yaml.gz``).
+"""
 
 from __future__ import annotations
 
@@ -6,16 +11,11 @@ import json
 from pathlib import Path
 from typing import Any
 
-import yaml
+from rejudge.recorder.cassettes import CassetteError, Exchange, read_cassette
 
 __all__ = ["CassetteView", "load_exchanges"]
 
 _MAX_BYTES = 20 * 1024 * 1024
-
-try:
-    _Loader: Any = yaml.CSafeLoader
-except AttributeError:  # pragma: no cover
-    _Loader = yaml.SafeLoader
 
 
 class CassetteView:
@@ -25,29 +25,32 @@ class CassetteView:
         self.error = error
 
 
-def _body(value: Any) -> str:
-    if isinstance(value, dict):
-        if "string" in value:
-            value = value["string"]
-        elif "parsed_body" in value:
-            value = value["parsed_body"]
-    if isinstance(value, bytes):
-        value = value.decode("utf-8", errors="replace")
-    if value is None:
+def _shown(body: Any) -> str:
+    """A decoded body as text: JSON indented, anything else as it is."""
+    if body is None:
         return ""
-    if not isinstance(value, str):
-        return json.dumps(value, indent=2, ensure_ascii=False)
-    try:
-        return json.dumps(json.loads(value), indent=2, ensure_ascii=False)
-    except ValueError:
-        return value
+    if not isinstance(body, str):
+        return json.dumps(body, indent=2, ensure_ascii=False)
+    return body
+
+
+def _row(exchange: Exchange) -> dict[str, Any]:
+    return {
+        "method": exchange.method,
+        "uri": exchange.url,
+        "request_headers": exchange.request_headers,
+        "request_body": _shown(exchange.request_body),
+        "status": exchange.status,
+        "response_headers": exchange.response_headers,
+        "response_body": _shown(exchange.response_body),
+    }
 
 
 def load_exchanges(root: Path | None, relative: str | None) -> CassetteView | None:
     """The exchanges of ``root/relative`` (None when the trace has no cassette).
 
-    Problems (missing file, a path leaving the cassette folder, invalid YAML) come back as an
-    ``error`` to show, never as an exception.
+    Problems (missing file, a path leaving the cassette folder, a file that is no cassette)
+    come back as an ``error`` to show, never as an exception.
     """
     if not relative:
         return None
@@ -60,7 +63,6 @@ def load_exchanges(root: Path | None, relative: str | None) -> CassetteView | No
             return CassetteView(
                 path, [], f"cassette {path} is larger than 20 MiB; open it directly"
             )
-        parsed = yaml.load(path.read_bytes(), Loader=_Loader)
     except OSError as exc:
         return CassetteView(
             path,
@@ -68,26 +70,8 @@ def load_exchanges(root: Path | None, relative: str | None) -> CassetteView | No
             f"cannot read cassette {path}: {exc.strerror or exc} "
             "(start the dashboard with the --cassettes folder the run was recorded into)",
         )
-    except yaml.YAMLError:
-        return CassetteView(path, [], f"cassette {path} is not valid YAML")
-    if not isinstance(parsed, dict) or not isinstance(parsed.get("interactions"), list):
-        return CassetteView(path, [], f"cassette {path} has no 'interactions' list")
-    out = []
-    for item in parsed["interactions"]:
-        if not isinstance(item, dict):
-            continue
-        request = item.get("request") or {}
-        response = item.get("response") or {}
-        status = response.get("status") or {}
-        out.append(
-            {
-                "method": request.get("method", "?"),
-                "uri": request.get("uri", "?"),
-                "request_headers": request.get("headers") or {},
-                "request_body": _body(request.get("body")),
-                "status": status.get("code") if isinstance(status, dict) else status,
-                "response_headers": response.get("headers") or {},
-                "response_body": _body(response.get("body")),
-            }
-        )
-    return CassetteView(path, out)
+    try:
+        cassette = read_cassette(path)
+    except CassetteError as exc:
+        return CassetteView(path, [], str(exc))
+    return CassetteView(path, [_row(e) for e in cassette.exchanges])

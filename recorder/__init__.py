@@ -3,9 +3,10 @@ agent's traffic, and the local model server.
 
 The package's public names, imported lazily (``import recorder`` loads neither httpx nor vcrpy)::
 
-    from rejudge.recorder import record_suite, replay_run
+    from rejudge.recorder import read_cassette, trace_of
 
-(``capture`` is :func:`rejudge.capture`: here the name is the submodule.)
+Use cases that read or write the store (record, replay, renormalize, import, capture into a
+store) are in :mod:`rejudge.services`; ``capture`` here is the submodule.
 """
 
 from __future__ import annotations
@@ -20,21 +21,19 @@ _EXPORTS: dict[str, str] = {
     "RateLimiter": "rejudge.recorder.http",
     "CASSETTE_FORMAT": "rejudge.recorder.cassettes",
     "CassetteError": "rejudge.recorder.cassettes",
-    "ReplayMissError": "rejudge.recorder.cassettes",
+    "CassetteFile": "rejudge.recorder.cassettes",
+    "Exchange": "rejudge.recorder.cassettes",
     "read_cassette": "rejudge.recorder.cassettes",
     "write_cassette": "rejudge.recorder.cassettes",
     "scrub_interaction": "rejudge.recorder.cassettes",
+    "ReplayMissError": "rejudge.recorder.tape",
     "NORMALIZER_VERSION": "rejudge.recorder.normalizer",
     "normalize_exchanges": "rejudge.recorder.normalizer",
+    "trace_of": "rejudge.recorder.derive",
+    "trace_from_cassette": "rejudge.recorder.derive",
     "ProviderUnreachableError": "rejudge.recorder.record",
-    "RecordSummary": "rejudge.recorder.record",
-    "record_suite": "rejudge.recorder.record",
-    "record_suite_async": "rejudge.recorder.record",
     "ReplayReport": "rejudge.recorder.replay",
-    "replay_run": "rejudge.recorder.replay",
-    "renormalize_run": "rejudge.recorder.replay",
     "CassetteImportError": "rejudge.recorder.importer",
-    "import_cassettes": "rejudge.recorder.importer",
     "Capture": "rejudge.recorder.capture",
     "LocalModelError": "rejudge.recorder.local_server",
     "LocalModelServer": "rejudge.recorder.local_server",

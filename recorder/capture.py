@@ -2,15 +2,17 @@
 ``with capture(...)`` (through httpx, requests or the official SDKs, which vcrpy patches) is kept
 as a scrubbed cassette and stored as a trace of the case you name.
 
-    from rejudge.recorder.capture import capture
+    import rejudge
 
-    with capture(case="fc-d1-001", suite="retail", store=store, cassettes_dir="cassettes") as cap:
+    with rejudge.capture(case="fc-d1-001", suite="retail", store=store) as cap:
         my_agent.run("Can you check whether product P206 is currently in stock?")
     print(cap.trace.calls)
 
 vcrpy does the interception and the matching (method, host, path and the JSON body with volatile
 fields ignored); rejudge's persister writes the file scrubbed and atomically, in the same format as
-the built-in recorder, and the normalizer turns it into the trace.
+the built-in recorder, and the derivation every path uses turns it into the trace. This module
+writes only the cassette; :func:`rejudge.services.capture.capture` (``rejudge.capture``) also
+stores the trace through the ingest path.
 """
 
 from __future__ import annotations
@@ -21,20 +23,17 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from rejudge.recorder.cassettes import (
-    CASSETTE_FORMAT,
-    cassette_path,
-    read_cassette,
+from rejudge.recorder.cassettes import CassetteFile, cassette_path, read_cassette, write_cassette
+from rejudge.recorder.derive import capture_meta, trace_of
+from rejudge.recorder.http import RecorderError
+from rejudge.recorder.tape import (
     vcr_before_record_request,
     vcr_before_record_response,
     vcr_body_matcher,
-    write_cassette,
 )
-from rejudge.recorder.http import RecorderError
-from rejudge.recorder.record import rejudge_version, trace_from_cassette
-from rejudge.store.schemas import Case, RunConfig, ToolRegistry, ToolSpec, Trace
+from rejudge.store.schemas import Case, ToolRegistry, ToolSpec, Trace
 
-__all__ = ["capture", "Capture", "RECORD_MODES", "registry_from_interactions"]
+__all__ = ["capture_cassette", "Capture", "RECORD_MODES", "registry_from_interactions"]
 
 RECORD_MODES = ("once", "new_episodes", "none", "all")
 MATCH_ON = ("method", "scheme", "host", "port", "path", "query", "rejudge_body")
@@ -51,6 +50,10 @@ class Capture:
     trace: Trace | None = None
     stored: bool = False
     interactions: int = 0
+    # what the block was recorded for and what it left: the ingest service stores from these
+    case: Case | None = None
+    suite: Any = None
+    cassette: CassetteFile | None = None
 
 
 def _persister(meta: dict[str, Any]) -> type:
@@ -133,23 +136,20 @@ def _resolve_case(case: Case | str, suite: Any) -> tuple[Case, Any]:
 
 
 @contextlib.contextmanager
-def capture(
+def capture_cassette(
     *,
     case: Case | str,
-    store: Any = None,
     cassettes_dir: Path | str = "cassettes",
     run: str | None = None,
     suite: Any = None,
     repetition: int = 0,
     record_mode: str = "once",
-    model: str | None = None,
-    registry: ToolRegistry | None = None,
 ) -> Iterator[Capture]:
     """Record the model traffic of the block into ``<cassettes>/<run>/<case>__r<k>.yaml``.
 
-    With a ``store``, the cassette becomes a trace of ``case`` in run ``run`` (created on first
-    use, harness mode ``imported``). ``record_mode`` is vcrpy's: ``once`` (record if the cassette
-    is absent, else replay), ``new_episodes``, ``none`` (replay only, network blocked), ``all``.
+    When the block ends the result holds the cassette and the trace it stands for (nothing is
+    stored here). ``record_mode`` is vcrpy's: ``once`` (record if the cassette is absent, else
+    replay), ``new_episodes``, ``none`` (replay only, network blocked), ``all``.
     """
     import vcr
 
@@ -160,15 +160,7 @@ def capture(
     the_case, the_suite = _resolve_case(case, suite)
     run_name = run or f"captured-{the_suite.name if the_suite is not None else the_case.id}"
     path = cassette_path(cassettes_dir, run_name, the_case.id, repetition)
-    meta = {
-        "cassette_format": CASSETTE_FORMAT,
-        "rejudge_version": rejudge_version(),
-        "run": run_name,
-        "case": the_case.id,
-        "case_hash": the_case.hash,
-        "repetition": repetition,
-        "captured": True,
-    }
+    meta = capture_meta(run_name=run_name, case=the_case, repetition=repetition)
     recorder = vcr.VCR(
         record_mode=record_mode,
         match_on=MATCH_ON,
@@ -178,84 +170,21 @@ def capture(
     )
     recorder.register_matcher("rejudge_body", vcr_body_matcher)
     recorder.register_persister(_persister(meta))
-    result = Capture(case_id=the_case.id, repetition=repetition, cassette_path=path, run=run_name)
+    result = Capture(
+        case_id=the_case.id,
+        repetition=repetition,
+        cassette_path=path,
+        run=run_name,
+        case=the_case,
+        suite=the_suite,
+    )
     # allow_playback_repeats stays off: it also applies while recording (a known vcrpy trap)
     with recorder.use_cassette(str(path), allow_playback_repeats=False):
         yield result
     if not path.exists():
         return  # the block sent nothing
     cassette = read_cassette(path)
+    result.cassette = cassette
     result.interactions = len(cassette.interactions)
-    trace = trace_from_cassette(cassette.interactions, cassette.meta, the_case.id, repetition)
-    result.trace = trace
-    if store is not None:
-        result.stored = _store_trace(
-            store,
-            trace,
-            the_case,
-            the_suite,
-            run_name,
-            cassette,
-            Path(cassettes_dir),
-            model=model,
-            registry=registry,
-        )
-
-
-def _store_trace(
-    store: Any,
-    trace: Trace,
-    case: Case,
-    suite: Any,
-    run_name: str,
-    cassette: Any,
-    cassettes_dir: Path,
-    *,
-    model: str | None,
-    registry: ToolRegistry | None,
-) -> bool:
-    if suite is not None:
-        suite_record = store.save_suite(
-            name=suite.name,
-            domain=suite.domain,
-            suite_hash=suite.hash,
-            registry=suite.registry,
-            cases=list(suite.cases),
-            format_version=suite.format_version,
-        )
-    else:
-        from rejudge.store.hashing import content_hash
-
-        reg = registry or registry_from_interactions(cassette.interactions, "captured")
-        suite_record = store.save_suite(
-            name=run_name,
-            domain=reg.domain,
-            suite_hash=content_hash([reg.hash, case.hash]),
-            registry=reg,
-            cases=[case],
-        )
-    config = RunConfig(
-        model=model or "captured",
-        provider="captured",
-        harness_mode="imported",
-        temperature=None,
-    )
-    record = store.create_run(name=run_name, suite=suite_record, config=config)
-    case_pk = store.get_case_pks(suite_record.id)[case.id]
-    relative = cassette.path.relative_to(cassettes_dir).as_posix()
-    existing = [
-        row
-        for row in store.iter_trace_rows(record.id, case_key=case.id)
-        if row["repetition"] == trace.repetition
-    ]
-    if existing:
-        row = existing[0]
-        if row["hash"] == trace.hash and row["cassette_hash"] == cassette.sha256:
-            return False
-        store.replace_trace(row["id"], trace, cassette_hash=cassette.sha256)
-        return True
-    return bool(
-        store.save_trace(
-            record.id, case_pk, trace, cassette_path=relative, cassette_hash=cassette.sha256
-        )
-    )
+    name_map = the_suite.registry.name_map or None if the_suite is not None else None
+    result.trace = trace_of(cassette, the_case.id, repetition, name_map=name_map)

@@ -1,61 +1,73 @@
-"""Cassettes: vcrpy-format files, one per trace, scrubbed before anything touches the disk.
+"""Cassettes: the one reader and writer of the files evidence lives in.
 
-The built-in recorder owns its httpx client, so it captures exchanges through its own transport
-(:class:`TapeTransport`) and writes them in vcrpy's cassette format (version 1: ``interactions``
-of ``request{method,uri,body,headers}`` / ``response{status{code,message},headers,body{string}}``)
-with decoded bodies. rejudge's own facts about the trace live under a top-level ``rejudge`` key,
-which vcrpy ignores when it loads the file. Replay serves the recorded responses through the same
-transport, matched on method, path and the JSON body with volatile fields ignored (never on
-headers); vcrpy itself is used for ``capture`` and accepts these files as they are.
+rejudge writes vcrpy's format (version 1: ``interactions`` of ``request{method,uri,body,headers}``
+/ ``response{status{code,message},headers,body{string}}``), scrubbed before anything touches the
+disk, with decoded bodies and rejudge's own facts under a top-level ``rejudge`` key (vcrpy ignores
+it). It reads every layout real files use:
+
+- vcrpy YAML (bodies as ``body: {string: ...}`` or a bare ``body: '...'``), including bodies
+  stored as ``!!binary`` and still compressed (gzip, deflate; brotli when the ``brotli`` package
+  is installed) and old vcrpy's ``!!python/unicode`` tags; vcrpy JSON (same structure);
+- pydantic-ai's serializer, which writes decoded JSON bodies as ``parsed_body``;
+- old vcrpy's httpx stubs, whose responses are ``{status_code, headers, content}``;
+- Ruby VCR / betamax (``http_interactions``, ``base64_string`` bodies);
+- any of these gzipped whole (``.yaml.gz``, ``.json.gz``).
+
+A file that cannot be read raises :class:`CassetteError`: one line naming the file and the fault.
+The tape that records and replays exchanges is :mod:`rejudge.recorder.tape`.
 """
 
 from __future__ import annotations
 
+import base64
+import gzip
 import json
 import os
 import re
 import tempfile
-from collections.abc import Iterable
+import zlib
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
+from functools import cached_property
 from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit
 
-import httpx
 import yaml
-from rejudge.recorder.http import RecorderError
+from rejudge.recorder.wire.common import strict_loads
+from rejudge.store.errors import RejudgeError
 from rejudge.store.hashing import hash_bytes
 
 __all__ = [
     "CASSETTE_FORMAT",
+    "CASSETTE_SUFFIXES",
     "SECRET_REQUEST_HEADERS",
     "SECRET_RESPONSE_HEADERS",
     "REDACTED",
     "CassetteError",
-    "ReplayMissError",
     "CassetteFile",
-    "Tape",
-    "TapeTransport",
-    "TAPE_EXTENSION",
+    "Exchange",
     "scrub_headers",
     "scrub_text",
+    "scrub_body",
     "scrub_interaction",
+    "serialize_cassette",
     "write_cassette",
     "read_cassette",
+    "parse_cassette",
+    "exchanges_from_interactions",
+    "decode_body",
     "cassette_path",
-    "match_view",
-    "differing_fields",
-    "requests_match",
-    "vcr_body_matcher",
-    "vcr_before_record_request",
-    "vcr_before_record_response",
+    "cassette_stem",
+    "is_cassette_file",
 ]
 
 # version of rejudge's layout inside the vcrpy file (the "rejudge" block and how bodies are kept)
 CASSETTE_FORMAT = 1
 VCR_FORMAT_VERSION = 1
 REDACTED = "REDACTED"
-TAPE_EXTENSION = "rejudge.tape"
+CASSETTE_SUFFIXES = (".yaml", ".yml", ".json")
+_GZIP_MAGIC = b"\x1f\x8b"
 
 SECRET_REQUEST_HEADERS = frozenset(
     {
@@ -72,23 +84,14 @@ SECRET_REQUEST_HEADERS = frozenset(
 SECRET_RESPONSE_HEADERS = frozenset({"set-cookie", "openai-organization", "openai-project"})
 # provider keys that may leak into bodies (echoed errors, user prompts): sk-..., sk-ant-...
 _KEY_PATTERN = re.compile(r"\bsk-[A-Za-z0-9_\-]{16,}")
-# top-level request fields that change between runs without changing the conversation
-VOLATILE_TOP_LEVEL = frozenset({"stream_options", "user", "metadata", "store", "service_tier"})
-# fields anywhere in a request body that carry per-run identifiers
-VOLATILE_ANYWHERE = frozenset({"tool_call_id", "tool_use_id"})
 
 
-class CassetteError(RecorderError):
-    """A cassette that cannot be read or written."""
+class CassetteError(RejudgeError):
+    """A cassette file that cannot be read or written; ``path`` names it (None for text)."""
 
-
-class ReplayMissError(RecorderError):
-    """Replay met a request that no recorded interaction answers."""
-
-    def __init__(self, message: str, *, field: str | None = None, index: int | None = None):
-        super().__init__(message)
-        self.field = field
-        self.index = index
+    def __init__(self, message: str, *, path: Path | str | None = None) -> None:
+        super().__init__(message, file=str(path) if path is not None else None)
+        self.path = Path(path) if path is not None else None
 
 
 # --------------------------------------------------------------------------- scrubbing
@@ -112,7 +115,7 @@ def scrub_headers(headers: dict[str, list[str]], secret: Iterable[str]) -> dict[
     }
 
 
-def _scrub_body(body: Any) -> Any:
+def scrub_body(body: Any) -> Any:
     if isinstance(body, str):
         return scrub_text(body)
     if isinstance(body, bytes):
@@ -130,341 +133,336 @@ def scrub_interaction(interaction: dict[str, Any]) -> dict[str, Any]:
     request = dict(interaction["request"])
     response = dict(interaction["response"])
     request["headers"] = scrub_headers(request.get("headers") or {}, SECRET_REQUEST_HEADERS)
-    request["body"] = _scrub_body(request.get("body"))
+    request["body"] = scrub_body(request.get("body"))
     request["uri"] = scrub_text(str(request.get("uri", "")))
     response["headers"] = scrub_headers(response.get("headers") or {}, SECRET_RESPONSE_HEADERS)
     body = dict(response.get("body") or {})
     if "string" in body:
-        body["string"] = _scrub_body(body["string"])
+        body["string"] = scrub_body(body["string"])
     response["body"] = body
     return {"request": request, "response": response}
 
 
-# --------------------------------------------------------------------------- capture / replay
+# --------------------------------------------------------------------------- exchanges
 
 
-def _header_lists(
-    headers: httpx.Headers, drop: frozenset[str] = frozenset()
-) -> dict[str, list[str]]:
-    out: dict[str, list[str]] = {}
-    for name, value in headers.multi_items():
-        key = name.lower()
-        if key in drop:
-            continue
-        out.setdefault(key, []).append(value)
-    return out
+@dataclass(frozen=True)
+class Exchange:
+    """One recorded HTTP exchange, bodies decoded, whatever layout the file used.
 
-
-def _text(data: bytes) -> str | bytes:
-    try:
-        return data.decode("utf-8")
-    except UnicodeDecodeError:
-        return data
-
-
-# headers that describe the transfer, not the content, once the body is stored decoded
-_TRANSFER_HEADERS = frozenset({"content-encoding", "content-length", "transfer-encoding"})
-
-
-@dataclass
-class Tape:
-    """The exchanges of one trace: recorded as they happen, or served back in replay.
-
-    In replay, each request gets the first not-yet-played interaction that matches it; a miss
-    raises :class:`ReplayMissError` naming the nearest recorded request and the field that differs.
+    Bodies are a ``dict``/``list`` when they are JSON, ``str`` otherwise (SSE streams, HTML error
+    pages), ``None`` when empty. Header names are lower-cased; values are lists of strings.
     """
 
-    interactions: list[dict[str, Any]] = field(default_factory=list)
-    replay: bool = False
-    source: str | None = None
-    played: list[bool] = field(default_factory=list)
-    # replay: the recording ended in a network failure (no response was ever recorded for it)
-    replay_network_failure: bool = False
+    method: str
+    url: str
+    request_headers: dict[str, list[str]] = field(default_factory=dict)
+    request_body: Any = None
+    status: int | None = None
+    response_headers: dict[str, list[str]] = field(default_factory=dict)
+    response_body: Any = None
+    index: int = 0
 
-    @classmethod
-    def for_replay(cls, interactions: list[dict[str, Any]], source: str | None = None) -> Tape:
-        return cls(list(interactions), True, source, [False] * len(interactions))
+    @property
+    def path(self) -> str:
+        return urlsplit(self.url).path if "://" in self.url else self.url.split("?", 1)[0]
 
-    async def handle(
-        self, request: httpx.Request, inner: httpx.AsyncBaseTransport | None
-    ) -> httpx.Response:
-        body = await request.aread()
-        if self.replay:
-            return self._serve(request, body)
-        if inner is None:
-            raise RecorderError("no network transport to record through")
-        response = await inner.handle_async_request(request)
-        raw = httpx.Response(
-            response.status_code,
-            headers=response.headers,
-            stream=response.stream,
-            extensions=response.extensions,
-            request=request,
-        )
-        parts: list[bytes] = []
-        try:
-            async for chunk in raw.aiter_bytes():  # decoded (gzip/br/deflate undone)
-                parts.append(chunk)
-        except (httpx.TransportError, httpx.DecodingError):
-            # the connection dropped mid-body: keep what arrived; the parser sees it truncated
-            pass
-        finally:
-            await raw.aclose()
-        content = b"".join(parts)
-        reason = response.extensions.get("reason_phrase", b"")
-        message = reason.decode("ascii", "replace") if isinstance(reason, bytes) else str(reason)
-        headers = _header_lists(response.headers, _TRANSFER_HEADERS)
-        interaction = {
-            "request": {
-                "method": request.method,
-                "uri": str(request.url),
-                "body": _text(body),
-                "headers": _header_lists(request.headers),
-            },
-            "response": {
-                "status": {"code": response.status_code, "message": message},
-                "headers": headers,
-                "body": {"string": _text(content)},
-            },
-        }
-        # scrub at capture time: a secret never even reaches the in-memory tape
-        self.interactions.append(scrub_interaction(interaction))
-        return httpx.Response(
-            response.status_code,
-            headers=[(k, v) for k, vs in headers.items() for v in vs],
-            content=content,
-            request=request,
-        )
+    def response_header(self, name: str) -> str | None:
+        values = self.response_headers.get(name.lower())
+        return values[0] if values else None
 
-    def _serve(self, request: httpx.Request, body: bytes) -> httpx.Response:
-        wanted = {"method": request.method, "uri": str(request.url), "body": body}
-        best: tuple[int, int, list[str]] | None = None
-        for index, interaction in enumerate(self.interactions):
-            if self.played[index]:
-                continue
-            diff = differing_fields(wanted, interaction["request"])
-            if not diff:
-                self.played[index] = True
-                return _response_from(interaction["response"], request)
-            if best is None or len(diff) < best[1]:
-                best = (index, len(diff), diff)
-        where = f" in {self.source}" if self.source else ""
-        if best is None and self.replay_network_failure:
-            # what the recording met here was a dead connection or a timeout: meet it again
-            raise httpx.ConnectError("network failure replayed from the cassette", request=request)
-        if best is None:
-            raise ReplayMissError(
-                f"replay miss{where}: request #{sum(self.played) + 1} ({request.method} "
-                f"{request.url.path}) has no recorded interaction left "
-                f"({len(self.interactions)} recorded, all played)",
-                index=None,
-            )
-        index, _, diff = best
-        raise ReplayMissError(
-            f"replay miss{where}: request ({request.method} {request.url.path}) matches no "
-            f"recorded interaction; nearest is interaction #{index + 1}, differing in "
-            f"{', '.join(diff[:5])}",
-            field=diff[0],
-            index=index,
-        )
-
-
-def _response_from(recorded: dict[str, Any], request: httpx.Request) -> httpx.Response:
-    status = recorded.get("status") or {}
-    body = (recorded.get("body") or {}).get("string")
-    if body is None:
-        content = b""
-    elif isinstance(body, bytes):
-        content = body
-    else:
-        content = str(body).encode("utf-8")
-    headers = [
-        (k, v)
-        for k, vs in (recorded.get("headers") or {}).items()
-        if k.lower() not in _TRANSFER_HEADERS
-        for v in (vs if isinstance(vs, list) else [vs])
-    ]
-    return httpx.Response(
-        int(status.get("code", 200)), headers=headers, content=content, request=request
-    )
-
-
-class TapeTransport(httpx.AsyncBaseTransport):
-    """An httpx transport that hands each request to the :class:`Tape` in its extensions.
-
-    One client serves every concurrent trace: ``request.extensions["rejudge.tape"]`` routes each
-    exchange to its own trace's tape. Without a tape the request goes straight to ``inner``; with
-    ``inner=None`` (replay) the network is blocked outright.
-    """
-
-    def __init__(self, inner: httpx.AsyncBaseTransport | None = None) -> None:
-        self.inner = inner
-
-    async def handle_async_request(self, request: httpx.Request) -> httpx.Response:
-        tape = request.extensions.get(TAPE_EXTENSION)
-        if isinstance(tape, Tape):
-            return await tape.handle(request, self.inner)
-        if self.inner is None:
-            raise RecorderError(
-                f"network is blocked during replay: {request.method} {request.url} was not recorded"
-            )
-        return await self.inner.handle_async_request(request)
-
-    async def aclose(self) -> None:
-        if self.inner is not None:
-            await self.inner.aclose()
-
-
-# --------------------------------------------------------------------------- matching
-
-
-def _json_or_none(body: Any) -> Any:
-    if body is None:
-        return None
-    if isinstance(body, bytes):
-        try:
-            body = body.decode("utf-8")
-        except UnicodeDecodeError:
-            return None
-    if not isinstance(body, str):
-        return None
-    if body == "":
-        return None
-    try:
-        return json.loads(body)
-    except ValueError:
-        return None
-
-
-def _strip_volatile(value: Any, depth: int = 0) -> Any:
-    if isinstance(value, dict):
-        out = {}
-        for key, item in value.items():
-            if key in VOLATILE_ANYWHERE:
-                continue
-            if depth == 0 and key in VOLATILE_TOP_LEVEL:
-                continue
-            # the id of an assistant tool call / tool_use block is minted by the server per run
-            if key == "id" and (
-                value.get("type") in ("function", "tool_use") or "function" in value
-            ):
-                continue
-            out[key] = _strip_volatile(item, depth + 1)
-        return out
-    if isinstance(value, list):
-        return [_strip_volatile(item, depth + 1) for item in value]
-    return value
-
-
-def match_view(request: dict[str, Any]) -> dict[str, Any]:
-    """What matching compares: method, path, and the body with volatile fields dropped."""
-    uri = str(request.get("uri", ""))
-    body = request.get("body")
-    parsed = _json_or_none(body)
-    if parsed is not None:
-        shown: Any = _strip_volatile(parsed)
-    elif isinstance(body, bytes):
-        shown = body.decode("utf-8", "replace")
-    else:
-        shown = body or ""
-    return {
-        "method": str(request.get("method", "")).upper(),
-        "path": urlsplit(uri).path,
-        "body": shown,
-    }
-
-
-def _diff(a: Any, b: Any, path: str, out: list[str]) -> None:
-    if isinstance(a, dict) and isinstance(b, dict):
-        for key in sorted(set(a) | set(b), key=str):
-            sub = f"{path}.{key}" if path else str(key)
-            if key not in a or key not in b:
-                out.append(sub)
-            else:
-                _diff(a[key], b[key], sub, out)
-        return
-    if isinstance(a, list) and isinstance(b, list):
-        if len(a) != len(b):
-            # report the first differing element when one list extends the other
-            for i in range(min(len(a), len(b))):
-                if a[i] != b[i]:
-                    _diff(a[i], b[i], f"{path}[{i}]", out)
-                    return
-            out.append(f"{path}[{min(len(a), len(b))}]")
-            return
-        for i, (x, y) in enumerate(zip(a, b, strict=True)):
-            _diff(x, y, f"{path}[{i}]", out)
-        return
-    if (
-        a != b
-        or type(a) is not type(b)
-        and not (
-            isinstance(a, (int, float)) and isinstance(b, (int, float)) and not isinstance(a, bool)
-        )
-    ):
-        out.append(path or "<value>")
-
-
-def differing_fields(a: dict[str, Any], b: dict[str, Any]) -> list[str]:
-    """Paths where two recorded-style requests differ for matching (``[]``: they match)."""
-    va, vb = match_view(a), match_view(b)
-    out: list[str] = []
-    for key in ("method", "path"):
-        if va[key] != vb[key]:
-            out.append(key)
-    body: list[str] = []
-    _diff(va["body"], vb["body"], "", body)
-    out.extend(f"body.{p}" if p != "<value>" else "body" for p in body)
-    return out
-
-
-def requests_match(a: dict[str, Any], b: dict[str, Any]) -> bool:
-    return not differing_fields(a, b)
-
-
-def _vcr_as_dict(request: Any) -> dict[str, Any]:
-    return {"method": request.method, "uri": request.uri, "body": request.body}
-
-
-def vcr_body_matcher(r1: Any, r2: Any) -> None:
-    """A vcrpy matcher: JSON bodies equal once volatile fields are dropped (raises on a miss)."""
-    diff = differing_fields(_vcr_as_dict(r1), _vcr_as_dict(r2))
-    body_diff = [d for d in diff if d.startswith("body")]
-    if body_diff:
-        raise AssertionError(f"request bodies differ in {', '.join(body_diff[:5])}")
-
-
-def vcr_before_record_request(request: Any) -> Any:
-    """vcrpy hook: drop secret request headers and keys in the body before recording."""
-    for name in list(request.headers):
-        if name.lower() in SECRET_REQUEST_HEADERS:
-            del request.headers[name]
-    if request.body is not None:
-        request.body = _scrub_body(request.body)
-    return request
-
-
-def vcr_before_record_response(response: dict[str, Any]) -> dict[str, Any]:
-    """vcrpy hook: drop secret response headers and keys in the body before recording."""
-    headers = response.get("headers") or {}
-    for name in list(headers):
-        if name.lower() in SECRET_RESPONSE_HEADERS:
-            del headers[name]
-    body = response.get("body") or {}
-    if "string" in body:
-        body["string"] = _scrub_body(body["string"])
-    return response
-
-
-# --------------------------------------------------------------------------- files
+    def request_header(self, name: str) -> str | None:
+        values = self.request_headers.get(name.lower())
+        return values[0] if values else None
 
 
 @dataclass(frozen=True)
 class CassetteFile:
+    """A cassette as read: its interactions as the file holds them, the ``rejudge`` block (empty
+    for files recorded elsewhere), the file's hash, and the decoded exchanges."""
+
     path: Path
     interactions: list[dict[str, Any]]
     meta: dict[str, Any]
     sha256: str
+
+    @cached_property
+    def exchanges(self) -> list[Exchange]:
+        return exchanges_from_interactions(self.interactions, str(self.path))
+
+    @property
+    def recorded_by_rejudge(self) -> bool:
+        """True when rejudge's own loop recorded it (its outcome block is there)."""
+        return isinstance(self.meta.get("outcome"), dict)
+
+
+def exchanges_from_interactions(
+    interactions: list[dict[str, Any]], name: str = "<cassette>"
+) -> list[Exchange]:
+    """Exchanges from an already-loaded ``interactions`` list (vcrpy's in-memory form)."""
+    return [_exchange(item, i, name) for i, item in enumerate(interactions)]
+
+
+def _exchange(item: Any, index: int, name: str) -> Exchange:
+    where = f"{name}: interaction {index}"
+    if not isinstance(item, dict):
+        raise CassetteError(f"{where} is a {type(item).__name__}, not a mapping", path=name)
+    request = item.get("request")
+    response = item.get("response")
+    if not isinstance(request, dict):
+        raise CassetteError(f"{where} has no request mapping", path=name)
+    if not isinstance(response, dict):
+        raise CassetteError(f"{where} has no response mapping", path=name)
+    url = request.get("uri", request.get("url"))
+    if not isinstance(url, str):
+        raise CassetteError(f"{where}: request has no uri", path=name)
+    method = request.get("method")
+    method = method.upper() if isinstance(method, str) else "GET"
+    req_headers = _headers(request.get("headers"))
+    resp_headers = _headers(response.get("headers"))
+    try:
+        req_body = _body(request, req_headers)
+        resp_body = _body(response, resp_headers)
+    except _BodyError as exc:
+        raise CassetteError(f"{where}: {exc}", path=name) from None
+    # vcrpy: status {code, message}; old vcrpy httpx stubs and some others: a bare status_code
+    status = response.get("status", response.get("status_code"))
+    code = _int_or_none(status.get("code")) if isinstance(status, dict) else _int_or_none(status)
+    return Exchange(
+        method=method,
+        url=url,
+        request_headers=req_headers,
+        request_body=req_body,
+        status=code,
+        response_headers=resp_headers,
+        response_body=resp_body,
+        index=index,
+    )
+
+
+def _int_or_none(value: Any) -> int | None:
+    if isinstance(value, bool):
+        return None
+    if isinstance(value, int):
+        return value
+    if isinstance(value, str) and value.strip().isdigit():
+        return int(value.strip())
+    return None
+
+
+def _headers(raw: Any) -> dict[str, list[str]]:
+    out: dict[str, list[str]] = {}
+    if not isinstance(raw, Mapping):
+        return out
+    for key, value in raw.items():
+        values = value if isinstance(value, list) else [value]
+        out.setdefault(str(key).lower(), []).extend(str(v) for v in values if v is not None)
+    return out
+
+
+# --------------------------------------------------------------------------- bodies
+
+
+class _BodyError(ValueError):
+    pass
+
+
+def _body(part: dict[str, Any], headers: dict[str, list[str]]) -> Any:
+    if "parsed_body" in part:  # pydantic-ai: the JSON already decoded
+        return part["parsed_body"]
+    # old vcrpy httpx stubs kept the body as "content"
+    body = part["body"] if "body" in part else part.get("content")
+    if isinstance(body, dict):
+        if "string" in body:
+            body = body["string"]
+        elif "base64_string" in body:
+            try:
+                body = base64.b64decode(str(body["base64_string"]))
+            except ValueError as exc:
+                raise _BodyError(f"body base64_string does not decode: {exc}") from None
+        elif not body:
+            body = None
+        else:  # already a structured body (some serializers store JSON inline)
+            return body
+    if body is None:
+        return None
+    if isinstance(body, (dict, list)):
+        return body
+    encoding = ",".join(headers.get("content-encoding", [])).lower()
+    return decode_body(body, encoding)
+
+
+def _decompress(data: bytes, encoding: str) -> bytes:
+    if data[:2] == _GZIP_MAGIC or "gzip" in encoding:
+        if data[:2] != _GZIP_MAGIC:
+            return data  # header says gzip but vcrpy already decoded it
+        try:
+            return gzip.decompress(data)
+        except (OSError, EOFError, zlib.error) as exc:
+            raise _BodyError(f"gzip body does not decompress: {exc}") from None
+    if "br" in [e.strip() for e in encoding.split(",")]:
+        try:
+            import brotli  # type: ignore[import-not-found]
+        except ImportError:
+            raise _BodyError(
+                "body is brotli-compressed; install the 'brotli' package to read it"
+            ) from None
+        try:
+            return bytes(brotli.decompress(data))
+        except Exception as exc:  # brotli raises its own error type
+            raise _BodyError(f"brotli body does not decompress: {exc}") from None
+    if "deflate" in encoding:
+        for wbits in (zlib.MAX_WBITS, -zlib.MAX_WBITS):
+            try:
+                return zlib.decompress(data, wbits)
+            except zlib.error:
+                continue
+    if "zstd" in encoding:
+        raise _BodyError("body is zstd-compressed; rejudge cannot read zstd bodies")
+    return data
+
+
+def decode_body(body: str | bytes, content_encoding: str = "") -> Any:
+    """Decode a stored body: decompress, UTF-8 decode, and parse JSON when it is JSON."""
+    if isinstance(body, bytes):
+        data = _decompress(body, content_encoding)
+        text = data.decode("utf-8", errors="replace")
+    else:
+        text = str(body)
+    if text == "":
+        return None
+    head = text.lstrip()[:1]
+    if head in ("{", "["):
+        try:
+            return strict_loads(text)
+        except (ValueError, RecursionError):
+            return text  # not JSON (or NaN/Infinity, which no hash accepts): kept as text
+    return text
+
+
+# --------------------------------------------------------------------------- reading
+
+_SafeBase: type[yaml.SafeLoader] = getattr(yaml, "CSafeLoader", yaml.SafeLoader)  # libyaml if built
+try:  # libyaml when present: an order of magnitude faster
+    _Dumper: Any = yaml.CSafeDumper
+except AttributeError:  # pragma: no cover
+    _Dumper = yaml.SafeDumper
+
+
+class _CassetteLoader(_SafeBase):  # type: ignore[valid-type,misc]
+    """SafeLoader (libyaml's when available) that also accepts old vcrpy's python string tags."""
+
+
+def _python_str(loader: yaml.SafeLoader, node: yaml.Node) -> str:
+    return str(loader.construct_scalar(node))  # type: ignore[arg-type]
+
+
+for _tag in ("tag:yaml.org,2002:python/unicode", "tag:yaml.org,2002:python/str"):
+    _CassetteLoader.add_constructor(_tag, _python_str)
+
+
+def _yaml_error_line(exc: yaml.YAMLError) -> str:
+    mark = getattr(exc, "problem_mark", None)
+    problem = getattr(exc, "problem", None) or str(exc).splitlines()[0]
+    if mark is not None:
+        return f"invalid YAML at line {mark.line + 1}, column {mark.column + 1}: {problem}"
+    return f"invalid YAML: {problem}"
+
+
+def _load_document(text: str, name: str) -> Any:
+    stripped = text.lstrip()
+    if stripped.startswith("{") or stripped.startswith("["):
+        try:
+            return json.loads(text)
+        except ValueError as exc:
+            raise CassetteError(f"{name}: invalid JSON: {exc}", path=name) from None
+        except RecursionError:
+            raise CassetteError(
+                f"{name}: JSON nested too deeply to be a cassette", path=name
+            ) from None
+    try:
+        return yaml.load(text, Loader=_CassetteLoader)  # noqa: S506 - a SafeLoader subclass
+    except yaml.YAMLError as exc:
+        raise CassetteError(f"{name}: {_yaml_error_line(exc)}", path=name) from None
+    except RecursionError:
+        raise CassetteError(f"{name}: YAML nested too deeply to be a cassette", path=name) from None
+
+
+def _interactions(data: Any, name: str) -> list[dict[str, Any]]:
+    if isinstance(data, list):
+        interactions: Any = data
+    elif isinstance(data, dict):
+        if "interactions" in data:
+            interactions = data["interactions"]
+        elif "http_interactions" in data:  # Ruby VCR / betamax
+            interactions = data["http_interactions"]
+        else:
+            keys = ", ".join(sorted(str(k) for k in data)[:5]) or "none"
+            raise CassetteError(
+                f"{name}: not a cassette: no 'interactions' list (top-level keys: {keys})",
+                path=name,
+            )
+    elif data is None:
+        raise CassetteError(f"{name}: empty file, not a cassette", path=name)
+    else:
+        raise CassetteError(
+            f"{name}: not a cassette: top level is a {type(data).__name__}", path=name
+        )
+    if interactions is None:
+        return []
+    if not isinstance(interactions, list):
+        raise CassetteError(
+            f"{name}: 'interactions' is a {type(interactions).__name__}, not a list", path=name
+        )
+    return interactions
+
+
+def parse_cassette(data: bytes | str, name: str = "<cassette>") -> CassetteFile:
+    """Parse a cassette's bytes or text (any layout above); ``name`` names it in errors.
+
+    The interactions and every body are checked here, so a bad file fails when it is read.
+    """
+    original = data.encode("utf-8") if isinstance(data, str) else data
+    raw = original
+    if raw[:2] == _GZIP_MAGIC:
+        try:
+            raw = gzip.decompress(raw)
+        except (OSError, EOFError, zlib.error) as exc:
+            raise CassetteError(
+                f"{name}: gzipped file does not decompress: {exc}", path=name
+            ) from None
+    try:
+        text = raw.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise CassetteError(
+            f"{name}: not UTF-8 text (byte {exc.start}); is it a cassette?", path=name
+        ) from None
+    document = _load_document(text, name)
+    interactions = _interactions(document, name)
+    raw_meta = document.get("rejudge") if isinstance(document, dict) else None
+    cassette = CassetteFile(
+        Path(name),
+        interactions,
+        raw_meta if isinstance(raw_meta, dict) else {},
+        hash_bytes(original),
+    )
+    _ = cassette.exchanges  # decode now: a bad interaction or body names the file here
+    return cassette
+
+
+def read_cassette(path: str | Path) -> CassetteFile:
+    """Read one cassette file (any layout above); errors name the file."""
+    source = Path(path)
+    try:
+        data = source.read_bytes()
+    except FileNotFoundError:
+        raise CassetteError(f"{source}: no such cassette file", path=source) from None
+    except OSError as exc:
+        raise CassetteError(f"{source}: cannot read: {exc.strerror or exc}", path=source) from None
+    return parse_cassette(data, str(source))
+
+
+# --------------------------------------------------------------------------- writing
 
 
 def cassette_path(root: Path | str, run: str, case_id: str, repetition: int) -> Path:
@@ -473,12 +471,20 @@ def cassette_path(root: Path | str, run: str, case_id: str, repetition: int) -> 
     return Path(root) / safe_run / f"{safe_case}__r{repetition}.yaml"
 
 
-try:  # libyaml when present: an order of magnitude faster
-    _Dumper: Any = yaml.CSafeDumper
-    _Loader: Any = yaml.CSafeLoader
-except AttributeError:  # pragma: no cover
-    _Dumper = yaml.SafeDumper
-    _Loader = yaml.SafeLoader
+def is_cassette_file(path: Path) -> bool:
+    """A file name a cassette may have: ``*.yaml|yml|json``, optionally gzipped (``.gz``)."""
+    name = path.name.lower()
+    if name.endswith(".gz"):
+        name = name[:-3]
+    return name.endswith(CASSETTE_SUFFIXES)
+
+
+def cassette_stem(path: Path) -> str:
+    """The file name without its cassette suffixes (``a__r1.yaml.gz`` -> ``a__r1``)."""
+    name = path.name
+    if name.lower().endswith(".gz"):
+        name = name[:-3]
+    return Path(name).stem
 
 
 def serialize_cassette(interactions: list[dict[str, Any]], meta: dict[str, Any]) -> bytes:
@@ -519,34 +525,3 @@ def write_cassette(
             pass
         raise
     return hash_bytes(data)
-
-
-def read_cassette(path: Path | str) -> CassetteFile:
-    """Load a cassette written by rejudge (or any vcrpy-format file); errors name the file."""
-    source = Path(path)
-    try:
-        data = source.read_bytes()
-    except OSError as exc:
-        raise CassetteError(f"cannot read cassette {source}: {exc.strerror or exc}") from exc
-    try:
-        parsed = yaml.load(data, Loader=_Loader)
-    except yaml.YAMLError as exc:
-        mark = getattr(exc, "problem_mark", None)
-        where = f" at line {mark.line + 1}" if mark is not None else ""
-        raise CassetteError(
-            f"cassette {source} is not valid YAML{where}: re-record it or remove it"
-        ) from exc
-    if not isinstance(parsed, dict) or not isinstance(parsed.get("interactions"), list):
-        raise CassetteError(
-            f"cassette {source} is not a vcrpy cassette (no 'interactions' list): re-record it"
-        )
-    interactions = []
-    for i, item in enumerate(parsed["interactions"]):
-        if not isinstance(item, dict) or "request" not in item or "response" not in item:
-            raise CassetteError(
-                f"cassette {source}: interaction #{i + 1} lacks a request or response"
-            )
-        interactions.append(item)
-    raw_meta = parsed.get("rejudge")
-    meta = raw_meta if isinstance(raw_meta, dict) else {}
-    return CassetteFile(source, interactions, meta, hash_bytes(data))

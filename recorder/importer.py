@@ -6,36 +6,43 @@ given): ``{"file name or relative path": "case id"}`` or ``{"...": {"case": id, 
 Without a suite, each cassette becomes an ad-hoc case with no golden calls (instruction = the
 first user message), in an ad-hoc suite whose registry holds the tools the requests offered.
 
-Planning (read, normalize, resolve cases) is pure and happens for every file before anything is
-written, so a bad file or an unknown case stops the import with nothing stored. Importing the
-same folder again is a lookup: same suite snapshot, same run, no duplicate trace.
+A cassette that rejudge itself recorded is derived as recording derived it (its ``rejudge``
+block: outcome, round budget, provider errors, selected tools, tail results), its run config is
+the one it recorded, and its case hash must be the suite's: the same file gives the same trace
+hash whether it is recorded, replayed, imported or loaded by the demo.
+
+This module is the pure half: finding files, naming cases, reading and deriving every file
+before anything is written, so a bad file or an unknown case stops the import with nothing
+stored. Storing the plan is :func:`rejudge.services.imports.import_cassettes`.
 """
 
 from __future__ import annotations
 
 import json
-import os
 import re
-import tempfile
 from collections import Counter
 from collections.abc import Collection, Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit
 
 import yaml
-from rejudge.recorder.cassette_io import Exchange, read_cassette
-from rejudge.recorder.normalizer import model_exchanges, normalize_exchanges
+from rejudge.recorder.cassettes import (
+    Exchange,
+    cassette_stem,
+    is_cassette_file,
+    read_cassette,
+)
+from rejudge.recorder.derive import run_config_from_meta, trace_of
+from rejudge.recorder.normalizer import model_exchanges
 from rejudge.recorder.wire import (
     WIRE_ANTHROPIC,
     WIRE_GEMINI,
     extract_first_user_text,
     extract_tool_specs,
 )
-from rejudge.store.errors import NotFoundError, RejudgeError
-from rejudge.store.hashing import content_hash, hash_bytes
-from rejudge.store.repository import RunRecord, Store, SuiteRecord
+from rejudge.store.errors import RejudgeError
 from rejudge.store.schemas import (
     Case,
     Golden,
@@ -49,16 +56,17 @@ from rejudge.store.schemas import (
 __all__ = [
     "CassetteImportError",
     "PlannedTrace",
-    "ImportResult",
     "MAPPING_FILE_NAMES",
+    "IMPORTED_DOMAIN",
     "find_cassettes",
     "load_mapping",
+    "find_mapping",
     "plan_import",
     "adhoc_suite",
-    "import_cassettes",
+    "import_run_config",
+    "import_summary",
 ]
 
-CASSETTE_SUFFIXES = (".yaml", ".yml", ".json")
 MAPPING_FILE_NAMES = ("rejudge-import.json", "rejudge-import.yaml", "rejudge-import.yml")
 IMPORTED_DOMAIN = "imported"
 _REPETITION = re.compile(r"^(?P<case>.+?)__r(?P<rep>\d+)$")
@@ -83,38 +91,35 @@ class PlannedTrace:
     hosts: tuple[str, ...]
     tools: tuple[ToolSpec, ...] = ()
     instruction: str | None = None
+    # the run config a rejudge-recorded cassette carries (None for one recorded elsewhere)
+    recorded_config: RunConfig | None = None
 
 
-@dataclass(frozen=True)
-class ImportResult:
-    run: RunRecord
-    suite: SuiteRecord
-    inserted: int
-    skipped: int
-    planned: list[PlannedTrace] = field(default_factory=list)
-
-    def summary(self) -> dict[str, Any]:
-        statuses = Counter(p.trace.status for p in self.planned)
-        return {
-            "run": self.run.name,
-            "run_id": self.run.id,
-            "suite": self.suite.name,
-            "cassettes": len(self.planned),
-            "inserted": self.inserted,
-            "skipped": self.skipped,
-            "statuses": dict(sorted(statuses.items())),
-            "traces": [
-                {
-                    "file": p.rel,
-                    "case": p.case_id,
-                    "repetition": p.repetition,
-                    "status": p.trace.status,
-                    "rounds": len(p.trace.rounds),
-                    "calls": len(p.trace.calls),
-                }
-                for p in self.planned
-            ],
-        }
+def import_summary(
+    run: str, run_id: int, suite: str, inserted: int, skipped: int, planned: list[PlannedTrace]
+) -> dict[str, Any]:
+    """What ``import cassettes`` reports (its ``--json`` keys)."""
+    statuses = Counter(p.trace.status for p in planned)
+    return {
+        "run": run,
+        "run_id": run_id,
+        "suite": suite,
+        "cassettes": len(planned),
+        "inserted": inserted,
+        "skipped": skipped,
+        "statuses": dict(sorted(statuses.items())),
+        "traces": [
+            {
+                "file": p.rel,
+                "case": p.case_id,
+                "repetition": p.repetition,
+                "status": p.trace.status,
+                "rounds": len(p.trace.rounds),
+                "calls": len(p.trace.calls),
+            }
+            for p in planned
+        ],
+    }
 
 
 # --------------------------------------------------------------------------- files
@@ -130,7 +135,7 @@ def find_cassettes(directory: Path) -> list[Path]:
         p
         for p in directory.rglob("*")
         if p.is_file()
-        and p.suffix.lower() in CASSETTE_SUFFIXES
+        and is_cassette_file(p)
         and p.name not in MAPPING_FILE_NAMES
         and not any(part.startswith(".") for part in p.relative_to(directory).parts)
     )
@@ -159,6 +164,19 @@ def load_mapping(path: Path) -> dict[str, tuple[str, int | None]]:
                 f'{path}: {key}: expected a case id or {{"case": ID, "repetition": K}}'
             )
     return out
+
+
+def find_mapping(
+    directory: Path, mapping_file: Path | None = None
+) -> dict[str, tuple[str, int | None]] | None:
+    """The mapping given, or the one found in the folder (None when there is none)."""
+    if mapping_file is not None:
+        return load_mapping(mapping_file)
+    base = directory if directory.is_dir() else directory.parent
+    for name in MAPPING_FILE_NAMES:
+        if (base / name).is_file():
+            return load_mapping(base / name)
+    return None
 
 
 def _case_from_name(stem: str) -> tuple[str, int | None]:
@@ -208,11 +226,14 @@ def plan_import(
     case_ids: Collection[str] | None = None,
     mapping: Mapping[str, tuple[str, int | None]] | None = None,
     name_map: dict[str, str] | None = None,
+    case_hashes: Mapping[str, str] | None = None,
 ) -> list[PlannedTrace]:
-    """Read and normalize every cassette under ``directory`` and name its case.
+    """Read and derive every cassette under ``directory`` and name its case.
 
     ``case_ids`` (a suite's cases) restricts the names: a cassette naming no case is an error
     listing every such file. Two cassettes of one case take successive repetitions.
+    ``case_hashes`` (case id -> hash, the suite's): a cassette rejudge recorded against another
+    version of its case is an error listing every such file.
     """
     root = Path(directory)
     files = find_cassettes(root)
@@ -226,9 +247,10 @@ def plan_import(
         if mapping is not None and (rel in mapping or path.name in mapping):
             case_id, rep = mapping[rel] if rel in mapping else mapping[path.name]
         else:
-            case_id, rep = _case_from_name(path.stem)
-            if case_ids is not None and case_id not in case_ids and path.stem in case_ids:
-                case_id, rep = path.stem, None
+            stem = cassette_stem(path)
+            case_id, rep = _case_from_name(stem)
+            if case_ids is not None and case_id not in case_ids and stem in case_ids:
+                case_id, rep = stem, None
         if case_ids is not None and case_id not in case_ids:
             unknown.append(rel)
             continue
@@ -241,6 +263,7 @@ def plan_import(
             f"{len(unknown)} cassette(s) name no case of the suite: {shown}; name each file "
             f"<case>.yaml or <case>__r<k>.yaml, or map files to cases in {MAPPING_FILE_NAMES[0]}"
         )
+    stale: list[str] = []
     taken: set[tuple[str, int]] = set()
     out: list[PlannedTrace] = []
     # explicit repetitions first, then the others fill the free slots in file order
@@ -250,15 +273,21 @@ def plan_import(
             while (case_id, rep) in taken:
                 rep += 1
         taken.add((case_id, rep))
-        data = path.read_bytes()
-        exchanges = read_cassette(path)
-        models, formats, hosts, tools, instruction = _facts(exchanges)
+        cassette = read_cassette(path)
+        models, formats, hosts, tools, instruction = _facts(cassette.exchanges)
         if not formats:
             raise CassetteImportError(
                 f"{path}: no model exchange (OpenAI chat/responses, Anthropic messages or "
                 "Gemini generateContent) in this cassette"
             )
-        trace = normalize_exchanges(exchanges, case_id, rep, name_map=name_map)
+        recorded_hash = cassette.meta.get("case_hash")
+        if (
+            case_hashes is not None
+            and isinstance(recorded_hash, str)
+            and case_hashes.get(case_id) not in (None, recorded_hash)
+        ):
+            stale.append(rel)
+        trace = trace_of(cassette, case_id, rep, name_map=name_map)
         out.append(
             PlannedTrace(
                 path=path,
@@ -266,13 +295,21 @@ def plan_import(
                 case_id=case_id,
                 repetition=rep,
                 trace=trace,
-                cassette_hash=hash_bytes(data),
+                cassette_hash=cassette.sha256,
                 models=models,
                 wire_formats=formats,
                 hosts=hosts,
                 tools=tools,
                 instruction=instruction,
+                recorded_config=run_config_from_meta(cassette.meta, str(path)),
             )
+        )
+    if stale:
+        shown = ", ".join(stale[:5]) + (f" and {len(stale) - 5} more" if len(stale) > 5 else "")
+        raise CassetteImportError(
+            f"{len(stale)} cassette(s) were recorded against another version of their case "
+            f"(the case hash in their rejudge block differs from the suite's): {shown}; import "
+            "them with the suite they were recorded on"
         )
     out.sort(key=lambda p: (p.case_id, p.repetition))
     return out
@@ -304,7 +341,14 @@ def adhoc_suite(planned: list[PlannedTrace], name: str) -> tuple[ToolRegistry, l
     return registry, [cases[k] for k in sorted(cases)]
 
 
-def _run_config(planned: list[PlannedTrace], source: str) -> RunConfig:
+def import_run_config(planned: list[PlannedTrace], source: str) -> RunConfig:
+    """The run config of an import: the one every cassette recorded, when rejudge recorded them
+    all under one config; otherwise what the files show (harness mode ``imported``)."""
+    recorded = {
+        p.recorded_config.identity_hash: p.recorded_config for p in planned if p.recorded_config
+    }
+    if len(recorded) == 1 and all(p.recorded_config is not None for p in planned):
+        return next(iter(recorded.values()))
     models = sorted({m for p in planned for m in p.models})
     formats = sorted({f for p in planned for f in p.wire_formats})
     hosts = sorted({h for p in planned for h in p.hosts})
@@ -325,107 +369,4 @@ def _run_config(planned: list[PlannedTrace], source: str) -> RunConfig:
         temperature=None,
         tool_choice=None,
         extra={"imported_from": source, "wire_formats": formats, "models": models},
-    )
-
-
-# --------------------------------------------------------------------------- storing
-
-
-def _copy_atomic(src: Path, dest: Path) -> None:
-    dest.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=".import-", dir=dest.parent)
-    try:
-        with os.fdopen(fd, "wb") as fh:
-            fh.write(src.read_bytes())
-        os.replace(tmp, dest)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
-
-
-def _resolve_suite(store: Store, suite: str) -> SuiteRecord:
-    try:
-        return store.get_suite(suite)
-    except NotFoundError:
-        from rejudge.suites.catalog import snapshot_suite
-
-        return snapshot_suite(store, suite)
-
-
-def import_cassettes(
-    directory: str | Path,
-    store: Store,
-    suite: str | None = None,
-    *,
-    run_name: str | None = None,
-    mapping_file: str | Path | None = None,
-    copy_to: str | Path | None = None,
-    adhoc_suite_name: str | None = None,
-) -> ImportResult:
-    """Import every cassette under ``directory`` as one run (``harness_mode="imported"``).
-
-    ``suite``: a suite in the store (or a built-in/path, snapshotted on the way). ``copy_to``
-    (the cassettes folder): copy each cassette to ``copy_to/<run>/<relative path>`` and record
-    ``<run>/<relative path>``, as recorded runs do (so ``renormalize`` finds it when the source
-    folder is gone); otherwise the source's absolute path is recorded. Returns what was inserted and what was already there.
-    """
-    root = Path(directory)
-    base = root if root.is_dir() else root.parent
-    mapping = None
-    if mapping_file is not None:
-        mapping = load_mapping(Path(mapping_file))
-    else:
-        for name in MAPPING_FILE_NAMES:
-            if (base / name).is_file():
-                mapping = load_mapping(base / name)
-                break
-
-    if suite is not None:
-        suite_rec = _resolve_suite(store, suite)
-        cases = store.get_cases(suite_rec.id)
-        registry = store.get_registry(suite_rec.registry_id)
-        planned = plan_import(
-            root, case_ids=set(cases), mapping=mapping, name_map=registry.name_map or None
-        )
-    else:
-        planned = plan_import(root, mapping=mapping)
-        from rejudge.suites.case_format import suite_hash
-
-        name = adhoc_suite_name or f"imported-{base.resolve().name or 'cassettes'}"
-        registry, case_list = adhoc_suite(planned, name)
-        suite_rec = store.save_suite(
-            name=name,
-            domain=IMPORTED_DOMAIN,
-            suite_hash=suite_hash(1, registry, case_list),
-            registry=registry,
-            cases=case_list,
-            meta={"description": f"ad-hoc cases imported from {base}", "adhoc": True},
-        )
-        cases = store.get_cases(suite_rec.id)
-
-    config = _run_config(planned, str(base.resolve()))
-    digest = content_hash([suite_rec.hash, [(p.rel, p.cassette_hash) for p in planned]])
-    name = run_name or f"import-{suite_rec.name}-{digest.split(':', 1)[1][:10]}"
-    run = store.create_run(name=name, suite=suite_rec, config=config)
-
-    rows = []
-    for p in planned:
-        # like recorded runs: a copied cassette is stored relative to the cassettes folder;
-        # a cassette left where it is, by its absolute path
-        stored_path = str(p.path.resolve())
-        if copy_to is not None:
-            relative = f"{name}/{p.rel}"
-            dest = Path(copy_to) / relative
-            if not dest.exists() or hash_bytes(dest.read_bytes()) != p.cassette_hash:
-                _copy_atomic(p.path, dest)
-            stored_path = relative
-        rows.append((run.id, cases[p.case_id][0], p.trace, stored_path, p.cassette_hash))
-    inserted = store.save_traces(rows)
-    store.finish_run(run.id, "finished")
-    return ImportResult(
-        run=store.get_run(run.id),
-        suite=suite_rec,
-        inserted=inserted,
-        skipped=len(rows) - inserted,
-        planned=planned,
     )

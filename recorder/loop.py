@@ -21,7 +21,6 @@ from dataclasses import dataclass, field
 from typing import Any
 
 import httpx
-from rejudge.recorder.cassettes import TAPE_EXTENSION, Tape
 from rejudge.recorder.http import ProviderCallError, RateLimiter, RetryPolicy, send_with_retries
 from rejudge.recorder.providers.base import (
     AssistantMessage,
@@ -32,6 +31,7 @@ from rejudge.recorder.providers.base import (
     ToolMessage,
     UserMessage,
 )
+from rejudge.recorder.tape import TAPE_EXTENSION, Tape
 from rejudge.recorder.wire.common import AssistantTurn
 from rejudge.store.schemas import (
     Case,

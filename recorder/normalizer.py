@@ -17,7 +17,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from rejudge.recorder.cassette_io import Exchange
+from rejudge.recorder.cassettes import Exchange
 from rejudge.recorder.wire import (
     WIRE_UNKNOWN,
     AssistantTurn,

@@ -1,60 +1,35 @@
-"""Record a suite into a run: concurrency, repetitions, resume, and cassette+row commits.
+"""Recording a batch of (case, repetition) jobs: concurrency, retries, and the outage guard.
 
-Each (case, repetition) is one job: a fresh sandbox, the agent loop on a recording tape, then a
-commit that renames the scrubbed cassette into place and inserts the trace row in one
-transaction. The stored trace is always the one the normalizer derives from that cassette
-(:func:`trace_from_cassette`), so ``renormalize`` and ``replay`` reproduce its hash exactly.
-
-Resume: a job whose row exists is skipped; a cassette without a row (a kill between rename and
-insert) is recorded again. Two processes on one run never duplicate a trace: the row's unique key
-with insert-or-ignore decides, and a per-run lock file keeps the cassette on disk the one the row
-describes.
+Each job is a fresh sandbox and the agent loop on a recording tape; its trace is the one the
+pure derivation gives from that tape (:func:`rejudge.recorder.derive.trace_from_cassette`), so
+``renormalize`` and ``replay`` reproduce its hash exactly. Finished traces go to ``commit``, a
+callable the caller supplies (the record service writes cassette files and store rows there),
+run in one writer thread while the workers go on. This module never touches the store.
 """
 
 from __future__ import annotations
 
 import asyncio
-import contextlib
-import functools
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
-from pathlib import Path
 from typing import Any
 
 import httpx
-from rejudge.recorder.cassettes import (
-    CASSETTE_FORMAT,
-    Tape,
-    TapeTransport,
-    cassette_path,
-    write_cassette,
-)
+from rejudge.recorder.derive import cassette_meta, trace_from_cassette
 from rejudge.recorder.http import RateLimiter, RecorderError
 from rejudge.recorder.loop import LoopContext, LoopOutcome, run_case
 from rejudge.recorder.providers import get_provider
-from rejudge.store.errors import NotFoundError
-from rejudge.store.repository import RunRecord, Store
-from rejudge.store.schemas import Case, RunConfig, Trace, TraceError
-from rejudge.store.tables import TraceRow
-from sqlalchemy import select
-
-try:  # POSIX advisory locks; elsewhere the row's unique key alone prevents duplicates
-    import fcntl
-except ImportError:  # pragma: no cover
-    fcntl = None  # type: ignore[assignment]
+from rejudge.recorder.tape import Tape, TapeTransport
+from rejudge.store.schemas import Case, RunConfig, ToolRegistry, Trace, TraceError
 
 __all__ = [
     "ProviderUnreachableError",
     "UNREACHABLE_STREAK",
     "RecordProgress",
-    "RecordSummary",
-    "record_suite",
-    "record_suite_async",
-    "trace_from_cassette",
-    "outcome_meta",
-    "rejudge_version",
+    "PendingCommit",
+    "record_jobs",
 ]
 
 ProgressCallback = Callable[["RecordProgress"], None]
@@ -89,16 +64,6 @@ def _unreachable(outcome: LoopOutcome, tape: Tape) -> bool:
     )
 
 
-@functools.cache
-def rejudge_version() -> str:
-    try:
-        from importlib.metadata import version
-
-        return version("rejudge")
-    except Exception:  # pragma: no cover - not installed
-        return "0+unknown"
-
-
 @dataclass
 class RecordProgress:
     """Where a recording stands; handed to the progress callback after every job."""
@@ -121,300 +86,40 @@ class RecordProgress:
         return (time.monotonic() - self.started) / finished * remaining
 
 
-@dataclass
-class RecordSummary:
-    run: RunRecord
-    progress: RecordProgress
-    cassettes_dir: Path
-
-    @property
-    def recorded(self) -> int:
-        return self.progress.done - self.progress.skipped
-
-
-# --------------------------------------------------------------------------- trace derivation
-
-
-def outcome_meta(outcome: LoopOutcome) -> dict[str, Any]:
-    """Facts a cassette cannot show by itself, kept in its ``rejudge`` block.
-
-    How the loop ended (a timeout or an exhausted budget leaves no exchange that says so), which
-    tools retrieval selected, and the results of calls whose results were never sent back (the
-    last round when the budget ran out).
-    """
-    tail: list[dict[str, Any]] = []
-    if outcome.error is not None and outcome.rounds:
-        last = outcome.rounds[-1]
-        for position, call in enumerate(last.calls):
-            tail.append(
-                {
-                    "round": last.index,
-                    "call": position,
-                    "result": call.result,
-                    "ok": call.ok,
-                    "error": call.error,
-                }
-            )
-    return {
-        "status": outcome.status,
-        "error": outcome.error.model_dump(mode="json") if outcome.error else None,
-        "selected_tools": outcome.selected_tools,
-        "tail_results": tail,
-    }
-
-
-def trace_from_cassette(
-    interactions: list[dict[str, Any]], meta: dict[str, Any], case_id: str, repetition: int
-) -> Trace:
-    """The trace a cassette stands for: the normalizer's view plus the recorder's outcome facts.
-
-    The same function serves recording, ``renormalize`` and ``replay``; that is what makes a
-    stored trace's hash reproducible from its cassette.
-    """
-    from rejudge.recorder import cassette_io
-    from rejudge.recorder.normalizer import normalize_exchanges
-
-    public = getattr(cassette_io, "exchanges_from_interactions", None)
-    if public is not None:
-        exchanges = public(interactions)
-    else:
-        exchanges = cassette_io._exchanges(
-            {"interactions": interactions}, f"{case_id}__r{repetition}"
-        )
-    raw_outcome = meta.get("outcome")
-    outcome = raw_outcome if isinstance(raw_outcome, dict) else {}
-    error = outcome.get("error")
-    selected = outcome.get("selected_tools")
-    trace = normalize_exchanges(
-        exchanges,
-        case_id,
-        repetition,
-        selected_tools=list(selected) if selected is not None else None,
-        error=TraceError.model_validate(error) if error else None,
-    )
-    update: dict[str, Any] = {}
-    tails = outcome.get("tail_results") or []
-    if tails:
-        rounds = list(trace.rounds)
-        by_index = {rnd.index: i for i, rnd in enumerate(rounds)}
-        for tail in tails:
-            i = by_index.get(tail.get("round"))
-            if i is None:
-                continue
-            calls = list(rounds[i].calls)
-            position = tail.get("call")
-            if not isinstance(position, int) or position >= len(calls):
-                continue
-            call = calls[position]
-            if call.ok is None and call.result is None:
-                calls[position] = call.model_copy(
-                    update={
-                        "result": tail.get("result"),
-                        "ok": tail.get("ok"),
-                        "error": tail.get("error"),
-                    }
-                )
-            rounds[i] = rounds[i].model_copy(update={"calls": calls})
-        update["rounds"] = rounds
-    if update:
-        trace = trace.model_copy(update=update)
-        # round-trip through validation so the stored body is exactly what a reader rebuilds
-        trace = Trace.model_validate(trace.model_dump(mode="json"))
-    return trace
-
-
-def cassette_meta(
-    *,
-    run_name: str,
-    case: Case,
-    repetition: int,
-    config: RunConfig,
-    outcome: LoopOutcome,
-) -> dict[str, Any]:
-    return {
-        "cassette_format": CASSETTE_FORMAT,
-        "rejudge_version": rejudge_version(),
-        "run": run_name,
-        "case": case.id,
-        "case_hash": case.hash,
-        "repetition": repetition,
-        "provider": config.provider,
-        "model": config.model,
-        "stream": config.stream,
-        # the whole run config, so shipped cassettes are self-describing: a reader that has
-        # only the files (``rejudge demo``) rebuilds the run exactly and can replay it
-        "config": config.model_dump(mode="json"),
-        "outcome": outcome_meta(outcome),
-    }
-
-
-# --------------------------------------------------------------------------- commit
-
-
-@contextlib.contextmanager
-def _run_lock(folder: Path) -> Iterator[None]:
-    folder.mkdir(parents=True, exist_ok=True)
-    if fcntl is None:  # pragma: no cover
-        yield
-        return
-    with open(folder / ".commit.lock", "a+b") as handle:
-        fcntl.flock(handle.fileno(), fcntl.LOCK_EX)
-        try:
-            yield
-        finally:
-            fcntl.flock(handle.fileno(), fcntl.LOCK_UN)
-
-
-def _stored(store: Store, run_id: int, case_ids: set[str]) -> dict[tuple[str, int], str | None]:
-    """(case, repetition) -> cassette hash of the rows ``run_id`` already holds for ``case_ids``."""
-    query = select(TraceRow.case_key, TraceRow.repetition, TraceRow.cassette_hash).where(
-        TraceRow.run_id == run_id, TraceRow.case_key.in_(sorted(case_ids))
-    )
-    with store.engine.connect() as conn:
-        return {(r.case_key, r.repetition): r.cassette_hash for r in conn.execute(query)}
-
-
 @dataclass(frozen=True)
 class PendingCommit:
-    case_pk: int
+    """A finished trace waiting for its commit: the tape's interactions, the block, the trace."""
+
     interactions: list[dict[str, Any]]
     meta: dict[str, Any]
     trace: Trace
 
 
-def commit_trace(
-    store: Store,
-    run: RunRecord,
-    case_pk: int,
-    cassettes_dir: Path,
-    interactions: list[dict[str, Any]],
-    meta: dict[str, Any],
-    trace: Trace,
-    fsync: bool = False,
-) -> bool:
-    """Rename the cassette into place, then insert the row; False if the run already had it."""
-    (result,) = commit_batch(
-        store, run, cassettes_dir, [PendingCommit(case_pk, interactions, meta, trace)], fsync
-    )
-    return result
-
-
-def commit_batch(
-    store: Store,
-    run: RunRecord,
-    cassettes_dir: Path,
-    items: list[PendingCommit],
-    fsync: bool = False,
-) -> list[bool]:
-    """Commit several traces: each cassette renamed into place, then all rows in one transaction.
-
-    Under the run's lock file, keys the run already holds are skipped (their cassettes are left
-    as the stored rows describe them). Returns, per item, whether its row was inserted.
-    """
-    folder = cassette_path(cassettes_dir, run.name, "_", 0).parent
-    with _run_lock(folder):
-        have = _stored(store, run.id, {item.trace.case_id for item in items})
-        rows: list[tuple[int, int, Trace, str | None, str | None]] = []
-        digests: dict[tuple[str, int], str] = {}
-        results: list[bool] = []
-        for item in items:
-            key = (item.trace.case_id, item.trace.repetition)
-            if key in have or key in digests:
-                results.append(False)
-                continue
-            target = cassette_path(cassettes_dir, run.name, *key)
-            digest = write_cassette(target, item.interactions, item.meta, fsync=fsync)
-            digests[key] = digest
-            relative = target.relative_to(cassettes_dir).as_posix()
-            rows.append((run.id, item.case_pk, item.trace, relative, digest))
-            results.append(True)
-        if rows and store.save_traces(rows) != len(rows):
-            # a writer that does not share this lock (another machine) won some keys
-            now = _stored(store, run.id, {key[0] for key in digests})
-            results = [
-                ok
-                and now.get((i.trace.case_id, i.trace.repetition))
-                == digests.get((i.trace.case_id, i.trace.repetition))
-                for ok, i in zip(results, items, strict=True)
-            ]
-    return results
-
-
-# --------------------------------------------------------------------------- the run
-
-
-def _default_run_name(suite_name: str, config: RunConfig) -> str:
-    model = config.model.replace("/", "-").replace(":", "-")
-    return f"{suite_name}-{model}-{time.strftime('%Y%m%d-%H%M%S')}"
-
-
-async def record_suite_async(
-    store: Store,
-    suite: Any,
-    config: RunConfig,
-    cassettes_dir: Path | str,
+async def record_jobs(
+    jobs: Sequence[tuple[Case, int]],
     *,
-    case_ids: list[str] | None = None,
+    run_name: str,
+    config: RunConfig,
+    registry: ToolRegistry,
+    domain: Any,
+    commit: Callable[[list[PendingCommit]], list[bool]],
+    state: RecordProgress,
     api_key: str | None = None,
     progress: ProgressCallback | None = None,
-    run_name: str | None = None,
-    domain: Any = None,
     transport: httpx.AsyncBaseTransport | None = None,
     sleep: Callable[[float], Any] = asyncio.sleep,
     base_delay_s: float = 0.5,
-    fsync: bool = False,
-) -> RecordSummary:
-    """Record ``suite`` (a :class:`suites.case_format.SuiteSource`) under ``config``.
+) -> None:
+    """Record ``jobs`` (case, repetition) of run ``run_name`` under ``config``.
 
-    ``transport`` replaces the network (tests, benchmarks); ``domain`` replaces
-    ``get_domain(suite.domain)``; ``fsync`` makes each cassette survive a power loss too.
+    ``commit(batch)`` stores finished traces and says, per item, whether it was new; it runs
+    in one writer thread, so it may block. ``state`` is updated after every commit and handed
+    to ``progress``. A failing commit stops the run with its error; a provider that answers
+    nothing for :data:`UNREACHABLE_STREAK` traces in a row raises
+    :class:`ProviderUnreachableError`. ``transport`` replaces the network (tests, benchmarks).
     """
-    from rejudge.suites.domain import get_domain
-
-    cassettes = Path(cassettes_dir)
     provider = get_provider(config.provider)
-    if domain is None:
-        domain = get_domain(suite.domain)
-    registry = suite.registry
-    cases: list[Case] = list(suite.cases)
-    if case_ids:
-        known = {case.id for case in cases}
-        unknown = [cid for cid in case_ids if cid not in known]
-        if unknown:
-            raise NotFoundError(
-                f"suite {suite.name!r} has no case {', '.join(map(repr, unknown))} "
-                "(see `rejudge suite list`)"
-            )
-        wanted = set(case_ids)
-        cases = [case for case in cases if case.id in wanted]
-    if config.repeat < 1 or config.concurrency < 1:
-        raise RecorderError("--repeat and --concurrency must be at least 1")
-
-    suite_record = store.save_suite(
-        name=suite.name,
-        domain=suite.domain,
-        suite_hash=suite.hash,
-        registry=registry,
-        cases=list(suite.cases),
-        format_version=suite.format_version,
-    )
-    run = store.create_run(
-        name=run_name or _default_run_name(suite.name, config), suite=suite_record, config=config
-    )
-    case_pks = store.get_case_pks(suite_record.id)
-    done_keys = store.trace_keys(run.id)
-    jobs = [(case, rep) for case in cases for rep in range(config.repeat)]
-    state = RecordProgress(total=len(jobs))
-    pending = []
-    for case, rep in jobs:
-        if (case.id, rep) in done_keys:
-            state.done += 1
-            state.skipped += 1
-        else:
-            pending.append((case, rep))
-    if progress is not None:
-        progress(state)
-
+    pending = list(jobs)
     limiter = RateLimiter(config.rpm) if config.rpm else None
     clients: list[httpx.AsyncClient] = []
     # the CA bundle is loaded once (~50 ms each time), not once per worker's transport
@@ -468,11 +173,11 @@ async def record_suite_async(
                 error=TraceError(kind="harness_error", message=f"{type(exc).__name__}: {exc}")
             )
         meta = cassette_meta(
-            run_name=run.name, case=case, repetition=rep, config=config, outcome=outcome
+            run_name=run_name, case=case, repetition=rep, config=config, outcome=outcome
         )
         trace = trace_from_cassette(tape.interactions, meta, case.id, rep)
         trace = trace.model_copy(update={"timings": {"elapsed_s": round(outcome.elapsed_s, 4)}})
-        item = PendingCommit(case_pks[case.id], tape.interactions, meta, trace)
+        item = PendingCommit(tape.interactions, meta, trace)
         if _unreachable(outcome, tape):
             if stopped:
                 return
@@ -526,12 +231,10 @@ async def record_suite_async(
                     break
                 batch.append(item)
             if failure:
-                results = [False] * len(batch)  # the store failed: drain without writing
+                results = [False] * len(batch)  # a commit failed: drain without writing
             else:
                 try:
-                    results = await loop.run_in_executor(
-                        writer, commit_batch, store, run, cassettes, batch, fsync
-                    )
+                    results = await loop.run_in_executor(writer, commit, batch)
                 except Exception as exc:
                     failure.append(exc)
                     results = [False] * len(batch)
@@ -570,32 +273,3 @@ async def record_suite_async(
         for client in clients:
             await client.aclose()  # closes its transport too
         writer.shutdown(wait=True)
-    if len(store.trace_keys(run.id)) >= len(jobs) and not case_ids:
-        store.finish_run(run.id, "finished")
-    run = store.get_run(run.id)
-    return RecordSummary(run=run, progress=state, cassettes_dir=cassettes)
-
-
-def record_suite(
-    store: Store,
-    suite: Any,
-    config: RunConfig,
-    cassettes_dir: Path | str,
-    case_ids: list[str] | None = None,
-    api_key: str | None = None,
-    progress: ProgressCallback | None = None,
-    **kwargs: Any,
-) -> RecordSummary:
-    """Synchronous wrapper of :func:`record_suite_async` (the CLI's entry point)."""
-    return asyncio.run(
-        record_suite_async(
-            store,
-            suite,
-            config,
-            cassettes_dir,
-            case_ids=case_ids,
-            api_key=api_key,
-            progress=progress,
-            **kwargs,
-        )
-    )

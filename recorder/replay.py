@@ -1,47 +1,33 @@
-"""Offline: replay a run's cassettes through the agent loop, or rebuild its traces from them.
+"""Replaying one trace offline: re-run the harness from its cassette with the network blocked.
 
-``replay_run`` re-runs the harness with the network blocked: every request the loop sends must
-match a recorded one (method, path, JSON body minus volatile fields), the recorded response is
-served, and the re-derived trace's hash must equal the stored one. A miss or a hash difference is
-a divergence naming the case, the round and the request field that differs. This is what CI runs.
-
-``renormalize_run`` skips the loop: it rebuilds each trace from its cassette with the current
-normalizer and stores the ones that changed.
+Every request the loop sends must match a recorded one (method, path, JSON body minus volatile
+fields); the recorded response is served, and the re-derived trace's hash must equal the stored
+one. A miss or a hash difference is a :class:`Divergence` naming the case, the round and the
+request field that differs. The store side (which traces, the reports, ``renormalize``) is
+:mod:`rejudge.services.replay`; nothing here touches the store.
 """
 
 from __future__ import annotations
 
-import asyncio
-from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-import httpx
-from rejudge.recorder.cassettes import (
-    CASSETTE_FORMAT,
-    CassetteError,
-    CassetteFile,
-    ReplayMissError,
-    Tape,
-    TapeTransport,
-    read_cassette,
-)
+from rejudge.recorder.cassettes import CASSETTE_FORMAT, CassetteError, CassetteFile, read_cassette
+from rejudge.recorder.derive import cassette_meta, trace_from_cassette
 from rejudge.recorder.http import RecorderError
 from rejudge.recorder.loop import LoopContext, run_case
-from rejudge.recorder.providers import get_provider
-from rejudge.recorder.record import cassette_meta, trace_from_cassette
-from rejudge.store.repository import RunRecord, Store, StoredTrace
+from rejudge.recorder.tape import ReplayMissError, Tape
 from rejudge.store.schemas import Case, Trace, TraceError
 
 __all__ = [
     "Divergence",
     "ReplayReport",
     "RenormalizeReport",
-    "replay_run",
-    "replay_run_async",
-    "renormalize_run",
+    "NETWORK_FAILURES",
     "first_difference",
+    "load_trace_cassette",
+    "replay_trace",
 ]
 
 
@@ -139,104 +125,47 @@ def _round_of(path: str | None) -> int | None:
     return None
 
 
-def _resolve(run: RunRecord | str | int, store: Store) -> RunRecord:
-    return run if isinstance(run, RunRecord) else store.get_run(run)
-
-
-def _load(cassettes_dir: Path, stored: StoredTrace) -> CassetteFile:
-    if not stored.cassette_path:
+def load_trace_cassette(
+    cassettes_dir: Path, cassette_path: str | None, case_key: str, repetition: int
+) -> CassetteFile:
+    """The cassette a trace row names (relative to ``cassettes_dir`` unless absolute)."""
+    if not cassette_path:
         raise CassetteError(
-            f"trace {stored.case_key} r{stored.repetition} has no cassette (imported without one?)"
+            f"trace {case_key} r{repetition} has no cassette (imported without one?)"
         )
-    path = Path(stored.cassette_path)
+    path = Path(cassette_path)
     if not path.is_absolute():
         path = cassettes_dir / path
     if not path.exists():
         raise CassetteError(
-            f"cassette {path} for {stored.case_key} r{stored.repetition} is missing "
-            "(check --cassettes; the run may have been recorded elsewhere)"
+            f"cassette {path} for {case_key} r{repetition} is missing (give the cassettes "
+            "folder the run was recorded into; the run may have been recorded elsewhere)",
+            path=path,
         )
     cassette = read_cassette(path)
     version = cassette.meta.get("cassette_format", CASSETTE_FORMAT)
     if isinstance(version, int) and version > CASSETTE_FORMAT:
         raise CassetteError(
             f"cassette {path} has format {version}, newer than this rejudge reads "
-            f"({CASSETTE_FORMAT}); upgrade rejudge"
+            f"({CASSETTE_FORMAT}); upgrade rejudge",
+            path=path,
         )
     return cassette
 
 
-async def _no_sleep(_: float) -> None:
-    return None
-
-
-async def replay_run_async(
-    store: Store,
-    run: RunRecord | str | int,
-    cassettes_dir: Path | str,
-    *,
-    case_ids: list[str] | None = None,
-    concurrency: int = 8,
-    progress: Callable[[ReplayReport], None] | None = None,
-) -> ReplayReport:
-    import time
-
-    from rejudge.suites.domain import get_domain
-
-    started = time.perf_counter()
-    record = _resolve(run, store)
-    cassettes = Path(cassettes_dir)
-    suite = store.get_suite_by_id(record.suite_id)
-    registry = store.get_registry(record.registry_id)
-    cases: dict[str, Case] = {key: case for key, (_pk, case) in store.get_cases(suite.id).items()}
-    domain = get_domain(suite.domain)
-    config = record.config
-    provider = get_provider(config.provider)
-    report = ReplayReport(run=record.name)
-    stored_traces = [
-        t for t in store.iter_traces(record.id) if case_ids is None or t.case_key in set(case_ids)
-    ]
-    report.traces = len(stored_traces)
-
-    client = httpx.AsyncClient(transport=TapeTransport(None), trust_env=False)
-    ctx = LoopContext(client=client, provider=provider, config=config, sleep=_no_sleep)
-    semaphore = asyncio.Semaphore(max(1, concurrency))
-
-    async def one(stored: StoredTrace) -> None:
-        async with semaphore:
-            divergence = await _replay_one(ctx, stored, cases, registry, domain, cassettes)
-        if divergence is None:
-            report.matched += 1
-        else:
-            report.divergences.append(divergence)
-        if progress is not None:
-            progress(report)
-
-    try:
-        await asyncio.gather(*(one(t) for t in stored_traces))
-    finally:
-        await client.aclose()
-    report.divergences.sort(key=lambda d: (d.case, d.repetition))
-    report.elapsed_s = time.perf_counter() - started
-    return report
-
-
-async def _replay_one(
+async def replay_trace(
     ctx: LoopContext,
-    stored: StoredTrace,
-    cases: dict[str, Case],
+    case: Case,
+    repetition: int,
     registry: Any,
     domain: Any,
-    cassettes: Path,
+    cassette: CassetteFile,
+    stored: Trace,
+    stored_hash: str,
 ) -> Divergence | None:
-    key, rep = stored.case_key, stored.repetition
-    case = cases.get(key)
-    if case is None:
-        return Divergence(key, rep, None, None, f"case {key} is not in the run's suite")
-    try:
-        cassette = _load(cassettes, stored)
-    except CassetteError as exc:
-        return Divergence(key, rep, None, None, str(exc))
+    """Re-run ``case`` from ``cassette`` (the network blocked by ``ctx``'s client); ``None`` when
+    the re-derived trace hashes as ``stored_hash``, else the first divergence."""
+    key, rep = case.id, repetition
     tape = Tape.for_replay(cassette.interactions, source=str(cassette.path))
     recorded = (cassette.meta.get("outcome") or {}).get("error")
     network = bool(
@@ -279,9 +208,9 @@ async def _replay_one(
         outcome=outcome,
     )
     derived = trace_from_cassette(cassette.interactions, meta, key, rep)
-    if derived.hash == stored.hash:
+    if derived.hash == stored_hash:
         return None
-    old, new = stored.trace.hashable(), derived.hashable()
+    old, new = stored.hashable(), derived.hashable()
     # rounds first: a changed call explains a changed final text, not the other way round
     where = first_difference(old.get("rounds"), new.get("rounds"), "rounds") or first_difference(
         old, new
@@ -295,48 +224,5 @@ async def _replay_one(
         round_index,
         where,
         f"re-derived trace differs from the stored one at {where} "
-        f"(stored {stored.hash[:19]}, replayed {derived.hash[:19]})",
+        f"(stored {stored_hash[:19]}, replayed {derived.hash[:19]})",
     )
-
-
-def replay_run(
-    store: Store,
-    run: RunRecord | str | int,
-    cassettes_dir: Path | str,
-    **kwargs: Any,
-) -> ReplayReport:
-    return asyncio.run(replay_run_async(store, run, cassettes_dir, **kwargs))
-
-
-def renormalize_run(
-    store: Store,
-    run: RunRecord | str | int,
-    cassettes_dir: Path | str,
-    *,
-    dry_run: bool = False,
-) -> RenormalizeReport:
-    """Rebuild every trace of ``run`` from its cassette with the current normalizer."""
-    record = _resolve(run, store)
-    cassettes = Path(cassettes_dir)
-    report = RenormalizeReport(run=record.name)
-    updates: list[tuple[int, Trace, str]] = []
-    for stored in store.iter_traces(record.id):
-        report.traces += 1
-        try:
-            cassette = _load(cassettes, stored)
-        except CassetteError as exc:
-            report.missing.append(str(exc))
-            continue
-        trace = trace_from_cassette(
-            cassette.interactions, cassette.meta, stored.case_key, stored.repetition
-        )
-        trace = trace.model_copy(update={"timings": stored.trace.timings})
-        if trace.hash == stored.hash and stored.cassette_hash == cassette.sha256:
-            report.unchanged += 1
-            continue
-        report.changed += 1
-        updates.append((stored.id, trace, cassette.sha256))
-    if not dry_run:
-        for trace_id, trace, digest in updates:
-            store.replace_trace(trace_id, trace, cassette_hash=digest)
-    return report

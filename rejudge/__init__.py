@@ -20,7 +20,7 @@ _EXPORTS: dict[str, str] = {
     "RunConfig": "rejudge.store.schemas",
     "ToolRegistry": "rejudge.store.schemas",
     "content_hash": "rejudge.store.hashing",
-    "capture": "rejudge.recorder.capture",
+    "capture": "rejudge.services.capture",
 }
 
 __all__ = ["__version__", *_EXPORTS]

@@ -24,9 +24,8 @@ apply), so a caller can act on it without parsing the message::
      ├── RecorderError                     rejudge.recorder
      │    ├── ProviderCallError            a model call gave no usable response
      │    ├── ProviderUnreachableError     rejudge.recorder.record
-     │    ├── CassetteError                rejudge.recorder.cassettes
-     │    └── ReplayMissError              rejudge.recorder.cassettes
-     ├── CassetteError                     rejudge.recorder.cassette_io
+     │    └── ReplayMissError              rejudge.recorder.tape
+     ├── CassetteError                     rejudge.recorder.cassettes
      ├── CassetteImportError               rejudge.recorder.importer
      ├── LocalModelError                   rejudge.recorder.local_server
      ├── SuiteError                        rejudge.suites
@@ -37,7 +36,7 @@ apply), so a caller can act on it without parsing the message::
      ├── ToolError                         raised by a sandbox tool; the model sees it as a result
      ├── Unsupported                       rejudge.judge.bfcl.values: a value bfcl-eval cannot take
      ├── BfclError                         rejudge.suites.importers.bfcl
-     └── DemoError                         rejudge.demo
+     └── DemoError                         rejudge.services.demo
 
 The root classes are defined here, so ``import rejudge.errors`` loads nothing else; the others
 live with the code that raises them and are re-exported from here on first access.
@@ -123,8 +122,8 @@ _EXPORTS: dict[str, str] = {
     "RecorderError": "rejudge.recorder.http",
     "ProviderCallError": "rejudge.recorder.http",
     "ProviderUnreachableError": "rejudge.recorder.record",
-    "ReplayMissError": "rejudge.recorder.cassettes",
-    "CassetteError": "rejudge.recorder.cassette_io",
+    "ReplayMissError": "rejudge.recorder.tape",
+    "CassetteError": "rejudge.recorder.cassettes",
     "CassetteImportError": "rejudge.recorder.importer",
     "LocalModelError": "rejudge.recorder.local_server",
     "SuiteError": "rejudge.suites.errors",
@@ -136,7 +135,7 @@ _EXPORTS: dict[str, str] = {
     "GenomeSetupError": "rejudge.suites.domains.genome.domain",
     "BfclError": "rejudge.suites.importers.bfcl",
     "BfclNotInstalledError": "rejudge.suites.importers.bfcl",
-    "DemoError": "rejudge.demo",
+    "DemoError": "rejudge.services.demo",
 }
 
 __all__ += list(_EXPORTS)

@@ -4,6 +4,7 @@ each of them under ``rejudge`` so that nothing else is installed at the top leve
 from __future__ import annotations
 
 import os
+import shutil
 import subprocess
 import sys
 import tomllib
@@ -99,8 +100,20 @@ def test_import_rejudge_beside_a_users_packages(crowded_folder: Path) -> None:
 
 @pytest.mark.slow
 def test_the_wheel_installs_only_rejudge_at_the_top_level(tmp_path: Path) -> None:
+    # built from a copy of the tracked files: setuptools builds in the source tree, and a
+    # build/ folder left in the checkout would feed stale modules into later wheels
+    source = tmp_path / "source"
+    files = (
+        subprocess.run(["git", "ls-files", "-z"], cwd=REPO, capture_output=True, check=True)
+        .stdout.decode()
+        .split("\0")
+    )
+    for name in filter(None, files):
+        if (REPO / name).is_file():
+            (source / name).parent.mkdir(parents=True, exist_ok=True)
+            shutil.copy2(REPO / name, source / name)
     out = subprocess.run(
-        [sys.executable, "-m", "pip", "wheel", "-q", "--no-deps", str(REPO), "-w", str(tmp_path)],
+        [sys.executable, "-m", "pip", "wheel", "-q", "--no-deps", str(source), "-w", str(tmp_path)],
         capture_output=True,
         text=True,
         timeout=600,

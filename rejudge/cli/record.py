@@ -148,7 +148,8 @@ def record(
     """Record a suite against a model: one cassette and one trace per case and repetition."""
     from rejudge import suites
     from rejudge.recorder.providers import provider_names
-    from rejudge.recorder.record import RecordProgress, record_suite
+    from rejudge.recorder.record import RecordProgress
+    from rejudge.services.record import record_suite
 
     if provider not in provider_names():
         raise InvalidInputError(
@@ -254,7 +255,7 @@ def record(
 def replay(app: AppContext, run: str, case_ids: tuple[str, ...], json_flag: bool) -> None:
     """Re-run RUN's loop from its cassettes, network blocked; exit 1 on any divergence."""
     from rejudge import suites  # noqa: F401  registers the built-in domains
-    from rejudge.recorder.replay import replay_run
+    from rejudge.services.replay import replay_run
 
     report = replay_run(app.store, run, app.settings.cassettes_dir, case_ids=list(case_ids) or None)
     data = report.as_dict()
@@ -282,7 +283,7 @@ def replay(app: AppContext, run: str, case_ids: tuple[str, ...], json_flag: bool
 @pass_app
 def renormalize(app: AppContext, run: str, dry_run: bool) -> None:
     """Rebuild RUN's traces from its cassettes with the current normalizer."""
-    from rejudge.recorder.replay import renormalize_run
+    from rejudge.services.replay import renormalize_run
 
     report = renormalize_run(app.store, run, app.settings.cassettes_dir, dry_run=dry_run)
     data = report.as_dict()

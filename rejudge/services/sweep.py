@@ -162,7 +162,7 @@ def run_sweep(
     import rejudge.suites.domains.funcbench  # noqa: F401
     from rejudge import suites  # noqa: F401  registers the built-in domains
     from rejudge.judge.rulesets import DEFAULT_RULE_SET, load_rule_set
-    from rejudge.recorder.record import record_suite
+    from rejudge.services.record import record_suite
     from rejudge.suites.generators.funcbench import Knobs, generate_suite, write_generated_suite
 
     if not options.cores:

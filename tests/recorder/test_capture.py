@@ -16,10 +16,12 @@ from recorder_fakes import (
     case,
     final_turn,
 )
-from rejudge.recorder.capture import capture, registry_from_interactions
+from rejudge.recorder.capture import registry_from_interactions
 from rejudge.recorder.cassettes import read_cassette
-from rejudge.recorder.replay import renormalize_run
 from rejudge.store.repository import Store
+
+from rejudge.services.capture import capture
+from rejudge.services.replay import renormalize_run
 
 pytest_plugins = ["pytester"]
 
@@ -156,9 +158,9 @@ def test_pytest_plugin_marker(pytester: pytest.Pytester, tmp_path: Path) -> None
 
         # once pyproject registers the pytest11 entry point the plugin loads by itself
         registered = any(
-            ep.value == "rejudge.recorder.pytest_plugin" for ep in entry_points(group="pytest11")
+            ep.value == "rejudge.pytest_plugin" for ep in entry_points(group="pytest11")
         )
-        plugin = [] if registered else ["-p", "rejudge.recorder.pytest_plugin"]
+        plugin = [] if registered else ["-p", "rejudge.pytest_plugin"]
         result = pytester.runpytest_inprocess(
             *plugin,
             f"--rejudge-cassettes={cassettes}",

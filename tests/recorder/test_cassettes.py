@@ -18,15 +18,14 @@ from rejudge.recorder.cassettes import (
     SECRET_REQUEST_HEADERS,
     SECRET_RESPONSE_HEADERS,
     CassetteError,
-    Tape,
-    _scrub_body,
-    differing_fields,
     read_cassette,
     scrub_interaction,
     scrub_text,
     write_cassette,
 )
+from rejudge.recorder.cassettes import scrub_body as _scrub_body
 from rejudge.recorder.http import RetryPolicy, parse_retry_after
+from rejudge.recorder.tape import Tape, differing_fields
 
 REPO = Path(__file__).resolve().parents[2]
 
@@ -185,7 +184,7 @@ def test_replay_serves_in_order_and_names_the_nearest_miss() -> None:
     import asyncio
 
     import httpx
-    from rejudge.recorder.cassettes import ReplayMissError
+    from rejudge.recorder.tape import ReplayMissError
 
     first = interaction({"model": "m", "n": 1})
     second = interaction({"model": "m", "n": 2})
@@ -205,9 +204,9 @@ def test_replay_serves_in_order_and_names_the_nearest_miss() -> None:
 @pytest.mark.parametrize(
     ("content", "message"),
     [
-        ("key: [unclosed", "not valid YAML at line"),
+        ("key: [unclosed", "invalid YAML at line"),
         ("just: a mapping", "no 'interactions' list"),
-        ("interactions: [1]", "interaction #1"),
+        ("interactions: [1]", "interaction 0 is a int, not a mapping"),
     ],
 )
 def test_bad_cassettes_give_one_clear_line(tmp_path: Path, content: str, message: str) -> None:

@@ -19,10 +19,10 @@ from recorder_fakes import (
     case,
     final_turn,
 )
-from rejudge.recorder.cassettes import Tape, TapeTransport
 from rejudge.recorder.http import RateLimiter
 from rejudge.recorder.loop import LoopContext, LoopOutcome, run_case, select_tools
 from rejudge.recorder.providers import get_provider
+from rejudge.recorder.tape import Tape, TapeTransport
 from rejudge.store.schemas import HarnessAssistance, RunConfig
 
 

@@ -7,7 +7,7 @@ from typing import Any
 
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from rejudge.recorder.cassette_io import Exchange
+from rejudge.recorder.cassettes import Exchange
 from rejudge.recorder.normalizer import NORMALIZER_VERSION, normalize_exchanges
 from rejudge.store.schemas import TraceError
 

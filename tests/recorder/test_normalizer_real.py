@@ -9,7 +9,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from rejudge.recorder.cassette_io import read_cassette
+from rejudge.recorder.cassettes import read_cassette
 from rejudge.recorder.normalizer import NORMALIZER_VERSION, normalize_exchanges
 from rejudge.store.schemas import Trace
 
@@ -198,7 +198,7 @@ def test_every_real_cassette_is_covered() -> None:
 
 
 def _trace(rel: str) -> Trace:
-    return normalize_exchanges(read_cassette(REAL / rel), case_id=Path(rel).stem)
+    return normalize_exchanges(read_cassette(REAL / rel).exchanges, case_id=Path(rel).stem)
 
 
 @pytest.mark.parametrize("rel", sorted(CASES))

@@ -21,11 +21,14 @@ from recorder_fakes import (
     instruction_of,
     suite,
 )
-from rejudge.recorder.cassettes import read_cassette, requests_match
-from rejudge.recorder.record import ProviderUnreachableError, RecordProgress, record_suite
-from rejudge.recorder.replay import renormalize_run, replay_run
+from rejudge.recorder.cassettes import read_cassette
+from rejudge.recorder.record import ProviderUnreachableError, RecordProgress
+from rejudge.recorder.tape import requests_match
 from rejudge.store.repository import Store
 from rejudge.store.schemas import RunConfig
+
+from rejudge.services.record import record_suite
+from rejudge.services.replay import renormalize_run, replay_run
 
 SECRET = "sk-live-abcdefghijklmnopqrstuvwxyz0123"
 
@@ -401,3 +404,26 @@ def test_one_unreachable_trace_among_answered_ones_is_recorded_as_agent_error(
     traces = {t.case_key: t.trace for t in store.iter_traces(summary.run.id)}
     assert traces["c0"].error.kind == "retries_exhausted" and traces["c0"].rounds == []
     assert traces["c1"].status != "agent_error"
+
+
+def test_a_case_subset_ends_partial_and_the_rest_finishes_the_run(
+    store: Store, tmp_path: Path
+) -> None:
+    """`record --case ID` records a subset: the run ends `partial`, never `running` forever;
+    recording the remaining cases into the same run ends it `finished`."""
+    cassettes = tmp_path / "cassettes"
+    with FakeModelServer(ScriptedModel(SCRIPT)) as server:
+        first = _record(store, server, cassettes, case_ids=["c0", "c2"])
+        assert first.recorded == 2 and first.run.status == "partial"
+        assert first.run.finished_at is not None
+        assert store.get_run("run1").status == "partial"
+        rest = _record(store, server, cassettes)
+    assert rest.recorded == len(CASES) - 2 and rest.progress.skipped == 2
+    assert rest.run.status == "finished"
+    assert store.count_traces(rest.run.id) == len(CASES)
+
+
+def test_a_full_run_ends_finished(store: Store, tmp_path: Path) -> None:
+    with FakeModelServer(ScriptedModel(SCRIPT)) as server:
+        summary = _record(store, server, tmp_path / "cassettes", case_ids=[c.id for c in CASES])
+    assert summary.run.status == "finished"  # a "subset" naming every case is the whole suite

@@ -2,8 +2,8 @@
 
 1. Load the built-in suites (retail, genome-simple, genome-complex) into the store.
 2. Turn the shipped cassettes (``cassettes/<run>/<case>__r<k>.yaml``, real recordings of the local
-   model) into traces with the recorder's own derivation (:func:`recorder.record.trace_from_cassette`,
-   the function recording and ``renormalize`` use, so the hashes are the recorded ones). Nothing is
+   model) into traces through the ingest path (:mod:`rejudge.services.ingest`, the one recording,
+   ``renormalize`` and ``import cassettes`` use, so the hashes are the recorded ones). Nothing is
    sent anywhere: cassettes are read from disk.
 3. Judge every run under every applicable tier and two rule-set versions.
 4. Compare the two rule-set versions per run and tier: which cases flipped, and why.
@@ -25,8 +25,9 @@ from typing import Any
 from rejudge.judge.rulesets import load_rule_set
 from rejudge.judge.tiers import tier_names
 from rejudge.recorder.cassettes import CassetteError, read_cassette
-from rejudge.recorder.record import trace_from_cassette
+from rejudge.recorder.derive import run_config_from_meta
 from rejudge.services.compare import compare_evaluations
+from rejudge.services.ingest import evidence_of, ingest
 from rejudge.services.judging import (
     applicable_tiers,
     evaluation_report,
@@ -35,7 +36,6 @@ from rejudge.services.judging import (
 )
 from rejudge.store.errors import RejudgeError
 from rejudge.store.repository import Store, SuiteRecord
-from rejudge.store.schemas import RunConfig
 from rejudge.suites.case_format import builtin_suites, load_suite
 from rejudge.suites.catalog import snapshot_suite
 
@@ -95,7 +95,7 @@ def cassette_roots(preferred: Path | None) -> list[Path]:
     to the installed packages (a source checkout or an editable install), then
     ``<prefix>/share/rejudge/cassettes`` (a wheel that ships them as data files).
     """
-    here = Path(__file__).resolve().parent.parent
+    here = Path(__file__).resolve().parents[2]
     roots = [
         *([preferred] if preferred is not None else []),
         here / "cassettes",
@@ -143,22 +143,6 @@ def _suite_for(case_ids: set[str], suites: dict[str, Any]) -> str | None:
     return None
 
 
-def _run_config(meta: dict[str, Any], source: str) -> RunConfig:
-    stored = meta.get("config")
-    if isinstance(stored, dict):  # a recorder that writes the run config into its cassettes
-        try:
-            return RunConfig.model_validate(stored)
-        except ValueError:
-            pass
-    return RunConfig(
-        model=str(meta.get("model") or "unknown"),
-        provider=str(meta.get("provider") or "openai"),
-        stream=bool(meta.get("stream", False)),
-        harness_mode=meta.get("harness_mode") or "production-parity",
-        extra={"source": source},
-    )
-
-
 def load_cassette_runs(
     store: Store,
     root: Path,
@@ -193,20 +177,21 @@ def load_cassette_runs(
         if snapshot is None:
             snapshot = snapshots[suite_name] = snapshot_suite(store, suites[suite_name])
         run_name = str(cassettes[0].meta.get("run") or folder.name)
-        config = _run_config(cassettes[0].meta, f"shipped cassettes {folder.name}")
+        config = run_config_from_meta(cassettes[0].meta, f"shipped cassettes {folder.name}")
+        if config is None:
+            skipped.append({"folder": folder.name, "reason": "no run config in the cassettes"})
+            continue
         run = store.create_run(name=run_name, suite=snapshot, config=config)
-        case_pks = store.get_case_pks(snapshot.id)
         done = store.trace_keys(run.id)
-        rows = []
+        evidence = []
         for cassette in cassettes:
             case_id = str(cassette.meta["case"])
             rep = int(cassette.meta.get("repetition", 0))
             if (case_id, rep) in done:
                 continue
-            trace = trace_from_cassette(cassette.interactions, cassette.meta, case_id, rep)
             relative = cassette.path.relative_to(root).as_posix()
-            rows.append((run.id, case_pks[case_id], trace, relative, cassette.sha256))
-        inserted = store.save_traces(rows) if rows else 0
+            evidence.append(evidence_of(cassette, case_id, rep, relative))
+        inserted = ingest(store, run, evidence).inserted if evidence else 0
         outcomes = Counter(_outcome_of(c.meta) for c in cassettes)
         if run.status != "finished":
             store.finish_run(run.id, "finished")

@@ -15,7 +15,8 @@ from collections.abc import Iterator
 from typing import Any
 
 import pytest
-from rejudge.recorder.capture import RECORD_MODES, Capture, capture
+
+from rejudge.recorder.capture import RECORD_MODES, Capture
 
 __all__ = ["pytest_addoption", "pytest_configure", "rejudge_capture"]
 
@@ -47,9 +48,10 @@ def _rejudge_store(request: pytest.FixtureRequest) -> Iterator[Any]:
     if not url:
         yield None
         return
-    from rejudge.store.repository import Store
+    # the plugin is an adapter like the CLI: the store side is the capture service's
+    from rejudge.services.capture import open_store
 
-    store = Store.open(url)
+    store = open_store(url)
     try:
         yield store
     finally:
@@ -70,6 +72,8 @@ def _rejudge_capture_marker(
     if "case" not in options:
         raise pytest.UsageError(f"{request.node.nodeid}: rejudge_capture needs case=...")
     options.setdefault("run", request.config.getoption("--rejudge-run"))
+    from rejudge.services.capture import capture
+
     with capture(
         store=_rejudge_store,
         cassettes_dir=request.config.getoption("--rejudge-cassettes"),
