@@ -58,9 +58,9 @@ from rejudge.judge.rulesets import load_rule_set  # noqa: E402
 from rejudge.store.repository import PreparedJudgment, Store  # noqa: E402
 from rejudge.store.schemas import Case, Round, RunConfig, ToolCall, Trace, TraceError  # noqa: E402
 from rejudge.suites.case_format import load_suite  # noqa: E402
-from rejudge.suites.catalog import snapshot_suite  # noqa: E402
 
 from rejudge.services.judging import judge_run  # noqa: E402
+from rejudge.services.suites import snapshot_suite  # noqa: E402
 
 CALL_TIERS = ("contract", "execution", "completion", "completion-contract", "golden")
 RULES = "standard@2"

@@ -10,14 +10,14 @@ import click
 from rich.console import Console
 
 from rejudge.cli._context import AppContext, json_option, pass_app, table
-from rejudge.store.schemas import Case, ToolRegistry, Trace
-from rejudge.suites.catalog import (
+from rejudge.services.suites import (
     open_suite,
     snapshot_suite,
     stored_suite_summaries,
     suite_summaries,
     validate_named_suite,
 )
+from rejudge.store.schemas import Case, ToolRegistry, Trace
 from rejudge.suites.selftest import JudgeFn, selftest_suite
 
 __all__ = ["suite"]

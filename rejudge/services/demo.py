@@ -34,10 +34,10 @@ from rejudge.services.judging import (
     find_current_evaluation,
     judge_run,
 )
+from rejudge.services.suites import snapshot_suite
 from rejudge.store.errors import RejudgeError
 from rejudge.store.repository import Store, SuiteRecord
 from rejudge.suites.case_format import builtin_suites, load_suite
-from rejudge.suites.catalog import snapshot_suite
 
 __all__ = [
     "DEMO_SUITES",

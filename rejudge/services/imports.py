@@ -60,7 +60,7 @@ def _resolve_suite(store: Store, suite: str) -> SuiteRecord:
     try:
         return store.get_suite(suite)
     except NotFoundError:
-        from rejudge.suites.catalog import snapshot_suite
+        from rejudge.services.suites import snapshot_suite
 
         return snapshot_suite(store, suite)
 

@@ -79,8 +79,6 @@ __all__ = [
     "default_suite_name",
     "write_generated_suite",
     "load_generated_suite",
-    "Published",
-    "publish_suite",
     "core_depth",
     "components",
 ]
@@ -647,30 +645,3 @@ def components(graph: dict[str, Any]) -> list[set[str]]:
 
 
 # --------------------------------------------------------------------------- publishing
-
-
-@dataclass(frozen=True)
-class Published:
-    generated: GeneratedSuite
-    suite_id: int
-    folder: Path | None
-
-    def summary(self) -> dict[str, Any]:
-        out = self.generated.summary()
-        out["folder"] = str(self.folder) if self.folder is not None else None
-        return out
-
-
-def publish_suite(
-    store: Any, knobs: Knobs, *, name: str | None = None, folder: Path | str | None = None
-) -> Published:
-    """Generate a suite, store its snapshot (a lookup when it exists) and write its folder.
-
-    ``store`` is a :class:`store.repository.Store`; ``folder`` None writes no folder.
-    """
-    from rejudge.suites.catalog import snapshot_suite
-
-    generated = generate_suite(knobs, name)
-    record = snapshot_suite(store, generated.source)
-    written = write_generated_suite(folder, generated) if folder is not None else None
-    return Published(generated, record.id, written)

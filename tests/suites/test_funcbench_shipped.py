@@ -29,7 +29,6 @@ from rejudge.recorder.cassettes import read_cassette
 from rejudge.recorder.derive import trace_from_cassette
 from rejudge.store.repository import Store
 from rejudge.store.schemas import RunConfig
-from rejudge.suites.catalog import snapshot_suite
 from rejudge.suites.generators.funcbench import (
     Knobs,
     default_suite_name,
@@ -40,6 +39,7 @@ from rejudge.suites.generators.funcbench import (
 from rejudge import suites  # noqa: F401  registers the built-in domains
 from rejudge.services.judging import judge_run
 from rejudge.services.replay import replay_run
+from rejudge.services.suites import snapshot_suite
 from rejudge.services.sweep import summarize_cell, timeout_failures
 
 REPO = Path(__file__).resolve().parents[2]

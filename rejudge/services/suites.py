@@ -9,6 +9,7 @@ opened when the first two do not resolve.
 from __future__ import annotations
 
 from collections.abc import Callable
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -16,6 +17,12 @@ from rejudge.store.errors import NotFoundError, RejudgeError
 from rejudge.store.repository import Store, SuiteRecord
 from rejudge.suites.case_format import SuiteManifest, SuiteSource, builtin_suites, load_suite
 from rejudge.suites.errors import SuiteError, SuiteNotFoundError
+from rejudge.suites.generators.funcbench import (
+    GeneratedSuite,
+    Knobs,
+    generate_suite,
+    write_generated_suite,
+)
 from rejudge.suites.validate import Problem, validate_suite
 
 __all__ = [
@@ -25,6 +32,8 @@ __all__ = [
     "stored_suite_source",
     "open_suite",
     "validate_named_suite",
+    "Published",
+    "publish_suite",
 ]
 
 #: the store, opened on first use (a suite command that names a built-in suite or a folder
@@ -155,3 +164,29 @@ def validate_named_suite(ref: str | Path, open_store: StoreOpener | None = None)
         return validate_suite(ref)
     except SuiteNotFoundError as missing:
         return validate_suite(_stored(open_store, ref, missing))
+
+
+# --------------------------------------------------------------------------- generated suites
+
+
+@dataclass(frozen=True)
+class Published:
+    generated: GeneratedSuite
+    suite_id: int
+    folder: Path | None
+
+    def summary(self) -> dict[str, Any]:
+        out = self.generated.summary()
+        out["folder"] = str(self.folder) if self.folder is not None else None
+        return out
+
+
+def publish_suite(
+    store: Store, knobs: Knobs, *, name: str | None = None, folder: Path | str | None = None
+) -> Published:
+    """Generate a FuncBenchGen suite, store its snapshot (a lookup when it exists) and write
+    its folder (``folder`` None writes none)."""
+    generated = generate_suite(knobs, name)
+    record = snapshot_suite(store, generated.source)
+    written = write_generated_suite(folder, generated) if folder is not None else None
+    return Published(generated, record.id, written)

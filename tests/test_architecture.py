@@ -1,0 +1,144 @@
+"""The layering of docs/architecture.md, enforced on the import graph.
+
+Every ``import`` and ``from ... import`` of every module is read with ``ast`` (those inside
+functions too: a lazy import is still a dependency), relative imports resolved, and each edge
+checked against the rules below. A violation names the importing module, the line and the rule.
+"""
+
+from __future__ import annotations
+
+import ast
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+REPO = Path(__file__).resolve().parents[1]
+FOLDERS = {
+    "rejudge": REPO / "rejudge",
+    "rejudge.store": REPO / "store",
+    "rejudge.recorder": REPO / "recorder",
+    "rejudge.judge": REPO / "judge",
+    "rejudge.suites": REPO / "suites",
+    "rejudge.dashboard": REPO / "dashboard",
+    "rejudge.migrations": REPO / "migrations",
+}
+# the store's modules that pure code may use: the data model (schemas, and the frozen records
+# the store hands out, such as a pre-serialized judgment), hashing, the error tree
+STORE_PURE = (
+    "rejudge.store.schemas",
+    "rejudge.store.records",
+    "rejudge.store.hashing",
+    "rejudge.store.errors",
+)
+BARE = ("store", "recorder", "judge", "suites", "dashboard", "migrations")
+
+
+def _modules() -> Iterator[tuple[str, Path]]:
+    for package, folder in FOLDERS.items():
+        for path in sorted(folder.rglob("*.py")):
+            rel = path.relative_to(folder).with_suffix("")
+            parts = [p for p in rel.parts if p != "__init__"]
+            yield ".".join([package, *parts]), path
+
+
+def _imports(module: str, path: Path) -> Iterator[tuple[int, str]]:
+    is_package = path.name == "__init__.py"
+    tree = ast.parse(path.read_text(encoding="utf-8"), filename=str(path))
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            for alias in node.names:
+                yield node.lineno, alias.name
+        elif isinstance(node, ast.ImportFrom):
+            if node.level:
+                base = module.split(".")
+                base = base[: len(base) - node.level + (1 if is_package else 0)]
+                target = ".".join(base + ([node.module] if node.module else []))
+            else:
+                target = node.module or ""
+            yield node.lineno, target
+            for alias in node.names:  # `from rejudge import services` imports a module
+                yield node.lineno, f"{target}.{alias.name}"
+
+
+def _within(name: str, *prefixes: str) -> bool:
+    return any(name == p or name.startswith(p + ".") for p in prefixes)
+
+
+def _rules(module: str, target: str) -> list[str]:
+    """The rules an edge ``module -> target`` breaks (empty when it keeps them all)."""
+    broken: list[str] = []
+    top = target.split(".", 1)[0]
+    if top in BARE:
+        broken.append(f"bare top-level name; import rejudge.{target}")
+    if _within(target, "rejudge.cli") and not _within(module, "rejudge.cli", "rejudge.__main__"):
+        broken.append("nothing imports the CLI")
+    pure = _within(module, "rejudge.judge", "rejudge.recorder", "rejudge.suites")
+    if pure:
+        if _within(target, "rejudge.services"):
+            broken.append("pure code never imports services")
+        if _within(target, "rejudge.store") and target != "rejudge.store":
+            if not _within(target, *STORE_PURE):
+                broken.append(f"pure code uses only {', '.join(STORE_PURE)}")
+        if top == "sqlalchemy":
+            broken.append("pure code never touches SQL")
+    if _within(module, "rejudge.judge") and _within(target, "rejudge.recorder"):
+        broken.append("judge never imports recorder")
+    if _within(module, "rejudge.store") and _within(
+        target, "rejudge.judge", "rejudge.recorder", "rejudge.services", "rejudge.dashboard"
+    ):
+        broken.append("the store imports nothing of ours but errors")
+    if _within(module, "rejudge.dashboard") and top == "sqlalchemy":
+        broken.append("the dashboard's SQL lives in rejudge.store")
+    return broken
+
+
+def _violations() -> list[str]:
+    found: list[str] = []
+    for module, path in _modules():
+        for line, target in _imports(module, path):
+            for rule in _rules(module, target):
+                found.append(f"{path.relative_to(REPO)}:{line} ({module} -> {target}): {rule}")
+    return found
+
+
+def test_the_import_graph_keeps_the_layers() -> None:
+    assert _violations() == []
+
+
+@pytest.mark.parametrize(
+    ("module", "target", "rule"),
+    [
+        ("rejudge.judge.engine", "rejudge.recorder.loop", "judge never imports recorder"),
+        ("rejudge.judge.engine", "rejudge.store.repository", "pure code uses only"),
+        ("rejudge.recorder.wire.anthropic", "sqlalchemy.orm", "pure code never touches SQL"),
+        ("rejudge.suites.domains.retail", "rejudge.services.ingest", "never imports services"),
+        ("rejudge.services.ingest", "rejudge.cli.record", "nothing imports the CLI"),
+        ("rejudge.store.repository", "rejudge.judge.engine", "imports nothing of ours"),
+        ("rejudge.dashboard.app", "sqlalchemy", "SQL lives in rejudge.store"),
+        ("rejudge.services.ingest", "store.schemas", "bare top-level name"),
+    ],
+)
+def test_each_rule_catches_its_edge(module: str, target: str, rule: str) -> None:
+    assert any(rule in broken for broken in _rules(module, target))
+
+
+@pytest.mark.parametrize(
+    ("module", "target"),
+    [
+        ("rejudge.judge.engine", "rejudge.store.schemas"),
+        ("rejudge.services.ingest", "rejudge.store.repository"),
+        ("rejudge.cli.judge", "rejudge.services.judging"),
+        ("rejudge.__main__", "rejudge.cli"),
+        ("rejudge.dashboard.app", "rejudge.store.read_models"),
+    ],
+)
+def test_allowed_edges_pass(module: str, target: str) -> None:
+    assert _rules(module, target) == []
+
+
+@pytest.mark.parametrize("module", ["rejudge.judge.engine", "rejudge.recorder.normalizer"])
+def test_relative_imports_resolve(module: str) -> None:
+    path = dict(_modules())[module]
+    targets = [t for _, t in _imports(module, path)]
+    assert all(not t.startswith(".") for t in targets)
