@@ -48,13 +48,13 @@ ROOT = Path(__file__).resolve().parents[1]
 CODE_ROOT = Path(os.environ.get("REJUDGE_BENCH_CODE") or ROOT)
 sys.path.insert(0, str(CODE_ROOT))
 
-from rejudge.store.repository import Store  # noqa: E402
-from rejudge.store.schemas import Case, Golden, RunConfig  # noqa: E402
-from rejudge.suites.case_format import SuiteSource  # noqa: E402
+from rejudge.store._repository import Store  # noqa: E402
+from rejudge.store._schemas import Case, Golden, RunConfig  # noqa: E402
+from rejudge.suites._case_format import SuiteSource  # noqa: E402
 
 from rejudge import suites  # noqa: E402
-from rejudge.services.record import record_suite_async  # noqa: E402
-from rejudge.services.replay import replay_run  # noqa: E402
+from rejudge.services._record import record_suite_async  # noqa: E402
+from rejudge.services._replay import replay_run  # noqa: E402
 
 FINAL = json.dumps(
     {
@@ -171,8 +171,8 @@ def _register_domain() -> None:
     """A one-tool domain so the bench depends on no shipped suite."""
     import types
 
-    from rejudge.store.schemas import ToolRegistry, ToolSpec
-    from rejudge.suites.domain import ToolResult, register_domain
+    from rejudge.store._schemas import ToolRegistry, ToolSpec
+    from rejudge.suites._domain import ToolResult, register_domain
 
     registry = ToolRegistry(
         domain="bench", tools=[ToolSpec(name="noop", description="does nothing")]
@@ -450,7 +450,7 @@ def pool(args: argparse.Namespace, workdir: Path) -> None:
 
 def emit() -> None:
     """CPU to re-serialize every shipped cassette; each must come out byte-identical."""
-    from rejudge.recorder.cassettes import read_cassette, serialize_cassette
+    from rejudge.recorder._cassettes import read_cassette, serialize_cassette
 
     files = sorted((ROOT / "cassettes").glob("*/*.yaml"))
     loaded = [read_cassette(path) for path in files]

@@ -43,8 +43,8 @@ def _api() -> tuple[Any, Any, Any, Any]:
     import importlib
 
     for judging, rulesets, store in (
-        ("rejudge.services.judging", "rejudge.judge", "rejudge.store"),
-        ("rejudge.judge.batch", "rejudge.judge.rulesets", "rejudge.store.repository"),
+        ("rejudge.services._judging", "rejudge.judge", "rejudge.store"),
+        ("rejudge.judge._batch", "rejudge.judge._rulesets", "rejudge.store._repository"),
         ("judge.batch", "judge.rulesets", "store.repository"),
     ):
         try:

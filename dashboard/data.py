@@ -14,9 +14,12 @@ from typing import Any
 
 import streamlit as st
 from rejudge.dashboard import summary
-from rejudge.judge.compare import CAUSES
-from rejudge.store import catalog_reads, comparison_reads, evaluation_reads, trace_reads
-from rejudge.store.catalog_reads import (
+from rejudge.judge._compare import CAUSES
+from rejudge.store import _catalog_reads as catalog_reads
+from rejudge.store import _comparison_reads as comparison_reads
+from rejudge.store import _evaluation_reads as evaluation_reads
+from rejudge.store import _trace_reads as trace_reads
+from rejudge.store._catalog_reads import (
     BaselineSummary,
     EvaluationSummary,
     FilterOptions,
@@ -24,10 +27,10 @@ from rejudge.store.catalog_reads import (
     RunSummary,
     TrendPoint,
 )
-from rejudge.store.comparison_reads import Coverage, Flip, PairCounts
-from rejudge.store.evaluation_reads import CasePasses, GroupSummary, PassCell
-from rejudge.store.repository import Store
-from rejudge.store.trace_reads import (
+from rejudge.store._comparison_reads import Coverage, Flip, PairCounts
+from rejudge.store._evaluation_reads import CasePasses, GroupSummary, PassCell
+from rejudge.store._repository import Store
+from rejudge.store._trace_reads import (
     PendingCase,
     RecentTrace,
     RunProgress,

@@ -11,9 +11,9 @@ import math
 from collections.abc import Iterable, Sequence
 from typing import Any
 
-from rejudge.judge.compare import mcnemar_exact
-from rejudge.judge.report import pass_hat_k as judge_pass_hat_k
-from rejudge.store.evaluation_reads import PassCell
+from rejudge.judge._compare import mcnemar_exact
+from rejudge.judge._report import pass_hat_k as judge_pass_hat_k
+from rejudge.store._evaluation_reads import PassCell
 
 __all__ = [
     "ALPHA",

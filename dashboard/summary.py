@@ -12,9 +12,9 @@ from dataclasses import dataclass
 from typing import Any
 
 from rejudge.dashboard.stats import ALPHA, mcnemar_exact, plain_verdict, wilson_interval
-from rejudge.store.catalog_reads import EvaluationSummary, list_evaluations
-from rejudge.store.comparison_reads import Coverage, coverage, pair_counts
-from rejudge.store.repository import Store
+from rejudge.store._catalog_reads import EvaluationSummary, list_evaluations
+from rejudge.store._comparison_reads import Coverage, coverage, pair_counts
+from rejudge.store._repository import Store
 
 __all__ = ["Difference", "CompareSummary", "comparability", "differences", "compare_summary"]
 

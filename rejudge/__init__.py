@@ -9,19 +9,68 @@ from rejudge._lazy import lazy_exports
 
 __version__ = "0.1.0"
 
-# public name -> module that defines it
+# public name -> the module that defines it
 _EXPORTS: dict[str, str] = {
-    "Store": "rejudge.store.repository",
-    "RejudgeError": "rejudge.errors",
-    "Case": "rejudge.store.schemas",
-    "Trace": "rejudge.store.schemas",
-    "Judgment": "rejudge.store.schemas",
-    "RuleSet": "rejudge.store.schemas",
-    "RunConfig": "rejudge.store.schemas",
-    "ToolRegistry": "rejudge.store.schemas",
-    "content_hash": "rejudge.store.hashing",
-    "capture": "rejudge.services.capture",
+    # the data model
+    "Store": "rejudge.store._repository",
+    "Case": "rejudge.store._schemas",
+    "Trace": "rejudge.store._schemas",
+    "Judgment": "rejudge.store._schemas",
+    "RuleSet": "rejudge.store._schemas",
+    "RunConfig": "rejudge.store._schemas",
+    "ToolRegistry": "rejudge.store._schemas",
+    "content_hash": "rejudge.store._hashing",
+    # the main entry points: evidence in, judgments out, comparisons and gates (the pure
+    # judge itself is rejudge.judge.judge: a root name `judge` would shadow the subpackage)
+    "capture": "rejudge.services._capture",
+    "record_suite": "rejudge.services._record",
+    "replay_run": "rejudge.services._replay",
+    "renormalize_run": "rejudge.services._replay",
+    "import_cassettes": "rejudge.services._imports",
+    "load_rule_set": "rejudge.judge._rulesets",
+    "judge_run": "rejudge.services._judging",
+    "evaluation_report": "rejudge.services._judging",
+    "compare_evaluations": "rejudge.services._compare",
+    "lock_evaluation_baseline": "rejudge.services._baseline",
+    "check_evaluation_baseline": "rejudge.services._baseline",
+    "run_demo": "rejudge.services._demo",
 }
+# the whole error tree (rejudge/errors.py draws it), so `except rejudge.NotFoundError` works
+_ERRORS = (
+    "RejudgeError",
+    "StoreError",
+    "DatabaseURLError",
+    "DatabaseUnavailableError",
+    "SchemaVersionError",
+    "NotFoundError",
+    "ConflictError",
+    "InvalidInputError",
+    "TierNotFoundError",
+    "RuleSetError",
+    "BaselineMismatchError",
+    "ReviewImportError",
+    "ReviewRequiredError",
+    "Unsupported",
+    "UnknownWireFormatError",
+    "RecorderError",
+    "ProviderCallError",
+    "ProviderUnreachableError",
+    "ReplayMissError",
+    "CassetteError",
+    "CassetteImportError",
+    "LocalModelError",
+    "SuiteError",
+    "SuiteFormatError",
+    "SuiteNotFoundError",
+    "ToolError",
+    "FuncBenchError",
+    "KnobError",
+    "GenomeSetupError",
+    "BfclError",
+    "BfclNotInstalledError",
+    "DemoError",
+)
+_EXPORTS.update({name: "rejudge.errors" for name in _ERRORS})
 
 __all__ = ["__version__", *_EXPORTS]
 

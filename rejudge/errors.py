@@ -13,30 +13,30 @@ apply), so a caller can act on it without parsing the message::
      ├── NotFoundError                     a named thing does not exist
      │    ├── TierNotFoundError            rejudge.judge.tiers
      │    ├── UnknownWireFormatError       rejudge.recorder.wire
-     │    └── BfclNotInstalledError        rejudge.suites.importers.bfcl (also BfclError)
+     │    └── BfclNotInstalledError        rejudge.suites.importers._bfcl (also BfclError)
      ├── ConflictError                     the store already holds something else under that key
      ├── InvalidInputError                 input that cannot be used as given
-     │    ├── RuleSetError                 rejudge.judge.rulesets
-     │    ├── BaselineMismatchError        rejudge.judge.baseline
-     │    ├── ReviewImportError            rejudge.judge.calibration
-     │    ├── ReviewRequiredError          rejudge.judge.calibration
+     │    ├── RuleSetError                 rejudge.judge._rulesets
+     │    ├── BaselineMismatchError        rejudge.judge._baseline
+     │    ├── ReviewImportError            rejudge.judge._calibration
+     │    ├── ReviewRequiredError          rejudge.judge._calibration
      │    └── GenomeSetupError             rejudge.suites.domains.genome
      ├── RecorderError                     rejudge.recorder
      │    ├── ProviderCallError            a model call gave no usable response
-     │    ├── ProviderUnreachableError     rejudge.recorder.record
-     │    └── ReplayMissError              rejudge.recorder.tape
-     ├── CassetteError                     rejudge.recorder.cassettes
-     ├── CassetteImportError               rejudge.recorder.importer
-     ├── LocalModelError                   rejudge.recorder.local_server
+     │    ├── ProviderUnreachableError     rejudge.recorder._record
+     │    └── ReplayMissError              rejudge.recorder._tape
+     ├── CassetteError                     rejudge.recorder._cassettes
+     ├── CassetteImportError               rejudge.recorder._importer
+     ├── LocalModelError                   rejudge.recorder._local_server
      ├── SuiteError                        rejudge.suites
      │    ├── SuiteFormatError             (also InvalidInputError)
      │    ├── SuiteNotFoundError           (also NotFoundError)
-     │    └── FuncBenchError               rejudge.suites.generators.funcbench
+     │    └── FuncBenchError               rejudge.suites.generators._funcbench
      │         └── KnobError               (also InvalidInputError)
      ├── ToolError                         raised by a sandbox tool; the model sees it as a result
-     ├── Unsupported                       rejudge.judge.bfcl.values: a value bfcl-eval cannot take
-     ├── BfclError                         rejudge.suites.importers.bfcl
-     └── DemoError                         rejudge.services.demo
+     ├── Unsupported                       rejudge.judge.bfcl._values: a value bfcl-eval cannot take
+     ├── BfclError                         rejudge.suites.importers._bfcl
+     └── DemoError                         rejudge.services._demo
 
 The root classes are defined here, so ``import rejudge.errors`` loads nothing else; the others
 live with the code that raises them and are re-exported from here on first access.
@@ -112,30 +112,30 @@ class InvalidInputError(RejudgeError):
 
 # the errors defined beside the code that raises them: public name -> defining module
 _EXPORTS: dict[str, str] = {
-    "TierNotFoundError": "rejudge.judge.tiers.base",
-    "RuleSetError": "rejudge.judge.rulesets",
-    "BaselineMismatchError": "rejudge.judge.baseline",
-    "ReviewImportError": "rejudge.judge.calibration",
-    "ReviewRequiredError": "rejudge.judge.calibration",
-    "Unsupported": "rejudge.judge.bfcl.values",
-    "UnknownWireFormatError": "rejudge.recorder.wire.registry",
-    "RecorderError": "rejudge.recorder.http",
-    "ProviderCallError": "rejudge.recorder.http",
-    "ProviderUnreachableError": "rejudge.recorder.record",
-    "ReplayMissError": "rejudge.recorder.tape",
-    "CassetteError": "rejudge.recorder.cassettes",
-    "CassetteImportError": "rejudge.recorder.importer",
-    "LocalModelError": "rejudge.recorder.local_server",
-    "SuiteError": "rejudge.suites.errors",
-    "SuiteFormatError": "rejudge.suites.errors",
-    "SuiteNotFoundError": "rejudge.suites.errors",
-    "ToolError": "rejudge.suites.errors",
-    "FuncBenchError": "rejudge.suites.generators.funcbench",
-    "KnobError": "rejudge.suites.generators.funcbench",
+    "TierNotFoundError": "rejudge.judge.tiers._base",
+    "RuleSetError": "rejudge.judge._rulesets",
+    "BaselineMismatchError": "rejudge.judge._baseline",
+    "ReviewImportError": "rejudge.judge._calibration",
+    "ReviewRequiredError": "rejudge.judge._calibration",
+    "Unsupported": "rejudge.judge.bfcl._values",
+    "UnknownWireFormatError": "rejudge.recorder.wire._registry",
+    "RecorderError": "rejudge.recorder._http",
+    "ProviderCallError": "rejudge.recorder._http",
+    "ProviderUnreachableError": "rejudge.recorder._record",
+    "ReplayMissError": "rejudge.recorder._tape",
+    "CassetteError": "rejudge.recorder._cassettes",
+    "CassetteImportError": "rejudge.recorder._importer",
+    "LocalModelError": "rejudge.recorder._local_server",
+    "SuiteError": "rejudge.suites._errors",
+    "SuiteFormatError": "rejudge.suites._errors",
+    "SuiteNotFoundError": "rejudge.suites._errors",
+    "ToolError": "rejudge.suites._errors",
+    "FuncBenchError": "rejudge.suites.generators._funcbench",
+    "KnobError": "rejudge.suites.generators._funcbench",
     "GenomeSetupError": "rejudge.suites.domains.genome.domain",
-    "BfclError": "rejudge.suites.importers.bfcl",
-    "BfclNotInstalledError": "rejudge.suites.importers.bfcl",
-    "DemoError": "rejudge.services.demo",
+    "BfclError": "rejudge.suites.importers._bfcl",
+    "BfclNotInstalledError": "rejudge.suites.importers._bfcl",
+    "DemoError": "rejudge.services._demo",
 }
 
 __all__ += list(_EXPORTS)

@@ -11,8 +11,8 @@ from collections.abc import Mapping, Sequence
 from datetime import UTC, datetime
 from typing import Any
 
-from rejudge.store.schemas import VERDICTS
-from rejudge.store.tables import (
+from rejudge.store._schemas import VERDICTS
+from rejudge.store._tables import (
     BaselineRow,
     CallRow,
     CaseRow,
@@ -26,6 +26,9 @@ from rejudge.store.tables import (
 )
 from sqlalchemy import Table, case, func, literal
 from sqlalchemy.sql import ColumnElement, Select
+
+# shared by the read-model modules only: nothing here is part of the store's public face
+__all__: list[str] = []
 
 _T_RUN: Table = RunRow.__table__  # type: ignore[assignment]
 _T_SUITE: Table = SuiteRow.__table__  # type: ignore[assignment]

@@ -26,10 +26,10 @@ FOLDERS = {
 # the store's modules that pure code may use: the data model (schemas, and the frozen records
 # the store hands out, such as a pre-serialized judgment), hashing, the error tree
 STORE_PURE = (
-    "rejudge.store.schemas",
-    "rejudge.store.records",
-    "rejudge.store.hashing",
-    "rejudge.store.errors",
+    "rejudge.store._schemas",
+    "rejudge.store._records",
+    "rejudge.store._hashing",
+    "rejudge.store._errors",
 )
 BARE = ("store", "recorder", "judge", "suites", "dashboard", "migrations")
 
@@ -109,14 +109,14 @@ def test_the_import_graph_keeps_the_layers() -> None:
 @pytest.mark.parametrize(
     ("module", "target", "rule"),
     [
-        ("rejudge.judge.engine", "rejudge.recorder.loop", "judge never imports recorder"),
-        ("rejudge.judge.engine", "rejudge.store.repository", "pure code uses only"),
-        ("rejudge.recorder.wire.anthropic", "sqlalchemy.orm", "pure code never touches SQL"),
-        ("rejudge.suites.domains.retail", "rejudge.services.ingest", "never imports services"),
-        ("rejudge.services.ingest", "rejudge.cli.record", "nothing imports the CLI"),
-        ("rejudge.store.repository", "rejudge.judge.engine", "imports nothing of ours"),
+        ("rejudge.judge._engine", "rejudge.recorder._loop", "judge never imports recorder"),
+        ("rejudge.judge._engine", "rejudge.store._repository", "pure code uses only"),
+        ("rejudge.recorder.wire._anthropic", "sqlalchemy.orm", "pure code never touches SQL"),
+        ("rejudge.suites.domains.retail", "rejudge.services._ingest", "never imports services"),
+        ("rejudge.services._ingest", "rejudge.cli.record", "nothing imports the CLI"),
+        ("rejudge.store._repository", "rejudge.judge._engine", "imports nothing of ours"),
         ("rejudge.dashboard.app", "sqlalchemy", "SQL lives in rejudge.store"),
-        ("rejudge.services.ingest", "store.schemas", "bare top-level name"),
+        ("rejudge.services._ingest", "store.schemas", "bare top-level name"),
     ],
 )
 def test_each_rule_catches_its_edge(module: str, target: str, rule: str) -> None:
@@ -126,9 +126,9 @@ def test_each_rule_catches_its_edge(module: str, target: str, rule: str) -> None
 @pytest.mark.parametrize(
     ("module", "target"),
     [
-        ("rejudge.judge.engine", "rejudge.store.schemas"),
-        ("rejudge.services.ingest", "rejudge.store.repository"),
-        ("rejudge.cli.judge", "rejudge.services.judging"),
+        ("rejudge.judge._engine", "rejudge.store._schemas"),
+        ("rejudge.services._ingest", "rejudge.store._repository"),
+        ("rejudge.cli.judge", "rejudge.services._judging"),
         ("rejudge.__main__", "rejudge.cli"),
         ("rejudge.dashboard.app", "rejudge.store.read_models"),
     ],
@@ -137,7 +137,7 @@ def test_allowed_edges_pass(module: str, target: str) -> None:
     assert _rules(module, target) == []
 
 
-@pytest.mark.parametrize("module", ["rejudge.judge.engine", "rejudge.recorder.normalizer"])
+@pytest.mark.parametrize("module", ["rejudge.judge._engine", "rejudge.recorder._normalizer"])
 def test_relative_imports_resolve(module: str) -> None:
     path = dict(_modules())[module]
     targets = [t for _, t in _imports(module, path)]

@@ -104,7 +104,7 @@ def test_every_library_exception_is_exported_from_rejudge_errors() -> None:
 
 
 def test_errors_carry_their_context_and_survive_pickling() -> None:
-    from rejudge.store.errors import NotFoundError
+    from rejudge.store._errors import NotFoundError
 
     exc = NotFoundError("no run 'r1'; list the runs to find its name", run="r1", field="run")
     assert (exc.run, exc.case, exc.file, exc.field) == ("r1", None, None, "run")
@@ -115,7 +115,7 @@ def test_errors_carry_their_context_and_survive_pickling() -> None:
 
 
 def test_the_store_keeps_exporting_the_root_classes() -> None:
-    import rejudge.store.errors as store_errors
+    import rejudge.store._errors as store_errors
 
     import rejudge
 

@@ -91,7 +91,7 @@ def test_import_rejudge_beside_a_users_packages(crowded_folder: Path) -> None:
     code = (
         "import rejudge, rejudge.judge, rejudge.store, rejudge.suites, rejudge.recorder;"
         "from rejudge.judge import judge; from rejudge.store import Store;"
-        "from rejudge.suites.case_format import load_suite; print(len(load_suite('retail').cases))"
+        "from rejudge.suites._case_format import load_suite; print(len(load_suite('retail').cases))"
     )
     out = _run(["-c", code], crowded_folder)
     assert out.returncode == 0, out.stderr

@@ -2,7 +2,7 @@
 judge wrong, golden wrong or unclear. One click (or key 1-4) per label, a note, progress through
 the queue, and the calibration figures of the evaluation.
 
-Reads and writes through :mod:`rejudge.services.reviews` and :mod:`store.reviews`; the queue is not
+Reads and writes through :mod:`rejudge.services._reviews` and :mod:`store.reviews`; the queue is not
 cached, so a label shows at once.
 """
 
@@ -15,10 +15,10 @@ import streamlit as st
 from rejudge.dashboard import data
 from rejudge.dashboard.common import NO_CALL_BADGE, context, num, pct, pick_evaluation, tool_badge
 from rejudge.dashboard.diffview import diff_tables
-from rejudge.store.errors import RejudgeError
-from rejudge.store.reviews import add_review, review_history
+from rejudge.store._errors import RejudgeError
+from rejudge.store._reviews import add_review, review_history
 
-from rejudge.services.reviews import calibration_summary, review_queue
+from rejudge.services._reviews import calibration_summary, review_queue
 
 LABELS = (
     ("confirmed", "Confirmed", "1", ":material/check_circle:"),

@@ -9,19 +9,58 @@
 
 from __future__ import annotations
 
-from .checker import check_output
-from .outcome import FAITHFUL, FIXED, BfclError, BfclFixes, BfclOutcome, fixes_for
-from .values import java_value, js_value, standardize
+from rejudge.judge.bfcl._checker import (
+    check_output,
+)
+from rejudge.judge.bfcl._outcome import (
+    FAITHFUL,
+    FIXED,
+    BfclError,
+    BfclFixes,
+    BfclOutcome,
+    fixes_for,
+)
+from rejudge.judge.bfcl._params import (
+    AnswerParam,
+)
+from rejudge.judge.bfcl._values import (
+    CONVERTED_NESTED,
+    JAVA_TYPES,
+    JS_TYPES,
+    PY_NESTED,
+    PY_TYPES,
+    Equal,
+    Unsupported,
+    is_member,
+    java_value,
+    js_value,
+    python_equal,
+    standardize,
+    standardized,
+    strict_equal,
+)
 
 __all__ = [
+    "AnswerParam",
     "BfclError",
     "BfclFixes",
     "BfclOutcome",
+    "CONVERTED_NESTED",
+    "Equal",
     "FAITHFUL",
     "FIXED",
+    "JAVA_TYPES",
+    "JS_TYPES",
+    "PY_NESTED",
+    "PY_TYPES",
+    "Unsupported",
     "check_output",
     "fixes_for",
+    "is_member",
     "java_value",
     "js_value",
+    "python_equal",
     "standardize",
+    "standardized",
+    "strict_equal",
 ]

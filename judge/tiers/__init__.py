@@ -2,22 +2,45 @@
 ``golden`` (:mod:`judge.tiers.calls`), ``outcome`` and ``bfcl-ast``, plus any registered later
 (see :mod:`judge.tiers.base`: names are looked up in the registry, never imported)."""
 
-from .base import (
-    BUILTIN_TIERS,
-    Tier,
-    TierNotFoundError,
-    TierResult,
-    get_tier,
-    register_tier,
-    tier_names,
-)
+from __future__ import annotations
 
-__all__ = [
-    "BUILTIN_TIERS",
-    "Tier",
-    "TierResult",
-    "TierNotFoundError",
-    "get_tier",
-    "register_tier",
-    "tier_names",
-]
+from rejudge._lazy import lazy_exports
+
+# public name -> the private module that defines it (each module's __all__;
+# tests/test_public_api.py keeps this table complete)
+_EXPORTS: dict[str, str] = {
+    "BUILTIN_TIERS": "rejudge.judge.tiers._base",
+    "Tier": "rejudge.judge.tiers._base",
+    "TierNotFoundError": "rejudge.judge.tiers._base",
+    "TierResult": "rejudge.judge.tiers._base",
+    "get_tier": "rejudge.judge.tiers._base",
+    "register_tier": "rejudge.judge.tiers._base",
+    "tier_names": "rejudge.judge.tiers._base",
+    "BfclAstTier": "rejudge.judge.tiers._bfcl_ast",
+    "BfclError": "rejudge.judge.tiers._bfcl_ast",
+    "BfclFixes": "rejudge.judge.tiers._bfcl_ast",
+    "BfclOutcome": "rejudge.judge.tiers._bfcl_ast",
+    "FAITHFUL": "rejudge.judge.tiers._bfcl_ast",
+    "FIXED": "rejudge.judge.tiers._bfcl_ast",
+    "check_output": "rejudge.judge.tiers._bfcl_ast",
+    "fixes_for": "rejudge.judge.tiers._bfcl_ast",
+    "java_value": "rejudge.judge.tiers._bfcl_ast",
+    "js_value": "rejudge.judge.tiers._bfcl_ast",
+    "output_from_trace": "rejudge.judge.tiers._bfcl_ast",
+    "standardize": "rejudge.judge.tiers._bfcl_ast",
+    "COMPLETION": "rejudge.judge.tiers._calls",
+    "COMPLETION_CONTRACT": "rejudge.judge.tiers._calls",
+    "CONTRACT": "rejudge.judge.tiers._calls",
+    "CallMatchingTier": "rejudge.judge.tiers._calls",
+    "EXECUTION": "rejudge.judge.tiers._calls",
+    "GOLDEN": "rejudge.judge.tiers._calls",
+    "CALL_CAP_EXCEEDED": "rejudge.judge.tiers._outcome",
+    "FAILURE_TYPES": "rejudge.judge.tiers._outcome",
+    "OUTCOME": "rejudge.judge.tiers._outcome",
+    "OutcomeTier": "rejudge.judge.tiers._outcome",
+    "numbers_in": "rejudge.judge.tiers._outcome",
+}
+
+__all__ = sorted(_EXPORTS)
+
+__getattr__, __dir__ = lazy_exports(__name__, _EXPORTS)

@@ -8,13 +8,16 @@ dispatch through that registry. Parsers never raise on malformed input: what can
 reported in the turn (``error``, ``truncated``, a call's ``parse_error``).
 """
 
-from rejudge.recorder.wire.anthropic import (
+from rejudge.recorder.wire._anthropic import (
+    ANTHROPIC_MESSAGES,
+    AnthropicMessages,
     anthropic_echoed_calls,
+    anthropic_shaped,
     anthropic_tool_results,
     parse_anthropic_message,
     parse_anthropic_sse,
 )
-from rejudge.recorder.wire.common import (
+from rejudge.recorder.wire._common import (
     WIRE_ANTHROPIC,
     WIRE_FORMATS,
     WIRE_GEMINI,
@@ -24,29 +27,54 @@ from rejudge.recorder.wire.common import (
     AssistantTurn,
     EchoedCall,
     SentToolResult,
+    as_dict,
+    compact_json,
+    first_user_text_of,
+    function_tool_specs,
+    int_usage,
+    is_finite_json,
     iter_sse,
+    make_call,
     parse_arguments,
+    strict_loads,
+    tool_spec,
+    user_text,
 )
-from rejudge.recorder.wire.format import Probe, WireFormat, is_event_stream, make_probe
-from rejudge.recorder.wire.gemini import (
+from rejudge.recorder.wire._format import (
+    DETECT_BODY,
+    DETECT_HEADERS,
+    DETECT_NONE,
+    DETECT_PATH,
+    Probe,
+    WireFormat,
+    is_event_stream,
+    make_probe,
+)
+from rejudge.recorder.wire._gemini import (
+    GEMINI_GENERATE_CONTENT,
+    GeminiGenerateContent,
     gemini_echoed_calls,
     gemini_tool_results,
     parse_gemini,
     parse_gemini_stream,
 )
-from rejudge.recorder.wire.openai_chat import (
+from rejudge.recorder.wire._openai_chat import (
+    OPENAI_CHAT,
+    OpenAIChat,
     openai_chat_echoed_calls,
     openai_chat_tool_results,
     parse_openai_chat,
     parse_openai_chat_sse,
 )
-from rejudge.recorder.wire.openai_responses import (
+from rejudge.recorder.wire._openai_responses import (
+    OPENAI_RESPONSES,
+    OpenAIResponses,
     openai_responses_echoed_calls,
     openai_responses_tool_results,
     parse_openai_responses,
     parse_openai_responses_sse,
 )
-from rejudge.recorder.wire.registry import (
+from rejudge.recorder.wire._registry import (
     UnknownWireFormatError,
     detect_wire_format,
     extract_echoed_calls,
@@ -61,31 +89,51 @@ from rejudge.recorder.wire.registry import (
 )
 
 __all__ = [
+    "ANTHROPIC_MESSAGES",
+    "AnthropicMessages",
+    "AssistantTurn",
+    "DETECT_BODY",
+    "DETECT_HEADERS",
+    "DETECT_NONE",
+    "DETECT_PATH",
+    "EchoedCall",
+    "GEMINI_GENERATE_CONTENT",
+    "GeminiGenerateContent",
+    "OPENAI_CHAT",
+    "OPENAI_RESPONSES",
+    "OpenAIChat",
+    "OpenAIResponses",
+    "Probe",
+    "SentToolResult",
+    "UnknownWireFormatError",
     "WIRE_ANTHROPIC",
     "WIRE_FORMATS",
     "WIRE_GEMINI",
     "WIRE_OPENAI_CHAT",
     "WIRE_OPENAI_RESPONSES",
     "WIRE_UNKNOWN",
-    "AssistantTurn",
-    "EchoedCall",
-    "Probe",
-    "SentToolResult",
-    "UnknownWireFormatError",
     "WireFormat",
     "anthropic_echoed_calls",
+    "anthropic_shaped",
     "anthropic_tool_results",
+    "as_dict",
+    "compact_json",
     "detect_wire_format",
     "extract_echoed_calls",
     "extract_first_user_text",
     "extract_tool_results",
     "extract_tool_specs",
     "find_wire_format",
+    "first_user_text_of",
+    "function_tool_specs",
     "gemini_echoed_calls",
     "gemini_tool_results",
     "get_wire_format",
+    "int_usage",
     "is_event_stream",
+    "is_finite_json",
     "iter_sse",
+    "make_call",
     "make_probe",
     "openai_chat_echoed_calls",
     "openai_chat_tool_results",
@@ -102,5 +150,8 @@ __all__ = [
     "parse_openai_responses_sse",
     "parse_response",
     "register_wire_format",
+    "strict_loads",
+    "tool_spec",
+    "user_text",
     "wire_formats",
 ]

@@ -14,9 +14,9 @@ from typing import Any
 
 import click
 
+from rejudge._settings import resolve_settings
 from rejudge.cli._context import AppContext
-from rejudge.settings import resolve_settings
-from rejudge.store.errors import RejudgeError
+from rejudge.store._errors import RejudgeError
 
 __all__ = ["main", "cli"]
 

@@ -1,7 +1,7 @@
 """What every command shares: settings, the store (opened on first use), output helpers.
 
 Output has one path: a command hands :meth:`AppContext.emit` its result (a typed result of
-:mod:`rejudge.judge.results`, or plain data) and a renderer for people; under ``--json`` the
+:mod:`rejudge.judge._results`, or plain data) and a renderer for people; under ``--json`` the
 result's JSON goes through :func:`write_json`, the one JSON writer of the CLI. ``--json`` is
 read both before the command (``rejudge --json runs``) and after it (``rejudge runs --json``,
 the :func:`json_option` every command that emits data carries).
@@ -17,8 +17,8 @@ import click
 from rich.console import Console
 from rich.table import Table
 
-from rejudge.settings import Settings
-from rejudge.store.repository import Store
+from rejudge._settings import Settings
+from rejudge.store._repository import Store
 
 __all__ = ["AppContext", "pass_app", "table", "json_option", "write_json", "to_jsonable"]
 

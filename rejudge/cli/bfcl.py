@@ -13,8 +13,8 @@ import click
 from rich.console import Console
 
 from rejudge.cli._context import AppContext, json_option, pass_app, table
-from rejudge.suites.importers import bfcl as bfcl_lib
-from rejudge.suites.importers import bfcl_results as results_lib
+from rejudge.suites.importers import _bfcl as bfcl_lib
+from rejudge.suites.importers import _bfcl_results as results_lib
 
 __all__ = ["import_bfcl", "bfcl_results", "export", "export_bfcl"]
 

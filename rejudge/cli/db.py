@@ -6,8 +6,8 @@ import click
 from rich.console import Console
 
 from rejudge.cli._context import AppContext, json_option, pass_app, table
-from rejudge.store.engine import make_engine, redact_url
-from rejudge.store.migrate import current_revision, head_revision, upgrade
+from rejudge.store._engine import make_engine, redact_url
+from rejudge.store._migrate import current_revision, head_revision, upgrade
 
 
 @click.group()

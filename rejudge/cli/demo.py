@@ -11,8 +11,8 @@ from rich.table import Table
 
 from rejudge.cli._context import AppContext, pass_app, table
 from rejudge.cli.judge import render_summary
-from rejudge.services.demo import DEMO_RULES, DemoResult, run_demo
-from rejudge.store.engine import redact_url
+from rejudge.services._demo import DEMO_RULES, DemoResult, run_demo
+from rejudge.store._engine import redact_url
 
 __all__ = ["demo"]
 

@@ -1,6 +1,6 @@
 """`rejudge export EVAL --format jsonl|csv|parquet` and `rejudge export run RUN --format jsonl`.
 
-Rows come from :func:`rejudge.services.export.evaluation_export_rows` / ``run_export_rows``; this module
+Rows come from :func:`rejudge.services._export.evaluation_export_rows` / ``run_export_rows``; this module
 only encodes them. Columns and types: docs/calibration.md ("Exports").
 """
 
@@ -16,9 +16,9 @@ from typing import IO, Any
 import click
 
 from rejudge.cli._context import AppContext, pass_app
-from rejudge.judge.exports import EVALUATION_EXPORT_COLUMNS, RUN_EXPORT_COLUMNS
-from rejudge.services.export import evaluation_export_rows, run_export_rows
-from rejudge.store.errors import InvalidInputError
+from rejudge.judge._exports import EVALUATION_EXPORT_COLUMNS, RUN_EXPORT_COLUMNS
+from rejudge.services._export import evaluation_export_rows, run_export_rows
+from rejudge.store._errors import InvalidInputError
 
 __all__ = ["export", "csv_cell", "parquet_table"]
 

@@ -1,5 +1,5 @@
 """`rejudge judge | rejudge | report | compare | baseline lock|check`: each parses, calls one
-service (:mod:`rejudge.services`), and renders its typed result (:mod:`rejudge.judge.results`)
+service (:mod:`rejudge.services`), and renders its typed result (:mod:`rejudge.judge._results`)
 for people, or prints its JSON under ``--json``."""
 
 from __future__ import annotations
@@ -21,7 +21,7 @@ from rich.progress import (
 )
 
 from rejudge.cli._context import AppContext, json_option, pass_app, table
-from rejudge.judge.results import (
+from rejudge.judge._results import (
     BaselineCheck,
     BaselineLock,
     Comparison,
@@ -29,10 +29,10 @@ from rejudge.judge.results import (
     JudgeSummary,
     RejudgeResult,
 )
-from rejudge.judge.rulesets import DEFAULT_RULE_SET, load_rule_set
-from rejudge.services.baseline import check_evaluation_baseline, lock_evaluation_baseline
-from rejudge.services.compare import compare_evaluations
-from rejudge.services.judging import evaluation_report, judge_run_summary, plan_rejudge, rejudge
+from rejudge.judge._rulesets import DEFAULT_RULE_SET, load_rule_set
+from rejudge.services._baseline import check_evaluation_baseline, lock_evaluation_baseline
+from rejudge.services._compare import compare_evaluations
+from rejudge.services._judging import evaluation_report, judge_run_summary, plan_rejudge, rejudge
 
 __all__ = [
     "judge_cmd",

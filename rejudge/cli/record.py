@@ -15,10 +15,10 @@ from rich.progress import (
     TimeRemainingColumn,
 )
 
+from rejudge._settings import api_key_from_env
 from rejudge.cli._context import AppContext, pass_app, table
-from rejudge.settings import api_key_from_env
-from rejudge.store.errors import InvalidInputError
-from rejudge.store.schemas import HarnessAssistance, RunConfig, Trace
+from rejudge.store._errors import InvalidInputError
+from rejudge.store._schemas import HarnessAssistance, RunConfig, Trace
 
 __all__ = ["record", "replay", "renormalize", "traces", "trace_json"]
 
@@ -147,9 +147,9 @@ def record(
 ) -> None:
     """Record a suite against a model: one cassette and one trace per case and repetition."""
     from rejudge import suites
+    from rejudge.recorder._record import RecordProgress
     from rejudge.recorder.providers import provider_names
-    from rejudge.recorder.record import RecordProgress
-    from rejudge.services.record import record_suite
+    from rejudge.services._record import record_suite
 
     if provider not in provider_names():
         raise InvalidInputError(
@@ -255,7 +255,7 @@ def record(
 def replay(app: AppContext, run: str, case_ids: tuple[str, ...], json_flag: bool) -> None:
     """Re-run RUN's loop from its cassettes, network blocked; exit 1 on any divergence."""
     from rejudge import suites  # noqa: F401  registers the built-in domains
-    from rejudge.services.replay import replay_run
+    from rejudge.services._replay import replay_run
 
     report = replay_run(app.store, run, app.settings.cassettes_dir, case_ids=list(case_ids) or None)
     data = report.as_dict()
@@ -283,7 +283,7 @@ def replay(app: AppContext, run: str, case_ids: tuple[str, ...], json_flag: bool
 @pass_app
 def renormalize(app: AppContext, run: str, dry_run: bool) -> None:
     """Rebuild RUN's traces from its cassettes with the current normalizer."""
-    from rejudge.services.replay import renormalize_run
+    from rejudge.services._replay import renormalize_run
 
     report = renormalize_run(app.store, run, app.settings.cassettes_dir, dry_run=dry_run)
     data = report.as_dict()

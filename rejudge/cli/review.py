@@ -1,6 +1,6 @@
 """`rejudge review export | import | summary | resolve`: offline review in a spreadsheet.
 
-Thin over :mod:`rejudge.services.reviews` (the CSV format is :mod:`rejudge.judge.calibration`'s);
+Thin over :mod:`rejudge.services._reviews` (the CSV format is :mod:`rejudge.judge._calibration`'s);
 the CSV columns are documented in docs/calibration.md.
 """
 
@@ -13,14 +13,14 @@ import click
 from rich.console import Console
 
 from rejudge.cli._context import AppContext, json_option, pass_app, table
-from rejudge.judge.calibration import ReviewImportError, queue_csv
-from rejudge.services.reviews import (
+from rejudge.judge._calibration import ReviewImportError, queue_csv
+from rejudge.services._reviews import (
     calibration_summary,
     import_review_csv,
     resolve_review,
     review_queue,
 )
-from rejudge.store.errors import InvalidInputError
+from rejudge.store._errors import InvalidInputError
 
 __all__ = ["review", "render_calibration"]
 

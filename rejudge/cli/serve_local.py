@@ -15,7 +15,7 @@ from typing import Any
 
 import click
 
-from rejudge.recorder.local_server import (
+from rejudge.recorder._local_server import (
     MODEL_NAME,
     LocalModelError,
     LocalModelServer,

@@ -1,6 +1,6 @@
 """`rejudge sweep funcbench --model M --core 5,10,20 [--restate] ...`: FuncBenchGen's grid.
 
-Parses the grid, calls :func:`rejudge.services.sweep.run_sweep` and prints the paper's table
+Parses the grid, calls :func:`rejudge.services._sweep.run_sweep` and prints the paper's table
 shape (the accounting is documented there)."""
 
 from __future__ import annotations
@@ -11,10 +11,10 @@ from typing import Any
 import click
 from rich.console import Console
 
+from rejudge._settings import api_key_from_env
 from rejudge.cli._context import AppContext, json_option, pass_app, table
-from rejudge.services.sweep import SweepOptions, run_sweep
-from rejudge.settings import api_key_from_env
-from rejudge.store.errors import InvalidInputError
+from rejudge.services._sweep import SweepOptions, run_sweep
+from rejudge.store._errors import InvalidInputError
 
 __all__ = ["sweep"]
 

@@ -1,1 +1,36 @@
 """Importers that turn other benchmarks' data into rejudge suites (BFCL: :mod:`.bfcl`)."""
+
+from __future__ import annotations
+
+from rejudge._lazy import lazy_exports
+
+# public name -> the private module that defines it (each module's __all__;
+# tests/test_public_api.py keeps this table complete)
+_EXPORTS: dict[str, str] = {
+    "BfclError": "rejudge.suites.importers._bfcl",
+    "BfclNotInstalledError": "rejudge.suites.importers._bfcl",
+    "CATEGORIES": "rejudge.suites.importers._bfcl",
+    "CategoryInfo": "rejudge.suites.importers._bfcl",
+    "ImportedSuite": "rejudge.suites.importers._bfcl",
+    "bfcl_data_dir": "rejudge.suites.importers._bfcl",
+    "bfcl_version": "rejudge.suites.importers._bfcl",
+    "build_suite": "rejudge.suites.importers._bfcl",
+    "checker_kind": "rejudge.suites.importers._bfcl",
+    "convert_parameters": "rejudge.suites.importers._bfcl",
+    "import_bfcl": "rejudge.suites.importers._bfcl",
+    "render_value": "rejudge.suites.importers._bfcl",
+    "representative_call": "rejudge.suites.importers._bfcl",
+    "suite_name": "rejudge.suites.importers._bfcl",
+    "wire_name": "rejudge.suites.importers._bfcl",
+    "NORMALIZER_VERSION": "rejudge.suites.importers._bfcl_results",
+    "ResultImport": "rejudge.suites.importers._bfcl_results",
+    "category_of": "rejudge.suites.importers._bfcl_results",
+    "decode_result": "rejudge.suites.importers._bfcl_results",
+    "export_bfcl": "rejudge.suites.importers._bfcl_results",
+    "import_bfcl_results": "rejudge.suites.importers._bfcl_results",
+    "trace_from_result": "rejudge.suites.importers._bfcl_results",
+}
+
+__all__ = sorted(_EXPORTS)
+
+__getattr__, __dir__ = lazy_exports(__name__, _EXPORTS)

@@ -14,12 +14,12 @@ from typing import Any
 
 import httpx
 import pytest
-from rejudge.store.repository import Store
-from rejudge.store.schemas import Case, RunConfig
-from rejudge.suites.case_format import load_suite
+from rejudge.store._repository import Store
+from rejudge.store._schemas import Case, RunConfig
+from rejudge.suites._case_format import load_suite
 
-from rejudge.services.demo import DemoError, find_demo_cassettes, run_demo
-from rejudge.services.record import record_suite
+from rejudge.services._demo import DemoError, find_demo_cassettes, run_demo
+from rejudge.services._record import record_suite
 
 REPO = Path(__file__).resolve().parents[2]
 
@@ -182,7 +182,7 @@ def test_demo_library_result_and_no_cassettes(tmp_path, cassettes, offline) -> N
 
 
 def test_demo_without_cassettes_is_one_line_error(run_cli, tmp_path, monkeypatch) -> None:
-    import rejudge.services.demo as demo_module
+    import rejudge.services._demo as demo_module
 
     empty = tmp_path / "empty"
     empty.mkdir()

@@ -7,8 +7,8 @@ import socket
 from pathlib import Path
 
 import pytest
-from rejudge.store.repository import Store
-from rejudge.store.schemas import RunConfig
+from rejudge.store._repository import Store
+from rejudge.store._schemas import RunConfig
 
 from tests.judge.conftest import REGISTRY, call, case, gcall, trace
 

@@ -7,9 +7,9 @@ import sys
 from pathlib import Path
 
 import pytest
-from rejudge.store.migrate import head_revision
+from rejudge.store._migrate import head_revision
 
-from rejudge.settings import resolve_settings
+from rejudge._settings import resolve_settings
 
 
 def test_settings_flag_beats_env_beats_default() -> None:
@@ -67,7 +67,7 @@ def test_bad_database_urls_give_one_line(run_cli, url: str, fragment: str) -> No
 
 
 def test_newer_database_is_refused(run_cli, tmp_path: Path) -> None:
-    from rejudge.store.engine import make_engine
+    from rejudge.store._engine import make_engine
     from sqlalchemy import text
 
     assert run_cli("db", "upgrade").exit_code == 0

@@ -30,7 +30,7 @@ from rejudge.store import (
     ToolSpec,
     Trace,
 )
-from rejudge.store.hashing import content_hash
+from rejudge.store._hashing import content_hash
 
 TIER = "golden"
 ENGINE = "test-1"

@@ -8,7 +8,8 @@ import random
 
 import pytest
 from rejudge.dashboard.common import parse_args
-from rejudge.store import Store, trace_reads
+from rejudge.store import Store
+from rejudge.store import _trace_reads as trace_reads
 
 from tests.dashboard.conftest import app_on, judge_compare, judge_report, metrics
 from tests.dashboard.factory import Built

@@ -6,14 +6,14 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from rejudge.judge.rulesets import load_rule_set
+from rejudge.judge._rulesets import load_rule_set
 from rejudge.store import Store
-from rejudge.store.reviews import list_reviews
-from rejudge.store.schemas import RunConfig
+from rejudge.store._reviews import list_reviews
+from rejudge.store._schemas import RunConfig
 from streamlit.testing.v1 import AppTest
 
-from rejudge.services.judging import judge_run
-from rejudge.services.reviews import calibration_summary
+from rejudge.services._judging import judge_run
+from rejudge.services._reviews import calibration_summary
 from tests.judge.conftest import REGISTRY, call, case, gcall, trace
 
 APP = Path(__file__).resolve().parents[2] / "dashboard" / "app.py"

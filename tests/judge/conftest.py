@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
-from rejudge.store.schemas import (
+from rejudge.store._schemas import (
     Case,
     Golden,
     GoldenCall,

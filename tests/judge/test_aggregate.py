@@ -5,9 +5,14 @@ from __future__ import annotations
 from math import comb
 
 import pytest
-from rejudge.judge.baseline import BaselineMismatchError, check_baseline, lock_baseline, report_hash
-from rejudge.judge.compare import compare_rows, mcnemar_exact
-from rejudge.judge.report import build_report, pass_hat_k
+from rejudge.judge._baseline import (
+    BaselineMismatchError,
+    check_baseline,
+    lock_baseline,
+    report_hash,
+)
+from rejudge.judge._compare import compare_rows, mcnemar_exact
+from rejudge.judge._report import build_report, pass_hat_k
 
 
 def row(case, verdict, rep=0, dim="D1", cat="x", tax=(), score=None, tools=(), **kw):

@@ -9,18 +9,18 @@ from __future__ import annotations
 import json
 
 import pytest
-import rejudge.judge.batch as batch
+import rejudge.judge._batch as batch
 from hypothesis import given
 from hypothesis import strategies as st
-from rejudge.judge.batch import KeyMaker
-from rejudge.judge.engine import ENGINE_VERSION, judge
-from rejudge.judge.report import build_report, pass_hat_k, pass_hat_k_all
-from rejudge.judge.rulesets import load_rule_set
-from rejudge.store.repository import Store
-from rejudge.store.schemas import Case, Round, RunConfig, ToolCall, Trace, TraceError, judgment_key
-from rejudge.suites.case_format import load_suite
+from rejudge.judge._batch import KeyMaker
+from rejudge.judge._engine import ENGINE_VERSION, judge
+from rejudge.judge._report import build_report, pass_hat_k, pass_hat_k_all
+from rejudge.judge._rulesets import load_rule_set
+from rejudge.store._repository import Store
+from rejudge.store._schemas import Case, Round, RunConfig, ToolCall, Trace, TraceError, judgment_key
+from rejudge.suites._case_format import load_suite
 
-from rejudge.services.judging import iter_evaluation_rows, judge_run
+from rejudge.services._judging import iter_evaluation_rows, judge_run
 
 TIERS = ("contract", "execution", "completion", "completion-contract", "golden")
 

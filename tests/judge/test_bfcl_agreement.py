@@ -22,7 +22,7 @@ from collections.abc import Iterator
 from typing import Any
 
 import pytest
-from rejudge.store.schemas import Case, Round, ToolCall, Trace
+from rejudge.store._schemas import Case, Round, ToolCall, Trace
 
 BFCL_MISSING = importlib.util.find_spec("bfcl_eval") is None
 SKIP_REASON = "bfcl-eval is not installed (pip install --no-deps bfcl-eval)"
@@ -103,7 +103,7 @@ def _last_value(values: Any) -> tuple[bool, Any]:
 
 
 def _base_outputs(case: Case) -> Iterator[tuple[str, list[dict[str, Any]]]]:
-    from rejudge.suites.importers.bfcl import render_value
+    from rejudge.suites.importers._bfcl import render_value
 
     golden = [{_bfcl_name(c.tool): dict(c.params)} for c in case.golden.calls]
     yield "answer:first", golden
@@ -253,8 +253,13 @@ def _replace(
 
 def sample_cases(case_count: int = PER_CATEGORY) -> Iterator[tuple[str, dict[str, Any], Case]]:
     """(category, BFCL prompt entry, imported case) for an even sample of every category."""
-    from rejudge.suites.importers.bfcl import CATEGORIES, _category_file, bfcl_data_dir, build_suite
-    from rejudge.suites.importers.bfcl import read_jsonl as read
+    from rejudge.suites.importers._bfcl import (
+        CATEGORIES,
+        _category_file,
+        bfcl_data_dir,
+        build_suite,
+    )
+    from rejudge.suites.importers._bfcl import read_jsonl as read
 
     data = bfcl_data_dir()
     for category in CATEGORIES:
@@ -271,8 +276,8 @@ def sample_cases(case_count: int = PER_CATEGORY) -> Iterator[tuple[str, dict[str
 
 @pytest.mark.skipif(BFCL_MISSING, reason=SKIP_REASON)
 def test_bfcl_ast_agrees_with_bfcl_eval() -> None:
-    from rejudge.judge.engine import judge
-    from rejudge.suites.importers.bfcl import build_suite
+    from rejudge.judge._engine import judge
+    from rejudge.suites.importers._bfcl import build_suite
 
     checker = load_bfcl_checker()
     rules = bfcl_rules("1")
@@ -332,7 +337,7 @@ def test_bfcl_ast_agrees_with_bfcl_eval() -> None:
 
 
 def bfcl_rules(version: str) -> Any:
-    from rejudge.judge.rulesets import load_rule_set
+    from rejudge.judge._rulesets import load_rule_set
 
     return load_rule_set(f"bfcl@{version}")
 

@@ -6,7 +6,7 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
-from rejudge.judge.calibration import (
+from rejudge.judge._calibration import (
     ReviewRequiredError,
     agreement,
     build_queue,
@@ -15,15 +15,15 @@ from rejudge.judge.calibration import (
     gaps_from,
     latest_labels,
 )
-from rejudge.judge.rulesets import load_rule_set
+from rejudge.judge._rulesets import load_rule_set
 from rejudge.store import InvalidInputError, Store
-from rejudge.store.reviews import add_review, resolve_review
-from rejudge.store.schemas import RunConfig
+from rejudge.store._reviews import add_review, resolve_review
+from rejudge.store._schemas import RunConfig
 
-from rejudge.services.baseline import lock_evaluation_baseline
-from rejudge.services.compare import compare_evaluations
-from rejudge.services.judging import judge_run
-from rejudge.services.reviews import calibration_summary, review_gaps, review_queue
+from rejudge.services._baseline import lock_evaluation_baseline
+from rejudge.services._compare import compare_evaluations
+from rejudge.services._judging import judge_run
+from rejudge.services._reviews import calibration_summary, review_gaps, review_queue
 
 from .conftest import REGISTRY, call, case, gcall, trace
 

@@ -7,12 +7,12 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import pytest
-import rejudge.judge.context as context_mod
-from rejudge.judge.context import JudgeContext, build_context
-from rejudge.judge.engine import judge
-from rejudge.judge.rulesets import load_rule_set
-from rejudge.judge.tiers.base import TierResult
-from rejudge.store.schemas import Case, ToolRegistry
+import rejudge.judge._context as context_mod
+from rejudge.judge._context import JudgeContext, build_context
+from rejudge.judge._engine import judge
+from rejudge.judge._rulesets import load_rule_set
+from rejudge.judge.tiers._base import TierResult
+from rejudge.store._schemas import Case, ToolRegistry
 
 from .conftest import REGISTRY, call, case, gcall, trace
 

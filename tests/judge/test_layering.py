@@ -17,10 +17,10 @@ JUDGE = Path(__file__).resolve().parents[2] / "judge"
 #: what a pure module may import of the store: the data model, hashing, errors (and the
 #: store-free records of judgments ready to write)
 ALLOWED_STORE = {
-    "rejudge.store.schemas",
-    "rejudge.store.hashing",
-    "rejudge.store.errors",
-    "rejudge.store.records",
+    "rejudge.store._schemas",
+    "rejudge.store._hashing",
+    "rejudge.store._errors",
+    "rejudge.store._records",
 }
 FORBIDDEN = ("sqlalchemy", "rejudge.services", "rejudge.recorder", "rejudge.cli")
 
@@ -55,7 +55,7 @@ def test_services_facade_resolves_every_name_lazily() -> None:
         assert getattr(services, name) is getattr(importlib.import_module(module), name), name
     code = (
         "import sys, rejudge.services; "
-        "print([m for m in ('sqlalchemy', 'rejudge.judge.engine', 'rejudge.services.judging') "
+        "print([m for m in ('sqlalchemy', 'rejudge.judge._engine', 'rejudge.services._judging') "
         "if m in sys.modules])"
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)

@@ -6,10 +6,10 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
-from rejudge.judge.engine import judge
+from rejudge.judge._engine import judge
 from rejudge.judge.tiers import get_tier, tier_names
-from rejudge.judge.tiers.outcome import CALL_CAP_EXCEEDED, numbers_in
-from rejudge.store.schemas import (
+from rejudge.judge.tiers._outcome import CALL_CAP_EXCEEDED, numbers_in
+from rejudge.store._schemas import (
     Case,
     Golden,
     GoldenCall,

@@ -6,15 +6,15 @@ import json
 
 import pytest
 from click.testing import CliRunner
-from rejudge.judge.engine import judge
-from rejudge.judge.rulesets import (
+from rejudge.judge._engine import judge
+from rejudge.judge._rulesets import (
     RuleSetError,
     builtin_refs,
     diff_rule_sets,
     load_rule_set,
     settings_of,
 )
-from rejudge.store.errors import NotFoundError
+from rejudge.store._errors import NotFoundError
 
 from .conftest import REGISTRY, call, case, gcall, trace
 

@@ -16,12 +16,12 @@ from recorder_fakes import (
     case,
     final_turn,
 )
-from rejudge.recorder.capture import registry_from_interactions
-from rejudge.recorder.cassettes import read_cassette
-from rejudge.store.repository import Store
+from rejudge.recorder._capture import registry_from_interactions
+from rejudge.recorder._cassettes import read_cassette
+from rejudge.store._repository import Store
 
-from rejudge.services.capture import capture
-from rejudge.services.replay import renormalize_run
+from rejudge.services._capture import capture
+from rejudge.services._replay import renormalize_run
 
 pytest_plugins = ["pytester"]
 
@@ -120,7 +120,7 @@ def test_capture_replay_miss_is_reported(tmp_path: Path) -> None:
 
 
 def test_capture_needs_a_suite_for_a_case_id(tmp_path: Path) -> None:
-    from rejudge.recorder.http import RecorderError
+    from rejudge.recorder._http import RecorderError
 
     with pytest.raises(RecorderError, match="also give suite="):
         with capture(case="fc-d1-001", cassettes_dir=tmp_path):
@@ -140,7 +140,7 @@ def test_pytest_plugin_marker(pytester: pytest.Pytester, tmp_path: Path) -> None
         pytester.makepyfile(
             f"""
             import httpx, pytest
-            from rejudge.store.schemas import Case, Golden
+            from rejudge.store._schemas import Case, Golden
 
             CASE = Case(id="p1", dimension="D1", category="c", instruction="add 2 and 3", golden=Golden())
 

@@ -12,7 +12,7 @@ import pytest
 import yaml
 from hypothesis import given
 from hypothesis import strategies as st
-from rejudge.recorder.cassettes import (
+from rejudge.recorder._cassettes import (
     _KEY_PATTERN,
     REDACTED,
     SECRET_REQUEST_HEADERS,
@@ -23,9 +23,9 @@ from rejudge.recorder.cassettes import (
     scrub_text,
     write_cassette,
 )
-from rejudge.recorder.cassettes import scrub_body as _scrub_body
-from rejudge.recorder.http import RetryPolicy, parse_retry_after
-from rejudge.recorder.tape import Tape, differing_fields
+from rejudge.recorder._cassettes import scrub_body as _scrub_body
+from rejudge.recorder._http import RetryPolicy, parse_retry_after
+from rejudge.recorder._tape import Tape, differing_fields
 
 REPO = Path(__file__).resolve().parents[2]
 
@@ -184,7 +184,7 @@ def test_replay_serves_in_order_and_names_the_nearest_miss() -> None:
     import asyncio
 
     import httpx
-    from rejudge.recorder.tape import ReplayMissError
+    from rejudge.recorder._tape import ReplayMissError
 
     first = interaction({"model": "m", "n": 1})
     second = interaction({"model": "m", "n": 2})

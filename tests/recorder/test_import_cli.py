@@ -8,9 +8,9 @@ from pathlib import Path
 
 from click.testing import CliRunner
 
+from rejudge._settings import resolve_settings
 from rejudge.cli._context import AppContext
 from rejudge.cli.import_ import import_group
-from rejudge.settings import resolve_settings
 
 REAL = Path("/work/shared/real-cassettes")
 

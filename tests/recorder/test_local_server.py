@@ -17,9 +17,9 @@ from typing import Any
 
 import httpx
 import pytest
-import rejudge.recorder.local_server as ls
+import rejudge.recorder._local_server as ls
 from click.testing import CliRunner
-from rejudge.recorder.local_server import (
+from rejudge.recorder._local_server import (
     CHAT_FORMAT,
     INSTALL_HINT,
     MODEL_NAME,
@@ -29,7 +29,7 @@ from rejudge.recorder.local_server import (
     find_smollm2_model,
     free_port,
 )
-from rejudge.store.errors import RejudgeError
+from rejudge.store._errors import RejudgeError
 
 # -- find_smollm2_model ---------------------------------------------------------------------
 

@@ -19,11 +19,11 @@ from recorder_fakes import (
     case,
     final_turn,
 )
-from rejudge.recorder.http import RateLimiter
-from rejudge.recorder.loop import LoopContext, LoopOutcome, run_case, select_tools
+from rejudge.recorder._http import RateLimiter
+from rejudge.recorder._loop import LoopContext, LoopOutcome, run_case, select_tools
+from rejudge.recorder._tape import Tape, TapeTransport
 from rejudge.recorder.providers import get_provider
-from rejudge.recorder.tape import Tape, TapeTransport
-from rejudge.store.schemas import HarnessAssistance, RunConfig
+from rejudge.store._schemas import HarnessAssistance, RunConfig
 
 
 async def _no_sleep(_: float) -> None:

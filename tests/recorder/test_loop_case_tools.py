@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from rejudge.recorder.loop import case_tools
-from rejudge.store.schemas import Case, Golden, ToolRegistry, ToolSpec
+from rejudge.recorder._loop import case_tools
+from rejudge.store._schemas import Case, Golden, ToolRegistry, ToolSpec
 
 REGISTRY = ToolRegistry(
     domain="union",

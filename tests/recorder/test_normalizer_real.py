@@ -9,9 +9,9 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from rejudge.recorder.cassettes import read_cassette
-from rejudge.recorder.normalizer import NORMALIZER_VERSION, normalize_exchanges
-from rejudge.store.schemas import Trace
+from rejudge.recorder._cassettes import read_cassette
+from rejudge.recorder._normalizer import NORMALIZER_VERSION, normalize_exchanges
+from rejudge.store._schemas import Trace
 
 REAL = Path("/work/shared/real-cassettes")
 # (id, name, arguments, result, ok) per round; rounds without calls are []

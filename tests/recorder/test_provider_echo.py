@@ -3,14 +3,14 @@
 from __future__ import annotations
 
 from rejudge.recorder.providers import get_provider
-from rejudge.recorder.providers.base import (
+from rejudge.recorder.providers._base import (
     AssistantMessage,
     Conversation,
     RequestOptions,
     ToolMessage,
     UserMessage,
 )
-from rejudge.store.schemas import ToolCall
+from rejudge.store._schemas import ToolCall
 
 
 def _conversation() -> Conversation:

@@ -19,7 +19,7 @@ from rejudge.recorder.wire import (
     register_wire_format,
     wire_formats,
 )
-from rejudge.recorder.wire.format import DETECT_NONE, DETECT_PATH, Probe
+from rejudge.recorder.wire._format import DETECT_NONE, DETECT_PATH, Probe
 
 # one realistic request per format: (url, request body, response headers)
 SAMPLES: dict[str, tuple[str, dict[str, Any], dict[str, list[str]]]] = {
@@ -193,7 +193,7 @@ class _EchoFormat(WireFormat):
 
 
 def test_a_registered_format_takes_part_in_detection_and_dispatch() -> None:
-    from rejudge.recorder.wire import registry
+    from rejudge.recorder.wire import _registry as registry
 
     echo = _EchoFormat()
     register_wire_format(echo)

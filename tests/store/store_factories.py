@@ -20,7 +20,7 @@ from rejudge.store import (
     ToolSpec,
     Trace,
 )
-from rejudge.store.hashing import content_hash
+from rejudge.store._hashing import content_hash
 from sqlalchemy import func, select
 
 

@@ -8,15 +8,12 @@ from collections.abc import Iterator
 
 import pytest
 from rejudge.dashboard.stats import pass_curve
-from rejudge.judge.compare import CAUSES
-from rejudge.store import (
-    InvalidInputError,
-    Store,
-    catalog_reads,
-    comparison_reads,
-    evaluation_reads,
-    trace_reads,
-)
+from rejudge.judge._compare import CAUSES
+from rejudge.store import InvalidInputError, Store
+from rejudge.store import _catalog_reads as catalog_reads
+from rejudge.store import _comparison_reads as comparison_reads
+from rejudge.store import _evaluation_reads as evaluation_reads
+from rejudge.store import _trace_reads as trace_reads
 
 from tests.dashboard.conftest import built, judge_compare, judge_report  # noqa: F401
 from tests.dashboard.factory import Built

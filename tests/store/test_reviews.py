@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 from rejudge.store import ConflictError, InvalidInputError, NotFoundError, Store
-from rejudge.store.reviews import (
+from rejudge.store._reviews import (
     NewReview,
     add_review,
     add_reviews,
@@ -17,7 +17,7 @@ from rejudge.store.reviews import (
     review_history,
     trace_judgments,
 )
-from rejudge.store.tables import ReviewRow
+from rejudge.store._tables import ReviewRow
 
 from tests.store.store_factories import (
     count_rows,
@@ -186,7 +186,7 @@ def test_deleting_a_judgment_removes_its_reviews_but_an_evaluation_does_not(
     review = add_review(
         store, judged["ids"][0], "confirmed", "ana", evaluation_id=judged["evaluation"]
     )
-    from rejudge.store.tables import EvaluationRow
+    from rejudge.store._tables import EvaluationRow
 
     with store.engine.begin() as c:
         c.execute(EvaluationRow.__table__.delete())  # type: ignore[attr-defined]

@@ -13,9 +13,9 @@ import textwrap
 import time
 from pathlib import Path
 
-from rejudge.judge.rulesets import load_rule_set
+from rejudge.judge._rulesets import load_rule_set
 from rejudge.store import RunRecord, Store
-from rejudge.store.tables import EvaluationRow
+from rejudge.store._tables import EvaluationRow
 
 from tests.store.store_factories import count_rows, race
 

@@ -12,7 +12,7 @@ from rejudge.store import (
     Store,
     ToolRegistry,
 )
-from rejudge.store.tables import EvaluationJudgmentRow, JudgmentRow, RuleSetRow
+from rejudge.store._tables import EvaluationJudgmentRow, JudgmentRow, RuleSetRow
 from sqlalchemy import select
 
 from tests.store.store_factories import count_rows, make_judgment, make_rule_set, make_trace

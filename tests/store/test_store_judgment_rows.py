@@ -6,10 +6,10 @@ from __future__ import annotations
 import json
 
 from rejudge.store import Case, RunRecord, Store, ToolRegistry
-from rejudge.store.hashing import canonical_json
-from rejudge.store.repository import PreparedJudgment
-from rejudge.store.schemas import Judgment
-from rejudge.store.tables import EvaluationJudgmentRow, JudgmentRow
+from rejudge.store._hashing import canonical_json
+from rejudge.store._repository import PreparedJudgment
+from rejudge.store._schemas import Judgment
+from rejudge.store._tables import EvaluationJudgmentRow, JudgmentRow
 
 from tests.store.store_factories import count_rows, make_rule_set, make_trace
 

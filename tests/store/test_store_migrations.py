@@ -8,8 +8,14 @@ import pytest
 from alembic.autogenerate import compare_metadata
 from alembic.runtime.migration import MigrationContext
 from rejudge.store import SchemaVersionError, Store, make_engine
-from rejudge.store.migrate import current_revision, downgrade, ensure_schema, head_revision, upgrade
-from rejudge.store.tables import Base
+from rejudge.store._migrate import (
+    current_revision,
+    downgrade,
+    ensure_schema,
+    head_revision,
+    upgrade,
+)
+from rejudge.store._tables import Base
 from sqlalchemy import Column, Integer, MetaData, Table, inspect, text
 
 from tests.store.store_factories import make_registry

@@ -12,7 +12,7 @@ from rejudge.store import (
     SuiteRecord,
     ToolRegistry,
 )
-from rejudge.store.tables import CaseRow, RegistryRow, SuiteRow, TraceRow
+from rejudge.store._tables import CaseRow, RegistryRow, SuiteRow, TraceRow
 from sqlalchemy import select
 
 from tests.store.store_factories import (
@@ -270,8 +270,8 @@ def test_suite_with_duplicate_case_ids_is_refused_whole(
 
 
 def test_resume_may_change_operational_knobs_only(store) -> None:
-    from rejudge.store.errors import ConflictError
-    from rejudge.store.schemas import Case, Golden, RunConfig, ToolRegistry, ToolSpec
+    from rejudge.store._errors import ConflictError
+    from rejudge.store._schemas import Case, Golden, RunConfig, ToolRegistry, ToolSpec
 
     registry = ToolRegistry(domain="ops", tools=[ToolSpec(name="f", read_only=True)])
     case = Case(id="c1", dimension="D1", category="x", instruction="i", golden=Golden())

@@ -9,9 +9,9 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
+from rejudge._settings import resolve_settings
 from rejudge.cli._context import AppContext
 from rejudge.cli.bfcl import bfcl_results, export, import_bfcl
-from rejudge.settings import resolve_settings
 
 pytestmark = pytest.mark.skipif(
     importlib.util.find_spec("bfcl_eval") is None,
@@ -49,11 +49,11 @@ def test_commands_import_judge_and_export(tmp_path: Path, monkeypatch: pytest.Mo
     [summary] = json.loads(out.output)
     assert summary["traces"] == 2 and summary["run"] == "bfcl-m-live_relevance"
 
-    import rejudge.judge.batch as judge_batch
-    from rejudge.judge.rulesets import load_rule_set
-    from rejudge.store.repository import Store
+    import rejudge.judge._batch as judge_batch
+    from rejudge.judge._rulesets import load_rule_set
+    from rejudge.store._repository import Store
 
-    from rejudge.services.judging import judge_run
+    from rejudge.services._judging import judge_run
 
     built: list[str] = []
     real_index = judge_batch.registry_index

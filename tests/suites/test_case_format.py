@@ -7,9 +7,9 @@ from pathlib import Path
 
 import jsonschema
 import pytest
-from rejudge.store.schemas import Case, Golden, GoldenCall
+from rejudge.store._schemas import Case, Golden, GoldenCall
 from rejudge.suites import load_case_file, load_suite
-from rejudge.suites.case_format import (
+from rejudge.suites._case_format import (
     NINE_FIELDS,
     SuiteManifest,
     case_schema,
@@ -20,7 +20,7 @@ from rejudge.suites.case_format import (
     suite_schema,
     write_suite,
 )
-from rejudge.suites.errors import SuiteFormatError, SuiteNotFoundError
+from rejudge.suites._errors import SuiteFormatError, SuiteNotFoundError
 
 FULL = Case(
     id="fc-d1-001",

@@ -5,14 +5,14 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from rejudge.judge.engine import judge
-from rejudge.judge.rulesets import load_rule_set
-from rejudge.recorder.loop import case_tools
-from rejudge.suites.case_format import load_suite
-from rejudge.suites.domain import get_domain
-from rejudge.suites.generators.funcbench import Knobs, generate_suite, write_generated_suite
-from rejudge.suites.selftest import golden_trace
-from rejudge.suites.validate import validate_suite
+from rejudge.judge._engine import judge
+from rejudge.judge._rulesets import load_rule_set
+from rejudge.recorder._loop import case_tools
+from rejudge.suites._case_format import load_suite
+from rejudge.suites._domain import get_domain
+from rejudge.suites._selftest import golden_trace
+from rejudge.suites._validate import validate_suite
+from rejudge.suites.generators._funcbench import Knobs, generate_suite, write_generated_suite
 
 
 def _folder(tmp_path: Path) -> Path:

@@ -9,12 +9,14 @@ import pytest
 import rejudge.suites.domains.funcbench  # noqa: F401  registers the domain
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-from rejudge.judge.engine import judge
-from rejudge.store.hashing import canonical_json
-from rejudge.store.schemas import Case
-from rejudge.suites.case_format import dump_cases
-from rejudge.suites.domain import get_domain
-from rejudge.suites.generators.funcbench import (
+from rejudge.judge._engine import judge
+from rejudge.store._hashing import canonical_json
+from rejudge.store._schemas import Case
+from rejudge.suites._case_format import dump_cases
+from rejudge.suites._domain import get_domain
+from rejudge.suites._selftest import golden_trace, selftest_suite
+from rejudge.suites._validate import validate_suite
+from rejudge.suites.generators._funcbench import (
     KnobError,
     Knobs,
     components,
@@ -23,8 +25,6 @@ from rejudge.suites.generators.funcbench import (
     load_generated_suite,
     write_generated_suite,
 )
-from rejudge.suites.selftest import golden_trace, selftest_suite
-from rejudge.suites.validate import validate_suite
 
 
 @st.composite
@@ -175,7 +175,7 @@ def test_pinned_hash_is_stable_across_runs() -> None:
     import sys
 
     code = (
-        "from suites.generators.funcbench import Knobs, generate_suite;"
+        "from rejudge.suites.generators import Knobs, generate_suite;"
         "print(generate_suite(Knobs(n_core=10, depth=4, cin=3, din=3, noise=2, subtypes=True,"
         " cases=4, seed=11)).hash)"
     )

@@ -23,13 +23,13 @@ from typing import Any
 
 import pytest
 import rejudge.suites.domains.funcbench  # noqa: F401
-from rejudge.judge.engine import judge
-from rejudge.judge.rulesets import DEFAULT_RULE_SET, load_rule_set
-from rejudge.recorder.cassettes import read_cassette
-from rejudge.recorder.derive import trace_from_cassette
-from rejudge.store.repository import Store
-from rejudge.store.schemas import RunConfig
-from rejudge.suites.generators.funcbench import (
+from rejudge.judge._engine import judge
+from rejudge.judge._rulesets import DEFAULT_RULE_SET, load_rule_set
+from rejudge.recorder._cassettes import read_cassette
+from rejudge.recorder._derive import trace_from_cassette
+from rejudge.store._repository import Store
+from rejudge.store._schemas import RunConfig
+from rejudge.suites.generators._funcbench import (
     Knobs,
     default_suite_name,
     generate_suite,
@@ -37,10 +37,10 @@ from rejudge.suites.generators.funcbench import (
 )
 
 from rejudge import suites  # noqa: F401  registers the built-in domains
-from rejudge.services.judging import judge_run
-from rejudge.services.replay import replay_run
-from rejudge.services.suites import snapshot_suite
-from rejudge.services.sweep import summarize_cell, timeout_failures
+from rejudge.services._judging import judge_run
+from rejudge.services._replay import replay_run
+from rejudge.services._suites import snapshot_suite
+from rejudge.services._sweep import summarize_cell, timeout_failures
 
 REPO = Path(__file__).resolve().parents[2]
 CASSETTES = REPO / "cassettes"

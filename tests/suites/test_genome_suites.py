@@ -8,15 +8,15 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from rejudge.judge.engine import judge
+from rejudge.judge._engine import judge
 from rejudge.judge.tiers import get_tier, tier_names
-from rejudge.store.hashing import canonical_json
-from rejudge.store.schemas import Case, Golden, GoldenCall, Round, ToolCall, ToolRegistry, Trace
-from rejudge.suites.case_format import SuiteSource, builtin_suites, load_suite, write_suite
-from rejudge.suites.domain import get_domain
+from rejudge.store._hashing import canonical_json
+from rejudge.store._schemas import Case, Golden, GoldenCall, Round, ToolCall, ToolRegistry, Trace
+from rejudge.suites._case_format import SuiteSource, builtin_suites, load_suite, write_suite
+from rejudge.suites._domain import get_domain
+from rejudge.suites._selftest import golden_trace, selftest_suite
+from rejudge.suites._validate import validate_suite
 from rejudge.suites.domains.genome import authoring
-from rejudge.suites.selftest import golden_trace, selftest_suite
-from rejudge.suites.validate import validate_suite
 
 from rejudge import suites  # noqa: F401  registers the built-in domains
 

@@ -8,13 +8,13 @@ from typing import Any
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-from rejudge.store.hashing import canonical_json
+from rejudge.store._hashing import canonical_json
 from rejudge.suites import get_domain, load_suite
-from rejudge.suites.domain import package_data
+from rejudge.suites._domain import package_data
+from rejudge.suites._sandbox import thaw
+from rejudge.suites._selftest import golden_trace
 from rejudge.suites.domains.retail import fixtures, retail_registry
 from rejudge.suites.domains.retail.sandbox import RetailSandbox
-from rejudge.suites.sandbox import thaw
-from rejudge.suites.selftest import golden_trace
 
 READ = ["get_user", "get_order", "list_orders", "get_product", "check_stock", "get_return_policy"]
 REQUEST = [

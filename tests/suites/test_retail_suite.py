@@ -6,11 +6,11 @@ from collections import Counter, defaultdict
 from typing import Any
 
 import pytest
-from rejudge.store.schemas import Case, ToolRegistry, Trace
+from rejudge.store._schemas import Case, ToolRegistry, Trace
 from rejudge.suites import builtin_suites, get_domain, load_suite
-from rejudge.suites.case_format import SuiteSource
-from rejudge.suites.selftest import golden_trace, selftest_suite
-from rejudge.suites.validate import validate_suite
+from rejudge.suites._case_format import SuiteSource
+from rejudge.suites._selftest import golden_trace, selftest_suite
+from rejudge.suites._validate import validate_suite
 
 
 @pytest.fixture(scope="module")

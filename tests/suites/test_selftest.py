@@ -2,11 +2,11 @@
 
 from __future__ import annotations
 
-from rejudge.store.schemas import Case, Golden, GoldenCall
+from rejudge.store._schemas import Case, Golden, GoldenCall
 from rejudge.suites import get_domain
-from rejudge.suites.case_format import SuiteSource
+from rejudge.suites._case_format import SuiteSource
+from rejudge.suites._selftest import expand_calls, golden_trace, resolve_arguments, selftest_suite
 from rejudge.suites.domains.retail import retail_registry
-from rejudge.suites.selftest import expand_calls, golden_trace, resolve_arguments, selftest_suite
 
 
 def case(calls: list[GoldenCall], **kw: object) -> Case:

@@ -5,7 +5,7 @@ Importing this package registers the domain as ``genome``.
 
 from __future__ import annotations
 
-from rejudge.suites.domain import register_domain
+from rejudge.suites._domain import register_domain
 from rejudge.suites.domains.genome.domain import GenomeDomain, GenomeSetupError
 from rejudge.suites.domains.genome.sandbox import GenomeSandbox
 from rejudge.suites.domains.genome.tools import build_registry

@@ -25,9 +25,9 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from rejudge.store.schemas import Case
-from rejudge.suites.case_format import SuiteManifest, dump_cases, write_suite
-from rejudge.suites.domain import package_data
+from rejudge.store._schemas import Case
+from rejudge.suites._case_format import SuiteManifest, dump_cases, write_suite
+from rejudge.suites._domain import package_data
 from rejudge.suites.domains.genome.cases_complex import complex_cases
 from rejudge.suites.domains.genome.cases_simple import simple_cases
 

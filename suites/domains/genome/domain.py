@@ -7,8 +7,8 @@ import re
 from collections.abc import Iterator
 from typing import Any
 
-from rejudge.store.errors import InvalidInputError
-from rejudge.store.schemas import Case, ToolRegistry
+from rejudge.store._errors import InvalidInputError
+from rejudge.store._schemas import Case, ToolRegistry
 from rejudge.suites.domains.genome.sandbox import GenomeSandbox
 from rejudge.suites.domains.genome.tools import DOMAIN_NAME, annotation_ids, build_registry
 

@@ -13,7 +13,9 @@ import hashlib
 from collections.abc import Iterable
 from typing import Any
 
-from rejudge.store.schemas import ToolRegistry
+from rejudge.store._schemas import ToolRegistry
+from rejudge.suites._errors import ToolError
+from rejudge.suites._sandbox import SchemaSandbox
 from rejudge.suites.domains.genome.genome import (
     Gene,
     Genome,
@@ -24,8 +26,6 @@ from rejudge.suites.domains.genome.genome import (
     reverse_complement,
     translate,
 )
-from rejudge.suites.errors import ToolError
-from rejudge.suites.sandbox import SchemaSandbox
 
 __all__ = ["GenomeSandbox", "DEFAULT_VIEW_WIDTH", "MIN_VIEW_WIDTH", "GENE_PADDING"]
 

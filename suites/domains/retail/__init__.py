@@ -13,8 +13,8 @@ from collections.abc import Iterator
 from functools import cache
 from typing import Any
 
-from rejudge.store.schemas import Case, ToolRegistry, ToolSpec
-from rejudge.suites.domain import package_data, register_domain
+from rejudge.store._schemas import Case, ToolRegistry, ToolSpec
+from rejudge.suites._domain import package_data, register_domain
 from rejudge.suites.domains.retail.sandbox import RetailSandbox, fixtures
 
 __all__ = ["RetailDomain", "RetailSandbox", "retail_registry", "fixtures", "CASE_ID_PATTERN"]

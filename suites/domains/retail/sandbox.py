@@ -7,9 +7,9 @@ from datetime import date, timedelta
 from functools import cache
 from typing import Any
 
-from rejudge.store.schemas import ToolRegistry
-from rejudge.suites.domain import package_data
-from rejudge.suites.sandbox import SchemaSandbox, ToolError, deep_freeze, thaw
+from rejudge.store._schemas import ToolRegistry
+from rejudge.suites._domain import package_data
+from rejudge.suites._sandbox import SchemaSandbox, ToolError, deep_freeze, thaw
 
 __all__ = ["RetailSandbox", "fixtures"]
 

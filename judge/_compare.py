@@ -1,0 +1,176 @@
+"""Comparisons: two evaluations joined case by case and repetition by repetition.
+
+Rows are plain dicts as in :mod:`judge.report`, plus the judgment's input hashes
+(``trace_hash``, ``case_hash``, ``registry_hash``, ``rule_set_hash``, ``tier``,
+``engine_version``) when known. A flip is a verdict change on the same (case, repetition); its
+cause lists which inputs differ, in this order: trace changed, case changed (the case or its
+golden), rules changed, tier changed, registry changed, engine changed.
+
+``comparable`` is False (with reasons) when the two sides do not measure the same thing: different
+case sets, a case whose content differs, different tool registries, or different harness modes
+(oracle-assisted and production-parity results are never pooled). Different traces (two models),
+rules or tiers are what a comparison is for and are listed under ``differences``.
+
+The paired test is the exact McNemar test: with b = PASS->FAIL and c = FAIL->PASS discordant
+pairs, p = min(1, 2 * P(X <= min(b, c))) for X ~ Binomial(b + c, 1/2).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+from math import comb
+from typing import Any
+
+from ._report import verdict_summary
+
+__all__ = ["mcnemar_exact", "compare_rows", "CAUSES"]
+
+CAUSES = (
+    ("trace_hash", "trace changed"),
+    ("case_hash", "case changed"),
+    ("rule_set_hash", "rules changed"),
+    ("tier", "tier changed"),
+    ("registry_hash", "registry changed"),
+    ("engine_version", "engine changed"),
+)
+
+
+def mcnemar_exact(b: int, c: int) -> float:
+    """Two-sided exact McNemar p-value for discordant counts b and c."""
+    n = b + c
+    if n == 0:
+        return 1.0
+    k = min(b, c)
+    tail = sum(comb(n, i) for i in range(k + 1)) / 2**n
+    return round(min(1.0, 2 * tail), 12)
+
+
+def _key(row: Mapping[str, Any]) -> tuple[str, int]:
+    return str(row.get("case")), int(row.get("repetition") or 0)
+
+
+def _causes(a: Mapping[str, Any], b: Mapping[str, Any]) -> list[str]:
+    out = []
+    for field, label in CAUSES:
+        va, vb = a.get(field), b.get(field)
+        if va is not None and vb is not None and va != vb:
+            out.append(label)
+    return out
+
+
+def compare_rows(
+    rows_a: Iterable[Mapping[str, Any]],
+    rows_b: Iterable[Mapping[str, Any]],
+    *,
+    meta_a: Mapping[str, Any] | None = None,
+    meta_b: Mapping[str, Any] | None = None,
+) -> dict[str, Any]:
+    """Join, list flips with causes, per-dimension deltas, McNemar p and comparability."""
+    meta_a = dict(meta_a or {})
+    meta_b = dict(meta_b or {})
+    a = {_key(r): r for r in rows_a}
+    b = {_key(r): r for r in rows_b}
+    shared = sorted(set(a) & set(b))
+    only_a = sorted(set(a) - set(b))
+    only_b = sorted(set(b) - set(a))
+
+    flips: list[dict[str, Any]] = []
+    pass_fail = fail_pass = both_pass = both_fail = 0
+    case_changed: set[str] = set()
+    registry_changed = False
+    for key in shared:
+        ra, rb = a[key], b[key]
+        va, vb = ra.get("verdict"), rb.get("verdict")
+        if va == "PASS" and vb == "FAIL":
+            pass_fail += 1
+        elif va == "FAIL" and vb == "PASS":
+            fail_pass += 1
+        elif va == vb == "PASS":
+            both_pass += 1
+        elif va == vb == "FAIL":
+            both_fail += 1
+        causes = _causes(ra, rb)
+        if "case changed" in causes:
+            case_changed.add(key[0])
+        if "registry changed" in causes:
+            registry_changed = True
+        if va != vb:
+            flips.append(
+                {
+                    "case": key[0],
+                    "repetition": key[1],
+                    "from": va,
+                    "to": vb,
+                    "cause": causes[0] if causes else "unknown",
+                    "causes": causes,
+                    "taxonomy_from": list(ra.get("taxonomy") or []),
+                    "taxonomy_to": list(rb.get("taxonomy") or []),
+                }
+            )
+
+    reasons: list[str] = []
+    if only_a or only_b:
+        reasons.append(f"case sets differ: {len(only_a)} only in A, {len(only_b)} only in B")
+    if case_changed:
+        reasons.append(f"{len(case_changed)} case(s) differ in content (golden or case changed)")
+    if registry_changed or (
+        meta_a.get("registry_hash")
+        and meta_b.get("registry_hash")
+        and meta_a["registry_hash"] != meta_b["registry_hash"]
+    ):
+        reasons.append("tool registries differ")
+    ha, hb = meta_a.get("harness_mode"), meta_b.get("harness_mode")
+    if ha and hb and ha != hb:
+        reasons.append(f"harness modes differ ({ha} vs {hb}); results are never pooled")
+
+    differences = []
+    for field in ("tier", "rules", "rule_set_hash", "model", "run", "engine_version"):
+        if meta_a.get(field) is not None and meta_a.get(field) != meta_b.get(field):
+            differences.append({"field": field, "a": meta_a.get(field), "b": meta_b.get(field)})
+
+    sa = verdict_summary(a.values())
+    sb = verdict_summary(b.values())
+    dims = sorted(
+        {str(r.get("dimension")) for r in [*a.values(), *b.values()] if r.get("dimension")}
+    )
+    dimension_deltas = {}
+    for dim in dims:
+        da = verdict_summary(r for r in a.values() if str(r.get("dimension")) == dim)
+        db = verdict_summary(r for r in b.values() if str(r.get("dimension")) == dim)
+        delta = (
+            round(db["accuracy"] - da["accuracy"], 6)
+            if da["accuracy"] is not None and db["accuracy"] is not None
+            else None
+        )
+        dimension_deltas[dim] = {
+            "accuracy_a": da["accuracy"],
+            "accuracy_b": db["accuracy"],
+            "delta": delta,
+            "scored_a": da["scored_count"],
+            "scored_b": db["scored_count"],
+        }
+    accuracy_delta = (
+        round(sb["accuracy"] - sa["accuracy"], 6)
+        if sa["accuracy"] is not None and sb["accuracy"] is not None
+        else None
+    )
+    return {
+        "a": meta_a.get("id"),
+        "b": meta_b.get("id"),
+        "accuracy_a": sa["accuracy"],
+        "accuracy_b": sb["accuracy"],
+        "accuracy_delta": accuracy_delta,
+        "verdict_counts_a": sa["verdict_counts"],
+        "verdict_counts_b": sb["verdict_counts"],
+        "paired": len(shared),
+        "discordant": {"pass_to_fail": pass_fail, "fail_to_pass": fail_pass},
+        "concordant": {"pass": both_pass, "fail": both_fail},
+        "mcnemar_p": mcnemar_exact(pass_fail, fail_pass),
+        "comparable": not reasons,
+        "reasons": reasons,
+        "differences": differences,
+        "only_a": [{"case": c, "repetition": r} for c, r in only_a],
+        "only_b": [{"case": c, "repetition": r} for c, r in only_b],
+        "dimensions": dimension_deltas,
+        "flips": flips,
+    }

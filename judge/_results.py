@@ -1,0 +1,183 @@
+"""Typed results of the judge's use cases: what `judge`, `rejudge`, `report`, `compare` and
+`baseline lock|check` return, and what their ``--json`` prints.
+
+Each is a frozen dataclass whose fields, in order, are the keys of its JSON (DESIGN §11's
+contract and the tests rely on the names and the order: ``to_json`` is the fields in order, so the JSON a
+script reads is the dump of the very object a caller gets). The aggregated ``summary`` stays the
+plain mapping :func:`rejudge.judge._report.build_report` builds: it is stored as is (an
+evaluation's summary, a baseline's report) and hashed, so its canonical form is the dict.
+Renderers for people live in the CLI; nothing here prints.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field, fields
+from typing import Any
+
+__all__ = [
+    "Result",
+    "JudgeRunResult",
+    "JudgeSummary",
+    "RejudgedEvaluation",
+    "RejudgeResult",
+    "EvaluationReport",
+    "Comparison",
+    "BaselineLock",
+    "BaselineCheck",
+]
+
+#: a report's aggregate (DESIGN §11 ``summary``): verdict_counts, scored_count, accuracy,
+#: dimensions, categories, taxonomy_counts, top_failures, worst_tools, average_partial_score,
+#: pass_at_k (when repeated), anomalies, harness_mode (see :mod:`rejudge.judge._report`)
+Summary = dict[str, Any]
+
+
+@dataclass(frozen=True)
+class Result:
+    """A typed result whose JSON form is its fields, in declaration order."""
+
+    def to_json(self) -> dict[str, Any]:
+        # shallow, unlike ``asdict``: a report's thousands of case rows are not deep-copied
+        return {f.name: _dump(getattr(self, f.name)) for f in fields(self)}
+
+
+def _dump(value: Any) -> Any:
+    if isinstance(value, Result):
+        return value.to_json()
+    if isinstance(value, list) and value and isinstance(value[0], Result):
+        return [_dump(v) for v in value]
+    return value
+
+
+@dataclass(frozen=True)
+class JudgeRunResult(Result):
+    """One run judged (or one shard of it) into an evaluation."""
+
+    evaluation_id: int
+    run_id: int
+    tier: str
+    rules: str
+    judged: int
+    written: int
+    summary: Summary
+
+
+@dataclass(frozen=True)
+class JudgeSummary(Result):
+    """``rejudge judge RUN --json``."""
+
+    evaluation: int
+    run: str
+    tier: str
+    rules: str
+    summary: Summary
+    judged: int
+    written: int
+
+
+@dataclass(frozen=True)
+class RejudgedEvaluation(Result):
+    """One (run, tier) of a re-judge."""
+
+    evaluation: int
+    run: str
+    tier: str
+    rules: str
+    judged: int
+    written: int
+    summary: Summary
+
+
+@dataclass(frozen=True)
+class RejudgeResult(Result):
+    """``rejudge rejudge ... --json``: every evaluation written, runs skipped, totals."""
+
+    rules: str
+    evaluations: list[RejudgedEvaluation]
+    skipped: list[dict[str, Any]]
+    judged: int
+    written: int
+
+
+@dataclass(frozen=True)
+class EvaluationReport(Result):
+    """``rejudge report EVAL --json``: the summary, every case, and (when asked) the review
+    figures (:func:`rejudge.services._reviews.calibration_summary`)."""
+
+    evaluation: int
+    run: str | int  # the run's id when the run is gone
+    tier: str
+    rules: str
+    summary: Summary
+    cases: list[dict[str, Any]]
+    calibration: dict[str, Any] | None = None
+
+    def to_json(self) -> dict[str, Any]:
+        out = super().to_json()
+        if self.calibration is None:  # the plain report has no calibration key
+            del out["calibration"]
+        return out
+
+    def flat(self) -> dict[str, Any]:
+        """The summary with its ``cases``: the report a baseline locks and hashes."""
+        return {**self.summary, "cases": self.cases}
+
+
+@dataclass(frozen=True)
+class Comparison(Result):
+    """``rejudge compare A B --json``: the keys of :func:`rejudge.judge._compare.compare_rows`,
+    then what each side measured (:func:`rejudge.services._compare.evaluation_meta`)."""
+
+    a: Any
+    b: Any
+    accuracy_a: float | None
+    accuracy_b: float | None
+    accuracy_delta: float | None
+    verdict_counts_a: dict[str, int]
+    verdict_counts_b: dict[str, int]
+    paired: int
+    discordant: dict[str, int]
+    concordant: dict[str, int]
+    mcnemar_p: float
+    comparable: bool
+    reasons: list[str]
+    differences: list[dict[str, Any]]
+    only_a: list[dict[str, Any]]
+    only_b: list[dict[str, Any]]
+    dimensions: dict[str, dict[str, Any]]
+    flips: list[dict[str, Any]]
+    meta_a: dict[str, Any] = field(default_factory=dict)
+    meta_b: dict[str, Any] = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class BaselineLock(Result):
+    """``rejudge baseline lock EVAL --json``."""
+
+    baseline: str
+    evaluation: int
+    report_sha256: str
+    inputs: dict[str, Any]
+    accuracy: float | None
+    verdict_counts: dict[str, int] | None
+    reviewed: bool
+    calibration: dict[str, Any]
+
+
+@dataclass(frozen=True)
+class BaselineCheck(Result):
+    """``rejudge baseline check EVAL --json``: the keys of
+    :func:`rejudge.judge._baseline.check_baseline`, then the two evaluations; ``regression``
+    decides the exit code."""
+
+    baseline: str | None
+    regression: bool
+    reasons: list[str]
+    accuracy_baseline: float | None
+    accuracy_current: float | None
+    accuracy_drop: float | None
+    flips: list[dict[str, Any]]
+    missing_cases: list[dict[str, Any]]
+    input_mismatches: list[dict[str, Any]]
+    evaluation: int
+    baseline_evaluation: int | None

@@ -1,0 +1,137 @@
+"""The tier protocol and the tier registry.
+
+A tier is an object with:
+
+- ``name`` (str): the registry key, stored on every judgment;
+- ``description`` (str): one line for ``rejudge`` listings;
+- ``partial_family`` (``"contract"`` or ``"execution"``): which partial-score weights of the
+  rule set apply to the components the tier returns;
+- ``applies(case, registry) -> bool``: whether the tier is meaningful for a case (the suite
+  self-test only requires PASS under applicable tiers);
+- ``evaluate(ctx: judge.context.JudgeContext) -> TierResult``: the pure scoring;
+- optionally ``uses_registry_index = False`` when ``evaluate`` never reads the compiled registry
+  facts (``ctx.index``, the analysed calls): batch judging then does not build them up front.
+
+The engine handles SKIP, AGENT_ERROR, hashing, precedence ordering of codes, partial-score
+weighting, anomaly flags and turning any exception into a recorded ``JUDGE_ERROR``; a tier only
+returns its causes (taxonomy codes, an empty list meaning PASS), its diff, reasons and partial
+components in [0, 1].
+
+Adding a tier: a module that defines the class and calls :func:`register_tier` at import time.
+A built-in tier (``outcome``, ``bfcl-ast``) also gets one line in :data:`BUILTIN_TIERS`, so its
+module is imported on the first lookup of its name; a tier of another package is registered by
+importing that package. A name is only ever looked up: no module is imported because a user typed
+its name. New taxonomy codes go through :func:`judge.taxonomy.register_code`.
+"""
+
+from __future__ import annotations
+
+import importlib
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
+
+from rejudge.store._errors import NotFoundError
+from rejudge.store._schemas import Case, ToolRegistry
+
+if TYPE_CHECKING:
+    from rejudge.judge._context import JudgeContext
+
+__all__ = [
+    "BUILTIN_TIERS",
+    "Tier",
+    "TierResult",
+    "register_tier",
+    "get_tier",
+    "tier_names",
+    "TierNotFoundError",
+]
+
+
+class TierNotFoundError(NotFoundError):
+    """No tier of that name is registered; the message lists the known ones (``field="tier"``)."""
+
+
+@dataclass(slots=True)
+class TierResult:
+    codes: list[str] = field(default_factory=list)
+    diff: list[dict[str, Any]] = field(default_factory=list)
+    reasons: list[str] = field(default_factory=list)
+    warnings: list[str] = field(default_factory=list)
+    # partial-score components in [0, 1], keyed like the rule set's weights for the family
+    partial: dict[str, float] = field(default_factory=dict)
+    details: dict[str, Any] = field(default_factory=dict)
+    anomalies: list[str] = field(default_factory=list)
+
+
+@runtime_checkable
+class Tier(Protocol):
+    # read-only: the built-in tiers are frozen dataclasses, and the registry never sets them
+    @property
+    def name(self) -> str: ...
+
+    @property
+    def description(self) -> str: ...
+
+    @property
+    def partial_family(self) -> str: ...
+
+    def applies(self, case: Case, registry: ToolRegistry) -> bool: ...
+
+    def evaluate(self, ctx: JudgeContext) -> TierResult: ...
+
+
+_TIERS: dict[str, Tier] = {}
+
+# built-in tier name -> the module that registers it (imported on first lookup of the name).
+# ``calls`` holds the five core tiers and is loaded before any lookup, so they always win.
+_CORE_MODULE = "rejudge.judge.tiers._calls"
+BUILTIN_TIERS: dict[str, str] = {
+    "contract": _CORE_MODULE,
+    "execution": _CORE_MODULE,
+    "completion": _CORE_MODULE,
+    "completion-contract": _CORE_MODULE,
+    "golden": _CORE_MODULE,
+    "outcome": "rejudge.judge.tiers._outcome",
+    "bfcl-ast": "rejudge.judge.tiers._bfcl_ast",
+}
+
+
+def register_tier(tier: Tier, *, replace: bool = False) -> None:
+    if tier.name in _TIERS and not replace and _TIERS[tier.name] is not tier:
+        raise ValueError(f"tier {tier.name!r} is already registered")
+    if tier.partial_family not in ("contract", "execution"):
+        raise ValueError("partial_family must be 'contract' or 'execution'")
+    _TIERS[tier.name] = tier
+
+
+_core_loaded = False
+
+
+def _load_core() -> None:
+    # once per process: get_tier runs per judgment, and import_module costs ~1 us even cached
+    global _core_loaded
+    if _core_loaded:
+        return
+    importlib.import_module(_CORE_MODULE)
+    _core_loaded = True
+
+
+def get_tier(name: str) -> Tier:
+    _load_core()
+    tier = _TIERS.get(name)
+    if tier is None and name in BUILTIN_TIERS:
+        importlib.import_module(BUILTIN_TIERS[name])
+        tier = _TIERS.get(name)
+    if tier is None:
+        raise TierNotFoundError(
+            f"unknown tier {name!r} (known: {', '.join(tier_names())})", field="tier"
+        )
+    return tier
+
+
+def tier_names() -> list[str]:
+    """Every tier name: the built-in ones and any registered since."""
+    _load_core()
+    for module in dict.fromkeys(BUILTIN_TIERS.values()):
+        importlib.import_module(module)
+    return sorted(_TIERS)

@@ -1,0 +1,372 @@
+"""``rejudge import cassettes``: store cassettes recorded anywhere as the traces of an imported run.
+
+With a suite, each cassette's file name names its case (``<case>.yaml`` or ``<case>__r<k>.yaml``
+for repetition ``k``), or a mapping file does (``rejudge-import.json|yaml`` in the folder, or
+given): ``{"file name or relative path": "case id"}`` or ``{"...": {"case": id, "repetition": k}}``.
+Without a suite, each cassette becomes an ad-hoc case with no golden calls (instruction = the
+first user message), in an ad-hoc suite whose registry holds the tools the requests offered.
+
+A cassette that rejudge itself recorded is derived as recording derived it (its ``rejudge``
+block: outcome, round budget, provider errors, selected tools, tail results), its run config is
+the one it recorded, and its case hash must be the suite's: the same file gives the same trace
+hash whether it is recorded, replayed, imported or loaded by the demo.
+
+This module is the pure half: finding files, naming cases, reading and deriving every file
+before anything is written, so a bad file or an unknown case stops the import with nothing
+stored. Storing the plan is :func:`rejudge.services._imports.import_cassettes`.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections import Counter
+from collections.abc import Collection, Mapping
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+from urllib.parse import urlsplit
+
+import yaml
+from rejudge.recorder._cassettes import (
+    Exchange,
+    cassette_stem,
+    is_cassette_file,
+    read_cassette,
+)
+from rejudge.recorder._derive import run_config_from_meta, trace_of
+from rejudge.recorder._normalizer import model_exchanges
+from rejudge.recorder.wire import (
+    WIRE_ANTHROPIC,
+    WIRE_GEMINI,
+    extract_first_user_text,
+    extract_tool_specs,
+)
+from rejudge.store._errors import RejudgeError
+from rejudge.store._schemas import (
+    Case,
+    Golden,
+    HarnessAssistance,
+    RunConfig,
+    ToolRegistry,
+    ToolSpec,
+    Trace,
+)
+
+__all__ = [
+    "CassetteImportError",
+    "PlannedTrace",
+    "MAPPING_FILE_NAMES",
+    "IMPORTED_DOMAIN",
+    "find_cassettes",
+    "load_mapping",
+    "find_mapping",
+    "plan_import",
+    "adhoc_suite",
+    "import_run_config",
+    "import_summary",
+]
+
+MAPPING_FILE_NAMES = ("rejudge-import.json", "rejudge-import.yaml", "rejudge-import.yml")
+IMPORTED_DOMAIN = "imported"
+_REPETITION = re.compile(r"^(?P<case>.+?)__r(?P<rep>\d+)$")
+
+
+class CassetteImportError(RejudgeError):
+    """The folder cannot be imported as it is (no cassettes, unknown cases, a bad mapping)."""
+
+
+@dataclass(frozen=True)
+class PlannedTrace:
+    """One cassette, read and normalized, with the case it belongs to."""
+
+    path: Path
+    rel: str
+    case_id: str
+    repetition: int
+    trace: Trace
+    cassette_hash: str
+    models: tuple[str, ...]
+    wire_formats: tuple[str, ...]
+    hosts: tuple[str, ...]
+    tools: tuple[ToolSpec, ...] = ()
+    instruction: str | None = None
+    # the run config a rejudge-recorded cassette carries (None for one recorded elsewhere)
+    recorded_config: RunConfig | None = None
+
+
+def import_summary(
+    run: str, run_id: int, suite: str, inserted: int, skipped: int, planned: list[PlannedTrace]
+) -> dict[str, Any]:
+    """What ``import cassettes`` reports (its ``--json`` keys)."""
+    statuses = Counter(p.trace.status for p in planned)
+    return {
+        "run": run,
+        "run_id": run_id,
+        "suite": suite,
+        "cassettes": len(planned),
+        "inserted": inserted,
+        "skipped": skipped,
+        "statuses": dict(sorted(statuses.items())),
+        "traces": [
+            {
+                "file": p.rel,
+                "case": p.case_id,
+                "repetition": p.repetition,
+                "status": p.trace.status,
+                "rounds": len(p.trace.rounds),
+                "calls": len(p.trace.calls),
+            }
+            for p in planned
+        ],
+    }
+
+
+# --------------------------------------------------------------------------- files
+
+
+def find_cassettes(directory: Path) -> list[Path]:
+    """Cassette files under ``directory`` (recursive, sorted), mapping files excluded."""
+    if not directory.exists():
+        raise CassetteImportError(f"{directory}: no such folder")
+    if directory.is_file():
+        return [directory]
+    return sorted(
+        p
+        for p in directory.rglob("*")
+        if p.is_file()
+        and is_cassette_file(p)
+        and p.name not in MAPPING_FILE_NAMES
+        and not any(part.startswith(".") for part in p.relative_to(directory).parts)
+    )
+
+
+def load_mapping(path: Path) -> dict[str, tuple[str, int | None]]:
+    """A mapping file: file name or relative path -> (case id, repetition or None)."""
+    try:
+        text = path.read_text(encoding="utf-8")
+        data = json.loads(text) if path.suffix == ".json" else yaml.safe_load(text)
+    except (OSError, ValueError, yaml.YAMLError) as exc:
+        raise CassetteImportError(f"{path}: cannot read the mapping file: {exc}") from None
+    if not isinstance(data, Mapping):
+        raise CassetteImportError(f"{path}: a mapping file maps file names to case ids")
+    out: dict[str, tuple[str, int | None]] = {}
+    for key, value in data.items():
+        if isinstance(value, str):
+            out[str(key)] = (value, None)
+        elif isinstance(value, Mapping) and isinstance(value.get("case"), str):
+            rep = value.get("repetition")
+            if rep is not None and (not isinstance(rep, int) or isinstance(rep, bool) or rep < 0):
+                raise CassetteImportError(f"{path}: {key}: repetition must be a whole number >= 0")
+            out[str(key)] = (value["case"], rep)
+        else:
+            raise CassetteImportError(
+                f'{path}: {key}: expected a case id or {{"case": ID, "repetition": K}}'
+            )
+    return out
+
+
+def find_mapping(
+    directory: Path, mapping_file: Path | None = None
+) -> dict[str, tuple[str, int | None]] | None:
+    """The mapping given, or the one found in the folder (None when there is none)."""
+    if mapping_file is not None:
+        return load_mapping(mapping_file)
+    base = directory if directory.is_dir() else directory.parent
+    for name in MAPPING_FILE_NAMES:
+        if (base / name).is_file():
+            return load_mapping(base / name)
+    return None
+
+
+def _case_from_name(stem: str) -> tuple[str, int | None]:
+    match = _REPETITION.match(stem)
+    if match:
+        return match.group("case"), int(match.group("rep"))
+    return stem, None
+
+
+# --------------------------------------------------------------------------- planning (pure)
+
+
+def _facts(
+    exchanges: list[Exchange],
+) -> tuple[tuple[str, ...], tuple[str, ...], tuple[str, ...], tuple[ToolSpec, ...], str | None]:
+    models: list[str] = []
+    formats: list[str] = []
+    hosts: list[str] = []
+    tools: dict[str, ToolSpec] = {}
+    instruction: str | None = None
+    for m in model_exchanges(exchanges):
+        body = m.exchange.request_body
+        model = body.get("model") if isinstance(body, dict) else None
+        if m.turn is not None and m.turn.raw_model:
+            model = model or m.turn.raw_model
+        if m.wire_format == WIRE_GEMINI and not model:
+            last = urlsplit(m.exchange.url).path.rsplit("/", 1)[-1]
+            model = last.split(":", 1)[0] or None
+        if isinstance(model, str) and model not in models:
+            models.append(model)
+        if m.wire_format not in formats:
+            formats.append(m.wire_format)
+        parts = urlsplit(m.exchange.url)
+        host = f"{parts.scheme}://{parts.netloc}" if parts.netloc else ""
+        if host and host not in hosts:
+            hosts.append(host)
+        for spec in extract_tool_specs(m.wire_format, body):
+            tools.setdefault(spec.name, spec)
+        if instruction is None:
+            instruction = extract_first_user_text(m.wire_format, body)
+    return tuple(models), tuple(formats), tuple(hosts), tuple(tools.values()), instruction
+
+
+def plan_import(
+    directory: str | Path,
+    *,
+    case_ids: Collection[str] | None = None,
+    mapping: Mapping[str, tuple[str, int | None]] | None = None,
+    name_map: dict[str, str] | None = None,
+    case_hashes: Mapping[str, str] | None = None,
+) -> list[PlannedTrace]:
+    """Read and derive every cassette under ``directory`` and name its case.
+
+    ``case_ids`` (a suite's cases) restricts the names: a cassette naming no case is an error
+    listing every such file. Two cassettes of one case take successive repetitions.
+    ``case_hashes`` (case id -> hash, the suite's): a cassette rejudge recorded against another
+    version of its case is an error listing every such file.
+    """
+    root = Path(directory)
+    files = find_cassettes(root)
+    if not files:
+        raise CassetteImportError(f"{root}: no cassette files (*.yaml, *.yml, *.json) to import")
+    base = root if root.is_dir() else root.parent
+    named: list[tuple[Path, str, str, int | None]] = []
+    unknown: list[str] = []
+    for path in files:
+        rel = path.relative_to(base).as_posix()
+        if mapping is not None and (rel in mapping or path.name in mapping):
+            case_id, rep = mapping[rel] if rel in mapping else mapping[path.name]
+        else:
+            stem = cassette_stem(path)
+            case_id, rep = _case_from_name(stem)
+            if case_ids is not None and case_id not in case_ids and stem in case_ids:
+                case_id, rep = stem, None
+        if case_ids is not None and case_id not in case_ids:
+            unknown.append(rel)
+            continue
+        named.append((path, rel, case_id, rep))
+    if unknown:
+        shown = ", ".join(unknown[:5]) + (
+            f" and {len(unknown) - 5} more" if len(unknown) > 5 else ""
+        )
+        raise CassetteImportError(
+            f"{len(unknown)} cassette(s) name no case of the suite: {shown}; name each file "
+            f"<case>.yaml or <case>__r<k>.yaml, or map files to cases in {MAPPING_FILE_NAMES[0]}"
+        )
+    stale: list[str] = []
+    taken: set[tuple[str, int]] = set()
+    out: list[PlannedTrace] = []
+    # explicit repetitions first, then the others fill the free slots in file order
+    for path, rel, case_id, rep in sorted(named, key=lambda n: (n[3] is None, n[1])):
+        if rep is None or (case_id, rep) in taken:
+            rep = 0
+            while (case_id, rep) in taken:
+                rep += 1
+        taken.add((case_id, rep))
+        cassette = read_cassette(path)
+        models, formats, hosts, tools, instruction = _facts(cassette.exchanges)
+        if not formats:
+            raise CassetteImportError(
+                f"{path}: no model exchange (OpenAI chat/responses, Anthropic messages or "
+                "Gemini generateContent) in this cassette"
+            )
+        recorded_hash = cassette.meta.get("case_hash")
+        if (
+            case_hashes is not None
+            and isinstance(recorded_hash, str)
+            and case_hashes.get(case_id) not in (None, recorded_hash)
+        ):
+            stale.append(rel)
+        trace = trace_of(cassette, case_id, rep, name_map=name_map)
+        out.append(
+            PlannedTrace(
+                path=path,
+                rel=rel,
+                case_id=case_id,
+                repetition=rep,
+                trace=trace,
+                cassette_hash=cassette.sha256,
+                models=models,
+                wire_formats=formats,
+                hosts=hosts,
+                tools=tools,
+                instruction=instruction,
+                recorded_config=run_config_from_meta(cassette.meta, str(path)),
+            )
+        )
+    if stale:
+        shown = ", ".join(stale[:5]) + (f" and {len(stale) - 5} more" if len(stale) > 5 else "")
+        raise CassetteImportError(
+            f"{len(stale)} cassette(s) were recorded against another version of their case "
+            f"(the case hash in their rejudge block differs from the suite's): {shown}; import "
+            "them with the suite they were recorded on"
+        )
+    out.sort(key=lambda p: (p.case_id, p.repetition))
+    return out
+
+
+def adhoc_suite(planned: list[PlannedTrace], name: str) -> tuple[ToolRegistry, list[Case]]:
+    """The registry (tools the requests offered) and golden-less cases of an ad-hoc import."""
+    tools: dict[str, ToolSpec] = {}
+    for p in planned:
+        for spec in p.tools:
+            tools.setdefault(spec.name, spec)
+    registry = ToolRegistry(
+        domain=IMPORTED_DOMAIN,
+        version="1",
+        tools=[tools[k] for k in sorted(tools)],
+    )
+    cases: dict[str, Case] = {}
+    for p in planned:
+        if p.case_id in cases:
+            continue
+        cases[p.case_id] = Case(
+            id=p.case_id,
+            dimension=IMPORTED_DOMAIN,
+            category=IMPORTED_DOMAIN,
+            instruction=p.instruction or "(the cassette holds no user message)",
+            golden=Golden(calls=[]),
+            metadata={"imported_from": p.rel, "suite": name},
+        )
+    return registry, [cases[k] for k in sorted(cases)]
+
+
+def import_run_config(planned: list[PlannedTrace], source: str) -> RunConfig:
+    """The run config of an import: the one every cassette recorded, when rejudge recorded them
+    all under one config; otherwise what the files show (harness mode ``imported``)."""
+    recorded = {
+        p.recorded_config.identity_hash: p.recorded_config for p in planned if p.recorded_config
+    }
+    if len(recorded) == 1 and all(p.recorded_config is not None for p in planned):
+        return next(iter(recorded.values()))
+    models = sorted({m for p in planned for m in p.models})
+    formats = sorted({f for p in planned for f in p.wire_formats})
+    hosts = sorted({h for p in planned for h in p.hosts})
+    providers = sorted(
+        {
+            "anthropic" if f == WIRE_ANTHROPIC else "gemini" if f == WIRE_GEMINI else "openai"
+            for f in formats
+        }
+    )
+    return RunConfig(
+        model=models[0]
+        if len(models) == 1
+        else ("mixed:" + ",".join(models) if models else "unknown"),
+        provider=providers[0] if len(providers) == 1 else "mixed",
+        base_url=hosts[0] if len(hosts) == 1 else None,
+        harness_mode="imported",
+        harness_assistance=HarnessAssistance(round_budget="unknown"),
+        temperature=None,
+        tool_choice=None,
+        extra={"imported_from": source, "wire_formats": formats, "models": models},
+    )

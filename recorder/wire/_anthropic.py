@@ -1,0 +1,298 @@
+"""Anthropic messages: responses (JSON and SSE) and the ``tool_result`` blocks a request sends."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from rejudge.recorder.wire._common import (
+    WIRE_ANTHROPIC,
+    AssistantTurn,
+    EchoedCall,
+    SentToolResult,
+    as_dict,
+    compact_json,
+    error_message,
+    first_user_text_of,
+    function_tool_specs,
+    int_usage,
+    iter_sse,
+    load_json_event,
+    make_call,
+    text_or_none,
+)
+from rejudge.recorder.wire._format import (
+    DETECT_BODY,
+    DETECT_HEADERS,
+    DETECT_NONE,
+    DETECT_PATH,
+    Probe,
+    WireFormat,
+)
+from rejudge.store._schemas import ToolSpec
+
+__all__ = [
+    "parse_anthropic_message",
+    "parse_anthropic_sse",
+    "anthropic_tool_results",
+    "anthropic_echoed_calls",
+    "anthropic_shaped",
+    "AnthropicMessages",
+    "ANTHROPIC_MESSAGES",
+]
+
+_TOOL_BLOCKS = ("tool_use", "server_tool_use")
+
+
+def parse_anthropic_message(body: dict[str, Any]) -> AssistantTurn:
+    """A non-streaming message: ``text`` and ``tool_use`` content blocks (``input`` is an object)."""
+    if not isinstance(body, dict):
+        return AssistantTurn(error="response body is not a JSON object")
+    model = body.get("model") if isinstance(body.get("model"), str) else None
+    usage = int_usage(body.get("usage"))
+    err = error_message(body)
+    content = body.get("content")
+    texts: list[str] = []
+    calls = []
+    if isinstance(content, list):
+        for block in content:
+            if not isinstance(block, dict):
+                continue
+            kind = block.get("type")
+            if kind == "text" and isinstance(block.get("text"), str):
+                texts.append(block["text"])
+            elif kind in _TOOL_BLOCKS:
+                raw = block.get("input")
+                calls.append(
+                    make_call(block.get("id"), block.get("name"), raw if raw is not None else {})
+                )
+    elif err is None:
+        err = "response has no content"
+    stop = body.get("stop_reason")
+    return AssistantTurn(
+        text=text_or_none(texts),
+        calls=calls,
+        finish_reason=stop if isinstance(stop, str) else None,
+        usage=usage,
+        raw_model=model,
+        error=err,
+    )
+
+
+@dataclass
+class _Block:
+    type: str
+    id: Any = None
+    name: Any = None
+    start_input: Any = None
+    parts: list[str] = field(default_factory=list)
+
+
+def parse_anthropic_sse(text: str) -> AssistantTurn:
+    """A streamed message: ``content_block_start``/``content_block_delta`` per block index.
+
+    ``input_json_delta.partial_json`` fragments concatenate per block; a tool block with no
+    fragments keeps the ``input`` of its start event. A stream without ``message_stop`` is
+    ``truncated``; an ``error`` event sets ``error``.
+    """
+    if not isinstance(text, str):
+        return AssistantTurn(truncated=True, error="stream body is not text")
+    blocks: dict[Any, _Block] = {}
+    order: list[Any] = []
+    usage: dict[str, int] = {}
+    model: str | None = None
+    stop: str | None = None
+    done = False
+    err: str | None = None
+    for event, data in iter_sse(text):
+        payload = load_json_event(data)
+        if not isinstance(payload, dict):
+            continue
+        kind = payload.get("type") or event
+        if kind == "message_start":
+            msg = as_dict(payload.get("message"))
+            if isinstance(msg.get("model"), str):
+                model = msg["model"]
+            usage.update(int_usage(msg.get("usage")))
+        elif kind == "content_block_start":
+            block = payload.get("content_block")
+            if not isinstance(block, dict):
+                continue
+            key = payload.get("index", len(order))
+            if not isinstance(key, (int, str)) or isinstance(key, bool):
+                key = len(order)
+            if key not in blocks:
+                order.append(key)
+            b = _Block(type=str(block.get("type")), id=block.get("id"), name=block.get("name"))
+            b.start_input = block.get("input")
+            if b.type == "text" and isinstance(block.get("text"), str):
+                b.parts.append(block["text"])
+            blocks[key] = b
+        elif kind == "content_block_delta":
+            delta = payload.get("delta")
+            if not isinstance(delta, dict):
+                continue
+            key = payload.get("index")
+            found = blocks.get(key) if isinstance(key, (int, str)) else None
+            if found is not None:
+                b = found
+            else:
+                # a delta for a block we never saw start: keep it rather than drop the data
+                dtype = delta.get("type")
+                b = _Block(type="tool_use" if dtype == "input_json_delta" else "text")
+                key = (
+                    key if isinstance(key, (int, str)) and not isinstance(key, bool) else len(order)
+                )
+                blocks[key] = b
+                order.append(key)
+            if delta.get("type") == "text_delta" and isinstance(delta.get("text"), str):
+                b.parts.append(delta["text"])
+            elif delta.get("type") == "input_json_delta" and isinstance(
+                delta.get("partial_json"), str
+            ):
+                b.parts.append(delta["partial_json"])
+        elif kind == "message_delta":
+            delta = payload.get("delta")
+            if isinstance(delta, dict) and isinstance(delta.get("stop_reason"), str):
+                stop = delta["stop_reason"]
+            usage.update(int_usage(payload.get("usage")))
+        elif kind == "message_stop":
+            done = True
+        elif kind == "error":
+            err = error_message(payload) or "stream error event"
+    texts: list[str] = []
+    calls = []
+    for key in order:
+        b = blocks[key]
+        if b.type == "text":
+            texts.extend(b.parts)
+        elif b.type in _TOOL_BLOCKS:
+            joined = "".join(b.parts)
+            if joined.strip() == "" and isinstance(b.start_input, dict):
+                raw: Any = b.start_input if b.start_input else joined
+            else:
+                raw = joined
+            calls.append(make_call(b.id, b.name, raw))
+    return AssistantTurn(
+        text=text_or_none(texts),
+        calls=calls,
+        finish_reason=stop,
+        usage=usage,
+        truncated=not done,
+        raw_model=model,
+        error=err,
+    )
+
+
+def _result_content(content: Any) -> Any:
+    if isinstance(content, list):
+        parts: list[str] = [
+            p["text"]
+            for p in content
+            if isinstance(p, dict) and p.get("type") == "text" and isinstance(p.get("text"), str)
+        ]
+        if len(parts) == len(content):
+            return "".join(parts)
+    return content
+
+
+def anthropic_tool_results(body: Any) -> list[SentToolResult]:
+    """Every ``tool_result`` block of the user messages of a messages request."""
+    out: list[SentToolResult] = []
+    if not isinstance(body, dict) or not isinstance(body.get("messages"), list):
+        return out
+    for msg in body["messages"]:
+        if not isinstance(msg, dict) or not isinstance(msg.get("content"), list):
+            continue
+        for block in msg["content"]:
+            if not isinstance(block, dict) or block.get("type") != "tool_result":
+                continue
+            cid = block.get("tool_use_id")
+            is_error = block.get("is_error")
+            out.append(
+                SentToolResult(
+                    call_id=cid if isinstance(cid, str) and cid else None,
+                    content=_result_content(block.get("content")),
+                    is_error=is_error if isinstance(is_error, bool) else None,
+                )
+            )
+    return out
+
+
+def anthropic_echoed_calls(body: Any) -> list[list[EchoedCall]]:
+    """The ``tool_use`` blocks of each assistant message of a request, in conversation order."""
+    out: list[list[EchoedCall]] = []
+    if not isinstance(body, dict) or not isinstance(body.get("messages"), list):
+        return out
+    for msg in body["messages"]:
+        if not isinstance(msg, dict) or msg.get("role") != "assistant":
+            continue
+        content = msg.get("content")
+        if not isinstance(content, list):
+            continue
+        turn = [
+            EchoedCall(
+                id=b.get("id") if isinstance(b.get("id"), str) and b.get("id") else None,
+                name=b.get("name") if isinstance(b.get("name"), str) else None,
+                arguments_raw=compact_json(b.get("input")) if b.get("input") is not None else None,
+            )
+            for b in content
+            if isinstance(b, dict) and b.get("type") in _TOOL_BLOCKS
+        ]
+        if turn:
+            out.append(turn)
+    return out
+
+
+def anthropic_shaped(probe: Probe) -> bool:
+    """A ``messages`` request only Anthropic's API takes: a top-level ``system``, ``tool_use`` or
+    ``tool_result`` content blocks, or one answered with ``anthropic-*`` headers."""
+    body = probe.body
+    if body.get("system") is not None:
+        return True
+    for msg in body["messages"]:
+        content = msg.get("content") if isinstance(msg, dict) else None
+        if isinstance(content, list) and any(
+            isinstance(b, dict) and b.get("type") in ("tool_use", "tool_result") for b in content
+        ):
+            return True
+    return probe.has_header_prefix("anthropic-")
+
+
+class AnthropicMessages(WireFormat):
+    """``POST .../messages``; also a ``messages`` request in Anthropic's shape, or any request
+    answered with ``anthropic-*`` headers."""
+
+    name = WIRE_ANTHROPIC
+    provider = "anthropic"
+
+    def detect(self, probe: Probe) -> int:
+        if probe.path.endswith("/messages") and not probe.path.endswith("/count_tokens"):
+            return DETECT_PATH
+        body = probe.body
+        if isinstance(body, dict) and isinstance(body.get("messages"), list):
+            return DETECT_BODY if anthropic_shaped(probe) else DETECT_NONE
+        return DETECT_HEADERS if probe.has_header_prefix("anthropic-") else DETECT_NONE
+
+    def parse_message(self, body: dict[str, Any]) -> AssistantTurn:
+        return parse_anthropic_message(body)
+
+    def assemble_stream(self, text: str) -> AssistantTurn:
+        return parse_anthropic_sse(text)
+
+    def tool_results(self, request_body: Any) -> list[SentToolResult]:
+        return anthropic_tool_results(request_body)
+
+    def echoed_calls(self, request_body: Any) -> list[list[EchoedCall]]:
+        return anthropic_echoed_calls(request_body)
+
+    def tool_specs(self, request_body: Any) -> list[ToolSpec]:
+        return function_tool_specs(request_body)
+
+    def first_user_text(self, request_body: Any) -> str | None:
+        if not isinstance(request_body, dict):
+            return None
+        return first_user_text_of(request_body.get("messages"))
+
+
+ANTHROPIC_MESSAGES = AnthropicMessages()

@@ -1,0 +1,345 @@
+"""Neutral types and helpers shared by every wire format.
+
+A provider response, whatever its format, becomes one :class:`AssistantTurn`; the tool results a
+client sends back in its next request become :class:`SentToolResult` records. Both are plain data:
+no I/O, no clock, so parsing the same bytes always gives the same values.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from typing import Any
+
+from rejudge.store._schemas import ToolCall, ToolSpec
+
+__all__ = [
+    "WIRE_OPENAI_CHAT",
+    "WIRE_OPENAI_RESPONSES",
+    "WIRE_ANTHROPIC",
+    "WIRE_GEMINI",
+    "WIRE_UNKNOWN",
+    "WIRE_FORMATS",
+    "AssistantTurn",
+    "SentToolResult",
+    "EchoedCall",
+    "parse_arguments",
+    "make_call",
+    "int_usage",
+    "iter_sse",
+    "compact_json",
+    "as_dict",
+    "strict_loads",
+    "is_finite_json",
+    "tool_spec",
+    "function_tool_specs",
+    "user_text",
+    "first_user_text_of",
+]
+
+WIRE_OPENAI_CHAT = "openai-chat"
+WIRE_OPENAI_RESPONSES = "openai-responses"
+WIRE_ANTHROPIC = "anthropic-messages"
+WIRE_GEMINI = "gemini-generate-content"
+WIRE_UNKNOWN = "unknown"
+WIRE_FORMATS: tuple[str, ...] = (
+    WIRE_OPENAI_CHAT,
+    WIRE_OPENAI_RESPONSES,
+    WIRE_ANTHROPIC,
+    WIRE_GEMINI,
+)
+
+
+@dataclass(frozen=True)
+class AssistantTurn:
+    """One model response in neutral form.
+
+    ``calls`` carry no result yet (the sandbox, or the next request of a foreign cassette, supplies
+    it). ``truncated`` means a stream ended without its terminator. ``error`` holds the provider's
+    own error message when the body was an error object (or a stream sent an error event).
+    """
+
+    text: str | None = None
+    calls: list[ToolCall] = field(default_factory=list)
+    finish_reason: str | None = None
+    usage: dict[str, int] = field(default_factory=dict)
+    truncated: bool = False
+    raw_model: str | None = None
+    error: str | None = None
+
+
+@dataclass(frozen=True)
+class SentToolResult:
+    """A tool result the client sent back to the model in a request.
+
+    ``is_error`` is what the wire said explicitly (Anthropic's ``is_error``); ``None`` when the
+    format has no such flag.
+    """
+
+    call_id: str | None
+    content: Any
+    is_error: bool | None = None
+    name: str | None = None
+
+
+@dataclass(frozen=True)
+class EchoedCall:
+    """A call of an earlier assistant turn as the client repeated it in a later request.
+
+    Clients that talk to endpoints sending empty tool-call ids invent their own ids; the echo is
+    how a normalizer links such a call to its result.
+    """
+
+    id: str | None
+    name: str | None
+    arguments_raw: str | None = None
+
+
+def _reject_constant(name: str) -> Any:
+    raise ValueError(f"{name} is not a JSON number")
+
+
+def _finite_float(text: str) -> float:
+    value = float(text)
+    if math.isinf(value):
+        raise ValueError(f"{text} overflows a JSON number")
+    return value
+
+
+def strict_loads(text: str | bytes) -> Any:
+    """``json.loads`` that refuses NaN/Infinity and overflowing numbers (they cannot be hashed)."""
+    return json.loads(text, parse_constant=_reject_constant, parse_float=_finite_float)
+
+
+def is_finite_json(value: Any) -> bool:
+    """True when ``value`` holds no NaN or infinite float (canonical JSON refuses those)."""
+    stack = [value]
+    while stack:
+        item = stack.pop()
+        if isinstance(item, float) and not math.isfinite(item):
+            return False
+        if isinstance(item, dict):
+            stack.extend(item.values())
+        elif isinstance(item, (list, tuple)):
+            stack.extend(item)
+    return True
+
+
+def as_dict(value: Any) -> dict[str, Any]:
+    """``value`` when it is a JSON object, else an empty one (for reading optional fields)."""
+    return value if isinstance(value, dict) else {}
+
+
+def compact_json(value: Any) -> str:
+    """JSON text of ``value``, compact and key-order preserving (for ``arguments_raw``)."""
+    return json.dumps(value, ensure_ascii=False, separators=(",", ":"), default=str)
+
+
+def parse_arguments(raw: Any) -> tuple[dict[str, Any] | None, str, str | None]:
+    """Parse a model's argument text: ``(arguments, arguments_raw, parse_error)``.
+
+    A JSON object parses to a dict. Empty text (a call of a parameterless tool, as several servers
+    stream it) is ``{}``. Anything else keeps ``arguments=None``, the text verbatim and the reason.
+    An already-decoded dict (Anthropic's ``input``) is taken as is.
+    """
+    if isinstance(raw, dict):
+        if not is_finite_json(raw):
+            return None, compact_json(raw), "arguments hold a NaN or infinite number"
+        return dict(raw), compact_json(raw), None
+    if raw is None:
+        return {}, "", None
+    if not isinstance(raw, str):
+        text = compact_json(raw)
+        return None, text, f"arguments are a JSON {_json_kind(raw)}, not an object"
+    if raw.strip() == "":
+        return {}, raw, None
+    try:
+        value = strict_loads(raw)
+    except (ValueError, RecursionError) as exc:
+        return None, raw, f"invalid JSON: {exc}"
+    if not isinstance(value, dict):
+        return None, raw, f"arguments are a JSON {_json_kind(value)}, not an object"
+    return value, raw, None
+
+
+def _json_kind(value: Any) -> str:
+    if isinstance(value, bool):
+        return "boolean"
+    if isinstance(value, (int, float)):
+        return "number"
+    if isinstance(value, str):
+        return "string"
+    if isinstance(value, list):
+        return "array"
+    if value is None:
+        return "null"
+    return type(value).__name__
+
+
+def make_call(call_id: Any, name: Any, raw_arguments: Any) -> ToolCall:
+    """A result-less :class:`ToolCall`; an empty id becomes ``None`` (it identifies nothing)."""
+    arguments, arguments_raw, parse_error = parse_arguments(raw_arguments)
+    cid = call_id if isinstance(call_id, str) and call_id != "" else None
+    return ToolCall(
+        id=cid,
+        name=name if isinstance(name, str) else "",
+        arguments=arguments,
+        arguments_raw=arguments_raw,
+        parse_error=parse_error,
+    )
+
+
+_USAGE_ALIASES = {
+    "prompt_tokens": "input_tokens",
+    "completion_tokens": "output_tokens",
+    "input_tokens": "input_tokens",
+    "output_tokens": "output_tokens",
+    "total_tokens": "total_tokens",
+    "cache_read_input_tokens": "cache_read_input_tokens",
+    "cache_creation_input_tokens": "cache_creation_input_tokens",
+}
+
+
+def int_usage(usage: Any) -> dict[str, int]:
+    """Neutral token counts (``input_tokens``, ``output_tokens``, ``total_tokens``, cache counts)."""
+    out: dict[str, int] = {}
+    if not isinstance(usage, dict):
+        return out
+    for key, value in usage.items():
+        neutral = _USAGE_ALIASES.get(key)
+        if neutral is None or isinstance(value, bool) or not isinstance(value, int):
+            continue
+        out[neutral] = value
+    return out
+
+
+def iter_sse(text: str) -> Iterator[tuple[str | None, str]]:
+    """Yield ``(event, data)`` for each server-sent event in ``text``.
+
+    Events are separated by blank lines; several ``data:`` lines of one event join with a newline.
+    Comment lines (``:``) and unknown fields are skipped. A final event without its blank line is
+    still yielded (a truncated stream is the caller's judgment, not the tokenizer's).
+    """
+    event: str | None = None
+    data: list[str] = []
+    for line in text.replace("\r\n", "\n").replace("\r", "\n").split("\n"):
+        if line == "":
+            if data:
+                yield event, "\n".join(data)
+            event, data = None, []
+            continue
+        if line.startswith(":"):
+            continue
+        name, sep, value = line.partition(":")
+        if not sep:
+            continue
+        if value.startswith(" "):
+            value = value[1:]
+        if name == "data":
+            data.append(value)
+        elif name == "event":
+            event = value
+    if data:
+        yield event, "\n".join(data)
+
+
+def load_json_event(data: str) -> Any:
+    """The JSON value of one SSE data payload, or ``None`` when it is not JSON."""
+    try:
+        return strict_loads(data)
+    except (ValueError, RecursionError):
+        return None
+
+
+def text_or_none(parts: list[str]) -> str | None:
+    text = "".join(parts)
+    return text if text != "" else None
+
+
+def error_message(body: Any) -> str | None:
+    """The provider's error message when ``body`` is an error object, else ``None``."""
+    if not isinstance(body, dict):
+        return None
+    err = body.get("error")
+    if err is None:
+        return None
+    if isinstance(err, dict):
+        message = err.get("message")
+        kind = err.get("type") or err.get("code")
+        if isinstance(message, str) and message:
+            return f"{kind}: {message}" if isinstance(kind, str) and kind else message
+        return compact_json(err)
+    if isinstance(err, str):
+        return err
+    return compact_json(err)
+
+
+# --------------------------------------------------------------------------- request facts
+
+
+def tool_spec(name: Any, description: Any, parameters: Any) -> ToolSpec | None:
+    """A :class:`ToolSpec` from a declaration's fields; ``None`` when it has no usable name."""
+    if not isinstance(name, str) or not name:
+        return None
+    return ToolSpec(
+        name=name,
+        description=description if isinstance(description, str) else "",
+        parameters=parameters
+        if isinstance(parameters, dict) and is_finite_json(parameters)
+        else {"type": "object", "properties": {}},
+    )
+
+
+def function_tool_specs(request_body: Any) -> list[ToolSpec]:
+    """The function tools of a request's ``tools`` list, in any of the three shapes.
+
+    Chat completions nest ``function``, Anthropic has ``input_schema``, Responses a flat
+    ``parameters``. The three formats share this one reader, which accepts every shape whichever
+    format the exchange was detected as, so a registry read from a cassette is the same by any
+    path (and the suite hashes of imported cassettes stay as they were).
+    """
+    if not isinstance(request_body, dict):
+        return []
+    out: list[ToolSpec | None] = []
+    tools = request_body.get("tools")
+    for tool in tools if isinstance(tools, list) else []:
+        if not isinstance(tool, dict):
+            continue
+        if isinstance(tool.get("function"), dict):  # chat completions
+            fn = tool["function"]
+            out.append(tool_spec(fn.get("name"), fn.get("description"), fn.get("parameters")))
+        elif "input_schema" in tool:  # anthropic
+            out.append(
+                tool_spec(tool.get("name"), tool.get("description"), tool.get("input_schema"))
+            )
+        elif tool.get("type") in ("function", None):  # responses
+            out.append(tool_spec(tool.get("name"), tool.get("description"), tool.get("parameters")))
+    return [s for s in out if s is not None]
+
+
+def user_text(content: Any) -> str | None:
+    """The text of a user message's content: a string, or its text parts joined by newlines."""
+    if isinstance(content, str):
+        return content
+    if isinstance(content, list):
+        parts = [
+            p["text"]
+            for p in content
+            if isinstance(p, dict)
+            and isinstance(p.get("text"), str)
+            and p.get("type") in (None, "text", "input_text")
+        ]
+        return "\n".join(parts) if parts else None
+    return None
+
+
+def first_user_text_of(messages: Any) -> str | None:
+    """The text of the first user message with any text, in a list of ``role``/``content`` dicts."""
+    for msg in messages if isinstance(messages, list) else []:
+        if isinstance(msg, dict) and msg.get("role") == "user":
+            text = user_text(msg.get("content"))
+            if text:
+                return text
+    return None

@@ -1,0 +1,172 @@
+"""The wire-format protocol: everything the recorder needs to know about one model API.
+
+A wire format is an object (one per API, registered by name in :mod:`.registry`) that answers:
+
+- ``detect(probe) -> int``: how surely an exchange speaks it (:data:`DETECT_PATH` when the URL
+  path names its endpoint, :data:`DETECT_BODY` when only the request body's shape does,
+  :data:`DETECT_HEADERS` when only provider headers do, :data:`DETECT_NONE` otherwise);
+- ``other_endpoint(probe) -> bool``: the path names an endpoint of this API that is no model
+  exchange (model listings, token counting), so body and headers are not consulted;
+- request parsing: ``tool_results`` and ``echoed_calls`` (what a request sends back),
+  ``tool_specs`` (the tools it offers), ``first_user_text`` (the task it starts from);
+- response parsing: ``parse_message`` (one decoded JSON body) and ``assemble_stream`` (a whole
+  event stream), joined by ``parse_response``, which decides between the two.
+
+Parsers never raise on malformed input: what cannot be read is reported in the turn (``error``,
+``truncated``, a call's ``parse_error``), so normalizing the same bytes always gives the same trace.
+"""
+
+from __future__ import annotations
+
+from abc import ABC, abstractmethod
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any, ClassVar
+from urllib.parse import urlsplit
+
+from rejudge.recorder.wire._common import (
+    AssistantTurn,
+    EchoedCall,
+    SentToolResult,
+    strict_loads,
+)
+from rejudge.store._schemas import ToolSpec
+
+__all__ = [
+    "DETECT_NONE",
+    "DETECT_HEADERS",
+    "DETECT_BODY",
+    "DETECT_PATH",
+    "Probe",
+    "WireFormat",
+    "is_event_stream",
+    "make_probe",
+]
+
+DETECT_NONE = 0
+DETECT_HEADERS = 1
+DETECT_BODY = 2
+DETECT_PATH = 3
+
+
+def _header(headers: Any, name: str) -> str | None:
+    if not isinstance(headers, Mapping):
+        return None
+    for key, value in headers.items():
+        if isinstance(key, str) and key.lower() == name:
+            if isinstance(value, (list, tuple)):
+                value = value[0] if value else None
+            return value if isinstance(value, str) else None
+    return None
+
+
+@dataclass(frozen=True)
+class Probe:
+    """One exchange as detection sees it, decoded once for every format.
+
+    ``path`` is the URL path, lower-cased, without scheme, host, query or trailing slash (``""``
+    when unknown); ``body`` is the request body as a JSON value (``None`` when it is not JSON);
+    ``headers`` are the response headers as recorded.
+    """
+
+    path: str
+    body: Any
+    headers: Any = None
+
+    @property
+    def last_segment(self) -> str:
+        return self.path.rsplit("/", 1)[-1]
+
+    def has_header_prefix(self, prefix: str) -> bool:
+        if not isinstance(self.headers, Mapping):
+            return False
+        return any(isinstance(k, str) and k.lower().startswith(prefix) for k in self.headers)
+
+
+def make_probe(
+    request_path: str | None, request_body: Any = None, response_headers: Any = None
+) -> Probe:
+    """The :class:`Probe` of a URL (or path), a request body (text, bytes or decoded) and headers."""
+    path = ""
+    if isinstance(request_path, str):
+        path = urlsplit(request_path).path if "://" in request_path else request_path
+        path = path.split("?", 1)[0].rstrip("/").lower()
+    body = request_body
+    if isinstance(body, (str, bytes)):
+        try:
+            body = strict_loads(body)
+        except (ValueError, RecursionError):
+            body = None
+    return Probe(path=path, body=body, headers=response_headers)
+
+
+def is_event_stream(body: Any, response_headers: Mapping[str, Any] | None = None) -> bool:
+    """True when a response body is server-sent events (by content type, else by its first line)."""
+    ctype = _header(response_headers, "content-type")
+    if ctype is not None and "text/event-stream" in ctype.lower():
+        return True
+    if isinstance(body, str):
+        head = body.lstrip()[:16]
+        return head.startswith("data:") or head.startswith("event:")
+    return False
+
+
+class WireFormat(ABC):
+    """One model API's wire format (see the module docstring for the protocol).
+
+    ``name`` is the registry key stored on traces' exchanges; ``provider`` names the API family
+    (``openai``, ``anthropic``, ``gemini``) that imported runs record as their provider.
+    """
+
+    name: ClassVar[str]
+    provider: ClassVar[str]
+
+    @abstractmethod
+    def detect(self, probe: Probe) -> int:
+        """One of the ``DETECT_*`` levels (higher wins; :data:`DETECT_NONE` means not this)."""
+
+    def other_endpoint(self, probe: Probe) -> bool:
+        """True when the path names an endpoint of this API that carries no model turn."""
+        return False
+
+    @abstractmethod
+    def parse_message(self, body: dict[str, Any]) -> AssistantTurn:
+        """One non-streamed response, decoded from JSON."""
+
+    @abstractmethod
+    def assemble_stream(self, text: str) -> AssistantTurn:
+        """A whole server-sent-event response body, assembled into one turn."""
+
+    def parse_response(
+        self, body: Any, response_headers: Mapping[str, Any] | None = None
+    ) -> AssistantTurn:
+        """A response body as recorded: a decoded JSON dict, or text holding JSON or SSE."""
+        if is_event_stream(body, response_headers) and isinstance(body, str):
+            return self.assemble_stream(body)
+        if isinstance(body, (str, bytes)):
+            try:
+                body = strict_loads(body)
+            except (ValueError, RecursionError):
+                return AssistantTurn(error="response body is neither JSON nor an event stream")
+        if not isinstance(body, dict):
+            return AssistantTurn(error="response body is not a JSON object")
+        return self.parse_message(body)
+
+    @abstractmethod
+    def tool_results(self, request_body: Any) -> list[SentToolResult]:
+        """The tool results a request sends back to the model, in conversation order."""
+
+    @abstractmethod
+    def echoed_calls(self, request_body: Any) -> list[list[EchoedCall]]:
+        """The calls of each earlier assistant turn that a request repeats, in order."""
+
+    @abstractmethod
+    def tool_specs(self, request_body: Any) -> list[ToolSpec]:
+        """The function tools a request offered the model."""
+
+    @abstractmethod
+    def first_user_text(self, request_body: Any) -> str | None:
+        """The first user message of a request: the task a conversation started from."""
+
+    def __repr__(self) -> str:
+        return f"<wire format {self.name}>"

@@ -1,0 +1,273 @@
+"""Google Gemini ``generateContent``: ``functionCall`` parts, and ``functionResponse`` parts sent back.
+
+Not one of rejudge's recording providers, but real cassettes mix it with OpenAI traffic (one agent
+handing over to another), so the normalizer reads it too.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from rejudge.recorder.wire._common import (
+    WIRE_GEMINI,
+    AssistantTurn,
+    EchoedCall,
+    SentToolResult,
+    compact_json,
+    error_message,
+    iter_sse,
+    load_json_event,
+    make_call,
+    strict_loads,
+    text_or_none,
+    tool_spec,
+    user_text,
+)
+from rejudge.recorder.wire._format import (
+    DETECT_NONE,
+    DETECT_PATH,
+    Probe,
+    WireFormat,
+    is_event_stream,
+)
+from rejudge.store._schemas import ToolSpec
+
+__all__ = [
+    "parse_gemini",
+    "parse_gemini_stream",
+    "gemini_tool_results",
+    "gemini_echoed_calls",
+    "GeminiGenerateContent",
+    "GEMINI_GENERATE_CONTENT",
+]
+
+
+def _usage(meta: Any) -> dict[str, int]:
+    out: dict[str, int] = {}
+    if not isinstance(meta, dict):
+        return out
+    for key, neutral in (
+        ("promptTokenCount", "input_tokens"),
+        ("candidatesTokenCount", "output_tokens"),
+        ("totalTokenCount", "total_tokens"),
+    ):
+        value = meta.get(key)
+        if isinstance(value, int) and not isinstance(value, bool):
+            out[neutral] = value
+    return out
+
+
+def _candidate_parts(body: dict[str, Any]) -> tuple[list[dict[str, Any]], str | None]:
+    candidates = body.get("candidates")
+    if not isinstance(candidates, list) or not candidates or not isinstance(candidates[0], dict):
+        return [], None
+    cand = candidates[0]
+    finish = cand.get("finishReason")
+    content = cand.get("content")
+    parts = content.get("parts") if isinstance(content, dict) else None
+    good = [p for p in parts if isinstance(p, dict)] if isinstance(parts, list) else []
+    return good, finish if isinstance(finish, str) else None
+
+
+def _turn_from_parts(
+    parts: list[dict[str, Any]],
+    finish: str | None,
+    usage: dict[str, int],
+    model: str | None,
+    err: str | None,
+    truncated: bool = False,
+) -> AssistantTurn:
+    texts: list[str] = []
+    calls = []
+    for part in parts:
+        if isinstance(part.get("text"), str) and not part.get("thought"):
+            texts.append(part["text"])
+        fc = part.get("functionCall")
+        if isinstance(fc, dict):
+            args = fc.get("args")
+            calls.append(make_call(fc.get("id"), fc.get("name"), args if args is not None else {}))
+    return AssistantTurn(
+        text=text_or_none(texts),
+        calls=calls,
+        finish_reason=finish,
+        usage=usage,
+        truncated=truncated,
+        raw_model=model,
+        error=err,
+    )
+
+
+def parse_gemini(body: dict[str, Any]) -> AssistantTurn:
+    """A non-streaming ``generateContent`` response (first candidate)."""
+    if not isinstance(body, dict):
+        return AssistantTurn(error="response body is not a JSON object")
+    parts, finish = _candidate_parts(body)
+    model = body.get("modelVersion") if isinstance(body.get("modelVersion"), str) else None
+    err = error_message(body)
+    if err is None and not isinstance(body.get("candidates"), list):
+        err = "response has no candidates"
+    return _turn_from_parts(parts, finish, _usage(body.get("usageMetadata")), model, err)
+
+
+def parse_gemini_stream(text_or_chunks: Any) -> AssistantTurn:
+    """``streamGenerateContent``: SSE (``alt=sse``) or a JSON array of response chunks.
+
+    Parts concatenate across chunks; a stream with no finish reason is ``truncated``.
+    """
+    chunks: list[Any]
+    if isinstance(text_or_chunks, list):
+        chunks = text_or_chunks
+    elif isinstance(text_or_chunks, str):
+        chunks = [load_json_event(data) for _event, data in iter_sse(text_or_chunks)]
+    else:
+        return AssistantTurn(truncated=True, error="stream body is not text")
+    parts: list[dict[str, Any]] = []
+    finish: str | None = None
+    usage: dict[str, int] = {}
+    model: str | None = None
+    err: str | None = None
+    for chunk in chunks:
+        if not isinstance(chunk, dict):
+            continue
+        err = error_message(chunk) or err
+        more, fin = _candidate_parts(chunk)
+        parts.extend(more)
+        finish = fin or finish
+        usage = _usage(chunk.get("usageMetadata")) or usage
+        if isinstance(chunk.get("modelVersion"), str):
+            model = chunk["modelVersion"]
+    # text fragments of one stream join; calls arrive whole in one part
+    return _turn_from_parts(parts, finish, usage, model, err, truncated=finish is None)
+
+
+def gemini_tool_results(body: Any) -> list[SentToolResult]:
+    """Every ``functionResponse`` part of a request's ``contents``."""
+    out: list[SentToolResult] = []
+    if not isinstance(body, dict) or not isinstance(body.get("contents"), list):
+        return out
+    for content in body["contents"]:
+        parts = content.get("parts") if isinstance(content, dict) else None
+        if not isinstance(parts, list):
+            continue
+        for part in parts:
+            fr = part.get("functionResponse") if isinstance(part, dict) else None
+            if not isinstance(fr, dict):
+                continue
+            cid = fr.get("id")
+            response = fr.get("response")
+            # pydantic-ai and others wrap plain values as {"return_value": ...}
+            if isinstance(response, dict) and set(response) == {"return_value"}:
+                response = response["return_value"]
+            out.append(
+                SentToolResult(
+                    call_id=cid if isinstance(cid, str) and cid else None,
+                    content=response,
+                    name=fr.get("name") if isinstance(fr.get("name"), str) else None,
+                )
+            )
+    return out
+
+
+def gemini_echoed_calls(body: Any) -> list[list[EchoedCall]]:
+    """The ``functionCall`` parts of each ``model`` content of a request."""
+    out: list[list[EchoedCall]] = []
+    if not isinstance(body, dict) or not isinstance(body.get("contents"), list):
+        return out
+    for content in body["contents"]:
+        if not isinstance(content, dict) or content.get("role") != "model":
+            continue
+        parts = content.get("parts")
+        if not isinstance(parts, list):
+            continue
+        turn = []
+        for part in parts:
+            fc = part.get("functionCall") if isinstance(part, dict) else None
+            if isinstance(fc, dict):
+                cid = fc.get("id")
+                turn.append(
+                    EchoedCall(
+                        id=cid if isinstance(cid, str) and cid else None,
+                        name=fc.get("name") if isinstance(fc.get("name"), str) else None,
+                        arguments_raw=compact_json(fc.get("args"))
+                        if fc.get("args") is not None
+                        else None,
+                    )
+                )
+        if turn:
+            out.append(turn)
+    return out
+
+
+class GeminiGenerateContent(WireFormat):
+    """``POST .../models/M:generateContent`` and ``:streamGenerateContent`` (found by path only:
+    rejudge reads Gemini exchanges of foreign cassettes, it never records them)."""
+
+    name = WIRE_GEMINI
+    provider = "gemini"
+
+    def detect(self, probe: Probe) -> int:
+        last = probe.last_segment
+        if last.endswith(":generatecontent") or last.endswith(":streamgeneratecontent"):
+            return DETECT_PATH
+        return DETECT_NONE
+
+    def other_endpoint(self, probe: Probe) -> bool:
+        # the other methods of a model (countTokens, embedContent, ...)
+        return ":" in probe.last_segment
+
+    def parse_message(self, body: dict[str, Any]) -> AssistantTurn:
+        return parse_gemini(body)
+
+    def assemble_stream(self, text: str) -> AssistantTurn:
+        return parse_gemini_stream(text)
+
+    def parse_response(
+        self, body: Any, response_headers: Mapping[str, Any] | None = None
+    ) -> AssistantTurn:
+        # a stream is SSE (``alt=sse``) or, without it, one JSON array of chunks
+        if isinstance(body, str) and is_event_stream(body, response_headers):
+            return parse_gemini_stream(body)
+        if isinstance(body, (str, bytes)):
+            try:
+                body = strict_loads(body)
+            except (ValueError, RecursionError):
+                return AssistantTurn(error="response body is neither JSON nor an event stream")
+        if isinstance(body, list):
+            return parse_gemini_stream(body)
+        return parse_gemini(body)
+
+    def tool_results(self, request_body: Any) -> list[SentToolResult]:
+        return gemini_tool_results(request_body)
+
+    def echoed_calls(self, request_body: Any) -> list[list[EchoedCall]]:
+        return gemini_echoed_calls(request_body)
+
+    def tool_specs(self, request_body: Any) -> list[ToolSpec]:
+        if not isinstance(request_body, dict):
+            return []
+        tools = request_body.get("tools")
+        out: list[ToolSpec | None] = []
+        for group in tools if isinstance(tools, list) else []:
+            decls = (
+                group.get("function_declarations", group.get("functionDeclarations"))
+                if isinstance(group, dict)
+                else None
+            )
+            for d in decls if isinstance(decls, list) else []:
+                if isinstance(d, dict):
+                    out.append(tool_spec(d.get("name"), d.get("description"), d.get("parameters")))
+        return [s for s in out if s is not None]
+
+    def first_user_text(self, request_body: Any) -> str | None:
+        if not isinstance(request_body, dict):
+            return None
+        for content in request_body.get("contents") or []:
+            if isinstance(content, dict) and content.get("role", "user") == "user":
+                text = user_text(content.get("parts"))
+                if text:
+                    return text
+        return None
+
+
+GEMINI_GENERATE_CONTENT = GeminiGenerateContent()

@@ -1,0 +1,285 @@
+"""OpenAI Responses API: ``function_call`` output items, JSON and SSE, and ``function_call_output``."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from rejudge.recorder.wire._common import (
+    WIRE_OPENAI_RESPONSES,
+    AssistantTurn,
+    EchoedCall,
+    SentToolResult,
+    error_message,
+    first_user_text_of,
+    function_tool_specs,
+    int_usage,
+    iter_sse,
+    load_json_event,
+    make_call,
+    text_or_none,
+)
+from rejudge.recorder.wire._format import DETECT_BODY, DETECT_NONE, DETECT_PATH, Probe, WireFormat
+from rejudge.store._schemas import ToolSpec
+
+__all__ = [
+    "parse_openai_responses",
+    "parse_openai_responses_sse",
+    "openai_responses_tool_results",
+    "openai_responses_echoed_calls",
+    "OpenAIResponses",
+    "OPENAI_RESPONSES",
+]
+
+
+def _call_id(item: dict[str, Any]) -> Any:
+    # ``call_id`` is what function_call_output refers to; ``id`` is the item's own id
+    cid = item.get("call_id")
+    return cid if isinstance(cid, str) and cid else item.get("id")
+
+
+def _message_text(item: dict[str, Any]) -> list[str]:
+    content = item.get("content")
+    if not isinstance(content, list):
+        return []
+    return [
+        p["text"]
+        for p in content
+        if isinstance(p, dict)
+        and p.get("type") in ("output_text", "text")
+        and isinstance(p.get("text"), str)
+    ]
+
+
+def _finish(body: dict[str, Any]) -> str | None:
+    details = body.get("incomplete_details")
+    if isinstance(details, dict) and isinstance(details.get("reason"), str):
+        return details["reason"]
+    status = body.get("status")
+    return status if isinstance(status, str) else None
+
+
+def parse_openai_responses(body: dict[str, Any]) -> AssistantTurn:
+    """A Responses API response: ``message`` items give text, ``function_call`` items give calls.
+
+    ``finish_reason`` is the response ``status`` (``completed``), or the incomplete reason.
+    """
+    if not isinstance(body, dict):
+        return AssistantTurn(error="response body is not a JSON object")
+    model = body.get("model") if isinstance(body.get("model"), str) else None
+    err = error_message(body)
+    output = body.get("output")
+    texts: list[str] = []
+    calls = []
+    if isinstance(output, list):
+        for item in output:
+            if not isinstance(item, dict):
+                continue
+            kind = item.get("type")
+            if kind == "message":
+                texts.extend(_message_text(item))
+            elif kind == "function_call":
+                calls.append(make_call(_call_id(item), item.get("name"), item.get("arguments")))
+    elif err is None:
+        err = "response has no output"
+    if body.get("status") == "failed" and err is None:
+        err = "response failed"
+    return AssistantTurn(
+        text=text_or_none(texts),
+        calls=calls,
+        finish_reason=_finish(body),
+        usage=int_usage(body.get("usage")),
+        raw_model=model,
+        error=err,
+    )
+
+
+@dataclass
+class _Item:
+    type: str
+    call_id: Any = None
+    name: Any = None
+    arguments: str | None = None
+    parts: list[str] = field(default_factory=list)
+    done_item: dict[str, Any] | None = None
+
+
+def parse_openai_responses_sse(text: str) -> AssistantTurn:
+    """A streamed response. The terminal ``response.completed`` / ``response.incomplete`` /
+    ``response.failed`` event carries the whole response and wins; without one the items are
+    rebuilt from ``output_item``/``delta`` events and the turn is ``truncated``."""
+    if not isinstance(text, str):
+        return AssistantTurn(truncated=True, error="stream body is not text")
+    items: dict[Any, _Item] = {}
+    order: list[Any] = []
+    model: str | None = None
+    err: str | None = None
+    for event, data in iter_sse(text):
+        if data.strip() == "[DONE]":
+            continue
+        payload = load_json_event(data)
+        if not isinstance(payload, dict):
+            continue
+        kind = payload.get("type") or event
+        response = payload.get("response")
+        if isinstance(response, dict) and isinstance(response.get("model"), str):
+            model = response["model"]
+        if kind in ("response.completed", "response.incomplete", "response.failed") and isinstance(
+            response, dict
+        ):
+            turn = parse_openai_responses(response)
+            if kind == "response.failed" and turn.error is None:
+                return AssistantTurn(
+                    text=turn.text,
+                    calls=turn.calls,
+                    finish_reason=turn.finish_reason,
+                    usage=turn.usage,
+                    raw_model=turn.raw_model,
+                    error="response failed",
+                )
+            return turn
+        if kind == "error":
+            err = error_message(payload) or str(payload.get("message") or "stream error event")
+            continue
+        key = payload.get("output_index")
+        if kind in ("response.output_item.added", "response.output_item.done"):
+            item = payload.get("item")
+            if not isinstance(item, dict):
+                continue
+            if key is None:
+                key = len(order)
+            it = items.get(key)
+            if it is None:
+                it = items[key] = _Item(type=str(item.get("type")))
+                order.append(key)
+            if it.call_id is None:
+                it.call_id = _call_id(item)
+            if it.name is None:
+                it.name = item.get("name")
+            if kind == "response.output_item.done":
+                it.done_item = item
+        elif kind in ("response.function_call_arguments.delta", "response.output_text.delta"):
+            it = items.get(key)
+            if it is None:
+                ftype = "function_call" if "arguments" in kind else "message"
+                it = items[key] = _Item(type=ftype)
+                order.append(key)
+            if isinstance(payload.get("delta"), str):
+                it.parts.append(payload["delta"])
+        elif kind == "response.function_call_arguments.done":
+            it = items.get(key)
+            if it is not None and isinstance(payload.get("arguments"), str):
+                it.arguments = payload["arguments"]
+    texts: list[str] = []
+    calls = []
+    for key in order:
+        it = items[key]
+        if it.type == "message":
+            texts.extend(_message_text(it.done_item) if it.done_item else it.parts)
+        elif it.type == "function_call":
+            if it.done_item is not None and isinstance(it.done_item.get("arguments"), str):
+                args: str = it.done_item["arguments"]
+            elif it.arguments is not None:
+                args = it.arguments
+            else:
+                args = "".join(it.parts)
+            calls.append(make_call(it.call_id, it.name, args))
+    return AssistantTurn(
+        text=text_or_none(texts), calls=calls, truncated=True, raw_model=model, error=err
+    )
+
+
+def _output_content(output: Any) -> Any:
+    if isinstance(output, list):
+        parts = [
+            p["text"] for p in output if isinstance(p, dict) and isinstance(p.get("text"), str)
+        ]
+        if len(parts) == len(output):
+            return "".join(parts)
+    return output
+
+
+def openai_responses_tool_results(body: Any) -> list[SentToolResult]:
+    """Every ``function_call_output`` item of a request's ``input``."""
+    out: list[SentToolResult] = []
+    if not isinstance(body, dict) or not isinstance(body.get("input"), list):
+        return out
+    for item in body["input"]:
+        if not isinstance(item, dict) or item.get("type") != "function_call_output":
+            continue
+        cid = item.get("call_id")
+        out.append(
+            SentToolResult(
+                call_id=cid if isinstance(cid, str) and cid else None,
+                content=_output_content(item.get("output")),
+            )
+        )
+    return out
+
+
+def openai_responses_echoed_calls(body: Any) -> list[list[EchoedCall]]:
+    """``function_call`` items of a request's ``input``, grouped by consecutive runs."""
+    out: list[list[EchoedCall]] = []
+    if not isinstance(body, dict) or not isinstance(body.get("input"), list):
+        return out
+    current: list[EchoedCall] = []
+    for item in body["input"]:
+        if isinstance(item, dict) and item.get("type") == "function_call":
+            cid = _call_id(item)
+            args = item.get("arguments")
+            current.append(
+                EchoedCall(
+                    id=cid if isinstance(cid, str) and cid else None,
+                    name=item.get("name") if isinstance(item.get("name"), str) else None,
+                    arguments_raw=args if isinstance(args, str) else None,
+                )
+            )
+        elif isinstance(item, dict) and item.get("type") == "reasoning":
+            continue  # a turn's reasoning item precedes its calls
+        elif current:
+            out.append(current)
+            current = []
+    if current:
+        out.append(current)
+    return out
+
+
+class OpenAIResponses(WireFormat):
+    """``POST .../responses``; also a request with ``model`` and ``input`` but no ``messages``."""
+
+    name = WIRE_OPENAI_RESPONSES
+    provider = "openai"
+
+    def detect(self, probe: Probe) -> int:
+        if probe.path.endswith("/responses") or probe.path == "responses":
+            return DETECT_PATH
+        body = probe.body
+        if isinstance(body, dict) and "input" in body and "model" in body:
+            return DETECT_BODY if "messages" not in body else DETECT_NONE
+        return DETECT_NONE
+
+    def parse_message(self, body: dict[str, Any]) -> AssistantTurn:
+        return parse_openai_responses(body)
+
+    def assemble_stream(self, text: str) -> AssistantTurn:
+        return parse_openai_responses_sse(text)
+
+    def tool_results(self, request_body: Any) -> list[SentToolResult]:
+        return openai_responses_tool_results(request_body)
+
+    def echoed_calls(self, request_body: Any) -> list[list[EchoedCall]]:
+        return openai_responses_echoed_calls(request_body)
+
+    def tool_specs(self, request_body: Any) -> list[ToolSpec]:
+        return function_tool_specs(request_body)
+
+    def first_user_text(self, request_body: Any) -> str | None:
+        if not isinstance(request_body, dict):
+            return None
+        items = request_body.get("input")
+        if isinstance(items, str):
+            return items
+        return first_user_text_of(items)
+
+
+OPENAI_RESPONSES = OpenAIResponses()

@@ -1,0 +1,150 @@
+"""The wire formats by name, and the format-generic entry points built on them.
+
+The four built-in formats (OpenAI chat, OpenAI Responses, Anthropic messages, Gemini) are
+registered here; a new format is a :class:`~.format.WireFormat` subclass in its own module, added
+with :func:`register_wire_format`. Detection asks every registered format and keeps the surest
+answer, so no function here names a format.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from rejudge.recorder.wire._anthropic import ANTHROPIC_MESSAGES
+from rejudge.recorder.wire._common import (
+    WIRE_UNKNOWN,
+    AssistantTurn,
+    EchoedCall,
+    SentToolResult,
+)
+from rejudge.recorder.wire._format import (
+    DETECT_NONE,
+    DETECT_PATH,
+    Probe,
+    WireFormat,
+    is_event_stream,
+    make_probe,
+)
+from rejudge.recorder.wire._gemini import GEMINI_GENERATE_CONTENT
+from rejudge.recorder.wire._openai_chat import OPENAI_CHAT
+from rejudge.recorder.wire._openai_responses import OPENAI_RESPONSES
+from rejudge.store._errors import NotFoundError
+from rejudge.store._schemas import ToolSpec
+
+__all__ = [
+    "UnknownWireFormatError",
+    "register_wire_format",
+    "get_wire_format",
+    "wire_formats",
+    "find_wire_format",
+    "detect_wire_format",
+    "is_event_stream",
+    "parse_response",
+    "extract_tool_results",
+    "extract_echoed_calls",
+    "extract_tool_specs",
+    "extract_first_user_text",
+]
+
+
+class UnknownWireFormatError(NotFoundError):
+    """No wire format of that name is registered (``field`` is ``"wire_format"``)."""
+
+
+_FORMATS: dict[str, WireFormat] = {}
+
+
+def register_wire_format(wire_format: WireFormat, *, replace: bool = False) -> None:
+    """Add a format under its ``name``; registering another object under a taken name needs
+    ``replace=True``. Formats registered first win ties in detection."""
+    name = wire_format.name
+    if name == WIRE_UNKNOWN or not isinstance(name, str) or not name:
+        raise ValueError(f"a wire format needs a name other than {WIRE_UNKNOWN!r}")
+    current = _FORMATS.get(name)
+    if current is not None and current is not wire_format and not replace:
+        raise ValueError(f"wire format {name!r} is already registered")
+    _FORMATS[name] = wire_format
+
+
+def get_wire_format(name: str) -> WireFormat:
+    wire_format = _FORMATS.get(name)
+    if wire_format is None:
+        raise UnknownWireFormatError(
+            f"unknown wire format {name!r} (known: {', '.join(_FORMATS)})", field="wire_format"
+        )
+    return wire_format
+
+
+def wire_formats() -> list[WireFormat]:
+    """Every registered format, in registration order."""
+    return list(_FORMATS.values())
+
+
+def find_wire_format(probe: Probe) -> WireFormat | None:
+    """The format ``probe`` speaks, or ``None`` for no model exchange.
+
+    A path that names a format's endpoint decides; a path that names another endpoint of a known
+    API (model listings, token counts) means no model exchange; otherwise the surest of the
+    body-shape and header answers wins.
+    """
+    scores = [(f.detect(probe), f) for f in _FORMATS.values()]
+    for score, wire_format in scores:
+        if score >= DETECT_PATH:
+            return wire_format
+    if any(f.other_endpoint(probe) for f in _FORMATS.values()):
+        return None
+    best_score, best = DETECT_NONE, None
+    for score, wire_format in scores:
+        if score > best_score:
+            best_score, best = score, wire_format
+    return best
+
+
+def detect_wire_format(
+    request_path: str | None,
+    request_body: Any = None,
+    response_headers: Mapping[str, Any] | None = None,
+) -> str:
+    """The name of the format an exchange speaks (``"openai-chat"``, ...), or ``"unknown"``.
+
+    ``request_path`` may be a full URL or a path with a query string; ``request_body`` text, bytes
+    or decoded JSON. ``"unknown"`` means "not a model exchange" (``GET /v1/models``, embeddings).
+    """
+    found = find_wire_format(make_probe(request_path, request_body, response_headers))
+    return found.name if found is not None else WIRE_UNKNOWN
+
+
+def parse_response(
+    wire_format: str, body: Any, response_headers: Mapping[str, Any] | None = None
+) -> AssistantTurn:
+    """Parse a response body (decoded JSON, or text holding JSON or SSE) in ``wire_format``; an
+    unregistered name gives a turn whose ``error`` says so (parsing never raises)."""
+    found = _FORMATS.get(wire_format)
+    if found is None:
+        return AssistantTurn(error=f"unknown wire format {wire_format!r}")
+    return found.parse_response(body, response_headers)
+
+
+def extract_tool_results(wire_format: str, request_body: Any) -> list[SentToolResult]:
+    found = _FORMATS.get(wire_format)
+    return found.tool_results(request_body) if found is not None else []
+
+
+def extract_echoed_calls(wire_format: str, request_body: Any) -> list[list[EchoedCall]]:
+    found = _FORMATS.get(wire_format)
+    return found.echoed_calls(request_body) if found is not None else []
+
+
+def extract_tool_specs(wire_format: str, request_body: Any) -> list[ToolSpec]:
+    found = _FORMATS.get(wire_format)
+    return found.tool_specs(request_body) if found is not None else []
+
+
+def extract_first_user_text(wire_format: str, request_body: Any) -> str | None:
+    found = _FORMATS.get(wire_format)
+    return found.first_user_text(request_body) if found is not None else None
+
+
+for _builtin in (OPENAI_CHAT, OPENAI_RESPONSES, ANTHROPIC_MESSAGES, GEMINI_GENERATE_CONTENT):
+    register_wire_format(_builtin)

@@ -1,0 +1,80 @@
+"""Comparisons of two stored evaluations, and what each evaluation measured (its inputs)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from rejudge.judge._compare import compare_rows
+from rejudge.judge._results import Comparison
+from rejudge.store._errors import NotFoundError
+from rejudge.store._hashing import content_hash
+from rejudge.store._repository import Store
+
+from ._judging import evaluation_rows
+
+__all__ = ["BASELINE_INPUTS", "evaluation_meta", "evaluation_inputs", "compare_evaluations"]
+
+#: the inputs a baseline check requires to line up (the model and its traces may differ: that is
+#: what a regression check measures)
+BASELINE_INPUTS = (
+    "suite_hash",
+    "cases_hash",
+    "registry_hash",
+    "tier",
+    "rule_set_hash",
+    "engine_version",
+    "harness_mode",
+)
+
+
+def evaluation_meta(store: Store, evaluation_id: int | str) -> dict[str, Any]:
+    """What an evaluation measured: run, model, tier, rules and every input hash."""
+    ev = store.get_evaluation(evaluation_id)
+    rule_set = store.get_rule_set(ev.rule_set_id)
+    meta: dict[str, Any] = {
+        "id": ev.id,
+        "tier": ev.tier,
+        "rules": rule_set.ref,
+        "rule_set_hash": rule_set.hash,
+        "engine_version": ev.engine_version,
+        "inputs_hash": ev.inputs_hash,
+        "status": ev.status,
+    }
+    try:
+        run = store.get_run(ev.run_id)
+    except NotFoundError:
+        return meta
+    meta.update(
+        {
+            "run": run.name,
+            "run_id": run.id,
+            "model": run.model,
+            "suite_hash": run.suite_hash,
+            "registry_hash": run.registry_hash,
+            "harness_mode": run.harness_mode,
+        }
+    )
+    return meta
+
+
+def evaluation_inputs(store: Store, evaluation_id: int | str) -> dict[str, Any]:
+    """The input hashes a baseline binds (see :data:`BASELINE_INPUTS`)."""
+    meta = evaluation_meta(store, evaluation_id)
+    case_hashes = sorted(
+        {(r["case_key"], r["case_hash"]) for r in store.iter_evaluation_rows(int(meta["id"]))}
+    )
+    inputs = {key: meta.get(key) for key in BASELINE_INPUTS if key != "cases_hash"}
+    inputs["cases_hash"] = content_hash([list(pair) for pair in case_hashes])
+    return inputs
+
+
+def compare_evaluations(store: Store, a: int | str, b: int | str) -> Comparison:
+    """DESIGN §11 ``compare`` of two stored evaluations (plus reasons and per-dimension deltas)."""
+    meta_a, meta_b = evaluation_meta(store, a), evaluation_meta(store, b)
+    out = compare_rows(
+        evaluation_rows(store, int(meta_a["id"])),
+        evaluation_rows(store, int(meta_b["id"])),
+        meta_a=meta_a,
+        meta_b=meta_b,
+    )
+    return Comparison(**out, meta_a=meta_a, meta_b=meta_b)

@@ -1,0 +1,289 @@
+"""``rejudge demo``: the main job end to end on the embedded store, offline, with no API key.
+
+1. Load the built-in suites (retail, genome-simple, genome-complex) into the store.
+2. Turn the shipped cassettes (``cassettes/<run>/<case>__r<k>.yaml``, real recordings of the local
+   model) into traces through the ingest path (:mod:`rejudge.services._ingest`, the one recording,
+   ``renormalize`` and ``import cassettes`` use, so the hashes are the recorded ones). Nothing is
+   sent anywhere: cassettes are read from disk.
+3. Judge every run under every applicable tier and two rule-set versions.
+4. Compare the two rule-set versions per run and tier: which cases flipped, and why.
+
+Idempotent: a second run finds the suites, runs, traces and evaluations already there (lookups,
+not duplicates). Returns a :class:`DemoResult`; the CLI renders it.
+"""
+
+from __future__ import annotations
+
+import sys
+import time
+from collections import Counter
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from rejudge.judge._rulesets import load_rule_set
+from rejudge.judge.tiers import tier_names
+from rejudge.recorder._cassettes import CassetteError, read_cassette
+from rejudge.recorder._derive import run_config_from_meta
+from rejudge.services._compare import compare_evaluations
+from rejudge.services._ingest import evidence_of, ingest
+from rejudge.services._judging import (
+    applicable_tiers,
+    evaluation_report,
+    find_current_evaluation,
+    judge_run,
+)
+from rejudge.services._suites import snapshot_suite
+from rejudge.store._errors import RejudgeError
+from rejudge.store._repository import Store, SuiteRecord
+from rejudge.suites._case_format import builtin_suites, load_suite
+
+__all__ = [
+    "DEMO_SUITES",
+    "DEMO_RULES",
+    "DemoError",
+    "DemoResult",
+    "cassette_roots",
+    "find_demo_cassettes",
+    "load_cassette_runs",
+    "run_demo",
+]
+
+DEMO_SUITES = ("retail", "genome-simple", "genome-complex")
+DEMO_RULES = ("standard@1", "standard@2")
+_SUFFIXES = (".yaml", ".yml")
+
+Progress = Callable[[str], None]
+
+
+class DemoError(RejudgeError):
+    """The demo cannot run as asked (no shipped cassettes found, ...)."""
+
+
+@dataclass
+class DemoResult:
+    cassettes_dir: str
+    suites: list[dict[str, Any]] = field(default_factory=list)
+    runs: list[dict[str, Any]] = field(default_factory=list)
+    skipped: list[dict[str, Any]] = field(default_factory=list)
+    evaluations: list[dict[str, Any]] = field(default_factory=list)
+    reports: list[dict[str, Any]] = field(default_factory=list)
+    comparisons: list[dict[str, Any]] = field(default_factory=list)
+    elapsed_s: float = 0.0
+
+    def as_dict(self) -> dict[str, Any]:
+        return {
+            "cassettes": self.cassettes_dir,
+            "suites": self.suites,
+            "runs": self.runs,
+            "skipped": self.skipped,
+            "evaluations": self.evaluations,
+            "reports": self.reports,
+            "comparisons": self.comparisons,
+            "elapsed_s": self.elapsed_s,
+        }
+
+
+# --------------------------------------------------------------------------- finding cassettes
+
+
+def cassette_roots(preferred: Path | None) -> list[Path]:
+    """Where the demo looks for shipped cassettes, in order.
+
+    ``preferred`` (``--cassettes``, default ``./cassettes``), then the ``cassettes/`` folder next
+    to the installed packages (a source checkout or an editable install), then
+    ``<prefix>/share/rejudge/cassettes`` (a wheel that ships them as data files).
+    """
+    here = Path(__file__).resolve().parents[2]
+    roots = [
+        *([preferred] if preferred is not None else []),
+        here / "cassettes",
+        Path(sys.prefix) / "share" / "rejudge" / "cassettes",
+    ]
+    out: list[Path] = []
+    for root in roots:
+        if root not in out:
+            out.append(root)
+    return out
+
+
+def _run_folders(root: Path) -> list[Path]:
+    if not root.is_dir():
+        return []
+    return sorted(
+        p
+        for p in root.iterdir()
+        if p.is_dir()
+        and not p.name.startswith(".")
+        and any(f.suffix in _SUFFIXES and "__r" in f.stem for f in p.iterdir())
+    )
+
+
+def find_demo_cassettes(preferred: Path | None) -> Path:
+    """The first root of :func:`cassette_roots` holding at least one run folder."""
+    roots = cassette_roots(preferred)
+    for root in roots:
+        if _run_folders(root):
+            return root
+    raise DemoError(
+        "no shipped cassettes found (looked in "
+        + ", ".join(str(r) for r in roots)
+        + "); run from the rejudge checkout or pass --cassettes DIR"
+    )
+
+
+# --------------------------------------------------------------------------- cassettes -> runs
+
+
+def _suite_for(case_ids: set[str], suites: dict[str, Any]) -> str | None:
+    for name, source in suites.items():
+        if case_ids <= {c.id for c in source.cases}:
+            return name
+    return None
+
+
+def load_cassette_runs(
+    store: Store,
+    root: Path,
+    suites: dict[str, Any],
+    snapshots: dict[str, SuiteRecord],
+) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
+    """Store every run folder under ``root`` as a run with its traces (idempotent).
+
+    A folder whose cassettes name cases of no loaded suite, or hold no rejudge metadata, is
+    skipped with its reason.
+    """
+    runs: list[dict[str, Any]] = []
+    skipped: list[dict[str, Any]] = []
+    for folder in _run_folders(root):
+        files = sorted(f for f in folder.iterdir() if f.suffix in _SUFFIXES and "__r" in f.stem)
+        cassettes = []
+        try:
+            for path in files:
+                cassettes.append(read_cassette(path))
+        except CassetteError as exc:
+            skipped.append({"folder": folder.name, "reason": str(exc)})
+            continue
+        if not all(c.meta.get("case") is not None for c in cassettes):
+            skipped.append({"folder": folder.name, "reason": "not recorded by rejudge (no meta)"})
+            continue
+        case_ids = {str(c.meta["case"]) for c in cassettes}
+        suite_name = _suite_for(case_ids, suites)
+        if suite_name is None:
+            skipped.append({"folder": folder.name, "reason": "cases of no built-in suite"})
+            continue
+        snapshot = snapshots.get(suite_name)
+        if snapshot is None:
+            snapshot = snapshots[suite_name] = snapshot_suite(store, suites[suite_name])
+        run_name = str(cassettes[0].meta.get("run") or folder.name)
+        config = run_config_from_meta(cassettes[0].meta, f"shipped cassettes {folder.name}")
+        if config is None:
+            skipped.append({"folder": folder.name, "reason": "no run config in the cassettes"})
+            continue
+        run = store.create_run(name=run_name, suite=snapshot, config=config)
+        done = store.trace_keys(run.id)
+        evidence = []
+        for cassette in cassettes:
+            case_id = str(cassette.meta["case"])
+            rep = int(cassette.meta.get("repetition", 0))
+            if (case_id, rep) in done:
+                continue
+            relative = cassette.path.relative_to(root).as_posix()
+            evidence.append(evidence_of(cassette, case_id, rep, relative))
+        inserted = ingest(store, run, evidence).inserted if evidence else 0
+        outcomes = Counter(_outcome_of(c.meta) for c in cassettes)
+        if run.status != "finished":
+            store.finish_run(run.id, "finished")
+        runs.append(
+            {
+                "run": run.name,
+                "run_id": run.id,
+                "suite": suite_name,
+                "model": run.model,
+                "harness_mode": run.harness_mode,
+                "traces": len(cassettes),
+                "inserted": inserted,
+                # how the recordings ended: "completed" or the AGENT_ERROR kind (round_budget...)
+                "outcomes": dict(sorted(outcomes.items(), key=lambda kv: (-kv[1], kv[0]))),
+            }
+        )
+    return runs, skipped
+
+
+def _outcome_of(meta: dict[str, Any]) -> str:
+    outcome = meta.get("outcome")
+    if not isinstance(outcome, dict):
+        return "unknown"
+    error = outcome.get("error")
+    if outcome.get("status") == "agent_error" or isinstance(error, dict):
+        kind = error.get("kind") if isinstance(error, dict) else None
+        return str(kind or "agent_error")
+    return str(outcome.get("status") or "unknown")
+
+
+# --------------------------------------------------------------------------- the demo
+
+
+def run_demo(
+    store: Store,
+    cassettes_dir: Path | None = None,
+    *,
+    suite_names: Sequence[str] = DEMO_SUITES,
+    rules: Sequence[str] = DEMO_RULES,
+    tiers: Sequence[str] | None = None,
+    progress: Progress | None = None,
+) -> DemoResult:
+    """Load suites, turn the shipped cassettes into traces, judge, compare. No network."""
+    started = time.perf_counter()
+    say = progress or (lambda _msg: None)
+    root = find_demo_cassettes(cassettes_dir)
+    result = DemoResult(cassettes_dir=str(root))
+
+    known = builtin_suites()
+    sources = {name: load_suite(name) for name in known}
+    snapshots: dict[str, SuiteRecord] = {}
+    for name in suite_names:
+        say(f"loading suite {name}")
+        snap = snapshot_suite(store, sources[name])
+        snapshots[name] = snap
+        result.suites.append({"name": name, "cases": snap.case_count, "hash": snap.hash})
+
+    say(f"reading cassettes under {root}")
+    result.runs, result.skipped = load_cassette_runs(store, root, sources, snapshots)
+    if not result.runs:
+        raise DemoError(
+            f"no run folder under {root} holds cassettes of a built-in suite "
+            f"({'; '.join(s['folder'] + ': ' + s['reason'] for s in result.skipped)})"
+        )
+
+    rule_sets = [load_rule_set(r) for r in rules]
+    for run in result.runs:
+        wanted = applicable_tiers(store, run["run_id"], tiers or tier_names())
+        for tier in wanted:
+            ids = []
+            for rule_set in rule_sets:
+                say(f"judging {run['run']} under {tier} / {rule_set.ref}")
+                ev_id = find_current_evaluation(store, run["run_id"], tier, rule_set)
+                reused = ev_id is not None
+                if ev_id is None:
+                    ev_id = judge_run(store, run["run_id"], tier, rule_set).evaluation_id
+                report = evaluation_report(store, ev_id).to_json()
+                report["run"] = run["run"]
+                result.evaluations.append(
+                    {
+                        "evaluation": ev_id,
+                        "run": run["run"],
+                        "tier": tier,
+                        "rules": rule_set.ref,
+                        "reused": reused,
+                        "summary": report["summary"],
+                    }
+                )
+                result.reports.append(report)
+                ids.append(ev_id)
+            for a, b in zip(ids, ids[1:], strict=False):
+                cmp = compare_evaluations(store, a, b).to_json()
+                result.comparisons.append({"run": run["run"], "tier": tier, **cmp})
+    result.elapsed_s = round(time.perf_counter() - started, 3)
+    return result

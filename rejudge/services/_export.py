@@ -1,0 +1,78 @@
+"""Analysis exports read from the store: one row per case and repetition of an evaluation, or one
+row per trace of a run, with the columns :mod:`rejudge.judge._exports` documents."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from typing import Any
+
+from rejudge.judge._calibration import item_label, latest_labels
+from rejudge.store._repository import Store
+from rejudge.store._reviews import list_reviews
+
+from ._reviews import review_rows
+
+__all__ = ["evaluation_export_rows", "run_export_rows"]
+
+
+def evaluation_export_rows(store: Store, evaluation_id: int | str) -> Iterator[dict[str, Any]]:
+    """One dict per case and repetition, keys of :data:`EVALUATION_EXPORT_COLUMNS`, case order."""
+    ev = store.get_evaluation(evaluation_id)
+    run = store.get_run(ev.run_id)
+    suite = store.get_suite_by_id(run.suite_id)
+    rules = store.get_rule_set(ev.rule_set_id).ref
+    rows = review_rows(store, ev.id)
+    latest = latest_labels(r.as_dict() for r in list_reviews(store, evaluation_id=ev.id))
+    for r in rows:
+        yield {
+            "evaluation": ev.id,
+            "run": run.name,
+            "suite": suite.name,
+            "model": run.model,
+            "provider": run.provider,
+            "harness_mode": run.harness_mode,
+            "tier": r["tier"],
+            "rules": rules,
+            "case": r["case"],
+            "repetition": int(r["repetition"]),
+            "dimension": r["dimension"],
+            "category": r["category"],
+            "verdict": r["verdict"],
+            "taxonomy": r["taxonomy"],
+            "partial_score": None if r["partial_score"] is None else float(r["partial_score"]),
+            "anomalies": r["anomalies"],
+            "review_label": item_label(latest.get(r["judgment_id"], {})),
+            "judgment_key": r["judgment_key"],
+            "judgment_hash": r["judgment_hash"],
+            "trace_hash": r["trace_hash"],
+            "case_hash": r["case_hash"],
+            "registry_hash": r["registry_hash"],
+            "rule_set_hash": r["rule_set_hash"],
+            "engine_version": r["engine_version"],
+            "suite_hash": run.suite_hash,
+            "config_hash": run.config_hash,
+            "prompt_hash": run.prompt_hash,
+        }
+
+
+def run_export_rows(store: Store, run_ref: str | int) -> Iterator[dict[str, Any]]:
+    """One dict per trace of a run (streamed), keys of :data:`RUN_EXPORT_COLUMNS`."""
+    run = store.get_run(run_ref)
+    suite = store.get_suite_by_id(run.suite_id)
+    for stored in store.iter_traces(run.id):
+        trace = stored.trace
+        yield {
+            "run": run.name,
+            "model": run.model,
+            "suite": suite.name,
+            "case": stored.case_key,
+            "repetition": stored.repetition,
+            "status": trace.status,
+            "trace_hash": stored.hash,
+            "rounds": len(trace.rounds),
+            "calls": sum(len(r.calls) for r in trace.rounds),
+            "cassette_path": stored.cassette_path,
+            "cassette_hash": stored.cassette_hash,
+            "normalizer_version": trace.normalizer_version,
+            "trace": trace.model_dump(mode="json"),
+        }

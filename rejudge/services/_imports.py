@@ -1,0 +1,141 @@
+"""``import cassettes``: store a folder of cassettes, recorded anywhere, as one run.
+
+The plan (files, cases, traces) is the recorder's pure :func:`rejudge.recorder._importer.plan_import`;
+this stores it through the ingest path. Importing the same folder again is a lookup: same suite
+snapshot, same run, no duplicate trace.
+"""
+
+from __future__ import annotations
+
+import os
+import tempfile
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from rejudge.recorder._importer import (
+    IMPORTED_DOMAIN,
+    PlannedTrace,
+    adhoc_suite,
+    find_mapping,
+    import_run_config,
+    import_summary,
+    plan_import,
+)
+from rejudge.services._ingest import Evidence, ingest
+from rejudge.store._errors import NotFoundError
+from rejudge.store._hashing import content_hash, hash_bytes
+from rejudge.store._repository import RunRecord, Store, SuiteRecord
+
+__all__ = ["ImportResult", "import_cassettes"]
+
+
+@dataclass(frozen=True)
+class ImportResult:
+    run: RunRecord
+    suite: SuiteRecord
+    inserted: int
+    skipped: int
+    planned: list[PlannedTrace] = field(default_factory=list)
+
+    def summary(self) -> dict[str, Any]:
+        return import_summary(
+            self.run.name, self.run.id, self.suite.name, self.inserted, self.skipped, self.planned
+        )
+
+
+def _copy_atomic(src: Path, dest: Path) -> None:
+    dest.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(prefix=".import-", dir=dest.parent)
+    try:
+        with os.fdopen(fd, "wb") as fh:
+            fh.write(src.read_bytes())
+        os.replace(tmp, dest)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise
+
+
+def _resolve_suite(store: Store, suite: str) -> SuiteRecord:
+    try:
+        return store.get_suite(suite)
+    except NotFoundError:
+        from rejudge.services._suites import snapshot_suite
+
+        return snapshot_suite(store, suite)
+
+
+def import_cassettes(
+    directory: str | Path,
+    store: Store,
+    suite: str | None = None,
+    *,
+    run_name: str | None = None,
+    mapping_file: str | Path | None = None,
+    copy_to: str | Path | None = None,
+    adhoc_suite_name: str | None = None,
+) -> ImportResult:
+    """Import every cassette under ``directory`` as one run.
+
+    ``suite``: a suite in the store (or a built-in/path, snapshotted on the way). ``copy_to``
+    (the cassettes folder): copy each cassette to ``copy_to/<run>/<relative path>`` and record
+    ``<run>/<relative path>``, as recorded runs do (so ``renormalize`` finds it when the source
+    folder is gone); otherwise the source's absolute path is recorded. The run's config is the
+    one rejudge recorded in the cassettes, else harness mode ``imported``.
+    """
+    root = Path(directory)
+    base = root if root.is_dir() else root.parent
+    mapping = find_mapping(root, Path(mapping_file) if mapping_file is not None else None)
+
+    if suite is not None:
+        suite_rec = _resolve_suite(store, suite)
+        cases = store.get_cases(suite_rec.id)
+        registry = store.get_registry(suite_rec.registry_id)
+        planned = plan_import(
+            root,
+            case_ids=set(cases),
+            mapping=mapping,
+            name_map=registry.name_map or None,
+            case_hashes={key: case.hash for key, (_pk, case) in cases.items()},
+        )
+    else:
+        planned = plan_import(root, mapping=mapping)
+        from rejudge.suites._case_format import suite_hash
+
+        name = adhoc_suite_name or f"imported-{base.resolve().name or 'cassettes'}"
+        registry, case_list = adhoc_suite(planned, name)
+        suite_rec = store.save_suite(
+            name=name,
+            domain=IMPORTED_DOMAIN,
+            suite_hash=suite_hash(1, registry, case_list),
+            registry=registry,
+            cases=case_list,
+            meta={"description": f"ad-hoc cases imported from {base}", "adhoc": True},
+        )
+
+    config = import_run_config(planned, str(base.resolve()))
+    digest = content_hash([suite_rec.hash, [(p.rel, p.cassette_hash) for p in planned]])
+    name = run_name or f"import-{suite_rec.name}-{digest.split(':', 1)[1][:10]}"
+    run = store.create_run(name=name, suite=suite_rec, config=config)
+
+    evidence = []
+    for p in planned:
+        # like recorded runs: a copied cassette is stored relative to the cassettes folder;
+        # a cassette left where it is, by its absolute path
+        stored_path = str(p.path.resolve())
+        if copy_to is not None:
+            relative = f"{name}/{p.rel}"
+            dest = Path(copy_to) / relative
+            if not dest.exists() or hash_bytes(dest.read_bytes()) != p.cassette_hash:
+                _copy_atomic(p.path, dest)
+            stored_path = relative
+        evidence.append(Evidence(p.case_id, p.trace, stored_path, p.cassette_hash))
+    result = ingest(store, run, evidence)
+    store.finish_run(run.id, "finished")
+    return ImportResult(
+        run=store.get_run(run.id),
+        suite=suite_rec,
+        inserted=result.inserted,
+        skipped=len(evidence) - result.inserted,
+        planned=planned,
+    )

@@ -1,0 +1,481 @@
+"""Judging over the store: judge a run into an evaluation, plan and run a re-judge of many runs,
+read an evaluation back as its report.
+
+Never touches the network and never imports the recorder: every input comes from the store, and
+the judging itself is :class:`rejudge.judge._batch.BatchJudge` (pure, in worker processes when
+asked). Judgments are keyed by their inputs, so a trace already judged under the same inputs is
+not judged or written again (insert-or-ignore on the key), and ``shard=(i, n)`` judges only
+traces whose id % n == i: n machines sharing one PostgreSQL store split a large re-judge and
+converge on one evaluation per (run, tier, rules, engine version).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable, Iterator, Sequence
+from concurrent.futures import Future
+from dataclasses import dataclass, field
+from typing import Any
+
+from rejudge.judge._batch import BatchJudge, Judged, JudgeRow
+from rejudge.judge._engine import ENGINE_VERSION
+from rejudge.judge._report import ReportBuilder, build_report
+from rejudge.judge._results import (
+    EvaluationReport,
+    JudgeRunResult,
+    JudgeSummary,
+    RejudgedEvaluation,
+    RejudgeResult,
+)
+from rejudge.judge._rulesets import builtin_rule_sets
+from rejudge.judge.tiers import get_tier
+from rejudge.store._errors import InvalidInputError, NotFoundError
+from rejudge.store._hashing import content_hash
+from rejudge.store._records import RunRecord
+from rejudge.store._repository import Store
+from rejudge.store._schemas import RuleSet
+
+__all__ = [
+    "judge_run",
+    "judge_run_summary",
+    "evaluation_rows",
+    "iter_evaluation_rows",
+    "evaluation_report",
+    "RejudgePlan",
+    "plan_rejudge",
+    "rejudge",
+    "applicable_tiers",
+    "find_current_evaluation",
+]
+
+Progress = Callable[[int], None]
+
+
+def _find_or_create_evaluation(
+    store: Store, run_id: int, tier: str, rule_set_id: int, reuse: bool
+) -> int:
+    """``reuse`` (a shard): the evaluation every shard of this (run, tier, rule set, engine
+    version) shares, created by whichever shard comes first (atomically: see
+    :meth:`Store.find_or_create_evaluation`); otherwise a new evaluation."""
+    if reuse:
+        evaluation_id, _created = store.find_or_create_evaluation(
+            run_id=run_id, tier=tier, rule_set_id=rule_set_id, engine_version=ENGINE_VERSION
+        )
+        return evaluation_id
+    return store.create_evaluation(
+        run_id=run_id, tier=tier, rule_set_id=rule_set_id, engine_version=ENGINE_VERSION
+    )
+
+
+def _chunked(it: Iterator[dict[str, Any]], size: int) -> Iterator[list[dict[str, Any]]]:
+    chunk: list[dict[str, Any]] = []
+    for row in it:
+        chunk.append(row)
+        if len(chunk) >= size:
+            yield chunk
+            chunk = []
+    if chunk:
+        yield chunk
+
+
+def judge_run(
+    store: Store,
+    run_ref: str | int,
+    tier: str,
+    rule_set: RuleSet,
+    *,
+    workers: int = 1,
+    shard: tuple[int, int] | None = None,
+    chunk_size: int = 500,
+    progress: Progress | None = None,
+    suite_id: int | None = None,
+) -> JudgeRunResult:
+    """Judge every stored trace of a run (or one shard of them) into an evaluation.
+
+    ``suite_id`` judges the traces against another snapshot of the run's suite (same name, e.g.
+    after a golden call was corrected) instead of the snapshot the run recorded; cases are matched
+    by id, and the judgments carry the corrected cases' hashes.
+    """
+    get_tier(tier)  # unknown tier: fail before touching the store
+    run = store.get_run(run_ref)
+    registry_id, suite_hash = run.registry_id, run.suite_hash
+    if suite_id is not None and suite_id != run.suite_id:
+        recorded = store.get_suite_by_id(run.suite_id)
+        chosen = store.get_suite_by_id(suite_id)
+        if chosen.name != recorded.name:
+            raise InvalidInputError(
+                f"run {run.name!r} recorded suite {recorded.name!r}; it can be judged against "
+                f"another snapshot of that suite, not against {chosen.name!r}"
+            )
+        registry_id, suite_hash = chosen.registry_id, chosen.hash
+    registry = store.get_registry(registry_id)
+    cases = {key: case for key, (_pk, case) in store.get_cases(suite_id or run.suite_id).items()}
+    builtin = any(r.hash == rule_set.hash for r in builtin_rule_sets())
+    rule_set_id = store.save_rule_set(rule_set, builtin=builtin)
+    evaluation_id = _find_or_create_evaluation(
+        store, run.id, tier, rule_set_id, reuse=shard is not None
+    )
+    case_hashes = {k: c.hash for k, c in cases.items()}
+    groups = {k: (c.dimension, c.category) for k, c in cases.items()}
+
+    judged = written = 0
+    # A new evaluation holds exactly the links this call writes, so its summary is aggregated
+    # on the way; a shard's evaluation is shared with other machines and is read back instead.
+    builder = ReportBuilder(include_cases=False) if shard is None else None
+
+    def settle(
+        rows: list[dict[str, Any]],
+        keys: list[str],
+        known: dict[str, dict[str, Any]],
+        fresh: list[Judged],
+    ) -> int:
+        """Write the chunk's new judgments, then link every trace of the chunk."""
+        for p, taxonomy, tools, anomalies in fresh:
+            known[p.key] = {
+                "id": None,  # not known before the insert: linked by key
+                "verdict": p.verdict,
+                "partial_score": p.partial_score,
+                "taxonomy": taxonomy,
+                "implicated_tools": tools,
+                "anomalies": anomalies,
+            }
+        links = []
+        for row, key in zip(rows, keys, strict=True):
+            found = known[key]
+            case_key = row["case_key"]
+            dimension, category = groups[case_key]
+            link = {
+                "trace_id": row["id"],
+                "case_key": case_key,
+                "repetition": row["repetition"],
+                "dimension": dimension,
+                "category": category,
+                "verdict": found["verdict"],
+                "partial_score": found["partial_score"],
+            }
+            if found["id"] is None:
+                link["judgment_key"] = key
+            else:
+                link["judgment_id"] = found["id"]
+            links.append(link)
+            if builder is not None:
+                builder.add(
+                    {
+                        "case": case_key,
+                        "repetition": row["repetition"],
+                        "verdict": found["verdict"],
+                        "taxonomy": found["taxonomy"],
+                        "partial_score": found["partial_score"],
+                        "dimension": dimension,
+                        "category": category,
+                        "implicated_tools": found["implicated_tools"] or [],
+                        "anomalies": found["anomalies"] or [],
+                    }
+                )
+        store.save_and_link_judgments(evaluation_id, [p for p, *_ in fresh], links)
+        return len(fresh)
+
+    def done(rows: list[dict[str, Any]], n_written: int) -> None:
+        nonlocal judged, written
+        judged += len(rows)
+        written += n_written
+        if progress:
+            progress(len(rows))
+
+    # judged in this process when workers == 1 (or for nothing: a re-judge of unchanged inputs
+    # judges nothing); the worker pool starts at the first batch that has something to judge
+    with BatchJudge(registry, cases, rule_set, tier, workers=workers) as batch:
+        # bodies stay JSON text here: a trace already judged under these inputs is never
+        # decoded, and a new one is decoded where it is judged (in the worker)
+        stream = (
+            row
+            for row in store.iter_trace_rows(run.id, shard=shard, decode=False)
+            if row["case_key"] in cases
+        )
+        Pending = tuple[
+            list[dict[str, Any]], list[str], dict[str, dict[str, Any]], Future[list[Judged]]
+        ]
+        pending: list[Pending] = []
+        for chunk in _chunked(stream, chunk_size):
+            keys = [batch.key(r["case_key"], r["hash"]) for r in chunk]
+            # the key depends on the inputs only: look them up before judging anything
+            known = store.lookup_judgments(keys)
+            missing: dict[str, JudgeRow] = {}
+            for r, key in zip(chunk, keys, strict=True):
+                if key not in known and key not in missing:
+                    missing[key] = (r["case_key"], r["hash"], r["body"], key)
+            if workers == 1 or not missing:
+                done(chunk, settle(chunk, keys, known, batch.judge_now(list(missing.values()))))
+                continue
+            pending.append((chunk, keys, known, batch.submit(list(missing.values()))))
+            while len(pending) >= 2 * workers:  # bounded window: memory stays flat
+                rows, rkeys, rknown, fut = pending.pop(0)
+                done(rows, settle(rows, rkeys, rknown, fut.result()))
+        for rows, rkeys, rknown, fut in pending:
+            done(rows, settle(rows, rkeys, rknown, fut.result()))
+
+    if builder is not None:
+        summary = builder.report(harness_mode=run.harness_mode)
+    else:
+        summary = build_report(
+            iter_evaluation_rows(store, evaluation_id),
+            harness_mode=run.harness_mode,
+            include_cases=False,
+        )
+    inputs_hash = content_hash(
+        [
+            suite_hash,
+            registry.hash,
+            rule_set.hash,
+            tier,
+            ENGINE_VERSION,
+            run.harness_mode,
+            sorted(case_hashes.values()),
+        ]
+    )
+    store.finish_evaluation(evaluation_id, summary=summary, inputs_hash=inputs_hash)
+    return JudgeRunResult(
+        evaluation_id=evaluation_id,
+        run_id=run.id,
+        tier=tier,
+        rules=rule_set.ref,
+        judged=judged,
+        written=written,
+        summary=summary,
+    )
+
+
+def judge_run_summary(
+    store: Store,
+    run_ref: str | int,
+    tier: str,
+    rule_set: RuleSet,
+    *,
+    workers: int = 1,
+    suite_snapshot: str | None = None,
+) -> JudgeSummary:
+    """``rejudge judge``: :func:`judge_run`, against the run's suite snapshot or another one
+    of the same suite (``"latest"`` or a suite hash)."""
+    suite_id = None
+    if suite_snapshot is not None:
+        recorded = store.get_suite_by_id(store.get_run(run_ref).suite_id)
+        chosen = store.get_suite(
+            recorded.name, None if suite_snapshot == "latest" else suite_snapshot
+        )
+        suite_id = chosen.id
+    result = judge_run(store, run_ref, tier, rule_set, workers=workers, suite_id=suite_id)
+    return JudgeSummary(
+        evaluation=result.evaluation_id,
+        run=store.get_run(result.run_id).name,
+        tier=result.tier,
+        rules=result.rules,
+        summary=result.summary,
+        judged=result.judged,
+        written=result.written,
+    )
+
+
+def evaluation_rows(store: Store, evaluation_id: int) -> list[dict[str, Any]]:
+    """An evaluation's rows in the shape :func:`rejudge.judge._report.build_report` takes."""
+    return list(iter_evaluation_rows(store, evaluation_id))
+
+
+def iter_evaluation_rows(store: Store, evaluation_id: int) -> Iterator[dict[str, Any]]:
+    """:func:`evaluation_rows`, streamed (memory stays flat however large the evaluation)."""
+    for r in store.iter_evaluation_rows(evaluation_id):
+        yield (
+            {
+                "case": r["case_key"],
+                "repetition": r["repetition"],
+                "verdict": r["verdict"],
+                "taxonomy": list(r.get("taxonomy") or []),
+                "partial_score": r["partial_score"],
+                "dimension": r["dimension"],
+                "category": r["category"],
+                "implicated_tools": r["implicated_tools"] or [],
+                "anomalies": r["anomalies"] or [],
+                "trace_hash": r["trace_hash"],
+                "case_hash": r["case_hash"],
+                "registry_hash": r["registry_hash"],
+                "rule_set_hash": r["rule_set_hash"],
+                "tier": r["tier"],
+                "engine_version": r["engine_version"],
+            }
+        )
+
+
+def evaluation_report(
+    store: Store, evaluation_id: int | str, *, with_calibration: bool = False
+) -> EvaluationReport:
+    """The full report (DESIGN §11 ``report``) of a stored evaluation; ``with_calibration``
+    adds the review figures (what ``rejudge report`` shows)."""
+    ev = store.get_evaluation(evaluation_id)
+    try:
+        run = store.get_run(ev.run_id)
+    except NotFoundError:
+        run = None
+    rule_set = store.get_rule_set(ev.rule_set_id)
+    report = build_report(
+        iter_evaluation_rows(store, ev.id),
+        harness_mode=run.harness_mode if run else None,
+        harness_assistance=run.config.harness_assistance.model_dump() if run else None,
+    )
+    calibration = None
+    if with_calibration:
+        from rejudge.services._reviews import calibration_summary
+
+        calibration = calibration_summary(store, ev.id)
+    return EvaluationReport(
+        evaluation=ev.id,
+        run=run.name if run else ev.run_id,
+        tier=ev.tier,
+        rules=rule_set.ref,
+        summary={k: v for k, v in report.items() if k != "cases"},
+        cases=report["cases"],
+        calibration=calibration,
+    )
+
+
+# --------------------------------------------------------------------------- re-judging
+
+
+@dataclass(frozen=True)
+class RejudgePlan:
+    """Which (run, tier) pairs a re-judge covers and how many traces each streams."""
+
+    jobs: list[tuple[RunRecord, str, int]]
+    skipped: list[dict[str, Any]] = field(default_factory=list)
+
+    @property
+    def total(self) -> int:
+        return sum(n for _run, _tier, n in self.jobs)
+
+
+def plan_rejudge(
+    store: Store,
+    runs: Sequence[str] | None,
+    tiers: Sequence[str] = (),
+    *,
+    shard: tuple[int, int] | None = None,
+) -> RejudgePlan:
+    """Resolve ``runs`` (None = every run) and the tiers for each.
+
+    Without ``tiers`` a run is re-judged under every tier it was judged under before; a run never
+    judged is skipped (with a reason) unless tiers are given.
+    """
+    for tier in tiers:
+        get_tier(tier)  # unknown tier: fail before anything else
+    if runs is None:
+        records = [store.get_run(r["id"]) for r in store.list_runs()]
+        if not records:
+            raise NotFoundError("the store holds no run to re-judge (see `rejudge runs`)")
+    else:
+        if not runs:
+            raise InvalidInputError("name at least one RUN, or pass --all")
+        records = [store.get_run(ref) for ref in runs]
+    jobs: list[tuple[RunRecord, str, int]] = []
+    skipped: list[dict[str, Any]] = []
+    seen: set[int] = set()
+    for run in records:
+        if run.id in seen:
+            continue
+        seen.add(run.id)
+        wanted = list(dict.fromkeys(tiers)) or sorted(
+            {ev.tier for ev in store.list_evaluations(run.id)}
+        )
+        if not wanted:
+            skipped.append({"run": run.name, "reason": "never judged; pass --tier"})
+            continue
+        count = store.count_traces(run.id)
+        if shard is not None:
+            index, n = shard
+            count = count // n + (1 if index < count % n else 0)  # approximate for the bar
+        for tier in wanted:
+            jobs.append((run, tier, count))
+    if not jobs and skipped:
+        names = ", ".join(s["run"] for s in skipped)
+        raise InvalidInputError(
+            f"no run to re-judge: {names} never judged before; pass --tier T to choose a tier"
+        )
+    return RejudgePlan(jobs=jobs, skipped=skipped)
+
+
+def rejudge(
+    store: Store,
+    plan: RejudgePlan,
+    rule_set: RuleSet,
+    *,
+    workers: int = 1,
+    shard: tuple[int, int] | None = None,
+    progress: Progress | None = None,
+) -> RejudgeResult:
+    """Re-score every planned (run, tier) under ``rule_set``: stored traces only, no network."""
+    if workers < 1:
+        raise InvalidInputError("--workers must be at least 1")
+    evaluations = []
+    for run, tier, _n in plan.jobs:
+        r = judge_run(
+            store, run.id, tier, rule_set, workers=workers, shard=shard, progress=progress
+        )
+        evaluations.append(
+            RejudgedEvaluation(
+                evaluation=r.evaluation_id,
+                run=run.name,
+                tier=r.tier,
+                rules=r.rules,
+                judged=r.judged,
+                written=r.written,
+                summary=r.summary,
+            )
+        )
+    return RejudgeResult(
+        rules=rule_set.ref,
+        evaluations=evaluations,
+        skipped=plan.skipped,
+        judged=sum(e.judged for e in evaluations),
+        written=sum(e.written for e in evaluations),
+    )
+
+
+def applicable_tiers(store: Store, run_ref: str | int, names: Iterable[str]) -> list[str]:
+    """The tiers of ``names`` that apply to at least one case of the run's suite."""
+    run = store.get_run(run_ref)
+    registry = store.get_registry(run.registry_id)
+    cases = [case for _pk, case in store.get_cases(run.suite_id).values()]
+    out = []
+    for name in names:
+        tier = get_tier(name)
+        if any(tier.applies(case, registry) for case in cases):
+            out.append(name)
+    return out
+
+
+def find_current_evaluation(
+    store: Store, run_ref: str | int, tier: str, rule_set: RuleSet
+) -> int | None:
+    """A finished evaluation of exactly the run's current traces under (tier, rules, engine).
+
+    Used to make a repeated demo a lookup: the evaluation must cover the same trace hashes the
+    run holds now, so a renormalized or extended run is judged again.
+    """
+    run = store.get_run(run_ref)
+    candidates = [
+        ev
+        for ev in store.list_evaluations(run.id)
+        if ev.tier == tier and ev.engine_version == ENGINE_VERSION and ev.status == "finished"
+    ]
+    if not candidates:
+        return None
+    current = sorted(
+        (r["case_key"], r["repetition"], r["hash"])
+        for r in store.iter_trace_rows(run.id, decode=False)  # the bodies are not needed
+    )
+    for ev in reversed(candidates):
+        if store.get_rule_set(ev.rule_set_id).hash != rule_set.hash:
+            continue
+        judged = sorted(
+            (r["case_key"], r["repetition"], r["trace_hash"])
+            for r in store.iter_evaluation_rows(ev.id)
+        )
+        if judged == current:
+            return ev.id
+    return None

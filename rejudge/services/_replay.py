@@ -1,0 +1,156 @@
+"""Offline checks of a stored run against its cassettes: ``replay`` and ``renormalize``.
+
+``replay_run`` re-runs the harness from each trace's cassette with the network blocked
+(:func:`rejudge.recorder._replay.replay_trace`) and reports every divergence; this is what CI
+runs. ``renormalize_run`` skips the loop: it rebuilds each trace from its cassette through the
+ingest path's derivation and stores the ones that changed.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import httpx
+
+from rejudge.recorder._cassettes import CassetteError
+from rejudge.recorder._loop import LoopContext
+from rejudge.recorder._replay import (
+    Divergence,
+    RenormalizeReport,
+    ReplayReport,
+    load_trace_cassette,
+    replay_trace,
+)
+from rejudge.recorder._tape import TapeTransport
+from rejudge.recorder.providers import get_provider
+from rejudge.services._ingest import Evidence, ingest
+from rejudge.store._repository import RunRecord, Store, StoredTrace
+from rejudge.store._schemas import Case
+
+__all__ = ["replay_run", "replay_run_async", "renormalize_run"]
+
+
+def _resolve(run: RunRecord | str | int, store: Store) -> RunRecord:
+    return run if isinstance(run, RunRecord) else store.get_run(run)
+
+
+async def _no_sleep(_: float) -> None:
+    return None
+
+
+async def replay_run_async(
+    store: Store,
+    run: RunRecord | str | int,
+    cassettes_dir: Path | str,
+    *,
+    case_ids: list[str] | None = None,
+    concurrency: int = 8,
+    progress: Callable[[ReplayReport], None] | None = None,
+) -> ReplayReport:
+    from rejudge.suites._domain import get_domain
+
+    started = time.perf_counter()
+    record = _resolve(run, store)
+    cassettes = Path(cassettes_dir)
+    suite = store.get_suite_by_id(record.suite_id)
+    registry = store.get_registry(record.registry_id)
+    cases: dict[str, Case] = {key: case for key, (_pk, case) in store.get_cases(suite.id).items()}
+    domain = get_domain(suite.domain)
+    config = record.config
+    provider = get_provider(config.provider)
+    report = ReplayReport(run=record.name)
+    wanted = set(case_ids) if case_ids is not None else None
+    stored_traces = [
+        t for t in store.iter_traces(record.id) if wanted is None or t.case_key in wanted
+    ]
+    report.traces = len(stored_traces)
+
+    client = httpx.AsyncClient(transport=TapeTransport(None), trust_env=False)
+    ctx = LoopContext(client=client, provider=provider, config=config, sleep=_no_sleep)
+    semaphore = asyncio.Semaphore(max(1, concurrency))
+
+    async def check(stored: StoredTrace) -> Divergence | None:
+        key, rep = stored.case_key, stored.repetition
+        case = cases.get(key)
+        if case is None:
+            return Divergence(key, rep, None, None, f"case {key} is not in the run's suite")
+        try:
+            cassette = load_trace_cassette(cassettes, stored.cassette_path, key, rep)
+        except CassetteError as exc:
+            return Divergence(key, rep, None, None, str(exc))
+        return await replay_trace(
+            ctx, case, rep, registry, domain, cassette, stored.trace, stored.hash
+        )
+
+    async def one(stored: StoredTrace) -> None:
+        async with semaphore:
+            divergence = await check(stored)
+        if divergence is None:
+            report.matched += 1
+        else:
+            report.divergences.append(divergence)
+        if progress is not None:
+            progress(report)
+
+    try:
+        await asyncio.gather(*(one(t) for t in stored_traces))
+    finally:
+        await client.aclose()
+    report.divergences.sort(key=lambda d: (d.case, d.repetition))
+    report.elapsed_s = time.perf_counter() - started
+    return report
+
+
+def replay_run(
+    store: Store,
+    run: RunRecord | str | int,
+    cassettes_dir: Path | str,
+    **kwargs: Any,
+) -> ReplayReport:
+    return asyncio.run(replay_run_async(store, run, cassettes_dir, **kwargs))
+
+
+def renormalize_run(
+    store: Store,
+    run: RunRecord | str | int,
+    cassettes_dir: Path | str,
+    *,
+    dry_run: bool = False,
+) -> RenormalizeReport:
+    """Rebuild every trace of ``run`` from its cassette with the current derivation."""
+    from rejudge.services._ingest import evidence_of
+
+    record = _resolve(run, store)
+    cassettes = Path(cassettes_dir)
+    report = RenormalizeReport(run=record.name)
+    name_map = store.get_registry(record.registry_id).name_map or None
+    changed: list[Evidence] = []
+    for stored in store.iter_traces(record.id):
+        report.traces += 1
+        try:
+            cassette = load_trace_cassette(
+                cassettes, stored.cassette_path, stored.case_key, stored.repetition
+            )
+        except CassetteError as exc:
+            report.missing.append(str(exc))
+            continue
+        item = evidence_of(
+            cassette,
+            stored.case_key,
+            stored.repetition,
+            stored.cassette_path or "",
+            name_map=name_map,
+        )
+        trace = item.trace.model_copy(update={"timings": stored.trace.timings})
+        if trace.hash == stored.hash and stored.cassette_hash == cassette.sha256:
+            report.unchanged += 1
+            continue
+        report.changed += 1
+        changed.append(Evidence(stored.case_key, trace, stored.cassette_path, cassette.sha256))
+    if not dry_run and changed:
+        ingest(store, record, changed, replace=True)
+    return report

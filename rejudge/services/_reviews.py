@@ -1,0 +1,255 @@
+"""Reviews and calibration figures over a stored evaluation: the rows people review, the
+``calibration`` block of ``rejudge report``, the gaps that keep an evaluation from a reviewed
+baseline, the review queue, and the import of a filled-in review CSV (validated whole, then
+appended in one transaction). The statistics and the CSV format are pure
+(:mod:`rejudge.judge._calibration`); this module reads and writes the store."""
+
+from __future__ import annotations
+
+from collections import Counter
+from typing import Any
+
+from rejudge.judge._calibration import (
+    ReviewImportError,
+    build_queue,
+    calibration_figures,
+    gaps_from,
+    latest_labels,
+    parse_review_csv,
+    resolve_reviews,
+)
+from rejudge.store._errors import NotFoundError
+from rejudge.store._repository import Store
+from rejudge.store._reviews import (
+    NewReview,
+    add_reviews,
+    judgment_context,
+    list_reviews,
+    resolve_review,
+    trace_judgments,
+)
+
+__all__ = [
+    "review_rows",
+    "calibration_summary",
+    "review_gaps",
+    "review_queue",
+    "import_review_csv",
+    "resolve_review",
+]
+
+
+def review_rows(store: Store, evaluation_id: int | str) -> list[dict[str, Any]]:
+    """An evaluation's rows with judgment ids and keys, anomalies and the report's fields."""
+    ev = store.get_evaluation(evaluation_id)
+    out = []
+    for r in store.iter_evaluation_rows(ev.id, with_body=True):
+        body = r.get("body") or {}
+        out.append(
+            {
+                "judgment_id": int(r["judgment_id"]),
+                "judgment_key": r["judgment_key"],
+                "trace_id": r["trace_id"],
+                "case": r["case_key"],
+                "repetition": r["repetition"],
+                "dimension": r["dimension"],
+                "category": r["category"],
+                "verdict": r["verdict"],
+                "taxonomy": list(r.get("taxonomy") or []),
+                "partial_score": r["partial_score"],
+                "anomalies": list(body.get("anomalies") or []),
+                "trace_hash": r["trace_hash"],
+                "case_hash": r["case_hash"],
+                "registry_hash": r["registry_hash"],
+                "rule_set_hash": r["rule_set_hash"],
+                "tier": r["tier"],
+                "engine_version": r["engine_version"],
+                "judgment_hash": r["judgment_hash"],
+            }
+        )
+    return out
+
+
+def _reviews_and_resolutions(
+    store: Store, evaluation_id: int
+) -> tuple[list[dict[str, Any]], dict[int, dict[str, Any] | None]]:
+    reviews = [r.as_dict() for r in list_reviews(store, evaluation_id=evaluation_id)]
+    flagged = {
+        int(r["judgment_id"]) for r in reviews if r["label"] in ("golden_wrong", "judge_wrong")
+    }
+    if not flagged:
+        return reviews, {}
+    context = judgment_context(store, flagged)
+    later = trace_judgments(store, {c["trace_hash"] for c in context.values()})
+    return reviews, resolve_reviews(reviews, context, later)
+
+
+def calibration_summary(store: Store, evaluation_id: int | str) -> dict[str, Any]:
+    """The ``calibration`` block of ``rejudge report`` for a stored evaluation: the figures of
+    :func:`calibration_figures`, the gaps that keep it from a reviewed baseline, and every
+    ``golden_wrong`` label linked to its case (suite, case key) with its resolution."""
+    ev = store.get_evaluation(evaluation_id)
+    rows = review_rows(store, ev.id)
+    reviews, resolutions = _reviews_and_resolutions(store, ev.id)
+    figures = calibration_figures(rows, reviews, resolutions)
+    gaps = gaps_from(rows, reviews, resolutions)
+    suite = None
+    try:
+        suite = store.get_suite_by_id(store.get_run(ev.run_id).suite_id)
+    except NotFoundError:
+        pass
+    by_jid = {r["judgment_id"]: r for r in rows}
+    flagged = []
+    for review in reviews:
+        if review["label"] not in ("golden_wrong", "judge_wrong"):
+            continue
+        row = by_jid[int(review["judgment_id"])]
+        resolution = resolutions.get(int(review["id"]))
+        flagged.append(
+            {
+                "review": review["id"],
+                "label": review["label"],
+                "reviewer": review["reviewer"],
+                "note": review["note"],
+                "case": row["case"],
+                "repetition": row["repetition"],
+                "suite": suite.name if suite else None,
+                "suite_hash": suite.hash if suite else None,
+                "case_hash": row["case_hash"],
+                "verdict": row["verdict"],
+                "resolved": resolution is not None,
+                "resolution": None if resolution is None else resolution["text"],
+                "resolved_in": None if resolution is None else resolution["evaluation"],
+            }
+        )
+    figures["flagged"] = flagged
+    figures["gaps"] = len(gaps)
+    figures["ready_to_lock"] = not gaps
+    return figures
+
+
+def review_gaps(store: Store, evaluation_id: int | str) -> list[str]:
+    """Why the evaluation cannot be locked with ``--require-review`` (empty: it can)."""
+    ev = store.get_evaluation(evaluation_id)
+    rows = review_rows(store, ev.id)
+    reviews, resolutions = _reviews_and_resolutions(store, ev.id)
+    return gaps_from(rows, reviews, resolutions)
+
+
+def review_queue(
+    store: Store, evaluation_id: int | str, *, sample_passes: int = 0, seed: int = 0
+) -> list[dict[str, Any]]:
+    """:func:`build_queue` over a stored evaluation, with each item's latest labels attached."""
+    ev = store.get_evaluation(evaluation_id)
+    rows = review_rows(store, ev.id)
+    latest = latest_labels(r.as_dict() for r in list_reviews(store, evaluation_id=ev.id))
+    items = build_queue(rows, latest, sample_passes=sample_passes, seed=seed)
+    for item in items:
+        by = latest.get(int(item["judgment_id"]), {})
+        item["labels"] = {name: dict(r) for name, r in sorted(by.items())}
+    return items
+
+
+def import_review_csv(
+    store: Store, text: str, *, default_reviewer: str | None = None, source: str = "file"
+) -> dict[str, Any]:
+    """Validate every row of a filled-in review CSV, then append its labels in one transaction.
+
+    Unknown judgment keys, judgments that are not part of the row's evaluation, a case that does
+    not match the judgment, unknown labels, a missing reviewer (no cell and no default) and the
+    same reviewer labeling one judgment twice are errors naming the row. Any error: nothing is
+    written and :class:`ReviewImportError` lists them all. A row equal to the reviewer's latest
+    label (same label and note) is counted as unchanged, so importing a file twice adds nothing.
+    """
+    rows, errors = parse_review_csv(text)
+    keys = sorted({r["judgment_key"] for r in rows if r["judgment_key"]})
+    ids = store.find_judgments(keys)
+    context = judgment_context(store, ids.values())
+    evaluations = {r["evaluation"] for r in rows if r["evaluation"] is not None}
+    known_evaluations = set()
+    for ev in evaluations:
+        try:
+            known_evaluations.add(store.get_evaluation(ev).id)
+        except NotFoundError:
+            pass
+    seen: dict[tuple[int, str], int] = {}
+    fresh: list[NewReview] = []
+    plan: list[dict[str, Any]] = []
+    for row in rows:
+        line = row["row"]
+        jid = ids.get(row["judgment_key"])
+        if row["judgment_key"] and jid is None:
+            errors.append(f"row {line}: unknown judgment {row['judgment_key']!r}")
+        ev = row["evaluation"]
+        if ev is not None and ev not in known_evaluations:
+            errors.append(f"row {line}: no evaluation {ev} in the store")
+        elif (
+            ev is not None
+            and jid is not None
+            and ev not in context.get(jid, {}).get("evaluations", [])
+        ):
+            errors.append(
+                f"row {line}: judgment {row['judgment_key'][:19]}... is not in evaluation {ev}"
+            )
+        if (
+            jid is not None
+            and row["case"]
+            and context.get(jid, {}).get("case") not in (None, row["case"])
+        ):
+            errors.append(
+                f"row {line}: case {row['case']!r} does not match the judgment's case "
+                f"{context[jid]['case']!r}"
+            )
+        reviewer = (row["reviewer"] or default_reviewer or "").strip()
+        if not reviewer:
+            errors.append(
+                f"row {line}: no reviewer (fill the reviewer column or pass --reviewer NAME)"
+            )
+        elif any(ord(ch) < 32 for ch in reviewer) or len(reviewer) > 200:
+            errors.append(f"row {line}: reviewer name {reviewer[:40]!r} is not valid")
+        if jid is not None and reviewer:
+            earlier = seen.get((jid, reviewer))
+            if earlier is not None:
+                errors.append(
+                    f"row {line}: {reviewer} already labeled this judgment in row {earlier}"
+                )
+            seen[(jid, reviewer)] = line
+        if jid is not None and reviewer and row["label"]:
+            plan.append({**row, "judgment_id": jid, "reviewer": reviewer})
+    if errors:
+        shown = "; ".join(errors[:20]) + (
+            f"; ... and {len(errors) - 20} more" if len(errors) > 20 else ""
+        )
+        raise ReviewImportError(
+            f"{len(errors)} problem(s) in {source}, nothing imported: {shown}", errors
+        )
+    latest = latest_labels(
+        r.as_dict() for r in list_reviews(store, judgment_ids=[p["judgment_id"] for p in plan])
+    )
+    unchanged = 0
+    for item in plan:
+        before = latest.get(item["judgment_id"], {}).get(item["reviewer"])
+        if (
+            before is not None
+            and before["label"] == item["label"]
+            and (before["note"] or None) == item["note"]
+        ):
+            unchanged += 1
+            continue
+        fresh.append(
+            NewReview(
+                judgment_id=item["judgment_id"],
+                label=item["label"],
+                reviewer=item["reviewer"],
+                note=item["note"],
+                evaluation_id=item["evaluation"],
+            )
+        )
+    written = add_reviews(store, fresh)
+    return {
+        "rows": len(rows),
+        "imported": len(written),
+        "unchanged": unchanged,
+        "reviewers": sorted({r.reviewer for r in fresh}),
+        "labels": dict(sorted(Counter(r.label for r in fresh).items())),
+    }

@@ -1,0 +1,494 @@
+"""Evaluations and judgments: ``Store``'s methods that create and finish evaluations, store
+judgments (insert-or-ignore by key), link them to evaluations and stream them back.
+
+``JudgmentStoreMixin`` holds them; :class:`store.repository.Store` inherits from it.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from collections.abc import Callable, Iterator, Mapping, Sequence
+from typing import TYPE_CHECKING, Any
+
+from rejudge.store._batching import BATCH, chunks
+from rejudge.store._errors import InvalidInputError, NotFoundError
+from rejudge.store._hashing import canonical_json
+from rejudge.store._records import EvaluationRecord, PreparedJudgment, evaluation_record_from_row
+from rejudge.store._schemas import Judgment
+from rejudge.store._tables import EvaluationJudgmentRow, EvaluationRow, JudgmentRow, utcnow
+from sqlalchemy import Table, Text, cast, func, select, update
+from sqlalchemy.engine import Connection
+
+if TYPE_CHECKING:
+    from sqlalchemy import Engine
+
+__all__ = ["JudgmentStoreMixin"]
+
+_T_EVAL: Table = EvaluationRow.__table__  # type: ignore[assignment]
+_T_JUDG: Table = JudgmentRow.__table__  # type: ignore[assignment]
+_T_EJ: Table = EvaluationJudgmentRow.__table__  # type: ignore[assignment]
+
+_JUDGMENT_COLUMNS = (
+    "key",
+    "hash",
+    "trace_hash",
+    "case_hash",
+    "registry_hash",
+    "tier",
+    "rule_set_hash",
+    "engine_version",
+    "verdict",
+    "partial_score",
+    "taxonomy",
+    "anomalies",
+    "implicated_tools",
+    "body",
+    "created_at",
+)
+_LINK_COLUMNS = (
+    "evaluation_id",
+    "judgment_id",
+    "trace_id",
+    "case_key",
+    "repetition",
+    "dimension",
+    "category",
+    "verdict",
+    "partial_score",
+)
+
+
+def _new_evaluation_row(
+    run_id: int, tier: str, rule_set_id: int, engine_version: str
+) -> dict[str, Any]:
+    return {
+        "run_id": run_id,
+        "tier": tier,
+        "rule_set_id": rule_set_id,
+        "engine_version": engine_version,
+        "status": "running",
+        "summary": {},
+        "created_at": utcnow(),
+    }
+
+
+def _decode_small(text: str | None, cache: dict[str, list[Any]]) -> Any:
+    """``json.loads`` for the short JSON texts a query returns many times over (taxonomy codes,
+    flags): a list of strings is decoded once per distinct text and handed out as a fresh copy."""
+    if text is None:
+        return None
+    hit = cache.get(text)
+    if hit is not None:
+        return list(hit)
+    value = json.loads(text)
+    if isinstance(value, list) and len(cache) < 4096 and all(type(v) is str for v in value):
+        cache[text] = value
+        return list(value)
+    return value
+
+
+def _decode_array(text: str, cache: dict[str, list[Any]]) -> list[Any]:
+    """A JSON array of small values (see :func:`_decode_small`), each list a fresh copy."""
+    hit = cache.get(text)
+    if hit is None:
+        hit = json.loads(text)
+        if not all(v is None or (type(v) is list and all(type(x) is str for x in v)) for v in hit):
+            return list(hit)
+        if len(cache) < 4096:
+            cache[text] = hit
+    return [None if v is None else list(v) for v in hit]
+
+
+class JudgmentStoreMixin:
+    """``Store``'s evaluation and judgment methods (see :class:`store.repository.Store`)."""
+
+    if TYPE_CHECKING:
+        # provided by ``Store``
+        engine: Engine
+
+        @property
+        def backend(self) -> str: ...
+
+    # ------------------------------------------------------------------ evaluations
+
+    def create_evaluation(
+        self, *, run_id: int, tier: str, rule_set_id: int, engine_version: str
+    ) -> int:
+        with self.engine.begin() as c:
+            return int(
+                c.execute(
+                    _T_EVAL.insert().returning(_T_EVAL.c.id),
+                    [_new_evaluation_row(run_id, tier, rule_set_id, engine_version)],
+                ).scalar_one()
+            )
+
+    def find_or_create_evaluation(
+        self, *, run_id: int, tier: str, rule_set_id: int, engine_version: str
+    ) -> tuple[int, bool]:
+        """The oldest evaluation of (run, tier, rule set, engine version), created if there is
+        none: ``(id, created)``. Atomic across processes and machines sharing the database, so
+        shards of one re-judge started at the same instant converge on one evaluation: the
+        look-up and the insert run in one transaction holding a lock on that tuple (PostgreSQL:
+        a transaction-scoped advisory lock on a 64-bit digest of it; SQLite: ``BEGIN
+        IMMEDIATE``, the database's single write lock, taken before the look-up)."""
+        t = _T_EVAL.c
+        query = (
+            select(t.id)
+            .where(
+                t.run_id == run_id,
+                t.tier == tier,
+                t.rule_set_id == rule_set_id,
+                t.engine_version == engine_version,
+            )
+            .order_by(t.id)
+            .limit(1)
+        )
+        with self.engine.begin() as c:
+            if self.backend == "postgresql":
+                digest = hashlib.sha256(
+                    canonical_json(
+                        ["evaluation", run_id, tier, rule_set_id, engine_version]
+                    ).encode()
+                ).digest()
+                c.execute(
+                    select(
+                        func.pg_advisory_xact_lock(int.from_bytes(digest[:8], "big", signed=True))
+                    )
+                )
+            else:
+                # the driver would begin lazily at the insert, after the look-up: begin here,
+                # as a writer, so a second caller waits (busy timeout) and then sees the row
+                c.exec_driver_sql("BEGIN IMMEDIATE")
+            found = c.execute(query).scalar()
+            if found is not None:
+                return int(found), False
+            created = c.execute(
+                _T_EVAL.insert().returning(t.id),
+                [_new_evaluation_row(run_id, tier, rule_set_id, engine_version)],
+            ).scalar_one()
+            return int(created), True
+
+    def finish_evaluation(
+        self,
+        evaluation_id: int,
+        *,
+        summary: dict[str, Any],
+        inputs_hash: str,
+        status: str = "finished",
+    ) -> None:
+        with self.engine.begin() as c:
+            c.execute(
+                update(_T_EVAL)
+                .where(_T_EVAL.c.id == evaluation_id)
+                .values(
+                    summary=summary, inputs_hash=inputs_hash, status=status, finished_at=utcnow()
+                )
+            )
+
+    def get_evaluation(self, evaluation_id: int | str) -> EvaluationRecord:
+        try:
+            ident = int(evaluation_id)
+        except (TypeError, ValueError):
+            raise NotFoundError(
+                f"evaluation ids are numbers, got {evaluation_id!r} (see `rejudge runs`)"
+            ) from None
+        with self.engine.connect() as c:
+            row = c.execute(select(_T_EVAL).where(_T_EVAL.c.id == ident)).first()
+        if row is None:
+            raise NotFoundError(f"no evaluation {evaluation_id} in the store")
+        return evaluation_record_from_row(row)
+
+    def list_evaluations(self, run_id: int | None = None) -> list[EvaluationRecord]:
+        query = select(_T_EVAL).order_by(_T_EVAL.c.id)
+        if run_id is not None:
+            query = query.where(_T_EVAL.c.run_id == run_id)
+        with self.engine.connect() as c:
+            return [evaluation_record_from_row(r) for r in c.execute(query).all()]
+
+    def find_judgments(self, keys: Sequence[str]) -> dict[str, int]:
+        """judgment key -> row id for the keys already judged (lookups, not new rows)."""
+        found: dict[str, int] = {}
+        with self.engine.connect() as c:
+            for part in chunks(keys):
+                chunk = list(part)
+                for r in c.execute(
+                    select(_T_JUDG.c.key, _T_JUDG.c.id).where(_T_JUDG.c.key.in_(chunk))
+                ):
+                    found[r.key] = r.id
+        return found
+
+    def lookup_judgments(
+        self, keys: Sequence[str], *, body_paths: Mapping[str, Sequence[str]] | None = None
+    ) -> dict[str, dict[str, Any]]:
+        """judgment key -> ``{"id", "verdict", "partial_score", "taxonomy", "anomalies",
+        "implicated_tools"}`` (plus, under each label of ``body_paths``, the body's value at that
+        path) for the keys already judged.
+
+        What linking a judgment to an evaluation (and summarizing it) needs, without decoding
+        its body: a re-judge of unchanged inputs is this one query per batch.
+        """
+        t = _T_JUDG.c
+        path_cols, decode_paths = self._body_paths(t.body, body_paths)
+        cols = [
+            t.key,
+            t.id,
+            t.verdict,
+            t.partial_score,
+            cast(t.taxonomy, Text),
+            cast(t.anomalies, Text),
+            cast(t.implicated_tools, Text),
+            *path_cols,
+        ]
+        found: dict[str, dict[str, Any]] = {}
+        cache: dict[str, list[Any]] = {}
+        with self.engine.connect() as c:
+            for part in chunks(keys):
+                chunk = list(part)
+                for r in c.execute(select(*cols).where(t.key.in_(chunk))):
+                    out = {
+                        "id": r[1],
+                        "verdict": r[2],
+                        "partial_score": r[3],
+                        "taxonomy": _decode_small(r[4], cache),
+                        "anomalies": _decode_small(r[5], cache),
+                        "implicated_tools": _decode_small(r[6], cache),
+                    }
+                    if path_cols:
+                        out.update(decode_paths(r[7:], cache))
+                    found[r[0]] = out
+        return found
+
+    def save_judgments(self, judgments: Sequence[Judgment]) -> dict[str, int]:
+        """Bulk insert-or-ignore judgments by key; returns key -> row id for all of them."""
+        return self.save_judgment_rows([PreparedJudgment.of(j) for j in judgments])
+
+    def save_judgment_rows(self, rows: Sequence[PreparedJudgment]) -> dict[str, int]:
+        """Bulk insert-or-ignore judgments already serialized (see :class:`PreparedJudgment`,
+        built where the judging happens, e.g. in a worker process); returns key -> row id for
+        all of them. The body text is stored as given: it is not decoded and encoded again."""
+        if not rows:
+            return {}
+        with self.engine.begin() as c:
+            self._insert_judgment_rows(c, rows)
+        return self.find_judgments([r.key for r in rows])
+
+    def link_judgments(self, evaluation_id: int, links: Sequence[dict[str, Any]]) -> None:
+        """Attach judgments to an evaluation. Each link: judgment_id, trace_id, case_key,
+        repetition, dimension, category, verdict, partial_score."""
+        self.save_and_link_judgments(evaluation_id, [], links)
+
+    def save_and_link_judgments(
+        self,
+        evaluation_id: int,
+        rows: Sequence[PreparedJudgment],
+        links: Sequence[dict[str, Any]],
+    ) -> None:
+        """In one transaction: insert-or-ignore ``rows`` (see :meth:`save_judgment_rows`), then
+        attach judgments to the evaluation. A link names its judgment by ``judgment_id`` or, for
+        one of ``rows``, by ``judgment_key``; otherwise as in :meth:`link_judgments`."""
+        with self.engine.begin() as c:
+            if rows:
+                self._insert_judgment_rows(c, rows)
+            wanted = [link["judgment_key"] for link in links if "judgment_id" not in link]
+            ids: dict[str, int] = {}
+            for chunk in chunks(wanted):
+                for r in c.execute(
+                    select(_T_JUDG.c.key, _T_JUDG.c.id).where(_T_JUDG.c.key.in_(chunk))
+                ):
+                    ids[r.key] = r.id
+            params = []
+            for link in links:
+                judgment_id = link.get("judgment_id")
+                if judgment_id is None:
+                    judgment_id = ids[link["judgment_key"]]
+                params.append(
+                    (
+                        evaluation_id,
+                        judgment_id,
+                        link["trace_id"],
+                        link["case_key"],
+                        link["repetition"],
+                        link["dimension"],
+                        link["category"],
+                        link["verdict"],
+                        link["partial_score"],
+                    )
+                )
+            if params:
+                c.exec_driver_sql(
+                    self._raw_insert_ignore(_T_EJ, _LINK_COLUMNS, ("evaluation_id", "trace_id")),
+                    params,
+                )
+
+    def _insert_judgment_rows(self, c: Connection, rows: Sequence[PreparedJudgment]) -> None:
+        # plain DBAPI executemany: every value is already a string or a number, the JSON columns
+        # take the canonical text as is (no serializer runs), one timestamp for the batch
+        created = _T_JUDG.c.created_at.type.dialect_impl(c.dialect).bind_processor(c.dialect)
+        now: Any = utcnow()
+        if created is not None:
+            now = created(now)
+        params = [
+            (
+                r.key,
+                r.hash,
+                r.trace_hash,
+                r.case_hash,
+                r.registry_hash,
+                r.tier,
+                r.rule_set_hash,
+                r.engine_version,
+                r.verdict,
+                r.partial_score,
+                r.taxonomy_json,
+                r.anomalies_json,
+                r.implicated_tools_json,
+                r.body_json,
+                now,
+            )
+            for r in rows
+        ]
+        c.exec_driver_sql(
+            self._raw_insert_ignore(
+                _T_JUDG,
+                _JUDGMENT_COLUMNS,
+                ("key",),
+                {"taxonomy", "anomalies", "implicated_tools", "body"},
+            ),
+            params,
+        )
+
+    def _raw_insert_ignore(
+        self,
+        table: Table,
+        columns: Sequence[str],
+        conflict: Sequence[str],
+        json_columns: frozenset[str] | set[str] = frozenset(),
+    ) -> str:
+        """``INSERT ... ON CONFLICT (...) DO NOTHING`` in the driver's own parameter style, for
+        ``exec_driver_sql`` with a list of tuples (JSON columns bound as text)."""
+        pg = self.backend == "postgresql"
+        mark = "%s" if pg else "?"
+        marks = ", ".join(
+            f"CAST({mark} AS JSONB)" if pg and col in json_columns else mark for col in columns
+        )
+        cols = ", ".join(f'"{col}"' for col in columns)
+        keys = ", ".join(f'"{col}"' for col in conflict)
+        return (
+            f'INSERT INTO "{table.name}" ({cols}) VALUES ({marks}) ON CONFLICT ({keys}) DO NOTHING'
+        )
+
+    def iter_evaluation_rows(
+        self,
+        evaluation_id: int,
+        *,
+        with_body: bool = False,
+        body_paths: Mapping[str, Sequence[str]] | None = None,
+        yield_per: int = BATCH,
+    ) -> Iterator[dict[str, Any]]:
+        """Stream an evaluation's per-trace rows (case order), optionally with judgment bodies.
+
+        Each row carries the judgment's ``taxonomy``, ``anomalies`` and ``implicated_tools``
+        (None when the judgment names none) without its body.
+
+        ``body_paths`` (label -> path of object keys) adds, under each label, the value at that
+        path of the judgment body (None when absent), extracted by the database: a caller that
+        needs two small fields does not decode every whole body.
+        """
+        cols = [
+            _T_EJ.c.trace_id,
+            _T_EJ.c.case_key,
+            _T_EJ.c.repetition,
+            _T_EJ.c.dimension,
+            _T_EJ.c.category,
+            _T_EJ.c.verdict,
+            _T_EJ.c.partial_score,
+            _T_JUDG.c.id.label("judgment_id"),
+            _T_JUDG.c.key.label("judgment_key"),
+            _T_JUDG.c.hash.label("judgment_hash"),
+            cast(_T_JUDG.c.taxonomy, Text).label("taxonomy"),
+            cast(_T_JUDG.c.anomalies, Text).label("anomalies"),
+            cast(_T_JUDG.c.implicated_tools, Text).label("implicated_tools"),
+            _T_JUDG.c.trace_hash,
+            _T_JUDG.c.case_hash,
+            _T_JUDG.c.registry_hash,
+            _T_JUDG.c.rule_set_hash,
+            _T_JUDG.c.engine_version,
+            _T_JUDG.c.tier,
+        ]
+        if with_body:
+            # as text, decoded row by row (see iter_trace_rows)
+            cols.append(cast(_T_JUDG.c.body, Text).label("body"))
+        path_cols, decode_paths = self._body_paths(_T_JUDG.c.body, body_paths)
+        n_plain = len(cols)
+        cols += path_cols
+        query = (
+            select(*cols)
+            .join(_T_JUDG, _T_JUDG.c.id == _T_EJ.c.judgment_id)
+            .where(_T_EJ.c.evaluation_id == evaluation_id)
+            .order_by(_T_EJ.c.case_key, _T_EJ.c.repetition)
+        )
+        with self.engine.connect() as c:
+            result = c.execution_options(stream_results=True, yield_per=yield_per).execute(query)
+            names = list(result.keys())
+            cache: dict[str, list[Any]] = {}
+            # bodies (text) are decoded row by row as they are yielded, not a partition at a
+            # time: thousands of live decoded bodies make the garbage collector ~3x slower
+            for partition in result.partitions():
+                for values in partition:
+                    out = dict(zip(names[:n_plain], values[:n_plain], strict=True))
+                    out["taxonomy"] = _decode_small(out["taxonomy"], cache)
+                    out["anomalies"] = _decode_small(out["anomalies"], cache)
+                    out["implicated_tools"] = _decode_small(out["implicated_tools"], cache)
+                    if with_body:
+                        out["body"] = json.loads(out["body"])
+                    if path_cols:
+                        out.update(decode_paths(values[n_plain:], cache))
+                    yield out
+
+    def _body_paths(
+        self, column: Any, body_paths: Mapping[str, Sequence[str]] | None
+    ) -> tuple[list[Any], Callable[[Sequence[Any], dict[str, list[Any]]], dict[str, Any]]]:
+        """Columns selecting the JSON values at ``body_paths`` (label -> object keys) of a JSON
+        column, and a decoder of those columns' values into ``{label: value or None}``.
+
+        SQLite parses a body once for all paths (``json_extract`` with several paths returns
+        one JSON array); PostgreSQL reads each path from the binary JSONB.
+        """
+        labels = list(body_paths or {})
+        paths = [list(body_paths[label]) for label in labels]  # type: ignore[index]
+        if any(not path for path in paths):
+            raise InvalidInputError("a body path names at least one key")
+        if not labels:
+            return [], lambda _values, _cache: {}
+        if self.backend == "postgresql":
+            cols = [
+                cast(func.jsonb_extract_path(column, *path), Text).label(f"path_{i}")
+                for i, path in enumerate(paths)
+            ]
+
+            def each(values: Sequence[Any], cache: dict[str, list[Any]]) -> dict[str, Any]:
+                return {
+                    label: _decode_small(text, cache)
+                    for label, text in zip(labels, values, strict=True)
+                }
+
+            return cols, each
+        selectors = ["$" + "".join("." + json.dumps(str(k)) for k in path) for path in paths]
+        if len(selectors) == 1:
+            # one path: json_extract returns a bare SQL value for a string; quote it back
+            one = func.json_quote(func.json_extract(column, selectors[0])).label("path_0")
+
+            def single(values: Sequence[Any], cache: dict[str, list[Any]]) -> dict[str, Any]:
+                return {labels[0]: _decode_small(values[0], cache)}
+
+            return [one], single
+        together = func.json_extract(column, *selectors).label("paths")
+
+        def array(values: Sequence[Any], cache: dict[str, list[Any]]) -> dict[str, Any]:
+            text = values[0]
+            if text is None:
+                return dict.fromkeys(labels)
+            return dict(zip(labels, _decode_array(text, cache), strict=True))
+
+        return [together], array

@@ -1,0 +1,369 @@
+"""The data model as pydantic schemas: what every layer reads and writes.
+
+These are the versioned formats of rejudge. The SQLAlchemy tables in :mod:`store.tables` hold
+them (mostly as JSON bodies next to indexed columns); every other package speaks these types.
+"""
+
+from __future__ import annotations
+
+from typing import Any, ClassVar, Literal
+
+from pydantic import BaseModel, ConfigDict, Field
+from rejudge.store._hashing import content_hash
+
+__all__ = [
+    "REVIEW_LABELS",
+    "normalize_label",
+    "CASE_FORMAT_VERSION",
+    "TRACE_FORMAT_VERSION",
+    "REGISTRY_FORMAT_VERSION",
+    "RULE_SET_FORMAT_VERSION",
+    "JUDGMENT_FORMAT_VERSION",
+    "HARNESS_MODES",
+    "VERDICTS",
+    "ParamRule",
+    "Verdict",
+    "HarnessMode",
+    "TraceStatus",
+    "GoldenCall",
+    "Golden",
+    "Case",
+    "ToolSpec",
+    "ToolRegistry",
+    "ToolCall",
+    "Round",
+    "TraceError",
+    "Trace",
+    "RunConfig",
+    "HarnessAssistance",
+    "RuleSet",
+    "Judgment",
+    "judgment_key",
+]
+
+CASE_FORMAT_VERSION = 1
+TRACE_FORMAT_VERSION = 1
+REGISTRY_FORMAT_VERSION = 1
+RULE_SET_FORMAT_VERSION = 1
+JUDGMENT_FORMAT_VERSION = 1
+
+ParamRule = Literal["exact", "normalized_str", "normalized_date", "contains", "any"]
+Verdict = Literal["PASS", "FAIL", "SKIP", "AGENT_ERROR"]
+VERDICTS: tuple[str, ...] = ("PASS", "FAIL", "SKIP", "AGENT_ERROR")
+#: a person's label on a judgment (DESIGN §4): the verdict is right, the judge is wrong, the
+#: golden (the case) is wrong, or the reviewer cannot tell
+REVIEW_LABELS: tuple[str, ...] = ("confirmed", "judge_wrong", "golden_wrong", "unclear")
+HarnessMode = Literal["production-parity", "oracle-assisted", "imported"]
+HARNESS_MODES: tuple[str, ...] = ("production-parity", "oracle-assisted", "imported")
+TraceStatus = Literal["completed", "agent_error"]
+
+
+class _Frozen(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+
+# --------------------------------------------------------------------------- cases
+
+
+class GoldenCall(_Frozen):
+    """One expected call: the tool, its expected parameters and how each is compared."""
+
+    tool: str
+    params: dict[str, Any] = Field(default_factory=dict)
+    # per-parameter matching rule; parameters not named use the rule set's default
+    param_rules: dict[str, ParamRule] = Field(default_factory=dict)
+    # how many instances of this call the task needs (e.g. "open three tabs")
+    count: int = Field(default=1, ge=1)
+
+
+class Golden(_Frozen):
+    calls: list[GoldenCall] = Field(default_factory=list)
+    order_sensitive: bool = False
+    # None: the rule set's default read-only whitelist; a list (even empty) replaces it
+    allowed_extra: list[str] | None = None
+
+
+class Case(_Frozen):
+    """A case: seed 001's nine fields plus what the completion tier and other domains need."""
+
+    id: str
+    dimension: str
+    category: str
+    instruction: str
+    context: dict[str, Any] = Field(default_factory=dict)
+    golden: Golden
+    negative: bool = False
+    skip: bool = False
+    skip_reason: str | None = None
+    # --- extensions (all optional; absent means the registry's declarations apply) ---
+    # the call only has to be made, not to succeed (e.g. slow similarity searches)
+    call_only: bool = False
+    # case-level additions to the registry's equivalences: tool -> interchangeable tools
+    equivalent_tools: dict[str, list[str]] = Field(default_factory=dict)
+    # case-level alternative keys: tool -> parameter -> keys that may stand in for it
+    alternative_keys: dict[str, dict[str, list[str]]] = Field(default_factory=dict)
+    # case-level documented follow-ups: tool -> tools that may legitimately follow it
+    follow_ups: dict[str, list[str]] = Field(default_factory=dict)
+    # scenario grouping (phrasing variants of one logical scenario share it)
+    scenario: str | None = None
+    phrasing: str | None = None
+    # domain-specific data the domain's tier needs (funcbench target, bfcl answers, ...)
+    metadata: dict[str, Any] = Field(default_factory=dict)
+
+    @property
+    def hash(self) -> str:
+        return content_hash(self.model_dump(mode="json"))
+
+    @property
+    def expected_steps(self) -> int:
+        return sum(call.count for call in self.golden.calls)
+
+
+# --------------------------------------------------------------------------- registries
+
+
+class ToolSpec(_Frozen):
+    name: str
+    description: str = ""
+    parameters: dict[str, Any] = Field(default_factory=lambda: {"type": "object", "properties": {}})
+    read_only: bool = False
+    # free grouping label (retail: read / request / confirmation)
+    kind: str | None = None
+
+
+class ToolRegistry(_Frozen):
+    """A domain's tools plus everything the judge needs to know about them.
+
+    The judge never imports a domain: it reads this snapshot.
+    """
+
+    format_version: int = REGISTRY_FORMAT_VERSION
+    domain: str
+    version: str = "1"
+    tools: list[ToolSpec]
+    # groups of interchangeable tools (any member covers the capability of another)
+    equivalences: list[list[str]] = Field(default_factory=list)
+    # tool -> parameter -> alternative keys that satisfy that parameter
+    alternative_keys: dict[str, dict[str, list[str]]] = Field(default_factory=dict)
+    # tool -> tools that may follow it as a documented follow-up
+    follow_ups: dict[str, list[str]] = Field(default_factory=dict)
+    # parameter name -> identifiers that exist in the domain's fixtures
+    fixture_ids: dict[str, list[str]] = Field(default_factory=dict)
+    # wire name -> original name, for tools whose names a provider rejects (BFCL's dots)
+    name_map: dict[str, str] = Field(default_factory=dict)
+
+    @property
+    def hash(self) -> str:
+        return content_hash(self.model_dump(mode="json"))
+
+    def tool(self, name: str) -> ToolSpec | None:
+        for spec in self.tools:
+            if spec.name == name:
+                return spec
+        return None
+
+    def tool_names(self) -> list[str]:
+        return [spec.name for spec in self.tools]
+
+    def openai_tools(self, names: list[str] | None = None) -> list[dict[str, Any]]:
+        """Tool definitions in OpenAI chat-completions format."""
+        wanted = set(names) if names is not None else None
+        inverse = {original: wire for wire, original in self.name_map.items()}
+        return [
+            {
+                "type": "function",
+                "function": {
+                    "name": inverse.get(spec.name, spec.name),
+                    "description": spec.description,
+                    "parameters": spec.parameters,
+                },
+            }
+            for spec in self.tools
+            if wanted is None or spec.name in wanted
+        ]
+
+
+# --------------------------------------------------------------------------- traces
+
+
+class ToolCall(_Frozen):
+    id: str | None = None
+    name: str
+    # parsed arguments; None when the model's argument text did not parse as a JSON object
+    arguments: dict[str, Any] | None = None
+    arguments_raw: str = ""
+    parse_error: str | None = None
+    # what the sandbox returned (None when the call was never executed, e.g. imported traces)
+    result: Any = None
+    ok: bool | None = None
+    error: str | None = None
+
+
+class Round(_Frozen):
+    index: int
+    calls: list[ToolCall] = Field(default_factory=list)
+    text: str | None = None
+    finish_reason: str | None = None
+
+
+class TraceError(_Frozen):
+    """Why a trace could not be scored normally (it becomes AGENT_ERROR)."""
+
+    kind: (
+        str  # provider_error | timeout | retries_exhausted | round_budget | truncated_stream | ...
+    )
+    message: str
+    round: int | None = None
+    status_code: int | None = None
+
+
+class Trace(_Frozen):
+    """A normalized run of one case: rounds of calls and results, and how it ended."""
+
+    format_version: int = TRACE_FORMAT_VERSION
+    case_id: str
+    repetition: int = 0
+    status: TraceStatus = "completed"
+    rounds: list[Round] = Field(default_factory=list)
+    final_text: str | None = None
+    error: TraceError | None = None
+    # the tools sent to the model when retrieval top-k is on (None: all tools)
+    selected_tools: list[str] | None = None
+    usage: dict[str, int] = Field(default_factory=dict)
+    normalizer_version: str | None = None
+    # wall-clock facts; excluded from the content hash so a replay hashes the same
+    timings: dict[str, Any] = Field(default_factory=dict)
+
+    def hashable(self) -> dict[str, Any]:
+        return self.model_dump(mode="json", exclude={"timings"})
+
+    @property
+    def hash(self) -> str:
+        return content_hash(self.hashable())
+
+    @property
+    def calls(self) -> list[ToolCall]:
+        return [call for rnd in self.rounds for call in rnd.calls]
+
+
+# --------------------------------------------------------------------------- runs
+
+
+class HarnessAssistance(_Frozen):
+    expected_step_count_disclosed: bool = False
+    round_budget: int | str = 10  # "expected+4" for oracle-assisted runs (per case)
+
+
+class RunConfig(_Frozen):
+    """Everything that shaped a run's exchanges; stored on the run, never holds a secret."""
+
+    model: str
+    provider: str = "openai"
+    base_url: str | None = None
+    harness_mode: HarnessMode = "production-parity"
+    harness_assistance: HarnessAssistance = Field(default_factory=HarnessAssistance)
+    temperature: float | None = 0.0
+    seed: int | None = None
+    max_tokens: int | None = None
+    timeout_s: float = 60.0
+    max_retries: int = 3
+    restate_known_values: bool = False
+    retrieve_top_k: int | None = None
+    repeat: int = 1
+    concurrency: int = 1
+    stream: bool = False
+    rpm: int | None = None
+    tool_choice: str | None = "auto"
+    system_prompt: str | None = None
+    extra: dict[str, Any] = Field(default_factory=dict)
+
+    # how fast a run is driven, not what it sends: a resumed run may change them
+    OPERATIONAL_FIELDS: ClassVar[frozenset[str]] = frozenset({"concurrency", "rpm"})
+
+    @property
+    def identity_hash(self) -> str:
+        """Hash of everything that shapes the exchanges (operational knobs left out)."""
+        return content_hash(self.model_dump(mode="json", exclude=set(self.OPERATIONAL_FIELDS)))
+
+
+# --------------------------------------------------------------------------- rule sets
+
+
+class RuleSet(_Frozen):
+    """Named, versioned, immutable judging rules. ``settings`` is interpreted by the judge."""
+
+    format_version: int = RULE_SET_FORMAT_VERSION
+    name: str
+    version: str
+    description: str = ""
+    settings: dict[str, Any] = Field(default_factory=dict)
+
+    @property
+    def ref(self) -> str:
+        return f"{self.name}@{self.version}"
+
+    @property
+    def hash(self) -> str:
+        return content_hash(self.model_dump(mode="json"))
+
+
+# --------------------------------------------------------------------------- judgments
+
+
+def judgment_key(
+    trace_hash: str,
+    case_hash: str,
+    registry_hash: str,
+    tier: str,
+    rule_set_hash: str,
+    engine_version: str,
+) -> str:
+    """The identity of a judgment: judging the same inputs again is a lookup, not a new row."""
+    return content_hash([trace_hash, case_hash, registry_hash, tier, rule_set_hash, engine_version])
+
+
+class Judgment(_Frozen):
+    format_version: int = JUDGMENT_FORMAT_VERSION
+    verdict: Verdict
+    # every cause of a FAIL, in the taxonomy's documented precedence order
+    taxonomy: list[str] = Field(default_factory=list)
+    # diagnostic only: never decides the verdict
+    partial_score: float | None = None
+    partial_breakdown: dict[str, float] = Field(default_factory=dict)
+    # golden vs actual, call by call and argument by argument
+    diff: list[dict[str, Any]] = Field(default_factory=list)
+    reasons: list[str] = Field(default_factory=list)
+    warnings: list[str] = Field(default_factory=list)
+    anomalies: list[str] = Field(default_factory=list)
+    details: dict[str, Any] = Field(default_factory=dict)
+    # inputs
+    tier: str
+    trace_hash: str
+    case_hash: str
+    registry_hash: str
+    rule_set_hash: str
+    engine_version: str
+
+    @property
+    def key(self) -> str:
+        return judgment_key(
+            self.trace_hash,
+            self.case_hash,
+            self.registry_hash,
+            self.tier,
+            self.rule_set_hash,
+            self.engine_version,
+        )
+
+    @property
+    def hash(self) -> str:
+        return content_hash(self.model_dump(mode="json"))
+
+
+def normalize_label(text: str | None) -> str | None:
+    """``"Judge wrong"``, ``"judge-wrong"``, ``" JUDGE_WRONG "`` -> ``"judge_wrong"``; None when
+    the text is not one of :data:`REVIEW_LABELS`."""
+    if text is None:
+        return None
+    label = "_".join(str(text).strip().lower().replace("-", " ").replace("_", " ").split())
+    return label if label in REVIEW_LABELS else None

@@ -1,0 +1,266 @@
+"""SQLAlchemy tables (typed ORM declarative style; queries use Core ``select``/``insert``).
+
+Bodies are kept as JSON (JSONB on PostgreSQL) next to the indexed columns that queries filter
+and aggregate on. Every change here needs an Alembic revision in ``migrations/versions``; a test
+checks that autogenerate finds nothing to add.
+"""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+from typing import Any
+
+from rejudge.store._schemas import REVIEW_LABELS
+from sqlalchemy import (
+    JSON,
+    DateTime,
+    Float,
+    ForeignKey,
+    Index,
+    Integer,
+    MetaData,
+    String,
+    Text,
+    UniqueConstraint,
+)
+from sqlalchemy.dialects.postgresql import JSONB
+from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column
+
+__all__ = [
+    "Base",
+    "JSONType",
+    "SuiteRow",
+    "CaseRow",
+    "RegistryRow",
+    "RunRow",
+    "TraceRow",
+    "CallRow",
+    "RuleSetRow",
+    "EvaluationRow",
+    "JudgmentRow",
+    "EvaluationJudgmentRow",
+    "BaselineRow",
+    "ReviewRow",
+    "REVIEW_LABELS",
+    "utcnow",
+]
+
+JSONType = JSON().with_variant(JSONB(), "postgresql")
+
+# stable constraint names so migrations are identical on every backend
+NAMING = {
+    "ix": "ix_%(column_0_label)s",
+    "uq": "uq_%(table_name)s_%(column_0_N_name)s",
+    "fk": "fk_%(table_name)s_%(column_0_name)s_%(referred_table_name)s",
+    "pk": "pk_%(table_name)s",
+}
+
+
+def utcnow() -> datetime:
+    return datetime.now(UTC)
+
+
+class Base(DeclarativeBase):
+    metadata = MetaData(naming_convention=NAMING)
+    type_annotation_map = {dict[str, Any]: JSONType, list[Any]: JSONType}
+
+
+Hash = String(80)
+
+
+class RegistryRow(Base):
+    __tablename__ = "tool_registries"
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    hash: Mapped[str] = mapped_column(Hash, unique=True)
+    domain: Mapped[str] = mapped_column(String(200))
+    version: Mapped[str] = mapped_column(String(50))
+    body: Mapped[dict[str, Any]]
+    created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utcnow)
+
+
+class SuiteRow(Base):
+    """An immutable suite snapshot; editing a case makes a new snapshot with a new hash."""
+
+    __tablename__ = "suites"
+    __table_args__ = (UniqueConstraint("name", "hash"),)
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    name: Mapped[str] = mapped_column(String(200), index=True)
+    hash: Mapped[str] = mapped_column(Hash)
+    domain: Mapped[str] = mapped_column(String(200))
+    format_version: Mapped[int] = mapped_column(Integer)
+    registry_id: Mapped[int] = mapped_column(ForeignKey("tool_registries.id"))
+    case_count: Mapped[int] = mapped_column(Integer)
+    meta: Mapped[dict[str, Any]]
+    created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utcnow)
+
+
+class CaseRow(Base):
+    __tablename__ = "cases"
+    __table_args__ = (UniqueConstraint("suite_id", "case_key"),)
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    suite_id: Mapped[int] = mapped_column(ForeignKey("suites.id", ondelete="CASCADE"))
+    case_key: Mapped[str] = mapped_column(String(200))
+    hash: Mapped[str] = mapped_column(Hash, index=True)
+    position: Mapped[int] = mapped_column(Integer)
+    dimension: Mapped[str] = mapped_column(String(50))
+    category: Mapped[str] = mapped_column(String(200))
+    body: Mapped[dict[str, Any]]
+
+
+class RunRow(Base):
+    __tablename__ = "runs"
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    name: Mapped[str] = mapped_column(String(200), unique=True)
+    suite_id: Mapped[int] = mapped_column(ForeignKey("suites.id"))
+    registry_id: Mapped[int] = mapped_column(ForeignKey("tool_registries.id"))
+    model: Mapped[str] = mapped_column(String(300))
+    provider: Mapped[str] = mapped_column(String(50))
+    base_url: Mapped[str | None] = mapped_column(String(500))
+    harness_mode: Mapped[str] = mapped_column(String(50))
+    config: Mapped[dict[str, Any]]
+    config_hash: Mapped[str] = mapped_column(Hash)
+    suite_hash: Mapped[str] = mapped_column(Hash)
+    registry_hash: Mapped[str] = mapped_column(Hash)
+    prompt_hash: Mapped[str | None] = mapped_column(Hash)
+    status: Mapped[str] = mapped_column(String(30), default="running")
+    started_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utcnow)
+    finished_at: Mapped[datetime | None] = mapped_column(DateTime(timezone=True))
+
+
+class TraceRow(Base):
+    __tablename__ = "traces"
+    __table_args__ = (UniqueConstraint("run_id", "case_key", "repetition"),)
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    run_id: Mapped[int] = mapped_column(ForeignKey("runs.id", ondelete="CASCADE"))
+    case_id: Mapped[int] = mapped_column(ForeignKey("cases.id"))
+    case_key: Mapped[str] = mapped_column(String(200))
+    repetition: Mapped[int] = mapped_column(Integer, default=0)
+    status: Mapped[str] = mapped_column(String(30))
+    hash: Mapped[str] = mapped_column(Hash, index=True)
+    round_count: Mapped[int] = mapped_column(Integer)
+    call_count: Mapped[int] = mapped_column(Integer)
+    body: Mapped[dict[str, Any]]
+    cassette_path: Mapped[str | None] = mapped_column(String(1000))
+    cassette_hash: Mapped[str | None] = mapped_column(Hash)
+    normalizer_version: Mapped[str | None] = mapped_column(String(50))
+    created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utcnow)
+
+
+class CallRow(Base):
+    """One row per tool call, so tool-level aggregates are plain SQL."""
+
+    __tablename__ = "trace_calls"
+    __table_args__ = (Index("ix_trace_calls_trace_round", "trace_id", "round_index", "call_index"),)
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    trace_id: Mapped[int] = mapped_column(ForeignKey("traces.id", ondelete="CASCADE"))
+    round_index: Mapped[int] = mapped_column(Integer)
+    call_index: Mapped[int] = mapped_column(Integer)
+    name: Mapped[str] = mapped_column(String(300), index=True)
+    ok: Mapped[bool | None]
+    parse_error: Mapped[bool] = mapped_column(default=False)
+
+
+class RuleSetRow(Base):
+    __tablename__ = "rule_sets"
+    __table_args__ = (UniqueConstraint("name", "version"),)
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    name: Mapped[str] = mapped_column(String(200))
+    version: Mapped[str] = mapped_column(String(50))
+    hash: Mapped[str] = mapped_column(Hash, unique=True)
+    builtin: Mapped[bool] = mapped_column(default=False)
+    body: Mapped[dict[str, Any]]
+    created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utcnow)
+
+
+class EvaluationRow(Base):
+    __tablename__ = "evaluations"
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    run_id: Mapped[int] = mapped_column(ForeignKey("runs.id", ondelete="CASCADE"), index=True)
+    tier: Mapped[str] = mapped_column(String(50))
+    rule_set_id: Mapped[int] = mapped_column(ForeignKey("rule_sets.id"))
+    engine_version: Mapped[str] = mapped_column(String(50))
+    # hash over every input (trace, case, registry hashes, tier, rules, engine)
+    inputs_hash: Mapped[str | None] = mapped_column(Hash, index=True)
+    status: Mapped[str] = mapped_column(String(30), default="running")
+    summary: Mapped[dict[str, Any]]
+    created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utcnow)
+    finished_at: Mapped[datetime | None] = mapped_column(DateTime(timezone=True))
+
+
+class JudgmentRow(Base):
+    """A judgment, unique by its inputs; evaluations point at judgments through a link table."""
+
+    __tablename__ = "judgments"
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    key: Mapped[str] = mapped_column(Hash, unique=True)
+    hash: Mapped[str] = mapped_column(Hash)
+    trace_hash: Mapped[str] = mapped_column(Hash, index=True)
+    case_hash: Mapped[str] = mapped_column(Hash)
+    registry_hash: Mapped[str] = mapped_column(Hash)
+    tier: Mapped[str] = mapped_column(String(50))
+    rule_set_hash: Mapped[str] = mapped_column(Hash)
+    engine_version: Mapped[str] = mapped_column(String(50))
+    verdict: Mapped[str] = mapped_column(String(20))
+    partial_score: Mapped[float | None] = mapped_column(Float)
+    taxonomy: Mapped[list[Any]]
+    # copied out of the body, like the verdict, score and taxonomy: what a report aggregates,
+    # read without parsing every body (SQLite parses a 1.3 KB body per row to extract a path)
+    anomalies: Mapped[list[Any] | None]
+    implicated_tools: Mapped[list[Any] | None]
+    body: Mapped[dict[str, Any]]
+    created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utcnow)
+
+
+class EvaluationJudgmentRow(Base):
+    __tablename__ = "evaluation_judgments"
+    __table_args__ = (
+        UniqueConstraint("evaluation_id", "trace_id"),
+        Index("ix_evaluation_judgments_eval_verdict", "evaluation_id", "verdict"),
+    )
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    evaluation_id: Mapped[int] = mapped_column(ForeignKey("evaluations.id", ondelete="CASCADE"))
+    judgment_id: Mapped[int] = mapped_column(ForeignKey("judgments.id"))
+    trace_id: Mapped[int] = mapped_column(ForeignKey("traces.id", ondelete="CASCADE"))
+    case_key: Mapped[str] = mapped_column(String(200))
+    repetition: Mapped[int] = mapped_column(Integer)
+    dimension: Mapped[str] = mapped_column(String(50))
+    category: Mapped[str] = mapped_column(String(200))
+    # copied from the judgment so aggregates need no join
+    verdict: Mapped[str] = mapped_column(String(20))
+    partial_score: Mapped[float | None] = mapped_column(Float)
+
+
+class BaselineRow(Base):
+    __tablename__ = "baselines"
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    name: Mapped[str] = mapped_column(String(200), unique=True)
+    evaluation_id: Mapped[int] = mapped_column(ForeignKey("evaluations.id"))
+    report_hash: Mapped[str] = mapped_column(Hash)
+    input_hashes: Mapped[dict[str, Any]]
+    report: Mapped[dict[str, Any]]
+    note: Mapped[str | None] = mapped_column(Text)
+    created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utcnow)
+
+
+class ReviewRow(Base):
+    """A person's label on a judgment. Append-only: a new label is a new row (the history stays);
+    several reviewers may label the same judgment; "latest per reviewer" is a query.
+
+    ``evaluation_id`` is the evaluation the reviewer was looking at (a judgment is shared by every
+    evaluation of the same inputs). ``resolved_at``/``resolution`` are filled once, when the
+    problem a label reports is fixed; they are never overwritten.
+    """
+
+    __tablename__ = "reviews"
+    __table_args__ = (Index("ix_reviews_judgment_reviewer", "judgment_id", "reviewer"),)
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    judgment_id: Mapped[int] = mapped_column(ForeignKey("judgments.id", ondelete="CASCADE"))
+    evaluation_id: Mapped[int | None] = mapped_column(
+        ForeignKey("evaluations.id", ondelete="SET NULL"), index=True
+    )
+    label: Mapped[str] = mapped_column(String(20))
+    reviewer: Mapped[str] = mapped_column(String(200))
+    note: Mapped[str | None] = mapped_column(Text)
+    created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utcnow)
+    resolved_at: Mapped[datetime | None] = mapped_column(DateTime(timezone=True))
+    resolution: Mapped[str | None] = mapped_column(Text)

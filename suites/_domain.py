@@ -1,0 +1,100 @@
+"""The domain seam: a tool world the recorder executes calls in and the suites are written for.
+
+A domain gives a tool registry (what the judge needs to know) and fresh sandboxes (where calls
+run). Domains register by name; the recorder and the self-test look them up with ``get_domain``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Protocol, runtime_checkable
+
+from rejudge.store._errors import NotFoundError
+from rejudge.store._schemas import ToolRegistry
+
+__all__ = [
+    "ToolResult",
+    "Sandbox",
+    "Domain",
+    "CaseChecks",
+    "register_domain",
+    "get_domain",
+    "domain_names",
+]
+
+
+@dataclass(frozen=True)
+class ToolResult:
+    """What one executed call gave back. ``ok=False`` is a tool error shown to the model."""
+
+    ok: bool
+    result: Any = None
+    error: str | None = None
+
+    def as_message_content(self) -> Any:
+        return self.result if self.ok else {"error": self.error}
+
+
+@runtime_checkable
+class Sandbox(Protocol):
+    """Executes calls for one trace; a fresh one per trace, so every case starts clean."""
+
+    def execute(self, name: str, arguments: dict[str, Any]) -> ToolResult: ...
+
+
+@runtime_checkable
+class Domain(Protocol):
+    name: str
+
+    def registry(self) -> ToolRegistry: ...
+
+    def new_sandbox(self, case_metadata: dict[str, Any] | None = None) -> Sandbox: ...
+
+
+@runtime_checkable
+class CaseChecks(Protocol):
+    """Optional extras a domain may offer to :func:`suites.validate.validate_suite`.
+
+    ``case_id_pattern``: a regex every case id must fully match (a named group ``dim`` ties the
+    id to the dimension ``"D" + dim``); None for no pattern. ``check_case`` yields
+    ``(field, message)`` for each domain rule a case breaks.
+    """
+
+    case_id_pattern: str | None
+
+    def check_case(self, case: Any, registry: ToolRegistry) -> Any: ...
+
+
+@dataclass
+class _DomainRegistry:
+    factories: dict[str, Callable[[], Domain]] = field(default_factory=dict)
+    cache: dict[str, Domain] = field(default_factory=dict)
+
+
+_REGISTRY = _DomainRegistry()
+
+
+def register_domain(name: str, factory: Callable[[], Domain]) -> None:
+    _REGISTRY.factories[name] = factory
+    _REGISTRY.cache.pop(name, None)
+
+
+def domain_names() -> list[str]:
+    return sorted(_REGISTRY.factories)
+
+
+def get_domain(name: str) -> Domain:
+    if name not in _REGISTRY.cache:
+        factory = _REGISTRY.factories.get(name)
+        if factory is None:
+            known = ", ".join(domain_names()) or "none"
+            raise NotFoundError(f"unknown domain {name!r} (known: {known})")
+        _REGISTRY.cache[name] = factory()
+    return _REGISTRY.cache[name]
+
+
+def package_data(*parts: str) -> Path:
+    """Path of a data file shipped inside the suites package."""
+    return Path(__file__).parent.joinpath(*parts)

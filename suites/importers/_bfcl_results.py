@@ -1,0 +1,443 @@
+"""BFCL result files as traces of imported runs, and evaluations back as BFCL score files.
+
+**Import.** A BFCL result file is JSON Lines, one ``{"id", "result", ...}`` per case; ``result``
+is either decoded (a list of ``{function: {param: value}}`` or ``{function: "<JSON arguments>"}``)
+or raw (a string of Python call syntax, ``[f(a=1), g(b="x")]``, or of JSON). Each line becomes a
+one-round trace of an imported run (``harness_mode="imported"``), one run per BFCL category. An
+output that does not decode is kept raw as evidence: a call attempt becomes a call with
+``parse_error`` set and the raw text in ``arguments_raw``; plain prose becomes the round's text
+with no call. A bad line never stops the import; it is counted and named in the summary.
+
+**Export.** An evaluation becomes BFCL score files: the first line
+``{"accuracy", "correct_count", "total_count"}``, then one line per failed case with BFCL's keys
+(``id``, ``model_name``, ``test_category``, ``valid``, ``error``, ``error_type``, the decoded model
+output and the possible answer), under ``<out>/<model>/<non_live|live>/BFCL_v4_<cat>_score.json``.
+"""
+
+from __future__ import annotations
+
+import ast
+import json
+import re
+from collections import defaultdict
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from rejudge.store._errors import InvalidInputError, NotFoundError
+from rejudge.store._schemas import Round, RunConfig, ToolCall, Trace
+from rejudge.suites.importers._bfcl import CATEGORIES, BfclError, build_suite
+
+__all__ = [
+    "NORMALIZER_VERSION",
+    "ResultImport",
+    "category_of",
+    "decode_result",
+    "trace_from_result",
+    "import_bfcl_results",
+    "export_bfcl",
+]
+
+NORMALIZER_VERSION = "bfcl-results/1"
+_FILE_RE = re.compile(r"^BFCL_v\d+_(?P<cat>.+?)_(result|score)\.jsonl?$")
+_ID_SUFFIX = re.compile(r"_\d+(-\d+)*$")
+_CALL_START = re.compile(r"^\s*(```\w*\s*)?\[?\s*[A-Za-z_][\w.]*\s*\(")
+_FENCE = re.compile(r"^```\w*\s*|\s*```$")
+
+
+def category_of(case_id: str, file_name: str | None = None) -> str | None:
+    """The BFCL category of a result line, from the file name or else from the case id."""
+    if file_name:
+        found = _FILE_RE.match(Path(file_name).name)
+        if found and found.group("cat") in CATEGORIES:
+            return found.group("cat")
+    guess = _ID_SUFFIX.sub("", case_id)
+    return guess if guess in CATEGORIES else None
+
+
+# --------------------------------------------------------------------------- decoding
+
+
+class _Undecodable(Exception):
+    pass
+
+
+def _dotted(node: ast.expr) -> str:
+    if isinstance(node, ast.Name):
+        return node.id
+    if isinstance(node, ast.Attribute):
+        return f"{_dotted(node.value)}.{node.attr}"
+    raise _Undecodable(f"not a function name: {ast.unparse(node)}")
+
+
+def _value(node: ast.expr) -> Any:
+    try:
+        return ast.literal_eval(node)
+    except (ValueError, SyntaxError, TypeError, RecursionError):
+        # a variable or expression: BFCL keeps its source text as a string
+        return ast.unparse(node)
+
+
+def _python_calls(text: str) -> list[tuple[str, dict[str, Any]]]:
+    body = _FENCE.sub("", text.strip()).strip()
+    if not body.startswith("["):
+        body = f"[{body}]"
+    try:
+        tree = ast.parse(body, mode="eval")
+    except (SyntaxError, ValueError, RecursionError) as exc:
+        raise _Undecodable(f"not Python call syntax: {exc}") from exc
+    if not isinstance(tree.body, (ast.List, ast.Tuple)):
+        raise _Undecodable("not a list of calls")
+    calls: list[tuple[str, dict[str, Any]]] = []
+    for node in tree.body.elts:
+        if not isinstance(node, ast.Call):
+            raise _Undecodable(f"not a call: {ast.unparse(node)[:80]}")
+        if node.args:
+            raise _Undecodable(f"{_dotted(node.func)} has positional arguments")
+        args: dict[str, Any] = {}
+        for keyword in node.keywords:
+            if keyword.arg is None:
+                raise _Undecodable("**kwargs are not arguments")
+            args[keyword.arg] = _value(keyword.value)
+        calls.append((_dotted(node.func), args))
+    return calls
+
+
+def _decoded_item(item: Any) -> list[ToolCall]:
+    """One element of a decoded result list."""
+    if isinstance(item, str):
+        return decode_result(item)[0]
+    if not isinstance(item, dict):
+        raise _Undecodable(f"a result item must be an object, got {type(item).__name__}")
+    calls: list[ToolCall] = []
+    for name, args in item.items():
+        raw = args if isinstance(args, str) else json.dumps(args, ensure_ascii=False)
+        if isinstance(args, str):
+            try:
+                args = json.loads(args)
+            except json.JSONDecodeError as exc:
+                calls.append(
+                    ToolCall(
+                        name=str(name),
+                        arguments=None,
+                        arguments_raw=raw,
+                        parse_error=f"arguments are not JSON: {exc.msg}",
+                    )
+                )
+                continue
+        if not isinstance(args, dict):
+            calls.append(
+                ToolCall(
+                    name=str(name),
+                    arguments=None,
+                    arguments_raw=raw,
+                    parse_error="arguments are not a JSON object",
+                )
+            )
+            continue
+        calls.append(ToolCall(name=str(name), arguments=args, arguments_raw=raw))
+    return calls
+
+
+def decode_result(result: Any) -> tuple[list[ToolCall], str | None]:
+    """A BFCL ``result`` as calls and text. Never raises: what does not decode is kept raw."""
+    raw = result if isinstance(result, str) else json.dumps(result, ensure_ascii=False)
+    try:
+        if isinstance(result, list):
+            calls: list[ToolCall] = []
+            for item in result:
+                calls.extend(_decoded_item(item))
+            return calls, None
+        if isinstance(result, dict):
+            return _decoded_item(result), None
+        if result is None:
+            return [], None
+        if not isinstance(result, str):
+            raise _Undecodable(f"a result must be a list or a string, got {type(result).__name__}")
+        text = result.strip()
+        if not text:
+            return [], result
+        if text[0] in "[{":
+            try:
+                parsed = json.loads(text)
+            except json.JSONDecodeError:
+                parsed = None
+            if isinstance(parsed, (list, dict)):
+                return decode_result(parsed)
+        return [
+            ToolCall(name=n, arguments=a, arguments_raw=raw) for n, a in _python_calls(text)
+        ], None
+    except (_Undecodable, RecursionError) as exc:
+        if isinstance(result, str) and not _CALL_START.match(result):
+            return [], result  # prose: the model answered without calling
+        name = "<undecodable>"
+        match = re.match(r"^\s*\[?\s*([A-Za-z_][\w.]*)\s*\(", raw)
+        if match:
+            name = match.group(1)
+        return [
+            ToolCall(name=name, arguments=None, arguments_raw=raw, parse_error=str(exc)[:500])
+        ], None
+
+
+def trace_from_result(entry: dict[str, Any], repetition: int = 0) -> Trace:
+    """One BFCL result line as a one-round trace."""
+    calls, text = decode_result(entry.get("result"))
+    usage: dict[str, int] = {}
+    for key, target in (
+        ("input_token_count", "input_tokens"),
+        ("output_token_count", "output_tokens"),
+    ):
+        value = entry.get(key)
+        if isinstance(value, int) and not isinstance(value, bool):
+            usage[target] = value
+    timings: dict[str, Any] = {}
+    latency = entry.get("latency")
+    if isinstance(latency, (int, float)) and not isinstance(latency, bool):
+        timings["latency_s"] = latency
+    return Trace(
+        case_id=str(entry.get("id")),
+        repetition=repetition,
+        rounds=[Round(index=0, calls=calls, text=text)],
+        final_text=text,
+        usage=usage,
+        normalizer_version=NORMALIZER_VERSION,
+        timings=timings,
+    )
+
+
+# --------------------------------------------------------------------------- import
+
+
+@dataclass
+class ResultImport:
+    category: str
+    run: str
+    run_id: int
+    suite: str
+    traces: int = 0
+    inserted: int = 0
+    undecodable: int = 0
+    unknown_ids: list[str] = field(default_factory=list)
+    bad_lines: list[str] = field(default_factory=list)
+
+    def as_dict(self) -> dict[str, Any]:
+        return {
+            "category": self.category,
+            "run": self.run,
+            "run_id": self.run_id,
+            "suite": self.suite,
+            "traces": self.traces,
+            "inserted": self.inserted,
+            "undecodable": self.undecodable,
+            "unknown_ids": self.unknown_ids[:20],
+            "unknown_id_count": len(self.unknown_ids),
+            "bad_lines": self.bad_lines[:20],
+            "bad_line_count": len(self.bad_lines),
+        }
+
+
+def _result_files(path: Path) -> list[Path]:
+    if path.is_file():
+        return [path]
+    if path.is_dir():
+        return sorted(p for p in path.rglob("*") if p.is_file() and p.suffix in (".json", ".jsonl"))
+    raise NotFoundError(f"{path} is neither a BFCL result file nor a folder of them")
+
+
+def _read_lines(path: Path) -> tuple[list[tuple[int, dict[str, Any]]], list[str]]:
+    good: list[tuple[int, dict[str, Any]]] = []
+    bad: list[str] = []
+    try:
+        text = path.read_text(encoding="utf-8", errors="replace")
+    except OSError as exc:
+        return [], [f"{path}: cannot read: {exc.strerror}"]
+    for number, line in enumerate(text.splitlines(), start=1):
+        if not line.strip():
+            continue
+        try:
+            item = json.loads(line)
+        except json.JSONDecodeError as exc:
+            bad.append(f"{path.name}:{number}: invalid JSON ({exc.msg})")
+            continue
+        if not isinstance(item, dict) or not isinstance(item.get("id"), str):
+            bad.append(f"{path.name}:{number}: not an object with a string id")
+            continue
+        good.append((number, item))
+    return good, bad
+
+
+def import_bfcl_results(
+    store: Any,
+    path: Path | str,
+    model: str,
+    *,
+    run_name: str | None = None,
+    data_dir: Path | str | None = None,
+) -> list[ResultImport]:
+    """Import BFCL result file(s) as imported runs (one per category); idempotent per run name."""
+    root = Path(path)
+    by_category: dict[str, list[tuple[str, int, dict[str, Any]]]] = defaultdict(list)
+    stray: list[str] = []
+    for file in _result_files(root):
+        lines, bad = _read_lines(file)
+        stray.extend(bad)
+        for number, item in lines:
+            category = category_of(item["id"], file.name)
+            if category is None:
+                stray.append(f"{file.name}:{number}: {item['id']!r} is not in an AST category")
+                continue
+            by_category[category].append((file.name, number, item))
+    if not by_category:
+        detail = f" ({stray[0]})" if stray else ""
+        raise InvalidInputError(
+            f"no BFCL AST result lines found in {root}{detail}; expected JSON Lines of "
+            '{"id": "simple_python_0", "result": ...}'
+        )
+    out: list[ResultImport] = []
+    for category in [c for c in CATEGORIES if c in by_category]:
+        try:
+            source = build_suite(category, data_dir)
+        except BfclError:
+            raise
+        record = store.save_suite(
+            name=source.name,
+            domain=source.domain,
+            suite_hash=source.hash,
+            registry=source.registry,
+            cases=list(source.cases),
+            format_version=source.format_version,
+            meta={"description": source.description},
+            case_hashes=source.case_hashes,
+        )
+        name = f"{run_name}-{category}" if run_name else f"bfcl-{model}-{category}"
+        config = RunConfig(
+            model=model,
+            provider="bfcl",
+            harness_mode="imported",
+            temperature=None,
+            tool_choice=None,
+            extra={"source": "bfcl-results", "category": category},
+        )
+        run = store.create_run(name=name, suite=record, config=config)
+        case_pks = store.get_case_pks(record.id)
+        summary = ResultImport(category=category, run=run.name, run_id=run.id, suite=source.name)
+        repetitions: dict[str, int] = defaultdict(int)
+        items = []
+        for file_name, number, item in by_category[category]:
+            case_id = item["id"]
+            pk = case_pks.get(case_id)
+            if pk is None:
+                summary.unknown_ids.append(f"{file_name}:{number}: {case_id}")
+                continue
+            try:
+                trace = trace_from_result(item, repetitions[case_id])
+            except Exception as exc:  # never let one line stop an import
+                summary.bad_lines.append(f"{file_name}:{number}: {type(exc).__name__}: {exc}")
+                continue
+            repetitions[case_id] += 1
+            summary.traces += 1
+            if any(c.parse_error for c in trace.calls):
+                summary.undecodable += 1
+            items.append((run.id, pk, trace, None, None))
+        summary.inserted = store.save_traces(items)
+        summary.bad_lines.extend(stray if not out else [])
+        store.finish_run(run.id, "finished")
+        out.append(summary)
+    return out
+
+
+# --------------------------------------------------------------------------- export
+
+
+def _group(category: str) -> str:
+    return "live" if category.startswith("live") else "non_live"
+
+
+def _decoded(trace: Trace | None) -> Any:
+    if trace is None or not trace.rounds:
+        return []
+    out: list[Any] = []
+    for call in trace.rounds[0].calls:
+        if call.parse_error is not None:
+            return call.arguments_raw
+        out.append({call.name: call.arguments})
+    return out
+
+
+def export_bfcl(
+    store: Any,
+    evaluation_id: int | str,
+    out_dir: Path | str,
+    *,
+    model_name: str | None = None,
+    repetition: int = 0,
+) -> list[dict[str, Any]]:
+    """Write an evaluation as BFCL score files; returns one summary per file written.
+
+    BFCL counts every result line in ``total_count``: a PASS is correct, anything else (FAIL,
+    AGENT_ERROR) is a failure line; a SKIPped case is left out. One repetition is exported.
+    """
+    evaluation = store.get_evaluation(evaluation_id)
+    run = store.get_run(evaluation.run_id)
+    cases = {key: case for key, (_pk, case) in store.get_cases(run.suite_id).items()}
+    traces = {st.id: st.trace for st in store.iter_traces(run.id) if st.repetition == repetition}
+    model = model_name or run.model
+    per_category: dict[str, dict[str, Any]] = {}
+    for row in store.iter_evaluation_rows(evaluation.id, with_body=True):
+        if row["repetition"] != repetition or row["verdict"] == "SKIP":
+            continue
+        case = cases.get(row["case_key"])
+        meta = (case.metadata.get("bfcl") if case is not None else None) or {}
+        category = meta.get("category") or row.get("category") or "unknown"
+        bucket = per_category.setdefault(category, {"correct": 0, "total": 0, "failures": []})
+        bucket["total"] += 1
+        if row["verdict"] == "PASS":
+            bucket["correct"] += 1
+            continue
+        body = row.get("body") or {}
+        details = body.get("details") or {}
+        taxonomy = list(row.get("taxonomy") or [])
+        error_type = details.get("bfcl_error_type") or (
+            "rejudge:agent_error"
+            if row["verdict"] == "AGENT_ERROR"
+            else f"rejudge:{taxonomy[0]}"
+            if taxonomy
+            else "rejudge:fail"
+        )
+        bucket["failures"].append(
+            {
+                "id": row["case_key"],
+                "model_name": model,
+                "test_category": category,
+                "valid": False,
+                "error": list(body.get("reasons") or []) or taxonomy,
+                "error_type": error_type,
+                "rejudge_taxonomy": taxonomy,
+                "rejudge_tier": row["tier"],
+                "model_result_decoded": _decoded(traces.get(row["trace_id"])),
+                "possible_answer": meta.get("ground_truth"),
+            }
+        )
+    if not per_category:
+        raise InvalidInputError(
+            f"evaluation {evaluation.id} has no judged traces for repetition {repetition}"
+        )
+    folder = Path(out_dir) / model.replace("/", "_")
+    written: list[dict[str, Any]] = []
+    for category, bucket in sorted(per_category.items()):
+        target = folder / _group(category)
+        target.mkdir(parents=True, exist_ok=True)
+        path = target / f"BFCL_v4_{category}_score.json"
+        total = bucket["total"]
+        header = {
+            "accuracy": bucket["correct"] / total if total else 0.0,
+            "correct_count": bucket["correct"],
+            "total_count": total,
+        }
+        lines = [header, *bucket["failures"]]
+        path.write_text(
+            "".join(json.dumps(line, ensure_ascii=False, default=str) + "\n" for line in lines),
+            encoding="utf-8",
+        )
+        written.append({"category": category, "path": str(path), **header})
+    return written
