@@ -43,13 +43,16 @@ def _api() -> tuple[Any, Any, Any, Any]:
     import importlib
 
     for judging, rulesets, store in (
-        ("rejudge.services._judging", "rejudge.judge", "rejudge.store"),
-        ("rejudge.judge._batch", "rejudge.judge._rulesets", "rejudge.store._repository"),
+        ("rejudge.services", "rejudge.judge", "rejudge.store"),
+        # the namespaced layout before modules became private (27da142..68a6b1b)
+        ("rejudge.judge.batch", "rejudge.judge.rulesets", "rejudge.store.repository"),
         ("judge.batch", "judge.rulesets", "store.repository"),
     ):
         try:
             service = importlib.import_module(judging)
         except ImportError:
+            continue
+        if not hasattr(service, "judge_run"):  # e.g. an empty services package
             continue
         return (
             service.judge_run,
