@@ -12,7 +12,7 @@ from pathlib import Path
 import streamlit as st
 from rejudge.dashboard import CASSETTES_ENV, DB_ENV
 from rejudge.judge._compare import CAUSES
-from rejudge.store._catalog_reads import EvaluationSummary, FilterOptions, RunSummary
+from rejudge.store import EvaluationSummary, FilterOptions, RunSummary
 from rejudge.store._comparison_reads import UNKNOWN_CAUSE
 from rejudge.store._engine import redact_url
 

@@ -13,7 +13,7 @@ from typing import Any
 
 from rejudge.judge._compare import mcnemar_exact
 from rejudge.judge._report import pass_hat_k as judge_pass_hat_k
-from rejudge.store._evaluation_reads import PassCell
+from rejudge.store import PassCell
 
 __all__ = [
     "ALPHA",

@@ -12,9 +12,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from rejudge.dashboard.stats import ALPHA, mcnemar_exact, plain_verdict, wilson_interval
-from rejudge.store._catalog_reads import EvaluationSummary, list_evaluations
-from rejudge.store._comparison_reads import Coverage, coverage, pair_counts
-from rejudge.store._repository import Store
+from rejudge.store import Coverage, EvaluationSummary, Store
 
 __all__ = ["Difference", "CompareSummary", "comparability", "differences", "compare_summary"]
 
@@ -86,12 +84,12 @@ def differences(info_a: EvaluationSummary, info_b: EvaluationSummary) -> list[Di
 
 
 def compare_summary(store: Store, a: int, b: int) -> CompareSummary | None:
-    infos = {r.id: r for r in list_evaluations(store, ids=[a, b])}
+    infos = {r.id: r for r in store.evaluation_summaries(ids=[a, b])}
     if a not in infos or b not in infos:
         return None
     info_a, info_b = infos[a], infos[b]
-    pairs = pair_counts(store, a, b)
-    cover = coverage(store, a, b, pairs)
+    pairs = store.pair_counts(a, b)
+    cover = store.coverage(a, b, pairs)
     pass_to_fail = pairs.get(("PASS", "FAIL"), 0)
     fail_to_pass = pairs.get(("FAIL", "PASS"), 0)
     other_flips = sum(

@@ -1,4 +1,5 @@
-"""Read model of two evaluations side by side: verdict pairs, coverage and flips.
+"""Read model of two evaluations side by side: verdict pairs, coverage and flips (the methods of
+``ComparisonReadsMixin``, which :class:`rejudge.store.Store` inherits).
 
 Two evaluations are joined case by case on (case id, repetition), the pairing that
 ``rejudge compare`` uses. Why a case flipped is the first judgment input that differs, in an
@@ -17,17 +18,14 @@ from sqlalchemy import and_, case, distinct, func, literal, or_, select
 from sqlalchemy.sql import Select
 
 if TYPE_CHECKING:
-    from rejudge.store._repository import Store
+    from sqlalchemy import Engine
 
 __all__ = [
     "FLIP_DIRECTIONS",
     "PairCounts",
     "Coverage",
     "Flip",
-    "pair_counts",
-    "coverage",
-    "flips",
-    "flip_count",
+    "ComparisonReadsMixin",
 ]
 
 FLIP_DIRECTIONS: tuple[str, ...] = ("PASS→FAIL", "FAIL→PASS", "other")
@@ -99,39 +97,6 @@ def _pivot(a: int, b: int) -> Any:
     )
 
 
-def pair_counts(store: Store, a: int, b: int) -> PairCounts:
-    """(verdict in A, verdict in B) -> number of (case, repetition) rows. One grouped scan."""
-    pv = _pivot(a, b)
-    query = select(pv.c.va, pv.c.vb, func.count().label("n")).group_by(pv.c.va, pv.c.vb)
-    with store.engine.connect() as c:
-        return {(r.va, r.vb): int(r.n) for r in c.execute(query)}
-
-
-def coverage(store: Store, a: int, b: int, pairs: PairCounts | None = None) -> Coverage:
-    """How far A and B line up; pass ``pairs`` from :func:`pair_counts` to save its scan."""
-    if pairs is None:
-        pairs = pair_counts(store, a, b)
-    pv = _pivot(a, b)
-    ja = _T_JUDG.alias("ja")
-    jb = _T_JUDG.alias("jb")
-    joined = pv.join(ja, ja.c.id == pv.c.ja).join(jb, jb.c.id == pv.c.jb)
-    query = select(
-        func.count(
-            distinct(case((ja.c.case_hash != jb.c.case_hash, pv.c.case_key), else_=None))
-        ).label("cases"),
-        count_if(ja.c.registry_hash != jb.c.registry_hash).label("registry"),
-    ).select_from(joined)
-    with store.engine.connect() as c:
-        changed = c.execute(query).one()
-    return Coverage(
-        a=sum(n for (va, _vb), n in pairs.items() if va is not None),
-        b=sum(n for (_va, vb), n in pairs.items() if vb is not None),
-        paired=sum(n for (va, vb), n in pairs.items() if va is not None and vb is not None),
-        changed_cases=int(changed.cases),
-        registry_changed_rows=int(changed.registry),
-    )
-
-
 def _flip_query(
     a: int,
     b: int,
@@ -193,44 +158,81 @@ def _flip_query(
     return query, pv
 
 
-def flips(
-    store: Store,
-    a: int,
-    b: int,
-    *,
-    cause_order: CauseOrder,
-    direction: str | None = None,
-    case_contains: str | None = None,
-    dimensions: Sequence[str] | None = None,
-    causes: Sequence[str] | None = None,
-    limit: int | None = 1000,
-) -> list[Flip]:
-    """Verdict changes between A and B (PASS→FAIL, FAIL→PASS and any other change, e.g. to
-    SKIP or AGENT_ERROR), each with the first input that differs as its cause."""
-    query, pv = _flip_query(
-        a,
-        b,
-        cause_order,
-        direction=direction,
-        case_contains=case_contains,
-        dimensions=dimensions,
-        causes=causes,
-    )
-    query = query.order_by(pv.c.case_key, pv.c.repetition)
-    if limit is not None:
-        query = query.limit(limit)
-    with store.engine.connect() as c:
-        return [Flip(**r) for r in c.execute(query).mappings().all()]
+class ComparisonReadsMixin:
+    """``Store``'s reads of two evaluations side by side: verdict pairs, coverage, flips."""
 
+    if TYPE_CHECKING:
+        # provided by ``Store``
+        engine: Engine
 
-def flip_count(
-    store: Store, a: int, b: int, *, cause_order: CauseOrder, **filters: Any
-) -> dict[str, int]:
-    """Number of flips per cause (``total`` included), with the same filters as :func:`flips`."""
-    query, _pv = _flip_query(a, b, cause_order, **filters)
-    sub = query.subquery()
-    grouped = select(sub.c.cause, func.count().label("n")).group_by(sub.c.cause)
-    with store.engine.connect() as c:
-        out = {str(r.cause): int(r.n) for r in c.execute(grouped)}
-    out["total"] = sum(out.values())
-    return out
+    def pair_counts(self, a: int, b: int) -> PairCounts:
+        """(verdict in A, verdict in B) -> number of (case, repetition) rows. One grouped scan."""
+        pv = _pivot(a, b)
+        query = select(pv.c.va, pv.c.vb, func.count().label("n")).group_by(pv.c.va, pv.c.vb)
+        with self.engine.connect() as c:
+            return {(r.va, r.vb): int(r.n) for r in c.execute(query)}
+
+    def coverage(self, a: int, b: int, pairs: PairCounts | None = None) -> Coverage:
+        """How far A and B line up; pass ``pairs`` from :meth:`pair_counts` to save its scan."""
+        if pairs is None:
+            pairs = self.pair_counts(a, b)
+        pv = _pivot(a, b)
+        ja = _T_JUDG.alias("ja")
+        jb = _T_JUDG.alias("jb")
+        joined = pv.join(ja, ja.c.id == pv.c.ja).join(jb, jb.c.id == pv.c.jb)
+        query = select(
+            func.count(
+                distinct(case((ja.c.case_hash != jb.c.case_hash, pv.c.case_key), else_=None))
+            ).label("cases"),
+            count_if(ja.c.registry_hash != jb.c.registry_hash).label("registry"),
+        ).select_from(joined)
+        with self.engine.connect() as c:
+            changed = c.execute(query).one()
+        return Coverage(
+            a=sum(n for (va, _vb), n in pairs.items() if va is not None),
+            b=sum(n for (_va, vb), n in pairs.items() if vb is not None),
+            paired=sum(n for (va, vb), n in pairs.items() if va is not None and vb is not None),
+            changed_cases=int(changed.cases),
+            registry_changed_rows=int(changed.registry),
+        )
+
+    def flips(
+        self,
+        a: int,
+        b: int,
+        *,
+        cause_order: CauseOrder,
+        direction: str | None = None,
+        case_contains: str | None = None,
+        dimensions: Sequence[str] | None = None,
+        causes: Sequence[str] | None = None,
+        limit: int | None = 1000,
+    ) -> list[Flip]:
+        """Verdict changes between A and B (PASS→FAIL, FAIL→PASS and any other change, e.g. to
+        SKIP or AGENT_ERROR), each with the first input that differs as its cause."""
+        query, pv = _flip_query(
+            a,
+            b,
+            cause_order,
+            direction=direction,
+            case_contains=case_contains,
+            dimensions=dimensions,
+            causes=causes,
+        )
+        query = query.order_by(pv.c.case_key, pv.c.repetition)
+        if limit is not None:
+            query = query.limit(limit)
+        with self.engine.connect() as c:
+            return [Flip(**r) for r in c.execute(query).mappings().all()]
+
+    def flip_count(
+        self, a: int, b: int, *, cause_order: CauseOrder, **filters: Any
+    ) -> dict[str, int]:
+        """Number of flips per cause (``total`` included), with the same filters as :meth:`flips`."""
+        query, _pv = _flip_query(a, b, cause_order, **filters)
+        sub = query.subquery()
+        grouped = select(sub.c.cause, func.count().label("n")).group_by(sub.c.cause)
+        with self.engine.connect() as c:
+            out = {str(r.cause): int(r.n) for r in c.execute(grouped)}
+        out["total"] = sum(out.values())
+        return out

@@ -1,5 +1,6 @@
 """Read model of one evaluation: verdict counts per dimension or category, taxonomy counts, and
-the per-case repetition counts pass^k is computed from.
+the per-case repetition counts pass^k is computed from: the methods of ``EvaluationReadsMixin``,
+which :class:`rejudge.store.Store` inherits.
 
 Everything is grouped in the database over the evaluation's link rows (which carry the verdict,
 partial score, case key, dimension and category), so no judgment body is parsed.
@@ -15,18 +16,9 @@ from rejudge.store._schemas import VERDICTS
 from sqlalchemy import and_, case, distinct, func, select, true
 
 if TYPE_CHECKING:
-    from rejudge.store._repository import Store
+    from sqlalchemy import Engine
 
-__all__ = [
-    "GroupSummary",
-    "PassCell",
-    "CasePasses",
-    "verdict_counts",
-    "group_counts",
-    "taxonomy_counts",
-    "pass_histogram",
-    "per_case_passes",
-]
+__all__ = ["EvaluationReadsMixin", "GroupSummary", "PassCell", "CasePasses"]
 
 GROUPINGS = ("dimension", "category")
 
@@ -58,64 +50,12 @@ class CasePasses(NamedTuple):
     repetitions: int
 
 
-def verdict_counts(store: Store, evaluation_id: int) -> dict[str, int]:
-    query = (
-        select(_T_EJ.c.verdict, func.count())
-        .where(_T_EJ.c.evaluation_id == evaluation_id)
-        .group_by(_T_EJ.c.verdict)
-    )
-    counts = dict.fromkeys(VERDICTS, 0)
-    with store.engine.connect() as c:
-        for verdict, n in c.execute(query):
-            counts[verdict] = counts.get(verdict, 0) + int(n)
-    return counts
-
-
-def group_counts(store: Store, evaluation_id: int, by: str) -> dict[str, GroupSummary]:
-    """Per ``dimension`` or ``category``: verdict counts, accuracy and average partial score."""
-    if by not in GROUPINGS:
-        raise InvalidInputError(f"group by dimension or category, not {by!r}")
-    column = _T_EJ.c[by]
-    query = (
-        select(column.label("key"), *verdict_columns(_T_EJ))
-        .where(_T_EJ.c.evaluation_id == evaluation_id)
-        .group_by(column)
-        .order_by(column)
-    )
-    out: dict[str, GroupSummary] = {}
-    with store.engine.connect() as c:
-        for r in c.execute(query).mappings():
-            counts = {v: int(r[v]) for v in VERDICTS}
-            out[str(r["key"])] = GroupSummary(
-                **counts,
-                scored=counts["PASS"] + counts["FAIL"],
-                accuracy=accuracy(counts["PASS"], counts["FAIL"]),
-                avg_partial=r["avg_partial"],
-            )
-    return out
-
-
-def _taxonomy_codes(store: Store) -> Any:
+def _taxonomy_codes(backend: str) -> Any:
     """The elements of ``judgments.taxonomy`` as a table joined beside each judgment row: a
     lateral set-returning function on PostgreSQL (JSONB), ``json_each`` on SQLite."""
-    if store.backend == "postgresql":
+    if backend == "postgresql":
         return func.jsonb_array_elements_text(_T_JUDG.c.taxonomy).table_valued("value").lateral("t")
     return func.json_each(_T_JUDG.c.taxonomy).table_valued("value").alias("t")
-
-
-def taxonomy_counts(store: Store, evaluation_id: int) -> dict[str, int]:
-    """How many of the evaluation's FAIL judgments name each taxonomy code (as the judge's
-    report counts them: once per judgment), unnested in SQL; most frequent first."""
-    codes = _taxonomy_codes(store)
-    query = (
-        select(codes.c.value.label("code"), func.count(distinct(_T_EJ.c.id)).label("n"))
-        .select_from(_T_EJ.join(_T_JUDG, _T_JUDG.c.id == _T_EJ.c.judgment_id).join(codes, true()))
-        .where(_T_EJ.c.evaluation_id == evaluation_id, _T_EJ.c.verdict == "FAIL")
-        .group_by(codes.c.value)
-    )
-    with store.engine.connect() as c:
-        rows = c.execute(query).all()
-    return dict(sorted(((str(r.code), int(r.n)) for r in rows), key=lambda kv: (-kv[1], kv[0])))
 
 
 def _per_case(evaluation_id: int) -> Any:
@@ -131,31 +71,93 @@ def _per_case(evaluation_id: int) -> Any:
     )
 
 
-def pass_histogram(store: Store, evaluation_id: int) -> list[PassCell]:
-    """How many cases had ``n`` scored repetitions of which ``c`` passed, one cell per (n, c)."""
-    sub = _per_case(evaluation_id).subquery()
-    query = (
-        select(sub.c.n, sub.c.c, func.count().label("cases"))
-        .group_by(sub.c.n, sub.c.c)
-        .order_by(sub.c.n, sub.c.c)
-    )
-    with store.engine.connect() as c:
-        return [PassCell(n=int(r.n), c=int(r.c), cases=int(r.cases)) for r in c.execute(query)]
+class EvaluationReadsMixin:
+    """``Store``'s reads of one evaluation: verdicts per group, taxonomy, pass^k counts."""
 
+    if TYPE_CHECKING:
+        # provided by ``Store``
+        engine: Engine
 
-def per_case_passes(
-    store: Store, evaluation_id: int, *, only_inconsistent: bool = False, limit: int = 500
-) -> list[CasePasses]:
-    """Per case: scored repetitions, passes; inconsistent cases (some but not all pass) first."""
-    sub = _per_case(evaluation_id).subquery()
-    mixed = and_(sub.c.c > 0, sub.c.c < sub.c.n)
-    query = select(sub.c.case_key, sub.c.n, sub.c.c, sub.c.runs).order_by(
-        case((mixed, 0), else_=1), sub.c.case_key
-    )
-    if only_inconsistent:
-        query = query.where(mixed)
-    with store.engine.connect() as c:
-        return [
-            CasePasses(case=r.case_key, scored=int(r.n), passed=int(r.c), repetitions=int(r.runs))
-            for r in c.execute(query.limit(limit))
-        ]
+        @property
+        def backend(self) -> str: ...
+
+    def verdict_counts(self, evaluation_id: int) -> dict[str, int]:
+        query = (
+            select(_T_EJ.c.verdict, func.count())
+            .where(_T_EJ.c.evaluation_id == evaluation_id)
+            .group_by(_T_EJ.c.verdict)
+        )
+        counts = dict.fromkeys(VERDICTS, 0)
+        with self.engine.connect() as c:
+            for verdict, n in c.execute(query):
+                counts[verdict] = counts.get(verdict, 0) + int(n)
+        return counts
+
+    def group_counts(self, evaluation_id: int, by: str) -> dict[str, GroupSummary]:
+        """Per ``dimension`` or ``category``: verdict counts, accuracy and average partial score."""
+        if by not in GROUPINGS:
+            raise InvalidInputError(f"group by dimension or category, not {by!r}")
+        column = _T_EJ.c[by]
+        query = (
+            select(column.label("key"), *verdict_columns(_T_EJ))
+            .where(_T_EJ.c.evaluation_id == evaluation_id)
+            .group_by(column)
+            .order_by(column)
+        )
+        out: dict[str, GroupSummary] = {}
+        with self.engine.connect() as c:
+            for r in c.execute(query).mappings():
+                counts = {v: int(r[v]) for v in VERDICTS}
+                out[str(r["key"])] = GroupSummary(
+                    **counts,
+                    scored=counts["PASS"] + counts["FAIL"],
+                    accuracy=accuracy(counts["PASS"], counts["FAIL"]),
+                    avg_partial=r["avg_partial"],
+                )
+        return out
+
+    def taxonomy_counts(self, evaluation_id: int) -> dict[str, int]:
+        """How many of the evaluation's FAIL judgments name each taxonomy code (as the judge's
+        report counts them: once per judgment), unnested in SQL; most frequent first."""
+        codes = _taxonomy_codes(self.backend)
+        query = (
+            select(codes.c.value.label("code"), func.count(distinct(_T_EJ.c.id)).label("n"))
+            .select_from(
+                _T_EJ.join(_T_JUDG, _T_JUDG.c.id == _T_EJ.c.judgment_id).join(codes, true())
+            )
+            .where(_T_EJ.c.evaluation_id == evaluation_id, _T_EJ.c.verdict == "FAIL")
+            .group_by(codes.c.value)
+        )
+        with self.engine.connect() as c:
+            rows = c.execute(query).all()
+        return dict(sorted(((str(r.code), int(r.n)) for r in rows), key=lambda kv: (-kv[1], kv[0])))
+
+    def pass_histogram(self, evaluation_id: int) -> list[PassCell]:
+        """How many cases had ``n`` scored repetitions of which ``c`` passed, one cell per (n, c)."""
+        sub = _per_case(evaluation_id).subquery()
+        query = (
+            select(sub.c.n, sub.c.c, func.count().label("cases"))
+            .group_by(sub.c.n, sub.c.c)
+            .order_by(sub.c.n, sub.c.c)
+        )
+        with self.engine.connect() as c:
+            return [PassCell(n=int(r.n), c=int(r.c), cases=int(r.cases)) for r in c.execute(query)]
+
+    def per_case_passes(
+        self, evaluation_id: int, *, only_inconsistent: bool = False, limit: int = 500
+    ) -> list[CasePasses]:
+        """Per case: scored repetitions, passes; inconsistent cases (some but not all pass) first."""
+        sub = _per_case(evaluation_id).subquery()
+        mixed = and_(sub.c.c > 0, sub.c.c < sub.c.n)
+        query = select(sub.c.case_key, sub.c.n, sub.c.c, sub.c.runs).order_by(
+            case((mixed, 0), else_=1), sub.c.case_key
+        )
+        if only_inconsistent:
+            query = query.where(mixed)
+        with self.engine.connect() as c:
+            return [
+                CasePasses(
+                    case=r.case_key, scored=int(r.n), passed=int(r.c), repetitions=int(r.runs)
+                )
+                for r in c.execute(query.limit(limit))
+            ]

@@ -1,4 +1,8 @@
-"""Reads the ingest path needs beyond ``Store``'s own methods (free functions over a Store)."""
+"""What the ingest path reads around its writes: the cassette hashes a run already holds, so
+committing traces skips (case, repetition) keys that are stored and can tell which writer won one.
+
+``IngestReadsMixin`` holds the method; :class:`rejudge.store.Store` inherits from it.
+"""
 
 from __future__ import annotations
 
@@ -9,17 +13,24 @@ from rejudge.store._tables import TraceRow
 from sqlalchemy import select
 
 if TYPE_CHECKING:
-    from rejudge.store._repository import Store
+    from sqlalchemy import Engine
 
-__all__ = ["stored_cassette_hashes"]
+__all__ = ["IngestReadsMixin"]
 
 
-def stored_cassette_hashes(
-    store: Store, run_id: int, case_ids: Collection[str]
-) -> dict[tuple[str, int], str | None]:
-    """(case, repetition) -> cassette hash of the traces ``run_id`` already holds for ``case_ids``."""
-    query = select(TraceRow.case_key, TraceRow.repetition, TraceRow.cassette_hash).where(
-        TraceRow.run_id == run_id, TraceRow.case_key.in_(sorted(case_ids))
-    )
-    with store.engine.connect() as conn:
-        return {(r.case_key, r.repetition): r.cassette_hash for r in conn.execute(query)}
+class IngestReadsMixin:
+    """``Store``'s reads the ingest path needs to skip what a run already holds."""
+
+    if TYPE_CHECKING:
+        # provided by ``Store``
+        engine: Engine
+
+    def stored_cassette_hashes(
+        self, run_id: int, case_ids: Collection[str]
+    ) -> dict[tuple[str, int], str | None]:
+        """(case, repetition) -> cassette hash of the traces ``run_id`` holds for ``case_ids``."""
+        query = select(TraceRow.case_key, TraceRow.repetition, TraceRow.cassette_hash).where(
+            TraceRow.run_id == run_id, TraceRow.case_key.in_(sorted(case_ids))
+        )
+        with self.engine.connect() as conn:
+            return {(r.case_key, r.repetition): r.cassette_hash for r in conn.execute(query)}

@@ -1,8 +1,9 @@
 """What the read-model modules share: the tables, the counting expressions and the filters.
 
-The read models (:mod:`store.catalog_reads`, :mod:`store.evaluation_reads`,
-:mod:`store.comparison_reads`, :mod:`store.trace_reads`) answer the dashboard's questions with
-aggregates computed in the database; these helpers keep their SQL in one style.
+The read models (the mixins of :mod:`rejudge.store._catalog_reads`, ``_evaluation_reads``,
+``_comparison_reads`` and ``_trace_reads``, whose methods :class:`rejudge.store.Store` inherits)
+answer the dashboard's questions with aggregates computed in the database; these helpers build
+the expressions they share (none of them runs a query, so none takes the store).
 """
 
 from __future__ import annotations

@@ -15,9 +15,13 @@ from collections.abc import Iterable, Iterator, Sequence
 from typing import Any
 
 from rejudge.store._batching import BATCH, chunks
+from rejudge.store._catalog_reads import CatalogReadsMixin
+from rejudge.store._comparison_reads import ComparisonReadsMixin
 from rejudge.store._engine import make_engine
 from rejudge.store._errors import ConflictError, InvalidInputError, NotFoundError
+from rejudge.store._evaluation_reads import EvaluationReadsMixin
 from rejudge.store._hashing import content_hash
+from rejudge.store._ingest import IngestReadsMixin
 from rejudge.store._judgments import JudgmentStoreMixin
 from rejudge.store._migrate import _unavailable as unavailable_error
 from rejudge.store._migrate import ensure_schema
@@ -44,6 +48,7 @@ from rejudge.store._tables import (
     TraceRow,
     utcnow,
 )
+from rejudge.store._trace_reads import TraceReadsMixin
 from sqlalchemy import Engine, Table, Text, cast, func, select, update
 from sqlalchemy.dialects import postgresql, sqlite
 from sqlalchemy.engine import Connection
@@ -71,7 +76,14 @@ _T_BASE: Table = BaselineRow.__table__  # type: ignore[assignment]
 _INSERT_PAGE = 100
 
 
-class Store(JudgmentStoreMixin):
+class Store(
+    JudgmentStoreMixin,
+    IngestReadsMixin,
+    CatalogReadsMixin,
+    EvaluationReadsMixin,
+    ComparisonReadsMixin,
+    TraceReadsMixin,
+):
     """All persistence. Construct with an engine, or use ``Store.open(url)``."""
 
     def __init__(self, engine: Engine) -> None:

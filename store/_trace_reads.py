@@ -1,5 +1,6 @@
 """Read model of one run's traces: the trace list and one trace's detail (for the trace viewer),
-and a run's progress while it is being recorded (for the live monitor).
+and a run's progress while it is being recorded (for the live monitor): the methods of
+``TraceReadsMixin``, which :class:`rejudge.store.Store` inherits.
 
 Row lists that grow with the run take a ``limit``; a trace's tool-call badges come from the call
 rows in one query for all listed traces.
@@ -11,7 +12,7 @@ from collections.abc import Sequence
 from datetime import datetime
 from typing import TYPE_CHECKING, Any, NamedTuple
 
-from rejudge.store._catalog_reads import RunSummary, list_runs
+from rejudge.store._catalog_reads import RunSummary
 from rejudge.store._read_common import (
     _T_CALL,
     _T_CASE,
@@ -19,13 +20,14 @@ from rejudge.store._read_common import (
     _T_JUDG,
     _T_RUN,
     _T_TRACE,
+    Filters,
     aware,
     count_if,
 )
 from sqlalchemy import func, select
 
 if TYPE_CHECKING:
-    from rejudge.store._repository import Store
+    from sqlalchemy import Engine
 
 __all__ = [
     "TraceListing",
@@ -33,13 +35,7 @@ __all__ = [
     "RunProgress",
     "PendingCase",
     "RecentTrace",
-    "run_traces",
-    "trace_detail",
-    "judgment_body",
-    "run_progress",
-    "pending_cases",
-    "recent_traces",
-    "round_badges",
+    "TraceReadsMixin",
 ]
 
 # (tool name, ok): ok is None when the call was never executed (e.g. an imported trace)
@@ -98,172 +94,177 @@ class RecentTrace(NamedTuple):
     rounds: list[list[Badge]]
 
 
-def run_traces(
-    store: Store, run_id: int, *, case_contains: str | None = None, limit: int = 2000
-) -> list[TraceListing]:
-    query = (
-        select(
-            _T_TRACE.c.id,
-            _T_TRACE.c.case_key,
-            _T_TRACE.c.repetition,
-            _T_TRACE.c.status,
-            _T_TRACE.c.round_count,
-            _T_TRACE.c.call_count,
-        )
-        .where(_T_TRACE.c.run_id == run_id)
-        .order_by(_T_TRACE.c.case_key, _T_TRACE.c.repetition)
-        .limit(limit)
-    )
-    if case_contains:
-        query = query.where(_T_TRACE.c.case_key.contains(case_contains, autoescape=True))
-    with store.engine.connect() as c:
-        return [TraceListing(**r) for r in c.execute(query).mappings().all()]
+class TraceReadsMixin:
+    """``Store``'s reads of one run's traces and of its progress while it is recorded."""
 
+    if TYPE_CHECKING:
+        # provided by ``Store``
+        engine: Engine
 
-def trace_detail(store: Store, trace_id: int) -> TraceDetail | None:
-    query = (
-        select(
-            _T_TRACE.c.id,
-            _T_TRACE.c.run_id,
-            _T_TRACE.c.case_key,
-            _T_TRACE.c.repetition,
-            _T_TRACE.c.status,
-            _T_TRACE.c.hash,
-            _T_TRACE.c.body,
-            _T_TRACE.c.cassette_path,
-            _T_TRACE.c.cassette_hash,
-            _T_CASE.c.body.label("case_body"),
-        )
-        .join(_T_CASE, _T_CASE.c.id == _T_TRACE.c.case_id)
-        .where(_T_TRACE.c.id == trace_id)
-    )
-    with store.engine.connect() as c:
-        row = c.execute(query).mappings().first()
-    return TraceDetail(**row) if row is not None else None
+        def run_summaries(self, filters: Filters | None = None) -> list[RunSummary]: ...
 
-
-def judgment_body(store: Store, evaluation_id: int, trace_id: int) -> dict[str, Any] | None:
-    """The stored body of the judgment ``evaluation_id`` linked for ``trace_id``."""
-    query = (
-        select(_T_JUDG.c.body)
-        .join(_T_EJ, _T_EJ.c.judgment_id == _T_JUDG.c.id)
-        .where(_T_EJ.c.evaluation_id == evaluation_id, _T_EJ.c.trace_id == trace_id)
-    )
-    with store.engine.connect() as c:
-        body = c.execute(query).scalar()
-    return dict(body) if body is not None else None
-
-
-def run_progress(store: Store, run_id: int) -> RunProgress | None:
-    """Counts for a run being recorded: traces so far, statuses, calls ok/failed, times."""
-    runs = [r for r in list_runs(store) if r.id == run_id]
-    if not runs:
-        return None
-    with store.engine.connect() as c:
-        statuses = {
-            str(s): int(n)
-            for s, n in c.execute(
-                select(_T_TRACE.c.status, func.count())
-                .where(_T_TRACE.c.run_id == run_id)
-                .group_by(_T_TRACE.c.status)
-            )
-        }
-        calls = c.execute(
-            select(
-                count_if(_T_CALL.c.ok.is_(True)).label("ok"),
-                count_if(_T_CALL.c.ok.is_(False)).label("failed"),
-                count_if(_T_CALL.c.ok.is_(None)).label("unexecuted"),
-            )
-            .select_from(_T_CALL.join(_T_TRACE, _T_TRACE.c.id == _T_CALL.c.trace_id))
-            .where(_T_TRACE.c.run_id == run_id)
-        ).one()
-        last = c.execute(
-            select(func.max(_T_TRACE.c.created_at)).where(_T_TRACE.c.run_id == run_id)
-        ).scalar()
-    return RunProgress(
-        run=runs[0],
-        statuses=statuses,
-        calls_ok=int(calls.ok),
-        calls_failed=int(calls.failed),
-        calls_unexecuted=int(calls.unexecuted),
-        last_trace_at=aware(last),
-    )
-
-
-def pending_cases(store: Store, run_id: int, *, limit: int = 5) -> list[PendingCase]:
-    """The next (case, repetition) pairs in suite order that the run has no trace for yet."""
-    with store.engine.connect() as c:
-        run = c.execute(
-            select(_T_RUN.c.suite_id, _T_RUN.c.config).where(_T_RUN.c.id == run_id)
-        ).first()
-        if run is None:
-            return []
-        repeat = int((run.config or {}).get("repeat", 1) or 1)
-        done = (
-            select(_T_TRACE.c.case_key, func.count().label("done"))
-            .where(_T_TRACE.c.run_id == run_id)
-            .group_by(_T_TRACE.c.case_key)
-            .subquery()
-        )
+    def run_traces(
+        self, run_id: int, *, case_contains: str | None = None, limit: int = 2000
+    ) -> list[TraceListing]:
         query = (
             select(
-                _T_CASE.c.case_key, _T_CASE.c.position, func.coalesce(done.c.done, 0).label("done")
+                _T_TRACE.c.id,
+                _T_TRACE.c.case_key,
+                _T_TRACE.c.repetition,
+                _T_TRACE.c.status,
+                _T_TRACE.c.round_count,
+                _T_TRACE.c.call_count,
             )
-            .outerjoin(done, done.c.case_key == _T_CASE.c.case_key)
-            .where(_T_CASE.c.suite_id == run.suite_id)
-            .where(func.coalesce(done.c.done, 0) < repeat)
-            .order_by(_T_CASE.c.position)
+            .where(_T_TRACE.c.run_id == run_id)
+            .order_by(_T_TRACE.c.case_key, _T_TRACE.c.repetition)
             .limit(limit)
         )
+        if case_contains:
+            query = query.where(_T_TRACE.c.case_key.contains(case_contains, autoescape=True))
+        with self.engine.connect() as c:
+            return [TraceListing(**r) for r in c.execute(query).mappings().all()]
+
+    def trace_detail(self, trace_id: int) -> TraceDetail | None:
+        query = (
+            select(
+                _T_TRACE.c.id,
+                _T_TRACE.c.run_id,
+                _T_TRACE.c.case_key,
+                _T_TRACE.c.repetition,
+                _T_TRACE.c.status,
+                _T_TRACE.c.hash,
+                _T_TRACE.c.body,
+                _T_TRACE.c.cassette_path,
+                _T_TRACE.c.cassette_hash,
+                _T_CASE.c.body.label("case_body"),
+            )
+            .join(_T_CASE, _T_CASE.c.id == _T_TRACE.c.case_id)
+            .where(_T_TRACE.c.id == trace_id)
+        )
+        with self.engine.connect() as c:
+            row = c.execute(query).mappings().first()
+        return TraceDetail(**row) if row is not None else None
+
+    def judgment_body(self, evaluation_id: int, trace_id: int) -> dict[str, Any] | None:
+        """The stored body of the judgment ``evaluation_id`` linked for ``trace_id``."""
+        query = (
+            select(_T_JUDG.c.body)
+            .join(_T_EJ, _T_EJ.c.judgment_id == _T_JUDG.c.id)
+            .where(_T_EJ.c.evaluation_id == evaluation_id, _T_EJ.c.trace_id == trace_id)
+        )
+        with self.engine.connect() as c:
+            body = c.execute(query).scalar()
+        return dict(body) if body is not None else None
+
+    def run_progress(self, run_id: int) -> RunProgress | None:
+        """Counts for a run being recorded: traces so far, statuses, calls ok/failed, times."""
+        runs = [r for r in self.run_summaries() if r.id == run_id]
+        if not runs:
+            return None
+        with self.engine.connect() as c:
+            statuses = {
+                str(s): int(n)
+                for s, n in c.execute(
+                    select(_T_TRACE.c.status, func.count())
+                    .where(_T_TRACE.c.run_id == run_id)
+                    .group_by(_T_TRACE.c.status)
+                )
+            }
+            calls = c.execute(
+                select(
+                    count_if(_T_CALL.c.ok.is_(True)).label("ok"),
+                    count_if(_T_CALL.c.ok.is_(False)).label("failed"),
+                    count_if(_T_CALL.c.ok.is_(None)).label("unexecuted"),
+                )
+                .select_from(_T_CALL.join(_T_TRACE, _T_TRACE.c.id == _T_CALL.c.trace_id))
+                .where(_T_TRACE.c.run_id == run_id)
+            ).one()
+            last = c.execute(
+                select(func.max(_T_TRACE.c.created_at)).where(_T_TRACE.c.run_id == run_id)
+            ).scalar()
+        return RunProgress(
+            run=runs[0],
+            statuses=statuses,
+            calls_ok=int(calls.ok),
+            calls_failed=int(calls.failed),
+            calls_unexecuted=int(calls.unexecuted),
+            last_trace_at=aware(last),
+        )
+
+    def pending_cases(self, run_id: int, *, limit: int = 5) -> list[PendingCase]:
+        """The next (case, repetition) pairs in suite order that the run has no trace for yet."""
+        with self.engine.connect() as c:
+            run = c.execute(
+                select(_T_RUN.c.suite_id, _T_RUN.c.config).where(_T_RUN.c.id == run_id)
+            ).first()
+            if run is None:
+                return []
+            repeat = int((run.config or {}).get("repeat", 1) or 1)
+            done = (
+                select(_T_TRACE.c.case_key, func.count().label("done"))
+                .where(_T_TRACE.c.run_id == run_id)
+                .group_by(_T_TRACE.c.case_key)
+                .subquery()
+            )
+            query = (
+                select(
+                    _T_CASE.c.case_key,
+                    _T_CASE.c.position,
+                    func.coalesce(done.c.done, 0).label("done"),
+                )
+                .outerjoin(done, done.c.case_key == _T_CASE.c.case_key)
+                .where(_T_CASE.c.suite_id == run.suite_id)
+                .where(func.coalesce(done.c.done, 0) < repeat)
+                .order_by(_T_CASE.c.position)
+                .limit(limit)
+            )
+            return [
+                PendingCase(case=r.case_key, done=int(r.done), repetitions=repeat)
+                for r in c.execute(query)
+            ]
+
+    def recent_traces(self, run_id: int, *, limit: int = 20) -> list[RecentTrace]:
+        """The run's newest traces with each round's calls as (name, ok) badges."""
+        query = (
+            select(
+                _T_TRACE.c.id,
+                _T_TRACE.c.case_key,
+                _T_TRACE.c.repetition,
+                _T_TRACE.c.status,
+                _T_TRACE.c.round_count,
+                _T_TRACE.c.created_at,
+            )
+            .where(_T_TRACE.c.run_id == run_id)
+            .order_by(_T_TRACE.c.id.desc())
+            .limit(limit)
+        )
+        with self.engine.connect() as c:
+            rows = c.execute(query).all()
+        badges = self.round_badges([r.id for r in rows])
         return [
-            PendingCase(case=r.case_key, done=int(r.done), repetitions=repeat)
-            for r in c.execute(query)
+            RecentTrace(
+                id=r.id,
+                case_key=r.case_key,
+                repetition=r.repetition,
+                status=r.status,
+                round_count=r.round_count,
+                created_at=aware(r.created_at),
+                rounds=[badges.get((r.id, i), []) for i in range(int(r.round_count))],
+            )
+            for r in rows
         ]
 
-
-def recent_traces(store: Store, run_id: int, *, limit: int = 20) -> list[RecentTrace]:
-    """The run's newest traces with each round's calls as (name, ok) badges."""
-    query = (
-        select(
-            _T_TRACE.c.id,
-            _T_TRACE.c.case_key,
-            _T_TRACE.c.repetition,
-            _T_TRACE.c.status,
-            _T_TRACE.c.round_count,
-            _T_TRACE.c.created_at,
+    def round_badges(self, trace_ids: Sequence[int]) -> dict[tuple[int, int], list[Badge]]:
+        """(trace id, round index) -> [(tool name, ok)] from the call rows (one query)."""
+        if not trace_ids:
+            return {}
+        query = (
+            select(_T_CALL.c.trace_id, _T_CALL.c.round_index, _T_CALL.c.name, _T_CALL.c.ok)
+            .where(_T_CALL.c.trace_id.in_(list(trace_ids)))
+            .order_by(_T_CALL.c.trace_id, _T_CALL.c.round_index, _T_CALL.c.call_index)
         )
-        .where(_T_TRACE.c.run_id == run_id)
-        .order_by(_T_TRACE.c.id.desc())
-        .limit(limit)
-    )
-    with store.engine.connect() as c:
-        rows = c.execute(query).all()
-    badges = round_badges(store, [r.id for r in rows])
-    return [
-        RecentTrace(
-            id=r.id,
-            case_key=r.case_key,
-            repetition=r.repetition,
-            status=r.status,
-            round_count=r.round_count,
-            created_at=aware(r.created_at),
-            rounds=[badges.get((r.id, i), []) for i in range(int(r.round_count))],
-        )
-        for r in rows
-    ]
-
-
-def round_badges(store: Store, trace_ids: Sequence[int]) -> dict[tuple[int, int], list[Badge]]:
-    """(trace id, round index) -> [(tool name, ok)] from the call rows (one query)."""
-    if not trace_ids:
-        return {}
-    query = (
-        select(_T_CALL.c.trace_id, _T_CALL.c.round_index, _T_CALL.c.name, _T_CALL.c.ok)
-        .where(_T_CALL.c.trace_id.in_(list(trace_ids)))
-        .order_by(_T_CALL.c.trace_id, _T_CALL.c.round_index, _T_CALL.c.call_index)
-    )
-    out: dict[tuple[int, int], list[Badge]] = {}
-    with store.engine.connect() as c:
-        for r in c.execute(query):
-            out.setdefault((r.trace_id, r.round_index), []).append((r.name, r.ok))
-    return out
+        out: dict[tuple[int, int], list[Badge]] = {}
+        with self.engine.connect() as c:
+            for r in c.execute(query):
+                out.setdefault((r.trace_id, r.round_index), []).append((r.name, r.ok))
+        return out

@@ -6,7 +6,7 @@ import pandas as pd
 import streamlit as st
 from rejudge.dashboard import data
 from rejudge.dashboard.common import FLIP_CAUSES, FLIP_COLUMNS, context, num, pct, pick_evaluation
-from rejudge.store._comparison_reads import FLIP_DIRECTIONS
+from rejudge.store import FLIP_DIRECTIONS
 
 ctx = context()
 url = ctx.db_url

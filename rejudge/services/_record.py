@@ -27,7 +27,6 @@ from rejudge.recorder._http import RecorderError
 from rejudge.recorder._record import PendingCommit, ProgressCallback, RecordProgress, record_jobs
 from rejudge.services._ingest import Evidence, ingest, save_suite_source
 from rejudge.store._errors import NotFoundError
-from rejudge.store._ingest import stored_cassette_hashes
 from rejudge.store._repository import RunRecord, Store
 from rejudge.store._schemas import Case, RunConfig
 
@@ -79,7 +78,7 @@ def commit_batch(
     """
     folder = cassette_path(cassettes_dir, run.name, "_", 0).parent
     with _run_lock(folder):
-        have = stored_cassette_hashes(store, run.id, {item.trace.case_id for item in items})
+        have = store.stored_cassette_hashes(run.id, {item.trace.case_id for item in items})
         evidence: list[Evidence] = []
         digests: dict[tuple[str, int], str] = {}
         results: list[bool] = []
@@ -96,7 +95,7 @@ def commit_batch(
             results.append(True)
         if evidence and ingest(store, run, evidence, case_pks=case_pks).inserted != len(evidence):
             # a writer that does not share this lock (another machine) won some keys
-            now = stored_cassette_hashes(store, run.id, {key[0] for key in digests})
+            now = store.stored_cassette_hashes(run.id, {key[0] for key in digests})
             results = [
                 ok
                 and now.get((i.trace.case_id, i.trace.repetition))

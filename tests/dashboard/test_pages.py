@@ -9,7 +9,6 @@ import random
 import pytest
 from rejudge.dashboard.common import parse_args
 from rejudge.store import Store
-from rejudge.store import _trace_reads as trace_reads
 
 from tests.dashboard.conftest import app_on, judge_compare, judge_report, metrics
 from tests.dashboard.factory import Built
@@ -137,11 +136,11 @@ def test_trace_viewer_badges_follow_each_call(built: Built) -> None:
     try:
         checked = 0
         at = app_on(built, "trace_viewer", run=str(built.runs["run-b"]))
-        traces = trace_reads.run_traces(store, built.runs["run-b"])
+        traces = store.run_traces(built.runs["run-b"])
         for trace_id in [t.id for t in traces[:6]]:
             at.selectbox(key="tv_trace").set_value(trace_id).run()
             assert not at.exception
-            detail = trace_reads.trace_detail(store, trace_id)
+            detail = store.trace_detail(trace_id)
             assert detail is not None and detail.body is not None
             body = detail.body
             cards = [m.value for m in at.markdown if m.value.startswith("**Round ")]

@@ -10,10 +10,7 @@ import pytest
 from rejudge.dashboard.stats import pass_curve
 from rejudge.judge._compare import CAUSES
 from rejudge.store import InvalidInputError, Store
-from rejudge.store import _catalog_reads as catalog_reads
-from rejudge.store import _comparison_reads as comparison_reads
-from rejudge.store import _evaluation_reads as evaluation_reads
-from rejudge.store import _trace_reads as trace_reads
+from rejudge.store._comparison_reads import UNKNOWN_CAUSE
 
 from tests.dashboard.conftest import built, judge_compare, judge_report  # noqa: F401
 from tests.dashboard.factory import Built
@@ -27,7 +24,7 @@ def store(built: Built) -> Iterator[Store]:  # noqa: F811
 
 
 def test_evaluation_numbers_match_the_judge_report(built: Built, store: Store) -> None:  # noqa: F811
-    rows = {r.id: r for r in catalog_reads.list_evaluations(store)}
+    rows = {r.id: r for r in store.evaluation_summaries()}
     assert set(rows) == set(built.evaluations.values())
     for ev in built.evaluations.values():
         report = judge_report(built.url, ev)
@@ -35,58 +32,58 @@ def test_evaluation_numbers_match_the_judge_report(built: Built, store: Store) -
         assert {v: row.verdict_counts[v] for v in report["verdict_counts"]} == report[
             "verdict_counts"
         ]
-        assert evaluation_reads.verdict_counts(store, ev) == row.verdict_counts
+        assert store.verdict_counts(ev) == row.verdict_counts
         assert row.scored == report["scored_count"]
         assert row.accuracy == report["accuracy"]
         assert row.avg_partial == pytest.approx(report["average_partial_score"], abs=1e-6)
         assert row.judgments == sum(row.verdict_counts.values())
         for by, key in (("dimension", "dimensions"), ("category", "categories")):
-            groups = evaluation_reads.group_counts(store, ev, by)
+            groups = store.group_counts(ev, by)
             assert set(groups) == set(report[key])
             for name, summary in report[key].items():
                 assert groups[name].accuracy == summary["accuracy"]
                 assert groups[name].scored == summary["scored_count"]
-        assert evaluation_reads.taxonomy_counts(store, ev) == report["taxonomy_counts"]
-        curve = pass_curve(evaluation_reads.pass_histogram(store, ev))
+        assert store.taxonomy_counts(ev) == report["taxonomy_counts"]
+        curve = pass_curve(store.pass_histogram(ev))
         assert {str(p["k"]): round(p["pass^k"], 6) for p in curve} == report["pass_at_k"]
-        info = catalog_reads.evaluation_info(store, ev)
+        info = store.evaluation_info(ev)
         assert info is not None and (info.id, info.verdict_counts) == (row.id, row.verdict_counts)
-    assert catalog_reads.evaluation_info(store, 10**9) is None
+    assert store.evaluation_info(10**9) is None
 
 
 def test_group_counts_refuse_an_unknown_grouping(built: Built, store: Store) -> None:  # noqa: F811
     with pytest.raises(InvalidInputError, match="dimension or category"):
-        evaluation_reads.group_counts(store, built.evaluations["a1"], "model")
+        store.group_counts(built.evaluations["a1"], "model")
 
 
 def test_per_case_passes_put_inconsistent_cases_first(built: Built, store: Store) -> None:  # noqa: F811
     ev = built.evaluations["a1"]
-    rows = evaluation_reads.per_case_passes(store, ev)
-    cells = evaluation_reads.pass_histogram(store, ev)
+    rows = store.per_case_passes(ev)
+    cells = store.pass_histogram(ev)
     assert len(rows) == sum(c.cases for c in cells)
     mixed = [0 < r.passed < r.scored for r in rows]
     assert mixed == sorted(mixed, reverse=True), "inconsistent cases come first"
-    only = evaluation_reads.per_case_passes(store, ev, only_inconsistent=True)
+    only = store.per_case_passes(ev, only_inconsistent=True)
     assert [r.case for r in only] == [r.case for r, m in zip(rows, mixed, strict=True) if m]
     assert all(r.repetitions == 3 for r in rows)
-    assert len(evaluation_reads.per_case_passes(store, ev, limit=2)) == 2
+    assert len(store.per_case_passes(ev, limit=2)) == 2
 
 
 @pytest.mark.parametrize("pair", [("a1", "a2"), ("a1", "b1"), ("b1", "a2"), ("a1", "c1")])
 def test_flips_match_the_judge_compare(built: Built, store: Store, pair) -> None:  # noqa: F811
     a, b = (built.evaluations[k] for k in pair)
     expected = judge_compare(built.url, a, b)
-    pairs = comparison_reads.pair_counts(store, a, b)
+    pairs = store.pair_counts(a, b)
     assert pairs.get(("PASS", "FAIL"), 0) == expected["discordant"]["pass_to_fail"]
     assert pairs.get(("FAIL", "PASS"), 0) == expected["discordant"]["fail_to_pass"]
-    flips = comparison_reads.flips(store, a, b, cause_order=CAUSES, limit=None)
+    flips = store.flips(a, b, cause_order=CAUSES, limit=None)
     assert [(f.case, f.repetition, f.from_verdict, f.to_verdict, f.cause) for f in flips] == [
         (f["case"], f["repetition"], f["from"], f["to"], f["cause"]) for f in expected["flips"]
     ]
-    counts = comparison_reads.flip_count(store, a, b, cause_order=CAUSES)
+    counts = store.flip_count(a, b, cause_order=CAUSES)
     assert counts["total"] == len(expected["flips"])
-    cover = comparison_reads.coverage(store, a, b)
-    assert cover == comparison_reads.coverage(store, a, b, pairs)
+    cover = store.coverage(a, b)
+    assert cover == store.coverage(a, b, pairs)
     assert cover.paired <= min(cover.a, cover.b)
 
 
@@ -97,7 +94,7 @@ def test_flips_have_the_rule_change_as_cause_and_filters_narrow_them(
     a, b = built.evaluations["a1"], built.evaluations["a2"]
 
     def flips(x: int = a, y: int = b, **kw):  # type: ignore[no-untyped-def]
-        return comparison_reads.flips(store, x, y, cause_order=CAUSES, **kw)
+        return store.flips(x, y, cause_order=CAUSES, **kw)
 
     every = flips(limit=None)
     assert every, "the factory flips about a tenth of the verdicts"
@@ -118,95 +115,95 @@ def test_flips_have_the_rule_change_as_cause_and_filters_narrow_them(
     models = flips(a, built.evaluations["b1"], limit=None)
     assert models and {f.cause for f in models} == {"trace changed"}
     # the caller's cause order decides; a change nobody named is "unknown"
-    unnamed = comparison_reads.flips(store, a, b, cause_order=(), limit=None)
-    assert {f.cause for f in unnamed} == {comparison_reads.UNKNOWN_CAUSE}
+    unnamed = store.flips(a, b, cause_order=(), limit=None)
+    assert {f.cause for f in unnamed} == {UNKNOWN_CAUSE}
 
 
 def test_flip_reads_refuse_bad_input(built: Built, store: Store) -> None:  # noqa: F811
     a, b = built.evaluations["a1"], built.evaluations["a2"]
     with pytest.raises(InvalidInputError, match="columns"):
-        comparison_reads.flips(store, a, b, cause_order=[("no_such_column", "x")])
+        store.flips(a, b, cause_order=[("no_such_column", "x")])
     with pytest.raises(InvalidInputError, match="direction"):
-        comparison_reads.flip_count(store, a, b, cause_order=CAUSES, direction="sideways")
+        store.flip_count(a, b, cause_order=CAUSES, direction="sideways")
 
 
 def test_not_comparable_coverage(built: Built, store: Store) -> None:  # noqa: F811
-    cover = comparison_reads.coverage(store, built.evaluations["a1"], built.evaluations["c1"])
+    cover = store.coverage(built.evaluations["a1"], built.evaluations["c1"])
     assert cover.b < cover.a and cover.paired == cover.b
-    same = comparison_reads.coverage(store, built.evaluations["a1"], built.evaluations["a2"])
+    same = store.coverage(built.evaluations["a1"], built.evaluations["a2"])
     assert same.a == same.b == same.paired and same.changed_cases == 0
 
 
 def test_catalog_runs_filters_and_baselines(built: Built, store: Store) -> None:  # noqa: F811
-    runs = {r.run: r for r in catalog_reads.list_runs(store)}
+    runs = {r.run: r for r in store.run_summaries()}
     assert set(runs) == {"run-a", "run-b", "run-c"}
     assert runs["run-a"].status == "running" and runs["run-b"].status == "finished"
     assert runs["run-a"].traces == runs["run-a"].expected_traces == 36
     assert runs["run-c"].harness_mode == "oracle-assisted"
     assert runs["run-a"].repetitions == 3
     assert runs["run-a"].started_at is not None and runs["run-a"].started_at.tzinfo is not None
-    only_b = catalog_reads.list_runs(store, {"model": ["model-b"]})
+    only_b = store.run_summaries({"model": ["model-b"]})
     assert [r.run for r in only_b] == ["run-b"]
-    rules2 = catalog_reads.list_evaluations(store, {"rule_set": ["t@2"]})
+    rules2 = store.evaluation_summaries({"rule_set": ["t@2"]})
     assert [r.id for r in rules2] == [built.evaluations["a2"]]
-    opts = catalog_reads.filter_options(store)
+    opts = store.filter_options()
     assert opts.rule_set == ["t@1", "t@2"] and opts.tier == ["golden"]
     assert (
         "model-b" in opts.values("model")
         and opts.values("model") == opts.model
         and opts.values("nope") == []
     )
-    baselines = catalog_reads.list_baselines(store)
+    baselines = store.baseline_summaries()
     assert all(b.evaluation_id in built.evaluations.values() for b in baselines)
 
 
 def test_live_progress_and_badges(built: Built, store: Store) -> None:  # noqa: F811
     run_id = built.runs["run-a"]
-    progress = trace_reads.run_progress(store, run_id)
+    progress = store.run_progress(run_id)
     assert progress is not None
     assert progress.run.traces == 36 and progress.statuses == {"completed": 36}
     total_calls = progress.calls_ok + progress.calls_failed + progress.calls_unexecuted
     assert total_calls > 0 and progress.calls_failed > 0
     assert progress.last_trace_at is not None
-    assert trace_reads.run_progress(store, 10**9) is None
-    assert trace_reads.pending_cases(store, run_id) == []  # every (case, repetition) recorded
-    partial = trace_reads.pending_cases(store, built.runs["run-c"])
+    assert store.run_progress(10**9) is None
+    assert store.pending_cases(run_id) == []  # every (case, repetition) recorded
+    partial = store.pending_cases(built.runs["run-c"])
     assert partial and partial[0].case == "c00006" and partial[0].done == 0
-    assert trace_reads.pending_cases(store, 10**9) == []
-    recent = trace_reads.recent_traces(store, run_id, limit=5)
+    assert store.pending_cases(10**9) == []
+    recent = store.recent_traces(run_id, limit=5)
     assert len(recent) == 5 and recent[0].id > recent[-1].id
     for trace in recent:
         assert len(trace.rounds) == trace.round_count
-    assert trace_reads.round_badges(store, []) == {}
+    assert store.round_badges([]) == {}
 
 
 def test_trace_list_detail_and_judgment(built: Built, store: Store) -> None:  # noqa: F811
     run_id = built.runs["run-b"]
-    traces = trace_reads.run_traces(store, run_id)
+    traces = store.run_traces(run_id)
     assert len(traces) == 36
     assert [(t.case_key, t.repetition) for t in traces] == sorted(
         (t.case_key, t.repetition) for t in traces
     )
     one = traces[0]
-    assert {
-        t.case_key for t in trace_reads.run_traces(store, run_id, case_contains=one.case_key)
-    } == {one.case_key}
-    detail = trace_reads.trace_detail(store, one.id)
+    assert {t.case_key for t in store.run_traces(run_id, case_contains=one.case_key)} == {
+        one.case_key
+    }
+    detail = store.trace_detail(one.id)
     assert detail is not None and detail.run_id == run_id and detail.case_key == one.case_key
     assert detail.body is not None and len(detail.body["rounds"]) == one.round_count
     assert detail.case_body is not None
-    assert trace_reads.trace_detail(store, 10**9) is None
-    body = trace_reads.judgment_body(store, built.evaluations["b1"], one.id)
+    assert store.trace_detail(10**9) is None
+    body = store.judgment_body(built.evaluations["b1"], one.id)
     assert body is not None and body["verdict"] in ("PASS", "FAIL", "SKIP", "AGENT_ERROR")
-    assert trace_reads.judgment_body(store, built.evaluations["a1"], one.id) is None
+    assert store.judgment_body(built.evaluations["a1"], one.id) is None
 
 
 def test_trend_points_and_partial_histogram(built: Built, store: Store) -> None:  # noqa: F811
-    points = catalog_reads.trend_points(store)
+    points = store.trend_points()
     assert len(points) == len(built.evaluations)
-    hist = catalog_reads.partial_histogram(store, {"rule_set": ["t@1"]})
+    hist = store.partial_histogram({"rule_set": ["t@1"]})
     total = sum(h.n for h in hist)
-    t1 = [e for e in catalog_reads.list_evaluations(store) if e.rule_set == "t@1"]
+    t1 = [e for e in store.evaluation_summaries() if e.rule_set == "t@1"]
     expected = sum(e.PASS + e.FAIL for e in t1)  # SKIP/AGENT_ERROR carry no score
     assert total == expected
     assert all(0 <= h.bucket < 10 for h in hist)
