@@ -203,7 +203,7 @@ def import_review_csv(
         reviewer = (row["reviewer"] or default_reviewer or "").strip()
         if not reviewer:
             errors.append(
-                f"row {line}: no reviewer (fill the reviewer column or pass --reviewer NAME)"
+                f"row {line}: no reviewer (fill the reviewer column or give a default reviewer)"
             )
         elif any(ord(ch) < 32 for ch in reviewer) or len(reviewer) > 200:
             errors.append(f"row {line}: reviewer name {reviewer[:40]!r} is not valid")
