@@ -69,10 +69,12 @@ def test_a_run_name_taken_by_another_configuration_names_the_name_flag(
     folder.mkdir()
     for name in ("fc-d1-001__r0.yaml", "fc-d1-002__r0.yaml"):
         shutil.copy(ROOT / "cassettes" / "smollm2-retail" / name, folder / name)
-    first = run_cli("import", "cassettes", str(folder), "--suite", "retail", "--name", "r1")
+    first = run_cli(
+        "import", "cassettes", str(folder), "--suite", "retail", "--name", "r1", "--no-copy"
+    )
     assert first.exit_code == 0, first.output
     # the same name without the suite: another suite snapshot, so not a resume
-    line = error_line(run_cli("import", "cassettes", str(folder), "--name", "r1"))
+    line = error_line(run_cli("import", "cassettes", str(folder), "--name", "r1", "--no-copy"))
     assert line.startswith("Error: --name: run 'r1' exists with a different suite or configuration")
     assert line.endswith("run it with the same options to resume it, or choose another run name "
                          "to record a new run")  # fmt: skip
