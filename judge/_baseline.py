@@ -40,7 +40,7 @@ def lock_baseline(
     name: str, report: Mapping[str, Any], inputs: Mapping[str, Any]
 ) -> dict[str, Any]:
     if not name:
-        raise InvalidInputError("a baseline needs a name (--name)")
+        raise InvalidInputError("a baseline needs a name", field="name")
     report = dict(report)
     return {
         "name": name,
@@ -79,7 +79,8 @@ def check_baseline(
         names = ", ".join(m["input"] for m in mismatches)
         raise BaselineMismatchError(
             f"evaluation inputs differ from baseline {baseline.get('name')!r} ({names}); "
-            "pass --allow-mismatch to compare anyway, or lock a new baseline"
+            "allow the mismatch to compare anyway, or lock a new baseline",
+            field="allow_mismatch",
         )
     old = {(c["case"], c.get("repetition", 0)): c for c in baseline["report"].get("cases", [])}
     new = {(c["case"], c.get("repetition", 0)): c for c in report.get("cases", [])}

@@ -73,16 +73,16 @@ _REQUIRED_COLUMNS = ("judgment_key", "label", "reviewer")
 class ReviewImportError(InvalidInputError):
     """A review file with bad rows; nothing was imported. ``errors`` lists every one."""
 
-    def __init__(self, message: str, errors: list[str]) -> None:
-        super().__init__(message)
+    def __init__(self, message: str, errors: list[str], **context: Any) -> None:
+        super().__init__(message, **context)
         self.errors = errors
 
 
 class ReviewRequiredError(InvalidInputError):
     """An evaluation is not fully reviewed; ``gaps`` lists what is missing."""
 
-    def __init__(self, message: str, gaps: list[str]) -> None:
-        super().__init__(message)
+    def __init__(self, message: str, gaps: list[str], **context: Any) -> None:
+        super().__init__(message, **context)
         self.gaps = gaps
 
 

@@ -307,19 +307,24 @@ def load_rule_set(ref: str | Path) -> RuleSet:
     path = Path(text)
     if isinstance(ref, Path) or text.endswith((".yaml", ".yml", ".json")) or path.is_file():
         if not path.is_file():
-            raise RuleSetError(f"rule-set file {path} does not exist")
+            raise RuleSetError(
+                f"rule-set file {path} does not exist", file=str(path), field="rules"
+            )
         return rule_set_from_dict(_read_file(path), source=str(path))
     name, version = parse_ref(text)
     refs = builtin_refs()
     if version is None:
         matching = [r for r in refs if r.split("@")[0] == name]
         if not matching:
-            raise NotFoundError(f"no built-in rule set named {name!r} (known: {', '.join(refs)})")
+            raise NotFoundError(
+                f"no built-in rule set named {name!r} (known: {', '.join(refs)})", field="rules"
+            )
         return _load_builtin(matching[-1])
     if f"{name}@{version}" not in refs:
         raise NotFoundError(
             f"no built-in rule set {name}@{version} (known: {', '.join(refs)}); "
-            "pass a YAML/JSON file path for your own"
+            "give a YAML/JSON file path for your own",
+            field="rules",
         )
     return _load_builtin(f"{name}@{version}")
 

@@ -189,7 +189,8 @@ async def record_jobs(
                         f"no response from {config.base_url or config.provider} for "
                         f"{len(held)} traces in a row (last: {error.message if error else '?'}); "
                         "the run stopped and those traces were not recorded. Start the server "
-                        "or fix --base-url, then run the same command to resume"
+                        "or fix the base URL, then run the same command to resume",
+                        field="base_url",
                     )
                 )
                 held.clear()

@@ -47,21 +47,24 @@ def _check_sqlite_path(database: str | None) -> None:
     if path.is_dir():
         raise DatabaseURLError(
             f"cannot use SQLite database {database}: it is a folder, not a file "
-            "(name a file, e.g. sqlite:///rejudge.db)"
+            "(name a file, e.g. sqlite:///rejudge.db)",
+            field="db",
         )
     if parent.exists() and not parent.is_dir():
         raise DatabaseURLError(
-            f"cannot create SQLite database {database}: {parent} is a file, not a folder"
+            f"cannot create SQLite database {database}: {parent} is a file, not a folder",
+            field="db",
         )
     if not parent.exists():
         raise DatabaseURLError(
-            f"cannot create SQLite database {database}: folder {parent} does not exist"
+            f"cannot create SQLite database {database}: folder {parent} does not exist",
+            field="db",
         )
     target = path if path.exists() else parent
     if not os.access(target, os.W_OK):
         raise DatabaseURLError(
-            f"cannot write SQLite database {database}: permission denied "
-            "(choose a writable path with --db or REJUDGE_DB)"
+            f"cannot write SQLite database {database}: permission denied (choose a writable path)",
+            field="db",
         )
 
 
@@ -72,14 +75,16 @@ def make_engine(url: str, *, echo: bool = False) -> Engine:
     except (ArgumentError, ValueError) as exc:  # ValueError: e.g. a port that is not a number
         raise DatabaseURLError(
             f"malformed database URL {redact_url(url)!r}: expected e.g. sqlite:///rejudge.db or "
-            "postgresql+psycopg://user@host:5432/db"
+            "postgresql+psycopg://user@host:5432/db",
+            field="db",
         ) from exc
     backend = parsed.get_backend_name()
     if backend == "postgresql" and parsed.drivername in ("postgresql", "postgres"):
         parsed = parsed.set(drivername="postgresql+psycopg")
     elif backend not in ("sqlite", "postgresql"):
         raise DatabaseURLError(
-            f"unsupported database {backend!r} in {redact_url(url)}: use sqlite:/// or postgresql+psycopg://"
+            f"unsupported database {backend!r} in {redact_url(url)}: use sqlite:/// or postgresql+psycopg://",
+            field="db",
         )
     try:
         if backend == "sqlite":
@@ -101,10 +106,13 @@ def make_engine(url: str, *, echo: bool = False) -> Engine:
                 connect_args={"connect_timeout": 5},
             )
     except (ArgumentError, NoSuchModuleError) as exc:
-        raise DatabaseURLError(f"cannot use database URL {redact_url(url)}: {exc}") from exc
+        raise DatabaseURLError(
+            f"cannot use database URL {redact_url(url)}: {exc}", field="db"
+        ) from exc
     except ImportError as exc:  # a driver named in the URL that is not installed (psycopg2, ...)
         raise DatabaseURLError(
             f"cannot use database URL {redact_url(url)}: its driver is not installed ({exc}); "
-            "use sqlite:/// or postgresql+psycopg://"
+            "use sqlite:/// or postgresql+psycopg://",
+            field="db",
         ) from exc
     return engine

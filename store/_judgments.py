@@ -191,12 +191,12 @@ class JudgmentStoreMixin:
             ident = int(evaluation_id)
         except (TypeError, ValueError):
             raise NotFoundError(
-                f"evaluation ids are numbers, got {evaluation_id!r} (see `rejudge runs`)"
+                f"evaluation ids are numbers, got {evaluation_id!r}", field="evaluation"
             ) from None
         with self.engine.connect() as c:
             row = c.execute(select(_T_EVAL).where(_T_EVAL.c.id == ident)).first()
         if row is None:
-            raise NotFoundError(f"no evaluation {evaluation_id} in the store")
+            raise NotFoundError(f"no evaluation {evaluation_id} in the store", field="evaluation")
         return evaluation_record_from_row(row)
 
     def list_evaluations(self, run_id: int | None = None) -> list[EvaluationRecord]:

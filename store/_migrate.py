@@ -45,11 +45,12 @@ def _unavailable(engine: Engine, exc: Exception) -> DatabaseUnavailableError:
     url = redact_url(engine.url.render_as_string(hide_password=False))
     if engine.dialect.name == "sqlite":
         return DatabaseUnavailableError(
-            f"cannot open SQLite database {url}: {detail} "
-            "(choose a writable file path with --db or REJUDGE_DB)"
+            f"cannot open SQLite database {url}: {detail} (choose a writable file path)",
+            field="db",
         )
     return DatabaseUnavailableError(
-        f"cannot connect to {url}: {detail} (check --db / REJUDGE_DB and that the server is running)"
+        f"cannot connect to {url}: {detail} (check the database URL and that the server is running)",
+        field="db",
     )
 
 
@@ -101,7 +102,8 @@ def _check_known(engine: Engine) -> str | None:
         raise SchemaVersionError(
             f"database {redact_url(engine.url.render_as_string(hide_password=False))} is at "
             f"schema revision {current}, which this rejudge does not know (it is newer); "
-            "upgrade rejudge, or point --db at another database"
+            "upgrade rejudge, or use another database",
+            field="db",
         )
     return current
 

@@ -182,10 +182,7 @@ def run_differences(existing: Any, suite: SuiteRecord, config: RunConfig) -> str
     port = _moved_loopback_port(stored.get("base_url"), new.get("base_url"))
     if port is not None:
         # the usual cause: a local server restarted on another free port
-        shown += (
-            f" (the same local server on another port? restart it on port {port}, e.g. "
-            f"`rejudge serve-local --port {port}`, to resume)"
-        )
+        shown += f" (the same local server on another port? restart it on port {port} to resume)"
     return shown
 
 

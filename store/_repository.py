@@ -314,13 +314,19 @@ class Store(
             existing = c.execute(select(_T_RUN).where(_T_RUN.c.name == name)).first()
             if existing is not None:
                 if not resume:
-                    raise ConflictError(f"run {name!r} already exists; choose another --name")
+                    raise ConflictError(
+                        f"run {name!r} already exists; choose another run name",
+                        run=name,
+                        field="name",
+                    )
                 if existing.config_hash != config_hash or existing.suite_id != suite.id:
                     raise ConflictError(
                         f"run {name!r} exists with a different suite or configuration ("
                         + run_differences(existing, suite, config)
-                        + "); run it with the same options to resume it, or choose another "
-                        "--name to record a new run"
+                        + "); run it with the same options to resume it, or choose another run "
+                        "name to record a new run",
+                        run=name,
+                        field="name",
                     )
                 return run_record_from_row(existing)
             registry_hash = c.execute(
@@ -356,7 +362,7 @@ class Store(
         with self.engine.connect() as c:
             row = c.execute(query.order_by(_T_RUN.c.id)).first()
         if row is None:
-            raise NotFoundError(f"no run {ref!r} in the store (see `rejudge runs`)")
+            raise NotFoundError(f"no run {ref!r} in the store", run=ref, field="run")
         return run_record_from_row(row)
 
     def count_runs_by_suite(self) -> dict[int, int]:
@@ -703,7 +709,8 @@ class Store(
             row = c.execute(select(_T_BASE).where(_T_BASE.c.name == name)).first()
         if row is None:
             raise NotFoundError(
-                f"no baseline named {name!r} (lock one with `rejudge baseline lock`)"
+                f"no baseline named {name!r}",
+                field="baseline",
             )
         return BaselineRecord(**row._mapping)
 

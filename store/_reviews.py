@@ -96,7 +96,7 @@ def check_reviewer(name: str | None) -> str:
     """The reviewer's name, trimmed; raises when it is empty, too long or has control characters."""
     reviewer = (name or "").strip()
     if not reviewer:
-        raise InvalidInputError("a review needs a reviewer name (--reviewer NAME)")
+        raise InvalidInputError("a review needs a reviewer name", field="reviewer")
     if len(reviewer) > MAX_REVIEWER_LENGTH:
         raise InvalidInputError(f"reviewer names are at most {MAX_REVIEWER_LENGTH} characters")
     if any(ord(ch) < 32 or ord(ch) == 127 for ch in reviewer):

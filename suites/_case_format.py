@@ -174,9 +174,9 @@ def read_case_lines(path: Path | str, format_version: int = FORMAT_VERSION) -> l
     try:
         text = path.read_text(encoding="utf-8")
     except FileNotFoundError as exc:
-        raise SuiteFormatError(f"case file {path} does not exist") from exc
+        raise SuiteFormatError(f"case file {path} does not exist", file=str(path)) from exc
     except UnicodeDecodeError as exc:
-        raise SuiteFormatError(f"case file {path} is not UTF-8: {exc}") from exc
+        raise SuiteFormatError(f"case file {path} is not UTF-8: {exc}", file=str(path)) from exc
     lines: list[CaseLine] = []
     for number, raw in enumerate(text.splitlines(), start=1):
         if not raw.strip():
@@ -221,7 +221,10 @@ def load_case_file(path: Path | str, format_version: int = FORMAT_VERSION) -> li
     path = Path(path)
     cases: list[Case] = []
     problems: list[str] = []
+    first_case: str | None = None  # the error's context: the first bad line's case, if it has one
     for entry in read_case_lines(path, format_version):
+        if (entry.parse_error or entry.schema_errors or entry.model_errors) and not problems:
+            first_case = entry.case_id
         if entry.parse_error:
             problems.append(f"{path}:{entry.line}: {entry.parse_error}")
             continue
@@ -234,7 +237,9 @@ def load_case_file(path: Path | str, format_version: int = FORMAT_VERSION) -> li
         more = f" (and {len(problems) - 5} more)" if len(problems) > 5 else ""
         raise SuiteFormatError(
             f"{len(problems)} problem(s) in {path}: {shown}{more}; "
-            f"run `rejudge suite validate {path.parent}` for the full list"
+            f"validate the suite in {path.parent} for the full list",
+            file=str(path),
+            case=first_case,
         )
     return cases
 
@@ -276,14 +281,17 @@ def load_manifest(folder: Path | str) -> SuiteManifest:
     except FileNotFoundError as exc:
         raise SuiteFormatError(
             f"{folder} has no {MANIFEST_NAME}; a suite folder needs one "
-            '(e.g. {"name": ..., "domain": ..., "format_version": 1})'
+            '(e.g. {"name": ..., "domain": ..., "format_version": 1})',
+            file=str(path),
         ) from exc
     except json.JSONDecodeError as exc:
-        raise SuiteFormatError(f"{path}:{exc.lineno}: invalid JSON: {exc.msg}") from exc
+        raise SuiteFormatError(
+            f"{path}:{exc.lineno}: invalid JSON: {exc.msg}", file=str(path)
+        ) from exc
     problems = manifest_problems(data)
     if problems:
         listed = "; ".join(f"{where}: {message}" for where, message in problems)
-        raise SuiteFormatError(f"{path}: {listed}")
+        raise SuiteFormatError(f"{path}: {listed}", file=str(path))
     return SuiteManifest.model_validate(data)
 
 
@@ -337,7 +345,7 @@ class SuiteSource:
         for case in self.cases:
             if case.id == case_id:
                 return case
-        raise SuiteNotFoundError(f"suite {self.name!r} has no case {case_id!r}")
+        raise SuiteNotFoundError(f"suite {self.name!r} has no case {case_id!r}", case=case_id)
 
     def dimensions(self) -> dict[str, int]:
         counts: dict[str, int] = {}
@@ -388,7 +396,8 @@ def resolve_suite_path(name_or_path: str | Path) -> Path:
         return path
     if path.is_file():
         raise SuiteFormatError(
-            f"{path} is a file; give the suite folder (the one holding {MANIFEST_NAME})"
+            f"{path} is a file; give the suite folder (the one holding {MANIFEST_NAME})",
+            file=str(path),
         )
     known = ", ".join(sorted(builtin_suites())) or "none"
     raise SuiteNotFoundError(
@@ -407,7 +416,7 @@ def own_registry(folder: Path) -> ToolRegistry | None:
     try:
         return ToolRegistry.model_validate_json(path.read_text(encoding="utf-8"))
     except ValueError as exc:
-        raise SuiteFormatError(f"{path}: not a tool registry: {exc}") from exc
+        raise SuiteFormatError(f"{path}: not a tool registry: {exc}", file=str(path)) from exc
 
 
 def load_suite(name_or_path: str | Path, *, registry: ToolRegistry | None = None) -> SuiteSource:

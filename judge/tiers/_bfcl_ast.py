@@ -117,7 +117,7 @@ class BfclAstTier:
             return TierResult(
                 codes=[tx.RULE_ERROR],
                 reasons=[
-                    "the case has no BFCL metadata; import it with `rejudge suite import-bfcl`"
+                    "the case has no BFCL metadata; import it from BFCL's data with the BFCL suite importer"
                 ],
             )
         fixes = fixes_for(ctx.rule_set)

@@ -14,9 +14,9 @@ from typing import Any
 
 import click
 
-from rejudge._settings import resolve_settings
+from rejudge._settings import ENV_CASSETTES, ENV_DB, resolve_settings
 from rejudge.cli._context import AppContext
-from rejudge.store._errors import RejudgeError
+from rejudge.store._errors import NotFoundError, RejudgeError
 
 __all__ = ["main", "cli"]
 
@@ -62,9 +62,18 @@ def _one_line(text: str) -> str:
     return " ".join(str(text).split())
 
 
+def _matches(param: click.Parameter, field: str) -> bool:
+    """Whether option ``param`` sets ``field``: by its name, or by its flag (``--name`` sets
+    ``name`` whatever the command calls it)."""
+    return isinstance(param, click.Option) and (
+        param.name == field.replace("-", "_") or f"--{field.replace('_', '-')}" in param.opts
+    )
+
+
 def _flag_for(group: click.Group, ctx: click.Context, field: str | None) -> str | None:
     """The option of the invoked command that set ``field`` (a library error's context), so the
-    message names the flag the library does not know about; ``None`` when no one option did."""
+    message names the flag the library does not know about; ``None`` when no one option did.
+    A global option (``--db``) is named with its environment variable, which sets it too."""
     if not field or ctx.invoked_subcommand is None:
         return None
     command = group.get_command(ctx, ctx.invoked_subcommand)
@@ -74,9 +83,35 @@ def _flag_for(group: click.Group, ctx: click.Context, field: str | None) -> str 
         if isinstance(current, click.Group):
             pending.extend(current.commands.values())
         for param in current.params:
-            if isinstance(param, click.Option) and param.name == field.replace("-", "_"):
+            if _matches(param, field):
                 flags.add(max(param.opts, key=len))
+    if not flags:
+        for param in group.params:
+            if _matches(param, field) and param.name in _GLOBAL_ENV:
+                return f"{max(param.opts, key=len)} / {_GLOBAL_ENV[param.name]}"
     return flags.pop() if len(flags) == 1 else None
+
+
+# the global options that an environment variable sets too (rejudge._settings reads them)
+_GLOBAL_ENV: dict[str, str] = {"db": ENV_DB, "cassettes": ENV_CASSETTES}
+
+# the command that helps when a named thing is missing, by the field the lookup was for
+_NOT_FOUND_HINTS: dict[str, str] = {
+    "run": "see `rejudge runs`",
+    "evaluation": "see `rejudge runs`",
+    "baseline": "lock one with `rejudge baseline lock EVAL --name NAME`",
+}
+
+
+def _cli_message(group: click.Group, ctx: click.Context, exc: RejudgeError) -> str:
+    """A library error as the CLI prints it: the flag that set the field it is about first, and,
+    for a missing thing, the command that lists what there is."""
+    message = _one_line(str(exc))
+    flag = _flag_for(group, ctx, exc.field)
+    if flag:
+        message = f"{flag}: {message}"
+    hint = _NOT_FOUND_HINTS.get(exc.field or "") if isinstance(exc, NotFoundError) else None
+    return f"{message} ({hint})" if hint else message
 
 
 class _RejudgeGroup(click.Group):
@@ -100,9 +135,7 @@ class _RejudgeGroup(click.Group):
         except (click.exceptions.ClickException, click.exceptions.Exit, click.Abort):
             raise
         except RejudgeError as exc:
-            flag = _flag_for(self, ctx, exc.field)
-            message = _one_line(str(exc))
-            raise click.ClickException(f"{flag}: {message}" if flag else message) from exc
+            raise click.ClickException(_cli_message(self, ctx, exc)) from exc
         except KeyboardInterrupt:
             raise click.ClickException("interrupted") from None
         except Exception as exc:

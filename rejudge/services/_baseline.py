@@ -43,9 +43,10 @@ def lock_evaluation_baseline(
             )
             raise ReviewRequiredError(
                 f"evaluation {ev.id} is not fully reviewed ({len(gaps)} gap(s)): {shown}; "
-                f"review them (`rejudge review export {ev.id}`, the dashboard's Review page) "
-                "or lock without --require-review",
+                "review them (export the evaluation for review, or the dashboard's Review page) "
+                "or lock without requiring review",
                 gaps,
+                field="require_review",
             )
     calibration = calibration_summary(store, ev.id)
     # the canonical report (hashed below): summary keys, then cases, then calibration
@@ -83,7 +84,9 @@ def check_evaluation_baseline(
     """Check an evaluation against a locked baseline (raises on mismatched inputs unless
     ``allow_mismatch``); ``regression`` in the result decides the exit code."""
     if max_drop < 0:
-        raise InvalidInputError("--max-drop must be >= 0 (an absolute accuracy drop, e.g. 0.02)")
+        raise InvalidInputError(
+            "the allowed accuracy drop must be >= 0 (an absolute drop, e.g. 0.02)", field="max_drop"
+        )
     ev = store.get_evaluation(evaluation_id)
     record = store.get_baseline(against)
     baseline = {

@@ -129,7 +129,8 @@ def find_demo_cassettes(preferred: Path | None) -> Path:
     raise DemoError(
         "no shipped cassettes found (looked in "
         + ", ".join(str(r) for r in roots)
-        + "); run from the rejudge checkout or pass --cassettes DIR"
+        + "); run from the rejudge checkout or name the cassette folder",
+        field="cassettes",
     )
 
 

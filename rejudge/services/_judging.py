@@ -367,10 +367,10 @@ def plan_rejudge(
     if runs is None:
         records = [store.get_run(r["id"]) for r in store.list_runs()]
         if not records:
-            raise NotFoundError("the store holds no run to re-judge (see `rejudge runs`)")
+            raise NotFoundError("the store holds no run to re-judge")
     else:
         if not runs:
-            raise InvalidInputError("name at least one RUN, or pass --all")
+            raise InvalidInputError("name at least one run, or ask for every run", field="all_runs")
         records = [store.get_run(ref) for ref in runs]
     jobs: list[tuple[RunRecord, str, int]] = []
     skipped: list[dict[str, Any]] = []
@@ -383,7 +383,7 @@ def plan_rejudge(
             {ev.tier for ev in store.list_evaluations(run.id)}
         )
         if not wanted:
-            skipped.append({"run": run.name, "reason": "never judged; pass --tier"})
+            skipped.append({"run": run.name, "reason": "never judged; name a tier"})
             continue
         count = store.count_traces(run.id)
         if shard is not None:
@@ -394,7 +394,8 @@ def plan_rejudge(
     if not jobs and skipped:
         names = ", ".join(s["run"] for s in skipped)
         raise InvalidInputError(
-            f"no run to re-judge: {names} never judged before; pass --tier T to choose a tier"
+            f"no run to re-judge: {names} never judged before; name a tier to judge under",
+            field="tier",
         )
     return RejudgePlan(jobs=jobs, skipped=skipped)
 
@@ -410,7 +411,7 @@ def rejudge(
 ) -> RejudgeResult:
     """Re-score every planned (run, tier) under ``rule_set``: stored traces only, no network."""
     if workers < 1:
-        raise InvalidInputError("--workers must be at least 1")
+        raise InvalidInputError("workers must be at least 1", field="workers")
     evaluations = []
     for run, tier, _n in plan.jobs:
         r = judge_run(

@@ -158,13 +158,17 @@ async def record_suite_async(
         unknown = [cid for cid in case_ids if cid not in known]
         if unknown:
             raise NotFoundError(
-                f"suite {suite.name!r} has no case {', '.join(map(repr, unknown))} "
-                "(see `rejudge suite list`)"
+                f"suite {suite.name!r} has no case {', '.join(map(repr, unknown))}",
+                case=unknown[0],
+                field="case",
             )
         wanted = set(case_ids)
         cases = [case for case in cases if case.id in wanted]
     if config.repeat < 1 or config.concurrency < 1:
-        raise RecorderError("repeat and concurrency must be at least 1")
+        raise RecorderError(
+            "repeat and concurrency must be at least 1",
+            field="repeat" if config.repeat < 1 else "concurrency",
+        )
 
     suite_record = save_suite_source(store, suite)
     run = store.create_run(

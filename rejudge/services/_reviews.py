@@ -38,6 +38,9 @@ __all__ = [
     "resolve_review",
 ]
 
+# a row without a reviewer (a default reviewer fixes every such row at once)
+_NO_REVIEWER = "no reviewer (fill the reviewer column or give a default reviewer)"
+
 
 def review_rows(store: Store, evaluation_id: int | str) -> list[dict[str, Any]]:
     """An evaluation's rows with judgment ids and keys, anomalies and the report's fields."""
@@ -202,9 +205,7 @@ def import_review_csv(
             )
         reviewer = (row["reviewer"] or default_reviewer or "").strip()
         if not reviewer:
-            errors.append(
-                f"row {line}: no reviewer (fill the reviewer column or pass --reviewer NAME)"
-            )
+            errors.append(f"row {line}: {_NO_REVIEWER}")
         elif any(ord(ch) < 32 for ch in reviewer) or len(reviewer) > 200:
             errors.append(f"row {line}: reviewer name {reviewer[:40]!r} is not valid")
         if jid is not None and reviewer:
@@ -220,8 +221,13 @@ def import_review_csv(
         shown = "; ".join(errors[:20]) + (
             f"; ... and {len(errors) - 20} more" if len(errors) > 20 else ""
         )
+        # a default reviewer fixes the import only when every problem is a missing reviewer
+        only_reviewer = all(e.endswith(_NO_REVIEWER) for e in errors)
         raise ReviewImportError(
-            f"{len(errors)} problem(s) in {source}, nothing imported: {shown}", errors
+            f"{len(errors)} problem(s) in {source}, nothing imported: {shown}",
+            errors,
+            file=source,
+            field="reviewer" if only_reviewer else None,
         )
     latest = latest_labels(
         r.as_dict() for r in list_reviews(store, judgment_ids=[p["judgment_id"] for p in plan])

@@ -103,7 +103,8 @@ def snapshot_suite(store: Store, source: SuiteSource | str | Path) -> SuiteRecor
     if problems:
         raise SuiteError(
             f"suite {source.name!r} has {len(problems)} problem(s), first: {problems[0]}; "
-            f"run `rejudge suite validate {source.path or source.name}` for all of them"
+            f"validate suite {source.path or source.name} for all of them",
+            file=str(source.path) if source.path else None,
         )
     meta: dict[str, Any] = {"description": source.description}
     if source.manifest is not None:

@@ -166,7 +166,9 @@ def run_sweep(
     from rejudge.suites.generators._funcbench import Knobs, generate_suite, write_generated_suite
 
     if not options.cores:
-        raise InvalidInputError("--core needs at least one value, e.g. --core 5,10,20")
+        raise InvalidInputError(
+            "the sweep needs at least one core-node count, e.g. 5,10,20", field="cores"
+        )
     rules = load_rule_set(DEFAULT_RULE_SET)
     arms = [False, True] if options.restate else [False]
     cells: list[dict[str, Any]] = []

@@ -152,13 +152,15 @@ class Knobs:
         if self.n_core < self.depth + 1:
             raise KnobError(
                 f"n_core={self.n_core} cannot hold a dependency chain of depth {self.depth} "
-                f"(it needs depth + 1 = {self.depth + 1} core nodes); raise --core to at least "
-                f"{self.depth + 1} or lower --depth to at most {self.n_core - 1}"
+                f"(it needs depth + 1 = {self.depth + 1} core nodes); raise the core nodes to at "
+                f"least {self.depth + 1} or lower the depth to at most {self.n_core - 1}",
+                field="n_core",
             )
         if self.depth == 0 and self.n_core > 1:
             raise KnobError(
-                f"depth 0 allows a single core node, got n_core={self.n_core}; use --depth 1 "
-                "(a star) or more"
+                f"depth 0 allows a single core node, got n_core={self.n_core}; use depth 1 "
+                "(a star) or more",
+                field="depth",
             )
         total = self.n_core + self.cin + self.din
         if total > MAX_FUNCTIONS:
@@ -589,11 +591,14 @@ def load_generated_suite(folder: Path | str) -> SuiteSource:
     """Load a generated suite folder with its own ``registry.json``."""
     folder = Path(folder)
     if not (folder / MANIFEST_NAME).is_file():
-        raise SuiteFormatError(f"{folder} is not a suite folder (no {MANIFEST_NAME})")
+        raise SuiteFormatError(
+            f"{folder} is not a suite folder (no {MANIFEST_NAME})", file=str(folder)
+        )
     registry = own_registry(folder)
     if registry is None:
         raise FuncBenchError(
-            f"{folder} has no {REGISTRY_FILE}; regenerate it with `rejudge generate funcbench`"
+            f"{folder} has no {REGISTRY_FILE}; generate the suite again",
+            file=str(folder),
         )
     return load_suite(folder, registry=registry)
 

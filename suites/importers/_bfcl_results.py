@@ -241,7 +241,9 @@ def _result_files(path: Path) -> list[Path]:
         return [path]
     if path.is_dir():
         return sorted(p for p in path.rglob("*") if p.is_file() and p.suffix in (".json", ".jsonl"))
-    raise NotFoundError(f"{path} is neither a BFCL result file nor a folder of them")
+    raise NotFoundError(
+        f"{path} is neither a BFCL result file nor a folder of them", file=str(path)
+    )
 
 
 def _read_lines(path: Path) -> tuple[list[tuple[int, dict[str, Any]]], list[str]]:

@@ -150,7 +150,10 @@ def test_errors_are_one_line(run_cli, seeded, argv, fragment) -> None:
 
 def test_rejudge_of_a_never_judged_run_needs_a_tier(run_cli, seeded) -> None:
     _one_line_error(run_cli("rejudge", "r1", "--rules", "standard@2"), "never judged")
-    _one_line_error(run_cli("rejudge", "--all", "--rules", "standard@2"), "pass --tier")
+    _one_line_error(
+        run_cli("rejudge", "--all", "--rules", "standard@2"),
+        "Error: --tier: no run to re-judge: r1 never judged before; name a tier to judge under",
+    )
 
 
 def test_rejudge_usage_errors_exit_2(run_cli, seeded) -> None:

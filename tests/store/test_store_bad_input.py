@@ -82,7 +82,8 @@ def test_unreachable_postgres_fails_fast_with_one_line() -> None:
     message = one_line(caught.value)
     assert message.startswith("cannot connect to postgresql+psycopg://rejudge:***@127.0.0.1:1/")
     assert "s3cret" not in message
-    assert "REJUDGE_DB" in message
+    assert "(check the database URL and that the server is running)" in message
+    assert caught.value.field == "db"
     assert elapsed < 10  # connect_timeout keeps it short (a refusal is immediate)
     # the same without migrating
     with pytest.raises(DatabaseUnavailableError):
@@ -131,7 +132,7 @@ def test_sqlite_in_a_filesystem_that_refuses_files(path: str) -> None:
         Store.open(f"sqlite:///{path}")
     message = one_line(caught.value)
     assert path in message
-    assert "--db" in message
+    assert "(choose a writable" in message and caught.value.field == "db"
     assert "server" not in message  # SQLite has no server to blame
 
 

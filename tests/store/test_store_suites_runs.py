@@ -213,7 +213,7 @@ def test_run_with_other_inputs_conflicts(store: Store, suite: SuiteRecord, run: 
     local = make_config().model_copy(update={"base_url": "http://127.0.0.1:5000/v1"})
     store.create_run(name="run-local", suite=suite, config=local)
     moved = local.model_copy(update={"base_url": "http://127.0.0.1:5001/v1"})
-    with pytest.raises(ConflictError, match=r"rejudge serve-local --port 5000`, to resume"):
+    with pytest.raises(ConflictError, match=r"restart it on port 5000 to resume\)"):
         store.create_run(name="run-local", suite=suite, config=moved)
     elsewhere = local.model_copy(update={"base_url": "http://10.0.0.2:5001/v1"})
     with pytest.raises(ConflictError) as remote:

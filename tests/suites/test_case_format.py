@@ -153,7 +153,11 @@ def test_load_case_file_names_every_bad_line(tmp_path: Path) -> None:
         load_case_file(path)
     message = str(info.value)
     assert f"{path}:3: invalid JSON" in message
-    assert f"{path}:4: z: dimension" in message and "rejudge suite validate" in message
+    assert (
+        f"{path}:4: z: dimension" in message
+        and f"validate the suite in {path.parent} for the full list" in message
+    )
+    assert info.value.file == str(path) and info.value.case is None  # line 3 has no id
 
 
 def test_resolve_and_errors(tmp_path: Path) -> None:

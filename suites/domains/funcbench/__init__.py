@@ -29,8 +29,8 @@ class FuncBenchDomain:
     def registry(self) -> ToolRegistry:
         raise SuiteError(
             "funcbench suites are generated and carry their own registry (registry.json in the "
-            "suite folder); load one with suites.generators.funcbench.load_generated_suite or "
-            "from the store, or make one with `rejudge generate funcbench`"
+            "suite folder); load one with rejudge.suites.generators.load_generated_suite or "
+            "from the store, or generate one first"
         )
 
     def new_sandbox(self, case_metadata: dict[str, Any] | None = None) -> FuncBenchSandbox:
