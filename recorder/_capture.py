@@ -23,9 +23,16 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from rejudge.recorder._cassettes import CassetteFile, cassette_path, read_cassette, write_cassette
+from rejudge.recorder._cassettes import (
+    CassetteFile,
+    cassette_path,
+    exchanges_from_interactions,
+    read_cassette,
+    write_cassette,
+)
 from rejudge.recorder._derive import capture_meta, trace_of
 from rejudge.recorder._http import RecorderError
+from rejudge.recorder._normalizer import model_exchanges
 from rejudge.recorder._tape import (
     vcr_before_record_request,
     vcr_before_record_response,
@@ -89,34 +96,16 @@ def _persister(meta: dict[str, Any]) -> type:
     return RejudgePersister
 
 
-def _tool_spec(tool: dict[str, Any]) -> ToolSpec | None:
-    function = tool.get("function")
-    fn = function if isinstance(function, dict) else tool
-    name = fn.get("name")
-    if not isinstance(name, str) or not name:
-        return None
-    params = fn.get("parameters") or fn.get("input_schema") or {"type": "object", "properties": {}}
-    return ToolSpec(name=name, description=str(fn.get("description") or ""), parameters=params)
-
-
 def registry_from_interactions(interactions: list[dict[str, Any]], domain: str) -> ToolRegistry:
-    """The tools the captured requests declared (OpenAI or Anthropic format), first seen first."""
-    import json
+    """The tools the captured model requests offered, first seen first.
 
+    Each exchange's tools are read by its wire format (the registry's, as the importer and the
+    normalizer read them), so a captured cassette and the same file imported give the same tools.
+    """
     specs: dict[str, ToolSpec] = {}
-    for interaction in interactions:
-        body = interaction.get("request", {}).get("body")
-        if isinstance(body, bytes):
-            body = body.decode("utf-8", "replace")
-        try:
-            data = json.loads(body) if isinstance(body, str) else None
-        except ValueError:
-            data = None
-        for tool in (data or {}).get("tools") or []:
-            if isinstance(tool, dict):
-                spec = _tool_spec(tool)
-                if spec is not None and spec.name not in specs:
-                    specs[spec.name] = spec
+    for m in model_exchanges(exchanges_from_interactions(interactions)):
+        for spec in m.wire_format.tool_specs(m.exchange.request_body):
+            specs.setdefault(spec.name, spec)
     return ToolRegistry(domain=domain, tools=list(specs.values()))
 
 

@@ -36,12 +36,7 @@ from rejudge.recorder._cassettes import (
 )
 from rejudge.recorder._derive import run_config_from_meta, trace_of
 from rejudge.recorder._normalizer import model_exchanges
-from rejudge.recorder.wire import (
-    WIRE_ANTHROPIC,
-    WIRE_GEMINI,
-    extract_first_user_text,
-    extract_tool_specs,
-)
+from rejudge.recorder.wire import WIRE_GEMINI, get_wire_format
 from rejudge.store._errors import RejudgeError
 from rejudge.store._schemas import (
     Case,
@@ -202,21 +197,23 @@ def _facts(
         model = body.get("model") if isinstance(body, dict) else None
         if m.turn is not None and m.turn.raw_model:
             model = model or m.turn.raw_model
-        if m.wire_format == WIRE_GEMINI and not model:
+        fmt = m.wire_format
+        if fmt.name == WIRE_GEMINI and not model:
+            # generateContent names its model in the URL path (models/<model>:generateContent)
             last = urlsplit(m.exchange.url).path.rsplit("/", 1)[-1]
             model = last.split(":", 1)[0] or None
         if isinstance(model, str) and model not in models:
             models.append(model)
-        if m.wire_format not in formats:
-            formats.append(m.wire_format)
+        if fmt.name not in formats:
+            formats.append(fmt.name)
         parts = urlsplit(m.exchange.url)
         host = f"{parts.scheme}://{parts.netloc}" if parts.netloc else ""
         if host and host not in hosts:
             hosts.append(host)
-        for spec in extract_tool_specs(m.wire_format, body):
+        for spec in fmt.tool_specs(body):
             tools.setdefault(spec.name, spec)
         if instruction is None:
-            instruction = extract_first_user_text(m.wire_format, body)
+            instruction = fmt.first_user_text(body)
     return tuple(models), tuple(formats), tuple(hosts), tuple(tools.values()), instruction
 
 
@@ -352,12 +349,7 @@ def import_run_config(planned: list[PlannedTrace], source: str) -> RunConfig:
     models = sorted({m for p in planned for m in p.models})
     formats = sorted({f for p in planned for f in p.wire_formats})
     hosts = sorted({h for p in planned for h in p.hosts})
-    providers = sorted(
-        {
-            "anthropic" if f == WIRE_ANTHROPIC else "gemini" if f == WIRE_GEMINI else "openai"
-            for f in formats
-        }
-    )
+    providers = sorted({get_wire_format(f).provider for f in formats})
     return RunConfig(
         model=models[0]
         if len(models) == 1

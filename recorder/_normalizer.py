@@ -19,14 +19,12 @@ from typing import Any
 
 from rejudge.recorder._cassettes import Exchange
 from rejudge.recorder.wire import (
-    WIRE_UNKNOWN,
     AssistantTurn,
     EchoedCall,
     SentToolResult,
-    detect_wire_format,
-    extract_echoed_calls,
-    extract_tool_results,
-    parse_response,
+    WireFormat,
+    find_wire_format,
+    make_probe,
 )
 from rejudge.recorder.wire._common import is_finite_json, strict_loads
 from rejudge.store._schemas import Round, ToolCall, Trace, TraceError
@@ -39,10 +37,10 @@ NORMALIZER_VERSION = "1"
 
 @dataclass(frozen=True)
 class ModelExchange:
-    """A model exchange with its wire format and parsed response."""
+    """A model exchange with its wire format (found once, from the registry) and parsed response."""
 
     exchange: Exchange
-    wire_format: str
+    wire_format: WireFormat
     turn: AssistantTurn | None  # None when the response was not 2xx
 
 
@@ -51,17 +49,23 @@ def _is_success(status: int | None) -> bool:
     return status is None or 200 <= status < 300
 
 
+def _wire_format_of(ex: Exchange) -> WireFormat | None:
+    """The registered wire format an exchange speaks, or ``None`` when it is no model exchange
+    (not a POST, or an endpoint such as ``/v1/models`` that carries no model turn)."""
+    if ex.method != "POST":
+        return None
+    return find_wire_format(make_probe(ex.url, ex.request_body, ex.response_headers))
+
+
 def model_exchanges(exchanges: Iterable[Exchange]) -> list[ModelExchange]:
     """The model exchanges of a cassette, in recorded order, responses parsed."""
     out = []
     for ex in exchanges:
-        if ex.method != "POST":
-            continue
-        fmt = detect_wire_format(ex.url, ex.request_body, ex.response_headers)
-        if fmt == WIRE_UNKNOWN:
+        fmt = _wire_format_of(ex)
+        if fmt is None:
             continue
         turn = (
-            parse_response(fmt, ex.response_body, ex.response_headers)
+            fmt.parse_response(ex.response_body, ex.response_headers)
             if _is_success(ex.status)
             else None
         )
@@ -159,14 +163,16 @@ def _echo_for(
     return None
 
 
-def _attach_results(calls: list[ToolCall], later: Sequence[tuple[str, Any]]) -> list[ToolCall]:
+def _attach_results(
+    calls: list[ToolCall], later: Sequence[tuple[WireFormat, Any]]
+) -> list[ToolCall]:
     """Give each call its result from the first later request that carries it."""
     if not calls or not later:
         return calls
     out = list(calls)
     pending = set(range(len(out)))
     for n, (fmt, body) in enumerate(later):
-        results = extract_tool_results(fmt, body)
+        results = fmt.tool_results(body)
         if not results:
             continue
         # 1. by the call's own id
@@ -175,7 +181,7 @@ def _attach_results(calls: list[ToolCall], later: Sequence[tuple[str, Any]]) -> 
             break
         if n == 0:
             # 2. the client's echo of this turn supplies ids the wire did not (empty ids)
-            echo = _echo_for(calls, extract_echoed_calls(fmt, body))
+            echo = _echo_for(calls, fmt.echoed_calls(body))
             if echo is not None:
                 _assign_by_id(out, pending, [e.id for e in echo], results, first_answer=True)
             # 3. by position: the request's trailing results answer this turn's calls

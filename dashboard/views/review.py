@@ -2,8 +2,9 @@
 judge wrong, golden wrong or unclear. One click (or key 1-4) per label, a note, progress through
 the queue, and the calibration figures of the evaluation.
 
-Reads and writes through :mod:`rejudge.services._reviews` and :mod:`store.reviews`; the queue is not
-cached, so a label shows at once.
+The page parses its widgets and calls one service per action (:mod:`rejudge.services._review_page`:
+open the evaluation, show an item's labels, label it); the queue is not cached, so a label shows
+at once.
 """
 
 from __future__ import annotations
@@ -16,9 +17,8 @@ from rejudge.dashboard import data
 from rejudge.dashboard.common import NO_CALL_BADGE, context, num, pct, pick_evaluation, tool_badge
 from rejudge.dashboard.diffview import diff_tables
 from rejudge.store._errors import RejudgeError
-from rejudge.store._reviews import add_review, review_history
 
-from rejudge.services._reviews import calibration_summary, review_queue
+from rejudge.services._review_page import judgment_labels, label_judgment, review_page_state
 
 LABELS = (
     ("confirmed", "Confirmed", "1", ":material/check_circle:"),
@@ -55,10 +55,10 @@ with c4:
     seed = int(st.number_input("Seed", 0, 2**31 - 1, 0, key="rv_seed"))
 
 store = data.store(url)
-queue: list[dict[str, Any]] = review_queue(store, ev_id, sample_passes=sample, seed=seed)
-figures = calibration_summary(store, ev_id)
+state = review_page_state(store, ev_id, sample_passes=sample, seed=seed)
+queue, figures = state.queue, state.figures
 
-done = sum(1 for item in queue if item["reviewed"])
+done = state.reviewed
 st.progress(done / len(queue) if queue else 1.0, text=f"{done} of {len(queue)} reviewed")
 m = st.columns(6)
 m[0].metric("Reviewed", f"{figures['reviewed']}")
@@ -156,20 +156,15 @@ for column, (label, title, key, icon) in zip(buttons, LABELS, strict=True):
             st.warning("Enter your name as reviewer first.")
         else:
             try:
-                add_review(
-                    store, int(item_id), label, reviewer, note=note or None, evaluation_id=ev_id
-                )
+                label_judgment(store, ev_id, int(item_id), label, reviewer, note=note)
             except RejudgeError as exc:
                 st.error(str(exc))
             else:
                 st.toast(f"{item['case']} r{item['repetition']}: {title}")
-                remaining = [i for i in ids if not by_id[i]["reviewed"] and i != int(item_id)]
-                later = [i for i in remaining if ids.index(i) > ids.index(int(item_id))]
-                nxt = (later or remaining or [int(item_id)])[0]
-                st.session_state["rv_item_next"] = nxt
+                st.session_state["rv_item_next"] = state.next_open(int(item_id))
                 st.rerun()
 
-history = review_history(store, int(item_id))
+history = judgment_labels(store, int(item_id))
 if history:
     st.markdown("**Labels so far** (newest last; a reviewer's latest counts)")
     st.dataframe(

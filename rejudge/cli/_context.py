@@ -67,9 +67,14 @@ def to_jsonable(data: Any) -> Any:
     return to_json() if callable(to_json) else data
 
 
-def write_json(data: Any) -> None:
-    """The CLI's one JSON writer: indented, UTF-8 as is, anything else by ``str``."""
-    click.echo(json.dumps(to_jsonable(data), indent=2, ensure_ascii=False, default=str))
+def write_json(data: Any, *, one_line: bool = False) -> None:
+    """The CLI's one JSON writer: indented, UTF-8 as is, anything else by ``str``.
+
+    ``one_line`` prints it on a single line, for output a script reads line by line while the
+    command keeps running (``serve-local``).
+    """
+    indent = None if one_line else 2
+    click.echo(json.dumps(to_jsonable(data), indent=indent, ensure_ascii=False, default=str))
 
 
 def _request_json(ctx: click.Context, _param: click.Parameter, value: bool) -> None:

@@ -2,14 +2,13 @@
 
 from __future__ import annotations
 
-import json
 from typing import Any
 
 import click
 from rich.console import Console
 from rich.table import Table
 
-from rejudge.cli._context import AppContext, pass_app, table
+from rejudge.cli._context import AppContext, json_option, pass_app, table
 from rejudge.cli.judge import render_summary
 from rejudge.services._demo import DEMO_RULES, DemoResult, run_demo
 from rejudge.store._engine import redact_url
@@ -174,17 +173,16 @@ def _render(c: Console, result: DemoResult, db_url: str) -> None:
 
 
 @click.command("demo")
-@click.option("--json", "json_flag", is_flag=True, help="Machine-readable output.")
+@json_option
 @pass_app
-def demo(app: AppContext, json_flag: bool) -> None:
+def demo(app: AppContext) -> None:
     """The main job on the embedded store: no API key, no network, seconds.
 
     Loads the built-in suites, turns the shipped cassettes into traces, judges them under every
     applicable tier and two rule-set versions, prints the reports and the rule-version
     comparison, and says how to open the dashboard. Running it again is a lookup.
     """
-    quiet = app.json or json_flag
-    status = app.console.status("starting", spinner="dots") if not quiet else None
+    status = app.console.status("starting", spinner="dots") if not app.json else None
     if status is not None:
         status.start()
     try:
@@ -197,7 +195,4 @@ def demo(app: AppContext, json_flag: bool) -> None:
         if status is not None:
             status.stop()
     data = {**result.as_dict(), "db": app.settings.db_url, "dashboard": "rejudge dashboard"}
-    if quiet:
-        click.echo(json.dumps(data, indent=2, ensure_ascii=False, default=str))
-    else:
-        _render(app.console, result, app.settings.db_url)
+    app.emit(data, lambda console: _render(console, result, app.settings.db_url))

@@ -7,7 +7,7 @@ from pathlib import Path
 import click
 from rich.console import Console
 
-from rejudge.cli._context import AppContext, pass_app, table
+from rejudge.cli._context import AppContext, json_option, pass_app, table
 from rejudge.services._imports import import_cassettes
 
 __all__ = ["import_group", "import_cassettes_cmd"]
@@ -35,6 +35,7 @@ def import_group() -> None:
     show_default=True,
     help="Copy the cassettes under --cassettes/<run>/ so the run does not depend on DIR.",
 )
+@json_option
 @pass_app
 def import_cassettes_cmd(
     app: AppContext,

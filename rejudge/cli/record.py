@@ -16,7 +16,7 @@ from rich.progress import (
 )
 
 from rejudge._settings import api_key_from_env
-from rejudge.cli._context import AppContext, pass_app, table
+from rejudge.cli._context import AppContext, json_option, pass_app, table
 from rejudge.store._errors import InvalidInputError
 from rejudge.store._schemas import HarnessAssistance, RunConfig, Trace
 
@@ -120,6 +120,7 @@ def trace_json(case: str, repetition: int, trace: Trace) -> dict[str, Any]:
     metavar="NAME",
     help="Read the API key from this environment variable.",
 )
+@json_option
 @pass_app
 def record(
     app: AppContext,
@@ -250,29 +251,27 @@ def record(
 @click.command()
 @click.argument("run")
 @click.option("--case", "case_ids", multiple=True, help="Replay only these case ids.")
-@click.option("--json", "json_flag", is_flag=True, help="Machine-readable output.")
+@json_option
 @pass_app
-def replay(app: AppContext, run: str, case_ids: tuple[str, ...], json_flag: bool) -> None:
+def replay(app: AppContext, run: str, case_ids: tuple[str, ...]) -> None:
     """Re-run RUN's loop from its cassettes, network blocked; exit 1 on any divergence."""
     from rejudge import suites  # noqa: F401  registers the built-in domains
     from rejudge.services._replay import replay_run
 
     report = replay_run(app.store, run, app.settings.cassettes_dir, case_ids=list(case_ids) or None)
-    data = report.as_dict()
-    if app.json or json_flag:
-        click.echo(__import__("json").dumps(data, indent=2))
-    else:
+
+    def render(c: Console) -> None:
         for d in report.divergences:
             where = f"round {d.round}" if d.round is not None else "before any round"
             field = f", field {d.field}" if d.field else ""
-            app.console.print(
-                f"[red]DIVERGED[/] {d.case} r{d.repetition} at {where}{field}: {d.message}"
-            )
+            c.print(f"[red]DIVERGED[/] {d.case} r{d.repetition} at {where}{field}: {d.message}")
         verdict = "[green]all traces match[/]" if report.ok else "[red]replay diverged[/]"
-        app.console.print(
+        c.print(
             f"{report.matched}/{report.traces} traces of {report.run} re-derived with the same hash "
             f"in {report.elapsed_s:.2f}s: {verdict}"
         )
+
+    app.emit(report.as_dict(), render)
     if not report.ok:
         raise click.exceptions.Exit(1)
 
@@ -280,6 +279,7 @@ def replay(app: AppContext, run: str, case_ids: tuple[str, ...], json_flag: bool
 @click.command()
 @click.argument("run")
 @click.option("--dry-run", is_flag=True, help="Report what would change, write nothing.")
+@json_option
 @pass_app
 def renormalize(app: AppContext, run: str, dry_run: bool) -> None:
     """Rebuild RUN's traces from its cassettes with the current normalizer."""
@@ -303,9 +303,9 @@ def renormalize(app: AppContext, run: str, dry_run: bool) -> None:
 @click.command()
 @click.argument("run")
 @click.option("--case", "case_id", default=None, help="Only this case.")
-@click.option("--json", "json_flag", is_flag=True, help="Machine-readable output.")
+@json_option
 @pass_app
-def traces(app: AppContext, run: str, case_id: str | None, json_flag: bool) -> None:
+def traces(app: AppContext, run: str, case_id: str | None) -> None:
     """Show RUN's normalized traces, round by round."""
     record = app.store.get_run(run)
     items = [
@@ -314,29 +314,24 @@ def traces(app: AppContext, run: str, case_id: str | None, json_flag: bool) -> N
     ]
     if case_id is not None and not items:
         raise InvalidInputError(f"run {record.name!r} has no trace for case {case_id!r}")
-    if app.json or json_flag:
-        click.echo(__import__("json").dumps(items, indent=2, ensure_ascii=False, default=str))
-        return
-    rows = []
-    for item in items:
-        for index, rnd in enumerate(item["rounds"]):
-            calls = "; ".join(
-                f"{c['name']}({c['arguments_raw']}) -> "
-                + ("ok" if c["ok"] else f"error{' (parse)' if c['parse_error'] else ''}")
-                for c in rnd["calls"]
-            )
-            text = (rnd["text"] or "")[:60]
-            rows.append([item["case"], item["repetition"], index, calls or "-", text])
-        if item["error"]:
-            rows.append(
-                [
-                    item["case"],
-                    item["repetition"],
-                    "!",
-                    item["error"]["kind"],
-                    item["error"]["message"][:60],
-                ]
-            )
-    app.console.print(
-        table(f"traces of {record.name}", ["case", "rep", "round", "calls", "text"], rows)
-    )
+
+    def render(console: Console) -> None:
+        rows = []
+        for item in items:
+            for index, rnd in enumerate(item["rounds"]):
+                calls = "; ".join(
+                    f"{c['name']}({c['arguments_raw']}) -> "
+                    + ("ok" if c["ok"] else f"error{' (parse)' if c['parse_error'] else ''}")
+                    for c in rnd["calls"]
+                )
+                text = (rnd["text"] or "")[:60]
+                rows.append([item["case"], item["repetition"], index, calls or "-", text])
+            if item["error"]:
+                error = item["error"]
+                rows.append(
+                    [item["case"], item["repetition"], "!", error["kind"], error["message"][:60]]
+                )
+        columns = ["case", "rep", "round", "calls", "text"]
+        console.print(table(f"traces of {record.name}", columns, rows))
+
+    app.emit(items, render)

@@ -7,7 +7,6 @@ against (one JSON object under ``--json``); the server's own output goes to a lo
 
 from __future__ import annotations
 
-import json
 import signal
 from pathlib import Path
 from types import FrameType
@@ -15,6 +14,7 @@ from typing import Any
 
 import click
 
+from rejudge.cli._context import json_option, write_json
 from rejudge.recorder._local_server import (
     MODEL_NAME,
     LocalModelError,
@@ -61,6 +61,7 @@ def _raise_stop(signum: int, frame: FrameType | None) -> None:
     default=None,
     help="Generation threads [default: the server's, half the cores].",
 )
+@json_option
 @click.pass_context
 def serve_local(
     ctx: click.Context,
@@ -97,7 +98,7 @@ def serve_local(
             "log": str(server.log_path),
         }
         if json_output:
-            click.echo(json.dumps(info, ensure_ascii=False))
+            write_json(info, one_line=True)
         else:
             click.echo(server.base_url)
             click.echo(

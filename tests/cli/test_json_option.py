@@ -17,11 +17,9 @@ NO_JSON = {
     "dashboard",
     "export eval",  # JSON Lines / CSV / Parquet rows
     "export run",
-    "serve-local",  # its own one-line JSON
 }
-#: commands in modules other packages own, still without the shared option: each one gets
-#: ``@json_option`` (rejudge.cli._context) at integration, then leaves this set
-PENDING = {"record", "renormalize", "import cassettes"}
+#: commands still without the shared option (none left: a new command takes ``@json_option``)
+PENDING: set[str] = set()
 
 
 def _leaves(
@@ -102,3 +100,27 @@ def test_without_json_the_tables_are_printed(run_cli, store_with_evaluations) ->
     assert out.exit_code == 0 and "Runs" in out.output
     with pytest.raises(json.JSONDecodeError):
         json.loads(out.output)
+
+
+def test_replay_and_renormalize_print_the_same_json_in_both_forms(
+    run_cli, store_with_evaluations
+) -> None:
+    """The recording commands' JSON is the same whichever side of the name --json is on (the
+    replay's wall-clock time aside)."""
+    for argv in (("renormalize", "r1", "--dry-run"), ("replay", "r1")):
+        before = run_cli("--json", *argv)
+        after = run_cli(*argv, "--json")
+        assert before.exit_code == after.exit_code, (before.output, after.output)
+        first, second = json.loads(before.output), json.loads(after.output)
+        first.pop("elapsed_s", None), second.pop("elapsed_s", None)
+        assert first == second and first["run"] == "r1"
+
+
+def test_import_prints_the_same_json_in_both_forms(run_cli, tmp_path: Path) -> None:
+    folder = Path(__file__).resolve().parents[2] / "cassettes" / "smollm2-retail-oracle"
+    argv = ("import", "cassettes", str(folder), "--suite", "retail", "--no-copy")
+    before = run_cli("--json", *argv)
+    after = run_cli(*argv, "--json", db=f"sqlite:///{tmp_path / 'other.db'}")
+    assert before.exit_code == after.exit_code == 0, (before.output, after.output)
+    assert after.output == before.output
+    assert json.loads(after.output)["inserted"] == 3

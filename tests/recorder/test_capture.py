@@ -127,12 +127,44 @@ def test_capture_needs_a_suite_for_a_case_id(tmp_path: Path) -> None:
             pass
 
 
+def _posted(url: str, body: dict[str, Any]) -> dict[str, Any]:
+    """One recorded interaction: ``body`` POSTed to ``url``, answered 200 with no body."""
+    return {
+        "request": {"method": "POST", "uri": url, "body": json.dumps(body)},
+        "response": {"status": {"code": 200, "message": "OK"}, "body": {"string": ""}},
+    }
+
+
 def test_registry_from_anthropic_tools() -> None:
-    body = json.dumps(
-        {"tools": [{"name": "t", "description": "d", "input_schema": {"type": "object"}}]}
-    )
-    reg = registry_from_interactions([{"request": {"body": body}}], "x")
+    body = {
+        "messages": [],
+        "tools": [{"name": "t", "description": "d", "input_schema": {"type": "object"}}],
+    }
+    reg = registry_from_interactions([_posted("https://api.anthropic.com/v1/messages", body)], "x")
     assert reg.tool_names() == ["t"] and reg.tools[0].parameters == {"type": "object"}
+
+
+def test_registry_reads_tools_as_the_wire_format_does() -> None:
+    """Capture reads tools as import and normalization do (one reader, the wire format's): the
+    first declaration of a name wins, non-model exchanges offer none, odd fields are read the
+    wire format's way (a non-text description is empty, a missing schema is the default)."""
+    from rejudge.recorder.wire import get_wire_format
+
+    chat = {
+        "messages": [{"role": "user", "content": "hi"}],
+        "tools": [
+            {"type": "function", "function": {"name": "a", "description": 5, "parameters": {}}},
+            {"type": "function", "function": {"name": "b"}},
+        ],
+    }
+    again = {"messages": [], "tools": [{"type": "function", "function": {"name": "a"}}]}
+    listing = {"request": {"method": "GET", "uri": "https://api.openai.com/v1/models"}}
+    listing["response"] = {"status": {"code": 200}, "body": {"string": ""}}
+    url = "https://api.openai.com/v1/chat/completions"
+    reg = registry_from_interactions([listing, _posted(url, chat), _posted(url, again)], "x")
+    assert reg.tools == get_wire_format("openai-chat").tool_specs(chat)
+    assert [(t.name, t.description) for t in reg.tools] == [("a", ""), ("b", "")]
+    assert reg.tools[1].parameters == {"type": "object", "properties": {}}
 
 
 def test_pytest_plugin_marker(pytester: pytest.Pytester, tmp_path: Path) -> None:

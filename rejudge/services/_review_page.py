@@ -1,0 +1,80 @@
+"""The review page's use cases: one call per thing a reviewer does.
+
+The dashboard's review page parses its widgets, calls one of these and renders what comes back:
+opening an evaluation gives its queue and calibration figures (:func:`review_page_state`),
+picking an item gives that judgment's labels so far (:func:`judgment_labels`), a label click
+appends one review (:func:`label_judgment`). The queue and the figures are those of
+:mod:`rejudge.services._reviews`, so the page and ``rejudge review`` never disagree.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from rejudge.services._reviews import calibration_summary, review_queue
+from rejudge.store._repository import Store
+from rejudge.store._reviews import ReviewRecord, add_review, review_history
+
+__all__ = ["ReviewPageState", "review_page_state", "judgment_labels", "label_judgment"]
+
+
+@dataclass(frozen=True)
+class ReviewPageState:
+    """An evaluation as the review page shows it: the queue, in order, and its figures."""
+
+    evaluation_id: int
+    queue: list[dict[str, Any]]
+    figures: dict[str, Any]
+
+    @property
+    def reviewed(self) -> int:
+        """How many queue items already carry a label."""
+        return sum(1 for item in self.queue if item["reviewed"])
+
+    def next_open(self, after: int) -> int:
+        """The judgment to show once ``after`` is labelled: the next unreviewed one in the queue
+        (wrapping round), or ``after`` itself when nothing else is open."""
+        ids = [int(item["judgment_id"]) for item in self.queue]
+        open_ids = [i for i, item in zip(ids, self.queue, strict=True) if not item["reviewed"]]
+        remaining = [i for i in open_ids if i != after]
+        position = ids.index(after) if after in ids else -1
+        later = [i for i in remaining if ids.index(i) > position]
+        return (later or remaining or [after])[0]
+
+
+def review_page_state(
+    store: Store, evaluation_id: int | str, *, sample_passes: int = 0, seed: int = 0
+) -> ReviewPageState:
+    """The review queue of an evaluation (every FAIL, every anomaly, a seeded PASS sample of
+    ``sample_passes``) with each item's latest labels, and its calibration figures."""
+    ev = store.get_evaluation(evaluation_id)
+    return ReviewPageState(
+        evaluation_id=ev.id,
+        queue=review_queue(store, ev.id, sample_passes=sample_passes, seed=seed),
+        figures=calibration_summary(store, ev.id),
+    )
+
+
+def judgment_labels(store: Store, judgment_id: int) -> list[ReviewRecord]:
+    """Every label one judgment has had, oldest first (a reviewer's latest is the one counted)."""
+    return review_history(store, judgment_id)
+
+
+def label_judgment(
+    store: Store,
+    evaluation_id: int,
+    judgment_id: int,
+    label: str,
+    reviewer: str,
+    *,
+    note: str | None = None,
+) -> ReviewRecord:
+    """Append one reviewer's label on a judgment of an evaluation and return it.
+
+    The label must be one of the review labels and the reviewer named; an unknown judgment or
+    evaluation is refused (:class:`~rejudge.store.errors.RejudgeError`) and nothing is written.
+    """
+    return add_review(
+        store, judgment_id, label, reviewer, note=note or None, evaluation_id=evaluation_id
+    )
