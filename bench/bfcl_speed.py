@@ -80,7 +80,7 @@ class _Item(NamedTuple):
 def _items(per_category: int) -> tuple[list[_Item], dict[str, tuple[Any, str]]]:
     """Every sampled case's possible answers and mutations, and each category's registry with
     its hash (hashes are given as ``judge_run`` gives them: the store has them)."""
-    from rejudge.suites.importers._bfcl import build_suite
+    from rejudge.suites.importers import build_suite
 
     registries: dict[str, tuple[Any, str]] = {}
     items = []
@@ -125,10 +125,8 @@ def _run_engine(
 
 
 def checker_speed(per_category: int, repeat: int) -> list[dict[str, Any]]:
-    from rejudge.judge._context import build_context
-    from rejudge.judge._engine import judge, judge_body
-    from rejudge.judge.tiers import get_tier
-    from rejudge.judge.tiers._bfcl_ast import FAITHFUL, check_output
+    from rejudge.judge import build_context, judge, judge_body
+    from rejudge.judge.tiers import FAITHFUL, check_output, get_tier
 
     checker = load_bfcl_checker()
     rules = bfcl_rules("1")
@@ -187,7 +185,7 @@ def by_mutation(per_category: int, repeat: int) -> list[dict[str, Any]]:
     """bfcl-eval's checker against ``judge_body`` per kind of output (the label before ``:``),
     each kind timed on its own (best of ``repeat``, the two alternating): where the per-case
     gap comes from. bfcl-eval stops at its first error; the judgment lists every one."""
-    from rejudge.judge._engine import judge_body
+    from rejudge.judge import judge_body
 
     checker = load_bfcl_checker()
     rules = bfcl_rules("1")
@@ -222,11 +220,10 @@ def by_mutation(per_category: int, repeat: int) -> list[dict[str, Any]]:
 
 
 def end_to_end() -> dict[str, Any]:
-    from rejudge.store._repository import Store
-    from rejudge.suites.importers._bfcl import CATEGORIES, build_suite
-    from rejudge.suites.importers._bfcl_results import export_bfcl, import_bfcl_results
+    from rejudge.store import Store
+    from rejudge.suites.importers import CATEGORIES, build_suite, export_bfcl, import_bfcl_results
 
-    from rejudge.services._judging import judge_run
+    from rejudge.services import judge_run
 
     rules = bfcl_rules("1")
     with tempfile.TemporaryDirectory(prefix="rejudge-bfcl-bench-") as tmp:

@@ -52,15 +52,29 @@ from typing import Any
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from rejudge.judge._batch import long_lived_frozen  # noqa: E402
-from rejudge.judge._engine import ENGINE_VERSION, judge, judge_body  # noqa: E402
-from rejudge.judge._rulesets import load_rule_set  # noqa: E402
-from rejudge.store._repository import PreparedJudgment, Store  # noqa: E402
-from rejudge.store._schemas import Case, Round, RunConfig, ToolCall, Trace, TraceError  # noqa: E402
-from rejudge.suites._case_format import load_suite  # noqa: E402
+from rejudge.judge import (  # noqa: E402
+    ENGINE_VERSION,
+    judge,
+    judge_body,
+    load_rule_set,  # noqa: E402
+    long_lived_frozen,  # noqa: E402
+)
+from rejudge.store import (  # noqa: E402  # noqa: E402
+    Case,
+    PreparedJudgment,
+    Round,
+    RunConfig,
+    Store,
+    ToolCall,
+    Trace,
+    TraceError,
+)
+from rejudge.suites import load_suite  # noqa: E402
 
-from rejudge.services._judging import judge_run  # noqa: E402
-from rejudge.services._suites import snapshot_suite  # noqa: E402
+from rejudge.services import (  # noqa: E402
+    judge_run,
+    snapshot_suite,
+)
 
 CALL_TIERS = ("contract", "execution", "completion", "completion-contract", "golden")
 RULES = "standard@2"

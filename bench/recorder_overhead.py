@@ -48,13 +48,19 @@ ROOT = Path(__file__).resolve().parents[1]
 CODE_ROOT = Path(os.environ.get("REJUDGE_BENCH_CODE") or ROOT)
 sys.path.insert(0, str(CODE_ROOT))
 
-from rejudge.store._repository import Store  # noqa: E402
-from rejudge.store._schemas import Case, Golden, RunConfig  # noqa: E402
-from rejudge.suites._case_format import SuiteSource  # noqa: E402
+from rejudge.store import (  # noqa: E402
+    Case,
+    Golden,
+    RunConfig,
+    Store,  # noqa: E402
+)
+from rejudge.suites import SuiteSource  # noqa: E402
 
 from rejudge import suites  # noqa: E402
-from rejudge.services._record import record_suite_async  # noqa: E402
-from rejudge.services._replay import replay_run  # noqa: E402
+from rejudge.services import (  # noqa: E402
+    record_suite_async,
+    replay_run,
+)
 
 FINAL = json.dumps(
     {
@@ -171,8 +177,8 @@ def _register_domain() -> None:
     """A one-tool domain so the bench depends on no shipped suite."""
     import types
 
-    from rejudge.store._schemas import ToolRegistry, ToolSpec
-    from rejudge.suites._domain import ToolResult, register_domain
+    from rejudge.store import ToolRegistry, ToolSpec
+    from rejudge.suites import ToolResult, register_domain
 
     registry = ToolRegistry(
         domain="bench", tools=[ToolSpec(name="noop", description="does nothing")]
@@ -450,7 +456,7 @@ def pool(args: argparse.Namespace, workdir: Path) -> None:
 
 def emit() -> None:
     """CPU to re-serialize every shipped cassette; each must come out byte-identical."""
-    from rejudge.recorder._cassettes import read_cassette, serialize_cassette
+    from rejudge.recorder import read_cassette, serialize_cassette
 
     files = sorted((ROOT / "cassettes").glob("*/*.yaml"))
     loaded = [read_cassette(path) for path in files]

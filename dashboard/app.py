@@ -12,7 +12,7 @@ from __future__ import annotations
 import streamlit as st
 from rejudge.dashboard import data
 from rejudge.dashboard.common import context
-from rejudge.store._errors import RejudgeError
+from rejudge.store import RejudgeError
 
 st.set_page_config(page_title="rejudge", page_icon=":material/balance:", layout="wide")
 

@@ -11,7 +11,7 @@ import json
 from pathlib import Path
 from typing import Any
 
-from rejudge.recorder._cassettes import CassetteError, Exchange, read_cassette
+from rejudge.recorder import CassetteError, Exchange, read_cassette
 
 __all__ = ["CassetteView", "load_exchanges"]
 

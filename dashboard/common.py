@@ -11,10 +11,9 @@ from pathlib import Path
 
 import streamlit as st
 from rejudge.dashboard import CASSETTES_ENV, DB_ENV
-from rejudge.judge._compare import CAUSES
-from rejudge.store import EvaluationSummary, FilterOptions, RunSummary
+from rejudge.judge import CAUSES
+from rejudge.store import EvaluationSummary, FilterOptions, RunSummary, redact_url
 from rejudge.store._comparison_reads import UNKNOWN_CAUSE
-from rejudge.store._engine import redact_url
 
 __all__ = [
     "AppContext",

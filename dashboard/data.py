@@ -14,7 +14,7 @@ from typing import Any
 
 import streamlit as st
 from rejudge.dashboard import summary
-from rejudge.judge._compare import CAUSES
+from rejudge.judge import CAUSES
 from rejudge.store import (
     BaselineSummary,
     CasePasses,

@@ -5,8 +5,8 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 from typing import Any
 
-from rejudge.judge._rulesets import diff_rule_sets
-from rejudge.store._schemas import RuleSet
+from rejudge.judge import diff_rule_sets
+from rejudge.store import RuleSet
 
 __all__ = ["rule_diff", "likely_rules", "GOVERNING"]
 

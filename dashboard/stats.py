@@ -11,8 +11,8 @@ import math
 from collections.abc import Iterable, Sequence
 from typing import Any
 
-from rejudge.judge._compare import mcnemar_exact
-from rejudge.judge._report import pass_hat_k as judge_pass_hat_k
+from rejudge.judge import mcnemar_exact
+from rejudge.judge import pass_hat_k as judge_pass_hat_k
 from rejudge.store import PassCell
 
 __all__ = [

@@ -15,8 +15,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from rejudge.store._errors import InvalidInputError
-from rejudge.store._hashing import content_hash
+from rejudge.store import InvalidInputError, content_hash
 
 __all__ = [
     "BaselineMismatchError",

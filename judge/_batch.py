@@ -18,9 +18,15 @@ from contextlib import contextmanager
 from json.encoder import encode_basestring  # type: ignore[attr-defined]
 from typing import Any
 
-from rejudge.store._hashing import canonical_json, hash_bytes
-from rejudge.store._records import PreparedJudgment
-from rejudge.store._schemas import Case, RuleSet, ToolRegistry, Trace
+from rejudge.store import (
+    Case,
+    PreparedJudgment,
+    RuleSet,
+    ToolRegistry,
+    Trace,
+    canonical_json,
+    hash_bytes,
+)
 
 from ._context import registry_index
 from ._engine import ENGINE_VERSION, judge_body

@@ -31,8 +31,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from itertools import combinations
 from typing import Any
 
-from rejudge.store._errors import InvalidInputError
-from rejudge.store._schemas import REVIEW_LABELS, normalize_label
+from rejudge.store import REVIEW_LABELS, InvalidInputError, normalize_label
 
 __all__ = [
     "REVIEW_LABELS",

@@ -13,7 +13,7 @@ from typing import Any
 
 from jsonschema import validators as _validators
 from jsonschema.exceptions import SchemaError
-from rejudge.store._schemas import Case, GoldenCall, RuleSet, ToolRegistry, ToolSpec, Trace
+from rejudge.store import Case, GoldenCall, RuleSet, ToolRegistry, ToolSpec, Trace
 
 from . import _taxonomy as tx
 from ._fastschema import compile_fast

@@ -22,14 +22,15 @@ from __future__ import annotations
 
 from typing import Any
 
-from rejudge.store._hashing import content_hash, hash_bytes
-from rejudge.store._schemas import (
+from rejudge.store import (
     JUDGMENT_FORMAT_VERSION,
     Case,
     Judgment,
     RuleSet,
     ToolRegistry,
     Trace,
+    content_hash,
+    hash_bytes,
 )
 
 from . import _taxonomy as tx

@@ -39,8 +39,7 @@ from typing import Any
 
 import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
-from rejudge.store._errors import InvalidInputError, NotFoundError
-from rejudge.store._schemas import RuleSet
+from rejudge.store import InvalidInputError, NotFoundError, RuleSet
 
 from ._matchers import MatchOptions, matcher_names
 

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from alembic import context
-from rejudge.store._tables import Base
+from rejudge.store import Base
 from sqlalchemy import create_engine
 
 config = context.config

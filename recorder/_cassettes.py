@@ -34,9 +34,8 @@ from typing import Any
 from urllib.parse import urlsplit
 
 import yaml
-from rejudge.recorder.wire._common import strict_loads
-from rejudge.store._errors import RejudgeError
-from rejudge.store._hashing import hash_bytes
+from rejudge.recorder.wire import strict_loads
+from rejudge.store import RejudgeError, hash_bytes
 
 __all__ = [
     "CASSETTE_FORMAT",

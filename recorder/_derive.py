@@ -23,7 +23,7 @@ from rejudge.recorder._cassettes import (
     exchanges_from_interactions,
 )
 from rejudge.recorder._normalizer import normalize_exchanges
-from rejudge.store._schemas import Case, RunConfig, Trace, TraceError
+from rejudge.store import Case, RunConfig, Trace, TraceError
 
 if TYPE_CHECKING:
     from rejudge.recorder._loop import LoopOutcome

@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 
 import httpx
-from rejudge.store._errors import RejudgeError
+from rejudge.store import RejudgeError
 
 __all__ = [
     "RecorderError",

@@ -37,11 +37,11 @@ from rejudge.recorder._cassettes import (
 from rejudge.recorder._derive import run_config_from_meta, trace_of
 from rejudge.recorder._normalizer import model_exchanges
 from rejudge.recorder.wire import WIRE_GEMINI, get_wire_format
-from rejudge.store._errors import RejudgeError
-from rejudge.store._schemas import (
+from rejudge.store import (
     Case,
     Golden,
     HarnessAssistance,
+    RejudgeError,
     RunConfig,
     ToolRegistry,
     ToolSpec,

@@ -26,7 +26,7 @@ from types import TracebackType
 from typing import IO
 
 import httpx
-from rejudge.store._errors import RejudgeError
+from rejudge.store import RejudgeError
 
 __all__ = [
     "LocalModelError",

@@ -23,7 +23,7 @@ from typing import Any
 import httpx
 from rejudge.recorder._http import ProviderCallError, RateLimiter, RetryPolicy, send_with_retries
 from rejudge.recorder._tape import TAPE_EXTENSION, Tape
-from rejudge.recorder.providers._base import (
+from rejudge.recorder.providers import (
     AssistantMessage,
     Conversation,
     Provider,
@@ -32,17 +32,9 @@ from rejudge.recorder.providers._base import (
     ToolMessage,
     UserMessage,
 )
-from rejudge.recorder.wire._common import AssistantTurn
-from rejudge.store._schemas import (
-    Case,
-    Round,
-    RunConfig,
-    ToolCall,
-    ToolRegistry,
-    ToolSpec,
-    TraceError,
-)
-from rejudge.suites._domain import Sandbox, ToolResult
+from rejudge.recorder.wire import AssistantTurn
+from rejudge.store import Case, Round, RunConfig, ToolCall, ToolRegistry, ToolSpec, TraceError
+from rejudge.suites import Sandbox, ToolResult
 
 __all__ = [
     "PRODUCTION_PARITY_BUDGET",

@@ -24,10 +24,11 @@ from rejudge.recorder.wire import (
     SentToolResult,
     WireFormat,
     find_wire_format,
+    is_finite_json,
     make_probe,
+    strict_loads,
 )
-from rejudge.recorder.wire._common import is_finite_json, strict_loads
-from rejudge.store._schemas import Round, ToolCall, Trace, TraceError
+from rejudge.store import Round, ToolCall, Trace, TraceError
 
 __all__ = ["NORMALIZER_VERSION", "ModelExchange", "model_exchanges", "normalize_exchanges"]
 

@@ -10,7 +10,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
-from rejudge.store._engine import DEFAULT_DB_URL
+from rejudge.store import DEFAULT_DB_URL
 
 __all__ = ["Settings", "resolve_settings", "DEFAULT_CASSETTES_DIR", "api_key_from_env"]
 

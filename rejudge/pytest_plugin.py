@@ -16,7 +16,7 @@ from typing import Any
 
 import pytest
 
-from rejudge.recorder._capture import RECORD_MODES, Capture
+from rejudge.recorder import RECORD_MODES, Capture
 
 __all__ = ["pytest_addoption", "pytest_configure", "rejudge_capture"]
 
@@ -49,7 +49,7 @@ def _rejudge_store(request: pytest.FixtureRequest) -> Iterator[Any]:
         yield None
         return
     # the plugin is an adapter like the CLI: the store side is the capture service's
-    from rejudge.services._capture import open_store
+    from rejudge.services import open_store
 
     store = open_store(url)
     try:
@@ -72,7 +72,7 @@ def _rejudge_capture_marker(
     if "case" not in options:
         raise pytest.UsageError(f"{request.node.nodeid}: rejudge_capture needs case=...")
     options.setdefault("run", request.config.getoption("--rejudge-run"))
-    from rejudge.services._capture import capture
+    from rejudge.services import capture
 
     with capture(
         store=_rejudge_store,

@@ -62,7 +62,7 @@ _EXPORTS: dict[str, str] = {
     "Store": "rejudge.store._repository",
     "MAX_REVIEWER_LENGTH": "rejudge.store._reviews",
     "NewReview": "rejudge.store._reviews",
-    "REVIEW_LABELS": "rejudge.store._reviews",
+    "REVIEW_LABELS": "rejudge.store._schemas",
     "ReviewRecord": "rejudge.store._reviews",
     "add_review": "rejudge.store._reviews",
     "add_reviews": "rejudge.store._reviews",

@@ -19,8 +19,7 @@ from typing import Any
 
 import jsonschema
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
-from rejudge.store._hashing import content_hash
-from rejudge.store._schemas import CASE_FORMAT_VERSION, Case, ToolRegistry
+from rejudge.store import CASE_FORMAT_VERSION, Case, ToolRegistry, content_hash
 from rejudge.suites._domain import get_domain, package_data
 from rejudge.suites._errors import SuiteFormatError, SuiteNotFoundError
 

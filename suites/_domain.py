@@ -11,8 +11,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Protocol, runtime_checkable
 
-from rejudge.store._errors import NotFoundError
-from rejudge.store._schemas import ToolRegistry
+from rejudge.store import NotFoundError, ToolRegistry
 
 __all__ = [
     "ToolResult",

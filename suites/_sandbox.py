@@ -15,8 +15,7 @@ from collections.abc import Mapping
 from typing import Any
 
 import jsonschema
-from rejudge.store._hashing import canonical_json
-from rejudge.store._schemas import ToolRegistry
+from rejudge.store import ToolRegistry, canonical_json
 from rejudge.suites._domain import ToolResult
 from rejudge.suites._errors import ToolError
 

@@ -14,8 +14,7 @@ from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from rejudge.store._hashing import canonical_json
-from rejudge.store._schemas import Case, GoldenCall, Round, ToolCall, ToolRegistry, Trace
+from rejudge.store import Case, GoldenCall, Round, ToolCall, ToolRegistry, Trace, canonical_json
 from rejudge.suites._case_format import SuiteSource
 from rejudge.suites._domain import Sandbox, get_domain
 

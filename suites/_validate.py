@@ -20,8 +20,7 @@ from pathlib import Path
 from typing import Any
 
 import jsonschema
-from rejudge.store._errors import RejudgeError
-from rejudge.store._schemas import Case, ToolRegistry
+from rejudge.store import Case, RejudgeError, ToolRegistry
 from rejudge.suites._case_format import (
     MANIFEST_NAME,
     CaseLine,

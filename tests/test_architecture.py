@@ -8,6 +8,8 @@ checked against the rules below. A violation names the importing module, the lin
 from __future__ import annotations
 
 import ast
+import functools
+import importlib
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -57,8 +59,24 @@ def _imports(module: str, path: Path) -> Iterator[tuple[int, str]]:
             else:
                 target = node.module or ""
             yield node.lineno, target
-            for alias in node.names:  # `from rejudge import services` imports a module
-                yield node.lineno, f"{target}.{alias.name}"
+            exports = _facade(target)
+            for alias in node.names:
+                # a facade's name is an edge to the module defining it (`from rejudge.store
+                # import Trace` depends on rejudge.store._schemas); any other name may be a
+                # submodule (`from rejudge import services`)
+                yield node.lineno, exports.get(alias.name, f"{target}.{alias.name}")
+
+
+@functools.cache
+def _facade(package: str) -> dict[str, str]:
+    """A lazy facade's table (public name -> defining module); empty for anything else."""
+    if not package.startswith("rejudge"):
+        return {}
+    try:
+        module = importlib.import_module(package)
+    except ImportError:
+        return {}
+    return dict(getattr(module, "_EXPORTS", {}))
 
 
 def _within(name: str, *prefixes: str) -> bool:

@@ -56,8 +56,8 @@ def test_importing_the_package_loads_none_of_its_modules(package: str, heavy: li
 
 def test_judge_facade_judges() -> None:
     from rejudge.judge import judge, load_rule_set
-    from rejudge.store._schemas import Round, ToolCall, Trace
-    from rejudge.suites._case_format import load_suite
+    from rejudge.store import Round, ToolCall, Trace
+    from rejudge.suites import load_suite
 
     suite = load_suite("retail")
     case = next(c for c in suite.cases if not c.negative and c.golden.calls)

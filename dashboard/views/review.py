@@ -16,9 +16,9 @@ import streamlit as st
 from rejudge.dashboard import data
 from rejudge.dashboard.common import NO_CALL_BADGE, context, num, pct, pick_evaluation, tool_badge
 from rejudge.dashboard.diffview import diff_tables
-from rejudge.store._errors import RejudgeError
+from rejudge.store import RejudgeError
 
-from rejudge.services._review_page import judgment_labels, label_judgment, review_page_state
+from rejudge.services import judgment_labels, label_judgment, review_page_state
 
 LABELS = (
     ("confirmed", "Confirmed", "1", ":material/check_circle:"),

@@ -7,8 +7,7 @@ import streamlit as st
 from rejudge.dashboard import data
 from rejudge.dashboard.common import FLIP_COLUMNS, context, num, pct, pick_evaluation, pick_run
 from rejudge.dashboard.rules import likely_rules, rule_diff
-from rejudge.store import FLIP_DIRECTIONS, EvaluationSummary
-from rejudge.store._schemas import RuleSet
+from rejudge.store import FLIP_DIRECTIONS, EvaluationSummary, RuleSet
 
 ctx = context()
 url = ctx.db_url

@@ -7,7 +7,7 @@ import re
 from collections.abc import Callable
 from typing import Any
 
-from rejudge.store._errors import RejudgeError
+from rejudge.store import RejudgeError
 
 __all__ = [
     "CONVERTED_NESTED",

@@ -30,8 +30,7 @@ import importlib
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
 
-from rejudge.store._errors import NotFoundError
-from rejudge.store._schemas import Case, ToolRegistry
+from rejudge.store import Case, NotFoundError, ToolRegistry
 
 if TYPE_CHECKING:
     from rejudge.judge._context import JudgeContext

@@ -14,8 +14,7 @@ from rejudge.recorder.providers._base import (
     UserMessage,
     WireRequest,
 )
-from rejudge.recorder.wire._common import WIRE_ANTHROPIC
-from rejudge.recorder.wire._registry import get_wire_format
+from rejudge.recorder.wire import WIRE_ANTHROPIC, get_wire_format
 
 __all__ = ["AnthropicMessagesProvider", "anthropic_tools", "anthropic_messages"]
 

@@ -17,9 +17,8 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from rejudge.recorder._http import RecorderError
-from rejudge.recorder.wire._common import AssistantTurn
-from rejudge.recorder.wire._format import WireFormat
-from rejudge.store._schemas import ToolCall
+from rejudge.recorder.wire import AssistantTurn, WireFormat
+from rejudge.store import ToolCall
 
 __all__ = [
     "SystemMessage",

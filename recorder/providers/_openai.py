@@ -14,8 +14,7 @@ from rejudge.recorder.providers._base import (
     UserMessage,
     WireRequest,
 )
-from rejudge.recorder.wire._common import WIRE_OPENAI_CHAT
-from rejudge.recorder.wire._registry import get_wire_format
+from rejudge.recorder.wire import WIRE_OPENAI_CHAT, get_wire_format
 
 __all__ = ["OpenAIChatProvider", "openai_messages"]
 

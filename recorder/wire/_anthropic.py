@@ -29,7 +29,7 @@ from rejudge.recorder.wire._format import (
     Probe,
     WireFormat,
 )
-from rejudge.store._schemas import ToolSpec
+from rejudge.store import ToolSpec
 
 __all__ = [
     "parse_anthropic_message",

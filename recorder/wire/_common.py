@@ -13,7 +13,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
-from rejudge.store._schemas import ToolCall, ToolSpec
+from rejudge.store import ToolCall, ToolSpec
 
 __all__ = [
     "WIRE_OPENAI_CHAT",

@@ -30,7 +30,7 @@ from rejudge.recorder.wire._common import (
     SentToolResult,
     strict_loads,
 )
-from rejudge.store._schemas import ToolSpec
+from rejudge.store import ToolSpec
 
 __all__ = [
     "DETECT_NONE",

@@ -31,7 +31,7 @@ from rejudge.recorder.wire._format import (
     WireFormat,
     is_event_stream,
 )
-from rejudge.store._schemas import ToolSpec
+from rejudge.store import ToolSpec
 
 __all__ = [
     "parse_gemini",

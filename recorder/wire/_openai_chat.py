@@ -22,7 +22,7 @@ from rejudge.recorder.wire._common import (
     text_or_none,
 )
 from rejudge.recorder.wire._format import DETECT_BODY, DETECT_NONE, DETECT_PATH, Probe, WireFormat
-from rejudge.store._schemas import ToolSpec
+from rejudge.store import ToolSpec
 
 __all__ = [
     "parse_openai_chat",

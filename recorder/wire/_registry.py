@@ -29,8 +29,7 @@ from rejudge.recorder.wire._format import (
 from rejudge.recorder.wire._gemini import GEMINI_GENERATE_CONTENT
 from rejudge.recorder.wire._openai_chat import OPENAI_CHAT
 from rejudge.recorder.wire._openai_responses import OPENAI_RESPONSES
-from rejudge.store._errors import NotFoundError
-from rejudge.store._schemas import ToolSpec
+from rejudge.store import NotFoundError, ToolSpec
 
 __all__ = [
     "UnknownWireFormatError",

@@ -18,7 +18,7 @@ from rich.console import Console
 from rich.table import Table
 
 from rejudge._settings import Settings
-from rejudge.store._repository import Store
+from rejudge.store import Store
 
 __all__ = ["AppContext", "pass_app", "table", "json_option", "write_json", "to_jsonable"]
 

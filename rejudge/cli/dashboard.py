@@ -12,7 +12,7 @@ import click
 
 from rejudge.cli._context import AppContext, pass_app
 from rejudge.dashboard import CASSETTES_ENV, DB_ENV
-from rejudge.store._engine import redact_url
+from rejudge.store import redact_url
 
 __all__ = ["dashboard", "streamlit_command", "dashboard_env", "app_path"]
 

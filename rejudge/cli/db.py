@@ -6,8 +6,7 @@ import click
 from rich.console import Console
 
 from rejudge.cli._context import AppContext, json_option, pass_app, table
-from rejudge.store._engine import make_engine, redact_url
-from rejudge.store._migrate import current_revision, head_revision, upgrade
+from rejudge.store import current_revision, head_revision, make_engine, redact_url, upgrade
 
 
 @click.group()

@@ -10,8 +10,8 @@ from rich.table import Table
 
 from rejudge.cli._context import AppContext, json_option, pass_app, table
 from rejudge.cli.judge import render_summary
-from rejudge.services._demo import DEMO_RULES, DemoResult, run_demo
-from rejudge.store._engine import redact_url
+from rejudge.services import DEMO_RULES, DemoResult, run_demo
+from rejudge.store import redact_url
 
 __all__ = ["demo"]
 

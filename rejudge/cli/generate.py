@@ -59,8 +59,8 @@ def generate_funcbench(
     out: Path | None,
 ) -> None:
     """Generate a FuncBenchGen suite; the same knobs and seed give the same suite and hash."""
-    from rejudge.services._suites import publish_suite
-    from rejudge.suites.generators._funcbench import Knobs, default_suite_name
+    from rejudge.services import publish_suite
+    from rejudge.suites.generators import Knobs, default_suite_name
 
     knobs = Knobs(
         n_core=n_core,

@@ -8,7 +8,7 @@ import click
 from rich.console import Console
 
 from rejudge.cli._context import AppContext, json_option, pass_app, table
-from rejudge.services._imports import import_cassettes
+from rejudge.services import import_cassettes
 
 __all__ = ["import_group", "import_cassettes_cmd"]
 

@@ -21,18 +21,25 @@ from rich.progress import (
 )
 
 from rejudge.cli._context import AppContext, json_option, pass_app, table
-from rejudge.judge._results import (
+from rejudge.judge import (
+    DEFAULT_RULE_SET,
     BaselineCheck,
     BaselineLock,
     Comparison,
     EvaluationReport,
     JudgeSummary,
     RejudgeResult,
+    load_rule_set,
 )
-from rejudge.judge._rulesets import DEFAULT_RULE_SET, load_rule_set
-from rejudge.services._baseline import check_evaluation_baseline, lock_evaluation_baseline
-from rejudge.services._compare import compare_evaluations
-from rejudge.services._judging import evaluation_report, judge_run_summary, plan_rejudge, rejudge
+from rejudge.services import (
+    check_evaluation_baseline,
+    compare_evaluations,
+    evaluation_report,
+    judge_run_summary,
+    lock_evaluation_baseline,
+    plan_rejudge,
+    rejudge,
+)
 
 __all__ = [
     "judge_cmd",

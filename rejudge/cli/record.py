@@ -17,8 +17,7 @@ from rich.progress import (
 
 from rejudge._settings import api_key_from_env
 from rejudge.cli._context import AppContext, json_option, pass_app, table
-from rejudge.store._errors import InvalidInputError
-from rejudge.store._schemas import HarnessAssistance, RunConfig, Trace
+from rejudge.store import HarnessAssistance, InvalidInputError, RunConfig, Trace
 
 __all__ = ["record", "replay", "renormalize", "traces", "trace_json"]
 
@@ -148,9 +147,9 @@ def record(
 ) -> None:
     """Record a suite against a model: one cassette and one trace per case and repetition."""
     from rejudge import suites
-    from rejudge.recorder._record import RecordProgress
+    from rejudge.recorder import RecordProgress
     from rejudge.recorder.providers import provider_names
-    from rejudge.services._record import record_suite
+    from rejudge.services import record_suite
 
     if provider not in provider_names():
         raise InvalidInputError(
@@ -256,7 +255,7 @@ def record(
 def replay(app: AppContext, run: str, case_ids: tuple[str, ...]) -> None:
     """Re-run RUN's loop from its cassettes, network blocked; exit 1 on any divergence."""
     from rejudge import suites  # noqa: F401  registers the built-in domains
-    from rejudge.services._replay import replay_run
+    from rejudge.services import replay_run
 
     report = replay_run(app.store, run, app.settings.cassettes_dir, case_ids=list(case_ids) or None)
 
@@ -283,7 +282,7 @@ def replay(app: AppContext, run: str, case_ids: tuple[str, ...]) -> None:
 @pass_app
 def renormalize(app: AppContext, run: str, dry_run: bool) -> None:
     """Rebuild RUN's traces from its cassettes with the current normalizer."""
-    from rejudge.services._replay import renormalize_run
+    from rejudge.services import renormalize_run
 
     report = renormalize_run(app.store, run, app.settings.cassettes_dir, dry_run=dry_run)
     data = report.as_dict()

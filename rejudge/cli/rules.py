@@ -10,7 +10,7 @@ import yaml
 from rich.console import Console
 
 from rejudge.cli._context import AppContext, json_option, pass_app, table
-from rejudge.judge._rulesets import builtin_rule_sets, diff_rule_sets, load_rule_set
+from rejudge.judge import builtin_rule_sets, diff_rule_sets, load_rule_set
 
 __all__ = ["rules"]
 

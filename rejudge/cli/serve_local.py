@@ -15,12 +15,7 @@ from typing import Any
 import click
 
 from rejudge.cli._context import json_option, write_json
-from rejudge.recorder._local_server import (
-    MODEL_NAME,
-    LocalModelError,
-    LocalModelServer,
-    describe_exit,
-)
+from rejudge.recorder import MODEL_NAME, LocalModelError, LocalModelServer, describe_exit
 
 __all__ = ["serve_local"]
 

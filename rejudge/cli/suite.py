@@ -10,15 +10,15 @@ import click
 from rich.console import Console
 
 from rejudge.cli._context import AppContext, json_option, pass_app, table
-from rejudge.services._suites import (
+from rejudge.services import (
     open_suite,
     snapshot_suite,
     stored_suite_summaries,
     suite_summaries,
     validate_named_suite,
 )
-from rejudge.store._schemas import Case, ToolRegistry, Trace
-from rejudge.suites._selftest import JudgeFn, selftest_suite
+from rejudge.store import Case, ToolRegistry, Trace
+from rejudge.suites import JudgeFn, selftest_suite
 
 __all__ = ["suite"]
 
@@ -94,7 +94,7 @@ def suite_validate(ctx: click.Context, app: AppContext, suite_ref: str) -> None:
 def _judge_fn() -> JudgeFn | None:
     """Judge a golden trace under every tier that applies to its case (None without a judge)."""
     try:
-        from rejudge.judge._engine import judge
+        from rejudge.judge import judge
         from rejudge.judge.tiers import get_tier, tier_names
     except ImportError:
         return None

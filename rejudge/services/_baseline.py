@@ -4,11 +4,14 @@ themselves are pure (:mod:`rejudge.judge._baseline`); this module reads and writ
 
 from __future__ import annotations
 
-from rejudge.judge._baseline import check_baseline, lock_baseline
-from rejudge.judge._calibration import ReviewRequiredError
-from rejudge.judge._results import BaselineCheck, BaselineLock
-from rejudge.store._errors import InvalidInputError
-from rejudge.store._repository import Store
+from rejudge.judge import (
+    BaselineCheck,
+    BaselineLock,
+    ReviewRequiredError,
+    check_baseline,
+    lock_baseline,
+)
+from rejudge.store import InvalidInputError, Store
 
 from ._compare import evaluation_inputs
 from ._judging import evaluation_report

@@ -16,11 +16,9 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-from rejudge.recorder._capture import Capture, capture_cassette, registry_from_interactions
+from rejudge.recorder import Capture, capture_cassette, registry_from_interactions
 from rejudge.services._ingest import evidence_of, ingest, save_suite_source, stored_path
-from rejudge.store._hashing import content_hash
-from rejudge.store._repository import Store
-from rejudge.store._schemas import Case, RunConfig, ToolRegistry
+from rejudge.store import Case, RunConfig, Store, ToolRegistry, content_hash
 
 __all__ = ["capture", "Capture", "open_store"]
 

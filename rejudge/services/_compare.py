@@ -4,11 +4,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from rejudge.judge._compare import compare_rows
-from rejudge.judge._results import Comparison
-from rejudge.store._errors import NotFoundError
-from rejudge.store._hashing import content_hash
-from rejudge.store._repository import Store
+from rejudge.judge import Comparison, compare_rows
+from rejudge.store import NotFoundError, Store, content_hash
 
 from ._judging import evaluation_rows
 

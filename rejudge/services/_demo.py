@@ -22,10 +22,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from rejudge.judge._rulesets import load_rule_set
+from rejudge.judge import load_rule_set
 from rejudge.judge.tiers import tier_names
-from rejudge.recorder._cassettes import CassetteError, read_cassette
-from rejudge.recorder._derive import run_config_from_meta
+from rejudge.recorder import CassetteError, read_cassette, run_config_from_meta
 from rejudge.services._compare import compare_evaluations
 from rejudge.services._ingest import evidence_of, ingest
 from rejudge.services._judging import (
@@ -35,9 +34,8 @@ from rejudge.services._judging import (
     judge_run,
 )
 from rejudge.services._suites import snapshot_suite
-from rejudge.store._errors import RejudgeError
-from rejudge.store._repository import Store, SuiteRecord
-from rejudge.suites._case_format import builtin_suites, load_suite
+from rejudge.store import RejudgeError, Store, SuiteRecord
+from rejudge.suites import builtin_suites, load_suite
 
 __all__ = [
     "DEMO_SUITES",

@@ -6,9 +6,8 @@ from __future__ import annotations
 from collections.abc import Iterator
 from typing import Any
 
-from rejudge.judge._calibration import item_label, latest_labels
-from rejudge.store._repository import Store
-from rejudge.store._reviews import list_reviews
+from rejudge.judge import item_label, latest_labels
+from rejudge.store import Store, list_reviews
 
 from ._reviews import review_rows
 

@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from rejudge.recorder._importer import (
+from rejudge.recorder import (
     IMPORTED_DOMAIN,
     PlannedTrace,
     adhoc_suite,
@@ -23,9 +23,7 @@ from rejudge.recorder._importer import (
     plan_import,
 )
 from rejudge.services._ingest import Evidence, ingest
-from rejudge.store._errors import NotFoundError
-from rejudge.store._hashing import content_hash, hash_bytes
-from rejudge.store._repository import RunRecord, Store, SuiteRecord
+from rejudge.store import NotFoundError, RunRecord, Store, SuiteRecord, content_hash, hash_bytes
 
 __all__ = ["ImportResult", "import_cassettes"]
 
@@ -100,7 +98,7 @@ def import_cassettes(
         )
     else:
         planned = plan_import(root, mapping=mapping)
-        from rejudge.suites._case_format import suite_hash
+        from rejudge.suites import suite_hash
 
         name = adhoc_suite_name or f"imported-{base.resolve().name or 'cassettes'}"
         registry, case_list = adhoc_suite(planned, name)

@@ -14,10 +14,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from rejudge.recorder._cassettes import CassetteFile
-from rejudge.recorder._derive import trace_of
-from rejudge.store._repository import RunRecord, Store, SuiteRecord
-from rejudge.store._schemas import Trace
+from rejudge.recorder import CassetteFile, trace_of
+from rejudge.store import RunRecord, Store, SuiteRecord, Trace
 
 __all__ = [
     "Evidence",

@@ -16,23 +16,22 @@ from concurrent.futures import Future
 from dataclasses import dataclass, field
 from typing import Any
 
-from rejudge.judge._batch import BatchJudge, Judged, JudgeRow
-from rejudge.judge._engine import ENGINE_VERSION
-from rejudge.judge._report import ReportBuilder, build_report
-from rejudge.judge._results import (
+from rejudge.judge import (
+    ENGINE_VERSION,
+    BatchJudge,
     EvaluationReport,
+    Judged,
+    JudgeRow,
     JudgeRunResult,
     JudgeSummary,
     RejudgedEvaluation,
     RejudgeResult,
+    ReportBuilder,
+    build_report,
+    builtin_rule_sets,
 )
-from rejudge.judge._rulesets import builtin_rule_sets
 from rejudge.judge.tiers import get_tier
-from rejudge.store._errors import InvalidInputError, NotFoundError
-from rejudge.store._hashing import content_hash
-from rejudge.store._records import RunRecord
-from rejudge.store._repository import Store
-from rejudge.store._schemas import RuleSet
+from rejudge.store import InvalidInputError, NotFoundError, RuleSet, RunRecord, Store, content_hash
 
 __all__ = [
     "judge_run",

@@ -22,13 +22,10 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from rejudge.recorder._cassettes import cassette_path, write_cassette
-from rejudge.recorder._http import RecorderError
+from rejudge.recorder import RecorderError, cassette_path, write_cassette
 from rejudge.recorder._record import PendingCommit, ProgressCallback, RecordProgress, record_jobs
 from rejudge.services._ingest import Evidence, ingest, save_suite_source
-from rejudge.store._errors import NotFoundError
-from rejudge.store._repository import RunRecord, Store
-from rejudge.store._schemas import Case, RunConfig
+from rejudge.store import Case, NotFoundError, RunConfig, RunRecord, Store
 
 try:  # POSIX advisory locks; elsewhere the row's unique key alone prevents duplicates
     import fcntl
@@ -147,7 +144,7 @@ async def record_suite_async(
     network (tests, benchmarks); ``domain`` replaces ``get_domain(suite.domain)``; ``fsync``
     makes each cassette survive a power loss too.
     """
-    from rejudge.suites._domain import get_domain
+    from rejudge.suites import get_domain
 
     cassettes = Path(cassettes_dir)
     if domain is None:

@@ -16,20 +16,19 @@ from typing import Any
 
 import httpx
 
-from rejudge.recorder._cassettes import CassetteError
-from rejudge.recorder._loop import LoopContext
-from rejudge.recorder._replay import (
+from rejudge.recorder import (
+    CassetteError,
     Divergence,
     RenormalizeReport,
     ReplayReport,
+    TapeTransport,
     load_trace_cassette,
     replay_trace,
 )
-from rejudge.recorder._tape import TapeTransport
+from rejudge.recorder._loop import LoopContext
 from rejudge.recorder.providers import get_provider
 from rejudge.services._ingest import Evidence, ingest
-from rejudge.store._repository import RunRecord, Store, StoredTrace
-from rejudge.store._schemas import Case
+from rejudge.store import Case, RunRecord, Store, StoredTrace
 
 __all__ = ["replay_run", "replay_run_async", "renormalize_run"]
 
@@ -51,7 +50,7 @@ async def replay_run_async(
     concurrency: int = 8,
     progress: Callable[[ReplayReport], None] | None = None,
 ) -> ReplayReport:
-    from rejudge.suites._domain import get_domain
+    from rejudge.suites import get_domain
 
     started = time.perf_counter()
     record = _resolve(run, store)

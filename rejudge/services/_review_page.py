@@ -13,8 +13,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from rejudge.services._reviews import calibration_summary, review_queue
-from rejudge.store._repository import Store
-from rejudge.store._reviews import ReviewRecord, add_review, review_history
+from rejudge.store import ReviewRecord, Store, add_review, review_history
 
 __all__ = ["ReviewPageState", "review_page_state", "judgment_labels", "label_judgment"]
 

@@ -9,7 +9,7 @@ from __future__ import annotations
 from collections import Counter
 from typing import Any
 
-from rejudge.judge._calibration import (
+from rejudge.judge import (
     ReviewImportError,
     build_queue,
     calibration_figures,
@@ -18,10 +18,10 @@ from rejudge.judge._calibration import (
     parse_review_csv,
     resolve_reviews,
 )
-from rejudge.store._errors import NotFoundError
-from rejudge.store._repository import Store
-from rejudge.store._reviews import (
+from rejudge.store import (
     NewReview,
+    NotFoundError,
+    Store,
     add_reviews,
     judgment_context,
     list_reviews,

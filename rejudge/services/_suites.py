@@ -13,17 +13,18 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from rejudge.store._errors import NotFoundError, RejudgeError
-from rejudge.store._repository import Store, SuiteRecord
-from rejudge.suites._case_format import SuiteManifest, SuiteSource, builtin_suites, load_suite
-from rejudge.suites._errors import SuiteError, SuiteNotFoundError
-from rejudge.suites._validate import Problem, validate_suite
-from rejudge.suites.generators._funcbench import (
-    GeneratedSuite,
-    Knobs,
-    generate_suite,
-    write_generated_suite,
+from rejudge.store import NotFoundError, RejudgeError, Store, SuiteRecord
+from rejudge.suites import (
+    Problem,
+    SuiteError,
+    SuiteManifest,
+    SuiteNotFoundError,
+    SuiteSource,
+    builtin_suites,
+    load_suite,
+    validate_suite,
 )
+from rejudge.suites.generators import GeneratedSuite, Knobs, generate_suite, write_generated_suite
 
 __all__ = [
     "suite_summaries",

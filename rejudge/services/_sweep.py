@@ -28,9 +28,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from rejudge.store._errors import InvalidInputError
-from rejudge.store._repository import Store
-from rejudge.store._schemas import HarnessAssistance, RunConfig
+from rejudge.store import HarnessAssistance, InvalidInputError, RunConfig, Store
 
 from ._judging import judge_run
 
@@ -86,7 +84,7 @@ def timeout_failures(
 
     The outcome tier judges a copy of the trace that ends where the harness stopped it.
     """
-    from rejudge.judge._engine import judge
+    from rejudge.judge import judge
 
     cases = {case.id: case for case in source.cases}
     out: dict[tuple[str, int], str] = {}
@@ -161,9 +159,9 @@ def run_sweep(
     """
     import rejudge.suites.domains.funcbench  # noqa: F401
     from rejudge import suites  # noqa: F401  registers the built-in domains
-    from rejudge.judge._rulesets import DEFAULT_RULE_SET, load_rule_set
+    from rejudge.judge import DEFAULT_RULE_SET, load_rule_set
     from rejudge.services._record import record_suite
-    from rejudge.suites.generators._funcbench import Knobs, generate_suite, write_generated_suite
+    from rejudge.suites.generators import Knobs, generate_suite, write_generated_suite
 
     if not options.cores:
         raise InvalidInputError(

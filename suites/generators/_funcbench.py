@@ -50,8 +50,7 @@ from pathlib import Path
 from random import Random
 from typing import Any
 
-from rejudge.store._errors import InvalidInputError
-from rejudge.store._schemas import Case, Golden, GoldenCall, ToolRegistry, ToolSpec
+from rejudge.store import Case, Golden, GoldenCall, InvalidInputError, ToolRegistry, ToolSpec
 from rejudge.suites._case_format import (
     FORMAT_VERSION,
     MANIFEST_NAME,

@@ -33,8 +33,16 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
-from rejudge.store._errors import InvalidInputError, NotFoundError, RejudgeError
-from rejudge.store._schemas import Case, Golden, GoldenCall, ToolRegistry, ToolSpec
+from rejudge.store import (
+    Case,
+    Golden,
+    GoldenCall,
+    InvalidInputError,
+    NotFoundError,
+    RejudgeError,
+    ToolRegistry,
+    ToolSpec,
+)
 from rejudge.suites._case_format import FORMAT_VERSION, SuiteManifest, SuiteSource, write_suite
 from rejudge.suites._domain import ToolResult, register_domain
 

@@ -24,8 +24,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from rejudge.store._errors import InvalidInputError, NotFoundError
-from rejudge.store._schemas import Round, RunConfig, ToolCall, Trace
+from rejudge.store import InvalidInputError, NotFoundError, Round, RunConfig, ToolCall, Trace
 from rejudge.suites.importers._bfcl import CATEGORIES, BfclError, build_suite
 
 __all__ = [

@@ -14,12 +14,10 @@ from typing import Any
 
 import httpx
 import pytest
-from rejudge.store._repository import Store
-from rejudge.store._schemas import Case, RunConfig
-from rejudge.suites._case_format import load_suite
+from rejudge.store import Case, RunConfig, Store
+from rejudge.suites import load_suite
 
-from rejudge.services._demo import DemoError, find_demo_cassettes, run_demo
-from rejudge.services._record import record_suite
+from rejudge.services import DemoError, find_demo_cassettes, record_suite, run_demo
 
 REPO = Path(__file__).resolve().parents[2]
 

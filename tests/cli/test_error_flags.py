@@ -13,9 +13,8 @@ from pathlib import Path
 
 import pytest
 from click.testing import Result
-from rejudge.judge._calibration import REVIEW_CSV_COLUMNS
-from rejudge.store import Store
-from rejudge.store._schemas import RunConfig
+from rejudge.judge import REVIEW_CSV_COLUMNS
+from rejudge.store import RunConfig, Store
 
 from tests.judge.conftest import REGISTRY, call, case, gcall, trace
 

@@ -7,8 +7,7 @@ import socket
 from pathlib import Path
 
 import pytest
-from rejudge.store._repository import Store
-from rejudge.store._schemas import RunConfig
+from rejudge.store import RunConfig, Store
 
 from tests.judge.conftest import REGISTRY, call, case, gcall, trace
 

@@ -7,7 +7,7 @@ import sys
 import tomllib
 from pathlib import Path
 
-from rejudge.services._demo import cassette_roots
+from rejudge.services import cassette_roots
 
 REPO = Path(__file__).resolve().parents[2]
 

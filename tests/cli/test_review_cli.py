@@ -13,18 +13,14 @@ from typing import Any
 
 import pytest
 from click.testing import Result
-from rejudge.judge._calibration import REVIEW_CSV_COLUMNS
-from rejudge.judge._exports import EVALUATION_EXPORT_COLUMNS
-from rejudge.judge._rulesets import load_rule_set
-from rejudge.store import Store
-from rejudge.store._reviews import list_reviews
-from rejudge.store._schemas import RunConfig
+from rejudge.judge import EVALUATION_EXPORT_COLUMNS, REVIEW_CSV_COLUMNS, load_rule_set
+from rejudge.store import RunConfig, Store, list_reviews
 
 from rejudge.cli import cli
 from rejudge.cli.export import export
 from rejudge.cli.judge import baseline, judge_cmd, report
 from rejudge.cli.review import review
-from rejudge.services._judging import judge_run
+from rejudge.services import judge_run
 from tests.judge.conftest import REGISTRY, call, case, gcall, trace
 
 for command in (review, export, report, baseline, judge_cmd):
@@ -332,7 +328,7 @@ def _doc_table(text: str, heading: str) -> list[tuple[str, ...]]:
 
 
 def test_documented_columns_match_the_code() -> None:
-    from rejudge.judge._exports import RUN_EXPORT_COLUMNS
+    from rejudge.judge import RUN_EXPORT_COLUMNS
 
     text = (Path(__file__).resolve().parents[2] / "docs" / "calibration.md").read_text()
     assert _doc_table(text, "### `export EVAL`") == [tuple(c) for c in EVALUATION_EXPORT_COLUMNS]

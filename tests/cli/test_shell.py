@@ -7,7 +7,7 @@ import sys
 from pathlib import Path
 
 import pytest
-from rejudge.store._migrate import head_revision
+from rejudge.store import head_revision
 
 from rejudge._settings import resolve_settings
 
@@ -67,7 +67,7 @@ def test_bad_database_urls_give_one_line(run_cli, url: str, fragment: str) -> No
 
 
 def test_newer_database_is_refused(run_cli, tmp_path: Path) -> None:
-    from rejudge.store._engine import make_engine
+    from rejudge.store import make_engine
     from sqlalchemy import text
 
     assert run_cli("db", "upgrade").exit_code == 0

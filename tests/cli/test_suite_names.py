@@ -44,10 +44,10 @@ def test_selftest_validate_and_load_take_a_stored_name(run_cli, generated) -> No
 
 
 def test_the_stored_snapshot_is_the_generated_suite(run_cli, generated, tmp_path: Path) -> None:
-    from rejudge.store._repository import Store
-    from rejudge.suites._case_format import load_suite
+    from rejudge.store import Store
+    from rejudge.suites import load_suite
 
-    from rejudge.services._suites import open_suite
+    from rejudge.services import open_suite
 
     store = Store.open(f"sqlite:///{tmp_path / 'cli.db'}")
     try:

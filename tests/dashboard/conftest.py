@@ -12,8 +12,7 @@ import pytest
 from rejudge.store import Store
 from streamlit.testing.v1 import AppTest
 
-from rejudge.services._compare import compare_evaluations
-from rejudge.services._judging import evaluation_report
+from rejudge.services import compare_evaluations, evaluation_report
 from tests.conftest import PG_URL_PREFIX, _admin, require_postgres
 from tests.dashboard.factory import Built, build_store
 

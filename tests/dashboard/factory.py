@@ -29,8 +29,8 @@ from rejudge.store import (
     ToolRegistry,
     ToolSpec,
     Trace,
+    content_hash,
 )
-from rejudge.store._hashing import content_hash
 
 TIER = "golden"
 ENGINE = "test-1"

@@ -6,14 +6,11 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from rejudge.judge._rulesets import load_rule_set
-from rejudge.store import Store
-from rejudge.store._reviews import list_reviews
-from rejudge.store._schemas import RunConfig
+from rejudge.judge import load_rule_set
+from rejudge.store import RunConfig, Store, list_reviews
 from streamlit.testing.v1 import AppTest
 
-from rejudge.services._judging import judge_run
-from rejudge.services._reviews import calibration_summary
+from rejudge.services import calibration_summary, judge_run
 from tests.judge.conftest import REGISTRY, call, case, gcall, trace
 
 APP = Path(__file__).resolve().parents[2] / "dashboard" / "app.py"

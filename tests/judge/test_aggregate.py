@@ -5,14 +5,16 @@ from __future__ import annotations
 from math import comb
 
 import pytest
-from rejudge.judge._baseline import (
+from rejudge.judge import (
     BaselineMismatchError,
+    build_report,
     check_baseline,
+    compare_rows,
     lock_baseline,
+    mcnemar_exact,
+    pass_hat_k,
     report_hash,
 )
-from rejudge.judge._compare import compare_rows, mcnemar_exact
-from rejudge.judge._report import build_report, pass_hat_k
 
 
 def row(case, verdict, rep=0, dim="D1", cat="x", tax=(), score=None, tools=(), **kw):

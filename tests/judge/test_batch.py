@@ -6,12 +6,10 @@ from __future__ import annotations
 import socket
 
 import pytest
-from rejudge.judge._compare import compare_rows
-from rejudge.judge._rulesets import load_rule_set
-from rejudge.store._repository import Store
-from rejudge.store._schemas import RunConfig
+from rejudge.judge import compare_rows, load_rule_set
+from rejudge.store import RunConfig, Store
 
-from rejudge.services._judging import evaluation_report, evaluation_rows, judge_run
+from rejudge.services import evaluation_report, evaluation_rows, judge_run
 
 from .conftest import REGISTRY, call, case, gcall, trace
 

@@ -12,15 +12,19 @@ import pytest
 import rejudge.judge._batch as batch
 from hypothesis import given
 from hypothesis import strategies as st
-from rejudge.judge._batch import KeyMaker
-from rejudge.judge._engine import ENGINE_VERSION, judge
-from rejudge.judge._report import build_report, pass_hat_k, pass_hat_k_all
-from rejudge.judge._rulesets import load_rule_set
-from rejudge.store._repository import Store
-from rejudge.store._schemas import Case, Round, RunConfig, ToolCall, Trace, TraceError, judgment_key
-from rejudge.suites._case_format import load_suite
+from rejudge.judge import (
+    ENGINE_VERSION,
+    KeyMaker,
+    build_report,
+    judge,
+    load_rule_set,
+    pass_hat_k,
+    pass_hat_k_all,
+)
+from rejudge.store import Case, Round, RunConfig, Store, ToolCall, Trace, TraceError, judgment_key
+from rejudge.suites import load_suite
 
-from rejudge.services._judging import iter_evaluation_rows, judge_run
+from rejudge.services import iter_evaluation_rows, judge_run
 
 TIERS = ("contract", "execution", "completion", "completion-contract", "golden")
 

@@ -22,7 +22,7 @@ from collections.abc import Iterator
 from typing import Any
 
 import pytest
-from rejudge.store._schemas import Case, Round, ToolCall, Trace
+from rejudge.store import Case, Round, ToolCall, Trace
 
 BFCL_MISSING = importlib.util.find_spec("bfcl_eval") is None
 SKIP_REASON = "bfcl-eval is not installed (pip install --no-deps bfcl-eval)"
@@ -103,7 +103,7 @@ def _last_value(values: Any) -> tuple[bool, Any]:
 
 
 def _base_outputs(case: Case) -> Iterator[tuple[str, list[dict[str, Any]]]]:
-    from rejudge.suites.importers._bfcl import render_value
+    from rejudge.suites.importers import render_value
 
     golden = [{_bfcl_name(c.tool): dict(c.params)} for c in case.golden.calls]
     yield "answer:first", golden
@@ -276,8 +276,8 @@ def sample_cases(case_count: int = PER_CATEGORY) -> Iterator[tuple[str, dict[str
 
 @pytest.mark.skipif(BFCL_MISSING, reason=SKIP_REASON)
 def test_bfcl_ast_agrees_with_bfcl_eval() -> None:
-    from rejudge.judge._engine import judge
-    from rejudge.suites.importers._bfcl import build_suite
+    from rejudge.judge import judge
+    from rejudge.suites.importers import build_suite
 
     checker = load_bfcl_checker()
     rules = bfcl_rules("1")
@@ -337,7 +337,7 @@ def test_bfcl_ast_agrees_with_bfcl_eval() -> None:
 
 
 def bfcl_rules(version: str) -> Any:
-    from rejudge.judge._rulesets import load_rule_set
+    from rejudge.judge import load_rule_set
 
     return load_rule_set(f"bfcl@{version}")
 

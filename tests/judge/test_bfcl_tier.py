@@ -8,18 +8,17 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
-from rejudge.judge._engine import judge
-from rejudge.judge._rulesets import load_rule_set
-from rejudge.judge.tiers import get_tier
-from rejudge.judge.tiers._bfcl_ast import (
+from rejudge.judge import judge, load_rule_set
+from rejudge.judge.tiers import (
     FAITHFUL,
     FIXED,
     check_output,
     fixes_for,
+    get_tier,
     java_value,
     standardize,
 )
-from rejudge.store._schemas import Case, Golden, Round, ToolCall, ToolRegistry, ToolSpec, Trace
+from rejudge.store import Case, Golden, Round, ToolCall, ToolRegistry, ToolSpec, Trace
 
 BFCL1 = load_rule_set("bfcl@1")
 BFCL2 = load_rule_set("bfcl@2")
@@ -323,8 +322,8 @@ def test_cases_sharing_a_function_keep_their_own_answers() -> None:
 def test_batch_body_is_the_judgment_dump(rules: Any) -> None:
     """bfcl-ast declares plain-JSON results, so the batch path stores its body without a
     pydantic round-trip; that body must be judge()'s dump, byte for byte, key and hash too."""
-    from rejudge.judge._engine import judge_body
-    from rejudge.store._repository import PreparedJudgment
+    from rejudge.judge import judge_body
+    from rejudge.store import PreparedJudgment
 
     odd = make_case(ground_truth=GT)
     odd = odd.model_copy(

@@ -6,7 +6,7 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
-from rejudge.judge._calibration import (
+from rejudge.judge import (
     ReviewRequiredError,
     agreement,
     build_queue,
@@ -14,16 +14,18 @@ from rejudge.judge._calibration import (
     cohen_kappa,
     gaps_from,
     latest_labels,
+    load_rule_set,
 )
-from rejudge.judge._rulesets import load_rule_set
-from rejudge.store import InvalidInputError, Store
-from rejudge.store._reviews import add_review, resolve_review
-from rejudge.store._schemas import RunConfig
+from rejudge.store import InvalidInputError, RunConfig, Store, add_review, resolve_review
 
-from rejudge.services._baseline import lock_evaluation_baseline
-from rejudge.services._compare import compare_evaluations
-from rejudge.services._judging import judge_run
-from rejudge.services._reviews import calibration_summary, review_gaps, review_queue
+from rejudge.services import (
+    calibration_summary,
+    compare_evaluations,
+    judge_run,
+    lock_evaluation_baseline,
+    review_gaps,
+    review_queue,
+)
 
 from .conftest import REGISTRY, call, case, gcall, trace
 

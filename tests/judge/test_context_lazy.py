@@ -8,11 +8,9 @@ from dataclasses import dataclass
 
 import pytest
 import rejudge.judge._context as context_mod
-from rejudge.judge._context import JudgeContext, build_context
-from rejudge.judge._engine import judge
-from rejudge.judge._rulesets import load_rule_set
-from rejudge.judge.tiers._base import TierResult
-from rejudge.store._schemas import Case, ToolRegistry
+from rejudge.judge import JudgeContext, build_context, judge, load_rule_set
+from rejudge.judge.tiers import TierResult
+from rejudge.store import Case, ToolRegistry
 
 from .conftest import REGISTRY, call, case, gcall, trace
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from jsonschema import Draft202012Validator
-from rejudge.judge._fastschema import compile_fast
+from rejudge.judge import compile_fast
 
 from .conftest import REGISTRY
 

@@ -9,12 +9,9 @@ import json
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-from rejudge.judge._batch import decode_trace
-from rejudge.judge._engine import judge, judge_body
-from rejudge.judge._rulesets import builtin_refs, load_rule_set
+from rejudge.judge import builtin_refs, decode_trace, judge, judge_body, load_rule_set
 from rejudge.judge.tiers import get_tier
-from rejudge.store._repository import PreparedJudgment
-from rejudge.store._schemas import Round, ToolCall, Trace
+from rejudge.store import PreparedJudgment, Round, ToolCall, Trace
 
 from .conftest import REGISTRY, case, gcall
 from .test_properties import arbitrary_cases, traces

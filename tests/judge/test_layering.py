@@ -1,51 +1,12 @@
-"""The judge is pure: no module of rejudge/judge/ imports the store's repository or tables,
-SQLAlchemy, the services, the recorder or the CLI (checked on the source, so a lazy import inside
-a function counts too); the use cases over the store are rejudge.services, whose facade exports
-its public names lazily as the judge's does."""
+"""The use cases over the store are rejudge.services, whose facade exports its public names
+lazily as the judge's does (that the judge itself imports nothing impure is one of the layering
+rules of tests/test_architecture.py)."""
 
 from __future__ import annotations
 
-import ast
 import importlib
 import subprocess
 import sys
-from pathlib import Path
-
-import pytest
-
-JUDGE = Path(__file__).resolve().parents[2] / "judge"
-#: what a pure module may import of the store: the data model, hashing, errors (and the
-#: store-free records of judgments ready to write)
-ALLOWED_STORE = {
-    "rejudge.store._schemas",
-    "rejudge.store._hashing",
-    "rejudge.store._errors",
-    "rejudge.store._records",
-}
-FORBIDDEN = ("sqlalchemy", "rejudge.services", "rejudge.recorder", "rejudge.cli")
-
-
-def _imports(path: Path) -> set[str]:
-    out = set()
-    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
-        if isinstance(node, ast.Import):
-            out |= {alias.name for alias in node.names}
-        elif isinstance(node, ast.ImportFrom) and node.level == 0 and node.module:
-            out.add(node.module)
-    return out
-
-
-@pytest.mark.parametrize(
-    "path", sorted(JUDGE.rglob("*.py")), ids=lambda p: str(p.relative_to(JUDGE))
-)
-def test_judge_modules_import_nothing_impure(path: Path) -> None:
-    bad = sorted(
-        name
-        for name in _imports(path)
-        if name.startswith(FORBIDDEN)
-        or (name.startswith("rejudge.store") and name not in ALLOWED_STORE)
-    )
-    assert bad == []
 
 
 def test_services_facade_resolves_every_name_lazily() -> None:

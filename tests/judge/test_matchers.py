@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
-from rejudge.judge._matchers import (
+from rejudge.judge import (
     RULE_ERROR,
     WRONG_FORMAT,
     WRONG_VALUE,
@@ -119,7 +119,7 @@ def test_string_switches():
 
 def test_registry_by_name():
     def starts(golden, actual, options):
-        from rejudge.judge._matchers import MatchResult
+        from rejudge.judge import MatchResult
 
         ok = isinstance(actual, str) and actual.startswith(golden)
         return MatchResult(ok, None if ok else WRONG_VALUE, "")

@@ -6,19 +6,9 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
-from rejudge.judge._engine import judge
-from rejudge.judge.tiers import get_tier, tier_names
-from rejudge.judge.tiers._outcome import CALL_CAP_EXCEEDED, numbers_in
-from rejudge.store._schemas import (
-    Case,
-    Golden,
-    GoldenCall,
-    Round,
-    ToolCall,
-    ToolRegistry,
-    ToolSpec,
-    Trace,
-)
+from rejudge.judge import judge
+from rejudge.judge.tiers import CALL_CAP_EXCEEDED, get_tier, numbers_in, tier_names
+from rejudge.store import Case, Golden, GoldenCall, Round, ToolCall, ToolRegistry, ToolSpec, Trace
 
 # inputs A=111, B=222, E=666; core: f_a(A)->C=333, f_b(C, B)->T=444 (target);
 # CIN f_c(C)->D=555; DIN f_d(E)->F=777. n_core=2, so the call cap is 4.

@@ -14,8 +14,7 @@ import sys
 from pathlib import Path
 
 import pytest
-from rejudge.judge._engine import judge
-from rejudge.judge._rulesets import builtin_refs, load_rule_set
+from rejudge.judge import builtin_refs, judge, load_rule_set
 
 from .conftest import REGISTRY
 from .test_tiers import ROWS

@@ -6,9 +6,8 @@ import string
 
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-from rejudge.judge._engine import judge
-from rejudge.judge._rulesets import builtin_refs, load_rule_set
-from rejudge.store._schemas import Case, Golden, GoldenCall, Round, ToolCall, Trace, TraceError
+from rejudge.judge import builtin_refs, judge, load_rule_set
+from rejudge.store import Case, Golden, GoldenCall, Round, ToolCall, Trace, TraceError
 
 from .conftest import REGISTRY, replay
 

@@ -4,16 +4,26 @@ as before (the canonical report is the flat summary + cases + calibration dict).
 
 from __future__ import annotations
 
-from rejudge.judge._baseline import report_hash
-from rejudge.judge._compare import compare_rows
-from rejudge.judge._report import build_report
-from rejudge.judge._results import BaselineCheck, Comparison, EvaluationReport
-from rejudge.judge._rulesets import load_rule_set
+from rejudge.judge import (
+    BaselineCheck,
+    Comparison,
+    EvaluationReport,
+    build_report,
+    compare_rows,
+    load_rule_set,
+    report_hash,
+)
 
-from rejudge.services._baseline import check_evaluation_baseline, lock_evaluation_baseline
-from rejudge.services._compare import compare_evaluations, evaluation_meta
-from rejudge.services._judging import evaluation_report, evaluation_rows, judge_run
-from rejudge.services._reviews import calibration_summary
+from rejudge.services import (
+    calibration_summary,
+    check_evaluation_baseline,
+    compare_evaluations,
+    evaluation_meta,
+    evaluation_report,
+    evaluation_rows,
+    judge_run,
+    lock_evaluation_baseline,
+)
 
 from .test_batch import store  # noqa: F401  (the fixture)
 

@@ -6,15 +6,15 @@ import json
 
 import pytest
 from click.testing import CliRunner
-from rejudge.judge._engine import judge
-from rejudge.judge._rulesets import (
+from rejudge.judge import (
     RuleSetError,
     builtin_refs,
     diff_rule_sets,
+    judge,
     load_rule_set,
     settings_of,
 )
-from rejudge.store._errors import NotFoundError
+from rejudge.store import NotFoundError
 
 from .conftest import REGISTRY, call, case, gcall, trace
 

@@ -4,9 +4,8 @@ and why."""
 from __future__ import annotations
 
 import pytest
-from rejudge.judge._engine import judge
-from rejudge.judge._rulesets import load_rule_set
-from rejudge.store._schemas import TraceError
+from rejudge.judge import judge, load_rule_set
+from rejudge.store import TraceError
 
 from .conftest import REGISTRY, call, case, gcall, raw_call, replay, trace
 
@@ -942,7 +941,7 @@ def test_anomaly_zero_score_while_every_call_executed():
 
 
 def test_unknown_tier_is_a_clear_error():
-    from rejudge.store._errors import NotFoundError
+    from rejudge.store import NotFoundError
 
     with pytest.raises(NotFoundError, match="unknown tier"):
         judge(trace(), GET, REGISTRY, "nope", load_rule_set(S1))

@@ -17,9 +17,8 @@ from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
-from rejudge.store._schemas import Case, Golden, GoldenCall, ToolRegistry, ToolSpec
-from rejudge.suites._case_format import SuiteSource
-from rejudge.suites._domain import ToolResult, register_domain
+from rejudge.store import Case, Golden, GoldenCall, ToolRegistry, ToolSpec
+from rejudge.suites import SuiteSource, ToolResult, register_domain
 
 # --------------------------------------------------------------------------- replies
 

@@ -16,12 +16,10 @@ from recorder_fakes import (
     case,
     final_turn,
 )
-from rejudge.recorder._capture import registry_from_interactions
-from rejudge.recorder._cassettes import read_cassette
-from rejudge.store._repository import Store
+from rejudge.recorder import read_cassette, registry_from_interactions
+from rejudge.store import Store
 
-from rejudge.services._capture import capture
-from rejudge.services._replay import renormalize_run
+from rejudge.services import capture, renormalize_run
 
 pytest_plugins = ["pytester"]
 
@@ -120,7 +118,7 @@ def test_capture_replay_miss_is_reported(tmp_path: Path) -> None:
 
 
 def test_capture_needs_a_suite_for_a_case_id(tmp_path: Path) -> None:
-    from rejudge.recorder._http import RecorderError
+    from rejudge.recorder import RecorderError
 
     with pytest.raises(RecorderError, match="also give suite="):
         with capture(case="fc-d1-001", cassettes_dir=tmp_path):

@@ -7,9 +7,9 @@ from pathlib import Path
 
 import pytest
 from recorder_fakes import FakeModelServer, ScriptedModel, call, calls_turn, case, final_turn
-from rejudge.store._repository import Store
+from rejudge.store import Store
 
-from rejudge.services._capture import capture
+from rejudge.services import capture
 
 openai = pytest.importorskip("openai", reason="the official openai SDK is not installed")
 

@@ -10,9 +10,8 @@ import pytest
 import yaml
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from rejudge.recorder._cassettes import CassetteError, read_cassette
-from rejudge.recorder._normalizer import normalize_exchanges
-from rejudge.store._errors import RejudgeError
+from rejudge.recorder import CassetteError, normalize_exchanges, read_cassette
+from rejudge.store import RejudgeError
 
 REAL = Path("/work/shared/real-cassettes")
 
@@ -164,7 +163,7 @@ def test_corrupt_gzip_and_missing_file(tmp_path: Path) -> None:
 
 
 def test_exchanges_from_loaded_interactions() -> None:
-    from rejudge.recorder._cassettes import exchanges_from_interactions
+    from rejudge.recorder import exchanges_from_interactions
 
     doc = yaml.safe_load(
         (REAL / "pydantic-ai/test_tool_choice_matrix_required-openai.yaml").read_text()
@@ -179,7 +178,7 @@ def test_exchanges_from_loaded_interactions() -> None:
 
 
 def test_old_vcrpy_python_unicode_tags() -> None:
-    from rejudge.recorder._cassettes import parse_cassette
+    from rejudge.recorder import parse_cassette
 
     text = (
         "interactions:\n"
@@ -224,7 +223,7 @@ _docs = st.recursive(
 @settings(max_examples=200, deadline=None)
 @given(doc=_docs, raw=st.text(max_size=200))
 def test_reader_raises_only_cassette_error(doc: object, raw: str) -> None:
-    from rejudge.recorder._cassettes import parse_cassette
+    from rejudge.recorder import parse_cassette
 
     for text in (yaml.safe_dump(doc), raw, "[" * 5000, "interactions: " + "[" * 3000):
         try:
@@ -289,7 +288,7 @@ def test_one_error_class_carries_the_path(tmp_path: Path) -> None:
 
 
 def test_import_reads_gz_cassettes_and_names_cases(tmp_path: Path) -> None:
-    from rejudge.recorder._importer import plan_import
+    from rejudge.recorder import plan_import
 
     source = REAL / "simonw-llm/test_tool_use_chain_of_two_calls.yaml"
     (tmp_path / "fc-d1-001__r2.yaml.gz").write_bytes(gzip.compress(source.read_bytes()))

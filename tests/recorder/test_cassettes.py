@@ -12,6 +12,8 @@ import pytest
 import yaml
 from hypothesis import given
 from hypothesis import strategies as st
+from rejudge.recorder import RetryPolicy, Tape, differing_fields, parse_retry_after
+from rejudge.recorder import scrub_body as _scrub_body
 from rejudge.recorder._cassettes import (
     _KEY_PATTERN,
     REDACTED,
@@ -23,9 +25,6 @@ from rejudge.recorder._cassettes import (
     scrub_text,
     write_cassette,
 )
-from rejudge.recorder._cassettes import scrub_body as _scrub_body
-from rejudge.recorder._http import RetryPolicy, parse_retry_after
-from rejudge.recorder._tape import Tape, differing_fields
 
 REPO = Path(__file__).resolve().parents[2]
 
@@ -184,7 +183,7 @@ def test_replay_serves_in_order_and_names_the_nearest_miss() -> None:
     import asyncio
 
     import httpx
-    from rejudge.recorder._tape import ReplayMissError
+    from rejudge.recorder import ReplayMissError
 
     first = interaction({"model": "m", "n": 1})
     second = interaction({"model": "m", "n": 2})

@@ -7,11 +7,10 @@ import shutil
 from pathlib import Path
 
 import pytest
-from rejudge.recorder._cassettes import CassetteError
-from rejudge.recorder._importer import CassetteImportError, plan_import
+from rejudge.recorder import CassetteError, CassetteImportError, plan_import
 from rejudge.store import Store
 
-from rejudge.services._imports import import_cassettes
+from rejudge.services import import_cassettes
 
 REAL = Path("/work/shared/real-cassettes")
 WEATHER = REAL / "pydantic-ai/test_tool_choice_matrix_auto-openai.yaml"
@@ -129,7 +128,7 @@ def test_bad_mapping_file(store: Store, tmp_path: Path) -> None:
 
 
 def test_renormalize_reproduces_imported_traces(store: Store, tmp_path: Path) -> None:
-    from rejudge.services._replay import renormalize_run
+    from rejudge.services import renormalize_run
 
     src = tmp_path / "src"
     src.mkdir()

@@ -12,14 +12,12 @@ from pathlib import Path
 
 import pytest
 import rejudge.suites.domains.funcbench  # noqa: F401  registers the funcbench domain
-from rejudge.recorder._cassettes import read_cassette
-from rejudge.recorder._derive import trace_from_cassette, trace_of
-from rejudge.store._repository import Store
-from rejudge.suites._case_format import builtin_suites, load_suite
+from rejudge.recorder import read_cassette, trace_from_cassette, trace_of
+from rejudge.store import Store
+from rejudge.suites import builtin_suites, load_suite
 
 from rejudge import suites  # noqa: F401  registers the built-in domains
-from rejudge.services._demo import load_cassette_runs
-from rejudge.services._imports import import_cassettes
+from rejudge.services import import_cassettes, load_cassette_runs
 
 REPO = Path(__file__).resolve().parents[2]
 CASSETTES = REPO / "cassettes"
@@ -120,7 +118,7 @@ def test_retail_import_equals_the_demo_all_72(
 def test_a_case_recorded_on_another_suite_version_is_refused(tmp_path: Path) -> None:
     import shutil
 
-    from rejudge.recorder._importer import CassetteImportError
+    from rejudge.recorder import CassetteImportError
 
     src = tmp_path / "src"
     src.mkdir()

@@ -29,7 +29,7 @@ import httpx
 import pytest
 import yaml
 from click.testing import CliRunner
-from rejudge.recorder._local_server import MODEL_NAME, free_port
+from rejudge.recorder import MODEL_NAME, free_port
 
 pytestmark = [pytest.mark.local_model, pytest.mark.slow]
 

@@ -19,7 +19,7 @@ import httpx
 import pytest
 import rejudge.recorder._local_server as ls
 from click.testing import CliRunner
-from rejudge.recorder._local_server import (
+from rejudge.recorder import (
     CHAT_FORMAT,
     INSTALL_HINT,
     MODEL_NAME,
@@ -29,7 +29,7 @@ from rejudge.recorder._local_server import (
     find_smollm2_model,
     free_port,
 )
-from rejudge.store._errors import RejudgeError
+from rejudge.store import RejudgeError
 
 # -- find_smollm2_model ---------------------------------------------------------------------
 

@@ -19,11 +19,10 @@ from recorder_fakes import (
     case,
     final_turn,
 )
-from rejudge.recorder._http import RateLimiter
+from rejudge.recorder import RateLimiter, Tape, TapeTransport
 from rejudge.recorder._loop import LoopContext, LoopOutcome, run_case, select_tools
-from rejudge.recorder._tape import Tape, TapeTransport
 from rejudge.recorder.providers import get_provider
-from rejudge.store._schemas import HarnessAssistance, RunConfig
+from rejudge.store import HarnessAssistance, RunConfig
 
 
 async def _no_sleep(_: float) -> None:

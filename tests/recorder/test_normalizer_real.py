@@ -9,9 +9,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from rejudge.recorder._cassettes import read_cassette
-from rejudge.recorder._normalizer import NORMALIZER_VERSION, normalize_exchanges
-from rejudge.store._schemas import Trace
+from rejudge.recorder import NORMALIZER_VERSION, normalize_exchanges, read_cassette
+from rejudge.store import Trace
 
 REAL = Path("/work/shared/real-cassettes")
 # (id, name, arguments, result, ok) per round; rounds without calls are []

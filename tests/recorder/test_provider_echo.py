@@ -2,15 +2,15 @@
 
 from __future__ import annotations
 
-from rejudge.recorder.providers import get_provider
-from rejudge.recorder.providers._base import (
+from rejudge.recorder.providers import (
     AssistantMessage,
     Conversation,
     RequestOptions,
     ToolMessage,
     UserMessage,
+    get_provider,
 )
-from rejudge.store._schemas import ToolCall
+from rejudge.store import ToolCall
 
 
 def _conversation() -> Conversation:

@@ -21,14 +21,10 @@ from recorder_fakes import (
     instruction_of,
     suite,
 )
-from rejudge.recorder._cassettes import read_cassette
-from rejudge.recorder._record import ProviderUnreachableError, RecordProgress
-from rejudge.recorder._tape import requests_match
-from rejudge.store._repository import Store
-from rejudge.store._schemas import RunConfig
+from rejudge.recorder import ProviderUnreachableError, RecordProgress, read_cassette, requests_match
+from rejudge.store import RunConfig, Store
 
-from rejudge.services._record import record_suite
-from rejudge.services._replay import renormalize_run, replay_run
+from rejudge.services import record_suite, renormalize_run, replay_run
 
 SECRET = "sk-live-abcdefghijklmnopqrstuvwxyz0123"
 
@@ -257,7 +253,7 @@ def test_anthropic_streaming_record_and_replay(store: Store, tmp_path: Path) -> 
 
 
 def test_unknown_case_filter_is_a_clear_error(store: Store, tmp_path: Path) -> None:
-    from rejudge.store._errors import NotFoundError
+    from rejudge.store import NotFoundError
 
     with pytest.raises(NotFoundError, match="no case 'nope'"):
         record_suite(store, suite(CASES), RunConfig(model="m"), tmp_path, case_ids=["nope"])
@@ -329,7 +325,7 @@ def test_concurrency_changes_neither_traces_nor_requests_and_each_worker_keeps_i
 def test_a_failing_store_ends_the_run_with_its_error_not_a_hang(
     store: Store, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from rejudge.store._errors import DatabaseUnavailableError
+    from rejudge.store import DatabaseUnavailableError
 
     def down(*args: Any, **kwargs: Any) -> int:
         raise DatabaseUnavailableError("database went away")

@@ -8,8 +8,11 @@ from typing import Any
 import pytest
 from rejudge.recorder.providers import get_provider
 from rejudge.recorder.wire import (
+    DETECT_NONE,
+    DETECT_PATH,
     WIRE_FORMATS,
     AssistantTurn,
+    Probe,
     UnknownWireFormatError,
     WireFormat,
     detect_wire_format,
@@ -19,7 +22,6 @@ from rejudge.recorder.wire import (
     register_wire_format,
     wire_formats,
 )
-from rejudge.recorder.wire._format import DETECT_NONE, DETECT_PATH, Probe
 
 # one realistic request per format: (url, request body, response headers)
 SAMPLES: dict[str, tuple[str, dict[str, Any], dict[str, list[str]]]] = {

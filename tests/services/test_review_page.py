@@ -3,8 +3,7 @@
 from __future__ import annotations
 
 import pytest
-from rejudge.store import Store
-from rejudge.store._errors import RejudgeError
+from rejudge.store import RejudgeError, Store
 
 from rejudge.services import (
     calibration_summary,

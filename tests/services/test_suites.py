@@ -8,10 +8,9 @@ from pathlib import Path
 
 import pytest
 from rejudge.store import Store
-from rejudge.suites import builtin_suites, load_suite
-from rejudge.suites._errors import SuiteError
+from rejudge.suites import SuiteError, builtin_suites, load_suite
 
-from rejudge.services._suites import snapshot_suite, suite_summaries
+from rejudge.services import snapshot_suite, suite_summaries
 
 
 def test_summaries_report_broken_builtins_without_failing(monkeypatch: pytest.MonkeyPatch) -> None:

@@ -19,8 +19,8 @@ from rejudge.store import (
     ToolRegistry,
     ToolSpec,
     Trace,
+    content_hash,
 )
-from rejudge.store._hashing import content_hash
 from sqlalchemy import func, select
 
 

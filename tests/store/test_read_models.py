@@ -8,7 +8,7 @@ from collections.abc import Iterator
 
 import pytest
 from rejudge.dashboard.stats import pass_curve
-from rejudge.judge._compare import CAUSES
+from rejudge.judge import CAUSES
 from rejudge.store import InvalidInputError, Store
 from rejudge.store._comparison_reads import UNKNOWN_CAUSE
 

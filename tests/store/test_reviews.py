@@ -4,9 +4,13 @@ all-or-nothing validation, resolutions filled once, and the context queries."""
 from __future__ import annotations
 
 import pytest
-from rejudge.store import ConflictError, InvalidInputError, NotFoundError, Store
-from rejudge.store._reviews import (
+from rejudge.store import (
+    ConflictError,
+    InvalidInputError,
     NewReview,
+    NotFoundError,
+    ReviewRow,
+    Store,
     add_review,
     add_reviews,
     check_reviewer,
@@ -17,7 +21,6 @@ from rejudge.store._reviews import (
     review_history,
     trace_judgments,
 )
-from rejudge.store._tables import ReviewRow
 
 from tests.store.store_factories import (
     count_rows,
@@ -186,7 +189,7 @@ def test_deleting_a_judgment_removes_its_reviews_but_an_evaluation_does_not(
     review = add_review(
         store, judged["ids"][0], "confirmed", "ana", evaluation_id=judged["evaluation"]
     )
-    from rejudge.store._tables import EvaluationRow
+    from rejudge.store import EvaluationRow
 
     with store.engine.begin() as c:
         c.execute(EvaluationRow.__table__.delete())  # type: ignore[attr-defined]

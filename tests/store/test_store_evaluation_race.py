@@ -13,9 +13,8 @@ import textwrap
 import time
 from pathlib import Path
 
-from rejudge.judge._rulesets import load_rule_set
-from rejudge.store import RunRecord, Store
-from rejudge.store._tables import EvaluationRow
+from rejudge.judge import load_rule_set
+from rejudge.store import EvaluationRow, RunRecord, Store
 
 from tests.store.store_factories import count_rows, race
 

@@ -6,13 +6,15 @@ import pytest
 from rejudge.store import (
     Case,
     ConflictError,
+    EvaluationJudgmentRow,
     Judgment,
+    JudgmentRow,
     NotFoundError,
+    RuleSetRow,
     RunRecord,
     Store,
     ToolRegistry,
 )
-from rejudge.store._tables import EvaluationJudgmentRow, JudgmentRow, RuleSetRow
 from sqlalchemy import select
 
 from tests.store.store_factories import count_rows, make_judgment, make_rule_set, make_trace

@@ -5,11 +5,17 @@ from __future__ import annotations
 
 import json
 
-from rejudge.store import Case, RunRecord, Store, ToolRegistry
-from rejudge.store._hashing import canonical_json
-from rejudge.store._repository import PreparedJudgment
-from rejudge.store._schemas import Judgment
-from rejudge.store._tables import EvaluationJudgmentRow, JudgmentRow
+from rejudge.store import (
+    Case,
+    EvaluationJudgmentRow,
+    Judgment,
+    JudgmentRow,
+    PreparedJudgment,
+    RunRecord,
+    Store,
+    ToolRegistry,
+    canonical_json,
+)
 
 from tests.store.store_factories import count_rows, make_rule_set, make_trace
 

@@ -7,15 +7,17 @@ import json
 import pytest
 from alembic.autogenerate import compare_metadata
 from alembic.runtime.migration import MigrationContext
-from rejudge.store import SchemaVersionError, Store, make_engine
-from rejudge.store._migrate import (
+from rejudge.store import (
+    Base,
+    SchemaVersionError,
+    Store,
     current_revision,
     downgrade,
     ensure_schema,
     head_revision,
+    make_engine,
     upgrade,
 )
-from rejudge.store._tables import Base
 from sqlalchemy import Column, Integer, MetaData, Table, inspect, text
 
 from tests.store.store_factories import make_registry

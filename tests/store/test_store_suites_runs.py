@@ -5,14 +5,17 @@ from __future__ import annotations
 import pytest
 from rejudge.store import (
     Case,
+    CaseRow,
     ConflictError,
     NotFoundError,
+    RegistryRow,
     RunRecord,
     Store,
     SuiteRecord,
+    SuiteRow,
     ToolRegistry,
+    TraceRow,
 )
-from rejudge.store._tables import CaseRow, RegistryRow, SuiteRow, TraceRow
 from sqlalchemy import select
 
 from tests.store.store_factories import (
@@ -270,8 +273,7 @@ def test_suite_with_duplicate_case_ids_is_refused_whole(
 
 
 def test_resume_may_change_operational_knobs_only(store) -> None:
-    from rejudge.store._errors import ConflictError
-    from rejudge.store._schemas import Case, Golden, RunConfig, ToolRegistry, ToolSpec
+    from rejudge.store import Case, ConflictError, Golden, RunConfig, ToolRegistry, ToolSpec
 
     registry = ToolRegistry(domain="ops", tools=[ToolSpec(name="f", read_only=True)])
     case = Case(id="c1", dimension="D1", category="x", instruction="i", golden=Golden())

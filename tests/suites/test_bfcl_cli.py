@@ -50,10 +50,10 @@ def test_commands_import_judge_and_export(tmp_path: Path, monkeypatch: pytest.Mo
     assert summary["traces"] == 2 and summary["run"] == "bfcl-m-live_relevance"
 
     import rejudge.judge._batch as judge_batch
-    from rejudge.judge._rulesets import load_rule_set
-    from rejudge.store._repository import Store
+    from rejudge.judge import load_rule_set
+    from rejudge.store import Store
 
-    from rejudge.services._judging import judge_run
+    from rejudge.services import judge_run
 
     built: list[str] = []
     real_index = judge_batch.registry_index

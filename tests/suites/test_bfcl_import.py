@@ -13,8 +13,8 @@ import jsonschema
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from rejudge.suites.importers import category_of, decode_result, trace_from_result
 from rejudge.suites.importers._bfcl import _name_map, convert_parameters, wire_name
-from rejudge.suites.importers._bfcl_results import category_of, decode_result, trace_from_result
 
 BFCL_MISSING = importlib.util.find_spec("bfcl_eval") is None
 needs_bfcl = pytest.mark.skipif(
@@ -173,8 +173,8 @@ def test_every_category_imports_consistently() -> None:
 
 @needs_bfcl
 def test_import_stores_and_writes_loadable_suites(store: Any, tmp_path: Path) -> None:
-    from rejudge.suites._case_format import load_suite
-    from rejudge.suites.importers._bfcl import import_bfcl
+    from rejudge.suites import load_suite
+    from rejudge.suites.importers import import_bfcl
 
     first = import_bfcl(store, ["live_parallel"], out_dir=tmp_path)
     again = import_bfcl(store, ["live_parallel"])
@@ -187,11 +187,10 @@ def test_import_stores_and_writes_loadable_suites(store: Any, tmp_path: Path) ->
 
 @needs_bfcl
 def test_results_round_trip_import_judge_export(store: Any, tmp_path: Path) -> None:
-    from rejudge.judge._rulesets import load_rule_set
-    from rejudge.suites.importers._bfcl import build_suite
-    from rejudge.suites.importers._bfcl_results import export_bfcl, import_bfcl_results
+    from rejudge.judge import load_rule_set
+    from rejudge.suites.importers import build_suite, export_bfcl, import_bfcl_results
 
-    from rejudge.services._judging import judge_run
+    from rejudge.services import judge_run
 
     suite = build_suite("live_parallel")
     lines = []

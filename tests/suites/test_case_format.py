@@ -7,20 +7,22 @@ from pathlib import Path
 
 import jsonschema
 import pytest
-from rejudge.store._schemas import Case, Golden, GoldenCall
-from rejudge.suites import load_case_file, load_suite
-from rejudge.suites._case_format import (
+from rejudge.store import Case, Golden, GoldenCall
+from rejudge.suites import (
     NINE_FIELDS,
+    SuiteFormatError,
     SuiteManifest,
+    SuiteNotFoundError,
     case_schema,
     case_schema_errors,
     case_to_json,
     dump_cases,
+    load_case_file,
+    load_suite,
     resolve_suite_path,
     suite_schema,
     write_suite,
 )
-from rejudge.suites._errors import SuiteFormatError, SuiteNotFoundError
 
 FULL = Case(
     id="fc-d1-001",

@@ -56,8 +56,7 @@ def test_list_stored_shows_the_store_snapshots(
     assert {k: entry[k] for k in builtin["retail"]} == builtin["retail"]
     assert entry["hash"] == loaded["hash"] and entry["domain"] == "retail"
     assert entry["runs"] == 0 and isinstance(entry["id"], int)
-    from rejudge.store._repository import Store
-    from rejudge.store._schemas import RunConfig
+    from rejudge.store import RunConfig, Store
 
     store = Store.open(db_url)
     try:

@@ -9,8 +9,8 @@ from pathlib import Path
 
 import pytest
 from click.testing import CliRunner, Result
-from rejudge.store._repository import Store
-from rejudge.suites.generators._funcbench import Knobs, generate_suite, load_generated_suite
+from rejudge.store import Store
+from rejudge.suites.generators import Knobs, generate_suite, load_generated_suite
 
 import rejudge.cli as root
 

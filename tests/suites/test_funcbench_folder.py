@@ -5,14 +5,10 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from rejudge.judge._engine import judge
-from rejudge.judge._rulesets import load_rule_set
+from rejudge.judge import judge, load_rule_set
 from rejudge.recorder._loop import case_tools
-from rejudge.suites._case_format import load_suite
-from rejudge.suites._domain import get_domain
-from rejudge.suites._selftest import golden_trace
-from rejudge.suites._validate import validate_suite
-from rejudge.suites.generators._funcbench import Knobs, generate_suite, write_generated_suite
+from rejudge.suites import get_domain, golden_trace, load_suite, validate_suite
+from rejudge.suites.generators import Knobs, generate_suite, write_generated_suite
 
 
 def _folder(tmp_path: Path) -> Path:

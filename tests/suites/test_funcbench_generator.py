@@ -9,14 +9,10 @@ import pytest
 import rejudge.suites.domains.funcbench  # noqa: F401  registers the domain
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-from rejudge.judge._engine import judge
-from rejudge.store._hashing import canonical_json
-from rejudge.store._schemas import Case
-from rejudge.suites._case_format import dump_cases
-from rejudge.suites._domain import get_domain
-from rejudge.suites._selftest import golden_trace, selftest_suite
-from rejudge.suites._validate import validate_suite
-from rejudge.suites.generators._funcbench import (
+from rejudge.judge import judge
+from rejudge.store import Case, canonical_json
+from rejudge.suites import dump_cases, get_domain, golden_trace, selftest_suite, validate_suite
+from rejudge.suites.generators import (
     KnobError,
     Knobs,
     components,

@@ -8,10 +8,9 @@ import pytest
 import rejudge.suites.domains.funcbench  # noqa: F401  registers the domain
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from rejudge.suites._domain import get_domain
-from rejudge.suites._errors import SuiteError
+from rejudge.suites import SuiteError, get_domain
 from rejudge.suites.domains.funcbench import FuncBenchSandbox, wrong_value
-from rejudge.suites.generators._funcbench import Knobs, generate_suite
+from rejudge.suites.generators import Knobs, generate_suite
 
 GENERATED = generate_suite(
     Knobs(n_core=6, depth=3, cin=2, din=2, noise=1, subtypes=True, cases=2, seed=21)

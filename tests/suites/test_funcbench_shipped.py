@@ -23,13 +23,10 @@ from typing import Any
 
 import pytest
 import rejudge.suites.domains.funcbench  # noqa: F401
-from rejudge.judge._engine import judge
-from rejudge.judge._rulesets import DEFAULT_RULE_SET, load_rule_set
-from rejudge.recorder._cassettes import read_cassette
-from rejudge.recorder._derive import trace_from_cassette
-from rejudge.store._repository import Store
-from rejudge.store._schemas import RunConfig
-from rejudge.suites.generators._funcbench import (
+from rejudge.judge import DEFAULT_RULE_SET, judge, load_rule_set
+from rejudge.recorder import read_cassette, trace_from_cassette
+from rejudge.store import RunConfig, Store
+from rejudge.suites.generators import (
     Knobs,
     default_suite_name,
     generate_suite,
@@ -37,10 +34,7 @@ from rejudge.suites.generators._funcbench import (
 )
 
 from rejudge import suites  # noqa: F401  registers the built-in domains
-from rejudge.services._judging import judge_run
-from rejudge.services._replay import replay_run
-from rejudge.services._suites import snapshot_suite
-from rejudge.services._sweep import summarize_cell, timeout_failures
+from rejudge.services import judge_run, replay_run, snapshot_suite, summarize_cell, timeout_failures
 
 REPO = Path(__file__).resolve().parents[2]
 CASSETTES = REPO / "cassettes"

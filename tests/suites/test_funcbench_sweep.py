@@ -13,10 +13,10 @@ from typing import Any
 import httpx
 import pytest
 from click.testing import CliRunner, Result
-from rejudge.store._repository import Store
+from rejudge.store import Store
 
 import rejudge.cli as root
-from rejudge.services._sweep import SweepOptions, run_sweep, sweep_table
+from rejudge.services import SweepOptions, run_sweep, sweep_table
 
 _STATED = re.compile(r"- a (\S+) value: (\d+)\.")
 _ALSO = re.compile(r"Every (\S+) is also a (\S+?)\.")

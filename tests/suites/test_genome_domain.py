@@ -8,8 +8,8 @@ from typing import Any
 import jsonschema
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from rejudge.store._hashing import canonical_json
-from rejudge.suites._domain import get_domain
+from rejudge.store import canonical_json
+from rejudge.suites import get_domain
 from rejudge.suites.domains.genome import make_genome
 from rejudge.suites.domains.genome.genome import (
     DATA_PATH,

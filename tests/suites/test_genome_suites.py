@@ -8,14 +8,28 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from rejudge.judge._engine import judge
+from rejudge.judge import judge
 from rejudge.judge.tiers import get_tier, tier_names
-from rejudge.store._hashing import canonical_json
-from rejudge.store._schemas import Case, Golden, GoldenCall, Round, ToolCall, ToolRegistry, Trace
-from rejudge.suites._case_format import SuiteSource, builtin_suites, load_suite, write_suite
-from rejudge.suites._domain import get_domain
-from rejudge.suites._selftest import golden_trace, selftest_suite
-from rejudge.suites._validate import validate_suite
+from rejudge.store import (
+    Case,
+    Golden,
+    GoldenCall,
+    Round,
+    ToolCall,
+    ToolRegistry,
+    Trace,
+    canonical_json,
+)
+from rejudge.suites import (
+    SuiteSource,
+    builtin_suites,
+    get_domain,
+    golden_trace,
+    load_suite,
+    selftest_suite,
+    validate_suite,
+    write_suite,
+)
 from rejudge.suites.domains.genome import authoring
 
 from rejudge import suites  # noqa: F401  registers the built-in domains

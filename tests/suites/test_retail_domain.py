@@ -8,11 +8,9 @@ from typing import Any
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-from rejudge.store._hashing import canonical_json
-from rejudge.suites import get_domain, load_suite
+from rejudge.store import canonical_json
+from rejudge.suites import get_domain, golden_trace, load_suite, thaw
 from rejudge.suites._domain import package_data
-from rejudge.suites._sandbox import thaw
-from rejudge.suites._selftest import golden_trace
 from rejudge.suites.domains.retail import fixtures, retail_registry
 from rejudge.suites.domains.retail.sandbox import RetailSandbox
 

@@ -6,11 +6,16 @@ from collections import Counter, defaultdict
 from typing import Any
 
 import pytest
-from rejudge.store._schemas import Case, ToolRegistry, Trace
-from rejudge.suites import builtin_suites, get_domain, load_suite
-from rejudge.suites._case_format import SuiteSource
-from rejudge.suites._selftest import golden_trace, selftest_suite
-from rejudge.suites._validate import validate_suite
+from rejudge.store import Case, ToolRegistry, Trace
+from rejudge.suites import (
+    SuiteSource,
+    builtin_suites,
+    get_domain,
+    golden_trace,
+    load_suite,
+    selftest_suite,
+    validate_suite,
+)
 
 
 @pytest.fixture(scope="module")

@@ -2,10 +2,15 @@
 
 from __future__ import annotations
 
-from rejudge.store._schemas import Case, Golden, GoldenCall
-from rejudge.suites import get_domain
-from rejudge.suites._case_format import SuiteSource
-from rejudge.suites._selftest import expand_calls, golden_trace, resolve_arguments, selftest_suite
+from rejudge.store import Case, Golden, GoldenCall
+from rejudge.suites import (
+    SuiteSource,
+    expand_calls,
+    get_domain,
+    golden_trace,
+    resolve_arguments,
+    selftest_suite,
+)
 from rejudge.suites.domains.retail import retail_registry
 
 

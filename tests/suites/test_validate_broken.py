@@ -7,7 +7,7 @@ import shutil
 from pathlib import Path
 
 import pytest
-from rejudge.suites._validate import Problem, validate_suite
+from rejudge.suites import Problem, validate_suite
 
 BROKEN = Path(__file__).parent / "broken"
 

@@ -20,7 +20,7 @@ from __future__ import annotations
 import hashlib
 from typing import Any
 
-from rejudge.store._hashing import canonical_json
+from rejudge.store import canonical_json
 from rejudge.suites._domain import ToolResult
 
 __all__ = ["FuncBenchSandbox", "as_int", "wrong_value"]

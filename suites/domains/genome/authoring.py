@@ -25,7 +25,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from rejudge.store._schemas import Case
+from rejudge.store import Case
 from rejudge.suites._case_format import SuiteManifest, dump_cases, write_suite
 from rejudge.suites._domain import package_data
 from rejudge.suites.domains.genome.cases_complex import complex_cases

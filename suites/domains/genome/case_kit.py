@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from rejudge.store._schemas import Case, Golden, GoldenCall, ParamRule
+from rejudge.store import Case, Golden, GoldenCall, ParamRule
 from rejudge.suites.domains.genome.domain import SETUP_KEY
 from rejudge.suites.domains.genome.genome import load_genome
 from rejudge.suites.domains.genome.tools import READ_ONLY_LOOKUPS

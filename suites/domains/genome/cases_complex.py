@@ -3,7 +3,7 @@ step. See :mod:`suites.domains.genome.authoring` for the conventions."""
 
 from __future__ import annotations
 
-from rejudge.store._schemas import Case
+from rejudge.store import Case
 from rejudge.suites.domains.genome.case_kit import (
     SEQ_RULE,
     dna_of,

@@ -4,7 +4,7 @@ dimension (search, sequence, navigation, tabs, analysis, similarity, annotation,
 
 from __future__ import annotations
 
-from rejudge.store._schemas import Case
+from rejudge.store import Case
 from rejudge.suites.domains.genome.case_kit import (
     SEQ_RULE,
     dna_of,

@@ -7,8 +7,7 @@ import re
 from collections.abc import Iterator
 from typing import Any
 
-from rejudge.store._errors import InvalidInputError
-from rejudge.store._schemas import Case, ToolRegistry
+from rejudge.store import Case, InvalidInputError, ToolRegistry
 from rejudge.suites.domains.genome.sandbox import GenomeSandbox
 from rejudge.suites.domains.genome.tools import DOMAIN_NAME, annotation_ids, build_registry
 

@@ -13,7 +13,7 @@ import hashlib
 from collections.abc import Iterable
 from typing import Any
 
-from rejudge.store._schemas import ToolRegistry
+from rejudge.store import ToolRegistry
 from rejudge.suites._errors import ToolError
 from rejudge.suites._sandbox import SchemaSandbox
 from rejudge.suites.domains.genome.genome import (

@@ -21,7 +21,7 @@ from __future__ import annotations
 from functools import cache
 from typing import Any
 
-from rejudge.store._schemas import ToolRegistry, ToolSpec
+from rejudge.store import ToolRegistry, ToolSpec
 from rejudge.suites.domains.genome.genome import load_genome
 
 __all__ = [

@@ -13,7 +13,7 @@ from collections.abc import Iterator
 from functools import cache
 from typing import Any
 
-from rejudge.store._schemas import Case, ToolRegistry, ToolSpec
+from rejudge.store import Case, ToolRegistry, ToolSpec
 from rejudge.suites._domain import package_data, register_domain
 from rejudge.suites.domains.retail.sandbox import RetailSandbox, fixtures
 

@@ -7,7 +7,7 @@ from datetime import date, timedelta
 from functools import cache
 from typing import Any
 
-from rejudge.store._schemas import ToolRegistry
+from rejudge.store import ToolRegistry
 from rejudge.suites._domain import package_data
 from rejudge.suites._sandbox import SchemaSandbox, ToolError, deep_freeze, thaw
 
