@@ -7,6 +7,7 @@ from rejudge._lazy import lazy_exports
 # public name -> the private module that defines it (each module's __all__;
 # tests/test_public_api.py keeps this table complete)
 _EXPORTS: dict[str, str] = {
+    "ReviewStoreMixin": "rejudge.store._reviews",
     "BATCH": "rejudge.store._batching",
     "chunks": "rejudge.store._batching",
     "BaselineSummary": "rejudge.store._catalog_reads",
@@ -64,14 +65,7 @@ _EXPORTS: dict[str, str] = {
     "NewReview": "rejudge.store._reviews",
     "REVIEW_LABELS": "rejudge.store._schemas",
     "ReviewRecord": "rejudge.store._reviews",
-    "add_review": "rejudge.store._reviews",
-    "add_reviews": "rejudge.store._reviews",
     "check_reviewer": "rejudge.store._reviews",
-    "judgment_context": "rejudge.store._reviews",
-    "list_reviews": "rejudge.store._reviews",
-    "resolve_review": "rejudge.store._reviews",
-    "review_history": "rejudge.store._reviews",
-    "trace_judgments": "rejudge.store._reviews",
     "CASE_FORMAT_VERSION": "rejudge.store._schemas",
     "Case": "rejudge.store._schemas",
     "Golden": "rejudge.store._schemas",

@@ -36,6 +36,7 @@ from rejudge.store._records import (
     run_record_from_row,
     suite_record_from_row,
 )
+from rejudge.store._reviews import ReviewStoreMixin
 from rejudge.store._schemas import Case, RuleSet, RunConfig, ToolRegistry, Trace
 from rejudge.store._tables import (
     BaselineRow,
@@ -78,6 +79,7 @@ _INSERT_PAGE = 100
 
 class Store(
     JudgmentStoreMixin,
+    ReviewStoreMixin,
     IngestReadsMixin,
     CatalogReadsMixin,
     EvaluationReadsMixin,

@@ -3,10 +3,11 @@
 Append-only: a new label is a new row, so the history of every judgment stays; several reviewers
 may label the same judgment, and "the latest label per reviewer" is a query (the row with the
 highest id per (judgment, reviewer)), never an update. The one write that touches an existing row
-is :func:`resolve_review`, which fills the nullable ``resolved_at``/``resolution`` once and refuses
+is :meth:`Store.resolve_review`, which fills the nullable ``resolved_at``/``resolution`` once and refuses
 to overwrite them.
 
-Functions take a :class:`store.repository.Store`; they read and write in bulk (no query per row).
+These are :class:`Store` methods (``ReviewStoreMixin``); they read and write in bulk (no query
+per row).
 """
 
 from __future__ import annotations
@@ -14,11 +15,10 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from datetime import datetime
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from rejudge.store._batching import chunks
 from rejudge.store._errors import ConflictError, InvalidInputError, NotFoundError
-from rejudge.store._repository import Store
 from rejudge.store._schemas import REVIEW_LABELS, normalize_label
 from rejudge.store._tables import (
     EvaluationJudgmentRow,
@@ -31,20 +31,17 @@ from rejudge.store._tables import (
 )
 from sqlalchemy import Table, func, select, update
 
+if TYPE_CHECKING:
+    from sqlalchemy.engine import Engine
+
 __all__ = [
+    "ReviewStoreMixin",
     "REVIEW_LABELS",
     "MAX_REVIEWER_LENGTH",
     "NewReview",
     "ReviewRecord",
     "normalize_label",
     "check_reviewer",
-    "add_reviews",
-    "add_review",
-    "list_reviews",
-    "review_history",
-    "resolve_review",
-    "judgment_context",
-    "trace_judgments",
 ]
 
 _T_REV: Table = ReviewRow.__table__  # type: ignore[assignment]
@@ -118,58 +115,6 @@ def _record(m: Any) -> ReviewRecord:
     )
 
 
-def add_reviews(store: Store, reviews: Sequence[NewReview]) -> list[int]:
-    """Append labels in one transaction; all or nothing. Returns the new row ids, in order.
-
-    Every label must be one of :data:`REVIEW_LABELS`, every reviewer non-empty, every judgment
-    (and evaluation, when given) stored; otherwise nothing is written.
-    """
-    if not reviews:
-        return []
-    problems: list[str] = []
-    rows: list[dict[str, Any]] = []
-    now = utcnow()
-    for index, review in enumerate(reviews):
-        label = normalize_label(review.label)
-        if label is None:
-            problems.append(
-                f"review {index + 1}: unknown label {review.label!r} "
-                f"(use one of {', '.join(REVIEW_LABELS)})"
-            )
-        try:
-            reviewer = check_reviewer(review.reviewer)
-        except InvalidInputError as exc:
-            problems.append(f"review {index + 1}: {exc}")
-            reviewer = ""
-        note = (review.note or "").strip() or None
-        rows.append(
-            {
-                "judgment_id": int(review.judgment_id),
-                "evaluation_id": review.evaluation_id,
-                "label": label,
-                "reviewer": reviewer,
-                "note": note,
-                "created_at": now,
-            }
-        )
-    judgment_ids = {r["judgment_id"] for r in rows}
-    evaluation_ids = {r["evaluation_id"] for r in rows if r["evaluation_id"] is not None}
-    with store.engine.begin() as c:
-        known = _existing(c, _T_JUDG, judgment_ids)
-        for missing in sorted(judgment_ids - known):
-            problems.append(f"no judgment with id {missing} in the store")
-        known_ev = _existing(c, _T_EVAL, evaluation_ids)
-        for missing in sorted(evaluation_ids - known_ev):
-            problems.append(f"no evaluation {missing} in the store")
-        if problems:
-            raise InvalidInputError("; ".join(problems))
-        ids: list[int] = []
-        for chunk in chunks(rows):
-            result = c.execute(_T_REV.insert().returning(_T_REV.c.id), chunk)
-            ids.extend(int(i) for i in result.scalars())
-    return ids
-
-
 def _existing(conn: Any, table: Table, ids: set[int]) -> set[int]:
     out: set[int] = set()
     wanted = sorted(ids)
@@ -180,167 +125,221 @@ def _existing(conn: Any, table: Table, ids: set[int]) -> set[int]:
     return out
 
 
-def add_review(
-    store: Store,
-    judgment_id: int,
-    label: str,
-    reviewer: str,
-    *,
-    note: str | None = None,
-    evaluation_id: int | None = None,
-) -> ReviewRecord:
-    """Append one label and return it."""
-    (review_id,) = add_reviews(
-        store, [NewReview(judgment_id, label, reviewer, note=note, evaluation_id=evaluation_id)]
-    )
-    with store.engine.connect() as c:
-        row = c.execute(select(_T_REV).where(_T_REV.c.id == review_id)).mappings().one()
-    return _record(row)
+class ReviewStoreMixin:
+    """The review methods of :class:`Store` (append-only labels, their resolution, and the
+    context a reviewer sees)."""
 
+    if TYPE_CHECKING:
+        engine: Engine
 
-def list_reviews(
-    store: Store,
-    *,
-    evaluation_id: int | None = None,
-    judgment_ids: Iterable[int] | None = None,
-    latest_per_reviewer: bool = False,
-) -> list[ReviewRecord]:
-    """Reviews in id order (oldest first).
+    def add_reviews(self, reviews: Sequence[NewReview]) -> list[int]:
+        """Append labels in one transaction; all or nothing. Returns the new row ids, in order.
 
-    ``evaluation_id``: the reviews of every judgment that evaluation links, wherever they were
-    made (a judgment is shared by every evaluation of the same inputs). ``judgment_ids``: only
-    those judgments. ``latest_per_reviewer``: only each reviewer's newest label per judgment.
-    """
-    query = select(_T_REV).order_by(_T_REV.c.id)
-    if evaluation_id is not None:
-        linked = select(_T_EJ.c.judgment_id).where(_T_EJ.c.evaluation_id == int(evaluation_id))
-        query = query.where(_T_REV.c.judgment_id.in_(linked))
-    if latest_per_reviewer:
-        newest = select(func.max(_T_REV.c.id)).group_by(_T_REV.c.judgment_id, _T_REV.c.reviewer)
-        query = query.where(_T_REV.c.id.in_(newest))
-    with store.engine.connect() as c:
-        if judgment_ids is None:
-            return [_record(m) for m in c.execute(query).mappings()]
+        Every label must be one of :data:`REVIEW_LABELS`, every reviewer non-empty, every judgment
+        (and evaluation, when given) stored; otherwise nothing is written.
+        """
+        if not reviews:
+            return []
+        problems: list[str] = []
+        rows: list[dict[str, Any]] = []
+        now = utcnow()
+        for index, review in enumerate(reviews):
+            label = normalize_label(review.label)
+            if label is None:
+                problems.append(
+                    f"review {index + 1}: unknown label {review.label!r} "
+                    f"(use one of {', '.join(REVIEW_LABELS)})"
+                )
+            try:
+                reviewer = check_reviewer(review.reviewer)
+            except InvalidInputError as exc:
+                problems.append(f"review {index + 1}: {exc}")
+                reviewer = ""
+            note = (review.note or "").strip() or None
+            rows.append(
+                {
+                    "judgment_id": int(review.judgment_id),
+                    "evaluation_id": review.evaluation_id,
+                    "label": label,
+                    "reviewer": reviewer,
+                    "note": note,
+                    "created_at": now,
+                }
+            )
+        judgment_ids = {r["judgment_id"] for r in rows}
+        evaluation_ids = {r["evaluation_id"] for r in rows if r["evaluation_id"] is not None}
+        with self.engine.begin() as c:
+            known = _existing(c, _T_JUDG, judgment_ids)
+            for missing in sorted(judgment_ids - known):
+                problems.append(f"no judgment with id {missing} in the store")
+            known_ev = _existing(c, _T_EVAL, evaluation_ids)
+            for missing in sorted(evaluation_ids - known_ev):
+                problems.append(f"no evaluation {missing} in the store")
+            if problems:
+                raise InvalidInputError("; ".join(problems))
+            ids: list[int] = []
+            for chunk in chunks(rows):
+                result = c.execute(_T_REV.insert().returning(_T_REV.c.id), chunk)
+                ids.extend(int(i) for i in result.scalars())
+        return ids
+
+    def add_review(
+        self,
+        judgment_id: int,
+        label: str,
+        reviewer: str,
+        *,
+        note: str | None = None,
+        evaluation_id: int | None = None,
+    ) -> ReviewRecord:
+        """Append one label and return it."""
+        (review_id,) = self.add_reviews(
+            [NewReview(judgment_id, label, reviewer, note=note, evaluation_id=evaluation_id)]
+        )
+        with self.engine.connect() as c:
+            row = c.execute(select(_T_REV).where(_T_REV.c.id == review_id)).mappings().one()
+        return _record(row)
+
+    def list_reviews(
+        self,
+        *,
+        evaluation_id: int | None = None,
+        judgment_ids: Iterable[int] | None = None,
+        latest_per_reviewer: bool = False,
+    ) -> list[ReviewRecord]:
+        """Reviews in id order (oldest first).
+
+        ``evaluation_id``: the reviews of every judgment that evaluation links, wherever they were
+        made (a judgment is shared by every evaluation of the same inputs). ``judgment_ids``: only
+        those judgments. ``latest_per_reviewer``: only each reviewer's newest label per judgment.
+        """
+        query = select(_T_REV).order_by(_T_REV.c.id)
+        if evaluation_id is not None:
+            linked = select(_T_EJ.c.judgment_id).where(_T_EJ.c.evaluation_id == int(evaluation_id))
+            query = query.where(_T_REV.c.judgment_id.in_(linked))
+        if latest_per_reviewer:
+            newest = select(func.max(_T_REV.c.id)).group_by(_T_REV.c.judgment_id, _T_REV.c.reviewer)
+            query = query.where(_T_REV.c.id.in_(newest))
+        with self.engine.connect() as c:
+            if judgment_ids is None:
+                return [_record(m) for m in c.execute(query).mappings()]
+            wanted = sorted({int(i) for i in judgment_ids})
+            out: list[ReviewRecord] = []
+            for chunk in chunks(wanted):
+                out.extend(
+                    _record(m)
+                    for m in c.execute(query.where(_T_REV.c.judgment_id.in_(chunk))).mappings()
+                )
+        return sorted(out, key=lambda r: r.id)
+
+    def review_history(self, judgment_id: int) -> list[ReviewRecord]:
+        """Every label ever given to one judgment, oldest first."""
+        return self.list_reviews(judgment_ids=[judgment_id])
+
+    def resolve_review(
+        self, review_id: int, resolution: str, *, at: datetime | None = None
+    ) -> ReviewRecord:
+        """Mark a review resolved (the case or rule it reported was fixed). Filled once: a review that
+        is already resolved is refused, never overwritten."""
+        text = (resolution or "").strip()
+        if not text:
+            raise InvalidInputError("a resolution needs a text saying what fixed the problem")
+        with self.engine.begin() as c:
+            row = c.execute(select(_T_REV).where(_T_REV.c.id == int(review_id))).mappings().first()
+            if row is None:
+                raise NotFoundError(f"no review {review_id} in the store")
+            if row["resolved_at"] is not None:
+                raise ConflictError(
+                    f"review {review_id} is already resolved ({row['resolution']}); "
+                    "resolutions are never overwritten, add a new review instead"
+                )
+            c.execute(
+                update(_T_REV)
+                .where(_T_REV.c.id == int(review_id), _T_REV.c.resolved_at.is_(None))
+                .values(resolved_at=at or utcnow(), resolution=text)
+            )
+            row = c.execute(select(_T_REV).where(_T_REV.c.id == int(review_id))).mappings().one()
+        return _record(row)
+
+    def judgment_context(self, judgment_ids: Iterable[int]) -> dict[int, dict[str, Any]]:
+        """judgment id -> where it was judged: case key, repetition, suite name and hash, the
+        judgment's input hashes, verdict, and the evaluations linking it (ascending ids)."""
         wanted = sorted({int(i) for i in judgment_ids})
-        out: list[ReviewRecord] = []
-        for chunk in chunks(wanted):
-            out.extend(
-                _record(m)
-                for m in c.execute(query.where(_T_REV.c.judgment_id.in_(chunk))).mappings()
+        out: dict[int, dict[str, Any]] = {}
+        query = (
+            select(
+                _T_EJ.c.judgment_id,
+                _T_EJ.c.evaluation_id,
+                _T_EJ.c.case_key,
+                _T_EJ.c.repetition,
+                _T_JUDG.c.key,
+                _T_JUDG.c.verdict,
+                _T_JUDG.c.trace_hash,
+                _T_JUDG.c.case_hash,
+                _T_JUDG.c.rule_set_hash,
+                _T_JUDG.c.tier,
+                _T_JUDG.c.engine_version,
+                _T_SUITE.c.name.label("suite"),
+                _T_SUITE.c.hash.label("suite_hash"),
             )
-    return sorted(out, key=lambda r: r.id)
+            .join(_T_JUDG, _T_JUDG.c.id == _T_EJ.c.judgment_id)
+            .join(_T_EVAL, _T_EVAL.c.id == _T_EJ.c.evaluation_id)
+            .join(_T_RUN, _T_RUN.c.id == _T_EVAL.c.run_id)
+            .join(_T_SUITE, _T_SUITE.c.id == _T_RUN.c.suite_id)
+            .order_by(_T_EJ.c.evaluation_id)
+        )
+        with self.engine.connect() as c:
+            for chunk in chunks(wanted):
+                for m in c.execute(query.where(_T_EJ.c.judgment_id.in_(chunk))).mappings():
+                    entry = out.get(m["judgment_id"])
+                    if entry is None:
+                        entry = out[m["judgment_id"]] = {
+                            "judgment_id": m["judgment_id"],
+                            "judgment_key": m["key"],
+                            "case": m["case_key"],
+                            "repetition": m["repetition"],
+                            "suite": m["suite"],
+                            "suite_hash": m["suite_hash"],
+                            "verdict": m["verdict"],
+                            "trace_hash": m["trace_hash"],
+                            "case_hash": m["case_hash"],
+                            "rule_set_hash": m["rule_set_hash"],
+                            "tier": m["tier"],
+                            "engine_version": m["engine_version"],
+                            "evaluations": [],
+                        }
+                    entry["evaluations"].append(m["evaluation_id"])
+        return out
 
-
-def review_history(store: Store, judgment_id: int) -> list[ReviewRecord]:
-    """Every label ever given to one judgment, oldest first."""
-    return list_reviews(store, judgment_ids=[judgment_id])
-
-
-def resolve_review(
-    store: Store, review_id: int, resolution: str, *, at: datetime | None = None
-) -> ReviewRecord:
-    """Mark a review resolved (the case or rule it reported was fixed). Filled once: a review that
-    is already resolved is refused, never overwritten."""
-    text = (resolution or "").strip()
-    if not text:
-        raise InvalidInputError("a resolution needs a text saying what fixed the problem")
-    with store.engine.begin() as c:
-        row = c.execute(select(_T_REV).where(_T_REV.c.id == int(review_id))).mappings().first()
-        if row is None:
-            raise NotFoundError(f"no review {review_id} in the store")
-        if row["resolved_at"] is not None:
-            raise ConflictError(
-                f"review {review_id} is already resolved ({row['resolution']}); "
-                "resolutions are never overwritten, add a new review instead"
+    def trace_judgments(self, trace_hashes: Iterable[str]) -> list[dict[str, Any]]:
+        """Every (evaluation, judgment) of the given trace hashes: evaluation id and time, judgment
+        id, verdict and input hashes, case key and repetition. What a review's resolution is computed
+        from (a later evaluation of the same trace under a different case or rule set)."""
+        wanted = sorted(set(trace_hashes))
+        query = (
+            select(
+                _T_EJ.c.evaluation_id,
+                _T_EVAL.c.created_at.label("evaluation_created_at"),
+                _T_EJ.c.judgment_id,
+                _T_EJ.c.case_key,
+                _T_EJ.c.repetition,
+                _T_JUDG.c.verdict,
+                _T_JUDG.c.trace_hash,
+                _T_JUDG.c.case_hash,
+                _T_JUDG.c.rule_set_hash,
+                _T_JUDG.c.tier,
+                _T_JUDG.c.engine_version,
             )
-        c.execute(
-            update(_T_REV)
-            .where(_T_REV.c.id == int(review_id), _T_REV.c.resolved_at.is_(None))
-            .values(resolved_at=at or utcnow(), resolution=text)
+            .join(_T_JUDG, _T_JUDG.c.id == _T_EJ.c.judgment_id)
+            .join(_T_EVAL, _T_EVAL.c.id == _T_EJ.c.evaluation_id)
+            .order_by(_T_EJ.c.evaluation_id, _T_EJ.c.judgment_id)
         )
-        row = c.execute(select(_T_REV).where(_T_REV.c.id == int(review_id))).mappings().one()
-    return _record(row)
-
-
-def judgment_context(store: Store, judgment_ids: Iterable[int]) -> dict[int, dict[str, Any]]:
-    """judgment id -> where it was judged: case key, repetition, suite name and hash, the
-    judgment's input hashes, verdict, and the evaluations linking it (ascending ids)."""
-    wanted = sorted({int(i) for i in judgment_ids})
-    out: dict[int, dict[str, Any]] = {}
-    query = (
-        select(
-            _T_EJ.c.judgment_id,
-            _T_EJ.c.evaluation_id,
-            _T_EJ.c.case_key,
-            _T_EJ.c.repetition,
-            _T_JUDG.c.key,
-            _T_JUDG.c.verdict,
-            _T_JUDG.c.trace_hash,
-            _T_JUDG.c.case_hash,
-            _T_JUDG.c.rule_set_hash,
-            _T_JUDG.c.tier,
-            _T_JUDG.c.engine_version,
-            _T_SUITE.c.name.label("suite"),
-            _T_SUITE.c.hash.label("suite_hash"),
-        )
-        .join(_T_JUDG, _T_JUDG.c.id == _T_EJ.c.judgment_id)
-        .join(_T_EVAL, _T_EVAL.c.id == _T_EJ.c.evaluation_id)
-        .join(_T_RUN, _T_RUN.c.id == _T_EVAL.c.run_id)
-        .join(_T_SUITE, _T_SUITE.c.id == _T_RUN.c.suite_id)
-        .order_by(_T_EJ.c.evaluation_id)
-    )
-    with store.engine.connect() as c:
-        for chunk in chunks(wanted):
-            for m in c.execute(query.where(_T_EJ.c.judgment_id.in_(chunk))).mappings():
-                entry = out.get(m["judgment_id"])
-                if entry is None:
-                    entry = out[m["judgment_id"]] = {
-                        "judgment_id": m["judgment_id"],
-                        "judgment_key": m["key"],
-                        "case": m["case_key"],
-                        "repetition": m["repetition"],
-                        "suite": m["suite"],
-                        "suite_hash": m["suite_hash"],
-                        "verdict": m["verdict"],
-                        "trace_hash": m["trace_hash"],
-                        "case_hash": m["case_hash"],
-                        "rule_set_hash": m["rule_set_hash"],
-                        "tier": m["tier"],
-                        "engine_version": m["engine_version"],
-                        "evaluations": [],
-                    }
-                entry["evaluations"].append(m["evaluation_id"])
-    return out
-
-
-def trace_judgments(store: Store, trace_hashes: Iterable[str]) -> list[dict[str, Any]]:
-    """Every (evaluation, judgment) of the given trace hashes: evaluation id and time, judgment
-    id, verdict and input hashes, case key and repetition. What a review's resolution is computed
-    from (a later evaluation of the same trace under a different case or rule set)."""
-    wanted = sorted(set(trace_hashes))
-    query = (
-        select(
-            _T_EJ.c.evaluation_id,
-            _T_EVAL.c.created_at.label("evaluation_created_at"),
-            _T_EJ.c.judgment_id,
-            _T_EJ.c.case_key,
-            _T_EJ.c.repetition,
-            _T_JUDG.c.verdict,
-            _T_JUDG.c.trace_hash,
-            _T_JUDG.c.case_hash,
-            _T_JUDG.c.rule_set_hash,
-            _T_JUDG.c.tier,
-            _T_JUDG.c.engine_version,
-        )
-        .join(_T_JUDG, _T_JUDG.c.id == _T_EJ.c.judgment_id)
-        .join(_T_EVAL, _T_EVAL.c.id == _T_EJ.c.evaluation_id)
-        .order_by(_T_EJ.c.evaluation_id, _T_EJ.c.judgment_id)
-    )
-    out: list[dict[str, Any]] = []
-    with store.engine.connect() as c:
-        for chunk in chunks(wanted):
-            out.extend(
-                dict(m) for m in c.execute(query.where(_T_JUDG.c.trace_hash.in_(chunk))).mappings()
-            )
-    out.sort(key=lambda r: (r["evaluation_id"], r["judgment_id"]))
-    return out
+        out: list[dict[str, Any]] = []
+        with self.engine.connect() as c:
+            for chunk in chunks(wanted):
+                out.extend(
+                    dict(m)
+                    for m in c.execute(query.where(_T_JUDG.c.trace_hash.in_(chunk))).mappings()
+                )
+        out.sort(key=lambda r: (r["evaluation_id"], r["judgment_id"]))
+        return out

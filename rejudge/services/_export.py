@@ -7,7 +7,7 @@ from collections.abc import Iterator
 from typing import Any
 
 from rejudge.judge import item_label, latest_labels
-from rejudge.store import Store, list_reviews
+from rejudge.store import Store
 
 from ._reviews import review_rows
 
@@ -21,7 +21,7 @@ def evaluation_export_rows(store: Store, evaluation_id: int | str) -> Iterator[d
     suite = store.get_suite_by_id(run.suite_id)
     rules = store.get_rule_set(ev.rule_set_id).ref
     rows = review_rows(store, ev.id)
-    latest = latest_labels(r.as_dict() for r in list_reviews(store, evaluation_id=ev.id))
+    latest = latest_labels(r.as_dict() for r in store.list_reviews(evaluation_id=ev.id))
     for r in rows:
         yield {
             "evaluation": ev.id,

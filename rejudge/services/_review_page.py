@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from rejudge.services._reviews import calibration_summary, review_queue
-from rejudge.store import ReviewRecord, Store, add_review, review_history
+from rejudge.store import ReviewRecord, Store
 
 __all__ = ["ReviewPageState", "review_page_state", "judgment_labels", "label_judgment"]
 
@@ -57,7 +57,7 @@ def review_page_state(
 
 def judgment_labels(store: Store, judgment_id: int) -> list[ReviewRecord]:
     """Every label one judgment has had, oldest first (a reviewer's latest is the one counted)."""
-    return review_history(store, judgment_id)
+    return store.review_history(judgment_id)
 
 
 def label_judgment(
@@ -74,6 +74,6 @@ def label_judgment(
     The label must be one of the review labels and the reviewer named; an unknown judgment or
     evaluation is refused (:class:`~rejudge.store.errors.RejudgeError`) and nothing is written.
     """
-    return add_review(
-        store, judgment_id, label, reviewer, note=note or None, evaluation_id=evaluation_id
+    return store.add_review(
+        judgment_id, label, reviewer, note=note or None, evaluation_id=evaluation_id
     )

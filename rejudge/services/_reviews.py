@@ -7,6 +7,7 @@ appended in one transaction). The statistics and the CSV format are pure
 from __future__ import annotations
 
 from collections import Counter
+from datetime import datetime
 from typing import Any
 
 from rejudge.judge import (
@@ -21,12 +22,8 @@ from rejudge.judge import (
 from rejudge.store import (
     NewReview,
     NotFoundError,
+    ReviewRecord,
     Store,
-    add_reviews,
-    judgment_context,
-    list_reviews,
-    resolve_review,
-    trace_judgments,
 )
 
 __all__ = [
@@ -37,6 +34,14 @@ __all__ = [
     "import_review_csv",
     "resolve_review",
 ]
+
+
+def resolve_review(
+    store: Store, review_id: int, resolution: str, *, at: datetime | None = None
+) -> ReviewRecord:
+    """Record, once, that the problem review ``review_id`` reported is fixed."""
+    return store.resolve_review(review_id, resolution, at=at)
+
 
 # a row without a reviewer (a default reviewer fixes every such row at once)
 _NO_REVIEWER = "no reviewer (fill the reviewer column or give a default reviewer)"
@@ -76,14 +81,14 @@ def review_rows(store: Store, evaluation_id: int | str) -> list[dict[str, Any]]:
 def _reviews_and_resolutions(
     store: Store, evaluation_id: int
 ) -> tuple[list[dict[str, Any]], dict[int, dict[str, Any] | None]]:
-    reviews = [r.as_dict() for r in list_reviews(store, evaluation_id=evaluation_id)]
+    reviews = [r.as_dict() for r in store.list_reviews(evaluation_id=evaluation_id)]
     flagged = {
         int(r["judgment_id"]) for r in reviews if r["label"] in ("golden_wrong", "judge_wrong")
     }
     if not flagged:
         return reviews, {}
-    context = judgment_context(store, flagged)
-    later = trace_judgments(store, {c["trace_hash"] for c in context.values()})
+    context = store.judgment_context(flagged)
+    later = store.trace_judgments({c["trace_hash"] for c in context.values()})
     return reviews, resolve_reviews(reviews, context, later)
 
 
@@ -145,7 +150,7 @@ def review_queue(
     """:func:`build_queue` over a stored evaluation, with each item's latest labels attached."""
     ev = store.get_evaluation(evaluation_id)
     rows = review_rows(store, ev.id)
-    latest = latest_labels(r.as_dict() for r in list_reviews(store, evaluation_id=ev.id))
+    latest = latest_labels(r.as_dict() for r in store.list_reviews(evaluation_id=ev.id))
     items = build_queue(rows, latest, sample_passes=sample_passes, seed=seed)
     for item in items:
         by = latest.get(int(item["judgment_id"]), {})
@@ -167,7 +172,7 @@ def import_review_csv(
     rows, errors = parse_review_csv(text)
     keys = sorted({r["judgment_key"] for r in rows if r["judgment_key"]})
     ids = store.find_judgments(keys)
-    context = judgment_context(store, ids.values())
+    context = store.judgment_context(ids.values())
     evaluations = {r["evaluation"] for r in rows if r["evaluation"] is not None}
     known_evaluations = set()
     for ev in evaluations:
@@ -230,7 +235,7 @@ def import_review_csv(
             field="reviewer" if only_reviewer else None,
         )
     latest = latest_labels(
-        r.as_dict() for r in list_reviews(store, judgment_ids=[p["judgment_id"] for p in plan])
+        r.as_dict() for r in store.list_reviews(judgment_ids=[p["judgment_id"] for p in plan])
     )
     unchanged = 0
     for item in plan:
@@ -251,7 +256,7 @@ def import_review_csv(
                 evaluation_id=item["evaluation"],
             )
         )
-    written = add_reviews(store, fresh)
+    written = store.add_reviews(fresh)
     return {
         "rows": len(rows),
         "imported": len(written),

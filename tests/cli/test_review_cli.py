@@ -14,7 +14,7 @@ from typing import Any
 import pytest
 from click.testing import Result
 from rejudge.judge import EVALUATION_EXPORT_COLUMNS, REVIEW_CSV_COLUMNS, load_rule_set
-from rejudge.store import RunConfig, Store, list_reviews
+from rejudge.store import RunConfig, Store
 
 from rejudge.cli import cli
 from rejudge.cli.export import export
@@ -58,7 +58,7 @@ def world(tmp_path: Path, run_cli: Callable[..., Result]) -> dict[str, Any]:
 def reviews_in(url: str) -> int:
     store = Store.open(url)
     try:
-        return len(list_reviews(store))
+        return len(store.list_reviews())
     finally:
         store.close()
 
@@ -239,7 +239,7 @@ def test_resolve_once(world: dict[str, Any], run_cli: Callable[..., Result]) -> 
     assert run_cli("review", "import", str(path)).exit_code == 0
     store = Store.open(world["url"])
     try:
-        (only,) = list_reviews(store)
+        (only,) = store.list_reviews()
     finally:
         store.close()
     first = run_cli("review", "resolve", str(only.id), "--resolution", "rule fixed")

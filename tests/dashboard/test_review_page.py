@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 from rejudge.judge import load_rule_set
-from rejudge.store import RunConfig, Store, list_reviews
+from rejudge.store import RunConfig, Store
 from streamlit.testing.v1 import AppTest
 
 from rejudge.services import calibration_summary, judge_run
@@ -67,7 +67,7 @@ def test_label_the_queue(evaluation: tuple[str, int]) -> None:
 
     store = Store.open(url)
     try:
-        labels = [(r.label, r.reviewer, r.note, r.evaluation_id) for r in list_reviews(store)]
+        labels = [(r.label, r.reviewer, r.note, r.evaluation_id) for r in store.list_reviews()]
         expected = calibration_summary(store, ev)
     finally:
         store.close()
