@@ -5,6 +5,7 @@ The public facade. Library names are imported lazily so ``import rejudge`` stays
 
 from __future__ import annotations
 
+from rejudge import errors as _errors
 from rejudge._lazy import lazy_exports
 
 __version__ = "0.1.0"
@@ -35,42 +36,9 @@ _EXPORTS: dict[str, str] = {
     "check_evaluation_baseline": "rejudge.services._baseline",
     "run_demo": "rejudge.services._demo",
 }
-# the whole error tree (rejudge/errors.py draws it), so `except rejudge.NotFoundError` works
-_ERRORS = (
-    "RejudgeError",
-    "StoreError",
-    "DatabaseURLError",
-    "DatabaseUnavailableError",
-    "SchemaVersionError",
-    "NotFoundError",
-    "ConflictError",
-    "InvalidInputError",
-    "TierNotFoundError",
-    "RuleSetError",
-    "BaselineMismatchError",
-    "ReviewImportError",
-    "ReviewRequiredError",
-    "Unsupported",
-    "UnknownWireFormatError",
-    "RecorderError",
-    "ProviderCallError",
-    "ProviderUnreachableError",
-    "ReplayMissError",
-    "CassetteError",
-    "CassetteImportError",
-    "LocalModelError",
-    "SuiteError",
-    "SuiteFormatError",
-    "SuiteNotFoundError",
-    "ToolError",
-    "FuncBenchError",
-    "KnobError",
-    "GenomeSetupError",
-    "BfclError",
-    "BfclNotInstalledError",
-    "DemoError",
-)
-_EXPORTS.update({name: "rejudge.errors" for name in _ERRORS})
+# the whole error tree (rejudge/errors.py draws it), so `except rejudge.NotFoundError` works;
+# importing rejudge.errors is cheap (its own table is lazy too)
+_EXPORTS.update(dict.fromkeys([*_errors.__all__, *_errors._EXPORTS], "rejudge.errors"))
 
 __all__ = ["__version__", *_EXPORTS]
 
