@@ -11,13 +11,22 @@ block: outcome, round budget, provider errors, selected tools, tail results), it
 the one it recorded, and its case hash must be the suite's: the same file gives the same trace
 hash whether it is recorded, replayed, imported or loaded by the demo.
 
+A cassette recorded elsewhere may carry credentials (``authorization``, ``x-api-key``,
+``cookie``, ``openai-organization`` ... headers; ``sk-...`` keys in bodies). Every file is read
+through the scrubber a recording uses (:func:`scrubbed_cassette_bytes`), and the trace, the hash
+and the copy the import stores are all of the scrubbed bytes; the original file is never written.
+
 This module is the pure half: finding files, naming cases, reading and deriving every file
-before anything is written, so a bad file or an unknown case stops the import with nothing
-stored. Storing the plan is :func:`rejudge.services._imports.import_cassettes`.
+before anything is written, so an unknown case stops the import with nothing stored. A file that
+cannot be read (not a cassette, invalid YAML, no model exchange) stops a strict plan; a lenient
+plan (:func:`plan_folder`) lists it as a :class:`SkippedFile` with its reason and goes on.
+Storing the plan is :func:`rejudge.services._imports.import_cassettes`.
 """
 
 from __future__ import annotations
 
+import base64
+import gzip
 import json
 import re
 from collections import Counter
@@ -29,10 +38,20 @@ from urllib.parse import urlsplit
 
 import yaml
 from rejudge.recorder._cassettes import (
+    _GZIP_MAGIC,
+    SECRET_REQUEST_HEADERS,
+    SECRET_RESPONSE_HEADERS,
+    CassetteError,
+    CassetteFile,
     Exchange,
+    _decompress,
+    _Dumper,
+    _load_document,
     cassette_stem,
     is_cassette_file,
-    read_cassette,
+    parse_cassette,
+    scrub_body,
+    scrub_text,
 )
 from rejudge.recorder._derive import run_config_from_meta, trace_of
 from rejudge.recorder._normalizer import model_exchanges
@@ -46,11 +65,16 @@ from rejudge.store import (
     ToolRegistry,
     ToolSpec,
     Trace,
+    hash_bytes,
 )
 
 __all__ = [
     "CassetteImportError",
     "PlannedTrace",
+    "SkippedFile",
+    "ImportPlan",
+    "plan_folder",
+    "scrubbed_cassette_bytes",
     "MAPPING_FILE_NAMES",
     "IMPORTED_DOMAIN",
     "find_cassettes",
@@ -88,12 +112,39 @@ class PlannedTrace:
     instruction: str | None = None
     # the run config a rejudge-recorded cassette carries (None for one recorded elsewhere)
     recorded_config: RunConfig | None = None
+    # the scrubbed bytes the trace and ``cassette_hash`` are of: what a copy of the file holds
+    data: bytes = b""
+    # the hash of the file as it is on disk (differs from cassette_hash when scrubbing changed it)
+    source_hash: str = ""
+
+
+@dataclass(frozen=True)
+class SkippedFile:
+    """A file under the folder that could not be imported, and why (one line)."""
+
+    rel: str
+    reason: str
+
+
+@dataclass(frozen=True)
+class ImportPlan:
+    """A lenient plan: the traces of the files that could be read, and the files skipped."""
+
+    traces: list[PlannedTrace]
+    skipped: list[SkippedFile]
 
 
 def import_summary(
-    run: str, run_id: int, suite: str, inserted: int, skipped: int, planned: list[PlannedTrace]
+    run: str,
+    run_id: int,
+    suite: str,
+    inserted: int,
+    skipped: int,
+    planned: list[PlannedTrace],
+    skipped_files: Collection[SkippedFile] = (),
 ) -> dict[str, Any]:
-    """What ``import cassettes`` reports (its ``--json`` keys)."""
+    """What ``import cassettes`` reports (its ``--json`` keys). ``skipped`` counts traces already
+    stored; ``skipped_files`` lists the files that could not be imported, with their reasons."""
     statuses = Counter(p.trace.status for p in planned)
     return {
         "run": run,
@@ -114,7 +165,110 @@ def import_summary(
             }
             for p in planned
         ],
+        "skipped_files": [{"file": f.rel, "reason": f.reason} for f in skipped_files],
     }
+
+
+# --------------------------------------------------------------------------- scrubbing
+
+
+def _scrub_value(value: Any) -> Any:
+    # every string anywhere in the document (bodies, parsed bodies, uris, the rejudge block)
+    if isinstance(value, str):
+        return scrub_text(value)
+    if isinstance(value, bytes):
+        if value[:2] == _GZIP_MAGIC:
+            # a key inside a still-compressed body: keep the body decompressed and scrubbed (the
+            # reader takes a gzip-labelled body without gzip magic as already decoded)
+            try:
+                plain = _decompress(value, "gzip")
+            except ValueError:
+                return value
+            if b"sk-" in plain:
+                return scrub_body(plain.decode("utf-8", errors="replace"))
+            return value
+        return scrub_body(value)
+    if isinstance(value, list):
+        return [_scrub_value(v) for v in value]
+    if isinstance(value, dict):
+        out = {k: _scrub_value(v) for k, v in value.items()}
+        if isinstance(value.get("base64_string"), str):  # Ruby VCR / betamax bodies
+            try:
+                raw = base64.b64decode(value["base64_string"])
+            except ValueError:
+                return out
+            if b"sk-" in raw:
+                out["base64_string"] = base64.b64encode(scrub_body(raw)).decode("ascii")
+        return out
+    return value
+
+
+def _drop_headers(part: Any, secret: frozenset[str]) -> Any:
+    if not isinstance(part, dict) or not isinstance(part.get("headers"), Mapping):
+        return part
+    headers = {k: v for k, v in part["headers"].items() if str(k).lower() not in secret}
+    return {**part, "headers": headers}
+
+
+def _scrub_interaction_any(item: Any) -> Any:
+    # the recorder's scrub_interaction knows vcrpy's layout only; this one every layout the
+    # reader accepts (parsed_body, content, base64_string, bare bodies)
+    if not isinstance(item, dict):
+        return item
+    out = dict(item)
+    if "request" in out:
+        out["request"] = _drop_headers(out["request"], SECRET_REQUEST_HEADERS)
+    if "response" in out:
+        out["response"] = _drop_headers(out["response"], SECRET_RESPONSE_HEADERS)
+    return _scrub_value(out)
+
+
+def scrubbed_cassette_bytes(data: bytes, name: str = "<cassette>") -> bytes:
+    """The cassette ``data`` with what a recording never keeps removed: the secret request and
+    response headers (dropped, name and all) and provider keys in any string (``REDACTED``).
+
+    A file that holds none of these comes back as the same bytes, so its hash (and every stored
+    hash of rejudge's own cassettes, already scrubbed when recorded) is unchanged. Otherwise the
+    document is written again in its own kind: JSON stays JSON, YAML YAML, gzipped gzipped.
+    Raises :class:`CassetteError` (one line) when the file is not a readable document.
+    """
+    raw = data
+    zipped = raw[:2] == _GZIP_MAGIC
+    if zipped:
+        try:
+            raw = gzip.decompress(raw)
+        except (OSError, EOFError, ValueError) as exc:
+            raise CassetteError(
+                f"{name}: gzipped file does not decompress: {exc}", path=name
+            ) from None
+    try:
+        text = raw.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise CassetteError(
+            f"{name}: not UTF-8 text (byte {exc.start}); is it a cassette?", path=name
+        ) from None
+    document = _load_document(text, name)
+    if isinstance(document, list):
+        clean: Any = [_scrub_interaction_any(i) for i in document]
+    elif isinstance(document, dict):
+        clean = {}
+        for key, value in document.items():
+            if key in ("interactions", "http_interactions") and isinstance(value, list):
+                clean[key] = [_scrub_interaction_any(i) for i in value]
+            else:
+                clean[key] = _scrub_value(value)
+    else:
+        return data  # not a cassette: the reader says why
+    if clean == document:
+        return data
+    if text.lstrip()[:1] in ("{", "["):
+        out = json.dumps(clean, indent=2, ensure_ascii=False).encode("utf-8")
+    else:
+        dumped = yaml.dump(
+            clean, Dumper=_Dumper, sort_keys=False, allow_unicode=True, width=1 << 16
+        )
+        out = dumped.encode("utf-8")
+    return gzip.compress(out, mtime=0) if zipped else out
 
 
 # --------------------------------------------------------------------------- files
@@ -225,12 +379,51 @@ def plan_import(
     name_map: dict[str, str] | None = None,
     case_hashes: Mapping[str, str] | None = None,
 ) -> list[PlannedTrace]:
+    """Read and derive every cassette under ``directory`` and name its case (strict: a file that
+    cannot be read raises its error). See :func:`plan_folder` for the arguments."""
+    return plan_folder(
+        directory,
+        case_ids=case_ids,
+        mapping=mapping,
+        name_map=name_map,
+        case_hashes=case_hashes,
+        strict=True,
+    ).traces
+
+
+def _read_scrubbed(path: Path) -> tuple[CassetteFile, bytes, str]:
+    # the cassette as read from its scrubbed bytes, those bytes, and the hash of the file as is
+    try:
+        data = path.read_bytes()
+    except OSError as exc:
+        raise CassetteError(f"{path}: cannot read: {exc.strerror or exc}", path=path) from None
+    clean = scrubbed_cassette_bytes(data, str(path))
+    return parse_cassette(clean, str(path)), clean, hash_bytes(data)
+
+
+def _reason(exc: Exception, path: Path) -> str:
+    message = " ".join(str(exc).split())
+    prefix = f"{path}: "
+    return message[len(prefix) :] if message.startswith(prefix) else message
+
+
+def plan_folder(
+    directory: str | Path,
+    *,
+    case_ids: Collection[str] | None = None,
+    mapping: Mapping[str, tuple[str, int | None]] | None = None,
+    name_map: dict[str, str] | None = None,
+    case_hashes: Mapping[str, str] | None = None,
+    strict: bool = False,
+) -> ImportPlan:
     """Read and derive every cassette under ``directory`` and name its case.
 
     ``case_ids`` (a suite's cases) restricts the names: a cassette naming no case is an error
     listing every such file. Two cassettes of one case take successive repetitions.
     ``case_hashes`` (case id -> hash, the suite's): a cassette rejudge recorded against another
-    version of its case is an error listing every such file.
+    version of its case is an error listing every such file. A file that cannot be read as a
+    cassette with a model exchange is skipped with its reason, or raises when ``strict``; when
+    every file is skipped the plan is an error (there is nothing to import).
     """
     root = Path(directory)
     files = find_cassettes(root)
@@ -261,22 +454,29 @@ def plan_import(
             f"<case>.yaml or <case>__r<k>.yaml, or map files to cases in {MAPPING_FILE_NAMES[0]}"
         )
     stale: list[str] = []
+    skipped: list[SkippedFile] = []
     taken: set[tuple[str, int]] = set()
     out: list[PlannedTrace] = []
     # explicit repetitions first, then the others fill the free slots in file order
     for path, rel, case_id, rep in sorted(named, key=lambda n: (n[3] is None, n[1])):
+        try:
+            cassette, clean, source_hash = _read_scrubbed(path)
+            models, formats, hosts, tools, instruction = _facts(cassette.exchanges)
+            if not formats:
+                raise CassetteImportError(
+                    f"{path}: no model exchange (OpenAI chat/responses, Anthropic messages or "
+                    "Gemini generateContent) in this cassette"
+                )
+        except RejudgeError as exc:
+            if strict:
+                raise
+            skipped.append(SkippedFile(rel, _reason(exc, path)))
+            continue
         if rep is None or (case_id, rep) in taken:
             rep = 0
             while (case_id, rep) in taken:
                 rep += 1
         taken.add((case_id, rep))
-        cassette = read_cassette(path)
-        models, formats, hosts, tools, instruction = _facts(cassette.exchanges)
-        if not formats:
-            raise CassetteImportError(
-                f"{path}: no model exchange (OpenAI chat/responses, Anthropic messages or "
-                "Gemini generateContent) in this cassette"
-            )
         recorded_hash = cassette.meta.get("case_hash")
         if (
             case_hashes is not None
@@ -299,6 +499,8 @@ def plan_import(
                 tools=tools,
                 instruction=instruction,
                 recorded_config=run_config_from_meta(cassette.meta, str(path)),
+                data=clean,
+                source_hash=source_hash,
             )
         )
     if stale:
@@ -308,8 +510,14 @@ def plan_import(
             f"(the case hash in their rejudge block differs from the suite's): {shown}; import "
             "them with the suite they were recorded on"
         )
+    if not out:
+        shown = "; ".join(f"{f.rel}: {f.reason}" for f in skipped[:3])
+        more = f" and {len(skipped) - 3} more" if len(skipped) > 3 else ""
+        raise CassetteImportError(
+            f"{root}: none of the {len(skipped)} file(s) could be imported: {shown}{more}"
+        )
     out.sort(key=lambda p: (p.case_id, p.repetition))
-    return out
+    return ImportPlan(out, skipped)
 
 
 def adhoc_suite(planned: list[PlannedTrace], name: str) -> tuple[ToolRegistry, list[Case]]:

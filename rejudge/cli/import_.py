@@ -1,4 +1,9 @@
-"""`rejudge import cassettes DIR [--suite NAME]`: store cassettes recorded anywhere as traces."""
+"""`rejudge import cassettes DIR [--suite NAME]`: store cassettes recorded anywhere as traces.
+
+Exit codes: 0 every file imported; 3 some files were skipped (each listed with its reason) and
+the others imported; 1 an error, nothing imported (no file could be read, an unknown case, or,
+with ``--strict``, any file that could not be read).
+"""
 
 from __future__ import annotations
 
@@ -10,7 +15,10 @@ from rich.console import Console
 from rejudge.cli._context import AppContext, json_option, pass_app, table
 from rejudge.services import import_cassettes
 
-__all__ = ["import_group", "import_cassettes_cmd"]
+__all__ = ["import_group", "import_cassettes_cmd", "EXIT_SKIPPED"]
+
+# some files skipped, the others imported: distinct from 1 (an error, nothing stored) and 2 (usage)
+EXIT_SKIPPED = 3
 
 
 @click.group("import")
@@ -35,6 +43,11 @@ def import_group() -> None:
     show_default=True,
     help="Copy the cassettes under --cassettes/<run>/ so the run does not depend on DIR.",
 )
+@click.option(
+    "--strict",
+    is_flag=True,
+    help="Any file that cannot be read is an error and nothing is stored [default: skip it].",
+)
 @json_option
 @pass_app
 def import_cassettes_cmd(
@@ -44,11 +57,15 @@ def import_cassettes_cmd(
     run_name: str | None,
     mapping: Path | None,
     copy: bool,
+    strict: bool,
 ) -> None:
     """Import every cassette under DIRECTORY as the traces of one imported run.
 
     With --suite, a file <case>.yaml (or <case>__r<k>.yaml) records that case; without it each
-    cassette becomes an ad-hoc case with no golden calls.
+    cassette becomes an ad-hoc case with no golden calls. Copies are scrubbed of credentials
+    (secret headers, provider keys) as recordings are; the source files are only read.
+    A file that cannot be read (not a cassette, invalid YAML, no model exchange) is listed with
+    its reason and skipped; exit code 3 says some were, 0 that none were.
     """
     result = import_cassettes(
         directory,
@@ -57,6 +74,7 @@ def import_cassettes_cmd(
         run_name=run_name,
         mapping_file=mapping,
         copy_to=app.settings.cassettes_dir if copy else None,
+        strict=strict,
     )
     data = result.summary()
 
@@ -70,5 +88,9 @@ def import_cassettes_cmd(
             f"run {data['run']} (suite {data['suite']}): {data['inserted']} trace(s) stored, "
             f"{data['skipped']} already there"
         )
+        for skipped in data["skipped_files"]:
+            c.print(f"skipped {skipped['file']}: {skipped['reason']}", markup=False)
 
     app.emit(data, render)
+    if data["skipped_files"]:
+        click.get_current_context().exit(EXIT_SKIPPED)

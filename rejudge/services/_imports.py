@@ -3,6 +3,11 @@
 The plan (files, cases, traces) is the recorder's pure :func:`rejudge.recorder._importer.plan_import`;
 this stores it through the ingest path. Importing the same folder again is a lookup: same suite
 snapshot, same run, no duplicate trace.
+
+What is stored is of the scrubbed file (:func:`rejudge.recorder.scrubbed_cassette_bytes`): the
+copy under the cassettes folder holds the scrubbed bytes, and the trace and the stored cassette
+hash are of them, so replay and renormalize of the copy give the same trace hash. With no copy
+the stored path is the source file and the stored hash that file's own. The source is only read.
 """
 
 from __future__ import annotations
@@ -16,11 +21,12 @@ from typing import Any
 from rejudge.recorder import (
     IMPORTED_DOMAIN,
     PlannedTrace,
+    SkippedFile,
     adhoc_suite,
     find_mapping,
     import_run_config,
     import_summary,
-    plan_import,
+    plan_folder,
 )
 from rejudge.services._ingest import Evidence, ingest
 from rejudge.store import NotFoundError, RunRecord, Store, SuiteRecord, content_hash, hash_bytes
@@ -35,19 +41,27 @@ class ImportResult:
     inserted: int
     skipped: int
     planned: list[PlannedTrace] = field(default_factory=list)
+    # files under the folder that could not be imported (non-strict imports only)
+    skipped_files: list[SkippedFile] = field(default_factory=list)
 
     def summary(self) -> dict[str, Any]:
         return import_summary(
-            self.run.name, self.run.id, self.suite.name, self.inserted, self.skipped, self.planned
+            self.run.name,
+            self.run.id,
+            self.suite.name,
+            self.inserted,
+            self.skipped,
+            self.planned,
+            self.skipped_files,
         )
 
 
-def _copy_atomic(src: Path, dest: Path) -> None:
+def _write_atomic(data: bytes, dest: Path) -> None:
     dest.parent.mkdir(parents=True, exist_ok=True)
     fd, tmp = tempfile.mkstemp(prefix=".import-", dir=dest.parent)
     try:
         with os.fdopen(fd, "wb") as fh:
-            fh.write(src.read_bytes())
+            fh.write(data)
         os.replace(tmp, dest)
     except BaseException:
         Path(tmp).unlink(missing_ok=True)
@@ -72,6 +86,7 @@ def import_cassettes(
     mapping_file: str | Path | None = None,
     copy_to: str | Path | None = None,
     adhoc_suite_name: str | None = None,
+    strict: bool = True,
 ) -> ImportResult:
     """Import every cassette under ``directory`` as one run.
 
@@ -80,6 +95,10 @@ def import_cassettes(
     ``<run>/<relative path>``, as recorded runs do (so ``renormalize`` finds it when the source
     folder is gone); otherwise the source's absolute path is recorded. The run's config is the
     one rejudge recorded in the cassettes, else harness mode ``imported``.
+
+    ``strict`` (the default): a file that cannot be read stops the import with nothing stored.
+    Otherwise such files are skipped and listed in ``skipped_files`` with their reasons; when no
+    file at all can be read the import is an error.
     """
     root = Path(directory)
     base = root if root.is_dir() else root.parent
@@ -89,15 +108,18 @@ def import_cassettes(
         suite_rec = _resolve_suite(store, suite)
         cases = store.get_cases(suite_rec.id)
         registry = store.get_registry(suite_rec.registry_id)
-        planned = plan_import(
+        plan = plan_folder(
             root,
             case_ids=set(cases),
             mapping=mapping,
             name_map=registry.name_map or None,
             case_hashes={key: case.hash for key, (_pk, case) in cases.items()},
+            strict=strict,
         )
+        planned = plan.traces
     else:
-        planned = plan_import(root, mapping=mapping)
+        plan = plan_folder(root, mapping=mapping, strict=strict)
+        planned = plan.traces
         from rejudge.suites import suite_hash
 
         name = adhoc_suite_name or f"imported-{base.resolve().name or 'cassettes'}"
@@ -120,14 +142,14 @@ def import_cassettes(
     for p in planned:
         # like recorded runs: a copied cassette is stored relative to the cassettes folder;
         # a cassette left where it is, by its absolute path
-        stored_path = str(p.path.resolve())
+        stored_path, stored_hash = str(p.path.resolve()), p.source_hash
         if copy_to is not None:
             relative = f"{name}/{p.rel}"
             dest = Path(copy_to) / relative
             if not dest.exists() or hash_bytes(dest.read_bytes()) != p.cassette_hash:
-                _copy_atomic(p.path, dest)
-            stored_path = relative
-        evidence.append(Evidence(p.case_id, p.trace, stored_path, p.cassette_hash))
+                _write_atomic(p.data, dest)  # the scrubbed bytes, never the source's
+            stored_path, stored_hash = relative, p.cassette_hash
+        evidence.append(Evidence(p.case_id, p.trace, stored_path, stored_hash))
     result = ingest(store, run, evidence)
     store.finish_run(run.id, "finished")
     return ImportResult(
@@ -136,4 +158,5 @@ def import_cassettes(
         inserted=result.inserted,
         skipped=len(evidence) - result.inserted,
         planned=planned,
+        skipped_files=plan.skipped,
     )

@@ -7,8 +7,13 @@ import shutil
 from pathlib import Path
 
 import pytest
-from rejudge.recorder import CassetteError, CassetteImportError, plan_import
-from rejudge.store import Store
+from rejudge.recorder import (
+    CassetteError,
+    CassetteImportError,
+    plan_import,
+    scrubbed_cassette_bytes,
+)
+from rejudge.store import Store, hash_bytes
 
 from rejudge.services import import_cassettes
 
@@ -86,7 +91,14 @@ def test_import_with_suite_names_cases_and_repetitions(store: Store, tmp_path: P
     assert keys == [("fc-d1-001", 0), ("fc-d1-002", 1), ("fc-d1-003", 2)]
     stored = {t.case_key: t for t in store.iter_traces(result.run.id)}
     assert stored["fc-d1-003"].cassette_path == "imp/weird name.yaml"  # relative to --cassettes
-    assert (copies / "imp" / "weird name.yaml").read_bytes() == CHAIN.read_bytes()
+    # the copy is the scrubbed file (issue 16, item 9): CHAIN carries openai-organization headers,
+    # which a recording never keeps; the stored hash is the copy's, the source is untouched
+    copy = (copies / "imp" / "weird name.yaml").read_bytes()
+    assert copy == scrubbed_cassette_bytes(CHAIN.read_bytes()) != CHAIN.read_bytes()
+    assert b"openai-organization" not in copy.lower()
+    assert stored["fc-d1-003"].cassette_hash == hash_bytes(copy)
+    for key, trace in stored.items():
+        assert trace.cassette_hash == hash_bytes((copies / trace.cassette_path).read_bytes()), key
 
 
 def test_unknown_case_stops_the_import_with_nothing_stored(store: Store, tmp_path: Path) -> None:
