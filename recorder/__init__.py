@@ -62,7 +62,7 @@ _EXPORTS: dict[str, str] = {
     "SkippedFile": "rejudge.recorder._importer",
     "ImportPlan": "rejudge.recorder._importer",
     "plan_folder": "rejudge.recorder._importer",
-    "scrubbed_cassette_bytes": "rejudge.recorder._importer",
+    "scrubbed_cassette_bytes": "rejudge.recorder._cassettes",
     "adhoc_suite": "rejudge.recorder._importer",
     "find_cassettes": "rejudge.recorder._importer",
     "find_mapping": "rejudge.recorder._importer",

@@ -25,8 +25,6 @@ Storing the plan is :func:`rejudge.services._imports.import_cassettes`.
 
 from __future__ import annotations
 
-import base64
-import gzip
 import json
 import re
 from collections import Counter
@@ -38,20 +36,13 @@ from urllib.parse import urlsplit
 
 import yaml
 from rejudge.recorder._cassettes import (
-    _GZIP_MAGIC,
-    SECRET_REQUEST_HEADERS,
-    SECRET_RESPONSE_HEADERS,
     CassetteError,
     CassetteFile,
     Exchange,
-    _decompress,
-    _Dumper,
-    _load_document,
     cassette_stem,
     is_cassette_file,
     parse_cassette,
-    scrub_body,
-    scrub_text,
+    scrubbed_cassette_bytes,
 )
 from rejudge.recorder._derive import run_config_from_meta, trace_of
 from rejudge.recorder._normalizer import model_exchanges
@@ -74,7 +65,6 @@ __all__ = [
     "SkippedFile",
     "ImportPlan",
     "plan_folder",
-    "scrubbed_cassette_bytes",
     "MAPPING_FILE_NAMES",
     "IMPORTED_DOMAIN",
     "find_cassettes",
@@ -167,108 +157,6 @@ def import_summary(
         ],
         "skipped_files": [{"file": f.rel, "reason": f.reason} for f in skipped_files],
     }
-
-
-# --------------------------------------------------------------------------- scrubbing
-
-
-def _scrub_value(value: Any) -> Any:
-    # every string anywhere in the document (bodies, parsed bodies, uris, the rejudge block)
-    if isinstance(value, str):
-        return scrub_text(value)
-    if isinstance(value, bytes):
-        if value[:2] == _GZIP_MAGIC:
-            # a key inside a still-compressed body: keep the body decompressed and scrubbed (the
-            # reader takes a gzip-labelled body without gzip magic as already decoded)
-            try:
-                plain = _decompress(value, "gzip")
-            except ValueError:
-                return value
-            if b"sk-" in plain:
-                return scrub_body(plain.decode("utf-8", errors="replace"))
-            return value
-        return scrub_body(value)
-    if isinstance(value, list):
-        return [_scrub_value(v) for v in value]
-    if isinstance(value, dict):
-        out = {k: _scrub_value(v) for k, v in value.items()}
-        if isinstance(value.get("base64_string"), str):  # Ruby VCR / betamax bodies
-            try:
-                raw = base64.b64decode(value["base64_string"])
-            except ValueError:
-                return out
-            if b"sk-" in raw:
-                out["base64_string"] = base64.b64encode(scrub_body(raw)).decode("ascii")
-        return out
-    return value
-
-
-def _drop_headers(part: Any, secret: frozenset[str]) -> Any:
-    if not isinstance(part, dict) or not isinstance(part.get("headers"), Mapping):
-        return part
-    headers = {k: v for k, v in part["headers"].items() if str(k).lower() not in secret}
-    return {**part, "headers": headers}
-
-
-def _scrub_interaction_any(item: Any) -> Any:
-    # the recorder's scrub_interaction knows vcrpy's layout only; this one every layout the
-    # reader accepts (parsed_body, content, base64_string, bare bodies)
-    if not isinstance(item, dict):
-        return item
-    out = dict(item)
-    if "request" in out:
-        out["request"] = _drop_headers(out["request"], SECRET_REQUEST_HEADERS)
-    if "response" in out:
-        out["response"] = _drop_headers(out["response"], SECRET_RESPONSE_HEADERS)
-    return _scrub_value(out)
-
-
-def scrubbed_cassette_bytes(data: bytes, name: str = "<cassette>") -> bytes:
-    """The cassette ``data`` with what a recording never keeps removed: the secret request and
-    response headers (dropped, name and all) and provider keys in any string (``REDACTED``).
-
-    A file that holds none of these comes back as the same bytes, so its hash (and every stored
-    hash of rejudge's own cassettes, already scrubbed when recorded) is unchanged. Otherwise the
-    document is written again in its own kind: JSON stays JSON, YAML YAML, gzipped gzipped.
-    Raises :class:`CassetteError` (one line) when the file is not a readable document.
-    """
-    raw = data
-    zipped = raw[:2] == _GZIP_MAGIC
-    if zipped:
-        try:
-            raw = gzip.decompress(raw)
-        except (OSError, EOFError, ValueError) as exc:
-            raise CassetteError(
-                f"{name}: gzipped file does not decompress: {exc}", path=name
-            ) from None
-    try:
-        text = raw.decode("utf-8")
-    except UnicodeDecodeError as exc:
-        raise CassetteError(
-            f"{name}: not UTF-8 text (byte {exc.start}); is it a cassette?", path=name
-        ) from None
-    document = _load_document(text, name)
-    if isinstance(document, list):
-        clean: Any = [_scrub_interaction_any(i) for i in document]
-    elif isinstance(document, dict):
-        clean = {}
-        for key, value in document.items():
-            if key in ("interactions", "http_interactions") and isinstance(value, list):
-                clean[key] = [_scrub_interaction_any(i) for i in value]
-            else:
-                clean[key] = _scrub_value(value)
-    else:
-        return data  # not a cassette: the reader says why
-    if clean == document:
-        return data
-    if text.lstrip()[:1] in ("{", "["):
-        out = json.dumps(clean, indent=2, ensure_ascii=False).encode("utf-8")
-    else:
-        dumped = yaml.dump(
-            clean, Dumper=_Dumper, sort_keys=False, allow_unicode=True, width=1 << 16
-        )
-        out = dumped.encode("utf-8")
-    return gzip.compress(out, mtime=0) if zipped else out
 
 
 # --------------------------------------------------------------------------- files
