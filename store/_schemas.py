@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from typing import Any, ClassVar, Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, model_serializer, model_validator
 from rejudge.store._hashing import content_hash
 
 __all__ = [
@@ -31,7 +31,10 @@ __all__ = [
     "ToolSpec",
     "ToolRegistry",
     "ToolCall",
+    "ServerToolUse",
+    "Alternative",
     "Round",
+    "UserTurn",
     "TraceError",
     "Trace",
     "RunConfig",
@@ -42,7 +45,10 @@ __all__ = [
 ]
 
 CASE_FORMAT_VERSION = 1
-TRACE_FORMAT_VERSION = 1
+#: 2 added conversations (user turns), provider-side tool use and a round's alternative choices;
+#: a trace that holds none of them is written as format 1, byte for byte as before, so the
+#: hashes and verdicts of every trace stored before version 2 stay the same
+TRACE_FORMAT_VERSION = 2
 REGISTRY_FORMAT_VERSION = 1
 RULE_SET_FORMAT_VERSION = 1
 JUDGMENT_FORMAT_VERSION = 1
@@ -199,11 +205,67 @@ class ToolCall(_Frozen):
     error: str | None = None
 
 
+class ServerToolUse(_Frozen):
+    """A tool the provider ran itself inside one response (web search, tool search, code run).
+
+    It is never one of the client's calls: tiers judge client calls only, unless a rule set asks
+    to see server-tool use.
+    """
+
+    id: str | None = None
+    name: str
+    input: Any = None
+    # what the provider put in the same response as the tool's outcome (None: not shown)
+    result: Any = None
+    # the provider's own name for the block or item (``server_tool_use``, ``web_search_call``)
+    kind: str
+
+
+class Alternative(_Frozen):
+    """Another choice of an ``n > 1`` response, kept but never followed (the client used 0)."""
+
+    choice: int
+    calls: list[ToolCall] = Field(default_factory=list)
+    text: str | None = None
+    finish_reason: str | None = None
+
+
 class Round(_Frozen):
     index: int
     calls: list[ToolCall] = Field(default_factory=list)
     text: str | None = None
     finish_reason: str | None = None
+    # format 2: provider-side tools used in this response, and the other choices of n > 1
+    server_tools: list[ServerToolUse] = Field(default_factory=list)
+    alternatives: list[Alternative] = Field(default_factory=list)
+
+    @model_serializer(mode="wrap")
+    def _omit_empty_v2(self, handler: Any) -> dict[str, Any]:
+        # format-1 rounds keep their exact JSON (and so their hashes)
+        body = handler(self)
+        if not body.get("server_tools"):
+            body.pop("server_tools", None)
+        if not body.get("alternatives"):
+            body.pop("alternatives", None)
+        return body
+
+    @property
+    def uses_v2(self) -> bool:
+        return bool(self.server_tools or self.alternatives)
+
+
+class UserTurn(_Frozen):
+    """A user message of a multi-turn conversation, in its place between the rounds.
+
+    ``before_round`` is the index of the first round the model produced after the message
+    (``len(rounds)`` for a message nothing answered); ``position`` is the message's 0-based
+    place among the conversation's user messages. A conversation with a single user message
+    (the case's instruction) carries no turns.
+    """
+
+    before_round: int = Field(ge=0)
+    position: int = Field(ge=0)
+    text: str
 
 
 class TraceError(_Frozen):
@@ -220,7 +282,7 @@ class TraceError(_Frozen):
 class Trace(_Frozen):
     """A normalized run of one case: rounds of calls and results, and how it ended."""
 
-    format_version: int = TRACE_FORMAT_VERSION
+    format_version: int = 1
     case_id: str
     repetition: int = 0
     status: TraceStatus = "completed"
@@ -233,6 +295,29 @@ class Trace(_Frozen):
     normalizer_version: str | None = None
     # wall-clock facts; excluded from the content hash so a replay hashes the same
     timings: dict[str, Any] = Field(default_factory=dict)
+    # format 2: the user's messages of a multi-turn conversation (empty: a single instruction)
+    user_turns: list[UserTurn] = Field(default_factory=list)
+
+    @model_validator(mode="after")
+    def _lowest_format_that_holds_it(self) -> Trace:
+        # the format version says what the body needs: 1 unless it holds a format-2 field
+        # (a frozen model: set through __dict__, once, at construction)
+        needed = 2 if (self.user_turns or any(r.uses_v2 for r in self.rounds)) else 1
+        if self.format_version > TRACE_FORMAT_VERSION:
+            raise ValueError(
+                f"trace format {self.format_version} is newer than this rejudge reads "
+                f"(up to {TRACE_FORMAT_VERSION}); upgrade rejudge"
+            )
+        if self.format_version != needed:
+            self.__dict__["format_version"] = needed
+        return self
+
+    @model_serializer(mode="wrap")
+    def _omit_empty_turns(self, handler: Any) -> dict[str, Any]:
+        body = handler(self)
+        if not body.get("user_turns"):
+            body.pop("user_turns", None)
+        return body
 
     def hashable(self) -> dict[str, Any]:
         return self.model_dump(mode="json", exclude={"timings"})
