@@ -21,6 +21,7 @@ _EXPORTS: dict[str, str] = {
     "Capture": "rejudge.services._capture",
     "capture": "rejudge.services._capture",
     "open_store": "rejudge.services._capture",
+    "evaluation_ci_results": "rejudge.services._ci",
     "BASELINE_INPUTS": "rejudge.services._compare",
     "compare_evaluations": "rejudge.services._compare",
     "evaluation_inputs": "rejudge.services._compare",
