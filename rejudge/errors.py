@@ -24,13 +24,15 @@ apply), so a caller can act on it without parsing the message::
      ├── RecorderError                     rejudge.recorder
      │    ├── ProviderCallError            a model call gave no usable response
      │    ├── ProviderUnreachableError     rejudge.recorder._record
-     │    └── ReplayMissError              rejudge.recorder._tape
+     │    ├── ReplayMissError              rejudge.recorder._tape
+     │    └── ToolServerError              rejudge.recorder._mcp: an MCP server failed
      ├── CassetteError                     rejudge.recorder._cassettes
      ├── CassetteImportError               rejudge.recorder._importer
      ├── LocalModelError                   rejudge.recorder._local_server
      ├── SuiteError                        rejudge.suites
      │    ├── SuiteFormatError             (also InvalidInputError)
      │    ├── SuiteNotFoundError           (also NotFoundError)
+     │    ├── McpToolsError                rejudge.suites.domains.mcp (also InvalidInputError)
      │    └── FuncBenchError               rejudge.suites.generators._funcbench
      │         └── KnobError               (also InvalidInputError)
      ├── ToolError                         raised by a sandbox tool; the model sees it as a result
@@ -123,12 +125,14 @@ _EXPORTS: dict[str, str] = {
     "ProviderCallError": "rejudge.recorder._http",
     "ProviderUnreachableError": "rejudge.recorder._record",
     "ReplayMissError": "rejudge.recorder._tape",
+    "ToolServerError": "rejudge.recorder._mcp",
     "CassetteError": "rejudge.recorder._cassettes",
     "CassetteImportError": "rejudge.recorder._importer",
     "LocalModelError": "rejudge.recorder._local_server",
     "SuiteError": "rejudge.suites._errors",
     "SuiteFormatError": "rejudge.suites._errors",
     "SuiteNotFoundError": "rejudge.suites._errors",
+    "McpToolsError": "rejudge.suites.domains.mcp._tools",
     "ToolError": "rejudge.suites._errors",
     "FuncBenchError": "rejudge.suites.generators._funcbench",
     "KnobError": "rejudge.suites.generators._funcbench",
