@@ -20,6 +20,7 @@ apply), so a caller can act on it without parsing the message::
      │    ├── BaselineMismatchError        rejudge.judge._baseline
      │    ├── ReviewImportError            rejudge.judge._calibration
      │    ├── ReviewRequiredError          rejudge.judge._calibration
+     │    ├── InspectLogError              rejudge.suites.importers._inspect_log
      │    └── GenomeSetupError             rejudge.suites.domains.genome
      ├── RecorderError                     rejudge.recorder
      │    ├── ProviderCallError            a model call gave no usable response
@@ -137,6 +138,7 @@ _EXPORTS: dict[str, str] = {
     "FuncBenchError": "rejudge.suites.generators._funcbench",
     "KnobError": "rejudge.suites.generators._funcbench",
     "GenomeSetupError": "rejudge.suites.domains.genome.domain",
+    "InspectLogError": "rejudge.suites.importers._inspect_log",
     "BfclError": "rejudge.suites.importers._bfcl",
     "BfclNotInstalledError": "rejudge.suites.importers._bfcl",
     "DemoError": "rejudge.services._demo",

@@ -39,6 +39,8 @@ _EXPORTS: dict[str, str] = {
     "run_external_verdicts": "rejudge.services._external",
     "run_export_rows": "rejudge.services._export",
     "ImportResult": "rejudge.services._imports",
+    "InspectImportResult": "rejudge.services._inspect_import",
+    "import_inspect": "rejudge.services._inspect_import",
     "import_cassettes": "rejudge.services._imports",
     "Evidence": "rejudge.services._ingest",
     "IngestResult": "rejudge.services._ingest",
