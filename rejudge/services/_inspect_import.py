@@ -81,6 +81,10 @@ def import_inspect(
         suite_cases={c.id: c for c in suite.cases} if suite is not None else None,
         suite_registry=suite.registry if suite is not None else None,
     )
+    log_version = log.version
+    # a .json log's samples are one parsed document: let it go before the writes (thousands
+    # of live objects make every garbage collection during the ingest slower)
+    del log
     file_hash = hash_bytes(source.read_bytes())
     if suite is None:
         suite = SuiteSource(
@@ -105,7 +109,7 @@ def import_inspect(
             "file": source.name,
             "file_hash": file_hash,
             "task": parsed.task,
-            "log_version": log.version,
+            "log_version": log_version,
             "registry_inferred": parsed.registry_inferred,
         },
     )
