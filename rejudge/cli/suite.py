@@ -229,7 +229,12 @@ def suite_from_mcp(
     result = snapshot_mcp_suite(server, name, out if out is not None else Path(name))
 
     def render(c: Console) -> None:
-        rows = [[t["name"], "yes" if t["read_only"] else "no", t["kind"]] for t in result.tools]
+        from rich.markup import escape
+
+        # tool names come from the server: shown as text, never as markup
+        rows = [
+            [escape(t["name"]), "yes" if t["read_only"] else "no", t["kind"]] for t in result.tools
+        ]
         c.print(table(f"tools of {result.suite}", ["tool", "read-only", "kind"], rows))
         c.print(
             f"wrote suite [bold]{result.suite}[/] to {result.folder}: {len(result.tools)} tools, "
@@ -237,6 +242,6 @@ def suite_from_mcp(
             "golden calls; `rejudge suite validate` checks them)"
         )
         for problem in result.problems:
-            c.print(f"[yellow]to fill[/]: {problem}")
+            c.print(f"[yellow]to fill[/]: {escape(problem)}")
 
     app.emit(result, render)

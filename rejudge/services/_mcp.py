@@ -20,7 +20,7 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
 
-from rejudge.recorder import McpServer, McpWorld, list_mcp_tools
+from rejudge.recorder import McpServer, McpWorld, ToolServerError, list_mcp_tools
 from rejudge.store import ConflictError, InvalidInputError
 from rejudge.suites import (
     FORMAT_VERSION,
@@ -121,10 +121,15 @@ def snapshot_mcp_suite(server: McpServer, name: str, folder: Path | str) -> McpS
 
 
 def mcp_world_for_suite(
-    suite: SuiteSource, *, server: McpServer | None = None, timeout_s: float | None = None
+    suite: SuiteSource,
+    *,
+    server: McpServer | None = None,
+    timeout_s: float | None = None,
+    probe: bool = True,
 ) -> McpWorld:
     """The world an MCP suite records in: ``server`` when given, else the server the suite
-    was snapshotted from (its manifest's ``metadata.mcp``)."""
+    was snapshotted from (its manifest's ``metadata.mcp``). ``probe`` connects once first and
+    checks that the server still offers every tool of the suite."""
     if suite.domain != MCP_DOMAIN:
         raise InvalidInputError(
             f"suite {suite.name!r} is a {suite.domain} suite; only an MCP suite (domain "
@@ -135,4 +140,16 @@ def mcp_world_for_suite(
         meta = (suite.manifest.metadata if suite.manifest else {}).get("mcp")
         extra = {"timeout_s": timeout_s} if timeout_s is not None else {}
         server = McpServer.from_metadata(meta, **extra)
+    if probe:
+        # one handshake before any trace: a server that is down or changed is one error now,
+        # not a run of AGENT_ERROR traces that a resume would then skip
+        snapshot = asyncio.run(list_mcp_tools(server))
+        offered = {str(t.get("name")) for t in snapshot.tools}
+        missing = [name for name in suite.registry.tool_names() if name not in offered]
+        if missing:
+            raise ToolServerError(
+                f"{server.describe()} no longer offers {', '.join(map(repr, missing))}, which "
+                f"suite {suite.name!r} has; snapshot the server into a new suite",
+                field="mcp",
+            )
     return McpWorld(server)

@@ -79,3 +79,27 @@ def test_a_bad_suite_name_is_refused_before_connecting(tmp_path: Path) -> None:
         cli, ["suite", "from-mcp", "--stdio", "/nonexistent/x", "--name", "Bad Name"]
     )
     assert result.exit_code == 1 and "suite name 'Bad Name' is not usable" in result.output
+
+
+def test_record_refuses_a_server_that_is_down_or_changed(tmp_path: Path) -> None:
+    """Before any trace: a dead server or one missing a suite's tool is one line, no run."""
+    out = tmp_path / "suite"
+    db = f"sqlite:///{tmp_path / 'r.db'}"
+    runner = CliRunner()
+    made = runner.invoke(cli, ["--db", db, "suite", "from-mcp", "--stdio",
+                               f"{sys.executable} {NOTES}", "--name", "n", "--out", str(out)])  # fmt: skip
+    assert made.exit_code == 0, made.output
+    from rejudge.cli.record import record
+
+    if record.name not in cli.commands:
+        cli.add_command(record)
+    base = ["--db", db, "record", "--suite", str(out), "--model", "m", "--provider", "local",
+            "--base-url", "http://127.0.0.1:9/v1"]  # fmt: skip
+    dead = runner.invoke(cli, [*base, "--mcp-stdio", "/nonexistent/server"])
+    assert dead.exit_code == 1 and "cannot start the MCP server" in dead.output, dead.output
+    changed = runner.invoke(cli, [*base, "--mcp-stdio", f"{sys.executable} {ODD} plain"])
+    assert changed.exit_code == 1 and "no longer offers 'list_notes'" in changed.output
+    runs = runner.invoke(cli, ["--db", db, "--json", "runs"])
+    assert runs.output.strip() == "[]"
+    plain = runner.invoke(cli, [*base])
+    assert plain.exit_code == 2 and "is an MCP suite" in plain.output
