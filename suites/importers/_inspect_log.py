@@ -111,7 +111,7 @@ def _enable_zstd(path: Path) -> None:
         ) from None
 
 
-def _read_eval_log(path: Path) -> InspectLog:
+def _open_zip(path: Path) -> zipfile.ZipFile:
     try:
         archive = zipfile.ZipFile(path)
     except OSError as exc:
@@ -122,35 +122,43 @@ def _read_eval_log(path: Path) -> InspectLog:
         raise _fail(path, f"not a readable zip archive: {exc}") from None
     if any(info.compress_type == _ZSTD for info in archive.infolist()):
         _enable_zstd(path)
-    names = set(archive.namelist())
+    return archive
 
-    def load(name: str) -> Any:
-        try:
-            with archive.open(name) as handle:
-                return json.loads(handle.read())
-        except (zipfile.BadZipFile, EOFError, zlib.error, OSError, ValueError) as exc:
-            raise _fail(path, f"{name}: {exc}") from None
-        except Exception as exc:  # a decompressor's own error (zstd)
-            raise _fail(path, f"{name}: {type(exc).__name__}: {exc}") from None
 
-    if "header.json" in names:
-        header = load("header.json")
-    elif "_journal/start.json" in names:
-        header = load("_journal/start.json")  # a log Inspect had not finished writing
-    else:
-        raise InspectLogError(
-            f"{path} is not an Inspect AI eval log (no header.json in the archive)",
-            file=str(path),
-        )
+def _load(path: Path, archive: zipfile.ZipFile, name: str) -> Any:
+    try:
+        with archive.open(name) as handle:
+            return json.loads(handle.read())
+    except (zipfile.BadZipFile, EOFError, zlib.error, OSError, ValueError) as exc:
+        raise _fail(path, f"{name}: {exc}") from None
+    except Exception as exc:  # a decompressor's own error (zstd)
+        raise _fail(path, f"{name}: {type(exc).__name__}: {exc}") from None
+
+
+def _read_eval_log(path: Path) -> InspectLog:
+    with _open_zip(path) as archive:
+        names = set(archive.namelist())
+        if "header.json" in names:
+            header = _load(path, archive, "header.json")
+        elif "_journal/start.json" in names:
+            # a log Inspect had not finished writing
+            header = _load(path, archive, "_journal/start.json")
+        else:
+            raise InspectLogError(
+                f"{path} is not an Inspect AI eval log (no header.json in the archive)",
+                file=str(path),
+            )
     header = _check_version(path, header)
     sample_names = sorted(n for n in names if n.startswith("samples/") and n.endswith(".json"))
 
     def samples() -> Iterator[dict[str, Any]]:
-        for name in sample_names:
-            sample = load(name)
-            if not isinstance(sample, dict):
-                raise _fail(path, f"{name} is not a sample object")
-            yield sample
+        # one sample in memory at a time; the archive is open only while they are read
+        with _open_zip(path) as archive:
+            for name in sample_names:
+                sample = _load(path, archive, name)
+                if not isinstance(sample, dict):
+                    raise _fail(path, f"{name} is not a sample object")
+                yield sample
 
     return InspectLog(path, header, len(sample_names), samples)
 
