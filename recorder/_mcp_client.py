@@ -179,10 +179,11 @@ class McpConnection:
             return read, write
         from mcp.client import streamable_http
 
+        url = str(server.url)
         current = getattr(streamable_http, "streamable_http_client", None)
-        if current is None:  # SDKs before 1.24 have only the older name
+        if current is None:  # older SDKs have only the older (now deprecated) name
             read, write, _ = await stack.enter_async_context(
-                streamable_http.streamablehttp_client(server.url, timeout=server.handshake_s)
+                streamable_http.streamablehttp_client(url, timeout=server.handshake_s)
             )
             return read, write
         import httpx
@@ -191,12 +192,16 @@ class McpConnection:
         # the SDK's client, with its long read timeout kept for the response streams
         client = create_mcp_http_client(timeout=httpx.Timeout(server.handshake_s, read=300.0))
         await stack.enter_async_context(client)
-        read, write, _ = await stack.enter_async_context(current(server.url, http_client=client))
+        read, write, _ = await stack.enter_async_context(current(url, http_client=client))
         return read, write
 
-    def _proxy(self, stack: contextlib.AsyncExitStack, task_group: Any, read: Any, write: Any):
+    def _proxy(self, task_group: Any, read: Any, write: Any) -> tuple[Any, Any]:
         import anyio
 
+        to_session_send: Any
+        to_session: Any
+        from_session: Any
+        from_session_recv: Any
         to_session_send, to_session = anyio.create_memory_object_stream(0)
         from_session, from_session_recv = anyio.create_memory_object_stream(0)
 
@@ -254,7 +259,7 @@ class McpConnection:
             read, write = await self._transport(stack)
             task_group = await stack.enter_async_context(anyio.create_task_group())
             stack.callback(task_group.cancel_scope.cancel)
-            session_read, session_write = self._proxy(stack, task_group, read, write)
+            session_read, session_write = self._proxy(task_group, read, write)
             # the session's read timeout bounds the handshake too (a server that never answers)
             session = await stack.enter_async_context(
                 ClientSession(
