@@ -184,3 +184,16 @@ def test_markup_in_evidence_stays_text() -> None:
     assert nasty.replace("\x07", "\ufffd") in root.find(".//failure").text
     (line,) = github_annotations(results)
     assert "\n" not in line and "%0A" in line and "%250A" in line
+
+
+def test_report_junit_on_both_backends(run_cli, db_url, tmp_path) -> None:
+    """The failed judgments' reasons and diff are read by the database (both backends)."""
+    _seed(db_url)
+    ev = _json(run_cli("--json", "judge", "r1", "--tier", "golden", "--rules", "standard@2",
+                       db=db_url))  # fmt: skip
+    out = tmp_path / "r.xml"
+    result = run_cli("report", str(ev["evaluation"]), "--junit-xml", str(out), db=db_url)
+    assert result.exit_code == 0, result.output
+    _schema().validate(str(out))
+    failure = _cases(out)["a [r1]"].find("failure")
+    assert "W999" in failure.text and "reasons:" in failure.text
