@@ -1,7 +1,8 @@
 """The agent loop (the harness): instruction + tools in, rounds of executed calls out.
 
 One call of :func:`run_case` drives one trace: it sends the instruction and tool schemas, executes
-each returned call in the trace's own sandbox, sends the results back and repeats until the model
+each returned call in the trace's own sandbox (or on a tool server: an MCP executor's
+``call_tool``, whose JSON-RPC exchanges land in the same tape), sends the results back and repeats until the model
 answers without calling or the round budget runs out. Every failure becomes a structured
 ``TraceError`` on the outcome; nothing here raises for a misbehaving model or provider (a replay
 miss is the one exception: it means the harness changed, which replay must report).
@@ -22,6 +23,7 @@ from typing import Any
 
 import httpx
 from rejudge.recorder._http import ProviderCallError, RateLimiter, RetryPolicy, send_with_retries
+from rejudge.recorder._mcp import ToolServerError
 from rejudge.recorder._tape import TAPE_EXTENSION, Tape
 from rejudge.recorder.providers import (
     AssistantMessage,
@@ -212,6 +214,27 @@ def _execute(
     return result
 
 
+async def _execute_on_server(
+    executor: Any, registry: ToolRegistry, call: ToolCall, known_names: set[str], tape: Tape
+) -> ToolResult:
+    """A call on a tool server (an MCP executor: ``call_tool(name, arguments, tape)``), which
+    records its own exchanges in the trace's tape. The same checks as a sandbox call first; a
+    :class:`ToolServerError` (the server hung or exited) is the caller's to end the trace."""
+    original = registry.name_map.get(call.name, call.name)
+    if call.name not in known_names and original not in known_names:
+        available = ", ".join(sorted(known_names))
+        return ToolResult(
+            ok=False, error=f"unknown tool {call.name!r}; available tools: {available}"
+        )
+    if call.arguments is None:
+        return ToolResult(
+            ok=False,
+            error=f"could not parse the arguments of {call.name}: {call.parse_error}",
+        )
+    result: ToolResult = await executor.call_tool(original, dict(call.arguments), tape)
+    return result
+
+
 def _missing_expected(case: Case, rounds: list[Round]) -> int:
     """Expected calls not yet made successfully (oracle knowledge: oracle-assisted only)."""
     made: dict[str, int] = {}
@@ -321,6 +344,8 @@ async def run_case(
     known_names = set(registry.tool_names()) | set(registry.name_map)
     known = KnownValues()
     oracle = config.harness_mode == "oracle-assisted"
+    # a tool server (MCP) is called asynchronously and records into the tape itself
+    on_server = callable(getattr(sandbox, "call_tool", None))
 
     conversation = Conversation()
     if config.system_prompt:
@@ -372,8 +397,21 @@ async def run_case(
             calls = _with_ids(turn.calls, round_index)
             executed: list[ToolCall] = []
             results: list[ToolMessage] = []
+            server_failure: ToolServerError | None = None
             for call in calls:
-                result = _execute(sandbox, registry, call, known_names)
+                if server_failure is not None:
+                    # the server is gone: the round's remaining calls were never executed
+                    result = ToolResult(ok=False, error=f"not executed: {server_failure}")
+                elif on_server:
+                    try:
+                        result = await _execute_on_server(
+                            sandbox, registry, call, known_names, tape
+                        )
+                    except ToolServerError as exc:
+                        server_failure = exc
+                        result = ToolResult(ok=False, error=str(exc))
+                else:
+                    result = _execute(sandbox, registry, call, known_names)
                 executed.append(
                     call.model_copy(
                         update={
@@ -404,6 +442,11 @@ async def run_case(
                 )
             )
             round_index += 1
+            if server_failure is not None:
+                outcome.error = TraceError(
+                    kind=server_failure.kind, message=str(server_failure), round=round_index - 1
+                )
+                break
 
             if not calls:
                 remaining = _missing_expected(case, outcome.rounds) if oracle else 0
@@ -428,5 +471,8 @@ async def run_case(
                 own = getattr(sandbox, "restatement", None)
                 conversation.add(UserMessage(own() if callable(own) else restatement(known)))
     finally:
+        close = getattr(sandbox, "aclose", None)
+        if on_server and callable(close):
+            await close()  # a tool server's session (a stdio server's process) ends with it
         outcome.elapsed_s = time.perf_counter() - started
     return outcome

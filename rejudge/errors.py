@@ -20,17 +20,20 @@ apply), so a caller can act on it without parsing the message::
      │    ├── BaselineMismatchError        rejudge.judge._baseline
      │    ├── ReviewImportError            rejudge.judge._calibration
      │    ├── ReviewRequiredError          rejudge.judge._calibration
+     │    ├── InspectLogError              rejudge.suites.importers._inspect_log
      │    └── GenomeSetupError             rejudge.suites.domains.genome
      ├── RecorderError                     rejudge.recorder
      │    ├── ProviderCallError            a model call gave no usable response
      │    ├── ProviderUnreachableError     rejudge.recorder._record
-     │    └── ReplayMissError              rejudge.recorder._tape
+     │    ├── ReplayMissError              rejudge.recorder._tape
+     │    └── ToolServerError              rejudge.recorder._mcp: an MCP server failed
      ├── CassetteError                     rejudge.recorder._cassettes
      ├── CassetteImportError               rejudge.recorder._importer
      ├── LocalModelError                   rejudge.recorder._local_server
      ├── SuiteError                        rejudge.suites
      │    ├── SuiteFormatError             (also InvalidInputError)
      │    ├── SuiteNotFoundError           (also NotFoundError)
+     │    ├── McpToolsError                rejudge.suites.domains.mcp (also InvalidInputError)
      │    └── FuncBenchError               rejudge.suites.generators._funcbench
      │         └── KnobError               (also InvalidInputError)
      ├── ToolError                         raised by a sandbox tool; the model sees it as a result
@@ -123,16 +126,19 @@ _EXPORTS: dict[str, str] = {
     "ProviderCallError": "rejudge.recorder._http",
     "ProviderUnreachableError": "rejudge.recorder._record",
     "ReplayMissError": "rejudge.recorder._tape",
+    "ToolServerError": "rejudge.recorder._mcp",
     "CassetteError": "rejudge.recorder._cassettes",
     "CassetteImportError": "rejudge.recorder._importer",
     "LocalModelError": "rejudge.recorder._local_server",
     "SuiteError": "rejudge.suites._errors",
     "SuiteFormatError": "rejudge.suites._errors",
     "SuiteNotFoundError": "rejudge.suites._errors",
+    "McpToolsError": "rejudge.suites.domains.mcp._tools",
     "ToolError": "rejudge.suites._errors",
     "FuncBenchError": "rejudge.suites.generators._funcbench",
     "KnobError": "rejudge.suites.generators._funcbench",
     "GenomeSetupError": "rejudge.suites.domains.genome.domain",
+    "InspectLogError": "rejudge.suites.importers._inspect_log",
     "BfclError": "rejudge.suites.importers._bfcl",
     "BfclNotInstalledError": "rejudge.suites.importers._bfcl",
     "DemoError": "rejudge.services._demo",

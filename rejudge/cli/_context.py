@@ -10,7 +10,10 @@ the :func:`json_option` every command that emits data carries).
 from __future__ import annotations
 
 import json
+import os
+import tempfile
 from collections.abc import Callable
+from pathlib import Path
 from typing import Any, TypeVar
 
 import click
@@ -18,9 +21,17 @@ from rich.console import Console
 from rich.table import Table
 
 from rejudge._settings import Settings
-from rejudge.store import Store
+from rejudge.store import InvalidInputError, Store
 
-__all__ = ["AppContext", "pass_app", "table", "json_option", "write_json", "to_jsonable"]
+__all__ = [
+    "AppContext",
+    "pass_app",
+    "table",
+    "json_option",
+    "write_json",
+    "write_file",
+    "to_jsonable",
+]
 
 F = TypeVar("F", bound=Callable[..., Any])
 
@@ -75,6 +86,29 @@ def write_json(data: Any, *, one_line: bool = False) -> None:
     """
     indent = None if one_line else 2
     click.echo(json.dumps(to_jsonable(data), indent=indent, ensure_ascii=False, default=str))
+
+
+def write_file(path: Path | str, text: str, *, append: bool = False) -> None:
+    """The CLI's one file writer (UTF-8): a new file is written to a temporary file next to it
+    and renamed, so a reader never sees half of it; ``append`` adds to the end (a GitHub step
+    summary). A path that cannot be written is one clear error naming it."""
+    target = Path(path)
+    try:
+        if append:
+            with target.open("a", encoding="utf-8", newline="") as handle:
+                handle.write(text)
+            return
+        fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", dir=target.parent or Path("."))
+        try:
+            with os.fdopen(fd, "w", encoding="utf-8", newline="") as handle:
+                handle.write(text)
+            os.chmod(tmp, 0o644)  # mkstemp's 0600 would hide the report from a CI's uploader
+            os.replace(tmp, target)
+        except BaseException:
+            Path(tmp).unlink(missing_ok=True)
+            raise
+    except OSError as exc:
+        raise InvalidInputError(f"cannot write {target}: {exc.strerror or exc}") from None
 
 
 def _request_json(ctx: click.Context, _param: click.Parameter, value: bool) -> None:

@@ -15,7 +15,7 @@ from rich.console import Console
 from rejudge.cli._context import AppContext, json_option, pass_app, table
 from rejudge.services import import_cassettes
 
-__all__ = ["import_group", "import_cassettes_cmd", "EXIT_SKIPPED"]
+__all__ = ["import_group", "import_cassettes_cmd", "import_inspect_cmd", "EXIT_SKIPPED"]
 
 # some files skipped, the others imported: distinct from 1 (an error, nothing stored) and 2 (usage)
 EXIT_SKIPPED = 3
@@ -94,3 +94,38 @@ def import_cassettes_cmd(
     app.emit(data, render)
     if data["skipped_files"]:
         click.get_current_context().exit(EXIT_SKIPPED)
+
+
+@import_group.command("inspect")
+@click.argument("log", type=click.Path(path_type=Path, dir_okay=False), metavar="LOG")
+@click.option(
+    "--suite", "suite", metavar="NAME", help="Suite whose case ids the samples' ids name."
+)
+@click.option("--name", "run_name", metavar="RUN", help="Run name [default: task and file hash].")
+@json_option
+@pass_app
+def import_inspect_cmd(app: AppContext, log: Path, suite: str | None, run_name: str | None) -> None:
+    """Import an Inspect AI eval log (.eval or .json) as one run.
+
+    Each sample and epoch becomes a trace (the whole conversation: rounds, tool results, later
+    user turns); its target or metadata names the expected calls when it has them; each
+    Inspect scorer's value is kept on the trace as an external verdict. A log with any problem
+    imports nothing.
+    """
+    from rejudge.services import import_inspect, open_suite
+
+    loaded = open_suite(suite, lambda: app.store) if suite else None
+    result = import_inspect(log, app.store, suite=loaded, run_name=run_name)
+    data = result.to_json()
+
+    def render(c: Console) -> None:
+        inferred = " (tool registry inferred from the calls)" if data["registry_inferred"] else ""
+        c.print(
+            f"run {data['run']} (suite {data['suite']}): {data['samples']} sample(s), "
+            f"{data['inserted']} trace(s) stored, {data['skipped']} already there, "
+            f"{data['external_verdicts']} Inspect score(s) kept as external verdicts, "
+            f"{data['cases_with_golden']} case(s) with expected calls{inferred}",
+            markup=False,
+        )
+
+    app.emit(data, render)

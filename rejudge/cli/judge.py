@@ -7,6 +7,7 @@ from __future__ import annotations
 import sys
 from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
+from pathlib import Path
 from typing import Any
 
 import click
@@ -20,6 +21,7 @@ from rich.progress import (
     TimeRemainingColumn,
 )
 
+from rejudge.cli._ci_output import ci_options, write_ci_outputs
 from rejudge.cli._context import AppContext, json_option, pass_app, table
 from rejudge.judge import (
     DEFAULT_RULE_SET,
@@ -34,6 +36,7 @@ from rejudge.judge import (
 from rejudge.services import (
     check_evaluation_baseline,
     compare_evaluations,
+    evaluation_ci_results,
     evaluation_report,
     judge_run_summary,
     lock_evaluation_baseline,
@@ -354,11 +357,15 @@ def rejudge_cmd(
 
 @click.command("report")
 @click.argument("evaluation", metavar="EVAL")
+@ci_options
 @json_option
 @pass_app
-def report(app: AppContext, evaluation: str) -> None:
+def report(app: AppContext, evaluation: str, junit_xml_path: Path | None, github: bool) -> None:
     """The full report of an evaluation: summary, failures, tools, anomalies, every case."""
     result = evaluation_report(app.store, evaluation, with_calibration=True)
+    if junit_xml_path is not None or github:
+        ci = evaluation_ci_results(app.store, result.evaluation)
+        write_ci_outputs(ci, junit_xml_path, github)
     app.emit(result, lambda c: render_report(c, result))
 
 
@@ -413,6 +420,7 @@ def baseline_lock(
     "--allow-flips", is_flag=True, help="Do not fail on PASS->FAIL flips (accuracy only)."
 )
 @click.option("--allow-mismatch", is_flag=True, help="Compare even when the inputs differ.")
+@ci_options
 @json_option
 @pass_app
 @click.pass_context
@@ -424,6 +432,8 @@ def baseline_check(
     max_drop: float,
     allow_flips: bool,
     allow_mismatch: bool,
+    junit_xml_path: Path | None,
+    github: bool,
 ) -> None:
     """Exit 1 when EVAL regressed from baseline NAME (a PASS->FAIL flip, or an accuracy drop)."""
     result = check_evaluation_baseline(
@@ -434,6 +444,9 @@ def baseline_check(
         fail_on_flip=not allow_flips,
         allow_mismatch=allow_mismatch,
     )
+    if junit_xml_path is not None or github:
+        ci = evaluation_ci_results(app.store, result.evaluation, check=result)
+        write_ci_outputs(ci, junit_xml_path, github)
     app.emit(result, lambda c: render_check(c, result))
     if result.regression:
         ctx.exit(1)

@@ -49,6 +49,27 @@ def trace_json(case: str, repetition: int, trace: Trace) -> dict[str, Any]:
     }
 
 
+def _mcp_world(loaded: Any, mcp: bool, stdio: str | None, url: str | None, timeout_s: float) -> Any:
+    """The MCP world to record in (None: the suite's own domain and sandboxes)."""
+    from rejudge.cli.suite import mcp_server_option_values
+    from rejudge.services import mcp_world_for_suite
+    from rejudge.suites.domains.mcp import MCP_DOMAIN
+
+    server = mcp_server_option_values(stdio, url, timeout_s, required=False)
+    if not (mcp or server is not None):
+        if loaded.domain == MCP_DOMAIN:
+            raise click.UsageError(
+                f"suite {loaded.name!r} is an MCP suite: its calls run on its server; pass --mcp "
+                "(or --mcp-stdio/--mcp-url)"
+            )
+        return None
+    if server is None:
+        from rejudge.cli.suite import quiet_mcp_sdk
+
+        quiet_mcp_sdk()
+    return mcp_world_for_suite(loaded, server=server, timeout_s=timeout_s)
+
+
 @click.command()
 @click.option("--suite", "suite_name", required=True, help="Built-in suite name or suite folder.")
 @click.option("--model", required=True, help="Model name sent to the provider.")
@@ -119,6 +140,23 @@ def trace_json(case: str, repetition: int, trace: Trace) -> dict[str, Any]:
     metavar="NAME",
     help="Read the API key from this environment variable.",
 )
+@click.option(
+    "--mcp",
+    "mcp",
+    is_flag=True,
+    help="Execute the calls on the suite's MCP server (tools/call) instead of a sandbox; "
+    "the server the suite was snapshotted from unless --mcp-stdio/--mcp-url names another.",
+)
+@click.option("--mcp-stdio", "mcp_stdio", metavar='"COMMAND ARGS"', help="MCP server on stdio.")
+@click.option("--mcp-url", "mcp_url", metavar="URL", help="A streamable-HTTP MCP endpoint.")
+@click.option(
+    "--mcp-timeout",
+    "mcp_timeout_s",
+    type=click.FloatRange(min=0, min_open=True),
+    default=30.0,
+    show_default=True,
+    help="Seconds the MCP server may take to answer one call.",
+)
 @json_option
 @pass_app
 def record(
@@ -144,6 +182,10 @@ def record(
     tool_choice: str,
     system_prompt: str | None,
     api_key_env: str | None,
+    mcp: bool,
+    mcp_stdio: str | None,
+    mcp_url: str | None,
+    mcp_timeout_s: float,
 ) -> None:
     """Record a suite against a model: one cassette and one trace per case and repetition."""
     from rejudge import suites
@@ -164,6 +206,7 @@ def record(
             f"no API key: set {var} (or --api-key-env NAME), or point --base-url at a local server"
         )
     loaded = suites.load_suite(suite_name)
+    domain = _mcp_world(loaded, mcp, mcp_stdio, mcp_url, mcp_timeout_s)
     config = RunConfig(
         model=model,
         provider=provider,
@@ -191,7 +234,14 @@ def record(
 
     if app.json:
         summary = record_suite(
-            app.store, loaded, config, cassettes, list(case_ids) or None, api_key, run_name=run_name
+            app.store,
+            loaded,
+            config,
+            cassettes,
+            list(case_ids) or None,
+            api_key,
+            run_name=run_name,
+            domain=domain,
         )
     else:
         columns = (
@@ -222,6 +272,7 @@ def record(
                 api_key,
                 progress=on_progress,
                 run_name=run_name,
+                domain=domain,
             )
     state = summary.progress
     data = {

@@ -1,9 +1,10 @@
-"""`rejudge suite list | validate NAME|PATH | selftest NAME|PATH | load NAME|PATH`.
+"""`rejudge suite list | validate NAME|PATH | selftest NAME|PATH | load NAME|PATH | from-mcp`.
 
 NAME is a built-in suite, or a suite the store holds (e.g. from `generate funcbench --name`)."""
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Any
 
 import click
@@ -157,3 +158,90 @@ def suite_load(app: AppContext, suite_ref: str) -> None:
     app.emit(
         data, lambda c: c.print(f"{record.name}: {record.case_count} cases stored as {record.hash}")
     )
+
+
+def quiet_mcp_sdk() -> None:
+    """The SDK logs a traceback for every line a server writes that is no JSON-RPC; the
+    command says it in one line instead (a shell decision: the library never configures it)."""
+    import logging
+
+    logging.getLogger("mcp").setLevel(logging.CRITICAL)
+
+
+def mcp_server_option_values(
+    stdio: str | None,
+    url: str | None,
+    timeout_s: float,
+    *,
+    required: bool = True,
+    handshake_s: float | None = None,
+) -> Any:
+    """The server ``--stdio "COMMAND ARGS"`` / ``--url URL`` name (None when neither and not
+    required)."""
+    from rejudge.recorder import McpServer
+
+    if stdio and url:
+        raise click.UsageError("give --stdio or --url, not both")
+    if not stdio and not url:
+        if required:
+            raise click.UsageError('name the MCP server: --stdio "COMMAND ARGS" or --url URL')
+        return None
+    quiet_mcp_sdk()
+    if stdio:
+        return McpServer.stdio(stdio, timeout_s=timeout_s, handshake_timeout_s=handshake_s)
+    return McpServer(url=url, timeout_s=timeout_s, handshake_timeout_s=handshake_s)
+
+
+@suite.command("from-mcp")
+@click.option("--stdio", "stdio", metavar='"COMMAND ARGS"', help="Start the server on stdio.")
+@click.option("--url", "url", metavar="URL", help="A streamable-HTTP MCP endpoint.")
+@click.option("--name", "name", required=True, help="Suite name.")
+@click.option(
+    "--out",
+    "out",
+    type=click.Path(path_type=Path, file_okay=False),
+    default=None,
+    help="Suite folder to create [default: ./NAME].",
+)
+@click.option(
+    "--timeout",
+    "timeout_s",
+    type=click.FloatRange(min=0, min_open=True),
+    default=30.0,
+    show_default=True,
+    help="Seconds the server may take to start and answer.",
+)
+@json_option
+@pass_app
+def suite_from_mcp(
+    app: AppContext,
+    stdio: str | None,
+    url: str | None,
+    name: str,
+    out: Path | None,
+    timeout_s: float,
+) -> None:
+    """Snapshot an MCP server's tools/list into a suite: its registry (input schemas,
+    read-only / state-changing from the tool annotations) and one skeleton case per tool."""
+    from rejudge.services import snapshot_mcp_suite
+
+    server = mcp_server_option_values(stdio, url, timeout_s, handshake_s=timeout_s)
+    result = snapshot_mcp_suite(server, name, out if out is not None else Path(name))
+
+    def render(c: Console) -> None:
+        from rich.markup import escape
+
+        # tool names come from the server: shown as text, never as markup
+        rows = [
+            [escape(t["name"]), "yes" if t["read_only"] else "no", t["kind"]] for t in result.tools
+        ]
+        c.print(table(f"tools of {result.suite}", ["tool", "read-only", "kind"], rows))
+        c.print(
+            f"wrote suite [bold]{result.suite}[/] to {result.folder}: {len(result.tools)} tools, "
+            f"{result.cases} skeleton cases (skipped until you write their instructions and "
+            "golden calls; `rejudge suite validate` checks them)"
+        )
+        for problem in result.problems:
+            c.print(f"[yellow]to fill[/]: {escape(problem)}")
+
+    app.emit(result, render)

@@ -17,6 +17,7 @@ from typing import Any
 import httpx
 
 from rejudge.recorder import (
+    REPLAY_WORLDS,
     CassetteError,
     Divergence,
     RenormalizeReport,
@@ -58,7 +59,9 @@ async def replay_run_async(
     suite = store.get_suite_by_id(record.suite_id)
     registry = store.get_registry(record.registry_id)
     cases: dict[str, Case] = {key: case for key, (_pk, case) in store.get_cases(suite.id).items()}
-    domain = get_domain(suite.domain)
+    # a tool world that lives on a server (MCP) replays its calls from the cassette too
+    world = REPLAY_WORLDS.get(suite.domain)
+    domain = world() if world is not None else get_domain(suite.domain)
     config = record.config
     provider = get_provider(config.provider)
     report = ReplayReport(run=record.name)

@@ -1,4 +1,5 @@
-"""Importers that turn other benchmarks' data into rejudge suites (BFCL: :mod:`.bfcl`)."""
+"""Importers that turn other benchmarks' data into rejudge suites and runs (BFCL: :mod:`.bfcl`;
+Inspect AI eval logs: :mod:`._inspect`)."""
 
 from __future__ import annotations
 
@@ -29,6 +30,16 @@ _EXPORTS: dict[str, str] = {
     "export_bfcl": "rejudge.suites.importers._bfcl_results",
     "import_bfcl_results": "rejudge.suites.importers._bfcl_results",
     "trace_from_result": "rejudge.suites.importers._bfcl_results",
+    "INSPECT_DOMAIN": "rejudge.suites.importers._inspect",
+    "INSPECT_SOURCE": "rejudge.suites.importers._inspect",
+    "InspectImport": "rejudge.suites.importers._inspect",
+    "InspectVerdict": "rejudge.suites.importers._inspect",
+    "parse_inspect_samples": "rejudge.suites.importers._inspect",
+    "score_value": "rejudge.suites.importers._inspect",
+    "InspectLog": "rejudge.suites.importers._inspect_log",
+    "InspectLogError": "rejudge.suites.importers._inspect_log",
+    "SUPPORTED_LOG_VERSIONS": "rejudge.suites.importers._inspect_log",
+    "read_inspect_log": "rejudge.suites.importers._inspect_log",
 }
 
 __all__ = sorted(_EXPORTS)

@@ -14,6 +14,7 @@ import re
 import shutil
 import subprocess
 import sys
+import xml.etree.ElementTree as ET
 from pathlib import Path
 from typing import Any
 
@@ -148,9 +149,15 @@ def test_recipe_passes_then_fails_the_build(repo: Path, tmp_path: Path) -> None:
     assert (BIN / "rejudge").exists(), "rejudge must be installed in the test environment"
     before = digest(repo / ".rejudge" / "store.db")
 
-    ok = run_recipe(repo, tmp_path / "w1")
+    summary = tmp_path / "step-summary.md"
+    ok = run_recipe(repo, tmp_path / "w1", GITHUB_ACTIONS="true", GITHUB_STEP_SUMMARY=str(summary))
     assert ok.returncode == 0, ok.stdout + ok.stderr
     assert "rejudge gate passed" in ok.stdout and "no regression" in ok.stdout
+    # the gate's cases as JUnit XML (one per case, plus the gate) and a GitHub step summary
+    junit = ET.parse(tmp_path / "w1" / "junit.xml").getroot()
+    names = [tc.get("name") for tc in junit.iter("testcase")]
+    assert sorted(names) == sorted([f"{c} [r0]" for c in CASE_IDS] + ["baseline main"])
+    assert "baseline main" in summary.read_text() and "no regression" in summary.read_text()
     assert f"{len(CASE_IDS)}/{len(CASE_IDS)}" in ok.stdout  # every trace replayed and matched
     report = json.loads((tmp_path / "w1" / "report.json").read_text())
     assert report["calibration"]["fails"]["coverage"] == 1.0
