@@ -20,6 +20,7 @@ from rejudge.store._comparison_reads import ComparisonReadsMixin
 from rejudge.store._engine import make_engine
 from rejudge.store._errors import ConflictError, InvalidInputError, NotFoundError
 from rejudge.store._evaluation_reads import EvaluationReadsMixin
+from rejudge.store._external import ExternalVerdictStoreMixin
 from rejudge.store._hashing import content_hash
 from rejudge.store._ingest import IngestReadsMixin
 from rejudge.store._judgments import JudgmentStoreMixin
@@ -80,6 +81,7 @@ _INSERT_PAGE = 100
 class Store(
     JudgmentStoreMixin,
     ReviewStoreMixin,
+    ExternalVerdictStoreMixin,
     IngestReadsMixin,
     CatalogReadsMixin,
     EvaluationReadsMixin,

@@ -42,6 +42,8 @@ __all__ = [
     "RuleSet",
     "Judgment",
     "judgment_key",
+    "ExternalVerdict",
+    "EXTERNAL_PASS_AT",
 ]
 
 CASE_FORMAT_VERSION = 1
@@ -443,6 +445,26 @@ class Judgment(_Frozen):
     @property
     def hash(self) -> str:
         return content_hash(self.model_dump(mode="json"))
+
+
+# --------------------------------------------------------------------------- external verdicts
+
+#: an external value at or above this counts as a success (τ-bench's own test is reward within
+#: 1e-6 of 1; a score that is a fraction counts as a success only when it is full)
+EXTERNAL_PASS_AT = 1.0 - 1e-6
+
+
+class ExternalVerdict(_Frozen):
+    """Another harness's verdict on one trace: who gave it, its value in [0, 1], and the
+    source's own record of it (JSON), kept as given."""
+
+    source: str = Field(min_length=1, max_length=100)
+    value: float = Field(ge=0.0, le=1.0)
+    detail: dict[str, Any] | None = None
+
+    @property
+    def passed(self) -> bool:
+        return self.value >= EXTERNAL_PASS_AT
 
 
 def normalize_label(text: str | None) -> str | None:

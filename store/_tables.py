@@ -41,6 +41,7 @@ __all__ = [
     "EvaluationJudgmentRow",
     "BaselineRow",
     "ReviewRow",
+    "ExternalVerdictRow",
     "REVIEW_LABELS",
     "utcnow",
 ]
@@ -264,3 +265,21 @@ class ReviewRow(Base):
     created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utcnow)
     resolved_at: Mapped[datetime | None] = mapped_column(DateTime(timezone=True))
     resolution: Mapped[str | None] = mapped_column(Text)
+
+
+class ExternalVerdictRow(Base):
+    """Another harness's score of a stored trace (τ-bench's reward, an Inspect AI scorer).
+
+    One row per (trace, source): the outside verdict rejudge's own verdicts are compared with.
+    ``value`` is a number in [0, 1] (1 is a success); ``detail`` keeps the source's own record
+    of it (its reward breakdown, its scorer's explanation).
+    """
+
+    __tablename__ = "external_verdicts"
+    __table_args__ = (UniqueConstraint("trace_id", "source"),)
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    trace_id: Mapped[int] = mapped_column(ForeignKey("traces.id", ondelete="CASCADE"))
+    source: Mapped[str] = mapped_column(String(100), index=True)
+    value: Mapped[float] = mapped_column(Float)
+    detail: Mapped[dict[str, Any] | None]
+    created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utcnow)

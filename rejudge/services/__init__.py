@@ -34,6 +34,8 @@ _EXPORTS: dict[str, str] = {
     "load_cassette_runs": "rejudge.services._demo",
     "run_demo": "rejudge.services._demo",
     "evaluation_export_rows": "rejudge.services._export",
+    "record_external_verdicts": "rejudge.services._external",
+    "run_external_verdicts": "rejudge.services._external",
     "run_export_rows": "rejudge.services._export",
     "ImportResult": "rejudge.services._imports",
     "import_cassettes": "rejudge.services._imports",
