@@ -39,6 +39,8 @@ _EXPORTS: dict[str, str] = {
     "run_export_rows": "rejudge.services._export",
     "ImportResult": "rejudge.services._imports",
     "import_cassettes": "rejudge.services._imports",
+    "TauImportResult": "rejudge.services._imports",
+    "import_tau_bench": "rejudge.services._imports",
     "Evidence": "rejudge.services._ingest",
     "IngestResult": "rejudge.services._ingest",
     "evidence_of": "rejudge.services._ingest",

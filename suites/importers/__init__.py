@@ -29,6 +29,16 @@ _EXPORTS: dict[str, str] = {
     "export_bfcl": "rejudge.suites.importers._bfcl_results",
     "import_bfcl_results": "rejudge.suites.importers._bfcl_results",
     "trace_from_result": "rejudge.suites.importers._bfcl_results",
+    "SHIPPED_TAU_BENCH": "rejudge.suites.importers._tau",
+    "TAU_DOMAIN": "rejudge.suites.importers._tau",
+    "TAU_READ_ONLY_TOOLS": "rejudge.suites.importers._tau",
+    "TAU_SOURCE": "rejudge.suites.importers._tau",
+    "TauImport": "rejudge.suites.importers._tau",
+    "TauVerdict": "rejudge.suites.importers._tau",
+    "case_id_of": "rejudge.suites.importers._tau",
+    "load_json": "rejudge.suites.importers._tau",
+    "parse_tau_bench": "rejudge.suites.importers._tau",
+    "tau_registry": "rejudge.suites.importers._tau",
 }
 
 __all__ = sorted(_EXPORTS)
