@@ -16,6 +16,8 @@ from rejudge._lazy import lazy_exports
 # public name -> the private module that defines it (each module's __all__;
 # tests/test_public_api.py keeps this table complete)
 _EXPORTS: dict[str, str] = {
+    "evaluation_agreement": "rejudge.services._agreement",
+    "run_agreement": "rejudge.services._agreement",
     "check_evaluation_baseline": "rejudge.services._baseline",
     "lock_evaluation_baseline": "rejudge.services._baseline",
     "Capture": "rejudge.services._capture",

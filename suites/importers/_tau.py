@@ -88,6 +88,10 @@ TAU_READ_ONLY_TOOLS: frozenset[str] = frozenset(
 
 _MAX_PROBLEMS = 20
 
+# arguments of free text that τ-bench's reward never reads (it compares the database, which a
+# transfer does not change): any value the agent writes is right
+_FREE_TEXT: dict[str, tuple[str, ...]] = {"transfer_to_human_agents": ("summary",)}
+
 #: the τ-bench run shipped as package data (GPT-4o on airline; origin in its README)
 SHIPPED_TAU_BENCH = Path(__file__).parent / "data" / "tau-bench-airline"
 
@@ -201,7 +205,16 @@ def _layout_problem(data: Any, source: str) -> str | None:
 
 def _case(task_id: Any, task: dict[str, Any], registry: ToolRegistry) -> Case:
     actions = task["actions"]
-    calls = [GoldenCall(tool=a["name"], params=dict(a.get("kwargs") or {})) for a in actions]
+    calls = [
+        GoldenCall(
+            tool=a["name"],
+            params=dict(a.get("kwargs") or {}),
+            param_rules={
+                k: "any" for k in _FREE_TEXT.get(a["name"], ()) if k in (a.get("kwargs") or {})
+            },
+        )
+        for a in actions
+    ]
     reads = sorted(s.name for s in registry.tools if s.read_only)
     context = {k: task[k] for k in ("user_id",) if task.get(k) is not None}
     return Case(
