@@ -81,6 +81,7 @@ BUILTIN_DOMAIN_MODULES: tuple[str, ...] = (
     "rejudge.suites.domains.genome",  # seed 000's shape
     "rejudge.suites.domains.funcbench",  # seed 003: generated graphs, silent failures
     "rejudge.suites.importers._bfcl",  # imported BFCL categories (stub executor)
+    "rejudge.suites.importers._recorded",  # suites over cassettes recorded elsewhere
 )
 # --- end of built-in domains ----------------------------------------------------------------------
 

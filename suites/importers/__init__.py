@@ -29,6 +29,8 @@ _EXPORTS: dict[str, str] = {
     "export_bfcl": "rejudge.suites.importers._bfcl_results",
     "import_bfcl_results": "rejudge.suites.importers._bfcl_results",
     "trace_from_result": "rejudge.suites.importers._bfcl_results",
+    "RECORDED_DOMAIN": "rejudge.suites.importers._recorded",
+    "RecordedDomain": "rejudge.suites.importers._recorded",
     "SHIPPED_TAU_BENCH": "rejudge.suites.importers._tau",
     "TAU_DOMAIN": "rejudge.suites.importers._tau",
     "TAU_READ_ONLY_TOOLS": "rejudge.suites.importers._tau",
