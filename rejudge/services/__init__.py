@@ -29,6 +29,8 @@ _EXPORTS: dict[str, str] = {
     "evaluation_meta": "rejudge.services._compare",
     "DEMO_RULES": "rejudge.services._demo",
     "DEMO_SUITES": "rejudge.services._demo",
+    "DEMO_TAU_RUN": "rejudge.services._demo",
+    "DEMO_REAL_WORLD": "rejudge.services._demo",
     "DemoError": "rejudge.services._demo",
     "DemoResult": "rejudge.services._demo",
     "cassette_roots": "rejudge.services._demo",
