@@ -112,7 +112,7 @@ def import_cassettes_cmd(
 def import_tau_bench_cmd(
     app: AppContext, file: Path, tools: Path | None, run_name: str | None, model: str | None
 ) -> None:
-    """Import a τ-bench trajectory file (tasks x trials, with τ-bench's reward) as one run.
+    """Import a τ-bench trajectory file or a τ²-bench results document as one run.
 
     Each task becomes a case (the user's brief, the ground-truth actions as golden calls, the
     required outputs), each trial a repetition; τ-bench's reward is kept on each trace as an

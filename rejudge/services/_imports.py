@@ -29,7 +29,15 @@ from rejudge.recorder import (
     plan_folder,
 )
 from rejudge.services._ingest import Evidence, ingest
-from rejudge.store import NotFoundError, RunRecord, Store, SuiteRecord, content_hash, hash_bytes
+from rejudge.store import (
+    InvalidInputError,
+    NotFoundError,
+    RunRecord,
+    Store,
+    SuiteRecord,
+    content_hash,
+    hash_bytes,
+)
 
 __all__ = ["ImportResult", "import_cassettes", "TauImportResult", "import_tau_bench"]
 
@@ -195,8 +203,9 @@ def import_tau_bench(
     run_name: str | None = None,
     model: str | None = None,
 ) -> TauImportResult:
-    """Import a τ-bench trajectory file as one run: a suite of its tasks, a trace per (task,
-    trial) and τ-bench's reward on each trace as an external verdict (source ``tau-bench``).
+    """Import a τ-bench trajectory file (or a τ²-bench results document) as one run: a suite of
+    its tasks, a trace per (task, trial) and the benchmark's reward on each trace as an
+    external verdict (source ``tau-bench`` or ``tau2-bench``).
 
     ``tools``: a JSON file of OpenAI function schemas; without it the registry is inferred from
     the calls and marked so. The whole file is parsed and checked before the first write, so a
@@ -205,16 +214,23 @@ def import_tau_bench(
     from rejudge.services._external import record_external_verdicts
     from rejudge.store import RunConfig
     from rejudge.suites import suite_hash
-    from rejudge.suites.importers import TAU_DOMAIN, TAU_SOURCE, load_json, parse_tau_bench
+    from rejudge.suites.importers import TAU_DOMAIN, load_json, parse_tau_bench
 
     source = Path(path)
+    if source.is_dir():
+        raise InvalidInputError(
+            f"{source} is a folder: τ²-bench's dir layout (results.json next to simulations/) is "
+            "not supported; give a τ-bench trajectory file or a one-document τ²-bench results file",
+            file=str(source),
+        )
     data = load_json(source, "τ-bench file")
     tools_data = load_json(Path(tools), "tools file") if tools is not None else None
     parsed = parse_tau_bench(
         data, source=source.name, tools=tools_data, tools_source=str(tools or "")
     )
     stem = source.stem
-    suite_name = f"tau-bench-{stem}"
+    flavor = parsed.source_name  # tau-bench or tau2-bench: whose rewards these are
+    suite_name = f"{flavor}-{stem}"
     suite_rec = store.save_suite(
         name=suite_name,
         domain=TAU_DOMAIN,
@@ -222,22 +238,22 @@ def import_tau_bench(
         registry=parsed.registry,
         cases=parsed.cases,
         meta={
-            "description": f"τ-bench tasks of {source.name}",
-            "source": TAU_SOURCE,
+            "description": f"{flavor} tasks of {source.name}",
+            "source": flavor,
             "registry_inferred": parsed.registry_inferred,
         },
     )
     config = RunConfig(
-        model=model or stem,
-        provider=TAU_SOURCE,
+        model=model or parsed.model or stem,
+        provider=flavor,
         harness_mode="imported",
         temperature=None,
         tool_choice=None,
         repeat=max(parsed.trials, 1),
         system_prompt=parsed.system_prompt,
-        extra={"source": TAU_SOURCE, "file": source.name, "file_hash": parsed.file_hash},
+        extra={"source": flavor, "file": source.name, "file_hash": parsed.file_hash},
     )
-    name = run_name or f"tau-bench-{stem}-{parsed.file_hash.split(':', 1)[-1][:8]}"
+    name = run_name or f"{flavor}-{stem}-{parsed.file_hash.split(':', 1)[-1][:8]}"
     run = store.create_run(name=name, suite=suite_rec, config=config)
     evidence = [
         Evidence(t.case_id, t, str(source.resolve()), parsed.file_hash) for t in parsed.traces
@@ -246,7 +262,7 @@ def import_tau_bench(
     written = record_external_verdicts(
         store,
         run.id,
-        TAU_SOURCE,
+        flavor,
         [(v.case_id, v.repetition, v.value, v.detail) for v in parsed.verdicts],
     )
     store.finish_run(run.id, "finished")

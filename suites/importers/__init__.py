@@ -1,4 +1,6 @@
-"""Importers that turn other benchmarks' data into rejudge suites (BFCL: :mod:`.bfcl`)."""
+"""Importers that turn other benchmarks' data into rejudge suites (BFCL: :mod:`.bfcl`; τ-bench and
+τ²-bench runs: :mod:`._tau`, :mod:`._tau2`; the ``recorded`` domain of suites over other
+projects' cassettes: :mod:`._recorded`)."""
 
 from __future__ import annotations
 
@@ -36,6 +38,9 @@ _EXPORTS: dict[str, str] = {
     "TAU_READ_ONLY_TOOLS": "rejudge.suites.importers._tau",
     "TAU_SOURCE": "rejudge.suites.importers._tau",
     "TauImport": "rejudge.suites.importers._tau",
+    "TAU2_SOURCE": "rejudge.suites.importers._tau2",
+    "is_tau2_results": "rejudge.suites.importers._tau2",
+    "tau2_entries": "rejudge.suites.importers._tau2",
     "TauVerdict": "rejudge.suites.importers._tau",
     "case_id_of": "rejudge.suites.importers._tau",
     "load_json": "rejudge.suites.importers._tau",

@@ -20,8 +20,10 @@ The parse is all or nothing: every problem of the file is collected (another lay
 without actions, a call to a tool the registry lacks, arguments that are not JSON, a repeated
 trial) and raised together, one line each, before anything is returned.
 
-τ²-bench's results (one document of ``info``, ``tasks``, ``simulations``) are recognized and
-refused with a clear message: their format is not supported yet.
+τ²-bench's results (one document of ``info``, ``tasks``, ``simulations``) are first turned into
+the same entries (:mod:`._tau2`: the task's brief, its agent-side actions with their compared
+arguments, ``communicate_info`` as required outputs), then checked and built the same way; their
+rewards are verdicts of source ``tau2-bench``.
 """
 
 from __future__ import annotations
@@ -45,6 +47,7 @@ from rejudge.store import (
     UserTurn,
     content_hash,
 )
+from rejudge.suites.importers._tau2 import TAU2_SOURCE, is_tau2_results, tau2_entries
 
 __all__ = [
     "TAU_SOURCE",
@@ -116,6 +119,10 @@ class TauImport:
     system_prompt: str | None
     trials: int
     file_hash: str
+    # whose verdicts the rewards are (``tau-bench`` or ``tau2-bench``) and the agent's model
+    # when the file names it (τ²-bench's info.agent_info.llm)
+    source_name: str = TAU_SOURCE
+    model: str | None = None
     meta: dict[str, Any] = field(default_factory=dict)
 
 
@@ -184,12 +191,10 @@ def _inferred_registry(entries: list[dict[str, Any]]) -> ToolRegistry:
 
 
 def _layout_problem(data: Any, source: str) -> str | None:
-    if isinstance(data, dict) and "simulations" in data and "tasks" in data:
-        return (
-            f"{source} is a τ²-bench results document (info, tasks, simulations); only τ-bench "
-            "trajectory files are supported so far"
-        )
-    expected = "a JSON list of τ-bench entries {task_id, trial, reward, info: {task}, traj}"
+    expected = (
+        "a JSON list of τ-bench entries {task_id, trial, reward, info: {task}, traj}, or a "
+        "τ²-bench results document {info, tasks, simulations}"
+    )
     if not isinstance(data, list) or not data:
         return f"{source} is not a τ-bench trajectory file: expected {expected}"
     for i, entry in enumerate(data):
@@ -292,15 +297,18 @@ def _trace(
                     f"{where} message {m_index}: a tool result for no pending call ({msg.get('tool_call_id')!r})"
                 )
                 continue
-            content = msg.get("content")
-            calls_by_round[slot[0]][slot[1]]["result"] = content
+            answered = calls_by_round[slot[0]][slot[1]]
+            answered["result"] = msg.get("content")
+            answered["error"] = bool(msg.get("error"))  # τ²-bench says so; τ-bench's text does
         else:
             problems.append(f"{where} message {m_index}: unknown role {role!r}")
     for r_index, calls in enumerate(calls_by_round):
         tool_calls = []
         for c in calls:
             result = c.get("result")
-            failed = isinstance(result, str) and result.startswith("Error")
+            failed = bool(c.get("error")) or (
+                isinstance(result, str) and result.startswith("Error")
+            )
             tool_calls.append(
                 ToolCall(
                     id=c["id"],
@@ -336,13 +344,25 @@ def parse_tau_bench(
 ) -> TauImport:
     """Parse a loaded τ-bench trajectory file (``json.load`` of it). ``tools``: the loaded
     OpenAI function schemas; None infers the registry from the calls (marked inferred)."""
-    problem = _layout_problem(data, source)
-    if problem is not None:
-        raise InvalidInputError(problem, file=source)
+    problems: list[str] = []
+    source_name, model = TAU_SOURCE, None
+    if is_tau2_results(data):
+        raw = data
+        data, problems = tau2_entries(raw, source)
+        source_name = TAU2_SOURCE
+        agent = (raw.get("info") or {}).get("agent_info") or {}
+        model = agent.get("llm") if isinstance(agent.get("llm"), str) else None
+        if not data:
+            raise InvalidInputError(
+                f"{source}: nothing imported: " + "; ".join(problems[:_MAX_PROBLEMS]), file=source
+            )
+    else:
+        problem = _layout_problem(data, source)
+        if problem is not None:
+            raise InvalidInputError(problem, file=source)
     registry = (
         tau_registry(tools, source=tools_source) if tools is not None else _inferred_registry(data)
     )
-    problems: list[str] = []
     tasks: dict[Any, dict[str, Any]] = {}
     seen_trials: set[tuple[Any, int]] = set()
     traces: list[Trace] = []
@@ -419,6 +439,8 @@ def parse_tau_bench(
         system_prompt=next(iter(systems)) if len(systems) == 1 else None,
         trials=trials,
         file_hash=content_hash(data),
+        source_name=source_name,
+        model=model,
     )
 
 

@@ -71,7 +71,7 @@ def test_without_tools_the_registry_is_inferred(raw: list[dict[str, Any]]) -> No
 
 def test_another_layout_is_one_line(tools: list) -> None:
     for data, expect in (
-        ({"info": {}, "tasks": [], "simulations": []}, "τ²-bench results document"),
+        ({"info": {}, "tasks": [], "simulations": []}, "holds no simulation"),
         ({"a": 1}, "not a τ-bench trajectory file"),
         ([{"task_id": 1}], "lacks trial, reward, info, traj"),
     ):
