@@ -34,8 +34,9 @@ _EXPORTS: dict[str, str] = {
     "RECORDED_DOMAIN": "rejudge.suites.importers._recorded",
     "RecordedDomain": "rejudge.suites.importers._recorded",
     "SHIPPED_TAU_BENCH": "rejudge.suites.importers._tau",
-    "TAU_DOMAIN": "rejudge.suites.importers._tau",
-    "TAU_READ_ONLY_TOOLS": "rejudge.suites.importers._tau",
+    "TAU_DOMAIN": "rejudge.suites.importers._tau_tools",
+    "TAU_READ_ONLY_TOOLS": "rejudge.suites.importers._tau_tools",
+    "inferred_registry": "rejudge.suites.importers._tau_tools",
     "TAU_SOURCE": "rejudge.suites.importers._tau",
     "TauImport": "rejudge.suites.importers._tau",
     "TAU2_SOURCE": "rejudge.suites.importers._tau2",
@@ -45,7 +46,7 @@ _EXPORTS: dict[str, str] = {
     "case_id_of": "rejudge.suites.importers._tau",
     "load_json": "rejudge.suites.importers._tau",
     "parse_tau_bench": "rejudge.suites.importers._tau",
-    "tau_registry": "rejudge.suites.importers._tau",
+    "tau_registry": "rejudge.suites.importers._tau_tools",
 }
 
 __all__ = sorted(_EXPORTS)
