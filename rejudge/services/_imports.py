@@ -255,9 +255,8 @@ def import_tau_bench(
     )
     name = run_name or f"{flavor}-{stem}-{parsed.file_hash.split(':', 1)[-1][:8]}"
     run = store.create_run(name=name, suite=suite_rec, config=config)
-    evidence = [
-        Evidence(t.case_id, t, str(source.resolve()), parsed.file_hash) for t in parsed.traces
-    ]
+    # no cassette: the traces come from a results file, named (with its hash) in the run's config
+    evidence = [Evidence(t.case_id, t, None, None) for t in parsed.traces]
     result = ingest(store, run, evidence)
     written = record_external_verdicts(
         store,
