@@ -44,6 +44,9 @@ PAGES = [
         url_path="trace",
     ),
     st.Page("views/pass_k.py", title="pass^k", icon=":material/repeat:", url_path="pass_k"),
+    st.Page(
+        "views/agreement.py", title="Agreement", icon=":material/handshake:", url_path="agreement"
+    ),
     st.Page("views/review.py", title="Review", icon=":material/rate_review:", url_path="review"),
     st.Page("views/live.py", title="Live monitor", icon=":material/sensors:", url_path="live"),
     st.Page("views/trends.py", title="Trends", icon=":material/trending_up:", url_path="trends"),

@@ -117,6 +117,16 @@ class Case(_Frozen):
     phrasing: str | None = None
     # domain-specific data the domain's tier needs (funcbench target, bfcl answers, ...)
     metadata: dict[str, Any] = Field(default_factory=dict)
+    # values the agent must tell the user (τ-bench's ``outputs``): each must appear in the
+    # agent's text; omitted from the body when empty, so every earlier case keeps its hash
+    required_outputs: list[str] = Field(default_factory=list)
+
+    @model_serializer(mode="wrap")
+    def _omit_empty_outputs(self, handler: Any) -> dict[str, Any]:
+        body = handler(self)
+        if not body.get("required_outputs"):
+            body.pop("required_outputs", None)
+        return body
 
     @property
     def hash(self) -> str:

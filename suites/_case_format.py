@@ -474,7 +474,7 @@ def case_to_json(case: Case) -> dict[str, Any]:
         for call in golden["calls"]
     ]
     for key, default in defaults.items():
-        if full[key] != default:
+        if full.get(key, default) != default:
             out[key] = full[key]
     return out
 

@@ -34,6 +34,8 @@ _EXPORTS: dict[str, str] = {
     "CallMatchingTier": "rejudge.judge.tiers._calls",
     "EXECUTION": "rejudge.judge.tiers._calls",
     "GOLDEN": "rejudge.judge.tiers._calls",
+    "OUTPUT_MISSING": "rejudge.judge.tiers._calls",
+    "missing_outputs": "rejudge.judge.tiers._calls",
     "CALL_CAP_EXCEEDED": "rejudge.judge.tiers._outcome",
     "FAILURE_TYPES": "rejudge.judge.tiers._outcome",
     "OUTCOME": "rejudge.judge.tiers._outcome",

@@ -50,7 +50,21 @@ __all__ = [
     "COMPLETION",
     "COMPLETION_CONTRACT",
     "GOLDEN",
+    "OUTPUT_MISSING",
+    "missing_outputs",
 ]
+
+OUTPUT_MISSING = "OUTPUT_MISSING"
+tx.register_code(
+    OUTPUT_MISSING, 172, "a value the case requires the agent to tell the user is not in its text"
+)
+
+
+def missing_outputs(required: list[str], texts: list[str | None]) -> list[str]:
+    """The required outputs that appear in none of the agent's texts. Compared as τ-bench
+    compares them: case-insensitive, thousands separators ignored (``"1,000"`` states 1000)."""
+    said = " ".join(t for t in texts if t).lower().replace(",", "")
+    return [out for out in required if str(out).lower().replace(",", "") not in said]
 
 
 @dataclass(frozen=True)
@@ -281,6 +295,14 @@ class CallMatchingTier:
         for ident, problem in sorted(ctx.index.schema_problems.items()):
             if any(c.name == ident for c in calls):
                 warnings.append(f"tool {ident!r}: {problem}; its calls were not schema-checked")
+
+        # required outputs: a task that asks for an answer is judged on it by the tiers that
+        # judge the task (not by the contract tiers, which judge the calls' form only)
+        if case.required_outputs and self.param_mode != "contract":
+            texts = [rnd.text for rnd in ctx.trace.rounds] + [ctx.trace.final_text]
+            for out in missing_outputs(list(case.required_outputs), texts):
+                codes.append(OUTPUT_MISSING)
+                reasons.append(f"required output {out!r} never told to the user")
 
         if ordered:
             sequence = [call_of[s.index] for s in slots if s.index in call_of]

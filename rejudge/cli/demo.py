@@ -1,4 +1,5 @@
-"""`rejudge demo`: load suites, replay the shipped cassettes into traces, judge, compare."""
+"""`rejudge demo`: load suites, replay the shipped cassettes, import the shipped τ-bench and
+real-world evidence, judge, compare, and show where the verdicts disagree with τ-bench's."""
 
 from __future__ import annotations
 
@@ -9,11 +10,10 @@ from rich.console import Console
 from rich.table import Table
 
 from rejudge.cli._context import AppContext, json_option, pass_app, table
-from rejudge.cli.judge import render_summary
-from rejudge.services import DEMO_RULES, DemoResult, run_demo
+from rejudge.services import DEMO_TAU_RUN, DemoResult, run_demo
 from rejudge.store import redact_url
 
-__all__ = ["demo"]
+__all__ = ["demo", "next_steps"]
 
 
 def _pct(value: float | None) -> str:
@@ -22,6 +22,36 @@ def _pct(value: float | None) -> str:
 
 def _outcomes(counts: dict[str, int] | None) -> str:
     return ", ".join(f"{kind} {n}" for kind, n in (counts or {}).items()) or "-"
+
+
+def next_steps(result: DemoResult) -> list[str]:
+    """The commands to run next, on the evaluations the demo made."""
+    steps = []
+    tau = next((h for h in result.headlines if h["run"] == DEMO_TAU_RUN), None)
+    if tau is not None and tau["evaluation"] is not None:
+        steps.append(
+            f"rejudge report {tau['evaluation']} --against external   "
+            "(why each τ-bench trajectory got its reward, tier by tier)"
+        )
+        steps.append(f"rejudge report {tau['evaluation']}   (the full golden report of GPT-4o)")
+    if result.tier_comparisons:
+        first = next((c for c in result.tier_comparisons if c["flips"]), result.tier_comparisons[0])
+        steps.append(f"rejudge compare {first['a']} {first['b']}   (two tiers, case by case)")
+    if result.comparisons:
+        first = result.comparisons[0]
+        steps.append(f"rejudge compare {first['a']} {first['b']}   (two rule-set versions)")
+    steps.append(
+        "rejudge dashboard   (pages: Overview, Compare, Rule impact, Trace viewer, pass^k, "
+        "Agreement, Review)"
+    )
+    return steps
+
+
+def _short_model(model: str) -> str:
+    """A run of several models (imported recordings) by how many, not a line of names."""
+    if model.startswith("mixed:"):
+        return f"{len(model.split(':', 1)[1].split(','))} models"
+    return model
 
 
 def _scored_runs(result: DemoResult) -> set[str]:
@@ -38,7 +68,7 @@ def _render(c: Console, result: DemoResult, db_url: str) -> None:
     )
     models = sorted({r["model"] for r in result.runs})
     runs = Table(
-        title="Runs replayed from the shipped cassettes (no network, no key)"
+        title="Runs: the shipped cassettes and imported evidence (no network, no key)"
         + (f", model {models[0]}" if len(models) == 1 else "")
     )
     runs.add_column("run", no_wrap=True)
@@ -48,7 +78,7 @@ def _render(c: Console, result: DemoResult, db_url: str) -> None:
     runs.add_column("traces", justify="right")
     runs.add_column("how the traces ended")
     for r in result.runs:
-        model = [r["model"]] if len(models) > 1 else []
+        model = [_short_model(r["model"])] if len(models) > 1 else []
         runs.add_row(
             r["run"], *model, r["harness_mode"], str(r["traces"]), _outcomes(r.get("outcomes"))
         )
@@ -112,28 +142,18 @@ def _render(c: Console, result: DemoResult, db_url: str) -> None:
             "counted as FAIL."
         )
 
-    # one full report per run: the golden tier under the newest rules (or the last judged)
-    for scored_run in result.runs:
-        if scored_run["run"] not in scored_runs:
+    # one headline per run: its golden report under the newest rules (the report's numbers)
+    c.rule("headlines (golden tier, newest rules; `rejudge report EVAL` for the full report)")
+    for h in result.headlines:
+        if h["nothing_to_score"]:
             continue
-        mine = [r for r in result.reports if r["run"] == scored_run["run"]]
-        chosen = next(
-            (r for r in mine if r["tier"] == "golden" and r["rules"] == DEMO_RULES[-1]),
-            mine[-1] if mine else None,
-        )
-        if chosen is None:
-            continue
-        c.rule(f"report {chosen['evaluation']}")
-        render_summary(c, chosen, chosen["summary"])
-        top = chosen["summary"].get("top_failures") or []
-        if top:
-            c.print(
-                table(
-                    "Top failures (primary cause)",
-                    ["code", "FAILs"],
-                    [[t["code"], t["count"]] for t in top],
-                )
-            )
+        vc = h["verdict_counts"]
+        mix = ", ".join(f"{k} {n}" for k, n in vc.items() if n)
+        line = f"{h['run']} (eval {h['evaluation']}): {mix}; accuracy {_pct(h['accuracy'])}"
+        if h["pass_at_k"]:
+            line += "; pass^k " + " ".join(f"k={k} {_pct(v)}" for k, v in h["pass_at_k"].items())
+        top = ", ".join(f"{t['code']} {t['count']}" for t in h["top_failures"])
+        c.print(line + (f"; top causes {top}" if top else ""), markup=False)
 
     c.rule("rule-set versions compared")
     flips = []
@@ -164,23 +184,99 @@ def _render(c: Console, result: DemoResult, db_url: str) -> None:
         )
     else:
         c.print("no case flipped between the rule-set versions")
+
+    if result.tier_comparisons:
+        c.rule("tiers compared with golden (newest rules)")
+        by_run: dict[str, list[str]] = {}
+        for cmp in result.tier_comparisons:
+            causes: dict[str, int] = {}
+            for f in cmp["flips"]:
+                for code in f.get("taxonomy_from") or f.get("taxonomy_to") or []:
+                    causes[code] = causes.get(code, 0) + 1
+            top = ", ".join(
+                f"{k} {n}" for k, n in sorted(causes.items(), key=lambda kv: -kv[1])[:2]
+            )
+            flips = len(cmp["flips"])
+            by_run.setdefault(f"{cmp['run']} (golden {_pct(cmp['accuracy_a'])})", []).append(
+                f"{cmp['tier_b']} {_pct(cmp['accuracy_b'])}"
+                + (f" ({flips} flip(s): {top})" if flips else "")
+            )
+        for run, parts in by_run.items():
+            c.print(f"{run}: " + "; ".join(parts), markup=False)
+
+    if result.agreement is not None:
+        from rejudge.cli._agreement import render_agreement
+        from rejudge.judge import Agreement, AgreementTable, Disagreement, TierAgreement
+
+        c.rule(
+            "τ-bench's reward against rejudge's tiers (`rejudge report EVAL --against external`)"
+        )
+        a = result.agreement
+        typed = Agreement(
+            run=a["run"],
+            source=a["source"],
+            traces=a["traces"],
+            external_pass_rate=a["external_pass_rate"],
+            external_pass_hat_k=a["external_pass_hat_k"],
+            tiers=[
+                TierAgreement(
+                    tier=t["tier"],
+                    evaluation=t["evaluation"],
+                    rules=t["rules"],
+                    table=AgreementTable(
+                        **{k: t["table"][k] for k in ("pass_1", "pass_0", "fail_1", "fail_0")}
+                    ),
+                    not_scored=t["not_scored"],
+                    no_external=t["no_external"],
+                    disagreements=[
+                        Disagreement(
+                            d["case"],
+                            d["repetition"],
+                            d["verdict"],
+                            d["external"],
+                            d["causes"],
+                            d["reasons"],
+                        )
+                        for d in t["disagreements"]
+                    ],
+                    causes=t["causes"],
+                )
+                for t in a["tiers"]
+                if t["tier"] == "golden"
+            ],
+        )
+        render_agreement(c, typed, max_listed=5)
+        others = [t for t in a["tiers"] if t["tier"] != "golden"]
+        if others:
+            c.print(
+                "other tiers: "
+                + "; ".join(
+                    f"{t['tier']} agreement {_pct(t['table']['agreement'])}, kappa "
+                    + ("n/a" if t["table"]["kappa"] is None else f"{t['table']['kappa']:.3f}")
+                    for t in others
+                ),
+                markup=False,
+            )
+
     c.print(f"done in {result.elapsed_s:.1f}s.")
     db = "" if db_url == "sqlite:///rejudge.db" else f"--db {redact_url(db_url)} "
-    first = result.comparisons[0] if result.comparisons else None
-    if first is not None:
-        c.print(f"Compare two evaluations yourself:  rejudge {db}compare {first['a']} {first['b']}")
-    c.print(f"Open the dashboard:  [bold]rejudge {db}dashboard[/bold]")
+    c.rule("where to look next")
+    for step in next_steps(result):
+        c.print(f"  rejudge {db}{step.removeprefix('rejudge ')}", markup=False)
 
 
 @click.command("demo")
 @json_option
 @pass_app
 def demo(app: AppContext) -> None:
-    """The main job on the embedded store: no API key, no network, seconds.
+    """The main job on the embedded store: no API key, no network, about a minute at most.
 
-    Loads the built-in suites, turns the shipped cassettes into traces, judges them under every
-    applicable tier and two rule-set versions, prints the reports and the rule-version
-    comparison, and says how to open the dashboard. Running it again is a lookup.
+    Loads the built-in suites, turns the shipped local-model cassettes into traces, imports the
+    evidence of strong models that ships with rejudge (τ-bench's GPT-4o airline run with its
+    rewards, the real-world suite's recordings of GPT, Claude and Gemini), judges every run
+    under every applicable tier and both rule-set versions, and prints a headline per run, the
+    tier and rule-version comparisons with their flips, τ-bench's reward against each tier, and
+    where to look next. Running it again is a lookup.
     """
     status = app.console.status("starting", spinner="dots") if not app.json else None
     if status is not None:
@@ -194,5 +290,10 @@ def demo(app: AppContext) -> None:
     finally:
         if status is not None:
             status.stop()
-    data = {**result.as_dict(), "db": app.settings.db_url, "dashboard": "rejudge dashboard"}
+    data = {
+        **result.as_dict(),
+        "db": app.settings.db_url,
+        "dashboard": "rejudge dashboard",
+        "next_steps": next_steps(result),
+    }
     app.emit(data, lambda console: _render(console, result, app.settings.db_url))

@@ -13,9 +13,15 @@ import click
 from rich.console import Console
 
 from rejudge.cli._context import AppContext, json_option, pass_app, table
-from rejudge.services import import_cassettes
+from rejudge.services import import_cassettes, import_tau_bench
 
-__all__ = ["import_group", "import_cassettes_cmd", "import_inspect_cmd", "EXIT_SKIPPED"]
+__all__ = [
+    "import_group",
+    "import_cassettes_cmd",
+    "import_inspect_cmd",
+    "import_tau_bench_cmd",
+    "EXIT_SKIPPED",
+]
 
 # some files skipped, the others imported: distinct from 1 (an error, nothing stored) and 2 (usage)
 EXIT_SKIPPED = 3
@@ -125,6 +131,44 @@ def import_inspect_cmd(app: AppContext, log: Path, suite: str | None, run_name: 
             f"{data['inserted']} trace(s) stored, {data['skipped']} already there, "
             f"{data['external_verdicts']} Inspect score(s) kept as external verdicts, "
             f"{data['cases_with_golden']} case(s) with expected calls{inferred}",
+            markup=False,
+        )
+
+    app.emit(data, render)
+
+
+@import_group.command("tau-bench")
+@click.argument("file", type=click.Path(path_type=Path, dir_okay=False))
+@click.option(
+    "--tools",
+    "tools",
+    type=click.Path(path_type=Path, dir_okay=False),
+    metavar="TOOLS.json",
+    help="OpenAI function schemas of the tools [default: inferred from the calls].",
+)
+@click.option("--name", "run_name", metavar="RUN", help="Run name [default: derived from content].")
+@click.option("--model", "model", metavar="MODEL", help="Model name [default: the file's stem].")
+@json_option
+@pass_app
+def import_tau_bench_cmd(
+    app: AppContext, file: Path, tools: Path | None, run_name: str | None, model: str | None
+) -> None:
+    """Import a τ-bench trajectory file or a τ²-bench results document as one run.
+
+    Each task becomes a case (the user's brief, the ground-truth actions as golden calls, the
+    required outputs), each trial a repetition; τ-bench's reward is kept on each trace as an
+    external verdict (see `rejudge report EVAL --against external`). A file with any problem
+    imports nothing.
+    """
+    result = import_tau_bench(file, app.store, tools=tools, run_name=run_name, model=model)
+    data = result.summary()
+
+    def render(c: Console) -> None:
+        inferred = " (tool registry inferred from the calls)" if data["registry_inferred"] else ""
+        c.print(
+            f"run {data['run']} (suite {data['suite']}): {data['cases']} case(s) x "
+            f"{data['trials']} trial(s), {data['inserted']} trace(s) stored, {data['skipped']} "
+            f"already there, {data['external_verdicts']} τ-bench verdict(s) written{inferred}",
             markup=False,
         )
 

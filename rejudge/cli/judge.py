@@ -357,11 +357,40 @@ def rejudge_cmd(
 
 @click.command("report")
 @click.argument("evaluation", metavar="EVAL")
+@click.option(
+    "--against",
+    "against",
+    type=click.Choice(["external"]),
+    default=None,
+    help="Instead: the agreement of every tier of EVAL's run with the external verdict on its "
+    "traces (2x2 table, Cohen's kappa, disagreeing cases with their causes).",
+)
+@click.option(
+    "--source",
+    "source",
+    metavar="NAME",
+    default=None,
+    help="With --against external: whose verdicts [default: the only source stored].",
+)
 @ci_options
 @json_option
 @pass_app
-def report(app: AppContext, evaluation: str, junit_xml_path: Path | None, github: bool) -> None:
+def report(
+    app: AppContext,
+    evaluation: str,
+    against: str | None,
+    source: str | None,
+    junit_xml_path: Path | None,
+    github: bool,
+) -> None:
     """The full report of an evaluation: summary, failures, tools, anomalies, every case."""
+    if against == "external":
+        from rejudge.cli._agreement import render_agreement
+        from rejudge.services import evaluation_agreement
+
+        agreement = evaluation_agreement(app.store, evaluation, source=source)
+        app.emit(agreement, lambda c: render_agreement(c, agreement))
+        return
     result = evaluation_report(app.store, evaluation, with_calibration=True)
     if junit_xml_path is not None or github:
         ci = evaluation_ci_results(app.store, result.evaluation)

@@ -16,6 +16,8 @@ from rejudge._lazy import lazy_exports
 # public name -> the private module that defines it (each module's __all__;
 # tests/test_public_api.py keeps this table complete)
 _EXPORTS: dict[str, str] = {
+    "evaluation_agreement": "rejudge.services._agreement",
+    "run_agreement": "rejudge.services._agreement",
     "check_evaluation_baseline": "rejudge.services._baseline",
     "lock_evaluation_baseline": "rejudge.services._baseline",
     "Capture": "rejudge.services._capture",
@@ -28,6 +30,8 @@ _EXPORTS: dict[str, str] = {
     "evaluation_meta": "rejudge.services._compare",
     "DEMO_RULES": "rejudge.services._demo",
     "DEMO_SUITES": "rejudge.services._demo",
+    "DEMO_TAU_RUN": "rejudge.services._demo",
+    "DEMO_REAL_WORLD": "rejudge.services._demo",
     "DemoError": "rejudge.services._demo",
     "DemoResult": "rejudge.services._demo",
     "cassette_roots": "rejudge.services._demo",
@@ -42,6 +46,8 @@ _EXPORTS: dict[str, str] = {
     "InspectImportResult": "rejudge.services._inspect_import",
     "import_inspect": "rejudge.services._inspect_import",
     "import_cassettes": "rejudge.services._imports",
+    "TauImportResult": "rejudge.services._imports",
+    "import_tau_bench": "rejudge.services._imports",
     "Evidence": "rejudge.services._ingest",
     "IngestResult": "rejudge.services._ingest",
     "evidence_of": "rejudge.services._ingest",

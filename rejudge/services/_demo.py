@@ -5,8 +5,16 @@
    model) into traces through the ingest path (:mod:`rejudge.services._ingest`, the one recording,
    ``renormalize`` and ``import cassettes`` use, so the hashes are the recorded ones). Nothing is
    sent anywhere: cassettes are read from disk.
-3. Judge every run under every applicable tier and two rule-set versions.
-4. Compare the two rule-set versions per run and tier: which cases flipped, and why.
+3. Import the evidence of strong models that ships as package data, through the same services
+   as ``rejudge import``: τ-bench's GPT-4o airline run (200 conversations with τ-bench's reward,
+   ``import tau-bench``) and the real-world suite's recordings of other projects (GPT-4o-mini,
+   GPT-5, Claude, Gemini; ``import cassettes --suite real-world``).
+4. Judge every run under every applicable tier and two rule-set versions.
+5. Per run a headline (verdict mix, accuracy, pass^k where repeated, top causes: the report of
+   its golden evaluation under the newest rules); the tiers compared with the golden one and the
+   two rule-set versions compared, each with its flips and causes; τ-bench's reward against every
+   tier (the agreement view). Every number is what ``rejudge report`` / ``compare`` /
+   ``report --against external`` compute: the same service calls.
 
 Idempotent: a second run finds the suites, runs, traces and evaluations already there (lookups,
 not duplicates). Returns a :class:`DemoResult`; the CLI renders it.
@@ -25,7 +33,9 @@ from typing import Any
 from rejudge.judge import load_rule_set
 from rejudge.judge.tiers import tier_names
 from rejudge.recorder import CassetteError, read_cassette, run_config_from_meta
+from rejudge.services._agreement import run_agreement
 from rejudge.services._compare import compare_evaluations
+from rejudge.services._imports import import_cassettes, import_tau_bench
 from rejudge.services._ingest import evidence_of, ingest
 from rejudge.services._judging import (
     applicable_tiers,
@@ -40,6 +50,8 @@ from rejudge.suites import builtin_suites, load_suite
 __all__ = [
     "DEMO_SUITES",
     "DEMO_RULES",
+    "DEMO_TAU_RUN",
+    "DEMO_REAL_WORLD",
     "DemoError",
     "DemoResult",
     "cassette_roots",
@@ -50,6 +62,9 @@ __all__ = [
 
 DEMO_SUITES = ("retail", "genome-simple", "genome-complex")
 DEMO_RULES = ("standard@1", "standard@2")
+#: the shipped evidence of strong models the demo imports (package data)
+DEMO_TAU_RUN = "tau-bench-gpt-4o-airline"
+DEMO_REAL_WORLD = ("simonw-llm", "pydantic-ai")
 _SUFFIXES = (".yaml", ".yml")
 
 Progress = Callable[[str], None]
@@ -68,6 +83,12 @@ class DemoResult:
     evaluations: list[dict[str, Any]] = field(default_factory=list)
     reports: list[dict[str, Any]] = field(default_factory=list)
     comparisons: list[dict[str, Any]] = field(default_factory=list)
+    # per run: its golden report's headline under the newest rules, or why nothing was scored
+    headlines: list[dict[str, Any]] = field(default_factory=list)
+    # per run: every other tier compared with the golden tier, under the newest rules
+    tier_comparisons: list[dict[str, Any]] = field(default_factory=list)
+    # τ-bench's reward against every tier of the imported run (report --against external)
+    agreement: dict[str, Any] | None = None
     elapsed_s: float = 0.0
 
     def as_dict(self) -> dict[str, Any]:
@@ -79,6 +100,9 @@ class DemoResult:
             "evaluations": self.evaluations,
             "reports": self.reports,
             "comparisons": self.comparisons,
+            "headlines": self.headlines,
+            "tier_comparisons": self.tier_comparisons,
+            "agreement": self.agreement,
             "elapsed_s": self.elapsed_s,
         }
 
@@ -224,6 +248,89 @@ def _outcome_of(meta: dict[str, Any]) -> str:
 # --------------------------------------------------------------------------- the demo
 
 
+def _import_shipped(store: Store, say: Progress) -> list[dict[str, Any]]:
+    """The τ-bench run and the real-world recordings that ship as package data, imported through
+    the import services (a lookup when they are stored already)."""
+    from rejudge.suites.importers import SHIPPED_TAU_BENCH
+
+    runs: list[dict[str, Any]] = []
+    say("importing τ-bench's GPT-4o airline run")
+    tau = import_tau_bench(
+        SHIPPED_TAU_BENCH / "gpt-4o-airline.json",
+        store,
+        tools=SHIPPED_TAU_BENCH / "tools.json",
+        run_name=DEMO_TAU_RUN,
+        model="gpt-4o",
+    )
+    runs.append(
+        {
+            "run": tau.run.name,
+            "run_id": tau.run.id,
+            "suite": tau.suite.name,
+            "model": tau.run.model,
+            "harness_mode": tau.run.harness_mode,
+            "traces": tau.inserted + tau.skipped,
+            "inserted": tau.inserted,
+            "outcomes": {"completed": tau.inserted + tau.skipped},
+            "source": "τ-bench (sierra-research/tau-bench, historical trajectories)",
+        }
+    )
+    root = Path(load_suite("real-world").path or ".")
+    for folder in DEMO_REAL_WORLD:
+        say(f"importing the real-world recordings of {folder}")
+        imported = import_cassettes(
+            root / folder, store, "real-world", run_name=f"real-world-{folder}"
+        )
+        summary = imported.summary()
+        runs.append(
+            {
+                "run": imported.run.name,
+                "run_id": imported.run.id,
+                "suite": imported.suite.name,
+                "model": imported.run.model,
+                "harness_mode": imported.run.harness_mode,
+                "traces": len(imported.planned),
+                "inserted": imported.inserted,
+                "outcomes": dict(Counter(t["status"] for t in summary["traces"])),
+                "source": f"cassettes recorded by {folder}",
+            }
+        )
+    return runs
+
+
+def _headline(run: dict[str, Any], reports: list[dict[str, Any]], newest: str) -> dict[str, Any]:
+    mine = [r for r in reports if r["run"] == run["run"]]
+    scored = [r for r in mine if r["summary"]["scored_count"]]
+    if not scored:
+        outcomes = ", ".join(f"{k} {n}" for k, n in (run.get("outcomes") or {}).items()) or "-"
+        return {
+            "run": run["run"],
+            "model": run["model"],
+            "evaluation": None,
+            "nothing_to_score": "nothing to score under any tier or rule set: every trace "
+            f"ended without a normal result ({outcomes})",
+        }
+    chosen = next(
+        (r for r in scored if r["tier"] == "golden" and r["rules"] == newest),
+        next((r for r in scored if r["rules"] == newest), scored[-1]),
+    )
+    summary = chosen["summary"]
+    pass_k = summary.get("pass_at_k") or {}
+    return {
+        "run": run["run"],
+        "model": run["model"],
+        "evaluation": chosen["evaluation"],
+        "tier": chosen["tier"],
+        "rules": chosen["rules"],
+        "verdict_counts": summary["verdict_counts"],
+        "accuracy": summary["accuracy"],
+        # only where a case was repeated: pass^1 alone is the accuracy again
+        "pass_at_k": pass_k if len(pass_k) > 1 else None,
+        "top_failures": list(summary.get("top_failures") or [])[:3],
+        "nothing_to_score": None,
+    }
+
+
 def run_demo(
     store: Store,
     cassettes_dir: Path | None = None,
@@ -232,12 +339,19 @@ def run_demo(
     rules: Sequence[str] = DEMO_RULES,
     tiers: Sequence[str] | None = None,
     progress: Progress | None = None,
+    shipped_evidence: bool = True,
 ) -> DemoResult:
-    """Load suites, turn the shipped cassettes into traces, judge, compare. No network."""
+    """Load suites, turn the shipped cassettes into traces, import the shipped τ-bench and
+    real-world evidence (unless ``shipped_evidence`` is off), judge, compare. No network."""
     started = time.perf_counter()
     say = progress or (lambda _msg: None)
-    root = find_demo_cassettes(cassettes_dir)
-    result = DemoResult(cassettes_dir=str(root))
+    try:
+        root: Path | None = find_demo_cassettes(cassettes_dir)
+    except DemoError:
+        if not shipped_evidence:
+            raise
+        root = None  # the shipped τ-bench and real-world evidence still make a demo
+    result = DemoResult(cassettes_dir=str(root) if root is not None else "")
 
     known = builtin_suites()
     sources = {name: load_suite(name) for name in known}
@@ -248,8 +362,19 @@ def run_demo(
         snapshots[name] = snap
         result.suites.append({"name": name, "cases": snap.case_count, "hash": snap.hash})
 
-    say(f"reading cassettes under {root}")
-    result.runs, result.skipped = load_cassette_runs(store, root, sources, snapshots)
+    if root is not None:
+        say(f"reading cassettes under {root}")
+        result.runs, result.skipped = load_cassette_runs(store, root, sources, snapshots)
+    else:
+        result.skipped.append(
+            {
+                "folder": "cassettes",
+                "reason": "no local-model cassettes found: "
+                + ", ".join(str(r) for r in cassette_roots(cassettes_dir)),
+            }
+        )
+    if shipped_evidence:
+        result.runs.extend(_import_shipped(store, say))
     if not result.runs:
         raise DemoError(
             f"no run folder under {root} holds cassettes of a built-in suite "
@@ -257,8 +382,10 @@ def run_demo(
         )
 
     rule_sets = [load_rule_set(r) for r in rules]
+    newest = rule_sets[-1].ref
     for run in result.runs:
         wanted = applicable_tiers(store, run["run_id"], tiers or tier_names())
+        newest_ids: dict[str, int] = {}
         for tier in wanted:
             ids = []
             for rule_set in rule_sets:
@@ -281,8 +408,30 @@ def run_demo(
                 )
                 result.reports.append(report)
                 ids.append(ev_id)
+            newest_ids[tier] = ids[-1]
             for a, b in zip(ids, ids[1:], strict=False):
                 cmp = compare_evaluations(store, a, b).to_json()
                 result.comparisons.append({"run": run["run"], "tier": tier, **cmp})
+        headline = _headline(run, result.reports, newest)
+        result.headlines.append(headline)
+        golden = newest_ids.get("golden")
+        if golden is not None and headline["nothing_to_score"] is None:
+            for tier, ev_id in newest_ids.items():
+                if tier != "golden":
+                    cmp = compare_evaluations(store, golden, ev_id).to_json()
+                    result.tier_comparisons.append(
+                        {"run": run["run"], "tier_a": "golden", "tier_b": tier, **cmp}
+                    )
+        if run["run"] == DEMO_TAU_RUN:
+            result.agreement = run_agreement(
+                store, run["run_id"], rule_set_id=_rule_set_id(store, run["run_id"], newest)
+            ).as_dict()
     result.elapsed_s = round(time.perf_counter() - started, 3)
     return result
+
+
+def _rule_set_id(store: Store, run_id: int, ref: str) -> int | None:
+    for ev in store.list_evaluations(run_id):
+        if store.get_rule_set(ev.rule_set_id).ref == ref:
+            return ev.rule_set_id
+    return None

@@ -29,9 +29,17 @@ from rejudge.recorder import (
     plan_folder,
 )
 from rejudge.services._ingest import Evidence, ingest
-from rejudge.store import NotFoundError, RunRecord, Store, SuiteRecord, content_hash, hash_bytes
+from rejudge.store import (
+    InvalidInputError,
+    NotFoundError,
+    RunRecord,
+    Store,
+    SuiteRecord,
+    content_hash,
+    hash_bytes,
+)
 
-__all__ = ["ImportResult", "import_cassettes"]
+__all__ = ["ImportResult", "import_cassettes", "TauImportResult", "import_tau_bench"]
 
 
 @dataclass(frozen=True)
@@ -159,4 +167,111 @@ def import_cassettes(
         skipped=len(evidence) - result.inserted,
         planned=planned,
         skipped_files=plan.skipped,
+    )
+
+
+@dataclass(frozen=True)
+class TauImportResult:
+    run: RunRecord
+    suite: SuiteRecord
+    inserted: int
+    skipped: int
+    verdicts: int
+    registry_inferred: bool
+    cases: int
+    trials: int
+
+    def summary(self) -> dict[str, Any]:
+        return {
+            "run": self.run.name,
+            "run_id": self.run.id,
+            "suite": self.suite.name,
+            "cases": self.cases,
+            "trials": self.trials,
+            "inserted": self.inserted,
+            "skipped": self.skipped,
+            "external_verdicts": self.verdicts,
+            "registry_inferred": self.registry_inferred,
+        }
+
+
+def import_tau_bench(
+    path: str | Path,
+    store: Store,
+    *,
+    tools: str | Path | None = None,
+    run_name: str | None = None,
+    model: str | None = None,
+) -> TauImportResult:
+    """Import a τ-bench trajectory file (or a τ²-bench results document) as one run: a suite of
+    its tasks, a trace per (task, trial) and the benchmark's reward on each trace as an
+    external verdict (source ``tau-bench`` or ``tau2-bench``).
+
+    ``tools``: a JSON file of OpenAI function schemas; without it the registry is inferred from
+    the calls and marked so. The whole file is parsed and checked before the first write, so a
+    file with any problem stores nothing; importing the same file again is a lookup.
+    """
+    from rejudge.services._external import record_external_verdicts
+    from rejudge.store import RunConfig
+    from rejudge.suites import suite_hash
+    from rejudge.suites.importers import TAU_DOMAIN, load_json, parse_tau_bench
+
+    source = Path(path)
+    if source.is_dir():
+        raise InvalidInputError(
+            f"{source} is a folder: τ²-bench's dir layout (results.json next to simulations/) is "
+            "not supported; give a τ-bench trajectory file or a one-document τ²-bench results file",
+            file=str(source),
+        )
+    data = load_json(source, "τ-bench file")
+    tools_data = load_json(Path(tools), "tools file") if tools is not None else None
+    parsed = parse_tau_bench(
+        data, source=source.name, tools=tools_data, tools_source=str(tools or "")
+    )
+    stem = source.stem
+    flavor = parsed.source_name  # tau-bench or tau2-bench: whose rewards these are
+    suite_name = f"{flavor}-{stem}"
+    suite_rec = store.save_suite(
+        name=suite_name,
+        domain=TAU_DOMAIN,
+        suite_hash=suite_hash(1, parsed.registry, parsed.cases),
+        registry=parsed.registry,
+        cases=parsed.cases,
+        meta={
+            "description": f"{flavor} tasks of {source.name}",
+            "source": flavor,
+            "registry_inferred": parsed.registry_inferred,
+        },
+    )
+    config = RunConfig(
+        model=model or parsed.model or stem,
+        provider=flavor,
+        harness_mode="imported",
+        temperature=None,
+        tool_choice=None,
+        repeat=max(parsed.trials, 1),
+        system_prompt=parsed.system_prompt,
+        extra={"source": flavor, "file": source.name, "file_hash": parsed.file_hash},
+    )
+    name = run_name or f"{flavor}-{stem}-{parsed.file_hash.split(':', 1)[-1][:8]}"
+    run = store.create_run(name=name, suite=suite_rec, config=config)
+    # no cassette: the traces come from a results file, named (with its hash) in the run's config
+    evidence = [Evidence(t.case_id, t, None, None) for t in parsed.traces]
+    result = ingest(store, run, evidence)
+    written = record_external_verdicts(
+        store,
+        run.id,
+        flavor,
+        [(v.case_id, v.repetition, v.value, v.detail) for v in parsed.verdicts],
+    )
+    store.finish_run(run.id, "finished")
+    return TauImportResult(
+        run=store.get_run(run.id),
+        suite=suite_rec,
+        inserted=result.inserted,
+        skipped=len(evidence) - result.inserted,
+        verdicts=written,
+        registry_inferred=parsed.registry_inferred,
+        cases=len(parsed.cases),
+        trials=parsed.trials,
     )

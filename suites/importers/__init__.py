@@ -1,5 +1,6 @@
 """Importers that turn other benchmarks' data into rejudge suites and runs (BFCL: :mod:`.bfcl`;
-Inspect AI eval logs: :mod:`._inspect`)."""
+Inspect AI eval logs: :mod:`._inspect`; τ-bench and τ²-bench runs: :mod:`._tau`, :mod:`._tau2`;
+the ``recorded`` domain of suites over other projects' cassettes: :mod:`._recorded`)."""
 
 from __future__ import annotations
 
@@ -40,6 +41,22 @@ _EXPORTS: dict[str, str] = {
     "InspectLogError": "rejudge.suites.importers._inspect_log",
     "SUPPORTED_LOG_VERSIONS": "rejudge.suites.importers._inspect_log",
     "read_inspect_log": "rejudge.suites.importers._inspect_log",
+    "RECORDED_DOMAIN": "rejudge.suites.importers._recorded",
+    "RecordedDomain": "rejudge.suites.importers._recorded",
+    "SHIPPED_TAU_BENCH": "rejudge.suites.importers._tau",
+    "TAU_DOMAIN": "rejudge.suites.importers._tau_tools",
+    "TAU_READ_ONLY_TOOLS": "rejudge.suites.importers._tau_tools",
+    "inferred_registry": "rejudge.suites.importers._tau_tools",
+    "TAU_SOURCE": "rejudge.suites.importers._tau",
+    "TauImport": "rejudge.suites.importers._tau",
+    "TAU2_SOURCE": "rejudge.suites.importers._tau2",
+    "is_tau2_results": "rejudge.suites.importers._tau2",
+    "tau2_entries": "rejudge.suites.importers._tau2",
+    "TauVerdict": "rejudge.suites.importers._tau",
+    "case_id_of": "rejudge.suites.importers._tau",
+    "load_json": "rejudge.suites.importers._tau",
+    "parse_tau_bench": "rejudge.suites.importers._tau",
+    "tau_registry": "rejudge.suites.importers._tau_tools",
 }
 
 __all__ = sorted(_EXPORTS)

@@ -1,0 +1,113 @@
+"""Agreement with an external verdict: per tier, rejudge's PASS/FAIL against the external
+verdict stored on the traces (τ-bench's reward), Cohen's kappa, and every disagreeing trace
+with rejudge's causes: why a trajectory got 0, or what rejudge saw that the reward missed."""
+
+from __future__ import annotations
+
+import json
+
+import pandas as pd
+import streamlit as st
+from rejudge.dashboard import data
+from rejudge.dashboard.common import context, num, pct, pick_evaluation
+from rejudge.store import NotFoundError
+
+from rejudge.services import evaluation_agreement
+
+ctx = context()
+url = ctx.db_url
+
+st.title("Agreement with an external verdict")
+st.caption(
+    "Rows: rejudge's verdict (PASS/FAIL); columns: the external verdict (1/0). Traces either "
+    "side did not score are left out of the table. Kappa is Cohen's: agreement beyond chance."
+)
+
+
+@st.cache_data(show_spinner=False, ttl=60)
+def _agreement(db_url: str, evaluation_id: int) -> dict | None:
+    try:
+        return evaluation_agreement(data.store(db_url), evaluation_id).as_dict()
+    except NotFoundError as exc:
+        return {"error": str(exc)}
+
+
+rows = data.evaluations(url)
+if not rows:
+    st.info("No evaluations yet.")
+    st.stop()
+ev = pick_evaluation("Evaluation", rows, key="ev", default_index=len(rows) - 1)
+if ev is None:
+    st.stop()
+result = _agreement(url, ev.id)
+if result is None or "error" in result:
+    st.info(result["error"] if result else "No external verdict.")
+    st.stop()
+
+m = st.columns(3)
+m[0].metric("Source", result["source"])
+m[1].metric("Traces with a verdict", result["traces"])
+m[2].metric(f"{result['source']} success", pct(result["external_pass_rate"]))
+if result["external_pass_hat_k"]:
+    cols = st.columns(min(len(result["external_pass_hat_k"]), 8))
+    for column, (k, value) in zip(cols, result["external_pass_hat_k"].items(), strict=False):
+        column.metric(f"{result['source']} pass^{k}", pct(value))
+
+summary = pd.DataFrame(
+    [
+        {
+            "tier": t["tier"],
+            "evaluation": t["evaluation"],
+            "PASS / 1": t["table"]["pass_1"],
+            "PASS / 0": t["table"]["pass_0"],
+            "FAIL / 1": t["table"]["fail_1"],
+            "FAIL / 0": t["table"]["fail_0"],
+            "agreement": pct(t["table"]["agreement"]),
+            "kappa": num(t["table"]["kappa"]),
+            "left out": t["not_scored"] + t["no_external"],
+        }
+        for t in result["tiers"]
+    ]
+)
+st.subheader("Per tier")
+st.dataframe(summary, hide_index=True, width="stretch")
+
+tiers = [t["tier"] for t in result["tiers"]]
+tier = st.selectbox(
+    "Disagreements of tier",
+    tiers,
+    index=tiers.index(ev.tier) if ev.tier in tiers else 0,
+    key="agree_tier",
+)
+chosen = next(t for t in result["tiers"] if t["tier"] == tier)
+table = chosen["table"]
+grid = st.columns(2)
+grid[0].metric("rejudge FAIL, external 1", table["fail_1"])
+grid[1].metric("rejudge PASS, external 0", table["pass_0"])
+if chosen["causes"]:
+    st.caption("Causes rejudge names where the external verdict gave 1")
+    st.bar_chart(pd.DataFrame({"traces": chosen["causes"]}))
+if chosen["disagreements"]:
+    # evidence text (reasons quote the model's arguments) goes in a dataframe, never as markup
+    st.dataframe(
+        pd.DataFrame(
+            [
+                {
+                    "case": d["case"],
+                    "rep": d["repetition"],
+                    "kind": d["kind"],
+                    "causes": ", ".join(d["causes"]) or "-",
+                    "first reason": d["reasons"][0]
+                    if d["reasons"]
+                    else "rejudge found nothing wrong",
+                }
+                for d in chosen["disagreements"]
+            ]
+        ),
+        hide_index=True,
+        width="stretch",
+    )
+else:
+    st.caption("No disagreement.")
+with st.expander("As JSON (what `rejudge report EVAL --against external --json` prints)"):
+    st.json(json.dumps(result), expanded=False)

@@ -1,0 +1,100 @@
+"""Agreement of a run's evaluations with an external verdict stored on its traces: the data of
+``rejudge report EVAL --against external`` and of the dashboard's agreement page.
+
+Given an evaluation, every tier the run was judged under takes part: for each tier, the latest
+finished evaluation under the same rule set (the given one for its own tier), so the tiers are
+compared on equal rules. The statistics are pure (:mod:`rejudge.judge._agreement`).
+"""
+
+from __future__ import annotations
+
+from rejudge.judge import Agreement, external_pass_hat_k, tier_agreement
+from rejudge.store import NotFoundError, Store
+
+__all__ = ["evaluation_agreement", "run_agreement"]
+
+
+def _external(
+    store: Store, run_id: int, source: str | None
+) -> tuple[str, dict[tuple[str, int], tuple[float, bool]]]:
+    sources = store.external_sources(run_id)
+    if not sources:
+        raise NotFoundError(
+            f"run {run_id} has no external verdict on its traces (import them with the run, "
+            "e.g. from a τ-bench file)",
+            run=run_id,
+            field="source",
+        )
+    if source is None:
+        if len(sources) > 1:
+            raise NotFoundError(
+                f"run {run_id} has verdicts of several sources ({', '.join(sources)}); name one",
+                run=run_id,
+                field="source",
+            )
+        source = next(iter(sources))
+    elif source not in sources:
+        raise NotFoundError(
+            f"run {run_id} has no {source} verdicts (it has {', '.join(sources)})",
+            run=run_id,
+            field="source",
+        )
+    verdicts = store.external_verdicts(run_id, source)
+    return source, {
+        (v.case_key, v.repetition): (v.verdict.value, v.verdict.passed) for v in verdicts
+    }
+
+
+def run_agreement(
+    store: Store,
+    run: str | int,
+    *,
+    rule_set_id: int | None = None,
+    source: str | None = None,
+    prefer: dict[str, int] | None = None,
+) -> Agreement:
+    """Per tier, the run's latest finished evaluation (under ``rule_set_id`` when given; ``prefer``:
+    tier -> evaluation id to use for that tier) against the external verdicts of ``source``."""
+    record = store.get_run(run)
+    source, external = _external(store, record.id, source)
+    chosen: dict[str, int] = {}
+    for ev in store.list_evaluations(record.id):
+        if ev.status != "finished" or (rule_set_id is not None and ev.rule_set_id != rule_set_id):
+            continue
+        chosen[ev.tier] = ev.id  # ascending ids: the latest wins
+    chosen.update(prefer or {})
+    tiers = []
+    for tier, ev_id in sorted(chosen.items()):
+        ev = store.get_evaluation(ev_id)
+        rules = store.get_rule_set(ev.rule_set_id).ref
+        rows = (
+            {
+                "case": r["case_key"],
+                "repetition": r["repetition"],
+                "verdict": r["verdict"],
+                "taxonomy": r["taxonomy"] or [],
+                "reasons": r.get("reasons") or [],
+            }
+            for r in store.iter_evaluation_rows(ev.id, body_paths={"reasons": ["reasons"]})
+        )
+        tiers.append(tier_agreement(rows, external, tier=tier, evaluation=ev.id, rules=rules))
+    passed = sum(1 for _v, p in external.values() if p)
+    return Agreement(
+        run=record.name,
+        source=source,
+        traces=len(external),
+        external_pass_rate=round(passed / len(external), 6) if external else None,
+        external_pass_hat_k=external_pass_hat_k(external),
+        tiers=tiers,
+    )
+
+
+def evaluation_agreement(
+    store: Store, evaluation_id: int | str, *, source: str | None = None
+) -> Agreement:
+    """The agreement view of ``rejudge report EVAL --against external``: EVAL for its tier, the
+    run's other tiers under the same rule set."""
+    ev = store.get_evaluation(evaluation_id)
+    return run_agreement(
+        store, ev.run_id, rule_set_id=ev.rule_set_id, source=source, prefer={ev.tier: ev.id}
+    )

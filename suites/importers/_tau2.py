@@ -1,0 +1,174 @@
+"""τ²-bench results as τ-bench entries (pure), so one parser checks and builds both.
+
+τ²-bench (github.com/sierra-research/tau2-bench) saves a text run as one JSON document, its
+``Results`` model (src/tau2/data_model/simulation.py): ``info`` (agent, user simulator,
+environment), ``tasks`` and ``simulations``. What this reads of it:
+
+- a task (tasks.py): ``id``; ``user_scenario.instructions``, a string or the structured
+  ``{domain, reason_for_call, known_info, unknown_info, task_instructions}``;
+  ``evaluation_criteria.actions`` ``[{action_id, requestor, name, arguments, compare_args}]``
+  (one reference trajectory; ``compare_args`` names the arguments that are checked, all when
+  absent) and ``communicate_info`` (strings the agent must say);
+- a simulation: ``task_id``, ``trial``, ``reward_info.reward``, ``termination_reason`` and
+  ``messages``: ``system``/``user``/``assistant`` messages whose ``tool_calls`` are
+  ``[{id, name, arguments (an object), requestor}]``, and ``tool`` messages ``{id, content,
+  requestor, error}`` answering the call of that id.
+
+Only the agent's side becomes evidence: actions and calls whose requestor is the user (the
+telecom domain's user tools) are the simulated user's, not the agent's, and are left out.
+The dir layout (``results.json`` next to a ``simulations/`` folder) and full-duplex (voice)
+simulations, which carry ticks instead of messages, are refused by name.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+__all__ = ["TAU2_SOURCE", "is_tau2_results", "tau2_entries"]
+
+TAU2_SOURCE = "tau2-bench"
+
+
+def is_tau2_results(data: Any) -> bool:
+    return isinstance(data, dict) and "tasks" in data and "simulations" in data
+
+
+def _instruction(scenario: Any) -> str | None:
+    if not isinstance(scenario, dict):
+        return None
+    given = scenario.get("instructions")
+    if isinstance(given, str):
+        return given
+    if not isinstance(given, dict) or not isinstance(given.get("task_instructions"), str):
+        return None
+    # the user simulator's whole brief, in the order τ²-bench gives its fields
+    parts = [
+        ("Reason for call", given.get("reason_for_call")),
+        ("Known info", given.get("known_info")),
+        ("Unknown info", given.get("unknown_info")),
+        ("Task instructions", given.get("task_instructions")),
+    ]
+    return "\n".join(f"{label}: {text}" for label, text in parts if isinstance(text, str))
+
+
+def _task(raw: Any, where: str, problems: list[str]) -> dict[str, Any] | None:
+    instruction = _instruction(raw.get("user_scenario"))
+    if instruction is None:
+        problems.append(f"{where}: no user_scenario.instructions")
+        return None
+    criteria = raw.get("evaluation_criteria") or {}
+    actions = criteria.get("actions") if isinstance(criteria, dict) else None
+    if not isinstance(actions, list):
+        problems.append(f"{where}: the task has no evaluation_criteria.actions list")
+        return None
+    golden = []
+    for action in actions:
+        if not isinstance(action, dict) or not isinstance(action.get("name"), str):
+            problems.append(f"{where}: an action without a name")
+            continue
+        if action.get("requestor", "assistant") != "assistant":
+            continue  # the simulated user's own tool, not the agent's
+        args = action.get("arguments") or {}
+        compare = action.get("compare_args")
+        if isinstance(compare, list):
+            args = {k: v for k, v in args.items() if k in compare}
+        golden.append({"name": action["name"], "kwargs": args})
+    return {
+        "instruction": instruction,
+        "actions": golden,
+        "outputs": [str(s) for s in criteria.get("communicate_info") or []],
+    }
+
+
+def _traj(messages: list[Any]) -> list[dict[str, Any]]:
+    """τ²-bench messages as the OpenAI chat messages τ-bench stores (the agent's side)."""
+    out: list[dict[str, Any]] = []
+    for msg in messages:
+        if not isinstance(msg, dict):
+            out.append({"role": None})
+            continue
+        role = msg.get("role")
+        if role in ("system", "user"):
+            if role == "user" and msg.get("tool_calls") and not msg.get("content"):
+                continue  # the user only used its own tools
+            out.append({"role": role, "content": msg.get("content")})
+        elif role == "assistant":
+            calls = [
+                {
+                    "id": c.get("id"),
+                    "function": {
+                        "name": c.get("name"),
+                        "arguments": c.get("arguments")
+                        if isinstance(c.get("arguments"), str)
+                        else json.dumps(c.get("arguments")),
+                    },
+                }
+                for c in msg.get("tool_calls") or []
+                if isinstance(c, dict) and c.get("requestor", "assistant") == "assistant"
+            ]
+            out.append({"role": "assistant", "content": msg.get("content"), "tool_calls": calls})
+        elif role == "tool":
+            if msg.get("requestor", "assistant") != "assistant":
+                continue
+            out.append(
+                {
+                    "role": "tool",
+                    "tool_call_id": msg.get("id"),
+                    "content": msg.get("content"),
+                    "error": bool(msg.get("error")),
+                }
+            )
+        else:
+            out.append({"role": role})
+    return out
+
+
+def tau2_entries(data: dict[str, Any], source: str) -> tuple[list[dict[str, Any]], list[str]]:
+    """The τ-bench entries of a τ²-bench results document, and the problems found on the way
+    (each names the simulation or task)."""
+    problems: list[str] = []
+    tasks: dict[str, dict[str, Any]] = {}
+    for i, raw in enumerate(data.get("tasks") or []):
+        if not isinstance(raw, dict) or "id" not in raw:
+            problems.append(f"{source} task {i}: not a τ²-bench task (no id)")
+            continue
+        task = _task(raw, f"task {raw['id']}", problems)
+        if task is not None:
+            tasks[str(raw["id"])] = task
+    entries: list[dict[str, Any]] = []
+    sims = data.get("simulations")
+    if not isinstance(sims, list) or not sims:
+        problems.append(f"{source} holds no simulation")
+        return entries, problems
+    for i, sim in enumerate(sims):
+        where = f"simulation {i}"
+        if not isinstance(sim, dict):
+            problems.append(f"{where}: not an object")
+            continue
+        task_id, trial = sim.get("task_id"), sim.get("trial")
+        where = f"simulation {i} (task {task_id}, trial {trial})"
+        if not isinstance(sim.get("messages"), list):
+            what = "ticks (a full-duplex voice run)" if sim.get("ticks") else "no messages"
+            problems.append(f"{where}: {what}; only text simulations are supported")
+            continue
+        task = tasks.get(str(task_id))
+        if task is None:
+            if str(task_id) not in {str(t.get("id")) for t in data["tasks"] if isinstance(t, dict)}:
+                problems.append(f"{where}: its task is not in the document's tasks")
+            continue
+        reward = (sim.get("reward_info") or {}).get("reward")
+        entries.append(
+            {
+                "task_id": str(task_id),
+                "trial": trial,
+                "reward": reward,
+                "info": {
+                    "task": task,
+                    "reward_info": sim.get("reward_info"),
+                    "termination_reason": sim.get("termination_reason"),
+                },
+                "traj": _traj(sim["messages"]),
+            }
+        )
+    return entries, problems

@@ -1,0 +1,44 @@
+"""The agreement page on the imported τ-bench run: the numbers it shows are those of
+`rejudge report EVAL --against external --json`; an evaluation without external verdicts says so."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from rejudge.judge import load_rule_set
+from rejudge.store import Store
+from rejudge.suites.importers import SHIPPED_TAU_BENCH
+
+from rejudge.services import evaluation_agreement, import_tau_bench, judge_run
+from tests.dashboard.conftest import app_on, metrics
+from tests.dashboard.factory import Built
+
+
+def test_the_page_shows_the_report_numbers(tmp_path: Path) -> None:
+    url = f"sqlite:///{tmp_path / 'agree.db'}"
+    store = Store.open(url)
+    import_tau_bench(
+        SHIPPED_TAU_BENCH / "gpt-4o-airline.json",
+        store,
+        tools=SHIPPED_TAU_BENCH / "tools.json",
+        run_name="tau",
+    )
+    rules = load_rule_set("standard@2")
+    ev = judge_run(store, "tau", "golden", rules).evaluation_id
+    judge_run(store, "tau", "completion", rules)
+    expected = evaluation_agreement(store, ev).as_dict()
+    store.close()
+    at = app_on(Built(url=url), "agreement", ev=str(ev))
+    shown = metrics(at)
+    assert shown["Traces with a verdict"] == "200"
+    assert shown["tau-bench success"] == "42.0%"
+    table = at.dataframe[0].value
+    for tier in expected["tiers"]:
+        row = table[table["tier"] == tier["tier"]].iloc[0]
+        assert row["FAIL / 1"] == tier["table"]["fail_1"]
+        assert row["PASS / 0"] == tier["table"]["pass_0"]
+    golden = next(t for t in expected["tiers"] if t["tier"] == "golden")
+    assert shown["rejudge FAIL, external 1"] == str(golden["table"]["fail_1"])
+    assert len(at.dataframe[1].value) == len(golden["disagreements"])
+    assert json.loads(at.json[0].value) == expected
