@@ -277,6 +277,15 @@ def expand_slots(case: Case) -> list[Slot]:
     return slots
 
 
+# the schema key the recorder puts on a freeform (custom) tool's spec (the recorder's
+# FREEFORM_SCHEMA_KEY; the judge never imports the recorder, so the name is repeated here)
+FREEFORM_SCHEMA_KEY = "x-rejudge-freeform"
+
+
+def _freeform(spec: ToolSpec) -> bool:
+    return bool(spec.parameters.get(FREEFORM_SCHEMA_KEY))
+
+
 def analyse_calls(trace: Trace, index: RegistryIndex) -> list[ActualCall]:
     calls: list[ActualCall] = []
     n = 0
@@ -286,6 +295,10 @@ def analyse_calls(trace: Trace, index: RegistryIndex) -> list[ActualCall]:
             known = name in index.specs
             args = call.arguments if isinstance(call.arguments, dict) else None
             parse_error = call.parse_error
+            if args is None and parse_error is None and known and _freeform(index.specs[name]):
+                # a freeform (custom) tool's input is raw text by design: it is the tool's one
+                # parameter ``input``, so golden params and schema checks apply to it as such
+                args = {"input": call.arguments_raw}
             if args is None and parse_error is None:
                 parse_error = "arguments missing or not a JSON object"
             ac = ActualCall(

@@ -293,6 +293,8 @@ def normalize_exchanges(
                 calls=list(turn.calls),
                 text=turn.text,
                 finish_reason=turn.finish_reason,
+                server_tools=list(turn.server_tools),
+                alternatives=list(turn.alternatives),
             )
         )
         if turn.calls:
