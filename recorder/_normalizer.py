@@ -55,7 +55,9 @@ def _wire_format_of(ex: Exchange) -> WireFormat | None:
     (not a POST, or an endpoint such as ``/v1/models`` that carries no model turn)."""
     if ex.method != "POST":
         return None
-    return find_wire_format(make_probe(ex.url, ex.request_body, ex.response_headers))
+    return find_wire_format(
+        make_probe(ex.url, ex.request_body, ex.response_headers, ex.response_body)
+    )
 
 
 def model_exchanges(exchanges: Iterable[Exchange]) -> list[ModelExchange]:

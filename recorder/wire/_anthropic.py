@@ -5,6 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
+from rejudge.recorder.wire._bedrock import bedrock_shaped
 from rejudge.recorder.wire._common import (
     WIRE_ANTHROPIC,
     AssistantTurn,
@@ -20,6 +21,7 @@ from rejudge.recorder.wire._common import (
     load_json_event,
     make_call,
     text_or_none,
+    user_texts_of,
 )
 from rejudge.recorder.wire._format import (
     DETECT_BODY,
@@ -293,6 +295,8 @@ def anthropic_shaped(probe: Probe) -> bool:
     """A ``messages`` request only Anthropic's API takes: a top-level ``system``, ``tool_use`` or
     ``tool_result`` content blocks, or one answered with ``anthropic-*`` headers."""
     body = probe.body
+    if bedrock_shaped(body):
+        return False  # Converse also has a top-level system, but blocks keyed by kind
     if body.get("system") is not None:
         return True
     for msg in body["messages"]:
@@ -338,6 +342,9 @@ class AnthropicMessages(WireFormat):
         if not isinstance(request_body, dict):
             return None
         return first_user_text_of(request_body.get("messages"))
+
+    def user_texts(self, request_body: Any) -> list[str]:
+        return user_texts_of(as_dict(request_body).get("messages"))
 
 
 ANTHROPIC_MESSAGES = AnthropicMessages()

@@ -20,6 +20,8 @@ __all__ = [
     "WIRE_OPENAI_RESPONSES",
     "WIRE_ANTHROPIC",
     "WIRE_GEMINI",
+    "WIRE_BEDROCK",
+    "WIRE_COHERE",
     "WIRE_UNKNOWN",
     "WIRE_FORMATS",
     "AssistantTurn",
@@ -40,18 +42,24 @@ __all__ = [
     "FREEFORM_SCHEMA_KEY",
     "user_text",
     "first_user_text_of",
+    "user_texts_of",
+    "stream_head",
 ]
 
 WIRE_OPENAI_CHAT = "openai-chat"
 WIRE_OPENAI_RESPONSES = "openai-responses"
 WIRE_ANTHROPIC = "anthropic-messages"
 WIRE_GEMINI = "gemini-generate-content"
+WIRE_BEDROCK = "bedrock-converse"
+WIRE_COHERE = "cohere-chat"
 WIRE_UNKNOWN = "unknown"
 WIRE_FORMATS: tuple[str, ...] = (
     WIRE_OPENAI_CHAT,
     WIRE_OPENAI_RESPONSES,
     WIRE_ANTHROPIC,
     WIRE_GEMINI,
+    WIRE_BEDROCK,
+    WIRE_COHERE,
 )
 
 
@@ -189,8 +197,16 @@ def make_freeform_call(call_id: Any, name: Any, raw_input: Any) -> ToolCall:
     """A call of a freeform (custom) tool: its input is text by design, so it is kept whole in
     ``arguments_raw`` with ``arguments=None`` and no parse error (nothing failed to parse)."""
     cid = call_id if isinstance(call_id, str) and call_id != "" else None
-    text = raw_input if isinstance(raw_input, str) else "" if raw_input is None else compact_json(raw_input)
-    return ToolCall(id=cid, name=name if isinstance(name, str) else "", arguments=None, arguments_raw=text)
+    text = (
+        raw_input
+        if isinstance(raw_input, str)
+        else ""
+        if raw_input is None
+        else compact_json(raw_input)
+    )
+    return ToolCall(
+        id=cid, name=name if isinstance(name, str) else "", arguments=None, arguments_raw=text
+    )
 
 
 def make_call(call_id: Any, name: Any, raw_arguments: Any) -> ToolCall:
@@ -382,3 +398,20 @@ def first_user_text_of(messages: Any) -> str | None:
             if text:
                 return text
     return None
+
+
+def user_texts_of(messages: Any) -> list[str]:
+    """The text of each user message with any text, in a list of ``role``/``content`` dicts
+    (messages holding only tool results have none)."""
+    out = []
+    for msg in messages if isinstance(messages, list) else []:
+        if isinstance(msg, dict) and msg.get("role") == "user":
+            text = user_text(msg.get("content"))
+            if text:
+                out.append(text)
+    return out
+
+
+def stream_head(response: Any, limit: int = 4000) -> str | None:
+    """The first ``limit`` characters of a text response (``None`` for any other body)."""
+    return response[:limit] if isinstance(response, str) else None

@@ -269,5 +269,15 @@ class GeminiGenerateContent(WireFormat):
                     return text
         return None
 
+    def user_texts(self, request_body: Any) -> list[str]:
+        contents = request_body.get("contents") if isinstance(request_body, dict) else None
+        out = []
+        for content in contents if isinstance(contents, list) else []:
+            if isinstance(content, dict) and content.get("role", "user") == "user":
+                text = user_text(content.get("parts"))  # functionResponse parts carry none
+                if text:
+                    out.append(text)
+        return out
+
 
 GEMINI_GENERATE_CONTENT = GeminiGenerateContent()

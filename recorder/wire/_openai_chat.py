@@ -6,6 +6,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from rejudge.recorder.wire._anthropic import anthropic_shaped
+from rejudge.recorder.wire._bedrock import bedrock_shaped
 from rejudge.recorder.wire._common import (
     WIRE_OPENAI_CHAT,
     AssistantTurn,
@@ -20,9 +21,18 @@ from rejudge.recorder.wire._common import (
     load_json_event,
     make_call,
     make_freeform_call,
+    stream_head,
     text_or_none,
+    user_texts_of,
 )
-from rejudge.recorder.wire._format import DETECT_BODY, DETECT_NONE, DETECT_PATH, Probe, WireFormat
+from rejudge.recorder.wire._format import (
+    DETECT_BODY,
+    DETECT_NONE,
+    DETECT_PATH,
+    Probe,
+    WireFormat,
+    is_event_stream,
+)
 from rejudge.store import Alternative, ToolCall, ToolSpec
 
 __all__ = [
@@ -339,6 +349,21 @@ def openai_chat_echoed_calls(body: Any) -> list[list[EchoedCall]]:
     return out
 
 
+def _chat_response(response: Any) -> bool:
+    """A response a chat completion could be: unknown, ``choices`` or an ``error`` (JSON or
+    in a stream's chunks), or text that is no stream (an HTML error page)."""
+    if response is None:
+        return True
+    if isinstance(response, dict):
+        return "choices" in response or "error" in response
+    head = stream_head(response)
+    if head is None:
+        return False  # bytes: a binary stream no chat server sends
+    if not is_event_stream(head):
+        return True
+    return '"choices"' in head or '"error"' in head
+
+
 class OpenAIChat(WireFormat):
     """``POST .../chat/completions``; also any ``messages`` request Anthropic would not send."""
 
@@ -353,6 +378,8 @@ class OpenAIChat(WireFormat):
             isinstance(body, dict)
             and isinstance(body.get("messages"), list)
             and not anthropic_shaped(probe)
+            and not bedrock_shaped(body)
+            and _chat_response(probe.response)
         ):
             return DETECT_BODY
         return DETECT_NONE
@@ -380,6 +407,9 @@ class OpenAIChat(WireFormat):
         if not isinstance(request_body, dict):
             return None
         return first_user_text_of(request_body.get("messages"))
+
+    def user_texts(self, request_body: Any) -> list[str]:
+        return user_texts_of(as_dict(request_body).get("messages"))
 
 
 OPENAI_CHAT = OpenAIChat()

@@ -10,6 +10,7 @@ from rejudge.recorder.wire._common import (
     AssistantTurn,
     EchoedCall,
     SentToolResult,
+    as_dict,
     error_message,
     first_user_text_of,
     function_tool_specs,
@@ -19,9 +20,18 @@ from rejudge.recorder.wire._common import (
     make_call,
     make_freeform_call,
     parse_arguments,
+    stream_head,
     text_or_none,
+    user_texts_of,
 )
-from rejudge.recorder.wire._format import DETECT_BODY, DETECT_NONE, DETECT_PATH, Probe, WireFormat
+from rejudge.recorder.wire._format import (
+    DETECT_BODY,
+    DETECT_NONE,
+    DETECT_PATH,
+    Probe,
+    WireFormat,
+    is_event_stream,
+)
 from rejudge.store import ServerToolUse, ToolCall, ToolSpec
 
 __all__ = [
@@ -214,7 +224,10 @@ def parse_openai_responses_sse(text: str) -> AssistantTurn:
                 order.append(key)
             if isinstance(payload.get("delta"), str):
                 it.parts.append(payload["delta"])
-        elif kind in ("response.function_call_arguments.done", "response.custom_tool_call_input.done"):
+        elif kind in (
+            "response.function_call_arguments.done",
+            "response.custom_tool_call_input.done",
+        ):
             it = items.get(key)
             whole = payload.get("arguments", payload.get("input"))
             if it is not None and isinstance(whole, str):
@@ -317,6 +330,24 @@ def openai_responses_echoed_calls(body: Any) -> list[list[EchoedCall]]:
     return out
 
 
+def _responses_response(response: Any) -> bool:
+    """A response the Responses API could give: unknown, ``output`` or ``error``, or a stream
+    of ``response.*`` events (an embeddings answer, ``data``, is none)."""
+    if response is None:
+        return True
+    if isinstance(response, dict):
+        return "output" in response or "error" in response
+    head = stream_head(response)
+    if head is None:
+        return False
+    return (
+        not is_event_stream(head)
+        or '"response.' in head
+        or "event: response." in head
+        or '"error"' in head
+    )
+
+
 class OpenAIResponses(WireFormat):
     """``POST .../responses``; also a request with ``model`` and ``input`` but no ``messages``."""
 
@@ -328,7 +359,9 @@ class OpenAIResponses(WireFormat):
             return DETECT_PATH
         body = probe.body
         if isinstance(body, dict) and "input" in body and "model" in body:
-            return DETECT_BODY if "messages" not in body else DETECT_NONE
+            if "messages" in body or not _responses_response(probe.response):
+                return DETECT_NONE
+            return DETECT_BODY
         return DETECT_NONE
 
     def parse_message(self, body: dict[str, Any]) -> AssistantTurn:
@@ -353,6 +386,17 @@ class OpenAIResponses(WireFormat):
         if isinstance(items, str):
             return items
         return first_user_text_of(items)
+
+    def user_texts(self, request_body: Any) -> list[str]:
+        items = as_dict(request_body).get("input")
+        if isinstance(items, str):
+            return [items] if items else []
+        # input items without a type are messages too (the easy-input form)
+        return user_texts_of(
+            [i for i in items if isinstance(i, dict) and i.get("type", "message") == "message"]
+            if isinstance(items, list)
+            else []
+        )
 
 
 OPENAI_RESPONSES = OpenAIResponses()

@@ -1,7 +1,7 @@
 """The wire formats by name, and the format-generic entry points built on them.
 
-The four built-in formats (OpenAI chat, OpenAI Responses, Anthropic messages, Gemini) are
-registered here; a new format is a :class:`~.format.WireFormat` subclass in its own module, added
+The built-in formats (OpenAI chat, OpenAI Responses, Anthropic messages, Gemini, Bedrock
+Converse, Cohere v2 chat) are registered here; a new format is a :class:`~.format.WireFormat` subclass in its own module, added
 with :func:`register_wire_format`. Detection asks every registered format and keeps the surest
 answer, so no function here names a format.
 """
@@ -12,6 +12,8 @@ from collections.abc import Mapping
 from typing import Any
 
 from rejudge.recorder.wire._anthropic import ANTHROPIC_MESSAGES
+from rejudge.recorder.wire._bedrock import BEDROCK_CONVERSE
+from rejudge.recorder.wire._cohere import COHERE_CHAT
 from rejudge.recorder.wire._common import (
     WIRE_UNKNOWN,
     AssistantTurn,
@@ -145,5 +147,12 @@ def extract_first_user_text(wire_format: str, request_body: Any) -> str | None:
     return found.first_user_text(request_body) if found is not None else None
 
 
-for _builtin in (OPENAI_CHAT, OPENAI_RESPONSES, ANTHROPIC_MESSAGES, GEMINI_GENERATE_CONTENT):
+for _builtin in (
+    OPENAI_CHAT,
+    OPENAI_RESPONSES,
+    ANTHROPIC_MESSAGES,
+    GEMINI_GENERATE_CONTENT,
+    BEDROCK_CONVERSE,
+    COHERE_CHAT,
+):
     register_wire_format(_builtin)
