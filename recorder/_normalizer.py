@@ -5,7 +5,9 @@ results from the tool results the client sent back in a later request (by call i
 without a usable id, through the client's echo of the assistant turn, then by position). The last
 round's text is the final text. A provider error that the client did not retry, a truncated
 stream, or an error event ends the trace as ``agent_error`` with a structured :class:`TraceError`;
-the rounds before it are kept. Non-model exchanges (``GET /v1/models``, ...) are ignored.
+the rounds before it are kept. Non-model exchanges (``GET /v1/models``, embeddings, files,
+telemetry: :func:`~rejudge.recorder._exchanges.classify_exchange`) are ignored: they never
+become rounds and never change the trace's status.
 
 Same exchanges in, same trace (and trace hash) out: no clock, no randomness, no I/O.
 """
@@ -18,14 +20,13 @@ from dataclasses import dataclass
 from typing import Any
 
 from rejudge.recorder._cassettes import Exchange
+from rejudge.recorder._exchanges import exchange_wire_format
 from rejudge.recorder.wire import (
     AssistantTurn,
     EchoedCall,
     SentToolResult,
     WireFormat,
-    find_wire_format,
     is_finite_json,
-    make_probe,
     strict_loads,
 )
 from rejudge.store import Round, ToolCall, Trace, TraceError
@@ -50,21 +51,11 @@ def _is_success(status: int | None) -> bool:
     return status is None or 200 <= status < 300
 
 
-def _wire_format_of(ex: Exchange) -> WireFormat | None:
-    """The registered wire format an exchange speaks, or ``None`` when it is no model exchange
-    (not a POST, or an endpoint such as ``/v1/models`` that carries no model turn)."""
-    if ex.method != "POST":
-        return None
-    return find_wire_format(
-        make_probe(ex.url, ex.request_body, ex.response_headers, ex.response_body)
-    )
-
-
 def model_exchanges(exchanges: Iterable[Exchange]) -> list[ModelExchange]:
     """The model exchanges of a cassette, in recorded order, responses parsed."""
     out = []
     for ex in exchanges:
-        fmt = _wire_format_of(ex)
+        fmt = exchange_wire_format(ex)
         if fmt is None:
             continue
         turn = (

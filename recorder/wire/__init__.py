@@ -87,6 +87,7 @@ from rejudge.recorder.wire._gemini import (
     parse_gemini,
     parse_gemini_stream,
 )
+from rejudge.recorder.wire._nonmodel import NON_MODEL_RULES, NonModelRule, non_model_kind
 from rejudge.recorder.wire._openai_chat import (
     OPENAI_CHAT,
     OpenAIChat,
@@ -136,6 +137,8 @@ __all__ = [
     "FREEFORM_SCHEMA_KEY",
     "GEMINI_GENERATE_CONTENT",
     "GeminiGenerateContent",
+    "NON_MODEL_RULES",
+    "NonModelRule",
     "OPENAI_CHAT",
     "OPENAI_RESPONSES",
     "OpenAIChat",
@@ -180,6 +183,7 @@ __all__ = [
     "make_call",
     "make_freeform_call",
     "make_probe",
+    "non_model_kind",
     "openai_chat_echoed_calls",
     "openai_chat_tool_results",
     "openai_responses_echoed_calls",

@@ -71,7 +71,7 @@ class Probe:
     """One exchange as detection sees it, decoded once for every format.
 
     ``path`` is the URL path, lower-cased, without scheme, host, query or trailing slash (``""``
-    when unknown); ``body`` is the request body as a JSON value (``None`` when it is not JSON);
+    when unknown), ``host`` the URL's host, lower-cased, without port (``""`` for a bare path); ``body`` is the request body as a JSON value (``None`` when it is not JSON);
     ``headers`` are the response headers as recorded; ``response`` the response body as
     decoded (JSON value, text or bytes; ``None`` when unknown), which lets two formats whose
     requests look alike be told apart by what answered them.
@@ -81,6 +81,7 @@ class Probe:
     body: Any
     headers: Any = None
     response: Any = None
+    host: str = ""
 
     @property
     def last_segment(self) -> str:
@@ -100,17 +101,22 @@ def make_probe(
 ) -> Probe:
     """The :class:`Probe` of a URL (or path), a request body (text, bytes or decoded), the
     response headers and (optionally) the response body."""
-    path = ""
+    path = host = ""
     if isinstance(request_path, str):
-        path = urlsplit(request_path).path if "://" in request_path else request_path
+        if "://" in request_path:
+            parts = urlsplit(request_path)
+            path, host = parts.path, (parts.hostname or "")
+        else:
+            path = request_path
         path = path.split("?", 1)[0].rstrip("/").lower()
+        host = host.lower()
     body = request_body
     if isinstance(body, (str, bytes)):
         try:
             body = strict_loads(body)
         except (ValueError, RecursionError):
             body = None
-    return Probe(path=path, body=body, headers=response_headers, response=response_body)
+    return Probe(path=path, body=body, headers=response_headers, response=response_body, host=host)
 
 
 def is_event_stream(body: Any, response_headers: Mapping[str, Any] | None = None) -> bool:

@@ -29,6 +29,7 @@ from rejudge.recorder.wire._format import (
     make_probe,
 )
 from rejudge.recorder.wire._gemini import GEMINI_GENERATE_CONTENT
+from rejudge.recorder.wire._nonmodel import non_model_kind
 from rejudge.recorder.wire._openai_chat import OPENAI_CHAT
 from rejudge.recorder.wire._openai_responses import OPENAI_RESPONSES
 from rejudge.store import NotFoundError, ToolSpec
@@ -85,10 +86,13 @@ def wire_formats() -> list[WireFormat]:
 def find_wire_format(probe: Probe) -> WireFormat | None:
     """The format ``probe`` speaks, or ``None`` for no model exchange.
 
-    A path that names a format's endpoint decides; a path that names another endpoint of a known
+    A URL that names a non-model endpoint (:mod:`._nonmodel`: embeddings, files, telemetry, ...)
+    means no model exchange; a path that names a format's endpoint decides; a path that names another endpoint of a known
     API (model listings, token counts) means no model exchange; otherwise the surest of the
     body-shape and header answers wins.
     """
+    if non_model_kind(probe.host, probe.path) is not None:
+        return None  # embeddings, files, telemetry, ...: a known non-model endpoint
     scores = [(f.detect(probe), f) for f in _FORMATS.values()]
     for score, wire_format in scores:
         if score >= DETECT_PATH:
