@@ -6,6 +6,7 @@ from typing import Any
 
 import click
 from rich.console import Console
+from rich.markup import escape
 from rich.progress import (
     BarColumn,
     MofNCompleteColumn,
@@ -42,9 +43,13 @@ def trace_json(case: str, repetition: int, trace: Trace) -> dict[str, Any]:
                     for call in rnd.calls
                 ],
                 "text": rnd.text,
+                # format 2: what the provider ran itself, and the other choices of n > 1
+                "server_tools": [s.model_dump(mode="json") for s in rnd.server_tools],
+                "alternatives": [a.model_dump(mode="json") for a in rnd.alternatives],
             }
             for rnd in trace.rounds
         ],
+        "user_turns": [t.model_dump(mode="json") for t in trace.user_turns],
         "error": trace.error.model_dump(mode="json") if trace.error else None,
     }
 
@@ -317,20 +322,39 @@ def traces(app: AppContext, run: str, case_id: str | None) -> None:
     def render(console: Console) -> None:
         rows = []
         for item in items:
+            turns: dict[int, list[str]] = {}
+            for turn in item["user_turns"]:
+                turns.setdefault(turn["before_round"], []).append(turn["text"])
+
+            def user_rows(
+                before: int, item: dict[str, Any] = item, turns: dict[int, list[str]] = turns
+            ) -> None:
+                for said in turns.get(before, []):
+                    rows.append([item["case"], item["repetition"], "user", "-", said[:60]])
+
             for index, rnd in enumerate(item["rounds"]):
-                calls = "; ".join(
+                user_rows(index)
+                parts = [
                     f"{c['name']}({c['arguments_raw']}) -> "
                     + ("ok" if c["ok"] else f"error{' (parse)' if c['parse_error'] else ''}")
                     for c in rnd["calls"]
-                )
+                ]
+                parts += [f"[server] {s['name']}" for s in rnd["server_tools"]]
+                if rnd["alternatives"]:
+                    parts.append(f"(+{len(rnd['alternatives'])} other choices, not followed)")
                 text = (rnd["text"] or "")[:60]
-                rows.append([item["case"], item["repetition"], index, calls or "-", text])
+                rows.append(
+                    [item["case"], item["repetition"], index, "; ".join(parts) or "-", text]
+                )
+            user_rows(len(item["rounds"]))
             if item["error"]:
                 error = item["error"]
                 rows.append(
                     [item["case"], item["repetition"], "!", error["kind"], error["message"][:60]]
                 )
         columns = ["case", "rep", "round", "calls", "text"]
-        console.print(table(f"traces of {record.name}", columns, rows))
+        # evidence text (calls, user messages, model text) is data, never Rich markup
+        safe = [[escape(v) if isinstance(v, str) else v for v in row] for row in rows]
+        console.print(table(f"traces of {record.name}", columns, safe))
 
     app.emit(items, render)
