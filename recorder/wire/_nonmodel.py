@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from functools import lru_cache
 
 __all__ = ["NonModelRule", "NON_MODEL_RULES", "non_model_kind"]
 
@@ -75,8 +76,11 @@ NON_MODEL_RULES: list[NonModelRule] = [
 ]
 
 
+@lru_cache(maxsize=4096)
 def non_model_kind(host: str, path: str) -> str | None:
-    """The kind of non-model exchange a URL names (lower-cased host and path), or ``None``."""
+    """The kind of non-model exchange a URL names (lower-cased host and path), or ``None``.
+
+    Cached: a cassette repeats one URL for every round, and the rules are fixed at import."""
     for rule in NON_MODEL_RULES:
         if rule.matches(host, path):
             return rule.kind
