@@ -92,6 +92,8 @@ def parse_cohere_chat(body: dict[str, Any]) -> AssistantTurn:
             fn = as_dict(tc.get("function"))
             calls.append(make_call(tc.get("id"), fn.get("name"), fn.get("arguments")))
     finish = body.get("finish_reason")
+    if err is None and finish == "ERROR":
+        err = "the model's generation failed"
     return AssistantTurn(
         text=text_or_none(_text(message.get("content"))),
         calls=calls,
@@ -127,6 +129,7 @@ def parse_cohere_sse(text: str) -> AssistantTurn:
     finish: str | None = None
     usage: dict[str, int] = {}
     done = False
+    err: str | None = None
     for event, data in iter_sse(text):
         payload = as_dict(load_json_event(data))
         kind = payload.get("type") or event
@@ -157,13 +160,24 @@ def parse_cohere_sse(text: str) -> AssistantTurn:
             if isinstance(delta.get("finish_reason"), str):
                 finish = delta["finish_reason"]
             usage = _usage(delta.get("usage")) or usage
+            err = _end_error(delta) or err
     return AssistantTurn(
         text=text_or_none(texts),
         calls=[make_call(calls[k].id, calls[k].name, "".join(calls[k].parts)) for k in order],
         finish_reason=finish,
         usage=usage,
         truncated=not done,
+        error=err,
     )
+
+
+def _end_error(end: dict[str, Any]) -> str | None:
+    """The error a stream's ``message-end`` (``finish_reason: ERROR``) reports."""
+    error = end.get("error")
+    if not isinstance(error, str) or not error:
+        return "the model's generation failed" if end.get("finish_reason") == "ERROR" else None
+    kind = end.get("error_type")
+    return f"{kind}: {error}" if isinstance(kind, str) and kind else error
 
 
 def _cohere_response(response: Any) -> bool:

@@ -240,6 +240,11 @@ def test_cohere_json_and_stream() -> None:
     turn = parse_cohere_sse(sse)
     assert [(c.id, c.arguments) for c in turn.calls] == [("c0", {"a": 2})] and not turn.truncated
     assert parse_cohere_sse(sse.split("event: message-end")[0]).truncated
+    failed = (
+        'event: message-end\ndata: {"type":"message-end","delta":{"finish_reason":"ERROR",'
+        '"error":"invalid tool generation","error_type":"INVALID_TOOL_GENERATION"}}\n\n'
+    )
+    assert parse_cohere_sse(failed).error == "INVALID_TOOL_GENERATION: invalid tool generation"
 
 
 def test_real_cohere_cassette() -> None:
