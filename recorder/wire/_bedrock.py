@@ -14,6 +14,7 @@ import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
+from urllib.parse import unquote, urlsplit
 
 from rejudge.recorder.wire._common import (
     WIRE_BEDROCK,
@@ -256,6 +257,11 @@ class BedrockConverse(WireFormat):
         # counting a Bedrock model's tokens carries no turn (InvokeModel may: its body is the
         # model vendor's own format, which body detection finds)
         return "/model/" in probe.path and probe.last_segment == "count-tokens"
+
+    def model_in_url(self, url: str) -> str | None:
+        # /model/<id>/converse, the id percent-encoded (amazon.nova-micro-v1%3A0)
+        found = re.search(r"/model/([^/]+)/", urlsplit(url).path)
+        return unquote(found.group(1)) if found else None
 
     def parse_message(self, body: dict[str, Any]) -> AssistantTurn:
         return parse_bedrock_converse(body)

@@ -187,6 +187,10 @@ class WireFormat(ABC):
     def first_user_text(self, request_body: Any) -> str | None:
         """The first user message of a request: the task a conversation started from."""
 
+    def model_in_url(self, url: str) -> str | None:
+        """The model an API names in its URL rather than its body (Gemini, Bedrock), else None."""
+        return None
+
     def user_texts(self, request_body: Any) -> list[str]:
         """The text of every user message a request's history holds (tool results and
         messages without text excluded), in conversation order; a format that cannot tell

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from typing import Any
+from urllib.parse import urlsplit
 
 from rejudge.recorder.wire._common import (
     WIRE_GEMINI,
@@ -215,6 +216,11 @@ class GeminiGenerateContent(WireFormat):
     def other_endpoint(self, probe: Probe) -> bool:
         # the other methods of a model (countTokens, embedContent, ...)
         return ":" in probe.last_segment
+
+    def model_in_url(self, url: str) -> str | None:
+        # generateContent names its model in the URL path (models/<model>:generateContent)
+        last = urlsplit(url).path.rsplit("/", 1)[-1]
+        return last.split(":", 1)[0] or None
 
     def parse_message(self, body: dict[str, Any]) -> AssistantTurn:
         return parse_gemini(body)

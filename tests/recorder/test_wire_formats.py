@@ -546,3 +546,15 @@ def test_responses_built_in_tools_are_server_tools() -> None:
     fmt = get_wire_format("openai-responses")
     request = {"model": "m", "input": [body["output"][0], body["output"][2]]}
     assert [[e.name for e in t] for t in fmt.echoed_calls(request)] == [["save"]]
+
+
+def test_models_named_in_the_url() -> None:
+    bedrock = get_wire_format("bedrock-converse")
+    url = "https://bedrock-runtime.us-east-1.amazonaws.com/model/amazon.nova-micro-v1%3A0/converse"
+    assert bedrock.model_in_url(url) == "amazon.nova-micro-v1:0"
+    gemini = get_wire_format("gemini-generate-content")
+    assert gemini.model_in_url("https://g/v1beta/models/gemini-2.0:generateContent") == "gemini-2.0"
+    assert (
+        get_wire_format("openai-chat").model_in_url("https://api.openai.com/v1/chat/completions")
+        is None
+    )
