@@ -289,8 +289,11 @@ def _body(part: dict[str, Any], headers: dict[str, list[str]]) -> Any:
     if isinstance(body, (dict, list)):
         return body
     encoding = ",".join(headers.get("content-encoding", [])).lower()
-    if isinstance(body, bytes) and _binary_stream(body, headers):
-        return body  # AWS event stream: lengths and CRCs, which no text decoding keeps
+    if isinstance(body, bytes):
+        data = _decompress(body, encoding)
+        if _binary_stream(data, headers):
+            return data  # AWS event stream: lengths and CRCs, which no text decoding keeps
+        return decode_body(data)  # already decompressed
     return decode_body(body, encoding)
 
 

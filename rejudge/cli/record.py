@@ -24,34 +24,42 @@ __all__ = ["record", "replay", "renormalize", "traces", "trace_json"]
 
 
 def trace_json(case: str, repetition: int, trace: Trace) -> dict[str, Any]:
-    """One entry of ``traces --json`` (DESIGN §11 keys, plus the error when there is one)."""
-    return {
+    """One entry of ``traces --json`` (DESIGN §11 keys, plus the error when there is one).
+
+    Format-2 facts appear only when the trace holds them (a round's ``server_tools`` and
+    ``alternatives``, the trace's ``user_turns``), so a format-1 trace's entry is what it
+    always was, byte for byte."""
+    rounds = []
+    for rnd in trace.rounds:
+        entry: dict[str, Any] = {
+            "calls": [
+                {
+                    "name": call.name,
+                    "arguments": call.arguments,
+                    "arguments_raw": call.arguments_raw,
+                    "parse_error": call.parse_error,
+                    "result": call.result,
+                    "ok": call.ok,
+                }
+                for call in rnd.calls
+            ],
+            "text": rnd.text,
+        }
+        if rnd.server_tools:
+            entry["server_tools"] = [s.model_dump(mode="json") for s in rnd.server_tools]
+        if rnd.alternatives:
+            entry["alternatives"] = [a.model_dump(mode="json") for a in rnd.alternatives]
+        rounds.append(entry)
+    out: dict[str, Any] = {
         "case": case,
         "repetition": repetition,
         "status": trace.status,
-        "rounds": [
-            {
-                "calls": [
-                    {
-                        "name": call.name,
-                        "arguments": call.arguments,
-                        "arguments_raw": call.arguments_raw,
-                        "parse_error": call.parse_error,
-                        "result": call.result,
-                        "ok": call.ok,
-                    }
-                    for call in rnd.calls
-                ],
-                "text": rnd.text,
-                # format 2: what the provider ran itself, and the other choices of n > 1
-                "server_tools": [s.model_dump(mode="json") for s in rnd.server_tools],
-                "alternatives": [a.model_dump(mode="json") for a in rnd.alternatives],
-            }
-            for rnd in trace.rounds
-        ],
-        "user_turns": [t.model_dump(mode="json") for t in trace.user_turns],
-        "error": trace.error.model_dump(mode="json") if trace.error else None,
+        "rounds": rounds,
     }
+    if trace.user_turns:
+        out["user_turns"] = [t.model_dump(mode="json") for t in trace.user_turns]
+    out["error"] = trace.error.model_dump(mode="json") if trace.error else None
+    return out
 
 
 @click.command()
@@ -323,7 +331,7 @@ def traces(app: AppContext, run: str, case_id: str | None) -> None:
         rows = []
         for item in items:
             turns: dict[int, list[str]] = {}
-            for turn in item["user_turns"]:
+            for turn in item.get("user_turns", []):
                 turns.setdefault(turn["before_round"], []).append(turn["text"])
 
             def user_rows(
@@ -339,8 +347,8 @@ def traces(app: AppContext, run: str, case_id: str | None) -> None:
                     + ("ok" if c["ok"] else f"error{' (parse)' if c['parse_error'] else ''}")
                     for c in rnd["calls"]
                 ]
-                parts += [f"[server] {s['name']}" for s in rnd["server_tools"]]
-                if rnd["alternatives"]:
+                parts += [f"[server] {s['name']}" for s in rnd.get("server_tools", [])]
+                if rnd.get("alternatives"):
                     parts.append(f"(+{len(rnd['alternatives'])} other choices, not followed)")
                 text = (rnd["text"] or "")[:60]
                 rows.append(

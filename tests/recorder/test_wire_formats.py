@@ -558,3 +558,29 @@ def test_models_named_in_the_url() -> None:
         get_wire_format("openai-chat").model_in_url("https://api.openai.com/v1/chat/completions")
         is None
     )
+
+
+def test_the_cassette_reader_keeps_event_streams_as_bytes_even_gzipped() -> None:
+    import gzip
+
+    from rejudge.recorder import exchanges_from_interactions
+
+    stream = _bedrock_tool_stream()
+    for body, headers in (
+        (stream, {"content-type": ["application/vnd.amazon.eventstream"]}),
+        (stream, {}),  # found by its prelude alone
+        (gzip.compress(stream), {"content-encoding": ["gzip"]}),
+    ):
+        [ex] = exchanges_from_interactions(
+            [
+                {
+                    "request": {"method": "POST", "uri": "https://x/model/m/converse-stream"},
+                    "response": {
+                        "status": {"code": 200},
+                        "headers": headers,
+                        "body": {"string": body},
+                    },
+                }
+            ]
+        )
+        assert ex.response_body == stream
