@@ -6,6 +6,7 @@ pydantic models), so judging 100k traces against one registry compiles each JSON
 
 from __future__ import annotations
 
+import json
 import math
 from collections.abc import Iterable
 from dataclasses import dataclass, field
@@ -13,7 +14,16 @@ from typing import Any
 
 from jsonschema import validators as _validators
 from jsonschema.exceptions import SchemaError
-from rejudge.store import Case, GoldenCall, RuleSet, ToolRegistry, ToolSpec, Trace
+from rejudge.store import (
+    Case,
+    GoldenCall,
+    RuleSet,
+    ServerToolUse,
+    ToolCall,
+    ToolRegistry,
+    ToolSpec,
+    Trace,
+)
 
 from . import _taxonomy as tx
 from ._fastschema import compile_fast
@@ -277,6 +287,15 @@ def expand_slots(case: Case) -> list[Slot]:
     return slots
 
 
+# the schema key the recorder puts on a freeform (custom) tool's spec (the recorder's
+# FREEFORM_SCHEMA_KEY; the judge never imports the recorder, so the name is repeated here)
+FREEFORM_SCHEMA_KEY = "x-rejudge-freeform"
+
+
+def _freeform(spec: ToolSpec) -> bool:
+    return bool(spec.parameters.get(FREEFORM_SCHEMA_KEY))
+
+
 def analyse_calls(trace: Trace, index: RegistryIndex) -> list[ActualCall]:
     calls: list[ActualCall] = []
     n = 0
@@ -286,6 +305,10 @@ def analyse_calls(trace: Trace, index: RegistryIndex) -> list[ActualCall]:
             known = name in index.specs
             args = call.arguments if isinstance(call.arguments, dict) else None
             parse_error = call.parse_error
+            if args is None and parse_error is None and known and _freeform(index.specs[name]):
+                # a freeform (custom) tool's input is raw text by design: it is the tool's one
+                # parameter ``input``, so golden params and schema checks apply to it as such
+                args = {"input": call.arguments_raw}
             if args is None and parse_error is None:
                 parse_error = "arguments missing or not a JSON object"
             ac = ActualCall(
@@ -533,13 +556,39 @@ def build_context(
 
     ``settings``: the rule set's parsed settings when the caller has them already (the engine
     validates them first), so they are not looked up twice per judgment."""
+    settings = settings if settings is not None else settings_of(rule_set)
     return JudgeContext(
-        trace,
-        case,
-        registry,
-        rule_set,
-        settings if settings is not None else settings_of(rule_set),
-        registry_hash,
+        trace_for_tiers(trace, settings), case, registry, rule_set, settings, registry_hash
+    )
+
+
+def trace_for_tiers(trace: Trace, settings: RuleSettings) -> Trace:
+    """The trace as tiers see it under ``settings``: itself, or (``server_tools: as_calls``)
+    with each round's provider-side tool uses appended to its calls. The judgment keeps the
+    stored trace's hash: this view is how the rules read it, not another trace."""
+    if settings.server_tools != "as_calls" or not any(r.server_tools for r in trace.rounds):
+        return trace
+    rounds = [
+        r.model_copy(update={"calls": [*r.calls, *(_server_call(s) for s in r.server_tools)]})
+        if r.server_tools
+        else r
+        for r in trace.rounds
+    ]
+    return trace.model_copy(update={"rounds": rounds})
+
+
+def _server_call(use: ServerToolUse) -> ToolCall:
+    # the provider ran it and showed its outcome (or not): executed, success unknown
+    raw = use.input if isinstance(use.input, str) else json.dumps(use.input, default=str)
+    return ToolCall(
+        id=use.id,
+        name=use.name,
+        arguments=dict(use.input) if isinstance(use.input, dict) else None,
+        arguments_raw=raw,
+        parse_error=None
+        if isinstance(use.input, dict) or use.input is None
+        else "server tool input is not an object",
+        result=use.result,
     )
 
 

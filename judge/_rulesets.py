@@ -27,6 +27,10 @@ Settings (see docs/judge.md for the full reference):
   (tools/arguments/schema/observed/success) weights of the diagnostic partial score.
 - ``tolerance``: switches for tolerated extras (see :class:`Tolerance`).
 - ``matchers``: aliases of registered matchers with their own string-normalization options.
+- ``server_tools``: ``ignore`` (default) judges the client's calls only; ``as_calls`` lets every
+  tier see the tools the provider ran itself (web search, code execution) as calls of their
+  round, after the client's. Stored only when not the default, so rule sets written before it
+  keep their hashes.
 """
 
 from __future__ import annotations
@@ -35,10 +39,17 @@ import json
 import re
 from functools import lru_cache
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
 import yaml
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
+from pydantic import (
+    BaseModel,
+    ConfigDict,
+    Field,
+    ValidationError,
+    field_validator,
+    model_serializer,
+)
 from rejudge.store import InvalidInputError, NotFoundError, RuleSet
 
 from ._matchers import MatchOptions, matcher_names
@@ -154,6 +165,21 @@ class RuleSettings(_Strict):
     partial_weights: PartialWeights = Field(default_factory=PartialWeights)
     tolerance: Tolerance = Field(default_factory=Tolerance)
     matchers: dict[str, MatcherAlias] = Field(default_factory=dict)
+    # how tiers see the tools a provider ran itself (a round's ``server_tools``): ``ignore``
+    # (client calls only, as ever) or ``as_calls`` (each server tool use joins its round's
+    # calls, after the client's, so golden calls may name them)
+    server_tools: Literal["ignore", "as_calls"] = "ignore"
+
+    @model_serializer(mode="wrap")
+    def _omit_later_defaults(self, handler: Any) -> dict[str, Any]:
+        # a setting added after rule sets were released is stored only when it is not its
+        # default: the default keeps the old meaning, so every released rule set keeps its
+        # content hash (and its judgments their keys)
+        body = handler(self)
+        for key, default in _LATER_DEFAULTS.items():
+            if body.get(key) == default:
+                body.pop(key, None)
+        return body
 
     def match_options(self) -> MatchOptions:
         return _options(self.string_normalization)
@@ -196,6 +222,9 @@ class RuleSettings(_Strict):
             if alias.base not in matcher_names():
                 raise RuleSetError(f"matcher alias {name!r} has unknown base {alias.base!r}")
 
+
+# settings added after the first release, with the default that means "as before"
+_LATER_DEFAULTS: dict[str, Any] = {"server_tools": "ignore"}
 
 # id(settings) -> (settings, rule -> (matcher name, options)); pydantic private attributes are
 # slow to read, and this lookup runs for every compared parameter

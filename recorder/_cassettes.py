@@ -34,7 +34,7 @@ from typing import Any
 from urllib.parse import urlsplit
 
 import yaml
-from rejudge.recorder.wire import strict_loads
+from rejudge.recorder.wire import looks_like_event_stream, strict_loads
 from rejudge.store import RejudgeError, hash_bytes
 
 __all__ = [
@@ -150,8 +150,8 @@ def scrub_interaction(interaction: dict[str, Any]) -> dict[str, Any]:
 class Exchange:
     """One recorded HTTP exchange, bodies decoded, whatever layout the file used.
 
-    Bodies are a ``dict``/``list`` when they are JSON, ``str`` otherwise (SSE streams, HTML error
-    pages), ``None`` when empty. Header names are lower-cased; values are lists of strings.
+    Bodies are a ``dict``/``list`` when they are JSON, ``bytes`` for a binary AWS event stream,
+    ``str`` otherwise (SSE streams, HTML error pages), ``None`` when empty. Header names are lower-cased; values are lists of strings.
     """
 
     method: str
@@ -289,7 +289,17 @@ def _body(part: dict[str, Any], headers: dict[str, list[str]]) -> Any:
     if isinstance(body, (dict, list)):
         return body
     encoding = ",".join(headers.get("content-encoding", [])).lower()
+    if isinstance(body, bytes):
+        data = _decompress(body, encoding)
+        if _binary_stream(data, headers):
+            return data  # AWS event stream: lengths and CRCs, which no text decoding keeps
+        return decode_body(data)  # already decompressed
     return decode_body(body, encoding)
+
+
+def _binary_stream(body: bytes, headers: dict[str, list[str]]) -> bool:
+    ctype = ",".join(headers.get("content-type", [])).lower()
+    return "vnd.amazon.eventstream" in ctype or looks_like_event_stream(body)
 
 
 def _decompress(data: bytes, encoding: str) -> bytes:

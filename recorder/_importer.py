@@ -46,7 +46,7 @@ from rejudge.recorder._cassettes import (
 )
 from rejudge.recorder._derive import run_config_from_meta, trace_of
 from rejudge.recorder._normalizer import model_exchanges
-from rejudge.recorder.wire import WIRE_GEMINI, get_wire_format
+from rejudge.recorder.wire import get_wire_format
 from rejudge.store import (
     Case,
     Golden,
@@ -240,10 +240,8 @@ def _facts(
         if m.turn is not None and m.turn.raw_model:
             model = model or m.turn.raw_model
         fmt = m.wire_format
-        if fmt.name == WIRE_GEMINI and not model:
-            # generateContent names its model in the URL path (models/<model>:generateContent)
-            last = urlsplit(m.exchange.url).path.rsplit("/", 1)[-1]
-            model = last.split(":", 1)[0] or None
+        if not model:  # Gemini and Bedrock name the model in the URL
+            model = fmt.model_in_url(m.exchange.url)
         if isinstance(model, str) and model not in models:
             models.append(model)
         if fmt.name not in formats:

@@ -5,7 +5,9 @@ results from the tool results the client sent back in a later request (by call i
 without a usable id, through the client's echo of the assistant turn, then by position). The last
 round's text is the final text. A provider error that the client did not retry, a truncated
 stream, or an error event ends the trace as ``agent_error`` with a structured :class:`TraceError`;
-the rounds before it are kept. Non-model exchanges (``GET /v1/models``, ...) are ignored.
+the rounds before it are kept. Non-model exchanges (``GET /v1/models``, embeddings, files,
+telemetry: :func:`~rejudge.recorder._exchanges.classify_exchange`) are ignored: they never
+become rounds and never change the trace's status.
 
 Same exchanges in, same trace (and trace hash) out: no clock, no randomness, no I/O.
 """
@@ -18,17 +20,16 @@ from dataclasses import dataclass
 from typing import Any
 
 from rejudge.recorder._cassettes import Exchange
+from rejudge.recorder._exchanges import exchange_wire_format
 from rejudge.recorder.wire import (
     AssistantTurn,
     EchoedCall,
     SentToolResult,
     WireFormat,
-    find_wire_format,
     is_finite_json,
-    make_probe,
     strict_loads,
 )
-from rejudge.store import Round, ToolCall, Trace, TraceError
+from rejudge.store import Round, ToolCall, Trace, TraceError, UserTurn
 
 __all__ = ["NORMALIZER_VERSION", "ModelExchange", "model_exchanges", "normalize_exchanges"]
 
@@ -50,19 +51,11 @@ def _is_success(status: int | None) -> bool:
     return status is None or 200 <= status < 300
 
 
-def _wire_format_of(ex: Exchange) -> WireFormat | None:
-    """The registered wire format an exchange speaks, or ``None`` when it is no model exchange
-    (not a POST, or an endpoint such as ``/v1/models`` that carries no model turn)."""
-    if ex.method != "POST":
-        return None
-    return find_wire_format(make_probe(ex.url, ex.request_body, ex.response_headers))
-
-
 def model_exchanges(exchanges: Iterable[Exchange]) -> list[ModelExchange]:
     """The model exchanges of a cassette, in recorded order, responses parsed."""
     out = []
     for ex in exchanges:
-        fmt = _wire_format_of(ex)
+        fmt = exchange_wire_format(ex)
         if fmt is None:
             continue
         turn = (
@@ -233,6 +226,36 @@ def _status_message(ex: Exchange) -> str:
     return f"{head}: {_short(detail, 300)}" if detail else head
 
 
+def _user_turns(
+    mex: Sequence[ModelExchange], round_of: dict[int, int], n_rounds: int
+) -> list[UserTurn]:
+    """The user messages of the conversation, each before the first round that answered it.
+
+    The last request holds the conversation's history; each earlier request of the same
+    conversation (its user messages a prefix of the history's, in any wire format) shows how many of them the
+    model had seen when it produced that request's round. A conversation with one user message
+    (a single instruction) has no turns, so such traces stay as they always were.
+    """
+    if not mex:
+        return []
+    last = mex[-1]
+    texts = last.wire_format.user_texts(last.exchange.request_body)
+    if len(texts) <= 1:
+        return []
+    seen: list[tuple[int, int]] = []  # (user messages sent, round produced)
+    for k, m in enumerate(mex):
+        if k not in round_of:
+            continue  # formats may differ: one agent hands its history over to another
+        sent = m.wire_format.user_texts(m.exchange.request_body)
+        if sent == texts[: len(sent)]:
+            seen.append((len(sent), round_of[k]))
+    out = []
+    for position, text in enumerate(texts):
+        before = min((r for n, r in seen if n > position), default=n_rounds)
+        out.append(UserTurn(before_round=before, position=position, text=text))
+    return out
+
+
 def _sum_usage(total: dict[str, int], more: dict[str, int]) -> None:
     for key, value in more.items():
         total[key] = total.get(key, 0) + value
@@ -247,6 +270,7 @@ def normalize_exchanges(
     error: TraceError | None = None,
     timings: dict[str, Any] | None = None,
     name_map: dict[str, str] | None = None,
+    user_turns: bool = True,
 ) -> Trace:
     """Build the trace of one case from its cassette's exchanges.
 
@@ -254,12 +278,15 @@ def normalize_exchanges(
     round budget, a timeout before any response); it wins over one found in the exchanges.
     ``selected_tools`` and ``timings`` are carried onto the trace as given. ``name_map`` (a
     registry's wire name -> original name) renames calls of tools whose names a provider rejects.
+    ``user_turns=False`` keeps no user turns (rejudge's own loop: its later user messages are
+    the harness's nudges and restatements, not a user's).
     """
     mex = model_exchanges(exchanges)
     rounds: list[Round] = []
     usage: dict[str, int] = {}
     found: TraceError | None = None
     pending_calls: list[tuple[int, int]] = []  # (round position, index into mex) with calls
+    round_of: dict[int, int] = {}  # index into mex -> the round its answer became
 
     for k, m in enumerate(mex):
         nxt = mex[k + 1] if k + 1 < len(mex) else None
@@ -293,8 +320,11 @@ def normalize_exchanges(
                 calls=list(turn.calls),
                 text=turn.text,
                 finish_reason=turn.finish_reason,
+                server_tools=list(turn.server_tools),
+                alternatives=list(turn.alternatives),
             )
         )
+        round_of[k] = len(rounds) - 1
         if turn.calls:
             pending_calls.append((len(rounds) - 1, k))
         if found is None and turn.truncated:
@@ -332,7 +362,9 @@ def normalize_exchanges(
         ]
 
     final_error = error or found
+    turns = _user_turns(mex, round_of, len(rounds)) if user_turns else []
     return Trace(
+        user_turns=turns,
         case_id=case_id,
         repetition=repetition,
         status="agent_error" if final_error is not None else "completed",

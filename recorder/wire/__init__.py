@@ -1,7 +1,8 @@
 """Wire formats: provider responses -> neutral :class:`AssistantTurn`, and request-side helpers.
 
 Formats: OpenAI chat completions (JSON and SSE), OpenAI Responses API (JSON and SSE), Anthropic
-messages (JSON and SSE), and Gemini ``generateContent`` (read-only, for foreign cassettes). Each is
+messages (JSON and SSE), and, read-only for foreign cassettes, Gemini ``generateContent``, AWS
+Bedrock Converse (JSON and the binary event stream) and Cohere v2 chat (JSON and SSE). Each is
 a :class:`WireFormat` object (:mod:`.format` has the protocol) registered by name in
 :mod:`.registry`; the ``detect_wire_format`` / ``parse_response`` / ``extract_*`` functions
 dispatch through that registry. Parsers never raise on malformed input: what cannot be read is
@@ -17,8 +18,24 @@ from rejudge.recorder.wire._anthropic import (
     parse_anthropic_message,
     parse_anthropic_sse,
 )
+from rejudge.recorder.wire._bedrock import (
+    BEDROCK_CONVERSE,
+    BedrockConverse,
+    bedrock_shaped,
+    parse_bedrock_converse,
+    parse_bedrock_stream,
+)
+from rejudge.recorder.wire._cohere import (
+    COHERE_CHAT,
+    CohereChat,
+    parse_cohere_chat,
+    parse_cohere_sse,
+)
 from rejudge.recorder.wire._common import (
+    FREEFORM_SCHEMA_KEY,
     WIRE_ANTHROPIC,
+    WIRE_BEDROCK,
+    WIRE_COHERE,
     WIRE_FORMATS,
     WIRE_GEMINI,
     WIRE_OPENAI_CHAT,
@@ -30,23 +47,35 @@ from rejudge.recorder.wire._common import (
     as_dict,
     compact_json,
     first_user_text_of,
+    freeform_tool_spec,
     function_tool_specs,
     int_usage,
     is_finite_json,
     iter_sse,
     make_call,
+    make_freeform_call,
     parse_arguments,
+    stream_head,
     strict_loads,
     tool_spec,
     user_text,
+    user_texts_of,
+)
+from rejudge.recorder.wire._eventstream import (
+    EventMessage,
+    EventStream,
+    decode_event_stream,
+    looks_like_event_stream,
 )
 from rejudge.recorder.wire._format import (
     DETECT_BODY,
     DETECT_HEADERS,
     DETECT_NONE,
     DETECT_PATH,
+    DETECT_RESPONSE,
     Probe,
     WireFormat,
+    header_value,
     is_event_stream,
     make_probe,
 )
@@ -58,6 +87,7 @@ from rejudge.recorder.wire._gemini import (
     parse_gemini,
     parse_gemini_stream,
 )
+from rejudge.recorder.wire._nonmodel import NON_MODEL_RULES, NonModelRule, non_model_kind
 from rejudge.recorder.wire._openai_chat import (
     OPENAI_CHAT,
     OpenAIChat,
@@ -92,13 +122,23 @@ __all__ = [
     "ANTHROPIC_MESSAGES",
     "AnthropicMessages",
     "AssistantTurn",
+    "BEDROCK_CONVERSE",
+    "BedrockConverse",
+    "COHERE_CHAT",
+    "CohereChat",
     "DETECT_BODY",
     "DETECT_HEADERS",
     "DETECT_NONE",
     "DETECT_PATH",
+    "DETECT_RESPONSE",
     "EchoedCall",
+    "EventMessage",
+    "EventStream",
+    "FREEFORM_SCHEMA_KEY",
     "GEMINI_GENERATE_CONTENT",
     "GeminiGenerateContent",
+    "NON_MODEL_RULES",
+    "NonModelRule",
     "OPENAI_CHAT",
     "OPENAI_RESPONSES",
     "OpenAIChat",
@@ -107,6 +147,8 @@ __all__ = [
     "SentToolResult",
     "UnknownWireFormatError",
     "WIRE_ANTHROPIC",
+    "WIRE_BEDROCK",
+    "WIRE_COHERE",
     "WIRE_FORMATS",
     "WIRE_GEMINI",
     "WIRE_OPENAI_CHAT",
@@ -117,7 +159,9 @@ __all__ = [
     "anthropic_shaped",
     "anthropic_tool_results",
     "as_dict",
+    "bedrock_shaped",
     "compact_json",
+    "decode_event_stream",
     "detect_wire_format",
     "extract_echoed_calls",
     "extract_first_user_text",
@@ -125,16 +169,21 @@ __all__ = [
     "extract_tool_specs",
     "find_wire_format",
     "first_user_text_of",
+    "freeform_tool_spec",
     "function_tool_specs",
     "gemini_echoed_calls",
     "gemini_tool_results",
     "get_wire_format",
+    "header_value",
     "int_usage",
     "is_event_stream",
     "is_finite_json",
     "iter_sse",
+    "looks_like_event_stream",
     "make_call",
+    "make_freeform_call",
     "make_probe",
+    "non_model_kind",
     "openai_chat_echoed_calls",
     "openai_chat_tool_results",
     "openai_responses_echoed_calls",
@@ -142,6 +191,10 @@ __all__ = [
     "parse_anthropic_message",
     "parse_anthropic_sse",
     "parse_arguments",
+    "parse_bedrock_converse",
+    "parse_bedrock_stream",
+    "parse_cohere_chat",
+    "parse_cohere_sse",
     "parse_gemini",
     "parse_gemini_stream",
     "parse_openai_chat",
@@ -150,8 +203,10 @@ __all__ = [
     "parse_openai_responses_sse",
     "parse_response",
     "register_wire_format",
+    "stream_head",
     "strict_loads",
     "tool_spec",
     "user_text",
+    "user_texts_of",
     "wire_formats",
 ]

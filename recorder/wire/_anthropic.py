@@ -5,6 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
+from rejudge.recorder.wire._bedrock import bedrock_shaped
 from rejudge.recorder.wire._common import (
     WIRE_ANTHROPIC,
     AssistantTurn,
@@ -20,6 +21,7 @@ from rejudge.recorder.wire._common import (
     load_json_event,
     make_call,
     text_or_none,
+    user_texts_of,
 )
 from rejudge.recorder.wire._format import (
     DETECT_BODY,
@@ -29,7 +31,7 @@ from rejudge.recorder.wire._format import (
     Probe,
     WireFormat,
 )
-from rejudge.store import ToolSpec
+from rejudge.store import ServerToolUse, ToolSpec
 
 __all__ = [
     "parse_anthropic_message",
@@ -41,7 +43,31 @@ __all__ = [
     "ANTHROPIC_MESSAGES",
 ]
 
-_TOOL_BLOCKS = ("tool_use", "server_tool_use")
+# the client's own calls; ``server_tool_use`` (web search, tool search, code execution) and
+# ``mcp_tool_use`` blocks are tools Anthropic ran itself, answered by ``*_tool_result`` blocks
+# of the same response: provider-side tool use, never the client's calls
+_TOOL_BLOCKS = ("tool_use",)
+_SERVER_BLOCKS = ("server_tool_use", "mcp_tool_use")
+
+
+def _server_result(kind: Any) -> bool:
+    return isinstance(kind, str) and kind.endswith("_tool_result") and kind != "tool_result"
+
+
+def _server_tools(
+    uses: list[tuple[str, Any, Any, Any]], results: dict[Any, Any]
+) -> list[ServerToolUse]:
+    """``(kind, id, name, input)`` of each server block, with the result block sent under its id."""
+    return [
+        ServerToolUse(
+            id=bid if isinstance(bid, str) and bid else None,
+            name=name if isinstance(name, str) else kind,
+            input=raw_input,
+            result=results.get(bid),
+            kind=kind,
+        )
+        for kind, bid, name, raw_input in uses
+    ]
 
 
 def parse_anthropic_message(body: dict[str, Any]) -> AssistantTurn:
@@ -54,6 +80,8 @@ def parse_anthropic_message(body: dict[str, Any]) -> AssistantTurn:
     content = body.get("content")
     texts: list[str] = []
     calls = []
+    uses: list[tuple[str, Any, Any, Any]] = []
+    results: dict[Any, Any] = {}
     if isinstance(content, list):
         for block in content:
             if not isinstance(block, dict):
@@ -66,6 +94,10 @@ def parse_anthropic_message(body: dict[str, Any]) -> AssistantTurn:
                 calls.append(
                     make_call(block.get("id"), block.get("name"), raw if raw is not None else {})
                 )
+            elif kind in _SERVER_BLOCKS:
+                uses.append((kind, block.get("id"), block.get("name"), block.get("input")))
+            elif _server_result(kind) and isinstance(block.get("tool_use_id"), str):
+                results[block["tool_use_id"]] = block.get("content")
     elif err is None:
         err = "response has no content"
     stop = body.get("stop_reason")
@@ -76,6 +108,7 @@ def parse_anthropic_message(body: dict[str, Any]) -> AssistantTurn:
         usage=usage,
         raw_model=model,
         error=err,
+        server_tools=_server_tools(uses, results),
     )
 
 
@@ -86,6 +119,8 @@ class _Block:
     name: Any = None
     start_input: Any = None
     parts: list[str] = field(default_factory=list)
+    tool_use_id: Any = None  # a server tool's result block: the use it answers
+    content: Any = None
 
 
 def parse_anthropic_sse(text: str) -> AssistantTurn:
@@ -125,6 +160,8 @@ def parse_anthropic_sse(text: str) -> AssistantTurn:
                 order.append(key)
             b = _Block(type=str(block.get("type")), id=block.get("id"), name=block.get("name"))
             b.start_input = block.get("input")
+            b.tool_use_id = block.get("tool_use_id")
+            b.content = block.get("content")
             if b.type == "text" and isinstance(block.get("text"), str):
                 b.parts.append(block["text"])
             blocks[key] = b
@@ -162,18 +199,28 @@ def parse_anthropic_sse(text: str) -> AssistantTurn:
             err = error_message(payload) or "stream error event"
     texts: list[str] = []
     calls = []
+    uses: list[tuple[str, Any, Any, Any]] = []
+    results: dict[Any, Any] = {}
     for key in order:
         b = blocks[key]
         if b.type == "text":
             texts.extend(b.parts)
-        elif b.type in _TOOL_BLOCKS:
+        elif b.type in _TOOL_BLOCKS or b.type in _SERVER_BLOCKS:
             joined = "".join(b.parts)
             if joined.strip() == "" and isinstance(b.start_input, dict):
                 raw: Any = b.start_input if b.start_input else joined
             else:
                 raw = joined
-            calls.append(make_call(b.id, b.name, raw))
+            call = make_call(b.id, b.name, raw)
+            if b.type in _TOOL_BLOCKS:
+                calls.append(call)
+            else:
+                server_input = call.arguments if call.parse_error is None else call.arguments_raw
+                uses.append((b.type, b.id, b.name, server_input))
+        elif _server_result(b.type) and isinstance(b.tool_use_id, str):
+            results[b.tool_use_id] = b.content
     return AssistantTurn(
+        server_tools=_server_tools(uses, results),
         text=text_or_none(texts),
         calls=calls,
         finish_reason=stop,
@@ -248,6 +295,8 @@ def anthropic_shaped(probe: Probe) -> bool:
     """A ``messages`` request only Anthropic's API takes: a top-level ``system``, ``tool_use`` or
     ``tool_result`` content blocks, or one answered with ``anthropic-*`` headers."""
     body = probe.body
+    if bedrock_shaped(body):
+        return False  # Converse also has a top-level system, but blocks keyed by kind
     if body.get("system") is not None:
         return True
     for msg in body["messages"]:
@@ -293,6 +342,9 @@ class AnthropicMessages(WireFormat):
         if not isinstance(request_body, dict):
             return None
         return first_user_text_of(request_body.get("messages"))
+
+    def user_texts(self, request_body: Any) -> list[str]:
+        return user_texts_of(as_dict(request_body).get("messages"))
 
 
 ANTHROPIC_MESSAGES = AnthropicMessages()

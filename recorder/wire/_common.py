@@ -13,13 +13,15 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
-from rejudge.store import ToolCall, ToolSpec
+from rejudge.store import Alternative, ServerToolUse, ToolCall, ToolSpec
 
 __all__ = [
     "WIRE_OPENAI_CHAT",
     "WIRE_OPENAI_RESPONSES",
     "WIRE_ANTHROPIC",
     "WIRE_GEMINI",
+    "WIRE_BEDROCK",
+    "WIRE_COHERE",
     "WIRE_UNKNOWN",
     "WIRE_FORMATS",
     "AssistantTurn",
@@ -27,6 +29,7 @@ __all__ = [
     "EchoedCall",
     "parse_arguments",
     "make_call",
+    "make_freeform_call",
     "int_usage",
     "iter_sse",
     "compact_json",
@@ -35,20 +38,28 @@ __all__ = [
     "is_finite_json",
     "tool_spec",
     "function_tool_specs",
+    "freeform_tool_spec",
+    "FREEFORM_SCHEMA_KEY",
     "user_text",
     "first_user_text_of",
+    "user_texts_of",
+    "stream_head",
 ]
 
 WIRE_OPENAI_CHAT = "openai-chat"
 WIRE_OPENAI_RESPONSES = "openai-responses"
 WIRE_ANTHROPIC = "anthropic-messages"
 WIRE_GEMINI = "gemini-generate-content"
+WIRE_BEDROCK = "bedrock-converse"
+WIRE_COHERE = "cohere-chat"
 WIRE_UNKNOWN = "unknown"
 WIRE_FORMATS: tuple[str, ...] = (
     WIRE_OPENAI_CHAT,
     WIRE_OPENAI_RESPONSES,
     WIRE_ANTHROPIC,
     WIRE_GEMINI,
+    WIRE_BEDROCK,
+    WIRE_COHERE,
 )
 
 
@@ -59,6 +70,8 @@ class AssistantTurn:
     ``calls`` carry no result yet (the sandbox, or the next request of a foreign cassette, supplies
     it). ``truncated`` means a stream ended without its terminator. ``error`` holds the provider's
     own error message when the body was an error object (or a stream sent an error event).
+    ``server_tools`` are the tools the provider ran itself inside the response (never client
+    calls); ``alternatives`` the other choices of an ``n > 1`` response (the turn is choice 0).
     """
 
     text: str | None = None
@@ -68,6 +81,8 @@ class AssistantTurn:
     truncated: bool = False
     raw_model: str | None = None
     error: str | None = None
+    server_tools: list[ServerToolUse] = field(default_factory=list)
+    alternatives: list[Alternative] = field(default_factory=list)
 
 
 @dataclass(frozen=True)
@@ -176,6 +191,22 @@ def _json_kind(value: Any) -> str:
     if value is None:
         return "null"
     return type(value).__name__
+
+
+def make_freeform_call(call_id: Any, name: Any, raw_input: Any) -> ToolCall:
+    """A call of a freeform (custom) tool: its input is text by design, so it is kept whole in
+    ``arguments_raw`` with ``arguments=None`` and no parse error (nothing failed to parse)."""
+    cid = call_id if isinstance(call_id, str) and call_id != "" else None
+    text = (
+        raw_input
+        if isinstance(raw_input, str)
+        else ""
+        if raw_input is None
+        else compact_json(raw_input)
+    )
+    return ToolCall(
+        id=cid, name=name if isinstance(name, str) else "", arguments=None, arguments_raw=text
+    )
 
 
 def make_call(call_id: Any, name: Any, raw_arguments: Any) -> ToolCall:
@@ -292,6 +323,27 @@ def tool_spec(name: Any, description: Any, parameters: Any) -> ToolSpec | None:
     )
 
 
+# the JSON Schema key that marks a freeform (custom) tool's spec: its one parameter ``input`` is
+# the call's raw text, which is how the judge reads a freeform call's arguments
+FREEFORM_SCHEMA_KEY = "x-rejudge-freeform"
+
+
+def freeform_tool_spec(name: Any, description: Any, decl: dict[str, Any]) -> ToolSpec | None:
+    """The spec of a freeform tool: one string parameter ``input``; its grammar/format, when the
+    declaration has one, is kept under :data:`FREEFORM_SCHEMA_KEY`."""
+    fmt = decl.get("format")
+    return tool_spec(
+        name,
+        description,
+        {
+            "type": "object",
+            "properties": {"input": {"type": "string"}},
+            "required": ["input"],
+            FREEFORM_SCHEMA_KEY: fmt if isinstance(fmt, dict) and is_finite_json(fmt) else True,
+        },
+    )
+
+
 def function_tool_specs(request_body: Any) -> list[ToolSpec]:
     """The function tools of a request's ``tools`` list, in any of the three shapes.
 
@@ -307,7 +359,10 @@ def function_tool_specs(request_body: Any) -> list[ToolSpec]:
     for tool in tools if isinstance(tools, list) else []:
         if not isinstance(tool, dict):
             continue
-        if isinstance(tool.get("function"), dict):  # chat completions
+        if tool.get("type") == "custom":  # freeform tools: chat nests "custom", Responses not
+            decl = tool["custom"] if isinstance(tool.get("custom"), dict) else tool
+            out.append(freeform_tool_spec(decl.get("name"), decl.get("description"), decl))
+        elif isinstance(tool.get("function"), dict):  # chat completions
             fn = tool["function"]
             out.append(tool_spec(fn.get("name"), fn.get("description"), fn.get("parameters")))
         elif "input_schema" in tool:  # anthropic
@@ -343,3 +398,20 @@ def first_user_text_of(messages: Any) -> str | None:
             if text:
                 return text
     return None
+
+
+def user_texts_of(messages: Any) -> list[str]:
+    """The text of each user message with any text, in a list of ``role``/``content`` dicts
+    (messages holding only tool results have none)."""
+    out = []
+    for msg in messages if isinstance(messages, list) else []:
+        if isinstance(msg, dict) and msg.get("role") == "user":
+            text = user_text(msg.get("content"))
+            if text:
+                out.append(text)
+    return out
+
+
+def stream_head(response: Any, limit: int = 4000) -> str | None:
+    """The first ``limit`` characters of a text response (``None`` for any other body)."""
+    return response[:limit] if isinstance(response, str) else None

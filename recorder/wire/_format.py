@@ -3,12 +3,14 @@
 A wire format is an object (one per API, registered by name in :mod:`.registry`) that answers:
 
 - ``detect(probe) -> int``: how surely an exchange speaks it (:data:`DETECT_PATH` when the URL
-  path names its endpoint, :data:`DETECT_BODY` when only the request body's shape does,
+  path names its endpoint, :data:`DETECT_RESPONSE` when the request body's shape and the
+  response's agree, :data:`DETECT_BODY` when only the request body's shape does,
   :data:`DETECT_HEADERS` when only provider headers do, :data:`DETECT_NONE` otherwise);
 - ``other_endpoint(probe) -> bool``: the path names an endpoint of this API that is no model
   exchange (model listings, token counting), so body and headers are not consulted;
 - request parsing: ``tool_results`` and ``echoed_calls`` (what a request sends back),
-  ``tool_specs`` (the tools it offers), ``first_user_text`` (the task it starts from);
+  ``tool_specs`` (the tools it offers), ``first_user_text`` (the task it starts from),
+  ``user_texts`` (every user message of the conversation's history, in order);
 - response parsing: ``parse_message`` (one decoded JSON body) and ``assemble_stream`` (a whole
   event stream), joined by ``parse_response``, which decides between the two.
 
@@ -36,7 +38,9 @@ __all__ = [
     "DETECT_NONE",
     "DETECT_HEADERS",
     "DETECT_BODY",
+    "DETECT_RESPONSE",
     "DETECT_PATH",
+    "header_value",
     "Probe",
     "WireFormat",
     "is_event_stream",
@@ -46,10 +50,12 @@ __all__ = [
 DETECT_NONE = 0
 DETECT_HEADERS = 1
 DETECT_BODY = 2
-DETECT_PATH = 3
+DETECT_RESPONSE = 3
+DETECT_PATH = 4
 
 
-def _header(headers: Any, name: str) -> str | None:
+def header_value(headers: Any, name: str) -> str | None:
+    """The first value of header ``name`` (lower-case) in recorded headers, or ``None``."""
     if not isinstance(headers, Mapping):
         return None
     for key, value in headers.items():
@@ -65,13 +71,17 @@ class Probe:
     """One exchange as detection sees it, decoded once for every format.
 
     ``path`` is the URL path, lower-cased, without scheme, host, query or trailing slash (``""``
-    when unknown); ``body`` is the request body as a JSON value (``None`` when it is not JSON);
-    ``headers`` are the response headers as recorded.
+    when unknown), ``host`` the URL's host, lower-cased, without port (``""`` for a bare path); ``body`` is the request body as a JSON value (``None`` when it is not JSON);
+    ``headers`` are the response headers as recorded; ``response`` the response body as
+    decoded (JSON value, text or bytes; ``None`` when unknown), which lets two formats whose
+    requests look alike be told apart by what answered them.
     """
 
     path: str
     body: Any
     headers: Any = None
+    response: Any = None
+    host: str = ""
 
     @property
     def last_segment(self) -> str:
@@ -84,25 +94,34 @@ class Probe:
 
 
 def make_probe(
-    request_path: str | None, request_body: Any = None, response_headers: Any = None
+    request_path: str | None,
+    request_body: Any = None,
+    response_headers: Any = None,
+    response_body: Any = None,
 ) -> Probe:
-    """The :class:`Probe` of a URL (or path), a request body (text, bytes or decoded) and headers."""
-    path = ""
+    """The :class:`Probe` of a URL (or path), a request body (text, bytes or decoded), the
+    response headers and (optionally) the response body."""
+    path = host = ""
     if isinstance(request_path, str):
-        path = urlsplit(request_path).path if "://" in request_path else request_path
+        if "://" in request_path:
+            parts = urlsplit(request_path)
+            path, host = parts.path, (parts.hostname or "")
+        else:
+            path = request_path
         path = path.split("?", 1)[0].rstrip("/").lower()
+        host = host.lower()
     body = request_body
     if isinstance(body, (str, bytes)):
         try:
             body = strict_loads(body)
         except (ValueError, RecursionError):
             body = None
-    return Probe(path=path, body=body, headers=response_headers)
+    return Probe(path=path, body=body, headers=response_headers, response=response_body, host=host)
 
 
 def is_event_stream(body: Any, response_headers: Mapping[str, Any] | None = None) -> bool:
     """True when a response body is server-sent events (by content type, else by its first line)."""
-    ctype = _header(response_headers, "content-type")
+    ctype = header_value(response_headers, "content-type")
     if ctype is not None and "text/event-stream" in ctype.lower():
         return True
     if isinstance(body, str):
@@ -167,6 +186,17 @@ class WireFormat(ABC):
     @abstractmethod
     def first_user_text(self, request_body: Any) -> str | None:
         """The first user message of a request: the task a conversation started from."""
+
+    def model_in_url(self, url: str) -> str | None:
+        """The model an API names in its URL rather than its body (Gemini, Bedrock), else None."""
+        return None
+
+    def user_texts(self, request_body: Any) -> list[str]:
+        """The text of every user message a request's history holds (tool results and
+        messages without text excluded), in conversation order; a format that cannot tell
+        says only its first."""
+        first = self.first_user_text(request_body)
+        return [first] if first else []
 
     def __repr__(self) -> str:
         return f"<wire format {self.name}>"

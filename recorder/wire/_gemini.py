@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from typing import Any
+from urllib.parse import urlsplit
 
 from rejudge.recorder.wire._common import (
     WIRE_GEMINI,
@@ -216,6 +217,11 @@ class GeminiGenerateContent(WireFormat):
         # the other methods of a model (countTokens, embedContent, ...)
         return ":" in probe.last_segment
 
+    def model_in_url(self, url: str) -> str | None:
+        # generateContent names its model in the URL path (models/<model>:generateContent)
+        last = urlsplit(url).path.rsplit("/", 1)[-1]
+        return last.split(":", 1)[0] or None
+
     def parse_message(self, body: dict[str, Any]) -> AssistantTurn:
         return parse_gemini(body)
 
@@ -268,6 +274,16 @@ class GeminiGenerateContent(WireFormat):
                 if text:
                     return text
         return None
+
+    def user_texts(self, request_body: Any) -> list[str]:
+        contents = request_body.get("contents") if isinstance(request_body, dict) else None
+        out = []
+        for content in contents if isinstance(contents, list) else []:
+            if isinstance(content, dict) and content.get("role", "user") == "user":
+                text = user_text(content.get("parts"))  # functionResponse parts carry none
+                if text:
+                    out.append(text)
+        return out
 
 
 GEMINI_GENERATE_CONTENT = GeminiGenerateContent()

@@ -6,6 +6,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from rejudge.recorder.wire._anthropic import anthropic_shaped
+from rejudge.recorder.wire._bedrock import bedrock_shaped
 from rejudge.recorder.wire._common import (
     WIRE_OPENAI_CHAT,
     AssistantTurn,
@@ -19,10 +20,20 @@ from rejudge.recorder.wire._common import (
     iter_sse,
     load_json_event,
     make_call,
+    make_freeform_call,
+    stream_head,
     text_or_none,
+    user_texts_of,
 )
-from rejudge.recorder.wire._format import DETECT_BODY, DETECT_NONE, DETECT_PATH, Probe, WireFormat
-from rejudge.store import ToolSpec
+from rejudge.recorder.wire._format import (
+    DETECT_BODY,
+    DETECT_NONE,
+    DETECT_PATH,
+    Probe,
+    WireFormat,
+    is_event_stream,
+)
+from rejudge.store import Alternative, ToolCall, ToolSpec
 
 __all__ = [
     "parse_openai_chat",
@@ -34,15 +45,21 @@ __all__ = [
 ]
 
 
-def _first_choice(body: dict[str, Any]) -> dict[str, Any] | None:
+def _choices(body: dict[str, Any]) -> dict[int, dict[str, Any]]:
+    """The choices of a response or chunk by their ``index`` (a choice without one takes its
+    place in the list): ``n > 1`` responses carry several, and a stream chunk may carry only
+    choice 1, so choices are told apart by index, never by position alone."""
     choices = body.get("choices")
+    out: dict[int, dict[str, Any]] = {}
     if not isinstance(choices, list):
-        return None
-    dicts = [c for c in choices if isinstance(c, dict)]
-    for choice in dicts:
-        if choice.get("index", 0) == 0:
-            return choice
-    return dicts[0] if dicts else None
+        return out
+    for position, choice in enumerate(choices):
+        if not isinstance(choice, dict):
+            continue
+        index = choice.get("index")
+        key = index if isinstance(index, int) and not isinstance(index, bool) else position
+        out.setdefault(key, choice)
+    return out
 
 
 def _content_text(content: Any) -> str | None:
@@ -56,39 +73,65 @@ def _content_text(content: Any) -> str | None:
     return None
 
 
+def _tool_call(tc: dict[str, Any]) -> ToolCall:
+    """One ``tool_calls`` entry: a function call, or a custom (freeform) tool's call."""
+    custom = tc.get("custom")
+    if tc.get("type") == "custom" or (isinstance(custom, dict) and "function" not in tc):
+        custom = as_dict(custom)
+        return make_freeform_call(tc.get("id"), custom.get("name"), custom.get("input"))
+    fn = as_dict(tc.get("function"))
+    return make_call(tc.get("id"), fn.get("name"), fn.get("arguments"))
+
+
+def _message_calls(message: dict[str, Any]) -> list[ToolCall]:
+    calls = [_tool_call(tc) for tc in message.get("tool_calls") or [] if isinstance(tc, dict)]
+    # the legacy single function_call field (older clients, some compatible servers)
+    fc = message.get("function_call")
+    if not calls and isinstance(fc, dict):
+        calls.append(make_call(None, fc.get("name"), fc.get("arguments")))
+    return calls
+
+
+def _finish_of(choice: dict[str, Any]) -> str | None:
+    finish = choice.get("finish_reason")
+    return finish if isinstance(finish, str) else None
+
+
 def parse_openai_chat(body: dict[str, Any]) -> AssistantTurn:
-    """A non-streaming chat completion (``choices[0].message``)."""
+    """A non-streaming chat completion: choice 0's ``message``; other choices (``n > 1``) are
+    kept as alternatives, never merged into the turn."""
     if not isinstance(body, dict):
         return AssistantTurn(error="response body is not a JSON object")
     model = body.get("model") if isinstance(body.get("model"), str) else None
     usage = int_usage(body.get("usage"))
     err = error_message(body)
-    choice = _first_choice(body)
-    if choice is None:
+    choices = _choices(body)
+    if not choices:
         return AssistantTurn(usage=usage, raw_model=model, error=err or "response has no choices")
-    message = choice.get("message")
-    if not isinstance(message, dict):
-        message = {}
-    calls = []
-    tool_calls = message.get("tool_calls")
-    if isinstance(tool_calls, list):
-        for tc in tool_calls:
-            if not isinstance(tc, dict):
-                continue
-            fn = as_dict(tc.get("function"))
-            calls.append(make_call(tc.get("id"), fn.get("name"), fn.get("arguments")))
-    # the legacy single function_call field
-    fc = message.get("function_call")
-    if not calls and isinstance(fc, dict):
-        calls.append(make_call(None, fc.get("name"), fc.get("arguments")))
-    finish = choice.get("finish_reason")
+    first = min(choices)
+    alternatives = []
+    for index in sorted(choices):
+        if index == first:
+            continue
+        message = as_dict(choices[index].get("message"))
+        alternatives.append(
+            Alternative(
+                choice=index,
+                calls=_message_calls(message),
+                text=_content_text(message.get("content")),
+                finish_reason=_finish_of(choices[index]),
+            )
+        )
+    choice = choices[first]
+    message = as_dict(choice.get("message"))
     return AssistantTurn(
         text=_content_text(message.get("content")),
-        calls=calls,
-        finish_reason=finish if isinstance(finish, str) else None,
+        calls=_message_calls(message),
+        finish_reason=_finish_of(choice),
         usage=usage,
         raw_model=model,
         error=err,
+        alternatives=alternatives,
     )
 
 
@@ -97,28 +140,99 @@ class _PartialCall:
     id: str | None = None
     name: str | None = None
     args: list[str] = field(default_factory=list)
+    freeform: bool = False
+
+    def call(self) -> ToolCall:
+        if self.freeform:
+            return make_freeform_call(self.id, self.name, "".join(self.args))
+        return make_call(self.id, self.name, "".join(self.args))
+
+
+@dataclass
+class _ChoiceStream:
+    """What one choice of a stream has assembled so far."""
+
+    text: list[str] = field(default_factory=list)
+    calls: dict[Any, _PartialCall] = field(default_factory=dict)
+    order: list[Any] = field(default_factory=list)
+    current: Any = None
+    auto_key: int = 0
+    finish: str | None = None
+
+    def add_delta(self, delta: dict[str, Any]) -> None:
+        content = delta.get("content")
+        if isinstance(content, str):
+            self.text.append(content)
+        fc = delta.get("function_call")
+        if isinstance(fc, dict):  # legacy: one call, streamed in fragments of one object
+            self._fragment(("fc", 0), None, fc.get("name"), fc.get("arguments"), False)
+        tool_calls = delta.get("tool_calls")
+        for tc in tool_calls if isinstance(tool_calls, list) else []:
+            if isinstance(tc, dict):
+                self._tool_call_delta(tc)
+
+    def _tool_call_delta(self, tc: dict[str, Any]) -> None:
+        custom = tc.get("custom")
+        freeform = tc.get("type") == "custom" or isinstance(custom, dict)
+        part = as_dict(custom) if freeform else as_dict(tc.get("function"))
+        fragment = part.get("input") if freeform else part.get("arguments")
+        tc_id = tc.get("id") if isinstance(tc.get("id"), str) and tc.get("id") else None
+        name = part.get("name") if isinstance(part.get("name"), str) and part.get("name") else None
+        index = tc.get("index")
+        if isinstance(index, int) and not isinstance(index, bool):
+            key: Any = ("i", index)
+        else:
+            cur = self.calls.get(self.current)
+            new = (
+                cur is None
+                or (tc_id is not None and cur.id is not None and tc_id != cur.id)
+                or (tc_id is None and name is not None and cur.name not in (None, name))
+            )
+            if new:
+                key = ("auto", self.auto_key)
+                self.auto_key += 1
+            else:
+                key = self.current
+        self._fragment(key, tc_id, name, fragment, freeform)
+
+    def _fragment(self, key: Any, tc_id: Any, name: Any, fragment: Any, freeform: bool) -> None:
+        partial = self.calls.get(key)
+        if partial is None:
+            partial = self.calls[key] = _PartialCall()
+            self.order.append(key)
+        self.current = key
+        if partial.id is None and tc_id is not None:
+            partial.id = tc_id
+        if partial.name is None and isinstance(name, str) and name:
+            partial.name = name
+        partial.freeform = partial.freeform or freeform
+        if isinstance(fragment, str):
+            partial.args.append(fragment)
+
+    def assembled_calls(self) -> list[ToolCall]:
+        # indexed calls sorted by index; un-indexed ones (and a legacy function_call) after them
+        indexed = sorted((k for k in self.order if k[0] == "i"), key=lambda k: k[1])
+        rest = [k for k in self.order if k[0] != "i"]
+        return [self.calls[k].call() for k in indexed + rest]
 
 
 def parse_openai_chat_sse(text: str) -> AssistantTurn:
     """A streamed chat completion: ``data:`` chunks up to ``data: [DONE]``.
 
-    Argument fragments concatenate per tool-call ``index``; id and name come from the first delta
-    that carries them (some servers repeat the name in every delta). A delta without ``index``
-    continues the current call unless it brings a new id or a different name. A stream with
-    neither ``[DONE]`` nor a finish reason is ``truncated``.
+    Each choice assembles on its own (``n > 1`` streams interleave choices); choice 0 is the
+    turn and the others are its alternatives. Argument fragments concatenate per tool-call
+    ``index``; id and name come from the first delta that carries them (some servers repeat the
+    name in every delta). A delta without ``index`` continues the current call unless it brings
+    a new id or a different name. A stream with neither ``[DONE]`` nor a finish reason (of its
+    first choice) is ``truncated``.
     """
     if not isinstance(text, str):
         return AssistantTurn(truncated=True, error="stream body is not text")
-    text_parts: list[str] = []
-    calls: dict[Any, _PartialCall] = {}
-    order: list[Any] = []
-    current: Any = None
-    finish: str | None = None
+    streams: dict[int, _ChoiceStream] = {}
     usage: dict[str, int] = {}
     model: str | None = None
     done = False
     err: str | None = None
-    auto_key = 0
     for _event, data in iter_sse(text):
         if data.strip() == "[DONE]":
             done = True
@@ -133,65 +247,36 @@ def parse_openai_chat_sse(text: str) -> AssistantTurn:
             model = chunk["model"]
         if isinstance(chunk.get("usage"), dict):
             usage = int_usage(chunk["usage"]) or usage
-        choice = _first_choice(chunk)
-        if choice is None:
-            continue
-        if isinstance(choice.get("finish_reason"), str):
-            finish = choice["finish_reason"]
-        delta = choice.get("delta")
-        if not isinstance(delta, dict):
-            continue
-        content = delta.get("content")
-        if isinstance(content, str):
-            text_parts.append(content)
-        tool_calls = delta.get("tool_calls")
-        if not isinstance(tool_calls, list):
-            continue
-        for tc in tool_calls:
-            if not isinstance(tc, dict):
-                continue
-            fn = as_dict(tc.get("function"))
-            tc_id = tc.get("id") if isinstance(tc.get("id"), str) and tc.get("id") else None
-            name = fn.get("name") if isinstance(fn.get("name"), str) and fn.get("name") else None
-            index = tc.get("index")
-            if isinstance(index, int) and not isinstance(index, bool):
-                key: Any = ("i", index)
-            else:
-                cur = calls.get(current)
-                new = (
-                    cur is None
-                    or (tc_id is not None and cur.id is not None and tc_id != cur.id)
-                    or (tc_id is None and name is not None and cur.name not in (None, name))
-                )
-                if new:
-                    key = ("auto", auto_key)
-                    auto_key += 1
-                else:
-                    key = current
-            partial = calls.get(key)
-            if partial is None:
-                partial = calls[key] = _PartialCall()
-                order.append(key)
-            current = key
-            if partial.id is None and tc_id is not None:
-                partial.id = tc_id
-            if partial.name is None and name is not None:
-                partial.name = name
-            args = fn.get("arguments")
-            if isinstance(args, str):
-                partial.args.append(args)
-    # calls in index order (indexed ones sorted, un-indexed ones in arrival order after them)
-    indexed = sorted((k for k in order if k[0] == "i"), key=lambda k: k[1])
-    rest = [k for k in order if k[0] != "i"]
-    out = [make_call(calls[k].id, calls[k].name, "".join(calls[k].args)) for k in indexed + rest]
+        for index, choice in _choices(chunk).items():
+            stream = streams.get(index)
+            if stream is None:
+                stream = streams[index] = _ChoiceStream()
+            if isinstance(choice.get("finish_reason"), str):
+                stream.finish = choice["finish_reason"]
+            delta = choice.get("delta")
+            if isinstance(delta, dict):
+                stream.add_delta(delta)
+    first = min(streams) if streams else None
+    main = streams[first] if first is not None else _ChoiceStream()
+    alternatives = [
+        Alternative(
+            choice=index,
+            calls=streams[index].assembled_calls(),
+            text=text_or_none(streams[index].text),
+            finish_reason=streams[index].finish,
+        )
+        for index in sorted(streams)
+        if index != first
+    ]
     return AssistantTurn(
-        text=text_or_none(text_parts),
-        calls=out,
-        finish_reason=finish,
+        text=text_or_none(main.text),
+        calls=main.assembled_calls(),
+        finish_reason=main.finish,
         usage=usage,
-        truncated=not done and finish is None,
+        truncated=not done and main.finish is None,
         raw_model=model,
         error=err,
+        alternatives=alternatives,
     )
 
 
@@ -249,9 +334,10 @@ def openai_chat_echoed_calls(body: Any) -> list[list[EchoedCall]]:
         for tc in tool_calls:
             if not isinstance(tc, dict):
                 continue
-            fn = as_dict(tc.get("function"))
+            custom = tc.get("type") == "custom" or isinstance(tc.get("custom"), dict)
+            fn = as_dict(tc.get("custom") if custom else tc.get("function"))
             cid = tc.get("id")
-            args = fn.get("arguments")
+            args = fn.get("input") if custom else fn.get("arguments")
             turn.append(
                 EchoedCall(
                     id=cid if isinstance(cid, str) and cid else None,
@@ -261,6 +347,21 @@ def openai_chat_echoed_calls(body: Any) -> list[list[EchoedCall]]:
             )
         out.append(turn)
     return out
+
+
+def _chat_response(response: Any) -> bool:
+    """A response a chat completion could be: unknown, ``choices`` or an ``error`` (JSON or
+    in a stream's chunks), or text that is no stream (an HTML error page)."""
+    if response is None:
+        return True
+    if isinstance(response, dict):
+        return "choices" in response or "error" in response
+    head = stream_head(response)
+    if head is None:
+        return False  # bytes: a binary stream no chat server sends
+    if not is_event_stream(head):
+        return True
+    return '"choices"' in head or '"error"' in head
 
 
 class OpenAIChat(WireFormat):
@@ -277,6 +378,8 @@ class OpenAIChat(WireFormat):
             isinstance(body, dict)
             and isinstance(body.get("messages"), list)
             and not anthropic_shaped(probe)
+            and not bedrock_shaped(body)
+            and _chat_response(probe.response)
         ):
             return DETECT_BODY
         return DETECT_NONE
@@ -304,6 +407,9 @@ class OpenAIChat(WireFormat):
         if not isinstance(request_body, dict):
             return None
         return first_user_text_of(request_body.get("messages"))
+
+    def user_texts(self, request_body: Any) -> list[str]:
+        return user_texts_of(as_dict(request_body).get("messages"))
 
 
 OPENAI_CHAT = OpenAIChat()

@@ -10,6 +10,7 @@ from rejudge.recorder.wire._common import (
     AssistantTurn,
     EchoedCall,
     SentToolResult,
+    as_dict,
     error_message,
     first_user_text_of,
     function_tool_specs,
@@ -17,10 +18,21 @@ from rejudge.recorder.wire._common import (
     iter_sse,
     load_json_event,
     make_call,
+    make_freeform_call,
+    parse_arguments,
+    stream_head,
     text_or_none,
+    user_texts_of,
 )
-from rejudge.recorder.wire._format import DETECT_BODY, DETECT_NONE, DETECT_PATH, Probe, WireFormat
-from rejudge.store import ToolSpec
+from rejudge.recorder.wire._format import (
+    DETECT_BODY,
+    DETECT_NONE,
+    DETECT_PATH,
+    Probe,
+    WireFormat,
+    is_event_stream,
+)
+from rejudge.store import ServerToolUse, ToolCall, ToolSpec
 
 __all__ = [
     "parse_openai_responses",
@@ -51,6 +63,47 @@ def _message_text(item: dict[str, Any]) -> list[str]:
     ]
 
 
+# output items the client executes: their calls are the client's (and judged)
+_CLIENT_CALLS = ("function_call", "custom_tool_call")
+# ``*_call`` items the client answers itself although no function tool asked for them
+_CLIENT_SIDE = frozenset({"computer_call", "local_shell_call", "shell_call", "apply_patch_call"})
+# what a server item keeps as the tool's input: every field but its identity and bookkeeping
+_NOT_INPUT = frozenset({"id", "type", "status", "name", "output", "outputs", "results", "error"})
+_RESULT_FIELDS = ("output", "outputs", "results", "error")
+
+
+def _server_tool(item: dict[str, Any]) -> ServerToolUse | None:
+    """A built-in tool OpenAI ran inside the response (``web_search_call``, ``file_search_call``,
+    ``code_interpreter_call``, ``mcp_call``, ...): every ``*_call`` item the client does not run."""
+    kind = item.get("type")
+    if not isinstance(kind, str) or not kind.endswith("_call"):
+        return None
+    if kind in _CLIENT_CALLS or kind in _CLIENT_SIDE:
+        return None
+    name = item.get("name") if isinstance(item.get("name"), str) else kind[: -len("_call")]
+    raw_input = {k: v for k, v in item.items() if k not in _NOT_INPUT}
+    if kind == "mcp_call" and isinstance(item.get("arguments"), str):
+        parsed, _raw, error = parse_arguments(item["arguments"])
+        raw_input = parsed if error is None else item["arguments"]
+    result = {k: item[k] for k in _RESULT_FIELDS if item.get(k) is not None} or None
+    if isinstance(result, dict) and len(result) == 1:
+        result = next(iter(result.values()))
+    item_id = item.get("id")
+    return ServerToolUse(
+        id=item_id if isinstance(item_id, str) and item_id else None,
+        name=name,
+        input=raw_input or None,
+        result=result,
+        kind=kind,
+    )
+
+
+def _client_call(item: dict[str, Any]) -> ToolCall:
+    if item.get("type") == "custom_tool_call":
+        return make_freeform_call(_call_id(item), item.get("name"), item.get("input"))
+    return make_call(_call_id(item), item.get("name"), item.get("arguments"))
+
+
 def _finish(body: dict[str, Any]) -> str | None:
     details = body.get("incomplete_details")
     if isinstance(details, dict) and isinstance(details.get("reason"), str):
@@ -71,6 +124,7 @@ def parse_openai_responses(body: dict[str, Any]) -> AssistantTurn:
     output = body.get("output")
     texts: list[str] = []
     calls = []
+    server_tools = []
     if isinstance(output, list):
         for item in output:
             if not isinstance(item, dict):
@@ -78,8 +132,12 @@ def parse_openai_responses(body: dict[str, Any]) -> AssistantTurn:
             kind = item.get("type")
             if kind == "message":
                 texts.extend(_message_text(item))
-            elif kind == "function_call":
-                calls.append(make_call(_call_id(item), item.get("name"), item.get("arguments")))
+            elif kind in _CLIENT_CALLS:
+                calls.append(_client_call(item))
+            else:
+                server = _server_tool(item)
+                if server is not None:
+                    server_tools.append(server)
     elif err is None:
         err = "response has no output"
     if body.get("status") == "failed" and err is None:
@@ -91,6 +149,7 @@ def parse_openai_responses(body: dict[str, Any]) -> AssistantTurn:
         usage=int_usage(body.get("usage")),
         raw_model=model,
         error=err,
+        server_tools=server_tools,
     )
 
 
@@ -158,35 +217,57 @@ def parse_openai_responses_sse(text: str) -> AssistantTurn:
                 it.name = item.get("name")
             if kind == "response.output_item.done":
                 it.done_item = item
-        elif kind in ("response.function_call_arguments.delta", "response.output_text.delta"):
+        elif kind in _DELTA_EVENTS:
             it = items.get(key)
             if it is None:
-                ftype = "function_call" if "arguments" in kind else "message"
-                it = items[key] = _Item(type=ftype)
+                it = items[key] = _Item(type=_DELTA_EVENTS[kind])
                 order.append(key)
             if isinstance(payload.get("delta"), str):
                 it.parts.append(payload["delta"])
-        elif kind == "response.function_call_arguments.done":
+        elif kind in (
+            "response.function_call_arguments.done",
+            "response.custom_tool_call_input.done",
+        ):
             it = items.get(key)
-            if it is not None and isinstance(payload.get("arguments"), str):
-                it.arguments = payload["arguments"]
+            whole = payload.get("arguments", payload.get("input"))
+            if it is not None and isinstance(whole, str):
+                it.arguments = whole
     texts: list[str] = []
     calls = []
+    server_tools = []
     for key in order:
         it = items[key]
         if it.type == "message":
             texts.extend(_message_text(it.done_item) if it.done_item else it.parts)
-        elif it.type == "function_call":
-            if it.done_item is not None and isinstance(it.done_item.get("arguments"), str):
-                args: str = it.done_item["arguments"]
+        elif it.type in _CLIENT_CALLS:
+            field_name = "input" if it.type == "custom_tool_call" else "arguments"
+            if it.done_item is not None and isinstance(it.done_item.get(field_name), str):
+                args: str = it.done_item[field_name]
             elif it.arguments is not None:
                 args = it.arguments
             else:
                 args = "".join(it.parts)
-            calls.append(make_call(it.call_id, it.name, args))
+            item = {"type": it.type, "call_id": it.call_id, "name": it.name, field_name: args}
+            calls.append(_client_call(item))
+        elif it.done_item is not None:
+            server = _server_tool(it.done_item)
+            if server is not None:
+                server_tools.append(server)
     return AssistantTurn(
-        text=text_or_none(texts), calls=calls, truncated=True, raw_model=model, error=err
+        text=text_or_none(texts),
+        calls=calls,
+        truncated=True,
+        raw_model=model,
+        error=err,
+        server_tools=server_tools,
     )
+
+
+_DELTA_EVENTS = {
+    "response.function_call_arguments.delta": "function_call",
+    "response.custom_tool_call_input.delta": "custom_tool_call",
+    "response.output_text.delta": "message",
+}
 
 
 def _output_content(output: Any) -> Any:
@@ -199,13 +280,16 @@ def _output_content(output: Any) -> Any:
     return output
 
 
+_OUTPUT_ITEMS = ("function_call_output", "custom_tool_call_output")
+
+
 def openai_responses_tool_results(body: Any) -> list[SentToolResult]:
     """Every ``function_call_output`` item of a request's ``input``."""
     out: list[SentToolResult] = []
     if not isinstance(body, dict) or not isinstance(body.get("input"), list):
         return out
     for item in body["input"]:
-        if not isinstance(item, dict) or item.get("type") != "function_call_output":
+        if not isinstance(item, dict) or item.get("type") not in _OUTPUT_ITEMS:
             continue
         cid = item.get("call_id")
         out.append(
@@ -224,9 +308,9 @@ def openai_responses_echoed_calls(body: Any) -> list[list[EchoedCall]]:
         return out
     current: list[EchoedCall] = []
     for item in body["input"]:
-        if isinstance(item, dict) and item.get("type") == "function_call":
+        if isinstance(item, dict) and item.get("type") in _CLIENT_CALLS:
             cid = _call_id(item)
-            args = item.get("arguments")
+            args = item.get("input" if item.get("type") == "custom_tool_call" else "arguments")
             current.append(
                 EchoedCall(
                     id=cid if isinstance(cid, str) and cid else None,
@@ -234,14 +318,34 @@ def openai_responses_echoed_calls(body: Any) -> list[list[EchoedCall]]:
                     arguments_raw=args if isinstance(args, str) else None,
                 )
             )
-        elif isinstance(item, dict) and item.get("type") == "reasoning":
-            continue  # a turn's reasoning item precedes its calls
+        elif isinstance(item, dict) and (
+            item.get("type") == "reasoning" or _server_tool(item) is not None
+        ):
+            continue  # a turn's reasoning and server-side tool items sit among its calls
         elif current:
             out.append(current)
             current = []
     if current:
         out.append(current)
     return out
+
+
+def _responses_response(response: Any) -> bool:
+    """A response the Responses API could give: unknown, ``output`` or ``error``, or a stream
+    of ``response.*`` events (an embeddings answer, ``data``, is none)."""
+    if response is None:
+        return True
+    if isinstance(response, dict):
+        return "output" in response or "error" in response
+    head = stream_head(response)
+    if head is None:
+        return False
+    return (
+        not is_event_stream(head)
+        or '"response.' in head
+        or "event: response." in head
+        or '"error"' in head
+    )
 
 
 class OpenAIResponses(WireFormat):
@@ -255,7 +359,9 @@ class OpenAIResponses(WireFormat):
             return DETECT_PATH
         body = probe.body
         if isinstance(body, dict) and "input" in body and "model" in body:
-            return DETECT_BODY if "messages" not in body else DETECT_NONE
+            if "messages" in body or not _responses_response(probe.response):
+                return DETECT_NONE
+            return DETECT_BODY
         return DETECT_NONE
 
     def parse_message(self, body: dict[str, Any]) -> AssistantTurn:
@@ -280,6 +386,17 @@ class OpenAIResponses(WireFormat):
         if isinstance(items, str):
             return items
         return first_user_text_of(items)
+
+    def user_texts(self, request_body: Any) -> list[str]:
+        items = as_dict(request_body).get("input")
+        if isinstance(items, str):
+            return [items] if items else []
+        # input items without a type are messages too (the easy-input form)
+        return user_texts_of(
+            [i for i in items if isinstance(i, dict) and i.get("type", "message") == "message"]
+            if isinstance(items, list)
+            else []
+        )
 
 
 OPENAI_RESPONSES = OpenAIResponses()

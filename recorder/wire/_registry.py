@@ -1,7 +1,7 @@
 """The wire formats by name, and the format-generic entry points built on them.
 
-The four built-in formats (OpenAI chat, OpenAI Responses, Anthropic messages, Gemini) are
-registered here; a new format is a :class:`~.format.WireFormat` subclass in its own module, added
+The built-in formats (OpenAI chat, OpenAI Responses, Anthropic messages, Gemini, Bedrock
+Converse, Cohere v2 chat) are registered here; a new format is a :class:`~.format.WireFormat` subclass in its own module, added
 with :func:`register_wire_format`. Detection asks every registered format and keeps the surest
 answer, so no function here names a format.
 """
@@ -12,6 +12,8 @@ from collections.abc import Mapping
 from typing import Any
 
 from rejudge.recorder.wire._anthropic import ANTHROPIC_MESSAGES
+from rejudge.recorder.wire._bedrock import BEDROCK_CONVERSE
+from rejudge.recorder.wire._cohere import COHERE_CHAT
 from rejudge.recorder.wire._common import (
     WIRE_UNKNOWN,
     AssistantTurn,
@@ -27,6 +29,7 @@ from rejudge.recorder.wire._format import (
     make_probe,
 )
 from rejudge.recorder.wire._gemini import GEMINI_GENERATE_CONTENT
+from rejudge.recorder.wire._nonmodel import non_model_kind
 from rejudge.recorder.wire._openai_chat import OPENAI_CHAT
 from rejudge.recorder.wire._openai_responses import OPENAI_RESPONSES
 from rejudge.store import NotFoundError, ToolSpec
@@ -83,10 +86,13 @@ def wire_formats() -> list[WireFormat]:
 def find_wire_format(probe: Probe) -> WireFormat | None:
     """The format ``probe`` speaks, or ``None`` for no model exchange.
 
-    A path that names a format's endpoint decides; a path that names another endpoint of a known
+    A URL that names a non-model endpoint (:mod:`._nonmodel`: embeddings, files, telemetry, ...)
+    means no model exchange; a path that names a format's endpoint decides; a path that names another endpoint of a known
     API (model listings, token counts) means no model exchange; otherwise the surest of the
     body-shape and header answers wins.
     """
+    if non_model_kind(probe.host, probe.path) is not None:
+        return None  # embeddings, files, telemetry, ...: a known non-model endpoint
     scores = [(f.detect(probe), f) for f in _FORMATS.values()]
     for score, wire_format in scores:
         if score >= DETECT_PATH:
@@ -145,5 +151,12 @@ def extract_first_user_text(wire_format: str, request_body: Any) -> str | None:
     return found.first_user_text(request_body) if found is not None else None
 
 
-for _builtin in (OPENAI_CHAT, OPENAI_RESPONSES, ANTHROPIC_MESSAGES, GEMINI_GENERATE_CONTENT):
+for _builtin in (
+    OPENAI_CHAT,
+    OPENAI_RESPONSES,
+    ANTHROPIC_MESSAGES,
+    GEMINI_GENERATE_CONTENT,
+    BEDROCK_CONVERSE,
+    COHERE_CHAT,
+):
     register_wire_format(_builtin)

@@ -6,6 +6,7 @@ from typing import Any
 
 import click
 from rich.console import Console
+from rich.markup import escape
 from rich.progress import (
     BarColumn,
     MofNCompleteColumn,
@@ -23,30 +24,42 @@ __all__ = ["record", "replay", "renormalize", "traces", "trace_json"]
 
 
 def trace_json(case: str, repetition: int, trace: Trace) -> dict[str, Any]:
-    """One entry of ``traces --json`` (DESIGN §11 keys, plus the error when there is one)."""
-    return {
+    """One entry of ``traces --json`` (DESIGN §11 keys, plus the error when there is one).
+
+    Format-2 facts appear only when the trace holds them (a round's ``server_tools`` and
+    ``alternatives``, the trace's ``user_turns``), so a format-1 trace's entry is what it
+    always was, byte for byte."""
+    rounds = []
+    for rnd in trace.rounds:
+        entry: dict[str, Any] = {
+            "calls": [
+                {
+                    "name": call.name,
+                    "arguments": call.arguments,
+                    "arguments_raw": call.arguments_raw,
+                    "parse_error": call.parse_error,
+                    "result": call.result,
+                    "ok": call.ok,
+                }
+                for call in rnd.calls
+            ],
+            "text": rnd.text,
+        }
+        if rnd.server_tools:
+            entry["server_tools"] = [s.model_dump(mode="json") for s in rnd.server_tools]
+        if rnd.alternatives:
+            entry["alternatives"] = [a.model_dump(mode="json") for a in rnd.alternatives]
+        rounds.append(entry)
+    out: dict[str, Any] = {
         "case": case,
         "repetition": repetition,
         "status": trace.status,
-        "rounds": [
-            {
-                "calls": [
-                    {
-                        "name": call.name,
-                        "arguments": call.arguments,
-                        "arguments_raw": call.arguments_raw,
-                        "parse_error": call.parse_error,
-                        "result": call.result,
-                        "ok": call.ok,
-                    }
-                    for call in rnd.calls
-                ],
-                "text": rnd.text,
-            }
-            for rnd in trace.rounds
-        ],
-        "error": trace.error.model_dump(mode="json") if trace.error else None,
+        "rounds": rounds,
     }
+    if trace.user_turns:
+        out["user_turns"] = [t.model_dump(mode="json") for t in trace.user_turns]
+    out["error"] = trace.error.model_dump(mode="json") if trace.error else None
+    return out
 
 
 def _mcp_world(loaded: Any, mcp: bool, stdio: str | None, url: str | None, timeout_s: float) -> Any:
@@ -368,20 +381,39 @@ def traces(app: AppContext, run: str, case_id: str | None) -> None:
     def render(console: Console) -> None:
         rows = []
         for item in items:
+            turns: dict[int, list[str]] = {}
+            for turn in item.get("user_turns", []):
+                turns.setdefault(turn["before_round"], []).append(turn["text"])
+
+            def user_rows(
+                before: int, item: dict[str, Any] = item, turns: dict[int, list[str]] = turns
+            ) -> None:
+                for said in turns.get(before, []):
+                    rows.append([item["case"], item["repetition"], "user", "-", said[:60]])
+
             for index, rnd in enumerate(item["rounds"]):
-                calls = "; ".join(
+                user_rows(index)
+                parts = [
                     f"{c['name']}({c['arguments_raw']}) -> "
                     + ("ok" if c["ok"] else f"error{' (parse)' if c['parse_error'] else ''}")
                     for c in rnd["calls"]
-                )
+                ]
+                parts += [f"[server] {s['name']}" for s in rnd.get("server_tools", [])]
+                if rnd.get("alternatives"):
+                    parts.append(f"(+{len(rnd['alternatives'])} other choices, not followed)")
                 text = (rnd["text"] or "")[:60]
-                rows.append([item["case"], item["repetition"], index, calls or "-", text])
+                rows.append(
+                    [item["case"], item["repetition"], index, "; ".join(parts) or "-", text]
+                )
+            user_rows(len(item["rounds"]))
             if item["error"]:
                 error = item["error"]
                 rows.append(
                     [item["case"], item["repetition"], "!", error["kind"], error["message"][:60]]
                 )
         columns = ["case", "rep", "round", "calls", "text"]
-        console.print(table(f"traces of {record.name}", columns, rows))
+        # evidence text (calls, user messages, model text) is data, never Rich markup
+        safe = [[escape(v) if isinstance(v, str) else v for v in row] for row in rows]
+        console.print(table(f"traces of {record.name}", columns, safe))
 
     app.emit(items, render)

@@ -134,3 +134,54 @@ def test_anthropic_sse_reassembles_split_input(obj: dict, cuts: list[int]) -> No
 )
 def test_parse_response_never_raises(fmt: str, body: object) -> None:
     parse_response(fmt, body)
+
+
+@settings(max_examples=100, deadline=None)
+@given(
+    first=json_objects.map(json.dumps),
+    second=json_objects.map(json.dumps),
+    cuts=st.lists(st.integers(min_value=0, max_value=400), max_size=6),
+    order=st.randoms(use_true_random=False),
+)
+def test_n_choices_stream_assembles_each_choice_apart(
+    first: str, second: str, cuts: list[int], order: object
+) -> None:
+    """Fragments of two choices, interleaved in any order: choice 0 is the turn, choice 1 its
+    alternative, and neither takes a byte of the other's arguments."""
+    events: list[tuple[int, str]] = []
+    for choice, raw in ((0, first), (1, second)):
+        events += [(choice, piece) for piece in split_at(raw, cuts)]
+    order.shuffle(events)  # type: ignore[attr-defined]
+    # the shuffle decides only the interleaving: each choice keeps its own pieces in order
+    ranks = {0: iter(split_at(first, cuts)), 1: iter(split_at(second, cuts))}
+    events = [(choice, next(ranks[choice])) for choice, _ in events]
+    chunks = [
+        {
+            "choices": [
+                {
+                    "index": c,
+                    "delta": {
+                        "tool_calls": [{"index": 0, "id": f"c{c}", "function": {"name": f"f{c}"}}]
+                    },
+                }
+            ]
+        }
+        for c in (0, 1)
+    ]
+    for choice, piece in events:
+        chunks.append(
+            {
+                "choices": [
+                    {
+                        "index": choice,
+                        "delta": {"tool_calls": [{"index": 0, "function": {"arguments": piece}}]},
+                    }
+                ]
+            }
+        )
+    sse = "".join(f"data: {json.dumps(c)}\n\n" for c in chunks) + "data: [DONE]\n\n"
+    turn = parse_openai_chat_sse(sse)
+    assert [(c.id, c.arguments_raw) for c in turn.calls] == [("c0", first)]
+    assert [(a.choice, [(c.id, c.arguments_raw) for c in a.calls]) for a in turn.alternatives] == [
+        (1, [("c1", second)])
+    ]

@@ -16,6 +16,7 @@ from rejudge.recorder.wire import (
     UnknownWireFormatError,
     WireFormat,
     detect_wire_format,
+    find_wire_format,
     get_wire_format,
     make_probe,
     parse_response,
@@ -105,10 +106,72 @@ SAMPLES: dict[str, tuple[str, dict[str, Any], dict[str, list[str]]]] = {
         },
         {"content-type": ["application/json"]},
     ),
+    "bedrock-converse": (
+        "https://bedrock-runtime.us-east-1.amazonaws.com/model/amazon.nova-micro-v1%3A0/converse",
+        {
+            "messages": [
+                {"role": "user", "content": [{"text": "weather?"}]},
+                {
+                    "role": "assistant",
+                    "content": [{"toolUse": {"toolUseId": "t1", "name": "w", "input": {}}}],
+                },
+                {
+                    "role": "user",
+                    "content": [{"toolResult": {"toolUseId": "t1", "content": [{"text": "rain"}]}}],
+                },
+            ],
+            "system": [{"text": "be brief"}],
+            "toolConfig": {
+                "tools": [{"toolSpec": {"name": "w", "inputSchema": {"json": {"type": "object"}}}}]
+            },
+        },
+        {"content-type": ["application/json"], "x-amzn-requestid": ["r1"]},
+    ),
+    "cohere-chat": (
+        "https://api.cohere.com/v2/chat",
+        {
+            "model": "command-r-plus",
+            "messages": [
+                {"role": "system", "content": "be brief"},
+                {"role": "user", "content": "weather?"},
+                {
+                    "role": "assistant",
+                    "tool_plan": "I will look it up.",
+                    "tool_calls": [
+                        {
+                            "id": "w_1",
+                            "type": "function",
+                            "function": {"name": "get_weather", "arguments": '{"city":"Oslo"}'},
+                        }
+                    ],
+                },
+                {"role": "tool", "tool_call_id": "w_1", "content": "rain"},
+            ],
+            "tools": [
+                {
+                    "type": "function",
+                    "function": {"name": "get_weather", "parameters": {"type": "object"}},
+                }
+            ],
+        },
+        {"content-type": ["application/json"]},
+    ),
 }
 
-# the body alone (through a proxy path) identifies these formats; Gemini is found by path only
-BODY_DETECTABLE = ("openai-chat", "openai-responses", "anthropic-messages")
+# what answered each sample (detection may look at the response's shape too)
+RESPONSES: dict[str, Any] = {
+    "openai-chat": {"choices": [{"index": 0, "message": {"content": "rain"}}]},
+    "openai-responses": {"output": [{"type": "message", "content": []}], "status": "completed"},
+    "anthropic-messages": {"content": [{"type": "text", "text": "rain"}], "stop_reason": "x"},
+    "gemini-generate-content": {"candidates": [{"content": {"parts": [{"text": "rain"}]}}]},
+    "bedrock-converse": {"output": {"message": {"content": [{"text": "rain"}]}}},
+    "cohere-chat": {"message": {"role": "assistant", "content": []}, "finish_reason": "COMPLETE"},
+}
+
+# the body alone (through a proxy path) identifies these formats; Gemini is found by path only,
+# Cohere (whose requests are chat completions' shape) by path or by its response
+BODY_DETECTABLE = ("openai-chat", "openai-responses", "anthropic-messages", "bedrock-converse")
+RESPONSE_DETECTABLE = ("cohere-chat",)
 
 
 def test_the_built_in_formats_are_registered_objects_in_order() -> None:
@@ -143,13 +206,21 @@ def test_no_body_of_another_format_is_taken_for_this_one(name: str) -> None:
         probe = make_probe(url, body, headers)
         assert fmt.detect(probe) < get_wire_format(other).detect(probe), other
         assert detect_wire_format(url, body, headers) == other
-        # through a proxy path that names no API, this format does not claim the other's body
-        for proxied in (make_probe("/proxy", body, headers), make_probe("/proxy", body, None)):
+        # through a proxy path that names no API, with the response that answered it, this
+        # format does not claim the other's exchange
+        response = RESPONSES[other]
+        for proxied in (
+            make_probe("/proxy", body, headers, response),
+            make_probe("/proxy", body, None, response),
+        ):
             assert fmt.detect(proxied) == DETECT_NONE, (other, proxied)
         if other in BODY_DETECTABLE:
             assert detect_wire_format("/proxy", body, headers) == other
-        else:
+        elif other not in RESPONSE_DETECTABLE:
             assert detect_wire_format("/proxy", body, headers) == "unknown"
+        found = find_wire_format(make_probe("/proxy", body, headers, response))
+        expected = other if other in BODY_DETECTABLE + RESPONSE_DETECTABLE else None
+        assert (found.name if found else None) == expected, other
 
 
 def test_other_endpoints_of_known_apis_are_no_model_exchange() -> None:

@@ -1,0 +1,234 @@
+"""Cohere v2 chat (``POST /v2/chat``): ``message.tool_calls`` responses and their SSE stream.
+
+Requests look like OpenAI chat (``messages`` with ``tool_calls`` and ``role: tool`` results,
+``tools[].function``), so the path decides, or the response's shape: a top-level ``message`` and
+``finish_reason`` where chat completions have ``choices``. A stream is typed events
+(``message-start``, ``content-delta``, ``tool-call-start``/``-delta``/``-end``, ``message-end``)
+whose payload nests under ``delta.message``; tool-call argument fragments concatenate per
+``index``.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from rejudge.recorder.wire._common import (
+    WIRE_COHERE,
+    AssistantTurn,
+    EchoedCall,
+    SentToolResult,
+    as_dict,
+    first_user_text_of,
+    function_tool_specs,
+    int_usage,
+    iter_sse,
+    load_json_event,
+    make_call,
+    text_or_none,
+    user_texts_of,
+)
+from rejudge.recorder.wire._format import (
+    DETECT_NONE,
+    DETECT_PATH,
+    DETECT_RESPONSE,
+    Probe,
+    WireFormat,
+    is_event_stream,
+)
+from rejudge.recorder.wire._openai_chat import openai_chat_echoed_calls, openai_chat_tool_results
+from rejudge.store import ToolSpec
+
+__all__ = ["parse_cohere_chat", "parse_cohere_sse", "CohereChat", "COHERE_CHAT"]
+
+_STREAM_EVENTS = (
+    "message-start",
+    "content-start",
+    "content-delta",
+    "tool-call-start",
+    "tool-call-delta",
+    "tool-call-end",
+    "message-end",
+    "tool-plan-delta",
+)
+
+
+def _usage(usage: Any) -> dict[str, int]:
+    usage = as_dict(usage)
+    # ``tokens`` is what the model saw and wrote; ``billed_units`` what was charged
+    return int_usage(usage.get("tokens")) or int_usage(usage.get("billed_units"))
+
+
+def _text(content: Any) -> list[str]:
+    if isinstance(content, str):
+        return [content]
+    return (
+        [
+            b["text"]
+            for b in content
+            if isinstance(content, list)
+            and isinstance(b, dict)
+            and b.get("type") in (None, "text")
+            and isinstance(b.get("text"), str)
+        ]
+        if isinstance(content, list)
+        else []
+    )
+
+
+def parse_cohere_chat(body: dict[str, Any]) -> AssistantTurn:
+    """A non-streaming v2 chat response: ``message.content`` text and ``message.tool_calls``."""
+    if not isinstance(body, dict):
+        return AssistantTurn(error="response body is not a JSON object")
+    message = body.get("message")
+    err = None
+    if not isinstance(message, dict):
+        detail = body.get("message") if isinstance(body.get("message"), str) else None
+        err = detail or "response has no message"
+        message = {}
+    calls = []
+    for tc in message.get("tool_calls") or []:
+        if isinstance(tc, dict):
+            fn = as_dict(tc.get("function"))
+            calls.append(make_call(tc.get("id"), fn.get("name"), fn.get("arguments")))
+    finish = body.get("finish_reason")
+    if err is None and finish == "ERROR":
+        err = "the model's generation failed"
+    return AssistantTurn(
+        text=text_or_none(_text(message.get("content"))),
+        calls=calls,
+        finish_reason=finish if isinstance(finish, str) else None,
+        usage=_usage(body.get("usage")),
+        error=err,
+    )
+
+
+@dataclass
+class _Call:
+    id: Any = None
+    name: Any = None
+    parts: list[str] = field(default_factory=list)
+
+
+def _delta_calls(delta: dict[str, Any]) -> list[dict[str, Any]]:
+    # one call object per event (some servers send a one-element list)
+    calls = as_dict(as_dict(delta.get("message"))).get("tool_calls")
+    if isinstance(calls, dict):
+        return [calls]
+    return [c for c in calls if isinstance(c, dict)] if isinstance(calls, list) else []
+
+
+def parse_cohere_sse(text: str) -> AssistantTurn:
+    """A v2 chat stream. Without ``message-end`` the turn is ``truncated``; unknown event types
+    (citations, future ones) are skipped."""
+    if not isinstance(text, str):
+        return AssistantTurn(truncated=True, error="stream body is not text")
+    texts: list[str] = []
+    calls: dict[Any, _Call] = {}
+    order: list[Any] = []
+    finish: str | None = None
+    usage: dict[str, int] = {}
+    done = False
+    err: str | None = None
+    for event, data in iter_sse(text):
+        payload = as_dict(load_json_event(data))
+        kind = payload.get("type") or event
+        delta = as_dict(payload.get("delta"))
+        index = payload.get("index")
+        key = index if isinstance(index, int) and not isinstance(index, bool) else None
+        if kind == "content-delta":
+            content = as_dict(as_dict(delta.get("message")).get("content"))
+            if isinstance(content.get("text"), str):
+                texts.append(content["text"])
+        elif kind in ("tool-call-start", "tool-call-delta"):
+            if key is None:  # no index: a start opens a call, a delta continues the last one
+                key = len(order) if kind == "tool-call-start" or not order else order[-1]
+            call = calls.get(key)
+            if call is None:
+                call = calls[key] = _Call()
+                order.append(key)
+            for tc in _delta_calls(delta):
+                fn = as_dict(tc.get("function"))
+                if call.id is None and isinstance(tc.get("id"), str):
+                    call.id = tc["id"]
+                if call.name is None and isinstance(fn.get("name"), str):
+                    call.name = fn["name"]
+                if isinstance(fn.get("arguments"), str):
+                    call.parts.append(fn["arguments"])
+        elif kind == "message-end":
+            done = True
+            if isinstance(delta.get("finish_reason"), str):
+                finish = delta["finish_reason"]
+            usage = _usage(delta.get("usage")) or usage
+            err = _end_error(delta) or err
+    return AssistantTurn(
+        text=text_or_none(texts),
+        calls=[make_call(calls[k].id, calls[k].name, "".join(calls[k].parts)) for k in order],
+        finish_reason=finish,
+        usage=usage,
+        truncated=not done,
+        error=err,
+    )
+
+
+def _end_error(end: dict[str, Any]) -> str | None:
+    """The error a stream's ``message-end`` (``finish_reason: ERROR``) reports."""
+    error = end.get("error")
+    if not isinstance(error, str) or not error:
+        return "the model's generation failed" if end.get("finish_reason") == "ERROR" else None
+    kind = end.get("error_type")
+    return f"{kind}: {error}" if isinstance(kind, str) and kind else error
+
+
+def _cohere_response(response: Any) -> bool:
+    if isinstance(response, dict):
+        return isinstance(response.get("message"), dict) and "choices" not in response
+    if isinstance(response, str) and is_event_stream(response):
+        head = response[:2000]
+        return any(f'"type":"{e}"' in head or f"event: {e}" in head for e in _STREAM_EVENTS)
+    return False
+
+
+class CohereChat(WireFormat):
+    """``POST .../v2/chat``; also a chat-shaped request answered in Cohere's shape."""
+
+    name = WIRE_COHERE
+    provider = "cohere"
+
+    def detect(self, probe: Probe) -> int:
+        if probe.path.endswith("/v2/chat"):
+            return DETECT_PATH
+        body = probe.body
+        if isinstance(body, dict) and isinstance(body.get("messages"), list):
+            if _cohere_response(probe.response):
+                return DETECT_RESPONSE
+        return DETECT_NONE
+
+    def other_endpoint(self, probe: Probe) -> bool:
+        # embeddings and reranking (v1 and v2) carry no chat turn
+        return probe.last_segment in ("embed", "rerank", "tokenize", "detokenize", "classify")
+
+    def parse_message(self, body: dict[str, Any]) -> AssistantTurn:
+        return parse_cohere_chat(body)
+
+    def assemble_stream(self, text: str) -> AssistantTurn:
+        return parse_cohere_sse(text)
+
+    def tool_results(self, request_body: Any) -> list[SentToolResult]:
+        # role: tool messages as in chat completions; document contents are kept as sent
+        return openai_chat_tool_results(request_body)
+
+    def echoed_calls(self, request_body: Any) -> list[list[EchoedCall]]:
+        return openai_chat_echoed_calls(request_body)
+
+    def tool_specs(self, request_body: Any) -> list[ToolSpec]:
+        return function_tool_specs(request_body)
+
+    def first_user_text(self, request_body: Any) -> str | None:
+        return first_user_text_of(as_dict(request_body).get("messages"))
+
+    def user_texts(self, request_body: Any) -> list[str]:
+        return user_texts_of(as_dict(request_body).get("messages"))
+
+
+COHERE_CHAT = CohereChat()

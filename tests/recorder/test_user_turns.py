@@ -1,0 +1,150 @@
+"""User turns of a conversation, from every format's message history."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+import pytest
+from rejudge.recorder import Exchange, normalize_exchanges, trace_from_cassette
+
+History = list[tuple[str, str]]  # (role, text)
+
+
+def _chat(history: History) -> dict[str, Any]:
+    return {"model": "m", "messages": [{"role": r, "content": t} for r, t in history]}
+
+
+def _responses(history: History) -> dict[str, Any]:
+    return {"model": "m", "input": [{"role": r, "content": t} for r, t in history]}
+
+
+def _anthropic(history: History) -> dict[str, Any]:
+    return {
+        "model": "m",
+        "max_tokens": 9,
+        "messages": [{"role": r, "content": [{"type": "text", "text": t}]} for r, t in history],
+    }
+
+
+def _gemini(history: History) -> dict[str, Any]:
+    return {
+        "contents": [
+            {"role": "model" if r == "assistant" else "user", "parts": [{"text": t}]}
+            for r, t in history
+        ]
+    }
+
+
+def _bedrock(history: History) -> dict[str, Any]:
+    return {"messages": [{"role": r, "content": [{"text": t}]} for r, t in history]}
+
+
+FORMATS: dict[str, tuple[str, Callable[[History], dict[str, Any]], Callable[[str], Any]]] = {
+    "openai-chat": (
+        "https://api.openai.com/v1/chat/completions",
+        _chat,
+        lambda t: {"choices": [{"index": 0, "message": {"content": t}, "finish_reason": "stop"}]},
+    ),
+    "openai-responses": (
+        "https://api.openai.com/v1/responses",
+        _responses,
+        lambda t: {
+            "status": "completed",
+            "output": [{"type": "message", "content": [{"type": "output_text", "text": t}]}],
+        },
+    ),
+    "anthropic-messages": (
+        "https://api.anthropic.com/v1/messages",
+        _anthropic,
+        lambda t: {"content": [{"type": "text", "text": t}], "stop_reason": "end_turn"},
+    ),
+    "gemini-generate-content": (
+        "https://generativelanguage.googleapis.com/v1beta/models/g:generateContent",
+        _gemini,
+        lambda t: {"candidates": [{"content": {"parts": [{"text": t}]}, "finishReason": "STOP"}]},
+    ),
+    "bedrock-converse": (
+        "https://bedrock-runtime.us-east-1.amazonaws.com/model/m/converse",
+        _bedrock,
+        lambda t: {"output": {"message": {"content": [{"text": t}]}}, "stopReason": "end_turn"},
+    ),
+    "cohere-chat": (
+        "https://api.cohere.com/v2/chat",
+        _chat,
+        lambda t: {
+            "message": {"content": [{"type": "text", "text": t}]},
+            "finish_reason": "COMPLETE",
+        },
+    ),
+}
+
+
+def _conversation(name: str, users: list[str]) -> list[Exchange]:
+    url, request, response = FORMATS[name]
+    history: History = []
+    out = []
+    for i, text in enumerate(users):
+        history.append(("user", text))
+        answer = f"answer {i}"
+        out.append(
+            Exchange(
+                method="POST",
+                url=url,
+                request_body=request(list(history)),
+                status=200,
+                response_body=response(answer),
+                index=i,
+            )
+        )
+        history.append(("assistant", answer))
+    return out
+
+
+@pytest.mark.parametrize("name", list(FORMATS))
+def test_user_turns_sit_before_the_rounds_that_answer_them(name: str) -> None:
+    trace = normalize_exchanges(_conversation(name, ["book a table", "for two", "at eight"]), "c")
+    assert [(t.before_round, t.position, t.text) for t in trace.user_turns] == [
+        (0, 0, "book a table"),
+        (1, 1, "for two"),
+        (2, 2, "at eight"),
+    ]
+    assert [r.text for r in trace.rounds] == ["answer 0", "answer 1", "answer 2"]
+    assert trace.format_version == 2
+
+
+@pytest.mark.parametrize("name", list(FORMATS))
+def test_a_single_instruction_carries_no_turns(name: str) -> None:
+    trace = normalize_exchanges(_conversation(name, ["book a table"]), "c")
+    assert trace.user_turns == [] and trace.format_version == 1
+    assert "user_turns" not in trace.model_dump(mode="json")
+
+
+def test_a_message_nothing_answered_sits_after_the_last_round() -> None:
+    exchanges = _conversation("openai-chat", ["one", "two"])
+    last = exchanges[-1]
+    failed = Exchange(
+        method="POST", url=last.url, request_body=last.request_body, status=500, response_body="x"
+    )
+    trace = normalize_exchanges([exchanges[0], failed], "c")
+    assert [(t.before_round, t.text) for t in trace.user_turns] == [(0, "one"), (1, "two")]
+    assert trace.status == "agent_error"
+
+
+def test_rejudge_loop_messages_are_not_user_turns() -> None:
+    # the loop's nudges and restatements are user messages on the wire, but the harness's
+    exchanges = _conversation("openai-chat", ["do it", "2 expected steps remain."])
+    interactions = [
+        {
+            "request": {"method": "POST", "uri": ex.url, "body": ex.request_body, "headers": {}},
+            "response": {
+                "status": {"code": 200},
+                "headers": {},
+                "body": {"string": ex.response_body},
+            },
+        }
+        for ex in exchanges
+    ]
+    loop = trace_from_cassette(interactions, {"outcome": {"status": "completed"}}, "c", 0)
+    foreign = trace_from_cassette(interactions, {}, "c", 0)
+    assert loop.user_turns == [] and len(foreign.user_turns) == 2
