@@ -27,6 +27,10 @@ __all__ = [
     "filters_widget",
     "tool_badge",
     "md_escape",
+    "query_int",
+    "not_scorable",
+    "verdict_shown",
+    "NOT_SCORABLE",
     "FLIP_CAUSES",
     "FLIP_COLUMNS",
 ]
@@ -92,7 +96,7 @@ def eval_label(row: EvaluationSummary) -> str:
     return f"#{row.id} · {row.run} · {row.tier} · {row.rule_set}"
 
 
-def _query_int(name: str) -> int | None:
+def query_int(name: str) -> int | None:
     raw = st.query_params.get(name)
     try:
         return int(raw) if raw is not None else None
@@ -107,7 +111,7 @@ def pick_evaluation(
     if not rows:
         return None
     ids = [r.id for r in rows]
-    wanted = _query_int(key)
+    wanted = query_int(key)
     index = ids.index(wanted) if wanted in ids else min(max(default_index, 0), len(ids) - 1)
     by_id = {r.id: r for r in rows}
     chosen = st.selectbox(
@@ -124,7 +128,7 @@ def pick_run(
     if not rows:
         return None
     ids = [r.id for r in rows]
-    wanted = _query_int(key)
+    wanted = query_int(key)
     index = ids.index(wanted) if wanted in ids else default_index % len(ids)
     by_id = {r.id: r for r in rows}
     chosen = st.selectbox(
@@ -174,3 +178,24 @@ def tool_badge(name: str, ok: bool | None, parse_error: bool = False) -> str:
 
 
 NO_CALL_BADGE = ":yellow-badge[⚠ no call]"
+
+
+NOT_SCORABLE = "not scorable"
+
+
+def not_scorable(case_body: Mapping[str, object] | None) -> bool:
+    """A case nothing can be scored against: not negative, not skipped, and no golden call (an
+    ad-hoc case imported from cassettes). Its FAIL says nothing about the model."""
+    if not case_body:
+        return False
+    golden = case_body.get("golden")
+    calls = golden.get("calls") if isinstance(golden, Mapping) else None
+    return not calls and not case_body.get("negative") and not case_body.get("skip")
+
+
+def verdict_shown(judgment: Mapping[str, object], case_body: Mapping[str, object] | None) -> str:
+    """The verdict as a page shows it: ``not scorable`` instead of a FAIL against no golden."""
+    verdict = str(judgment.get("verdict", "?"))
+    if verdict == "FAIL" and not_scorable(case_body):
+        return NOT_SCORABLE
+    return verdict

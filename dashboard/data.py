@@ -130,6 +130,16 @@ def run_traces(url: str, run_id: int, case_contains: str | None = None) -> list[
 
 
 @st.cache_data(ttl=TTL_S, show_spinner=False)
+def run_trace_count(url: str, run_id: int, case_contains: str | None = None) -> int:
+    return store(url).run_trace_count(run_id, case_contains=case_contains)
+
+
+@st.cache_data(ttl=TTL_S, show_spinner=False)
+def evaluation_trace(url: str, evaluation_id: int, case_key: str, repetition: int) -> int | None:
+    return store(url).evaluation_trace(evaluation_id, case_key, repetition)
+
+
+@st.cache_data(ttl=TTL_S, show_spinner=False)
 def trace_detail(url: str, trace_id: int) -> TraceDetail | None:
     return store(url).trace_detail(trace_id)
 

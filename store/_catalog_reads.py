@@ -14,6 +14,8 @@ from collections.abc import Sequence
 from datetime import datetime
 from typing import TYPE_CHECKING, Any, NamedTuple
 
+from rejudge.store._errors import DatabaseUnavailableError
+from rejudge.store._migrate import _unavailable as unavailable_error
 from rejudge.store._read_common import (
     _T_BASE,
     _T_EJ,
@@ -31,6 +33,7 @@ from rejudge.store._read_common import (
 )
 from rejudge.store._schemas import VERDICTS
 from sqlalchemy import case, func, select
+from sqlalchemy.exc import DatabaseError, DBAPIError, InterfaceError, OperationalError
 
 if TYPE_CHECKING:
     from sqlalchemy import Engine
@@ -150,6 +153,22 @@ class CatalogReadsMixin:
     if TYPE_CHECKING:
         # provided by ``Store``
         engine: Engine
+
+    def unavailable(self, exc: BaseException) -> DatabaseUnavailableError | None:
+        """``exc`` as the one-line error a lost or refused database gives, or None when it is
+        something else: a reader (the dashboard) that outlives a database restart shows this
+        line instead of the driver's traceback."""
+        if isinstance(exc, DatabaseUnavailableError):
+            return exc
+        # OperationalError: refused, dropped, a missing table; a bare DatabaseError is what
+        # SQLite says of a file that is no longer a database
+        if (
+            isinstance(exc, OperationalError | InterfaceError)
+            or type(exc) is DatabaseError
+            or (isinstance(exc, DBAPIError) and exc.connection_invalidated)
+        ):
+            return unavailable_error(self.engine, exc)
+        return None
 
     def filter_options(self) -> FilterOptions:
         """Distinct suites, models, tiers and rule sets (name@version) that evaluations or runs use."""

@@ -5,7 +5,15 @@ from __future__ import annotations
 import pandas as pd
 import streamlit as st
 from rejudge.dashboard import data
-from rejudge.dashboard.common import FLIP_CAUSES, FLIP_COLUMNS, context, num, pct, pick_evaluation
+from rejudge.dashboard.common import (
+    FLIP_CAUSES,
+    FLIP_COLUMNS,
+    context,
+    md_escape,
+    num,
+    pct,
+    pick_evaluation,
+)
 from rejudge.store import FLIP_DIRECTIONS
 
 ctx = context()
@@ -33,7 +41,7 @@ if s is None:
 if not s.comparable:
     st.error(
         "**comparable: false** — these evaluations do not line up, so the numbers below are not "
-        "a like-for-like comparison:\n\n" + "\n".join(f"- {r}" for r in s.reasons),
+        "a like-for-like comparison:\n\n" + "\n".join(f"- {md_escape(r)}" for r in s.reasons),
         icon="🚨",
     )
 
@@ -57,7 +65,9 @@ m5.caption(f"{s.pass_to_fail} PASS→FAIL · {s.fail_to_pass} FAIL→PASS · {s.
 if s.same_evaluation:
     st.info("A and B are the same evaluation: pick two different ones.")
 if s.differences:
-    st.caption("What differs: " + "; ".join(f"{d.field}: {d.a} → {d.b}" for d in s.differences))
+    st.caption(
+        "What differs: " + "; ".join(md_escape(f"{d.field}: {d.a} → {d.b}") for d in s.differences)
+    )
 
 verdict = s.verdict
 message = (

@@ -14,8 +14,9 @@ from typing import Any
 import pandas as pd
 import streamlit as st
 from rejudge.dashboard import data
-from rejudge.dashboard.common import NO_CALL_BADGE, context, num, pct, pick_evaluation, tool_badge
+from rejudge.dashboard.common import context, md_escape, num, pct, pick_evaluation
 from rejudge.dashboard.diffview import diff_tables
+from rejudge.dashboard.evidence import render_rounds, show_text, show_value
 from rejudge.store import RejudgeError
 
 from rejudge.services import judgment_labels, label_judgment, review_page_state
@@ -158,9 +159,9 @@ for column, (label, title, key, icon) in zip(buttons, LABELS, strict=True):
             try:
                 label_judgment(store, ev_id, int(item_id), label, reviewer, note=note)
             except RejudgeError as exc:
-                st.error(str(exc))
+                st.error(md_escape(str(exc)))
             else:
-                st.toast(f"{item['case']} r{item['repetition']}: {title}")
+                st.toast(md_escape(f"{item['case']} r{item['repetition']}: {title}"))
                 st.session_state["rv_item_next"] = state.next_open(int(item_id))
                 st.rerun()
 
@@ -194,7 +195,8 @@ detail = data.trace_detail(url, int(item["trace_id"]))
 judgment = data.judgment_body(url, ev_id, int(item["trace_id"]))
 case_body: dict[str, Any] = (detail.case_body if detail else None) or {}
 body: dict[str, Any] = (detail.body if detail else None) or {}
-st.markdown(f"**Instruction:** {case_body.get('instruction', '')}")
+st.markdown("**Instruction**")
+show_text(str(case_body.get("instruction", "")))
 st.page_link(
     "views/trace_viewer.py",
     label="Open in the trace viewer (raw exchange)",
@@ -205,25 +207,7 @@ st.page_link(
 left, right = st.columns(2)
 with left:
     st.markdown("**Rounds**")
-    for position, rnd in enumerate(body.get("rounds") or []):
-        calls = rnd.get("calls") or []
-        badges = (
-            " ".join(
-                tool_badge(c.get("name", "?"), c.get("ok"), c.get("parse_error") is not None)
-                for c in calls
-            )
-            if calls
-            else NO_CALL_BADGE
-        )
-        with st.container(border=True):
-            st.markdown(f"**Round {int(rnd.get('index', position)) + 1}** &nbsp; {badges}")
-            for call in calls:
-                st.json(
-                    {"name": call.get("name"), "arguments": call.get("arguments")},
-                    expanded=False,
-                )
-            if rnd.get("text"):
-                st.caption(rnd["text"])
+    render_rounds(body)
 with right:
     st.markdown("**Golden vs actual**")
     call_rows, argument_rows = diff_tables((judgment or {}).get("diff") or [])
@@ -232,6 +216,6 @@ with right:
     if argument_rows:
         st.dataframe(pd.DataFrame(argument_rows), hide_index=True, width="stretch")
     for reason in (judgment or {}).get("reasons") or []:
-        st.markdown(f"- {reason}")
+        st.markdown(f"- {md_escape(str(reason))}")
     st.markdown("**Golden calls**")
-    st.json((case_body.get("golden") or {}).get("calls") or [], expanded=False)
+    show_value((case_body.get("golden") or {}).get("calls") or [])

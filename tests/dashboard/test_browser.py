@@ -4,6 +4,7 @@ and saves a screenshot. Skips only when Debian's chromium is absent."""
 
 from __future__ import annotations
 
+import contextlib
 import os
 import shutil
 import signal
@@ -12,6 +13,7 @@ import subprocess
 import sys
 import time
 import urllib.request
+import uuid
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -20,6 +22,7 @@ from click.testing import CliRunner
 
 from rejudge.cli import _COMMANDS, cli
 from rejudge.cli.dashboard import dashboard, dashboard_env, streamlit_command
+from tests.conftest import PG_URL_PREFIX, _admin, require_postgres
 from tests.dashboard.conftest import judge_compare
 from tests.dashboard.factory import Built, build_store
 
@@ -60,12 +63,13 @@ def test_command_line_is_headless_on_loopback_and_never_holds_the_store(tmp_path
     command = streamlit_command(host="127.0.0.1", port=8765)
     assert command[1:4] == ["-m", "streamlit", "run"]
     assert command[4].endswith("dashboard/app.py") and Path(command[4]).is_file()
-    pairs = dict(zip(command[5:13:2], command[6:14:2], strict=True))
+    pairs = dict(zip(command[5::2], command[6::2], strict=True))
     assert pairs == {
         "--server.headless": "true",
         "--server.address": "127.0.0.1",
         "--server.port": "8765",
         "--browser.gatherUsageStats": "false",
+        "--client.toolbarMode": "minimal",
     }
     assert "--" not in command and not any("hunter2" in part for part in command)
     # the store goes in the app's environment, which other local users cannot read
@@ -88,13 +92,13 @@ def test_dry_run_through_the_cli_migrates_and_prints(tmp_path: Path, monkeypatch
     assert bad.exit_code == 1 and "Error:" in bad.output
 
 
-@pytest.fixture
-def served(tmp_path: Path) -> Iterator[tuple[Built, int]]:
-    built = build_store(f"sqlite:///{tmp_path / 'rejudge.db'}", cases=12, repeat=3)
+@contextlib.contextmanager
+def _dashboard(url: str, tmp_path: Path) -> Iterator[tuple[int, subprocess.Popen[bytes]]]:
+    """`rejudge --db URL dashboard` as a user starts it, until its health check answers."""
     port = _free_port()
     log = open(tmp_path / "dashboard.log", "wb")  # noqa: SIM115 - closed below
     proc = subprocess.Popen(
-        _rejudge_argv("--db", built.url, "dashboard", "--port", str(port)),
+        _rejudge_argv("--db", url, "dashboard", "--port", str(port)),
         stdout=log,
         stderr=subprocess.STDOUT,
         start_new_session=True,
@@ -118,7 +122,7 @@ def served(tmp_path: Path) -> Iterator[tuple[Built, int]]:
                     + (tmp_path / "dashboard.log").read_text(errors="replace")[-2000:]
                 )
             time.sleep(0.3)
-        yield built, port
+        yield port, proc
     finally:
         try:
             os.killpg(proc.pid, signal.SIGTERM)
@@ -130,6 +134,55 @@ def served(tmp_path: Path) -> Iterator[tuple[Built, int]]:
                 pass
             proc.wait(timeout=5)
         log.close()
+
+
+def _argv_holding(needle: str) -> list[tuple[int, str]]:
+    """Every live process whose command line holds ``needle`` (read from /proc/*/cmdline)."""
+    found = []
+    for entry in Path("/proc").iterdir():
+        if not entry.name.isdigit():
+            continue
+        try:
+            argv = (entry / "cmdline").read_bytes().replace(b"\0", b" ").decode(errors="replace")
+        except OSError:
+            continue
+        if needle in argv:
+            found.append((int(entry.name), argv))
+    return found
+
+
+@pytest.fixture
+def served(tmp_path: Path) -> Iterator[tuple[Built, int]]:
+    built = build_store(f"sqlite:///{tmp_path / 'rejudge.db'}", cases=12, repeat=3)
+    with _dashboard(built.url, tmp_path) as (port, _proc):
+        yield built, port
+
+
+@pytest.mark.slow
+@pytest.mark.postgres
+def test_a_password_in_the_store_url_is_in_no_process_argv(tmp_path: Path) -> None:
+    """`rejudge --db postgresql+psycopg://user:PASSWORD@host/db dashboard` leaves no process
+    (neither itself nor Streamlit) whose argv other local users could read the password in."""
+    require_postgres()
+    password = f"pw-{uuid.uuid4().hex[:16]}"
+    schema = f"rejudge_argv_{uuid.uuid4().hex[:10]}"
+    _admin(f'CREATE SCHEMA "{schema}"')
+    # trust authentication accepts any password, so the URL works and still holds one
+    url = PG_URL_PREFIX.replace("postgres@", f"postgres:{password}@", 1)
+    url += f"?options=-csearch_path%3D{schema}"
+    try:
+        with _dashboard(url, tmp_path) as (port, proc):
+            assert proc.poll() is None
+            with urllib.request.urlopen(f"http://127.0.0.1:{port}/", timeout=10) as r:
+                assert r.status == 200
+            assert _argv_holding(password) == []
+            # the started process became Streamlit (exec), and the store reached it anyway
+            own = (Path("/proc") / str(proc.pid) / "cmdline").read_bytes().split(b"\0")
+            assert b"streamlit" in own and b"run" in own
+            environ = (Path("/proc") / str(proc.pid) / "environ").read_bytes()
+            assert password.encode() in environ
+    finally:
+        _admin(f'DROP SCHEMA IF EXISTS "{schema}" CASCADE')
 
 
 @pytest.mark.slow

@@ -145,11 +145,15 @@ def test_trace_viewer_badges_follow_each_call(built: Built) -> None:
             body = detail.body
             cards = [m.value for m in at.markdown if m.value.startswith("**Round ")]
             assert len(cards) == len(body["rounds"])
-            for card, rnd in zip(cards, body["rounds"], strict=True):
+            last = len(body["rounds"]) - 1
+            for position, (card, rnd) in enumerate(zip(cards, body["rounds"], strict=True)):
                 calls = rnd["calls"]
                 assert card.count(":green-badge[") == sum(c["ok"] is True for c in calls)
                 assert card.count(":red-badge[") == sum(c["ok"] is False for c in calls)
-                assert (":yellow-badge[" in card) == (not calls)
+                # a completed trace's closing reply is its answer, not a missing call
+                answer = not calls and position == last and body["status"] == "completed"
+                assert (":blue-badge[answer]" in card) == answer
+                assert (":yellow-badge[" in card) == (not calls and not answer)
                 checked += 1
         assert checked >= 6
     finally:
@@ -176,7 +180,7 @@ def test_live_monitor_follows_the_running_run(built: Built) -> None:
     assert shown["Traces"] == "36 / 36"  # run-a is the running one
     assert shown["Completed"] == "36"
     markdown = "\n".join(m.value for m in at.markdown)
-    assert "`c00011` r2" in markdown  # the newest finished trace, with its round badges
+    assert "c00011 r2" in markdown  # the newest finished trace, with its round badges
     assert "badge[" in markdown
     assert any("Refreshes every" in c.value for c in at.caption)
 
