@@ -28,6 +28,8 @@ __all__ = [
     "tool_badge",
     "md_escape",
     "query_int",
+    "p_value",
+    "delta_shown",
     "not_scorable",
     "verdict_shown",
     "NOT_SCORABLE",
@@ -194,8 +196,26 @@ def not_scorable(case_body: Mapping[str, object] | None) -> bool:
 
 
 def verdict_shown(judgment: Mapping[str, object], case_body: Mapping[str, object] | None) -> str:
-    """The verdict as a page shows it: ``not scorable`` instead of a FAIL against no golden."""
+    """The verdict as a page shows it: ``not scorable`` for a case with no golden call to score
+    against (the judge's SKIP for it, or the FAIL an engine before 1.1.0 stored)."""
     verdict = str(judgment.get("verdict", "?"))
-    if verdict == "FAIL" and not_scorable(case_body):
+    if verdict in ("FAIL", "SKIP") and not_scorable(case_body):
         return NOT_SCORABLE
     return verdict
+
+
+def p_value(p: float | None, *, prefix: bool = False) -> str:
+    """A p-value as people read it: four decimals, and ``< 0.0001`` below that (never
+    ``0.0000``); ``prefix`` gives ``= 0.0312`` / ``< 0.0001`` for a sentence."""
+    if p is None:
+        return "—"
+    if p < 0.0001:
+        return "< 0.0001"
+    return f"= {p:.4f}" if prefix else f"{p:.4f}"
+
+
+def delta_shown(delta: float | None) -> str | None:
+    """A metric's delta in points; None (no arrow) when there is none or it is zero."""
+    if delta is None or round(100 * delta, 1) == 0:
+        return None
+    return f"{100 * delta:+.1f} pts"

@@ -77,9 +77,15 @@ def settings_diff(a: RuleSet, b: RuleSet) -> list[dict[str, Any]]:
     return [d for d in rule_diff(a, b) if d["path"] not in IGNORED_SETTINGS]
 
 
-def pair_link(a: int, b: int, case: str, repetition: int) -> dict[str, str]:
-    """The side-by-side page's query parameters for one case under evaluations A and B."""
-    return {"a": str(a), "b": str(b), "case": case, "rep": str(repetition)}
+def pair_link(
+    a: int, b: int, case: str, repetition: int, repetition_b: int | None = None
+) -> dict[str, str]:
+    """The side-by-side page's query parameters for one case under evaluations A and B (B's
+    repetition another one when ``repetition_b`` says so)."""
+    params = {"a": str(a), "b": str(b), "case": case, "rep": str(repetition)}
+    if repetition_b is not None and repetition_b != repetition:
+        params["rep_b"] = str(repetition_b)
+    return params
 
 
 def aligned(a: Sequence[Any], b: Sequence[Any]) -> list[tuple[Any | None, Any | None]]:

@@ -131,6 +131,8 @@ class TrendPoint(NamedTuple):
     accuracy: float | None
     scored: int
     avg_partial: float | None
+    # when the run was recorded (its start): re-judging an old run keeps its place in time
+    recorded_at: datetime | None = None
 
 
 class PartialBucket(NamedTuple):
@@ -324,7 +326,10 @@ class CatalogReadsMixin:
             return [BaselineSummary(**r) for r in c.execute(query).mappings().all()]
 
     def trend_points(self, filters: Filters | None = None) -> list[TrendPoint]:
-        """One point per evaluation: when, model, suite, tier, rule set, accuracy."""
+        """One point per evaluation: when judged and when its run was recorded, model, suite,
+        tier, rule set, accuracy."""
+        with self.engine.connect() as c:
+            recorded = dict(c.execute(select(_T_RUN.c.id, _T_RUN.c.started_at)).all())
         return [
             TrendPoint(
                 evaluation=r.id,
@@ -336,6 +341,7 @@ class CatalogReadsMixin:
                 accuracy=r.accuracy,
                 scored=r.scored,
                 avg_partial=r.avg_partial,
+                recorded_at=aware(recorded.get(r.run_id)),
             )
             for r in self.evaluation_summaries(filters)
         ]

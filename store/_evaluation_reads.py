@@ -48,6 +48,10 @@ class CasePasses(NamedTuple):
     scored: int
     passed: int
     repetitions: int
+    # the first repetition that passed and the first that failed (None: none did), so a page
+    # can open an inconsistent case's two outcomes side by side
+    first_pass: int | None = None
+    first_fail: int | None = None
 
 
 def _taxonomy_codes(backend: str) -> Any:
@@ -65,6 +69,8 @@ def _per_case(evaluation_id: int) -> Any:
             count_if(_T_EJ.c.verdict.in_(["PASS", "FAIL"])).label("n"),
             count_if(_T_EJ.c.verdict == "PASS").label("c"),
             func.count().label("runs"),
+            func.min(case((_T_EJ.c.verdict == "PASS", _T_EJ.c.repetition))).label("first_pass"),
+            func.min(case((_T_EJ.c.verdict == "FAIL", _T_EJ.c.repetition))).label("first_fail"),
         )
         .where(_T_EJ.c.evaluation_id == evaluation_id)
         .group_by(_T_EJ.c.case_key)
@@ -149,15 +155,20 @@ class EvaluationReadsMixin:
         """Per case: scored repetitions, passes; inconsistent cases (some but not all pass) first."""
         sub = _per_case(evaluation_id).subquery()
         mixed = and_(sub.c.c > 0, sub.c.c < sub.c.n)
-        query = select(sub.c.case_key, sub.c.n, sub.c.c, sub.c.runs).order_by(
-            case((mixed, 0), else_=1), sub.c.case_key
-        )
+        query = select(
+            sub.c.case_key, sub.c.n, sub.c.c, sub.c.runs, sub.c.first_pass, sub.c.first_fail
+        ).order_by(case((mixed, 0), else_=1), sub.c.case_key)
         if only_inconsistent:
             query = query.where(mixed)
         with self.engine.connect() as c:
             return [
                 CasePasses(
-                    case=r.case_key, scored=int(r.n), passed=int(r.c), repetitions=int(r.runs)
+                    case=r.case_key,
+                    scored=int(r.n),
+                    passed=int(r.c),
+                    repetitions=int(r.runs),
+                    first_pass=None if r.first_pass is None else int(r.first_pass),
+                    first_fail=None if r.first_fail is None else int(r.first_fail),
                 )
                 for r in c.execute(query.limit(limit))
             ]

@@ -42,10 +42,13 @@ if ev_a is None or ev_b is None:
     st.stop()
 
 flips = data.flips(url, ev_a.id, ev_b.id, limit=1000)
-c1, c2, c3 = st.columns([3, 3, 1])
+c1, c2, c3, c4 = st.columns([3, 3, 1, 1])
 if "sbs_case" not in st.session_state:
     st.session_state["sbs_case"] = str(st.query_params.get("case") or "")
     st.session_state["sbs_rep"] = query_int("rep") or 0
+    # B may show another repetition (pass^k opens a passing and a failing one of one case)
+    rep_b = query_int("rep_b")
+    st.session_state["sbs_rep_b"] = st.session_state["sbs_rep"] if rep_b is None else rep_b
 
 
 def _picked() -> None:
@@ -53,7 +56,8 @@ def _picked() -> None:
     value = st.session_state.get("sbs_flip")
     if value:
         case_key, _, rep = value.rpartition(" · r")
-        st.session_state["sbs_case"], st.session_state["sbs_rep"] = case_key, int(rep)
+        st.session_state["sbs_case"] = case_key
+        st.session_state["sbs_rep"] = st.session_state["sbs_rep_b"] = int(rep)
 
 
 with c1:
@@ -68,14 +72,22 @@ with c1:
 with c2:
     case = st.text_input("Case id", key="sbs_case").strip()
 with c3:
-    repetition = int(st.number_input("Repetition", 0, 10_000, key="sbs_rep"))
+    repetition = int(st.number_input("Repetition A", 0, 10_000, key="sbs_rep"))
+with c4:
+    repetition_b = int(st.number_input("Repetition B", 0, 10_000, key="sbs_rep_b"))
 if not case:
     st.info("Pick a flipped case, or type a case id.")
     st.stop()
 st.query_params.update({"case": case, "rep": str(repetition)})
+if repetition_b != repetition:
+    st.query_params["rep_b"] = str(repetition_b)
+elif "rep_b" in st.query_params:
+    del st.query_params["rep_b"]
 
 
-def _side(ev_id: int) -> tuple[dict[str, Any], dict[str, Any], dict[str, Any] | None, int | None]:
+def _side(
+    ev_id: int, repetition: int
+) -> tuple[dict[str, Any], dict[str, Any], dict[str, Any] | None, int | None]:
     trace_id = data.evaluation_trace(url, ev_id, case, repetition)
     if trace_id is None:
         return {}, {}, None, None
@@ -86,8 +98,8 @@ def _side(ev_id: int) -> tuple[dict[str, Any], dict[str, Any], dict[str, Any] | 
     return body, case_body, judgment, trace_id
 
 
-body_a, case_a, judgment_a, trace_a = _side(ev_a.id)
-body_b, case_b, judgment_b, trace_b = _side(ev_b.id)
+body_a, case_a, judgment_a, trace_a = _side(ev_a.id, repetition)
+body_b, case_b, judgment_b, trace_b = _side(ev_b.id, repetition_b)
 if trace_a is None and trace_b is None:
     st.warning(md_escape(f"Neither evaluation judged {case} repetition {repetition}."))
     st.stop()

@@ -1,7 +1,7 @@
 """Trace viewer: a case's rounds as cards, golden vs actual, the judgment, the raw exchange.
 
-``?run=&trace=&ev=`` in the URL opens one trace under one evaluation (the links of the other
-pages use them).
+``?run=&trace=&ev=`` in the URL opens one trace under one evaluation, ``?tv_case=`` searches
+for a case (the links of the other pages use them).
 """
 
 from __future__ import annotations
@@ -40,6 +40,8 @@ with c1:
     run = pick_run("Run", runs, key="run")
 if run is None:
     st.stop()
+if "tv_case" not in st.session_state and st.query_params.get("tv_case"):
+    st.session_state["tv_case"] = str(st.query_params["tv_case"])  # a link naming a case
 with c2:
     case_text = st.text_input("Search cases", key="tv_case", placeholder="case id contains")
 search = case_text.strip() or None

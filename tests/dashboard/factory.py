@@ -312,10 +312,10 @@ def build_imported(url: str, cassettes_dir: Path) -> Built:
     text, string and numeric-string tool results, a conversation's second user turn, a
     provider-side tool, an ``n > 1`` alternative, and traces whose cassettes are real files
     (pydantic-ai ``parsed_body``, gzip ``!!binary``, an SSE stream) copied into
-    ``cassettes_dir``. Judged FAIL with TOOL_UNEXPECTED, as the call-matching tiers judge a case
-    with no golden call."""
+    ``cassettes_dir``. Judged by the judge itself (not scorable: SKIP)."""
     import shutil
 
+    from rejudge.judge import judge
     from rejudge.store import Alternative, ServerToolUse, UserTurn
 
     store = Store.open(url)
@@ -400,20 +400,7 @@ def build_imported(url: str, cassettes_dir: Path) -> Built:
         built.evaluations["imported"] = ev
         judgments, links = [], []
         for (_r, _pk, trace, _c, _h), case in zip(rows, case_list, strict=True):
-            judgments.append(
-                Judgment(
-                    verdict="FAIL",
-                    taxonomy=["TOOL_UNEXPECTED"],
-                    partial_score=0.0,
-                    reasons=[f"unexpected call get_order({HOSTILE})"],
-                    tier=TIER,
-                    trace_hash=trace.hash,
-                    case_hash=case.hash,
-                    registry_hash=reg.hash,
-                    rule_set_hash=rules.hash,
-                    engine_version=ENGINE,
-                )
-            )
+            judgments.append(judge(trace, case, reg, TIER, rules))
         ids = store.save_judgments(judgments)
         for judgment, case in zip(judgments, case_list, strict=True):
             links.append(
@@ -424,8 +411,8 @@ def build_imported(url: str, cassettes_dir: Path) -> Built:
                     "repetition": 0,
                     "dimension": case.dimension,
                     "category": case.category,
-                    "verdict": "FAIL",
-                    "partial_score": 0.0,
+                    "verdict": judgment.verdict,
+                    "partial_score": judgment.partial_score,
                 }
             )
         store.link_judgments(ev, links)
