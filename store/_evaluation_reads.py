@@ -13,7 +13,8 @@ from typing import TYPE_CHECKING, Any, NamedTuple
 from rejudge.store._errors import InvalidInputError
 from rejudge.store._read_common import _T_EJ, _T_JUDG, accuracy, count_if, verdict_columns
 from rejudge.store._schemas import VERDICTS
-from sqlalchemy import and_, case, distinct, func, select, true
+from rejudge.store._tables import ReviewRow
+from sqlalchemy import Table, and_, case, distinct, func, select, true
 
 if TYPE_CHECKING:
     from sqlalchemy import Engine
@@ -148,6 +149,21 @@ class EvaluationReadsMixin:
         )
         with self.engine.connect() as c:
             return [PassCell(n=int(r.n), c=int(r.c), cases=int(r.cases)) for r in c.execute(query)]
+
+    def review_stamp(self, evaluation_id: int) -> tuple[int, int, int]:
+        """(reviews, newest review id, resolved reviews) of the judgments an evaluation links:
+        any label or resolution changes it, so a reader can cache what it derives from the
+        reviews under it."""
+        rev: Table = ReviewRow.__table__  # type: ignore[assignment]
+        linked = select(_T_EJ.c.judgment_id).where(_T_EJ.c.evaluation_id == evaluation_id)
+        query = select(
+            func.count(),
+            func.coalesce(func.max(rev.c.id), 0),
+            func.count(rev.c.resolved_at),
+        ).where(rev.c.judgment_id.in_(linked))
+        with self.engine.connect() as c:
+            n, newest, resolved = c.execute(query).one()
+        return int(n), int(newest), int(resolved)
 
     def per_case_passes(
         self, evaluation_id: int, *, only_inconsistent: bool = False, limit: int = 500

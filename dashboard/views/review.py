@@ -3,8 +3,9 @@ judge wrong, golden wrong or unclear. One click (or key 1-4) per label, a note, 
 the queue, and the calibration figures of the evaluation.
 
 The page parses its widgets and calls one service per action (:mod:`rejudge.services._review_page`:
-open the evaluation, show an item's labels, label it); the queue is not cached, so a label shows
-at once.
+open the evaluation, show an item's labels, label it). The evaluation's rows are kept per
+evaluation and the queue per review stamp (``dashboard.data.review_state``), so Next is a cache
+hit and a label rebuilds the queue from rows already in memory; a label shows at once.
 """
 
 from __future__ import annotations
@@ -19,7 +20,7 @@ from rejudge.dashboard.diffview import diff_tables
 from rejudge.dashboard.evidence import render_rounds, show_text, show_value
 from rejudge.store import RejudgeError
 
-from rejudge.services import judgment_labels, label_judgment, review_page_state
+from rejudge.services import judgment_labels, label_judgment, review_stamp
 
 LABELS = (
     ("confirmed", "Confirmed", "1", ":material/check_circle:"),
@@ -48,15 +49,24 @@ with c1:
 if ev_row is None:
     st.stop()
 ev_id = ev_row.id
+if "rv_reviewer" not in st.session_state:
+    # remembered in the address, so a reload or a bookmark keeps the reviewer's name
+    st.session_state["rv_reviewer"] = str(st.query_params.get("reviewer") or "")
 with c2:
     reviewer = st.text_input("Reviewer", key="rv_reviewer", placeholder="your name").strip()
+if reviewer:
+    st.query_params["reviewer"] = reviewer
+elif "reviewer" in st.query_params:
+    del st.query_params["reviewer"]
 with c3:
     sample = int(st.number_input("PASS sample", 0, 10_000, 10, key="rv_sample"))
 with c4:
     seed = int(st.number_input("Seed", 0, 2**31 - 1, 0, key="rv_seed"))
 
 store = data.store(url)
-state = review_page_state(store, ev_id, sample_passes=sample, seed=seed)
+# the queue and figures, kept between clicks under the evaluation's review stamp: a label (or a
+# resolution) changes the stamp, so the next rerun rebuilds them; Next and Previous do not
+state = data.review_state(url, ev_id, sample, seed, ev_row.judgments, review_stamp(store, ev_id))
 queue, figures = state.queue, state.figures
 
 done = state.reviewed

@@ -65,6 +65,8 @@ _EXPORTS: dict[str, str] = {
     "judgment_labels": "rejudge.services._review_page",
     "label_judgment": "rejudge.services._review_page",
     "review_page_state": "rejudge.services._review_page",
+    "evaluation_review_rows": "rejudge.services._review_page",
+    "review_stamp": "rejudge.services._review_page",
     "calibration_summary": "rejudge.services._reviews",
     "import_review_csv": "rejudge.services._reviews",
     "resolve_review": "rejudge.services._reviews",

@@ -79,9 +79,10 @@ def review_rows(store: Store, evaluation_id: int | str) -> list[dict[str, Any]]:
 
 
 def _reviews_and_resolutions(
-    store: Store, evaluation_id: int
+    store: Store, evaluation_id: int, reviews: list[dict[str, Any]] | None = None
 ) -> tuple[list[dict[str, Any]], dict[int, dict[str, Any] | None]]:
-    reviews = [r.as_dict() for r in store.list_reviews(evaluation_id=evaluation_id)]
+    if reviews is None:
+        reviews = [r.as_dict() for r in store.list_reviews(evaluation_id=evaluation_id)]
     flagged = {
         int(r["judgment_id"]) for r in reviews if r["label"] in ("golden_wrong", "judge_wrong")
     }
@@ -92,13 +93,22 @@ def _reviews_and_resolutions(
     return reviews, resolve_reviews(reviews, context, later)
 
 
-def calibration_summary(store: Store, evaluation_id: int | str) -> dict[str, Any]:
+def calibration_summary(
+    store: Store,
+    evaluation_id: int | str,
+    *,
+    rows: list[dict[str, Any]] | None = None,
+    reviews: list[dict[str, Any]] | None = None,
+) -> dict[str, Any]:
     """The ``calibration`` block of ``rejudge report`` for a stored evaluation: the figures of
     :func:`calibration_figures`, the gaps that keep it from a reviewed baseline, and every
-    ``golden_wrong`` label linked to its case (suite, case key) with its resolution."""
+    ``golden_wrong`` label linked to its case (suite, case key) with its resolution.
+
+    ``rows`` (:func:`review_rows`) and ``reviews`` (its reviews as dicts) may be passed when the
+    caller holds them already: the review page reads 100,000 rows once, not twice per click."""
     ev = store.get_evaluation(evaluation_id)
-    rows = review_rows(store, ev.id)
-    reviews, resolutions = _reviews_and_resolutions(store, ev.id)
+    rows = review_rows(store, ev.id) if rows is None else rows
+    reviews, resolutions = _reviews_and_resolutions(store, ev.id, reviews)
     figures = calibration_figures(rows, reviews, resolutions)
     gaps = gaps_from(rows, reviews, resolutions)
     suite = None
@@ -145,12 +155,21 @@ def review_gaps(store: Store, evaluation_id: int | str) -> list[str]:
 
 
 def review_queue(
-    store: Store, evaluation_id: int | str, *, sample_passes: int = 0, seed: int = 0
+    store: Store,
+    evaluation_id: int | str,
+    *,
+    sample_passes: int = 0,
+    seed: int = 0,
+    rows: list[dict[str, Any]] | None = None,
+    reviews: list[dict[str, Any]] | None = None,
 ) -> list[dict[str, Any]]:
-    """:func:`build_queue` over a stored evaluation, with each item's latest labels attached."""
+    """:func:`build_queue` over a stored evaluation, with each item's latest labels attached
+    (``rows`` and ``reviews`` as for :func:`calibration_summary`)."""
     ev = store.get_evaluation(evaluation_id)
-    rows = review_rows(store, ev.id)
-    latest = latest_labels(r.as_dict() for r in store.list_reviews(evaluation_id=ev.id))
+    rows = review_rows(store, ev.id) if rows is None else rows
+    if reviews is None:
+        reviews = [r.as_dict() for r in store.list_reviews(evaluation_id=ev.id)]
+    latest = latest_labels(reviews)
     items = build_queue(rows, latest, sample_passes=sample_passes, seed=seed)
     for item in items:
         by = latest.get(int(item["judgment_id"]), {})
