@@ -2,9 +2,11 @@
 
 Builds two SQLite stores through the Store API (tests/dashboard/factory.py: one suite, run-a
 judged under two rule sets, run-b under one; 10 repetitions per case), then renders every page
-with Streamlit's AppTest: *cold* (st.cache_data cleared first, so every SQL aggregate runs) and
-*warm* (straight after, from the cache). Prints a Markdown table; the ratio column is cold
-100k / cold 1k. Stores are kept under --workdir and reused when present.
+with Streamlit's AppTest: *cold* (st.cache_data and st.cache_resource cleared first, so every SQL
+aggregate runs and the review page reads its rows) and *warm* (straight after, from the cache).
+Then the review page's two clicks, server side: a label (written to the store, so the queue is
+rebuilt) and Next. Prints Markdown tables; the ratio column is 100k / 1k. Stores are kept under
+--workdir and reused when present.
 
     python bench/dashboard_pages.py [--workdir /tmp/rejudge-dashboard-bench] [--repeat 3]
 """
@@ -28,7 +30,17 @@ from streamlit.testing.v1 import AppTest  # noqa: E402
 from tests.dashboard.factory import build_store  # noqa: E402
 
 APP = ROOT / "dashboard" / "app.py"
-PAGES = ["overview", "compare", "rule_impact", "trace_viewer", "pass_k", "live", "trends"]
+PAGES = [
+    "overview",
+    "compare",
+    "rule_impact",
+    "trace_viewer",
+    "side_by_side",
+    "pass_k",
+    "review",
+    "live",
+    "trends",
+]
 SIZES = {"1k": 34, "100k": 3334}  # cases; x 10 repetitions x 3 evaluations = judgments
 REPEAT = 10
 
@@ -53,15 +65,57 @@ def _store(workdir: Path, label: str, cases: int) -> dict[str, Any]:
     return info
 
 
+def _first_flip(info: dict[str, Any]) -> tuple[str, int]:
+    from rejudge.judge import CAUSES
+    from rejudge.store import Store
+
+    store = Store.open(info["url"], migrate=False)
+    try:
+        ev = info["evaluations"]
+        flip = store.flips(ev["a1"], ev["a2"], cause_order=CAUSES, limit=1)[0]
+    finally:
+        store.close()
+    return flip.case, flip.repetition
+
+
 def _query(info: dict[str, Any], page: str) -> dict[str, str]:
     ev, runs = info["evaluations"], info["runs"]
+    if page == "side_by_side":
+        case, rep = _first_flip(info)
+        return {"a": str(ev["a1"]), "b": str(ev["a2"]), "case": case, "rep": str(rep)}
     return {
+        "review": {"ev": str(ev["a1"]), "reviewer": "bench"},
         "compare": {"a": str(ev["a1"]), "b": str(ev["a2"])},
         "rule_impact": {"run": str(runs["run-a"]), "ra": str(ev["a1"]), "rb": str(ev["a2"])},
         "trace_viewer": {"run": str(runs["run-a"])},
         "pass_k": {"ev": str(ev["a1"])},
         "live": {"run": str(runs["run-a"])},
     }.get(page, {})
+
+
+def _review_clicks(info: dict[str, Any]) -> tuple[float, float]:
+    """Server-side time of one label click and one Next on the review page (warm: the page was
+    rendered once; the label is written to the store, so the bench store gains a review)."""
+    at = AppTest.from_file(str(APP), default_timeout=300)
+    at.session_state["db_url"] = info["url"]
+    for key, value in _query(info, "review").items():
+        at.query_params[key] = value
+    at.run()
+    at.switch_page("views/review.py")
+    st.cache_data.clear()
+    st.cache_resource.clear()
+    at.run()
+    if at.exception:
+        raise RuntimeError(f"review: {[e.value for e in at.exception]}")
+    started = time.perf_counter()
+    at.button(key="rv_unclear").click().run()
+    label = time.perf_counter() - started
+    started = time.perf_counter()
+    at.button(key="rv_next").click().run()
+    step = time.perf_counter() - started
+    if at.exception:
+        raise RuntimeError(f"review clicks: {[e.value for e in at.exception]}")
+    return label, step
 
 
 def _render(info: dict[str, Any], page: str) -> tuple[float, float]:
@@ -71,7 +125,9 @@ def _render(info: dict[str, Any], page: str) -> tuple[float, float]:
         at.query_params[key] = value
     at.run()  # the navigation shell (overview), so the switch below is a page change
     at.switch_page(f"views/{page}.py")
+    # cold: neither cached data nor the review page's cached rows (a resource) are left
     st.cache_data.clear()
+    st.cache_resource.clear()
     started = time.perf_counter()
     at.run()
     cold = time.perf_counter() - started
@@ -112,7 +168,19 @@ def main() -> None:
         c1, w1 = by["1k"]
         c2, w2 = by["100k"]
         print(f"| {page} | {c1:.3f} | {c2:.3f} | {c2 / c1:.1f}x | {w1:.3f} | {w2:.3f} |")
-    (workdir / "dashboard_pages.json").write_text(json.dumps(results, indent=2))
+    clicks = {
+        label: [_review_clicks(info) for _ in range(args.repeat)] for label, info in stores.items()
+    }
+    print()
+    print("| review action | 1k (s) | 100k (s) | ratio 100k/1k |")
+    print("|---|---:|---:|---:|")
+    for i, action in enumerate(("label click", "Next")):
+        one = statistics.median(c[i] for c in clicks["1k"])
+        big = statistics.median(c[i] for c in clicks["100k"])
+        print(f"| {action} | {one:.3f} | {big:.3f} | {big / one:.1f}x |")
+    (workdir / "dashboard_pages.json").write_text(
+        json.dumps({"pages": results, "review_clicks": clicks}, indent=2)
+    )
 
 
 if __name__ == "__main__":

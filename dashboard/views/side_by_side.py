@@ -118,10 +118,11 @@ for column, name, ev, judgment, case_body, trace_id in (
         if judgment is None:
             st.warning(f"Evaluation {name} judged no trace of this case and repetition.")
             continue
-        m = st.columns(3)
+        m = st.columns(2)
         m[0].metric(f"Verdict {name}", verdict_shown(judgment, case_body))
         m[1].metric(f"Partial {name}", num(judgment.get("partial_score")))
-        m[2].metric(f"Taxonomy {name}", ", ".join(judgment.get("taxonomy") or []) or "—")
+        # codes as text, not a metric: metric values are cut to the column's width
+        st.markdown(f"**Taxonomy:** {', '.join(judgment.get('taxonomy') or []) or '—'}")
         for reason in judgment.get("reasons") or []:
             st.markdown(f"- {md_escape(str(reason))}")
         st.page_link(
