@@ -36,7 +36,12 @@ from rejudge.store import (
     TrendPoint,
 )
 
-from rejudge.services import ReviewPageState, evaluation_review_rows, review_page_state
+from rejudge.services import (
+    ReviewPageState,
+    evaluation_review_rows,
+    review_page_state,
+    unlabelled_queue,
+)
 
 TTL_S = 30
 LIVE_TTL_S = 1
@@ -201,6 +206,14 @@ def _review_rows(url: str, evaluation_id: int, judgments: int) -> list[dict[str,
     return evaluation_review_rows(store(url), evaluation_id)
 
 
+@st.cache_resource(show_spinner=False, max_entries=8)
+def _review_base(
+    url: str, evaluation_id: int, judgments: int, sample_passes: int, seed: int
+) -> list[dict[str, Any]]:
+    rows = _review_rows(url, evaluation_id, judgments)
+    return unlabelled_queue(rows, sample_passes=sample_passes, seed=seed)
+
+
 @st.cache_resource(show_spinner=False, max_entries=16)
 def review_state(
     url: str,
@@ -217,4 +230,5 @@ def review_state(
         sample_passes=sample_passes,
         seed=seed,
         rows=_review_rows(url, evaluation_id, judgments),
+        base=_review_base(url, evaluation_id, judgments, sample_passes, seed),
     )

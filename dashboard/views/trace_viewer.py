@@ -52,23 +52,21 @@ if not traces:
     st.stop()
 trace_ids = [t.id for t in traces]
 by_id = {t.id: t for t in traces}
+labels = {t.id: f"{t.case_key} · r{t.repetition} · {t.status}" for t in traces}
 wanted = query_int("trace")
-if wanted is not None and wanted not in by_id:
-    # a linked trace beyond the listed ones (or filtered out): list it too, so the link opens it
+if wanted is not None and wanted not in by_id and search is None and total > len(traces):
+    # a linked trace beyond the listed ones: list it too, so the link opens it
     linked = data.trace_detail(url, wanted)
     if linked is not None and linked.run_id == run.id:
         trace_ids.insert(0, wanted)
+        labels[wanted] = f"{linked.case_key} · r{linked.repetition} · {linked.status}"
 with c3:
     trace_id = st.selectbox(
         "Trace (case · repetition)",
         trace_ids,
         index=trace_ids.index(wanted) if wanted in trace_ids else 0,
         key="tv_trace",
-        format_func=lambda i: (
-            f"{by_id[i].case_key} · r{by_id[i].repetition} · {by_id[i].status}"
-            if i in by_id
-            else f"trace #{i}"
-        ),
+        format_func=lambda i: labels.get(i, f"trace #{i}"),
     )
 shown_note = "" if total <= len(traces) else f"; listing the first {len(traces)}: search to narrow"
 st.caption(f"{total} trace(s) in this run{' match' if search else ''}{shown_note}.")

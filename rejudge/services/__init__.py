@@ -72,6 +72,8 @@ _EXPORTS: dict[str, str] = {
     "resolve_review": "rejudge.services._reviews",
     "review_gaps": "rejudge.services._reviews",
     "review_queue": "rejudge.services._reviews",
+    "unlabelled_queue": "rejudge.services._reviews",
+    "with_labels": "rejudge.services._reviews",
     "review_rows": "rejudge.services._reviews",
     "Published": "rejudge.services._suites",
     "open_suite": "rejudge.services._suites",

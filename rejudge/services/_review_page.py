@@ -56,13 +56,15 @@ def review_page_state(
     sample_passes: int = 0,
     seed: int = 0,
     rows: list[dict[str, Any]] | None = None,
+    base: list[dict[str, Any]] | None = None,
 ) -> ReviewPageState:
     """The review queue of an evaluation (every FAIL, every anomaly, a seeded PASS sample of
     ``sample_passes``) with each item's latest labels, and its calibration figures.
 
     The evaluation's rows are read once for both (``rows``: :func:`evaluation_review_rows`, when
     the caller keeps them between clicks; they change only when the evaluation does) and its
-    reviews once."""
+    reviews once; ``base`` is the queue before labels (:func:`unlabelled_queue` of the same rows,
+    sample and seed), which labels never change, so a caller keeps that too."""
     ev = store.get_evaluation(evaluation_id)
     if rows is None:
         rows = review_rows(store, ev.id)
@@ -70,7 +72,13 @@ def review_page_state(
     return ReviewPageState(
         evaluation_id=ev.id,
         queue=review_queue(
-            store, ev.id, sample_passes=sample_passes, seed=seed, rows=rows, reviews=reviews
+            store,
+            ev.id,
+            sample_passes=sample_passes,
+            seed=seed,
+            rows=rows,
+            reviews=reviews,
+            base=base,
         ),
         figures=calibration_summary(store, ev.id, rows=rows, reviews=reviews),
     )

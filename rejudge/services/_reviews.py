@@ -31,6 +31,8 @@ __all__ = [
     "calibration_summary",
     "review_gaps",
     "review_queue",
+    "unlabelled_queue",
+    "with_labels",
     "import_review_csv",
     "resolve_review",
 ]
@@ -162,18 +164,44 @@ def review_queue(
     seed: int = 0,
     rows: list[dict[str, Any]] | None = None,
     reviews: list[dict[str, Any]] | None = None,
+    base: list[dict[str, Any]] | None = None,
 ) -> list[dict[str, Any]]:
     """:func:`build_queue` over a stored evaluation, with each item's latest labels attached
-    (``rows`` and ``reviews`` as for :func:`calibration_summary`)."""
+    (``rows`` and ``reviews`` as for :func:`calibration_summary`; ``base``: the queue of
+    :func:`unlabelled_queue` for the same rows, sample and seed, when the caller keeps it)."""
     ev = store.get_evaluation(evaluation_id)
-    rows = review_rows(store, ev.id) if rows is None else rows
+    if base is None:
+        rows = review_rows(store, ev.id) if rows is None else rows
+        base = unlabelled_queue(rows, sample_passes=sample_passes, seed=seed)
     if reviews is None:
         reviews = [r.as_dict() for r in store.list_reviews(evaluation_id=ev.id)]
-    latest = latest_labels(reviews)
-    items = build_queue(rows, latest, sample_passes=sample_passes, seed=seed)
-    for item in items:
+    return with_labels(base, latest_labels(reviews))
+
+
+def unlabelled_queue(
+    rows: list[dict[str, Any]], *, sample_passes: int = 0, seed: int = 0
+) -> list[dict[str, Any]]:
+    """The queue's items before any label: which judgments, why, in what order. It depends on
+    the rows, the sample and the seed only, never on the reviews (build_queue's sample is
+    independent of them), so a caller may keep it while labels come in."""
+    return build_queue(rows, (), sample_passes=sample_passes, seed=seed)
+
+
+def with_labels(
+    base: list[dict[str, Any]], latest: dict[int, dict[str, Any]]
+) -> list[dict[str, Any]]:
+    """``base`` items with ``reviewed`` and each reviewer's latest ``labels`` (new dicts: the
+    base stays as it was)."""
+    items = []
+    for item in base:
         by = latest.get(int(item["judgment_id"]), {})
-        item["labels"] = {name: dict(r) for name, r in sorted(by.items())}
+        items.append(
+            {
+                **item,
+                "reviewed": bool(by),
+                "labels": {name: dict(r) for name, r in sorted(by.items())},
+            }
+        )
     return items
 
 

@@ -224,8 +224,18 @@ def test_compare_page_in_headless_chromium(served: tuple[Built, int], tmp_path: 
             page.locator('[data-testid="stDataFrame"]').first.wait_for(timeout=30_000)
             page.wait_for_timeout(1000)  # let the charts and the flips grid paint
             page.screenshot(path=str(shot), full_page=True)
+            # the address people type: the overview itself, not a "Page not found" modal
+            page.goto(f"http://127.0.0.1:{port}/overview", timeout=60_000)
+            page.get_by_role("heading", name="Overview").first.wait_for(timeout=60_000)
+            page.wait_for_timeout(1000)
+            not_found = page.get_by_text("Page not found").count()
+            icon = page.locator("link[rel='shortcut icon']").get_attribute("href") or ""
+            deploy = page.get_by_text("Deploy", exact=True).count()
         finally:
             browser.close()
+    assert not_found == 0
+    assert not icon.startswith("http") or icon.startswith("http://127.0.0.1")  # no CDN favicon
+    assert deploy == 0  # the developer toolbar is hidden
     assert flips == str(len(expected["flips"]))
     assert accuracy_a == f"{100 * expected['accuracy_a']:.1f}%"
     assert shot.exists() and shot.stat().st_size > 10_000

@@ -225,3 +225,22 @@ def test_compare_links_each_flip_to_the_side_by_side_page(built: Built) -> None:
         assert url.startswith(f"side_by_side?a={a}&b={b}&case={row['case']}")
     links = [p for p in at.get("page_link") if "side_by_side" in p.proto.page]
     assert links
+
+
+@SQLITE_ONLY
+def test_side_by_side_without_a_case_asks_for_one_and_names_a_missing_one(built: Built) -> None:
+    a, b = built.evaluations["a1"], built.evaluations["a2"]
+    at = app_on(built, "side_by_side", a=str(a), b=str(b))
+    assert any("Pick a flipped case" in i.value for i in at.info)
+    at = app_on(built, "side_by_side", a=str(a), b=str(b), case="no-such-case", rep="0")
+    assert any("Neither evaluation judged" in w.value for w in at.warning)
+
+
+@SQLITE_ONLY
+def test_trace_viewer_counts_its_traces_and_searches(built: Built) -> None:
+    run = built.runs["run-a"]
+    at = app_on(built, "trace_viewer", run=str(run))
+    assert any(c.value.startswith("36 trace(s) in this run") for c in at.caption)
+    at.text_input(key="tv_case").set_value("c00001").run()
+    assert any(c.value.startswith("3 trace(s) in this run match") for c in at.caption)
+    assert len(at.selectbox(key="tv_trace").options) == 3
