@@ -244,3 +244,15 @@ def test_trace_viewer_counts_its_traces_and_searches(built: Built) -> None:
     at.text_input(key="tv_case").set_value("c00001").run()
     assert any(c.value.startswith("3 trace(s) in this run match") for c in at.caption)
     assert len(at.selectbox(key="tv_trace").options) == 3
+
+
+@SQLITE_ONLY
+def test_live_traces_link_to_their_evidence(built: Built) -> None:
+    at = app_on(built, "live")
+    links = [p.proto for p in at.get("page_link")]
+    viewer = [p for p in links if p.page == "trace" and "trace=" in p.query_string]
+    assert len(viewer) == 20  # one per finished trace shown
+    # the newest evaluation of another run on the suite and tier (run-c's): side by side with it
+    pairs = [p for p in links if p.page == "side_by_side" and "case=" in p.query_string]
+    assert len(pairs) == 20
+    assert all(p.query_string.startswith(f"a={built.evaluations['c1']}&") for p in pairs)
