@@ -53,8 +53,9 @@ def review_rows(store: Store, evaluation_id: int | str) -> list[dict[str, Any]]:
     """An evaluation's rows with judgment ids and keys, anomalies and the report's fields."""
     ev = store.get_evaluation(evaluation_id)
     out = []
-    for r in store.iter_evaluation_rows(ev.id, with_body=True):
-        body = r.get("body") or {}
+    # the judgment's anomalies come as their own column: no body is read (at 100,000 rows the
+    # bodies were most of the review page's time)
+    for r in store.iter_evaluation_rows(ev.id):
         out.append(
             {
                 "judgment_id": int(r["judgment_id"]),
@@ -67,7 +68,7 @@ def review_rows(store: Store, evaluation_id: int | str) -> list[dict[str, Any]]:
                 "verdict": r["verdict"],
                 "taxonomy": list(r.get("taxonomy") or []),
                 "partial_score": r["partial_score"],
-                "anomalies": list(body.get("anomalies") or []),
+                "anomalies": list(r.get("anomalies") or []),
                 "trace_hash": r["trace_hash"],
                 "case_hash": r["case_hash"],
                 "registry_hash": r["registry_hash"],
