@@ -5,32 +5,37 @@ command line, where a password would show in ``ps``); a hand-started ``streamlit
 dashboard/app.py -- --db URL [--cassettes DIR]`` works too. Pages live in ``dashboard/views/``
 and read the store only through its read models (``rejudge.store.*_reads``, cached by
 ``dashboard.data``), the services and the judge's pure functions.
+
+Nothing the page loads leaves the machine: the favicon is an emoji (Streamlit draws it as an
+inline SVG; a ``:material/...:`` icon would be fetched from a font CDN), fonts are Streamlit's
+bundled ones, and the developer toolbar is hidden.
 """
 
 from __future__ import annotations
 
 import streamlit as st
 from rejudge.dashboard import data
-from rejudge.dashboard.common import context
+from rejudge.dashboard.common import context, md_escape
 from rejudge.store import RejudgeError
 
-st.set_page_config(page_title="rejudge", page_icon=":material/balance:", layout="wide")
+# scriptable client option: set here too, so a hand-started `streamlit run` hides the toolbar
+st.set_option("client.toolbarMode", "minimal")
+st.set_page_config(page_title="rejudge", page_icon="⚖️", layout="wide")
 
 ctx = context()
 try:
-    data.store(ctx.db_url)
+    store = data.store(ctx.db_url)
 except RejudgeError as exc:
-    st.error(f"Cannot open the store {ctx.shown_url}: {exc}")
+    st.error(f"Cannot open the store {md_escape(ctx.shown_url)}: {md_escape(str(exc))}")
     st.stop()
 
+# the default page is served at "/" only; its url_path is reserved but never answers, so the
+# address people type or paste ("/overview") is a hidden alias that switches to it
+OVERVIEW = st.Page(
+    "views/overview.py", title="Overview", icon=":material/home:", url_path="home", default=True
+)
 PAGES = [
-    st.Page(
-        "views/overview.py",
-        title="Overview",
-        icon=":material/home:",
-        url_path="overview",
-        default=True,
-    ),
+    OVERVIEW,
     st.Page(
         "views/compare.py", title="Compare", icon=":material/compare_arrows:", url_path="compare"
     ),
@@ -43,6 +48,12 @@ PAGES = [
         icon=":material/manage_search:",
         url_path="trace",
     ),
+    st.Page(
+        "views/side_by_side.py",
+        title="Side by side",
+        icon=":material/view_column_2:",
+        url_path="side_by_side",
+    ),
     st.Page("views/pass_k.py", title="pass^k", icon=":material/repeat:", url_path="pass_k"),
     st.Page(
         "views/agreement.py", title="Agreement", icon=":material/handshake:", url_path="agreement"
@@ -52,6 +63,25 @@ PAGES = [
     st.Page("views/trends.py", title="Trends", icon=":material/trending_up:", url_path="trends"),
 ]
 
-page = st.navigation(PAGES)
-st.sidebar.caption(f"Store: `{ctx.shown_url}`")
-page.run()
+
+def _overview_alias() -> None:
+    st.switch_page(OVERVIEW)
+
+
+ALIAS = st.Page(_overview_alias, title="Overview", url_path="overview")
+
+page = st.navigation([*PAGES, ALIAS], position="hidden")
+with st.sidebar:
+    for entry in PAGES:
+        st.page_link(entry, label=entry.title, icon=entry.icon)
+    st.caption(f"Store: {md_escape(ctx.shown_url)}")
+try:
+    page.run()
+except RejudgeError as exc:
+    st.error(md_escape(str(exc)))
+except Exception as exc:
+    # a database lost or refused mid-session: one line, not the driver's traceback
+    lost = store.unavailable(exc)
+    if lost is None:
+        raise
+    st.error(f"The store is unavailable: {md_escape(str(lost))}")

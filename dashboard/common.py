@@ -27,6 +27,12 @@ __all__ = [
     "filters_widget",
     "tool_badge",
     "md_escape",
+    "query_int",
+    "p_value",
+    "delta_shown",
+    "not_scorable",
+    "verdict_shown",
+    "NOT_SCORABLE",
     "FLIP_CAUSES",
     "FLIP_COLUMNS",
 ]
@@ -92,7 +98,7 @@ def eval_label(row: EvaluationSummary) -> str:
     return f"#{row.id} · {row.run} · {row.tier} · {row.rule_set}"
 
 
-def _query_int(name: str) -> int | None:
+def query_int(name: str) -> int | None:
     raw = st.query_params.get(name)
     try:
         return int(raw) if raw is not None else None
@@ -107,7 +113,7 @@ def pick_evaluation(
     if not rows:
         return None
     ids = [r.id for r in rows]
-    wanted = _query_int(key)
+    wanted = query_int(key)
     index = ids.index(wanted) if wanted in ids else min(max(default_index, 0), len(ids) - 1)
     by_id = {r.id: r for r in rows}
     chosen = st.selectbox(
@@ -124,7 +130,7 @@ def pick_run(
     if not rows:
         return None
     ids = [r.id for r in rows]
-    wanted = _query_int(key)
+    wanted = query_int(key)
     index = ids.index(wanted) if wanted in ids else default_index % len(ids)
     by_id = {r.id: r for r in rows}
     chosen = st.selectbox(
@@ -174,3 +180,42 @@ def tool_badge(name: str, ok: bool | None, parse_error: bool = False) -> str:
 
 
 NO_CALL_BADGE = ":yellow-badge[⚠ no call]"
+
+
+NOT_SCORABLE = "not scorable"
+
+
+def not_scorable(case_body: Mapping[str, object] | None) -> bool:
+    """A case nothing can be scored against: not negative, not skipped, and no golden call (an
+    ad-hoc case imported from cassettes). Its FAIL says nothing about the model."""
+    if not case_body:
+        return False
+    golden = case_body.get("golden")
+    calls = golden.get("calls") if isinstance(golden, Mapping) else None
+    return not calls and not case_body.get("negative") and not case_body.get("skip")
+
+
+def verdict_shown(judgment: Mapping[str, object], case_body: Mapping[str, object] | None) -> str:
+    """The verdict as a page shows it: ``not scorable`` for a case with no golden call to score
+    against (the judge's SKIP for it, or the FAIL an engine before 1.1.0 stored)."""
+    verdict = str(judgment.get("verdict", "?"))
+    if verdict in ("FAIL", "SKIP") and not_scorable(case_body):
+        return NOT_SCORABLE
+    return verdict
+
+
+def p_value(p: float | None, *, prefix: bool = False) -> str:
+    """A p-value as people read it: four decimals, and ``< 0.0001`` below that (never
+    ``0.0000``); ``prefix`` gives ``= 0.0312`` / ``< 0.0001`` for a sentence."""
+    if p is None:
+        return "—"
+    if p < 0.0001:
+        return "< 0.0001"
+    return f"= {p:.4f}" if prefix else f"{p:.4f}"
+
+
+def delta_shown(delta: float | None) -> str | None:
+    """A metric's delta in points; None (no arrow) when there is none or it is zero."""
+    if delta is None or round(100 * delta, 1) == 0:
+        return None
+    return f"{100 * delta:+.1f} pts"

@@ -36,6 +36,13 @@ from rejudge.store import (
     TrendPoint,
 )
 
+from rejudge.services import (
+    ReviewPageState,
+    evaluation_review_rows,
+    review_page_state,
+    unlabelled_queue,
+)
+
 TTL_S = 30
 LIVE_TTL_S = 1
 
@@ -130,6 +137,16 @@ def run_traces(url: str, run_id: int, case_contains: str | None = None) -> list[
 
 
 @st.cache_data(ttl=TTL_S, show_spinner=False)
+def run_trace_count(url: str, run_id: int, case_contains: str | None = None) -> int:
+    return store(url).run_trace_count(run_id, case_contains=case_contains)
+
+
+@st.cache_data(ttl=TTL_S, show_spinner=False)
+def evaluation_trace(url: str, evaluation_id: int, case_key: str, repetition: int) -> int | None:
+    return store(url).evaluation_trace(evaluation_id, case_key, repetition)
+
+
+@st.cache_data(ttl=TTL_S, show_spinner=False)
 def trace_detail(url: str, trace_id: int) -> TraceDetail | None:
     return store(url).trace_detail(trace_id)
 
@@ -179,3 +196,39 @@ def partial_histogram(
     url: str, filters: dict[str, list[str]] | None = None, bins: int = 10
 ) -> list[PartialBucket]:
     return store(url).partial_histogram(_filters(filters), bins=bins)
+
+
+# Review at 100,000 judgments: the evaluation's rows (100k dicts) are a resource, not data, so a
+# rerun neither re-reads nor unpickles them; they change only when the evaluation's judgment
+# count does. The page state is keyed by the review stamp, which every label changes.
+@st.cache_resource(show_spinner=False, max_entries=4)
+def _review_rows(url: str, evaluation_id: int, judgments: int) -> list[dict[str, Any]]:
+    return evaluation_review_rows(store(url), evaluation_id)
+
+
+@st.cache_resource(show_spinner=False, max_entries=8)
+def _review_base(
+    url: str, evaluation_id: int, judgments: int, sample_passes: int, seed: int
+) -> list[dict[str, Any]]:
+    rows = _review_rows(url, evaluation_id, judgments)
+    return unlabelled_queue(rows, sample_passes=sample_passes, seed=seed)
+
+
+@st.cache_resource(show_spinner=False, max_entries=16)
+def review_state(
+    url: str,
+    evaluation_id: int,
+    sample_passes: int,
+    seed: int,
+    judgments: int,
+    stamp: tuple[int, int, int],
+) -> ReviewPageState:
+    """The review page's queue and figures (read-only: shared by every session)."""
+    return review_page_state(
+        store(url),
+        evaluation_id,
+        sample_passes=sample_passes,
+        seed=seed,
+        rows=_review_rows(url, evaluation_id, judgments),
+        base=_review_base(url, evaluation_id, judgments, sample_passes, seed),
+    )

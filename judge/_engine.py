@@ -10,6 +10,9 @@ Verdicts:
 
 - ``SKIP`` when ``case.skip`` (whatever the trace holds);
 - ``AGENT_ERROR`` when ``trace.status == "agent_error"`` (the harness got no normal result);
+- ``SKIP`` with a ``not scorable`` reason when the tier matches calls against golden calls and
+  the case has none without being negative (an ad-hoc case imported from cassettes): no call
+  can be right or wrong, so a FAIL would only drag accuracy down;
 - otherwise ``PASS`` when the tier finds no cause and ``FAIL`` with every cause, ordered by the
   taxonomy's precedence (:mod:`judge.taxonomy`).
 
@@ -41,7 +44,12 @@ from .tiers import Tier, TierResult, get_tier
 __all__ = ["ENGINE_VERSION", "judge", "judge_body", "ANOMALY_ZERO_SCORE_ALL_EXECUTED"]
 
 #: bump when a change to the engine can change any judgment (it is part of the judgment key)
-ENGINE_VERSION = "1.0.0"
+ENGINE_VERSION = "1.1.0"
+#: the reason of a case no golden call can score (see the module docstring)
+NOT_SCORABLE_REASON = (
+    "not scorable: the case has no golden call and is not negative (an ad-hoc case), "
+    "so no call can be judged right or wrong"
+)
 
 ANOMALY_ZERO_SCORE_ALL_EXECUTED = "zero_partial_score_all_calls_executed"
 ANOMALY_JUDGE_ERROR = "judge_error"
@@ -152,6 +160,14 @@ def _judge_fields(
         why = f"{err.kind}: {err.message}" if err is not None else "agent error (no detail)"
         keys["verdict"] = "AGENT_ERROR"
         keys["reasons"] = [why]
+        return keys, True
+    if (
+        getattr(tier_obj, "needs_golden_calls", False) is True
+        and not case.negative
+        and not case.golden.calls
+    ):
+        keys["verdict"] = "SKIP"
+        keys["reasons"] = [NOT_SCORABLE_REASON]
         return keys, True
     try:
         ctx = build_context(trace, case, registry, rule_set, keys["registry_hash"], settings)

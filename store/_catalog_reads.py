@@ -14,6 +14,8 @@ from collections.abc import Sequence
 from datetime import datetime
 from typing import TYPE_CHECKING, Any, NamedTuple
 
+from rejudge.store._errors import DatabaseUnavailableError
+from rejudge.store._migrate import _unavailable as unavailable_error
 from rejudge.store._read_common import (
     _T_BASE,
     _T_EJ,
@@ -31,6 +33,7 @@ from rejudge.store._read_common import (
 )
 from rejudge.store._schemas import VERDICTS
 from sqlalchemy import case, func, select
+from sqlalchemy.exc import DatabaseError, DBAPIError, InterfaceError, OperationalError
 
 if TYPE_CHECKING:
     from sqlalchemy import Engine
@@ -128,6 +131,8 @@ class TrendPoint(NamedTuple):
     accuracy: float | None
     scored: int
     avg_partial: float | None
+    # when the run was recorded (its start): re-judging an old run keeps its place in time
+    recorded_at: datetime | None = None
 
 
 class PartialBucket(NamedTuple):
@@ -150,6 +155,22 @@ class CatalogReadsMixin:
     if TYPE_CHECKING:
         # provided by ``Store``
         engine: Engine
+
+    def unavailable(self, exc: BaseException) -> DatabaseUnavailableError | None:
+        """``exc`` as the one-line error a lost or refused database gives, or None when it is
+        something else: a reader (the dashboard) that outlives a database restart shows this
+        line instead of the driver's traceback."""
+        if isinstance(exc, DatabaseUnavailableError):
+            return exc
+        # OperationalError: refused, dropped, a missing table; a bare DatabaseError is what
+        # SQLite says of a file that is no longer a database
+        if (
+            isinstance(exc, OperationalError | InterfaceError)
+            or type(exc) is DatabaseError
+            or (isinstance(exc, DBAPIError) and exc.connection_invalidated)
+        ):
+            return unavailable_error(self.engine, exc)
+        return None
 
     def filter_options(self) -> FilterOptions:
         """Distinct suites, models, tiers and rule sets (name@version) that evaluations or runs use."""
@@ -305,7 +326,10 @@ class CatalogReadsMixin:
             return [BaselineSummary(**r) for r in c.execute(query).mappings().all()]
 
     def trend_points(self, filters: Filters | None = None) -> list[TrendPoint]:
-        """One point per evaluation: when, model, suite, tier, rule set, accuracy."""
+        """One point per evaluation: when judged and when its run was recorded, model, suite,
+        tier, rule set, accuracy."""
+        with self.engine.connect() as c:
+            recorded = dict(c.execute(select(_T_RUN.c.id, _T_RUN.c.started_at)).all())
         return [
             TrendPoint(
                 evaluation=r.id,
@@ -317,6 +341,7 @@ class CatalogReadsMixin:
                 accuracy=r.accuracy,
                 scored=r.scored,
                 avg_partial=r.avg_partial,
+                recorded_at=aware(recorded.get(r.run_id)),
             )
             for r in self.evaluation_summaries(filters)
         ]

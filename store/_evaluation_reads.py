@@ -13,7 +13,8 @@ from typing import TYPE_CHECKING, Any, NamedTuple
 from rejudge.store._errors import InvalidInputError
 from rejudge.store._read_common import _T_EJ, _T_JUDG, accuracy, count_if, verdict_columns
 from rejudge.store._schemas import VERDICTS
-from sqlalchemy import and_, case, distinct, func, select, true
+from rejudge.store._tables import ReviewRow
+from sqlalchemy import Table, and_, case, distinct, func, select, true
 
 if TYPE_CHECKING:
     from sqlalchemy import Engine
@@ -48,6 +49,10 @@ class CasePasses(NamedTuple):
     scored: int
     passed: int
     repetitions: int
+    # the first repetition that passed and the first that failed (None: none did), so a page
+    # can open an inconsistent case's two outcomes side by side
+    first_pass: int | None = None
+    first_fail: int | None = None
 
 
 def _taxonomy_codes(backend: str) -> Any:
@@ -65,6 +70,8 @@ def _per_case(evaluation_id: int) -> Any:
             count_if(_T_EJ.c.verdict.in_(["PASS", "FAIL"])).label("n"),
             count_if(_T_EJ.c.verdict == "PASS").label("c"),
             func.count().label("runs"),
+            func.min(case((_T_EJ.c.verdict == "PASS", _T_EJ.c.repetition))).label("first_pass"),
+            func.min(case((_T_EJ.c.verdict == "FAIL", _T_EJ.c.repetition))).label("first_fail"),
         )
         .where(_T_EJ.c.evaluation_id == evaluation_id)
         .group_by(_T_EJ.c.case_key)
@@ -143,21 +150,41 @@ class EvaluationReadsMixin:
         with self.engine.connect() as c:
             return [PassCell(n=int(r.n), c=int(r.c), cases=int(r.cases)) for r in c.execute(query)]
 
+    def review_stamp(self, evaluation_id: int) -> tuple[int, int, int]:
+        """(reviews, newest review id, resolved reviews) of the judgments an evaluation links:
+        any label or resolution changes it, so a reader can cache what it derives from the
+        reviews under it."""
+        rev: Table = ReviewRow.__table__  # type: ignore[assignment]
+        linked = select(_T_EJ.c.judgment_id).where(_T_EJ.c.evaluation_id == evaluation_id)
+        query = select(
+            func.count(),
+            func.coalesce(func.max(rev.c.id), 0),
+            func.count(rev.c.resolved_at),
+        ).where(rev.c.judgment_id.in_(linked))
+        with self.engine.connect() as c:
+            n, newest, resolved = c.execute(query).one()
+        return int(n), int(newest), int(resolved)
+
     def per_case_passes(
         self, evaluation_id: int, *, only_inconsistent: bool = False, limit: int = 500
     ) -> list[CasePasses]:
         """Per case: scored repetitions, passes; inconsistent cases (some but not all pass) first."""
         sub = _per_case(evaluation_id).subquery()
         mixed = and_(sub.c.c > 0, sub.c.c < sub.c.n)
-        query = select(sub.c.case_key, sub.c.n, sub.c.c, sub.c.runs).order_by(
-            case((mixed, 0), else_=1), sub.c.case_key
-        )
+        query = select(
+            sub.c.case_key, sub.c.n, sub.c.c, sub.c.runs, sub.c.first_pass, sub.c.first_fail
+        ).order_by(case((mixed, 0), else_=1), sub.c.case_key)
         if only_inconsistent:
             query = query.where(mixed)
         with self.engine.connect() as c:
             return [
                 CasePasses(
-                    case=r.case_key, scored=int(r.n), passed=int(r.c), repetitions=int(r.runs)
+                    case=r.case_key,
+                    scored=int(r.n),
+                    passed=int(r.c),
+                    repetitions=int(r.runs),
+                    first_pass=None if r.first_pass is None else int(r.first_pass),
+                    first_fail=None if r.first_fail is None else int(r.first_fail),
                 )
                 for r in c.execute(query.limit(limit))
             ]

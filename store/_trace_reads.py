@@ -124,6 +124,15 @@ class TraceReadsMixin:
         with self.engine.connect() as c:
             return [TraceListing(**r) for r in c.execute(query).mappings().all()]
 
+    def run_trace_count(self, run_id: int, *, case_contains: str | None = None) -> int:
+        """How many traces :meth:`run_traces` would list without its limit (so a page can say
+        how many it does not show)."""
+        query = select(func.count()).select_from(_T_TRACE).where(_T_TRACE.c.run_id == run_id)
+        if case_contains:
+            query = query.where(_T_TRACE.c.case_key.contains(case_contains, autoescape=True))
+        with self.engine.connect() as c:
+            return int(c.execute(query).scalar_one())
+
     def trace_detail(self, trace_id: int) -> TraceDetail | None:
         query = (
             select(
@@ -155,6 +164,18 @@ class TraceReadsMixin:
         with self.engine.connect() as c:
             body = c.execute(query).scalar()
         return dict(body) if body is not None else None
+
+    def evaluation_trace(self, evaluation_id: int, case_key: str, repetition: int) -> int | None:
+        """The trace ``evaluation_id`` judged for ``case_key`` repetition ``repetition`` (None
+        when it judged none): how a link naming a case opens its evidence."""
+        query = select(_T_EJ.c.trace_id).where(
+            _T_EJ.c.evaluation_id == evaluation_id,
+            _T_EJ.c.case_key == case_key,
+            _T_EJ.c.repetition == repetition,
+        )
+        with self.engine.connect() as c:
+            found = c.execute(query).scalar()
+        return int(found) if found is not None else None
 
     def run_progress(self, run_id: int) -> RunProgress | None:
         """Counts for a run being recorded: traces so far, statuses, calls ok/failed, times."""

@@ -2,11 +2,22 @@
 
 from __future__ import annotations
 
+import altair as alt
 import pandas as pd
 import streamlit as st
 from rejudge.dashboard import data
-from rejudge.dashboard.common import FLIP_CAUSES, FLIP_COLUMNS, context, num, pct, pick_evaluation
-from rejudge.store import FLIP_DIRECTIONS
+from rejudge.dashboard.common import (
+    FLIP_CAUSES,
+    FLIP_COLUMNS,
+    context,
+    delta_shown,
+    md_escape,
+    p_value,
+    pct,
+    pick_evaluation,
+)
+from rejudge.dashboard.links import flip_picker, pair_url
+from rejudge.store import FLIP_DIRECTIONS, EvaluationSummary
 
 ctx = context()
 url = ctx.db_url
@@ -32,10 +43,20 @@ if s is None:
 
 if not s.comparable:
     st.error(
-        "**comparable: false** — these evaluations do not line up, so the numbers below are not "
-        "a like-for-like comparison:\n\n" + "\n".join(f"- {r}" for r in s.reasons),
+        "**comparable: false** — these evaluations do not line up, so no verdict or delta is "
+        "given; the counts below are each side's own:\n\n"
+        + "\n".join(f"- {md_escape(r)}" for r in s.reasons),
         icon="🚨",
     )
+
+
+def _counts(ev: EvaluationSummary) -> str:
+    # what accuracy leaves out is shown beside it, so "0.0% (n=2)" cannot hide 70 unscored
+    return (
+        f"n={ev.scored} scored ({ev.PASS} PASS · {ev.FAIL} FAIL) · "
+        f"{ev.SKIP} SKIP · {ev.AGENT_ERROR} AGENT_ERROR"
+    )
+
 
 m1, m2, m3, m4, m5 = st.columns(5)
 m1.metric(
@@ -43,34 +64,37 @@ m1.metric(
     pct(s.accuracy_a),
     help=f"95% Wilson interval {pct(s.ci_a[0])} – {pct(s.ci_a[1])} over {s.scored_a} scored",
 )
-m1.caption(f"95% CI {pct(s.ci_a[0])} – {pct(s.ci_a[1])} (n={s.scored_a})")
-m2.metric(
-    "Accuracy B",
-    pct(s.accuracy_b),
-    delta=None if s.delta is None else f"{100 * s.delta:+.1f} pts",
-)
-m2.caption(f"95% CI {pct(s.ci_b[0])} – {pct(s.ci_b[1])} (n={s.scored_b})")
-m3.metric("Delta (B − A)", "—" if s.delta is None else f"{100 * s.delta:+.1f} pts")
-m4.metric("McNemar p (exact)", num(s.mcnemar_p, 4))
+m1.caption(f"95% CI {pct(s.ci_a[0])} – {pct(s.ci_a[1])}; {_counts(ev_a)}")
+m2.metric("Accuracy B", pct(s.accuracy_b), delta=delta_shown(s.delta) if s.comparable else None)
+m2.caption(f"95% CI {pct(s.ci_b[0])} – {pct(s.ci_b[1])}; {_counts(ev_b)}")
+if s.comparable:
+    m3.metric("Delta (B − A)", "—" if s.delta is None else f"{100 * s.delta:+.1f} pts")
+    m4.metric("McNemar p (exact)", p_value(s.mcnemar_p))
+else:
+    m3.metric("Delta (B − A)", "—", help="not comparable: no delta is given")
+    m4.metric("McNemar p (exact)", "—", help="not comparable: no test is run")
 m5.metric("Flips", s.flip_count)
 m5.caption(f"{s.pass_to_fail} PASS→FAIL · {s.fail_to_pass} FAIL→PASS · {s.other_flips} other")
 if s.same_evaluation:
     st.info("A and B are the same evaluation: pick two different ones.")
 if s.differences:
-    st.caption("What differs: " + "; ".join(f"{d.field}: {d.a} → {d.b}" for d in s.differences))
+    st.caption(
+        "What differs: " + "; ".join(md_escape(f"{d.field}: {d.a} → {d.b}") for d in s.differences)
+    )
 
-verdict = s.verdict
-message = (
-    f"**Verdict: {verdict}** (exact McNemar on "
-    f"{s.pass_to_fail + s.fail_to_pass} discordant PASS/FAIL pairs, "
-    f"p = {num(s.mcnemar_p, 4)}, α = {s.alpha})"
-)
-if verdict == "B better":
-    st.success(message)
-elif verdict == "B worse":
-    st.warning(message)
-else:
-    st.info(message)
+if s.comparable:
+    verdict = s.verdict
+    message = (
+        f"**Verdict: {verdict}** (exact McNemar on "
+        f"{s.pass_to_fail + s.fail_to_pass} discordant PASS/FAIL pairs, "
+        f"p {p_value(s.mcnemar_p, prefix=True)}, α = {s.alpha})"
+    )
+    if verdict == "B better":
+        st.success(message)
+    elif verdict == "B worse":
+        st.warning(message)
+    else:
+        st.info(message)
 
 with st.expander("As JSON (the keys of `rejudge compare --json`, without the flips list)"):
     st.json(
@@ -109,6 +133,7 @@ if shown:
     frame = pd.DataFrame(shown).rename(columns=FLIP_COLUMNS)
     frame["taxonomy_a"] = frame["taxonomy_a"].map(lambda t: ", ".join(t or []))
     frame["taxonomy_b"] = frame["taxonomy_b"].map(lambda t: ", ".join(t or []))
+    frame["side by side"] = [pair_url(a, b, f.case, f.repetition) for f in shown]
     st.dataframe(
         frame[
             [
@@ -121,11 +146,14 @@ if shown:
                 "category",
                 "taxonomy_a",
                 "taxonomy_b",
+                "side by side",
             ]
         ],
         hide_index=True,
         width="stretch",
+        column_config={"side by side": st.column_config.LinkColumn(display_text="open")},
     )
+    flip_picker(shown, a, b, key="cmp_open")
 
 # ---------------------------------------------------------------- per group charts
 
@@ -174,6 +202,18 @@ if codes:
     t1, t2 = st.columns(2)
     t1.dataframe(tax, hide_index=True, width="stretch")
     long = tax.melt(id_vars="code", value_vars=["A", "B"], var_name="evaluation", value_name="n")
-    t2.bar_chart(long, x="code", y="n", color="evaluation", stack=False, horizontal=True)
+    # full code names: PARAM_WRONG_FORMAT and PARAM_WRONG_VALUE must not both read PARAM_WRON…
+    t2.altair_chart(
+        alt.Chart(long)
+        .mark_bar()
+        .encode(
+            y=alt.Y("code:N", sort=codes, axis=alt.Axis(labelLimit=0, title=None)),
+            yOffset="evaluation:N",
+            x=alt.X("n:Q", title="judgments"),
+            color="evaluation:N",
+            tooltip=["code", "evaluation", "n"],
+        ),
+        width="stretch",
+    )
 else:
     st.caption("Neither evaluation names a failure cause.")

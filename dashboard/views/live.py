@@ -6,7 +6,9 @@ from datetime import UTC, datetime
 
 import streamlit as st
 from rejudge.dashboard import data
-from rejudge.dashboard.common import NO_CALL_BADGE, context, pick_run, tool_badge
+from rejudge.dashboard.common import NO_CALL_BADGE, context, md_escape, pick_run, tool_badge
+from rejudge.dashboard.evidence import ANSWER_BADGE
+from rejudge.dashboard.sidebyside import pair_link
 
 ctx = context()
 url = ctx.db_url
@@ -74,15 +76,53 @@ def monitor() -> None:
         pending = data.pending_cases(url, run_id)
         if pending:
             nxt = pending[0]
-            st.info(f"In progress: **{nxt.case}** (repetition {nxt.done + 1} of {nxt.repetitions})")
+            st.info(
+                f"In progress: **{md_escape(nxt.case)}** (repetition {nxt.done + 1} of {nxt.repetitions})"
+            )
     st.subheader("Finished traces (newest first)")
+    latest_ev = evals[-1].id if evals else None
+    # the newest evaluation of another run on the same suite: each trace opens side by side
+    # with that run's trace of the same case (what changed since then)
+    earlier = (
+        [
+            e
+            for e in data.evaluations(url)
+            if e.suite == run_now.suite and e.run_id != run_id and e.tier == evals[-1].tier
+        ]
+        if evals
+        else []
+    )
+    versus = earlier[-1].id if earlier else None
     for trace in data.recent_traces(url, run_id):
+        last = len(trace.rounds) - 1
         rounds = " &nbsp;→&nbsp; ".join(
-            " ".join(tool_badge(name, ok) for name, ok in calls) if calls else NO_CALL_BADGE
-            for calls in trace.rounds
+            " ".join(tool_badge(name, ok) for name, ok in calls)
+            if calls
+            # a completed trace's closing round without a call is its answer
+            else (ANSWER_BADGE if i == last and trace.status == "completed" else NO_CALL_BADGE)
+            for i, calls in enumerate(trace.rounds)
         )
         status = "" if trace.status == "completed" else f" :red-badge[{trace.status}]"
-        st.markdown(f"`{trace.case_key}` r{trace.repetition}{status} &nbsp; {rounds}")
+        row, link, pair = st.columns([6, 1, 1])
+        row.markdown(f"{md_escape(trace.case_key)} r{trace.repetition}{status} &nbsp; {rounds}")
+        params = {"run": str(run_id), "trace": str(trace.id)}
+        if latest_ev is not None:
+            params["ev"] = str(latest_ev)
+        with link:
+            st.page_link(
+                "views/trace_viewer.py",
+                label="evidence",
+                icon=":material/manage_search:",
+                query_params=params,
+            )
+        if versus is not None and latest_ev is not None:
+            with pair:
+                st.page_link(
+                    "views/side_by_side.py",
+                    label=f"vs #{versus}",
+                    icon=":material/view_column_2:",
+                    query_params=pair_link(versus, latest_ev, trace.case_key, trace.repetition),
+                )
 
 
 monitor()

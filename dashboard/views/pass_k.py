@@ -2,10 +2,14 @@
 
 from __future__ import annotations
 
+from urllib.parse import urlencode
+
 import pandas as pd
 import streamlit as st
 from rejudge.dashboard import data
 from rejudge.dashboard.common import context, pct, pick_evaluation
+from rejudge.dashboard.links import pair_url
+from rejudge.dashboard.sidebyside import pair_link
 from rejudge.dashboard.stats import pass_curve
 
 ctx = context()
@@ -38,7 +42,14 @@ m[2].metric("Always fail", all_fail)
 m[3].metric("Inconsistent", mixed)
 m[4].metric("Never scored", unscored)
 
-if curve:
+most = max((h.n for h in histogram), default=0)
+if most <= 1:
+    st.info(
+        "pass^k needs repetitions: every case of this evaluation was scored at most once, so "
+        "there is no k > 1 to estimate. Record each case several times "
+        "(`rejudge record --suite NAME --model M --repeat 5`), judge that run, and come back."
+    )
+elif curve:
     frame = pd.DataFrame(curve)
     st.subheader("pass^k curve")
     cols = st.columns(min(len(curve), 8))
@@ -57,12 +68,40 @@ if per_case:
     frame["pass rate"] = frame.apply(
         lambda r: r["passed"] / r["scored"] if r["scored"] else None, axis=1
     )
+    # an inconsistent case opens a passing and a failing repetition side by side; any other
+    # case opens its traces in the trace viewer
+    frame["evidence"] = [
+        pair_url(ev_id, ev_id, c.case, c.first_pass, c.first_fail)
+        if c.first_pass is not None and c.first_fail is not None
+        else "trace?" + urlencode({"run": str(ev.run_id), "ev": str(ev_id), "tv_case": c.case})
+        for c in per_case
+    ]
     st.dataframe(
-        frame,
+        frame[["case", "scored", "passed", "repetitions", "pass rate", "evidence"]],
         hide_index=True,
         width="stretch",
         column_config={
-            "pass rate": st.column_config.ProgressColumn("pass rate", min_value=0, max_value=1)
+            "pass rate": st.column_config.ProgressColumn("pass rate", min_value=0, max_value=1),
+            "evidence": st.column_config.LinkColumn(display_text="open"),
         },
     )
     st.caption(f"Showing up to 500 cases, inconsistent ones first ({len(per_case)} shown).")
+    mixed_cases = [c for c in per_case if c.first_pass is not None and c.first_fail is not None]
+    if mixed_cases:
+        by_case = {c.case: c for c in mixed_cases}
+        left, right = st.columns([3, 1])
+        with left:
+            chosen = st.selectbox(
+                "Open an inconsistent case: a passing and a failing repetition side by side",
+                list(by_case),
+                key="pk_open",
+            )
+        if chosen is not None:
+            c = by_case[chosen]
+            with right:
+                st.page_link(
+                    "views/side_by_side.py",
+                    label="Side by side",
+                    icon=":material/view_column_2:",
+                    query_params=pair_link(ev_id, ev_id, c.case, c.first_pass, c.first_fail),
+                )

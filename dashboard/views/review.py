@@ -3,8 +3,9 @@ judge wrong, golden wrong or unclear. One click (or key 1-4) per label, a note, 
 the queue, and the calibration figures of the evaluation.
 
 The page parses its widgets and calls one service per action (:mod:`rejudge.services._review_page`:
-open the evaluation, show an item's labels, label it); the queue is not cached, so a label shows
-at once.
+open the evaluation, show an item's labels, label it). The evaluation's rows are kept per
+evaluation and the queue per review stamp (``dashboard.data.review_state``), so Next is a cache
+hit and a label rebuilds the queue from rows already in memory; a label shows at once.
 """
 
 from __future__ import annotations
@@ -14,11 +15,12 @@ from typing import Any
 import pandas as pd
 import streamlit as st
 from rejudge.dashboard import data
-from rejudge.dashboard.common import NO_CALL_BADGE, context, num, pct, pick_evaluation, tool_badge
+from rejudge.dashboard.common import context, md_escape, num, pct, pick_evaluation
 from rejudge.dashboard.diffview import diff_tables
+from rejudge.dashboard.evidence import render_rounds, show_text, show_value
 from rejudge.store import RejudgeError
 
-from rejudge.services import judgment_labels, label_judgment, review_page_state
+from rejudge.services import judgment_labels, label_judgment, review_stamp
 
 LABELS = (
     ("confirmed", "Confirmed", "1", ":material/check_circle:"),
@@ -47,15 +49,24 @@ with c1:
 if ev_row is None:
     st.stop()
 ev_id = ev_row.id
+if "rv_reviewer" not in st.session_state:
+    # remembered in the address, so a reload or a bookmark keeps the reviewer's name
+    st.session_state["rv_reviewer"] = str(st.query_params.get("reviewer") or "")
 with c2:
     reviewer = st.text_input("Reviewer", key="rv_reviewer", placeholder="your name").strip()
+if reviewer:
+    st.query_params["reviewer"] = reviewer
+elif "reviewer" in st.query_params:
+    del st.query_params["reviewer"]
 with c3:
     sample = int(st.number_input("PASS sample", 0, 10_000, 10, key="rv_sample"))
 with c4:
     seed = int(st.number_input("Seed", 0, 2**31 - 1, 0, key="rv_seed"))
 
 store = data.store(url)
-state = review_page_state(store, ev_id, sample_passes=sample, seed=seed)
+# the queue and figures, kept between clicks under the evaluation's review stamp: a label (or a
+# resolution) changes the stamp, so the next rerun rebuilds them; Next and Previous do not
+state = data.review_state(url, ev_id, sample, seed, ev_row.judgments, review_stamp(store, ev_id))
 queue, figures = state.queue, state.figures
 
 done = state.reviewed
@@ -158,9 +169,9 @@ for column, (label, title, key, icon) in zip(buttons, LABELS, strict=True):
             try:
                 label_judgment(store, ev_id, int(item_id), label, reviewer, note=note)
             except RejudgeError as exc:
-                st.error(str(exc))
+                st.error(md_escape(str(exc)))
             else:
-                st.toast(f"{item['case']} r{item['repetition']}: {title}")
+                st.toast(md_escape(f"{item['case']} r{item['repetition']}: {title}"))
                 st.session_state["rv_item_next"] = state.next_open(int(item_id))
                 st.rerun()
 
@@ -194,7 +205,8 @@ detail = data.trace_detail(url, int(item["trace_id"]))
 judgment = data.judgment_body(url, ev_id, int(item["trace_id"]))
 case_body: dict[str, Any] = (detail.case_body if detail else None) or {}
 body: dict[str, Any] = (detail.body if detail else None) or {}
-st.markdown(f"**Instruction:** {case_body.get('instruction', '')}")
+st.markdown("**Instruction**")
+show_text(str(case_body.get("instruction", "")))
 st.page_link(
     "views/trace_viewer.py",
     label="Open in the trace viewer (raw exchange)",
@@ -205,25 +217,7 @@ st.page_link(
 left, right = st.columns(2)
 with left:
     st.markdown("**Rounds**")
-    for position, rnd in enumerate(body.get("rounds") or []):
-        calls = rnd.get("calls") or []
-        badges = (
-            " ".join(
-                tool_badge(c.get("name", "?"), c.get("ok"), c.get("parse_error") is not None)
-                for c in calls
-            )
-            if calls
-            else NO_CALL_BADGE
-        )
-        with st.container(border=True):
-            st.markdown(f"**Round {int(rnd.get('index', position)) + 1}** &nbsp; {badges}")
-            for call in calls:
-                st.json(
-                    {"name": call.get("name"), "arguments": call.get("arguments")},
-                    expanded=False,
-                )
-            if rnd.get("text"):
-                st.caption(rnd["text"])
+    render_rounds(body)
 with right:
     st.markdown("**Golden vs actual**")
     call_rows, argument_rows = diff_tables((judgment or {}).get("diff") or [])
@@ -232,6 +226,6 @@ with right:
     if argument_rows:
         st.dataframe(pd.DataFrame(argument_rows), hide_index=True, width="stretch")
     for reason in (judgment or {}).get("reasons") or []:
-        st.markdown(f"- {reason}")
+        st.markdown(f"- {md_escape(str(reason))}")
     st.markdown("**Golden calls**")
-    st.json((case_body.get("golden") or {}).get("calls") or [], expanded=False)
+    show_value((case_body.get("golden") or {}).get("calls") or [])

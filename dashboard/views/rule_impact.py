@@ -5,8 +5,18 @@ from __future__ import annotations
 import pandas as pd
 import streamlit as st
 from rejudge.dashboard import data
-from rejudge.dashboard.common import FLIP_COLUMNS, context, num, pct, pick_evaluation, pick_run
-from rejudge.dashboard.rules import likely_rules, rule_diff
+from rejudge.dashboard.common import (
+    FLIP_COLUMNS,
+    context,
+    delta_shown,
+    p_value,
+    pct,
+    pick_evaluation,
+    pick_run,
+)
+from rejudge.dashboard.links import flip_picker, pair_url
+from rejudge.dashboard.rules import likely_rules
+from rejudge.dashboard.sidebyside import settings_diff
 from rejudge.store import FLIP_DIRECTIONS, EvaluationSummary, RuleSet
 
 ctx = context()
@@ -26,15 +36,29 @@ if not candidates:
         "`rejudge rejudge RUN --rules R`."
     )
     st.stop()
-run = pick_run("Run", candidates, key="run")
+
+
+def _rule_pair(evs: list[EvaluationSummary]) -> tuple[int, int] | None:
+    """The first two evaluations of one tier under two rule sets (what the page is for)."""
+    for i, first in enumerate(evs):
+        for j in range(i + 1, len(evs)):
+            if evs[j].tier == first.tier and evs[j].rule_set_id != first.rule_set_id:
+                return i, j
+    return None
+
+
+# open on a run that has such a pair, when one does
+paired = [i for i, r in enumerate(candidates) if _rule_pair(by_run[r.id])]
+run = pick_run("Run", candidates, key="run", default_index=paired[0] if paired else 0)
 if run is None:
     st.stop()
 evals = by_run[run.id]
+default_a, default_b = _rule_pair(evals) or (0, 1)
 left, right = st.columns(2)
 with left:
-    ev_a = pick_evaluation("Rules A (before)", evals, key="ra", default_index=0)
+    ev_a = pick_evaluation("Rules A (before)", evals, key="ra", default_index=default_a)
 with right:
-    ev_b = pick_evaluation("Rules B (after)", evals, key="rb", default_index=1)
+    ev_b = pick_evaluation("Rules B (after)", evals, key="rb", default_index=default_b)
 if ev_a is None or ev_b is None:
     st.stop()
 a, b = ev_a.id, ev_b.id
@@ -54,53 +78,68 @@ m1.metric(f"Accuracy under {ev_a.rule_set}", pct(s.accuracy_a))
 m2.metric(
     f"Accuracy under {ev_b.rule_set}",
     pct(s.accuracy_b),
-    delta=None if s.delta is None else f"{100 * s.delta:+.1f} pts",
+    delta=delta_shown(s.delta),
 )
 m3.metric("Flips", s.flip_count)
-m4.metric("McNemar p (exact)", num(s.mcnemar_p, 4))
+m4.metric("McNemar p (exact)", p_value(s.mcnemar_p))
 
-diff = rule_diff(
+diff = settings_diff(
     RuleSet.model_validate(data.rule_set_body(url, ev_a.rule_set_id)),
     RuleSet.model_validate(data.rule_set_body(url, ev_b.rule_set_id)),
 )
 changed_paths = [d["path"] for d in diff]
 
-col_flips, col_diff = st.columns([3, 2])
-with col_flips:
-    st.subheader("Flipped cases")
-    direction = st.selectbox("Direction", ["all", *FLIP_DIRECTIONS], key="ri_dir")
-    rows = data.flips(url, a, b, limit=1000, direction=None if direction == "all" else direction)
-    if not rows:
-        st.success("No case changed verdict between these two rule sets.")
-    else:
-        frame = pd.DataFrame(rows).rename(columns=FLIP_COLUMNS)
-        frame["codes before"] = frame["taxonomy_a"].map(lambda t: ", ".join(t or []))
-        frame["codes after"] = frame["taxonomy_b"].map(lambda t: ", ".join(t or []))
-        attributed = [likely_rules(r.taxonomy_a, r.taxonomy_b, changed_paths) for r in rows]
-        frame["likely rule change"] = [", ".join(paths) or "—" for paths in attributed]
-        st.dataframe(
-            frame[
-                [
-                    "case",
-                    "repetition",
-                    "from",
-                    "to",
-                    "codes before",
-                    "codes after",
-                    "likely rule change",
-                    "cause",
-                ]
-            ],
-            hide_index=True,
-            width="stretch",
-        )
-        st.caption(
-            "“Likely rule change” names the changed settings that govern the failure codes that "
-            "appeared or disappeared; the trace viewer shows the full judgment."
-        )
-with col_diff:
-    st.subheader(f"{ev_a.rule_set} → {ev_b.rule_set}")
-    if diff and rows:
+st.subheader("Flipped cases")
+direction = st.selectbox("Direction", ["all", *FLIP_DIRECTIONS], key="ri_dir")
+rows = data.flips(url, a, b, limit=1000, direction=None if direction == "all" else direction)
+attributed: list[list[str]] = []
+if not rows:
+    st.success("No case changed verdict between these two rule sets.")
+else:
+    frame = pd.DataFrame(rows).rename(columns=FLIP_COLUMNS)
+    frame["codes before"] = frame["taxonomy_a"].map(lambda t: ", ".join(t or []))
+    frame["codes after"] = frame["taxonomy_b"].map(lambda t: ", ".join(t or []))
+    attributed = [likely_rules(r.taxonomy_a, r.taxonomy_b, changed_paths) for r in rows]
+    frame["likely rule change"] = [", ".join(paths) or "—" for paths in attributed]
+    frame["side by side"] = [pair_url(a, b, r.case, r.repetition) for r in rows]
+    st.dataframe(
+        frame[
+            [
+                "case",
+                "repetition",
+                "from",
+                "to",
+                "codes before",
+                "codes after",
+                "likely rule change",
+                "cause",
+                "side by side",
+            ]
+        ],
+        hide_index=True,
+        width="stretch",
+        column_config={"side by side": st.column_config.LinkColumn(display_text="open")},
+    )
+    st.caption(
+        "“Likely rule change” names the changed settings that govern the failure codes that "
+        "appeared or disappeared; the side-by-side page shows both judgments in full."
+    )
+    flip_picker(rows, a, b, key="ri_open")
+
+st.subheader(f"{ev_a.rule_set} → {ev_b.rule_set}")
+if diff:
+    # one row per setting, A and B side by side (a rule set's description is a label: left out)
+    st.dataframe(
+        pd.DataFrame([{"setting": d["path"], "A": repr(d["a"]), "B": repr(d["b"])} for d in diff]),
+        hide_index=True,
+        width="stretch",
+        column_config={
+            "setting": st.column_config.TextColumn(width="medium"),
+            "A": st.column_config.TextColumn(f"A · {ev_a.rule_set}", width="medium"),
+            "B": st.column_config.TextColumn(f"B · {ev_b.rule_set}", width="medium"),
+        },
+    )
+    if rows:
         per_setting = {path: sum(path in paths for paths in attributed) for path in changed_paths}
         st.markdown("**Flips each changed setting likely explains**")
         st.dataframe(
@@ -111,14 +150,5 @@ with col_diff:
             hide_index=True,
             width="stretch",
         )
-        st.markdown("**Settings that differ**")
-    if diff:
-        st.dataframe(
-            pd.DataFrame(
-                [{"setting": d["path"], "A": repr(d["a"]), "B": repr(d["b"])} for d in diff]
-            ),
-            hide_index=True,
-            width="stretch",
-        )
-    else:
-        st.caption("The two rule sets have identical settings.")
+else:
+    st.caption("The two rule sets have identical settings.")

@@ -1,4 +1,8 @@
-"""Trace viewer: a case's rounds as cards, golden vs actual, the judgment, the raw exchange."""
+"""Trace viewer: a case's rounds as cards, golden vs actual, the judgment, the raw exchange.
+
+``?run=&trace=&ev=`` in the URL opens one trace under one evaluation, ``?tv_case=`` searches
+for a case (the links of the other pages use them).
+"""
 
 from __future__ import annotations
 
@@ -8,8 +12,19 @@ import pandas as pd
 import streamlit as st
 from rejudge.dashboard import data
 from rejudge.dashboard.cassette import load_exchanges
-from rejudge.dashboard.common import NO_CALL_BADGE, context, eval_label, num, pick_run, tool_badge
+from rejudge.dashboard.common import (
+    context,
+    eval_label,
+    md_escape,
+    num,
+    pick_run,
+    query_int,
+    verdict_shown,
+)
 from rejudge.dashboard.diffview import diff_tables
+from rejudge.dashboard.evidence import render_exchanges, render_rounds, show_text, show_value
+
+LISTED = 2000
 
 ctx = context()
 url = ctx.db_url
@@ -25,24 +40,36 @@ with c1:
     run = pick_run("Run", runs, key="run")
 if run is None:
     st.stop()
+if "tv_case" not in st.session_state and st.query_params.get("tv_case"):
+    st.session_state["tv_case"] = str(st.query_params["tv_case"])  # a link naming a case
 with c2:
-    case_text = st.text_input("Case contains", key="tv_case")
-traces = data.run_traces(url, run.id, case_text or None)
+    case_text = st.text_input("Search cases", key="tv_case", placeholder="case id contains")
+search = case_text.strip() or None
+total = data.run_trace_count(url, run.id, search)
+traces = data.run_traces(url, run.id, search)
 if not traces:
     st.info("No trace matches.")
     st.stop()
 trace_ids = [t.id for t in traces]
 by_id = {t.id: t for t in traces}
-raw = st.query_params.get("trace")
-wanted = int(raw) if raw is not None and str(raw).isdigit() else None
+labels = {t.id: f"{t.case_key} · r{t.repetition} · {t.status}" for t in traces}
+wanted = query_int("trace")
+if wanted is not None and wanted not in by_id and search is None and total > len(traces):
+    # a linked trace beyond the listed ones: list it too, so the link opens it
+    linked = data.trace_detail(url, wanted)
+    if linked is not None and linked.run_id == run.id:
+        trace_ids.insert(0, wanted)
+        labels[wanted] = f"{linked.case_key} · r{linked.repetition} · {linked.status}"
 with c3:
     trace_id = st.selectbox(
         "Trace (case · repetition)",
         trace_ids,
         index=trace_ids.index(wanted) if wanted in trace_ids else 0,
         key="tv_trace",
-        format_func=lambda i: f"{by_id[i].case_key} · r{by_id[i].repetition} · {by_id[i].status}",
+        format_func=lambda i: labels.get(i, f"trace #{i}"),
     )
+shown_note = "" if total <= len(traces) else f"; listing the first {len(traces)}: search to narrow"
+st.caption(f"{total} trace(s) in this run{' match' if search else ''}{shown_note}.")
 if trace_id is None:
     st.stop()
 st.query_params["trace"] = str(trace_id)
@@ -57,8 +84,7 @@ evals = [e for e in data.evaluations(url) if e.run_id == run.id]
 judgment: dict[str, Any] | None = None
 if evals:
     ev_ids = [e.id for e in evals]
-    raw_ev = st.query_params.get("ev")
-    ev_wanted = int(raw_ev) if raw_ev is not None and str(raw_ev).isdigit() else None
+    ev_wanted = query_int("ev")
     ev_by_id = {e.id: e for e in evals}
     ev_id = st.selectbox(
         "Judged under",
@@ -71,7 +97,8 @@ if evals:
         st.query_params["ev"] = str(ev_id)
         judgment = data.judgment_body(url, int(ev_id), int(trace_id))
 
-st.markdown(f"**Instruction:** {case_body.get('instruction', '')}")
+st.markdown("**Instruction**")
+show_text(str(case_body.get("instruction", "")))
 timings = body.get("timings") or {}
 head = st.columns(5)
 head[0].metric("Status", body.get("status", detail.status))
@@ -80,10 +107,10 @@ head[2].metric("Calls", sum(len(r.get("calls") or []) for r in body.get("rounds"
 elapsed = timings.get("elapsed_s") or timings.get("wall_s")
 head[3].metric("Time", "—" if elapsed is None else f"{float(elapsed):.2f} s")
 if judgment is not None:
-    head[4].metric("Verdict", judgment.get("verdict", "?"))
+    head[4].metric("Verdict", verdict_shown(judgment, case_body))
 if body.get("error"):
     err = body["error"]
-    st.error(f"Trace error ({err.get('kind')}): {err.get('message')}")
+    st.error(md_escape(f"Trace error ({err.get('kind')}): {err.get('message')}"))
 
 # ---------------------------------------------------------------- round cards
 st.subheader("Rounds")
@@ -101,31 +128,7 @@ def _round_time(index: int) -> str:
     return ""
 
 
-for position, rnd in enumerate(body.get("rounds") or []):
-    calls = rnd.get("calls") or []
-    with st.container(border=True):
-        number = int(rnd.get("index", position)) + 1
-        badges = (
-            " ".join(
-                tool_badge(c.get("name", "?"), c.get("ok"), c.get("parse_error") is not None)
-                for c in calls
-            )
-            if calls
-            else NO_CALL_BADGE
-        )
-        st.markdown(f"**Round {number}**{_round_time(position)} &nbsp; {badges}")
-        if rnd.get("text"):
-            st.caption(rnd["text"])
-        for call in calls:
-            with st.expander(f"{call.get('name')} — arguments and result"):
-                if call.get("parse_error"):
-                    st.error(f"arguments did not parse: {call['parse_error']}")
-                    st.code(call.get("arguments_raw") or "", language="json")
-                else:
-                    st.json(call.get("arguments") or {})
-                if call.get("error"):
-                    st.warning(call["error"])
-                st.json(call.get("result") if call.get("result") is not None else {})
+render_rounds(body, round_time=_round_time)
 
 # ---------------------------------------------------------------- judgment
 st.subheader("Judgment")
@@ -133,11 +136,11 @@ if judgment is None:
     st.caption("This run has no evaluation yet (`rejudge judge RUN --tier T`).")
 else:
     j1, j2, j3 = st.columns(3)
-    j1.metric("Verdict", judgment.get("verdict", "?"))
+    j1.metric("Verdict", verdict_shown(judgment, case_body))
     j2.metric("Partial score", num(judgment.get("partial_score")))
     j3.metric("Taxonomy", ", ".join(judgment.get("taxonomy") or []) or "—")
     for reason in judgment.get("reasons") or []:
-        st.markdown(f"- {reason}")
+        st.markdown(f"- {md_escape(str(reason))}")
     diff = judgment.get("diff") or []
     st.markdown("**Golden vs actual**, call by call")
     call_rows, argument_rows = diff_tables(diff)
@@ -157,10 +160,10 @@ else:
 g1, g2 = st.columns(2)
 with g1:
     st.markdown("**Golden calls**")
-    st.json((case_body.get("golden") or {}).get("calls") or [])
+    show_value((case_body.get("golden") or {}).get("calls") or [])
 with g2:
     st.markdown("**Actual calls**")
-    st.json(
+    show_value(
         [
             {"name": c.get("name"), "arguments": c.get("arguments"), "ok": c.get("ok")}
             for r in body.get("rounds") or []
@@ -169,17 +172,5 @@ with g2:
     )
 
 # ---------------------------------------------------------------- raw exchange
-st.subheader("Raw HTTP exchange")
-view = load_exchanges(ctx.cassettes_dir, detail.cassette_path)
-if view is None:
-    st.caption("This trace has no cassette (e.g. an imported result).")
-elif view.error:
-    st.warning(view.error)
-else:
-    st.caption(f"{len(view.exchanges)} exchange(s) from `{view.path}`")
-    for i, ex in enumerate(view.exchanges, start=1):
-        with st.expander(f"#{i} {ex['method']} {ex['uri']} → {ex['status']}"):
-            st.markdown("**Request**")
-            st.code(ex["request_body"] or "(empty)", language="json")
-            st.markdown("**Response**")
-            st.code(ex["response_body"] or "(empty)", language="json")
+st.subheader("Raw HTTP exchanges")
+render_exchanges(load_exchanges(ctx.cassettes_dir, detail.cassette_path, timings))

@@ -1,4 +1,4 @@
-"""Trends: accuracy per model, suite, tier and rule set over time; partial-score distribution."""
+"""Trends: accuracy over recording time, one line per (model, tier, rule set); partial scores."""
 
 from __future__ import annotations
 
@@ -19,30 +19,59 @@ if not points:
     st.info("No evaluations match.")
     st.stop()
 
-group = st.radio(
-    "One line per", ["model", "suite", "tier", "rule_set"], horizontal=True, key="tr_group"
-)
 frame = pd.DataFrame(points)
 frame["accuracy %"] = frame["accuracy"].astype(float) * 100
+# one line per thing measured: a model under one tier and one rule set (joining different
+# tiers or rule sets in one line would draw a change of yardstick as a change of the model)
+frame["line"] = frame["model"] + " · " + frame["tier"] + " · " + frame["rule_set"]
 st.metric("Evaluations", len(frame))
+scored = frame.dropna(subset=["accuracy %"])
+left_out = len(frame) - len(scored)
+if left_out:
+    st.caption(f"{left_out} evaluation(s) with nothing scored (no PASS or FAIL) are not plotted.")
 chart = (
-    alt.Chart(frame.dropna(subset=["accuracy %"]))
+    alt.Chart(scored)
     .mark_line(point=True)
     .encode(
-        x=alt.X("created_at:T", title="evaluated at"),
+        x=alt.X("recorded_at:T", title="run recorded at"),
         y=alt.Y("accuracy %:Q", scale=alt.Scale(domain=[0, 100])),
-        color=alt.Color(f"{group}:N"),
-        tooltip=["evaluation", "model", "suite", "tier", "rule_set", "accuracy %", "scored"],
+        color=alt.Color("line:N", title="model · tier · rule set", legend=alt.Legend(labelLimit=0)),
+        tooltip=[
+            "evaluation",
+            "model",
+            "suite",
+            "tier",
+            "rule_set",
+            "accuracy %",
+            "scored",
+            "recorded_at",
+            "created_at",
+        ],
     )
 )
 st.altair_chart(chart, width="stretch")
+st.caption("Points sit at the run's recording date; re-judging an old run keeps it there.")
 st.dataframe(
-    frame[
-        ["evaluation", "created_at", "model", "suite", "tier", "rule_set", "accuracy %", "scored"]
+    frame.sort_values(["recorded_at", "evaluation"], ascending=False)[
+        [
+            "evaluation",
+            "recorded_at",
+            "created_at",
+            "model",
+            "suite",
+            "tier",
+            "rule_set",
+            "accuracy %",
+            "scored",
+        ]
     ],
     hide_index=True,
     width="stretch",
-    column_config={"accuracy %": st.column_config.NumberColumn(format="%.1f")},
+    column_config={
+        "accuracy %": st.column_config.NumberColumn(format="%.1f"),
+        "recorded_at": st.column_config.DatetimeColumn("recorded"),
+        "created_at": st.column_config.DatetimeColumn("judged"),
+    },
 )
 
 st.subheader("Partial scores")

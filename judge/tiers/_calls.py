@@ -80,6 +80,8 @@ class CallMatchingTier:
     #: every result is plain JSON by construction (values pass through ``safe_value``), so the
     #: engine may assemble the stored body without a pydantic round-trip (``judge_body``)
     plain_json_results: ClassVar[bool] = True
+    #: the verdict needs golden calls: a case with none that is not negative is not scorable
+    needs_golden_calls: ClassVar[bool] = True
 
     def applies(self, case: Case, registry: ToolRegistry) -> bool:
         return True

@@ -3,8 +3,6 @@
 from __future__ import annotations
 
 import os
-import signal
-import subprocess
 import sys
 from pathlib import Path
 
@@ -40,6 +38,8 @@ def streamlit_command(*, host: str, port: int) -> list[str]:
         str(port),
         "--browser.gatherUsageStats",
         "false",
+        "--client.toolbarMode",
+        "minimal",
     ]
 
 
@@ -89,29 +89,9 @@ def dashboard(app: AppContext, port: int, host: str, dry_run: bool) -> None:
     )
     env = {**os.environ, **app_env}
     env.setdefault("STREAMLIT_BROWSER_GATHER_USAGE_STATS", "false")
-    process = subprocess.Popen(command, env=env)
-
-    def _stop(signum: int, _frame: object) -> None:
-        raise SystemExit(128 + signum)
-
-    previous = signal.signal(signal.SIGTERM, _stop)
-    try:
-        code = process.wait()
-    except KeyboardInterrupt:
-        process.terminate()
-        try:
-            code = process.wait(timeout=10)
-        except subprocess.TimeoutExpired:
-            process.kill()
-            code = process.wait()
-        return
-    finally:
-        signal.signal(signal.SIGTERM, previous)
-        if process.poll() is None:
-            process.terminate()
-            try:
-                process.wait(timeout=10)
-            except subprocess.TimeoutExpired:
-                process.kill()
-    if code != 0:
-        raise click.ClickException(f"streamlit exited with status {code}")
+    sys.stdout.flush()
+    sys.stderr.flush()
+    # replace this process with Streamlit rather than wait on a child: this process's own
+    # command line may hold the URL (``rejudge --db postgresql://user:PASSWORD@...``), and every
+    # local user can read a live process's argv; after exec only Streamlit's argv (no URL) is left
+    os.execve(command[0], command, env)

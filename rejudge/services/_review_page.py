@@ -12,10 +12,17 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from rejudge.services._reviews import calibration_summary, review_queue
+from rejudge.services._reviews import calibration_summary, review_queue, review_rows
 from rejudge.store import ReviewRecord, Store
 
-__all__ = ["ReviewPageState", "review_page_state", "judgment_labels", "label_judgment"]
+__all__ = [
+    "ReviewPageState",
+    "review_page_state",
+    "evaluation_review_rows",
+    "review_stamp",
+    "judgment_labels",
+    "label_judgment",
+]
 
 
 @dataclass(frozen=True)
@@ -43,16 +50,50 @@ class ReviewPageState:
 
 
 def review_page_state(
-    store: Store, evaluation_id: int | str, *, sample_passes: int = 0, seed: int = 0
+    store: Store,
+    evaluation_id: int | str,
+    *,
+    sample_passes: int = 0,
+    seed: int = 0,
+    rows: list[dict[str, Any]] | None = None,
+    base: list[dict[str, Any]] | None = None,
 ) -> ReviewPageState:
     """The review queue of an evaluation (every FAIL, every anomaly, a seeded PASS sample of
-    ``sample_passes``) with each item's latest labels, and its calibration figures."""
+    ``sample_passes``) with each item's latest labels, and its calibration figures.
+
+    The evaluation's rows are read once for both (``rows``: :func:`evaluation_review_rows`, when
+    the caller keeps them between clicks; they change only when the evaluation does) and its
+    reviews once; ``base`` is the queue before labels (:func:`unlabelled_queue` of the same rows,
+    sample and seed), which labels never change, so a caller keeps that too."""
     ev = store.get_evaluation(evaluation_id)
+    if rows is None:
+        rows = review_rows(store, ev.id)
+    reviews = [r.as_dict() for r in store.list_reviews(evaluation_id=ev.id)]
     return ReviewPageState(
         evaluation_id=ev.id,
-        queue=review_queue(store, ev.id, sample_passes=sample_passes, seed=seed),
-        figures=calibration_summary(store, ev.id),
+        queue=review_queue(
+            store,
+            ev.id,
+            sample_passes=sample_passes,
+            seed=seed,
+            rows=rows,
+            reviews=reviews,
+            base=base,
+        ),
+        figures=calibration_summary(store, ev.id, rows=rows, reviews=reviews),
     )
+
+
+def evaluation_review_rows(store: Store, evaluation_id: int | str) -> list[dict[str, Any]]:
+    """An evaluation's rows as review needs them (verdicts, anomalies, keys): what
+    :func:`review_page_state` takes as ``rows``."""
+    return review_rows(store, store.get_evaluation(evaluation_id).id)
+
+
+def review_stamp(store: Store, evaluation_id: int) -> tuple[int, int, int]:
+    """(reviews, the newest review id, resolved reviews) of an evaluation: changes with every
+    label or resolution, so a page caches its queue under it and a write invalidates it."""
+    return store.review_stamp(evaluation_id)
 
 
 def judgment_labels(store: Store, judgment_id: int) -> list[ReviewRecord]:

@@ -31,6 +31,8 @@ __all__ = [
     "calibration_summary",
     "review_gaps",
     "review_queue",
+    "unlabelled_queue",
+    "with_labels",
     "import_review_csv",
     "resolve_review",
 ]
@@ -51,8 +53,9 @@ def review_rows(store: Store, evaluation_id: int | str) -> list[dict[str, Any]]:
     """An evaluation's rows with judgment ids and keys, anomalies and the report's fields."""
     ev = store.get_evaluation(evaluation_id)
     out = []
-    for r in store.iter_evaluation_rows(ev.id, with_body=True):
-        body = r.get("body") or {}
+    # the judgment's anomalies come as their own column: no body is read (at 100,000 rows the
+    # bodies were most of the review page's time)
+    for r in store.iter_evaluation_rows(ev.id):
         out.append(
             {
                 "judgment_id": int(r["judgment_id"]),
@@ -65,7 +68,7 @@ def review_rows(store: Store, evaluation_id: int | str) -> list[dict[str, Any]]:
                 "verdict": r["verdict"],
                 "taxonomy": list(r.get("taxonomy") or []),
                 "partial_score": r["partial_score"],
-                "anomalies": list(body.get("anomalies") or []),
+                "anomalies": list(r.get("anomalies") or []),
                 "trace_hash": r["trace_hash"],
                 "case_hash": r["case_hash"],
                 "registry_hash": r["registry_hash"],
@@ -79,9 +82,10 @@ def review_rows(store: Store, evaluation_id: int | str) -> list[dict[str, Any]]:
 
 
 def _reviews_and_resolutions(
-    store: Store, evaluation_id: int
+    store: Store, evaluation_id: int, reviews: list[dict[str, Any]] | None = None
 ) -> tuple[list[dict[str, Any]], dict[int, dict[str, Any] | None]]:
-    reviews = [r.as_dict() for r in store.list_reviews(evaluation_id=evaluation_id)]
+    if reviews is None:
+        reviews = [r.as_dict() for r in store.list_reviews(evaluation_id=evaluation_id)]
     flagged = {
         int(r["judgment_id"]) for r in reviews if r["label"] in ("golden_wrong", "judge_wrong")
     }
@@ -92,13 +96,22 @@ def _reviews_and_resolutions(
     return reviews, resolve_reviews(reviews, context, later)
 
 
-def calibration_summary(store: Store, evaluation_id: int | str) -> dict[str, Any]:
+def calibration_summary(
+    store: Store,
+    evaluation_id: int | str,
+    *,
+    rows: list[dict[str, Any]] | None = None,
+    reviews: list[dict[str, Any]] | None = None,
+) -> dict[str, Any]:
     """The ``calibration`` block of ``rejudge report`` for a stored evaluation: the figures of
     :func:`calibration_figures`, the gaps that keep it from a reviewed baseline, and every
-    ``golden_wrong`` label linked to its case (suite, case key) with its resolution."""
+    ``golden_wrong`` label linked to its case (suite, case key) with its resolution.
+
+    ``rows`` (:func:`review_rows`) and ``reviews`` (its reviews as dicts) may be passed when the
+    caller holds them already: the review page reads 100,000 rows once, not twice per click."""
     ev = store.get_evaluation(evaluation_id)
-    rows = review_rows(store, ev.id)
-    reviews, resolutions = _reviews_and_resolutions(store, ev.id)
+    rows = review_rows(store, ev.id) if rows is None else rows
+    reviews, resolutions = _reviews_and_resolutions(store, ev.id, reviews)
     figures = calibration_figures(rows, reviews, resolutions)
     gaps = gaps_from(rows, reviews, resolutions)
     suite = None
@@ -145,16 +158,51 @@ def review_gaps(store: Store, evaluation_id: int | str) -> list[str]:
 
 
 def review_queue(
-    store: Store, evaluation_id: int | str, *, sample_passes: int = 0, seed: int = 0
+    store: Store,
+    evaluation_id: int | str,
+    *,
+    sample_passes: int = 0,
+    seed: int = 0,
+    rows: list[dict[str, Any]] | None = None,
+    reviews: list[dict[str, Any]] | None = None,
+    base: list[dict[str, Any]] | None = None,
 ) -> list[dict[str, Any]]:
-    """:func:`build_queue` over a stored evaluation, with each item's latest labels attached."""
+    """:func:`build_queue` over a stored evaluation, with each item's latest labels attached
+    (``rows`` and ``reviews`` as for :func:`calibration_summary`; ``base``: the queue of
+    :func:`unlabelled_queue` for the same rows, sample and seed, when the caller keeps it)."""
     ev = store.get_evaluation(evaluation_id)
-    rows = review_rows(store, ev.id)
-    latest = latest_labels(r.as_dict() for r in store.list_reviews(evaluation_id=ev.id))
-    items = build_queue(rows, latest, sample_passes=sample_passes, seed=seed)
-    for item in items:
+    if base is None:
+        rows = review_rows(store, ev.id) if rows is None else rows
+        base = unlabelled_queue(rows, sample_passes=sample_passes, seed=seed)
+    if reviews is None:
+        reviews = [r.as_dict() for r in store.list_reviews(evaluation_id=ev.id)]
+    return with_labels(base, latest_labels(reviews))
+
+
+def unlabelled_queue(
+    rows: list[dict[str, Any]], *, sample_passes: int = 0, seed: int = 0
+) -> list[dict[str, Any]]:
+    """The queue's items before any label: which judgments, why, in what order. It depends on
+    the rows, the sample and the seed only, never on the reviews (build_queue's sample is
+    independent of them), so a caller may keep it while labels come in."""
+    return build_queue(rows, (), sample_passes=sample_passes, seed=seed)
+
+
+def with_labels(
+    base: list[dict[str, Any]], latest: dict[int, dict[str, Any]]
+) -> list[dict[str, Any]]:
+    """``base`` items with ``reviewed`` and each reviewer's latest ``labels`` (new dicts: the
+    base stays as it was)."""
+    items = []
+    for item in base:
         by = latest.get(int(item["judgment_id"]), {})
-        item["labels"] = {name: dict(r) for name, r in sorted(by.items())}
+        items.append(
+            {
+                **item,
+                "reviewed": bool(by),
+                "labels": {name: dict(r) for name, r in sorted(by.items())},
+            }
+        )
     return items
 
 

@@ -296,3 +296,129 @@ def build_store(
         return built
     finally:
         store.close()
+
+
+# evidence that tries to be markup: an image that would fetch an external URL, LaTeX, HTML
+HOSTILE = "![pixel](http://203.0.113.9/pixel.png) $x^2$ <img src=http://203.0.113.9/a.png> **bold**"
+# real cassettes other projects recorded (see /work/shared/real-cassettes/README.md)
+REAL_CASSETTES = Path("/work/shared/real-cassettes")
+PYDANTIC_AI = "pydantic-ai/test_tool_choice_matrix_auto-anthropic.yaml"
+GZIP = "simonw-llm/test_tool_use_chain_of_two_calls.yaml"
+SSE = "simonw-llm/test_tool_use_basic.yaml"
+
+
+def build_imported(url: str, cassettes_dir: Path) -> Built:
+    """An ad-hoc import as real traffic gives it: cases without golden calls, hostile evidence
+    text, string and numeric-string tool results, a conversation's second user turn, a
+    provider-side tool, an ``n > 1`` alternative, and traces whose cassettes are real files
+    (pydantic-ai ``parsed_body``, gzip ``!!binary``, an SSE stream) copied into
+    ``cassettes_dir``. Judged by the judge itself (not scorable: SKIP)."""
+    import shutil
+
+    from rejudge.judge import judge
+    from rejudge.store import Alternative, ServerToolUse, UserTurn
+
+    store = Store.open(url)
+    try:
+        built = Built(url=url, cassettes_dir=cassettes_dir)
+        reg = registry()
+        case_list = [
+            Case(
+                id=f"imported-{i}",
+                dimension="imported",
+                category="imported",
+                instruction=f"{HOSTILE} (conversation {i})",
+                golden=Golden(calls=[]),
+            )
+            for i in range(3)
+        ]
+        suite = store.save_suite(
+            name="imported-test",
+            domain="retail",
+            suite_hash=content_hash([c.hash for c in case_list] + [reg.hash]),
+            registry=reg,
+            cases=case_list,
+        )
+        pks = store.get_case_pks(suite.id)
+        rules = RuleSet(name="t", version="1", settings={"free_text_rule": None})
+        rule_id = store.save_rule_set(rules)
+        built.rule_sets = {"t@1": rules}
+        run = store.create_run(
+            name="run-imported",
+            suite=suite,
+            config=RunConfig(model="imported", base_url="http://127.0.0.1:8080/v1", repeat=1),
+        )
+        built.runs["run-imported"] = run.id
+        rows = []
+        for i, (case, real) in enumerate(zip(case_list, (PYDANTIC_AI, GZIP, SSE), strict=True)):
+            target = cassettes_dir / real
+            target.parent.mkdir(parents=True, exist_ok=True)
+            shutil.copyfile(REAL_CASSETTES / real, target)
+            calls = [
+                ToolCall(
+                    id="c1",
+                    name="get_order",
+                    arguments={"order_id": HOSTILE},
+                    result=f"plain text result {HOSTILE}",
+                    ok=True,
+                ),
+                ToolCall(
+                    id="c2", name="get_order", arguments={"order_id": "42"}, result="12345", ok=True
+                ),
+            ]
+            trace = Trace(
+                case_id=case.id,
+                rounds=[
+                    Round(
+                        index=0,
+                        calls=calls,
+                        server_tools=[
+                            ServerToolUse(
+                                name="web_search", input={"query": HOSTILE}, kind="server_tool_use"
+                            )
+                        ]
+                        if i == 0
+                        else [],
+                        alternatives=[Alternative(choice=1, text=f"another choice {HOSTILE}")]
+                        if i == 0
+                        else [],
+                    ),
+                    Round(index=1, text=f"The answer. {HOSTILE}"),
+                ],
+                user_turns=[UserTurn(before_round=1, position=1, text=f"And now? {HOSTILE}")]
+                if i == 0
+                else [],
+                final_text=f"The answer. {HOSTILE}",
+            )
+            rows.append((run.id, pks[case.id], trace, real, None))
+        store.save_traces(rows)
+        built.traces = len(rows)
+        trace_ids = {r["case_key"]: r["id"] for r in store.iter_trace_rows(run.id)}
+        ev = store.create_evaluation(
+            run_id=run.id, tier=TIER, rule_set_id=rule_id, engine_version=ENGINE
+        )
+        built.evaluations["imported"] = ev
+        judgments, links = [], []
+        for (_r, _pk, trace, _c, _h), case in zip(rows, case_list, strict=True):
+            judgments.append(judge(trace, case, reg, TIER, rules))
+        ids = store.save_judgments(judgments)
+        for judgment, case in zip(judgments, case_list, strict=True):
+            links.append(
+                {
+                    "judgment_id": ids[judgment.key],
+                    "trace_id": trace_ids[case.id],
+                    "case_key": case.id,
+                    "repetition": 0,
+                    "dimension": case.dimension,
+                    "category": case.category,
+                    "verdict": judgment.verdict,
+                    "partial_score": judgment.partial_score,
+                }
+            )
+        store.link_judgments(ev, links)
+        store.finish_evaluation(ev, summary={}, inputs_hash=content_hash([ev]))
+        store.finish_run(run.id)
+        built.judgments = len(links)
+        return built
+    finally:
+        store.close()

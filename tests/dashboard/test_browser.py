@@ -4,6 +4,7 @@ and saves a screenshot. Skips only when Debian's chromium is absent."""
 
 from __future__ import annotations
 
+import contextlib
 import os
 import shutil
 import signal
@@ -12,16 +13,20 @@ import subprocess
 import sys
 import time
 import urllib.request
+import uuid
 from collections.abc import Iterator
 from pathlib import Path
+from urllib.parse import urlsplit
 
 import pytest
 from click.testing import CliRunner
+from rejudge.store import Store
 
 from rejudge.cli import _COMMANDS, cli
 from rejudge.cli.dashboard import dashboard, dashboard_env, streamlit_command
+from tests.conftest import PG_URL_PREFIX, _admin, require_postgres
 from tests.dashboard.conftest import judge_compare
-from tests.dashboard.factory import Built, build_store
+from tests.dashboard.factory import GZIP, PYDANTIC_AI, Built, build_imported, build_store
 
 CHROMIUM = shutil.which("chromium") or (
     "/usr/bin/chromium" if Path("/usr/bin/chromium").exists() else None
@@ -60,12 +65,13 @@ def test_command_line_is_headless_on_loopback_and_never_holds_the_store(tmp_path
     command = streamlit_command(host="127.0.0.1", port=8765)
     assert command[1:4] == ["-m", "streamlit", "run"]
     assert command[4].endswith("dashboard/app.py") and Path(command[4]).is_file()
-    pairs = dict(zip(command[5:13:2], command[6:14:2], strict=True))
+    pairs = dict(zip(command[5::2], command[6::2], strict=True))
     assert pairs == {
         "--server.headless": "true",
         "--server.address": "127.0.0.1",
         "--server.port": "8765",
         "--browser.gatherUsageStats": "false",
+        "--client.toolbarMode": "minimal",
     }
     assert "--" not in command and not any("hunter2" in part for part in command)
     # the store goes in the app's environment, which other local users cannot read
@@ -88,13 +94,16 @@ def test_dry_run_through_the_cli_migrates_and_prints(tmp_path: Path, monkeypatch
     assert bad.exit_code == 1 and "Error:" in bad.output
 
 
-@pytest.fixture
-def served(tmp_path: Path) -> Iterator[tuple[Built, int]]:
-    built = build_store(f"sqlite:///{tmp_path / 'rejudge.db'}", cases=12, repeat=3)
+@contextlib.contextmanager
+def _dashboard(
+    url: str, tmp_path: Path, cassettes: Path | None = None
+) -> Iterator[tuple[int, subprocess.Popen[bytes]]]:
+    """`rejudge --db URL dashboard` as a user starts it, until its health check answers."""
     port = _free_port()
     log = open(tmp_path / "dashboard.log", "wb")  # noqa: SIM115 - closed below
+    folder = ["--cassettes", str(cassettes)] if cassettes is not None else []
     proc = subprocess.Popen(
-        _rejudge_argv("--db", built.url, "dashboard", "--port", str(port)),
+        _rejudge_argv("--db", url, *folder, "dashboard", "--port", str(port)),
         stdout=log,
         stderr=subprocess.STDOUT,
         start_new_session=True,
@@ -118,7 +127,7 @@ def served(tmp_path: Path) -> Iterator[tuple[Built, int]]:
                     + (tmp_path / "dashboard.log").read_text(errors="replace")[-2000:]
                 )
             time.sleep(0.3)
-        yield built, port
+        yield port, proc
     finally:
         try:
             os.killpg(proc.pid, signal.SIGTERM)
@@ -132,6 +141,58 @@ def served(tmp_path: Path) -> Iterator[tuple[Built, int]]:
         log.close()
 
 
+def _argv_holding(needle: str) -> list[tuple[int, str]]:
+    """Every live process whose command line holds ``needle`` (read from /proc/*/cmdline)."""
+    found = []
+    for entry in Path("/proc").iterdir():
+        if not entry.name.isdigit():
+            continue
+        try:
+            argv = (entry / "cmdline").read_bytes().replace(b"\0", b" ").decode(errors="replace")
+        except OSError:
+            continue
+        if needle in argv:
+            found.append((int(entry.name), argv))
+    return found
+
+
+@pytest.fixture
+def served(tmp_path: Path) -> Iterator[tuple[Built, Built, int]]:
+    """A factory store with an ad-hoc import of real cassettes beside it, served for real."""
+    url = f"sqlite:///{tmp_path / 'rejudge.db'}"
+    built = build_store(url, cases=12, repeat=3)
+    imported = build_imported(url, tmp_path / "cassettes")
+    with _dashboard(url, tmp_path, tmp_path / "cassettes") as (port, _proc):
+        yield built, imported, port
+
+
+@pytest.mark.slow
+@pytest.mark.postgres
+def test_a_password_in_the_store_url_is_in_no_process_argv(tmp_path: Path) -> None:
+    """`rejudge --db postgresql+psycopg://user:PASSWORD@host/db dashboard` leaves no process
+    (neither itself nor Streamlit) whose argv other local users could read the password in."""
+    require_postgres()
+    password = f"pw-{uuid.uuid4().hex[:16]}"
+    schema = f"rejudge_argv_{uuid.uuid4().hex[:10]}"
+    _admin(f'CREATE SCHEMA "{schema}"')
+    # trust authentication accepts any password, so the URL works and still holds one
+    url = PG_URL_PREFIX.replace("postgres@", f"postgres:{password}@", 1)
+    url += f"?options=-csearch_path%3D{schema}"
+    try:
+        with _dashboard(url, tmp_path) as (port, proc):
+            assert proc.poll() is None
+            with urllib.request.urlopen(f"http://127.0.0.1:{port}/", timeout=10) as r:
+                assert r.status == 200
+            assert _argv_holding(password) == []
+            # the started process became Streamlit (exec), and the store reached it anyway
+            own = (Path("/proc") / str(proc.pid) / "cmdline").read_bytes().split(b"\0")
+            assert b"streamlit" in own and b"run" in own
+            environ = (Path("/proc") / str(proc.pid) / "environ").read_bytes()
+            assert password.encode() in environ
+    finally:
+        _admin(f'DROP SCHEMA IF EXISTS "{schema}" CASCADE')
+
+
 @pytest.mark.slow
 @pytest.mark.skipif(
     CHROMIUM is None, reason="Debian's chromium is not installed (apt-get install -y chromium)"
@@ -141,7 +202,7 @@ def test_compare_page_in_headless_chromium(served: tuple[Built, int], tmp_path: 
         from playwright.sync_api import sync_playwright
     except ImportError:
         pytest.fail("the playwright package is missing: pip install -e '.[dev]'")
-    built, port = served
+    built, _imported, port = served
     a, b = built.evaluations["a1"], built.evaluations["b1"]
     expected = judge_compare(built.url, a, b)
     shot = tmp_path / "compare.png"
@@ -163,8 +224,124 @@ def test_compare_page_in_headless_chromium(served: tuple[Built, int], tmp_path: 
             page.locator('[data-testid="stDataFrame"]').first.wait_for(timeout=30_000)
             page.wait_for_timeout(1000)  # let the charts and the flips grid paint
             page.screenshot(path=str(shot), full_page=True)
+            # the address people type: the overview itself, not a "Page not found" modal
+            page.goto(f"http://127.0.0.1:{port}/overview", timeout=60_000)
+            page.get_by_role("heading", name="Overview").first.wait_for(timeout=60_000)
+            page.wait_for_timeout(1000)
+            not_found = page.get_by_text("Page not found").count()
+            icon = page.locator("link[rel='shortcut icon']").get_attribute("href") or ""
+            deploy = page.get_by_text("Deploy", exact=True).count()
         finally:
             browser.close()
+    assert not_found == 0
+    assert not icon.startswith("http") or icon.startswith("http://127.0.0.1")  # no CDN favicon
+    assert deploy == 0  # the developer toolbar is hidden
     assert flips == str(len(expected["flips"]))
     assert accuracy_a == f"{100 * expected['accuracy_a']:.1f}%"
     assert shot.exists() and shot.stat().st_size > 10_000
+
+
+def _trace_ids(url: str, run: int) -> dict[str, int]:
+    store = Store.open(url)
+    try:
+        return {t.case_key: t.id for t in store.run_traces(run)}
+    finally:
+        store.close()
+
+
+def _flip_with_a_difference(built: Built, a: int, b: int) -> dict:
+    """The first flip of A → B whose traces differ in some call (same place, another tool or
+    other arguments), and the argument the side-by-side page must mark."""
+    store = Store.open(built.url)
+    try:
+        for flip in judge_compare(built.url, a, b)["flips"]:
+            bodies = [
+                store.trace_detail(
+                    store.evaluation_trace(ev, flip["case"], flip["repetition"])
+                ).body
+                for ev in (a, b)
+            ]
+            for r, rnd in enumerate(bodies[0]["rounds"]):
+                other = bodies[1]["rounds"][r]["calls"] if r < len(bodies[1]["rounds"]) else []
+                for i, call in enumerate(rnd["calls"]):
+                    twin = other[i] if i < len(other) else None
+                    if twin is None or twin["name"] != call["name"]:
+                        return {**flip, "argument": sorted(call["arguments"])[0]}
+    finally:
+        store.close()
+    pytest.fail("the factory store has no flip whose traces differ in a call")
+
+
+@pytest.mark.slow
+@pytest.mark.skipif(
+    CHROMIUM is None, reason="Debian's chromium is not installed (apt-get install -y chromium)"
+)
+def test_from_a_flip_to_the_evidence_and_real_cassettes_offline(
+    served: tuple[Built, Built, int], tmp_path: Path
+) -> None:
+    """Compare → pick a flip → the side-by-side page marks the argument that differs; the
+    trace viewer opens a pydantic-ai and a gzip cassette's raw exchange; and not one request
+    the pages make leaves 127.0.0.1 (Playwright's request log)."""
+    try:
+        from playwright.sync_api import sync_playwright
+    except ImportError:
+        pytest.fail("the playwright package is missing: pip install -e '.[dev]'")
+    built, imported, port = served
+    a, b = built.evaluations["a1"], built.evaluations["b1"]
+    flip = _flip_with_a_difference(built, a, b)
+    traces = _trace_ids(imported.url, imported.runs["run-imported"])
+    requests: list[str] = []
+    base = f"http://127.0.0.1:{port}"
+    with sync_playwright() as pw:
+        browser = pw.chromium.launch(executable_path=CHROMIUM, headless=True, args=CHROMIUM_FLAGS)
+        try:
+            page = browser.new_page(viewport={"width": 1400, "height": 1000})
+            page.on("request", lambda request: requests.append(request.url))
+            page.goto(f"{base}/compare?a={a}&b={b}", timeout=60_000)
+            picker = page.locator(
+                '[data-testid="stSelectbox"]', has_text="Open a flip side by side"
+            )
+            picker.wait_for(timeout=60_000)
+            picker.click()
+            label = f"{flip['case']} · r{flip['repetition']} · {flip['from']}→{flip['to']}"
+            page.keyboard.type(label)
+            page.keyboard.press("Enter")
+            page.wait_for_timeout(1500)
+            main = page.locator('[data-testid="stMain"]')
+            main.locator('[data-testid="stPageLink"]', has_text="Side by side").click()
+            page.wait_for_url("**/side_by_side?**", timeout=30_000)
+            marked = page.get_by_text(f"differs: {flip['argument']}").first
+            marked.wait_for(timeout=60_000)
+            assert f"case={flip['case']}" in page.url
+            page.screenshot(path=str(tmp_path / "side_by_side.png"), full_page=True)
+
+            raw_texts = {}
+            for case, host in (
+                ("imported-0", "api.anthropic.com"),
+                ("imported-1", "api.openai.com"),
+            ):
+                run = imported.runs["run-imported"]
+                page.goto(f"{base}/trace?run={run}&trace={traces[case]}", timeout=60_000)
+                exchange = page.locator(
+                    '[data-testid="stExpander"]', has_text=f"POST https://{host}"
+                ).first
+                exchange.wait_for(timeout=60_000)
+                exchange.locator("summary").click()
+                exchange.get_by_role("tab", name="Raw").click()
+                code = exchange.locator('[data-testid="stCode"]').first
+                code.wait_for(timeout=30_000)
+                page.wait_for_timeout(500)
+                raw_texts[case] = code.inner_text()
+        finally:
+            browser.close()
+    # the decoded bodies: pydantic-ai's parsed_body (an Anthropic tool_use) and gzip JSON
+    assert '"tool_use"' in raw_texts["imported-0"], PYDANTIC_AI
+    assert "chat.completion" in raw_texts["imported-1"], GZIP
+    assert requests
+    outside = [
+        u
+        for u in requests
+        if urlsplit(u).scheme in ("http", "https", "ws", "wss")
+        and urlsplit(u).hostname != "127.0.0.1"
+    ]
+    assert outside == [], outside

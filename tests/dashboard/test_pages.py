@@ -34,7 +34,7 @@ def test_overview_lists_runs_evaluations_and_filters(built: Built) -> None:
     for ev in built.evaluations.values():
         report = judge_report(built.url, ev)
         row = evals[evals["id"] == ev].iloc[0]
-        assert row["accuracy"] == pytest.approx(100 * report["accuracy"])
+        assert row["accuracy"] == _pct(report["accuracy"])
         assert row["PASS"] == report["verdict_counts"]["PASS"]
     # filter by rule set: only run-a's second evaluation is left
     at.multiselect(key="filter_rule_set").set_value(["t@2"]).run()
@@ -52,7 +52,8 @@ def test_compare_shows_the_judge_compare_numbers(built: Built, pair) -> None:
     shown = metrics(at)
     assert shown["Accuracy A"] == _pct(expected["accuracy_a"])
     assert shown["Accuracy B"] == _pct(expected["accuracy_b"])
-    assert shown["McNemar p (exact)"] == f"{expected['mcnemar_p']:.4f}"
+    p = expected["mcnemar_p"]
+    assert shown["McNemar p (exact)"] == ("< 0.0001" if p < 0.0001 else f"{p:.4f}")
     assert shown["Flips"] == str(len(expected["flips"]))
     as_json = json.loads(at.json[0].value)
     for key in ("a", "b", "accuracy_a", "accuracy_b", "mcnemar_p", "comparable"):
@@ -145,11 +146,15 @@ def test_trace_viewer_badges_follow_each_call(built: Built) -> None:
             body = detail.body
             cards = [m.value for m in at.markdown if m.value.startswith("**Round ")]
             assert len(cards) == len(body["rounds"])
-            for card, rnd in zip(cards, body["rounds"], strict=True):
+            last = len(body["rounds"]) - 1
+            for position, (card, rnd) in enumerate(zip(cards, body["rounds"], strict=True)):
                 calls = rnd["calls"]
                 assert card.count(":green-badge[") == sum(c["ok"] is True for c in calls)
                 assert card.count(":red-badge[") == sum(c["ok"] is False for c in calls)
-                assert (":yellow-badge[" in card) == (not calls)
+                # a completed trace's closing reply is its answer, not a missing call
+                answer = not calls and position == last and body["status"] == "completed"
+                assert (":blue-badge[answer]" in card) == answer
+                assert (":yellow-badge[" in card) == (not calls and not answer)
                 checked += 1
         assert checked >= 6
     finally:
@@ -176,7 +181,7 @@ def test_live_monitor_follows_the_running_run(built: Built) -> None:
     assert shown["Traces"] == "36 / 36"  # run-a is the running one
     assert shown["Completed"] == "36"
     markdown = "\n".join(m.value for m in at.markdown)
-    assert "`c00011` r2" in markdown  # the newest finished trace, with its round badges
+    assert "c00011 r2" in markdown  # the newest finished trace, with its round badges
     assert "badge[" in markdown
     assert any("Refreshes every" in c.value for c in at.caption)
 

@@ -78,3 +78,36 @@ def test_label_the_queue(evaluation: tuple[str, int]) -> None:
     assert metrics["Golden errors"] == "0"
     flagged = [e for e in at.expander if "Flagged by reviewers" in e.label]
     assert flagged and "1 (1 open)" in flagged[0].label
+
+
+def test_the_reviewer_is_remembered_and_a_label_shows_at_once(
+    evaluation: tuple[str, int],
+) -> None:
+    url, ev = evaluation
+    at = AppTest.from_file(str(APP), default_timeout=60)
+    at.session_state["db_url"] = url
+    at.session_state["cassettes_dir"] = ""
+    at.query_params["ev"] = str(ev)
+    at.run()
+    at.switch_page("views/review.py")
+    at.run()
+    at.text_input(key="rv_reviewer").set_value("bo").run()
+    assert at.query_params["reviewer"] in ("bo", ["bo"])  # in the address: a reload keeps it
+    first = at.selectbox(key="rv_item").value
+    at.button(key="rv_confirmed").click().run()
+    assert not at.exception, [e.value for e in at.exception]
+    # the queue (cached between clicks) shows the new label at once and moved on
+    assert {m.label: m.value for m in at.metric}["Reviewed"] == "1"
+    assert at.selectbox(key="rv_item").value != first
+    at.button(key="rv_next").click().run()
+    assert {m.label: m.value for m in at.metric}["Reviewed"] == "1"
+
+    again = AppTest.from_file(str(APP), default_timeout=60)
+    again.session_state["db_url"] = url
+    again.session_state["cassettes_dir"] = ""
+    again.query_params["ev"] = str(ev)
+    again.query_params["reviewer"] = "bo"
+    again.run()
+    again.switch_page("views/review.py")
+    again.run()
+    assert again.text_input(key="rv_reviewer").value == "bo"

@@ -315,9 +315,10 @@ def test_dashboard_shows_what_the_importer_reads(tmp_path: Path, rel: str) -> No
     exchanges = read_cassette(REAL / rel).exchanges
     assert len(view.exchanges) == len(exchanges)
     first = view.exchanges[0]
-    assert first["status"] == 200 and first["method"] == "POST"
-    assert json.loads(first["response_body"]) == exchanges[0].response_body
-    assert json.loads(first["request_body"]) == exchanges[0].request_body
+    assert first.status == 200 and first.method == "POST"
+    assert first.response == exchanges[0].response_body
+    assert json.loads(first.raw_response) == exchanges[0].response_body
+    assert json.loads(first.raw_request) == exchanges[0].request_body
     bad = tmp_path / "bad.yaml"
     bad.write_text("interactions: 5\n")
     shown = load_exchanges(tmp_path, "bad.yaml")

@@ -1,0 +1,263 @@
+"""Showing evidence (a trace's rounds, tool results, raw exchanges) safely and readably.
+
+Everything here comes from outside: the model's text, tool results, an imported cassette's
+instructions. None of it is ever rendered as Markdown, HTML or LaTeX: values go through
+``st.json`` (structures), ``st.code`` / ``st.text`` (text), or :func:`md_escape` when they must
+sit in a Markdown label (badges, expander titles). A result is shown by what it holds: a JSON
+structure as JSON (a string that parses as an object or array too), anything else as text.
+
+The trace viewer, the review page and the side-by-side page all draw rounds with
+:func:`render_rounds`, so a trace reads the same everywhere.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable, Collection
+from typing import Any
+
+import streamlit as st
+from rejudge.dashboard.cassette import CassetteView, ExchangeView
+from rejudge.dashboard.common import NO_CALL_BADGE, md_escape, tool_badge
+
+__all__ = [
+    "structured",
+    "show_value",
+    "show_text",
+    "round_kind",
+    "render_round",
+    "render_ending",
+    "render_rounds",
+    "user_turns",
+    "render_exchanges",
+    "ANSWER_BADGE",
+    "SERVER_TOOL_BADGE",
+]
+
+ANSWER_BADGE = ":blue-badge[answer]"
+SERVER_TOOL_BADGE = ":violet-badge[provider tool]"
+# a raw body is shown in a scrolling box this tall, never as a page-long block
+RAW_HEIGHT_PX = 360
+
+
+def structured(value: Any) -> Any | None:
+    """``value`` as a JSON structure (dict or list) when it is one or a string holding one;
+    None when it is plain text, a number or absent (``st.json`` takes structures only)."""
+    if isinstance(value, dict | list):
+        return value
+    if isinstance(value, str):
+        head = value.lstrip()[:1]
+        if head in ("{", "["):
+            try:
+                parsed = json.loads(value)
+            except ValueError:
+                return None
+            return parsed if isinstance(parsed, dict | list) else None
+    return None
+
+
+def show_text(value: str, *, height: int | None = None) -> None:
+    """Untrusted text, verbatim (no Markdown): wrapped, in a code box without highlighting."""
+    st.code(value, language=None, wrap_lines=True, height=height)
+
+
+def show_value(value: Any, *, expanded: bool = True) -> None:
+    """A tool result, argument set or body: JSON when it is a structure, text otherwise."""
+    shape = structured(value)
+    if shape is not None:
+        st.json(shape, expanded=expanded)
+    elif value is None:
+        st.caption("(none)")
+    elif isinstance(value, str):
+        show_text(value if value else "(empty string)")
+    else:
+        show_text(json.dumps(value, ensure_ascii=False))
+
+
+def round_kind(body: dict[str, Any], position: int) -> str:
+    """``calls``, ``answer`` (the trace's normal final reply: a completed trace's last round, a
+    text and no call) or ``no_call`` (a round without a call that is not that)."""
+    rounds = body.get("rounds") or []
+    rnd = rounds[position]
+    if rnd.get("calls"):
+        return "calls"
+    last = position == len(rounds) - 1
+    if last and body.get("status", "completed") == "completed" and not body.get("error"):
+        return "answer"
+    return "no_call"
+
+
+def _badges(kind: str, rnd: dict[str, Any]) -> str:
+    calls = rnd.get("calls") or []
+    parts = [
+        tool_badge(c.get("name", "?"), c.get("ok"), c.get("parse_error") is not None) for c in calls
+    ]
+    parts += [
+        f"{SERVER_TOOL_BADGE} {md_escape(str(s.get('name', '?')))}"
+        for s in rnd.get("server_tools") or []
+    ]
+    if kind == "answer":
+        parts.append(ANSWER_BADGE)
+    elif kind == "no_call" and not rnd.get("server_tools"):
+        parts.append(NO_CALL_BADGE)
+    if rnd.get("alternatives"):
+        parts.append(f":gray-badge[n>1: {len(rnd['alternatives'])} other choice(s)]")
+    return " ".join(parts)
+
+
+def user_turns(body: dict[str, Any], before: int) -> None:
+    for turn in sorted(body.get("user_turns") or [], key=lambda t: t.get("position", 0)):
+        if int(turn.get("before_round", -1)) == before:
+            with st.container(border=True):
+                st.markdown(f"**User** (message {int(turn.get('position', 0)) + 1})")
+                show_text(str(turn.get("text", "")))
+
+
+def _call(call: dict[str, Any], highlighted: Collection[str]) -> None:
+    name = md_escape(str(call.get("name", "?")))
+    marks = f" · differs: {md_escape(', '.join(sorted(highlighted)))}" if highlighted else ""
+    st.markdown(f"**{name}**{marks}")
+    if call.get("parse_error"):
+        st.error(f"arguments did not parse: {md_escape(str(call['parse_error']))}")
+        show_text(call.get("arguments_raw") or "")
+    else:
+        arguments = call.get("arguments") or {}
+        if highlighted:
+            for key in sorted(highlighted):
+                st.markdown(f":orange-background[{md_escape(key)}]")
+                show_value(arguments.get(key, "(absent)"))
+            rest = {k: v for k, v in arguments.items() if k not in highlighted}
+            if rest:
+                show_value(rest)
+        else:
+            show_value(arguments)
+    if call.get("error"):
+        st.warning(md_escape(str(call["error"])))
+    if call.get("result") is not None or call.get("ok") is not None:
+        st.caption("result")
+        show_value(call.get("result"))
+
+
+def render_round(
+    body: dict[str, Any],
+    position: int,
+    *,
+    round_time: Callable[[int], str] | None = None,
+    highlight: Callable[[int, int], Collection[str]] | None = None,
+) -> None:
+    """Round ``position`` of a trace as a card, the user's turns before it in place.
+
+    ``highlight(round_position, call_position)`` names the arguments of that call to mark (the
+    side-by-side page marks those that differ from the other trace)."""
+    rnd = (body.get("rounds") or [])[position]
+    user_turns(body, int(rnd.get("index", position)))
+    kind = round_kind(body, position)
+    with st.container(border=True):
+        number = int(rnd.get("index", position)) + 1
+        timing = round_time(position) if round_time else ""
+        st.markdown(f"**Round {number}**{timing} &nbsp; {_badges(kind, rnd)}")
+        if rnd.get("text"):
+            if kind == "answer":
+                st.caption("final answer")
+            show_text(str(rnd["text"]))
+        for call_position, call in enumerate(rnd.get("calls") or []):
+            _call(call, highlight(position, call_position) if highlight else ())
+        for server in rnd.get("server_tools") or []:
+            st.markdown(
+                f"{SERVER_TOOL_BADGE} **{md_escape(str(server.get('name', '?')))}** "
+                f"({md_escape(str(server.get('kind', '')))}; run by the provider, "
+                "not one of the client's calls)"
+            )
+            show_value(server.get("input"), expanded=False)
+            if server.get("result") is not None:
+                show_value(server.get("result"), expanded=False)
+        alternatives = rnd.get("alternatives") or []
+        if alternatives:
+            with st.expander(f"{len(alternatives)} other choice(s) of this response (n>1)"):
+                st.caption("Kept but never followed: the client continued with choice 0.")
+                for alt in alternatives:
+                    calls = ", ".join(c.get("name", "?") for c in alt.get("calls") or [])
+                    st.markdown(
+                        md_escape(
+                            f"choice {alt.get('choice')}: {calls or 'no call'} "
+                            f"(finish: {alt.get('finish_reason') or '—'})"
+                        )
+                    )
+                    if alt.get("calls"):
+                        show_value(
+                            [
+                                {"name": c.get("name"), "arguments": c.get("arguments")}
+                                for c in alt["calls"]
+                            ],
+                            expanded=False,
+                        )
+                    if alt.get("text"):
+                        show_text(str(alt["text"]))
+
+
+def render_ending(body: dict[str, Any]) -> None:
+    """What follows the last round: user turns nothing answered, a final text kept apart."""
+    rounds = body.get("rounds") or []
+    user_turns(body, len(rounds))
+    final = body.get("final_text")
+    if final and not (rounds and rounds[-1].get("text") == final):
+        st.markdown(f"**Final answer** &nbsp; {ANSWER_BADGE}")
+        show_text(str(final))
+
+
+def render_rounds(
+    body: dict[str, Any],
+    *,
+    round_time: Callable[[int], str] | None = None,
+    highlight: Callable[[int, int], Collection[str]] | None = None,
+) -> None:
+    """A trace's rounds as cards, with the user's turns in place between them."""
+    for position in range(len(body.get("rounds") or [])):
+        render_round(body, position, round_time=round_time, highlight=highlight)
+    render_ending(body)
+
+
+def _exchange(view: ExchangeView, key: str) -> None:
+    response, request, headers, raw = st.tabs(["Response", "Request", "Headers", "Raw"])
+    with response:
+        for note in view.notes:
+            st.warning(md_escape(note))
+        if view.streamed:
+            st.caption("Streamed response, reassembled from its events (the Raw tab has them).")
+        show_value(view.response)
+    with request:
+        if view.tool_names:
+            st.caption(
+                md_escape(f"{len(view.tool_names)} tool schema(s): {', '.join(view.tool_names)}")
+            )
+        show_value(view.request)
+        if view.tools is not None and st.toggle(
+            "Show the tool schemas", key=f"{key}_tools_{view.index}"
+        ):
+            show_value(view.tools, expanded=False)
+    with headers:
+        st.caption(f"wire format: {view.wire_format}")
+        left, right = st.columns(2)
+        left.markdown("**Request headers**")
+        with left:
+            show_value(view.request_headers, expanded=False)
+        right.markdown("**Response headers**")
+        with right:
+            show_value(view.response_headers, expanded=False)
+    with raw:
+        st.caption("Response body as recorded (decoded)")
+        show_text(view.raw_response or "(empty)", height=RAW_HEIGHT_PX)
+        st.caption("Request body as recorded (decoded)")
+        show_text(view.raw_request or "(empty)", height=RAW_HEIGHT_PX)
+
+
+def render_exchanges(view: CassetteView | None, *, key: str = "ex") -> None:
+    if view is None:
+        st.caption("This trace has no cassette (e.g. an imported result).")
+    elif view.error:
+        st.warning(md_escape(view.error))
+    else:
+        st.caption(f"{len(view.exchanges)} exchange(s) from {md_escape(str(view.path))}")
+        for ex in view.exchanges:
+            with st.expander(md_escape(ex.title)):
+                _exchange(ex, key)

@@ -1,0 +1,55 @@
+"""Links from a row to its evidence: the side-by-side page for a case under two evaluations,
+the trace viewer for one trace.
+
+Tables carry a link column (Streamlit opens those in a new tab); under a table of flips a picker
+and a page link open the chosen row in this tab. Every link is a relative address with query
+parameters, so it can be copied and pasted into an issue.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from urllib.parse import urlencode
+
+import streamlit as st
+from rejudge.dashboard.sidebyside import pair_link
+from rejudge.store import Flip
+
+__all__ = ["pair_url", "trace_url", "flip_picker"]
+
+
+def pair_url(a: int, b: int, case: str, repetition: int, repetition_b: int | None = None) -> str:
+    """The side-by-side page of ``case`` repetition ``repetition`` under A and B."""
+    return "side_by_side?" + urlencode(pair_link(a, b, case, repetition, repetition_b))
+
+
+def trace_url(run: int, trace: int, evaluation: int | None = None) -> str:
+    params = {"run": str(run), "trace": str(trace)}
+    if evaluation is not None:
+        params["ev"] = str(evaluation)
+    return "trace?" + urlencode(params)
+
+
+def flip_picker(rows: Sequence[Flip], a: int, b: int, *, key: str) -> None:
+    """Pick one of ``rows`` and open it side by side (in this tab)."""
+    if not rows:
+        return
+    labels = {
+        i: f"{f.case} · r{f.repetition} · {f.from_verdict}→{f.to_verdict}"
+        for i, f in enumerate(rows)
+    }
+    left, right = st.columns([3, 1])
+    with left:
+        chosen = st.selectbox(
+            "Open a flip side by side", list(labels), key=key, format_func=labels.__getitem__
+        )
+    if chosen is None:
+        return
+    flip = rows[int(chosen)]
+    with right:
+        st.page_link(
+            "views/side_by_side.py",
+            label="Side by side",
+            icon=":material/view_column_2:",
+            query_params=pair_link(a, b, flip.case, flip.repetition),
+        )

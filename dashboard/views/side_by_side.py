@@ -1,0 +1,195 @@
+"""Side by side: one case under two evaluations, both traces round by round.
+
+``?a=<evaluation>&b=<evaluation>&case=<case id>&rep=<repetition>`` opens it directly (Compare,
+Rule impact, pass^k and the live monitor link here), so a link can be pasted into an issue.
+Arguments that differ from the other side's call in the same place are marked; below the
+rounds, both judgments with the cause of the change, and the rule settings that differ.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pandas as pd
+import streamlit as st
+from rejudge.dashboard import data
+from rejudge.dashboard.common import (
+    context,
+    md_escape,
+    num,
+    pick_evaluation,
+    query_int,
+    verdict_shown,
+)
+from rejudge.dashboard.evidence import render_ending, render_round
+from rejudge.dashboard.sidebyside import call_highlights, flip_cause, settings_diff
+from rejudge.store import RuleSet
+
+ctx = context()
+url = ctx.db_url
+
+st.title("Side by side")
+rows = data.evaluations(url)
+if not rows:
+    st.info("No evaluations yet. Judge a run with `rejudge judge RUN --tier T`.")
+    st.stop()
+left, right = st.columns(2)
+with left:
+    ev_a = pick_evaluation("Evaluation A", rows, key="a", default_index=len(rows) - 2)
+with right:
+    ev_b = pick_evaluation("Evaluation B", rows, key="b", default_index=len(rows) - 1)
+if ev_a is None or ev_b is None:
+    st.stop()
+
+flips = data.flips(url, ev_a.id, ev_b.id, limit=1000)
+c1, c2, c3, c4 = st.columns([3, 3, 1, 1])
+if "sbs_case" not in st.session_state:
+    st.session_state["sbs_case"] = str(st.query_params.get("case") or "")
+    st.session_state["sbs_rep"] = query_int("rep") or 0
+    # B may show another repetition (pass^k opens a passing and a failing one of one case)
+    rep_b = query_int("rep_b")
+    st.session_state["sbs_rep_b"] = st.session_state["sbs_rep"] if rep_b is None else rep_b
+
+
+def _picked() -> None:
+    # a flip picked from the list fills the case and repetition (typing one still works)
+    value = st.session_state.get("sbs_flip")
+    if value:
+        case_key, _, rep = value.rpartition(" · r")
+        st.session_state["sbs_case"] = case_key
+        st.session_state["sbs_rep"] = st.session_state["sbs_rep_b"] = int(rep)
+
+
+with c1:
+    choices = ["", *sorted({f"{f.case} · r{f.repetition}" for f in flips})]
+    st.selectbox(
+        f"A flipped case ({len(flips)} flips)",
+        choices,
+        key="sbs_flip",
+        on_change=_picked,
+        format_func=lambda v: v or "(pick, or type a case id)",
+    )
+with c2:
+    case = st.text_input("Case id", key="sbs_case").strip()
+with c3:
+    repetition = int(st.number_input("Repetition A", 0, 10_000, key="sbs_rep"))
+with c4:
+    repetition_b = int(st.number_input("Repetition B", 0, 10_000, key="sbs_rep_b"))
+if not case:
+    st.info("Pick a flipped case, or type a case id.")
+    st.stop()
+st.query_params.update({"case": case, "rep": str(repetition)})
+if repetition_b != repetition:
+    st.query_params["rep_b"] = str(repetition_b)
+elif "rep_b" in st.query_params:
+    del st.query_params["rep_b"]
+
+
+def _side(
+    ev_id: int, repetition: int
+) -> tuple[dict[str, Any], dict[str, Any], dict[str, Any] | None, int | None]:
+    trace_id = data.evaluation_trace(url, ev_id, case, repetition)
+    if trace_id is None:
+        return {}, {}, None, None
+    detail = data.trace_detail(url, trace_id)
+    judgment = data.judgment_body(url, ev_id, trace_id)
+    body = (detail.body if detail else None) or {}
+    case_body = (detail.case_body if detail else None) or {}
+    return body, case_body, judgment, trace_id
+
+
+body_a, case_a, judgment_a, trace_a = _side(ev_a.id, repetition)
+body_b, case_b, judgment_b, trace_b = _side(ev_b.id, repetition_b)
+if trace_a is None and trace_b is None:
+    st.warning(md_escape(f"Neither evaluation judged {case} repetition {repetition}."))
+    st.stop()
+
+# ---------------------------------------------------------------- the two judgments
+cause = flip_cause(judgment_a, judgment_b)
+heads = st.columns(2)
+for column, name, ev, judgment, case_body, trace_id in (
+    (heads[0], "A", ev_a, judgment_a, case_a, trace_a),
+    (heads[1], "B", ev_b, judgment_b, case_b, trace_b),
+):
+    with column:
+        st.markdown(
+            md_escape(f"{name}: evaluation #{ev.id} · {ev.run} · {ev.tier} · {ev.rule_set}")
+        )
+        if judgment is None:
+            st.warning(f"Evaluation {name} judged no trace of this case and repetition.")
+            continue
+        m = st.columns(2)
+        m[0].metric(f"Verdict {name}", verdict_shown(judgment, case_body))
+        m[1].metric(f"Partial {name}", num(judgment.get("partial_score")))
+        # codes as text, not a metric: metric values are cut to the column's width
+        st.markdown(f"**Taxonomy:** {', '.join(judgment.get('taxonomy') or []) or '—'}")
+        for reason in judgment.get("reasons") or []:
+            st.markdown(f"- {md_escape(str(reason))}")
+        st.page_link(
+            "views/trace_viewer.py",
+            label=f"Trace {name} in the trace viewer (raw exchanges)",
+            icon=":material/manage_search:",
+            query_params={"run": str(ev.run_id), "trace": str(trace_id), "ev": str(ev.id)},
+        )
+if judgment_a and judgment_b:
+    if judgment_a.get("verdict") == judgment_b.get("verdict"):
+        st.caption(f"Same verdict; first input that differs: {cause or 'none'}.")
+    else:
+        st.info(
+            f"Verdict {judgment_a.get('verdict')} → {judgment_b.get('verdict')}; cause: "
+            f"**{cause or 'unknown'}** (the first judgment input that differs)."
+        )
+
+# ---------------------------------------------------------------- rounds, aligned
+st.subheader("Rounds")
+marks_a = call_highlights(body_a, body_b)
+marks_b = call_highlights(body_b, body_a)
+rounds_a = body_a.get("rounds") or []
+rounds_b = body_b.get("rounds") or []
+for position in range(max(len(rounds_a), len(rounds_b))):
+    col_a, col_b = st.columns(2)
+    for column, body, rounds, marks in (
+        (col_a, body_a, rounds_a, marks_a),
+        (col_b, body_b, rounds_b, marks_b),
+    ):
+        with column:
+            if position < len(rounds):
+                render_round(
+                    body,
+                    position,
+                    highlight=lambda r, c, marks=marks: marks.get((r, c), set()),
+                )
+            else:
+                st.caption(f"(no round {position + 1})")
+end_a, end_b = st.columns(2)
+with end_a:
+    render_ending(body_a)
+with end_b:
+    render_ending(body_b)
+
+# ---------------------------------------------------------------- rule settings
+st.subheader("Rule settings that differ")
+if ev_a.rule_set_id == ev_b.rule_set_id:
+    st.caption(f"Both use {md_escape(ev_a.rule_set)}.")
+else:
+    diff = settings_diff(
+        RuleSet.model_validate(data.rule_set_body(url, ev_a.rule_set_id)),
+        RuleSet.model_validate(data.rule_set_body(url, ev_b.rule_set_id)),
+    )
+    if diff:
+        st.dataframe(
+            pd.DataFrame(
+                [
+                    {
+                        "setting": d["path"],
+                        f"A · {ev_a.rule_set}": repr(d["a"]),
+                        f"B · {ev_b.rule_set}": repr(d["b"]),
+                    }
+                    for d in diff
+                ]
+            ),
+            hide_index=True,
+            width="stretch",
+        )
+    else:
+        st.caption("Only their labels differ: every setting is the same.")

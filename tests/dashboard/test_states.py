@@ -1,0 +1,258 @@
+"""Honest states and drill-down, through AppTest on stores the tests build (SQLite): Compare on
+an incomparable pair, p-values and zero deltas, pass^k with one repetition, Rule impact's
+defaults and settings diff, Overview newest first with its baseline card, Trends by recording
+date, and the side-by-side page reached by URL and from Compare's flips."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from rejudge.dashboard.common import delta_shown, p_value
+from rejudge.dashboard.sidebyside import differing_arguments, settings_diff
+from rejudge.store import RuleSet, Store
+
+from tests.dashboard.conftest import app_on, judge_compare, metrics
+from tests.dashboard.factory import Built, build_store
+
+SQLITE_ONLY = pytest.mark.parametrize("built", ["sqlite"], indirect=True)
+
+
+def _metric(at, label: str):
+    return next(m for m in at.metric if m.label == label)
+
+
+def test_p_values_and_deltas_read_as_people_read_them() -> None:
+    assert p_value(3.2e-06) == "< 0.0001" and p_value(3.2e-06, prefix=True) == "< 0.0001"
+    assert p_value(0.03125) == "0.0312" and p_value(0.5, prefix=True) == "= 0.5000"
+    assert p_value(None) == "—"
+    assert delta_shown(0.0) is None and delta_shown(0.0004) is None  # rounds to +0.0: no arrow
+    assert delta_shown(None) is None
+    assert delta_shown(0.773) == "+77.3 pts" and delta_shown(-0.05) == "-5.0 pts"
+
+
+@SQLITE_ONLY
+def test_compare_suppresses_verdict_and_delta_when_not_comparable(built: Built) -> None:
+    a, c = built.evaluations["a1"], built.evaluations["c1"]
+    at = app_on(built, "compare", a=str(a), b=str(c))
+    assert any("comparable: false" in e.value for e in at.error)
+    shown = metrics(at)
+    assert shown["Delta (B − A)"] == "—" and shown["McNemar p (exact)"] == "—"
+    assert not _metric(at, "Accuracy B").delta
+    notes = [m.value for m in (*at.info, *at.success, *at.warning)]
+    assert not any("Verdict" in n for n in notes)
+
+
+@SQLITE_ONLY
+def test_compare_shows_what_accuracy_leaves_out(built: Built) -> None:
+    a, b = built.evaluations["a1"], built.evaluations["b1"]
+    at = app_on(built, "compare", a=str(a), b=str(b))
+    store = Store.open(built.url)
+    try:
+        rows = {r.id: r for r in store.evaluation_summaries(ids=[a, b])}
+    finally:
+        store.close()
+    captions = [c.value for c in at.caption]
+    for ev in (a, b):
+        row = rows[ev]
+        expected = f"{row.SKIP} SKIP · {row.AGENT_ERROR} AGENT_ERROR"
+        assert any(expected in c and f"n={row.scored} scored" in c for c in captions), expected
+
+
+@SQLITE_ONLY
+def test_a_zero_delta_has_no_arrow(built: Built) -> None:
+    a = built.evaluations["a1"]
+    at = app_on(built, "compare", a=str(a), b=str(a))
+    assert metrics(at)["Delta (B − A)"] == "+0.0 pts"
+    assert not _metric(at, "Accuracy B").delta
+
+
+def test_pass_k_with_one_repetition_says_how_to_record_more(tmp_path: Path) -> None:
+    built = build_store(f"sqlite:///{tmp_path / 'r.db'}", cases=4, repeat=1, with_run_b=False)
+    at = app_on(built, "pass_k", ev=str(built.evaluations["a1"]))
+    assert any("--repeat" in i.value for i in at.info)
+    assert not at.get("arrow_vega_lite_chart") and not any(
+        m.label.startswith("pass^") for m in at.metric
+    )
+
+
+@SQLITE_ONLY
+def test_pass_k_links_an_inconsistent_case_side_by_side(built: Built) -> None:
+    ev = built.evaluations["a1"]
+    at = app_on(built, "pass_k", ev=str(ev))
+    table = next(d.value for d in at.dataframe if "evidence" in d.value.columns)
+    mixed = table[(table["passed"] > 0) & (table["passed"] < table["scored"])]
+    assert len(mixed) and all(u.startswith("side_by_side?") for u in mixed["evidence"])
+    assert all("rep_b=" in u for u in mixed["evidence"])
+    links = [p for p in at.get("page_link") if "side_by_side" in p.proto.page]
+    assert links
+
+
+@SQLITE_ONLY
+def test_rule_impact_opens_on_one_tier_under_two_rule_sets(built: Built) -> None:
+    at = app_on(built, "rule_impact", run=str(built.runs["run-a"]))
+    a = at.selectbox(key="pick_ra").value
+    b = at.selectbox(key="pick_rb").value
+    assert {a, b} == {built.evaluations["a1"], built.evaluations["a2"]}
+    diff = next(d.value for d in at.dataframe if "setting" in d.value.columns)
+    assert list(diff.columns) == ["setting", "A", "B"]
+    flips = next(d.value for d in at.dataframe if "side by side" in d.value.columns)
+    assert all(u.startswith("side_by_side?a=") for u in flips["side by side"])
+
+
+def test_a_rule_sets_description_is_no_setting() -> None:
+    one = RuleSet(name="r", version="1", description="first", settings={"free_text_rule": None})
+    two = RuleSet(
+        name="r", version="2", description="second", settings={"free_text_rule": "free_text"}
+    )
+    assert [d["path"] for d in settings_diff(one, two)] == ["settings.free_text_rule"]
+    same = RuleSet(name="r", version="3", description="third", settings={"free_text_rule": None})
+    assert settings_diff(one, same) == []
+
+
+@SQLITE_ONLY
+def test_overview_is_newest_first_with_the_latest_card(built: Built) -> None:
+    at = app_on(built)
+    runs = at.dataframe[0].value
+    evals = at.dataframe[1].value
+    assert list(runs["id"]) == sorted(runs["id"], reverse=True)
+    assert list(evals["id"]) == sorted(evals["id"], reverse=True)
+    latest = max(built.evaluations.values())
+    assert any(m.label.startswith(f"Latest: #{latest} ") for m in at.metric)
+    assert "None" not in set(evals["accuracy"].astype(str))
+
+
+def test_overview_holds_the_latest_against_its_baseline(tmp_path: Path) -> None:
+    built = build_store(f"sqlite:///{tmp_path / 'r.db'}", cases=6, repeat=2)
+    base = built.evaluations["a1"]
+    store = Store.open(built.url)
+    try:
+        store.save_baseline(
+            name="before", evaluation_id=base, report_hash="0" * 64, input_hashes={}, report={}
+        )
+        accuracy = {r.id: r.accuracy for r in store.evaluation_summaries()}
+    finally:
+        store.close()
+    at = app_on(built)
+    shown = metrics(at)
+    label = next(k for k in shown if k.startswith("Baseline before"))
+    assert shown[label] == f"{100 * accuracy[base]:.1f}%"
+    latest = max(built.evaluations.values())
+    delta = _metric(at, next(k for k in shown if k.startswith("Latest:"))).delta
+    assert delta == delta_shown(accuracy[latest] - accuracy[base]) or (not delta)
+
+
+@SQLITE_ONLY
+def test_trends_plot_by_recording_date_one_line_per_model_tier_rules(built: Built) -> None:
+    at = app_on(built, "trends")
+    table = at.dataframe[0].value
+    assert "recorded_at" in table.columns and table["recorded_at"].notna().all()
+    assert any("recording date" in c.value for c in at.caption)
+
+
+# ---------------------------------------------------------------- side by side
+
+
+def _flip(built: Built, a: str, b: str) -> dict:
+    flips = judge_compare(built.url, built.evaluations[a], built.evaluations[b])["flips"]
+    assert flips, "the factory store must hold a flip between these evaluations"
+    return flips[0]
+
+
+@SQLITE_ONLY
+def test_side_by_side_by_url_shows_both_judgments_and_the_cause(built: Built) -> None:
+    flip = _flip(built, "a1", "a2")
+    a, b = built.evaluations["a1"], built.evaluations["a2"]
+    at = app_on(
+        built, "side_by_side", a=str(a), b=str(b), case=flip["case"], rep=str(flip["repetition"])
+    )
+    shown = metrics(at)
+    assert shown["Verdict A"] == flip["from"] and shown["Verdict B"] == flip["to"]
+    assert any(f"cause: **{flip['cause']}**" in i.value for i in at.info)
+    rules = next(d.value for d in at.dataframe if "setting" in d.value.columns)
+    assert list(rules["setting"]) == ["settings.free_text_rule"]
+
+
+@SQLITE_ONLY
+def test_side_by_side_marks_the_arguments_that_differ(built: Built) -> None:
+    a, b = built.evaluations["a1"], built.evaluations["b1"]
+    store = Store.open(built.url)
+    try:
+        checked = 0
+        for flip in judge_compare(built.url, a, b)["flips"][:8]:
+            bodies = []
+            for ev in (a, b):
+                trace = store.evaluation_trace(ev, flip["case"], flip["repetition"])
+                detail = store.trace_detail(trace)
+                bodies.append(detail.body)
+            at = app_on(
+                built,
+                "side_by_side",
+                a=str(a),
+                b=str(b),
+                case=flip["case"],
+                rep=str(flip["repetition"]),
+            )
+            marked = [m.value for m in at.markdown if "differs:" in m.value]
+            # expected from the bodies: a call whose twin (same round, same place) is another
+            # tool or absent differs in every argument; else the arguments that differ
+            expected = 0
+            for mine, theirs in (bodies, bodies[::-1]):
+                for r, rnd in enumerate(mine["rounds"]):
+                    other = theirs["rounds"][r]["calls"] if r < len(theirs["rounds"]) else []
+                    for i, call in enumerate(rnd["calls"]):
+                        twin = other[i] if i < len(other) else None
+                        if twin is None or twin["name"] != call["name"]:
+                            expected += bool(call["arguments"])
+                        else:
+                            expected += bool(
+                                differing_arguments(call["arguments"], twin["arguments"])
+                            )
+            assert len(marked) == expected
+            checked += expected
+        assert checked, "no flip of the factory store has a call that differs"
+    finally:
+        store.close()
+
+
+@SQLITE_ONLY
+def test_compare_links_each_flip_to_the_side_by_side_page(built: Built) -> None:
+    a, b = built.evaluations["a1"], built.evaluations["a2"]
+    at = app_on(built, "compare", a=str(a), b=str(b))
+    table = at.dataframe[0].value
+    for _, row in table.iterrows():
+        url = row["side by side"]
+        assert url.startswith(f"side_by_side?a={a}&b={b}&case={row['case']}")
+    links = [p for p in at.get("page_link") if "side_by_side" in p.proto.page]
+    assert links
+
+
+@SQLITE_ONLY
+def test_side_by_side_without_a_case_asks_for_one_and_names_a_missing_one(built: Built) -> None:
+    a, b = built.evaluations["a1"], built.evaluations["a2"]
+    at = app_on(built, "side_by_side", a=str(a), b=str(b))
+    assert any("Pick a flipped case" in i.value for i in at.info)
+    at = app_on(built, "side_by_side", a=str(a), b=str(b), case="no-such-case", rep="0")
+    assert any("Neither evaluation judged" in w.value for w in at.warning)
+
+
+@SQLITE_ONLY
+def test_trace_viewer_counts_its_traces_and_searches(built: Built) -> None:
+    run = built.runs["run-a"]
+    at = app_on(built, "trace_viewer", run=str(run))
+    assert any(c.value.startswith("36 trace(s) in this run") for c in at.caption)
+    at.text_input(key="tv_case").set_value("c00001").run()
+    assert any(c.value.startswith("3 trace(s) in this run match") for c in at.caption)
+    assert len(at.selectbox(key="tv_trace").options) == 3
+
+
+@SQLITE_ONLY
+def test_live_traces_link_to_their_evidence(built: Built) -> None:
+    at = app_on(built, "live")
+    links = [p.proto for p in at.get("page_link")]
+    viewer = [p for p in links if p.page == "trace" and "trace=" in p.query_string]
+    assert len(viewer) == 20  # one per finished trace shown
+    # the newest evaluation of another run on the suite and tier (run-c's): side by side with it
+    pairs = [p for p in links if p.page == "side_by_side" and "case=" in p.query_string]
+    assert len(pairs) == 20
+    assert all(p.query_string.startswith(f"a={built.evaluations['c1']}&") for p in pairs)
