@@ -62,6 +62,8 @@ class ExternalVerdictStoreMixin:
 
         def _conn(self, conn: Connection | None) -> Any: ...
 
+        def _connect(self) -> Any: ...
+
     def save_external_verdicts(
         self,
         run_id: int,
@@ -163,7 +165,7 @@ class ExternalVerdictStoreMixin:
         )
         if source is not None:
             query = query.where(_T_EXT.c.source == source)
-        with self.engine.connect() as c:
+        with self._connect() as c:
             return [
                 StoredExternalVerdict(
                     trace_id=r.trace_id,
@@ -184,5 +186,5 @@ class ExternalVerdictStoreMixin:
             .group_by(_T_EXT.c.source)
             .order_by(_T_EXT.c.source)
         )
-        with self.engine.connect() as c:
+        with self._connect() as c:
             return {str(s): int(n) for s, n in c.execute(query)}

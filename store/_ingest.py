@@ -7,7 +7,7 @@ committing traces skips (case, repetition) keys that are stored and can tell whi
 from __future__ import annotations
 
 from collections.abc import Collection
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from rejudge.store._tables import TraceRow
 from sqlalchemy import select
@@ -25,6 +25,8 @@ class IngestReadsMixin:
         # provided by ``Store``
         engine: Engine
 
+        def _connect(self) -> Any: ...
+
     def stored_cassette_hashes(
         self, run_id: int, case_ids: Collection[str]
     ) -> dict[tuple[str, int], str | None]:
@@ -32,5 +34,5 @@ class IngestReadsMixin:
         query = select(TraceRow.case_key, TraceRow.repetition, TraceRow.cassette_hash).where(
             TraceRow.run_id == run_id, TraceRow.case_key.in_(sorted(case_ids))
         )
-        with self.engine.connect() as conn:
+        with self._connect() as conn:
             return {(r.case_key, r.repetition): r.cassette_hash for r in conn.execute(query)}

@@ -11,7 +11,9 @@ methods in :mod:`store.judgments` (``JudgmentStoreMixin``); both are re-exported
 from __future__ import annotations
 
 import json
+import threading
 from collections.abc import Iterable, Iterator, Sequence
+from contextlib import contextmanager
 from typing import Any
 
 from rejudge.store._batching import BATCH, chunks
@@ -92,6 +94,8 @@ class Store(
 
     def __init__(self, engine: Engine) -> None:
         self.engine = engine
+        # the connection of an open ``atomic()`` block, per thread
+        self._held = threading.local()
 
     @classmethod
     def open(cls, url: str, *, migrate: bool = True) -> Store:
@@ -138,14 +142,14 @@ class Store(
             return int(c.execute(select(_T_REG.c.id).where(_T_REG.c.hash == digest)).scalar_one())
 
     def get_registry(self, registry_id: int) -> ToolRegistry:
-        with self.engine.connect() as c:
+        with self._connect() as c:
             body = c.execute(select(_T_REG.c.body).where(_T_REG.c.id == registry_id)).scalar()
         if body is None:
             raise NotFoundError(f"no tool registry with id {registry_id}")
         return ToolRegistry.model_validate(body)
 
     def get_registry_by_hash(self, digest: str) -> ToolRegistry:
-        with self.engine.connect() as c:
+        with self._connect() as c:
             body = c.execute(select(_T_REG.c.body).where(_T_REG.c.hash == digest)).scalar()
         if body is None:
             raise NotFoundError(f"no tool registry with hash {digest}")
@@ -204,7 +208,7 @@ class Store(
         meta: dict[str, Any] | None,
         case_hashes: Sequence[str] | None = None,
     ) -> SuiteRecord:
-        with self.engine.begin() as c:
+        with self._begin() as c:
             existing = c.execute(
                 select(_T_SUITE).where(_T_SUITE.c.name == name, _T_SUITE.c.hash == suite_hash)
             ).first()
@@ -250,27 +254,27 @@ class Store(
         query = select(_T_SUITE).where(_T_SUITE.c.name == name)
         if suite_hash is not None:
             query = query.where(_T_SUITE.c.hash == suite_hash)
-        with self.engine.connect() as c:
+        with self._connect() as c:
             row = c.execute(query.order_by(_T_SUITE.c.id.desc()).limit(1)).first()
         if row is None:
             raise NotFoundError(f"no suite named {name!r} in the store (load it first)")
         return suite_record_from_row(row)
 
     def get_suite_by_id(self, suite_id: int) -> SuiteRecord:
-        with self.engine.connect() as c:
+        with self._connect() as c:
             row = c.execute(select(_T_SUITE).where(_T_SUITE.c.id == suite_id)).first()
         if row is None:
             raise NotFoundError(f"no suite with id {suite_id}")
         return suite_record_from_row(row)
 
     def list_suites(self) -> list[SuiteRecord]:
-        with self.engine.connect() as c:
+        with self._connect() as c:
             rows = c.execute(select(_T_SUITE).order_by(_T_SUITE.c.name, _T_SUITE.c.id)).all()
         return [suite_record_from_row(r) for r in rows]
 
     def get_cases(self, suite_id: int) -> dict[str, tuple[int, Case]]:
         """case id -> (row id, Case), in suite order."""
-        with self.engine.connect() as c:
+        with self._connect() as c:
             rows = c.execute(
                 select(_T_CASE.c.id, _T_CASE.c.case_key, _T_CASE.c.body)
                 .where(_T_CASE.c.suite_id == suite_id)
@@ -281,7 +285,7 @@ class Store(
     def get_case_pks(self, suite_id: int) -> dict[str, int]:
         """case id -> row id, in suite order, without reading the cases' bodies (an importer
         that only links traces to cases needs no more; 3,641 BFCL cases take ~1 s to read)."""
-        with self.engine.connect() as c:
+        with self._connect() as c:
             rows = c.execute(
                 select(_T_CASE.c.id, _T_CASE.c.case_key)
                 .where(_T_CASE.c.suite_id == suite_id)
@@ -292,7 +296,7 @@ class Store(
     def get_cases_by_ids(self, case_pks: Iterable[int]) -> dict[int, Case]:
         wanted = sorted(set(case_pks))
         out: dict[int, Case] = {}
-        with self.engine.connect() as c:
+        with self._connect() as c:
             for chunk in chunks(wanted):
                 for r in c.execute(
                     select(_T_CASE.c.id, _T_CASE.c.body).where(_T_CASE.c.id.in_(chunk))
@@ -314,7 +318,7 @@ class Store(
         """Create run ``name``, or return it unchanged to resume when its inputs match."""
         config_body = config.model_dump(mode="json")
         config_hash = config.identity_hash
-        with self.engine.begin() as c:
+        with self._begin() as c:
             existing = c.execute(select(_T_RUN).where(_T_RUN.c.name == name)).first()
             if existing is not None:
                 if not resume:
@@ -363,7 +367,7 @@ class Store(
             query = query.where((_T_RUN.c.id == int(ref)) | (_T_RUN.c.name == str(ref)))
         else:
             query = query.where(_T_RUN.c.name == ref)
-        with self.engine.connect() as c:
+        with self._connect() as c:
             row = c.execute(query.order_by(_T_RUN.c.id)).first()
         if row is None:
             raise NotFoundError(f"no run {ref!r} in the store", run=ref, field="run")
@@ -372,7 +376,7 @@ class Store(
     def count_runs_by_suite(self) -> dict[int, int]:
         """suite snapshot id -> how many runs were recorded or imported on it."""
         query = select(_T_RUN.c.suite_id, func.count()).group_by(_T_RUN.c.suite_id)
-        with self.engine.connect() as c:
+        with self._connect() as c:
             return {int(suite_id): int(n) for suite_id, n in c.execute(query).all()}
 
     def list_runs(self) -> list[dict[str, Any]]:
@@ -388,7 +392,7 @@ class Store(
             .outerjoin(counts, counts.c.run_id == _T_RUN.c.id)
             .order_by(_T_RUN.c.id)
         )
-        with self.engine.connect() as c:
+        with self._connect() as c:
             rows = c.execute(query).all()
         return [
             {
@@ -408,7 +412,7 @@ class Store(
         ]
 
     def finish_run(self, run_id: int, status: str = "finished") -> None:
-        with self.engine.begin() as c:
+        with self._begin() as c:
             c.execute(
                 update(_T_RUN)
                 .where(_T_RUN.c.id == run_id)
@@ -496,7 +500,7 @@ class Store(
 
     def _save_trace_batch(self, batch: list[tuple[int, int, Trace, str | None, str | None]]) -> int:
         rows = [self._trace_row(*item) for item in batch]
-        with self.engine.begin() as c:
+        with self._begin() as c:
             stmt = (
                 self._insert_ignore(_T_TRACE, ["run_id", "case_key", "repetition"])
                 .returning(
@@ -535,7 +539,7 @@ class Store(
         }
         if cassette_hash is not None:
             values["cassette_hash"] = cassette_hash
-        with self.engine.begin() as c:
+        with self._begin() as c:
             c.execute(update(_T_TRACE).where(_T_TRACE.c.id == trace_id).values(**values))
             c.execute(_T_CALL.delete().where(_T_CALL.c.trace_id == trace_id))
             rows = self._call_rows(trace_id, trace)
@@ -544,7 +548,7 @@ class Store(
 
     def trace_keys(self, run_id: int) -> set[tuple[str, int]]:
         """(case id, repetition) of every trace the run holds, for resuming."""
-        with self.engine.connect() as c:
+        with self._connect() as c:
             rows = c.execute(
                 select(_T_TRACE.c.case_key, _T_TRACE.c.repetition).where(
                     _T_TRACE.c.run_id == run_id
@@ -556,7 +560,7 @@ class Store(
         query = select(func.count()).select_from(_T_TRACE)
         if run_id is not None:
             query = query.where(_T_TRACE.c.run_id == run_id)
-        with self.engine.connect() as c:
+        with self._connect() as c:
             return int(c.execute(query).scalar_one())
 
     def iter_traces(
@@ -619,7 +623,7 @@ class Store(
         if shard is not None:
             index, count = shard
             query = query.where(_T_TRACE.c.id % count == index)
-        with self.engine.connect() as c:
+        with self._connect() as c:
             result = c.execution_options(stream_results=True, yield_per=yield_per).execute(query)
             names = list(result.keys())
             # plain tuples zipped into dicts: ~1/3 cheaper per row than RowMapping -> dict
@@ -635,7 +639,7 @@ class Store(
     def save_rule_set(self, rule_set: RuleSet, *, builtin: bool = False) -> int:
         """Store a rule set (idempotent by hash); a name@version reused for other content is refused."""
         digest = rule_set.hash
-        with self.engine.begin() as c:
+        with self._begin() as c:
             same_ref = c.execute(
                 select(_T_RULES.c.id, _T_RULES.c.hash).where(
                     _T_RULES.c.name == rule_set.name, _T_RULES.c.version == rule_set.version
@@ -666,7 +670,7 @@ class Store(
             )
 
     def get_rule_set(self, rule_set_id: int) -> RuleSet:
-        with self.engine.connect() as c:
+        with self._connect() as c:
             body = c.execute(select(_T_RULES.c.body).where(_T_RULES.c.id == rule_set_id)).scalar()
         if body is None:
             raise NotFoundError(f"no rule set with id {rule_set_id}")
@@ -687,7 +691,7 @@ class Store(
         report: dict[str, Any],
         note: str | None = None,
     ) -> BaselineRecord:
-        with self.engine.begin() as c:
+        with self._begin() as c:
             if c.execute(select(_T_BASE.c.id).where(_T_BASE.c.name == name)).first() is not None:
                 raise ConflictError(
                     f"baseline {name!r} already exists; baselines are immutable, lock a new name"
@@ -709,7 +713,7 @@ class Store(
         return self.get_baseline(name)
 
     def get_baseline(self, name: str) -> BaselineRecord:
-        with self.engine.connect() as c:
+        with self._connect() as c:
             row = c.execute(select(_T_BASE).where(_T_BASE.c.name == name)).first()
         if row is None:
             raise NotFoundError(
@@ -719,16 +723,46 @@ class Store(
         return BaselineRecord(**row._mapping)
 
     def list_baselines(self) -> list[BaselineRecord]:
-        with self.engine.connect() as c:
+        with self._connect() as c:
             rows = c.execute(select(_T_BASE).order_by(_T_BASE.c.id)).all()
         return [BaselineRecord(**r._mapping) for r in rows]
 
     # ------------------------------------------------------------------ plumbing
 
+    @contextmanager
+    def atomic(self) -> Iterator[None]:
+        """Run every write and read of the block in one transaction: all of it lands or none.
+
+        An importer that creates a suite, a run, its traces and their external verdicts wraps
+        them in this, so a failure half-way (a refused verdict, a lost database) stores
+        nothing. Blocks nest (the inner one joins the outer); the transaction is this thread's.
+        """
+        held = getattr(self._held, "conn", None)
+        if held is not None:
+            yield
+            return
+        with self.engine.begin() as conn:
+            self._held.conn = conn
+            try:
+                yield
+            finally:
+                self._held.conn = None
+
+    def _begin(self) -> Any:
+        """A transaction: the ``atomic()`` block's when one is open, else a new one."""
+        held = getattr(self._held, "conn", None)
+        return _Borrowed(held) if held is not None else self.engine.begin()
+
+    def _connect(self) -> Any:
+        """A connection for reading: the ``atomic()`` block's (it sees the block's own
+        uncommitted writes) when one is open, else a new one."""
+        held = getattr(self._held, "conn", None)
+        return _Borrowed(held) if held is not None else self.engine.connect()
+
     def _conn(self, conn: Connection | None) -> Any:
         if conn is not None:
             return _Borrowed(conn)
-        return self.engine.begin()
+        return self._begin()
 
 
 class _Borrowed:

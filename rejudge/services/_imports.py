@@ -231,40 +231,41 @@ def import_tau_bench(
     stem = source.stem
     flavor = parsed.source_name  # tau-bench or tau2-bench: whose rewards these are
     suite_name = f"{flavor}-{stem}"
-    suite_rec = store.save_suite(
-        name=suite_name,
-        domain=TAU_DOMAIN,
-        suite_hash=suite_hash(1, parsed.registry, parsed.cases),
-        registry=parsed.registry,
-        cases=parsed.cases,
-        meta={
-            "description": f"{flavor} tasks of {source.name}",
-            "source": flavor,
-            "registry_inferred": parsed.registry_inferred,
-        },
-    )
-    config = RunConfig(
-        model=model or parsed.model or stem,
-        provider=flavor,
-        harness_mode="imported",
-        temperature=None,
-        tool_choice=None,
-        repeat=max(parsed.trials, 1),
-        system_prompt=parsed.system_prompt,
-        extra={"source": flavor, "file": source.name, "file_hash": parsed.file_hash},
-    )
-    name = run_name or f"{flavor}-{stem}-{parsed.file_hash.split(':', 1)[-1][:8]}"
-    run = store.create_run(name=name, suite=suite_rec, config=config)
-    # no cassette: the traces come from a results file, named (with its hash) in the run's config
-    evidence = [Evidence(t.case_id, t, None, None) for t in parsed.traces]
-    result = ingest(store, run, evidence)
-    written = record_external_verdicts(
-        store,
-        run.id,
-        flavor,
-        [(v.case_id, v.repetition, v.value, v.detail) for v in parsed.verdicts],
-    )
-    store.finish_run(run.id, "finished")
+    with store.atomic():  # all of it lands, or none of it
+        suite_rec = store.save_suite(
+            name=suite_name,
+            domain=TAU_DOMAIN,
+            suite_hash=suite_hash(1, parsed.registry, parsed.cases),
+            registry=parsed.registry,
+            cases=parsed.cases,
+            meta={
+                "description": f"{flavor} tasks of {source.name}",
+                "source": flavor,
+                "registry_inferred": parsed.registry_inferred,
+            },
+        )
+        config = RunConfig(
+            model=model or parsed.model or stem,
+            provider=flavor,
+            harness_mode="imported",
+            temperature=None,
+            tool_choice=None,
+            repeat=max(parsed.trials, 1),
+            system_prompt=parsed.system_prompt,
+            extra={"source": flavor, "file": source.name, "file_hash": parsed.file_hash},
+        )
+        name = run_name or f"{flavor}-{stem}-{parsed.file_hash.split(':', 1)[-1][:8]}"
+        run = store.create_run(name=name, suite=suite_rec, config=config)
+        # no cassette: the traces come from a results file, named (with its hash) in the run's config
+        evidence = [Evidence(t.case_id, t, None, None) for t in parsed.traces]
+        result = ingest(store, run, evidence)
+        written = record_external_verdicts(
+            store,
+            run.id,
+            flavor,
+            [(v.case_id, v.repetition, v.value, v.detail) for v in parsed.verdicts],
+        )
+        store.finish_run(run.id, "finished")
     return TauImportResult(
         run=store.get_run(run.id),
         suite=suite_rec,

@@ -96,29 +96,31 @@ def import_inspect(
             description=f"the samples of Inspect task {parsed.task}",
         )
         assert suite.hash == suite_hash(1, parsed.registry, parsed.cases)
-    suite_rec = save_suite_source(store, suite)
-    config = RunConfig(
-        model=parsed.model,
-        provider=INSPECT_SOURCE,
-        harness_mode="imported",
-        temperature=None,
-        tool_choice=None,
-        repeat=max(parsed.epochs, 1),
-        extra={
-            "source": INSPECT_SOURCE,
-            "file": source.name,
-            "file_hash": file_hash,
-            "task": parsed.task,
-            "log_version": log_version,
-            "registry_inferred": parsed.registry_inferred,
-        },
-    )
-    name = run_name or f"inspect-{parsed.task}-{file_hash.split(':', 1)[-1][:8]}"
-    run = store.create_run(name=name, suite=suite_rec, config=config)
-    evidence = [Evidence(t.case_id, t, str(source.resolve()), file_hash) for t in parsed.traces]
-    result = ingest(store, run, evidence)
-    written = _record_by_source(store, run.id, parsed.verdicts, record_external_verdicts)
-    store.finish_run(run.id, "finished")
+    with store.atomic():  # all of it lands, or none of it
+        suite_rec = save_suite_source(store, suite)
+        config = RunConfig(
+            model=parsed.model,
+            provider=INSPECT_SOURCE,
+            harness_mode="imported",
+            temperature=None,
+            tool_choice=None,
+            repeat=max(parsed.epochs, 1),
+            extra={
+                "source": INSPECT_SOURCE,
+                "file": source.name,
+                "file_hash": file_hash,
+                "task": parsed.task,
+                "log_version": log_version,
+                "registry_inferred": parsed.registry_inferred,
+            },
+        )
+        name = run_name or f"inspect-{parsed.task}-{file_hash.split(':', 1)[-1][:8]}"
+        run = store.create_run(name=name, suite=suite_rec, config=config)
+        # no cassette: the traces come from the log, named (with its hash) in the run's config
+        evidence = [Evidence(t.case_id, t, None, None) for t in parsed.traces]
+        result = ingest(store, run, evidence)
+        written = _record_by_source(store, run.id, parsed.verdicts, record_external_verdicts)
+        store.finish_run(run.id, "finished")
     return InspectImportResult(
         run=store.get_run(run.id),
         suite=suite_rec,

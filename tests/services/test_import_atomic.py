@@ -1,0 +1,60 @@
+"""An import is one transaction: when its last write fails (the external verdicts), the suite,
+the run and the traces written before it are gone too (τ-bench and Inspect imports)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from rejudge.store import RunRow, Store, SuiteRow, TraceRow
+from rejudge.suites.importers import SHIPPED_TAU_BENCH
+
+from rejudge.services import import_inspect, import_tau_bench
+from tests.store.store_factories import count_rows
+
+INSPECT_LOG = Path(__file__).resolve().parents[1] / "data" / "inspect" / "notes.json"
+
+
+class LostDatabase(Exception):
+    pass
+
+
+def _fail_verdicts(*args: object, **kwargs: object) -> None:
+    raise LostDatabase("the database went away while the verdicts were written")
+
+
+@pytest.mark.parametrize("importer", ["tau-bench", "inspect"])
+def test_a_failure_at_the_last_write_leaves_nothing(
+    store: Store, monkeypatch: pytest.MonkeyPatch, importer: str
+) -> None:
+    # the failure is injected into the store (a unit test's mock): everything before it is real
+    monkeypatch.setattr(store, "save_external_verdicts", _fail_verdicts)
+    with pytest.raises(LostDatabase):
+        if importer == "tau-bench":
+            import_tau_bench(
+                SHIPPED_TAU_BENCH / "gpt-4o-airline.json",
+                store,
+                tools=SHIPPED_TAU_BENCH / "tools.json",
+            )
+        else:
+            import_inspect(INSPECT_LOG, store)
+    assert (
+        count_rows(store, SuiteRow),
+        count_rows(store, RunRow),
+        count_rows(store, TraceRow),
+    ) == (
+        0,
+        0,
+        0,
+    )
+    # and the same import, once the store works again, lands whole
+    monkeypatch.undo()
+    if importer == "tau-bench":
+        result = import_tau_bench(
+            SHIPPED_TAU_BENCH / "gpt-4o-airline.json", store, tools=SHIPPED_TAU_BENCH / "tools.json"
+        )
+        assert (result.inserted, result.verdicts) == (200, 200)
+    else:
+        result = import_inspect(INSPECT_LOG, store)
+        assert result.inserted > 0
+    assert count_rows(store, TraceRow) == result.inserted
