@@ -8,6 +8,7 @@ from typing import Any
 import click
 from rich.console import Console
 from rich.table import Table
+from rich.text import Text
 
 from rejudge.cli._context import AppContext, json_option, pass_app, table
 from rejudge.services import DEMO_TAU_RUN, DemoResult, run_demo
@@ -71,16 +72,19 @@ def _render(c: Console, result: DemoResult, db_url: str) -> None:
         title="Runs: the shipped cassettes and imported evidence (no network, no key)"
         + (f", model {models[0]}" if len(models) == 1 else "")
     )
-    runs.add_column("run", no_wrap=True)
+    # four columns that fit an 80-column terminal: the harness mode goes under the run's name
+    runs.add_column("run (harness)", overflow="fold", min_width=24)
     if len(models) > 1:
-        runs.add_column("model", no_wrap=True)
-    runs.add_column("harness", no_wrap=True)
-    runs.add_column("traces", justify="right")
-    runs.add_column("how the traces ended")
+        runs.add_column("model", overflow="fold", max_width=21)
+    runs.add_column("n", justify="right", no_wrap=True)
+    runs.add_column("how the traces ended", min_width=18, overflow="fold")
     for r in result.runs:
         model = [_short_model(r["model"])] if len(models) > 1 else []
         runs.add_row(
-            r["run"], *model, r["harness_mode"], str(r["traces"]), _outcomes(r.get("outcomes"))
+            Text(r["run"]) + Text(f"\n{r['harness_mode']}", style="dim"),
+            *model,
+            str(r["traces"]),
+            _outcomes(r.get("outcomes")),
         )
     c.print(runs)
     for s in result.skipped:
@@ -108,20 +112,30 @@ def _render(c: Console, result: DemoResult, db_url: str) -> None:
         cmp = cmp_by_key.get((run, tier))
         rows.append(
             [
-                run,
+                # a run's name once, on its first tier's row (whole, never cut: two runs may
+                # share a prefix)
+                run if not rows or rows[-1][-1] != run else "",
                 tier,
                 *cells,
                 len(cmp["flips"]) if cmp else "",
                 f"{cmp['mcnemar_p']:.3g}" if cmp else "",
+                run,  # which run the row is of (not a column)
             ]
         )
-    c.print(
-        table(
-            "Accuracy = PASS / (PASS + FAIL), with (PASS/FAIL)",
-            ["run", "tier", *rules, "flips", "McNemar p"],
-            rows,
-        )
+    # a bold row names the run, its tiers follow: fits 80 columns and never cuts a name
+    accuracy = Table(
+        title="Accuracy = PASS / (PASS + FAIL), with (PASS/FAIL); p: exact McNemar test of the flips"
     )
+    accuracy.add_column("run / tier", overflow="fold", min_width=24)
+    for ref in rules:
+        accuracy.add_column(ref, no_wrap=True)
+    accuracy.add_column("flips", justify="right", no_wrap=True)
+    accuracy.add_column("p", no_wrap=True)
+    for row in rows:
+        if row[0]:
+            accuracy.add_row(Text(str(row[0]), style="bold"), *[""] * (len(row) - 3))
+        accuracy.add_row(f"  {row[1]}", *[str(v) for v in row[2:-1]])
+    c.print(accuracy)
     reused = sum(1 for e in result.evaluations if e["reused"])
     c.print(
         f"{len(result.evaluations)} evaluations ({reused} found already judged); "
