@@ -159,6 +159,31 @@ def find_demo_cassettes(preferred: Path | None) -> Path:
 # --------------------------------------------------------------------------- cassettes -> runs
 
 
+def _generated_suite_for(
+    case_ids: set[str], meta: dict[str, Any], suites: dict[str, Any]
+) -> str | None:
+    """A FuncBenchGen sweep's suite, generated again from the knobs its run recorded.
+
+    Generation is deterministic in its knobs (seed included), so the suite the cassettes were
+    recorded against is rebuilt exactly, and its hash is checked by the cases it must hold.
+    """
+    config = run_config_from_meta(meta, "sweep cassettes")
+    knobs = (config.extra or {}).get("knobs") if config is not None else None
+    if not isinstance(knobs, dict) or (config.extra or {}).get("sweep") != "funcbench":
+        return None
+    import rejudge.suites.domains.funcbench  # noqa: F401  registers the domain
+    from rejudge.suites.generators import Knobs, generate_suite
+
+    try:
+        generated = generate_suite(Knobs(**knobs))
+    except (TypeError, ValueError, RejudgeError):
+        return None  # knobs of another FuncBenchGen version: the folder is skipped
+    if not case_ids <= {c.id for c in generated.source.cases}:
+        return None
+    suites.setdefault(generated.name, generated.source)
+    return generated.name
+
+
 def _suite_for(case_ids: set[str], suites: dict[str, Any]) -> str | None:
     for name, source in suites.items():
         if case_ids <= {c.id for c in source.cases}:
@@ -192,7 +217,9 @@ def load_cassette_runs(
             skipped.append({"folder": folder.name, "reason": "not recorded by rejudge (no meta)"})
             continue
         case_ids = {str(c.meta["case"]) for c in cassettes}
-        suite_name = _suite_for(case_ids, suites)
+        suite_name = _suite_for(case_ids, suites) or _generated_suite_for(
+            case_ids, cassettes[0].meta, suites
+        )
         if suite_name is None:
             skipped.append({"folder": folder.name, "reason": "cases of no built-in suite"})
             continue

@@ -231,6 +231,16 @@ def test_demo_on_shipped_cassettes(run_cli, offline) -> None:
     data = json.loads(result.output)
     assert data["runs"] and data["comparisons"]
     assert data["elapsed_s"] < 60
+    # every shipped folder is a run, the FuncBenchGen sweep's too (its suite generated again
+    # from the knobs its cassettes name), judged under the tier its domain applies
+    folders = [p for p in (REPO / "cassettes").iterdir() if p.is_dir()]
+    assert data["skipped"] == []
+    assert len([r for r in data["runs"] if r["harness_mode"] != "imported"]) == len(folders)
+    sweep = {r["run"] for r in data["runs"] if r["run"].startswith("sweep-")}
+    assert sweep and all(
+        any(e["run"] == run and e["tier"] == "outcome" for e in data["evaluations"])
+        for run in sweep
+    )
 
 
 def test_demo_says_why_a_run_has_nothing_to_score(run_cli, tmp_path, offline) -> None:
