@@ -102,7 +102,8 @@ def check_versions(
         raise ClusterError(f"the Dask scheduler at {scheduler} has no worker")
     for address, ident in sorted(identities.items()):
         if isinstance(ident, BaseException):
-            reason = f"{type(ident).__name__}: {ident}"
+            # an error raised while unpickling the probe comes back wrapped in a bare Exception
+            reason = str(ident) if type(ident) is Exception else f"{type(ident).__name__}: {ident}"
             if isinstance(ident, ImportError) or "rejudge" in str(ident):
                 raise ClusterError(
                     f"Dask worker {address} cannot import rejudge ({reason}): install rejudge "
@@ -381,6 +382,22 @@ def open_cluster(engine: DaskEngine, store: Store) -> Iterator[DaskCluster]:
             "the Dask engine needs dask[distributed]: pip install 'rejudge[dask]'"
         ) from None
 
+    # distributed logs a lost connection as a traceback on stderr; the caller gets one
+    # ClusterError instead (the previous levels are restored on exit)
+    quiet = [logging.getLogger(n) for n in ("distributed", "distributed.client", "tornado")]
+    levels = [q.level for q in quiet]
+    for q in quiet:
+        q.setLevel(logging.CRITICAL)
+    try:
+        with _open(distributed, engine, store) as opened:
+            yield opened
+    finally:
+        for q, level in zip(quiet, levels, strict=True):
+            q.setLevel(level)
+
+
+@contextmanager
+def _open(distributed: Any, engine: DaskEngine, store: Store) -> Iterator[DaskCluster]:
     cluster = None
     if engine.scheduler is None:
         cluster = distributed.LocalCluster(
