@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import gc
 import json
+import marshal
 from collections.abc import Iterator
 from concurrent.futures import Future, ProcessPoolExecutor
 from contextlib import contextmanager
@@ -127,11 +128,12 @@ _NOT_JUDGED = ("repetition", "timings")
 _BEHAVIOURS_MAX = 4096
 
 
-def _behaviour(case_key: str, text: str) -> tuple[str, str] | None:
-    """The key of what the judge reads of a stored trace: its JSON without ``_NOT_JUDGED``
-    (re-encoded as decoded: two texts of one writer that differ only there give one key; any
-    other difference, even of key order, gives two, which only costs a judging). None for a
-    text the fast decoder refuses (judged as ever)."""
+def _behaviour(case_key: str, text: str) -> tuple[str, bytes] | None:
+    """The key of what the judge reads of a stored trace: its decoded JSON without
+    ``_NOT_JUDGED``, marshalled (a faithful encoding of dicts, lists, strings and numbers with
+    their types, ~4x cheaper than JSON: two texts that differ anywhere else give two keys, and
+    one that differs only in key order or object sharing at worst costs a judging). None for
+    a text the fast decoder refuses (judged as ever)."""
     try:
         value = json.loads(text)
     except ValueError:
@@ -140,7 +142,7 @@ def _behaviour(case_key: str, text: str) -> tuple[str, str] | None:
         return None
     for name in _NOT_JUDGED:
         value.pop(name, None)
-    return case_key, json.dumps(value, ensure_ascii=False)
+    return case_key, marshal.dumps(value)
 
 
 def _judge_rows(rows: list[JudgeRow]) -> list[Judged]:
@@ -156,7 +158,7 @@ def _judge_rows(rows: list[JudgeRow]) -> list[Judged]:
     cases, case_hashes = _W["cases"], _W["case_hashes"]
     registry, tier, rule_set = _W["registry"], _W["tier"], _W["rule_set"]
     registry_hash, rule_set_hash = _W["registry_hash"], _W["rule_set_hash"]
-    seen: dict[tuple[str, str], Judged] = _W.setdefault("behaviours", {})
+    seen: dict[tuple[str, bytes], Judged] = _W.setdefault("behaviours", {})
     out: list[Judged] = []
     for case_key, trace_hash, text, key in rows:
         behaviour = _behaviour(case_key, text)
