@@ -86,6 +86,7 @@ def _init_worker(
     """Worker-process setup (also run in-process for one worker)."""
     _W["registry"] = registry
     _W["behaviours"] = {}  # judged under other inputs: forget them
+    _W["behaviour_stats"] = [0, 0]
     _W["cases"] = cases
     _W["case_hashes"] = {k: c.hash for k, c in cases.items()}
     _W["rule_set"] = rule_set
@@ -127,6 +128,11 @@ _NOT_JUDGED = ("repetition", "timings")
 #: behaviours remembered per worker (a bound, so memory stays flat however large the run)
 _BEHAVIOURS_MAX = 4096
 
+#: after this many traces, a batch where fewer than 1 in 20 repeated an earlier behaviour stops
+#: looking (the key costs ~6 us a trace, a tenth of judging one; a run of all-distinct traces
+#: would pay it for nothing)
+_BEHAVIOURS_PROBE = 2000
+
 
 def _behaviour(case_key: str, text: str) -> tuple[str, bytes] | None:
     """The key of what the judge reads of a stored trace: its decoded JSON without
@@ -159,10 +165,15 @@ def _judge_rows(rows: list[JudgeRow]) -> list[Judged]:
     registry, tier, rule_set = _W["registry"], _W["tier"], _W["rule_set"]
     registry_hash, rule_set_hash = _W["registry_hash"], _W["rule_set_hash"]
     seen: dict[tuple[str, bytes], Judged] = _W.setdefault("behaviours", {})
+    stats = _W.setdefault("behaviour_stats", [0, 0])  # [looked up, found]
     out: list[Judged] = []
     for case_key, trace_hash, text, key in rows:
-        behaviour = _behaviour(case_key, text)
+        looking = stats[0] < _BEHAVIOURS_PROBE or 20 * stats[1] >= stats[0]
+        behaviour = _behaviour(case_key, text) if looking else None
         earlier = seen.get(behaviour) if behaviour is not None else None
+        if looking:
+            stats[0] += 1
+            stats[1] += earlier is not None
         if earlier is not None:
             p, taxonomy, tools, anomalies = earlier
             body_json = p.body_json.replace(p.trace_hash, trace_hash)
