@@ -405,7 +405,7 @@ def _open(distributed: Any, engine: DaskEngine, store: Store) -> Iterator[DaskCl
             threads_per_worker=1,
             processes=True,
             host="127.0.0.1",
-            dashboard_address=None,
+            dashboard_address=":0",  # a free port: never the 8787 of another cluster
             silence_logs=logging.ERROR,
         )
         where = f"{cluster.scheduler_address} (local, {engine.workers} worker processes)"

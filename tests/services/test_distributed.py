@@ -51,7 +51,7 @@ def cluster() -> Iterator[Any]:
         threads_per_worker=1,
         processes=True,
         host="127.0.0.1",
-        dashboard_address=None,
+        dashboard_address=":0",
         silence_logs=50,
     ) as running:
         yield running
@@ -379,3 +379,35 @@ def test_versions_of_another_dask_are_refused() -> None:
             {"w": ("0.1.0", ENGINE_VERSION, "OperationalError: connection refused")},
             **kw,
         )
+
+
+def test_the_cli_judges_and_rejudges_on_the_cluster(cluster: Any) -> None:
+    import json
+
+    with pg_schema() as url:
+        store = Store.open(url)
+        try:
+            fill(store, 250)
+        finally:
+            store.close()
+        env = {"REJUDGE_DB": None}
+        address = cluster.scheduler_address
+        judged = CliRunner().invoke(
+            cli,
+            ["--db", url, "judge", "dask-run", "--tier", "golden", "--engine", "dask"]
+            + ["--scheduler", address, "--json"],
+            env=env,
+        )
+        assert judged.exit_code == 0, judged.output
+        first = json.loads(judged.output)
+        assert (first["judged"], first["written"]) == (250, 250)
+        again = CliRunner().invoke(
+            cli,
+            ["--db", url, "rejudge", "dask-run", "--rules", RULES, "--engine", "dask"]
+            + ["--scheduler", address, "--json"],
+            env=env,
+        )
+        assert again.exit_code == 0, again.output
+        (evaluation,) = json.loads(again.output)["evaluations"]
+        assert evaluation["evaluation"] == first["evaluation"]
+        assert (evaluation["judged"], evaluation["written"]) == (250, 0)
