@@ -327,7 +327,9 @@ class DaskCluster:
         try:
             done = as_completed([f for f, _a, _b in futures.values()], loop=client.loop)
             for fut in done:
-                _f, first, last = futures[fut.key]
+                # dropped as soon as it is read: a finished task's result and state are
+                # released on its worker instead of living until the last partition
+                _f, first, last = futures.pop(fut.key)
                 if fut.status != "finished":
                     exc = fut.exception() if fut.status == "error" else None
                     if exc is None:  # cancelled: the scheduler went away
