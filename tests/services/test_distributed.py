@@ -9,6 +9,7 @@ import socket
 import subprocess
 import sys
 import time
+import types
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -44,8 +45,21 @@ RULES = "standard@2"
 
 @pytest.fixture(scope="module")
 def cluster() -> Iterator[Any]:
-    """Two worker processes (processes=True), one thread each, shared by this module."""
+    """Two worker processes (processes=True), one thread each, shared by this module.
+
+    Worker processes are spawned, and a spawned child first runs the parent's ``__main__``
+    file; other tests (Streamlit's AppTest) leave ``__main__`` pointing at a dashboard script,
+    so the module's cluster lives under a bare ``__main__`` (no file to re-run)."""
     require_postgres()
+    saved = sys.modules["__main__"]
+    sys.modules["__main__"] = types.ModuleType("__main__")
+    try:
+        yield from _cluster()
+    finally:
+        sys.modules["__main__"] = saved
+
+
+def _cluster() -> Iterator[Any]:
     with distributed.LocalCluster(
         n_workers=2,
         threads_per_worker=1,
