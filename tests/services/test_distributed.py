@@ -205,7 +205,9 @@ def test_a_worker_killed_mid_task(cluster: Any, client: Any, pg_store: Store) ->
         pg_store, "dask-run", "golden", load_rule_set(RULES), engine=_engine(cluster), progress=tick
     )
     assert killed, "no worker was busy to kill"
-    assert (result.judged, result.written) == (n, n)
+    # the killed task may have committed some of its chunks before it died: its re-run finds
+    # them (written counts only what the re-run wrote), and the store holds each exactly once
+    assert result.judged == n and result.written <= n
     ev = result.evaluation_id
     assert (
         _count(pg_store, f"SELECT count(*) FROM evaluation_judgments WHERE evaluation_id={ev}") == n
