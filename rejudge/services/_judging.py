@@ -6,7 +6,9 @@ the judging itself is :class:`rejudge.judge._batch.BatchJudge` (pure, in worker 
 asked). Judgments are keyed by their inputs, so a trace already judged under the same inputs is
 not judged or written again (insert-or-ignore on the key), and ``shard=(i, n)`` judges only
 traces whose id % n == i: n machines sharing one PostgreSQL store split a large re-judge and
-converge on one evaluation per (run, tier, rules, engine version).
+converge on one evaluation per (run, tier, rules, engine version). ``engine=DaskEngine(...)``
+runs the same judging as tasks on a Dask cluster (:mod:`rejudge.services._distributed`), with
+the helpers below (:func:`resolve_inputs`, :func:`settle_chunk`) shared by both.
 """
 
 from __future__ import annotations
