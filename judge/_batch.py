@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import gc
 import json
+import marshal
 from collections.abc import Iterator
 from concurrent.futures import Future, ProcessPoolExecutor
 from contextlib import contextmanager
@@ -84,6 +85,8 @@ def _init_worker(
 ) -> None:
     """Worker-process setup (also run in-process for one worker)."""
     _W["registry"] = registry
+    _W["behaviours"] = {}  # judged under other inputs: forget them
+    _W["behaviour_stats"] = [0, 0]
     _W["cases"] = cases
     _W["case_hashes"] = {k: c.hash for k, c in cases.items()}
     _W["rule_set"] = rule_set
@@ -117,14 +120,77 @@ def decode_trace(text: str) -> Trace:
         return Trace.model_validate(json.loads(text))
 
 
+#: what a judgment never depends on: the trace's repetition number and wall-clock timings (no
+#: tier, matcher or rule reads them; tests/judge/test_behaviour_once.py holds this). Two traces
+#: of one case equal but for these are one *behaviour*, judged once.
+_NOT_JUDGED = ("repetition", "timings")
+
+#: behaviours remembered per worker (a bound, so memory stays flat however large the run)
+_BEHAVIOURS_MAX = 4096
+
+#: after this many traces, a batch where fewer than 1 in 20 repeated an earlier behaviour stops
+#: looking (the key costs ~6 us a trace, a tenth of judging one; a run of all-distinct traces
+#: would pay it for nothing)
+_BEHAVIOURS_PROBE = 2000
+
+
+def _behaviour(case_key: str, text: str) -> tuple[str, bytes] | None:
+    """The key of what the judge reads of a stored trace: its decoded JSON without
+    ``_NOT_JUDGED``, marshalled (a faithful encoding of dicts, lists, strings and numbers with
+    their types, ~4x cheaper than JSON: two texts that differ anywhere else give two keys, and
+    one that differs only in key order or object sharing at worst costs a judging). None for
+    a text the fast decoder refuses (judged as ever)."""
+    try:
+        value = json.loads(text)
+    except ValueError:
+        return None
+    if type(value) is not dict:
+        return None
+    for name in _NOT_JUDGED:
+        value.pop(name, None)
+    return case_key, marshal.dumps(value)
+
+
 def _judge_rows(rows: list[JudgeRow]) -> list[Judged]:
     """Judge ``(case key, trace hash, trace JSON text, judgment key)`` rows into judgments
-    ready for the store (decoded, judged and serialized here, in the worker)."""
+    ready for the store (decoded, judged and serialized here, in the worker).
+
+    A trace whose behaviour (see :func:`_behaviour`) was judged before under these inputs is
+    not judged again: its judgment is the earlier one's with the trace hash put in its place.
+    The canonical text of a judgment body holds the trace hash once, as the value of
+    ``trace_hash`` (a ``sha256:`` digest, no character to escape, keys sorted so nothing moves),
+    so replacing it in the text gives byte for byte what serializing the new body gives, and
+    the same hash; a body that holds the digest anywhere else is judged in full."""
     cases, case_hashes = _W["cases"], _W["case_hashes"]
     registry, tier, rule_set = _W["registry"], _W["tier"], _W["rule_set"]
     registry_hash, rule_set_hash = _W["registry_hash"], _W["rule_set_hash"]
-    out = []
+    seen: dict[tuple[str, bytes], Judged] = _W.setdefault("behaviours", {})
+    stats = _W.setdefault("behaviour_stats", [0, 0])  # [looked up, found]
+    out: list[Judged] = []
     for case_key, trace_hash, text, key in rows:
+        looking = stats[0] < _BEHAVIOURS_PROBE or 20 * stats[1] >= stats[0]
+        behaviour = _behaviour(case_key, text) if looking else None
+        earlier = seen.get(behaviour) if behaviour is not None else None
+        if looking:
+            stats[0] += 1
+            stats[1] += earlier is not None
+        if earlier is not None:
+            p, taxonomy, tools, anomalies = earlier
+            body_json = p.body_json.replace(p.trace_hash, trace_hash)
+            out.append(
+                (
+                    p._replace(
+                        key=key,
+                        hash=hash_bytes(body_json.encode("utf-8")),
+                        body_json=body_json,
+                        trace_hash=trace_hash,
+                    ),
+                    list(taxonomy),
+                    None if tools is None else list(tools),
+                    list(anomalies),
+                )
+            )
+            continue
         body = judge_body(
             decode_trace(text),
             cases[case_key],
@@ -136,14 +202,23 @@ def _judge_rows(rows: list[JudgeRow]) -> list[Judged]:
             registry_hash=registry_hash,
             rule_set_hash=rule_set_hash,
         )
-        out.append(
-            (
-                PreparedJudgment.from_body(body, key),
+        prepared = PreparedJudgment.from_body(body, key)
+        tools = body["details"].get("implicated_tools")
+        judged = (prepared, list(body["taxonomy"]), tools, list(body["anomalies"]))
+        out.append(judged)
+        if (
+            behaviour is not None
+            and prepared.body_json.count(trace_hash) == 1
+            and (tools is None or type(tools) is list)
+        ):
+            if len(seen) >= _BEHAVIOURS_MAX:
+                seen.clear()
+            seen[behaviour] = (
+                prepared,
                 list(body["taxonomy"]),
-                body["details"].get("implicated_tools"),
+                None if tools is None else list(tools),
                 list(body["anomalies"]),
             )
-        )
     return out
 
 

@@ -39,7 +39,8 @@ apply), so a caller can act on it without parsing the message::
      ├── ToolError                         raised by a sandbox tool; the model sees it as a result
      ├── Unsupported                       rejudge.judge.bfcl._values: a value bfcl-eval cannot take
      ├── BfclError                         rejudge.suites.importers._bfcl
-     └── DemoError                         rejudge.services._demo
+     ├── DemoError                         rejudge.services._demo
+     └── ClusterError                      rejudge.services._distributed: the Dask cluster
 
 The root classes are defined here, so ``import rejudge.errors`` loads nothing else; the others
 live with the code that raises them and are re-exported from here on first access.
@@ -142,6 +143,7 @@ _EXPORTS: dict[str, str] = {
     "BfclError": "rejudge.suites.importers._bfcl",
     "BfclNotInstalledError": "rejudge.suites.importers._bfcl",
     "DemoError": "rejudge.services._demo",
+    "ClusterError": "rejudge.services._distributed",
 }
 
 __all__ += list(_EXPORTS)

@@ -9,6 +9,7 @@ from __future__ import annotations
 import hashlib
 import json
 from collections.abc import Callable, Iterator, Mapping, Sequence
+from contextlib import contextmanager
 from typing import TYPE_CHECKING, Any
 
 from rejudge.store._batching import BATCH, chunks
@@ -16,7 +17,13 @@ from rejudge.store._errors import InvalidInputError, NotFoundError
 from rejudge.store._hashing import canonical_json
 from rejudge.store._records import EvaluationRecord, PreparedJudgment, evaluation_record_from_row
 from rejudge.store._schemas import Judgment
-from rejudge.store._tables import EvaluationJudgmentRow, EvaluationRow, JudgmentRow, utcnow
+from rejudge.store._tables import (
+    EvaluationJudgmentRow,
+    EvaluationRow,
+    JudgmentRow,
+    TraceRow,
+    utcnow,
+)
 from sqlalchemy import Table, Text, cast, func, select, update
 from sqlalchemy.engine import Connection
 
@@ -28,6 +35,7 @@ __all__ = ["JudgmentStoreMixin"]
 _T_EVAL: Table = EvaluationRow.__table__  # type: ignore[assignment]
 _T_JUDG: Table = JudgmentRow.__table__  # type: ignore[assignment]
 _T_EJ: Table = EvaluationJudgmentRow.__table__  # type: ignore[assignment]
+_T_TRACE: Table = TraceRow.__table__  # type: ignore[assignment]
 
 _JUDGMENT_COLUMNS = (
     "key",
@@ -168,6 +176,50 @@ class JudgmentStoreMixin:
                 [_new_evaluation_row(run_id, tier, rule_set_id, engine_version)],
             ).scalar_one()
             return int(created), True
+
+    @contextmanager
+    def claim_evaluation(self, evaluation_id: int) -> Iterator[bool]:
+        """Hold the right to drive ``evaluation_id`` for the duration: yields False when another
+        process holds it now. PostgreSQL: a session-level advisory lock on a connection kept
+        open for the duration, so a driver that dies releases it with its connection (a rerun
+        can resume at once); SQLite, one machine's file, always yields True."""
+        if self.backend != "postgresql":
+            yield True
+            return
+        digest = hashlib.sha256(canonical_json(["claim", evaluation_id]).encode()).digest()
+        key = int.from_bytes(digest[:8], "big", signed=True)
+        with self.engine.connect() as c:
+            won = bool(c.execute(select(func.pg_try_advisory_lock(key))).scalar())
+            c.commit()
+            try:
+                yield won
+            finally:
+                if won:
+                    c.execute(select(func.pg_advisory_unlock(key)))
+                    c.commit()
+
+    def trace_id_ranges(
+        self, run_id: int, size: int, *, shard: tuple[int, int] | None = None
+    ) -> list[tuple[int, int, int]]:
+        """A run's traces cut into consecutive id ranges of ``size`` traces (the last may be
+        shorter): ``[(first id, last id, count), ...]`` in id order, computed by the database
+        (one window query, no id list shipped). ``shard=(i, n)`` counts only ids % n == i."""
+        if size < 1:
+            raise InvalidInputError("a partition holds at least one trace", field="partition")
+        t = _T_TRACE.c
+        part = ((func.row_number().over(order_by=t.id) - 1) // size).label("part")
+        inner = select(t.id, part).where(t.run_id == run_id)
+        if shard is not None:
+            index, count = shard
+            inner = inner.where(t.id % count == index)
+        sub = inner.subquery()
+        query = (
+            select(func.min(sub.c.id), func.max(sub.c.id), func.count())
+            .group_by(sub.c.part)
+            .order_by(sub.c.part)
+        )
+        with self.engine.connect() as c:
+            return [(int(lo), int(hi), int(n)) for lo, hi, n in c.execute(query)]
 
     def finish_evaluation(
         self,

@@ -598,10 +598,12 @@ class Store(
         yield_per: int = BATCH,
         shard: tuple[int, int] | None = None,
         decode: bool = True,
+        id_range: tuple[int, int] | None = None,
     ) -> Iterator[dict[str, Any]]:
         """Like ``iter_traces`` but yields raw row dicts (body as decoded JSON; with
         ``decode=False`` as the stored JSON text, for a caller that decodes it elsewhere or only
-        when needed)."""
+        when needed). ``id_range=(lo, hi)`` keeps the traces with lo <= id <= hi (one partition
+        of a distributed judging)."""
         query = select(
             _T_TRACE.c.id,
             _T_TRACE.c.run_id,
@@ -623,6 +625,8 @@ class Store(
         if shard is not None:
             index, count = shard
             query = query.where(_T_TRACE.c.id % count == index)
+        if id_range is not None:
+            query = query.where(_T_TRACE.c.id.between(*id_range))
         with self._connect() as c:
             result = c.execution_options(stream_results=True, yield_per=yield_per).execute(query)
             names = list(result.keys())

@@ -34,6 +34,7 @@ from rejudge.judge import (
     load_rule_set,
 )
 from rejudge.services import (
+    DaskEngine,
     check_evaluation_baseline,
     compare_evaluations,
     evaluation_ci_results,
@@ -285,6 +286,40 @@ def parse_shard(text: str | None) -> tuple[int, int] | None:
     return index, count
 
 
+def parse_engine(engine: str, scheduler: str | None, workers: int) -> DaskEngine | None:
+    """``--engine``/``--scheduler``/``--workers`` -> the Dask engine to judge on, or None for
+    this machine's processes."""
+    if engine == "dask":
+        return DaskEngine(scheduler=scheduler, workers=workers)
+    if scheduler is not None:
+        raise click.UsageError("--scheduler needs --engine dask")
+    return None
+
+
+def _engine_options(fn: Any) -> Any:
+    fn = click.option(
+        "--scheduler",
+        metavar="tcp://HOST:8786",
+        help="Dask scheduler to judge on (--engine dask) [default: a local cluster of "
+        "--workers processes].",
+    )(fn)
+    fn = click.option(
+        "--engine",
+        type=click.Choice(["process", "dask"]),
+        default="process",
+        show_default=True,
+        help="Judge in this machine's processes, or as tasks on a Dask cluster "
+        "(PostgreSQL store; pip install 'rejudge[dask]').",
+    )(fn)
+    return click.option(
+        "--workers",
+        type=click.IntRange(min=1),
+        default=1,
+        show_default=True,
+        help="Worker processes (with --engine dask and no --scheduler: of a local cluster).",
+    )(fn)
+
+
 # --------------------------------------------------------------------------- commands
 
 
@@ -299,7 +334,7 @@ def parse_shard(text: str | None) -> tuple[int, int] | None:
     metavar="R",
     help="Rule set: NAME@VERSION, NAME (latest) or a YAML/JSON file.",
 )
-@click.option("--workers", type=click.IntRange(min=1), default=1, show_default=True)
+@_engine_options
 @click.option(
     "--suite-snapshot",
     "snapshot",
@@ -309,12 +344,30 @@ def parse_shard(text: str | None) -> tuple[int, int] | None:
 @json_option
 @pass_app
 def judge_cmd(
-    app: AppContext, run: str, tier: str, rules: str, workers: int, snapshot: str | None
+    app: AppContext,
+    run: str,
+    tier: str,
+    rules: str,
+    workers: int,
+    engine: str,
+    scheduler: str | None,
+    snapshot: str | None,
 ) -> None:
-    """Judge every stored trace of RUN into a new evaluation; prints its id and summary."""
-    result = judge_run_summary(
-        app.store, run, tier, load_rule_set(rules), workers=workers, suite_snapshot=snapshot
-    )
+    """Judge every stored trace of RUN into a new evaluation (with --engine dask: the run's
+    evaluation under these inputs, resumed if unfinished); prints its id and summary."""
+    dask = parse_engine(engine, scheduler, workers)
+    rule_set = load_rule_set(rules)
+    with _progress_bar(app, 0, f"judging under {rule_set.ref}") as tick:
+        result = judge_run_summary(
+            app.store,
+            run,
+            tier,
+            rule_set,
+            workers=workers,
+            suite_snapshot=snapshot,
+            engine=dask,
+            progress=tick,
+        )
     app.emit(result, lambda c: render_judged(c, result))
 
 
@@ -329,7 +382,7 @@ def judge_cmd(
     metavar="T",
     help="Tier (repeatable) [default: every tier each run was judged under before].",
 )
-@click.option("--workers", type=click.IntRange(min=1), default=1, show_default=True)
+@_engine_options
 @click.option("--shard", metavar="I/N", help="Judge only traces with id % N == I.")
 @json_option
 @pass_app
@@ -340,6 +393,8 @@ def rejudge_cmd(
     rules: str,
     tiers: tuple[str, ...],
     workers: int,
+    engine: str,
+    scheduler: str | None,
     shard: str | None,
 ) -> None:
     """Re-score stored traces under rule set R: no model call, no network."""
@@ -347,11 +402,14 @@ def rejudge_cmd(
         raise click.UsageError("give RUN names or --all, not both")
     if not all_runs and not runs:
         raise click.UsageError("name at least one RUN, or pass --all")
+    dask = parse_engine(engine, scheduler, workers)
     rule_set = load_rule_set(rules)
     shard_t = parse_shard(shard)
     plan = plan_rejudge(app.store, None if all_runs else list(runs), tiers, shard=shard_t)
     with _progress_bar(app, plan.total, f"re-judging under {rule_set.ref}") as tick:
-        result = rejudge(app.store, plan, rule_set, workers=workers, shard=shard_t, progress=tick)
+        result = rejudge(
+            app.store, plan, rule_set, workers=workers, shard=shard_t, progress=tick, engine=dask
+        )
     app.emit(result, lambda c: render_rejudged(c, result))
 
 

@@ -6,15 +6,18 @@ the judging itself is :class:`rejudge.judge._batch.BatchJudge` (pure, in worker 
 asked). Judgments are keyed by their inputs, so a trace already judged under the same inputs is
 not judged or written again (insert-or-ignore on the key), and ``shard=(i, n)`` judges only
 traces whose id % n == i: n machines sharing one PostgreSQL store split a large re-judge and
-converge on one evaluation per (run, tier, rules, engine version).
+converge on one evaluation per (run, tier, rules, engine version). ``engine=DaskEngine(...)``
+runs the same judging as tasks on a Dask cluster (:mod:`rejudge.services._distributed`), with
+the helpers below (:func:`resolve_inputs`, :func:`settle_chunk`) shared by both.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from concurrent.futures import Future
+from contextlib import ExitStack
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from rejudge.judge import (
     ENGINE_VERSION,
@@ -31,7 +34,19 @@ from rejudge.judge import (
     builtin_rule_sets,
 )
 from rejudge.judge.tiers import get_tier
-from rejudge.store import InvalidInputError, NotFoundError, RuleSet, RunRecord, Store, content_hash
+from rejudge.store import (
+    Case,
+    InvalidInputError,
+    NotFoundError,
+    RuleSet,
+    RunRecord,
+    Store,
+    ToolRegistry,
+    content_hash,
+)
+
+if TYPE_CHECKING:
+    from rejudge.services._distributed import DaskEngine
 
 __all__ = [
     "judge_run",
@@ -76,24 +91,42 @@ def _chunked(it: Iterator[dict[str, Any]], size: int) -> Iterator[list[dict[str,
         yield chunk
 
 
-def judge_run(
-    store: Store,
-    run_ref: str | int,
-    tier: str,
-    rule_set: RuleSet,
-    *,
-    workers: int = 1,
-    shard: tuple[int, int] | None = None,
-    chunk_size: int = 500,
-    progress: Progress | None = None,
-    suite_id: int | None = None,
-) -> JudgeRunResult:
-    """Judge every stored trace of a run (or one shard of them) into an evaluation.
+@dataclass(frozen=True)
+class JudgeInputs:
+    """What judging one run under (tier, rules) reads, resolved from the store once: the run,
+    the suite snapshot judged against, its cases and registry, the stored rule set's id."""
 
-    ``suite_id`` judges the traces against another snapshot of the run's suite (same name, e.g.
-    after a golden call was corrected) instead of the snapshot the run recorded; cases are matched
-    by id, and the judgments carry the corrected cases' hashes.
-    """
+    run: RunRecord
+    tier: str
+    rule_set: RuleSet
+    rule_set_id: int
+    suite_id: int
+    suite_hash: str
+    registry_id: int
+    registry: ToolRegistry
+    cases: dict[str, Case]
+    #: case key -> (dimension, category): what a link to the evaluation carries
+    groups: dict[str, tuple[str | None, str | None]]
+
+    @property
+    def inputs_hash(self) -> str:
+        return content_hash(
+            [
+                self.suite_hash,
+                self.registry.hash,
+                self.rule_set.hash,
+                self.tier,
+                ENGINE_VERSION,
+                self.run.harness_mode,
+                sorted(c.hash for c in self.cases.values()),
+            ]
+        )
+
+
+def resolve_inputs(
+    store: Store, run_ref: str | int, tier: str, rule_set: RuleSet, suite_id: int | None = None
+) -> JudgeInputs:
+    """Read (and check) what :func:`judge_run` judges with; the rule set is stored."""
     get_tier(tier)  # unknown tier: fail before touching the store
     run = store.get_run(run_ref)
     registry_id, suite_hash = run.registry_id, run.suite_hash
@@ -106,15 +139,145 @@ def judge_run(
                 f"another snapshot of that suite, not against {chosen.name!r}"
             )
         registry_id, suite_hash = chosen.registry_id, chosen.hash
-    registry = store.get_registry(registry_id)
-    cases = {key: case for key, (_pk, case) in store.get_cases(suite_id or run.suite_id).items()}
+    suite = suite_id or run.suite_id
     builtin = any(r.hash == rule_set.hash for r in builtin_rule_sets())
     rule_set_id = store.save_rule_set(rule_set, builtin=builtin)
-    evaluation_id = _find_or_create_evaluation(
-        store, run.id, tier, rule_set_id, reuse=shard is not None
+    return load_inputs(store, run, tier, rule_set, rule_set_id, suite, suite_hash, registry_id)
+
+
+def load_inputs(
+    store: Store,
+    run: RunRecord,
+    tier: str,
+    rule_set: RuleSet,
+    rule_set_id: int,
+    suite_id: int,
+    suite_hash: str,
+    registry_id: int,
+) -> JudgeInputs:
+    """:class:`JudgeInputs` from ids already resolved (what a distributed worker reads)."""
+    cases = {key: case for key, (_pk, case) in store.get_cases(suite_id).items()}
+    return JudgeInputs(
+        run=run,
+        tier=tier,
+        rule_set=rule_set,
+        rule_set_id=rule_set_id,
+        suite_id=suite_id,
+        suite_hash=suite_hash,
+        registry_id=registry_id,
+        registry=store.get_registry(registry_id),
+        cases=cases,
+        groups={k: (c.dimension, c.category) for k, c in cases.items()},
     )
-    case_hashes = {k: c.hash for k, c in cases.items()}
-    groups = {k: (c.dimension, c.category) for k, c in cases.items()}
+
+
+def settle_chunk(
+    store: Store,
+    evaluation_id: int,
+    inputs: JudgeInputs,
+    rows: list[dict[str, Any]],
+    keys: list[str],
+    known: dict[str, dict[str, Any]],
+    fresh: list[Judged],
+    builder: ReportBuilder | None = None,
+) -> int:
+    """Write a chunk's new judgments and link every trace of the chunk to the evaluation, in
+    one transaction (insert-or-ignore on the judgment key and on (evaluation, trace): writing
+    a chunk twice, e.g. a retried partition, changes nothing). Returns how many were new."""
+    for p, taxonomy, tools, anomalies in fresh:
+        known[p.key] = {
+            "id": None,  # not known before the insert: linked by key
+            "verdict": p.verdict,
+            "partial_score": p.partial_score,
+            "taxonomy": taxonomy,
+            "implicated_tools": tools,
+            "anomalies": anomalies,
+        }
+    links = []
+    for row, key in zip(rows, keys, strict=True):
+        found = known[key]
+        case_key = row["case_key"]
+        dimension, category = inputs.groups[case_key]
+        link = {
+            "trace_id": row["id"],
+            "case_key": case_key,
+            "repetition": row["repetition"],
+            "dimension": dimension,
+            "category": category,
+            "verdict": found["verdict"],
+            "partial_score": found["partial_score"],
+        }
+        if found["id"] is None:
+            link["judgment_key"] = key
+        else:
+            link["judgment_id"] = found["id"]
+        links.append(link)
+        if builder is not None:
+            builder.add(
+                {
+                    "case": case_key,
+                    "repetition": row["repetition"],
+                    "verdict": found["verdict"],
+                    "taxonomy": found["taxonomy"],
+                    "partial_score": found["partial_score"],
+                    "dimension": dimension,
+                    "category": category,
+                    "implicated_tools": found["implicated_tools"] or [],
+                    "anomalies": found["anomalies"] or [],
+                }
+            )
+    store.save_and_link_judgments(evaluation_id, [p for p, *_ in fresh], links)
+    return len(fresh)
+
+
+def missing_rows(
+    batch: BatchJudge,
+    chunk: list[dict[str, Any]],
+    known: dict[str, dict[str, Any]],
+    keys: list[str],
+) -> list[JudgeRow]:
+    """The rows of ``chunk`` whose judgment is not stored yet, one per distinct key."""
+    missing: dict[str, JudgeRow] = {}
+    for r, key in zip(chunk, keys, strict=True):
+        if key not in known and key not in missing:
+            missing[key] = (r["case_key"], r["hash"], r["body"], key)
+    return list(missing.values())
+
+
+def judge_run(
+    store: Store,
+    run_ref: str | int,
+    tier: str,
+    rule_set: RuleSet,
+    *,
+    workers: int = 1,
+    shard: tuple[int, int] | None = None,
+    chunk_size: int = 500,
+    progress: Progress | None = None,
+    suite_id: int | None = None,
+    engine: DaskEngine | None = None,
+) -> JudgeRunResult:
+    """Judge every stored trace of a run (or one shard of them) into an evaluation.
+
+    ``suite_id`` judges the traces against another snapshot of the run's suite (same name, e.g.
+    after a golden call was corrected) instead of the snapshot the run recorded; cases are matched
+    by id, and the judgments carry the corrected cases' hashes.
+
+    ``engine`` runs the judging on a Dask cluster instead of this machine's processes (see
+    :mod:`rejudge.services._distributed`; ``workers`` is then ignored).
+    """
+    if engine is not None:
+        from rejudge.services._distributed import open_cluster
+
+        with open_cluster(engine, store) as cluster:
+            return cluster.judge_run(
+                run_ref, tier, rule_set, shard=shard, progress=progress, suite_id=suite_id
+            )
+    inputs = resolve_inputs(store, run_ref, tier, rule_set, suite_id)
+    run, cases, registry = inputs.run, inputs.cases, inputs.registry
+    evaluation_id = _find_or_create_evaluation(
+        store, run.id, tier, inputs.rule_set_id, reuse=shard is not None
+    )
 
     judged = written = 0
     # A new evaluation holds exactly the links this call writes, so its summary is aggregated
@@ -127,51 +290,7 @@ def judge_run(
         known: dict[str, dict[str, Any]],
         fresh: list[Judged],
     ) -> int:
-        """Write the chunk's new judgments, then link every trace of the chunk."""
-        for p, taxonomy, tools, anomalies in fresh:
-            known[p.key] = {
-                "id": None,  # not known before the insert: linked by key
-                "verdict": p.verdict,
-                "partial_score": p.partial_score,
-                "taxonomy": taxonomy,
-                "implicated_tools": tools,
-                "anomalies": anomalies,
-            }
-        links = []
-        for row, key in zip(rows, keys, strict=True):
-            found = known[key]
-            case_key = row["case_key"]
-            dimension, category = groups[case_key]
-            link = {
-                "trace_id": row["id"],
-                "case_key": case_key,
-                "repetition": row["repetition"],
-                "dimension": dimension,
-                "category": category,
-                "verdict": found["verdict"],
-                "partial_score": found["partial_score"],
-            }
-            if found["id"] is None:
-                link["judgment_key"] = key
-            else:
-                link["judgment_id"] = found["id"]
-            links.append(link)
-            if builder is not None:
-                builder.add(
-                    {
-                        "case": case_key,
-                        "repetition": row["repetition"],
-                        "verdict": found["verdict"],
-                        "taxonomy": found["taxonomy"],
-                        "partial_score": found["partial_score"],
-                        "dimension": dimension,
-                        "category": category,
-                        "implicated_tools": found["implicated_tools"] or [],
-                        "anomalies": found["anomalies"] or [],
-                    }
-                )
-        store.save_and_link_judgments(evaluation_id, [p for p, *_ in fresh], links)
-        return len(fresh)
+        return settle_chunk(store, evaluation_id, inputs, rows, keys, known, fresh, builder)
 
     def done(rows: list[dict[str, Any]], n_written: int) -> None:
         nonlocal judged, written
@@ -198,14 +317,11 @@ def judge_run(
             keys = [batch.key(r["case_key"], r["hash"]) for r in chunk]
             # the key depends on the inputs only: look them up before judging anything
             known = store.lookup_judgments(keys)
-            missing: dict[str, JudgeRow] = {}
-            for r, key in zip(chunk, keys, strict=True):
-                if key not in known and key not in missing:
-                    missing[key] = (r["case_key"], r["hash"], r["body"], key)
+            missing = missing_rows(batch, chunk, known, keys)
             if workers == 1 or not missing:
-                done(chunk, settle(chunk, keys, known, batch.judge_now(list(missing.values()))))
+                done(chunk, settle(chunk, keys, known, batch.judge_now(missing)))
                 continue
-            pending.append((chunk, keys, known, batch.submit(list(missing.values()))))
+            pending.append((chunk, keys, known, batch.submit(missing)))
             while len(pending) >= 2 * workers:  # bounded window: memory stays flat
                 rows, rkeys, rknown, fut = pending.pop(0)
                 done(rows, settle(rows, rkeys, rknown, fut.result()))
@@ -220,18 +336,7 @@ def judge_run(
             harness_mode=run.harness_mode,
             include_cases=False,
         )
-    inputs_hash = content_hash(
-        [
-            suite_hash,
-            registry.hash,
-            rule_set.hash,
-            tier,
-            ENGINE_VERSION,
-            run.harness_mode,
-            sorted(case_hashes.values()),
-        ]
-    )
-    store.finish_evaluation(evaluation_id, summary=summary, inputs_hash=inputs_hash)
+    store.finish_evaluation(evaluation_id, summary=summary, inputs_hash=inputs.inputs_hash)
     return JudgeRunResult(
         evaluation_id=evaluation_id,
         run_id=run.id,
@@ -251,6 +356,8 @@ def judge_run_summary(
     *,
     workers: int = 1,
     suite_snapshot: str | None = None,
+    engine: DaskEngine | None = None,
+    progress: Progress | None = None,
 ) -> JudgeSummary:
     """``rejudge judge``: :func:`judge_run`, against the run's suite snapshot or another one
     of the same suite (``"latest"`` or a suite hash)."""
@@ -261,7 +368,16 @@ def judge_run_summary(
             recorded.name, None if suite_snapshot == "latest" else suite_snapshot
         )
         suite_id = chosen.id
-    result = judge_run(store, run_ref, tier, rule_set, workers=workers, suite_id=suite_id)
+    result = judge_run(
+        store,
+        run_ref,
+        tier,
+        rule_set,
+        workers=workers,
+        suite_id=suite_id,
+        engine=engine,
+        progress=progress,
+    )
     return JudgeSummary(
         evaluation=result.evaluation_id,
         run=store.get_run(result.run_id).name,
@@ -407,26 +523,43 @@ def rejudge(
     workers: int = 1,
     shard: tuple[int, int] | None = None,
     progress: Progress | None = None,
+    engine: DaskEngine | None = None,
 ) -> RejudgeResult:
-    """Re-score every planned (run, tier) under ``rule_set``: stored traces only, no network."""
+    """Re-score every planned (run, tier) under ``rule_set``: stored traces only, no network.
+
+    ``engine`` runs every job on one Dask cluster (opened and checked once, before anything is
+    written); otherwise in this machine's ``workers`` processes."""
     if workers < 1:
         raise InvalidInputError("workers must be at least 1", field="workers")
-    evaluations = []
-    for run, tier, _n in plan.jobs:
-        r = judge_run(
-            store, run.id, tier, rule_set, workers=workers, shard=shard, progress=progress
-        )
-        evaluations.append(
-            RejudgedEvaluation(
-                evaluation=r.evaluation_id,
-                run=run.name,
-                tier=r.tier,
-                rules=r.rules,
-                judged=r.judged,
-                written=r.written,
-                summary=r.summary,
+    with ExitStack() as stack:
+        if engine is not None:
+            from rejudge.services._distributed import open_cluster
+
+            cluster = stack.enter_context(open_cluster(engine, store))
+
+            def one(run: RunRecord, tier: str) -> JudgeRunResult:
+                return cluster.judge_run(run.id, tier, rule_set, shard=shard, progress=progress)
+        else:
+
+            def one(run: RunRecord, tier: str) -> JudgeRunResult:
+                return judge_run(
+                    store, run.id, tier, rule_set, workers=workers, shard=shard, progress=progress
+                )
+
+        evaluations = []
+        for run, tier, _n in plan.jobs:
+            r = one(run, tier)
+            evaluations.append(
+                RejudgedEvaluation(
+                    evaluation=r.evaluation_id,
+                    run=run.name,
+                    tier=r.tier,
+                    rules=r.rules,
+                    judged=r.judged,
+                    written=r.written,
+                    summary=r.summary,
+                )
             )
-        )
     return RejudgeResult(
         rules=rule_set.ref,
         evaluations=evaluations,

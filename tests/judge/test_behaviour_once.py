@@ -1,0 +1,117 @@
+"""Identical behaviour judged once: a trace equal to one judged before but for its repetition
+and timings gets that judgment with its own trace hash, byte for byte what judging it gives."""
+
+from __future__ import annotations
+
+import json
+import random
+
+import pytest
+import rejudge.judge._batch as batch_module
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from rejudge.judge import BatchJudge, judge, judge_body, load_rule_set
+from rejudge.store import PreparedJudgment, RunConfig, Store, Trace
+from rejudge.suites import load_suite
+
+from rejudge.services import judge_run
+
+from .conftest import REGISTRY
+from .test_batch_fastpath import _trace
+from .test_properties import RULES, TIERS, arbitrary_cases, traces
+
+timings = st.dictionaries(
+    st.sampled_from(["started", "wall_s", "rounds"]),
+    st.floats(allow_nan=False, allow_infinity=False) | st.integers(0, 10**6),
+    max_size=3,
+)
+
+
+@settings(max_examples=150, deadline=None)
+@given(
+    traces(),
+    arbitrary_cases(),
+    st.sampled_from(TIERS),
+    st.sampled_from(RULES),
+    st.integers(0, 10**6),
+    timings,
+)
+def test_the_judge_reads_neither_repetition_nor_timings(trace, case, tier, rules, rep, times):
+    """What makes two traces one behaviour never changes a judgment but for its trace hash."""
+    other = trace.model_copy(update={"repetition": rep, "timings": times})
+    a = judge_body(trace, case, REGISTRY, tier, rules, trace_hash="sha256:a")
+    b = judge_body(other, case, REGISTRY, tier, rules, trace_hash="sha256:b")
+    assert {**a, "trace_hash": "sha256:b"} == b
+
+
+@settings(max_examples=60, deadline=None)
+@given(
+    traces(),
+    arbitrary_cases(),
+    st.sampled_from(TIERS),
+    st.lists(st.tuples(st.integers(0, 50), timings), min_size=1, max_size=4),
+)
+def test_rows_judged_once_are_the_rows_judged_each(trace, case, tier, copies):
+    """A batch of copies of one behaviour: every prepared judgment equals judging that copy
+    alone (same key, hash, canonical text and columns)."""
+    rules = RULES[-1]
+    rows = []
+    for i, (rep, times) in enumerate(copies):
+        t = trace.model_copy(update={"repetition": rep, "timings": times})
+        text = json.dumps(t.model_dump(mode="json"))  # as the store's JSON column writes it
+        rows.append((case.id, f"sha256:{i:064x}", text, f"key{i}"))
+    judge_ = BatchJudge(REGISTRY, {case.id: case}, rules, tier)
+    together = judge_.judge_now(rows)
+    alone = []
+    for row in rows:
+        batch_module._W["behaviours"] = {}
+        alone.extend(judge_.judge_now([row]))
+    assert together == alone
+    for (_c, trace_hash, text, key), (prepared, *_rest) in zip(rows, together, strict=True):
+        body = judge_body(
+            Trace.model_validate_json(text), case, REGISTRY, tier, rules, trace_hash=trace_hash
+        )
+        assert prepared == PreparedJudgment.from_body(body, key)
+
+
+@pytest.mark.parametrize("tier", TIERS)
+def test_repeated_trials_in_a_store_keep_judge_s_hashes(tmp_path, tier):
+    """Repeated trials (same behaviour, other repetition and timings) stored and judged by
+    ``judge_run``: every stored judgment is ``judge()``'s, and fewer were judged than stored."""
+    source = load_suite("retail")
+    read_only = sorted(t.name for t in source.registry.tools if t.read_only)
+    store = Store.open(f"sqlite:///{tmp_path / 'r.db'}")
+    suite = store.save_suite(
+        name="retail",
+        domain="retail",
+        suite_hash="sha256:retail",
+        registry=source.registry,
+        cases=list(source.cases),
+    )
+    run = store.create_run(name="r", suite=suite, config=RunConfig(model="m"))
+    pks = store.get_case_pks(suite.id)
+    rng = random.Random(3)
+    rows = []
+    for rep in range(4):
+        for n, c in enumerate(source.cases):
+            t = _trace(c, n % 6, rep, read_only)
+            t = t.model_copy(update={"timings": {"wall_s": rng.random()}})
+            rows.append((run.id, pks[c.id], t, None, None))
+    store.save_traces(rows)
+    rules = load_rule_set("standard@2")
+    result = judge_run(store, "r", tier, rules, chunk_size=40)
+    assert result.written == len(rows)
+    # the behaviours judged in full (kinds 0, 2, 4 and 5 repeat across repetitions)
+    assert 0 < len(batch_module._W["behaviours"]) < len(rows)
+    registry = store.get_registry(run.registry_id)
+    cases = {k: c for k, (_pk, c) in store.get_cases(run.suite_id).items()}
+    expected = {}
+    for row in store.iter_traces(run.id):
+        j = judge(row.trace, cases[row.case_key], registry, tier, rules)
+        expected[j.key] = (j.hash, j.verdict)
+    stored = {
+        r["judgment_key"]: (r["judgment_hash"], r["verdict"])
+        for r in store.iter_evaluation_rows(result.evaluation_id)
+    }
+    assert stored == expected
+    store.close()
