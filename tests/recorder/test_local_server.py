@@ -1,8 +1,9 @@
 """The local model server: finding the bundled GGUF, the server's lifecycle, `serve-local`.
 
-Most tests use a stand-in "python" that serves ``/v1/models`` (or fails, or hangs), so the
-lifecycle is tested without the ``local`` extra. One test, marked ``local_model``, starts the real
-SmolLM2 server and sends it a tool-enabled chat completion; it skips when the extra is missing.
+Most tests use a stand-in ``llama-server`` that serves ``/v1/models`` (or fails, or hangs), so
+the lifecycle is tested without the ``local`` extra or a build. Two tests, marked ``local_model``,
+start the real llama-server on SmolLM2 and send it tool-enabled chat completions; they skip when
+the extra or the build is missing, unless ``REJUDGE_REQUIRE_LOCAL_MODEL=1``.
 """
 
 from __future__ import annotations
@@ -20,12 +21,11 @@ import pytest
 import rejudge.recorder._local_server as ls
 from click.testing import CliRunner
 from rejudge.recorder import (
-    CHAT_FORMAT,
     INSTALL_HINT,
+    MAX_TOKENS,
     MODEL_NAME,
     LocalModelError,
     LocalModelServer,
-    check_server_installed,
     find_smollm2_model,
     free_port,
 )
@@ -82,12 +82,6 @@ def test_missing_package_gives_a_clear_error(monkeypatch: pytest.MonkeyPatch) ->
     assert "\n" not in message
 
 
-def test_missing_server_package_gives_a_clear_error(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(ls, "_module_missing", lambda name: name == "llama_cpp")
-    with pytest.raises(LocalModelError, match=r"missing: llama_cpp\).*rejudge\[local\]"):
-        check_server_installed()
-
-
 # -- free_port / command ----------------------------------------------------------------------
 
 
@@ -99,17 +93,33 @@ def test_free_port_is_bindable() -> None:
 
 
 def test_command_line(tmp_path: Path) -> None:
-    server = LocalModelServer(model_path=tmp_path / "m.gguf", port=4321, n_threads=2)
+    server = LocalModelServer(
+        model_path=tmp_path / "m.gguf",
+        server=tmp_path / "llama-server",
+        chat_template=tmp_path / "qwen.jinja",
+        port=4321,
+        n_threads=2,
+    )
     argv = server.command()
-    assert argv[:3] == [sys.executable, "-m", "llama_cpp.server"]
-    pairs = dict(zip(argv[3::2], argv[4::2], strict=True))
+    assert argv[0] == str(tmp_path / "llama-server") and argv[-1] == "--jinja"
+    pairs = dict(zip(argv[1:-1:2], argv[2:-1:2], strict=True))
     assert pairs["--model"] == str(tmp_path / "m.gguf")
-    assert pairs["--model_alias"] == MODEL_NAME == "SmolLM2-135M-Instruct"
-    assert pairs["--chat_format"] == CHAT_FORMAT == "chatml-function-calling"
+    assert pairs["--alias"] == MODEL_NAME == "SmolLM2-135M-Instruct"
+    assert pairs["--chat-template-file"] == str(tmp_path / "qwen.jinja")
     assert pairs["--port"] == "4321" and pairs["--host"] == "127.0.0.1"
-    assert pairs["--interrupt_requests"] == "False"
-    assert pairs["--n_threads"] == "2"
+    assert pairs["--n-predict"] == str(MAX_TOKENS) and MAX_TOKENS > 0
+    assert pairs["--parallel"] == "1" and pairs["--ctx-size"] == "8192"
+    assert pairs["--threads"] == "2"
     assert server.base_url == "http://127.0.0.1:4321/v1"
+    assert LocalModelServer(max_tokens=64, **_paths(tmp_path), port=1).command().count("64") == 1
+
+
+def _paths(tmp_path: Path) -> dict[str, Path]:
+    return {
+        "model_path": tmp_path / "m.gguf",
+        "server": tmp_path / "llama-server",
+        "chat_template": tmp_path / "qwen.jinja",
+    }
 
 
 def test_base_url_needs_a_port() -> None:
@@ -122,7 +132,8 @@ def test_base_url_needs_a_port() -> None:
 _FAKE_SERVER = """\
 import http.server, json, sys, time
 argv = sys.argv[1:]
-opts = dict(zip(argv[2::2], argv[3::2]))
+opts = dict(zip(argv[:-1:2], argv[1:-1:2]))
+assert argv[-1] == "--jinja", argv
 mode = {mode!r}
 print("fake llama server", " ".join(argv), flush=True)
 if mode == "fail":
@@ -135,7 +146,7 @@ if mode == "illegal":  # what a native llama.cpp build does on a CPU that lacks 
     os.kill(os.getpid(), signal.SIGILL)
 class H(http.server.BaseHTTPRequestHandler):
     def do_GET(self):
-        body = json.dumps({{"object": "list", "data": [{{"id": opts["--model_alias"]}}]}}).encode()
+        body = json.dumps({{"object": "list", "data": [{{"id": opts["--alias"]}}]}}).encode()
         self.send_response(200 if self.path == "/v1/models" else 404)
         self.send_header("content-type", "application/json")
         self.end_headers()
@@ -146,11 +157,14 @@ http.server.HTTPServer((opts["--host"], int(opts["--port"])), H).serve_forever()
 """
 
 
-def _fake_python(tmp_path: Path, mode: str) -> str:
-    script = tmp_path / f"fake-python-{mode}"
+def _fake_server(tmp_path: Path, mode: str) -> dict[str, Path]:
+    """A stand-in llama-server binary and chat template (what a build would provide)."""
+    script = tmp_path / f"fake-llama-server-{mode}"
     script.write_text(f"#!{sys.executable}\n" + _FAKE_SERVER.format(mode=mode))
     script.chmod(script.stat().st_mode | stat.S_IXUSR)
-    return str(script)
+    template = tmp_path / "template.jinja"
+    template.write_text("{{ messages }}")
+    return {"server": script, "chat_template": template}
 
 
 def _model(tmp_path: Path) -> Path:
@@ -162,7 +176,7 @@ def _model(tmp_path: Path) -> Path:
 def test_starts_waits_until_ready_and_stops(tmp_path: Path) -> None:
     log = tmp_path / "logs" / "server.log"
     server = LocalModelServer(
-        model_path=_model(tmp_path), python=_fake_python(tmp_path, "serve"), log_path=log
+        model_path=_model(tmp_path), **_fake_server(tmp_path, "serve"), log_path=log
     )
     with server:
         assert server.running and server.port is not None
@@ -170,7 +184,7 @@ def test_starts_waits_until_ready_and_stops(tmp_path: Path) -> None:
         assert reply.json()["data"][0]["id"] == MODEL_NAME
         process = server._process
     assert not server.running and process is not None and process.poll() is not None
-    assert "fake llama server -m llama_cpp.server" in log.read_text()
+    assert "fake llama server --model " in log.read_text()
     server.stop()  # idempotent
 
 
@@ -185,7 +199,7 @@ def test_starts_waits_until_ready_and_stops(tmp_path: Path) -> None:
 def test_server_that_exits_early_is_reported(tmp_path: Path, mode: str, message: str) -> None:
     server = LocalModelServer(
         model_path=_model(tmp_path),
-        python=_fake_python(tmp_path, mode),
+        **_fake_server(tmp_path, mode),
         log_path=tmp_path / "s.log",
     )
     with pytest.raises(LocalModelError, match=message):
@@ -196,7 +210,7 @@ def test_server_that_exits_early_is_reported(tmp_path: Path, mode: str, message:
 def test_server_that_never_answers_times_out_and_is_stopped(tmp_path: Path) -> None:
     server = LocalModelServer(
         model_path=_model(tmp_path),
-        python=_fake_python(tmp_path, "hang"),
+        **_fake_server(tmp_path, "hang"),
         log_path=tmp_path / "s.log",
         startup_timeout=1.0,
     )
@@ -208,6 +222,23 @@ def test_server_that_never_answers_times_out_and_is_stopped(tmp_path: Path) -> N
 def test_missing_model_file(tmp_path: Path) -> None:
     with pytest.raises(LocalModelError, match="model file not found"):
         LocalModelServer(model_path=tmp_path / "nope.gguf").start()
+
+
+def test_missing_build_says_to_build_first(tmp_path: Path) -> None:
+    with pytest.raises(
+        LocalModelError, match=r"llama-server .* is not built in .*build it first"
+    ) as info:
+        LocalModelServer(model_path=_model(tmp_path), build_dir=tmp_path / "nothing").start()
+    assert info.value.field == "build"
+
+
+def test_missing_binary_is_named(tmp_path: Path) -> None:
+    paths = _fake_server(tmp_path, "serve")
+    server = LocalModelServer(
+        model_path=_model(tmp_path), server=tmp_path / "gone", chat_template=paths["chat_template"]
+    )
+    with pytest.raises(LocalModelError, match=r"server binary not found: .*gone"):
+        server.start()
 
 
 # -- rejudge serve-local ----------------------------------------------------------------------
