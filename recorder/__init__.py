@@ -72,6 +72,7 @@ _EXPORTS: dict[str, str] = {
     "plan_import": "rejudge.recorder._importer",
     "INSTALL_HINT": "rejudge.recorder._local_server",
     "MAX_TOKENS": "rejudge.recorder._local_server",
+    "DEFAULT_THREADS": "rejudge.recorder._local_server",
     "CMAKE_FLAGS": "rejudge.recorder._llama_build",
     "LLAMA_CPP_PYTHON_VERSION": "rejudge.recorder._llama_build",
     "LlamaServerBuild": "rejudge.recorder._llama_build",

@@ -19,6 +19,7 @@ import click
 
 from rejudge.cli._context import json_option, write_json
 from rejudge.recorder import (
+    DEFAULT_THREADS,
     MAX_TOKENS,
     MODEL_NAME,
     LocalModelError,
@@ -63,8 +64,16 @@ def _raise_stop(signum: int, frame: FrameType | None) -> None:
 @click.option(
     "--threads",
     type=click.IntRange(min=1),
-    default=None,
-    help="Generation threads [default: the server's, half the cores].",
+    default=DEFAULT_THREADS,
+    show_default=True,
+    help="Generation threads (more than one is slower on a busy machine).",
+)
+@click.option(
+    "--parallel",
+    type=click.IntRange(min=1),
+    default=1,
+    show_default=True,
+    help="Requests decoded together (each with the full context); record with that concurrency.",
 )
 @click.option(
     "--max-tokens",
@@ -93,6 +102,7 @@ def serve_local(
     log_path: Path | None,
     startup_timeout: float,
     threads: int | None,
+    parallel: int,
     max_tokens: int,
     build: bool,
     build_dir: Path | None,
@@ -113,6 +123,7 @@ def serve_local(
         log_path=log_path,
         startup_timeout=startup_timeout,
         n_threads=threads,
+        parallel=parallel,
         max_tokens=max_tokens,
         build_dir=build_dir,
         die_with_parent=True,
