@@ -124,7 +124,7 @@ def find_llama_server(
     if not _is_built(build):
         raise LocalModelError(
             f"llama-server {version} is not built in {build.root}; build it first "
-            "(about 6-15 minutes on 2 cores, once per machine)",
+            "(about 6-17 minutes on 2 cores, once per machine)",
             field="build",
         )
     return build
