@@ -41,24 +41,12 @@ LAYOUT = "langchain's requests/responses cassette layout is not read yet (not in
 # user messages again (expected.json, _about)
 # file -> what the current reader gets wrong; the lead removes these as the work merges
 PENDING: dict[str, str] = {
-    "langchain-anthropic/test_agent_loop_streaming.yaml.gz": LAYOUT,
-    "langchain-anthropic/test_code_execution.yaml.gz": LAYOUT,
-    "langchain-anthropic/test_programmatic_tool_use.yaml.gz": LAYOUT,
-    "langchain-anthropic/test_tool_search.yaml.gz": LAYOUT,
     "crewai/agents/test_agent_with_knowledge_sources.yaml": "non-model exchanges, user turns of restarted conversations",
     "crewai/llms/bedrock/test_bedrock_agent_kickoff_structured_output_with_tools.yaml": "Bedrock Converse, user turns of restarted conversations",
     "crewai/llms/openai/test_openai_responses_api_cached_prompt_tokens_with_tools.yaml": "user turns of restarted conversations",
-    "langchain-aws/test_agent_loop[v1].yaml.gz": LAYOUT,
-    "langchain-aws/test_agent_loop_streaming[v1].yaml.gz": LAYOUT,
-    "langchain-aws/test_thinking[v1].yaml.gz": LAYOUT,
+    "langchain-openai/test_custom_tool.yaml.gz": "user turns of restarted conversations",
+    "langchain-openai/test_web_search.yaml.gz": "user turns of restarted conversations",
     "langchain-cohere/test_langgraph_react_agent.yaml": "Cohere v2 chat, user turns of restarted conversations",
-    "langchain-openai/test_code_interpreter.yaml.gz": LAYOUT,
-    "langchain-openai/test_codex_custom_tool.yaml.gz": LAYOUT,
-    "langchain-openai/test_custom_tool.yaml.gz": LAYOUT,
-    "langchain-openai/test_file_search.yaml.gz": LAYOUT,
-    "langchain-openai/test_streaming_tool_call_v1_v2_parity.yaml.gz": LAYOUT,
-    "langchain-openai/test_tool_search.yaml.gz": LAYOUT,
-    "langchain-openai/test_web_search.yaml.gz": LAYOUT,
     "mirascope/test_resume_with_override_thinking_and_tools/anthropic_claude_sonnet_4_0.yaml": "user turns of restarted conversations",
 }
 
