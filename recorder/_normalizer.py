@@ -226,34 +226,87 @@ def _status_message(ex: Exchange) -> str:
     return f"{head}: {_short(detail, 300)}" if detail else head
 
 
+@dataclass(frozen=True)
+class _History:
+    """What a request's message history shows, in any wire format: its user messages, the ids
+    of the tool results it sends back and the names of the calls of each assistant turn it
+    repeats. ``None`` (a format without ids or names) matches anything."""
+
+    users: tuple[str, ...]
+    results: tuple[str | None, ...]
+    echoes: tuple[tuple[str | None, ...], ...]
+
+    @classmethod
+    def of(cls, m: ModelExchange) -> _History:
+        body = m.exchange.request_body
+        fmt = m.wire_format
+        return cls(
+            tuple(fmt.user_texts(body)),
+            tuple(r.call_id for r in fmt.tool_results(body)),
+            tuple(tuple(e.name for e in turn) for turn in fmt.echoed_calls(body)),
+        )
+
+    def extended_by(self, later: _History) -> bool:
+        """True when ``later`` holds this history and more (or the same): one conversation."""
+        return (
+            _is_prefix(self.users, later.users, lambda a, b: a == b)
+            and _is_prefix(self.results, later.results, _same_or_unknown)
+            and _is_prefix(
+                self.echoes,
+                later.echoes,
+                lambda a, b: len(a) == len(b) and all(map(_same_or_unknown, a, b)),
+            )
+        )
+
+
+def _same_or_unknown(a: Any, b: Any) -> bool:
+    return a is None or b is None or a == b
+
+
+def _is_prefix(head: Sequence[Any], whole: Sequence[Any], same: Any) -> bool:
+    return len(head) <= len(whole) and all(map(same, head, whole))
+
+
+def conversation_starts(histories: Sequence[_History]) -> list[bool]:
+    """For each request in order, whether it starts a new conversation: the first does, and so
+    does any whose history does not extend the previous request's (a rerun, a second agent)."""
+    return [k == 0 or not histories[k - 1].extended_by(h) for k, h in enumerate(histories)]
+
+
 def _user_turns(
     mex: Sequence[ModelExchange], round_of: dict[int, int], n_rounds: int
 ) -> list[UserTurn]:
-    """The user messages of the conversation, each before the first round that answered it.
+    """The user messages of the cassette's conversations, each before the first round its
+    request caused.
 
-    The last request holds the conversation's history; each earlier request of the same
-    conversation (its user messages a prefix of the history's, in any wire format) shows how many of them the
-    model had seen when it produced that request's round. A conversation with one user message
-    (a single instruction) has no turns, so such traces stay as they always were.
+    Requests are taken in order. A request whose history extends the previous request's
+    continues its conversation: the user messages beyond those already seen are new turns. A
+    request whose history does not (a rerun, a second agent, a fresh history after a stateful
+    API's ``previous_response_id``) starts a new conversation, whose user messages are turns
+    again, so no user message that was sent is lost. A message first sent by request ``k`` comes
+    before the first round produced at or after ``k`` (``n_rounds`` when none follows). A
+    cassette with one user message in all (a single instruction) has no turns, so such traces
+    stay as they always were.
     """
-    if not mex:
+    histories = [_History.of(m) for m in mex]
+    found: list[tuple[int, str]] = []  # (before round, text)
+    seen = 0  # user messages of the current conversation already turned into turns
+    rounds_before = 0  # rounds produced by the requests before this one
+    for k, (history, starts) in enumerate(
+        zip(histories, conversation_starts(histories), strict=True)
+    ):
+        if starts:
+            seen = 0
+        found.extend((rounds_before, text) for text in history.users[seen:])
+        seen = max(seen, len(history.users))
+        if k in round_of:
+            rounds_before = round_of[k] + 1
+    if len(found) <= 1:
         return []
-    last = mex[-1]
-    texts = last.wire_format.user_texts(last.exchange.request_body)
-    if len(texts) <= 1:
-        return []
-    seen: list[tuple[int, int]] = []  # (user messages sent, round produced)
-    for k, m in enumerate(mex):
-        if k not in round_of:
-            continue  # formats may differ: one agent hands its history over to another
-        sent = m.wire_format.user_texts(m.exchange.request_body)
-        if sent == texts[: len(sent)]:
-            seen.append((len(sent), round_of[k]))
-    out = []
-    for position, text in enumerate(texts):
-        before = min((r for n, r in seen if n > position), default=n_rounds)
-        out.append(UserTurn(before_round=before, position=position, text=text))
-    return out
+    return [
+        UserTurn(before_round=before, position=i, text=text)
+        for i, (before, text) in enumerate(found)
+    ]
 
 
 def _sum_usage(total: dict[str, int], more: dict[str, int]) -> None:
