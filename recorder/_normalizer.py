@@ -267,7 +267,7 @@ def _is_prefix(head: Sequence[Any], whole: Sequence[Any], same: Any) -> bool:
     return len(head) <= len(whole) and all(map(same, head, whole))
 
 
-def conversation_starts(histories: Sequence[_History]) -> list[bool]:
+def _conversation_starts(histories: Sequence[_History]) -> list[bool]:
     """For each request in order, whether it starts a new conversation: the first does, and so
     does any whose history does not extend the previous request's (a rerun, a second agent)."""
     return [k == 0 or not histories[k - 1].extended_by(h) for k, h in enumerate(histories)]
@@ -293,7 +293,7 @@ def _user_turns(
     seen = 0  # user messages of the current conversation already turned into turns
     rounds_before = 0  # rounds produced by the requests before this one
     for k, (history, starts) in enumerate(
-        zip(histories, conversation_starts(histories), strict=True)
+        zip(histories, _conversation_starts(histories), strict=True)
     ):
         if starts:
             seen = 0
