@@ -164,3 +164,30 @@ def test_a_redacted_uri_finds_the_format_the_real_one_does(path: Path) -> None:
             make_probe(REDACTED, ex.request_body, ex.response_headers, ex.response_body)
         )
         assert real is not None and redacted is real, (ex.index, ex.url)
+
+
+def test_import_reads_the_layout_and_its_copy_keeps_no_credential_header(tmp_path: Path) -> None:
+    from click.testing import CliRunner
+
+    from rejudge.cli import cli
+
+    src = tmp_path / "src"
+    src.mkdir()
+    original = WORLD / "langchain-openai/test_custom_tool.yaml.gz"
+    (src / original.name).write_bytes(original.read_bytes())
+    args = ["--db", f"sqlite:///{tmp_path / 'r.db'}", "--cassettes", str(tmp_path / "cas")]
+    result = CliRunner().invoke(
+        cli, [*args, "import", "cassettes", str(src), "--name", "lc", "--json"]
+    )
+    assert result.exit_code == 0, result.output
+    data = json.loads(result.output)
+    assert data["skipped_files"] == [] and data["inserted"] == 1
+    (trace,) = data["traces"]
+    assert (trace["status"], trace["calls"]) == ("completed", 2)
+    copy = yaml.safe_load(gzip.decompress((tmp_path / "cas" / "lc" / original.name).read_bytes()))
+    for side, names in (
+        ("requests", SECRET_REQUEST_HEADERS),
+        ("responses", SECRET_RESPONSE_HEADERS),
+    ):
+        for part in copy[side]:
+            assert not {k.lower() for k in part["headers"]} & names
