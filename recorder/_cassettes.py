@@ -11,6 +11,9 @@ it). It reads every layout real files use:
 - pydantic-ai's serializer, which writes decoded JSON bodies as ``parsed_body``;
 - old vcrpy's httpx stubs, whose responses are ``{status_code, headers, content}``;
 - Ruby VCR / betamax (``http_interactions``, ``base64_string`` bodies);
+- langchain's serializer, which writes two parallel top-level lists, ``requests`` and
+  ``responses`` (``requests[i]`` answered by ``responses[i]``; URIs and headers often
+  ``**REDACTED**``, bodies ``!!binary``), so the wire format is found from the bodies;
 - any of these gzipped whole (``.yaml.gz``, ``.json.gz``).
 
 A file that cannot be read raises :class:`CassetteError`: one line naming the file and the fault.
@@ -406,6 +409,8 @@ def _interactions(data: Any, name: str) -> list[dict[str, Any]]:
             interactions = data["interactions"]
         elif "http_interactions" in data:  # Ruby VCR / betamax
             interactions = data["http_interactions"]
+        elif "requests" in data and "responses" in data:  # langchain: two parallel lists
+            interactions = _paired(data["requests"], data["responses"], name)
         else:
             keys = ", ".join(sorted(str(k) for k in data)[:5]) or "none"
             raise CassetteError(
@@ -425,6 +430,21 @@ def _interactions(data: Any, name: str) -> list[dict[str, Any]]:
             f"{name}: 'interactions' is a {type(interactions).__name__}, not a list", path=name
         )
     return interactions
+
+
+def _paired(requests: Any, responses: Any, name: str) -> list[dict[str, Any]]:
+    # langchain's layout keeps requests[i] and responses[i] apart; one list longer than the
+    # other leaves an exchange half-recorded, which no pairing can read honestly
+    for key, value in (("requests", requests), ("responses", responses)):
+        if not isinstance(value, list):
+            raise CassetteError(
+                f"{name}: '{key}' is a {type(value).__name__}, not a list", path=name
+            )
+    if len(requests) != len(responses):
+        raise CassetteError(
+            f"{name}: {len(requests)} requests but {len(responses)} responses", path=name
+        )
+    return [{"request": q, "response": r} for q, r in zip(requests, responses, strict=True)]
 
 
 def parse_cassette(data: bytes | str, name: str = "<cassette>") -> CassetteFile:
@@ -591,6 +611,9 @@ def _scrub_interaction_any(item: Any) -> Any:
     return _scrub_value(out)
 
 
+_PAIRED_SECRETS = {"requests": SECRET_REQUEST_HEADERS, "responses": SECRET_RESPONSE_HEADERS}
+
+
 def scrubbed_cassette_bytes(data: bytes, name: str = "<cassette>") -> bytes:
     """The cassette ``data`` with what a recording never keeps removed: the secret request and
     response headers (dropped, name and all) and provider keys in any string (``REDACTED``).
@@ -619,10 +642,13 @@ def scrubbed_cassette_bytes(data: bytes, name: str = "<cassette>") -> bytes:
     if isinstance(document, list):
         clean: Any = [_scrub_interaction_any(i) for i in document]
     elif isinstance(document, dict):
+        paired = "requests" in document and "responses" in document
         clean = {}
         for key, value in document.items():
             if key in ("interactions", "http_interactions") and isinstance(value, list):
                 clean[key] = [_scrub_interaction_any(i) for i in value]
+            elif paired and key in _PAIRED_SECRETS and isinstance(value, list):  # langchain's lists
+                clean[key] = [_scrub_value(_drop_headers(p, _PAIRED_SECRETS[key])) for p in value]
             else:
                 clean[key] = _scrub_value(value)
     else:

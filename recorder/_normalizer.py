@@ -7,7 +7,8 @@ round's text is the final text. A provider error that the client did not retry, 
 stream, or an error event ends the trace as ``agent_error`` with a structured :class:`TraceError`;
 the rounds before it are kept. Non-model exchanges (``GET /v1/models``, embeddings, files,
 telemetry: :func:`~rejudge.recorder._exchanges.classify_exchange`) are ignored: they never
-become rounds and never change the trace's status.
+become rounds and never change the trace's status. The user turns of the cassette's
+conversations, restarts included, are found in :mod:`rejudge.recorder._conversations`.
 
 Same exchanges in, same trace (and trace hash) out: no clock, no randomness, no I/O.
 """
@@ -20,6 +21,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from rejudge.recorder._cassettes import Exchange
+from rejudge.recorder._conversations import user_turns_of
 from rejudge.recorder._exchanges import exchange_wire_format
 from rejudge.recorder.wire import (
     AssistantTurn,
@@ -29,7 +31,7 @@ from rejudge.recorder.wire import (
     is_finite_json,
     strict_loads,
 )
-from rejudge.store import Round, ToolCall, Trace, TraceError, UserTurn
+from rejudge.store import Round, ToolCall, Trace, TraceError
 
 __all__ = ["NORMALIZER_VERSION", "ModelExchange", "model_exchanges", "normalize_exchanges"]
 
@@ -226,36 +228,6 @@ def _status_message(ex: Exchange) -> str:
     return f"{head}: {_short(detail, 300)}" if detail else head
 
 
-def _user_turns(
-    mex: Sequence[ModelExchange], round_of: dict[int, int], n_rounds: int
-) -> list[UserTurn]:
-    """The user messages of the conversation, each before the first round that answered it.
-
-    The last request holds the conversation's history; each earlier request of the same
-    conversation (its user messages a prefix of the history's, in any wire format) shows how many of them the
-    model had seen when it produced that request's round. A conversation with one user message
-    (a single instruction) has no turns, so such traces stay as they always were.
-    """
-    if not mex:
-        return []
-    last = mex[-1]
-    texts = last.wire_format.user_texts(last.exchange.request_body)
-    if len(texts) <= 1:
-        return []
-    seen: list[tuple[int, int]] = []  # (user messages sent, round produced)
-    for k, m in enumerate(mex):
-        if k not in round_of:
-            continue  # formats may differ: one agent hands its history over to another
-        sent = m.wire_format.user_texts(m.exchange.request_body)
-        if sent == texts[: len(sent)]:
-            seen.append((len(sent), round_of[k]))
-    out = []
-    for position, text in enumerate(texts):
-        before = min((r for n, r in seen if n > position), default=n_rounds)
-        out.append(UserTurn(before_round=before, position=position, text=text))
-    return out
-
-
 def _sum_usage(total: dict[str, int], more: dict[str, int]) -> None:
     for key, value in more.items():
         total[key] = total.get(key, 0) + value
@@ -362,7 +334,8 @@ def normalize_exchanges(
         ]
 
     final_error = error or found
-    turns = _user_turns(mex, round_of, len(rounds)) if user_turns else []
+    requests = [(m.wire_format, m.exchange.request_body) for m in mex]
+    turns = user_turns_of(requests, round_of, len(rounds)) if user_turns else []
     return Trace(
         user_turns=turns,
         case_id=case_id,

@@ -3,10 +3,16 @@
 from __future__ import annotations
 
 from collections.abc import Callable
+from dataclasses import replace
+from pathlib import Path
 from typing import Any
 
 import pytest
-from rejudge.recorder import Exchange, normalize_exchanges, trace_from_cassette
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from rejudge.recorder import Exchange, normalize_exchanges, read_cassette, trace_from_cassette
+
+REAL = Path("/work/shared/real-cassettes")
 
 History = list[tuple[str, str]]  # (role, text)
 
@@ -148,3 +154,91 @@ def test_rejudge_loop_messages_are_not_user_turns() -> None:
     loop = trace_from_cassette(interactions, {"outcome": {"status": "completed"}}, "c", 0)
     foreign = trace_from_cassette(interactions, {}, "c", 0)
     assert loop.user_turns == [] and len(foreign.user_turns) == 2
+
+
+# --------------------------------------------------------------------------- restarts
+# A cassette may hold several conversations (a rerun, a second agent): a request whose history
+# does not extend the previous request's starts a new one, and its user messages are turns again.
+
+
+def _tool_round(question: str, index: int) -> list[Exchange]:
+    """One chat conversation: the question, a call, its result sent back, the answer."""
+    url = "https://api.openai.com/v1/chat/completions"
+    call = {"id": f"call_{index}", "type": "function"}
+    call["function"] = {"name": "calc", "arguments": '{"x": 3}'}
+    asked = {"model": "m", "messages": [{"role": "user", "content": question}]}
+    answered = {
+        "model": "m",
+        "messages": [
+            {"role": "user", "content": question},
+            {"role": "assistant", "content": None, "tool_calls": [call]},
+            {"role": "tool", "tool_call_id": call["id"], "content": "27"},
+        ],
+    }
+    calling = {"choices": [{"index": 0, "message": {"tool_calls": [call]}}]}
+    done = FORMATS["openai-chat"][2]("27")
+    return [
+        Exchange(method="POST", url=url, request_body=asked, status=200, response_body=calling),
+        Exchange(method="POST", url=url, request_body=answered, status=200, response_body=done),
+    ]
+
+
+def test_a_rerun_of_the_same_question_counts_its_message_again() -> None:
+    # the second run's first request drops the first run's tool result: a new conversation,
+    # though its one user message is the same text
+    trace = normalize_exchanges([*_tool_round("3^3?", 0), *_tool_round("3^3?", 1)], "c")
+    assert [(t.before_round, t.position, t.text) for t in trace.user_turns] == [
+        (0, 0, "3^3?"),
+        (2, 1, "3^3?"),
+    ]
+    assert len(trace.rounds) == 4
+
+
+def test_a_request_repeated_unchanged_continues_its_conversation() -> None:
+    # the same history sent twice extends itself: one instruction, so still no turns
+    (once,) = _conversation("openai-chat", ["hello"])
+    trace = normalize_exchanges([once, replace(once, index=1)], "c")
+    assert trace.user_turns == [] and len(trace.rounds) == 2
+
+
+def test_a_history_handed_to_another_format_is_one_conversation() -> None:
+    # pydantic-ai's agents: Gemini answers the first question, OpenAI chat carries the whole
+    # history on (ids Gemini never had match anything), so France is not counted twice
+    cassette = read_cassette(REAL / "pydantic-ai/test_multiple_agent_tool_calls.yaml")
+    trace = normalize_exchanges(cassette.exchanges, "c")
+    assert [(t.before_round, t.text) for t in trace.user_turns] == [
+        (0, "What is the capital of France?"),
+        (2, "What is the capital of England?"),
+    ]
+
+
+_texts = st.sampled_from(["yes", "no", "two", "at eight"])
+
+
+@settings(max_examples=60, deadline=None)
+@given(
+    st.lists(
+        st.tuples(st.sampled_from(list(FORMATS)), st.lists(_texts, min_size=0, max_size=2)),
+        min_size=1,
+        max_size=4,
+    )
+)
+def test_every_user_message_of_every_conversation_is_a_turn(
+    conversations: list[tuple[str, list[str]]],
+) -> None:
+    # each conversation opens with its own question (so its first request never extends the
+    # one before), then may repeat texts other conversations sent: none of them is lost
+    exchanges: list[Exchange] = []
+    want: list[tuple[int, str]] = []
+    for n, (name, later) in enumerate(conversations):
+        users = [f"question {n}", *later]
+        want.extend((len(exchanges) + i, text) for i, text in enumerate(users))
+        exchanges.extend(_conversation(name, users))
+    trace = normalize_exchanges(exchanges, "c")
+    assert len(trace.rounds) == len(exchanges)
+    if len(want) == 1:
+        assert trace.user_turns == []
+    else:
+        assert [(t.before_round, t.position, t.text) for t in trace.user_turns] == [
+            (before, i, text) for i, (before, text) in enumerate(want)
+        ]

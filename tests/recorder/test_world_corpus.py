@@ -34,33 +34,9 @@ EXPECTED: dict[str, Any] = {
 }
 PERMISSIVE = {"MIT", "Apache-2.0", "BSD-2-Clause", "BSD-3-Clause"}
 
-WIRE = "lands with the wire-format work (wt-wire)"
-LAYOUT = "langchain's requests/responses cassette layout is not read yet (not in issue 16's list)"
-# "user turns of restarted conversations": the cassette holds several conversations (reruns,
-# a second agent); each request whose history does not extend the previous one's counts its
-# user messages again (expected.json, _about)
-# file -> what the current reader gets wrong; the lead removes these as the work merges
-PENDING: dict[str, str] = {
-    "langchain-anthropic/test_agent_loop_streaming.yaml.gz": LAYOUT,
-    "langchain-anthropic/test_code_execution.yaml.gz": LAYOUT,
-    "langchain-anthropic/test_programmatic_tool_use.yaml.gz": LAYOUT,
-    "langchain-anthropic/test_tool_search.yaml.gz": LAYOUT,
-    "crewai/agents/test_agent_with_knowledge_sources.yaml": "non-model exchanges, user turns of restarted conversations",
-    "crewai/llms/bedrock/test_bedrock_agent_kickoff_structured_output_with_tools.yaml": "Bedrock Converse, user turns of restarted conversations",
-    "crewai/llms/openai/test_openai_responses_api_cached_prompt_tokens_with_tools.yaml": "user turns of restarted conversations",
-    "langchain-aws/test_agent_loop[v1].yaml.gz": LAYOUT,
-    "langchain-aws/test_agent_loop_streaming[v1].yaml.gz": LAYOUT,
-    "langchain-aws/test_thinking[v1].yaml.gz": LAYOUT,
-    "langchain-cohere/test_langgraph_react_agent.yaml": "Cohere v2 chat, user turns of restarted conversations",
-    "langchain-openai/test_code_interpreter.yaml.gz": LAYOUT,
-    "langchain-openai/test_codex_custom_tool.yaml.gz": LAYOUT,
-    "langchain-openai/test_custom_tool.yaml.gz": LAYOUT,
-    "langchain-openai/test_file_search.yaml.gz": LAYOUT,
-    "langchain-openai/test_streaming_tool_call_v1_v2_parity.yaml.gz": LAYOUT,
-    "langchain-openai/test_tool_search.yaml.gz": LAYOUT,
-    "langchain-openai/test_web_search.yaml.gz": LAYOUT,
-    "mirascope/test_resume_with_override_thinking_and_tools/anthropic_claude_sonnet_4_0.yaml": "user turns of restarted conversations",
-}
+# file -> what the reader gets wrong there, as a strict xfail that must go once it is fixed
+# (every file reads right today)
+PENDING: dict[str, str] = {}
 
 
 def _cassettes() -> list[str]:
@@ -74,11 +50,7 @@ def _cassettes() -> list[str]:
 def _case(rel: str) -> Any:
     marks = []
     if rel in PENDING:
-        why = PENDING[rel]
-        reason = why if why == LAYOUT else f"{why} {WIRE}"
-        if "restarted" in why or "ERROR" in why:
-            reason = f"{why}: expected.json reads the file so; the derivation is the lead's call"
-        marks.append(pytest.mark.xfail(strict=True, reason=reason))
+        marks.append(pytest.mark.xfail(strict=True, reason=PENDING[rel]))
     return pytest.param(rel, id=rel, marks=marks)
 
 
