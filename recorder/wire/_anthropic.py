@@ -28,6 +28,7 @@ from rejudge.recorder.wire._format import (
     DETECT_HEADERS,
     DETECT_NONE,
     DETECT_PATH,
+    DETECT_RESPONSE,
     Probe,
     WireFormat,
 )
@@ -291,6 +292,16 @@ def anthropic_echoed_calls(body: Any) -> list[list[EchoedCall]]:
     return out
 
 
+def _anthropic_response(response: Any) -> bool:
+    """A Messages answer: ``{"type": "message", "content": [...]}``, or its stream's first
+    event (``message_start``)."""
+    if isinstance(response, dict):
+        return response.get("type") == "message" and isinstance(response.get("content"), list)
+    if isinstance(response, str):
+        return "event: message_start" in response[:2000]
+    return False
+
+
 def anthropic_shaped(probe: Probe) -> bool:
     """A ``messages`` request only Anthropic's API takes: a top-level ``system``, ``tool_use`` or
     ``tool_result`` content blocks, or one answered with ``anthropic-*`` headers."""
@@ -320,6 +331,12 @@ class AnthropicMessages(WireFormat):
             return DETECT_PATH
         body = probe.body
         if isinstance(body, dict) and isinstance(body.get("messages"), list):
+            if bedrock_shaped(body):
+                return DETECT_NONE
+            if _anthropic_response(probe.response):
+                # a plain first request (no system, no tool blocks) behind a redacted URL:
+                # only the answer says whose API it was
+                return DETECT_RESPONSE
             return DETECT_BODY if anthropic_shaped(probe) else DETECT_NONE
         return DETECT_HEADERS if probe.has_header_prefix("anthropic-") else DETECT_NONE
 

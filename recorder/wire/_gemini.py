@@ -28,6 +28,7 @@ from rejudge.recorder.wire._common import (
 from rejudge.recorder.wire._format import (
     DETECT_NONE,
     DETECT_PATH,
+    DETECT_RESPONSE,
     Probe,
     WireFormat,
     is_event_stream,
@@ -200,6 +201,19 @@ def gemini_echoed_calls(body: Any) -> list[list[EchoedCall]]:
     return out
 
 
+def _gemini_response(response: Any) -> bool:
+    """A generateContent answer: ``candidates`` in the body, in a JSON array of stream chunks,
+    or in the stream's first SSE event."""
+    if isinstance(response, dict):
+        return isinstance(response.get("candidates"), list)
+    if isinstance(response, list):
+        return bool(response) and isinstance(response[0], dict) and "candidates" in response[0]
+    if isinstance(response, str):
+        head = response[:2000]
+        return head.lstrip().startswith(("data:", "[")) and '"candidates"' in head
+    return False
+
+
 class GeminiGenerateContent(WireFormat):
     """``POST .../models/M:generateContent`` and ``:streamGenerateContent`` (found by path only:
     rejudge reads Gemini exchanges of foreign cassettes, it never records them)."""
@@ -211,6 +225,14 @@ class GeminiGenerateContent(WireFormat):
         last = probe.last_segment
         if last.endswith(":generatecontent") or last.endswith(":streamgeneratecontent"):
             return DETECT_PATH
+        body = probe.body
+        if (
+            isinstance(body, dict)
+            and isinstance(body.get("contents"), list)
+            and _gemini_response(probe.response)
+        ):
+            # behind a redacted URL: a ``contents`` request answered with ``candidates``
+            return DETECT_RESPONSE
         return DETECT_NONE
 
     def other_endpoint(self, probe: Probe) -> bool:

@@ -171,7 +171,7 @@ RESPONSES: dict[str, Any] = {
 # the body alone (through a proxy path) identifies these formats; Gemini is found by path only,
 # Cohere (whose requests are chat completions' shape) by path or by its response
 BODY_DETECTABLE = ("openai-chat", "openai-responses", "anthropic-messages", "bedrock-converse")
-RESPONSE_DETECTABLE = ("cohere-chat",)
+RESPONSE_DETECTABLE = ("cohere-chat", "gemini-generate-content")
 
 
 def test_the_built_in_formats_are_registered_objects_in_order() -> None:
