@@ -20,6 +20,7 @@ from typing import Any
 
 from rejudge.recorder import (
     IMPORTED_DOMAIN,
+    ImportPlan,
     PlannedTrace,
     SkippedFile,
     adhoc_suite,
@@ -132,15 +133,29 @@ def import_cassettes(
 
         name = adhoc_suite_name or f"imported-{base.resolve().name or 'cassettes'}"
         registry, case_list = adhoc_suite(planned, name)
-        suite_rec = store.save_suite(
-            name=name,
-            domain=IMPORTED_DOMAIN,
-            suite_hash=suite_hash(1, registry, case_list),
-            registry=registry,
-            cases=case_list,
-            meta={"description": f"ad-hoc cases imported from {base}", "adhoc": True},
-        )
+        adhoc: dict[str, Any] = {
+            "name": name,
+            "domain": IMPORTED_DOMAIN,
+            "suite_hash": suite_hash(1, registry, case_list),
+            "registry": registry,
+            "cases": case_list,
+            "meta": {"description": f"ad-hoc cases imported from {base}", "adhoc": True},
+        }
+    with store.atomic():  # the ad-hoc suite, the run and its traces land together, or nothing
+        if suite is None:
+            suite_rec = store.save_suite(**adhoc)
+        return _store_import(store, suite_rec, planned, plan, base, run_name, copy_to)
 
+
+def _store_import(
+    store: Store,
+    suite_rec: SuiteRecord,
+    planned: list[PlannedTrace],
+    plan: ImportPlan,
+    base: Path,
+    run_name: str | None,
+    copy_to: str | Path | None,
+) -> ImportResult:
     config = import_run_config(planned, str(base.resolve()))
     digest = content_hash([suite_rec.hash, [(p.rel, p.cassette_hash) for p in planned]])
     name = run_name or f"import-{suite_rec.name}-{digest.split(':', 1)[1][:10]}"

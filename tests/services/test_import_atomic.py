@@ -1,5 +1,6 @@
-"""An import is one transaction: when its last write fails (the external verdicts), the suite,
-the run and the traces written before it are gone too (τ-bench and Inspect imports)."""
+"""An import is one transaction: when its last write fails (the external verdicts, the run's
+finish), the suite, the run and the traces written before it are gone too (τ-bench, Inspect and
+cassette imports)."""
 
 from __future__ import annotations
 
@@ -9,9 +10,10 @@ import pytest
 from rejudge.store import RunRow, Store, SuiteRow, TraceRow
 from rejudge.suites.importers import SHIPPED_TAU_BENCH
 
-from rejudge.services import import_inspect, import_tau_bench
+from rejudge.services import import_cassettes, import_inspect, import_tau_bench
 from tests.store.store_factories import count_rows
 
+WORLD = Path(__file__).resolve().parents[1] / "data" / "world"
 INSPECT_LOG = Path(__file__).resolve().parents[1] / "data" / "inspect" / "notes.json"
 
 
@@ -58,3 +60,28 @@ def test_a_failure_at_the_last_write_leaves_nothing(
         result = import_inspect(INSPECT_LOG, store)
         assert result.inserted > 0
     assert count_rows(store, TraceRow) == result.inserted
+
+
+def test_a_cassette_import_that_fails_at_its_end_leaves_no_adhoc_suite(
+    store: Store, monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    folder = WORLD / "langchain-cohere"
+
+    def lost(*args: object, **kwargs: object) -> None:
+        raise LostDatabase("the database went away as the run was finished")
+
+    monkeypatch.setattr(store, "finish_run", lost)
+    with pytest.raises(LostDatabase):
+        import_cassettes(folder, store, copy_to=tmp_path / "copies", strict=False)
+    assert (
+        count_rows(store, SuiteRow),
+        count_rows(store, RunRow),
+        count_rows(store, TraceRow),
+    ) == (
+        0,
+        0,
+        0,
+    )
+    monkeypatch.undo()
+    result = import_cassettes(folder, store, copy_to=tmp_path / "copies", strict=False)
+    assert result.inserted == count_rows(store, TraceRow) > 0
