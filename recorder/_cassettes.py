@@ -30,7 +30,7 @@ import re
 import tempfile
 import zlib
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from functools import cached_property
 from pathlib import Path
 from typing import Any
@@ -480,8 +480,15 @@ def parse_cassette(data: bytes | str, name: str = "<cassette>") -> CassetteFile:
     return cassette
 
 
-def read_cassette(path: str | Path) -> CassetteFile:
-    """Read one cassette file (any layout above); errors name the file."""
+def read_cassette(path: str | Path, *, scrub: bool = False) -> CassetteFile:
+    """Read one cassette file (any layout above); errors name the file.
+
+    ``scrub``: read it as :func:`scrubbed_cassette_bytes` would write it (secret headers
+    dropped, keys in bodies redacted), so a trace derived again from a user's own file (an
+    import that left the file where it was) is the trace derived when it was imported, and
+    holds no secret. The file's ``sha256`` stays the hash of the bytes on disk, which is what
+    the store names it by.
+    """
     source = Path(path)
     try:
         data = source.read_bytes()
@@ -489,6 +496,10 @@ def read_cassette(path: str | Path) -> CassetteFile:
         raise CassetteError(f"{source}: no such cassette file", path=source) from None
     except OSError as exc:
         raise CassetteError(f"{source}: cannot read: {exc.strerror or exc}", path=source) from None
+    if scrub:
+        clean = scrubbed_cassette_bytes(data, str(source))
+        if clean is not data:
+            return replace(parse_cassette(clean, str(source)), sha256=hash_bytes(data))
     return parse_cassette(data, str(source))
 
 

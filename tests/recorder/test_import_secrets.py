@@ -11,7 +11,7 @@ from pathlib import Path
 import yaml
 from click.testing import CliRunner
 from rejudge.recorder import SECRET_REQUEST_HEADERS, SECRET_RESPONSE_HEADERS
-from rejudge.store import Store
+from rejudge.store import Store, hash_bytes
 
 from rejudge.cli import cli
 
@@ -34,7 +34,7 @@ RESPONSE_SECRETS = {
 SECRETS = [KEY, *REQUEST_SECRETS.values(), *RESPONSE_SECRETS.values()]
 
 
-def _cassette() -> bytes:
+def _cassette(arguments: str = '{"city": "Paris"}') -> bytes:
     request = {
         "model": "gpt-4o-mini",
         "messages": [
@@ -65,7 +65,7 @@ def _cassette() -> bytes:
                         {
                             "id": "call_1",
                             "type": "function",
-                            "function": {"name": "get_weather", "arguments": '{"city": "Paris"}'},
+                            "function": {"name": "get_weather", "arguments": arguments},
                         }
                     ],
                 },
@@ -160,3 +160,37 @@ def test_import_copy_and_store_hold_no_secret(tmp_path: Path) -> None:
         assert report.traces == 1 and report.unchanged == 1 and report.changed == 0
     finally:
         store.close()
+
+
+def test_a_file_imported_where_it_lies_derives_the_same_secret_free_trace_again(
+    tmp_path: Path,
+) -> None:
+    # --no-copy: the store names the user's own file (its path and hash), which still holds
+    # every secret, here a key the model put in a call's arguments too; renormalize reads it
+    # scrubbed, as the import did, so nothing changes and no secret reaches the store
+    src = tmp_path / "src"
+    src.mkdir()
+    source = src / "weather.yaml"
+    source.write_bytes(_cassette(json.dumps({"city": "Paris", "api_key": KEY})))
+    db_file = tmp_path / "r.db"
+    args = ["--db", f"sqlite:///{db_file}", "--cassettes", str(tmp_path / "cas")]
+    result = CliRunner().invoke(
+        cli, [*args, "import", "cassettes", str(src), "--name", "here", "--no-copy", "--json"]
+    )
+    assert result.exit_code == 0, result.output
+    assert not (tmp_path / "cas").exists()
+    from rejudge.services import renormalize_run
+
+    store = Store.open(f"sqlite:///{db_file}")
+    try:
+        run = store.get_run("here")
+        (trace,) = list(store.iter_traces(run.id))
+        assert Path(trace.cassette_path) == source.resolve()
+        assert trace.cassette_hash == hash_bytes(source.read_bytes())
+        report = renormalize_run(store, run, tmp_path / "cas")
+        assert (report.traces, report.unchanged, report.changed) == (1, 1, 0)
+    finally:
+        store.close()
+    stored_text = _every_text_value(db_file)
+    for secret in SECRETS:
+        assert secret not in stored_text, secret
