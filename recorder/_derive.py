@@ -161,8 +161,6 @@ def _derive(
         repetition,
         selected_tools=list(selected) if selected is not None else None,
         error=TraceError.model_validate(error) if error else None,
-        # the loop's later user messages are its own nudges and restatements, never a user's
-        user_turns=False,
     )
     return _apply_outcome(trace, raw_outcome)
 

@@ -242,7 +242,6 @@ def normalize_exchanges(
     error: TraceError | None = None,
     timings: dict[str, Any] | None = None,
     name_map: dict[str, str] | None = None,
-    user_turns: bool = True,
 ) -> Trace:
     """Build the trace of one case from its cassette's exchanges.
 
@@ -250,8 +249,9 @@ def normalize_exchanges(
     round budget, a timeout before any response); it wins over one found in the exchanges.
     ``selected_tools`` and ``timings`` are carried onto the trace as given. ``name_map`` (a
     registry's wire name -> original name) renames calls of tools whose names a provider rejects.
-    ``user_turns=False`` keeps no user turns (rejudge's own loop: its later user messages are
-    the harness's nudges and restatements, not a user's).
+    A conversation with more than one user message keeps each of them as a turn in its place,
+    rejudge's own loop's too (an oracle-assisted run's "steps remain", a restated value): the
+    model read them. A single instruction gives no turns.
     """
     mex = model_exchanges(exchanges)
     rounds: list[Round] = []
@@ -335,7 +335,7 @@ def normalize_exchanges(
 
     final_error = error or found
     requests = [(m.wire_format, m.exchange.request_body) for m in mex]
-    turns = user_turns_of(requests, round_of, len(rounds)) if user_turns else []
+    turns = user_turns_of(requests, round_of, len(rounds))
     return Trace(
         user_turns=turns,
         case_id=case_id,

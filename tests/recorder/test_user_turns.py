@@ -137,8 +137,10 @@ def test_a_message_nothing_answered_sits_after_the_last_round() -> None:
     assert trace.status == "agent_error"
 
 
-def test_rejudge_loop_messages_are_not_user_turns() -> None:
-    # the loop's nudges and restatements are user messages on the wire, but the harness's
+def test_rejudge_loop_messages_are_user_turns_as_sent() -> None:
+    # the loop's later user messages (an oracle-assisted run's "steps remain", a restated value)
+    # were sent to the model as user messages: the trace keeps them in place, text as sent, the
+    # same as for a cassette recorded elsewhere
     exchanges = _conversation("openai-chat", ["do it", "2 expected steps remain."])
     interactions = [
         {
@@ -153,7 +155,8 @@ def test_rejudge_loop_messages_are_not_user_turns() -> None:
     ]
     loop = trace_from_cassette(interactions, {"outcome": {"status": "completed"}}, "c", 0)
     foreign = trace_from_cassette(interactions, {}, "c", 0)
-    assert loop.user_turns == [] and len(foreign.user_turns) == 2
+    assert [t.text for t in loop.user_turns] == ["do it", "2 expected steps remain."]
+    assert loop.user_turns == foreign.user_turns
 
 
 # --------------------------------------------------------------------------- restarts
