@@ -30,7 +30,7 @@ import re
 import tempfile
 import zlib
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from functools import cached_property
 from pathlib import Path
 from typing import Any
@@ -447,27 +447,39 @@ def _paired(requests: Any, responses: Any, name: str) -> list[dict[str, Any]]:
     return [{"request": q, "response": r} for q, r in zip(requests, responses, strict=True)]
 
 
-def parse_cassette(data: bytes | str, name: str = "<cassette>") -> CassetteFile:
-    """Parse a cassette's bytes or text (any layout above); ``name`` names it in errors.
-
-    The interactions and every body are checked here, so a bad file fails when it is read.
-    """
-    original = data.encode("utf-8") if isinstance(data, str) else data
-    raw = original
-    if raw[:2] == _GZIP_MAGIC:
+def _document_text(data: bytes, name: str) -> tuple[str, bool]:
+    """A cassette file's text (gunzipped when it is gzipped) and whether it was gzipped."""
+    raw = data
+    zipped = raw[:2] == _GZIP_MAGIC
+    if zipped:
         try:
             raw = gzip.decompress(raw)
-        except (OSError, EOFError, zlib.error) as exc:
+        except (OSError, EOFError, ValueError, zlib.error) as exc:
             raise CassetteError(
                 f"{name}: gzipped file does not decompress: {exc}", path=name
             ) from None
     try:
-        text = raw.decode("utf-8")
+        return raw.decode("utf-8"), zipped
     except UnicodeDecodeError as exc:
         raise CassetteError(
             f"{name}: not UTF-8 text (byte {exc.start}); is it a cassette?", path=name
         ) from None
+
+
+def parse_cassette(
+    data: bytes | str, name: str = "<cassette>", *, scrub: bool = False
+) -> CassetteFile:
+    """Parse a cassette's bytes or text (any layout above); ``name`` names it in errors.
+
+    ``scrub``: read it as :func:`scrubbed_cassette_bytes` would write it (secret headers
+    dropped, keys in strings redacted). The file's ``sha256`` is always the hash of ``data``.
+    The interactions and every body are checked here, so a bad file fails when it is read.
+    """
+    original = data.encode("utf-8") if isinstance(data, str) else data
+    text, _zipped = _document_text(original, name)
     document = _load_document(text, name)
+    if scrub:
+        document = _scrub_document(document)
     interactions = _interactions(document, name)
     raw_meta = document.get("rejudge") if isinstance(document, dict) else None
     cassette = CassetteFile(
@@ -496,11 +508,7 @@ def read_cassette(path: str | Path, *, scrub: bool = False) -> CassetteFile:
         raise CassetteError(f"{source}: no such cassette file", path=source) from None
     except OSError as exc:
         raise CassetteError(f"{source}: cannot read: {exc.strerror or exc}", path=source) from None
-    if scrub:
-        clean = scrubbed_cassette_bytes(data, str(source))
-        if clean is not data:
-            return replace(parse_cassette(clean, str(source)), sha256=hash_bytes(data))
-    return parse_cassette(data, str(source))
+    return parse_cassette(data, str(source), scrub=scrub)
 
 
 # --------------------------------------------------------------------------- writing
@@ -625,6 +633,25 @@ def _scrub_interaction_any(item: Any) -> Any:
 _PAIRED_SECRETS = {"requests": SECRET_REQUEST_HEADERS, "responses": SECRET_RESPONSE_HEADERS}
 
 
+def _scrub_document(document: Any) -> Any:
+    """A loaded cassette document without secret headers and keys (equal to ``document`` when
+    it held none; anything but a cassette's list or mapping comes back as it is)."""
+    if isinstance(document, list):
+        return [_scrub_interaction_any(i) for i in document]
+    if not isinstance(document, dict):
+        return document  # not a cassette: the reader says why
+    paired = "requests" in document and "responses" in document
+    clean: dict[str, Any] = {}
+    for key, value in document.items():
+        if key in ("interactions", "http_interactions") and isinstance(value, list):
+            clean[key] = [_scrub_interaction_any(i) for i in value]
+        elif paired and key in _PAIRED_SECRETS and isinstance(value, list):  # langchain's lists
+            clean[key] = [_scrub_value(_drop_headers(p, _PAIRED_SECRETS[key])) for p in value]
+        else:
+            clean[key] = _scrub_value(value)
+    return clean
+
+
 def scrubbed_cassette_bytes(data: bytes, name: str = "<cassette>") -> bytes:
     """The cassette ``data`` with what a recording never keeps removed: the secret request and
     response headers (dropped, name and all) and provider keys in any string (``REDACTED``).
@@ -634,36 +661,9 @@ def scrubbed_cassette_bytes(data: bytes, name: str = "<cassette>") -> bytes:
     document is written again in its own kind: JSON stays JSON, YAML YAML, gzipped gzipped.
     Raises :class:`CassetteError` (one line) when the file is not a readable document.
     """
-    raw = data
-    zipped = raw[:2] == _GZIP_MAGIC
-    if zipped:
-        try:
-            raw = gzip.decompress(raw)
-        except (OSError, EOFError, ValueError) as exc:
-            raise CassetteError(
-                f"{name}: gzipped file does not decompress: {exc}", path=name
-            ) from None
-    try:
-        text = raw.decode("utf-8")
-    except UnicodeDecodeError as exc:
-        raise CassetteError(
-            f"{name}: not UTF-8 text (byte {exc.start}); is it a cassette?", path=name
-        ) from None
+    text, zipped = _document_text(data, name)
     document = _load_document(text, name)
-    if isinstance(document, list):
-        clean: Any = [_scrub_interaction_any(i) for i in document]
-    elif isinstance(document, dict):
-        paired = "requests" in document and "responses" in document
-        clean = {}
-        for key, value in document.items():
-            if key in ("interactions", "http_interactions") and isinstance(value, list):
-                clean[key] = [_scrub_interaction_any(i) for i in value]
-            elif paired and key in _PAIRED_SECRETS and isinstance(value, list):  # langchain's lists
-                clean[key] = [_scrub_value(_drop_headers(p, _PAIRED_SECRETS[key])) for p in value]
-            else:
-                clean[key] = _scrub_value(value)
-    else:
-        return data  # not a cassette: the reader says why
+    clean = _scrub_document(document)
     if clean == document:
         return data
     if text.lstrip()[:1] in ("{", "["):
