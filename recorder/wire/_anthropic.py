@@ -14,7 +14,6 @@ from rejudge.recorder.wire._common import (
     as_dict,
     compact_json,
     error_message,
-    first_user_text_of,
     function_tool_specs,
     int_usage,
     iter_sse,
@@ -354,11 +353,6 @@ class AnthropicMessages(WireFormat):
 
     def tool_specs(self, request_body: Any) -> list[ToolSpec]:
         return function_tool_specs(request_body)
-
-    def first_user_text(self, request_body: Any) -> str | None:
-        if not isinstance(request_body, dict):
-            return None
-        return first_user_text_of(request_body.get("messages"))
 
     def user_texts(self, request_body: Any) -> list[str]:
         return user_texts_of(as_dict(request_body).get("messages"))

@@ -344,10 +344,6 @@ class BedrockConverse(WireFormat):
                 out.append("\n".join(parts))
         return out
 
-    def first_user_text(self, request_body: Any) -> str | None:
-        texts = self.user_texts(request_body)
-        return texts[0] if texts else None
-
 
 def _messages(body: Any) -> list[dict[str, Any]]:
     messages = as_dict(body).get("messages")

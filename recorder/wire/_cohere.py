@@ -19,7 +19,6 @@ from rejudge.recorder.wire._common import (
     EchoedCall,
     SentToolResult,
     as_dict,
-    first_user_text_of,
     function_tool_specs,
     int_usage,
     iter_sse,
@@ -223,9 +222,6 @@ class CohereChat(WireFormat):
 
     def tool_specs(self, request_body: Any) -> list[ToolSpec]:
         return function_tool_specs(request_body)
-
-    def first_user_text(self, request_body: Any) -> str | None:
-        return first_user_text_of(as_dict(request_body).get("messages"))
 
     def user_texts(self, request_body: Any) -> list[str]:
         return user_texts_of(as_dict(request_body).get("messages"))

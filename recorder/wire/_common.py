@@ -41,7 +41,6 @@ __all__ = [
     "freeform_tool_spec",
     "FREEFORM_SCHEMA_KEY",
     "user_text",
-    "first_user_text_of",
     "user_texts_of",
     "stream_head",
 ]
@@ -387,16 +386,6 @@ def user_text(content: Any) -> str | None:
             and p.get("type") in (None, "text", "input_text")
         ]
         return "\n".join(parts) if parts else None
-    return None
-
-
-def first_user_text_of(messages: Any) -> str | None:
-    """The text of the first user message with any text, in a list of ``role``/``content`` dicts."""
-    for msg in messages if isinstance(messages, list) else []:
-        if isinstance(msg, dict) and msg.get("role") == "user":
-            text = user_text(msg.get("content"))
-            if text:
-                return text
     return None
 
 

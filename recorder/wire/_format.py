@@ -9,8 +9,8 @@ A wire format is an object (one per API, registered by name in :mod:`.registry`)
 - ``other_endpoint(probe) -> bool``: the path names an endpoint of this API that is no model
   exchange (model listings, token counting), so body and headers are not consulted;
 - request parsing: ``tool_results`` and ``echoed_calls`` (what a request sends back),
-  ``tool_specs`` (the tools it offers), ``first_user_text`` (the task it starts from),
-  ``user_texts`` (every user message of the conversation's history, in order);
+  ``tool_specs`` (the tools it offers), ``user_texts`` (every user message of the
+  conversation's history, in order; its first is ``first_user_text``, the task it starts from);
 - response parsing: ``parse_message`` (one decoded JSON body) and ``assemble_stream`` (a whole
   event stream), joined by ``parse_response``, which decides between the two.
 
@@ -184,19 +184,18 @@ class WireFormat(ABC):
         """The function tools a request offered the model."""
 
     @abstractmethod
+    def user_texts(self, request_body: Any) -> list[str]:
+        """The text of every user message a request's history holds (tool results and
+        messages without text excluded), in conversation order."""
+
     def first_user_text(self, request_body: Any) -> str | None:
         """The first user message of a request: the task a conversation started from."""
+        texts = self.user_texts(request_body)
+        return texts[0] if texts else None
 
     def model_in_url(self, url: str) -> str | None:
         """The model an API names in its URL rather than its body (Gemini, Bedrock), else None."""
         return None
-
-    def user_texts(self, request_body: Any) -> list[str]:
-        """The text of every user message a request's history holds (tool results and
-        messages without text excluded), in conversation order; a format that cannot tell
-        says only its first."""
-        first = self.first_user_text(request_body)
-        return [first] if first else []
 
     def __repr__(self) -> str:
         return f"<wire format {self.name}>"

@@ -287,16 +287,6 @@ class GeminiGenerateContent(WireFormat):
                     out.append(tool_spec(d.get("name"), d.get("description"), d.get("parameters")))
         return [s for s in out if s is not None]
 
-    def first_user_text(self, request_body: Any) -> str | None:
-        if not isinstance(request_body, dict):
-            return None
-        for content in request_body.get("contents") or []:
-            if isinstance(content, dict) and content.get("role", "user") == "user":
-                text = user_text(content.get("parts"))
-                if text:
-                    return text
-        return None
-
     def user_texts(self, request_body: Any) -> list[str]:
         contents = request_body.get("contents") if isinstance(request_body, dict) else None
         out = []

@@ -12,7 +12,6 @@ from rejudge.recorder.wire._common import (
     SentToolResult,
     as_dict,
     error_message,
-    first_user_text_of,
     function_tool_specs,
     int_usage,
     iter_sse,
@@ -378,14 +377,6 @@ class OpenAIResponses(WireFormat):
 
     def tool_specs(self, request_body: Any) -> list[ToolSpec]:
         return function_tool_specs(request_body)
-
-    def first_user_text(self, request_body: Any) -> str | None:
-        if not isinstance(request_body, dict):
-            return None
-        items = request_body.get("input")
-        if isinstance(items, str):
-            return items
-        return first_user_text_of(items)
 
     def user_texts(self, request_body: Any) -> list[str]:
         items = as_dict(request_body).get("input")

@@ -261,8 +261,8 @@ class _EchoFormat(WireFormat):
     def tool_specs(self, request_body: Any) -> list[Any]:
         return []
 
-    def first_user_text(self, request_body: Any) -> str | None:
-        return None
+    def user_texts(self, request_body: Any) -> list[str]:
+        return []
 
 
 def test_a_registered_format_takes_part_in_detection_and_dispatch() -> None:
