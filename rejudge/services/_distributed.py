@@ -29,7 +29,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from rejudge.errors import RejudgeError
-from rejudge.judge import ENGINE_VERSION, JudgeRunResult, build_report
+from rejudge.judge import ENGINE_VERSION, JudgeRunResult
 from rejudge.services._partitions import (
     PartitionSpec,
     judge_partition,
@@ -150,7 +150,7 @@ class DaskCluster:
         (tier, rules, engine version), found or created, judged partition by partition."""
         from rejudge.services._judging import (
             _find_or_create_evaluation,
-            iter_evaluation_rows,
+            finish_judging,
             resolve_inputs,
         )
         from rejudge.store import ConflictError
@@ -185,21 +185,8 @@ class DaskCluster:
             )
             ranges = store.trace_id_ranges(run.id, self.engine.partition_size, shard=shard)
             judged, written = self._run_partitions(spec, ranges, run.name, progress)
-            summary = build_report(
-                iter_evaluation_rows(store, evaluation_id),
-                harness_mode=run.harness_mode,
-                include_cases=False,
-            )
-            store.finish_evaluation(evaluation_id, summary=summary, inputs_hash=inputs.inputs_hash)
-        return JudgeRunResult(
-            evaluation_id=evaluation_id,
-            run_id=run.id,
-            tier=tier,
-            rules=rule_set.ref,
-            judged=judged,
-            written=written,
-            summary=summary,
-        )
+            # no builder saw the partitions' judgments: the summary is read back from the store
+            return finish_judging(store, evaluation_id, inputs, tier, rule_set, judged, written)
 
     def _run_partitions(
         self,

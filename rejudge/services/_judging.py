@@ -328,6 +328,26 @@ def judge_run(
         for rows, rkeys, rknown, fut in pending:
             done(rows, settle(rows, rkeys, rknown, fut.result()))
 
+    return finish_judging(
+        store, evaluation_id, inputs, tier, rule_set, judged, written, builder=builder
+    )
+
+
+def finish_judging(
+    store: Store,
+    evaluation_id: int,
+    inputs: JudgeInputs,
+    tier: str,
+    rule_set: RuleSet,
+    judged: int,
+    written: int,
+    *,
+    builder: ReportBuilder | None = None,
+) -> JudgeRunResult:
+    """The evaluation's summary (aggregated while linking, or read back from the store when no
+    ``builder`` saw every judgment: a shard, a distributed run), stored with the evaluation
+    marked finished; the run's result. Every engine ends a judging here."""
+    run = inputs.run
     if builder is not None:
         summary = builder.report(harness_mode=run.harness_mode)
     else:
