@@ -46,7 +46,14 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from judge_rejudge import _KINDS, _variant  # noqa: E402
 from rejudge.judge import load_rule_set  # noqa: E402
-from rejudge.store import RunConfig, Store, Trace, canonical_json, content_hash  # noqa: E402
+from rejudge.store import (  # noqa: E402
+    RunConfig,
+    Store,
+    Trace,
+    behaviour_hash,
+    canonical_json,
+    content_hash,
+)
 from rejudge.suites import load_suite  # noqa: E402
 
 from rejudge.services import DaskEngine, open_cluster, snapshot_suite  # noqa: E402
@@ -77,14 +84,14 @@ def build(n: int) -> float:
     pks = store.get_case_pks(suite.id)
     cases = list(source.cases)
     rng = random.Random(7)
-    templates: dict[tuple[str, int], tuple[dict[str, Any], Trace]] = {}
+    templates: dict[tuple[str, int], tuple[dict[str, Any], Trace, str]] = {}
     now = time.strftime("%Y-%m-%d %H:%M:%S+00")
     raw = store.engine.raw_connection()
     try:
         cur = raw.cursor()
         cols = (
-            "run_id, case_id, case_key, repetition, status, hash, round_count, call_count, "
-            "body, normalizer_version, created_at"
+            "run_id, case_id, case_key, repetition, status, hash, behaviour_hash, "
+            "round_count, call_count, body, normalizer_version, created_at"
         )
         with cur.copy(f"COPY traces ({cols}) FROM STDIN") as copy:
             for i in range(n):
@@ -93,8 +100,9 @@ def build(n: int) -> float:
                 rep = i // len(cases)
                 if (case.id, kind) not in templates:
                     trace = _variant(case, read_only, kind, 0)
-                    templates[case.id, kind] = (trace.model_dump(mode="json"), trace)
-                body, trace = templates[case.id, kind]
+                    dump = trace.model_dump(mode="json")
+                    templates[case.id, kind] = (dump, trace, behaviour_hash(dump))
+                body, trace, behaviour = templates[case.id, kind]
                 body = {**body, "repetition": rep}
                 digest = content_hash({k: v for k, v in body.items() if k != "timings"})
                 if i % 9973 == 0:  # the bulk row is the row save_traces would store
@@ -107,6 +115,7 @@ def build(n: int) -> float:
                         rep,
                         trace.status,
                         digest,
+                        behaviour,
                         len(trace.rounds),
                         sum(len(r.calls) for r in trace.rounds),
                         canonical_json(body),
@@ -136,7 +145,9 @@ def _worker_cpu_s() -> float:
 def measure(n: int, workers: int) -> dict[str, Any]:
     store = Store.open(URL, migrate=False)
     with store.engine.begin() as c:
-        c.exec_driver_sql("TRUNCATE evaluation_judgments, judgments, evaluations CASCADE")
+        c.exec_driver_sql(
+            "TRUNCATE evaluation_judgments, judgments, judgment_bodies, evaluations CASCADE"
+        )
     rules = load_rule_set(RULES)
     t0 = time.perf_counter()
     with open_cluster(DaskEngine(workers=workers), store) as cluster:

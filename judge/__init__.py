@@ -31,6 +31,7 @@ _EXPORTS: dict[str, str] = {
     "report_hash": "rejudge.judge._baseline",
     "verify_baseline": "rejudge.judge._baseline",
     "BatchJudge": "rejudge.judge._batch",
+    "ChunkPlan": "rejudge.judge._batch",
     "JudgeRow": "rejudge.judge._batch",
     "Judged": "rejudge.judge._batch",
     "KeyMaker": "rejudge.judge._batch",

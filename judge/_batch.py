@@ -6,21 +6,29 @@ the store, looks their judgment keys up, hands the missing ones to a :class:`Bat
 writes what comes back. Judgments are keyed by (trace hash, case hash, registry hash, tier,
 rule-set hash, engine version); :class:`KeyMaker` computes that key before anything is judged,
 so a trace already judged under the same inputs is never decoded again.
+
+Repeated trials that behaved alike (same stored ``behaviour_hash``: everything but repetition and
+timings, which no tier reads) are judged once per batch: :meth:`BatchJudge.plan` picks one
+representative per behaviour, whose body alone is fetched and judged, and
+:meth:`BatchJudge.complete` gives every other trace of it the same judgment with its own trace
+hash (``PreparedJudgment.for_trace``: byte for byte the body judging it would give, its own
+hash). tests/judge/test_behaviour_once.py holds both halves of that claim.
 """
 
 from __future__ import annotations
 
 import gc
 import json
-import marshal
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from concurrent.futures import Future, ProcessPoolExecutor
 from contextlib import contextmanager
+from dataclasses import dataclass, field
 from json.encoder import encode_basestring  # type: ignore[attr-defined]
 from typing import Any
 
 from rejudge.store import (
     Case,
+    JudgmentTemplate,
     PreparedJudgment,
     RuleSet,
     ToolRegistry,
@@ -33,7 +41,15 @@ from ._context import registry_index
 from ._engine import ENGINE_VERSION, judge_body
 from .tiers import get_tier
 
-__all__ = ["BatchJudge", "Judged", "JudgeRow", "KeyMaker", "decode_trace", "long_lived_frozen"]
+__all__ = [
+    "BatchJudge",
+    "ChunkPlan",
+    "Judged",
+    "JudgeRow",
+    "KeyMaker",
+    "decode_trace",
+    "long_lived_frozen",
+]
 
 # ---------------------------------------------------------------- worker side
 
@@ -85,8 +101,6 @@ def _init_worker(
 ) -> None:
     """Worker-process setup (also run in-process for one worker)."""
     _W["registry"] = registry
-    _W["behaviours"] = {}  # judged under other inputs: forget them
-    _W["behaviour_stats"] = [0, 0]
     _W["cases"] = cases
     _W["case_hashes"] = {k: c.hash for k, c in cases.items()}
     _W["rule_set"] = rule_set
@@ -120,77 +134,18 @@ def decode_trace(text: str) -> Trace:
         return Trace.model_validate(json.loads(text))
 
 
-#: what a judgment never depends on: the trace's repetition number and wall-clock timings (no
-#: tier, matcher or rule reads them; tests/judge/test_behaviour_once.py holds this). Two traces
-#: of one case equal but for these are one *behaviour*, judged once.
-_NOT_JUDGED = ("repetition", "timings")
-
-#: behaviours remembered per worker (a bound, so memory stays flat however large the run)
+#: behaviours remembered per batch (a bound, so memory stays flat however large the run)
 _BEHAVIOURS_MAX = 4096
-
-#: after this many traces, a batch where fewer than 1 in 20 repeated an earlier behaviour stops
-#: looking (the key costs ~6 us a trace, a tenth of judging one; a run of all-distinct traces
-#: would pay it for nothing)
-_BEHAVIOURS_PROBE = 2000
-
-
-def _behaviour(case_key: str, text: str) -> tuple[str, bytes] | None:
-    """The key of what the judge reads of a stored trace: its decoded JSON without
-    ``_NOT_JUDGED``, marshalled (a faithful encoding of dicts, lists, strings and numbers with
-    their types, ~4x cheaper than JSON: two texts that differ anywhere else give two keys, and
-    one that differs only in key order or object sharing at worst costs a judging). None for
-    a text the fast decoder refuses (judged as ever)."""
-    try:
-        value = json.loads(text)
-    except ValueError:
-        return None
-    if type(value) is not dict:
-        return None
-    for name in _NOT_JUDGED:
-        value.pop(name, None)
-    return case_key, marshal.dumps(value)
 
 
 def _judge_rows(rows: list[JudgeRow]) -> list[Judged]:
     """Judge ``(case key, trace hash, trace JSON text, judgment key)`` rows into judgments
-    ready for the store (decoded, judged and serialized here, in the worker).
-
-    A trace whose behaviour (see :func:`_behaviour`) was judged before under these inputs is
-    not judged again: its judgment is the earlier one's with the trace hash put in its place.
-    The canonical text of a judgment body holds the trace hash once, as the value of
-    ``trace_hash`` (a ``sha256:`` digest, no character to escape, keys sorted so nothing moves),
-    so replacing it in the text gives byte for byte what serializing the new body gives, and
-    the same hash; a body that holds the digest anywhere else is judged in full."""
+    ready for the store (decoded, judged and serialized here, in the worker)."""
     cases, case_hashes = _W["cases"], _W["case_hashes"]
     registry, tier, rule_set = _W["registry"], _W["tier"], _W["rule_set"]
     registry_hash, rule_set_hash = _W["registry_hash"], _W["rule_set_hash"]
-    seen: dict[tuple[str, bytes], Judged] = _W.setdefault("behaviours", {})
-    stats = _W.setdefault("behaviour_stats", [0, 0])  # [looked up, found]
     out: list[Judged] = []
     for case_key, trace_hash, text, key in rows:
-        looking = stats[0] < _BEHAVIOURS_PROBE or 20 * stats[1] >= stats[0]
-        behaviour = _behaviour(case_key, text) if looking else None
-        earlier = seen.get(behaviour) if behaviour is not None else None
-        if looking:
-            stats[0] += 1
-            stats[1] += earlier is not None
-        if earlier is not None:
-            p, taxonomy, tools, anomalies = earlier
-            body_json = p.body_json.replace(p.trace_hash, trace_hash)
-            out.append(
-                (
-                    p._replace(
-                        key=key,
-                        hash=hash_bytes(body_json.encode("utf-8")),
-                        body_json=body_json,
-                        trace_hash=trace_hash,
-                    ),
-                    list(taxonomy),
-                    None if tools is None else list(tools),
-                    list(anomalies),
-                )
-            )
-            continue
         body = judge_body(
             decode_trace(text),
             cases[case_key],
@@ -202,24 +157,53 @@ def _judge_rows(rows: list[JudgeRow]) -> list[Judged]:
             registry_hash=registry_hash,
             rule_set_hash=rule_set_hash,
         )
-        prepared = PreparedJudgment.from_body(body, key)
-        tools = body["details"].get("implicated_tools")
-        judged = (prepared, list(body["taxonomy"]), tools, list(body["anomalies"]))
-        out.append(judged)
-        if (
-            behaviour is not None
-            and prepared.body_json.count(trace_hash) == 1
-            and (tools is None or type(tools) is list)
-        ):
-            if len(seen) >= _BEHAVIOURS_MAX:
-                seen.clear()
-            seen[behaviour] = (
-                prepared,
+        out.append(
+            (
+                PreparedJudgment.from_body(body, key),
                 list(body["taxonomy"]),
-                None if tools is None else list(tools),
+                body["details"].get("implicated_tools"),
                 list(body["anomalies"]),
             )
+        )
     return out
+
+
+#: a behaviour: (case key, the trace's behaviour hash)
+Behaviour = tuple[str, str]
+
+
+@dataclass
+class ChunkPlan:
+    """What a chunk of stored rows needs judged: one *representative* row per behaviour not
+    judged before (its body is fetched and judged), the other rows of the same behaviour
+    (``followers``: copies of the representative's judgment), and copies of judgments made
+    earlier in the batch (``copies``). Rows without a behaviour hash are representatives of
+    their own."""
+
+    reps: list[tuple[dict[str, Any], str]] = field(default_factory=list)
+    followers: dict[Behaviour, list[tuple[dict[str, Any], str]]] = field(default_factory=dict)
+    copies: list[Judged] = field(default_factory=list)
+
+    @property
+    def body_ids(self) -> list[int]:
+        """The trace ids whose bodies judging this chunk reads."""
+        return [row["id"] for row, _key in self.reps]
+
+    def judge_rows(self, bodies: dict[int, str]) -> list[JudgeRow]:
+        """The representatives as rows to judge, with their fetched ``bodies`` (id -> text)."""
+        return [(row["case_key"], row["hash"], bodies[row["id"]], key) for row, key in self.reps]
+
+
+def _copy(earlier: _Template, trace_hash: str, key: str) -> Judged | None:
+    prepared, taxonomy, tools, anomalies, template = earlier
+    copy = prepared.for_trace(trace_hash, key, template)
+    if copy is None:
+        return None
+    return (copy, list(taxonomy), None if tools is None else list(tools), list(anomalies))
+
+
+#: a judgment another trace of the same behaviour is copied from, with its hash template
+_Template = tuple[PreparedJudgment, list[str], Any, list[str], JudgmentTemplate]
 
 
 class BatchJudge:
@@ -249,6 +233,7 @@ class BatchJudge:
         )
         _init_worker(registry, cases, rule_set, tier, False)
         self._frozen = long_lived_frozen()
+        self._seen: dict[Behaviour, _Template] = {}
 
     def __enter__(self) -> BatchJudge:
         self._frozen.__enter__()
@@ -264,6 +249,72 @@ class BatchJudge:
 
     def judge_now(self, rows: list[JudgeRow]) -> list[Judged]:
         return _judge_rows(rows) if rows else []
+
+    def plan(
+        self, chunk: list[dict[str, Any]], keys: list[str], known: dict[str, Any]
+    ) -> ChunkPlan:
+        """What judging ``chunk`` (stored rows with ``behaviour_hash``, bodies not needed)
+        takes, given the judgment ``keys`` of its rows and the ones ``known`` (stored)."""
+        plan = ChunkPlan()
+        planned: set[str] = set()
+        for row, key in zip(chunk, keys, strict=True):
+            if key in known or key in planned:
+                continue
+            planned.add(key)
+            digest = row.get("behaviour_hash")
+            if digest is None:
+                plan.reps.append((row, key))
+                continue
+            behaviour = (row["case_key"], digest)
+            earlier = self._seen.get(behaviour)
+            copied = _copy(earlier, row["hash"], key) if earlier is not None else None
+            if copied is not None:
+                plan.copies.append(copied)
+            elif behaviour in plan.followers:
+                plan.followers[behaviour].append((row, key))
+            else:
+                plan.followers[behaviour] = []
+                plan.reps.append((row, key))
+        return plan
+
+    def complete(
+        self,
+        plan: ChunkPlan,
+        judged: list[Judged],
+        fetch: Callable[[list[int]], dict[int, str]],
+    ) -> list[Judged]:
+        """Every new judgment of a planned chunk: the representatives' ``judged`` (in
+        ``plan.reps`` order), their followers' copies, the earlier behaviours' copies. A
+        follower whose representative's body cannot be shared (see
+        ``store._judgment_text``) is judged here, its body read with ``fetch``."""
+        out = list(plan.copies)
+        alone: list[tuple[dict[str, Any], str]] = []
+        for (row, _key), made in zip(plan.reps, judged, strict=True):
+            out.append(made)
+            digest = row.get("behaviour_hash")
+            if digest is None:
+                continue
+            behaviour = (row["case_key"], digest)
+            p = made[0]
+            earlier: _Template = (*made, JudgmentTemplate(p.shared_json, p.offset))
+            if p.offset >= 0:
+                if len(self._seen) >= _BEHAVIOURS_MAX:
+                    self._seen.clear()
+                self._seen[behaviour] = earlier
+            for follower, key in plan.followers.get(behaviour, []):
+                copied = _copy(earlier, follower["hash"], key)
+                if copied is None:
+                    alone.append((follower, key))
+                else:
+                    out.append(copied)
+        if alone:
+            bodies = fetch([row["id"] for row, _key in alone])
+            out.extend(
+                self.judge_now(
+                    [(row["case_key"], row["hash"], bodies[row["id"]], key) for row, key in alone]
+                )
+            )
+        return out
 
     def submit(self, rows: list[JudgeRow]) -> Future[list[Judged]]:
         if self._pool is None:

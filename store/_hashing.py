@@ -13,7 +13,14 @@ from typing import Any
 
 HASH_ALGORITHM = "sha256"
 
-__all__ = ["HASH_ALGORITHM", "canonical_json", "content_hash", "hash_bytes"]
+__all__ = [
+    "HASH_ALGORITHM",
+    "NOT_BEHAVIOUR",
+    "behaviour_hash",
+    "canonical_json",
+    "content_hash",
+    "hash_bytes",
+]
 
 
 def _default(value: Any) -> Any:
@@ -59,3 +66,16 @@ def hash_bytes(data: bytes) -> str:
 def content_hash(value: Any) -> str:
     """``sha256:<hex>`` of the canonical JSON of ``value``."""
     return hash_bytes(canonical_json(value).encode("utf-8"))
+
+
+#: what a trace's *behaviour* leaves out: its repetition number and its wall-clock timings. No
+#: tier, matcher or rule reads either (tests/judge/test_behaviour_once.py holds this), so two
+#: traces of one case equal but for these are judged alike, and judged once.
+NOT_BEHAVIOUR = ("repetition", "timings")
+
+
+def behaviour_hash(body: dict[str, Any]) -> str:
+    """``sha256:<hex>`` of a stored trace body (``Trace.model_dump(mode="json")``) without
+    :data:`NOT_BEHAVIOUR`: the same for every repeated trial that behaved the same. Stored with
+    each trace (``traces.behaviour_hash``), so judging groups repeats without decoding them."""
+    return content_hash({k: v for k, v in body.items() if k not in NOT_BEHAVIOUR})

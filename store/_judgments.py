@@ -15,11 +15,13 @@ from typing import TYPE_CHECKING, Any
 from rejudge.store._batching import BATCH, chunks
 from rejudge.store._errors import InvalidInputError, NotFoundError
 from rejudge.store._hashing import canonical_json
+from rejudge.store._judgment_text import put_trace_hash
 from rejudge.store._records import EvaluationRecord, PreparedJudgment, evaluation_record_from_row
 from rejudge.store._schemas import Judgment
 from rejudge.store._tables import (
     EvaluationJudgmentRow,
     EvaluationRow,
+    JudgmentBodyRow,
     JudgmentRow,
     TraceRow,
     utcnow,
@@ -34,6 +36,7 @@ __all__ = ["JudgmentStoreMixin"]
 
 _T_EVAL: Table = EvaluationRow.__table__  # type: ignore[assignment]
 _T_JUDG: Table = JudgmentRow.__table__  # type: ignore[assignment]
+_T_BODY: Table = JudgmentBodyRow.__table__  # type: ignore[assignment]
 _T_EJ: Table = EvaluationJudgmentRow.__table__  # type: ignore[assignment]
 _T_TRACE: Table = TraceRow.__table__  # type: ignore[assignment]
 
@@ -51,7 +54,7 @@ _JUDGMENT_COLUMNS = (
     "taxonomy",
     "anomalies",
     "implicated_tools",
-    "body",
+    "body_id",
     "created_at",
 )
 _LINK_COLUMNS = (
@@ -281,7 +284,7 @@ class JudgmentStoreMixin:
         its body: a re-judge of unchanged inputs is this one query per batch.
         """
         t = _T_JUDG.c
-        path_cols, decode_paths = self._body_paths(t.body, body_paths)
+        path_cols, decode_paths = self._body_paths(_T_BODY.c.body, body_paths)
         cols = [
             t.key,
             t.id,
@@ -297,7 +300,10 @@ class JudgmentStoreMixin:
         with self.engine.connect() as c:
             for part in chunks(keys):
                 chunk = list(part)
-                for r in c.execute(select(*cols).where(t.key.in_(chunk))):
+                query = select(*cols).where(t.key.in_(chunk))
+                if path_cols:
+                    query = query.join(_T_BODY, _T_BODY.c.id == t.body_id)
+                for r in c.execute(query):
                     out = {
                         "id": r[1],
                         "verdict": r[2],
@@ -375,7 +381,22 @@ class JudgmentStoreMixin:
 
     def _insert_judgment_rows(self, c: Connection, rows: Sequence[PreparedJudgment]) -> None:
         # plain DBAPI executemany: every value is already a string or a number, the JSON columns
-        # take the canonical text as is (no serializer runs), one timestamp for the batch
+        # take the canonical text as is (no serializer runs), one timestamp for the batch.
+        # Bodies first, each distinct shared text once (repeated trials share theirs), then
+        # the judgment rows pointing at them.
+        shared: dict[str, str] = {}
+        for r in rows:
+            shared.setdefault(r.shared_hash, r.shared_json)
+        c.exec_driver_sql(
+            self._raw_insert_ignore(_T_BODY, ("hash", "body"), ("hash",), {"body"}),
+            list(shared.items()),
+        )
+        body_ids: dict[str, int] = {}
+        for chunk in chunks(list(shared)):
+            for r in c.execute(
+                select(_T_BODY.c.hash, _T_BODY.c.id).where(_T_BODY.c.hash.in_(chunk))
+            ):
+                body_ids[r.hash] = r.id
         created = _T_JUDG.c.created_at.type.dialect_impl(c.dialect).bind_processor(c.dialect)
         now: Any = utcnow()
         if created is not None:
@@ -395,7 +416,7 @@ class JudgmentStoreMixin:
                 r.taxonomy_json,
                 r.anomalies_json,
                 r.implicated_tools_json,
-                r.body_json,
+                body_ids[r.shared_hash],
                 now,
             )
             for r in rows
@@ -405,7 +426,7 @@ class JudgmentStoreMixin:
                 _T_JUDG,
                 _JUDGMENT_COLUMNS,
                 ("key",),
-                {"taxonomy", "anomalies", "implicated_tools", "body"},
+                {"taxonomy", "anomalies", "implicated_tools"},
             ),
             params,
         )
@@ -470,8 +491,8 @@ class JudgmentStoreMixin:
         ]
         if with_body:
             # as text, decoded row by row (see iter_trace_rows)
-            cols.append(cast(_T_JUDG.c.body, Text).label("body"))
-        path_cols, decode_paths = self._body_paths(_T_JUDG.c.body, body_paths)
+            cols.append(cast(_T_BODY.c.body, Text).label("body"))
+        path_cols, decode_paths = self._body_paths(_T_BODY.c.body, body_paths)
         n_plain = len(cols)
         cols += path_cols
         query = (
@@ -480,6 +501,8 @@ class JudgmentStoreMixin:
             .where(_T_EJ.c.evaluation_id == evaluation_id)
             .order_by(_T_EJ.c.case_key, _T_EJ.c.repetition)
         )
+        if with_body or path_cols:
+            query = query.join(_T_BODY, _T_BODY.c.id == _T_JUDG.c.body_id)
         with self.engine.connect() as c:
             result = c.execution_options(stream_results=True, yield_per=yield_per).execute(query)
             names = list(result.keys())
@@ -493,7 +516,7 @@ class JudgmentStoreMixin:
                     out["anomalies"] = _decode_small(out["anomalies"], cache)
                     out["implicated_tools"] = _decode_small(out["implicated_tools"], cache)
                     if with_body:
-                        out["body"] = json.loads(out["body"])
+                        out["body"] = put_trace_hash(json.loads(out["body"]), out["trace_hash"])
                     if path_cols:
                         out.update(decode_paths(values[n_plain:], cache))
                     yield out

@@ -19,6 +19,7 @@ from rejudge.store._tables import (
     CaseRow,
     EvaluationJudgmentRow,
     EvaluationRow,
+    JudgmentBodyRow,
     JudgmentRow,
     RuleSetRow,
     RunRow,
@@ -39,6 +40,7 @@ _T_CALL: Table = CallRow.__table__  # type: ignore[assignment]
 _T_RULES: Table = RuleSetRow.__table__  # type: ignore[assignment]
 _T_EVAL: Table = EvaluationRow.__table__  # type: ignore[assignment]
 _T_JUDG: Table = JudgmentRow.__table__  # type: ignore[assignment]
+_T_BODY: Table = JudgmentBodyRow.__table__  # type: ignore[assignment]
 _T_EJ: Table = EvaluationJudgmentRow.__table__  # type: ignore[assignment]
 _T_BASE: Table = BaselineRow.__table__  # type: ignore[assignment]
 

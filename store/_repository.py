@@ -23,7 +23,7 @@ from rejudge.store._engine import make_engine
 from rejudge.store._errors import ConflictError, InvalidInputError, NotFoundError
 from rejudge.store._evaluation_reads import EvaluationReadsMixin
 from rejudge.store._external import ExternalVerdictStoreMixin
-from rejudge.store._hashing import content_hash
+from rejudge.store._hashing import behaviour_hash, content_hash
 from rejudge.store._ingest import IngestReadsMixin
 from rejudge.store._judgments import JudgmentStoreMixin
 from rejudge.store._migrate import _unavailable as unavailable_error
@@ -433,6 +433,7 @@ class Store(
         # same value as ``trace.hash`` (canonical JSON without timings), from the one dump
         digest = content_hash({k: v for k, v in body.items() if k != "timings"})
         return {
+            "behaviour_hash": behaviour_hash(body),
             "run_id": run_id,
             "case_id": case_pk,
             "case_key": trace.case_id,
@@ -532,6 +533,7 @@ class Store(
         values: dict[str, Any] = {
             "status": trace.status,
             "hash": trace.hash,
+            "behaviour_hash": behaviour_hash(trace.model_dump(mode="json")),
             "round_count": len(trace.rounds),
             "call_count": sum(len(r.calls) for r in trace.rounds),
             "body": trace.model_dump(mode="json"),
@@ -599,25 +601,32 @@ class Store(
         shard: tuple[int, int] | None = None,
         decode: bool = True,
         id_range: tuple[int, int] | None = None,
+        with_body: bool = True,
     ) -> Iterator[dict[str, Any]]:
         """Like ``iter_traces`` but yields raw row dicts (body as decoded JSON; with
         ``decode=False`` as the stored JSON text, for a caller that decodes it elsewhere or only
-        when needed). ``id_range=(lo, hi)`` keeps the traces with lo <= id <= hi (one partition
-        of a distributed judging)."""
-        query = select(
+        when needed; with ``with_body=False`` no body: see :meth:`trace_bodies`).
+        ``id_range=(lo, hi)`` keeps the traces with lo <= id <= hi (one partition of a
+        distributed judging)."""
+        columns: list[Any] = [
             _T_TRACE.c.id,
             _T_TRACE.c.run_id,
             _T_TRACE.c.case_id,
             _T_TRACE.c.case_key,
             _T_TRACE.c.repetition,
             _T_TRACE.c.hash,
+            _T_TRACE.c.behaviour_hash,
+            _T_TRACE.c.cassette_path,
+            _T_TRACE.c.cassette_hash,
+        ]
+        if with_body:
             # fetched as text and decoded row by row: drivers decode a whole fetch batch of
             # JSON(B) at once, and thousands of live bodies make the garbage collector the
             # bottleneck (psycopg: ~3x slower reads)
-            cast(_T_TRACE.c.body, Text).label("body"),
-            _T_TRACE.c.cassette_path,
-            _T_TRACE.c.cassette_hash,
-        ).order_by(_T_TRACE.c.id)
+            columns.append(cast(_T_TRACE.c.body, Text).label("body"))
+        else:
+            decode = False
+        query = select(*columns).order_by(_T_TRACE.c.id)
         if run_id is not None:
             query = query.where(_T_TRACE.c.run_id == run_id)
         if case_key is not None:
@@ -637,6 +646,19 @@ class Store(
                     if decode:
                         out["body"] = json.loads(out["body"])
                     yield out
+
+    def trace_bodies(self, trace_ids: Sequence[int]) -> dict[int, str]:
+        """trace id -> stored body as JSON text, for the ids given (those that exist): what a
+        judging reads of the traces it judges, after streaming rows without bodies."""
+        out: dict[int, str] = {}
+        with self._connect() as c:
+            for chunk in chunks(trace_ids):
+                query = select(_T_TRACE.c.id, cast(_T_TRACE.c.body, Text)).where(
+                    _T_TRACE.c.id.in_(list(chunk))
+                )
+                for ident, text in c.execute(query):
+                    out[ident] = text
+        return out
 
     # ------------------------------------------------------------------ rule sets
 

@@ -37,6 +37,7 @@ __all__ = [
     "CallRow",
     "RuleSetRow",
     "EvaluationRow",
+    "JudgmentBodyRow",
     "JudgmentRow",
     "EvaluationJudgmentRow",
     "BaselineRow",
@@ -138,6 +139,9 @@ class TraceRow(Base):
     repetition: Mapped[int] = mapped_column(Integer, default=0)
     status: Mapped[str] = mapped_column(String(30))
     hash: Mapped[str] = mapped_column(Hash, index=True)
+    # the hash of what judging reads (store._hashing.behaviour_hash): repeated trials that
+    # behaved alike share it; None only for a row a bulk loader wrote without it
+    behaviour_hash: Mapped[str | None] = mapped_column(Hash)
     round_count: Mapped[int] = mapped_column(Integer)
     call_count: Mapped[int] = mapped_column(Integer)
     body: Mapped[dict[str, Any]]
@@ -188,8 +192,21 @@ class EvaluationRow(Base):
     finished_at: Mapped[datetime | None] = mapped_column(DateTime(timezone=True))
 
 
+class JudgmentBodyRow(Base):
+    """A judgment's body without its ``trace_hash``, stored once however many judgments share
+    it: every repeated trial that behaved alike is judged into the same body but for the trace
+    hash, which its judgment row carries (see ``store._judgment_text``)."""
+
+    __tablename__ = "judgment_bodies"
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    # sha256 of the stored text (not a judgment's hash: that one covers its trace hash too)
+    hash: Mapped[str] = mapped_column(Hash, unique=True)
+    body: Mapped[dict[str, Any]]
+
+
 class JudgmentRow(Base):
-    """A judgment, unique by its inputs; evaluations point at judgments through a link table."""
+    """A judgment, unique by its inputs; evaluations point at judgments through a link table.
+    Its body is ``judgment_bodies.body`` (shared) with ``trace_hash`` put back."""
 
     __tablename__ = "judgments"
     id: Mapped[int] = mapped_column(Integer, primary_key=True)
@@ -208,7 +225,10 @@ class JudgmentRow(Base):
     # read without parsing every body (SQLite parses a 1.3 KB body per row to extract a path)
     anomalies: Mapped[list[Any] | None]
     implicated_tools: Mapped[list[Any] | None]
-    body: Mapped[dict[str, Any]]
+    # judgment_bodies.id, always set by the store (read back in the transaction that writes
+    # the row; nothing deletes a body). Nullable and without a database-level foreign key so
+    # that SQLite adds and drops it in place (migration 0101 says why a rebuild is unsafe)
+    body_id: Mapped[int | None] = mapped_column(Integer)
     created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utcnow)
 
 

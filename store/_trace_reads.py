@@ -13,7 +13,9 @@ from datetime import datetime
 from typing import TYPE_CHECKING, Any, NamedTuple
 
 from rejudge.store._catalog_reads import RunSummary
+from rejudge.store._judgment_text import put_trace_hash
 from rejudge.store._read_common import (
+    _T_BODY,
     _T_CALL,
     _T_CASE,
     _T_EJ,
@@ -157,13 +159,14 @@ class TraceReadsMixin:
     def judgment_body(self, evaluation_id: int, trace_id: int) -> dict[str, Any] | None:
         """The stored body of the judgment ``evaluation_id`` linked for ``trace_id``."""
         query = (
-            select(_T_JUDG.c.body)
+            select(_T_BODY.c.body, _T_JUDG.c.trace_hash)
+            .join(_T_JUDG, _T_JUDG.c.body_id == _T_BODY.c.id)
             .join(_T_EJ, _T_EJ.c.judgment_id == _T_JUDG.c.id)
             .where(_T_EJ.c.evaluation_id == evaluation_id, _T_EJ.c.trace_id == trace_id)
         )
         with self.engine.connect() as c:
-            body = c.execute(query).scalar()
-        return dict(body) if body is not None else None
+            row = c.execute(query).first()
+        return put_trace_hash(dict(row.body), row.trace_hash) if row is not None else None
 
     def evaluation_trace(self, evaluation_id: int, case_key: str, repetition: int) -> int | None:
         """The trace ``evaluation_id`` judged for ``case_key`` repetition ``repetition`` (None

@@ -22,9 +22,9 @@ from typing import TYPE_CHECKING, Any
 from rejudge.judge import (
     ENGINE_VERSION,
     BatchJudge,
+    ChunkPlan,
     EvaluationReport,
     Judged,
-    JudgeRow,
     JudgeRunResult,
     JudgeSummary,
     RejudgedEvaluation,
@@ -230,18 +230,19 @@ def settle_chunk(
     return len(fresh)
 
 
-def missing_rows(
+def judge_chunk_here(
+    store: Store,
     batch: BatchJudge,
     chunk: list[dict[str, Any]],
-    known: dict[str, dict[str, Any]],
     keys: list[str],
-) -> list[JudgeRow]:
-    """The rows of ``chunk`` whose judgment is not stored yet, one per distinct key."""
-    missing: dict[str, JudgeRow] = {}
-    for r, key in zip(chunk, keys, strict=True):
-        if key not in known and key not in missing:
-            missing[key] = (r["case_key"], r["hash"], r["body"], key)
-    return list(missing.values())
+    known: dict[str, dict[str, Any]],
+) -> list[Judged]:
+    """The new judgments of a chunk of rows streamed without bodies, judged in this process:
+    one representative per behaviour not judged before (only its body is read), copies for
+    the rest (see :meth:`BatchJudge.plan`)."""
+    plan = batch.plan(chunk, keys, known)
+    bodies = store.trace_bodies(plan.body_ids) if plan.reps else {}
+    return batch.complete(plan, batch.judge_now(plan.judge_rows(bodies)), store.trace_bodies)
 
 
 def judge_run(
@@ -302,31 +303,49 @@ def judge_run(
     # judged in this process when workers == 1 (or for nothing: a re-judge of unchanged inputs
     # judges nothing); the worker pool starts at the first batch that has something to judge
     with BatchJudge(registry, cases, rule_set, tier, workers=workers) as batch:
-        # bodies stay JSON text here: a trace already judged under these inputs is never
-        # decoded, and a new one is decoded where it is judged (in the worker)
+        # rows stream without their bodies: a trace already judged under these inputs, or
+        # behaving like one judged before, is never read; a body is read (as text) only for
+        # the representative of a behaviour, and decoded where it is judged (in the worker)
         stream = (
             row
-            for row in store.iter_trace_rows(run.id, shard=shard, decode=False)
+            for row in store.iter_trace_rows(run.id, shard=shard, with_body=False)
             if row["case_key"] in cases
         )
         Pending = tuple[
-            list[dict[str, Any]], list[str], dict[str, dict[str, Any]], Future[list[Judged]]
+            list[dict[str, Any]],
+            list[str],
+            dict[str, dict[str, Any]],
+            ChunkPlan,
+            Future[list[Judged]],
         ]
         pending: list[Pending] = []
+
+        def settle_pending(item: Pending) -> None:
+            rows, rkeys, rknown, plan, fut = item
+            fresh = batch.complete(plan, fut.result(), store.trace_bodies)
+            done(rows, settle(rows, rkeys, rknown, fresh))
+
         for chunk in _chunked(stream, chunk_size):
             keys = [batch.key(r["case_key"], r["hash"]) for r in chunk]
             # the key depends on the inputs only: look them up before judging anything
             known = store.lookup_judgments(keys)
-            missing = missing_rows(batch, chunk, known, keys)
-            if workers == 1 or not missing:
-                done(chunk, settle(chunk, keys, known, batch.judge_now(missing)))
+            if workers == 1:
+                done(
+                    chunk,
+                    settle(chunk, keys, known, judge_chunk_here(store, batch, chunk, keys, known)),
+                )
                 continue
-            pending.append((chunk, keys, known, batch.submit(missing)))
+            plan = batch.plan(chunk, keys, known)
+            if not plan.reps:
+                fresh = batch.complete(plan, [], store.trace_bodies)
+                done(chunk, settle(chunk, keys, known, fresh))
+                continue
+            rows_to_judge = plan.judge_rows(store.trace_bodies(plan.body_ids))
+            pending.append((chunk, keys, known, plan, batch.submit(rows_to_judge)))
             while len(pending) >= 2 * workers:  # bounded window: memory stays flat
-                rows, rkeys, rknown, fut = pending.pop(0)
-                done(rows, settle(rows, rkeys, rknown, fut.result()))
-        for rows, rkeys, rknown, fut in pending:
-            done(rows, settle(rows, rkeys, rknown, fut.result()))
+                settle_pending(pending.pop(0))
+        for item in pending:
+            settle_pending(item)
 
     return finish_judging(
         store, evaluation_id, inputs, tier, rule_set, judged, written, builder=builder

@@ -105,13 +105,13 @@ def _worker_context(spec: PartitionSpec) -> tuple[Store, Any, BatchJudge]:
 def judge_partition(spec: PartitionSpec, first_id: int, last_id: int) -> tuple[int, int]:
     """One task: judge the run's traces with first_id <= id <= last_id into the evaluation;
     returns (traces linked, judgments written)."""
-    from rejudge.services._judging import _chunked, missing_rows, settle_chunk
+    from rejudge.services._judging import _chunked, judge_chunk_here, settle_chunk
 
     store, inputs, batch = _worker_context(spec)
     stream = (
         row
         for row in store.iter_trace_rows(
-            spec.run_id, shard=spec.shard, decode=False, id_range=(first_id, last_id)
+            spec.run_id, shard=spec.shard, with_body=False, id_range=(first_id, last_id)
         )
         if row["case_key"] in inputs.cases
     )
@@ -119,7 +119,7 @@ def judge_partition(spec: PartitionSpec, first_id: int, last_id: int) -> tuple[i
     for chunk in _chunked(stream, spec.chunk_size):
         keys = [batch.key(r["case_key"], r["hash"]) for r in chunk]
         known = store.lookup_judgments(keys)
-        fresh = batch.judge_now(missing_rows(batch, chunk, known, keys))
+        fresh = judge_chunk_here(store, batch, chunk, keys, known)
         written += settle_chunk(store, spec.evaluation_id, inputs, chunk, keys, known, fresh)
         linked += len(chunk)
     return linked, written

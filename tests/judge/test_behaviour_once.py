@@ -7,11 +7,17 @@ import json
 import random
 
 import pytest
-import rejudge.judge._batch as batch_module
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from rejudge.judge import BatchJudge, judge, judge_body, load_rule_set
-from rejudge.store import PreparedJudgment, RunConfig, Store, Trace
+from rejudge.store import (
+    PreparedJudgment,
+    RunConfig,
+    Store,
+    Trace,
+    behaviour_hash,
+    canonical_json,
+)
 from rejudge.suites import load_suite
 
 from rejudge.services import judge_run
@@ -50,32 +56,55 @@ def test_the_judge_reads_neither_repetition_nor_timings(trace, case, tier, rules
     arbitrary_cases(),
     st.sampled_from(TIERS),
     st.lists(st.tuples(st.integers(0, 50), timings), min_size=1, max_size=4),
+    st.integers(1, 3),
 )
-def test_rows_judged_once_are_the_rows_judged_each(trace, case, tier, copies):
-    """A batch of copies of one behaviour: every prepared judgment equals judging that copy
-    alone (same key, hash, canonical text and columns)."""
+def test_rows_judged_once_are_the_rows_judged_each(trace, case, tier, copies, chunk):
+    """Copies of one behaviour planned and completed a chunk at a time: the representative is
+    judged, the others copied (in its chunk, or from the batch's memory in later chunks), and
+    every prepared judgment equals judging that copy alone (same key, hash, text, columns)."""
     rules = RULES[-1]
-    rows = []
+    rows, bodies = [], {}
     for i, (rep, times) in enumerate(copies):
         t = trace.model_copy(update={"repetition": rep, "timings": times})
-        text = json.dumps(t.model_dump(mode="json"))  # as the store's JSON column writes it
-        rows.append((case.id, f"sha256:{i:064x}", text, f"key{i}"))
-    judge_ = BatchJudge(REGISTRY, {case.id: case}, rules, tier)
-    together = judge_.judge_now(rows)
-    alone = []
-    for row in rows:
-        batch_module._W["behaviours"] = {}
-        alone.extend(judge_.judge_now([row]))
-    assert together == alone
-    for (_c, trace_hash, text, key), (prepared, *_rest) in zip(rows, together, strict=True):
-        body = judge_body(
-            Trace.model_validate_json(text), case, REGISTRY, tier, rules, trace_hash=trace_hash
+        body = t.model_dump(mode="json")
+        bodies[i] = json.dumps(body)  # as the store's JSON column writes it
+        rows.append(
+            {
+                "id": i,
+                "case_key": case.id,
+                "hash": f"sha256:{i:064x}",
+                "behaviour_hash": behaviour_hash(body),
+            }
         )
-        assert prepared == PreparedJudgment.from_body(body, key)
+    judge_ = BatchJudge(REGISTRY, {case.id: case}, rules, tier)
+    together = []
+    judged_in_full = 0
+    for start in range(0, len(rows), chunk):
+        part = rows[start : start + chunk]
+        keys = [f"key{r['id']}" for r in part]
+        plan = judge_.plan(part, keys, {})
+        judged_in_full += len(plan.reps)
+        made = judge_.judge_now(plan.judge_rows(bodies))
+        together.extend(judge_.complete(plan, made, lambda ids: {i: bodies[i] for i in ids}))
+    assert len({r["behaviour_hash"] for r in rows}) == 1
+    assert judged_in_full == 1 or any(p.offset < 0 for p, *_ in together)
+    assert sorted(p.key for p, *_ in together) == sorted(f"key{r['id']}" for r in rows)
+    for prepared, *_rest in together:
+        i = int(prepared.key[3:])
+        body = judge_body(
+            Trace.model_validate_json(bodies[i]),
+            case,
+            REGISTRY,
+            tier,
+            rules,
+            trace_hash=rows[i]["hash"],
+        )
+        assert prepared == PreparedJudgment.from_body(body, prepared.key)
+        assert prepared.body_json == canonical_json(body)
 
 
 @pytest.mark.parametrize("tier", TIERS)
-def test_repeated_trials_in_a_store_keep_judge_s_hashes(tmp_path, tier):
+def test_repeated_trials_in_a_store_keep_judge_s_hashes(tmp_path, tier, monkeypatch):
     """Repeated trials (same behaviour, other repetition and timings) stored and judged by
     ``judge_run``: every stored judgment is ``judge()``'s, and fewer were judged than stored."""
     source = load_suite("retail")
@@ -99,10 +128,22 @@ def test_repeated_trials_in_a_store_keep_judge_s_hashes(tmp_path, tier):
             rows.append((run.id, pks[c.id], t, None, None))
     store.save_traces(rows)
     rules = load_rule_set("standard@2")
+    judged_in_full = []
+    real = BatchJudge.judge_now
+
+    def counting(self, rows_):
+        judged_in_full.extend(rows_)
+        return real(self, rows_)
+
+    monkeypatch.setattr(BatchJudge, "judge_now", counting)
     result = judge_run(store, "r", tier, rules, chunk_size=40)
     assert result.written == len(rows)
     # the behaviours judged in full (kinds 0, 2, 4 and 5 repeat across repetitions)
-    assert 0 < len(batch_module._W["behaviours"]) < len(rows)
+    assert 0 < len(judged_in_full) < len(rows)
+    with store.engine.connect() as c:
+        bodies_stored = c.exec_driver_sql("SELECT count(*) FROM judgment_bodies").scalar()
+    # one stored body per behaviour (fewer when two behaviours judge alike)
+    assert 0 < bodies_stored <= len(judged_in_full)
     registry = store.get_registry(run.registry_id)
     cases = {k: c for k, (_pk, c) in store.get_cases(run.suite_id).items()}
     expected = {}

@@ -159,3 +159,74 @@ def test_0003_fills_the_report_columns_of_existing_judgments(db_url: str) -> Non
     assert found["k0"]["anomalies"] == ["judge_error"]
     assert found["k0"]["implicated_tools"] == ["get_order", "é"]
     assert found["k1"]["anomalies"] == [] and found["k1"]["implicated_tools"] is None
+
+
+def test_0101_moves_judgment_bodies_out_and_back_without_a_byte_changing(db_url: str) -> None:
+    """Revision 0101 stores each distinct judgment body once (without its trace hash) and
+    fills every trace's behaviour hash; its downgrade puts the whole bodies back. Reports,
+    judgment hashes and bodies read the same before, after and after the round trip."""
+    from rejudge.judge import load_rule_set
+    from rejudge.store import RunConfig, Trace, behaviour_hash
+    from rejudge.suites import load_suite
+
+    from rejudge.services import judge_run
+
+    source = load_suite("retail")
+    store = Store.open(db_url)
+    try:
+        suite = store.save_suite(
+            name="retail",
+            domain="retail",
+            suite_hash="sha256:retail",
+            registry=source.registry,
+            cases=list(source.cases),
+        )
+        run = store.create_run(name="m", suite=suite, config=RunConfig(model="m"))
+        pks = store.get_case_pks(suite.id)
+        rows = [
+            (run.id, pks[c.id], Trace(case_id=c.id, repetition=rep, final_text="ok"), None, None)
+            for rep in range(3)
+            for c in list(source.cases)[:5]
+        ]
+        store.save_traces(rows)
+        result = judge_run(store, "m", "golden", load_rule_set("standard@2"))
+
+        def reads() -> list[tuple]:
+            return [
+                (r["judgment_key"], r["judgment_hash"], r["verdict"], canonical(r["body"]))
+                for r in store.iter_evaluation_rows(result.evaluation_id, with_body=True)
+            ]
+
+        before = reads()
+        assert len(before) == 15
+        with store.engine.connect() as c:
+            assert c.exec_driver_sql("SELECT count(*) FROM judgment_bodies").scalar() == 5
+        downgrade(store.engine, "0100_external_verdicts")
+        with store.engine.connect() as c:
+            inline = dict(c.exec_driver_sql("SELECT key, CAST(body AS TEXT) FROM judgments").all())
+        # the whole body is back in each row, its hash the one the judgment always had
+        assert {k: hash_text(canonical(json.loads(t))) for k, t in inline.items()} == {
+            k: h for k, h, _v, _b in before
+        }
+        upgrade(store.engine)
+        assert reads() == before
+        with store.engine.connect() as c:
+            filled = c.exec_driver_sql(
+                "SELECT behaviour_hash, CAST(body AS TEXT) FROM traces ORDER BY id"
+            ).all()
+        assert [h for h, _t in filled] == [behaviour_hash(json.loads(t)) for _h, t in filled]
+        assert len({h for h, _t in filled}) == 5
+    finally:
+        store.close()
+
+
+def canonical(body: dict) -> str:
+    from rejudge.store import canonical_json
+
+    return canonical_json(body)
+
+
+def hash_text(text: str) -> str:
+    from rejudge.store import hash_bytes
+
+    return hash_bytes(text.encode("utf-8"))

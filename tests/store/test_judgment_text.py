@@ -1,0 +1,92 @@
+"""A judgment's canonical text cut around its trace hash: the shared body and the one value that
+differs, joined back byte for byte, and a copy's hash without its text."""
+
+from __future__ import annotations
+
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from rejudge.store import (
+    JudgmentTemplate,
+    PreparedJudgment,
+    canonical_json,
+    hash_bytes,
+    join_judgment_text,
+    split_judgment_text,
+)
+
+hashes = st.text("0123456789abcdef", min_size=64, max_size=64).map(lambda h: f"sha256:{h}")
+values = st.recursive(
+    st.none() | st.booleans() | st.integers() | st.text(max_size=8),
+    lambda inner: (
+        st.lists(inner, max_size=3) | st.dictionaries(st.text(max_size=6), inner, max_size=3)
+    ),
+    max_leaves=8,
+)
+
+
+def body_of(trace_hash: str, extra: dict) -> dict:
+    """A judgment body's shape (every key judge_body writes), with arbitrary content."""
+    return {
+        "format_version": 1,
+        "taxonomy": extra.get("taxonomy", []),
+        "partial_score": None,
+        "partial_breakdown": {},
+        "diff": extra.get("diff", []),
+        "reasons": extra.get("reasons", []),
+        "warnings": [],
+        "anomalies": [],
+        "details": extra.get("details", {}),
+        "tier": "golden",
+        "trace_hash": trace_hash,
+        "case_hash": "sha256:c",
+        "registry_hash": "sha256:r",
+        "rule_set_hash": "sha256:s",
+        "engine_version": "1.1.0",
+        "verdict": "FAIL",
+    }
+
+
+extras = st.fixed_dictionaries(
+    {},
+    optional={
+        "reasons": st.lists(st.text(max_size=20), max_size=3),
+        "diff": st.lists(values, max_size=3),
+        "details": st.dictionaries(st.text(max_size=10), values, max_size=3),
+    },
+)
+
+
+@settings(max_examples=300, deadline=None)
+@given(hashes, hashes, extras)
+def test_split_join_and_template_hash_are_the_canonical_text(first, other, extra):
+    text = canonical_json(body_of(first, extra))
+    shared, offset = split_judgment_text(text, first)
+    assert join_judgment_text(shared, offset, first) == text
+    if offset < 0:
+        assert shared == text
+        assert JudgmentTemplate(shared, offset).hash_for(other) is None
+        return
+    assert first not in shared and '"trace_hash":' not in shared
+    # the other trace's whole body, hashed without building its text
+    expected = canonical_json(body_of(other, extra))
+    assert join_judgment_text(shared, offset, other) == expected
+    assert JudgmentTemplate(shared, offset).hash_for(other) == hash_bytes(expected.encode())
+
+
+def test_a_body_quoting_its_trace_hash_elsewhere_is_kept_whole():
+    """A reason that names the trace hash would keep the first trace's hash in a copy."""
+    h = "sha256:" + "a" * 64
+    text = canonical_json(body_of(h, {"reasons": [f"see {h}"]}))
+    assert split_judgment_text(text, h) == (text, -1)
+    nested = canonical_json(body_of(h, {"details": {"trace_hash": "x"}}))
+    assert split_judgment_text(nested, h) == (nested, -1)
+
+
+def test_prepared_judgment_for_another_trace_is_judging_that_trace():
+    a, b = "sha256:" + "a" * 64, "sha256:" + "b" * 64
+    prepared = PreparedJudgment.from_body(body_of(a, {}), "key-a")
+    copy = prepared.for_trace(b, "key-b")
+    assert copy == PreparedJudgment.from_body(body_of(b, {}), "key-b")
+    assert copy.shared_json is prepared.shared_json  # one string, pickled once
+    whole = PreparedJudgment.from_body(body_of(a, {"reasons": [a]}), "key-a")
+    assert whole.offset == -1 and whole.for_trace(b, "key-b") is None
