@@ -70,6 +70,11 @@ _LINK_COLUMNS = (
 )
 
 
+#: from how many rows a PostgreSQL write goes through COPY (below it, the staging statements
+#: cost more than they save)
+_COPY_FROM = 20
+
+
 def _new_evaluation_row(
     run_id: int, tier: str, rule_set_id: int, engine_version: str
 ) -> dict[str, Any]:
@@ -373,11 +378,7 @@ class JudgmentStoreMixin:
                         link["partial_score"],
                     )
                 )
-            if params:
-                c.exec_driver_sql(
-                    self._raw_insert_ignore(_T_EJ, _LINK_COLUMNS, ("evaluation_id", "trace_id")),
-                    params,
-                )
+            self._insert_ignore_rows(c, _T_EJ, _LINK_COLUMNS, ("evaluation_id", "trace_id"), params)
 
     def _insert_judgment_rows(self, c: Connection, rows: Sequence[PreparedJudgment]) -> None:
         # plain DBAPI executemany: every value is already a string or a number, the JSON columns
@@ -387,9 +388,8 @@ class JudgmentStoreMixin:
         shared: dict[str, str] = {}
         for r in rows:
             shared.setdefault(r.shared_hash, r.shared_json)
-        c.exec_driver_sql(
-            self._raw_insert_ignore(_T_BODY, ("hash", "body"), ("hash",), {"body"}),
-            list(shared.items()),
+        self._insert_ignore_rows(
+            c, _T_BODY, ("hash", "body"), ("hash",), list(shared.items()), {"body"}
         )
         body_ids: dict[str, int] = {}
         for chunk in chunks(list(shared)):
@@ -421,15 +421,58 @@ class JudgmentStoreMixin:
             )
             for r in rows
         ]
-        c.exec_driver_sql(
-            self._raw_insert_ignore(
-                _T_JUDG,
-                _JUDGMENT_COLUMNS,
-                ("key",),
-                {"taxonomy", "anomalies", "implicated_tools"},
-            ),
+        self._insert_ignore_rows(
+            c,
+            _T_JUDG,
+            _JUDGMENT_COLUMNS,
+            ("key",),
             params,
+            {"taxonomy", "anomalies", "implicated_tools"},
         )
+
+    def _insert_ignore_rows(
+        self,
+        c: Connection,
+        table: Table,
+        columns: Sequence[str],
+        conflict: Sequence[str],
+        params: Sequence[tuple[Any, ...]],
+        json_columns: frozenset[str] | set[str] = frozenset(),
+    ) -> None:
+        """Insert ``params`` (tuples in ``columns`` order; JSON columns as text), skipping a
+        row whose ``conflict`` columns are taken, in the connection's transaction.
+
+        PostgreSQL, for more than a few rows: ``COPY`` into a temporary staging table, then one
+        ``INSERT ... SELECT ... ON CONFLICT DO NOTHING`` (COPY cannot skip conflicts itself).
+        Measured against executemany's statement per row: about a sixth of the client's CPU
+        and under half the server's (bench/README.md, "Judging on Dask"). Otherwise plain
+        DBAPI ``executemany``."""
+        if not params:
+            return
+        if self.backend != "postgresql" or len(params) < _COPY_FROM:
+            c.exec_driver_sql(
+                self._raw_insert_ignore(table, columns, conflict, json_columns), params
+            )
+            return
+        cols = ", ".join(f'"{col}"' for col in columns)
+        keys = ", ".join(f'"{col}"' for col in conflict)
+        stage = f"rejudge_stage_{table.name}"
+        raw: Any = c.connection.driver_connection
+        with raw.cursor() as cur:
+            # one per session, its column types the table's (JSONB parses the text); emptied
+            # after each use and at every commit
+            cur.execute(
+                f'CREATE TEMPORARY TABLE IF NOT EXISTS "{stage}" ON COMMIT DELETE ROWS AS '
+                f'SELECT {cols} FROM "{table.name}" WITH NO DATA'
+            )
+            with cur.copy(f'COPY "{stage}" ({cols}) FROM STDIN') as copy:
+                for row in params:
+                    copy.write_row(row)
+            cur.execute(
+                f'INSERT INTO "{table.name}" ({cols}) SELECT {cols} FROM "{stage}" '
+                f"ON CONFLICT ({keys}) DO NOTHING"
+            )
+            cur.execute(f'DELETE FROM "{stage}"')
 
     def _raw_insert_ignore(
         self,

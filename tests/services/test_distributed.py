@@ -286,7 +286,12 @@ def test_a_partition_failing_every_retry_is_named(cluster: Any, pg_store: Store)
     fill(pg_store, 300)
     with pg_store.engine.begin() as c:
         bad = c.execute(text("SELECT id FROM traces ORDER BY id LIMIT 1 OFFSET 150")).scalar_one()
-        c.execute(text("UPDATE traces SET body = '{\"rounds\": 3}' WHERE id = :i"), {"i": bad})
+        # a body no trace validates as, written behind the store's back: no behaviour hash
+        # either (the store would have computed one from it), so it is judged, and fails
+        c.execute(
+            text("UPDATE traces SET body = '{\"rounds\": 3}', behaviour_hash = NULL WHERE id = :i"),
+            {"i": bad},
+        )
     with pytest.raises(ClusterError) as caught:
         judge_run(
             pg_store, "dask-run", "golden", load_rule_set(RULES), engine=_engine(cluster, retries=1)
