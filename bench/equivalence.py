@@ -28,10 +28,10 @@ sys.path.insert(0, str(ROOT / "bench"))
 sys.path.insert(0, str(ROOT))
 
 from judge_rejudge import CALL_TIERS, RULES, build  # noqa: E402
-
 from rejudge.judge import load_rule_set  # noqa: E402
-from rejudge.services import judge_run  # noqa: E402
 from rejudge.store import Store, canonical_json  # noqa: E402
+
+from rejudge.services import judge_run  # noqa: E402
 
 
 def lines(store: Store, workers: int) -> list[str]:

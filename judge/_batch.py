@@ -199,7 +199,9 @@ def _copy(earlier: _Template, trace_hash: str, key: str) -> Judged | None:
     copy = prepared.for_trace(trace_hash, key, template)
     if copy is None:
         return None
-    return (copy, list(taxonomy), None if tools is None else list(tools), list(anomalies))
+    # the lists are shared by every copy: nothing downstream changes them (the summary and
+    # the links read them)
+    return (copy, taxonomy, tools, anomalies)
 
 
 #: a judgment another trace of the same behaviour is copied from, with its hash template

@@ -73,6 +73,8 @@ _LINK_COLUMNS = (
 #: from how many rows a PostgreSQL write goes through COPY (below it, the staging statements
 #: cost more than they save)
 _COPY_FROM = 20
+#: bound parameters per statement (SQLite's default limit is 32,766 since 3.32)
+_MAX_VARIABLES = 30000
 
 
 def _new_evaluation_row(
@@ -351,10 +353,14 @@ class JudgmentStoreMixin:
         attach judgments to the evaluation. A link names its judgment by ``judgment_id`` or, for
         one of ``rows``, by ``judgment_key``; otherwise as in :meth:`link_judgments`."""
         with self.engine.begin() as c:
-            if rows:
-                self._insert_judgment_rows(c, rows)
-            wanted = [link["judgment_key"] for link in links if "judgment_id" not in link]
-            ids: dict[str, int] = {}
+            # the ids of the judgments inserted now come back with the insert; only keys
+            # stored before (a retried chunk, another shard's judgment) are looked up
+            ids = self._insert_judgment_rows(c, rows) if rows else {}
+            wanted = [
+                link["judgment_key"]
+                for link in links
+                if "judgment_id" not in link and link["judgment_key"] not in ids
+            ]
             for chunk in chunks(wanted):
                 for r in c.execute(
                     select(_T_JUDG.c.key, _T_JUDG.c.id).where(_T_JUDG.c.key.in_(chunk))
@@ -380,9 +386,12 @@ class JudgmentStoreMixin:
                 )
             self._insert_ignore_rows(c, _T_EJ, _LINK_COLUMNS, ("evaluation_id", "trace_id"), params)
 
-    def _insert_judgment_rows(self, c: Connection, rows: Sequence[PreparedJudgment]) -> None:
-        # plain DBAPI executemany: every value is already a string or a number, the JSON columns
-        # take the canonical text as is (no serializer runs), one timestamp for the batch.
+    def _insert_judgment_rows(
+        self, c: Connection, rows: Sequence[PreparedJudgment]
+    ) -> dict[str, int]:
+        """Insert-or-ignore ``rows`` and their bodies; key -> id of the rows inserted now."""
+        # every value is already a string or a number, the JSON columns take the canonical
+        # text as is (no serializer runs), one timestamp for the batch.
         # Bodies first, each distinct shared text once (repeated trials share theirs), then
         # the judgment rows pointing at them.
         shared: dict[str, str] = {}
@@ -421,14 +430,16 @@ class JudgmentStoreMixin:
             )
             for r in rows
         ]
-        self._insert_ignore_rows(
+        inserted = self._insert_ignore_rows(
             c,
             _T_JUDG,
             _JUDGMENT_COLUMNS,
             ("key",),
             params,
             {"taxonomy", "anomalies", "implicated_tools"},
+            returning=("key", "id"),
         )
+        return {key: ident for key, ident in inserted}
 
     def _insert_ignore_rows(
         self,
@@ -438,24 +449,40 @@ class JudgmentStoreMixin:
         conflict: Sequence[str],
         params: Sequence[tuple[Any, ...]],
         json_columns: frozenset[str] | set[str] = frozenset(),
-    ) -> None:
+        *,
+        returning: Sequence[str] = (),
+    ) -> list[tuple[Any, ...]]:
         """Insert ``params`` (tuples in ``columns`` order; JSON columns as text), skipping a
-        row whose ``conflict`` columns are taken, in the connection's transaction.
+        row whose ``conflict`` columns are taken, in the connection's transaction; with
+        ``returning``, those columns of the rows inserted (not of the rows skipped).
 
         PostgreSQL, for more than a few rows: ``COPY`` into a temporary staging table, then one
         ``INSERT ... SELECT ... ON CONFLICT DO NOTHING`` (COPY cannot skip conflicts itself).
         Measured against executemany's statement per row: about a sixth of the client's CPU
         and under half the server's (bench/README.md, "Judging on Dask"). Otherwise plain
-        DBAPI ``executemany``."""
+        DBAPI ``executemany``, or with ``returning`` multi-row ``VALUES`` statements (SQLite
+        3.35+ returns the rows it inserted; executemany returns none)."""
         if not params:
-            return
-        if self.backend != "postgresql" or len(params) < _COPY_FROM:
-            c.exec_driver_sql(
-                self._raw_insert_ignore(table, columns, conflict, json_columns), params
-            )
-            return
+            return []
         cols = ", ".join(f'"{col}"' for col in columns)
         keys = ", ".join(f'"{col}"' for col in conflict)
+        back = f" RETURNING {', '.join(returning)}" if returning else ""
+        if self.backend != "postgresql" or len(params) < _COPY_FROM:
+            statement = self._raw_insert_ignore(table, columns, conflict, json_columns)
+            if not returning:
+                c.exec_driver_sql(statement, params)
+                return []
+            head, rest = statement.split(" VALUES ", 1)
+            marks = rest.split(" ON CONFLICT ", 1)[0]
+            out: list[tuple[Any, ...]] = []
+            per = max(1, _MAX_VARIABLES // len(columns))
+            for start in range(0, len(params), per):
+                part = params[start : start + per]
+                values = ", ".join([marks] * len(part))
+                sql = f"{head} VALUES {values} ON CONFLICT ({keys}) DO NOTHING{back}"
+                flat = tuple(value for row in part for value in row)
+                out.extend(tuple(r) for r in c.exec_driver_sql(sql, flat))
+            return out
         stage = f"rejudge_stage_{table.name}"
         raw: Any = c.connection.driver_connection
         with raw.cursor() as cur:
@@ -470,9 +497,11 @@ class JudgmentStoreMixin:
                     copy.write_row(row)
             cur.execute(
                 f'INSERT INTO "{table.name}" ({cols}) SELECT {cols} FROM "{stage}" '
-                f"ON CONFLICT ({keys}) DO NOTHING"
+                f"ON CONFLICT ({keys}) DO NOTHING{back}"
             )
+            inserted = [tuple(r) for r in cur.fetchall()] if returning else []
             cur.execute(f'DELETE FROM "{stage}"')
+        return inserted
 
     def _raw_insert_ignore(
         self,
