@@ -7,12 +7,14 @@ with ``--strict``, any file that could not be read).
 
 from __future__ import annotations
 
+from contextlib import nullcontext
 from pathlib import Path
 
 import click
 from rich.console import Console
 
 from rejudge.cli._context import AppContext, json_option, pass_app, table
+from rejudge.cli._engine import engine_options, parse_engine, progress_bar
 from rejudge.services import import_cassettes, import_tau_bench
 
 __all__ = [
@@ -54,6 +56,13 @@ def import_group() -> None:
     is_flag=True,
     help="Any file that cannot be read is an error and nothing is stored [default: skip it].",
 )
+@engine_options(
+    verb="read the cassettes",
+    engine_help="Read the cassettes in this process, or as tasks on a Dask cluster whose "
+    "workers see DIRECTORY at the same path (this process stores them; pip install "
+    "'rejudge[dask]').",
+    workers_help="Worker processes of a local Dask cluster (--engine dask, no --scheduler).",
+)
 @json_option
 @pass_app
 def import_cassettes_cmd(
@@ -64,6 +73,9 @@ def import_cassettes_cmd(
     mapping: Path | None,
     copy: bool,
     strict: bool,
+    workers: int,
+    engine: str,
+    scheduler: str | None,
 ) -> None:
     """Import every cassette under DIRECTORY as the traces of one imported run.
 
@@ -72,16 +84,25 @@ def import_cassettes_cmd(
     (secret headers, provider keys) as recordings are; the source files are only read.
     A file that cannot be read (not a cassette, invalid YAML, no model exchange) is listed with
     its reason and skipped; exit code 3 says some were, 0 that none were.
+    With --engine dask the files are read on a Dask cluster and stored here: the same run.
     """
-    result = import_cassettes(
-        directory,
-        app.store,
-        suite,
-        run_name=run_name,
-        mapping_file=mapping,
-        copy_to=app.settings.cassettes_dir if copy else None,
-        strict=strict,
-    )
+    dask = parse_engine(engine, scheduler, workers)
+    if dask is None and workers > 1:
+        raise click.UsageError("--workers needs --engine dask (a local import is one process)")
+    # a local import reads in one go, a Dask one ticks as each partition is read
+    bar = progress_bar(app, 0, "reading cassettes") if dask else nullcontext(None)
+    with bar as tick:
+        result = import_cassettes(
+            directory,
+            app.store,
+            suite,
+            run_name=run_name,
+            mapping_file=mapping,
+            copy_to=app.settings.cassettes_dir if copy else None,
+            strict=strict,
+            engine=dask,
+            progress=tick,
+        )
     data = result.summary()
 
     def render(c: Console) -> None:

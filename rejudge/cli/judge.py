@@ -4,25 +4,16 @@ for people, or prints its JSON under ``--json``."""
 
 from __future__ import annotations
 
-import sys
-from collections.abc import Iterator, Mapping
-from contextlib import contextmanager
+from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
 import click
 from rich.console import Console
-from rich.progress import (
-    BarColumn,
-    MofNCompleteColumn,
-    Progress,
-    TaskProgressColumn,
-    TextColumn,
-    TimeRemainingColumn,
-)
 
 from rejudge.cli._ci_output import ci_options, write_ci_outputs
 from rejudge.cli._context import AppContext, json_option, pass_app, table
+from rejudge.cli._engine import engine_options, parse_engine, progress_bar
 from rejudge.judge import (
     DEFAULT_RULE_SET,
     BaselineCheck,
@@ -34,7 +25,6 @@ from rejudge.judge import (
     load_rule_set,
 )
 from rejudge.services import (
-    DaskEngine,
     check_evaluation_baseline,
     compare_evaluations,
     evaluation_ci_results,
@@ -59,25 +49,6 @@ __all__ = [
 
 def _pct(value: float | None) -> str:
     return "n/a" if value is None else f"{100 * value:.1f}%"
-
-
-@contextmanager
-def _progress_bar(app: AppContext, total: int, label: str) -> Iterator[Any]:
-    """A rich progress bar on stderr (silent under --json or when stderr is not a terminal)."""
-    console = Console(file=sys.stderr)
-    disabled = app.json or not console.is_terminal
-    with Progress(
-        TextColumn("[bold]{task.description}"),
-        BarColumn(),
-        MofNCompleteColumn(),
-        TaskProgressColumn(),
-        TimeRemainingColumn(),
-        console=console,
-        disable=disabled,
-        transient=False,
-    ) as bar:
-        task = bar.add_task(label, total=total or None)
-        yield lambda n: bar.advance(task, n)
 
 
 # --------------------------------------------------------------------------- rendering
@@ -286,38 +257,12 @@ def parse_shard(text: str | None) -> tuple[int, int] | None:
     return index, count
 
 
-def parse_engine(engine: str, scheduler: str | None, workers: int) -> DaskEngine | None:
-    """``--engine``/``--scheduler``/``--workers`` -> the Dask engine to judge on, or None for
-    this machine's processes."""
-    if engine == "dask":
-        return DaskEngine(scheduler=scheduler, workers=workers)
-    if scheduler is not None:
-        raise click.UsageError("--scheduler needs --engine dask")
-    return None
-
-
-def _engine_options(fn: Any) -> Any:
-    fn = click.option(
-        "--scheduler",
-        metavar="tcp://HOST:8786",
-        help="Dask scheduler to judge on (--engine dask) [default: a local cluster of "
-        "--workers processes].",
-    )(fn)
-    fn = click.option(
-        "--engine",
-        type=click.Choice(["process", "dask"]),
-        default="process",
-        show_default=True,
-        help="Judge in this machine's processes, or as tasks on a Dask cluster "
-        "(PostgreSQL store; pip install 'rejudge[dask]').",
-    )(fn)
-    return click.option(
-        "--workers",
-        type=click.IntRange(min=1),
-        default=1,
-        show_default=True,
-        help="Worker processes (with --engine dask and no --scheduler: of a local cluster).",
-    )(fn)
+_engine_options = engine_options(
+    verb="judge",
+    engine_help="Judge in this machine's processes, or as tasks on a Dask cluster "
+    "(PostgreSQL store; pip install 'rejudge[dask]').",
+    workers_help="Worker processes (with --engine dask and no --scheduler: of a local cluster).",
+)
 
 
 # --------------------------------------------------------------------------- commands
@@ -357,7 +302,7 @@ def judge_cmd(
     evaluation under these inputs, resumed if unfinished); prints its id and summary."""
     dask = parse_engine(engine, scheduler, workers)
     rule_set = load_rule_set(rules)
-    with _progress_bar(app, 0, f"judging under {rule_set.ref}") as tick:
+    with progress_bar(app, 0, f"judging under {rule_set.ref}") as tick:
         result = judge_run_summary(
             app.store,
             run,
@@ -406,7 +351,7 @@ def rejudge_cmd(
     rule_set = load_rule_set(rules)
     shard_t = parse_shard(shard)
     plan = plan_rejudge(app.store, None if all_runs else list(runs), tiers, shard=shard_t)
-    with _progress_bar(app, plan.total, f"re-judging under {rule_set.ref}") as tick:
+    with progress_bar(app, plan.total, f"re-judging under {rule_set.ref}") as tick:
         result = rejudge(
             app.store, plan, rule_set, workers=workers, shard=shard_t, progress=tick, engine=dask
         )

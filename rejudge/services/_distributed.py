@@ -16,8 +16,10 @@ every worker imports this rejudge with this judging engine version (the engine v
 of every judgment key, so a worker of another version would write judgments under keys nobody
 asked for) and reaches the store. A SQLite store is refused: it is a file on one machine.
 
-The task itself (what runs on a worker) is :mod:`rejudge.services._partitions`.
-``dask[distributed]`` is an optional dependency (the ``dask`` extra), imported only here.
+The task itself (what runs on a worker) is :mod:`rejudge.services._partitions`. An import on
+Dask (:mod:`rejudge.services._distributed_import`) connects and checks through
+:func:`connect_cluster` too. ``dask[distributed]`` is an optional dependency (the ``dask``
+extra), imported only when a cluster is used.
 """
 
 from __future__ import annotations
@@ -41,15 +43,23 @@ from rejudge.store import InvalidInputError, RuleSet, Store
 if TYPE_CHECKING:
     from distributed import Client
 
-__all__ = ["ClusterError", "DaskEngine", "DaskCluster", "open_cluster", "check_versions"]
+__all__ = [
+    "ClusterError",
+    "DaskEngine",
+    "DaskCluster",
+    "open_cluster",
+    "connect_cluster",
+    "check_versions",
+]
 
 Progress = Callable[[int], None]
 
 
 class ClusterError(RejudgeError):
-    """The Dask cluster cannot judge: no scheduler answers, its Dask or a worker's rejudge is of
-    another version, a worker cannot reach the store, the scheduler was lost mid-run, or a
-    partition failed every retry (the message names it)."""
+    """The Dask cluster cannot judge or import: no scheduler answers, its Dask or a worker's
+    rejudge is of another version, a worker cannot reach the store (judging) or does not see the
+    folder (importing), the scheduler was lost mid-run, or a partition failed every retry (the
+    message names it)."""
 
 
 @dataclass(frozen=True)
@@ -262,6 +272,20 @@ def open_cluster(engine: DaskEngine, store: Store) -> Iterator[DaskCluster]:
             f"store is {store.backend}, a file on this machine",
             field="engine",
         )
+    url = store.engine.url.render_as_string(hide_password=False)
+    with connect_cluster(engine, worker_identity, url) as (client, where):
+        yield DaskCluster(client, store, engine, where)
+
+
+@contextmanager
+def connect_cluster(
+    engine: DaskEngine, identity: Callable[..., Any], *args: Any
+) -> Iterator[tuple[Client, str]]:
+    """Connect to ``engine``'s scheduler (or start a local cluster of separate worker
+    processes), wait for a worker, check the cluster with :func:`check_versions` on what
+    ``identity(*args)`` returns on every worker, and yield (client, where: the scheduler as
+    messages name it); closed on exit. Judging probes with :func:`worker_identity`; an import,
+    whose workers never open the store, with a probe of its own."""
     if engine.workers < 1:
         raise InvalidInputError("workers must be at least 1", field="workers")
     try:
@@ -278,7 +302,7 @@ def open_cluster(engine: DaskEngine, store: Store) -> Iterator[DaskCluster]:
     for q in quiet:
         q.setLevel(logging.CRITICAL)
     try:
-        with _open(distributed, engine, store) as opened:
+        with _open(distributed, engine, identity, args) as opened:
             yield opened
     finally:
         for q, level in zip(quiet, levels, strict=True):
@@ -286,7 +310,9 @@ def open_cluster(engine: DaskEngine, store: Store) -> Iterator[DaskCluster]:
 
 
 @contextmanager
-def _open(distributed: Any, engine: DaskEngine, store: Store) -> Iterator[DaskCluster]:
+def _open(
+    distributed: Any, engine: DaskEngine, identity: Callable[..., Any], args: tuple[Any, ...]
+) -> Iterator[tuple[Client, str]]:
     cluster = None
     if engine.scheduler is None:
         cluster = distributed.LocalCluster(
@@ -315,15 +341,14 @@ def _open(distributed: Any, engine: DaskEngine, store: Store) -> Iterator[DaskCl
                 raise ClusterError(
                     f"the Dask scheduler at {where} has no worker (waited {engine.timeout:g} s)"
                 ) from None
-            url = store.engine.url.render_as_string(hide_password=False)
             check_versions(
                 where,
                 client.get_versions(check=False),
-                client.run(worker_identity, url, on_error="return"),
+                client.run(identity, *args, on_error="return"),
                 dask_version=_dask_version(),
                 rejudge_version=rejudge_version(),
             )
-            yield DaskCluster(client, store, engine, where)
+            yield client, where
         finally:
             client.close()
     finally:

@@ -1,7 +1,8 @@
 """``import cassettes``: store a folder of cassettes, recorded anywhere, as one run.
 
-The plan (files, cases, traces) is the recorder's pure :func:`rejudge.recorder._importer.plan_import`;
-this stores it through the ingest path. Importing the same folder again is a lookup: same suite
+The plan (files, cases, traces) is the recorder's pure :func:`rejudge.recorder.plan_folder`, or
+the same plan read on a Dask cluster (:mod:`rejudge.services._distributed_import`); this stores
+it through the ingest path. Importing the same folder again is a lookup: same suite
 snapshot, same run, no duplicate trace.
 
 What is stored is of the scrubbed file (:func:`rejudge.recorder.scrubbed_cassette_bytes`): the
@@ -14,9 +15,10 @@ from __future__ import annotations
 
 import os
 import tempfile
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from rejudge.recorder import (
     IMPORTED_DOMAIN,
@@ -39,6 +41,9 @@ from rejudge.store import (
     content_hash,
     hash_bytes,
 )
+
+if TYPE_CHECKING:
+    from rejudge.services._distributed import DaskEngine
 
 __all__ = ["ImportResult", "import_cassettes", "TauImportResult", "import_tau_bench"]
 
@@ -96,6 +101,8 @@ def import_cassettes(
     copy_to: str | Path | None = None,
     adhoc_suite_name: str | None = None,
     strict: bool = True,
+    engine: DaskEngine | None = None,
+    progress: Callable[[int], None] | None = None,
 ) -> ImportResult:
     """Import every cassette under ``directory`` as one run.
 
@@ -108,16 +115,27 @@ def import_cassettes(
     ``strict`` (the default): a file that cannot be read stops the import with nothing stored.
     Otherwise such files are skipped and listed in ``skipped_files`` with their reasons; when no
     file at all can be read the import is an error.
+
+    ``engine``: read the files as tasks on a Dask cluster whose workers see ``directory`` at the
+    same path (:mod:`rejudge.services._distributed_import`); the plan, and so what is stored,
+    is the one a local import makes. ``progress`` gets the file count of each partition read.
     """
     root = Path(directory)
     base = root if root.is_dir() else root.parent
     mapping = find_mapping(root, Path(mapping_file) if mapping_file is not None else None)
+    plan_files: Callable[..., ImportPlan] = plan_folder
+    if engine is not None:
+        from functools import partial
+
+        from rejudge.services._distributed_import import plan_on_cluster
+
+        plan_files = partial(plan_on_cluster, engine, progress=progress)
 
     if suite is not None:
         suite_rec = _resolve_suite(store, suite)
         cases = store.get_cases(suite_rec.id)
         registry = store.get_registry(suite_rec.registry_id)
-        plan = plan_folder(
+        plan = plan_files(
             root,
             case_ids=set(cases),
             mapping=mapping,
@@ -127,7 +145,7 @@ def import_cassettes(
         )
         planned = plan.traces
     else:
-        plan = plan_folder(root, mapping=mapping, strict=strict)
+        plan = plan_files(root, mapping=mapping, strict=strict)
         planned = plan.traces
         from rejudge.suites import suite_hash
 

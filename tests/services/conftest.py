@@ -1,3 +1,18 @@
-"""Fixtures of the service tests: the CLI runner of tests/cli for tests that go through it."""
+"""Fixtures of the service tests: the CLI runner of tests/cli for tests that go through it, and
+a Dask cluster of separate worker processes for the distributed tests."""
+
+from collections.abc import Iterator
+from typing import Any
+
+import pytest
 
 from tests.cli.conftest import run_cli  # noqa: F401
+from tests.services.dask_cluster import local_cluster
+
+
+@pytest.fixture(scope="module")
+def dask_cluster() -> Iterator[Any]:
+    """Two worker processes, one thread each, shared by the tests of one module."""
+    pytest.importorskip("distributed", reason="needs dask[distributed] (the dask extra)")
+    with local_cluster(2) as running:
+        yield running

@@ -5,11 +5,6 @@ from __future__ import annotations
 
 import os
 import signal
-import socket
-import subprocess
-import sys
-import time
-import types
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -34,41 +29,27 @@ from rejudge.services import (  # noqa: E402
     rejudge,
 )
 from tests.conftest import require_postgres  # noqa: E402
+from tests.services.dask_cluster import (  # noqa: E402
+    DATA,
+    free_port,
+    start_scheduler,
+    start_worker,
+    stop,
+    wait_no_workers,
+)
 from tests.services.dask_store import fill, pg_schema  # noqa: E402
 
 pytestmark = pytest.mark.postgres
 
-DATA = Path(__file__).parent / "data"
-DASK = str(Path(sys.executable).with_name("dask"))
 RULES = "standard@2"
 
 
 @pytest.fixture(scope="module")
-def cluster() -> Iterator[Any]:
-    """Two worker processes (processes=True), one thread each, shared by this module.
-
-    Worker processes are spawned, and a spawned child first runs the parent's ``__main__``
-    file; other tests (Streamlit's AppTest) leave ``__main__`` pointing at a dashboard script,
-    so the module's cluster lives under a bare ``__main__`` (no file to re-run)."""
+def cluster(dask_cluster: Any) -> Any:
+    """The module's cluster of two worker processes (tests/services/conftest.py); every test
+    here needs PostgreSQL too."""
     require_postgres()
-    saved = sys.modules["__main__"]
-    sys.modules["__main__"] = types.ModuleType("__main__")
-    try:
-        yield from _cluster()
-    finally:
-        sys.modules["__main__"] = saved
-
-
-def _cluster() -> Iterator[Any]:
-    with distributed.LocalCluster(
-        n_workers=2,
-        threads_per_worker=1,
-        processes=True,
-        host="127.0.0.1",
-        dashboard_address=":0",
-        silence_logs=50,
-    ) as running:
-        yield running
+    return dask_cluster
 
 
 @pytest.fixture(scope="module")
@@ -110,36 +91,6 @@ def _hashes(store: Store, evaluation_id: int) -> list[tuple[str, int, str]]:
 def _count(store: Store, sql: str) -> int:
     with store.engine.connect() as c:
         return int(c.execute(text(sql)).scalar_one())
-
-
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
-
-
-def _start(*args: str) -> subprocess.Popen[bytes]:
-    return subprocess.Popen(
-        [DASK, *args], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True
-    )
-
-
-def _scheduler(port: int) -> subprocess.Popen[bytes]:
-    return _start("scheduler", "--host", "127.0.0.1", "--port", str(port), "--no-dashboard")
-
-
-def _worker(port: int, *extra: str) -> subprocess.Popen[bytes]:
-    return _start(
-        "worker", f"tcp://127.0.0.1:{port}", "--nthreads", "1", "--no-dashboard", "--no-nanny",
-        *extra,
-    )  # fmt: skip
-
-
-def _stop(*procs: subprocess.Popen[bytes]) -> None:
-    for p in procs:
-        if p.poll() is None:
-            p.kill()
-        p.wait(timeout=10)
 
 
 # --------------------------------------------------------------------------- results
@@ -223,9 +174,9 @@ def test_scheduler_gone_then_resumed(cluster: Any, pg_store: Store) -> None:
     stored link whole; the same judging on another cluster resumes and finishes it."""
     n = 1500
     fill(pg_store, n)
-    port = _free_port()
-    scheduler = _scheduler(port)
-    worker = _worker(port)
+    port = free_port()
+    scheduler = start_scheduler(port)
+    worker = start_worker(port)
     rule_set = load_rule_set(RULES)
     try:
 
@@ -237,7 +188,7 @@ def test_scheduler_gone_then_resumed(cluster: Any, pg_store: Store) -> None:
         with pytest.raises(ClusterError, match="lost the Dask scheduler") as caught:
             judge_run(pg_store, "dask-run", "golden", rule_set, engine=engine, progress=tick)
     finally:
-        _stop(scheduler, worker)
+        stop(scheduler, worker)
     assert "\n" not in str(caught.value)
     (ev,) = pg_store.list_evaluations()
     assert ev.status == "running"
@@ -339,7 +290,7 @@ def test_scheduler_flag_needs_the_dask_engine(tmp_path: Path) -> None:
 
 def test_unreachable_scheduler(pg_store: Store) -> None:
     fill(pg_store, 10)
-    engine = DaskEngine(scheduler=f"tcp://127.0.0.1:{_free_port()}", timeout=1)
+    engine = DaskEngine(scheduler=f"tcp://127.0.0.1:{free_port()}", timeout=1)
     with pytest.raises(ClusterError, match="no Dask scheduler answers at tcp://127.0.0.1") as e:
         judge_run(pg_store, "dask-run", "golden", load_rule_set(RULES), engine=engine)
     assert "\n" not in str(e.value)
@@ -350,8 +301,8 @@ def test_workers_without_rejudge_or_of_another_engine_are_refused(pg_store: Stor
     """Real `dask worker` processes: one that cannot import rejudge, one whose rejudge judges
     with another engine version. Each is refused before anything is written."""
     fill(pg_store, 10)
-    port = _free_port()
-    scheduler = _scheduler(port)
+    port = free_port()
+    scheduler = start_scheduler(port)
     engine = DaskEngine(scheduler=f"tcp://127.0.0.1:{port}", timeout=30)
     rule_set = load_rule_set(RULES)
     try:
@@ -359,24 +310,17 @@ def test_workers_without_rejudge_or_of_another_engine_are_refused(pg_store: Stor
             ("worker_without_rejudge.py", "cannot import rejudge"),
             ("worker_other_engine.py", "judging engine 0.9.0"),
         ]:
-            worker = _worker(port, "--preload", str(DATA / preload))
+            worker = start_worker(port, "--preload", str(DATA / preload))
             try:
                 with pytest.raises(ClusterError, match=expected) as caught:
                     judge_run(pg_store, "dask-run", "golden", rule_set, engine=engine)
                 assert "\n" not in str(caught.value)
             finally:
-                _stop(worker)
-                _wait_no_workers(engine)
+                stop(worker)
+                wait_no_workers(str(engine.scheduler))
         assert pg_store.list_evaluations() == []
     finally:
-        _stop(scheduler)
-
-
-def _wait_no_workers(engine: DaskEngine) -> None:
-    with distributed.Client(engine.scheduler, set_as_default=False, timeout=10) as c:
-        deadline = time.monotonic() + 20
-        while c.scheduler_info()["workers"] and time.monotonic() < deadline:
-            time.sleep(0.2)
+        stop(scheduler)
 
 
 def test_versions_of_another_dask_are_refused() -> None:
