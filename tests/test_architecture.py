@@ -26,10 +26,12 @@ FOLDERS = {
     "rejudge.migrations": REPO / "migrations",
 }
 # the store's modules that pure code may use: the data model (schemas, and the frozen records
-# the store hands out, such as a pre-serialized judgment), hashing, the error tree
+# the store hands out, such as a pre-serialized judgment, with the cut of its text around the
+# trace hash), hashing, the error tree
 STORE_PURE = (
     "rejudge.store._schemas",
     "rejudge.store._records",
+    "rejudge.store._judgment_text",
     "rejudge.store._hashing",
     "rejudge.store._errors",
 )
