@@ -142,6 +142,31 @@ def _worker_cpu_s() -> float:
     return own.ru_utime + own.ru_stime
 
 
+def _postgres_cpu_s() -> dict[int, float]:
+    """CPU seconds of every PostgreSQL server process alive now (pid -> utime + stime), read
+    from /proc: what the database spends receiving the writes, on the same cores."""
+    tick = os.sysconf("SC_CLK_TCK")
+    out: dict[int, float] = {}
+    for entry in os.listdir("/proc"):
+        if not entry.isdigit():
+            continue
+        try:
+            with open(f"/proc/{entry}/stat") as fh:
+                stat = fh.read()
+        except OSError:
+            continue
+        name = stat[stat.index("(") + 1 : stat.rindex(")")]
+        if name.startswith("postgres"):
+            fields = stat[stat.rindex(")") + 2 :].split()
+            out[int(entry)] = (int(fields[11]) + int(fields[12])) / tick
+    return out
+
+
+def _own_cpu_s() -> float:
+    own = resource.getrusage(resource.RUSAGE_SELF)
+    return own.ru_utime + own.ru_stime
+
+
 def measure(n: int, workers: int) -> dict[str, Any]:
     store = Store.open(URL, migrate=False)
     with store.engine.begin() as c:
@@ -153,12 +178,16 @@ def measure(n: int, workers: int) -> dict[str, Any]:
     with open_cluster(DaskEngine(workers=workers), store) as cluster:
         startup = time.perf_counter() - t0
         cpu0 = cluster.client.run(_worker_cpu_s)
+        pg0, driver0 = _postgres_cpu_s(), _own_cpu_s()
         t0 = time.perf_counter()
         result = cluster.judge_run("bench", "golden", rules)
         elapsed = time.perf_counter() - t0
+        pg1, driver1 = _postgres_cpu_s(), _own_cpu_s()
         cpu1 = cluster.client.run(_worker_cpu_s)
         rss = cluster.client.run(_worker_peak_rss_mb)
     worker_cpu = sum(cpu1[w] - cpu0[w] for w in cpu1)
+    # a server process that ended during the run is not counted: a floor, not a total
+    pg_cpu = sum(v - pg0.get(pid, 0.0) for pid, v in pg1.items())
     assert (result.judged, result.written) == (n, n), (result.judged, result.written)
     store.close()
     return {
@@ -169,6 +198,8 @@ def measure(n: int, workers: int) -> dict[str, Any]:
         "per_s": round(n / elapsed),
         "worker_cpu_s": round(worker_cpu, 2),
         "per_worker_cpu_s": round(n / worker_cpu),
+        "postgres_cpu_s": round(pg_cpu, 2),
+        "driver_cpu_s": round(driver1 - driver0, 2),
         "worker_peak_rss_mb": sorted(rss.values()),
         "driver_peak_rss_mb": _worker_peak_rss_mb(),
         "accuracy": result.summary["accuracy"],
@@ -198,16 +229,17 @@ def main() -> int:
     out = io.StringIO()
     out.write(
         "| traces | workers | judge (wall) | traces/s | ratio vs 1 | traces / worker CPU-s "
-        "| worker peak RSS | startup | load |\n"
+        "| worker CPU | PostgreSQL CPU | driver CPU | worker peak RSS | startup | load |\n"
     )
-    out.write("|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n")
+    out.write("|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n")
     for r in results:
         base = next((b for b in results if b["traces"] == r["traces"] and b["workers"] == 1), None)
         ratio = f"{r['per_s'] / base['per_s']:.2f}x" if base else "-"
         rss = ", ".join(f"{m:.0f}" for m in r["worker_peak_rss_mb"])
         out.write(
             f"| {r['traces']:,} | {r['workers']} | {r['judge_s']} s | {r['per_s']:,} | {ratio} "
-            f"| {r['per_worker_cpu_s']:,} | {rss} MB | {r['startup_s']} s | {r['load_1m']} |\n"
+            f"| {r['per_worker_cpu_s']:,} | {r['worker_cpu_s']} s | {r['postgres_cpu_s']} s "
+            f"| {r['driver_cpu_s']} s | {rss} MB | {r['startup_s']} s | {r['load_1m']} |\n"
         )
     print(out.getvalue(), end="")
     return 0
