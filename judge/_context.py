@@ -145,7 +145,8 @@ class RegistryIndex:
             found = fast_errors(args)
         else:
             found = [(tuple(e.path), e.message) for e in validator.iter_errors(args)]
-        found.sort(key=lambda e: (list(map(str, e[0])), e[1]))
+        if len(found) > 1:
+            found.sort(key=lambda e: (list(map(str, e[0])), e[1]))
         for path, message in found:
             if path:
                 params.add(str(path[0]))
