@@ -74,6 +74,7 @@ _EXPORTS: dict[str, str] = {
     "judge_body": "rejudge.judge._engine",
     "EVALUATION_EXPORT_COLUMNS": "rejudge.judge._exports",
     "RUN_EXPORT_COLUMNS": "rejudge.judge._exports",
+    "compile_errors": "rejudge.judge._fasterrors",
     "compile_fast": "rejudge.judge._fastschema",
     "BUILTIN_RULES": "rejudge.judge._matchers",
     "MatchOptions": "rejudge.judge._matchers",

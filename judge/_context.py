@@ -26,6 +26,7 @@ from rejudge.store import (
 )
 
 from . import _taxonomy as tx
+from ._fasterrors import compile_errors
 from ._fastschema import compile_fast
 from ._matchers import MatchResult, match_value, values_equal
 from ._rulesets import RuleSettings, settings_of
@@ -67,7 +68,9 @@ def safe_value(value: Any, depth: int = 0) -> Any:
 class RegistryIndex:
     """Derived, cached facts about one registry: specs, compiled validators, groups, ids."""
 
-    def __init__(self, registry: ToolRegistry) -> None:
+    def __init__(self, registry: ToolRegistry, fast_errors: bool = True) -> None:
+        # fast_errors=False keeps jsonschema's iter_errors for every message (the reference the
+        # tests compare the fast error lists with)
         self.registry = registry
         self.domain = registry.domain
         self.specs: dict[str, ToolSpec] = {spec.name: spec for spec in registry.tools}
@@ -86,6 +89,7 @@ class RegistryIndex:
         }
         self.validators: dict[str, Any] = {}
         self.fast: dict[str, Any] = {}
+        self.fast_errors: dict[str, Any] = {}
         self.schema_problems: dict[str, str] = {}
         self.properties: dict[str, dict[str, Any]] = {}
         self.defaults: dict[str, dict[str, Any]] = {}
@@ -99,6 +103,9 @@ class RegistryIndex:
                 fast = compile_fast(schema)
                 if fast is not None:
                     self.fast[spec.name] = fast
+                    errors = compile_errors(schema, self.validators[spec.name])
+                    if errors is not None and fast_errors:
+                        self.fast_errors[spec.name] = errors
             except SchemaError as exc:
                 self.schema_problems[spec.name] = f"registered schema is invalid: {exc.message}"
             raw_props = schema.get("properties")
@@ -133,16 +140,19 @@ class RegistryIndex:
             return [], frozenset()
         messages: list[str] = []
         params: set[str] = set()
-        errors = sorted(
-            validator.iter_errors(args), key=lambda e: (list(map(str, e.path)), e.message)
-        )
-        for err in errors:
-            path = list(err.path)
+        fast_errors = self.fast_errors.get(tool)
+        if fast_errors is not None:  # jsonschema's very (path, message) pairs, without it
+            found = fast_errors(args)
+        else:
+            found = [(tuple(e.path), e.message) for e in validator.iter_errors(args)]
+        if len(found) > 1:
+            found.sort(key=lambda e: (list(map(str, e[0])), e[1]))
+        for path, message in found:
             if path:
                 params.add(str(path[0]))
             if len(messages) < _MAX_SCHEMA_ERRORS:
                 where = "/".join(str(p) for p in path) or "(arguments)"
-                messages.append(f"{where}: {err.message}")
+                messages.append(f"{where}: {message}")
         return messages, frozenset(params)
 
     def unknown_ids(self, args: dict[str, Any]) -> list[tuple[str, Any]]:
