@@ -485,18 +485,17 @@ class JudgmentStoreMixin:
         keys = ", ".join(f'"{col}"' for col in conflict)
         back = f" RETURNING {', '.join(returning)}" if returning else ""
         if self.backend != "postgresql" or len(params) < _COPY_FROM:
-            statement = self._raw_insert_ignore(table, columns, conflict, json_columns)
             if not returning:
+                statement = self._raw_insert_ignore(table, columns, conflict, json_columns)
                 c.exec_driver_sql(statement, params)
                 return []
-            head, rest = statement.split(" VALUES ", 1)
-            marks = rest.split(" ON CONFLICT ", 1)[0]
             out: list[tuple[Any, ...]] = []
             per = max(1, _MAX_VARIABLES // len(columns))
             for start in range(0, len(params), per):
                 part = params[start : start + per]
-                values = ", ".join([marks] * len(part))
-                sql = f"{head} VALUES {values} ON CONFLICT ({keys}) DO NOTHING{back}"
+                sql = self._raw_insert_ignore(
+                    table, columns, conflict, json_columns, rows=len(part), returning=returning
+                )
                 flat = tuple(value for row in part for value in row)
                 out.extend(tuple(r) for r in c.exec_driver_sql(sql, flat))
             return out
@@ -526,18 +525,25 @@ class JudgmentStoreMixin:
         columns: Sequence[str],
         conflict: Sequence[str],
         json_columns: frozenset[str] | set[str] = frozenset(),
+        *,
+        rows: int = 1,
+        returning: Sequence[str] = (),
     ) -> str:
-        """``INSERT ... ON CONFLICT (...) DO NOTHING`` in the driver's own parameter style, for
-        ``exec_driver_sql`` with a list of tuples (JSON columns bound as text)."""
+        """``INSERT ... ON CONFLICT (...) DO NOTHING`` in the driver's own parameter style (JSON
+        columns bound as text): one row's marks for ``exec_driver_sql`` with a list of tuples,
+        or ``rows`` rows' marks (flat parameters) ``RETURNING`` the given columns."""
         pg = self.backend == "postgresql"
         mark = "%s" if pg else "?"
         marks = ", ".join(
             f"CAST({mark} AS JSONB)" if pg and col in json_columns else mark for col in columns
         )
+        values = ", ".join([f"({marks})"] * rows)
         cols = ", ".join(f'"{col}"' for col in columns)
         keys = ", ".join(f'"{col}"' for col in conflict)
+        back = f" RETURNING {', '.join(returning)}" if returning else ""
         return (
-            f'INSERT INTO "{table.name}" ({cols}) VALUES ({marks}) ON CONFLICT ({keys}) DO NOTHING'
+            f'INSERT INTO "{table.name}" ({cols}) VALUES {values} '
+            f"ON CONFLICT ({keys}) DO NOTHING{back}"
         )
 
     def iter_evaluation_rows(

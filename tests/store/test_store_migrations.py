@@ -14,6 +14,7 @@ from rejudge.store import (
     current_revision,
     downgrade,
     ensure_schema,
+    hash_bytes,
     head_revision,
     make_engine,
     upgrade,
@@ -166,7 +167,7 @@ def test_0101_moves_judgment_bodies_out_and_back_without_a_byte_changing(db_url:
     fills every trace's behaviour hash; its downgrade puts the whole bodies back. Reports,
     judgment hashes and bodies read the same before, after and after the round trip."""
     from rejudge.judge import load_rule_set
-    from rejudge.store import RunConfig, Trace, behaviour_hash
+    from rejudge.store import RunConfig, Trace, behaviour_hash, canonical_json
     from rejudge.suites import load_suite
 
     from rejudge.services import judge_run
@@ -193,7 +194,7 @@ def test_0101_moves_judgment_bodies_out_and_back_without_a_byte_changing(db_url:
 
         def reads() -> list[tuple]:
             return [
-                (r["judgment_key"], r["judgment_hash"], r["verdict"], canonical(r["body"]))
+                (r["judgment_key"], r["judgment_hash"], r["verdict"], canonical_json(r["body"]))
                 for r in store.iter_evaluation_rows(result.evaluation_id, with_body=True)
             ]
 
@@ -205,7 +206,7 @@ def test_0101_moves_judgment_bodies_out_and_back_without_a_byte_changing(db_url:
         with store.engine.connect() as c:
             inline = dict(c.exec_driver_sql("SELECT key, CAST(body AS TEXT) FROM judgments").all())
         # the whole body is back in each row, its hash the one the judgment always had
-        assert {k: hash_text(canonical(json.loads(t))) for k, t in inline.items()} == {
+        assert {k: hash_text(canonical_json(json.loads(t))) for k, t in inline.items()} == {
             k: h for k, h, _v, _b in before
         }
         upgrade(store.engine)
@@ -220,13 +221,5 @@ def test_0101_moves_judgment_bodies_out_and_back_without_a_byte_changing(db_url:
         store.close()
 
 
-def canonical(body: dict) -> str:
-    from rejudge.store import canonical_json
-
-    return canonical_json(body)
-
-
 def hash_text(text: str) -> str:
-    from rejudge.store import hash_bytes
-
     return hash_bytes(text.encode("utf-8"))
