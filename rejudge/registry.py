@@ -33,6 +33,7 @@ from typing import Any
 from rejudge.errors import NotFoundError
 
 __all__ = [
+    "BUILTINS",
     "ENTRY_POINT_GROUP",
     "KINDS",
     "PluginError",
@@ -202,5 +203,18 @@ class Registry:
             self.plugins.append(ep.name)
 
 
+#: built-ins whose modules a process may never have imported when it looks them up (a judging
+#: worker looks a world up without importing the suites): kind -> name -> the module that
+#: registers it. The other kinds' built-ins are declared by their packages.
+BUILTINS: dict[str, dict[str, str]] = {
+    "world": {
+        "tau-bench-airline": "rejudge.suites.worlds.tau_airline",
+        "tau2-retail": "rejudge.suites.worlds.tau2_retail",
+    },
+}
+
 #: the process's registry: every built-in registers here, and every lookup reads it
 REGISTRY = Registry()
+for _kind, _table in BUILTINS.items():
+    for _name, _module in _table.items():
+        REGISTRY.declare(_kind, _name, _module)
