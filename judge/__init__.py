@@ -121,6 +121,7 @@ _EXPORTS: dict[str, str] = {
     "rule_set_from_dict": "rejudge.judge._rulesets",
     "settings_of": "rejudge.judge._rulesets",
     "ARGUMENTS_UNPARSABLE": "rejudge.judge._taxonomy",
+    "EPISODE_UNFINISHED": "rejudge.judge._taxonomy",
     "CALL_WHEN_NONE_EXPECTED": "rejudge.judge._taxonomy",
     "CODES": "rejudge.judge._taxonomy",
     "EXECUTION_FAILED": "rejudge.judge._taxonomy",

@@ -49,6 +49,8 @@ _EXPORTS: dict[str, str] = {
     "inferred_registry": "rejudge.suites.importers._tau_tools",
     "TAU_SOURCE": "rejudge.suites.importers._tau",
     "TauImport": "rejudge.suites.importers._tau",
+    "hit_step_limit": "rejudge.suites.importers._tau",
+    "with_world": "rejudge.suites.importers._tau",
     "TAU2_SOURCE": "rejudge.suites.importers._tau2",
     "is_tau2_results": "rejudge.suites.importers._tau2",
     "tau2_entries": "rejudge.suites.importers._tau2",
