@@ -46,7 +46,15 @@ from ._context import build_context
 from ._rulesets import DEFAULT_RULE_SET, load_rule_set, settings_of
 from .tiers import Tier, TierResult, get_tier
 
-__all__ = ["ENGINE_VERSION", "judge", "judge_body", "ANOMALY_ZERO_SCORE_ALL_EXECUTED"]
+__all__ = [
+    "ENGINE_VERSION",
+    "judge",
+    "judge_body",
+    "ANOMALY_ZERO_SCORE_ALL_EXECUTED",
+    "STEP_LIMIT_REASON",
+    "TIER_DOES_NOT_APPLY",
+    "tier_does_not_apply",
+]
 
 #: bump when a change to the engine can change any judgment (it is part of the judgment key)
 ENGINE_VERSION = "1.2.0"
