@@ -83,7 +83,9 @@ def book_reservation(
             raise ToolFailure(f"not enough balance in payment method {payment['payment_id']}")
     paid = sum(payment["amount"] for payment in payment_methods)
     if paid != total:
-        raise ToolFailure(f"payment amount does not add up, total price is {total}, but paid {paid}")
+        raise ToolFailure(
+            f"payment amount does not add up, total price is {total}, but paid {paid}"
+        )
 
     reservation_id = _new_reservation_id(state)
     owner = state.edit("users", user_id)
