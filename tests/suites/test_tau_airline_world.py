@@ -18,7 +18,7 @@ import pytest
 from rejudge.store import InvalidInputError, content_hash
 from rejudge.suites.importers import SHIPPED_TAU_BENCH
 from rejudge.suites.worlds.tau_airline import DATA_DIR, AirlineWorld, load_data
-from rejudge.suites.worlds.tau_airline._arguments import SIGNATURES
+from rejudge.suites.worlds.tau_airline._world import SIGNATURES
 
 from rejudge.model import WorldState
 from rejudge.registry import REGISTRY

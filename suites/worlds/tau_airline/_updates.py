@@ -81,8 +81,8 @@ def update_reservation_flights(
         if kept is not None and cabin == current["cabin"]:
             # a flight the reservation already holds, in its cabin, keeps the price paid (not
             # today's) and is not checked again: it may have left or be full by now
-            flight = state.get("flights", item["flight_number"])
-            price, shown = kept["price"], entry(item, kept["price"], flight)
+            route = state.get("flights", item["flight_number"]) or kept
+            price, shown = kept["price"], entry(item, kept["price"], route)
         else:
             price, shown = priced_flight(state, item, cabin, seats)
         new_flights.append(shown)
