@@ -114,9 +114,10 @@ def search_onestop_flight(
                 continue
             if second.get("scheduled_departure_time_est", "") < arrival:
                 continue
-            # τ-bench shows (and checks) the second leg as it is on the day searched, even
-            # when it flies the next day: the recordings pair next-day dates with that day's
-            # seats and prices
+            # τ-bench shows the second leg as it is on the day searched, even when it flies
+            # the next day: the recordings pair next-day dates with that day's seats and
+            # prices. Its status is checked on that day too (no recording tells that from
+            # checking the next day: the two never differ in the searches made)
             leg2 = _on_date(second, date)
             if leg2 is None:
                 continue
