@@ -12,6 +12,8 @@ import copy
 import json
 from typing import Any
 
+from rejudge.suites._errors import ToolError
+
 from rejudge.model import CallResult, WorldState
 
 __all__ = [
@@ -27,8 +29,9 @@ __all__ = [
 ]
 
 
-class ToolFailure(Exception):
-    """A tool's refusal, raised from deep in a tool and turned into ``Error: <message>``."""
+#: a tool's refusal, raised from deep in a tool and turned into ``Error: <message>`` (the
+#: suites' ToolError: what a sandbox tool raises for the model to see as its result)
+ToolFailure = ToolError
 
 
 def dumps(value: Any) -> str:
