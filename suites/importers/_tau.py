@@ -386,9 +386,9 @@ def with_world(registry: ToolRegistry) -> ToolRegistry:
     judges the runs by what their calls did. A file from another world keeps no world, and
     evidence from other data is flagged by the state tier (its results would differ)."""
     names = set(registry.tool_names())
-    for world_name in REGISTRY.names("world"):
+    for world_name in REGISTRY.names("world", load=False):
         if not world_name.startswith("tau-bench-"):
-            continue
+            continue  # only τ-bench's own worlds are candidates: no other world is loaded
         world = REGISTRY.get("world", world_name)
         if set(world.tool_names()) == names:
             return registry.model_copy(
