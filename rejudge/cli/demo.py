@@ -15,6 +15,8 @@ from rejudge.cli._context import AppContext, json_option, pass_app, table
 from rejudge.services import DEMO_TAU_RUN, DemoResult, run_demo
 from rejudge.store import redact_url
 
+#: the tiers whose agreement with τ-bench's reward the demo shows in full (the others in a line)
+_AGREEMENT_TIERS = ("state", "golden")
 #: flips listed per pair of rule-set versions (the count line says how many there are)
 _FLIPS_SHOWN = 15
 
@@ -277,12 +279,13 @@ def _render(c: Console, result: DemoResult, db_url: str) -> None:
                     ],
                     causes=t["causes"],
                 )
-                for t in a["tiers"]
-                if t["tier"] == "golden"
+                # the state tier (τ-bench's own way of judging) first, then the golden tier
+                for t in sorted(a["tiers"], key=lambda t: t["tier"] != "state")
+                if t["tier"] in _AGREEMENT_TIERS
             ],
         )
         render_agreement(c, typed, max_listed=5)
-        others = [t for t in a["tiers"] if t["tier"] != "golden"]
+        others = [t for t in a["tiers"] if t["tier"] not in _AGREEMENT_TIERS]
         if others:
             c.print(
                 "other tiers: "
