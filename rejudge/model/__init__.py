@@ -1,6 +1,7 @@
 """rejudge's model: the concepts every layer shares, with no I/O and no SQL.
 
-Today: worlds with state (:class:`World`, its copy-on-write :class:`WorldState`, the readable
+Today: the comparability rule and the flip-cause rule (:mod:`._comparison`, the one
+definition the CLI and the dashboard share), and worlds with state (:class:`World`, its copy-on-write :class:`WorldState`, the readable
 :func:`diff_states`). The data model (cases, traces, registries, judgments) is still defined in
 ``rejudge.store._schemas`` and re-exported there.
 """
@@ -11,6 +12,11 @@ from rejudge._lazy import lazy_exports
 
 # public name -> the private module that defines it (tests/test_public_api.py keeps it complete)
 _EXPORTS: dict[str, str] = {
+    "FLIP_CAUSES": "rejudge.model._comparison",
+    "UNKNOWN_CAUSE": "rejudge.model._comparison",
+    "comparability_reasons": "rejudge.model._comparison",
+    "flip_cause": "rejudge.model._comparison",
+    "flip_causes": "rejudge.model._comparison",
     "CallResult": "rejudge.model._world",
     "StateDifference": "rejudge.model._world",
     "World": "rejudge.model._world",
