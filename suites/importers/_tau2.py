@@ -23,11 +23,15 @@ simulations, which carry ticks instead of messages, are refused by name.
 from __future__ import annotations
 
 import json
+from pathlib import Path
 from typing import Any
 
-__all__ = ["TAU2_SOURCE", "is_tau2_results", "tau2_entries"]
+__all__ = ["SHIPPED_TAU2_BENCH", "TAU2_SOURCE", "is_tau2_results", "tau2_entries"]
 
 TAU2_SOURCE = "tau2-bench"
+
+#: the six τ²-bench leaderboard runs shipped as package data (origin in their README)
+SHIPPED_TAU2_BENCH = Path(__file__).parent / "data" / "tau2-bench"
 
 
 def is_tau2_results(data: Any) -> bool:
