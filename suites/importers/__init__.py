@@ -53,6 +53,7 @@ _EXPORTS: dict[str, str] = {
     "TAU2_SOURCE": "rejudge.suites.importers._tau2",
     "is_tau2_results": "rejudge.suites.importers._tau2",
     "tau2_entries": "rejudge.suites.importers._tau2",
+    "tau2_tasks": "rejudge.suites.importers._tau2",
     "Relabel": "rejudge.suites.importers._tau2_tasks",
     "ran_tasks": "rejudge.suites.importers._tau2_tasks",
     "TauVerdict": "rejudge.suites.importers._tau",
