@@ -3,6 +3,7 @@ real-world evidence, judge, compare, and show where the verdicts disagree with �
 
 from __future__ import annotations
 
+from collections import Counter
 from typing import Any
 
 import click
@@ -272,11 +273,55 @@ def _render(c: Console, result: DemoResult, db_url: str) -> None:
                 markup=False,
             )
 
+    if result.model_vs_model is not None:
+        _render_model_vs_model(c, result.model_vs_model)
+
     c.print(f"done in {result.elapsed_s:.1f}s.")
     db = "" if db_url == "sqlite:///rejudge.db" else f"--db {redact_url(db_url)} "
     c.rule("where to look next")
     for step in next_steps(result):
         c.print(f"  rejudge {db}{step.removeprefix('rejudge ')}", markup=False)
+
+
+# --------------------------------------------------------------------------- τ²: model vs model
+
+
+def _ci(rate: dict[str, Any]) -> str:
+    if rate["rate"] is None:
+        return "-"
+    lo, hi = rate["ci95"]
+    return f"{rate['rate']:.0%} ({lo:.0%}-{hi:.0%}) {rate['passed']}/{rate['n']}"
+
+
+def _render_model_vs_model(c: Console, mvm: dict[str, Any]) -> None:
+    c.rule("τ²-bench: model against model on the same tasks (`rejudge compare A B`)")
+    rates = Table(
+        title=f"Pass rates, 95% Wilson intervals: τ²'s reward, and rejudge's {mvm['tier']} "
+        f"tier under {mvm['rules']}"
+    )
+    # like the accuracy table: a bold row names the run (never cut), its figures follow
+    rates.add_column("run", overflow="fold", min_width=24)
+    rates.add_column("τ² reward", no_wrap=True)
+    rates.add_column(f"rejudge {mvm['tier']}", no_wrap=True)
+    for r in mvm["runs"]:
+        note = f" ({r['relabelled']} re-keyed)" if r["relabelled"] else ""
+        rates.add_row(Text(r["run"], style="bold") + Text(note, style="dim"), "", "")
+        rates.add_row(
+            f"  {_short_model(r['model'])}", _ci(r["tau2_reward"]), _ci(r["rejudge_golden"])
+        )
+    c.print(rates)
+    pair, cmp = mvm["pair"], mvm["pair"]["compare"]
+    tau2 = pair["tau2_reward"]
+    flips = Counter(f"{f['from']}->{f['to']}" for f in cmp["flips"])
+    c.print(
+        f"{pair['a']} vs {pair['b']}: rejudge {mvm['tier']} {_pct(cmp['accuracy_a'])} vs "
+        f"{_pct(cmp['accuracy_b'])}, {len(cmp['flips'])} flip(s) "
+        f"({', '.join(f'{k} {n}' for k, n in sorted(flips.items())) or 'none'}), exact McNemar "
+        f"p {cmp['mcnemar_p']:.3g}; τ²'s reward on the same {tau2['cases']} cases: "
+        f"{tau2['pass_to_fail']} pass->fail, {tau2['fail_to_pass']} fail->pass, "
+        f"p {tau2['mcnemar_p']:.3g}",
+        markup=False,
+    )
 
 
 @click.command("demo")
