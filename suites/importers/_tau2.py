@@ -14,6 +14,10 @@ environment), ``tasks`` and ``simulations``. What this reads of it:
   ``[{id, name, arguments (an object), requestor}]``, and ``tool`` messages ``{id, content,
   requestor, error}`` answering the call of that id.
 
+A simulation becomes an entry of the task it ran, which is not always the task its ``task_id``
+names (:mod:`._tau2_tasks`: two of the shared leaderboard files are relabelled); the recorded id
+is kept as ``info.recorded_task_id``.
+
 Only the agent's side becomes evidence: actions and calls whose requestor is the user (the
 telecom domain's user tools) are the simulated user's, not the agent's, and are left out.
 The dir layout (``results.json`` next to a ``simulations/`` folder) and full-duplex (voice)
