@@ -365,6 +365,6 @@ def _refuse_other_tasks(
         raise InvalidInputError(
             f"{source.name}: {len(differing)} task(s) differ from suite {suite_name!r} under the "
             f"same id ({shown}); runs of one suite must share their tasks, so nothing was "
-            "imported: import it as another suite (--suite NAME)",
+            "imported: import it under another suite name",
             file=str(source),
         )
