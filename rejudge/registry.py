@@ -162,9 +162,12 @@ class Registry:
                 raise
             return None
 
-    def names(self, kind: str) -> list[str]:
-        """Every name of ``kind``: built-ins (their modules imported), plugins', registered."""
+    def names(self, kind: str, *, load: bool = True) -> list[str]:
+        """Every name of ``kind``: built-ins (their modules imported), plugins', registered.
+        ``load=False``: the names known now, importing nothing (declared built-ins included)."""
         entry = self._kind(kind)
+        if not load:
+            return sorted({*entry.declared, *entry.values, *entry.factories})
         for module in dict.fromkeys(entry.declared.values()):
             importlib.import_module(module)
         self.load_plugins()

@@ -64,7 +64,9 @@ VERDICTS: tuple[str, ...] = ("PASS", "FAIL", "SKIP", "AGENT_ERROR")
 REVIEW_LABELS: tuple[str, ...] = ("confirmed", "judge_wrong", "golden_wrong", "unclear")
 HarnessMode = Literal["production-parity", "oracle-assisted", "imported"]
 HARNESS_MODES: tuple[str, ...] = ("production-parity", "oracle-assisted", "imported")
-TraceStatus = Literal["completed", "agent_error"]
+# ``step_limit``: the episode hit its harness's step limit before the conversation ended (an
+# imported τ-bench episode τ-bench never rewarded); judged, but it can never PASS
+TraceStatus = Literal["completed", "agent_error", "step_limit"]
 
 
 class _Frozen(BaseModel):

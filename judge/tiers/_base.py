@@ -85,6 +85,7 @@ class Tier(Protocol):
 # ``calls`` holds the five core tiers and is loaded before any lookup, so they always win.
 _CORE_MODULE = "rejudge.judge.tiers._calls"
 BUILTIN_TIERS: dict[str, str] = {
+    "state": "rejudge.judge.tiers._state",
     "contract": _CORE_MODULE,
     "execution": _CORE_MODULE,
     "completion": _CORE_MODULE,

@@ -8,12 +8,18 @@ from typing import Any
 
 import click
 from rich.console import Console
+from rich.markup import escape
 from rich.table import Table
 from rich.text import Text
 
 from rejudge.cli._context import AppContext, json_option, pass_app, table
 from rejudge.services import DEMO_TAU_RUN, DemoResult, run_demo
 from rejudge.store import redact_url
+
+#: the tiers whose agreement with τ-bench's reward the demo shows in full (the others in a line)
+_AGREEMENT_TIERS = ("state", "golden")
+#: flips listed per pair of rule-set versions (the count line says how many there are)
+_FLIPS_SHOWN = 15
 
 __all__ = ["demo", "next_steps"]
 
@@ -171,15 +177,19 @@ def _render(c: Console, result: DemoResult, db_url: str) -> None:
         c.print(line + (f"; top causes {top}" if top else ""), markup=False)
 
     c.rule("rule-set versions compared")
-    flips = []
+    # one table per pair of versions (standard@1 -> standard@2 for every run; standard@2 ->
+    # tau-bench@1 for the runs τ-bench rewarded)
+    flips_by_pair: dict[tuple[str, str], list[list[Any]]] = {}
     for cmp in result.comparisons:
+        pair = (cmp["meta_a"]["rules"], cmp["meta_b"]["rules"])
+        rows = flips_by_pair.setdefault(pair, [])
         if not cmp["comparable"]:
             c.print(
-                f"[bold red]not comparable[/bold red] {cmp['run']} {cmp['tier']}: "
-                + "; ".join(cmp["reasons"])
+                f"[bold red]not comparable[/bold red] {escape(cmp['run'])} {cmp['tier']}: "
+                + escape("; ".join(cmp["reasons"]))
             )
         for f in cmp["flips"]:
-            flips.append(
+            rows.append(
                 [
                     f"{cmp['run']} {cmp['tier']}",
                     f"{f['case']} r{f['repetition']}",
@@ -188,17 +198,31 @@ def _render(c: Console, result: DemoResult, db_url: str) -> None:
                     " ".join(f.get("taxonomy_from") or f.get("taxonomy_to") or []) or "-",
                 ]
             )
-    if flips:
-        ma, mb = result.comparisons[0]["meta_a"], result.comparisons[0]["meta_b"]
+    for (rules_a, rules_b), rows in flips_by_pair.items():
+        if not rows:
+            c.print(f"no case flipped from {rules_a} to {rules_b}", markup=False)
+            continue
+        per_run_tier: dict[str, int] = {}
+        for row in rows:
+            per_run_tier[row[0]] = per_run_tier.get(row[0], 0) + 1
+        c.print(
+            f"{len(rows)} flip(s) from {rules_a} to {rules_b}: "
+            + ", ".join(f"{k} {n}" for k, n in per_run_tier.items()),
+            markup=False,
+        )
+        shown = rows[:_FLIPS_SHOWN]
+        more = (
+            f" (first {len(shown)}; `rejudge compare A B` lists all)"
+            if len(rows) > len(shown)
+            else ""
+        )
         c.print(
             table(
-                f"Flips from {ma['rules']} to {mb['rules']}",
+                f"Flips from {rules_a} to {rules_b}{more}",
                 ["run / tier", "case", "verdict", "cause", "codes"],
-                flips,
+                shown,
             )
         )
-    else:
-        c.print("no case flipped between the rule-set versions")
 
     if result.tier_comparisons:
         c.rule("tiers compared with golden (newest rules)")
@@ -256,12 +280,13 @@ def _render(c: Console, result: DemoResult, db_url: str) -> None:
                     ],
                     causes=t["causes"],
                 )
-                for t in a["tiers"]
-                if t["tier"] == "golden"
+                # the state tier (τ-bench's own way of judging) first, then the golden tier
+                for t in sorted(a["tiers"], key=lambda t: t["tier"] != "state")
+                if t["tier"] in _AGREEMENT_TIERS
             ],
         )
         render_agreement(c, typed, max_listed=5)
-        others = [t for t in a["tiers"] if t["tier"] != "golden"]
+        others = [t for t in a["tiers"] if t["tier"] not in _AGREEMENT_TIERS]
         if others:
             c.print(
                 "other tiers: "

@@ -14,6 +14,7 @@ from rich.console import Console
 from rejudge.cli._ci_output import ci_options, write_ci_outputs
 from rejudge.cli._context import AppContext, json_option, pass_app, table
 from rejudge.cli._engine import engine_options, parse_engine, progress_bar
+from rejudge.cli.tiers import TIER_HELP
 from rejudge.judge import (
     DEFAULT_RULE_SET,
     BaselineCheck,
@@ -270,7 +271,9 @@ _engine_options = engine_options(
 
 @click.command("judge")
 @click.argument("run")
-@click.option("--tier", "tier", required=True, metavar="T", help="Tier to judge under.")
+@click.option(
+    "--tier", "tier", required=True, metavar="T", help=f"Tier to judge under: {TIER_HELP}."
+)
 @click.option(
     "--rules",
     "rules",
@@ -325,7 +328,7 @@ def judge_cmd(
     "tiers",
     multiple=True,
     metavar="T",
-    help="Tier (repeatable) [default: every tier each run was judged under before].",
+    help=f"Tier (repeatable): {TIER_HELP} [default: every tier each run was judged under before].",
 )
 @_engine_options
 @click.option("--shard", metavar="I/N", help="Judge only traces with id % N == I.")

@@ -29,6 +29,7 @@ _EXPORTS: dict[str, str] = {
     "evaluation_inputs": "rejudge.services._compare",
     "evaluation_meta": "rejudge.services._compare",
     "DEMO_RULES": "rejudge.services._demo",
+    "DEMO_TAU_RULES": "rejudge.services._demo",
     "DEMO_SUITES": "rejudge.services._demo",
     "DEMO_TAU_RUN": "rejudge.services._demo",
     "DEMO_TAU2_FILES": "rejudge.services._demo",

@@ -50,6 +50,7 @@ from rejudge.suites import builtin_suites, load_suite
 __all__ = [
     "DEMO_SUITES",
     "DEMO_RULES",
+    "DEMO_TAU_RULES",
     "DEMO_TAU_RUN",
     "DEMO_REAL_WORLD",
     "DEMO_TAU2_FILES",
@@ -64,6 +65,9 @@ __all__ = [
 
 DEMO_SUITES = ("retail", "genome-simple", "genome-complex")
 DEMO_RULES = ("standard@1", "standard@2")
+#: runs that τ-bench (or τ²-bench) rewarded are judged under τ-bench's reading of a
+#: conversation too (after DEMO_RULES), so the demo shows what changes from one to the other
+DEMO_TAU_RULES = "tau-bench@1"
 #: the shipped evidence of strong models the demo imports (package data)
 DEMO_TAU_RUN = "tau-bench-gpt-4o-airline"
 DEMO_REAL_WORLD = ("simonw-llm", "pydantic-ai")
@@ -305,6 +309,7 @@ def _import_shipped(store: Store, say: Progress) -> list[dict[str, Any]]:
             "inserted": tau.inserted,
             "outcomes": {"completed": tau.inserted + tau.skipped},
             "source": "τ-bench (sierra-research/tau-bench, historical trajectories)",
+            "tau_rules": True,
         }
     )
     root = Path(load_suite("real-world").path or ".")
@@ -414,13 +419,15 @@ def run_demo(
         )
 
     rule_sets = [load_rule_set(r) for r in rules]
-    newest = rule_sets[-1].ref
+    tau_rules = load_rule_set(DEMO_TAU_RULES)
     for run in result.runs:
+        run_rules = [*rule_sets, tau_rules] if run.get("tau_rules") else rule_sets
+        newest = run_rules[-1].ref
         wanted = applicable_tiers(store, run["run_id"], tiers or tier_names())
         newest_ids: dict[str, int] = {}
         for tier in wanted:
             ids = []
-            for rule_set in rule_sets:
+            for rule_set in run_rules:
                 say(f"judging {run['run']} under {tier} / {rule_set.ref}")
                 ev_id = find_current_evaluation(store, run["run_id"], tier, rule_set)
                 reused = ev_id is not None

@@ -50,6 +50,8 @@ _EXPORTS: dict[str, str] = {
     "TAU_SOURCE": "rejudge.suites.importers._tau",
     "TauImport": "rejudge.suites.importers._tau",
     "SHIPPED_TAU2_BENCH": "rejudge.suites.importers._tau2",
+    "hit_step_limit": "rejudge.suites.importers._tau",
+    "with_world": "rejudge.suites.importers._tau",
     "TAU2_SOURCE": "rejudge.suites.importers._tau2",
     "is_tau2_results": "rejudge.suites.importers._tau2",
     "tau2_entries": "rejudge.suites.importers._tau2",
