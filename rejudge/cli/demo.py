@@ -315,26 +315,36 @@ def _ci(rate: dict[str, Any]) -> str:
     if rate["rate"] is None:
         return "-"
     lo, hi = rate["ci95"]
-    return f"{rate['rate']:.0%} ({lo:.0%}-{hi:.0%}) {rate['passed']}/{rate['n']}"
+    return f"{rate['rate']:.0%} [{lo * 100:.0f}-{hi * 100:.0f}] {rate['passed']}/{rate['n']}"
 
 
 def _render_model_vs_model(c: Console, mvm: dict[str, Any]) -> None:
     c.rule("τ²-bench: model against model on the same tasks (`rejudge compare A B`)")
-    rates = Table(
-        title=f"Pass rates, 95% Wilson intervals: τ²'s reward, and rejudge's {mvm['tier']} "
-        f"tier under {mvm['rules']}"
+    c.print(
+        f"Pass rates [95% Wilson interval]: τ²'s reward, rejudge's golden tier and state tier "
+        f"(where the suite has a world) under {mvm['rules']}",
+        markup=False,
     )
-    # like the accuracy table: a bold row names the run (never cut), its figures follow
-    rates.add_column("run", overflow="fold", min_width=24)
-    rates.add_column("τ² reward", no_wrap=True)
-    rates.add_column(f"rejudge {mvm['tier']}", no_wrap=True)
+    # a line per run, never cut: run names are long and an 80-column table folds them
     for r in mvm["runs"]:
-        note = f" ({r['relabelled']} re-keyed)" if r["relabelled"] else ""
-        rates.add_row(Text(r["run"], style="bold") + Text(note, style="dim"), "", "")
-        rates.add_row(
-            f"  {_short_model(r['model'])}", _ci(r["tau2_reward"]), _ci(r["rejudge_golden"])
+        note = f", {r['relabelled']} re-keyed" if r["relabelled"] else ""
+        state = _ci(r["rejudge_state"]) if "rejudge_state" in r else "-"
+        c.print(
+            f"  {r['run']} ({r['traces']} traces{note})\n"
+            f"      τ² {_ci(r['tau2_reward'])}   golden {_ci(r['rejudge_golden'])}   "
+            f"state {state}",
+            markup=False,
         )
-    c.print(rates)
+    for r in mvm["runs"]:
+        if "state_agreement" in r:
+            a = r["state_agreement"]
+            kappa = "n/a" if a["kappa"] is None else f"{a['kappa']:.3f}"
+            c.print(
+                f"{r['run']}: the state tier (eval {r['state_evaluation']}) against τ²'s reward: "
+                f"agreement {_pct(a['agreement'])}, kappa {kappa} (PASS/1 {a['pass_1']}, "
+                f"PASS/0 {a['pass_0']}, FAIL/1 {a['fail_1']}, FAIL/0 {a['fail_0']})",
+                markup=False,
+            )
     pair, cmp = mvm["pair"], mvm["pair"]["compare"]
     tau2 = pair["tau2_reward"]
     flips = Counter(f"{f['from']}->{f['to']}" for f in cmp["flips"])

@@ -482,9 +482,11 @@ def _rule_set_id(store: Store, run_id: int, ref: str) -> int | None:
 #
 # The six τ²-bench leaderboard runs that ship as package data (suites/importers/data/tau2-bench),
 # imported through `rejudge import tau-bench` (one suite per domain: the five airline runs share
-# `tau2-airline`'s 50 cases), judged under the golden tier only (one evaluation per run keeps the
-# demo's time in bounds), then: per run, τ²'s own pass rate and rejudge's, each with a 95% Wilson
-# interval, and one pair of models compared case by case through the compare service
+# `tau2-airline`'s 50 cases), judged under the golden tier, and under the state tier where the
+# suite's registry names a world (retail: `tau2-retail`; τ²'s airline data is not here), and no
+# other (the demo's time stays in bounds), then: per run, τ²'s own pass rate and rejudge's, each
+# with a 95% Wilson interval, the state tier's agreement with τ²'s reward (`report --against
+# external`), and one pair of models compared case by case through the compare service
 # (`rejudge compare --json`: flips, exact McNemar p), on τ²'s rewards too.
 
 #: the shipped τ² files (airline four models, Opus twice; retail one)
@@ -536,29 +538,40 @@ def tau2_model_vs_model(store: Store, fallback_rules: Any, say: Progress) -> dic
         say(f"importing τ²-bench's {stem}")
         imported = import_tau_bench(SHIPPED_TAU2_BENCH / f"{stem}.json", store)
         name = imported.run.name
-        ev_id = find_current_evaluation(store, imported.run.id, "golden", rule_set)
-        if ev_id is None:
-            say(f"judging {name} under golden / {rule_set.ref}")
-            ev_id = judge_run(store, imported.run.id, "golden", rule_set).evaluation_id
-        summary = evaluation_report(store, ev_id).to_json()["summary"]
-        counts = summary["verdict_counts"]
+        tiers = applicable_tiers(store, imported.run.id, ["golden", "state"])
+        ids: dict[str, int] = {}
+        for tier in tiers:
+            ev_id = find_current_evaluation(store, imported.run.id, tier, rule_set)
+            if ev_id is None:
+                say(f"judging {name} under {tier} / {rule_set.ref}")
+                ev_id = judge_run(store, imported.run.id, tier, rule_set).evaluation_id
+            ids[tier] = ev_id
         external = {
             (v.case_key, v.repetition): v.verdict.value
             for v in run_external_verdicts(store, name, "tau2-bench")
         }
-        evaluations[name], rewards[name] = ev_id, external
-        runs.append(
-            {
-                "run": name,
-                "model": imported.run.model,
-                "suite": imported.suite.name,
-                "evaluation": ev_id,
-                "traces": imported.inserted + imported.skipped,
-                "relabelled": imported.relabelled,
-                "tau2_reward": _rate(sum(1 for r in external.values() if r == 1.0), len(external)),
-                "rejudge_golden": _rate(counts["PASS"], counts["PASS"] + counts["FAIL"]),
+        evaluations[name], rewards[name] = ids["golden"], external
+        entry: dict[str, Any] = {
+            "run": name,
+            "model": imported.run.model,
+            "suite": imported.suite.name,
+            "evaluation": ids["golden"],
+            "traces": imported.inserted + imported.skipped,
+            "relabelled": imported.relabelled,
+            "tau2_reward": _rate(sum(1 for r in external.values() if r == 1.0), len(external)),
+        }
+        for tier, ev_id in ids.items():
+            counts = evaluation_report(store, ev_id).to_json()["summary"]["verdict_counts"]
+            entry[f"rejudge_{tier}"] = _rate(counts["PASS"], counts["PASS"] + counts["FAIL"])
+        if "state" in ids:
+            agreement = run_agreement(store, imported.run.id, prefer={"state": ids["state"]})
+            table = next(t for t in agreement.as_dict()["tiers"] if t["tier"] == "state")
+            entry["state_evaluation"] = ids["state"]
+            entry["state_agreement"] = {
+                k: table["table"][k]
+                for k in ("pass_1", "pass_0", "fail_1", "fail_0", "agreement", "kappa")
             }
-        )
+        runs.append(entry)
     a, b = DEMO_TAU2_PAIR
     cmp = compare_evaluations(store, evaluations[a], evaluations[b]).to_json()
     shared = sorted(set(rewards[a]) & set(rewards[b]))

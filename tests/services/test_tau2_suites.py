@@ -93,3 +93,17 @@ def test_a_file_whose_tasks_differ_under_the_same_ids_is_refused(
     # under a suite of its own it imports
     own = import_tau_bench(changed, store, suite_name="tau2-airline-revised")
     assert own.suite.name == "tau2-airline-revised" and own.inserted > 0
+
+
+def test_the_state_tier_reproduces_taus_reward_on_the_retail_run(store: Store) -> None:
+    from rejudge.judge import load_rule_set
+
+    from rejudge.services import judge_run
+    from rejudge.services._agreement import run_agreement
+
+    result = import_tau_bench(_file("toolorchestra_retail"), store)
+    judge_run(store, result.run.id, "state", load_rule_set("standard@2"))
+    [state] = [t for t in run_agreement(store, result.run.id).tiers if t.tier == "state"]
+    table = state.table
+    assert (table.pass_1, table.pass_0, table.fail_1, table.fail_0) == (96, 0, 0, 18)
+    assert not state.disagreements
