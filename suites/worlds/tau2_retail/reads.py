@@ -7,7 +7,7 @@ import ast
 import operator
 from collections.abc import Callable
 
-from rejudge.suites.worlds.tau2_retail.records import Refused, dump, order_record, user_record
+from rejudge.suites.worlds.tau2_retail.records import _Refused, dump, order_record, user_record
 
 from rejudge.model import WorldState
 
@@ -27,7 +27,7 @@ def find_user_id_by_email(state: WorldState, email: str) -> str:
     for user_id, user in state.items("users"):
         if user["email"].lower() == email.lower():
             return user_id
-    raise Refused("User not found")
+    raise _Refused("User not found")
 
 
 def find_user_id_by_name_zip(state: WorldState, first_name: str, last_name: str, zip: str) -> str:
@@ -39,7 +39,7 @@ def find_user_id_by_name_zip(state: WorldState, first_name: str, last_name: str,
             and user["address"]["zip"] == zip
         ):
             return user_id
-    raise Refused("User not found")
+    raise _Refused("User not found")
 
 
 def get_user_details(state: WorldState, user_id: str) -> str:
@@ -53,7 +53,7 @@ def get_order_details(state: WorldState, order_id: str) -> str:
 def get_product_details(state: WorldState, product_id: str) -> str:
     product = state.get("products", product_id)
     if product is None:
-        raise Refused("Product not found")
+        raise _Refused("Product not found")
     return dump(product)
 
 
@@ -82,14 +82,14 @@ def _arith(node: ast.AST) -> float:
         return _OPS[type(node.op)](_arith(node.left), _arith(node.right))
     if isinstance(node, ast.UnaryOp) and type(node.op) in _OPS:
         return _OPS[type(node.op)](_arith(node.operand))
-    raise Refused("Invalid characters in expression")
+    raise _Refused("Invalid characters in expression")
 
 
 def calculate(state: WorldState, expression: str) -> str:
     try:
         value = _arith(ast.parse(expression, mode="eval"))
     except (SyntaxError, ZeroDivisionError) as exc:
-        raise Refused(f"{type(exc).__name__}: {exc}") from None
+        raise _Refused(f"{type(exc).__name__}: {exc}") from None
     return str(round(float(value), 2))
 
 

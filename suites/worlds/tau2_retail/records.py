@@ -2,7 +2,7 @@
 
 An order is kept in τ²'s model form (:func:`order_form`: the seven optional fields after
 ``payment_history``, null until a write sets them), because every recorded order result shows
-them; a lookup that finds nothing, or a rule a tool enforces, raises :class:`Refused`, which the
+them; a lookup that finds nothing, or a rule a tool enforces, raises :class:`_Refused`, which the
 world answers as ``Error: <message>`` and rolls back.
 """
 
@@ -17,7 +17,6 @@ from rejudge.model import WorldState
 __all__ = [
     "CANCEL_REASONS",
     "ORDER_FIELDS",
-    "Refused",
     "adjust_gift_card",
     "can_pay",
     "check_items",
@@ -45,7 +44,9 @@ ORDER_FIELDS = (
 CANCEL_REASONS = ("no longer needed", "ordered by mistake")
 
 
-class Refused(Exception):
+class _Refused(Exception):
+    # private: control flow inside the world package (never raised out of it: the world turns
+    # it into a failed result), so it is no RejudgeError of the library's tree
     """A tool's own refusal: the world answers ``Error: <message>``."""
 
 
@@ -61,21 +62,21 @@ def dump(value: Any) -> str:
 def user_record(state: WorldState, user_id: str) -> dict[str, Any]:
     user = state.get("users", user_id)
     if user is None:
-        raise Refused("User not found")
+        raise _Refused("User not found")
     return user
 
 
 def order_record(state: WorldState, order_id: str) -> dict[str, Any]:
     order = state.get("orders", order_id)
     if order is None:
-        raise Refused("Order not found")
+        raise _Refused("Order not found")
     return order
 
 
 def payment_method(state: WorldState, user_id: str, method_id: str) -> dict[str, Any]:
     method = user_record(state, user_id)["payment_methods"].get(method_id)
     if method is None:
-        raise Refused("Payment method not found")
+        raise _Refused("Payment method not found")
     return method
 
 
@@ -83,14 +84,14 @@ def check_items(order: dict[str, Any], item_ids: list[str]) -> None:
     held = Counter(item["item_id"] for item in order["items"])
     for item_id, count in Counter(item_ids).items():
         if held[item_id] < count:
-            raise Refused(f"{item_id} not found")
+            raise _Refused(f"{item_id} not found")
 
 
 def available_variant(state: WorldState, product_id: str, item_id: str) -> dict[str, Any]:
     product = state.get("products", product_id) or {}
     variant = product.get("variants", {}).get(item_id)
     if variant is None or not variant["available"]:
-        raise Refused(f"New item {item_id} not found or available")
+        raise _Refused(f"New item {item_id} not found or available")
     return variant
 
 
@@ -99,12 +100,12 @@ def swap_prices(
 ) -> float:
     """The price difference of replacing ``item_ids`` by ``new_item_ids`` (same products)."""
     if len(item_ids) != len(new_item_ids):
-        raise Refused("The number of items to be exchanged should match")
+        raise _Refused("The number of items to be exchanged should match")
     diff = 0.0
     for old_id, new_id in zip(item_ids, new_item_ids, strict=True):
         item = next(i for i in order["items"] if i["item_id"] == old_id)
         if new_id == old_id:
-            raise Refused("The new item id should be different from the old item id")
+            raise _Refused("The new item id should be different from the old item id")
         new = available_variant(state, item["product_id"], new_id)
         diff += new["price"] - item["price"]
     return diff
@@ -112,7 +113,7 @@ def swap_prices(
 
 def can_pay(method: dict[str, Any], amount: float) -> None:
     if method["source"] == "gift_card" and method.get("balance", 0) < amount:
-        raise Refused("Insufficient gift card balance to pay for the price difference")
+        raise _Refused("Insufficient gift card balance to pay for the price difference")
 
 
 def adjust_gift_card(state: WorldState, user_id: str, method_id: str, delta: float) -> None:

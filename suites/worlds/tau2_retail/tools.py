@@ -37,7 +37,7 @@ from rejudge.suites.worlds.tau2_retail.reads import (
     list_all_product_types,
     transfer_to_human_agents,
 )
-from rejudge.suites.worlds.tau2_retail.records import Refused
+from rejudge.suites.worlds.tau2_retail.records import _Refused
 from rejudge.suites.worlds.tau2_retail.writes import (
     cancel_pending_order,
     exchange_delivered_order_items,
@@ -95,5 +95,5 @@ def run(state: WorldState, name: str, arguments: dict[str, Any]) -> CallResult:
     kwargs = {("state_" if k == "state" else k): v for k, v in arguments.items()}
     try:
         return CallResult(True, TOOLS[name](state, **kwargs))
-    except Refused as exc:
+    except _Refused as exc:
         return CallResult(False, f"Error: {exc}")

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from rejudge.suites.worlds.tau2_retail.records import (
     CANCEL_REASONS,
-    Refused,
+    _Refused,
     adjust_gift_card,
     can_pay,
     check_items,
@@ -31,9 +31,9 @@ __all__ = [
 
 def cancel_pending_order(state: WorldState, order_id: str, reason: str) -> str:
     if order_record(state, order_id)["status"] != "pending":
-        raise Refused("Non-pending order cannot be cancelled")
+        raise _Refused("Non-pending order cannot be cancelled")
     if reason not in CANCEL_REASONS:
-        raise Refused("Invalid reason")
+        raise _Refused("Invalid reason")
     order = state.edit("orders", order_id)
     refunds = [
         {
@@ -62,7 +62,7 @@ def exchange_delivered_order_items(
 ) -> str:
     order = order_record(state, order_id)
     if order["status"] != "delivered":
-        raise Refused("Non-delivered order cannot be exchanged")
+        raise _Refused("Non-delivered order cannot be exchanged")
     check_items(order, item_ids)
     diff = swap_prices(state, order, item_ids, new_item_ids)
     can_pay(payment_method(state, order["user_id"], payment_method_id), diff)
@@ -86,7 +86,7 @@ def modify_pending_order_address(
     zip: str,
 ) -> str:
     if not order_record(state, order_id)["status"].startswith("pending"):
-        raise Refused("Non-pending order cannot be modified")
+        raise _Refused("Non-pending order cannot be modified")
     order = state.edit("orders", order_id)
     order["address"] = _address(address1, address2, city, state_, country, zip)
     return dump(order)
@@ -101,7 +101,7 @@ def modify_pending_order_items(
 ) -> str:
     order = order_record(state, order_id)
     if order["status"] != "pending":
-        raise Refused("Non-pending order cannot be modified")
+        raise _Refused("Non-pending order cannot be modified")
     check_items(order, item_ids)
     diff = swap_prices(state, order, item_ids, new_item_ids)
     can_pay(payment_method(state, order["user_id"], payment_method_id), diff)
@@ -130,13 +130,13 @@ def modify_pending_order_items(
 def modify_pending_order_payment(state: WorldState, order_id: str, payment_method_id: str) -> str:
     order = order_record(state, order_id)
     if not order["status"].startswith("pending"):
-        raise Refused("Non-pending order cannot be modified")
+        raise _Refused("Non-pending order cannot be modified")
     payments = [p for p in order["payment_history"] if p["transaction_type"] == "payment"]
     if len(payments) != 1:
-        raise Refused("There should be exactly one payment for a pending order")
+        raise _Refused("There should be exactly one payment for a pending order")
     paid = payments[0]
     if paid["payment_method_id"] == payment_method_id:
-        raise Refused("The new payment method should be different from the current one")
+        raise _Refused("The new payment method should be different from the current one")
     amount = paid["amount"]
     can_pay(payment_method(state, order["user_id"], payment_method_id), amount)
     order = state.edit("orders", order_id)
@@ -194,11 +194,11 @@ def return_delivered_order_items(
 ) -> str:
     order = order_record(state, order_id)
     if order["status"] != "delivered":
-        raise Refused("Non-delivered order cannot be returned")
+        raise _Refused("Non-delivered order cannot be returned")
     method = payment_method(state, order["user_id"], payment_method_id)
     original = order["payment_history"][0]["payment_method_id"]
     if method["source"] != "gift_card" and payment_method_id != original:
-        raise Refused("Payment method should be the original payment method or a gift card")
+        raise _Refused("Payment method should be the original payment method or a gift card")
     check_items(order, item_ids)
     order = state.edit("orders", order_id)
     order["status"] = "return requested"
