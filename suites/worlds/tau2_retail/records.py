@@ -45,9 +45,10 @@ CANCEL_REASONS = ("no longer needed", "ordered by mistake")
 
 
 class _Refused(Exception):
-    # private: control flow inside the world package (never raised out of it: the world turns
-    # it into a failed result), so it is no RejudgeError of the library's tree
     """A tool's own refusal: the world answers ``Error: <message>``."""
+
+    # private: control flow inside the world package, never raised out of it (the world turns
+    # it into a failed result), so it is no RejudgeError of the library's tree
 
 
 def order_form(order: dict[str, Any]) -> dict[str, Any]:
