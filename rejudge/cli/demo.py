@@ -3,6 +3,7 @@ real-world evidence, judge, compare, and show where the verdicts disagree with �
 
 from __future__ import annotations
 
+from collections import Counter
 from typing import Any
 
 import click
@@ -297,11 +298,65 @@ def _render(c: Console, result: DemoResult, db_url: str) -> None:
                 markup=False,
             )
 
+    if result.model_vs_model is not None:
+        _render_model_vs_model(c, result.model_vs_model)
+
     c.print(f"done in {result.elapsed_s:.1f}s.")
     db = "" if db_url == "sqlite:///rejudge.db" else f"--db {redact_url(db_url)} "
     c.rule("where to look next")
     for step in next_steps(result):
         c.print(f"  rejudge {db}{step.removeprefix('rejudge ')}", markup=False)
+
+
+# --------------------------------------------------------------------------- τ²: model vs model
+
+
+def _ci(rate: dict[str, Any]) -> str:
+    if rate["rate"] is None:
+        return "-"
+    lo, hi = rate["ci95"]
+    return f"{rate['rate']:.0%} [{lo * 100:.0f}-{hi * 100:.0f}] {rate['passed']}/{rate['n']}"
+
+
+def _render_model_vs_model(c: Console, mvm: dict[str, Any]) -> None:
+    c.rule("τ²-bench: model against model on the same tasks (`rejudge compare A B`)")
+    c.print(
+        f"Pass rates [95% Wilson interval]: τ²'s reward, rejudge's golden tier and state tier "
+        f"(where the suite has a world) under {mvm['rules']}",
+        markup=False,
+    )
+    # a line per run, never cut: run names are long and an 80-column table folds them
+    for r in mvm["runs"]:
+        note = f", {r['relabelled']} re-keyed" if r["relabelled"] else ""
+        state = _ci(r["rejudge_state"]) if "rejudge_state" in r else "-"
+        c.print(
+            f"  {r['run']} ({r['traces']} traces{note})\n"
+            f"      τ² {_ci(r['tau2_reward'])}   golden {_ci(r['rejudge_golden'])}   "
+            f"state {state}",
+            markup=False,
+        )
+    for r in mvm["runs"]:
+        if "state_agreement" in r:
+            a = r["state_agreement"]
+            kappa = "n/a" if a["kappa"] is None else f"{a['kappa']:.3f}"
+            c.print(
+                f"{r['run']}: the state tier (eval {r['state_evaluation']}) against τ²'s reward: "
+                f"agreement {_pct(a['agreement'])}, kappa {kappa} (PASS/1 {a['pass_1']}, "
+                f"PASS/0 {a['pass_0']}, FAIL/1 {a['fail_1']}, FAIL/0 {a['fail_0']})",
+                markup=False,
+            )
+    pair, cmp = mvm["pair"], mvm["pair"]["compare"]
+    tau2 = pair["tau2_reward"]
+    flips = Counter(f"{f['from']}->{f['to']}" for f in cmp["flips"])
+    c.print(
+        f"{pair['a']} vs {pair['b']}: rejudge {mvm['tier']} {_pct(cmp['accuracy_a'])} vs "
+        f"{_pct(cmp['accuracy_b'])}, {len(cmp['flips'])} flip(s) "
+        f"({', '.join(f'{k} {n}' for k, n in sorted(flips.items())) or 'none'}), exact McNemar "
+        f"p {cmp['mcnemar_p']:.3g}; τ²'s reward on the same {tau2['cases']} cases: "
+        f"{tau2['pass_to_fail']} pass->fail, {tau2['fail_to_pass']} fail->pass, "
+        f"p {tau2['mcnemar_p']:.3g}",
+        markup=False,
+    )
 
 
 @click.command("demo")

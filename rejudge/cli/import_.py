@@ -169,10 +169,21 @@ def import_inspect_cmd(app: AppContext, log: Path, suite: str | None, run_name: 
 )
 @click.option("--name", "run_name", metavar="RUN", help="Run name [default: derived from content].")
 @click.option("--model", "model", metavar="MODEL", help="Model name [default: the file's stem].")
+@click.option(
+    "--suite",
+    "suite_name",
+    metavar="SUITE",
+    help="Suite name [default: τ²: tau2-<domain>, shared by every run of the domain].",
+)
 @json_option
 @pass_app
 def import_tau_bench_cmd(
-    app: AppContext, file: Path, tools: Path | None, run_name: str | None, model: str | None
+    app: AppContext,
+    file: Path,
+    tools: Path | None,
+    run_name: str | None,
+    model: str | None,
+    suite_name: str | None,
 ) -> None:
     """Import a τ-bench trajectory file or a τ²-bench results document as one run.
 
@@ -181,11 +192,18 @@ def import_tau_bench_cmd(
     external verdict (see `rejudge report EVAL --against external`). A file with any problem
     imports nothing.
     """
-    result = import_tau_bench(file, app.store, tools=tools, run_name=run_name, model=model)
+    result = import_tau_bench(
+        file, app.store, tools=tools, run_name=run_name, model=model, suite_name=suite_name
+    )
     data = result.summary()
 
     def render(c: Console) -> None:
         inferred = " (tool registry inferred from the calls)" if data["registry_inferred"] else ""
+        if data["relabelled"]:
+            inferred += (
+                f"; {data['relabelled']} simulation(s) named another task than the one they "
+                "ran and were keyed by the task their reward checked"
+            )
         c.print(
             f"run {data['run']} (suite {data['suite']}): {data['cases']} case(s) x "
             f"{data['trials']} trial(s), {data['inserted']} trace(s) stored, {data['skipped']} "

@@ -32,6 +32,8 @@ _EXPORTS: dict[str, str] = {
     "DEMO_TAU_RULES": "rejudge.services._demo",
     "DEMO_SUITES": "rejudge.services._demo",
     "DEMO_TAU_RUN": "rejudge.services._demo",
+    "DEMO_TAU2_FILES": "rejudge.services._demo",
+    "tau2_model_vs_model": "rejudge.services._demo",
     "DEMO_REAL_WORLD": "rejudge.services._demo",
     "DemoError": "rejudge.services._demo",
     "DemoResult": "rejudge.services._demo",

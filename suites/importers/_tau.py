@@ -45,7 +45,7 @@ from rejudge.store import (
     UserTurn,
     content_hash,
 )
-from rejudge.suites.importers._tau2 import TAU2_SOURCE, is_tau2_results, tau2_entries
+from rejudge.suites.importers._tau2 import TAU2_SOURCE, is_tau2_results, tau2_entries, tau2_tasks
 from rejudge.suites.importers._tau_tools import (
     inferred_registry,
     tau_registry,
@@ -280,8 +280,10 @@ def parse_tau_bench(
     OpenAI function schemas; None infers the registry from the calls (marked inferred)."""
     problems: list[str] = []
     source_name, model = TAU_SOURCE, None
+    every_task: dict[Any, dict[str, Any]] = {}  # τ²: each task of the document is a case
     if is_tau2_results(data):
         raw = data
+        every_task = tau2_tasks(raw, source, [])
         data, problems = tau2_entries(raw, source)
         source_name = TAU2_SOURCE
         agent = (raw.get("info") or {}).get("agent_info") or {}
@@ -299,7 +301,7 @@ def parse_tau_bench(
     )
     if source_name == TAU_SOURCE:
         registry = with_world(registry)
-    tasks: dict[Any, dict[str, Any]] = {}
+    tasks: dict[Any, dict[str, Any]] = dict(every_task)
     seen_trials: set[tuple[Any, int]] = set()
     traces: list[Trace] = []
     verdicts: list[TauVerdict] = []
