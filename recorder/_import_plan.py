@@ -34,6 +34,7 @@ from rejudge.recorder._importer import (
     find_cassettes,
 )
 from rejudge.recorder._normalizer import model_exchanges
+from rejudge.recorder.wire import describe_wire_formats
 from rejudge.store import RejudgeError, ToolSpec, hash_bytes
 
 __all__ = [
@@ -219,8 +220,7 @@ def read_cassettes(
             models, formats, hosts, tools, instruction = _facts(cassette.exchanges)
             if not formats:
                 raise CassetteImportError(
-                    f"{path}: no model exchange (OpenAI chat/responses, Anthropic messages or "
-                    "Gemini generateContent) in this cassette"
+                    f"{path}: no model exchange ({describe_wire_formats()}) in this cassette"
                 )
         except RejudgeError as exc:
             if strict:

@@ -324,6 +324,7 @@ class AnthropicMessages(WireFormat):
 
     name = WIRE_ANTHROPIC
     provider = "anthropic"
+    title = "Anthropic messages"
 
     def detect(self, probe: Probe) -> int:
         if probe.path.endswith("/messages") and not probe.path.endswith("/count_tokens"):
