@@ -46,6 +46,7 @@ __all__ = [
     "parse_bedrock_stream",
     "assemble_converse_events",
     "bedrock_shaped",
+    "bedrock_invoke_body",
     "bedrock_model_in_url",
     "BedrockConverse",
     "BEDROCK_CONVERSE",
@@ -237,10 +238,24 @@ def _blocks_shaped(messages: Any) -> bool:
     return seen
 
 
+def bedrock_invoke_body(body: Any) -> bool:
+    """A body only Bedrock's InvokeModel takes: Anthropic's messages with Bedrock's
+    ``anthropic_version``, or Nova's ``schemaVersion: messages-v1`` (Converse has neither)."""
+    if not isinstance(body, dict):
+        return False
+    version = body.get("anthropic_version")
+    return (isinstance(version, str) and version.startswith("bedrock-")) or body.get(
+        "schemaVersion"
+    ) == "messages-v1"
+
+
 def bedrock_shaped(body: Any) -> bool:
     """A request body in Converse's shape: ``toolConfig``/``inferenceConfig``, or messages whose
-    every content block is keyed by kind with no ``type`` (which no other format sends)."""
+    every content block is keyed by kind with no ``type`` (which no other format sends), and
+    not an InvokeModel body (:func:`bedrock_invoke_body`)."""
     if not isinstance(body, dict) or not isinstance(body.get("messages"), list):
+        return False
+    if bedrock_invoke_body(body):
         return False
     if "model" in body:  # Converse names the model in the path, never in the body
         return False

@@ -26,6 +26,7 @@ from rejudge.recorder.wire._anthropic import ANTHROPIC_MESSAGES
 from rejudge.recorder.wire._bedrock import (
     BEDROCK_CONVERSE,
     assemble_converse_events,
+    bedrock_invoke_body,
     bedrock_model_in_url,
     bedrock_shaped,
 )
@@ -40,7 +41,7 @@ from rejudge.recorder.wire._common import (
     strict_loads,
 )
 from rejudge.recorder.wire._eventstream import decode_event_stream, looks_like_event_stream
-from rejudge.recorder.wire._format import DETECT_NONE, DETECT_PATH, Probe, WireFormat
+from rejudge.recorder.wire._format import DETECT_BODY, DETECT_NONE, DETECT_PATH, Probe, WireFormat
 from rejudge.store import ToolSpec
 
 __all__ = ["parse_invoke_stream", "BedrockInvokeModel", "BEDROCK_INVOKE_MODEL"]
@@ -51,9 +52,11 @@ _PATH = re.compile(r"/model/[^/]+/(invoke|invoke-with-response-stream)$")
 def _vendor(request_body: Any) -> WireFormat | None:
     """The format a request body is written in: Anthropic's, or Nova's Converse shape."""
     body = as_dict(request_body)
-    if "anthropic_version" in body and isinstance(body.get("messages"), list):
+    if not isinstance(body.get("messages"), list):
+        return None
+    if "anthropic_version" in body:
         return ANTHROPIC_MESSAGES
-    if bedrock_shaped(body):
+    if body.get("schemaVersion") == "messages-v1" or bedrock_shaped(body):
         return BEDROCK_CONVERSE
     return None
 
@@ -115,16 +118,20 @@ def parse_invoke_stream(data: Any) -> AssistantTurn:
 
 class BedrockInvokeModel(WireFormat):
     """``POST /model/<id>/invoke`` and ``/invoke-with-response-stream`` with an Anthropic or
-    Nova body (found by path and body together: the path alone says nothing of the format)."""
+    Nova body (found by path and body together: the path alone says nothing of the format), or
+    such a body with Bedrock's version marker behind any URL."""
 
     name = WIRE_BEDROCK_INVOKE
     provider = "bedrock"
     title = "Bedrock InvokeModel (Anthropic, Nova)"
 
     def detect(self, probe: Probe) -> int:
-        if _PATH.search(probe.path) and _vendor(probe.body) is not None:
+        if _vendor(probe.body) is None:
+            return DETECT_NONE
+        if _PATH.search(probe.path):
             return DETECT_PATH
-        return DETECT_NONE
+        # behind a redacted URL, the body's Bedrock-only version marker still says it
+        return DETECT_BODY if bedrock_invoke_body(probe.body) else DETECT_NONE
 
     def model_in_url(self, url: str) -> str | None:
         return bedrock_model_in_url(url)

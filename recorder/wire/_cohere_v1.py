@@ -189,13 +189,19 @@ class CohereChatV1(WireFormat):
     title = "Cohere v1 chat"
 
     def detect(self, probe: Probe) -> int:
+        body = probe.body
+        one_message = (
+            isinstance(body, dict)
+            and isinstance(body.get("message"), str)
+            and "messages" not in body
+        )
         if probe.path.endswith("/v1/chat") and (
-            "cohere" in probe.host or _v1_request(probe.body) or _v1_response(probe.response)
+            "cohere" in probe.host or one_message or _v1_response(probe.response)
         ):
             return DETECT_PATH
-        if _v1_request(probe.body):
-            return DETECT_RESPONSE if _v1_response(probe.response) else DETECT_BODY
-        return DETECT_NONE
+        if one_message and _v1_response(probe.response):
+            return DETECT_RESPONSE  # a plain request behind a redacted URL: the answer says
+        return DETECT_BODY if _v1_request(body) else DETECT_NONE
 
     def parse_message(self, body: dict[str, Any]) -> AssistantTurn:
         return parse_cohere_v1_chat(body)

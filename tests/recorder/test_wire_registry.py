@@ -251,12 +251,10 @@ BODY_DETECTABLE = (
     "openai-responses",
     "anthropic-messages",
     "bedrock-converse",
+    "bedrock-invoke-model",
     "cohere-chat-v1",
 )
 RESPONSE_DETECTABLE = ("cohere-chat", "gemini-generate-content", "ollama-chat")
-# InvokeModel carries a vendor's own body: through a path that is not Bedrock's, it is that
-# vendor's format
-PROXIED_AS = {"bedrock-invoke-model": "anthropic-messages"}
 
 
 def test_the_built_in_formats_are_registered_objects_in_order() -> None:
@@ -298,17 +296,14 @@ def test_no_body_of_another_format_is_taken_for_this_one(name: str) -> None:
             make_probe("/proxy", body, headers, response),
             make_probe("/proxy", body, None, response),
         ):
-            if PROXIED_AS.get(other) != name:  # the vendor's own format may read it
-                assert fmt.detect(proxied) == DETECT_NONE, (other, proxied)
-        if other in PROXIED_AS:
-            assert detect_wire_format("/proxy", body, headers) == PROXIED_AS[other]
-        elif other in BODY_DETECTABLE:
+            assert fmt.detect(proxied) == DETECT_NONE, (other, proxied)
+        if other in BODY_DETECTABLE:
             assert detect_wire_format("/proxy", body, headers) == other
         elif other not in RESPONSE_DETECTABLE:
             assert detect_wire_format("/proxy", body, headers) == "unknown"
         found = find_wire_format(make_probe("/proxy", body, headers, response))
         expected = other if other in BODY_DETECTABLE + RESPONSE_DETECTABLE else None
-        assert (found.name if found else None) == PROXIED_AS.get(other, expected), other
+        assert (found.name if found else None) == expected, other
 
 
 def test_other_endpoints_of_known_apis_are_no_model_exchange() -> None:
