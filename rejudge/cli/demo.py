@@ -79,23 +79,26 @@ def _render(c: Console, result: DemoResult, db_url: str) -> None:
         title="Runs: the shipped cassettes and imported evidence (no network, no key)"
         + (f", model {models[0]}" if len(models) == 1 else "")
     )
-    # four columns that fit an 80-column terminal: the harness mode goes under the run's name
-    runs.add_column("run (harness)", overflow="fold", min_width=24)
-    if len(models) > 1:
-        runs.add_column("model", overflow="fold", max_width=21)
+    # three columns that fit an 80-column terminal: the harness mode (and the model, when runs
+    # differ in it) go under the run's name, which is never cut or folded
+    under = "harness, model" if len(models) > 1 else "harness"
+    names = [Text(r["run"]) for r in result.runs]
+    runs.add_column(f"run ({under})", no_wrap=True, min_width=max([len(n) for n in names] + [12]))
     runs.add_column("n", justify="right", no_wrap=True)
     runs.add_column("how the traces ended", min_width=18, overflow="fold")
-    for r in result.runs:
-        model = [_short_model(r["model"])] if len(models) > 1 else []
+    for name, r in zip(names, result.runs, strict=True):
+        detail = r["harness_mode"] + (f" · {_short_model(r['model'])}" if len(models) > 1 else "")
         runs.add_row(
-            Text(r["run"]) + Text(f"\n{r['harness_mode']}", style="dim"),
-            *model,
+            name + Text(f"\n{detail}", style="dim"),
             str(r["traces"]),
-            _outcomes(r.get("outcomes")),
+            Text(_outcomes(r.get("outcomes"))),
         )
     c.print(runs)
     for s in result.skipped:
-        c.print(f"[yellow]skipped[/yellow] cassette folder {s['folder']}: {s['reason']}")
+        c.print(
+            f"[yellow]skipped[/yellow] cassette folder {escape(str(s['folder']))}: "
+            f"{escape(str(s['reason']))}"
+        )
 
     # one row per (run, tier): accuracy under each rule-set version, flips, McNemar p
     by_key: dict[tuple[str, str], dict[str, Any]] = {}
@@ -129,20 +132,25 @@ def _render(c: Console, result: DemoResult, db_url: str) -> None:
                 run,  # which run the row is of (not a column)
             ]
         )
-    # a bold row names the run, its tiers follow: fits 80 columns and never cuts a name
-    accuracy = Table(
-        title="Accuracy = PASS / (PASS + FAIL), with (PASS/FAIL); p: exact McNemar test of the flips"
+    # a bold line names the run and a table of its tiers follows: a run's name is as long as it
+    # is (sweep names pass 40 characters), so it is never a column that could cut it
+    c.print(
+        Text(
+            "Accuracy = PASS / (PASS + FAIL), with (PASS/FAIL); p: exact McNemar test of the flips",
+            style="italic",
+        )
     )
-    accuracy.add_column("run / tier", overflow="fold", min_width=24)
-    for ref in rules:
-        accuracy.add_column(ref, no_wrap=True)
-    accuracy.add_column("flips", justify="right", no_wrap=True)
-    accuracy.add_column("p", no_wrap=True)
-    for row in rows:
-        if row[0]:
-            accuracy.add_row(Text(str(row[0]), style="bold"), *[""] * (len(row) - 3))
-        accuracy.add_row(f"  {row[1]}", *[str(v) for v in row[2:-1]])
-    c.print(accuracy)
+    for run in dict.fromkeys(row[-1] for row in rows):
+        accuracy = Table(title=Text(run, style="bold"), title_justify="left")
+        accuracy.add_column("tier", no_wrap=True)
+        for ref in rules:
+            accuracy.add_column(ref, no_wrap=True)
+        accuracy.add_column("flips", justify="right", no_wrap=True)
+        accuracy.add_column("p", no_wrap=True)
+        for row in rows:
+            if row[-1] == run:
+                accuracy.add_row(str(row[1]), *[str(v) for v in row[2:-1]])
+        c.print(accuracy)
     reused = sum(1 for e in result.evaluations if e["reused"])
     c.print(
         f"{len(result.evaluations)} evaluations ({reused} found already judged); "
@@ -152,7 +160,7 @@ def _render(c: Console, result: DemoResult, db_url: str) -> None:
     for unscored_run in unscored:
         # a wall of "n/a" rows says nothing: say once per run why nothing could be scored
         c.print(
-            f"[yellow]{unscored_run['run']}[/yellow]: nothing to score under any tier or rule "
+            f"[yellow]{escape(unscored_run['run'])}[/yellow]: nothing to score under any tier or rule "
             "set, every trace ended without a normal result "
             f"({_outcomes(unscored_run.get('outcomes'))})"
         )

@@ -79,8 +79,10 @@ def import_cassettes_cmd(
 ) -> None:
     """Import every cassette under DIRECTORY as the traces of one imported run.
 
-    With --suite, a file <case>.yaml (or <case>__r<k>.yaml) records that case; without it each
-    cassette becomes an ad-hoc case with no golden calls. Copies are scrubbed of credentials
+    A file's case is its path under DIRECTORY without the suffix (anthropic/sync.yaml is case
+    anthropic/sync, and <case>__r<k>.yaml its repetition k), so same-named files of two folders
+    stay two cases. With --suite, the path or the file name names one of its cases; without it
+    each case is ad hoc, with no golden calls. Copies are scrubbed of credentials
     (secret headers, provider keys) as recordings are; the source files are only read.
     A file that cannot be read (not a cassette, invalid YAML, no model exchange) is listed with
     its reason and skipped; exit code 3 says some were, 0 that none were.
