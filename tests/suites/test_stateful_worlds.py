@@ -19,7 +19,7 @@ from rejudge.judge import judge, load_rule_set
 from rejudge.recorder import read_cassette, trace_of
 from rejudge.recorder._loop import result_text
 from rejudge.store import Round, ToolCall, Trace
-from rejudge.suites import ToolResult, load_suite
+from rejudge.suites import ToolResult, load_suite, selftest_suite
 
 from rejudge.model import World
 from rejudge.registry import BUILTINS, REGISTRY
@@ -183,3 +183,17 @@ def test_a_genome_case_is_judged_from_its_setup_state() -> None:
     assert "WORLD_MISMATCH" not in j.taxonomy  # tab-3 exists: the setup ran on both sides
     assert any(r.startswith("tabs/tab-2: expected (absent), actual {") for r in j.reasons)
     assert any(r.startswith("tabs/tab-3: expected {") for r in j.reasons)
+
+
+@pytest.mark.parametrize("suite", ["retail", "genome-simple", "genome-complex"])
+def test_every_golden_sequence_passes_the_state_tier(suite: str) -> None:
+    rules = load_rule_set("standard@2")
+
+    def state_only(trace: Trace, case: Any, registry: Any) -> dict[str, str]:
+        j = judge(trace, case, registry, "state", rules)
+        return {"state": j.verdict if j.verdict == "PASS" else f"{j.verdict} {j.reasons}"}
+
+    report = selftest_suite(load_suite(suite), judge_fn=state_only)
+    assert report.ok, [r.problems for r in report.failures][:3]
+    judged = [r for r in report.cases if not r.skipped]
+    assert judged and all(r.verdicts == {"state": "PASS"} for r in judged)
