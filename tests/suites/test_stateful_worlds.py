@@ -197,3 +197,15 @@ def test_every_golden_sequence_passes_the_state_tier(suite: str) -> None:
     assert report.ok, [r.problems for r in report.failures][:3]
     judged = [r for r in report.cases if not r.skipped]
     assert judged and all(r.verdicts == {"state": "PASS"} for r in judged)
+
+
+def test_a_world_s_data_file_missing_or_broken_is_one_error_naming_it(tmp_path: Path) -> None:
+    from rejudge.store import InvalidInputError
+    from rejudge.suites._domain import read_json_data
+
+    missing = tmp_path / "fixtures.json"
+    with pytest.raises(InvalidInputError, match="fixtures.json: the retail data is missing"):
+        read_json_data(missing, "the retail data")
+    missing.write_text('{"users": ', encoding="utf-8")
+    with pytest.raises(InvalidInputError, match=r"fixtures.json: not valid JSON \(line 1"):
+        read_json_data(missing, "the retail data")

@@ -16,12 +16,12 @@ the conversation (:meth:`GenomeWorld.case_state`), for the recorder's sandbox an
 
 from __future__ import annotations
 
-import json
 from collections.abc import Mapping
 from functools import cache
 from typing import Any, ClassVar
 
 from rejudge.store import InvalidInputError, ToolRegistry
+from rejudge.suites._domain import read_json_data
 from rejudge.suites._sandbox import SchemaWorld
 from rejudge.suites.domains.genome._edits import EditTools
 from rejudge.suites.domains.genome._reads import ReadTools
@@ -101,7 +101,7 @@ def _session(genome: Genome) -> dict[str, Any]:
 @cache
 def load_data() -> WorldData:
     """The initial data: genome.json's reference as tables, plus a fresh browser session."""
-    raw = json.loads(DATA_PATH.read_text(encoding="utf-8"))
+    raw = read_json_data(DATA_PATH, "the genome world's initial data")
     reference = {
         "genome": {"reference": {k: v for k, v in raw.items() if not isinstance(v, list)}},
         "chromosomes": {c["name"]: c for c in raw["chromosomes"]},

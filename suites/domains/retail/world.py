@@ -32,7 +32,7 @@ from functools import cache
 from typing import Any, ClassVar
 
 from rejudge.store import ToolRegistry, ToolSpec
-from rejudge.suites._domain import package_data
+from rejudge.suites._domain import package_data, read_json_data
 from rejudge.suites._errors import ToolError
 from rejudge.suites._sandbox import SchemaWorld, deep_freeze
 
@@ -57,7 +57,7 @@ VERSION = "1"
 @cache
 def _raw() -> dict[str, Any]:
     path = package_data("domains", "retail", "fixtures.json")
-    raw: dict[str, Any] = json.loads(path.read_text(encoding="utf-8"))
+    raw: dict[str, Any] = read_json_data(path, "the retail world's initial data")
     return raw
 
 
