@@ -51,6 +51,8 @@ from rejudge.suites._errors import (
 )
 from rejudge.suites._sandbox import (
     SchemaSandbox,
+    SchemaWorld,
+    WorldSandbox,
     deep_freeze,
     thaw,
 )
@@ -106,6 +108,8 @@ __all__ = [
     "SUPPORTED_FORMAT_VERSIONS",
     "Sandbox",
     "SchemaSandbox",
+    "SchemaWorld",
+    "WorldSandbox",
     "SelftestReport",
     "StepResult",
     "SuiteError",

@@ -6,12 +6,13 @@ run). Domains register by name; the recorder and the self-test look them up with
 
 from __future__ import annotations
 
+import json
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Protocol, runtime_checkable
 
-from rejudge.store import ToolRegistry
+from rejudge.store import InvalidInputError, ToolRegistry
 
 from rejudge.registry import REGISTRY
 
@@ -85,3 +86,21 @@ def get_domain(name: str) -> Domain:
 def package_data(*parts: str) -> Path:
     """Path of a data file shipped inside the suites package."""
     return Path(__file__).parent.joinpath(*parts)
+
+
+def read_json_data(path: Path, what: str) -> Any:
+    """A shipped JSON data file (a world's initial data), or one clear error naming the file:
+    a world whose data cannot be read must never become a traceback in a judging."""
+    try:
+        return json.loads(path.read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        raise InvalidInputError(
+            f"{path}: {what} is missing; reinstall rejudge", file=str(path)
+        ) from None
+    except (OSError, UnicodeDecodeError) as exc:
+        raise InvalidInputError(f"{path}: cannot be read ({exc})", file=str(path)) from None
+    except json.JSONDecodeError as exc:
+        raise InvalidInputError(
+            f"{path}: not valid JSON (line {exc.lineno}, column {exc.colno}: {exc.msg})",
+            file=str(path),
+        ) from None

@@ -18,6 +18,11 @@ What a FAIL says:
   comparison would be about a conversation that never happened; the trace is flagged
   (anomaly ``evidence_from_another_world``), never judged silently;
 
+Both sides start from the state the case starts in (:meth:`World.case_state`: a case's setup
+calls, such as the genome browser's opened tabs, run on each), and the world's ledger tables
+(ids handed out, requests resolved: bookkeeping, not an outcome) are left out of the
+comparison.
+
 A golden call that fails on the fresh world is a warning (the case may be wrong for this
 world): it changes nothing, as when τ-bench executes its ground truth.
 
@@ -120,7 +125,7 @@ class StateTier:
         diff: list[dict[str, Any]] = []
         anomalies: list[str] = []
 
-        actual = world.new_state()
+        actual = world.case_state(case.metadata)
         executed = 0
         number = 0
         for r_index, rnd in enumerate(trace.rounds):
@@ -145,7 +150,7 @@ class StateTier:
                         f"{_short(call.result)!r}: the evidence came from another world"
                     )
 
-        expected = world.new_state()
+        expected = world.case_state(case.metadata)
         warnings: list[str] = []
         for g_index, golden in enumerate(case.golden.calls):
             if golden.tool in terminal:
@@ -160,7 +165,8 @@ class StateTier:
                         f"{_short(result.content)!r}"
                     )
 
-        differences = diff_states(expected, actual)
+        ledger = world.ledger_tables
+        differences = diff_states(expected, actual, ledger)
         if differences:
             codes.append(STATE_WRONG)
             tables = sorted({f"{d.table}/{d.key}" for d in differences})
@@ -180,7 +186,7 @@ class StateTier:
                 codes.append(OUTPUT_MISSING)
                 reasons.append(f"required output {out!r} is in no reply sent without a tool call")
 
-        share = _agreeing_share(expected, actual, len(differences))
+        share = _agreeing_share(expected, actual, len(differences), ledger)
         return TierResult(
             codes=tx.order_codes(codes),
             diff=diff,
@@ -189,8 +195,8 @@ class StateTier:
             partial={"tools": share, "arguments": share, "schema": 1.0},
             details={
                 "world": f"{world.name}@{world.version}",
-                "state_hash_expected": expected.state_hash(),
-                "state_hash_actual": actual.state_hash(),
+                "state_hash_expected": expected.state_hash(ledger),
+                "state_hash_actual": actual.state_hash(ledger),
                 "re_executed_calls": executed,
                 "state_differences": len(differences),
             },
@@ -203,11 +209,13 @@ def registry_read_only(registry: ToolRegistry, tool: str) -> bool:
     return spec is not None and spec.read_only
 
 
-def _agreeing_share(expected: WorldState, actual: WorldState, differences: int) -> float:
+def _agreeing_share(
+    expected: WorldState, actual: WorldState, differences: int, ledger: frozenset[str]
+) -> float:
     """The share of changed records (either side) that the two states agree on: a diagnostic."""
     if not differences:
         return 1.0
-    exp, act = expected.changes(), actual.changes()
+    exp, act = expected.changes(ledger), actual.changes(ledger)
     keys = {(t, k) for t, recs in exp.items() for k in recs} | {
         (t, k) for t, recs in act.items() for k in recs
     }

@@ -163,11 +163,14 @@ class WorldState:
 
     # ------------------------------------------------------------------ what changed
 
-    def changes(self) -> dict[str, dict[str, Any]]:
+    def changes(self, ignore: frozenset[str] = frozenset()) -> dict[str, dict[str, Any]]:
         """``{table: {key: record or None (deleted)}}`` of every record that differs from the
-        base (a record edited back to its base value is not a change), keys sorted."""
+        base (a record edited back to its base value is not a change), keys sorted; the tables
+        in ``ignore`` (a world's ledger, :attr:`World.ledger_tables`) left out."""
         out: dict[str, dict[str, Any]] = {}
         for table in sorted(self._changed):
+            if table in ignore:
+                continue
             base = self.data.tables.get(table, {})
             for key in sorted(self._changed[table]):
                 value = self._changed[table][key]
@@ -179,10 +182,10 @@ class WorldState:
                     out.setdefault(table, {})[key] = value
         return out
 
-    def state_hash(self) -> str:
+    def state_hash(self, ignore: frozenset[str] = frozenset()) -> str:
         """The content hash of the final state: the base data's hash and what changed (equal
-        for two states exactly when their whole data is equal)."""
-        return content_hash({"base": self.data.hash, "changes": self.changes()})
+        for two states exactly when their whole data, ``ignore``'s tables aside, is equal)."""
+        return content_hash({"base": self.data.hash, "changes": self.changes(ignore)})
 
     def snapshot(self) -> dict[str, dict[str, Any]]:
         """The whole final data (costly: for export and tests, never per trace)."""
@@ -255,10 +258,13 @@ def _field_diffs(
     out.append(StateDifference(table, key, path, expected, actual))
 
 
-def diff_states(expected: WorldState, actual: WorldState) -> list[StateDifference]:
+def diff_states(
+    expected: WorldState, actual: WorldState, ignore: frozenset[str] = frozenset()
+) -> list[StateDifference]:
     """Every difference between two final states of one world, record by record and field by
-    field; empty exactly when their state hashes are equal. Costs what the two changed."""
-    exp, act = expected.changes(), actual.changes()
+    field, ``ignore``'s tables aside; empty exactly when their state hashes (with the same
+    ``ignore``) are equal. Costs what the two changed."""
+    exp, act = expected.changes(ignore), actual.changes(ignore)
     out: list[StateDifference] = []
     for table in sorted({*exp, *act}):
         e_recs, a_recs = exp.get(table, {}), act.get(table, {})
@@ -294,6 +300,11 @@ class World:
     version: ClassVar[str] = ""
     #: tools that end the conversation: executing them changes nothing
     terminal_tools: ClassVar[frozenset[str]] = frozenset()
+    #: tables the world keeps only so that its tools answer as they always did (the next id to
+    #: hand out, requests already resolved): bookkeeping, not an outcome, so a comparison of
+    #: final states leaves them out (two traces that end alike but numbered a withdrawn request
+    #: differently are in the same state)
+    ledger_tables: ClassVar[frozenset[str]] = frozenset()
 
     def __init__(self, data: WorldData) -> None:
         if data.name != self.name or data.version != self.version:
@@ -311,6 +322,12 @@ class World:
 
     def new_state(self) -> WorldState:
         return WorldState(self.data)
+
+    def case_state(self, metadata: Mapping[str, Any] | None = None) -> WorldState:
+        """A fresh state as a case starts: the initial data, plus what the case's metadata says
+        was done before the conversation (the genome world's ``setup_calls`` open tabs). A
+        world that knows no such setup ignores the metadata."""
+        return self.new_state()
 
     def call(self, state: WorldState, name: str, arguments: dict[str, Any]) -> CallResult:
         """Run one tool on ``state``. May raise for a bug; :meth:`execute` is the safe entry."""

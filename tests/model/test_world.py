@@ -119,6 +119,26 @@ def test_added_and_deleted_records_show_as_absent() -> None:
     ]
 
 
+def test_a_ledger_table_is_kept_but_never_compared() -> None:
+    data = _data()
+    a, b = WorldState(data), WorldState(data)
+    b.put("ledger", "next", {"id": 2})  # bookkeeping only (a withdrawn request's number)
+    assert b.get("ledger", "next") == {"id": 2}
+    assert diff_states(a, b, frozenset({"ledger"})) == []
+    assert a.state_hash(frozenset({"ledger"})) == b.state_hash(frozenset({"ledger"}))
+    assert [d.describe() for d in diff_states(a, b)] == [
+        'ledger/next: expected (absent), actual {"id":2}'
+    ]
+    b.edit("orders", "o1")["status"] = "closed"  # an outcome still counts
+    assert len(diff_states(a, b, frozenset({"ledger"}))) == 1
+
+
+def test_a_case_starts_from_the_initial_data_unless_the_world_sets_it_up() -> None:
+    world = _Toy(_data())
+    state = world.case_state({"setup_calls": [{"tool": "close"}]})
+    assert state.changes() == {}
+
+
 def test_a_registry_of_other_data_is_refused_by_name() -> None:
     world = _Toy(_data())
     other = WorldData.of("toy", "1", {"users": {}})

@@ -1,4 +1,5 @@
-"""The retail world: registry, fixtures that never change, a deterministic sandbox."""
+"""The retail world: registry, fixtures that never change, a deterministic sandbox whose
+confirmed actions change the orders (and only a trace's own state, never the fixtures)."""
 
 from __future__ import annotations
 
@@ -163,12 +164,64 @@ def test_request_confirm_abort_lifecycle() -> None:
     assert not again.ok and "already confirmed" in (again.error or "")
     aborted = box.execute("abort_action", {"action_id": "ACT-0002", "reason": "changed mind"})
     assert aborted.ok and aborted.result["status"] == "aborted"
-    # the fixture order is untouched: a confirmed cancellation is an action, not an edit
-    assert box.execute("get_order", {"order_id": "W441"}).result["status"] == "pending"
+    # the confirmed cancellation is applied to this trace's state; the withdrawn refund is not
+    order = box.execute("get_order", {"order_id": "W441"}).result
+    assert (order["status"], order["cancelled_at"]) == ("cancelled", "2025-06-15")
+    assert box.execute("get_order", {"order_id": "W445"}).result["refunded_amount"] == 0.0
+    assert box.state.changes().keys() == {"orders", "requests"}
+    refused = box.execute("request_cancel", {"order_id": "W441"})
+    assert not refused.ok and "is cancelled" in (refused.error or "")
+    assert fixtures()["orders"]["W441"]["status"] == "pending"
     # a fresh sandbox starts with no actions and counts from ACT-0001 again
     fresh = sandbox()
     assert not fresh.execute("confirm_action", {"action_id": "ACT-0002"}).ok
     assert fresh.execute("request_cancel", {"order_id": "W447"}).result["action_id"] == "ACT-0001"
+
+
+def test_what_each_confirmed_action_writes() -> None:
+    box = sandbox()
+    address = {
+        "street": "5 Canal Street",
+        "city": "Manchester",
+        "postal_code": "M1",
+        "country": "GB",
+    }
+    calls: list[tuple[str, dict[str, Any]]] = [
+        ("request_address_update", {"order_id": "W447", "address": address}),
+        ("request_refund", {"order_id": "W445", "amount": 10, "reason": "late"}),
+        ("request_return", {"order_id": "W443", "item_id": "P204", "reason": "mind"}),
+        ("request_exchange", {"order_id": "W444", "item_id": "P201"}),
+        ("request_cancel", {"order_id": "W441", "reason": "no longer needed"}),
+    ]
+    calls[3][1].update(replacement_item_id="P202", reason="small")
+    for name, args in calls:
+        assert box.execute(name, args).ok, name
+    # pending: one record per request, what it would do (the free-text reason left out)
+    assert box.state.get("actions", "ACT-0005") == {"type": "cancel", "order_id": "W441"}
+    for n in range(1, 5):
+        assert box.execute("confirm_action", {"action_id": f"ACT-000{n}"}).ok
+    assert box.execute("abort_action", {"action_id": "ACT-0005"}).ok
+    changes = box.state.changes()
+    assert "actions" not in changes  # every request resolved: none is pending
+    assert box.state.keys("requests") == [f"ACT-000{n}" for n in range(1, 6)]  # the ledger
+    assert box.state.get("orders", "W447")["shipping_address"] == address
+    assert box.state.get("orders", "W445")["refunded_amount"] == 10
+    assert changes["refunds"] == {"W445/1": {"order_id": "W445", "amount": 10, "currency": "EUR"}}
+    assert changes["returns"] == {"W443/P204": {"order_id": "W443", "item_id": "P204"}}
+    assert changes["exchanges"] == {
+        "W444/P201": {"order_id": "W444", "item_id": "P201", "replacement_item_id": "P202"}
+    }
+    assert box.state.get("orders", "W441")["status"] == "pending"  # aborted: never applied
+    # a second partial refund sees what the first one refunded
+    too_much = box.execute("request_refund", {"order_id": "W445", "amount": 30, "reason": "x"})
+    assert not too_much.ok and "refundable amount 24.99" in (too_much.error or "")
+
+
+def test_a_failed_request_writes_nothing() -> None:
+    box = sandbox()
+    assert not box.execute("request_cancel", {"order_id": "W442"}).ok
+    assert not box.execute("confirm_action", {"action_id": "ACT-0001"}).ok
+    assert box.state.changes() == {}
 
 
 def test_fixtures_unchanged_after_every_retail_case() -> None:

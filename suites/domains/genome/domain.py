@@ -7,21 +7,16 @@ import re
 from collections.abc import Iterator
 from typing import Any
 
-from rejudge.store import Case, InvalidInputError, ToolRegistry
+from rejudge.store import Case, ToolRegistry
 from rejudge.suites.domains.genome.sandbox import GenomeSandbox
 from rejudge.suites.domains.genome.tools import DOMAIN_NAME, annotation_ids, build_registry
+from rejudge.suites.domains.genome.world import SETUP_KEY, GenomeSetupError, genome_world
 
 __all__ = ["GenomeDomain", "GenomeSetupError", "CASE_ID_PATTERN", "SETUP_KEY"]
 
 # gs-<area>-NNN (simple suite) and gc-<area>-NNN (complex suite); <area> is the dimension
 CASE_ID_PATTERN = r"g[sc]-[a-z]+-\d{3}"
 _ID = re.compile(r"g[sc]-(?P<area>[a-z]+)-\d{3}")
-# case.metadata[SETUP_KEY]: calls replayed on a fresh sandbox before the case (e.g. open tabs)
-SETUP_KEY = "setup_calls"
-
-
-class GenomeSetupError(InvalidInputError):
-    """A case's setup calls do not run; fix the case's metadata.setup_calls."""
 
 
 class GenomeDomain:
@@ -34,16 +29,8 @@ class GenomeDomain:
         return build_registry()
 
     def new_sandbox(self, case_metadata: dict[str, Any] | None = None) -> GenomeSandbox:
-        sandbox = GenomeSandbox(self.registry())
-        for index, call in enumerate((case_metadata or {}).get(SETUP_KEY, [])):
-            outcome = sandbox.execute(call["tool"], dict(call.get("arguments", {})))
-            if not outcome.ok:
-                raise GenomeSetupError(
-                    f"setup call {index + 1} ({call['tool']}) failed: {outcome.error}; "
-                    f"fix metadata.{SETUP_KEY}"
-                )
-        sandbox.log.clear()
-        return sandbox
+        # the case's setup calls run in the world, as the state tier runs them when it judges
+        return GenomeSandbox(state=genome_world().case_state(case_metadata))
 
     def check_case(self, case: Case, registry: ToolRegistry) -> Iterator[tuple[str, str]]:
         match = _ID.fullmatch(case.id)

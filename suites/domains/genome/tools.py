@@ -23,6 +23,7 @@ from typing import Any
 
 from rejudge.store import ToolRegistry, ToolSpec
 from rejudge.suites.domains.genome.genome import load_genome
+from rejudge.suites.domains.genome.world import load_data
 
 __all__ = [
     "DOMAIN_NAME",
@@ -630,4 +631,6 @@ def build_registry() -> ToolRegistry:
             "gene_ids": gene_keys,
             "chromosome": genome.chromosome_names(),
         },
+        # the world the tools act on: the judge's state tier applies to genome cases
+        world=load_data().ref,
     )

@@ -1,21 +1,23 @@
-"""The retail world (seed 001): 13 tools over frozen fixtures, with a request/confirm sandbox.
+"""The retail domain (seed 001): 13 tools over a world with state, a request/confirm workflow.
 
-Reads answer from the fixtures (users U101-U103, orders W441-W448, products P201-P210, a return
-policy). Each request_* tool checks the store's rules and creates a pending action stub
-(``ACT-0001``, ``ACT-0002``... per sandbox); confirm_action and abort_action resolve it. The
-fixtures never change: they are loaded once, frozen, and every sandbox starts fresh.
+Reads answer from the world (users U101-U103, orders W441-W448, products P201-P210, a return
+policy). Each request_* tool checks the store's rules and creates a pending action
+(``ACT-0001``, ``ACT-0002``... per trace); confirm_action applies it to the order, abort_action
+withdraws it (:mod:`rejudge.suites.domains.retail.world`). The fixtures are the world's initial
+data: loaded once, never written; every sandbox starts from them. The registry names the world,
+so the judge's ``state`` tier applies to retail cases.
 """
 
 from __future__ import annotations
 
-import json
 from collections.abc import Iterator
 from functools import cache
 from typing import Any
 
-from rejudge.store import Case, ToolRegistry, ToolSpec
-from rejudge.suites._domain import package_data, register_domain
+from rejudge.store import Case, ToolRegistry
+from rejudge.suites._domain import register_domain
 from rejudge.suites.domains.retail.sandbox import RetailSandbox, fixtures
+from rejudge.suites.domains.retail.world import load_data, tool_specs
 
 __all__ = ["RetailDomain", "RetailSandbox", "retail_registry", "fixtures", "CASE_ID_PATTERN"]
 
@@ -32,13 +34,14 @@ FIXTURE_KEYS = {
 
 @cache
 def retail_registry() -> ToolRegistry:
-    data = json.loads(package_data("domains", "retail", "tools.json").read_text(encoding="utf-8"))
+    version, tools = tool_specs()
     world = fixtures()
     return ToolRegistry(
         domain="retail",
-        version=data["version"],
-        tools=[ToolSpec.model_validate(tool) for tool in data["tools"]],
+        version=version,
+        tools=list(tools),
         fixture_ids={key: sorted(world[table]) for key, table in FIXTURE_KEYS.items()},
+        world=load_data().ref,
     )
 
 
