@@ -160,7 +160,7 @@ def find_demo_cassettes(preferred: Path | None) -> Path:
 
 
 def _generated_suite_for(
-    case_ids: set[str], meta: dict[str, Any], suites: dict[str, Any]
+    cases: dict[str, str | None], meta: dict[str, Any], suites: dict[str, Any]
 ) -> str | None:
     """A FuncBenchGen sweep's suite, generated again from the knobs its run recorded.
 
@@ -178,15 +178,25 @@ def _generated_suite_for(
         generated = generate_suite(Knobs(**knobs))
     except (TypeError, ValueError, RejudgeError):
         return None  # knobs of another FuncBenchGen version: the folder is skipped
-    if not case_ids <= {c.id for c in generated.source.cases}:
+    if not _holds(generated.source, cases):
         return None
     suites.setdefault(generated.name, generated.source)
     return generated.name
 
 
-def _suite_for(case_ids: set[str], suites: dict[str, Any]) -> str | None:
+def _holds(source: Any, cases: dict[str, str | None]) -> bool:
+    """Whether ``source`` holds every recorded case, by id and, where the cassette recorded
+    it, by case hash: every FuncBenchGen suite names its cases fb-001, fb-002, ..., so ids
+    alone would put a c5 sweep's recordings on the c3 suite generated before it."""
+    hashes = {c.id: c.hash for c in source.cases}
+    return all(
+        key in hashes and (want is None or hashes[key] == want) for key, want in cases.items()
+    )
+
+
+def _suite_for(cases: dict[str, str | None], suites: dict[str, Any]) -> str | None:
     for name, source in suites.items():
-        if case_ids <= {c.id for c in source.cases}:
+        if _holds(source, cases):
             return name
     return None
 
@@ -216,9 +226,9 @@ def load_cassette_runs(
         if not all(c.meta.get("case") is not None for c in cassettes):
             skipped.append({"folder": folder.name, "reason": "not recorded by rejudge (no meta)"})
             continue
-        case_ids = {str(c.meta["case"]) for c in cassettes}
-        suite_name = _suite_for(case_ids, suites) or _generated_suite_for(
-            case_ids, cassettes[0].meta, suites
+        recorded = {str(c.meta["case"]): c.meta.get("case_hash") for c in cassettes}
+        suite_name = _suite_for(recorded, suites) or _generated_suite_for(
+            recorded, cassettes[0].meta, suites
         )
         if suite_name is None:
             skipped.append({"folder": folder.name, "reason": "cases of no built-in suite"})
