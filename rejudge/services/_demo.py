@@ -22,7 +22,6 @@ not duplicates). Returns a :class:`DemoResult`; the CLI renders it.
 
 from __future__ import annotations
 
-import sys
 import time
 from collections import Counter
 from collections.abc import Callable, Sequence
@@ -35,6 +34,7 @@ from rejudge.judge.tiers import tier_names
 from rejudge.recorder import CassetteError, read_cassette, run_config_from_meta
 from rejudge.services._agreement import run_agreement
 from rejudge.services._compare import compare_evaluations
+from rejudge.services._evidence_paths import evidence_path, shipped_cassette_roots
 from rejudge.services._imports import import_cassettes, import_tau_bench
 from rejudge.services._ingest import evidence_of, ingest
 from rejudge.services._judging import (
@@ -117,12 +117,7 @@ def cassette_roots(preferred: Path | None) -> list[Path]:
     to the installed packages (a source checkout or an editable install), then
     ``<prefix>/share/rejudge/cassettes`` (a wheel that ships them as data files).
     """
-    here = Path(__file__).resolve().parents[2]
-    roots = [
-        *([preferred] if preferred is not None else []),
-        here / "cassettes",
-        Path(sys.prefix) / "share" / "rejudge" / "cassettes",
-    ]
+    roots = [*([preferred] if preferred is not None else []), *shipped_cassette_roots()]
     out: list[Path] = []
     for root in roots:
         if root not in out:
@@ -249,8 +244,8 @@ def load_cassette_runs(
             rep = int(cassette.meta.get("repetition", 0))
             if (case_id, rep) in done:
                 continue
-            relative = cassette.path.relative_to(root).as_posix()
-            evidence.append(evidence_of(cassette, case_id, rep, relative))
+            # named by a root that resolves wherever the store is read (the shipped folder)
+            evidence.append(evidence_of(cassette, case_id, rep, evidence_path(cassette.path)))
         inserted = ingest(store, run, evidence).inserted if evidence else 0
         outcomes = Counter(_outcome_of(c.meta) for c in cassettes)
         if run.status != "finished":

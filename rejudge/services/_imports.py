@@ -31,6 +31,7 @@ from rejudge.recorder import (
     import_summary,
     plan_folder,
 )
+from rejudge.services._evidence_paths import evidence_path
 from rejudge.services._ingest import Evidence, ingest
 from rejudge.store import (
     InvalidInputError,
@@ -183,7 +184,7 @@ def _store_import(
     for p in planned:
         # like recorded runs: a copied cassette is stored relative to the cassettes folder;
         # a cassette left where it is, by its absolute path
-        stored_path, stored_hash = str(p.path.resolve()), p.source_hash
+        stored_path, stored_hash = evidence_path(p.path), p.source_hash
         if copy_to is not None:
             relative = f"{name}/{p.rel}"
             dest = Path(copy_to) / relative
@@ -285,7 +286,14 @@ def import_tau_bench(
             tool_choice=None,
             repeat=max(parsed.trials, 1),
             system_prompt=parsed.system_prompt,
-            extra={"source": flavor, "file": source.name, "file_hash": parsed.file_hash},
+            extra={
+                "source": flavor,
+                "file": source.name,
+                "file_hash": parsed.file_hash,
+                # where the file lay, so replay can re-derive the traces from it
+                "source_path": evidence_path(source),
+                "tools_path": evidence_path(tools) if tools is not None else None,
+            },
         )
         name = run_name or f"{flavor}-{stem}-{parsed.file_hash.split(':', 1)[-1][:8]}"
         run = store.create_run(name=name, suite=suite_rec, config=config)
