@@ -27,7 +27,15 @@ from typing import Any
 from rejudge.recorder import CassetteError, first_difference
 from rejudge.services._replay import rederive_trace, replay_run
 from rejudge.services._results_replay import RESULT_READERS, ResultsFile, read_results_file
-from rejudge.store import NotFoundError, RunConfig, RunRecord, Store, StoredTrace, Trace
+from rejudge.store import (
+    InvalidInputError,
+    NotFoundError,
+    RunConfig,
+    RunRecord,
+    Store,
+    StoredTrace,
+    Trace,
+)
 
 __all__ = ["CHECKS", "Check", "TraceCheck", "Verification", "run_origin", "verify_run"]
 
@@ -243,7 +251,15 @@ def verify_run(
     record = run if isinstance(run, RunRecord) else store.get_run(run)
     wanted = set(case_ids) if case_ids is not None else None
     stored = [t for t in store.iter_traces(record.id) if wanted is None or t.case_key in wanted]
-    check = CHECKS[run_origin(record.config)]
+    origin = run_origin(record.config)
+    if source_file is not None and origin != "results-file":
+        raise InvalidInputError(
+            f"run {record.name!r} was not imported from a results file, so no file is checked "
+            "against it",
+            run=record.name,
+            field="source",
+        )
+    check = CHECKS[origin]
     source = Path(source_file) if source_file is not None else None
     out = check.verify(store, record, stored, Path(cassettes_dir), source)
     out.results.sort(key=lambda r: (r.case, r.repetition))

@@ -104,6 +104,8 @@ def test_replay_cli_names_its_check_and_no_internal_name(
         assert "nothing was re-run" in shown.output
     shown = run_cli("replay", "real-world-simonw-llm", db=url)
     assert "re-derived from cassettes: 4/4 with the same hash" in shown.output
+    misplaced = run_cli("replay", "smollm2-retail-oracle", "--source", "x.json", db=url)
+    assert misplaced.exit_code == 1 and misplaced.output.startswith("Error: --source: ")
     data = json.loads(run_cli("--json", "replay", "smollm2-retail-oracle", db=url).output)
     assert data["check"] == "loop-replay" and data["ok"] is True
     assert [r["outcome"] for r in data["results"]] == ["same hash"] * 3
@@ -197,3 +199,27 @@ def test_an_old_store_still_finds_the_demo_cassettes(
         assert report.traces and all(r.outcome != "not checked" for r in report.results)
     finally:
         store.close()
+
+
+def test_bfcl_results_re_derive_and_an_edited_file_is_refused(
+    tmp_path: Path, offline: None, run_cli: Any
+) -> None:
+    pytest.importorskip("bfcl_eval", reason="needs bfcl-eval (pip install --no-deps bfcl-eval)")
+    from rejudge.suites.importers import build_suite
+
+    suite = build_suite("simple_python")
+    results = tmp_path / "BFCL_v4_simple_python_result.json"
+    lines = [
+        json.dumps({"id": c.id, "result": [{c.golden.calls[0].tool: {}}]}) for c in suite.cases[:5]
+    ]
+    results.write_text("\n".join(lines), encoding="utf-8")
+    url = f"sqlite:///{tmp_path / 'store.db'}"
+    imported = run_cli("--json", "import", "bfcl-results", str(results), "--model", "m", db=url)
+    assert imported.exit_code == 0, imported.output
+    (run,) = [r["run"] for r in json.loads(imported.output)]
+    report = json.loads(run_cli("--json", "replay", run, db=url).output)
+    assert report["check"] == "results-rederive" and report["ok"] and report["traces"] == 5
+
+    results.write_text("\n".join(lines[:4]), encoding="utf-8")
+    edited = run_cli("replay", run, db=url)
+    assert edited.exit_code == 1 and "not the file the run was imported from" in edited.output
