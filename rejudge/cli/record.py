@@ -373,6 +373,11 @@ def replay(app: AppContext, run: str, case_ids: tuple[str, ...], source_file: Pa
             head = f"{report.matched}/{report.traces} traces of {escape(report.run)} re-derived"
         elif report.origin == "cassettes":
             head = f"re-derived from cassettes: {report.matched}/{report.traces}"
+        elif report.source is not None and report.source.at_hand:
+            head = (
+                f"re-derived from the {report.source.kind} {escape(str(report.source.path))}: "
+                f"{report.matched}/{report.traces}"
+            )
         else:
             head = f"re-derived from the results file: {report.matched}/{report.traces}"
         c.print(f"{head} with the same hash in {report.elapsed_s:.2f}s: {verdict}", highlight=False)

@@ -54,11 +54,13 @@ class TraceCheck:
     message: str | None = None
     round: int | None = None
     field: str | None = None
+    evidence: str | None = None  # the cassette or results file it was checked against
 
     def as_dict(self) -> dict[str, Any]:
         return {
             "case": self.case,
             "repetition": self.repetition,
+            "evidence": self.evidence,
             "outcome": self.outcome,
             "round": self.round,
             "field": self.field,
@@ -102,7 +104,7 @@ class Verification:
             "note": self.note,
             "source": self.source.as_dict() if self.source is not None else None,
             "divergences": [r.as_dict() for r in self.results if r.outcome != SAME],
-            "results": [r.as_dict() for r in self.results],
+            "results": [{"check": self.check, **r.as_dict()} for r in self.results],
             "elapsed_s": round(self.elapsed_s, 3),
         }
 
@@ -134,7 +136,7 @@ def _keyed(stored: list[StoredTrace]) -> list[tuple[str, int]]:
 def _compare(stored: StoredTrace, derived: Trace, what: str) -> TraceCheck:
     key, rep = stored.case_key, stored.repetition
     if derived.hash == stored.hash:
-        return TraceCheck(key, rep, SAME)
+        return TraceCheck(key, rep, SAME, evidence=what)
     old, new = stored.trace.hashable(), derived.hashable()
     where = first_difference(old.get("rounds"), new.get("rounds"), "rounds") or first_difference(
         old, new
@@ -146,6 +148,7 @@ def _compare(stored: StoredTrace, derived: Trace, what: str) -> TraceCheck:
         f"the trace re-derived from {what} differs from the stored one at {where} "
         f"(stored {stored.hash[:19]}, re-derived {derived.hash[:19]})",
         field=where,
+        evidence=what,
     )
 
 
@@ -185,12 +188,14 @@ def _replay_loop(
     out = Verification(run.name, "recorded", check.name, check.says)
     report = replay_run(store, run, cassettes, case_ids=sorted({t.case_key for t in stored}))
     diverged = {(d.case, d.repetition): d for d in report.divergences}
+    paths = {(t.case_key, t.repetition): t.cassette_path for t in stored}
     for key, rep in _keyed(stored):
         d = diverged.get((key, rep))
+        where = paths.get((key, rep))
         if d is None:
-            out.results.append(TraceCheck(key, rep, SAME))
+            out.results.append(TraceCheck(key, rep, SAME, evidence=where))
         else:
-            out.results.append(TraceCheck(key, rep, DIVERGED, d.message, d.round, d.field))
+            out.results.append(TraceCheck(key, rep, DIVERGED, d.message, d.round, d.field, where))
     return out
 
 
@@ -210,7 +215,7 @@ def _rederive_results(
             message = f"the {found.kind} holds no trace for {key} r{rep}"
             out.results.append(TraceCheck(key, rep, DIVERGED, message))
             continue
-        out.results.append(_compare(trace, derived, f"the {found.kind}"))
+        out.results.append(_compare(trace, derived, str(found.path)))
     return out
 
 
@@ -218,17 +223,17 @@ def _rederive_results(
 CHECKS: dict[str, Check] = {
     "recorded": Check(
         "loop-replay",
-        "re-ran rejudge's agent loop against the cassettes, network blocked",
+        "re-runs rejudge's agent loop against the cassettes, network blocked",
         _replay_loop,
     ),
     "cassettes": Check(
         "cassette-rederive",
-        "re-derived from cassettes (recorded by another program: nothing was re-run)",
+        "re-derives each trace from its cassette (another program's exchanges: nothing is re-run)",
         _rederive_cassettes,
     ),
     "results-file": Check(
         "results-rederive",
-        "re-derived from the results file it was imported from (nothing was re-run)",
+        "checks the results file's hash and re-derives the traces from it (nothing is re-run)",
         _rederive_results,
     ),
 }

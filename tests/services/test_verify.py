@@ -101,7 +101,7 @@ def test_replay_cli_names_its_check_and_no_internal_name(
         shown = run_cli("replay", run, db=url)
         assert shown.exit_code == 0, shown.output
         assert "mixed" not in shown.output and "unknown" not in shown.output
-        assert "nothing was re-run" in shown.output
+        assert "nothing is re-run" in shown.output
     shown = run_cli("replay", "real-world-simonw-llm", db=url)
     assert "re-derived from cassettes: 4/4 with the same hash" in shown.output
     misplaced = run_cli("replay", "smollm2-retail-oracle", "--source", "x.json", db=url)
