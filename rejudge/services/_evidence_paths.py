@@ -6,18 +6,20 @@ anywhere. So a stored path says which root it is relative to.
 
 Path format 2 (written from now on), one string per path:
 
-- ``run/case__r0.yaml`` (plain relative): relative to the cassettes folder the reader is given
-  (``--cassettes``), so a moved folder is found again. ``record``, ``capture`` and an import
-  that copies its files write this.
+- ``cassettes:<folder>//<relative>``: under a cassettes folder, written by ``record``,
+  ``capture`` and an import that copies its files. Read under the cassettes folder the reader
+  is given (``--cassettes``: a folder moved or checked out elsewhere, as in CI) and, when it is
+  not there, under ``<folder>``, the absolute folder it was written into.
 - ``shipped:<relative>``: relative to the cassettes rejudge ships (the demo's recordings of the
   local model), wherever this rejudge is installed (:func:`shipped_cassette_roots`).
 - ``suites:<relative>``: relative to the ``rejudge.suites`` package, whose data holds the
   real-world cassettes and the τ-bench files the demo imports.
 - an absolute path: the file where an import found it.
 
-Format 1 (stores written before) knew only the plain relative and the absolute forms, and the
-demo wrote its shipped cassettes as plain relative paths: a plain relative path missing from the
-given folder is therefore looked up in the shipped cassettes too, so old stores still read.
+Format 1 (stores written before) knew only two forms: a plain relative path, under the
+cassettes folder the reader is given, and an absolute one. Both still read; and since the demo
+wrote its shipped cassettes as plain relative paths, one missing from the given folder is looked
+up in the shipped cassettes too.
 """
 
 from __future__ import annotations
@@ -35,6 +37,9 @@ __all__ = [
 ]
 
 EVIDENCE_PATH_FORMAT = 2
+# ``cassettes:<folder>//<relative>``: a normalized path never holds "//", so the last one
+# splits the folder from the path under it
+_FOLDER, _SEP = "cassettes", "//"
 
 
 def shipped_cassette_roots() -> list[Path]:
@@ -67,9 +72,10 @@ def evidence_path(path: Path | str, cassettes_dir: Path | str | None = None) -> 
     named root of rejudge's own data, else by its absolute path."""
     resolved = Path(path).resolve()
     if cassettes_dir is not None:
-        relative = _under(resolved, Path(cassettes_dir))
+        folder = Path(cassettes_dir).resolve()
+        relative = _under(resolved, folder)
         if relative is not None:
-            return relative
+            return f"{_FOLDER}:{folder.as_posix()}{_SEP}{relative}"
     for name, roots in _named_roots().items():
         for root in roots:
             relative = _under(resolved, root)
@@ -92,6 +98,13 @@ def resolve_evidence_path(stored: str, cassettes_dir: Path | str | None = None) 
     that climbs out of its root (``..``) is an :class:`InvalidInputError`."""
     name, sep, rest = stored.partition(":")
     roots = _named_roots()
+    if sep and name == _FOLDER and _SEP in rest:
+        folder, relative = rest.rsplit(_SEP, 1)
+        if cassettes_dir is not None:
+            given = _inside(Path(cassettes_dir), relative, stored)
+            if given.exists():
+                return given
+        return _inside(Path(folder), relative, stored)
     if sep and name in roots:
         candidates = [_inside(root, rest, stored) for root in roots[name]]
         return next((p for p in candidates if p.exists()), candidates[0])

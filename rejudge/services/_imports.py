@@ -109,7 +109,7 @@ def import_cassettes(
 
     ``suite``: a suite in the store (or a built-in/path, snapshotted on the way). ``copy_to``
     (the cassettes folder): copy each cassette to ``copy_to/<run>/<relative path>`` and record
-    ``<run>/<relative path>``, as recorded runs do (so ``renormalize`` finds it when the source
+    it under that folder, as recorded runs do (so ``renormalize`` finds it when the source
     folder is gone); otherwise the source's absolute path is recorded. The run's config is the
     one rejudge recorded in the cassettes, else harness mode ``imported``.
 
@@ -190,7 +190,7 @@ def _store_import(
             dest = Path(copy_to) / relative
             if not dest.exists() or hash_bytes(dest.read_bytes()) != p.cassette_hash:
                 _write_atomic(p.data, dest)  # the scrubbed bytes, never the source's
-            stored_path, stored_hash = relative, p.cassette_hash
+            stored_path, stored_hash = evidence_path(dest, copy_to), p.cassette_hash
         evidence.append(Evidence(p.case_id, p.trace, stored_path, stored_hash))
     result = ingest(store, run, evidence)
     store.finish_run(run.id, "finished")

@@ -31,13 +31,14 @@ def test_each_root_is_named_and_resolves_from_anywhere(
         "elsewhere": evidence_path(outside),
     }
     assert stored == {
-        "cassettes folder": "run/a__r0.yaml",
+        "cassettes folder": f"cassettes:{(tmp_path / 'cassettes').resolve().as_posix()}//run/a__r0.yaml",
         "shipped": "shipped:smollm2-retail/fc-d1-001__r0.yaml",
         "package data": "suites:importers/data/tau-bench-airline/tools.json",
         "elsewhere": outside.resolve().as_posix(),
     }
     monkeypatch.chdir(outside.parent)  # not where anything was stored from
-    assert resolve_evidence_path(stored["cassettes folder"], tmp_path / "cassettes") == mine
+    # the folder it was written into, whatever folder the reader names (the default ./cassettes)
+    assert resolve_evidence_path(stored["cassettes folder"], Path("cassettes")) == mine.resolve()
     assert resolve_evidence_path(stored["shipped"], Path("cassettes")) == SHIPPED.resolve()
     assert resolve_evidence_path(stored["package data"]) == tau.resolve()
     assert resolve_evidence_path(stored["elsewhere"]) == outside.resolve()
@@ -56,3 +57,15 @@ def test_a_format_1_path_of_the_demo_is_found_in_the_shipped_cassettes(tmp_path:
 def test_a_path_that_climbs_out_of_its_root_is_refused(stored: str, tmp_path: Path) -> None:
     with pytest.raises(InvalidInputError, match="leaves its folder"):
         resolve_evidence_path(stored, tmp_path)
+
+
+def test_a_moved_cassettes_folder_is_read_where_the_reader_names_it(tmp_path: Path) -> None:
+    written = tmp_path / "was" / "run" / "a__r0.yaml"
+    written.parent.mkdir(parents=True)
+    written.write_text("version: 1\ninteractions: []\n")
+    stored = evidence_path(written, tmp_path / "was")
+    moved = tmp_path / "now"
+    (tmp_path / "was").rename(moved)
+    assert resolve_evidence_path(stored, moved) == (moved / "run" / "a__r0.yaml").resolve()
+    # the format-1 form of the same file: under the folder the reader names
+    assert resolve_evidence_path("run/a__r0.yaml", moved) == (moved / "run" / "a__r0.yaml")
