@@ -11,9 +11,10 @@ from pathlib import Path
 
 import streamlit as st
 from rejudge.dashboard import CASSETTES_ENV, DB_ENV
-from rejudge.judge import CAUSES
 from rejudge.store import EvaluationSummary, FilterOptions, RunSummary, redact_url
-from rejudge.store._comparison_reads import UNKNOWN_CAUSE
+
+from rejudge.model import FLIP_CAUSES as _CAUSES
+from rejudge.model import UNKNOWN_CAUSE
 
 __all__ = [
     "AppContext",
@@ -39,8 +40,8 @@ __all__ = [
 
 FILTER_KEYS = {"suite": "Suite", "model": "Model", "tier": "Tier", "rule_set": "Rule set"}
 
-# why a case flipped: the first input that differs, in the judge's order (judge.compare.CAUSES)
-FLIP_CAUSES: tuple[str, ...] = (*(label for _field, label in CAUSES), UNKNOWN_CAUSE)
+# why a case flipped: the first input that differs, in the model's order (rejudge.model)
+FLIP_CAUSES: tuple[str, ...] = (*(label for _field, label in _CAUSES), UNKNOWN_CAUSE)
 # a flip's columns as the tables head them (``from`` is a Python keyword, not a field name)
 FLIP_COLUMNS = {"from_verdict": "from", "to_verdict": "to"}
 

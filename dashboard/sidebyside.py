@@ -11,8 +11,9 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from rejudge.dashboard.rules import rule_diff
-from rejudge.judge import CAUSES
 from rejudge.store import RuleSet
+
+from rejudge.model import flip_cause
 
 __all__ = [
     "differing_arguments",
@@ -59,17 +60,6 @@ def call_highlights(
             if names:
                 out[(position, index)] = names
     return out
-
-
-def flip_cause(a: Mapping[str, Any] | None, b: Mapping[str, Any] | None) -> str | None:
-    """The first judgment input that differs (``trace changed``, ``rules changed``, ...), None
-    when the two judgments share every input or one is missing."""
-    if not a or not b:
-        return None
-    for field, label in CAUSES:
-        if a.get(field) != b.get(field):
-            return label
-    return None
 
 
 def settings_diff(a: RuleSet, b: RuleSet) -> list[dict[str, Any]]:

@@ -14,6 +14,8 @@ from typing import Any
 from rejudge.dashboard.stats import ALPHA, mcnemar_exact, plain_verdict, wilson_interval
 from rejudge.store import Coverage, EvaluationSummary, Store
 
+from rejudge.model import comparability_reasons
+
 __all__ = ["Difference", "CompareSummary", "comparability", "differences", "compare_summary"]
 
 # the inputs a comparison is usually about, in the order the page names them
@@ -55,23 +57,17 @@ class CompareSummary:
 def comparability(
     info_a: EvaluationSummary, info_b: EvaluationSummary, cover: Coverage
 ) -> list[str]:
-    """Why A and B do not measure the same thing (empty when they do), by the judge's rules:
-    different case sets, cases whose content differs, different registries or harness modes."""
-    reasons: list[str] = []
-    only_a = cover.a - cover.paired
-    only_b = cover.b - cover.paired
-    if only_a or only_b:
-        reasons.append(f"case sets differ: {only_a} only in A, {only_b} only in B")
-    if cover.changed_cases:
-        reasons.append(f"{cover.changed_cases} case(s) differ in content (golden or case changed)")
-    if cover.registry_changed_rows or info_a.registry_hash != info_b.registry_hash:
-        reasons.append("tool registries differ")
-    if info_a.harness_mode != info_b.harness_mode:
-        reasons.append(
-            f"harness modes differ ({info_a.harness_mode} vs {info_b.harness_mode}); "
-            "results are never pooled"
-        )
-    return reasons
+    """Why A and B do not measure the same thing (empty when they do): the one rule of
+    :func:`rejudge.model.comparability_reasons`, fed with SQL counts."""
+    return comparability_reasons(
+        only_a=cover.a - cover.paired,
+        only_b=cover.b - cover.paired,
+        changed_cases=cover.changed_cases,
+        registries_differ=bool(cover.registry_changed_rows)
+        or info_a.registry_hash != info_b.registry_hash,
+        harness_a=info_a.harness_mode,
+        harness_b=info_b.harness_mode,
+    )
 
 
 def differences(info_a: EvaluationSummary, info_b: EvaluationSummary) -> list[Difference]:

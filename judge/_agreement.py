@@ -174,7 +174,7 @@ def tier_agreement(
     tier: str,
     evaluation: int | None = None,
     rules: str | None = None,
-    max_reasons: int = 3,
+    max_reasons: int | None = None,
 ) -> TierAgreement:
     """One tier's agreement: ``rows`` are an evaluation's rows (``case``, ``repetition``,
     ``verdict``, ``taxonomy``, optional ``reasons``); ``external`` maps (case, repetition) to

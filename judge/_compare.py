@@ -21,18 +21,19 @@ from collections.abc import Iterable, Mapping
 from math import comb
 from typing import Any
 
+from rejudge.model._comparison import (
+    FLIP_CAUSES,
+    UNKNOWN_CAUSE,
+    comparability_reasons,
+    flip_causes,
+)
+
 from ._report import verdict_summary
 
 __all__ = ["mcnemar_exact", "compare_rows", "CAUSES"]
 
-CAUSES = (
-    ("trace_hash", "trace changed"),
-    ("case_hash", "case changed"),
-    ("rule_set_hash", "rules changed"),
-    ("tier", "tier changed"),
-    ("registry_hash", "registry changed"),
-    ("engine_version", "engine changed"),
-)
+#: the flip causes in order (rejudge.model defines them once; kept here under its old name)
+CAUSES = FLIP_CAUSES
 
 
 def mcnemar_exact(b: int, c: int) -> float:
@@ -47,15 +48,6 @@ def mcnemar_exact(b: int, c: int) -> float:
 
 def _key(row: Mapping[str, Any]) -> tuple[str, int]:
     return str(row.get("case")), int(row.get("repetition") or 0)
-
-
-def _causes(a: Mapping[str, Any], b: Mapping[str, Any]) -> list[str]:
-    out = []
-    for field, label in CAUSES:
-        va, vb = a.get(field), b.get(field)
-        if va is not None and vb is not None and va != vb:
-            out.append(label)
-    return out
 
 
 def compare_rows(
@@ -89,7 +81,7 @@ def compare_rows(
             both_pass += 1
         elif va == vb == "FAIL":
             both_fail += 1
-        causes = _causes(ra, rb)
+        causes = flip_causes(ra, rb)
         if "case changed" in causes:
             case_changed.add(key[0])
         if "registry changed" in causes:
@@ -101,27 +93,26 @@ def compare_rows(
                     "repetition": key[1],
                     "from": va,
                     "to": vb,
-                    "cause": causes[0] if causes else "unknown",
+                    "cause": causes[0] if causes else UNKNOWN_CAUSE,
                     "causes": causes,
                     "taxonomy_from": list(ra.get("taxonomy") or []),
                     "taxonomy_to": list(rb.get("taxonomy") or []),
                 }
             )
 
-    reasons: list[str] = []
-    if only_a or only_b:
-        reasons.append(f"case sets differ: {len(only_a)} only in A, {len(only_b)} only in B")
-    if case_changed:
-        reasons.append(f"{len(case_changed)} case(s) differ in content (golden or case changed)")
-    if registry_changed or (
-        meta_a.get("registry_hash")
-        and meta_b.get("registry_hash")
-        and meta_a["registry_hash"] != meta_b["registry_hash"]
-    ):
-        reasons.append("tool registries differ")
-    ha, hb = meta_a.get("harness_mode"), meta_b.get("harness_mode")
-    if ha and hb and ha != hb:
-        reasons.append(f"harness modes differ ({ha} vs {hb}); results are never pooled")
+    reasons = comparability_reasons(
+        only_a=len(only_a),
+        only_b=len(only_b),
+        changed_cases=len(case_changed),
+        registries_differ=registry_changed
+        or bool(
+            meta_a.get("registry_hash")
+            and meta_b.get("registry_hash")
+            and meta_a["registry_hash"] != meta_b["registry_hash"]
+        ),
+        harness_a=meta_a.get("harness_mode"),
+        harness_b=meta_b.get("harness_mode"),
+    )
 
     differences = []
     for field in ("tier", "rules", "rule_set_hash", "model", "run", "engine_version"):

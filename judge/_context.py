@@ -356,6 +356,7 @@ class JudgeContext:
 
     __slots__ = (
         "trace",
+        "stored_trace",
         "case",
         "registry",
         "rule_set",
@@ -375,8 +376,13 @@ class JudgeContext:
         rule_set: RuleSet,
         settings: RuleSettings,
         registry_hash: str | None = None,
+        stored_trace: Trace | None = None,
     ) -> None:
         self.trace = trace
+        # the trace as stored, before the rule set's view (``trace`` is that view): what the
+        # agent replied is read from it, since a round whose calls the rules drop still sent
+        # its text alongside a call
+        self.stored_trace = stored_trace if stored_trace is not None else trace
         self.case = case
         self.registry = registry
         self.rule_set = rule_set
@@ -568,14 +574,99 @@ def build_context(
     validates them first), so they are not looked up twice per judgment."""
     settings = settings if settings is not None else settings_of(rule_set)
     return JudgeContext(
-        trace_for_tiers(trace, settings), case, registry, rule_set, settings, registry_hash
+        trace_for_tiers(trace, settings, registry),
+        case_for_tiers(case, settings, registry),
+        registry,
+        rule_set,
+        settings,
+        registry_hash,
+        trace,
     )
 
 
-def trace_for_tiers(trace: Trace, settings: RuleSettings) -> Trace:
+def _reads_conversation_as_is(settings: RuleSettings) -> bool:
+    return (
+        settings.terminal_tools == "judge"
+        and settings.judged_calls == "all"
+        and settings.failed_calls == "judge"
+    )
+
+
+# (id(case), id(settings), id(registry)) -> (case, settings, registry, the case's view)
+_CASE_VIEWS: dict[tuple[int, int, int], tuple[Case, RuleSettings, ToolRegistry, Case]] = {}
+
+
+def case_for_tiers(case: Case, settings: RuleSettings, registry: ToolRegistry) -> Case:
+    """The case as tiers see it under ``settings``: itself, or without the golden calls the
+    rules do not judge (tools that end the conversation when they are ignored; reads when only
+    state-changing calls are judged). Kept per case object: cases repeat per trace."""
+    if _reads_conversation_as_is(settings) or not case.golden.calls:
+        return case
+    key = (id(case), id(settings), id(registry))
+    hit = _CASE_VIEWS.get(key)
+    if hit is not None and hit[0] is case and hit[1] is settings and hit[2] is registry:
+        return hit[3]
+    terminal = set(registry.terminal_tools) if settings.terminal_tools == "ignore" else set()
+    kept = []
+    for call in case.golden.calls:
+        if call.tool in terminal:
+            continue
+        spec = registry.tool(call.tool)
+        if settings.judged_calls == "state_changing" and spec is not None and spec.read_only:
+            continue
+        kept.append(call)
+    view = case
+    if len(kept) != len(case.golden.calls):
+        view = case.model_copy(update={"golden": case.golden.model_copy(update={"calls": kept})})
+    if len(_CASE_VIEWS) > 4096:
+        _CASE_VIEWS.clear()
+    _CASE_VIEWS[key] = (case, settings, registry, view)
+    return view
+
+
+def trace_for_tiers(
+    trace: Trace, settings: RuleSettings, registry: ToolRegistry | None = None
+) -> Trace:
     """The trace as tiers see it under ``settings``: itself, or (``server_tools: as_calls``)
-    with each round's provider-side tool uses appended to its calls. The judgment keeps the
-    stored trace's hash: this view is how the rules read it, not another trace."""
+    with each round's provider-side tool uses appended to its calls, and without the calls the
+    rules read as no-ops (tools that end the conversation when ignored; reads when only
+    state-changing calls are judged; failed calls under ``failed_calls: no_op``). The judgment keeps the stored trace's hash: this view is how the
+    rules read it, not another trace."""
+    trace = _with_server_calls(trace, settings)
+    if _reads_conversation_as_is(settings):
+        return trace
+    terminal = (
+        set(registry.terminal_tools)
+        if registry is not None and settings.terminal_tools == "ignore"
+        else set()
+    )
+    no_op_failed = settings.failed_calls == "no_op"
+    reads = (
+        {spec.name for spec in registry.tools if spec.read_only}
+        if registry is not None and settings.judged_calls == "state_changing"
+        else set()
+    )
+
+    def kept(call: ToolCall) -> bool:
+        return (
+            call.name not in terminal
+            and call.name not in reads
+            and not (no_op_failed and call.ok is False)
+        )
+
+    if all(kept(c) for r in trace.rounds for c in r.calls):
+        return trace
+    rounds = [
+        r.model_copy(update={"calls": [c for c in r.calls if kept(c)]})
+        if not all(kept(c) for c in r.calls)
+        else r
+        for r in trace.rounds
+    ]
+    return trace.model_copy(update={"rounds": rounds})
+
+
+def _with_server_calls(trace: Trace, settings: RuleSettings) -> Trace:
+
     if settings.server_tools != "as_calls" or not any(r.server_tools for r in trace.rounds):
         return trace
     rounds = [

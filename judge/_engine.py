@@ -10,9 +10,14 @@ Verdicts:
 
 - ``SKIP`` when ``case.skip`` (whatever the trace holds);
 - ``AGENT_ERROR`` when ``trace.status == "agent_error"`` (the harness got no normal result);
+- ``SKIP`` with ``tier does not apply`` when the tier does not judge such a case
+  (``Tier.applies``: ``outcome`` outside FuncBenchGen, ``bfcl-ast`` outside BFCL, ``state``
+  without a world);
 - ``SKIP`` with a ``not scorable`` reason when the tier matches calls against golden calls and
   the case has none without being negative (an ad-hoc case imported from cassettes): no call
   can be right or wrong, so a FAIL would only drag accuracy down;
+- a trace whose episode hit its step limit (``step_limit``) is judged, with the cause
+  ``EPISODE_UNFINISHED`` added: it can never PASS;
 - otherwise ``PASS`` when the tier finds no cause and ``FAIL`` with every cause, ordered by the
   taxonomy's precedence (:mod:`judge.taxonomy`).
 
@@ -41,15 +46,37 @@ from ._context import build_context
 from ._rulesets import DEFAULT_RULE_SET, load_rule_set, settings_of
 from .tiers import Tier, TierResult, get_tier
 
-__all__ = ["ENGINE_VERSION", "judge", "judge_body", "ANOMALY_ZERO_SCORE_ALL_EXECUTED"]
+__all__ = [
+    "ENGINE_VERSION",
+    "judge",
+    "judge_body",
+    "ANOMALY_ZERO_SCORE_ALL_EXECUTED",
+    "STEP_LIMIT_REASON",
+    "TIER_DOES_NOT_APPLY",
+    "tier_does_not_apply",
+]
 
 #: bump when a change to the engine can change any judgment (it is part of the judgment key)
-ENGINE_VERSION = "1.1.0"
+ENGINE_VERSION = "1.2.0"
 #: the reason of a case no golden call can score (see the module docstring)
 NOT_SCORABLE_REASON = (
     "not scorable: the case has no golden call and is not negative (an ad-hoc case), "
     "so no call can be judged right or wrong"
 )
+
+#: the reason of a tier that does not apply to a case (``Tier.applies``): a SKIP, never a FAIL
+TIER_DOES_NOT_APPLY = "tier does not apply"
+#: the first reason of a trace that hit its step limit (status ``step_limit``)
+STEP_LIMIT_REASON = (
+    "the episode hit its step limit before the conversation ended, so the task was never "
+    "completed (τ-bench rewards such an episode 0)"
+)
+
+
+def tier_does_not_apply(tier: Tier) -> str:
+    where = getattr(tier, "applies_to", None)
+    return f"{TIER_DOES_NOT_APPLY}: {tier.name} judges {where}" if where else TIER_DOES_NOT_APPLY
+
 
 ANOMALY_ZERO_SCORE_ALL_EXECUTED = "zero_partial_score_all_calls_executed"
 ANOMALY_JUDGE_ERROR = "judge_error"
@@ -161,6 +188,10 @@ def _judge_fields(
         keys["verdict"] = "AGENT_ERROR"
         keys["reasons"] = [why]
         return keys, True
+    if not tier_obj.applies(case, registry):
+        keys["verdict"] = "SKIP"
+        keys["reasons"] = [tier_does_not_apply(tier_obj)]
+        return keys, True
     if (
         getattr(tier_obj, "needs_golden_calls", False) is True
         and not case.negative
@@ -169,9 +200,17 @@ def _judge_fields(
         keys["verdict"] = "SKIP"
         keys["reasons"] = [NOT_SCORABLE_REASON]
         return keys, True
+    require = getattr(tier_obj, "require", None)
+    if require is not None:
+        # outside the catch below: inputs the tier cannot have as keyed (a world of another
+        # version) are the caller's error, never a verdict stored under that key
+        require(registry)
     try:
         ctx = build_context(trace, case, registry, rule_set, keys["registry_hash"], settings)
         result = tier_obj.evaluate(ctx)
+        if trace.status == "step_limit":
+            result.codes.append(tx.EPISODE_UNFINISHED)
+            result.reasons.insert(0, STEP_LIMIT_REASON)
         _assemble(keys, result, tier_obj, settings, trace, case)
         return keys, getattr(tier_obj, "plain_json_results", False) is True
     except Exception as exc:  # never raise on a trace: record the failure as a judgment

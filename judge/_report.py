@@ -51,7 +51,8 @@ def verdict_summary(rows: Iterable[Mapping[str, Any]]) -> dict[str, Any]:
         "cases": n,
         "verdict_counts": counts,
         "scored_count": scored,
-        "accuracy": _round(counts["PASS"] / scored) if scored else None,
+        # exact: PASS / scored must equal it in --json; renderers round for display only
+        "accuracy": counts["PASS"] / scored if scored else None,
     }
 
 
@@ -113,7 +114,7 @@ class _Counts:
             "cases": self.n,
             "verdict_counts": dict(self.counts),
             "scored_count": scored,
-            "accuracy": _round(self.counts["PASS"] / scored) if scored else None,
+            "accuracy": self.counts["PASS"] / scored if scored else None,  # exact, as above
         }
 
 

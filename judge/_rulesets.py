@@ -31,6 +31,11 @@ Settings (see docs/judge.md for the full reference):
   tier see the tools the provider ran itself (web search, code execution) as calls of their
   round, after the client's. Stored only when not the default, so rule sets written before it
   keep their hashes.
+- ``terminal_tools``, ``judged_calls``, ``failed_calls``, ``outputs_from``: how a
+  conversation is read (defaults: as before). ``tau-bench@1`` sets them as τ-bench rewards:
+  tools that end the conversation ignored on both sides, only state-changing calls judged
+  (on both sides), failed calls as no-ops, required outputs looked for in the replies sent without a
+  tool call. Stored only when not the default.
 """
 
 from __future__ import annotations
@@ -169,6 +174,20 @@ class RuleSettings(_Strict):
     # (client calls only, as ever) or ``as_calls`` (each server tool use joins its round's
     # calls, after the client's, so golden calls may name them)
     server_tools: Literal["ignore", "as_calls"] = "ignore"
+    # --- how a conversation is read (τ-bench's semantics: tau-bench@1) ---------------------
+    # tools that end the conversation (the registry's ``terminal_tools``): ``judge`` them as
+    # any call, or ``ignore`` them on both sides (a transfer changes no state)
+    terminal_tools: Literal["judge", "ignore"] = "judge"
+    # which calls are judged, on both sides: ``all``, or ``state_changing`` only (a read,
+    # ``think`` or ``calculate`` changes nothing: a golden one documents the way, it is not
+    # the task, and an agent's one is neither right nor wrong)
+    judged_calls: Literal["all", "state_changing"] = "all"
+    # a call that failed (``ok`` false): ``judge`` it, or a ``no_op`` (it changed nothing,
+    # so it is neither an unexpected call nor a match)
+    failed_calls: Literal["judge", "no_op"] = "judge"
+    # where required outputs must appear: ``any_text`` the agent wrote, or ``replies`` (texts
+    # sent without a tool call: what reached the user, as τ-bench reads them)
+    outputs_from: Literal["any_text", "replies"] = "any_text"
 
     @model_serializer(mode="wrap")
     def _omit_later_defaults(self, handler: Any) -> dict[str, Any]:
@@ -224,7 +243,13 @@ class RuleSettings(_Strict):
 
 
 # settings added after the first release, with the default that means "as before"
-_LATER_DEFAULTS: dict[str, Any] = {"server_tools": "ignore"}
+_LATER_DEFAULTS: dict[str, Any] = {
+    "server_tools": "ignore",
+    "terminal_tools": "judge",
+    "judged_calls": "all",
+    "failed_calls": "judge",
+    "outputs_from": "any_text",
+}
 
 # id(settings) -> (settings, rule -> (matcher name, options)); pydantic private attributes are
 # slow to read, and this lookup runs for every compared parameter

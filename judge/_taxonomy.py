@@ -10,6 +10,7 @@ then whether each argument was right, then whether the calls ran.
 ====  ========================  ===========================================================
 rank  code                      meaning
 ====  ========================  ===========================================================
+7     EPISODE_UNFINISHED        the episode hit its step limit before the conversation ended
 10    ARGUMENTS_UNPARSABLE      a call's argument text was not a JSON object
 20    FUNCTION_NOT_FOUND        a call names a tool the registry does not have
 30    CALL_WHEN_NONE_EXPECTED   a negative case (no call expected) made a non-tolerated call
@@ -42,6 +43,7 @@ from collections.abc import Iterable
 
 __all__ = [
     "CODES",
+    "EPISODE_UNFINISHED",
     "ARGUMENTS_UNPARSABLE",
     "FUNCTION_NOT_FOUND",
     "CALL_WHEN_NONE_EXPECTED",
@@ -68,6 +70,7 @@ __all__ = [
     "describe",
 ]
 
+EPISODE_UNFINISHED = "EPISODE_UNFINISHED"
 ARGUMENTS_UNPARSABLE = "ARGUMENTS_UNPARSABLE"
 FUNCTION_NOT_FOUND = "FUNCTION_NOT_FOUND"
 CALL_WHEN_NONE_EXPECTED = "CALL_WHEN_NONE_EXPECTED"
@@ -91,6 +94,7 @@ JUDGE_ERROR = "JUDGE_ERROR"
 
 # code -> (rank, one-line description)
 CODES: dict[str, tuple[int, str]] = {
+    EPISODE_UNFINISHED: (7, "the episode hit its step limit before the conversation ended"),
     ARGUMENTS_UNPARSABLE: (10, "a call's argument text was not a JSON object"),
     FUNCTION_NOT_FOUND: (20, "a call names a tool the registry does not have"),
     CALL_WHEN_NONE_EXPECTED: (30, "a negative case made a call that no rule tolerates"),

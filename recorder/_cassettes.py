@@ -10,7 +10,8 @@ it). It reads every layout real files use:
   is installed) and old vcrpy's ``!!python/unicode`` tags; vcrpy JSON (same structure);
 - pydantic-ai's serializer, which writes decoded JSON bodies as ``parsed_body``;
 - old vcrpy's httpx stubs, whose responses are ``{status_code, headers, content}``;
-- Ruby VCR / betamax (``http_interactions``, ``base64_string`` bodies);
+- Ruby VCR / betamax (``http_interactions``, ``base64_string`` bodies, and Ruby's ``!binary``
+  tag, which Psych writes for any body holding a non-ASCII byte);
 - langchain's serializer, which writes two parallel top-level lists, ``requests`` and
   ``responses`` (``requests[i]`` answered by ``responses[i]``; URIs and headers often
   ``**REDACTED**``, bodies ``!!binary``), so the wire format is found from the bodies;
@@ -363,7 +364,8 @@ except AttributeError:  # pragma: no cover
 
 
 class _CassetteLoader(_SafeBase):  # type: ignore[valid-type,misc]
-    """SafeLoader (libyaml's when available) that also accepts old vcrpy's python string tags."""
+    """SafeLoader (libyaml's when available) that also accepts old vcrpy's python string tags
+    and Ruby VCR's ``!binary``."""
 
 
 def _python_str(loader: yaml.SafeLoader, node: yaml.Node) -> str:
@@ -372,6 +374,23 @@ def _python_str(loader: yaml.SafeLoader, node: yaml.Node) -> str:
 
 for _tag in ("tag:yaml.org,2002:python/unicode", "tag:yaml.org,2002:python/str"):
     _CassetteLoader.add_constructor(_tag, _python_str)
+
+
+def _ruby_binary(loader: yaml.SafeLoader, node: yaml.Node) -> bytes:
+    # Ruby's Psych writes any string with a non-ASCII byte (a "15°C" in a tool result) as the
+    # local tag ``!binary`` over base64, where Python's YAML would write ``!!binary``: the same
+    # bytes under another tag, so it decodes the same way
+    text = "".join(str(loader.construct_scalar(node)).split())  # type: ignore[arg-type]
+    try:
+        return base64.b64decode(text, validate=True)
+    except ValueError as exc:
+        mark = node.start_mark
+        raise yaml.constructor.ConstructorError(
+            None, None, f"!binary value is not base64 ({exc})", mark
+        ) from None
+
+
+_CassetteLoader.add_constructor("!binary", _ruby_binary)
 
 
 def _yaml_error_line(exc: yaml.YAMLError) -> str:

@@ -13,7 +13,7 @@ from __future__ import annotations
 import re
 from collections.abc import Collection, Mapping
 from dataclasses import dataclass
-from pathlib import Path
+from pathlib import Path, PurePosixPath
 from urllib.parse import urlsplit
 
 from rejudge.recorder._cassettes import (
@@ -34,6 +34,7 @@ from rejudge.recorder._importer import (
     find_cassettes,
 )
 from rejudge.recorder._normalizer import model_exchanges
+from rejudge.recorder.wire import describe_wire_formats
 from rejudge.store import RejudgeError, ToolSpec, hash_bytes
 
 __all__ = [
@@ -55,6 +56,15 @@ def _case_from_name(stem: str) -> tuple[str, int | None]:
     if match:
         return match.group("case"), int(match.group("rep"))
     return stem, None
+
+
+def _case_from_path(rel: str) -> tuple[str, int | None]:
+    """The case a file names by its path under the imported folder (``anthropic/sync.yaml`` ->
+    ``anthropic/sync``; ``a/b__r2.yaml`` -> ``a/b``, repetition 2). The folders are part of the
+    name: two projects' ``sync.yaml`` are two tests, never two repetitions of one."""
+    folder = PurePosixPath(rel).parent.as_posix()
+    case, rep = _case_from_name(cassette_stem(Path(rel)))
+    return (case if folder == "." else f"{folder}/{case}"), rep
 
 
 def _facts(
@@ -161,7 +171,8 @@ def name_cassettes(
     mapping: Mapping[str, tuple[str, int | None]] | None = None,
 ) -> list[NamedFile]:
     """Every cassette file under ``directory`` with the case it names, in file order (nothing is
-    read but the folder's listing). See :func:`plan_folder` for the arguments and the errors."""
+    read but the folder's listing): its path under ``directory`` without the suffixes, and
+    ``__r<k>`` for a repetition. See :func:`plan_folder` for the arguments and the errors."""
     root = Path(directory)
     files = find_cassettes(root)
     if not files:
@@ -174,10 +185,17 @@ def name_cassettes(
         if mapping is not None and (rel in mapping or path.name in mapping):
             case_id, rep = mapping[rel] if rel in mapping else mapping[path.name]
         else:
-            stem = cassette_stem(path)
-            case_id, rep = _case_from_name(stem)
-            if case_ids is not None and case_id not in case_ids and stem in case_ids:
-                case_id, rep = stem, None
+            case_id, rep = _case_from_path(rel)
+            if case_ids is not None and case_id not in case_ids:
+                # a suite's case ids are plain names, and rejudge's own layout keeps them as
+                # file names under a run's folder (<run>/<case>__r<k>.yaml): the file name
+                # resolves to the suite's case when the path does not
+                stem = cassette_stem(path)
+                by_name = _case_from_name(stem)
+                if by_name[0] in case_ids:
+                    case_id, rep = by_name
+                elif stem in case_ids:
+                    case_id, rep = stem, None
         if case_ids is not None and case_id not in case_ids:
             unknown.append(rel)
             continue
@@ -219,8 +237,7 @@ def read_cassettes(
             models, formats, hosts, tools, instruction = _facts(cassette.exchanges)
             if not formats:
                 raise CassetteImportError(
-                    f"{path}: no model exchange (OpenAI chat/responses, Anthropic messages or "
-                    "Gemini generateContent) in this cassette"
+                    f"{path}: no model exchange ({describe_wire_formats()}) in this cassette"
                 )
         except RejudgeError as exc:
             if strict:

@@ -12,6 +12,7 @@ apply), so a caller can act on it without parsing the message::
      │    └── SchemaVersionError
      ├── NotFoundError                     a named thing does not exist
      │    ├── TierNotFoundError            rejudge.judge.tiers
+     │    ├── PluginError                  rejudge.registry: a plugin failed to load
      │    ├── UnknownWireFormatError       rejudge.recorder.wire
      │    └── BfclNotInstalledError        rejudge.suites.importers._bfcl (also BfclError)
      ├── ConflictError                     the store already holds something else under that key
@@ -21,6 +22,7 @@ apply), so a caller can act on it without parsing the message::
      │    ├── ReviewImportError            rejudge.judge._calibration
      │    ├── ReviewRequiredError          rejudge.judge._calibration
      │    ├── InspectLogError              rejudge.suites.importers._inspect_log
+     │    ├── WorldMismatchError           rejudge.model: a world of other data than keyed
      │    └── GenomeSetupError             rejudge.suites.domains.genome
      ├── RecorderError                     rejudge.recorder
      │    ├── ProviderCallError            a model call gave no usable response
@@ -117,6 +119,8 @@ class InvalidInputError(RejudgeError):
 # the errors defined beside the code that raises them: public name -> defining module
 _EXPORTS: dict[str, str] = {
     "TierNotFoundError": "rejudge.judge.tiers._base",
+    "PluginError": "rejudge.registry",
+    "WorldMismatchError": "rejudge.model._world",
     "RuleSetError": "rejudge.judge._rulesets",
     "BaselineMismatchError": "rejudge.judge._baseline",
     "ReviewImportError": "rejudge.judge._calibration",

@@ -94,6 +94,7 @@ _EXPORTS: dict[str, str] = {
     "TRACE_FORMAT_VERSION": "rejudge.store._schemas",
     "ToolCall": "rejudge.store._schemas",
     "ToolRegistry": "rejudge.store._schemas",
+    "WorldRef": "rejudge.store._schemas",
     "ToolSpec": "rejudge.store._schemas",
     "Trace": "rejudge.store._schemas",
     "TraceError": "rejudge.store._schemas",

@@ -17,6 +17,8 @@ from rejudge.store._read_common import _T_EJ, _T_JUDG, count_if
 from sqlalchemy import and_, case, distinct, func, literal, or_, select
 from sqlalchemy.sql import Select
 
+from rejudge.model._comparison import UNKNOWN_CAUSE
+
 if TYPE_CHECKING:
     from sqlalchemy import Engine
 
@@ -29,7 +31,6 @@ __all__ = [
 ]
 
 FLIP_DIRECTIONS: tuple[str, ...] = ("PASS→FAIL", "FAIL→PASS", "other")
-UNKNOWN_CAUSE = "unknown"
 
 # (verdict in A, verdict in B) -> rows; None marks a (case, repetition) only one side has
 PairCounts = dict[tuple[str | None, str | None], int]

@@ -54,9 +54,9 @@ def count_if(condition: ColumnElement[bool]) -> Any:
 
 
 def accuracy(passed: int, failed: int) -> float | None:
-    """PASS / (PASS + FAIL), rounded like the judge's reports (6 decimals)."""
+    """PASS / (PASS + FAIL), exact as the judge's reports keep it (pages round for display)."""
     scored = passed + failed
-    return round(passed / scored, 6) if scored else None
+    return passed / scored if scored else None
 
 
 def rule_ref() -> Any:

@@ -30,6 +30,7 @@ __all__ = [
     "Case",
     "ToolSpec",
     "ToolRegistry",
+    "WorldRef",
     "ToolCall",
     "ServerToolUse",
     "Alternative",
@@ -63,7 +64,9 @@ VERDICTS: tuple[str, ...] = ("PASS", "FAIL", "SKIP", "AGENT_ERROR")
 REVIEW_LABELS: tuple[str, ...] = ("confirmed", "judge_wrong", "golden_wrong", "unclear")
 HarnessMode = Literal["production-parity", "oracle-assisted", "imported"]
 HARNESS_MODES: tuple[str, ...] = ("production-parity", "oracle-assisted", "imported")
-TraceStatus = Literal["completed", "agent_error"]
+# ``step_limit``: the episode hit its harness's step limit before the conversation ended (an
+# imported τ-bench episode τ-bench never rewarded); judged, but it can never PASS
+TraceStatus = Literal["completed", "agent_error", "step_limit"]
 
 
 class _Frozen(BaseModel):
@@ -149,10 +152,21 @@ class ToolSpec(_Frozen):
     kind: str | None = None
 
 
+class WorldRef(_Frozen):
+    """The world a registry's tools act on: its registered name, the version of its initial
+    data and that data's content hash. Part of the registry, so part of every judgment's key:
+    a judgment made against other data is another judgment."""
+
+    name: str
+    version: str
+    data_hash: str
+
+
 class ToolRegistry(_Frozen):
     """A domain's tools plus everything the judge needs to know about them.
 
-    The judge never imports a domain: it reads this snapshot.
+    The judge never imports a domain: it reads this snapshot. The ``state`` tier looks the
+    ``world`` up by name in :mod:`rejudge.registry` and checks its data hash.
     """
 
     format_version: int = REGISTRY_FORMAT_VERSION
@@ -169,6 +183,21 @@ class ToolRegistry(_Frozen):
     fixture_ids: dict[str, list[str]] = Field(default_factory=dict)
     # wire name -> original name, for tools whose names a provider rejects (BFCL's dots)
     name_map: dict[str, str] = Field(default_factory=dict)
+    # --- stateful worlds (omitted from the body when unset, so older registries keep their hash)
+    # the world the tools act on (None: no world with state)
+    world: WorldRef | None = None
+    # tools that end the conversation (τ-bench's transfer_to_human_agents): they change no
+    # state, and rule sets may ignore them on both sides
+    terminal_tools: list[str] = Field(default_factory=list)
+
+    @model_serializer(mode="wrap")
+    def _omit_unset_world(self, handler: Any) -> dict[str, Any]:
+        body = handler(self)
+        if body.get("world") is None:
+            body.pop("world", None)
+        if not body.get("terminal_tools"):
+            body.pop("terminal_tools", None)
+        return body
 
     @property
     def hash(self) -> str:

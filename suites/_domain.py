@@ -7,11 +7,13 @@ run). Domains register by name; the recorder and the self-test look them up with
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Protocol, runtime_checkable
 
-from rejudge.store import NotFoundError, ToolRegistry
+from rejudge.store import ToolRegistry
+
+from rejudge.registry import REGISTRY
 
 __all__ = [
     "ToolResult",
@@ -66,32 +68,18 @@ class CaseChecks(Protocol):
     def check_case(self, case: Any, registry: ToolRegistry) -> Any: ...
 
 
-@dataclass
-class _DomainRegistry:
-    factories: dict[str, Callable[[], Domain]] = field(default_factory=dict)
-    cache: dict[str, Domain] = field(default_factory=dict)
-
-
-_REGISTRY = _DomainRegistry()
-
-
 def register_domain(name: str, factory: Callable[[], Domain]) -> None:
-    _REGISTRY.factories[name] = factory
-    _REGISTRY.cache.pop(name, None)
+    """Register a domain, built by ``factory()`` on its first lookup (:mod:`rejudge.registry`)."""
+    REGISTRY.register_factory("domain", name, factory)
 
 
 def domain_names() -> list[str]:
-    return sorted(_REGISTRY.factories)
+    return REGISTRY.names("domain")
 
 
 def get_domain(name: str) -> Domain:
-    if name not in _REGISTRY.cache:
-        factory = _REGISTRY.factories.get(name)
-        if factory is None:
-            known = ", ".join(domain_names()) or "none"
-            raise NotFoundError(f"unknown domain {name!r} (known: {known})")
-        _REGISTRY.cache[name] = factory()
-    return _REGISTRY.cache[name]
+    domain: Domain = REGISTRY.get("domain", name)
+    return domain
 
 
 def package_data(*parts: str) -> Path:

@@ -22,6 +22,7 @@ import pytest
         "rejudge.store",
         "rejudge.services",
         "rejudge.judge.tiers",
+        "rejudge.model",
     ],
 )
 def test_every_exported_name_resolves_to_its_module_object(package: str) -> None:

@@ -41,6 +41,13 @@ _EXPORTS: dict[str, str] = {
     "OUTCOME": "rejudge.judge.tiers._outcome",
     "OutcomeTier": "rejudge.judge.tiers._outcome",
     "numbers_in": "rejudge.judge.tiers._outcome",
+    "ANOMALY_OTHER_WORLD": "rejudge.judge.tiers._state",
+    "STATE": "rejudge.judge.tiers._state",
+    "STATE_WRONG": "rejudge.judge.tiers._state",
+    "StateTier": "rejudge.judge.tiers._state",
+    "WORLD_MISMATCH": "rejudge.judge.tiers._state",
+    "reply_texts": "rejudge.judge.tiers._calls",
+    "world_of": "rejudge.judge.tiers._state",
 }
 
 __all__ = sorted(_EXPORTS)

@@ -18,9 +18,9 @@ returns its causes (taxonomy codes, an empty list meaning PASS), its diff, reaso
 components in [0, 1].
 
 Adding a tier: a module that defines the class and calls :func:`register_tier` at import time.
-A built-in tier (``outcome``, ``bfcl-ast``) also gets one line in :data:`BUILTIN_TIERS`, so its
-module is imported on the first lookup of its name; a tier of another package is registered by
-importing that package. A name is only ever looked up: no module is imported because a user typed
+A built-in tier (``outcome``, ``bfcl-ast``, ``state``) also gets one line in :data:`BUILTIN_TIERS`,
+so its module is imported on the first lookup of its name; a tier of another package registers
+through the ``rejudge.plugins`` entry-point group (:mod:`rejudge.registry`). A name is only ever looked up: no module is imported because a user typed
 its name. New taxonomy codes go through :func:`judge.taxonomy.register_code`.
 """
 
@@ -31,6 +31,8 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
 
 from rejudge.store import Case, NotFoundError, ToolRegistry
+
+from rejudge.registry import REGISTRY
 
 if TYPE_CHECKING:
     from rejudge.judge._context import JudgeContext
@@ -79,12 +81,11 @@ class Tier(Protocol):
     def evaluate(self, ctx: JudgeContext) -> TierResult: ...
 
 
-_TIERS: dict[str, Tier] = {}
-
 # built-in tier name -> the module that registers it (imported on first lookup of the name).
 # ``calls`` holds the five core tiers and is loaded before any lookup, so they always win.
 _CORE_MODULE = "rejudge.judge.tiers._calls"
 BUILTIN_TIERS: dict[str, str] = {
+    "state": "rejudge.judge.tiers._state",
     "contract": _CORE_MODULE,
     "execution": _CORE_MODULE,
     "completion": _CORE_MODULE,
@@ -95,12 +96,21 @@ BUILTIN_TIERS: dict[str, str] = {
 }
 
 
-def register_tier(tier: Tier, *, replace: bool = False) -> None:
-    if tier.name in _TIERS and not replace and _TIERS[tier.name] is not tier:
-        raise ValueError(f"tier {tier.name!r} is already registered")
+def _check_tier(name: str, tier: Any) -> None:
+    if getattr(tier, "name", None) != name:
+        raise ValueError(f"tier registered as {name!r} is named {getattr(tier, 'name', None)!r}")
     if tier.partial_family not in ("contract", "execution"):
         raise ValueError("partial_family must be 'contract' or 'execution'")
-    _TIERS[tier.name] = tier
+
+
+REGISTRY.configure("tier", error=TierNotFoundError, check=_check_tier)
+for _name, _module in BUILTIN_TIERS.items():
+    REGISTRY.declare("tier", _name, _module)
+
+
+def register_tier(tier: Tier, *, replace: bool = False) -> None:
+    """Add a tier to the registry (:mod:`rejudge.registry`) under its ``name``."""
+    REGISTRY.register("tier", tier.name, tier, replace=replace)
 
 
 _core_loaded = False
@@ -117,20 +127,11 @@ def _load_core() -> None:
 
 def get_tier(name: str) -> Tier:
     _load_core()
-    tier = _TIERS.get(name)
-    if tier is None and name in BUILTIN_TIERS:
-        importlib.import_module(BUILTIN_TIERS[name])
-        tier = _TIERS.get(name)
-    if tier is None:
-        raise TierNotFoundError(
-            f"unknown tier {name!r} (known: {', '.join(tier_names())})", field="tier"
-        )
+    tier: Tier = REGISTRY.get("tier", name)
     return tier
 
 
 def tier_names() -> list[str]:
-    """Every tier name: the built-in ones and any registered since."""
+    """Every tier name: the built-in ones, plugins' and any registered since."""
     _load_core()
-    for module in dict.fromkeys(BUILTIN_TIERS.values()):
-        importlib.import_module(module)
-    return sorted(_TIERS)
+    return REGISTRY.names("tier")

@@ -107,6 +107,7 @@ class BfclAstTier:
     #: reads the case's BFCL metadata and the raw trace, never the compiled registry index
     #: (per-tool JSON Schema validators): batch judging need not build it (~3,000 BFCL tools)
     uses_registry_index: ClassVar[bool] = False
+    applies_to: ClassVar[str] = "BFCL cases (imported with their possible answers)"
 
     def applies(self, case: Case, registry: ToolRegistry) -> bool:
         return isinstance(case.metadata.get("bfcl"), dict)

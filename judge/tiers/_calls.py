@@ -52,6 +52,7 @@ __all__ = [
     "GOLDEN",
     "OUTPUT_MISSING",
     "missing_outputs",
+    "reply_texts",
 ]
 
 OUTPUT_MISSING = "OUTPUT_MISSING"
@@ -65,6 +66,15 @@ def missing_outputs(required: list[str], texts: list[str | None]) -> list[str]:
     compares them: case-insensitive, thousands separators ignored (``"1,000"`` states 1000)."""
     said = " ".join(t for t in texts if t).lower().replace(",", "")
     return [out for out in required if str(out).lower().replace(",", "") not in said]
+
+
+def reply_texts(trace: Any) -> list[str]:
+    """The agent's replies to the user: the texts of rounds that made no tool call (τ-bench
+    reads only those; text sent alongside a call never reached the user as a reply)."""
+    texts = [r.text for r in trace.rounds if not r.calls and r.text]
+    if trace.final_text and (not trace.rounds or trace.rounds[-1].calls):
+        texts.append(trace.final_text)  # a final text not kept in any round (older traces)
+    return texts
 
 
 @dataclass(frozen=True)
@@ -82,6 +92,7 @@ class CallMatchingTier:
     plain_json_results: ClassVar[bool] = True
     #: the verdict needs golden calls: a case with none that is not negative is not scorable
     needs_golden_calls: ClassVar[bool] = True
+    applies_to: ClassVar[str] = "every case with golden calls, and negative cases"
 
     def applies(self, case: Case, registry: ToolRegistry) -> bool:
         return True
@@ -301,10 +312,15 @@ class CallMatchingTier:
         # required outputs: a task that asks for an answer is judged on it by the tiers that
         # judge the task (not by the contract tiers, which judge the calls' form only)
         if case.required_outputs and self.param_mode != "contract":
-            texts = [rnd.text for rnd in ctx.trace.rounds] + [ctx.trace.final_text]
+            if ctx.settings.outputs_from == "replies":
+                texts: list[str | None] = list(reply_texts(ctx.stored_trace))
+                where = "in no reply sent without a tool call"
+            else:
+                texts = [rnd.text for rnd in ctx.trace.rounds] + [ctx.trace.final_text]
+                where = "never told to the user"
             for out in missing_outputs(list(case.required_outputs), texts):
                 codes.append(OUTPUT_MISSING)
-                reasons.append(f"required output {out!r} never told to the user")
+                reasons.append(f"required output {out!r} {where}")
 
         if ordered:
             sequence = [call_of[s.index] for s in slots if s.index in call_of]

@@ -118,6 +118,7 @@ class OutcomeTier:
     name = "outcome"
     description = "FuncBenchGen: target value reached within 2 x n_core calls; per-call failures"
     partial_family = "execution"
+    applies_to = "FuncBenchGen cases (generated with a dependency graph and a target value)"
 
     def applies(self, case: Case, registry: ToolRegistry) -> bool:
         meta = case.metadata

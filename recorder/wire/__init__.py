@@ -1,12 +1,12 @@
 """Wire formats: provider responses -> neutral :class:`AssistantTurn`, and request-side helpers.
 
-Formats: OpenAI chat completions (JSON and SSE), OpenAI Responses API (JSON and SSE), Anthropic
-messages (JSON and SSE), and, read-only for foreign cassettes, Gemini ``generateContent``, AWS
-Bedrock Converse (JSON and the binary event stream) and Cohere v2 chat (JSON and SSE). Each is
-a :class:`WireFormat` object (:mod:`.format` has the protocol) registered by name in
-:mod:`.registry`; the ``detect_wire_format`` / ``parse_response`` / ``extract_*`` functions
-dispatch through that registry. Parsers never raise on malformed input: what cannot be read is
-reported in the turn (``error``, ``truncated``, a call's ``parse_error``).
+Each model API rejudge reads is a :class:`WireFormat` object in its own module (:mod:`.format`
+has the protocol), registered by name in :mod:`.registry`; ``WIRE_FORMATS`` and
+``describe_wire_formats()`` list them from there. rejudge records OpenAI chat and Anthropic
+messages itself; the others are read from foreign cassettes. The ``detect_wire_format`` /
+``parse_response`` / ``extract_*`` functions dispatch through that registry. Parsers never
+raise on malformed input: what cannot be read is reported in the turn (``error``,
+``truncated``, a call's ``parse_error``).
 """
 
 from rejudge.recorder.wire._anthropic import (
@@ -21,9 +21,17 @@ from rejudge.recorder.wire._anthropic import (
 from rejudge.recorder.wire._bedrock import (
     BEDROCK_CONVERSE,
     BedrockConverse,
+    assemble_converse_events,
+    bedrock_invoke_body,
+    bedrock_model_in_url,
     bedrock_shaped,
     parse_bedrock_converse,
     parse_bedrock_stream,
+)
+from rejudge.recorder.wire._bedrock_invoke import (
+    BEDROCK_INVOKE_MODEL,
+    BedrockInvokeModel,
+    parse_invoke_stream,
 )
 from rejudge.recorder.wire._cohere import (
     COHERE_CHAT,
@@ -31,13 +39,21 @@ from rejudge.recorder.wire._cohere import (
     parse_cohere_chat,
     parse_cohere_sse,
 )
+from rejudge.recorder.wire._cohere_v1 import (
+    COHERE_CHAT_V1,
+    CohereChatV1,
+    parse_cohere_v1_chat,
+    parse_cohere_v1_stream,
+)
 from rejudge.recorder.wire._common import (
     FREEFORM_SCHEMA_KEY,
     WIRE_ANTHROPIC,
     WIRE_BEDROCK,
+    WIRE_BEDROCK_INVOKE,
     WIRE_COHERE,
-    WIRE_FORMATS,
+    WIRE_COHERE_V1,
     WIRE_GEMINI,
+    WIRE_OLLAMA,
     WIRE_OPENAI_CHAT,
     WIRE_OPENAI_RESPONSES,
     WIRE_UNKNOWN,
@@ -50,6 +66,7 @@ from rejudge.recorder.wire._common import (
     function_tool_specs,
     int_usage,
     is_finite_json,
+    iter_json_lines,
     iter_sse,
     make_call,
     make_freeform_call,
@@ -87,6 +104,13 @@ from rejudge.recorder.wire._gemini import (
     parse_gemini_stream,
 )
 from rejudge.recorder.wire._nonmodel import NON_MODEL_RULES, NonModelRule, non_model_kind
+from rejudge.recorder.wire._ollama import (
+    OLLAMA_CHAT,
+    OllamaChat,
+    ollama_response,
+    parse_ollama_chat,
+    parse_ollama_stream,
+)
 from rejudge.recorder.wire._openai_chat import (
     OPENAI_CHAT,
     OpenAIChat,
@@ -104,7 +128,9 @@ from rejudge.recorder.wire._openai_responses import (
     parse_openai_responses_sse,
 )
 from rejudge.recorder.wire._registry import (
+    WIRE_FORMATS,
     UnknownWireFormatError,
+    describe_wire_formats,
     detect_wire_format,
     extract_echoed_calls,
     extract_first_user_text,
@@ -122,9 +148,13 @@ __all__ = [
     "AnthropicMessages",
     "AssistantTurn",
     "BEDROCK_CONVERSE",
+    "BEDROCK_INVOKE_MODEL",
     "BedrockConverse",
+    "BedrockInvokeModel",
     "COHERE_CHAT",
+    "COHERE_CHAT_V1",
     "CohereChat",
+    "CohereChatV1",
     "DETECT_BODY",
     "DETECT_HEADERS",
     "DETECT_NONE",
@@ -138,8 +168,10 @@ __all__ = [
     "GeminiGenerateContent",
     "NON_MODEL_RULES",
     "NonModelRule",
+    "OLLAMA_CHAT",
     "OPENAI_CHAT",
     "OPENAI_RESPONSES",
+    "OllamaChat",
     "OpenAIChat",
     "OpenAIResponses",
     "Probe",
@@ -147,9 +179,12 @@ __all__ = [
     "UnknownWireFormatError",
     "WIRE_ANTHROPIC",
     "WIRE_BEDROCK",
+    "WIRE_BEDROCK_INVOKE",
     "WIRE_COHERE",
+    "WIRE_COHERE_V1",
     "WIRE_FORMATS",
     "WIRE_GEMINI",
+    "WIRE_OLLAMA",
     "WIRE_OPENAI_CHAT",
     "WIRE_OPENAI_RESPONSES",
     "WIRE_UNKNOWN",
@@ -158,9 +193,13 @@ __all__ = [
     "anthropic_shaped",
     "anthropic_tool_results",
     "as_dict",
+    "assemble_converse_events",
+    "bedrock_invoke_body",
+    "bedrock_model_in_url",
     "bedrock_shaped",
     "compact_json",
     "decode_event_stream",
+    "describe_wire_formats",
     "detect_wire_format",
     "extract_echoed_calls",
     "extract_first_user_text",
@@ -176,12 +215,14 @@ __all__ = [
     "int_usage",
     "is_event_stream",
     "is_finite_json",
+    "iter_json_lines",
     "iter_sse",
     "looks_like_event_stream",
     "make_call",
     "make_freeform_call",
     "make_probe",
     "non_model_kind",
+    "ollama_response",
     "openai_chat_echoed_calls",
     "openai_chat_tool_results",
     "openai_responses_echoed_calls",
@@ -193,8 +234,13 @@ __all__ = [
     "parse_bedrock_stream",
     "parse_cohere_chat",
     "parse_cohere_sse",
+    "parse_cohere_v1_chat",
+    "parse_cohere_v1_stream",
     "parse_gemini",
     "parse_gemini_stream",
+    "parse_invoke_stream",
+    "parse_ollama_chat",
+    "parse_ollama_stream",
     "parse_openai_chat",
     "parse_openai_chat_sse",
     "parse_openai_responses",

@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from rejudge.recorder.wire._bedrock import bedrock_shaped
+from rejudge.recorder.wire._bedrock import bedrock_invoke_body, bedrock_shaped
 from rejudge.recorder.wire._common import (
     WIRE_ANTHROPIC,
     AssistantTurn,
@@ -324,14 +324,15 @@ class AnthropicMessages(WireFormat):
 
     name = WIRE_ANTHROPIC
     provider = "anthropic"
+    title = "Anthropic messages"
 
     def detect(self, probe: Probe) -> int:
         if probe.path.endswith("/messages") and not probe.path.endswith("/count_tokens"):
             return DETECT_PATH
         body = probe.body
         if isinstance(body, dict) and isinstance(body.get("messages"), list):
-            if bedrock_shaped(body):
-                return DETECT_NONE
+            if bedrock_shaped(body) or bedrock_invoke_body(body):
+                return DETECT_NONE  # Converse, or Claude through InvokeModel (its own format)
             if _anthropic_response(probe.response):
                 # a plain first request (no system, no tool blocks) behind a redacted URL:
                 # only the answer says whose API it was

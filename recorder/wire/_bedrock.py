@@ -11,8 +11,8 @@ events, whose tool input arrives as JSON text fragments per ``contentBlockIndex`
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping
-from dataclasses import dataclass, field
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, field, replace
 from typing import Any
 from urllib.parse import unquote, urlsplit
 
@@ -44,7 +44,10 @@ from rejudge.store import ToolCall, ToolSpec
 __all__ = [
     "parse_bedrock_converse",
     "parse_bedrock_stream",
+    "assemble_converse_events",
     "bedrock_shaped",
+    "bedrock_invoke_body",
+    "bedrock_model_in_url",
     "BedrockConverse",
     "BEDROCK_CONVERSE",
 ]
@@ -146,12 +149,32 @@ def parse_bedrock_stream(data: Any) -> AssistantTurn:
     if not isinstance(data, (bytes, bytearray)):
         return AssistantTurn(truncated=True, error="event stream body is not bytes")
     stream = decode_event_stream(bytes(data))
+    events: list[tuple[str | None, dict[str, Any]]] = []
+    err: str | None = None
+    for message in stream.messages:
+        payload = as_dict(load_json_event(message.payload.decode("utf-8", errors="replace")))
+        kind = message.event_type
+        if message.message_type in ("exception", "error"):
+            detail = payload.get("message") or payload.get("Message")
+            err = f"{kind}: {detail}" if isinstance(detail, str) else (kind or "stream exception")
+            continue
+        events.append((kind, payload))
+    turn = assemble_converse_events(events)
+    return replace(
+        turn, truncated=turn.truncated or stream.fault is not None, error=err or turn.error
+    )
+
+
+def assemble_converse_events(events: Iterable[tuple[str | None, dict[str, Any]]]) -> AssistantTurn:
+    """Converse stream events (``(type, payload)`` in order: ``contentBlockStart``/``Delta``,
+    ``messageStop``, ``metadata``), assembled per content block; no ``messageStop`` means
+    ``truncated``. InvokeModel streams of Amazon Nova carry the same events inside their
+    ``chunk`` payloads (:mod:`._bedrock_invoke`)."""
     blocks: dict[Any, _Block] = {}
     order: list[Any] = []
     stop: str | None = None
     usage: dict[str, int] = {}
     done = False
-    err: str | None = None
 
     def block(key: Any) -> _Block:
         found = blocks.get(key)
@@ -160,13 +183,7 @@ def parse_bedrock_stream(data: Any) -> AssistantTurn:
             order.append(key)
         return found
 
-    for message in stream.messages:
-        payload = as_dict(load_json_event(message.payload.decode("utf-8", errors="replace")))
-        kind = message.event_type
-        if message.message_type in ("exception", "error"):
-            detail = payload.get("message") or payload.get("Message")
-            err = f"{kind}: {detail}" if isinstance(detail, str) else (kind or "stream exception")
-            continue
+    for kind, payload in events:
         key = payload.get("contentBlockIndex", len(order))
         if isinstance(key, bool) or not isinstance(key, (int, str)):
             key = len(order)
@@ -203,8 +220,7 @@ def parse_bedrock_stream(data: Any) -> AssistantTurn:
         calls=calls,
         finish_reason=stop,
         usage=usage,
-        truncated=not done or stream.fault is not None,
-        error=err,
+        truncated=not done,
     )
 
 
@@ -222,10 +238,24 @@ def _blocks_shaped(messages: Any) -> bool:
     return seen
 
 
+def bedrock_invoke_body(body: Any) -> bool:
+    """A body only Bedrock's InvokeModel takes: Anthropic's messages with Bedrock's
+    ``anthropic_version``, or Nova's ``schemaVersion: messages-v1`` (Converse has neither)."""
+    if not isinstance(body, dict):
+        return False
+    version = body.get("anthropic_version")
+    return (isinstance(version, str) and version.startswith("bedrock-")) or body.get(
+        "schemaVersion"
+    ) == "messages-v1"
+
+
 def bedrock_shaped(body: Any) -> bool:
     """A request body in Converse's shape: ``toolConfig``/``inferenceConfig``, or messages whose
-    every content block is keyed by kind with no ``type`` (which no other format sends)."""
+    every content block is keyed by kind with no ``type`` (which no other format sends), and
+    not an InvokeModel body (:func:`bedrock_invoke_body`)."""
     if not isinstance(body, dict) or not isinstance(body.get("messages"), list):
+        return False
+    if bedrock_invoke_body(body):
         return False
     if "model" in body:  # Converse names the model in the path, never in the body
         return False
@@ -240,6 +270,7 @@ class BedrockConverse(WireFormat):
 
     name = WIRE_BEDROCK
     provider = "bedrock"
+    title = "Bedrock Converse"
 
     def detect(self, probe: Probe) -> int:
         if _PATH.search(probe.path):
@@ -259,9 +290,7 @@ class BedrockConverse(WireFormat):
         return "/model/" in probe.path and probe.last_segment == "count-tokens"
 
     def model_in_url(self, url: str) -> str | None:
-        # /model/<id>/converse, the id percent-encoded (amazon.nova-micro-v1%3A0)
-        found = re.search(r"/model/([^/]+)/", urlsplit(url).path)
-        return unquote(found.group(1)) if found else None
+        return bedrock_model_in_url(url)
 
     def parse_message(self, body: dict[str, Any]) -> AssistantTurn:
         return parse_bedrock_converse(body)
@@ -343,6 +372,13 @@ class BedrockConverse(WireFormat):
             if parts:
                 out.append("\n".join(parts))
         return out
+
+
+def bedrock_model_in_url(url: str) -> str | None:
+    """The model of ``/model/<id>/...`` (Converse and InvokeModel), its id percent-decoded
+    (``amazon.nova-micro-v1%3A0``)."""
+    found = re.search(r"/model/([^/]+)/", urlsplit(url).path)
+    return unquote(found.group(1)) if found else None
 
 
 def _messages(body: Any) -> list[dict[str, Any]]:

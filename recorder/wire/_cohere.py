@@ -181,7 +181,12 @@ def _end_error(end: dict[str, Any]) -> str | None:
 
 def _cohere_response(response: Any) -> bool:
     if isinstance(response, dict):
-        return isinstance(response.get("message"), dict) and "choices" not in response
+        # Ollama's answers also hold a top-level message, beside a boolean ``done``
+        return (
+            isinstance(response.get("message"), dict)
+            and "choices" not in response
+            and "done" not in response
+        )
     if isinstance(response, str) and is_event_stream(response):
         head = response[:2000]
         return any(f'"type":"{e}"' in head or f"event: {e}" in head for e in _STREAM_EVENTS)
@@ -193,6 +198,7 @@ class CohereChat(WireFormat):
 
     name = WIRE_COHERE
     provider = "cohere"
+    title = "Cohere v2 chat"
 
     def detect(self, probe: Probe) -> int:
         if probe.path.endswith("/v2/chat"):

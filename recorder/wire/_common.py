@@ -22,8 +22,11 @@ __all__ = [
     "WIRE_GEMINI",
     "WIRE_BEDROCK",
     "WIRE_COHERE",
+    "WIRE_COHERE_V1",
+    "WIRE_OLLAMA",
+    "WIRE_BEDROCK_INVOKE",
+    "iter_json_lines",
     "WIRE_UNKNOWN",
-    "WIRE_FORMATS",
     "AssistantTurn",
     "SentToolResult",
     "EchoedCall",
@@ -51,15 +54,10 @@ WIRE_ANTHROPIC = "anthropic-messages"
 WIRE_GEMINI = "gemini-generate-content"
 WIRE_BEDROCK = "bedrock-converse"
 WIRE_COHERE = "cohere-chat"
+WIRE_COHERE_V1 = "cohere-chat-v1"
+WIRE_OLLAMA = "ollama-chat"
+WIRE_BEDROCK_INVOKE = "bedrock-invoke-model"
 WIRE_UNKNOWN = "unknown"
-WIRE_FORMATS: tuple[str, ...] = (
-    WIRE_OPENAI_CHAT,
-    WIRE_OPENAI_RESPONSES,
-    WIRE_ANTHROPIC,
-    WIRE_GEMINI,
-    WIRE_BEDROCK,
-    WIRE_COHERE,
-)
 
 
 @dataclass(frozen=True)
@@ -273,6 +271,14 @@ def iter_sse(text: str) -> Iterator[tuple[str | None, str]]:
             event = value
     if data:
         yield event, "\n".join(data)
+
+
+def iter_json_lines(text: str) -> Iterator[Any]:
+    """Each non-blank line of a newline-delimited JSON body (Ollama's and Cohere v1's streams),
+    decoded; a line that is no JSON gives ``None`` so a damaged line never hides the others."""
+    for line in text.splitlines():
+        if line.strip():
+            yield load_json_event(line)
 
 
 def load_json_event(data: str) -> Any:

@@ -134,11 +134,14 @@ class WireFormat(ABC):
     """One model API's wire format (see the module docstring for the protocol).
 
     ``name`` is the registry key stored on traces' exchanges; ``provider`` names the API family
-    (``openai``, ``anthropic``, ``gemini``) that imported runs record as their provider.
+    (``openai``, ``anthropic``, ``gemini``) that imported runs record as their provider;
+    ``title`` is the API's name for people (the name when empty).
     """
 
     name: ClassVar[str]
     provider: ClassVar[str]
+    # what a person calls the API, in messages that list the formats rejudge reads
+    title: ClassVar[str] = ""
 
     @abstractmethod
     def detect(self, probe: Probe) -> int:

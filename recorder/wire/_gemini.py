@@ -33,7 +33,7 @@ from rejudge.recorder.wire._format import (
     WireFormat,
     is_event_stream,
 )
-from rejudge.store import ToolSpec
+from rejudge.store import Alternative, ToolCall, ToolSpec
 
 __all__ = [
     "parse_gemini",
@@ -60,26 +60,25 @@ def _usage(meta: Any) -> dict[str, int]:
     return out
 
 
-def _candidate_parts(body: dict[str, Any]) -> tuple[list[dict[str, Any]], str | None]:
+def _candidates(body: dict[str, Any]) -> dict[int, tuple[list[dict[str, Any]], str | None]]:
+    """Each candidate's parts and finish reason, by its ``index`` (its position when absent)."""
+    out: dict[int, tuple[list[dict[str, Any]], str | None]] = {}
     candidates = body.get("candidates")
-    if not isinstance(candidates, list) or not candidates or not isinstance(candidates[0], dict):
-        return [], None
-    cand = candidates[0]
-    finish = cand.get("finishReason")
-    content = cand.get("content")
-    parts = content.get("parts") if isinstance(content, dict) else None
-    good = [p for p in parts if isinstance(p, dict)] if isinstance(parts, list) else []
-    return good, finish if isinstance(finish, str) else None
+    for position, cand in enumerate(candidates if isinstance(candidates, list) else []):
+        if not isinstance(cand, dict):
+            continue
+        index = cand.get("index")
+        if isinstance(index, bool) or not isinstance(index, int):
+            index = position
+        finish = cand.get("finishReason")
+        content = cand.get("content")
+        parts = content.get("parts") if isinstance(content, dict) else None
+        good = [p for p in parts if isinstance(p, dict)] if isinstance(parts, list) else []
+        out[index] = (good, finish if isinstance(finish, str) else None)
+    return out
 
 
-def _turn_from_parts(
-    parts: list[dict[str, Any]],
-    finish: str | None,
-    usage: dict[str, int],
-    model: str | None,
-    err: str | None,
-    truncated: bool = False,
-) -> AssistantTurn:
+def _parts_turn(parts: list[dict[str, Any]]) -> tuple[str | None, list[ToolCall]]:
     texts: list[str] = []
     calls = []
     for part in parts:
@@ -89,33 +88,60 @@ def _turn_from_parts(
         if isinstance(fc, dict):
             args = fc.get("args")
             calls.append(make_call(fc.get("id"), fc.get("name"), args if args is not None else {}))
+    return text_or_none(texts), calls
+
+
+def _turn_from_candidates(
+    candidates: dict[int, tuple[list[dict[str, Any]], str | None]],
+    usage: dict[str, int],
+    model: str | None,
+    err: str | None,
+    truncated: bool = False,
+) -> AssistantTurn:
+    """The first candidate is the turn (a client follows it); the others (``candidateCount``
+    > 1) are its alternatives, as the other choices of OpenAI's ``n > 1`` are."""
+    if not candidates:
+        return AssistantTurn(usage=usage, raw_model=model, error=err, truncated=truncated)
+    first = min(candidates)
+    alternatives = []
+    for index in sorted(candidates):
+        if index != first:
+            parts, finish = candidates[index]
+            text, calls = _parts_turn(parts)
+            alternatives.append(
+                Alternative(choice=index, calls=calls, text=text, finish_reason=finish)
+            )
+    parts, finish = candidates[first]
+    text, calls = _parts_turn(parts)
     return AssistantTurn(
-        text=text_or_none(texts),
+        text=text,
         calls=calls,
         finish_reason=finish,
         usage=usage,
         truncated=truncated,
         raw_model=model,
         error=err,
+        alternatives=alternatives,
     )
 
 
 def parse_gemini(body: dict[str, Any]) -> AssistantTurn:
-    """A non-streaming ``generateContent`` response (first candidate)."""
+    """A non-streaming ``generateContent`` response: the first candidate, the others as
+    alternatives."""
     if not isinstance(body, dict):
         return AssistantTurn(error="response body is not a JSON object")
-    parts, finish = _candidate_parts(body)
     model = body.get("modelVersion") if isinstance(body.get("modelVersion"), str) else None
     err = error_message(body)
     if err is None and not isinstance(body.get("candidates"), list):
         err = "response has no candidates"
-    return _turn_from_parts(parts, finish, _usage(body.get("usageMetadata")), model, err)
+    return _turn_from_candidates(_candidates(body), _usage(body.get("usageMetadata")), model, err)
 
 
 def parse_gemini_stream(text_or_chunks: Any) -> AssistantTurn:
     """``streamGenerateContent``: SSE (``alt=sse``) or a JSON array of response chunks.
 
-    Parts concatenate across chunks; a stream with no finish reason is ``truncated``.
+    Parts concatenate across chunks per candidate index; a stream whose first candidate has no
+    finish reason is ``truncated``.
     """
     chunks: list[Any]
     if isinstance(text_or_chunks, list):
@@ -124,8 +150,7 @@ def parse_gemini_stream(text_or_chunks: Any) -> AssistantTurn:
         chunks = [load_json_event(data) for _event, data in iter_sse(text_or_chunks)]
     else:
         return AssistantTurn(truncated=True, error="stream body is not text")
-    parts: list[dict[str, Any]] = []
-    finish: str | None = None
+    merged: dict[int, tuple[list[dict[str, Any]], str | None]] = {}
     usage: dict[str, int] = {}
     model: str | None = None
     err: str | None = None
@@ -133,14 +158,15 @@ def parse_gemini_stream(text_or_chunks: Any) -> AssistantTurn:
         if not isinstance(chunk, dict):
             continue
         err = error_message(chunk) or err
-        more, fin = _candidate_parts(chunk)
-        parts.extend(more)
-        finish = fin or finish
+        for index, (more, fin) in _candidates(chunk).items():
+            parts, finish = merged.get(index, ([], None))
+            merged[index] = (parts + more, fin or finish)
         usage = _usage(chunk.get("usageMetadata")) or usage
         if isinstance(chunk.get("modelVersion"), str):
             model = chunk["modelVersion"]
     # text fragments of one stream join; calls arrive whole in one part
-    return _turn_from_parts(parts, finish, usage, model, err, truncated=finish is None)
+    finished = bool(merged) and merged[min(merged)][1] is not None
+    return _turn_from_candidates(merged, usage, model, err, truncated=not finished)
 
 
 def gemini_tool_results(body: Any) -> list[SentToolResult]:
@@ -220,6 +246,7 @@ class GeminiGenerateContent(WireFormat):
 
     name = WIRE_GEMINI
     provider = "gemini"
+    title = "Gemini generateContent"
 
     def detect(self, probe: Probe) -> int:
         last = probe.last_segment

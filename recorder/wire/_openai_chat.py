@@ -368,6 +368,7 @@ class OpenAIChat(WireFormat):
 
     name = WIRE_OPENAI_CHAT
     provider = "openai"
+    title = "OpenAI chat completions"
 
     def detect(self, probe: Probe) -> int:
         if probe.path.endswith("/chat/completions") or probe.path == "chat/completions":

@@ -352,6 +352,7 @@ class OpenAIResponses(WireFormat):
 
     name = WIRE_OPENAI_RESPONSES
     provider = "openai"
+    title = "OpenAI Responses"
 
     def detect(self, probe: Probe) -> int:
         if probe.path.endswith("/responses") or probe.path == "responses":

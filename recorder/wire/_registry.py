@@ -1,9 +1,10 @@
 """The wire formats by name, and the format-generic entry points built on them.
 
-The built-in formats (OpenAI chat, OpenAI Responses, Anthropic messages, Gemini, Bedrock
-Converse, Cohere v2 chat) are registered here; a new format is a :class:`~.format.WireFormat` subclass in its own module, added
-with :func:`register_wire_format`. Detection asks every registered format and keeps the surest
-answer, so no function here names a format.
+The built-in formats are registered at the bottom of this module (:data:`WIRE_FORMATS` is their
+names, in order); a new format is a :class:`~.format.WireFormat` subclass in its own module,
+added with :func:`register_wire_format`. Detection asks every registered format and keeps the
+surest answer, so no function here names a format, and :func:`describe_wire_formats` lists them
+for people from the registry itself, so no message's list of formats can go stale.
 """
 
 from __future__ import annotations
@@ -13,7 +14,9 @@ from typing import Any
 
 from rejudge.recorder.wire._anthropic import ANTHROPIC_MESSAGES
 from rejudge.recorder.wire._bedrock import BEDROCK_CONVERSE
+from rejudge.recorder.wire._bedrock_invoke import BEDROCK_INVOKE_MODEL
 from rejudge.recorder.wire._cohere import COHERE_CHAT
+from rejudge.recorder.wire._cohere_v1 import COHERE_CHAT_V1
 from rejudge.recorder.wire._common import (
     WIRE_UNKNOWN,
     AssistantTurn,
@@ -30,11 +33,14 @@ from rejudge.recorder.wire._format import (
 )
 from rejudge.recorder.wire._gemini import GEMINI_GENERATE_CONTENT
 from rejudge.recorder.wire._nonmodel import non_model_kind
+from rejudge.recorder.wire._ollama import OLLAMA_CHAT
 from rejudge.recorder.wire._openai_chat import OPENAI_CHAT
 from rejudge.recorder.wire._openai_responses import OPENAI_RESPONSES
 from rejudge.store import NotFoundError, ToolSpec
 
 __all__ = [
+    "WIRE_FORMATS",
+    "describe_wire_formats",
     "UnknownWireFormatError",
     "register_wire_format",
     "get_wire_format",
@@ -81,6 +87,12 @@ def get_wire_format(name: str) -> WireFormat:
 def wire_formats() -> list[WireFormat]:
     """Every registered format, in registration order."""
     return list(_FORMATS.values())
+
+
+def describe_wire_formats() -> str:
+    """Every registered format's title for people, as one phrase: ``"A, B or C"``."""
+    titles = [f.title or f.name for f in _FORMATS.values()]
+    return titles[0] if len(titles) == 1 else f"{', '.join(titles[:-1])} or {titles[-1]}"
 
 
 def find_wire_format(probe: Probe) -> WireFormat | None:
@@ -157,6 +169,12 @@ for _builtin in (
     ANTHROPIC_MESSAGES,
     GEMINI_GENERATE_CONTENT,
     BEDROCK_CONVERSE,
+    BEDROCK_INVOKE_MODEL,
     COHERE_CHAT,
+    COHERE_CHAT_V1,
+    OLLAMA_CHAT,
 ):
     register_wire_format(_builtin)
+
+# the built-in formats' names, read from the registry rather than kept as a second list
+WIRE_FORMATS: tuple[str, ...] = tuple(_FORMATS)

@@ -42,6 +42,7 @@ _COMMANDS: dict[str, str] = {
     "serve-local": "rejudge.cli.serve_local:serve_local",
     "suite": "rejudge.cli.suite:suite",
     "sweep": "rejudge.cli.sweep:sweep",
+    "tiers": "rejudge.cli.tiers:tiers",
     "traces": "rejudge.cli.record:traces",
 }
 

@@ -18,9 +18,9 @@ from typing import Any, TypeVar
 
 import click
 from rich.console import Console
-from rich.table import Table
 
 from rejudge._settings import Settings
+from rejudge.cli._tables import FitTable
 from rejudge.store import InvalidInputError, Store
 
 __all__ = [
@@ -130,10 +130,6 @@ def json_option(command: F) -> F:
     return option(command)
 
 
-def table(title: str | None, columns: list[str], rows: list[list[Any]]) -> Table:
-    out = Table(title=title, show_lines=False)
-    for column in columns:
-        out.add_column(column)
-    for row in rows:
-        out.add_row(*["" if v is None else str(v) for v in row])
-    return out
+def table(title: str | None, columns: list[str], rows: list[list[Any]]) -> FitTable:
+    """The CLI's one way to print a table: identifiers whole, cells literal (:mod:`._tables`)."""
+    return FitTable.of(title, columns, rows)

@@ -3,16 +3,23 @@ real-world evidence, judge, compare, and show where the verdicts disagree with �
 
 from __future__ import annotations
 
+from collections import Counter
 from typing import Any
 
 import click
 from rich.console import Console
+from rich.markup import escape
 from rich.table import Table
 from rich.text import Text
 
 from rejudge.cli._context import AppContext, json_option, pass_app, table
 from rejudge.services import DEMO_TAU_RUN, DemoResult, run_demo
 from rejudge.store import redact_url
+
+#: the tiers whose agreement with τ-bench's reward the demo shows in full (the others in a line)
+_AGREEMENT_TIERS = ("state", "golden")
+#: flips listed per pair of rule-set versions (the count line says how many there are)
+_FLIPS_SHOWN = 15
 
 __all__ = ["demo", "next_steps"]
 
@@ -72,23 +79,26 @@ def _render(c: Console, result: DemoResult, db_url: str) -> None:
         title="Runs: the shipped cassettes and imported evidence (no network, no key)"
         + (f", model {models[0]}" if len(models) == 1 else "")
     )
-    # four columns that fit an 80-column terminal: the harness mode goes under the run's name
-    runs.add_column("run (harness)", overflow="fold", min_width=24)
-    if len(models) > 1:
-        runs.add_column("model", overflow="fold", max_width=21)
+    # three columns that fit an 80-column terminal: the harness mode (and the model, when runs
+    # differ in it) go under the run's name, which is never cut or folded
+    under = "harness, model" if len(models) > 1 else "harness"
+    names = [Text(r["run"]) for r in result.runs]
+    runs.add_column(f"run ({under})", no_wrap=True, min_width=max([len(n) for n in names] + [12]))
     runs.add_column("n", justify="right", no_wrap=True)
     runs.add_column("how the traces ended", min_width=18, overflow="fold")
-    for r in result.runs:
-        model = [_short_model(r["model"])] if len(models) > 1 else []
+    for name, r in zip(names, result.runs, strict=True):
+        detail = r["harness_mode"] + (f" · {_short_model(r['model'])}" if len(models) > 1 else "")
         runs.add_row(
-            Text(r["run"]) + Text(f"\n{r['harness_mode']}", style="dim"),
-            *model,
+            name + Text(f"\n{detail}", style="dim"),
             str(r["traces"]),
-            _outcomes(r.get("outcomes")),
+            Text(_outcomes(r.get("outcomes"))),
         )
     c.print(runs)
     for s in result.skipped:
-        c.print(f"[yellow]skipped[/yellow] cassette folder {s['folder']}: {s['reason']}")
+        c.print(
+            f"[yellow]skipped[/yellow] cassette folder {escape(str(s['folder']))}: "
+            f"{escape(str(s['reason']))}"
+        )
 
     # one row per (run, tier): accuracy under each rule-set version, flips, McNemar p
     by_key: dict[tuple[str, str], dict[str, Any]] = {}
@@ -122,20 +132,25 @@ def _render(c: Console, result: DemoResult, db_url: str) -> None:
                 run,  # which run the row is of (not a column)
             ]
         )
-    # a bold row names the run, its tiers follow: fits 80 columns and never cuts a name
-    accuracy = Table(
-        title="Accuracy = PASS / (PASS + FAIL), with (PASS/FAIL); p: exact McNemar test of the flips"
+    # a bold line names the run and a table of its tiers follows: a run's name is as long as it
+    # is (sweep names pass 40 characters), so it is never a column that could cut it
+    c.print(
+        Text(
+            "Accuracy = PASS / (PASS + FAIL), with (PASS/FAIL); p: exact McNemar test of the flips",
+            style="italic",
+        )
     )
-    accuracy.add_column("run / tier", overflow="fold", min_width=24)
-    for ref in rules:
-        accuracy.add_column(ref, no_wrap=True)
-    accuracy.add_column("flips", justify="right", no_wrap=True)
-    accuracy.add_column("p", no_wrap=True)
-    for row in rows:
-        if row[0]:
-            accuracy.add_row(Text(str(row[0]), style="bold"), *[""] * (len(row) - 3))
-        accuracy.add_row(f"  {row[1]}", *[str(v) for v in row[2:-1]])
-    c.print(accuracy)
+    for run in dict.fromkeys(row[-1] for row in rows):
+        accuracy = Table(title=Text(run, style="bold"), title_justify="left")
+        accuracy.add_column("tier", no_wrap=True)
+        for ref in rules:
+            accuracy.add_column(ref, no_wrap=True)
+        accuracy.add_column("flips", justify="right", no_wrap=True)
+        accuracy.add_column("p", no_wrap=True)
+        for row in rows:
+            if row[-1] == run:
+                accuracy.add_row(str(row[1]), *[str(v) for v in row[2:-1]])
+        c.print(accuracy)
     reused = sum(1 for e in result.evaluations if e["reused"])
     c.print(
         f"{len(result.evaluations)} evaluations ({reused} found already judged); "
@@ -145,7 +160,7 @@ def _render(c: Console, result: DemoResult, db_url: str) -> None:
     for unscored_run in unscored:
         # a wall of "n/a" rows says nothing: say once per run why nothing could be scored
         c.print(
-            f"[yellow]{unscored_run['run']}[/yellow]: nothing to score under any tier or rule "
+            f"[yellow]{escape(unscored_run['run'])}[/yellow]: nothing to score under any tier or rule "
             "set, every trace ended without a normal result "
             f"({_outcomes(unscored_run.get('outcomes'))})"
         )
@@ -170,15 +185,19 @@ def _render(c: Console, result: DemoResult, db_url: str) -> None:
         c.print(line + (f"; top causes {top}" if top else ""), markup=False)
 
     c.rule("rule-set versions compared")
-    flips = []
+    # one table per pair of versions (standard@1 -> standard@2 for every run; standard@2 ->
+    # tau-bench@1 for the runs τ-bench rewarded)
+    flips_by_pair: dict[tuple[str, str], list[list[Any]]] = {}
     for cmp in result.comparisons:
+        pair = (cmp["meta_a"]["rules"], cmp["meta_b"]["rules"])
+        rows = flips_by_pair.setdefault(pair, [])
         if not cmp["comparable"]:
             c.print(
-                f"[bold red]not comparable[/bold red] {cmp['run']} {cmp['tier']}: "
-                + "; ".join(cmp["reasons"])
+                f"[bold red]not comparable[/bold red] {escape(cmp['run'])} {cmp['tier']}: "
+                + escape("; ".join(cmp["reasons"]))
             )
         for f in cmp["flips"]:
-            flips.append(
+            rows.append(
                 [
                     f"{cmp['run']} {cmp['tier']}",
                     f"{f['case']} r{f['repetition']}",
@@ -187,17 +206,31 @@ def _render(c: Console, result: DemoResult, db_url: str) -> None:
                     " ".join(f.get("taxonomy_from") or f.get("taxonomy_to") or []) or "-",
                 ]
             )
-    if flips:
-        ma, mb = result.comparisons[0]["meta_a"], result.comparisons[0]["meta_b"]
+    for (rules_a, rules_b), rows in flips_by_pair.items():
+        if not rows:
+            c.print(f"no case flipped from {rules_a} to {rules_b}", markup=False)
+            continue
+        per_run_tier: dict[str, int] = {}
+        for row in rows:
+            per_run_tier[row[0]] = per_run_tier.get(row[0], 0) + 1
+        c.print(
+            f"{len(rows)} flip(s) from {rules_a} to {rules_b}: "
+            + ", ".join(f"{k} {n}" for k, n in per_run_tier.items()),
+            markup=False,
+        )
+        shown = rows[:_FLIPS_SHOWN]
+        more = (
+            f" (first {len(shown)}; `rejudge compare A B` lists all)"
+            if len(rows) > len(shown)
+            else ""
+        )
         c.print(
             table(
-                f"Flips from {ma['rules']} to {mb['rules']}",
+                f"Flips from {rules_a} to {rules_b}{more}",
                 ["run / tier", "case", "verdict", "cause", "codes"],
-                flips,
+                shown,
             )
         )
-    else:
-        c.print("no case flipped between the rule-set versions")
 
     if result.tier_comparisons:
         c.rule("tiers compared with golden (newest rules)")
@@ -255,12 +288,13 @@ def _render(c: Console, result: DemoResult, db_url: str) -> None:
                     ],
                     causes=t["causes"],
                 )
-                for t in a["tiers"]
-                if t["tier"] == "golden"
+                # the state tier (τ-bench's own way of judging) first, then the golden tier
+                for t in sorted(a["tiers"], key=lambda t: t["tier"] != "state")
+                if t["tier"] in _AGREEMENT_TIERS
             ],
         )
         render_agreement(c, typed, max_listed=5)
-        others = [t for t in a["tiers"] if t["tier"] != "golden"]
+        others = [t for t in a["tiers"] if t["tier"] not in _AGREEMENT_TIERS]
         if others:
             c.print(
                 "other tiers: "
@@ -272,11 +306,65 @@ def _render(c: Console, result: DemoResult, db_url: str) -> None:
                 markup=False,
             )
 
+    if result.model_vs_model is not None:
+        _render_model_vs_model(c, result.model_vs_model)
+
     c.print(f"done in {result.elapsed_s:.1f}s.")
     db = "" if db_url == "sqlite:///rejudge.db" else f"--db {redact_url(db_url)} "
     c.rule("where to look next")
     for step in next_steps(result):
         c.print(f"  rejudge {db}{step.removeprefix('rejudge ')}", markup=False)
+
+
+# --------------------------------------------------------------------------- τ²: model vs model
+
+
+def _ci(rate: dict[str, Any]) -> str:
+    if rate["rate"] is None:
+        return "-"
+    lo, hi = rate["ci95"]
+    return f"{rate['rate']:.0%} [{lo * 100:.0f}-{hi * 100:.0f}] {rate['passed']}/{rate['n']}"
+
+
+def _render_model_vs_model(c: Console, mvm: dict[str, Any]) -> None:
+    c.rule("τ²-bench: model against model on the same tasks (`rejudge compare A B`)")
+    c.print(
+        f"Pass rates [95% Wilson interval]: τ²'s reward, rejudge's golden tier and state tier "
+        f"(where the suite has a world) under {mvm['rules']}",
+        markup=False,
+    )
+    # a line per run, never cut: run names are long and an 80-column table folds them
+    for r in mvm["runs"]:
+        note = f", {r['relabelled']} re-keyed" if r["relabelled"] else ""
+        state = _ci(r["rejudge_state"]) if "rejudge_state" in r else "-"
+        c.print(
+            f"  {r['run']} ({r['traces']} traces{note})\n"
+            f"      τ² {_ci(r['tau2_reward'])}   golden {_ci(r['rejudge_golden'])}   "
+            f"state {state}",
+            markup=False,
+        )
+    for r in mvm["runs"]:
+        if "state_agreement" in r:
+            a = r["state_agreement"]
+            kappa = "n/a" if a["kappa"] is None else f"{a['kappa']:.3f}"
+            c.print(
+                f"{r['run']}: the state tier (eval {r['state_evaluation']}) against τ²'s reward: "
+                f"agreement {_pct(a['agreement'])}, kappa {kappa} (PASS/1 {a['pass_1']}, "
+                f"PASS/0 {a['pass_0']}, FAIL/1 {a['fail_1']}, FAIL/0 {a['fail_0']})",
+                markup=False,
+            )
+    pair, cmp = mvm["pair"], mvm["pair"]["compare"]
+    tau2 = pair["tau2_reward"]
+    flips = Counter(f"{f['from']}->{f['to']}" for f in cmp["flips"])
+    c.print(
+        f"{pair['a']} vs {pair['b']}: rejudge {mvm['tier']} {_pct(cmp['accuracy_a'])} vs "
+        f"{_pct(cmp['accuracy_b'])}, {len(cmp['flips'])} flip(s) "
+        f"({', '.join(f'{k} {n}' for k, n in sorted(flips.items())) or 'none'}), exact McNemar "
+        f"p {cmp['mcnemar_p']:.3g}; τ²'s reward on the same {tau2['cases']} cases: "
+        f"{tau2['pass_to_fail']} pass->fail, {tau2['fail_to_pass']} fail->pass, "
+        f"p {tau2['mcnemar_p']:.3g}",
+        markup=False,
+    )
 
 
 @click.command("demo")

@@ -79,8 +79,10 @@ def import_cassettes_cmd(
 ) -> None:
     """Import every cassette under DIRECTORY as the traces of one imported run.
 
-    With --suite, a file <case>.yaml (or <case>__r<k>.yaml) records that case; without it each
-    cassette becomes an ad-hoc case with no golden calls. Copies are scrubbed of credentials
+    A file's case is its path under DIRECTORY without the suffix (anthropic/sync.yaml is case
+    anthropic/sync, and <case>__r<k>.yaml its repetition k), so same-named files of two folders
+    stay two cases. With --suite, the path or the file name names one of its cases; without it
+    each case is ad hoc, with no golden calls. Copies are scrubbed of credentials
     (secret headers, provider keys) as recordings are; the source files are only read.
     A file that cannot be read (not a cassette, invalid YAML, no model exchange) is listed with
     its reason and skipped; exit code 3 says some were, 0 that none were.
@@ -169,10 +171,21 @@ def import_inspect_cmd(app: AppContext, log: Path, suite: str | None, run_name: 
 )
 @click.option("--name", "run_name", metavar="RUN", help="Run name [default: derived from content].")
 @click.option("--model", "model", metavar="MODEL", help="Model name [default: the file's stem].")
+@click.option(
+    "--suite",
+    "suite_name",
+    metavar="SUITE",
+    help="Suite name [default: τ²: tau2-<domain>, shared by every run of the domain].",
+)
 @json_option
 @pass_app
 def import_tau_bench_cmd(
-    app: AppContext, file: Path, tools: Path | None, run_name: str | None, model: str | None
+    app: AppContext,
+    file: Path,
+    tools: Path | None,
+    run_name: str | None,
+    model: str | None,
+    suite_name: str | None,
 ) -> None:
     """Import a τ-bench trajectory file or a τ²-bench results document as one run.
 
@@ -181,11 +194,18 @@ def import_tau_bench_cmd(
     external verdict (see `rejudge report EVAL --against external`). A file with any problem
     imports nothing.
     """
-    result = import_tau_bench(file, app.store, tools=tools, run_name=run_name, model=model)
+    result = import_tau_bench(
+        file, app.store, tools=tools, run_name=run_name, model=model, suite_name=suite_name
+    )
     data = result.summary()
 
     def render(c: Console) -> None:
         inferred = " (tool registry inferred from the calls)" if data["registry_inferred"] else ""
+        if data["relabelled"]:
+            inferred += (
+                f"; {data['relabelled']} simulation(s) named another task than the one they "
+                "ran and were keyed by the task their reward checked"
+            )
         c.print(
             f"run {data['run']} (suite {data['suite']}): {data['cases']} case(s) x "
             f"{data['trials']} trial(s), {data['inserted']} trace(s) stored, {data['skipped']} "

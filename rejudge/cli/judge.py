@@ -10,10 +10,12 @@ from typing import Any
 
 import click
 from rich.console import Console
+from rich.markup import escape
 
 from rejudge.cli._ci_output import ci_options, write_ci_outputs
 from rejudge.cli._context import AppContext, json_option, pass_app, table
 from rejudge.cli._engine import engine_options, parse_engine, progress_bar
+from rejudge.cli.tiers import TIER_HELP
 from rejudge.judge import (
     DEFAULT_RULE_SET,
     BaselineCheck,
@@ -58,8 +60,9 @@ def render_summary(c: Console, head: Mapping[str, Any], summary: Mapping[str, An
     """The summary tables shared by `judge`, `rejudge`, `report` and `demo`."""
     counts = summary.get("verdict_counts", {})
     c.print(
-        f"[bold]evaluation {head.get('evaluation')}[/bold]  run {head.get('run')}  "
-        f"tier {head.get('tier')}  rules {head.get('rules')}"
+        # names from evidence are escaped: a run called "x[bold]" prints as written
+        f"[bold]evaluation {head.get('evaluation')}[/bold]  run {escape(str(head.get('run')))}  "
+        f"tier {head.get('tier')}  rules {escape(str(head.get('rules')))}"
     )
     c.print(
         f"accuracy {_pct(summary.get('accuracy'))} over {summary.get('scored_count', 0)} scored  "
@@ -135,10 +138,10 @@ def render_compare(c: Console, comparison: Comparison) -> None:
     data = comparison.to_json()
     ma, mb = data.get("meta_a", {}), data.get("meta_b", {})
     c.print(
-        f"[bold]A[/bold] evaluation {data['a']} ({ma.get('run')}, {ma.get('tier')}, "
-        f"{ma.get('rules')}): accuracy {_pct(data['accuracy_a'])}   "
-        f"[bold]B[/bold] evaluation {data['b']} ({mb.get('run')}, {mb.get('tier')}, "
-        f"{mb.get('rules')}): accuracy {_pct(data['accuracy_b'])}"
+        f"[bold]A[/bold] evaluation {data['a']} ({escape(str(ma.get('run')))}, {ma.get('tier')}, "
+        f"{escape(str(ma.get('rules')))}): accuracy {_pct(data['accuracy_a'])}   "
+        f"[bold]B[/bold] evaluation {data['b']} ({escape(str(mb.get('run')))}, {mb.get('tier')}, "
+        f"{escape(str(mb.get('rules')))}): accuracy {_pct(data['accuracy_b'])}"
     )
     d = data["discordant"]
     c.print(
@@ -150,7 +153,7 @@ def render_compare(c: Console, comparison: Comparison) -> None:
     else:
         c.print("[bold red]NOT COMPARABLE[/bold red]: " + "; ".join(data["reasons"]))
     for diff in data.get("differences", []):
-        c.print(f"  differs: {diff['field']}: {diff['a']} -> {diff['b']}")
+        c.print(f"  differs: {diff['field']}: {diff['a']} -> {diff['b']}", markup=False)
     if data["flips"]:
         rows = [
             [
@@ -217,7 +220,7 @@ def render_rejudged(c: Console, result: RejudgeResult) -> None:
         )
     )
     for s in result.skipped:
-        c.print(f"skipped run {s['run']}: {s['reason']}")
+        c.print(f"skipped run {s['run']}: {s['reason']}", markup=False)
 
 
 def render_lock(c: Console, lock: BaselineLock) -> None:
@@ -233,7 +236,7 @@ def render_check(c: Console, check: BaselineCheck) -> None:
         f"{_pct(check.accuracy_current)}"
     )
     for m in check.input_mismatches:
-        c.print(f"[yellow]input differs[/yellow]: {m['input']}")
+        c.print(f"[yellow]input differs[/yellow]: {escape(str(m['input']))}")
     if check.flips:
         rows = [[f["case"], f["repetition"], " ".join(f["taxonomy"])] for f in check.flips]
         c.print(table("PASS -> FAIL", ["case", "rep", "causes now"], rows))
@@ -270,7 +273,9 @@ _engine_options = engine_options(
 
 @click.command("judge")
 @click.argument("run")
-@click.option("--tier", "tier", required=True, metavar="T", help="Tier to judge under.")
+@click.option(
+    "--tier", "tier", required=True, metavar="T", help=f"Tier to judge under: {TIER_HELP}."
+)
 @click.option(
     "--rules",
     "rules",
@@ -325,7 +330,7 @@ def judge_cmd(
     "tiers",
     multiple=True,
     metavar="T",
-    help="Tier (repeatable) [default: every tier each run was judged under before].",
+    help=f"Tier (repeatable): {TIER_HELP} [default: every tier each run was judged under before].",
 )
 @_engine_options
 @click.option("--shard", metavar="I/N", help="Judge only traces with id % N == I.")

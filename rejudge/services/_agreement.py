@@ -8,7 +8,7 @@ compared on equal rules. The statistics are pure (:mod:`rejudge.judge._agreement
 
 from __future__ import annotations
 
-from rejudge.judge import Agreement, external_pass_hat_k, tier_agreement
+from rejudge.judge import TIER_DOES_NOT_APPLY, Agreement, external_pass_hat_k, tier_agreement
 from rejudge.store import NotFoundError, Store
 
 __all__ = ["evaluation_agreement", "run_agreement"]
@@ -77,7 +77,10 @@ def run_agreement(
             }
             for r in store.iter_evaluation_rows(ev.id, body_paths={"reasons": ["reasons"]})
         )
-        tiers.append(tier_agreement(rows, external, tier=tier, evaluation=ev.id, rules=rules))
+        agreement = tier_agreement(rows, external, tier=tier, evaluation=ev.id, rules=rules)
+        if agreement.table.total == 0 and not _applies(store, ev.id):
+            continue  # a tier that judges no case of this run (every verdict "does not apply")
+        tiers.append(agreement)
     passed = sum(1 for _v, p in external.values() if p)
     return Agreement(
         run=record.name,
@@ -87,6 +90,18 @@ def run_agreement(
         external_pass_hat_k=external_pass_hat_k(external),
         tiers=tiers,
     )
+
+
+def _applies(store: Store, evaluation_id: int) -> bool:
+    """Whether the tier applied to any case of the evaluation (a SKIP "tier does not apply"
+    on every row means it did not: such an evaluation has no place in an agreement table)."""
+    for row in store.iter_evaluation_rows(evaluation_id, body_paths={"reasons": ["reasons"]}):
+        reasons = row.get("reasons") or []
+        if row["verdict"] != "SKIP" or not str(reasons[0] if reasons else "").startswith(
+            TIER_DOES_NOT_APPLY
+        ):
+            return True
+    return False
 
 
 def evaluation_agreement(

@@ -50,18 +50,24 @@ from rejudge.suites import builtin_suites, load_suite
 __all__ = [
     "DEMO_SUITES",
     "DEMO_RULES",
+    "DEMO_TAU_RULES",
     "DEMO_TAU_RUN",
     "DEMO_REAL_WORLD",
+    "DEMO_TAU2_FILES",
     "DemoError",
     "DemoResult",
     "cassette_roots",
     "find_demo_cassettes",
     "load_cassette_runs",
     "run_demo",
+    "tau2_model_vs_model",
 ]
 
 DEMO_SUITES = ("retail", "genome-simple", "genome-complex")
 DEMO_RULES = ("standard@1", "standard@2")
+#: runs that τ-bench (or τ²-bench) rewarded are judged under τ-bench's reading of a
+#: conversation too (after DEMO_RULES), so the demo shows what changes from one to the other
+DEMO_TAU_RULES = "tau-bench@1"
 #: the shipped evidence of strong models the demo imports (package data)
 DEMO_TAU_RUN = "tau-bench-gpt-4o-airline"
 DEMO_REAL_WORLD = ("simonw-llm", "pydantic-ai")
@@ -89,6 +95,8 @@ class DemoResult:
     tier_comparisons: list[dict[str, Any]] = field(default_factory=list)
     # τ-bench's reward against every tier of the imported run (report --against external)
     agreement: dict[str, Any] | None = None
+    # τ²-bench's leaderboard runs, model against model (see the τ² section below)
+    model_vs_model: dict[str, Any] | None = None
     elapsed_s: float = 0.0
 
     def as_dict(self) -> dict[str, Any]:
@@ -103,6 +111,7 @@ class DemoResult:
             "headlines": self.headlines,
             "tier_comparisons": self.tier_comparisons,
             "agreement": self.agreement,
+            "model_vs_model": self.model_vs_model,
             "elapsed_s": self.elapsed_s,
         }
 
@@ -305,6 +314,7 @@ def _import_shipped(store: Store, say: Progress) -> list[dict[str, Any]]:
             "inserted": tau.inserted,
             "outcomes": {"completed": tau.inserted + tau.skipped},
             "source": "τ-bench (sierra-research/tau-bench, historical trajectories)",
+            "tau_rules": True,
         }
     )
     root = Path(load_suite("real-world").path or ".")
@@ -414,13 +424,15 @@ def run_demo(
         )
 
     rule_sets = [load_rule_set(r) for r in rules]
-    newest = rule_sets[-1].ref
+    tau_rules = load_rule_set(DEMO_TAU_RULES)
     for run in result.runs:
+        run_rules = [*rule_sets, tau_rules] if run.get("tau_rules") else rule_sets
+        newest = run_rules[-1].ref
         wanted = applicable_tiers(store, run["run_id"], tiers or tier_names())
         newest_ids: dict[str, int] = {}
         for tier in wanted:
             ids = []
-            for rule_set in rule_sets:
+            for rule_set in run_rules:
                 say(f"judging {run['run']} under {tier} / {rule_set.ref}")
                 ev_id = find_current_evaluation(store, run["run_id"], tier, rule_set)
                 reused = ev_id is not None
@@ -458,6 +470,8 @@ def run_demo(
             result.agreement = run_agreement(
                 store, run["run_id"], rule_set_id=_rule_set_id(store, run["run_id"], newest)
             ).as_dict()
+    if shipped_evidence:
+        result.model_vs_model = tau2_model_vs_model(store, rule_sets[-1], say)
     result.elapsed_s = round(time.perf_counter() - started, 3)
     return result
 
@@ -467,3 +481,121 @@ def _rule_set_id(store: Store, run_id: int, ref: str) -> int | None:
         if store.get_rule_set(ev.rule_set_id).ref == ref:
             return ev.rule_set_id
     return None
+
+
+# --------------------------------------------------------------------------- τ²-bench: model vs model
+#
+# The six τ²-bench leaderboard runs that ship as package data (suites/importers/data/tau2-bench),
+# imported through `rejudge import tau-bench` (one suite per domain: the five airline runs share
+# `tau2-airline`'s 50 cases), judged under the golden tier, and under the state tier where the
+# suite's registry names a world (retail: `tau2-retail`; τ²'s airline data is not here), and no
+# other (the demo's time stays in bounds), then: per run, τ²'s own pass rate and rejudge's, each
+# with a 95% Wilson interval, the state tier's agreement with τ²'s reward (`report --against
+# external`), and one pair of models compared case by case through the compare service
+# (`rejudge compare --json`: flips, exact McNemar p), on τ²'s rewards too.
+
+#: the shipped τ² files (airline four models, Opus twice; retail one)
+DEMO_TAU2_FILES = (
+    "claude-sonnet-4-5_airline",
+    "button_airline_claude-opus-4-6",
+    "ironshell_airline_claude-opus-4-6",
+    "ironshell_airline_gpt-5.4",
+    "toolorchestra_airline",
+    "toolorchestra_retail",
+)
+#: the pair compared: the best and the weakest τ² airline reward among runs of all 50 tasks
+DEMO_TAU2_PAIR = ("tau2-airline/button/claude-opus-4-6", "tau2-airline/ironshell/gpt-5.4")
+#: judged under τ-bench's semantics where that rule set exists, else the demo's newest rules
+_TAU2_RULES = "tau-bench@1"
+
+
+def _wilson(passed: int, n: int, z: float = 1.959964) -> list[float] | None:
+    """The 95% Wilson score interval of a pass rate (sound at 0 and at n, unlike p ± 2se)."""
+    if n == 0:
+        return None
+    p = passed / n
+    centre = (p + z * z / (2 * n)) / (1 + z * z / n)
+    half = z * ((p * (1 - p) / n + z * z / (4 * n * n)) ** 0.5) / (1 + z * z / n)
+    return [round(max(0.0, centre - half), 4), round(min(1.0, centre + half), 4)]
+
+
+def _rate(passed: int, n: int) -> dict[str, Any]:
+    return {
+        "passed": passed,
+        "n": n,
+        "rate": round(passed / n, 4) if n else None,
+        "ci95": _wilson(passed, n),
+    }
+
+
+def tau2_model_vs_model(store: Store, fallback_rules: Any, say: Progress) -> dict[str, Any]:
+    """Import the shipped τ² runs, judge each once, and compare models on the same cases."""
+    from rejudge.judge import mcnemar_exact
+    from rejudge.services._external import run_external_verdicts
+    from rejudge.suites.importers import SHIPPED_TAU2_BENCH
+
+    try:
+        rule_set = load_rule_set(_TAU2_RULES)
+    except RejudgeError:
+        rule_set = fallback_rules
+    runs, evaluations, rewards = [], {}, {}
+    for stem in DEMO_TAU2_FILES:
+        say(f"importing τ²-bench's {stem}")
+        imported = import_tau_bench(SHIPPED_TAU2_BENCH / f"{stem}.json", store)
+        name = imported.run.name
+        tiers = applicable_tiers(store, imported.run.id, ["golden", "state"])
+        ids: dict[str, int] = {}
+        for tier in tiers:
+            ev_id = find_current_evaluation(store, imported.run.id, tier, rule_set)
+            if ev_id is None:
+                say(f"judging {name} under {tier} / {rule_set.ref}")
+                ev_id = judge_run(store, imported.run.id, tier, rule_set).evaluation_id
+            ids[tier] = ev_id
+        external = {
+            (v.case_key, v.repetition): v.verdict.value
+            for v in run_external_verdicts(store, name, "tau2-bench")
+        }
+        evaluations[name], rewards[name] = ids["golden"], external
+        entry: dict[str, Any] = {
+            "run": name,
+            "model": imported.run.model,
+            "suite": imported.suite.name,
+            "evaluation": ids["golden"],
+            "traces": imported.inserted + imported.skipped,
+            "relabelled": imported.relabelled,
+            "tau2_reward": _rate(sum(1 for r in external.values() if r == 1.0), len(external)),
+        }
+        for tier, ev_id in ids.items():
+            counts = evaluation_report(store, ev_id).to_json()["summary"]["verdict_counts"]
+            entry[f"rejudge_{tier}"] = _rate(counts["PASS"], counts["PASS"] + counts["FAIL"])
+        if "state" in ids:
+            agreement = run_agreement(store, imported.run.id, prefer={"state": ids["state"]})
+            table = next(t for t in agreement.as_dict()["tiers"] if t["tier"] == "state")
+            entry["state_evaluation"] = ids["state"]
+            entry["state_agreement"] = {
+                k: table["table"][k]
+                for k in ("pass_1", "pass_0", "fail_1", "fail_0", "agreement", "kappa")
+            }
+        runs.append(entry)
+    a, b = DEMO_TAU2_PAIR
+    cmp = compare_evaluations(store, evaluations[a], evaluations[b]).to_json()
+    shared = sorted(set(rewards[a]) & set(rewards[b]))
+    lost = sum(1 for k in shared if rewards[a][k] == 1.0 and rewards[b][k] != 1.0)
+    won = sum(1 for k in shared if rewards[a][k] != 1.0 and rewards[b][k] == 1.0)
+    return {
+        "rules": rule_set.ref,
+        "tier": "golden",
+        "runs": runs,
+        "pair": {
+            "a": a,
+            "b": b,
+            "compare": cmp,
+            # the same paired test on τ²'s own rewards (1.0 = pass)
+            "tau2_reward": {
+                "cases": len(shared),
+                "pass_to_fail": lost,
+                "fail_to_pass": won,
+                "mcnemar_p": mcnemar_exact(lost, won),
+            },
+        },
+    }

@@ -46,7 +46,13 @@ from rejudge.store import (
 if TYPE_CHECKING:
     from rejudge.services._distributed import DaskEngine
 
-__all__ = ["ImportResult", "import_cassettes", "TauImportResult", "import_tau_bench"]
+__all__ = [
+    "ImportResult",
+    "import_cassettes",
+    "TauImportResult",
+    "import_tau_bench",
+    "read_tau_file",
+]
 
 
 @dataclass(frozen=True)
@@ -214,6 +220,8 @@ class TauImportResult:
     registry_inferred: bool
     cases: int
     trials: int
+    # simulations a τ² document named another task than the one they ran (re-keyed)
+    relabelled: int = 0
 
     def summary(self) -> dict[str, Any]:
         return {
@@ -226,7 +234,26 @@ class TauImportResult:
             "skipped": self.skipped,
             "external_verdicts": self.verdicts,
             "registry_inferred": self.registry_inferred,
+            "relabelled": self.relabelled,
         }
+
+
+def read_tau_file(source: Path, tools: Path | None) -> tuple[Any, Any]:
+    """A τ-bench file (or τ² document) parsed as its import parses it: its τ² plan (None for a
+    τ-bench file) and the parse. Replay re-derives a run's traces through this too."""
+    from rejudge.suites.importers import load_json, parse_tau_bench
+    from rejudge.suites.importers._tau2 import is_tau2_results
+    from rejudge.suites.importers._tau2_suite import tau2_plan
+
+    data = load_json(source, "τ-bench file")
+    tools_data = load_json(tools, "tools file") if tools is not None else None
+    plan = tau2_plan(data, source.stem) if is_tau2_results(data) else None
+    if plan is not None and tools_data is None:
+        tools_data = plan.tools
+    parsed = parse_tau_bench(
+        data, source=source.name, tools=tools_data, tools_source=str(tools or "")
+    )
+    return plan, parsed
 
 
 def import_tau_bench(
@@ -236,19 +263,28 @@ def import_tau_bench(
     tools: str | Path | None = None,
     run_name: str | None = None,
     model: str | None = None,
+    suite_name: str | None = None,
 ) -> TauImportResult:
     """Import a τ-bench trajectory file (or a τ²-bench results document) as one run: a suite of
     its tasks, a trace per (task, trial) and the benchmark's reward on each trace as an
     external verdict (source ``tau-bench`` or ``tau2-bench``).
 
     ``tools``: a JSON file of OpenAI function schemas; without it the registry is inferred from
-    the calls and marked so. The whole file is parsed and checked before the first write, so a
+    the calls and marked so (a τ² document of the airline or retail domain has its domain's
+    fixed registry instead). The whole file is parsed and checked before the first write, so a
     file with any problem stores nothing; importing the same file again is a lookup.
+
+    A τ² document imports into its domain's suite ``tau2-<domain>`` (``suite_name`` overrides
+    it), every task of the document a case, so runs of several models share one suite; a
+    document whose task differs from the stored suite's under the same id is refused
+    (:mod:`rejudge.suites.importers._tau2_suite` says why). Its run is named
+    ``tau2-<domain>/<submission>/<model>``.
     """
     from rejudge.services._external import record_external_verdicts
     from rejudge.store import RunConfig
     from rejudge.suites import suite_hash
-    from rejudge.suites.importers import TAU_DOMAIN, load_json, parse_tau_bench
+    from rejudge.suites.importers import TAU_DOMAIN
+    from rejudge.suites.importers._tau2_suite import task_conflicts, tau2_registry
 
     source = Path(path)
     if source.is_dir():
@@ -257,23 +293,38 @@ def import_tau_bench(
             "not supported; give a τ-bench trajectory file or a one-document τ²-bench results file",
             file=str(source),
         )
-    data = load_json(source, "τ-bench file")
-    tools_data = load_json(Path(tools), "tools file") if tools is not None else None
-    parsed = parse_tau_bench(
-        data, source=source.name, tools=tools_data, tools_source=str(tools or "")
-    )
+    plan, parsed = read_tau_file(source, Path(tools) if tools is not None else None)
     stem = source.stem
     flavor = parsed.source_name  # tau-bench or tau2-bench: whose rewards these are
-    suite_name = f"{flavor}-{stem}"
+    registry = parsed.registry
+    extra: dict[str, Any] = {
+        "source": flavor,
+        "file": source.name,
+        "file_hash": parsed.file_hash,
+        # where the file lay, so replay can re-derive the traces from it
+        "source_path": evidence_path(source),
+        "tools_path": evidence_path(tools) if tools is not None else None,
+    }
+    if plan is not None:
+        registry = tau2_registry(registry, plan.domain)
+        extra.update(tau2_code_commit=plan.git_commit, domain=plan.domain)
+        if plan.relabels:
+            # the file named other tasks than these simulations ran (_tau2_tasks says how)
+            extra["relabelled"] = [r._asdict() for r in plan.relabels]
+    name_of_suite = suite_name or (plan.suite_name if plan is not None else f"{flavor}-{stem}")
     with store.atomic():  # all of it lands, or none of it
+        if plan is not None:
+            _refuse_other_tasks(store, name_of_suite, parsed.cases, source, task_conflicts)
         suite_rec = store.save_suite(
-            name=suite_name,
+            name=name_of_suite,
             domain=TAU_DOMAIN,
-            suite_hash=suite_hash(1, parsed.registry, parsed.cases),
-            registry=parsed.registry,
+            suite_hash=suite_hash(1, registry, parsed.cases),
+            registry=registry,
             cases=parsed.cases,
             meta={
-                "description": f"{flavor} tasks of {source.name}",
+                "description": f"{flavor} tasks of {source.name}"
+                if plan is None
+                else f"τ²-bench {plan.domain} tasks",
                 "source": flavor,
                 "registry_inferred": parsed.registry_inferred,
             },
@@ -286,17 +337,14 @@ def import_tau_bench(
             tool_choice=None,
             repeat=max(parsed.trials, 1),
             system_prompt=parsed.system_prompt,
-            extra={
-                "source": flavor,
-                "file": source.name,
-                "file_hash": parsed.file_hash,
-                # where the file lay, so replay can re-derive the traces from it
-                "source_path": evidence_path(source),
-                "tools_path": evidence_path(tools) if tools is not None else None,
-            },
+            extra=extra,
         )
-        name = run_name or f"{flavor}-{stem}-{parsed.file_hash.split(':', 1)[-1][:8]}"
-        run = store.create_run(name=name, suite=suite_rec, config=config)
+        default_name = (
+            plan.run_name
+            if plan is not None
+            else f"{flavor}-{stem}-{parsed.file_hash.split(':', 1)[-1][:8]}"
+        )
+        run = store.create_run(name=run_name or default_name, suite=suite_rec, config=config)
         # no cassette: the traces come from a results file, named (with its hash) in the run's config
         evidence = [Evidence(t.case_id, t, None, None) for t in parsed.traces]
         result = ingest(store, run, evidence)
@@ -316,4 +364,31 @@ def import_tau_bench(
         registry_inferred=parsed.registry_inferred,
         cases=len(parsed.cases),
         trials=parsed.trials,
+        relabelled=len(plan.relabels) if plan is not None else 0,
     )
+
+
+def _refuse_other_tasks(
+    store: Store,
+    suite_name: str,
+    cases: list[Any],
+    source: Path,
+    conflicts: Callable[..., list[str]],
+) -> None:
+    """A τ² document whose tasks differ from the stored suite's under the same ids stores
+    nothing: ``compare`` joins runs by case id, so one name must mean one task."""
+    try:
+        stored = store.get_suite(suite_name)
+    except NotFoundError:
+        return
+    differing = conflicts({k: c for k, (_pk, c) in store.get_cases(stored.id).items()}, cases)
+    if differing:
+        shown = ", ".join(differing[:5]) + (
+            f" and {len(differing) - 5} more" if len(differing) > 5 else ""
+        )
+        raise InvalidInputError(
+            f"{source.name}: {len(differing)} task(s) differ from suite {suite_name!r} under the "
+            f"same id ({shown}); runs of one suite must share their tasks, so nothing was "
+            "imported: import it under another suite name",
+            file=str(source),
+        )

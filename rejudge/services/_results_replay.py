@@ -56,19 +56,13 @@ Reader = Callable[[RunConfig, Path], tuple[str, list[Trace]]]
 
 
 def _tau(config: RunConfig, path: Path) -> tuple[str, list[Trace]]:
-    from rejudge.suites.importers import load_json, parse_tau_bench
+    from rejudge.services._imports import read_tau_file
 
-    extra = config.extra or {}
-    tools = extra.get("tools_path")
+    tools = (config.extra or {}).get("tools_path")
     tools_file = resolve_evidence_path(tools) if tools else None
     if tools_file is not None and not tools_file.exists():
         raise FileNotFoundError(f"the tools file {tools_file} the run was imported with")
-    parsed = parse_tau_bench(
-        load_json(path, "τ-bench file"),
-        source=path.name,
-        tools=load_json(tools_file, "tools file") if tools_file is not None else None,
-        tools_source=str(tools_file or ""),
-    )
+    _plan, parsed = read_tau_file(path, tools_file)  # as the import parsed it
     return parsed.file_hash, parsed.traces
 
 

@@ -45,11 +45,13 @@ from rejudge.store import (
     UserTurn,
     content_hash,
 )
-from rejudge.suites.importers._tau2 import TAU2_SOURCE, is_tau2_results, tau2_entries
+from rejudge.suites.importers._tau2 import TAU2_SOURCE, is_tau2_results, tau2_entries, tau2_tasks
 from rejudge.suites.importers._tau_tools import (
     inferred_registry,
     tau_registry,
 )
+
+from rejudge.registry import REGISTRY
 
 __all__ = [
     "TAU_SOURCE",
@@ -59,10 +61,13 @@ __all__ = [
     "case_id_of",
     "load_json",
     "SHIPPED_TAU_BENCH",
+    "hit_step_limit",
+    "with_world",
 ]
 
 TAU_SOURCE = "tau-bench"
-NORMALIZER_VERSION = "tau-bench/1"
+# 2: an episode that hit the step limit is stored as ``step_limit``, not ``completed``
+NORMALIZER_VERSION = "tau-bench/2"
 
 _MAX_PROBLEMS = 20
 
@@ -247,11 +252,25 @@ def _trace(
     return Trace(
         case_id=case_id,
         repetition=int(entry["trial"]),
+        status="step_limit" if hit_step_limit(entry) else "completed",
         rounds=rounds,
         final_text=final,
         user_turns=turns,
         normalizer_version=NORMALIZER_VERSION,
     )
+
+
+def hit_step_limit(entry: dict[str, Any]) -> bool:
+    """Whether an episode ended at the harness's step limit, not by the user or a transfer.
+
+    τ-bench computes a reward only for an episode that ended (the user's ``###STOP###`` or a
+    tool that ends the conversation); at its step limit the loop stops with reward 0 and no
+    ``reward_info`` (the 5 such episodes of GPT-4o's airline run all have 30 agent steps).
+    τ²-bench says so in ``termination_reason``."""
+    info = entry.get("info") or {}
+    if "termination_reason" in info:
+        return info.get("termination_reason") == "max_steps"
+    return "reward_info" in info and info["reward_info"] is None
 
 
 def parse_tau_bench(
@@ -261,8 +280,10 @@ def parse_tau_bench(
     OpenAI function schemas; None infers the registry from the calls (marked inferred)."""
     problems: list[str] = []
     source_name, model = TAU_SOURCE, None
+    every_task: dict[Any, dict[str, Any]] = {}  # τ²: each task of the document is a case
     if is_tau2_results(data):
         raw = data
+        every_task = tau2_tasks(raw, source, [])
         data, problems = tau2_entries(raw, source)
         source_name = TAU2_SOURCE
         agent = (raw.get("info") or {}).get("agent_info") or {}
@@ -278,7 +299,9 @@ def parse_tau_bench(
     registry = (
         tau_registry(tools, source=tools_source) if tools is not None else inferred_registry(data)
     )
-    tasks: dict[Any, dict[str, Any]] = {}
+    if source_name == TAU_SOURCE:
+        registry = with_world(registry)
+    tasks: dict[Any, dict[str, Any]] = dict(every_task)
     seen_trials: set[tuple[Any, int]] = set()
     traces: list[Trace] = []
     verdicts: list[TauVerdict] = []
@@ -357,6 +380,23 @@ def parse_tau_bench(
         source_name=source_name,
         model=model,
     )
+
+
+def with_world(registry: ToolRegistry) -> ToolRegistry:
+    """The registry with the world its tools act on, when a registered world has exactly
+    these tools (τ-bench's airline world for τ-bench's airline files): the ``state`` tier then
+    judges the runs by what their calls did. A file from another world keeps no world, and
+    evidence from other data is flagged by the state tier (its results would differ)."""
+    names = set(registry.tool_names())
+    for world_name in REGISTRY.names("world", load=False):
+        if not world_name.startswith("tau-bench-"):
+            continue  # only τ-bench's own worlds are candidates: no other world is loaded
+        world = REGISTRY.get("world", world_name)
+        if set(world.tool_names()) == names:
+            return registry.model_copy(
+                update={"world": world.ref, "terminal_tools": sorted(world.terminal_tools)}
+            )
+    return registry
 
 
 def load_json(path: Path, what: str) -> Any:

@@ -14,6 +14,10 @@ environment), ``tasks`` and ``simulations``. What this reads of it:
   ``[{id, name, arguments (an object), requestor}]``, and ``tool`` messages ``{id, content,
   requestor, error}`` answering the call of that id.
 
+A simulation becomes an entry of the task it ran, which is not always the task its ``task_id``
+names (:mod:`._tau2_tasks`: two of the shared leaderboard files are relabelled); the recorded id
+is kept as ``info.recorded_task_id``.
+
 Only the agent's side becomes evidence: actions and calls whose requestor is the user (the
 telecom domain's user tools) are the simulated user's, not the agent's, and are left out.
 The dir layout (``results.json`` next to a ``simulations/`` folder) and full-duplex (voice)
@@ -23,11 +27,17 @@ simulations, which carry ticks instead of messages, are refused by name.
 from __future__ import annotations
 
 import json
+from pathlib import Path
 from typing import Any
 
-__all__ = ["TAU2_SOURCE", "is_tau2_results", "tau2_entries"]
+from rejudge.suites.importers._tau2_tasks import ran_tasks
+
+__all__ = ["SHIPPED_TAU2_BENCH", "TAU2_SOURCE", "is_tau2_results", "tau2_entries", "tau2_tasks"]
 
 TAU2_SOURCE = "tau2-bench"
+
+#: the six τ²-bench leaderboard runs shipped as package data (origin in their README)
+SHIPPED_TAU2_BENCH = Path(__file__).parent / "data" / "tau2-bench"
 
 
 def is_tau2_results(data: Any) -> bool:
@@ -124,10 +134,10 @@ def _traj(messages: list[Any]) -> list[dict[str, Any]]:
     return out
 
 
-def tau2_entries(data: dict[str, Any], source: str) -> tuple[list[dict[str, Any]], list[str]]:
-    """The τ-bench entries of a τ²-bench results document, and the problems found on the way
-    (each names the simulation or task)."""
-    problems: list[str] = []
+def tau2_tasks(data: dict[str, Any], source: str, problems: list[str]) -> dict[str, dict[str, Any]]:
+    """Every task of the document as a τ-bench task (brief, agent-side actions, outputs), in the
+    document's order: each becomes a case, whether a simulation ran it or not (so two files of
+    one domain give one suite even when one ran fewer tasks)."""
     tasks: dict[str, dict[str, Any]] = {}
     for i, raw in enumerate(data.get("tasks") or []):
         if not isinstance(raw, dict) or "id" not in raw:
@@ -136,38 +146,57 @@ def tau2_entries(data: dict[str, Any], source: str) -> tuple[list[dict[str, Any]
         task = _task(raw, f"task {raw['id']}", problems)
         if task is not None:
             tasks[str(raw["id"])] = task
+    return tasks
+
+
+def tau2_entries(data: dict[str, Any], source: str) -> tuple[list[dict[str, Any]], list[str]]:
+    """The τ-bench entries of a τ²-bench results document, and the problems found on the way
+    (each names the simulation or task). An entry's ``task_id`` is the task the simulation ran
+    (:func:`~._tau2_tasks.ran_tasks`); where the document named another, ``info`` keeps that
+    as ``recorded_task_id``."""
+    problems: list[str] = []
+    tasks = tau2_tasks(data, source, problems)
     entries: list[dict[str, Any]] = []
     sims = data.get("simulations")
     if not isinstance(sims, list) or not sims:
         problems.append(f"{source} holds no simulation")
         return entries, problems
+    raw_tasks = {str(t["id"]): t for t in data["tasks"] if isinstance(t, dict) and "id" in t}
+    ran, _, unplaced = ran_tasks(raw_tasks, sims)
+    problems.extend(unplaced)
     for i, sim in enumerate(sims):
         where = f"simulation {i}"
         if not isinstance(sim, dict):
             problems.append(f"{where}: not an object")
             continue
-        task_id, trial = sim.get("task_id"), sim.get("trial")
-        where = f"simulation {i} (task {task_id}, trial {trial})"
+        recorded, trial = sim.get("task_id"), sim.get("trial")
+        where = f"simulation {i} (task {recorded}, trial {trial})"
         if not isinstance(sim.get("messages"), list):
             what = "ticks (a full-duplex voice run)" if sim.get("ticks") else "no messages"
             problems.append(f"{where}: {what}; only text simulations are supported")
             continue
-        task = tasks.get(str(task_id))
+        if i not in ran:
+            continue  # its task could not be established: already a problem
+        task_id = ran[i]
+        task = tasks.get(task_id)
         if task is None:
-            if str(task_id) not in {str(t.get("id")) for t in data["tasks"] if isinstance(t, dict)}:
+            if task_id not in raw_tasks:
                 problems.append(f"{where}: its task is not in the document's tasks")
             continue
         reward = (sim.get("reward_info") or {}).get("reward")
+        info: dict[str, Any] = {
+            "task": task,
+            "reward_info": sim.get("reward_info"),
+            "termination_reason": sim.get("termination_reason"),
+        }
+        if task_id != str(recorded):
+            info["recorded_task_id"] = recorded
         entries.append(
             {
-                "task_id": str(task_id),
+                "task_id": task_id,
                 "trial": trial,
                 "reward": reward,
-                "info": {
-                    "task": task,
-                    "reward_info": sim.get("reward_info"),
-                    "termination_reason": sim.get("termination_reason"),
-                },
+                "info": info,
                 "traj": _traj(sim["messages"]),
             }
         )

@@ -29,6 +29,7 @@ TAU_READ_ONLY_TOOLS: frozenset[str] = frozenset(
         "search_direct_flight",
         "search_onestop_flight",
         "list_all_airports",
+        "get_flight_status",  # τ²-bench's airline only
         # retail
         "find_user_id_by_email",
         "find_user_id_by_name_zip",

@@ -158,10 +158,32 @@ def test_demo_end_to_end_twice(run_cli, cassettes, offline, tmp_path) -> None:
     assert [e["evaluation"] for e in again["evaluations"]] == [
         e["evaluation"] for e in data["evaluations"]
     ]
+    # τ²-bench's six leaderboard runs: model against model, one golden evaluation each
+    mvm = data["model_vs_model"]
+    assert {r["run"]: r["tau2_reward"]["passed"] for r in mvm["runs"]} == {
+        "tau2-airline/claude-sonnet-4-5": 36,
+        "tau2-airline/button/claude-opus-4-6": 38,
+        "tau2-airline/ironshell/claude-opus-4-6": 31,
+        "tau2-airline/ironshell/gpt-5.4": 28,
+        "tau2-airline/toolorchestra/gpt-4.1-mini-2025-04-14": 28,
+        "tau2-retail/toolorchestra/gpt-4.1-mini-2025-04-14": 96,
+    }
+    assert {r["suite"] for r in mvm["runs"]} == {"tau2-airline", "tau2-retail"}
+    # the retail suite has a world: its state tier reproduces τ²'s reward on all 114
+    [retail] = [r for r in mvm["runs"] if "state_agreement" in r]
+    assert retail["suite"] == "tau2-retail" and retail["state_agreement"]["agreement"] == 1.0
+    assert all(r["tau2_reward"]["ci95"][0] < r["tau2_reward"]["rate"] for r in mvm["runs"])
+    pair = mvm["pair"]
+    assert pair["compare"]["comparable"] is True and pair["tau2_reward"]["cases"] == 50
+    # the same paired test `rejudge compare` runs, on τ²'s own rewards: 12 vs 2 discordant
+    assert (pair["tau2_reward"]["pass_to_fail"], pair["tau2_reward"]["fail_to_pass"]) == (12, 2)
+    assert [r["evaluation"] for r in again["model_vs_model"]["runs"]] == [
+        r["evaluation"] for r in mvm["runs"]
+    ]
     store = Store.open(f"sqlite:///{tmp_path / 'cli.db'}")
     try:
-        assert store.count_traces() == 18 + 211
-        assert len(store.list_evaluations()) == len(data["evaluations"])
+        assert store.count_traces() == 18 + 211 + 358
+        assert len(store.list_evaluations()) == len(data["evaluations"]) + len(mvm["runs"]) + 1
     finally:
         store.close()
 
@@ -176,6 +198,7 @@ def test_demo_human_output(run_cli, cassettes, offline) -> None:
         "headlines",
         "tiers compared with golden",
         "τ-bench's reward against rejudge's tiers",
+        "τ²-bench: model against model",
         "where to look next",
         "dashboard",
     ):

@@ -10,7 +10,9 @@ from rejudge.judge.tiers import BUILTIN_TIERS, TierNotFoundError, get_tier, tier
 
 from tests.cli.test_judge_cli import _one_line_error, seeded  # noqa: F401  (fixture)
 
-KNOWN = "known: bfcl-ast, completion, completion-contract, contract, execution, golden, outcome"
+KNOWN = (
+    "known: bfcl-ast, completion, completion-contract, contract, execution, golden, outcome, state"
+)
 
 
 @pytest.mark.parametrize("name", ["nope", "x.y", "../etc", "calls", "base", "os.path", "__init__"])

@@ -93,7 +93,9 @@ def test_registered_and_applies_only_to_bfcl_cases() -> None:
     assert tier.applies(make_case(ground_truth=GT), REGISTRY)
     plain = make_case(ground_truth=GT).model_copy(update={"metadata": {}})
     assert not tier.applies(plain, REGISTRY)
-    assert verdict(plain, trace()).taxonomy == ["RULE_ERROR"]
+    skipped = verdict(plain, trace())
+    assert skipped.verdict == "SKIP" and skipped.taxonomy == []
+    assert skipped.reasons[0].startswith("tier does not apply: bfcl-ast judges BFCL cases")
 
 
 def test_standardize_like_bfcl() -> None:

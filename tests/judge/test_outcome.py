@@ -137,7 +137,8 @@ def test_registered_and_applies_only_to_funcbench_cases() -> None:
     plain = CASE.model_copy(update={"metadata": {}})
     assert not tier.applies(plain, REGISTRY)
     j = judge(trace(GOOD, "444"), plain, REGISTRY, "outcome")
-    assert j.verdict == "FAIL" and j.taxonomy == ["RULE_ERROR"]
+    assert j.verdict == "SKIP" and j.taxonomy == []
+    assert j.reasons == ["tier does not apply: outcome judges " + tier.applies_to]
 
 
 def test_golden_chain_with_the_answer_passes() -> None:

@@ -10,6 +10,7 @@ import pytest
 from rejudge.recorder import (
     CassetteError,
     CassetteImportError,
+    name_cassettes,
     plan_import,
     scrubbed_cassette_bytes,
 )
@@ -39,6 +40,39 @@ def test_plan_is_pure_and_names_cases_from_files(tmp_path: Path) -> None:
     assert planned == plan_import(tmp_path)  # pure: same files, same plan
 
 
+def test_cases_are_named_by_their_path_so_same_named_files_stay_apart(tmp_path: Path) -> None:
+    # two projects' sync.yaml are two tests; only __r<k> makes repetitions of one
+    for folder, source, name in [
+        ("anthropic", WEATHER, "sync.yaml"),
+        ("gemini", CHAIN, "sync.yaml"),
+        ("gemini", CHAIN, "sync__r1.yaml"),
+    ]:
+        (tmp_path / folder).mkdir(exist_ok=True)
+        shutil.copy(source, tmp_path / folder / name)
+    planned = plan_import(tmp_path)
+    assert [(p.case_id, p.repetition, len(p.trace.calls)) for p in planned] == [
+        ("anthropic/sync", 0, 1),
+        ("gemini/sync", 0, 2),
+        ("gemini/sync", 1, 2),
+    ]
+    # a single file is named by its own name
+    assert [p.case_id for p in plan_import(tmp_path / "gemini" / "sync__r1.yaml")] == ["sync"]
+
+
+def test_with_a_suite_a_run_folder_file_resolves_to_the_suites_case(tmp_path: Path) -> None:
+    # rejudge's own layout, <run>/<case>__r<k>.yaml: the suite's ids are plain case names
+    (tmp_path / "my-run").mkdir()
+    shutil.copy(WEATHER, tmp_path / "my-run" / "fc-d1-001__r2.yaml")
+    shutil.copy(CHAIN, tmp_path / "fc-d1-002.yaml")
+    named = name_cassettes(tmp_path, case_ids={"fc-d1-001", "fc-d1-002"})
+    assert [(f.rel, f.case_id, f.repetition) for f in named] == [
+        ("fc-d1-002.yaml", "fc-d1-002", None),
+        ("my-run/fc-d1-001__r2.yaml", "fc-d1-001", 2),
+    ]
+    with pytest.raises(CassetteImportError, match="name no case of the suite: my-run/fc"):
+        name_cassettes(tmp_path, case_ids={"fc-d1-002"})
+
+
 def test_adhoc_import_of_every_real_cassette(store: Store) -> None:
     result = import_cassettes(REAL, store)
     assert result.inserted == 11 and result.skipped == 0
@@ -51,7 +85,7 @@ def test_adhoc_import_of_every_real_cassette(store: Store) -> None:
     ]
     cases = store.get_cases(result.suite.id)
     assert len(cases) == 11
-    _, case = cases["test_responses_tool_use"]
+    _, case = cases["simonw-llm/test_responses_tool_use"]
     assert (
         case.golden.calls == []
         and case.instruction == "What is 1231 * 2331? Use the multiply tool."
@@ -61,7 +95,7 @@ def test_adhoc_import_of_every_real_cassette(store: Store) -> None:
         registry.tool_names()
     )
     traces = {t.case_key: t for t in store.iter_traces(result.run.id)}
-    chain = traces["test_tool_use_chain_of_two_calls"]
+    chain = traces["simonw-llm/test_tool_use_chain_of_two_calls"]
     assert [(c.name, c.arguments, c.result) for c in chain.trace.calls] == [
         ("lookup_population", {"country": "Crumpet"}, "123124"),
         ("can_have_dragons", {"population": 123124}, "true"),

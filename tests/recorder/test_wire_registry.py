@@ -127,6 +127,26 @@ SAMPLES: dict[str, tuple[str, dict[str, Any], dict[str, list[str]]]] = {
         },
         {"content-type": ["application/json"], "x-amzn-requestid": ["r1"]},
     ),
+    "bedrock-invoke-model": (
+        "https://bedrock-runtime.us-east-1.amazonaws.com/model/anthropic.claude-3-5-haiku%3A0/invoke",
+        {
+            "anthropic_version": "bedrock-2023-05-31",
+            "max_tokens": 100,
+            "messages": [
+                {"role": "user", "content": [{"type": "text", "text": "weather?"}]},
+                {
+                    "role": "assistant",
+                    "content": [{"type": "tool_use", "id": "t1", "name": "w", "input": {}}],
+                },
+                {
+                    "role": "user",
+                    "content": [{"type": "tool_result", "tool_use_id": "t1", "content": "rain"}],
+                },
+            ],
+            "tools": [{"name": "w", "input_schema": {"type": "object"}}],
+        },
+        {"content-type": ["application/json"], "x-amzn-requestid": ["r1"]},
+    ),
     "cohere-chat": (
         "https://api.cohere.com/v2/chat",
         {
@@ -156,6 +176,59 @@ SAMPLES: dict[str, tuple[str, dict[str, Any], dict[str, list[str]]]] = {
         },
         {"content-type": ["application/json"]},
     ),
+    "cohere-chat-v1": (
+        "https://api.cohere.com/v1/chat",
+        {
+            "message": "",
+            "chat_history": [
+                {"role": "SYSTEM", "message": "be brief"},
+                {"role": "USER", "message": "weather?"},
+                {
+                    "role": "CHATBOT",
+                    "message": "I will look it up.",
+                    "tool_calls": [{"name": "get_weather", "parameters": {"city": "Oslo"}}],
+                },
+            ],
+            "tools": [
+                {
+                    "name": "get_weather",
+                    "parameter_definitions": {"city": {"type": "str", "required": True}},
+                }
+            ],
+            "tool_results": [
+                {
+                    "call": {"name": "get_weather", "parameters": {"city": "Oslo"}},
+                    "outputs": [{"weather": "rain"}],
+                }
+            ],
+        },
+        {"content-type": ["application/json"]},
+    ),
+    "ollama-chat": (
+        "http://localhost:11434/api/chat",
+        {
+            "model": "llama3.1",
+            "messages": [
+                {"role": "user", "content": "weather?"},
+                {
+                    "role": "assistant",
+                    "content": "",
+                    "tool_calls": [
+                        {"function": {"name": "get_weather", "arguments": {"city": "Oslo"}}}
+                    ],
+                },
+                {"role": "tool", "content": "rain", "tool_name": "get_weather"},
+            ],
+            "tools": [
+                {
+                    "type": "function",
+                    "function": {"name": "get_weather", "parameters": {"type": "object"}},
+                }
+            ],
+            "stream": False,
+        },
+        {"content-type": ["application/json; charset=utf-8"]},
+    ),
 }
 
 # what answered each sample (detection may look at the response's shape too)
@@ -165,13 +238,23 @@ RESPONSES: dict[str, Any] = {
     "anthropic-messages": {"content": [{"type": "text", "text": "rain"}], "stop_reason": "x"},
     "gemini-generate-content": {"candidates": [{"content": {"parts": [{"text": "rain"}]}}]},
     "bedrock-converse": {"output": {"message": {"content": [{"text": "rain"}]}}},
+    "bedrock-invoke-model": {"type": "message", "content": [{"type": "text", "text": "rain"}]},
     "cohere-chat": {"message": {"role": "assistant", "content": []}, "finish_reason": "COMPLETE"},
+    "cohere-chat-v1": {"text": "rain", "generation_id": "g1", "finish_reason": "COMPLETE"},
+    "ollama-chat": {"model": "llama3.1", "message": {"content": "rain"}, "done": True},
 }
 
 # the body alone (through a proxy path) identifies these formats; Gemini is found by path only,
-# Cohere (whose requests are chat completions' shape) by path or by its response
-BODY_DETECTABLE = ("openai-chat", "openai-responses", "anthropic-messages", "bedrock-converse")
-RESPONSE_DETECTABLE = ("cohere-chat", "gemini-generate-content")
+# Cohere v2 and Ollama (whose requests are chat completions' shape) by path or by their response
+BODY_DETECTABLE = (
+    "openai-chat",
+    "openai-responses",
+    "anthropic-messages",
+    "bedrock-converse",
+    "bedrock-invoke-model",
+    "cohere-chat-v1",
+)
+RESPONSE_DETECTABLE = ("cohere-chat", "gemini-generate-content", "ollama-chat")
 
 
 def test_the_built_in_formats_are_registered_objects_in_order() -> None:

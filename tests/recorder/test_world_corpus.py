@@ -1,8 +1,8 @@
 """Cassettes other open-source projects recorded read to what a person reads in them.
 
 tests/data/world holds vcrpy cassettes that crewAI, langchain-aws, langchain-cohere, langchain-openai,
-logfire, Mirascope, openinference and openllmetry recorded against live providers (origins in its
-README). tests/data/world/expected.json says, per file and read from the file itself: each model
+logfire, Mirascope, openinference and openllmetry recorded against live providers, and Ruby VCR
+cassettes of the ruby_llm gem (origins in its README). tests/data/world/expected.json says, per file and read from the file itself: each model
 exchange's client calls (name and parsed arguments), its provider-side tool uses and other
 choices, the exchanges that are no model call, the conversation's user messages and the final
 text. Each file goes through the product's one path (``read_cassette`` then ``trace_of``) and
@@ -69,14 +69,22 @@ def _readme_rows() -> dict[str, tuple[str, str]]:
     return rows
 
 
+class _PlainLoader(yaml.SafeLoader):
+    """Plain YAML plus Ruby's ``!binary`` tag (kept as its base64 text: only headers are read)."""
+
+
+_PlainLoader.add_constructor("!binary", lambda loader, node: loader.construct_scalar(node))
+
+
 def _raw_headers(rel: str) -> list[dict[str, Any]]:
     """Every header block of a file, read with plain YAML so layouts the product rejects count."""
     data = (WORLD / rel).read_bytes()
     if rel.endswith(".gz"):
         data = gzip.decompress(data)
-    doc = yaml.safe_load(data)
-    if "interactions" in doc:
-        sides = [i[s] for i in doc["interactions"] for s in ("request", "response")]
+    doc = yaml.load(data, Loader=_PlainLoader)  # noqa: S506 - a SafeLoader subclass
+    listed = doc.get("interactions") or doc.get("http_interactions")
+    if listed is not None:
+        sides = [i[s] for i in listed for s in ("request", "response")]
     else:
         sides = list(doc["requests"]) + list(doc["responses"])
     return [side.get("headers") or {} for side in sides]
@@ -100,7 +108,10 @@ def test_every_file_is_a_cassette_with_expectations() -> None:
 def test_no_file_carries_a_credential() -> None:
     # the files keep only the recording projects' placeholders (README); a real value here
     # would be a leak into this repository
-    placeholder = re.compile(r"^(<filtered>|[A-Z0-9-]*XXX[A-Z0-9-]*|\**REDACTED\**)$", re.I)
+    # ruby_llm's are ``<NAME>`` (``Bearer <AUTH_TOKEN>``, ``<COOKIE>``)
+    placeholder = re.compile(
+        r"^(<filtered>|[A-Z0-9-]*XXX[A-Z0-9-]*|\**REDACTED\**|(Bearer )?<[A-Z0-9_]+>)$", re.I
+    )
     names = {"authorization", "x-api-key", "api-key", "cookie", "set-cookie", "x-goog-api-key"}
     names |= {"openai-organization", "openai-project", "x-amz-security-token"}
     key = re.compile(

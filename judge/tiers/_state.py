@@ -1,0 +1,225 @@
+"""The ``state`` tier: a trace is judged by what its calls did to the world.
+
+τ-bench's reward, made a tier. The trace's calls are re-executed, in their recorded order, on a
+fresh state of the registry's world; the case's golden calls on another. PASS when the two
+final states are equal and every required output was told to the user. Tools that end the
+conversation (the registry's ``terminal_tools``, the world's own) are not state changes and run
+on neither side. A failed call changes nothing (the world rolls its writes back), so an error
+the agent recovered from costs it nothing, as in τ-bench.
+
+What a FAIL says:
+
+- ``STATE_WRONG``: the final states differ; the diff lists every differing record and field,
+  expected (the golden calls' state) vs actual (the trace's), in words a person can read;
+- ``OUTPUT_MISSING``: a required output appears in no reply the agent sent without a tool call
+  (lowercased, commas removed: how τ-bench reads them);
+- ``WORLD_MISMATCH``: a re-executed call gave back another result than the one recorded. The
+  evidence came from another world (other data, another version of the tools), so the state
+  comparison would be about a conversation that never happened; the trace is flagged
+  (anomaly ``evidence_from_another_world``), never judged silently;
+
+A golden call that fails on the fresh world is a warning (the case may be wrong for this
+world): it changes nothing, as when τ-bench executes its ground truth.
+
+The tier applies to a case whose registry names a world. The world is looked up by name in
+:mod:`rejudge.registry` (the judge never imports a domain) and checked against the registry's
+data hash before any judging: a world of another version, or one whose data cannot be read,
+is an error naming what to do, never a verdict that would be stored under the wrong key.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any, ClassVar
+
+from rejudge.store import Case, ToolRegistry
+from rejudge.store._hashing import canonical_json
+
+from rejudge.model._world import World, WorldState, diff_states
+from rejudge.registry import REGISTRY
+
+from .. import _taxonomy as tx
+from ._base import TierResult, register_tier
+from ._calls import OUTPUT_MISSING, missing_outputs, reply_texts
+
+__all__ = [
+    "STATE",
+    "STATE_WRONG",
+    "WORLD_MISMATCH",
+    "ANOMALY_OTHER_WORLD",
+    "StateTier",
+    "world_of",
+]
+
+STATE_WRONG = "STATE_WRONG"
+WORLD_MISMATCH = "WORLD_MISMATCH"
+ANOMALY_OTHER_WORLD = "evidence_from_another_world"
+
+tx.register_code(
+    WORLD_MISMATCH, 5, "a re-executed call gave another result than recorded: another world"
+)
+tx.register_code(STATE_WRONG, 175, "the calls left the world in another state than the golden")
+
+#: how many differences a judgment spells out in its reasons (all are in the diff)
+_REASONS_SHOWN = 12
+
+
+def world_of(registry: ToolRegistry) -> World:
+    """The registry's world, checked against the data hash the registry was made with."""
+    ref = registry.world
+    if ref is None:
+        raise ValueError(f"registry of domain {registry.domain!r} names no world")
+    world: World = REGISTRY.get("world", ref.name)
+    world.check(ref)
+    return world
+
+
+def _same_result(recorded: Any, content: Any) -> bool:
+    if recorded == content and type(recorded) is type(content):
+        return True
+    try:
+        return canonical_json(recorded) == canonical_json(content)
+    except (TypeError, ValueError):
+        return False
+
+
+def _short(value: Any, limit: int = 120) -> str:
+    text = value if isinstance(value, str) else canonical_json(value)
+    return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
+@dataclass(frozen=True)
+class StateTier:
+    name: str = "state"
+    description: str = (
+        "judged by what the calls did: the trace's calls and the golden calls re-executed on "
+        "fresh copies of the case's world, final states compared, required outputs per reply"
+    )
+    partial_family: str = "contract"
+    #: the verdict needs golden calls (or a negative case: the state must stay as it was)
+    needs_golden_calls: ClassVar[bool] = True
+    uses_registry_index: ClassVar[bool] = False
+    applies_to: ClassVar[str] = "cases whose tool registry names a world with state"
+
+    def applies(self, case: Case, registry: ToolRegistry) -> bool:
+        return registry.world is not None
+
+    def require(self, registry: ToolRegistry) -> None:
+        """Raise when the registry's world cannot be had as the registry was made (called by
+        the engine before judging, outside its catch: no verdict is stored for it)."""
+        world_of(registry)
+
+    def evaluate(self, ctx: Any) -> TierResult:
+        # every call as recorded (not the rule set's view): a dropped call still ran
+        trace, case, registry = ctx.stored_trace, ctx.case, ctx.registry
+        world = world_of(registry)
+        terminal = set(registry.terminal_tools) | set(world.terminal_tools)
+        known = world.tool_names()
+        codes: list[str] = []
+        reasons: list[str] = []
+        diff: list[dict[str, Any]] = []
+        anomalies: list[str] = []
+
+        actual = world.new_state()
+        executed = 0
+        number = 0
+        for r_index, rnd in enumerate(trace.rounds):
+            for call in rnd.calls:
+                number += 1
+                where = f"round {r_index + 1}, call {number} {call.name!r}"
+                if call.name in terminal or call.arguments is None:
+                    continue  # ends the conversation / never ran: changes nothing
+                if call.name not in known:
+                    codes.append(tx.FUNCTION_NOT_FOUND)
+                    reasons.append(f"{where}: the world {world.name!r} has no such tool")
+                    continue
+                result = world.execute(actual, call.name, dict(call.arguments))
+                executed += 1
+                if call.result is not None and not _same_result(call.result, result.content):
+                    codes.append(WORLD_MISMATCH)
+                    if ANOMALY_OTHER_WORLD not in anomalies:
+                        anomalies.append(ANOMALY_OTHER_WORLD)
+                    reasons.append(
+                        f"{where}: re-executed on {world.name} {world.version} it gives "
+                        f"{_short(result.content)!r}, but the trace recorded "
+                        f"{_short(call.result)!r}: the evidence came from another world"
+                    )
+
+        expected = world.new_state()
+        warnings: list[str] = []
+        for g_index, golden in enumerate(case.golden.calls):
+            if golden.tool in terminal:
+                continue
+            for _ in range(golden.count):
+                result = world.execute(expected, golden.tool, dict(golden.params))
+                if not result.ok and not registry_read_only(registry, golden.tool):
+                    # a warning, not a cause: τ-bench executes the ground truth the same way,
+                    # and a failed write changes nothing on either side
+                    warnings.append(
+                        f"golden call {g_index + 1} {golden.tool!r} fails on the world: "
+                        f"{_short(result.content)!r}"
+                    )
+
+        differences = diff_states(expected, actual)
+        if differences:
+            codes.append(STATE_WRONG)
+            tables = sorted({f"{d.table}/{d.key}" for d in differences})
+            reasons.append(
+                f"final state differs from the golden calls' in {len(differences)} field(s) of "
+                f"{len(tables)} record(s): "
+                + ", ".join(tables[:6])
+                + (" …" if len(tables) > 6 else "")
+            )
+            reasons.extend(d.describe() for d in differences[:_REASONS_SHOWN])
+            if len(differences) > _REASONS_SHOWN:
+                reasons.append(f"… and {len(differences) - _REASONS_SHOWN} more (see the diff)")
+            diff.extend({"kind": "state", **d.as_dict()} for d in differences)
+
+        if case.required_outputs:
+            for out in missing_outputs(list(case.required_outputs), reply_texts(trace)):
+                codes.append(OUTPUT_MISSING)
+                reasons.append(f"required output {out!r} is in no reply sent without a tool call")
+
+        share = _agreeing_share(expected, actual, len(differences))
+        return TierResult(
+            codes=tx.order_codes(codes),
+            diff=diff,
+            reasons=reasons,
+            warnings=warnings,
+            partial={"tools": share, "arguments": share, "schema": 1.0},
+            details={
+                "world": f"{world.name}@{world.version}",
+                "state_hash_expected": expected.state_hash(),
+                "state_hash_actual": actual.state_hash(),
+                "re_executed_calls": executed,
+                "state_differences": len(differences),
+            },
+            anomalies=anomalies,
+        )
+
+
+def registry_read_only(registry: ToolRegistry, tool: str) -> bool:
+    spec = registry.tool(tool)
+    return spec is not None and spec.read_only
+
+
+def _agreeing_share(expected: WorldState, actual: WorldState, differences: int) -> float:
+    """The share of changed records (either side) that the two states agree on: a diagnostic."""
+    if not differences:
+        return 1.0
+    exp, act = expected.changes(), actual.changes()
+    keys = {(t, k) for t, recs in exp.items() for k in recs} | {
+        (t, k) for t, recs in act.items() for k in recs
+    }
+    same = sum(
+        1
+        for t, k in keys
+        if k in exp.get(t, {})
+        and k in act.get(t, {})
+        and canonical_json(exp[t][k]) == canonical_json(act[t][k])
+    )
+    return round(same / len(keys), 6) if keys else 0.0
+
+
+STATE = StateTier()
+register_tier(STATE)

@@ -1,0 +1,223 @@
+"""The one extension registry: every kind of thing rejudge looks up by name.
+
+Kinds (:data:`KINDS`): ``tier``, ``wire_format``, ``world``, ``domain``, ``rule_set``,
+``provider``, ``importer``. A name is only ever *looked up*: no module is imported because a
+user typed its name. Three ways a name gets here:
+
+- **registered**: ``register(kind, name, value)`` (or ``register_factory`` for something costly
+  to build, such as a world's 5 MB of data: built on its first lookup, then kept);
+- **declared built-in**: ``declare(kind, name, module)``: the module registers the name when it
+  is imported, which happens on the name's first lookup (so ``import rejudge`` stays cheap);
+- **a plugin**: another package names a callable in the ``rejudge.plugins`` entry-point group
+  (as simonw/llm's plugins do)::
+
+      [project.entry-points."rejudge.plugins"]
+      my_tier = "my_package.rejudge_plugin:register"
+
+  ``register(registry)`` is called once, with this registry, the first time a name is missing
+  or a listing is asked for; it calls ``registry.register(...)`` for what it adds. A plugin that
+  fails to load is reported by name, never swallowed.
+
+A lookup of an unknown name raises the kind's :class:`~rejudge.store.NotFoundError` subclass
+with the known names, so every "unknown X" message in rejudge says the same thing.
+"""
+
+from __future__ import annotations
+
+import importlib
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass, field
+from importlib import metadata
+from typing import Any
+
+from rejudge.errors import NotFoundError
+
+__all__ = [
+    "BUILTINS",
+    "ENTRY_POINT_GROUP",
+    "KINDS",
+    "PluginError",
+    "Registry",
+    "REGISTRY",
+]
+
+#: the entry-point group a plugin package adds itself to
+ENTRY_POINT_GROUP = "rejudge.plugins"
+
+#: kind -> the words an error uses for one of them
+KINDS: dict[str, str] = {
+    "tier": "tier",
+    "wire_format": "wire format",
+    "world": "world",
+    "domain": "domain",
+    "rule_set": "rule set",
+    "provider": "provider",
+    "importer": "importer",
+}
+
+
+class PluginError(NotFoundError):
+    """A ``rejudge.plugins`` entry point could not be loaded or failed while registering."""
+
+
+@dataclass
+class _Kind:
+    values: dict[str, Any] = field(default_factory=dict)
+    factories: dict[str, Callable[[], Any]] = field(default_factory=dict)
+    declared: dict[str, str] = field(default_factory=dict)
+    error: type[NotFoundError] = NotFoundError
+    check: Callable[[str, Any], None] | None = None
+
+
+class Registry:
+    """Names to things, per kind. See the module docstring for how names get here."""
+
+    def __init__(self, *, entry_point_group: str | None = ENTRY_POINT_GROUP) -> None:
+        self._kinds: dict[str, _Kind] = {kind: _Kind() for kind in KINDS}
+        self._group = entry_point_group
+        self._plugins_loaded = entry_point_group is None
+        self.plugins: list[str] = []
+
+    # ------------------------------------------------------------------ configuration
+
+    def _kind(self, kind: str) -> _Kind:
+        entry = self._kinds.get(kind)
+        if entry is None:
+            raise ValueError(f"unknown registry kind {kind!r} (known: {', '.join(KINDS)})")
+        return entry
+
+    def configure(
+        self,
+        kind: str,
+        *,
+        error: type[NotFoundError] | None = None,
+        check: Callable[[str, Any], None] | None = None,
+    ) -> None:
+        """Set the error a failed lookup raises and a check every registered value must pass
+        (called with the name and the value; raises ``ValueError`` to refuse it)."""
+        entry = self._kind(kind)
+        if error is not None:
+            entry.error = error
+        if check is not None:
+            entry.check = check
+
+    def declare(self, kind: str, name: str, module: str) -> None:
+        """A built-in ``name`` that ``module`` registers when imported (on first lookup)."""
+        self._kind(kind).declared.setdefault(name, module)
+
+    def register(self, kind: str, name: str, value: Any, *, replace: bool = False) -> None:
+        entry = self._kind(kind)
+        if not isinstance(name, str) or not name:
+            raise ValueError(f"a {KINDS[kind]} needs a non-empty name")
+        current = entry.values.get(name, entry.factories.get(name))
+        if current is not None and current is not value and not replace:
+            raise ValueError(f"{KINDS[kind]} {name!r} is already registered")
+        if entry.check is not None:
+            entry.check(name, value)
+        entry.factories.pop(name, None)
+        entry.values[name] = value
+
+    def register_factory(
+        self, kind: str, name: str, factory: Callable[[], Any], *, replace: bool = True
+    ) -> None:
+        """Register something built by ``factory()`` on its first lookup (then kept). A later
+        registration of the same name replaces it (and drops what was built)."""
+        entry = self._kind(kind)
+        if name in entry.values and not replace:
+            raise ValueError(f"{KINDS[kind]} {name!r} is already registered")
+        entry.values.pop(name, None)
+        entry.factories[name] = factory
+
+    # ------------------------------------------------------------------ lookups
+
+    def get(self, kind: str, name: str) -> Any:
+        entry = self._kinds[kind]
+        value = entry.values.get(name)  # the fast path: judging looks a tier up per trace
+        if value is not None:
+            return value
+        if name not in entry.factories and name in entry.declared:
+            importlib.import_module(entry.declared[name])
+        if name not in entry.values and name not in entry.factories:
+            self.load_plugins()
+        factory = entry.factories.get(name)
+        if factory is not None:
+            built = factory()
+            if entry.check is not None:
+                entry.check(name, built)
+            entry.values[name] = built
+            del entry.factories[name]
+            return built
+        value = entry.values.get(name)
+        if value is None:
+            known = ", ".join(self.names(kind)) or "none"
+            raise entry.error(f"unknown {KINDS[kind]} {name!r} (known: {known})", field=kind)
+        return value
+
+    def find(self, kind: str, name: str) -> Any | None:
+        """Like :meth:`get`, but None for an unknown name."""
+        try:
+            return self.get(kind, name)
+        except NotFoundError as exc:
+            if isinstance(exc, PluginError):
+                raise
+            return None
+
+    def names(self, kind: str, *, load: bool = True) -> list[str]:
+        """Every name of ``kind``: built-ins (their modules imported), plugins', registered.
+        ``load=False``: the names known now, importing nothing (declared built-ins included)."""
+        entry = self._kind(kind)
+        if not load:
+            return sorted({*entry.declared, *entry.values, *entry.factories})
+        for module in dict.fromkeys(entry.declared.values()):
+            importlib.import_module(module)
+        self.load_plugins()
+        return sorted({*entry.values, *entry.factories})
+
+    def items(self, kind: str) -> Iterator[tuple[str, Any]]:
+        """``(name, value)`` in registration order (detection order for wire formats)."""
+        names = self.names(kind)
+        entry = self._kinds[kind]
+        ordered = [*entry.values, *(n for n in entry.factories if n not in entry.values)]
+        for name in ordered:
+            if name in names:
+                yield name, self.get(kind, name)
+
+    def __contains__(self, key: tuple[str, str]) -> bool:
+        kind, name = key
+        return self.find(kind, name) is not None
+
+    # ------------------------------------------------------------------ plugins
+
+    def load_plugins(self) -> None:
+        """Call every ``rejudge.plugins`` entry point once (a no-op after the first call)."""
+        if self._plugins_loaded:
+            return
+        self._plugins_loaded = True
+        assert self._group is not None
+        for ep in sorted(metadata.entry_points(group=self._group), key=lambda e: e.name):
+            try:
+                hook = ep.load()
+                hook(self) if callable(hook) else None
+            except Exception as exc:  # a broken plugin is named, never swallowed
+                raise PluginError(
+                    f"plugin {ep.name!r} ({ep.value}) failed to load: {type(exc).__name__}: {exc}",
+                    field="plugin",
+                ) from exc
+            self.plugins.append(ep.name)
+
+
+#: built-ins whose modules a process may never have imported when it looks them up (a judging
+#: worker looks a world up without importing the suites): kind -> name -> the module that
+#: registers it. The other kinds' built-ins are declared by their packages.
+BUILTINS: dict[str, dict[str, str]] = {
+    "world": {
+        "tau-bench-airline": "rejudge.suites.worlds.tau_airline",
+        "tau2-retail": "rejudge.suites.worlds.tau2_retail",
+    },
+}
+
+#: the process's registry: every built-in registers here, and every lookup reads it
+REGISTRY = Registry()
+for _kind, _table in BUILTINS.items():
+    for _name, _module in _table.items():
+        REGISTRY.declare(_kind, _name, _module)

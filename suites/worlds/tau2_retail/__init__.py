@@ -1,0 +1,88 @@
+"""τ²-bench's retail world: its database at τ² commit 8d005b0 and tools written here.
+
+Registers the world ``tau2-retail`` (version ``8d005b0``) with :data:`rejudge.registry.REGISTRY`
+on import; the database (2.8 MB, shipped byte for byte in ``data/db.json``, MIT, see
+``README.md`` and ``data/LICENSE``) is read on the first lookup, once per process.
+"""
+
+from __future__ import annotations
+
+import json
+from functools import cache
+from pathlib import Path
+from typing import Any
+
+from rejudge.suites.worlds.tau2_retail.records import order_form
+from rejudge.suites.worlds.tau2_retail.schemas import TOOL_SCHEMAS
+from rejudge.suites.worlds.tau2_retail.tools import READ_TOOLS, TERMINAL_TOOLS, TOOLS, run
+
+from rejudge.errors import InvalidInputError
+from rejudge.model import CallResult, World, WorldData, WorldState
+from rejudge.registry import REGISTRY
+
+__all__ = [
+    "DATA_FILE",
+    "NAME",
+    "READ_TOOLS",
+    "TERMINAL_TOOLS",
+    "TOOL_SCHEMAS",
+    "VERSION",
+    "Tau2RetailWorld",
+    "load_data",
+    "world",
+]
+
+NAME = "tau2-retail"
+#: the τ² commit whose ``data/tau2/domains/retail/db.json`` ships here
+VERSION = "8d005b0"
+DATA_FILE = Path(__file__).parent / "data" / "db.json"
+
+
+def load_data(path: Path = DATA_FILE) -> WorldData:
+    """The database as world data: tables ``users``, ``orders``, ``products`` keyed as in the
+    file; every order in τ²'s model form (:func:`~.records.order_form`)."""
+    try:
+        raw = json.loads(path.read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        raise InvalidInputError(
+            f"world {NAME}: its data {path} is missing", file=str(path)
+        ) from None
+    except (OSError, ValueError) as exc:
+        raise InvalidInputError(
+            f"world {NAME}: {path} is not JSON ({exc})", file=str(path)
+        ) from None
+    if not isinstance(raw, dict) or not {"users", "orders", "products"} <= set(raw):
+        raise InvalidInputError(
+            f"world {NAME}: {path} lacks the users, orders or products table", file=str(path)
+        )
+    tables = {
+        "users": raw["users"],
+        "orders": {key: order_form(order) for key, order in raw["orders"].items()},
+        "products": raw["products"],
+    }
+    return WorldData.of(NAME, VERSION, tables)
+
+
+class Tau2RetailWorld(World):
+    name = NAME
+    version = VERSION
+    terminal_tools = TERMINAL_TOOLS
+
+    def tool_names(self) -> frozenset[str]:
+        return frozenset(TOOLS)
+
+    def call(self, state: WorldState, name: str, arguments: dict[str, Any]) -> CallResult:
+        if name not in TOOLS:
+            return CallResult(False, f"Error: Tool '{name}' not found.")
+        if not isinstance(arguments, dict):
+            return CallResult(False, f"Error: the arguments of {name} are not an object")
+        return run(state, name, arguments)
+
+
+@cache
+def world() -> Tau2RetailWorld:
+    """The world, built once per process."""
+    return Tau2RetailWorld(load_data())
+
+
+REGISTRY.register_factory("world", NAME, world)

@@ -1,0 +1,151 @@
+"""The airline tools that create or end things: booking a reservation, cancelling one, and
+sending a user a certificate.
+
+Every check runs before the first write, so a refused call returns its ``Error: ...`` with the
+state untouched (and :meth:`rejudge.model.World.execute` rolls back anything a bug left).
+"""
+
+from __future__ import annotations
+
+import copy
+from typing import Any
+
+from rejudge.model import CallResult, WorldState
+
+from ._results import ToolFailure, ok, payment_method, priced_flight, reservation_of, user_of
+
+__all__ = ["BOOKING_TOOLS"]
+
+# τ-bench stamps every new reservation with this fixed "now" (the recordings all show it)
+CREATED_AT = "2024-05-15T15:00:00"
+# τ-bench's first new reservation id; the next ones bump the last letter (HATHAU, HATHAV: the
+# recordings show three bookings in one conversation)
+FIRST_RESERVATION_ID = "HATHAT"
+# the id every sent certificate gets in the recordings
+CERTIFICATE_ID = "certificate_3221322"
+INSURANCE_PER_PASSENGER = 30
+PRICE_PER_NONFREE_BAG = 50
+
+
+def _bump(code: str) -> str:
+    """The next id after ``code`` in A..Z letters (HATHAT -> HATHAU, HATHAZ -> HATHBA)."""
+    letters = list(code)
+    for i in range(len(letters) - 1, -1, -1):
+        if letters[i] != "Z":
+            letters[i] = chr(ord(letters[i]) + 1)
+            return "".join(letters)
+        letters[i] = "A"
+    return "A" + "".join(letters)
+
+
+def _new_reservation_id(state: WorldState) -> str:
+    code = FIRST_RESERVATION_ID
+    while state.has("reservations", code):
+        code = _bump(code)
+    return code
+
+
+def has_balance(method: dict[str, Any]) -> bool:
+    # a gift card and a certificate both hold what is left in "amount"; a credit card has no
+    # limit
+    return method.get("source") in ("gift_card", "certificate")
+
+
+def book_reservation(
+    state: WorldState,
+    user_id: str,
+    origin: str,
+    destination: str,
+    flight_type: str,
+    cabin: str,
+    flights: list[dict[str, Any]],
+    passengers: list[dict[str, Any]],
+    payment_methods: list[dict[str, Any]],
+    total_baggages: int,
+    nonfree_baggages: int,
+    insurance: str,
+) -> CallResult:
+    user = user_of(state, user_id)
+    booked, total = [], 0
+    for item in flights:
+        price, shown = priced_flight(state, item, cabin, len(passengers))
+        booked.append(shown)
+        total += price * len(passengers)
+    if insurance == "yes":
+        total += INSURANCE_PER_PASSENGER * len(passengers)
+    total += PRICE_PER_NONFREE_BAG * nonfree_baggages
+
+    for payment in payment_methods:
+        method = payment_method(user, payment["payment_id"])
+        if method is None:
+            raise ToolFailure(f"payment method {payment['payment_id']} not found")
+        if has_balance(method) and method["amount"] < payment["amount"]:
+            raise ToolFailure(f"not enough balance in payment method {payment['payment_id']}")
+    paid = sum(payment["amount"] for payment in payment_methods)
+    if paid != total:
+        raise ToolFailure(
+            f"payment amount does not add up, total price is {total}, but paid {paid}"
+        )
+
+    reservation_id = _new_reservation_id(state)
+    owner = state.edit("users", user_id)
+    for payment in payment_methods:
+        method = owner["payment_methods"][payment["payment_id"]]
+        if method.get("source") == "gift_card":
+            method["amount"] -= payment["amount"]
+        elif method.get("source") == "certificate":
+            # a certificate is spent whole: it leaves the profile
+            del owner["payment_methods"][payment["payment_id"]]
+    owner["reservations"].append(reservation_id)
+    reservation = {
+        "reservation_id": reservation_id,
+        "user_id": user_id,
+        "origin": origin,
+        "destination": destination,
+        "flight_type": flight_type,
+        "cabin": cabin,
+        "flights": booked,
+        "passengers": copy.deepcopy(passengers),
+        "payment_history": copy.deepcopy(payment_methods),
+        "created_at": CREATED_AT,
+        "total_baggages": total_baggages,
+        "nonfree_baggages": nonfree_baggages,
+        "insurance": insurance,
+    }
+    state.put("reservations", reservation_id, reservation)
+    return ok(reservation)
+
+
+def cancel_reservation(state: WorldState, reservation_id: str) -> CallResult:
+    reservation_of(state, reservation_id)
+    reservation = state.edit("reservations", reservation_id)
+    # every payment is refunded to where it came from, as a negative entry of the history
+    refunds = [
+        {"payment_id": payment["payment_id"], "amount": -payment["amount"]}
+        for payment in reservation["payment_history"]
+    ]
+    reservation["payment_history"].extend(refunds)
+    reservation["status"] = "cancelled"
+    return ok(reservation)
+
+
+def send_certificate(state: WorldState, user_id: str, amount: int | float) -> CallResult:
+    user_of(state, user_id)
+    user = state.edit("users", user_id)
+    certificate_id = CERTIFICATE_ID
+    while certificate_id in user["payment_methods"]:
+        # not seen in the recordings: a second certificate gets the next free number
+        certificate_id = f"certificate_{int(certificate_id.split('_')[1]) + 1}"
+    user["payment_methods"][certificate_id] = {
+        "source": "certificate",
+        "amount": amount,
+        "id": certificate_id,
+    }
+    return ok(f"Certificate {certificate_id} added to user {user_id} with amount {amount}.")
+
+
+BOOKING_TOOLS = {
+    "book_reservation": book_reservation,
+    "cancel_reservation": cancel_reservation,
+    "send_certificate": send_certificate,
+}

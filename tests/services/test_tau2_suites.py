@@ -1,0 +1,109 @@
+"""τ²-bench runs import as one suite per domain: every airline file into ``tau2-airline``, keyed
+by task id, so models compare on the same cases; the retail suite's registry carries the
+``tau2-retail`` world; a file whose tasks differ under the same ids is refused, storing nothing.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+from rejudge.store import InvalidInputError, RunRow, Store, TraceRow
+from rejudge.suites.importers import SHIPPED_TAU2_BENCH
+
+from rejudge.registry import REGISTRY
+from rejudge.services import import_tau_bench, run_external_verdicts
+from tests.store.store_factories import count_rows
+
+
+def _file(name: str) -> Path:
+    return SHIPPED_TAU2_BENCH / f"{name}.json"
+
+
+def _cut(name: str, tmp_path: Path, keep: int, edit: Any = None) -> Path:
+    """The first ``keep`` tasks of a shipped file and their simulations (``edit`` may change
+    the document), written under ``tmp_path`` with the same file name."""
+    data = json.loads(_file(name).read_text(encoding="utf-8"))
+    data["tasks"] = data["tasks"][:keep]
+    ids = {t["id"] for t in data["tasks"]}
+    data["simulations"] = [s for s in data["simulations"] if s["task_id"] in ids]
+    if edit is not None:
+        edit(data)
+    out = tmp_path / f"{name}.json"
+    out.write_text(json.dumps(data), encoding="utf-8")
+    return out
+
+
+def test_two_models_airline_files_share_one_suite(store: Store) -> None:
+    sonnet = import_tau_bench(_file("claude-sonnet-4-5_airline"), store)
+    opus = import_tau_bench(_file("ironshell_airline_claude-opus-4-6"), store)
+    assert sonnet.suite.id == opus.suite.id and sonnet.suite.name == "tau2-airline"
+    # every task of the document is a case, the 6 that Opus's run skipped too
+    assert (sonnet.cases, opus.cases, sonnet.inserted, opus.inserted) == (50, 50, 50, 44)
+    assert sonnet.run.name == "tau2-airline/claude-sonnet-4-5"
+    assert opus.run.name == "tau2-airline/ironshell/claude-opus-4-6"
+    assert opus.run.model == "claude-opus-4-6"
+    rewards = [v.verdict.value for v in run_external_verdicts(store, opus.run.name, "tau2-bench")]
+    assert (len(rewards), sum(rewards)) == (44, 31)
+    registry = store.get_registry(sonnet.suite.registry_id)
+    assert registry.world is None  # τ²'s airline database is not here
+    assert registry.terminal_tools == ["transfer_to_human_agents"]
+    assert "get_flight_status" in registry.tool_names() and "think" not in registry.tool_names()
+
+
+def test_the_retail_suite_carries_the_world_and_re_keys_relabelled_simulations(
+    store: Store,
+) -> None:
+    result = import_tau_bench(_file("toolorchestra_retail"), store)
+    assert (result.suite.name, result.cases, result.inserted, result.relabelled) == (
+        "tau2-retail",
+        114,
+        114,
+        113,
+    )
+    registry = store.get_registry(result.suite.registry_id)
+    assert registry.world == REGISTRY.get("world", "tau2-retail").ref
+    assert registry.terminal_tools == ["transfer_to_human_agents"]
+    run = store.get_run(result.run.id)
+    assert run.name == "tau2-retail/toolorchestra/gpt-4.1-mini-2025-04-14"
+    first = run.config.extra["relabelled"][0]
+    assert (first["index"], first["recorded"], first["ran"]) == (0, "0", "89")
+    # simulation 0 (Raj Santos's keyboard return, reward 1) is a trace of task 89
+    verdicts = {v.case_key: v.verdict.value for v in run_external_verdicts(store, run.name)}
+    assert verdicts["task-89"] == 1.0 and sum(verdicts.values()) == 96
+
+
+def test_a_file_whose_tasks_differ_under_the_same_ids_is_refused(
+    store: Store, tmp_path: Path
+) -> None:
+    import_tau_bench(_cut("claude-sonnet-4-5_airline", tmp_path, 3), store)
+    runs, traces = count_rows(store, RunRow), count_rows(store, TraceRow)
+
+    def reword(data: dict[str, Any]) -> None:
+        data["tasks"][1]["user_scenario"]["instructions"]["reason_for_call"] += " Twice."
+
+    other = tmp_path / "other"
+    other.mkdir()
+    changed = _cut("ironshell_airline_gpt-5.4", other, 3, reword)
+    with pytest.raises(InvalidInputError, match=r"1 task\(s\) differ from suite 'tau2-airline'"):
+        import_tau_bench(changed, store)
+    assert (count_rows(store, RunRow), count_rows(store, TraceRow)) == (runs, traces)
+    # under a suite of its own it imports
+    own = import_tau_bench(changed, store, suite_name="tau2-airline-revised")
+    assert own.suite.name == "tau2-airline-revised" and own.inserted > 0
+
+
+def test_the_state_tier_reproduces_taus_reward_on_the_retail_run(store: Store) -> None:
+    from rejudge.judge import load_rule_set
+
+    from rejudge.services import judge_run
+    from rejudge.services._agreement import run_agreement
+
+    result = import_tau_bench(_file("toolorchestra_retail"), store)
+    judge_run(store, result.run.id, "state", load_rule_set("standard@2"))
+    [state] = [t for t in run_agreement(store, result.run.id).tiers if t.tier == "state"]
+    table = state.table
+    assert (table.pass_1, table.pass_0, table.fail_1, table.fail_0) == (96, 0, 0, 18)
+    assert not state.disagreements
