@@ -22,10 +22,14 @@ from rejudge.recorder import (
     SECRET_RESPONSE_HEADERS,
     CassetteError,
     Exchange,
+    is_cassette_file,
     read_cassette,
     scrub_headers,
 )
 from rejudge.recorder.wire import WIRE_UNKNOWN, detect_wire_format, is_event_stream, parse_response
+from rejudge.store import RejudgeError
+
+from rejudge.services import resolve_evidence_path
 
 __all__ = ["CassetteView", "ExchangeView", "load_exchanges", "exchange_view", "as_text"]
 
@@ -194,18 +198,22 @@ def _round_timings(timings: dict[str, Any] | None) -> list[dict[str, Any] | None
 def load_exchanges(
     root: Path | None, relative: str | None, timings: dict[str, Any] | None = None
 ) -> CassetteView | None:
-    """The exchanges of ``root/relative`` (None when the trace has no cassette); ``timings``
-    (the trace's) give each exchange its latency when the response headers do not.
+    """The exchanges of the cassette a trace names as ``relative`` (None when the trace has no
+    cassette): relative to the cassettes folder ``root``, to a root of rejudge's own data, or
+    absolute, as the store recorded it (:func:`rejudge.services.resolve_evidence_path`).
+    ``timings`` (the trace's) give each exchange its latency when the response headers do not.
 
-    Problems (missing file, a path leaving the cassette folder, a file that is no cassette)
-    come back as an ``error`` to show, never as an exception.
+    Problems (missing file, a path leaving its folder, a file that is no cassette) come back
+    as an ``error`` to show, never as an exception.
     """
     if not relative:
         return None
-    base = (root or Path(".")).resolve()
-    path = (base / relative).resolve()
-    if base != path and base not in path.parents:
-        return CassetteView(path, [], f"cassette path {relative!r} leaves the cassette folder")
+    try:
+        path = resolve_evidence_path(relative, root)
+    except RejudgeError:
+        return CassetteView(Path(relative), [], f"cassette path {relative!r} leaves its folder")
+    if not is_cassette_file(path):
+        return CassetteView(path, [], f"{path} is not a cassette file (.yaml, .yml, .json)")
     try:
         if path.stat().st_size > _MAX_BYTES:
             return CassetteView(

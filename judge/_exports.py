@@ -51,7 +51,7 @@ RUN_EXPORT_COLUMNS: tuple[tuple[str, str, str], ...] = (
     ("trace_hash", "string", "hash of the normalized trace"),
     ("rounds", "int", "number of rounds"),
     ("calls", "int", "number of tool calls"),
-    ("cassette_path", "string?", "cassette file, relative to the cassettes folder"),
+    ("cassette_path", "string?", "cassette file, named by its root (docs/architecture.md)"),
     ("cassette_hash", "string?", "hash of the cassette file"),
     ("normalizer_version", "string?", "normalizer version that derived the trace"),
     ("trace", "object", "the normalized trace (rounds, calls, results, usage, timings)"),

@@ -405,11 +405,20 @@ class RunConfig(_Frozen):
 
     # how fast a run is driven, not what it sends: a resumed run may change them
     OPERATIONAL_FIELDS: ClassVar[frozenset[str]] = frozenset({"concurrency", "rpm"})
+    # where an imported run's results file lay, and (BFCL) the hash of its lines (``extra``):
+    # what replay checks the file against, not what shaped the run; leaving them out keeps the
+    # hash of runs stored before they were recorded, so importing again still resumes them
+    LOCATION_EXTRA: ClassVar[frozenset[str]] = frozenset(
+        {"source_path", "tools_path", "results_hash"}
+    )
 
     @property
     def identity_hash(self) -> str:
-        """Hash of everything that shapes the exchanges (operational knobs left out)."""
-        return content_hash(self.model_dump(mode="json", exclude=set(self.OPERATIONAL_FIELDS)))
+        """Hash of everything that shapes the exchanges (operational knobs and locations left
+        out)."""
+        body = self.model_dump(mode="json", exclude=set(self.OPERATIONAL_FIELDS))
+        body["extra"] = {k: v for k, v in body["extra"].items() if k not in self.LOCATION_EXTRA}
+        return content_hash(body)
 
 
 # --------------------------------------------------------------------------- rule sets

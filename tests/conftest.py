@@ -18,6 +18,7 @@ import functools
 import os
 import uuid
 from collections.abc import Iterator
+from pathlib import Path
 
 import pytest
 from rejudge.store import Store
@@ -92,3 +93,29 @@ def store(db_url: str) -> Iterator[Store]:
         yield opened
     finally:
         opened.close()
+
+
+@pytest.fixture(scope="session")
+def demo_store(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[str, Path]]:
+    """A store ``rejudge demo`` filled with the network blocked, from a working folder of its
+    own (no cassettes there: the demo finds the shipped ones), and a *different* folder for the
+    tests to read it from, as a user who runs ``cd X; rejudge demo`` and reads it elsewhere.
+    Session-wide: the demo takes seconds, and the tests only read the store."""
+    import socket
+
+    from rejudge.services import run_demo
+
+    def no_network(*args: object, **kwargs: object) -> None:
+        raise AssertionError("the demo opened a network connection")
+
+    ran_in = tmp_path_factory.mktemp("demo-cwd")
+    url = f"sqlite:///{ran_in / 'rejudge.db'}"
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setattr(socket.socket, "connect", no_network)
+        mp.chdir(ran_in)
+        opened = Store.open(url)
+        try:
+            run_demo(opened, Path("cassettes"))
+        finally:
+            opened.close()
+    yield url, tmp_path_factory.mktemp("elsewhere")

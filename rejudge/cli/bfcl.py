@@ -13,6 +13,7 @@ import click
 from rich.console import Console
 
 from rejudge.cli._context import AppContext, json_option, pass_app, table
+from rejudge.services import evidence_path
 from rejudge.suites.importers import _bfcl as bfcl_lib
 from rejudge.suites.importers import _bfcl_results as results_lib
 
@@ -62,7 +63,9 @@ def bfcl_results(app: AppContext, path: Path, model: str, run_name: str | None) 
     """Import BFCL result files (a file or a folder of them) as imported runs, one per category."""
     results = [
         r.as_dict()
-        for r in results_lib.import_bfcl_results(app.store, path, model, run_name=run_name)
+        for r in results_lib.import_bfcl_results(
+            app.store, path, model, run_name=run_name, source_path=evidence_path(path)
+        )
     ]
 
     def render(c: Console) -> None:

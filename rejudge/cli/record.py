@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Any
 
 import click
@@ -314,25 +315,72 @@ def record(
 @click.command()
 @click.argument("run")
 @click.option("--case", "case_ids", multiple=True, help="Replay only these case ids.")
+@click.option(
+    "--source",
+    "source_file",
+    type=click.Path(path_type=Path, dir_okay=True),
+    default=None,
+    help="For a run imported from a results file: check against this file.",
+)
 @json_option
 @pass_app
-def replay(app: AppContext, run: str, case_ids: tuple[str, ...]) -> None:
-    """Re-run RUN's loop from its cassettes, network blocked; exit 1 on any divergence."""
+def replay(app: AppContext, run: str, case_ids: tuple[str, ...], source_file: Path | None) -> None:
+    """Verify RUN offline by where its evidence came from; exit 1 unless every trace re-derives
+    the same hash. rejudge's own recordings re-run the loop from their cassettes (network
+    blocked); imported cassettes and results files are re-derived, not re-run."""
     from rejudge import suites  # noqa: F401  registers the built-in domains
-    from rejudge.services import replay_run
+    from rejudge.services import verify_run
 
-    report = replay_run(app.store, run, app.settings.cassettes_dir, case_ids=list(case_ids) or None)
+    report = verify_run(
+        app.store,
+        run,
+        app.settings.cassettes_dir,
+        case_ids=list(case_ids) or None,
+        source_file=source_file,
+    )
 
     def render(c: Console) -> None:
-        for d in report.divergences:
-            where = f"round {d.round}" if d.round is not None else "before any round"
-            field = f", field {d.field}" if d.field else ""
-            c.print(f"[red]DIVERGED[/] {d.case} r{d.repetition} at {where}{field}: {d.message}")
-        verdict = "[green]all traces match[/]" if report.ok else "[red]replay diverged[/]"
-        c.print(
-            f"{report.matched}/{report.traces} traces of {report.run} re-derived with the same hash "
-            f"in {report.elapsed_s:.2f}s: {verdict}"
+        c.print(f"{escape(report.run)}: {report.says}", highlight=False)
+        if report.note:
+            c.print(f"  {escape(report.note)}", highlight=False)
+        shared = report.source.problem if report.source is not None else None
+        if shared:
+            c.print(f"[yellow]{escape(shared)}[/]", highlight=False)
+        for r in report.results:
+            if r.outcome == "diverged":
+                where = f"round {r.round}" if r.round is not None else "before any round"
+                field = f", field {r.field}" if r.field else ""
+                c.print(
+                    f"[red]DIVERGED[/] {escape(r.case)} r{r.repetition} at {where}{field}: "
+                    f"{escape(r.message or '')}",
+                    highlight=False,
+                )
+            elif r.outcome == "not checked" and r.message != shared:
+                c.print(
+                    f"[yellow]NOT CHECKED[/] {escape(r.case)} r{r.repetition}: "
+                    f"{escape(r.message or '')}",
+                    highlight=False,
+                )
+        diverged = any(r.outcome == "diverged" for r in report.results)
+        verdict = (
+            "[green]all traces match[/]"
+            if report.ok
+            else "[red]replay diverged[/]"
+            if diverged
+            else "[red]not verified[/] (evidence not at hand)"
         )
+        if report.origin == "recorded":
+            head = f"{report.matched}/{report.traces} traces of {escape(report.run)} re-derived"
+        elif report.origin == "cassettes":
+            head = f"re-derived from cassettes: {report.matched}/{report.traces}"
+        elif report.source is not None and report.source.at_hand:
+            head = (
+                f"re-derived from the {report.source.kind} {escape(str(report.source.path))}: "
+                f"{report.matched}/{report.traces}"
+            )
+        else:
+            head = f"re-derived from the results file: {report.matched}/{report.traces}"
+        c.print(f"{head} with the same hash in {report.elapsed_s:.2f}s: {verdict}", highlight=False)
 
     app.emit(report.as_dict(), render)
     if not report.ok:

@@ -22,7 +22,6 @@ not duplicates). Returns a :class:`DemoResult`; the CLI renders it.
 
 from __future__ import annotations
 
-import sys
 import time
 from collections import Counter
 from collections.abc import Callable, Sequence
@@ -35,6 +34,7 @@ from rejudge.judge.tiers import tier_names
 from rejudge.recorder import CassetteError, read_cassette, run_config_from_meta
 from rejudge.services._agreement import run_agreement
 from rejudge.services._compare import compare_evaluations
+from rejudge.services._evidence_paths import evidence_path, shipped_cassette_roots
 from rejudge.services._imports import import_cassettes, import_tau_bench
 from rejudge.services._ingest import evidence_of, ingest
 from rejudge.services._judging import (
@@ -126,12 +126,7 @@ def cassette_roots(preferred: Path | None) -> list[Path]:
     to the installed packages (a source checkout or an editable install), then
     ``<prefix>/share/rejudge/cassettes`` (a wheel that ships them as data files).
     """
-    here = Path(__file__).resolve().parents[2]
-    roots = [
-        *([preferred] if preferred is not None else []),
-        here / "cassettes",
-        Path(sys.prefix) / "share" / "rejudge" / "cassettes",
-    ]
+    roots = [*([preferred] if preferred is not None else []), *shipped_cassette_roots()]
     out: list[Path] = []
     for root in roots:
         if root not in out:
@@ -169,7 +164,7 @@ def find_demo_cassettes(preferred: Path | None) -> Path:
 
 
 def _generated_suite_for(
-    case_ids: set[str], meta: dict[str, Any], suites: dict[str, Any]
+    cases: dict[str, str | None], meta: dict[str, Any], suites: dict[str, Any]
 ) -> str | None:
     """A FuncBenchGen sweep's suite, generated again from the knobs its run recorded.
 
@@ -187,15 +182,25 @@ def _generated_suite_for(
         generated = generate_suite(Knobs(**knobs))
     except (TypeError, ValueError, RejudgeError):
         return None  # knobs of another FuncBenchGen version: the folder is skipped
-    if not case_ids <= {c.id for c in generated.source.cases}:
+    if not _holds(generated.source, cases):
         return None
     suites.setdefault(generated.name, generated.source)
     return generated.name
 
 
-def _suite_for(case_ids: set[str], suites: dict[str, Any]) -> str | None:
+def _holds(source: Any, cases: dict[str, str | None]) -> bool:
+    """Whether ``source`` holds every recorded case, by id and, where the cassette recorded
+    it, by case hash: every FuncBenchGen suite names its cases fb-001, fb-002, ..., so ids
+    alone would put a c5 sweep's recordings on the c3 suite generated before it."""
+    hashes = {c.id: c.hash for c in source.cases}
+    return all(
+        key in hashes and (want is None or hashes[key] == want) for key, want in cases.items()
+    )
+
+
+def _suite_for(cases: dict[str, str | None], suites: dict[str, Any]) -> str | None:
     for name, source in suites.items():
-        if case_ids <= {c.id for c in source.cases}:
+        if _holds(source, cases):
             return name
     return None
 
@@ -225,9 +230,9 @@ def load_cassette_runs(
         if not all(c.meta.get("case") is not None for c in cassettes):
             skipped.append({"folder": folder.name, "reason": "not recorded by rejudge (no meta)"})
             continue
-        case_ids = {str(c.meta["case"]) for c in cassettes}
-        suite_name = _suite_for(case_ids, suites) or _generated_suite_for(
-            case_ids, cassettes[0].meta, suites
+        recorded = {str(c.meta["case"]): c.meta.get("case_hash") for c in cassettes}
+        suite_name = _suite_for(recorded, suites) or _generated_suite_for(
+            recorded, cassettes[0].meta, suites
         )
         if suite_name is None:
             skipped.append({"folder": folder.name, "reason": "cases of no built-in suite"})
@@ -248,8 +253,8 @@ def load_cassette_runs(
             rep = int(cassette.meta.get("repetition", 0))
             if (case_id, rep) in done:
                 continue
-            relative = cassette.path.relative_to(root).as_posix()
-            evidence.append(evidence_of(cassette, case_id, rep, relative))
+            # named by a root that resolves wherever the store is read (the shipped folder)
+            evidence.append(evidence_of(cassette, case_id, rep, evidence_path(cassette.path)))
         inserted = ingest(store, run, evidence).inserted if evidence else 0
         outcomes = Counter(_outcome_of(c.meta) for c in cassettes)
         if run.status != "finished":

@@ -31,6 +31,7 @@ from rejudge.recorder import (
     import_summary,
     plan_folder,
 )
+from rejudge.services._evidence_paths import evidence_path
 from rejudge.services._ingest import Evidence, ingest
 from rejudge.store import (
     InvalidInputError,
@@ -45,7 +46,13 @@ from rejudge.store import (
 if TYPE_CHECKING:
     from rejudge.services._distributed import DaskEngine
 
-__all__ = ["ImportResult", "import_cassettes", "TauImportResult", "import_tau_bench"]
+__all__ = [
+    "ImportResult",
+    "import_cassettes",
+    "TauImportResult",
+    "import_tau_bench",
+    "read_tau_file",
+]
 
 
 @dataclass(frozen=True)
@@ -108,7 +115,7 @@ def import_cassettes(
 
     ``suite``: a suite in the store (or a built-in/path, snapshotted on the way). ``copy_to``
     (the cassettes folder): copy each cassette to ``copy_to/<run>/<relative path>`` and record
-    ``<run>/<relative path>``, as recorded runs do (so ``renormalize`` finds it when the source
+    it under that folder, as recorded runs do (so ``renormalize`` finds it when the source
     folder is gone); otherwise the source's absolute path is recorded. The run's config is the
     one rejudge recorded in the cassettes, else harness mode ``imported``.
 
@@ -183,13 +190,13 @@ def _store_import(
     for p in planned:
         # like recorded runs: a copied cassette is stored relative to the cassettes folder;
         # a cassette left where it is, by its absolute path
-        stored_path, stored_hash = str(p.path.resolve()), p.source_hash
+        stored_path, stored_hash = evidence_path(p.path), p.source_hash
         if copy_to is not None:
             relative = f"{name}/{p.rel}"
             dest = Path(copy_to) / relative
             if not dest.exists() or hash_bytes(dest.read_bytes()) != p.cassette_hash:
                 _write_atomic(p.data, dest)  # the scrubbed bytes, never the source's
-            stored_path, stored_hash = relative, p.cassette_hash
+            stored_path, stored_hash = evidence_path(dest, copy_to), p.cassette_hash
         evidence.append(Evidence(p.case_id, p.trace, stored_path, stored_hash))
     result = ingest(store, run, evidence)
     store.finish_run(run.id, "finished")
@@ -231,6 +238,24 @@ class TauImportResult:
         }
 
 
+def read_tau_file(source: Path, tools: Path | None) -> tuple[Any, Any]:
+    """A τ-bench file (or τ² document) parsed as its import parses it: its τ² plan (None for a
+    τ-bench file) and the parse. Replay re-derives a run's traces through this too."""
+    from rejudge.suites.importers import load_json, parse_tau_bench
+    from rejudge.suites.importers._tau2 import is_tau2_results
+    from rejudge.suites.importers._tau2_suite import tau2_plan
+
+    data = load_json(source, "τ-bench file")
+    tools_data = load_json(tools, "tools file") if tools is not None else None
+    plan = tau2_plan(data, source.stem) if is_tau2_results(data) else None
+    if plan is not None and tools_data is None:
+        tools_data = plan.tools
+    parsed = parse_tau_bench(
+        data, source=source.name, tools=tools_data, tools_source=str(tools or "")
+    )
+    return plan, parsed
+
+
 def import_tau_bench(
     path: str | Path,
     store: Store,
@@ -258,9 +283,8 @@ def import_tau_bench(
     from rejudge.services._external import record_external_verdicts
     from rejudge.store import RunConfig
     from rejudge.suites import suite_hash
-    from rejudge.suites.importers import TAU_DOMAIN, load_json, parse_tau_bench
-    from rejudge.suites.importers._tau2 import is_tau2_results
-    from rejudge.suites.importers._tau2_suite import task_conflicts, tau2_plan, tau2_registry
+    from rejudge.suites.importers import TAU_DOMAIN
+    from rejudge.suites.importers._tau2_suite import task_conflicts, tau2_registry
 
     source = Path(path)
     if source.is_dir():
@@ -269,18 +293,18 @@ def import_tau_bench(
             "not supported; give a τ-bench trajectory file or a one-document τ²-bench results file",
             file=str(source),
         )
-    data = load_json(source, "τ-bench file")
-    tools_data = load_json(Path(tools), "tools file") if tools is not None else None
-    plan = tau2_plan(data, source.stem) if is_tau2_results(data) else None
-    if plan is not None and tools_data is None:
-        tools_data = plan.tools
-    parsed = parse_tau_bench(
-        data, source=source.name, tools=tools_data, tools_source=str(tools or "")
-    )
+    plan, parsed = read_tau_file(source, Path(tools) if tools is not None else None)
     stem = source.stem
     flavor = parsed.source_name  # tau-bench or tau2-bench: whose rewards these are
     registry = parsed.registry
-    extra: dict[str, Any] = {"source": flavor, "file": source.name, "file_hash": parsed.file_hash}
+    extra: dict[str, Any] = {
+        "source": flavor,
+        "file": source.name,
+        "file_hash": parsed.file_hash,
+        # where the file lay, so replay can re-derive the traces from it
+        "source_path": evidence_path(source),
+        "tools_path": evidence_path(tools) if tools is not None else None,
+    }
     if plan is not None:
         registry = tau2_registry(registry, plan.domain)
         extra.update(tau2_code_commit=plan.git_commit, domain=plan.domain)

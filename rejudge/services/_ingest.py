@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import Any
 
 from rejudge.recorder import CassetteFile, trace_of
+from rejudge.services._evidence_paths import evidence_path
 from rejudge.store import RunRecord, Store, SuiteRecord, Trace
 
 __all__ = [
@@ -59,13 +60,9 @@ def save_suite_source(store: Store, suite: Any) -> SuiteRecord:
 
 def stored_path(cassette: Path, cassettes_dir: Path | None) -> str:
     """How a trace row names its cassette: relative to the cassettes folder when it lies there,
-    else by its absolute path (a cassette imported from where it was found)."""
-    if cassettes_dir is not None:
-        try:
-            return cassette.resolve().relative_to(cassettes_dir.resolve()).as_posix()
-        except ValueError:
-            pass
-    return str(cassette.resolve())
+    else relative to a named root of rejudge's own data, else by its absolute path (see
+    :mod:`rejudge.services._evidence_paths`)."""
+    return evidence_path(cassette, cassettes_dir)
 
 
 def evidence_of(

@@ -14,6 +14,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from rejudge.services._evidence_paths import evidence_path
 from rejudge.services._ingest import Evidence, ingest, save_suite_source
 from rejudge.store import RunConfig, RunRecord, Store, SuiteRecord, hash_bytes
 
@@ -109,6 +110,8 @@ def import_inspect(
                 "source": INSPECT_SOURCE,
                 "file": source.name,
                 "file_hash": file_hash,
+                # where the log lay, so replay can re-derive the traces from it
+                "source_path": evidence_path(source),
                 "task": parsed.task,
                 "log_version": log_version,
                 "registry_inferred": parsed.registry_inferred,

@@ -24,6 +24,7 @@ from typing import Any
 
 from rejudge.recorder import RecorderError, cassette_path, write_cassette
 from rejudge.recorder._record import PendingCommit, ProgressCallback, RecordProgress, record_jobs
+from rejudge.services._evidence_paths import evidence_path
 from rejudge.services._ingest import Evidence, ingest, save_suite_source
 from rejudge.store import Case, NotFoundError, RunConfig, RunRecord, Store
 
@@ -87,8 +88,9 @@ def commit_batch(
             target = cassette_path(cassettes_dir, run.name, *key)
             digest = write_cassette(target, item.interactions, item.meta, fsync=fsync)
             digests[key] = digest
-            relative = target.relative_to(cassettes_dir).as_posix()
-            evidence.append(Evidence(key[0], item.trace, relative, digest))
+            # under the cassettes folder, which the path names so it resolves from anywhere
+            stored = evidence_path(target, cassettes_dir)
+            evidence.append(Evidence(key[0], item.trace, stored, digest))
             results.append(True)
         if evidence and ingest(store, run, evidence, case_pks=case_pks).inserted != len(evidence):
             # a writer that does not share this lock (another machine) won some keys

@@ -19,6 +19,7 @@ import httpx
 from rejudge.recorder import (
     REPLAY_WORLDS,
     CassetteError,
+    CassetteFile,
     Divergence,
     RenormalizeReport,
     ReplayReport,
@@ -28,14 +29,48 @@ from rejudge.recorder import (
 )
 from rejudge.recorder._loop import LoopContext
 from rejudge.recorder.providers import get_provider
+from rejudge.services._evidence_paths import resolve_evidence_path
 from rejudge.services._ingest import Evidence, ingest
-from rejudge.store import Case, RunRecord, Store, StoredTrace
+from rejudge.store import Case, RejudgeError, RunRecord, Store, StoredTrace, Trace
 
-__all__ = ["replay_run", "replay_run_async", "renormalize_run"]
+__all__ = [
+    "open_trace_cassette",
+    "rederive_trace",
+    "replay_run",
+    "replay_run_async",
+    "renormalize_run",
+]
 
 
 def _resolve(run: RunRecord | str | int, store: Store) -> RunRecord:
     return run if isinstance(run, RunRecord) else store.get_run(run)
+
+
+def open_trace_cassette(cassettes: Path, stored: StoredTrace) -> CassetteFile:
+    """The cassette a stored trace names, wherever its stored path says it lies (relative to
+    ``cassettes``, to a root of rejudge's own data, or absolute)."""
+    key, rep = stored.case_key, stored.repetition
+    path = stored.cassette_path
+    if path:
+        try:
+            path = str(resolve_evidence_path(path, cassettes))
+        except RejudgeError as exc:
+            raise CassetteError(f"{exc} (trace {key} r{rep})") from None
+    return load_trace_cassette(cassettes, path, key, rep)
+
+
+def rederive_trace(
+    cassettes: Path, stored: StoredTrace, name_map: dict[str, str] | None
+) -> tuple[Trace, CassetteFile]:
+    """``stored`` derived again from its cassette through the ingest path's derivation (the
+    stored timings kept: they are when it ran, not what the file says)."""
+    from rejudge.services._ingest import evidence_of
+
+    cassette = open_trace_cassette(cassettes, stored)
+    item = evidence_of(
+        cassette, stored.case_key, stored.repetition, stored.cassette_path or "", name_map=name_map
+    )
+    return item.trace.model_copy(update={"timings": stored.trace.timings}), cassette
 
 
 async def _no_sleep(_: float) -> None:
@@ -81,7 +116,7 @@ async def replay_run_async(
         if case is None:
             return Divergence(key, rep, None, None, f"case {key} is not in the run's suite")
         try:
-            cassette = load_trace_cassette(cassettes, stored.cassette_path, key, rep)
+            cassette = open_trace_cassette(cassettes, stored)
         except CassetteError as exc:
             return Divergence(key, rep, None, None, str(exc))
         return await replay_trace(
@@ -124,8 +159,6 @@ def renormalize_run(
     dry_run: bool = False,
 ) -> RenormalizeReport:
     """Rebuild every trace of ``run`` from its cassette with the current derivation."""
-    from rejudge.services._ingest import evidence_of
-
     record = _resolve(run, store)
     cassettes = Path(cassettes_dir)
     report = RenormalizeReport(run=record.name)
@@ -134,20 +167,10 @@ def renormalize_run(
     for stored in store.iter_traces(record.id):
         report.traces += 1
         try:
-            cassette = load_trace_cassette(
-                cassettes, stored.cassette_path, stored.case_key, stored.repetition
-            )
+            trace, cassette = rederive_trace(cassettes, stored, name_map)
         except CassetteError as exc:
             report.missing.append(str(exc))
             continue
-        item = evidence_of(
-            cassette,
-            stored.case_key,
-            stored.repetition,
-            stored.cassette_path or "",
-            name_map=name_map,
-        )
-        trace = item.trace.model_copy(update={"timings": stored.trace.timings})
         if trace.hash == stored.hash and stored.cassette_hash == cassette.sha256:
             report.unchanged += 1
             continue

@@ -24,7 +24,15 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from rejudge.store import InvalidInputError, NotFoundError, Round, RunConfig, ToolCall, Trace
+from rejudge.store import (
+    InvalidInputError,
+    NotFoundError,
+    Round,
+    RunConfig,
+    ToolCall,
+    Trace,
+    content_hash,
+)
 from rejudge.suites.importers._bfcl import CATEGORIES, BfclError, build_suite
 
 __all__ = [
@@ -34,6 +42,9 @@ __all__ = [
     "decode_result",
     "trace_from_result",
     "import_bfcl_results",
+    "read_results",
+    "result_traces",
+    "results_hash",
     "export_bfcl",
 ]
 
@@ -267,17 +278,13 @@ def _read_lines(path: Path) -> tuple[list[tuple[int, dict[str, Any]]], list[str]
     return good, bad
 
 
-def import_bfcl_results(
-    store: Any,
-    path: Path | str,
-    model: str,
-    *,
-    run_name: str | None = None,
-    data_dir: Path | str | None = None,
-) -> list[ResultImport]:
-    """Import BFCL result file(s) as imported runs (one per category); idempotent per run name."""
-    root = Path(path)
-    by_category: dict[str, list[tuple[str, int, dict[str, Any]]]] = defaultdict(list)
+Lines = list[tuple[str, int, dict[str, Any]]]
+
+
+def read_results(root: Path) -> tuple[dict[str, Lines], list[str]]:
+    """The result lines under ``root`` by AST category (file name, line number, item), and the
+    lines that are no result of one."""
+    by_category: dict[str, Lines] = defaultdict(list)
     stray: list[str] = []
     for file in _result_files(root):
         lines, bad = _read_lines(file)
@@ -288,6 +295,44 @@ def import_bfcl_results(
                 stray.append(f"{file.name}:{number}: {item['id']!r} is not in an AST category")
                 continue
             by_category[category].append((file.name, number, item))
+    return dict(by_category), stray
+
+
+def results_hash(lines: Lines) -> str:
+    """The hash of one category's result lines: what its run's traces were derived from."""
+    return content_hash([[name, number, item] for name, number, item in lines])
+
+
+def result_traces(lines: Lines) -> list[Trace]:
+    """The traces of one category's result lines, repetitions counted per case id in file
+    order, as the import derives them (a line that does not derive is left out)."""
+    repetitions: dict[str, int] = defaultdict(int)
+    out = []
+    for _name, _number, item in lines:
+        try:
+            trace = trace_from_result(item, repetitions[item["id"]])
+        except Exception:  # the import counted it as a bad line and stored no trace
+            continue
+        repetitions[item["id"]] += 1
+        out.append(trace)
+    return out
+
+
+def import_bfcl_results(
+    store: Any,
+    path: Path | str,
+    model: str,
+    *,
+    run_name: str | None = None,
+    data_dir: Path | str | None = None,
+    source_path: str | None = None,
+) -> list[ResultImport]:
+    """Import BFCL result file(s) as imported runs (one per category); idempotent per run name.
+
+    ``source_path``: how the store names ``path`` (recorded on each run with the hash of its
+    category's lines, so replay can re-derive the traces from the file)."""
+    root = Path(path)
+    by_category, stray = read_results(root)
     if not by_category:
         detail = f" ({stray[0]})" if stray else ""
         raise InvalidInputError(
@@ -317,7 +362,12 @@ def import_bfcl_results(
             harness_mode="imported",
             temperature=None,
             tool_choice=None,
-            extra={"source": "bfcl-results", "category": category},
+            extra={
+                "source": "bfcl-results",
+                "category": category,
+                "results_hash": results_hash(by_category[category]),
+                "source_path": source_path,
+            },
         )
         run = store.create_run(name=name, suite=record, config=config)
         case_pks = store.get_case_pks(record.id)

@@ -16,7 +16,7 @@ from rejudge.recorder import (
 )
 from rejudge.store import Store, hash_bytes
 
-from rejudge.services import import_cassettes
+from rejudge.services import import_cassettes, resolve_evidence_path
 
 REAL = Path("/work/shared/real-cassettes")
 WEATHER = REAL / "pydantic-ai/test_tool_choice_matrix_auto-openai.yaml"
@@ -124,7 +124,9 @@ def test_import_with_suite_names_cases_and_repetitions(store: Store, tmp_path: P
     keys = sorted((t.case_key, t.repetition) for t in store.iter_traces(result.run.id))
     assert keys == [("fc-d1-001", 0), ("fc-d1-002", 1), ("fc-d1-003", 2)]
     stored = {t.case_key: t for t in store.iter_traces(result.run.id)}
-    assert stored["fc-d1-003"].cassette_path == "imp/weird name.yaml"  # relative to --cassettes
+    # under --cassettes, which the stored path names so it resolves from anywhere
+    folder = copies.resolve().as_posix()
+    assert stored["fc-d1-003"].cassette_path == f"cassettes:{folder}//imp/weird name.yaml"
     # the copy is the scrubbed file (issue 16, item 9): CHAIN carries openai-organization headers,
     # which a recording never keeps; the stored hash is the copy's, the source is untouched
     copy = (copies / "imp" / "weird name.yaml").read_bytes()
@@ -132,7 +134,9 @@ def test_import_with_suite_names_cases_and_repetitions(store: Store, tmp_path: P
     assert b"openai-organization" not in copy.lower()
     assert stored["fc-d1-003"].cassette_hash == hash_bytes(copy)
     for key, trace in stored.items():
-        assert trace.cassette_hash == hash_bytes((copies / trace.cassette_path).read_bytes()), key
+        assert trace.cassette_hash == hash_bytes(
+            resolve_evidence_path(trace.cassette_path, copies).read_bytes()
+        ), key
 
 
 def test_unknown_case_stops_the_import_with_nothing_stored(store: Store, tmp_path: Path) -> None:

@@ -155,7 +155,7 @@ def test_import_copy_and_store_hold_no_secret(tmp_path: Path) -> None:
     try:
         run = store.get_run("imp")
         (trace,) = list(store.iter_traces(run.id))
-        assert trace.cassette_path == "imp/weather.yaml"
+        assert trace.cassette_path == f"cassettes:{cas.resolve().as_posix()}//imp/weather.yaml"
         report = renormalize_run(store, run, cas)
         assert report.traces == 1 and report.unchanged == 1 and report.changed == 0
     finally:

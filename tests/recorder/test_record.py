@@ -24,7 +24,7 @@ from recorder_fakes import (
 from rejudge.recorder import ProviderUnreachableError, RecordProgress, read_cassette, requests_match
 from rejudge.store import RunConfig, Store
 
-from rejudge.services import record_suite, renormalize_run, replay_run
+from rejudge.services import record_suite, renormalize_run, replay_run, resolve_evidence_path
 
 SECRET = "sk-live-abcdefghijklmnopqrstuvwxyz0123"
 
@@ -97,7 +97,7 @@ def test_record_writes_cassettes_and_rows_and_replay_matches(store: Store, tmp_p
     assert len(by_case["c5"].rounds) == 4 and by_case["c5"].rounds[-1].calls[0].ok is True
     assert by_case["c6"].error.kind == "retries_exhausted"
     for (key, rep), stored in traces.items():
-        path = cassettes / stored.cassette_path
+        path = resolve_evidence_path(stored.cassette_path, cassettes)
         assert path.name == f"{key}__r{rep}.yaml" and path.parent.name == "run1"
         cassette = read_cassette(path)
         assert cassette.sha256 == stored.cassette_hash
@@ -190,7 +190,10 @@ def test_two_recorders_on_one_run_never_duplicate(store: Store, tmp_path: Path) 
     assert sorted(keys) == sorted({(c.id, 0) for c in CASES})
     # every row's cassette on disk is the one the row describes
     for t in stored:
-        assert read_cassette(cassettes / t.cassette_path).sha256 == t.cassette_hash
+        assert (
+            read_cassette(resolve_evidence_path(t.cassette_path, cassettes)).sha256
+            == t.cassette_hash
+        )
     assert replay_run(store, "run1", cassettes).ok
 
 
@@ -248,7 +251,7 @@ def test_anthropic_streaming_record_and_replay(store: Store, tmp_path: Path) -> 
         )
     (stored,) = list(store.iter_traces(summary.run.id))
     assert [c.result for c in stored.trace.rounds[0].calls] == [{"sum": 5}, {"sum": 2}]
-    assert SECRET not in (cassettes / stored.cassette_path).read_text()
+    assert SECRET not in resolve_evidence_path(stored.cassette_path, cassettes).read_text()
     assert replay_run(store, "anth", cassettes).ok
 
 

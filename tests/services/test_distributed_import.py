@@ -62,7 +62,11 @@ def _stored(store: Store, result: ImportResult) -> dict[str, Any]:
         (r["case_key"], r["repetition"], r["hash"], r["cassette_hash"])
         for r in store.iter_trace_rows(run.id, decode=False)
     )
-    paths = sorted(r["cassette_path"] for r in store.iter_trace_rows(run.id, decode=False))
+    # each import copies into a folder of its own, which the stored path names: compare the
+    # paths under it
+    paths = sorted(
+        r["cassette_path"].rsplit("//", 1)[-1] for r in store.iter_trace_rows(run.id, decode=False)
+    )
     return {
         "suite": (result.suite.name, result.suite.hash),
         "run": (run.name, run.config.identity_hash, run.status),
