@@ -13,7 +13,20 @@ evaluations and locking baselines are :mod:`rejudge.services`.
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from rejudge._lazy import lazy_exports
+
+if TYPE_CHECKING:
+    # the hand-picked entry points a type checker sees for real (the rest resolve through the
+    # lazy table as Any); tests/test_types.py checks them
+    from rejudge.judge._engine import ENGINE_VERSION as ENGINE_VERSION
+    from rejudge.judge._engine import judge as judge
+    from rejudge.judge._results import EvaluationReport as EvaluationReport
+    from rejudge.judge._results import JudgeRunResult as JudgeRunResult
+    from rejudge.judge._results import JudgeSummary as JudgeSummary
+    from rejudge.judge._rulesets import RuleSetError as RuleSetError
+    from rejudge.judge._rulesets import load_rule_set as load_rule_set
 
 # public name -> the private module that defines it (each module's __all__;
 # tests/test_public_api.py keeps this table complete)

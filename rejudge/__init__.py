@@ -5,8 +5,36 @@ The public facade. Library names are imported lazily so ``import rejudge`` stays
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from rejudge import errors as _errors
 from rejudge._lazy import lazy_exports
+
+if TYPE_CHECKING:
+    # what a type checker sees behind the lazy table below (at run time nothing is imported
+    # until first use); tests/test_types.py holds the two in step
+    from rejudge.judge._rulesets import load_rule_set as load_rule_set
+    from rejudge.services._baseline import (
+        check_evaluation_baseline as check_evaluation_baseline,
+    )
+    from rejudge.services._baseline import lock_evaluation_baseline as lock_evaluation_baseline
+    from rejudge.services._capture import capture as capture
+    from rejudge.services._compare import compare_evaluations as compare_evaluations
+    from rejudge.services._demo import run_demo as run_demo
+    from rejudge.services._imports import import_cassettes as import_cassettes
+    from rejudge.services._judging import evaluation_report as evaluation_report
+    from rejudge.services._judging import judge_run as judge_run
+    from rejudge.services._record import record_suite as record_suite
+    from rejudge.services._replay import renormalize_run as renormalize_run
+    from rejudge.services._replay import replay_run as replay_run
+    from rejudge.store._hashing import content_hash as content_hash
+    from rejudge.store._repository import Store as Store
+    from rejudge.store._schemas import Case as Case
+    from rejudge.store._schemas import Judgment as Judgment
+    from rejudge.store._schemas import RuleSet as RuleSet
+    from rejudge.store._schemas import RunConfig as RunConfig
+    from rejudge.store._schemas import ToolRegistry as ToolRegistry
+    from rejudge.store._schemas import Trace as Trace
 
 __version__ = "0.1.0"
 

@@ -2,7 +2,61 @@
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from rejudge._lazy import lazy_exports
+
+if TYPE_CHECKING:
+    # the data model, its hashing and the Store as a type checker sees them (at run time the
+    # lazy table below imports them on first use)
+    from rejudge.store._errors import ConflictError as ConflictError
+    from rejudge.store._errors import DatabaseUnavailableError as DatabaseUnavailableError
+    from rejudge.store._errors import DatabaseURLError as DatabaseURLError
+    from rejudge.store._errors import InvalidInputError as InvalidInputError
+    from rejudge.store._errors import NotFoundError as NotFoundError
+    from rejudge.store._errors import RejudgeError as RejudgeError
+    from rejudge.store._errors import SchemaVersionError as SchemaVersionError
+    from rejudge.store._errors import StoreError as StoreError
+    from rejudge.store._hashing import HASH_ALGORITHM as HASH_ALGORITHM
+    from rejudge.store._hashing import NOT_BEHAVIOUR as NOT_BEHAVIOUR
+    from rejudge.store._hashing import behaviour_hash as behaviour_hash
+    from rejudge.store._hashing import canonical_json as canonical_json
+    from rejudge.store._hashing import content_hash as content_hash
+    from rejudge.store._hashing import hash_bytes as hash_bytes
+    from rejudge.store._repository import Store as Store
+    from rejudge.store._schemas import CASE_FORMAT_VERSION as CASE_FORMAT_VERSION
+    from rejudge.store._schemas import EXTERNAL_PASS_AT as EXTERNAL_PASS_AT
+    from rejudge.store._schemas import HARNESS_MODES as HARNESS_MODES
+    from rejudge.store._schemas import JUDGMENT_FORMAT_VERSION as JUDGMENT_FORMAT_VERSION
+    from rejudge.store._schemas import REGISTRY_FORMAT_VERSION as REGISTRY_FORMAT_VERSION
+    from rejudge.store._schemas import REVIEW_LABELS as REVIEW_LABELS
+    from rejudge.store._schemas import RULE_SET_FORMAT_VERSION as RULE_SET_FORMAT_VERSION
+    from rejudge.store._schemas import TRACE_FORMAT_VERSION as TRACE_FORMAT_VERSION
+    from rejudge.store._schemas import VERDICTS as VERDICTS
+    from rejudge.store._schemas import Alternative as Alternative
+    from rejudge.store._schemas import Case as Case
+    from rejudge.store._schemas import ExternalVerdict as ExternalVerdict
+    from rejudge.store._schemas import Golden as Golden
+    from rejudge.store._schemas import GoldenCall as GoldenCall
+    from rejudge.store._schemas import HarnessAssistance as HarnessAssistance
+    from rejudge.store._schemas import HarnessMode as HarnessMode
+    from rejudge.store._schemas import Judgment as Judgment
+    from rejudge.store._schemas import ParamRule as ParamRule
+    from rejudge.store._schemas import Round as Round
+    from rejudge.store._schemas import RuleSet as RuleSet
+    from rejudge.store._schemas import RunConfig as RunConfig
+    from rejudge.store._schemas import ServerToolUse as ServerToolUse
+    from rejudge.store._schemas import ToolCall as ToolCall
+    from rejudge.store._schemas import ToolRegistry as ToolRegistry
+    from rejudge.store._schemas import ToolSpec as ToolSpec
+    from rejudge.store._schemas import Trace as Trace
+    from rejudge.store._schemas import TraceError as TraceError
+    from rejudge.store._schemas import TraceStatus as TraceStatus
+    from rejudge.store._schemas import UserTurn as UserTurn
+    from rejudge.store._schemas import Verdict as Verdict
+    from rejudge.store._schemas import WorldRef as WorldRef
+    from rejudge.store._schemas import judgment_key as judgment_key
+    from rejudge.store._schemas import normalize_label as normalize_label
 
 # public name -> the private module that defines it (each module's __all__;
 # tests/test_public_api.py keeps this table complete)

@@ -8,7 +8,18 @@ definition the CLI and the dashboard share), and worlds with state (:class:`Worl
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from rejudge._lazy import lazy_exports
+
+if TYPE_CHECKING:
+    from rejudge.model._world import CallResult as CallResult
+    from rejudge.model._world import StateDifference as StateDifference
+    from rejudge.model._world import World as World
+    from rejudge.model._world import WorldData as WorldData
+    from rejudge.model._world import WorldMismatchError as WorldMismatchError
+    from rejudge.model._world import WorldState as WorldState
+    from rejudge.model._world import diff_states as diff_states
 
 # public name -> the private module that defines it (tests/test_public_api.py keeps it complete)
 _EXPORTS: dict[str, str] = {

@@ -1,0 +1,81 @@
+"""Types that hold: through the lazy facades a type checker sees the real types of the public
+entry points (each facade's ``if TYPE_CHECKING:`` imports), and the strictly typed core
+(rejudge.model, rejudge.registry) passes ``mypy --strict``. Both run the real mypy through
+``.ci/typecheck.py``, as ``.ci/run`` does."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
+TYPECHECK = ROOT / ".ci" / "typecheck.py"
+
+# Each assert_type fails mypy when the facade hands the checker Any (or a wrong type).
+SNIPPET = """
+from typing import Any, assert_type
+
+import rejudge
+import rejudge.judge
+import rejudge.model
+import rejudge.store
+from rejudge.judge._results import JudgeRunResult
+from rejudge.model._world import World
+from rejudge.registry import REGISTRY
+from rejudge.store._repository import Store
+from rejudge.store._schemas import Case, Judgment, RuleSet, Trace
+
+
+def check(
+    store: rejudge.Store,
+    trace: rejudge.Trace,
+    case: rejudge.Case,
+    registry: rejudge.ToolRegistry,
+) -> None:
+    assert_type(store, Store)
+    assert_type(trace, Trace)
+    assert_type(case, Case)
+    rules = rejudge.load_rule_set("standard@2")
+    assert_type(rules, RuleSet)
+    judgment = rejudge.judge.judge(trace, case, registry, "golden", rules)
+    assert_type(judgment, Judgment)
+    assert_type(rejudge.judge_run(store, "run", "golden", rules), JudgeRunResult)
+    assert_type(rejudge.model.World, type[World])
+    assert_type(REGISTRY.get("tier", "golden"), Any)
+"""
+
+
+def _mypy(*args: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, str(TYPECHECK), *args], capture_output=True, text=True, cwd=ROOT
+    )
+
+
+@pytest.mark.slow
+def test_the_public_entry_points_have_real_types(tmp_path: Path) -> None:
+    snippet = tmp_path / "snippet.py"
+    snippet.write_text(SNIPPET, encoding="utf-8")
+    proc = _mypy("--strict", str(snippet))
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+
+
+@pytest.mark.slow
+def test_a_facade_that_hides_its_types_fails_the_check(tmp_path: Path) -> None:
+    # the check can fail: a name only the lazy table knows is Any to the checker
+    snippet = tmp_path / "snippet.py"
+    snippet.write_text(
+        "from typing import assert_type\nimport rejudge.judge\n"
+        "assert_type(rejudge.judge.cohen_kappa([]), float | None)\n",
+        encoding="utf-8",
+    )
+    proc = _mypy("--strict", str(snippet))
+    assert proc.returncode == 1 and 'of type "Any"' in proc.stdout, proc.stdout
+
+
+@pytest.mark.slow
+def test_the_typed_core_passes_mypy_strict() -> None:
+    proc = _mypy("--strict", "-p", "rejudge.model", "-m", "rejudge.registry")
+    assert proc.returncode == 0, proc.stdout + proc.stderr
