@@ -236,6 +236,7 @@ def read_cassettes(
             cassette, clean, source_hash = _read_scrubbed(path, cwd)
             models, formats, hosts, tools, instruction = _facts(cassette.exchanges)
             if not formats:
+                # the formats named from the registry, so a new one is never missing here
                 raise CassetteImportError(
                     f"{path}: no model exchange ({describe_wire_formats()}) in this cassette"
                 )

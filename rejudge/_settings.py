@@ -39,12 +39,8 @@ def resolve_settings(
     return Settings(db_url=db_url, cassettes_dir=Path(cassettes_dir), json=json_output)
 
 
-def api_key_from_env(
-    provider: str, api_key_env: str | None = None, environ: Mapping[str, str] | None = None
-) -> str | None:
-    """The API key for ``provider``: only ever from the environment, never from a flag's value."""
+def api_key_from_env(variable: str | None, environ: Mapping[str, str] | None = None) -> str | None:
+    """The API key in environment variable ``variable`` (``--api-key-env``, else the provider's
+    own ``api_key_env``): only ever from the environment, never from a flag's value."""
     env = os.environ if environ is None else environ
-    name = api_key_env or {"openai": "OPENAI_API_KEY", "anthropic": "ANTHROPIC_API_KEY"}.get(
-        provider
-    )
-    return env.get(name) if name else None
+    return env.get(variable) if variable else None

@@ -128,6 +128,13 @@ class Registry:
         entry.values.pop(name, None)
         entry.factories[name] = factory
 
+    def unregister(self, kind: str, name: str) -> None:
+        """Forget ``name`` (what a test registered); a declared built-in is looked up again from
+        its module, which is imported once, so it stays gone."""
+        entry = self._kind(kind)
+        entry.values.pop(name, None)
+        entry.factories.pop(name, None)
+
     # ------------------------------------------------------------------ lookups
 
     def get(self, kind: str, name: str) -> Any:

@@ -52,6 +52,7 @@ register_provider(
     lambda: OpenAIChatProvider(
         name="local",
         default_base_url="http://127.0.0.1:8000/v1",
+        api_key_env=None,  # a local server takes no key
         stream_usage=False,
         # llama-cpp-python's server answers 500 to an assistant message with content null
         null_content="",
@@ -62,6 +63,7 @@ register_provider(
     lambda: OpenAIChatProvider(
         name="llama-cpp",
         default_base_url="http://127.0.0.1:8000/v1",
+        api_key_env=None,
         stream_usage=False,
         null_content="",
         # chatml-function-calling never renders role "tool": without an echo the model never

@@ -87,9 +87,13 @@ class AnthropicMessagesProvider(Provider):
     wire_format = get_wire_format(WIRE_ANTHROPIC)
 
     def __init__(
-        self, name: str = "anthropic", default_base_url: str = "https://api.anthropic.com"
+        self,
+        name: str = "anthropic",
+        default_base_url: str = "https://api.anthropic.com",
+        api_key_env: str | None = "ANTHROPIC_API_KEY",
     ) -> None:
         self.name = name
+        self.api_key_env = api_key_env
         self.default_base_url = default_base_url
 
     def build(

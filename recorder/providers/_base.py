@@ -20,6 +20,8 @@ from rejudge.recorder._http import RecorderError
 from rejudge.recorder.wire import AssistantTurn, WireFormat
 from rejudge.store import ToolCall
 
+from rejudge.registry import REGISTRY
+
 __all__ = [
     "SystemMessage",
     "UserMessage",
@@ -99,9 +101,13 @@ class WireRequest:
 
 
 class Provider(ABC):
+    """``api_key_env`` names the environment variable its API key is read from (by the CLI:
+    library code never reads the environment); ``None`` for a server that takes no key."""
+
     name: str
     default_base_url: str
     wire_format: WireFormat
+    api_key_env: str | None = None
 
     @abstractmethod
     def build(
@@ -132,24 +138,32 @@ class Provider(ABC):
         return f"{base}{path}"
 
 
-_FACTORIES: dict[str, Callable[[], Provider]] = {}
+def _check_provider(name: str, provider: Any) -> None:
+    if not isinstance(provider, Provider):
+        raise ValueError(f"provider {name!r} is not a Provider")
+
+
+REGISTRY.configure("provider", check=_check_provider)
 
 
 def register_provider(name: str, factory: Callable[[], Provider]) -> None:
-    _FACTORIES[name] = factory
+    """Add a provider, built by ``factory()`` on its first lookup (providers are pure
+    translation and keep no state, so one object serves every recording): the one extension
+    registry's kind ``provider`` (:mod:`rejudge.registry`), where a plugin can add one too."""
+    REGISTRY.register_factory("provider", name, factory)
 
 
 def provider_names() -> list[str]:
-    return sorted(_FACTORIES)
+    return REGISTRY.names("provider")
 
 
 def get_provider(name: str) -> Provider:
-    factory = _FACTORIES.get(name)
-    if factory is None:
+    provider: Provider | None = REGISTRY.find("provider", name)
+    if provider is None:
         raise RecorderError(
             f"unknown provider {name!r}: choose one of {', '.join(provider_names())}"
         )
-    return factory()
+    return provider
 
 
 def decode_text(body: bytes) -> str:

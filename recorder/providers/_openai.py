@@ -90,8 +90,10 @@ class OpenAIChatProvider(Provider):
         stream_usage: bool = True,
         null_content: str | None = None,
         echo_tool_results: bool = False,
+        api_key_env: str | None = "OPENAI_API_KEY",
     ) -> None:
         self.name = name
+        self.api_key_env = api_key_env
         self.echo_tool_results = echo_tool_results
         self.default_base_url = default_base_url
         self.stream_usage = stream_usage

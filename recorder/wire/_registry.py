@@ -1,10 +1,13 @@
 """The wire formats by name, and the format-generic entry points built on them.
 
 The built-in formats are registered at the bottom of this module (:data:`WIRE_FORMATS` is their
-names, in order); a new format is a :class:`~.format.WireFormat` subclass in its own module,
-added with :func:`register_wire_format`. Detection asks every registered format and keeps the
-surest answer, so no function here names a format, and :func:`describe_wire_formats` lists them
-for people from the registry itself, so no message's list of formats can go stale.
+names, in order); a new format is a :class:`~.format.WireFormat`
+subclass in its own module, added with :func:`register_wire_format` (or by a plugin, as
+``registry.register("wire_format", name, fmt)``): the formats live in the one extension
+registry (:mod:`rejudge.registry`, kind ``wire_format``). Detection asks every registered format,
+in registration order, and keeps the surest answer, so no function here names a format, and
+:func:`describe_wire_formats` lists them for people from the registry itself, so no message's
+list of formats can go stale.
 """
 
 from __future__ import annotations
@@ -38,6 +41,8 @@ from rejudge.recorder.wire._openai_chat import OPENAI_CHAT
 from rejudge.recorder.wire._openai_responses import OPENAI_RESPONSES
 from rejudge.store import NotFoundError, ToolSpec
 
+from rejudge.registry import REGISTRY
+
 __all__ = [
     "WIRE_FORMATS",
     "describe_wire_formats",
@@ -60,7 +65,14 @@ class UnknownWireFormatError(NotFoundError):
     """No wire format of that name is registered (``field`` is ``"wire_format"``)."""
 
 
-_FORMATS: dict[str, WireFormat] = {}
+def _check_wire_format(name: str, wire_format: Any) -> None:
+    if name == WIRE_UNKNOWN or getattr(wire_format, "name", None) != name:
+        raise ValueError(
+            f"a wire format needs a name other than {WIRE_UNKNOWN!r}, and is registered under it"
+        )
+
+
+REGISTRY.configure("wire_format", error=UnknownWireFormatError, check=_check_wire_format)
 
 
 def register_wire_format(wire_format: WireFormat, *, replace: bool = False) -> None:
@@ -69,29 +81,33 @@ def register_wire_format(wire_format: WireFormat, *, replace: bool = False) -> N
     name = wire_format.name
     if name == WIRE_UNKNOWN or not isinstance(name, str) or not name:
         raise ValueError(f"a wire format needs a name other than {WIRE_UNKNOWN!r}")
-    current = _FORMATS.get(name)
-    if current is not None and current is not wire_format and not replace:
-        raise ValueError(f"wire format {name!r} is already registered")
-    _FORMATS[name] = wire_format
+    REGISTRY.register("wire_format", name, wire_format, replace=replace)
 
 
 def get_wire_format(name: str) -> WireFormat:
-    wire_format = _FORMATS.get(name)
+    wire_format: WireFormat | None = REGISTRY.find("wire_format", name)
     if wire_format is None:
+        # the known names in detection order (the registry's own message sorts them)
+        known = ", ".join(f.name for f in wire_formats())
         raise UnknownWireFormatError(
-            f"unknown wire format {name!r} (known: {', '.join(_FORMATS)})", field="wire_format"
+            f"unknown wire format {name!r} (known: {known})", field="wire_format"
         )
     return wire_format
 
 
 def wire_formats() -> list[WireFormat]:
-    """Every registered format, in registration order."""
-    return list(_FORMATS.values())
+    """Every registered format, in registration order (plugins' after the built-ins)."""
+    return [wire_format for _, wire_format in REGISTRY.items("wire_format")]
+
+
+def _find(name: str) -> WireFormat | None:
+    found: WireFormat | None = REGISTRY.find("wire_format", name)
+    return found
 
 
 def describe_wire_formats() -> str:
     """Every registered format's title for people, as one phrase: ``"A, B or C"``."""
-    titles = [f.title or f.name for f in _FORMATS.values()]
+    titles = [f.title or f.name for f in wire_formats()]
     return titles[0] if len(titles) == 1 else f"{', '.join(titles[:-1])} or {titles[-1]}"
 
 
@@ -105,11 +121,12 @@ def find_wire_format(probe: Probe) -> WireFormat | None:
     """
     if non_model_kind(probe.host, probe.path) is not None:
         return None  # embeddings, files, telemetry, ...: a known non-model endpoint
-    scores = [(f.detect(probe), f) for f in _FORMATS.values()]
+    formats = wire_formats()
+    scores = [(f.detect(probe), f) for f in formats]
     for score, wire_format in scores:
         if score >= DETECT_PATH:
             return wire_format
-    if any(f.other_endpoint(probe) for f in _FORMATS.values()):
+    if any(f.other_endpoint(probe) for f in formats):
         return None
     best_score, best = DETECT_NONE, None
     for score, wire_format in scores:
@@ -137,29 +154,29 @@ def parse_response(
 ) -> AssistantTurn:
     """Parse a response body (decoded JSON, or text holding JSON or SSE) in ``wire_format``; an
     unregistered name gives a turn whose ``error`` says so (parsing never raises)."""
-    found = _FORMATS.get(wire_format)
+    found = _find(wire_format)
     if found is None:
         return AssistantTurn(error=f"unknown wire format {wire_format!r}")
     return found.parse_response(body, response_headers)
 
 
 def extract_tool_results(wire_format: str, request_body: Any) -> list[SentToolResult]:
-    found = _FORMATS.get(wire_format)
+    found = _find(wire_format)
     return found.tool_results(request_body) if found is not None else []
 
 
 def extract_echoed_calls(wire_format: str, request_body: Any) -> list[list[EchoedCall]]:
-    found = _FORMATS.get(wire_format)
+    found = _find(wire_format)
     return found.echoed_calls(request_body) if found is not None else []
 
 
 def extract_tool_specs(wire_format: str, request_body: Any) -> list[ToolSpec]:
-    found = _FORMATS.get(wire_format)
+    found = _find(wire_format)
     return found.tool_specs(request_body) if found is not None else []
 
 
 def extract_first_user_text(wire_format: str, request_body: Any) -> str | None:
-    found = _FORMATS.get(wire_format)
+    found = _find(wire_format)
     return found.first_user_text(request_body) if found is not None else None
 
 
@@ -177,4 +194,4 @@ for _builtin in (
     register_wire_format(_builtin)
 
 # the built-in formats' names, read from the registry rather than kept as a second list
-WIRE_FORMATS: tuple[str, ...] = tuple(_FORMATS)
+WIRE_FORMATS: tuple[str, ...] = tuple(f.name for f in wire_formats())

@@ -204,18 +204,18 @@ def record(
     """Record a suite against a model: one cassette and one trace per case and repetition."""
     from rejudge import suites
     from rejudge.recorder import RecordProgress
-    from rejudge.recorder.providers import provider_names
+    from rejudge.recorder.providers import get_provider, provider_names
     from rejudge.services import record_suite
 
     if provider not in provider_names():
         raise InvalidInputError(
             f"unknown provider {provider!r}: choose one of {', '.join(provider_names())}"
         )
-    api_key = api_key_from_env(provider, api_key_env)
+    var = get_provider(provider).api_key_env  # None: a server that takes no key
+    api_key = api_key_from_env(api_key_env or var)
     if api_key_env and api_key is None:
         raise InvalidInputError(f"environment variable {api_key_env} is not set")
-    if api_key is None and provider in ("openai", "anthropic") and base_url is None:
-        var = "OPENAI_API_KEY" if provider == "openai" else "ANTHROPIC_API_KEY"
+    if api_key is None and var is not None and base_url is None:
         raise InvalidInputError(
             f"no API key: set {var} (or --api-key-env NAME), or point --base-url at a local server"
         )

@@ -84,10 +84,12 @@ def sweep_funcbench(
     app: AppContext, cores: str, api_key_env: str | None, out: Path | None, **kw: Any
 ) -> None:
     """Generate, record and judge a FuncBenchGen grid; print success by core nodes."""
+    from rejudge.recorder.providers import get_provider
+
     provider = kw["provider"]
-    api_key = api_key_from_env(provider, api_key_env)
-    if api_key is None and kw["base_url"] is None and provider in ("openai", "anthropic"):
-        var = "OPENAI_API_KEY" if provider == "openai" else "ANTHROPIC_API_KEY"
+    var = get_provider(provider).api_key_env  # None: a server that takes no key
+    api_key = api_key_from_env(api_key_env or var)
+    if api_key is None and kw["base_url"] is None and var is not None:
         raise InvalidInputError(
             f"no API key: set {var} (or --api-key-env NAME), or point --base-url at a local server"
         )

@@ -157,3 +157,28 @@ def test_record_without_key_is_a_one_line_error(
     )
     assert result.exit_code == 1
     assert result.output.startswith("Error: no API key: set OPENAI_API_KEY")
+
+
+def test_the_key_variable_comes_from_the_provider(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # a provider registered from outside (as a plugin would) names its own key variable, and
+    # the CLI asks for that one; a provider without one (a local server) needs none
+    from rejudge.recorder.providers import OpenAIChatProvider, register_provider
+
+    from rejudge.registry import REGISTRY
+
+    monkeypatch.delenv("ACME_API_KEY", raising=False)
+    register_provider("acme", lambda: OpenAIChatProvider(name="acme", api_key_env="ACME_API_KEY"))
+    try:
+        db = f"sqlite:///{tmp_path / 'x.db'}"
+        args = ["--db", db, "record", "--suite", "retail", "--model", "m", "--provider", "acme"]
+        result = CliRunner().invoke(cli, args)
+        assert result.exit_code == 1
+        assert result.output.startswith("Error: no API key: set ACME_API_KEY (or --api-key-env")
+    finally:
+        REGISTRY.unregister("provider", "acme")
+    from rejudge.recorder.providers import get_provider
+
+    assert get_provider("local").api_key_env is None
+    assert get_provider("anthropic").api_key_env == "ANTHROPIC_API_KEY"

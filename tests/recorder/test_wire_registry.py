@@ -349,7 +349,7 @@ class _EchoFormat(WireFormat):
 
 
 def test_a_registered_format_takes_part_in_detection_and_dispatch() -> None:
-    from rejudge.recorder.wire import _registry as registry
+    from rejudge.registry import REGISTRY
 
     echo = _EchoFormat()
     register_wire_format(echo)
@@ -359,5 +359,7 @@ def test_a_registered_format_takes_part_in_detection_and_dispatch() -> None:
         with pytest.raises(ValueError, match="already registered"):
             register_wire_format(_EchoFormat())
     finally:
-        registry._FORMATS.pop("test-echo")
+        REGISTRY.unregister("wire_format", "test-echo")
     assert detect_wire_format("https://x/api/echo", {"messages": []}) == "openai-chat"
+    assert "test-echo" not in REGISTRY.names("wire_format")
+    assert REGISTRY.names("wire_format") == sorted(WIRE_FORMATS)
