@@ -6,9 +6,13 @@ in, so the content hash covers the whole meaning and a later change of a code de
 silently change what an old version means.
 
 Built-in versions live as YAML files in ``judge/rulesets/`` (``<name>@<version>.yaml``) and are
-never edited once released (``tests/judge/test_pinned.py`` pins their verdicts). User rule sets
-are YAML or JSON files with the same shape; ``extends: standard@2`` starts from another rule set
-and deep-merges the file's ``settings`` over it.
+never edited once released (``tests/judge/test_pinned.py`` pins their verdicts). Each is an entry
+of kind ``rule_set`` in the one extension registry (:mod:`rejudge.registry`) under its
+``name@version``, read from its file on first lookup; a plugin adds its own the same way
+(``registry.register("rule_set", "mine@1", rule_set_from_dict({...}))``), and ``load_rule_set``
+finds it by name like a built-in. User rule sets are YAML or JSON files with the same shape;
+``extends: standard@2`` starts from another rule set and deep-merges the file's ``settings``
+over it.
 
 Settings (see docs/judge.md for the full reference):
 
@@ -42,7 +46,7 @@ from __future__ import annotations
 
 import json
 import re
-from functools import lru_cache
+from functools import partial
 from pathlib import Path
 from typing import Any, Literal
 
@@ -56,6 +60,8 @@ from pydantic import (
     model_serializer,
 )
 from rejudge.store import InvalidInputError, NotFoundError, RuleSet
+
+from rejudge.registry import REGISTRY
 
 from ._matchers import MatchOptions, matcher_names
 
@@ -282,7 +288,9 @@ def _version_key(version: str) -> tuple[Any, ...]:
 
 
 def builtin_refs() -> list[str]:
-    refs = [p.stem for p in BUILTIN_DIR.glob("*@*.yaml")]
+    """Every rule set known by name (the shipped files and what plugins registered), by name
+    and then version (so a name's last ref is its latest version)."""
+    refs = REGISTRY.names("rule_set")
     return sorted(refs, key=lambda r: (r.split("@")[0], _version_key(r.split("@")[1])))
 
 
@@ -344,10 +352,20 @@ def _first_error(exc: ValidationError) -> str:
     return f"{loc}: {err.get('msg')}" if loc else str(err.get("msg"))
 
 
-@lru_cache(maxsize=64)
 def _load_builtin(ref: str) -> RuleSet:
-    path = BUILTIN_DIR / f"{ref}.yaml"
+    rule_set: RuleSet = REGISTRY.get("rule_set", ref)
+    return rule_set
+
+
+def _read_builtin(path: Path) -> RuleSet:
     return rule_set_from_dict(_read_file(path), source=str(path))
+
+
+def _check_rule_set(ref: str, rule_set: Any) -> None:
+    if not isinstance(rule_set, RuleSet):
+        raise ValueError(f"rule set {ref!r} is not a RuleSet (build one with rule_set_from_dict)")
+    if rule_set.ref != ref:
+        raise ValueError(f"rule set {rule_set.ref!r} registered as {ref!r}: use its name@version")
 
 
 def builtin_rule_sets() -> list[RuleSet]:
@@ -421,3 +439,10 @@ def diff_rule_sets(a: RuleSet, b: RuleSet) -> list[dict[str, Any]]:
         if va != vb or type(va) is not type(vb):
             rows.append({"path": path, "a": va, "b": vb})
     return rows
+
+
+# the shipped rule sets: one registry entry per file, read and validated on first lookup (then
+# kept: rule sets are immutable)
+REGISTRY.configure("rule_set", check=_check_rule_set)
+for _path in sorted(BUILTIN_DIR.glob("*@*.yaml")):
+    REGISTRY.register_factory("rule_set", _path.stem, partial(_read_builtin, _path))

@@ -133,3 +133,36 @@ def test_rules_commands(tmp_path):
     assert json.loads(out.output)["hash"] == load_rule_set("standard@1").hash
     out = runner.invoke(cli, ["rules", "show", "nope@1"])
     assert out.exit_code == 1 and out.output.startswith("Error: ")
+
+
+def test_a_rule_set_registered_by_name_is_loaded_like_a_built_in():
+    from rejudge.judge import rule_set_from_dict
+
+    from rejudge.registry import REGISTRY as EXTENSIONS
+
+    mine = [
+        rule_set_from_dict({"name": "acme", "version": v, "extends": "standard@2"})
+        for v in ("1", "10", "2")
+    ]
+    try:
+        for rule_set in mine:
+            EXTENSIONS.register("rule_set", rule_set.ref, rule_set)
+        assert load_rule_set("acme@2") is mine[2]
+        assert load_rule_set("acme").ref == "acme@10"  # the latest version, not the last string
+        assert [r for r in builtin_refs() if r.startswith("acme@")] == [
+            "acme@1",
+            "acme@2",
+            "acme@10",
+        ]
+        with pytest.raises(ValueError, match="registered as 'acme@3'"):
+            EXTENSIONS.register("rule_set", "acme@3", mine[0])
+        with pytest.raises(ValueError, match="already registered"):
+            EXTENSIONS.register("rule_set", "standard@2", mine[0], replace=False)
+        with pytest.raises(NotFoundError, match=r"no built-in rule set acme@4 \(known: .*acme@10"):
+            load_rule_set("acme@4")
+    finally:
+        for rule_set in mine:
+            EXTENSIONS.unregister("rule_set", rule_set.ref)
+    assert not [r for r in builtin_refs() if r.startswith("acme@")]
+    # the shipped files are registry entries, read once
+    assert EXTENSIONS.get("rule_set", "standard@2") is load_rule_set("standard@2")
