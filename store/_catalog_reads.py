@@ -156,6 +156,11 @@ class CatalogReadsMixin:
         # provided by ``Store``
         engine: Engine
 
+        # the atomic()-joining transaction and connection (Store._begin / _connect)
+        def _begin(self) -> Any: ...
+
+        def _connect(self) -> Any: ...
+
     def unavailable(self, exc: BaseException) -> DatabaseUnavailableError | None:
         """``exc`` as the one-line error a lost or refused database gives, or None when it is
         something else: a reader (the dashboard) that outlives a database restart shows this
@@ -175,7 +180,7 @@ class CatalogReadsMixin:
     def filter_options(self) -> FilterOptions:
         """Distinct suites, models, tiers and rule sets (name@version) that evaluations or runs use."""
         ref = rule_ref()
-        with self.engine.connect() as c:
+        with self._connect() as c:
             suites = list(
                 c.execute(select(_T_SUITE.c.name).distinct().order_by(_T_SUITE.c.name)).scalars()
             )
@@ -222,7 +227,7 @@ class CatalogReadsMixin:
             .order_by(_T_RUN.c.id)
         )
         query = apply_filters(query, filters, evaluations=False)
-        with self.engine.connect() as c:
+        with self._connect() as c:
             rows = c.execute(query).all()
         out = []
         for r in rows:
@@ -286,7 +291,7 @@ class CatalogReadsMixin:
         query = apply_filters(query, filters, evaluations=True)
         if ids is not None:
             query = query.where(_T_EVAL.c.id.in_(list(ids)))
-        with self.engine.connect() as c:
+        with self._connect() as c:
             rows = c.execute(query).mappings().all()
         out = []
         for r in rows:
@@ -322,13 +327,13 @@ class CatalogReadsMixin:
             .join(_T_RULES, _T_RULES.c.id == _T_EVAL.c.rule_set_id)
             .order_by(_T_BASE.c.id)
         )
-        with self.engine.connect() as c:
+        with self._connect() as c:
             return [BaselineSummary(**r) for r in c.execute(query).mappings().all()]
 
     def trend_points(self, filters: Filters | None = None) -> list[TrendPoint]:
         """One point per evaluation: when judged and when its run was recorded, model, suite,
         tier, rule set, accuracy."""
-        with self.engine.connect() as c:
+        with self._connect() as c:
             recorded = dict(c.execute(select(_T_RUN.c.id, _T_RUN.c.started_at)).all())
         return [
             TrendPoint(
@@ -366,7 +371,7 @@ class CatalogReadsMixin:
             .group_by(bucket, _T_EJ.c.verdict)
         )
         query = apply_filters(query, filters, evaluations=True)
-        with self.engine.connect() as c:
+        with self._connect() as c:
             rows = c.execute(query).all()
         out = []
         for r in rows:

@@ -166,11 +166,16 @@ class ComparisonReadsMixin:
         # provided by ``Store``
         engine: Engine
 
+        # the atomic()-joining transaction and connection (Store._begin / _connect)
+        def _begin(self) -> Any: ...
+
+        def _connect(self) -> Any: ...
+
     def pair_counts(self, a: int, b: int) -> PairCounts:
         """(verdict in A, verdict in B) -> number of (case, repetition) rows. One grouped scan."""
         pv = _pivot(a, b)
         query = select(pv.c.va, pv.c.vb, func.count().label("n")).group_by(pv.c.va, pv.c.vb)
-        with self.engine.connect() as c:
+        with self._connect() as c:
             return {(r.va, r.vb): int(r.n) for r in c.execute(query)}
 
     def coverage(self, a: int, b: int, pairs: PairCounts | None = None) -> Coverage:
@@ -187,7 +192,7 @@ class ComparisonReadsMixin:
             ).label("cases"),
             count_if(ja.c.registry_hash != jb.c.registry_hash).label("registry"),
         ).select_from(joined)
-        with self.engine.connect() as c:
+        with self._connect() as c:
             changed = c.execute(query).one()
         return Coverage(
             a=sum(n for (va, _vb), n in pairs.items() if va is not None),
@@ -223,7 +228,7 @@ class ComparisonReadsMixin:
         query = query.order_by(pv.c.case_key, pv.c.repetition)
         if limit is not None:
             query = query.limit(limit)
-        with self.engine.connect() as c:
+        with self._connect() as c:
             return [Flip(**r) for r in c.execute(query).mappings().all()]
 
     def flip_count(
@@ -233,7 +238,7 @@ class ComparisonReadsMixin:
         query, _pv = _flip_query(a, b, cause_order, **filters)
         sub = query.subquery()
         grouped = select(sub.c.cause, func.count().label("n")).group_by(sub.c.cause)
-        with self.engine.connect() as c:
+        with self._connect() as c:
             out = {str(r.cause): int(r.n) for r in c.execute(grouped)}
         out["total"] = sum(out.values())
         return out

@@ -85,6 +85,11 @@ class EvaluationReadsMixin:
         # provided by ``Store``
         engine: Engine
 
+        # the atomic()-joining transaction and connection (Store._begin / _connect)
+        def _begin(self) -> Any: ...
+
+        def _connect(self) -> Any: ...
+
         @property
         def backend(self) -> str: ...
 
@@ -95,7 +100,7 @@ class EvaluationReadsMixin:
             .group_by(_T_EJ.c.verdict)
         )
         counts = dict.fromkeys(VERDICTS, 0)
-        with self.engine.connect() as c:
+        with self._connect() as c:
             for verdict, n in c.execute(query):
                 counts[verdict] = counts.get(verdict, 0) + int(n)
         return counts
@@ -112,7 +117,7 @@ class EvaluationReadsMixin:
             .order_by(column)
         )
         out: dict[str, GroupSummary] = {}
-        with self.engine.connect() as c:
+        with self._connect() as c:
             for r in c.execute(query).mappings():
                 counts = {v: int(r[v]) for v in VERDICTS}
                 out[str(r["key"])] = GroupSummary(
@@ -135,7 +140,7 @@ class EvaluationReadsMixin:
             .where(_T_EJ.c.evaluation_id == evaluation_id, _T_EJ.c.verdict == "FAIL")
             .group_by(codes.c.value)
         )
-        with self.engine.connect() as c:
+        with self._connect() as c:
             rows = c.execute(query).all()
         return dict(sorted(((str(r.code), int(r.n)) for r in rows), key=lambda kv: (-kv[1], kv[0])))
 
@@ -147,7 +152,7 @@ class EvaluationReadsMixin:
             .group_by(sub.c.n, sub.c.c)
             .order_by(sub.c.n, sub.c.c)
         )
-        with self.engine.connect() as c:
+        with self._connect() as c:
             return [PassCell(n=int(r.n), c=int(r.c), cases=int(r.cases)) for r in c.execute(query)]
 
     def review_stamp(self, evaluation_id: int) -> tuple[int, int, int]:
@@ -161,7 +166,7 @@ class EvaluationReadsMixin:
             func.coalesce(func.max(rev.c.id), 0),
             func.count(rev.c.resolved_at),
         ).where(rev.c.judgment_id.in_(linked))
-        with self.engine.connect() as c:
+        with self._connect() as c:
             n, newest, resolved = c.execute(query).one()
         return int(n), int(newest), int(resolved)
 
@@ -176,7 +181,7 @@ class EvaluationReadsMixin:
         ).order_by(case((mixed, 0), else_=1), sub.c.case_key)
         if only_inconsistent:
             query = query.where(mixed)
-        with self.engine.connect() as c:
+        with self._connect() as c:
             return [
                 CasePasses(
                     case=r.case_key,

@@ -131,6 +131,11 @@ class JudgmentStoreMixin:
         # provided by ``Store``
         engine: Engine
 
+        # the atomic()-joining transaction and connection (Store._begin / _connect)
+        def _begin(self) -> Any: ...
+
+        def _connect(self) -> Any: ...
+
         @property
         def backend(self) -> str: ...
 
@@ -139,7 +144,7 @@ class JudgmentStoreMixin:
     def create_evaluation(
         self, *, run_id: int, tier: str, rule_set_id: int, engine_version: str
     ) -> int:
-        with self.engine.begin() as c:
+        with self._begin() as c:
             return int(
                 c.execute(
                     _T_EVAL.insert().returning(_T_EVAL.c.id),
@@ -168,7 +173,7 @@ class JudgmentStoreMixin:
             .order_by(t.id)
             .limit(1)
         )
-        with self.engine.begin() as c:
+        with self._begin() as c:
             if self.backend == "postgresql":
                 digest = hashlib.sha256(
                     canonical_json(
@@ -204,6 +209,8 @@ class JudgmentStoreMixin:
             return
         digest = hashlib.sha256(canonical_json(["claim", evaluation_id]).encode()).digest()
         key = int.from_bytes(digest[:8], "big", signed=True)
+        # its own connection, never an open atomic() block's: the lock lives as long as this
+        # connection (a session lock), and its commits must not commit the block
         with self.engine.connect() as c:
             won = bool(c.execute(select(func.pg_try_advisory_lock(key))).scalar())
             c.commit()
@@ -234,7 +241,7 @@ class JudgmentStoreMixin:
             .group_by(sub.c.part)
             .order_by(sub.c.part)
         )
-        with self.engine.connect() as c:
+        with self._connect() as c:
             return [(int(lo), int(hi), int(n)) for lo, hi, n in c.execute(query)]
 
     def finish_evaluation(
@@ -245,7 +252,7 @@ class JudgmentStoreMixin:
         inputs_hash: str,
         status: str = "finished",
     ) -> None:
-        with self.engine.begin() as c:
+        with self._begin() as c:
             c.execute(
                 update(_T_EVAL)
                 .where(_T_EVAL.c.id == evaluation_id)
@@ -261,7 +268,7 @@ class JudgmentStoreMixin:
             raise NotFoundError(
                 f"evaluation ids are numbers, got {evaluation_id!r}", field="evaluation"
             ) from None
-        with self.engine.connect() as c:
+        with self._connect() as c:
             row = c.execute(select(_T_EVAL).where(_T_EVAL.c.id == ident)).first()
         if row is None:
             raise NotFoundError(f"no evaluation {evaluation_id} in the store", field="evaluation")
@@ -271,13 +278,13 @@ class JudgmentStoreMixin:
         query = select(_T_EVAL).order_by(_T_EVAL.c.id)
         if run_id is not None:
             query = query.where(_T_EVAL.c.run_id == run_id)
-        with self.engine.connect() as c:
+        with self._connect() as c:
             return [evaluation_record_from_row(r) for r in c.execute(query).all()]
 
     def find_judgments(self, keys: Sequence[str]) -> dict[str, int]:
         """judgment key -> row id for the keys already judged (lookups, not new rows)."""
         found: dict[str, int] = {}
-        with self.engine.connect() as c:
+        with self._connect() as c:
             for part in chunks(keys):
                 chunk = list(part)
                 for r in c.execute(
@@ -311,7 +318,7 @@ class JudgmentStoreMixin:
         found: dict[str, dict[str, Any]] = {}
         cache: dict[str, list[Any]] = {}
         pg = self.backend == "postgresql"
-        with self.engine.connect() as c:
+        with self._connect() as c:
             for part in chunks(keys):
                 chunk = list(part)
                 if path_cols:
@@ -351,7 +358,7 @@ class JudgmentStoreMixin:
         all of them. The body text is stored as given: it is not decoded and encoded again."""
         if not rows:
             return {}
-        with self.engine.begin() as c:
+        with self._begin() as c:
             self._insert_judgment_rows(c, rows)
         return self.find_judgments([r.key for r in rows])
 
@@ -369,7 +376,7 @@ class JudgmentStoreMixin:
         """In one transaction: insert-or-ignore ``rows`` (see :meth:`save_judgment_rows`), then
         attach judgments to the evaluation. A link names its judgment by ``judgment_id`` or, for
         one of ``rows``, by ``judgment_key``; otherwise as in :meth:`link_judgments`."""
-        with self.engine.begin() as c:
+        with self._begin() as c:
             # the ids of the judgments inserted now come back with the insert; only keys
             # stored before (a retried chunk, another shard's judgment) are looked up
             ids = self._insert_judgment_rows(c, rows) if rows else {}
@@ -598,8 +605,11 @@ class JudgmentStoreMixin:
         )
         if with_body or path_cols:
             query = query.join(_T_BODY, _T_BODY.c.id == _T_JUDG.c.body_id)
-        with self.engine.connect() as c:
-            result = c.execution_options(stream_results=True, yield_per=yield_per).execute(query)
+        with self._connect() as c:
+            # the options go on the statement, not the connection: an atomic() block's connection
+            # must not stay streaming for the writes after this read
+            stream = {"stream_results": True, "yield_per": yield_per}
+            result = c.execute(query, execution_options=stream)
             names = list(result.keys())
             cache: dict[str, list[Any]] = {}
             # bodies (text) are decoded row by row as they are yielded, not a partition at a

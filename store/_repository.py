@@ -637,7 +637,10 @@ class Store(
         if id_range is not None:
             query = query.where(_T_TRACE.c.id.between(*id_range))
         with self._connect() as c:
-            result = c.execution_options(stream_results=True, yield_per=yield_per).execute(query)
+            # the options go on the statement, not the connection: an atomic() block's connection
+            # must not stay streaming for the writes after this read
+            stream = {"stream_results": True, "yield_per": yield_per}
+            result = c.execute(query, execution_options=stream)
             names = list(result.keys())
             # plain tuples zipped into dicts: ~1/3 cheaper per row than RowMapping -> dict
             for partition in result.partitions():

@@ -132,6 +132,11 @@ class ReviewStoreMixin:
     if TYPE_CHECKING:
         engine: Engine
 
+        # the atomic()-joining transaction and connection (Store._begin / _connect)
+        def _begin(self) -> Any: ...
+
+        def _connect(self) -> Any: ...
+
     def add_reviews(self, reviews: Sequence[NewReview]) -> list[int]:
         """Append labels in one transaction; all or nothing. Returns the new row ids, in order.
 
@@ -168,7 +173,7 @@ class ReviewStoreMixin:
             )
         judgment_ids = {r["judgment_id"] for r in rows}
         evaluation_ids = {r["evaluation_id"] for r in rows if r["evaluation_id"] is not None}
-        with self.engine.begin() as c:
+        with self._begin() as c:
             known = _existing(c, _T_JUDG, judgment_ids)
             for missing in sorted(judgment_ids - known):
                 problems.append(f"no judgment with id {missing} in the store")
@@ -196,7 +201,7 @@ class ReviewStoreMixin:
         (review_id,) = self.add_reviews(
             [NewReview(judgment_id, label, reviewer, note=note, evaluation_id=evaluation_id)]
         )
-        with self.engine.connect() as c:
+        with self._connect() as c:
             row = c.execute(select(_T_REV).where(_T_REV.c.id == review_id)).mappings().one()
         return _record(row)
 
@@ -220,7 +225,7 @@ class ReviewStoreMixin:
         if latest_per_reviewer:
             newest = select(func.max(_T_REV.c.id)).group_by(_T_REV.c.judgment_id, _T_REV.c.reviewer)
             query = query.where(_T_REV.c.id.in_(newest))
-        with self.engine.connect() as c:
+        with self._connect() as c:
             if judgment_ids is None:
                 return [_record(m) for m in c.execute(query).mappings()]
             wanted = sorted({int(i) for i in judgment_ids})
@@ -244,7 +249,7 @@ class ReviewStoreMixin:
         text = (resolution or "").strip()
         if not text:
             raise InvalidInputError("a resolution needs a text saying what fixed the problem")
-        with self.engine.begin() as c:
+        with self._begin() as c:
             row = c.execute(select(_T_REV).where(_T_REV.c.id == int(review_id))).mappings().first()
             if row is None:
                 raise NotFoundError(f"no review {review_id} in the store")
@@ -288,7 +293,7 @@ class ReviewStoreMixin:
             .join(_T_SUITE, _T_SUITE.c.id == _T_RUN.c.suite_id)
             .order_by(_T_EJ.c.evaluation_id)
         )
-        with self.engine.connect() as c:
+        with self._connect() as c:
             for chunk in chunks(wanted):
                 for m in c.execute(query.where(_T_EJ.c.judgment_id.in_(chunk))).mappings():
                     entry = out.get(m["judgment_id"])
@@ -335,7 +340,7 @@ class ReviewStoreMixin:
             .order_by(_T_EJ.c.evaluation_id, _T_EJ.c.judgment_id)
         )
         out: list[dict[str, Any]] = []
-        with self.engine.connect() as c:
+        with self._connect() as c:
             for chunk in chunks(wanted):
                 out.extend(
                     dict(m)

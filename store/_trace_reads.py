@@ -103,6 +103,11 @@ class TraceReadsMixin:
         # provided by ``Store``
         engine: Engine
 
+        # the atomic()-joining transaction and connection (Store._begin / _connect)
+        def _begin(self) -> Any: ...
+
+        def _connect(self) -> Any: ...
+
         def run_summaries(self, filters: Filters | None = None) -> list[RunSummary]: ...
 
     def run_traces(
@@ -123,7 +128,7 @@ class TraceReadsMixin:
         )
         if case_contains:
             query = query.where(_T_TRACE.c.case_key.contains(case_contains, autoescape=True))
-        with self.engine.connect() as c:
+        with self._connect() as c:
             return [TraceListing(**r) for r in c.execute(query).mappings().all()]
 
     def run_trace_count(self, run_id: int, *, case_contains: str | None = None) -> int:
@@ -132,7 +137,7 @@ class TraceReadsMixin:
         query = select(func.count()).select_from(_T_TRACE).where(_T_TRACE.c.run_id == run_id)
         if case_contains:
             query = query.where(_T_TRACE.c.case_key.contains(case_contains, autoescape=True))
-        with self.engine.connect() as c:
+        with self._connect() as c:
             return int(c.execute(query).scalar_one())
 
     def trace_detail(self, trace_id: int) -> TraceDetail | None:
@@ -152,7 +157,7 @@ class TraceReadsMixin:
             .join(_T_CASE, _T_CASE.c.id == _T_TRACE.c.case_id)
             .where(_T_TRACE.c.id == trace_id)
         )
-        with self.engine.connect() as c:
+        with self._connect() as c:
             row = c.execute(query).mappings().first()
         return TraceDetail(**row) if row is not None else None
 
@@ -164,7 +169,7 @@ class TraceReadsMixin:
             .join(_T_EJ, _T_EJ.c.judgment_id == _T_JUDG.c.id)
             .where(_T_EJ.c.evaluation_id == evaluation_id, _T_EJ.c.trace_id == trace_id)
         )
-        with self.engine.connect() as c:
+        with self._connect() as c:
             row = c.execute(query).first()
         return put_trace_hash(dict(row.body), row.trace_hash) if row is not None else None
 
@@ -176,7 +181,7 @@ class TraceReadsMixin:
             _T_EJ.c.case_key == case_key,
             _T_EJ.c.repetition == repetition,
         )
-        with self.engine.connect() as c:
+        with self._connect() as c:
             found = c.execute(query).scalar()
         return int(found) if found is not None else None
 
@@ -185,7 +190,7 @@ class TraceReadsMixin:
         runs = [r for r in self.run_summaries() if r.id == run_id]
         if not runs:
             return None
-        with self.engine.connect() as c:
+        with self._connect() as c:
             statuses = {
                 str(s): int(n)
                 for s, n in c.execute(
@@ -217,7 +222,7 @@ class TraceReadsMixin:
 
     def pending_cases(self, run_id: int, *, limit: int = 5) -> list[PendingCase]:
         """The next (case, repetition) pairs in suite order that the run has no trace for yet."""
-        with self.engine.connect() as c:
+        with self._connect() as c:
             run = c.execute(
                 select(_T_RUN.c.suite_id, _T_RUN.c.config).where(_T_RUN.c.id == run_id)
             ).first()
@@ -262,7 +267,7 @@ class TraceReadsMixin:
             .order_by(_T_TRACE.c.id.desc())
             .limit(limit)
         )
-        with self.engine.connect() as c:
+        with self._connect() as c:
             rows = c.execute(query).all()
         badges = self.round_badges([r.id for r in rows])
         return [
@@ -288,7 +293,7 @@ class TraceReadsMixin:
             .order_by(_T_CALL.c.trace_id, _T_CALL.c.round_index, _T_CALL.c.call_index)
         )
         out: dict[tuple[int, int], list[Badge]] = {}
-        with self.engine.connect() as c:
+        with self._connect() as c:
             for r in c.execute(query):
                 out.setdefault((r.trace_id, r.round_index), []).append((r.name, r.ok))
         return out

@@ -36,6 +36,10 @@ STORE_PURE = (
     "rejudge.store._errors",
 )
 BARE = ("store", "recorder", "judge", "suites", "dashboard", "migrations")
+# what the model (rejudge.model) may use of ours: the store's data model, the registry, errors
+MODEL_USES = ("rejudge.model", "rejudge.registry", "rejudge.errors", "rejudge._lazy", *STORE_PURE)
+# what the registry (imported by every layer, so it sits below them all) may use of ours
+REGISTRY_USES = ("rejudge.registry", "rejudge.errors", "rejudge._lazy")
 
 
 def _modules() -> Iterator[tuple[str, Path]]:
@@ -110,6 +114,11 @@ def _rules(module: str, target: str) -> list[str]:
         broken.append("the store imports nothing of ours but errors")
     if _within(module, "rejudge.dashboard") and top == "sqlalchemy":
         broken.append("the dashboard's SQL lives in rejudge.store")
+    ours = top == "rejudge" and target not in ("rejudge", "rejudge.store")
+    if _within(module, "rejudge.model") and ours and not _within(target, *MODEL_USES):
+        broken.append("the model uses only the store's data model, the registry and errors")
+    if module == "rejudge.registry" and ours and not _within(target, *REGISTRY_USES):
+        broken.append("the registry imports nothing of ours but errors")
     return broken
 
 
@@ -137,6 +146,9 @@ def test_the_import_graph_keeps_the_layers() -> None:
         ("rejudge.store._repository", "rejudge.judge._engine", "imports nothing of ours"),
         ("rejudge.dashboard.app", "sqlalchemy", "SQL lives in rejudge.store"),
         ("rejudge.services._ingest", "store.schemas", "bare top-level name"),
+        ("rejudge.model._world", "rejudge.store._repository", "the model uses only"),
+        ("rejudge.model._world", "rejudge.judge._engine", "the model uses only"),
+        ("rejudge.registry", "rejudge.judge.tiers", "the registry imports nothing"),
     ],
 )
 def test_each_rule_catches_its_edge(module: str, target: str, rule: str) -> None:
@@ -151,6 +163,9 @@ def test_each_rule_catches_its_edge(module: str, target: str, rule: str) -> None
         ("rejudge.cli.judge", "rejudge.services._judging"),
         ("rejudge.__main__", "rejudge.cli"),
         ("rejudge.dashboard.app", "rejudge.store.read_models"),
+        ("rejudge.model._world", "rejudge.store._hashing"),
+        ("rejudge.model._world", "rejudge.registry"),
+        ("rejudge.registry", "rejudge.errors"),
     ],
 )
 def test_allowed_edges_pass(module: str, target: str) -> None:
@@ -162,3 +177,24 @@ def test_relative_imports_resolve(module: str) -> None:
     path = dict(_modules())[module]
     targets = [t for _, t in _imports(module, path)]
     assert all(not t.startswith(".") for t in targets)
+
+
+# the store's methods that write traces: only the ingest service calls them (every importer,
+# recording, replay and capture store through it); no import shows this, so calls are read
+TRACE_WRITES = ("save_traces", "replace_trace")
+
+
+def _trace_writers() -> list[str]:
+    found = []
+    for module, path in _modules():
+        if _within(module, "rejudge.store") or module == "rejudge.services._ingest":
+            continue
+        tree = ast.parse(path.read_text(encoding="utf-8"), filename=str(path))
+        for node in ast.walk(tree):
+            if isinstance(node, ast.Attribute) and node.attr in TRACE_WRITES:
+                found.append(f"{path.relative_to(REPO)}:{node.lineno} ({module}): .{node.attr}")
+    return found
+
+
+def test_only_ingest_writes_traces() -> None:
+    assert _trace_writers() == []

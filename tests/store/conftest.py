@@ -1,11 +1,17 @@
-"""Fixtures of the store tests: a saved suite (registry + cases) and a run on it."""
+"""Fixtures of the store tests: a saved suite (registry + cases), a run on it, and a judged run."""
 
 from __future__ import annotations
 
 import pytest
 from rejudge.store import Case, RunRecord, Store, SuiteRecord, ToolRegistry
 
-from tests.store.store_factories import make_case, make_config, make_registry, suite_hash
+from tests.store.store_factories import (
+    make_case,
+    make_config,
+    make_judged,
+    make_registry,
+    suite_hash,
+)
 
 
 @pytest.fixture
@@ -39,3 +45,9 @@ def run(store: Store, suite: SuiteRecord) -> RunRecord:
 def case_pks(store: Store, suite: SuiteRecord) -> dict[str, int]:
     """case id -> case row id of the ``suite`` snapshot."""
     return store.get_case_pks(suite.id)
+
+
+@pytest.fixture
+def judged(store: Store) -> dict[str, object]:
+    """A run of three traces judged into one evaluation (verdicts PASS, FAIL, FAIL)."""
+    return make_judged(store)

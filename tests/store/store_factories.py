@@ -177,3 +177,54 @@ def make_judgment(
         rule_set_hash=rules.hash,
         engine_version="0.1.0",
     )
+
+
+def make_judged(store: Store) -> dict[str, Any]:
+    """A run of three traces judged into one evaluation (verdicts PASS, FAIL, FAIL)."""
+    registry = make_registry()
+    cases = [make_case(i) for i in range(3)]
+    suite = store.save_suite(
+        name="retail",
+        domain="retail",
+        suite_hash=suite_hash(cases, registry),
+        registry=registry,
+        cases=cases,
+    )
+    run = store.create_run(name="r", suite=suite, config=make_config())
+    pks = store.get_case_pks(suite.id)
+    traces = [make_trace(c.id, seed=i) for i, c in enumerate(cases)]
+    store.save_traces([(run.id, pks[t.case_id], t, None, None) for t in traces])
+    rules = make_rule_set()
+    rule_set_id = store.save_rule_set(rules)
+    evaluation = store.create_evaluation(
+        run_id=run.id, tier="ast", rule_set_id=rule_set_id, engine_version="0.1.0"
+    )
+    verdicts = ["PASS", "FAIL", "FAIL"]
+    judgments = [
+        make_judgment(t, c, registry, rules, verdict=v)
+        for t, c, v in zip(traces, cases, verdicts, strict=True)
+    ]
+    ids = store.save_judgments(judgments)
+    trace_ids = {r["case_key"]: r["id"] for r in store.iter_trace_rows(run.id)}
+    store.link_judgments(
+        evaluation,
+        [
+            {
+                "judgment_id": ids[j.key],
+                "trace_id": trace_ids[c.id],
+                "case_key": c.id,
+                "repetition": 0,
+                "dimension": c.dimension,
+                "category": c.category,
+                "verdict": j.verdict,
+                "partial_score": j.partial_score,
+            }
+            for j, c in zip(judgments, cases, strict=True)
+        ],
+    )
+    return {
+        "evaluation": evaluation,
+        "ids": [ids[j.key] for j in judgments],
+        "traces": [t.hash for t in traces],
+        "cases": [c.id for c in cases],
+    }

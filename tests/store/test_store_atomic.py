@@ -45,3 +45,35 @@ def test_blocks_nest_into_the_outer_transaction(store: Store, suite: SuiteRecord
     assert count_rows(store, RunRow) == 0
     assert count_rows(store, SuiteRow) == suites_before
     assert count_rows(store, TraceRow) == 0
+
+
+def test_judgment_and_review_writes_join_the_block(store: Store) -> None:
+    # every Store method joins an open block: the judgments mixin (evaluation, judgments, links)
+    # and the reviews mixin write on the block's connection, and its reads see those writes
+    from rejudge.store import (
+        EvaluationJudgmentRow,
+        EvaluationRow,
+        JudgmentBodyRow,
+        JudgmentRow,
+        ReviewRow,
+    )
+
+    from tests.store.store_factories import make_judged
+
+    tables = (EvaluationRow, JudgmentRow, JudgmentBodyRow, EvaluationJudgmentRow, ReviewRow)
+    with pytest.raises(Boom):
+        with store.atomic():
+            judged = make_judged(store)
+            jid, evaluation = judged["ids"][1], judged["evaluation"]
+            store.add_review(jid, "judge_wrong", "ana", evaluation_id=evaluation)
+            # reads of the read models, inside the block, see its uncommitted writes
+            assert [r.label for r in store.review_history(jid)] == ["judge_wrong"]
+            assert store.get_evaluation(evaluation).id == evaluation
+            assert len(list(store.iter_evaluation_rows(evaluation))) == 3
+            raise Boom
+    assert [count_rows(store, t) for t in tables] == [0, 0, 0, 0, 0]
+    assert count_rows(store, RunRow) == 0
+    # and the same writes outside a block land as before
+    judged = make_judged(store)
+    store.add_review(judged["ids"][0], "confirmed", "ben")
+    assert [count_rows(store, t) for t in (JudgmentRow, ReviewRow)] == [3, 1]
