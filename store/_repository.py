@@ -40,6 +40,7 @@ from rejudge.store._records import (
     suite_record_from_row,
 )
 from rejudge.store._reviews import ReviewStoreMixin
+from rejudge.store._run_reads import RunReadsMixin
 from rejudge.store._schemas import Case, RuleSet, RunConfig, ToolRegistry, Trace
 from rejudge.store._tables import (
     BaselineRow,
@@ -89,6 +90,7 @@ class Store(
     EvaluationReadsMixin,
     ComparisonReadsMixin,
     TraceReadsMixin,
+    RunReadsMixin,
 ):
     """All persistence. Construct with an engine, or use ``Store.open(url)``."""
 
