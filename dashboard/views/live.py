@@ -6,7 +6,14 @@ from datetime import UTC, datetime
 
 import streamlit as st
 from rejudge.dashboard import data
-from rejudge.dashboard.common import NO_CALL_BADGE, context, md_escape, pick_run, tool_badge
+from rejudge.dashboard.common import (
+    NO_CALL_BADGE,
+    context,
+    md_escape,
+    pick_run,
+    store_errors,
+    tool_badge,
+)
 from rejudge.dashboard.evidence import ANSWER_BADGE
 from rejudge.dashboard.sidebyside import pair_link
 
@@ -35,6 +42,17 @@ def _duration(seconds: float) -> str:
 
 @st.fragment(run_every=REFRESH_S)
 def monitor() -> None:
+    # the fragment reruns on its own, outside the app's error handling: a store that stops or
+    # a file that is deleted while the page is open gives one line here too
+    gone = data.store_gone(url)
+    if gone is not None:
+        st.error(md_escape(gone))
+        return
+    with store_errors(data.store(url)):
+        _monitor()
+
+
+def _monitor() -> None:
     progress = data.run_progress(url, run_id)
     if progress is None:
         st.error("The run is gone from the store.")

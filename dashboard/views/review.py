@@ -163,8 +163,12 @@ for column, (label, title, key, icon) in zip(buttons, LABELS, strict=True):
             f"{title} ({key})", key=f"rv_{label}", icon=icon, shortcut=key, width="stretch"
         )
     if clicked:
+        gone = data.store_gone(url)
         if not reviewer:
             st.warning("Enter your name as reviewer first.")
+        elif gone is not None:
+            # never write a label that nothing will keep (an orphaned WAL of a deleted file)
+            st.error(md_escape(gone))
         else:
             try:
                 label_judgment(store, ev_id, int(item_id), label, reviewer, note=note)
