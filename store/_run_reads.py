@@ -77,9 +77,7 @@ class RunReadsMixin:
     def runs_with_external_verdicts(self) -> set[int]:
         """Ids of the runs one of whose traces carries an external verdict."""
         query = (
-            select(_T_TRACE.c.run_id)
-            .join(_T_EXT, _T_EXT.c.trace_id == _T_TRACE.c.id)
-            .distinct()
+            select(_T_TRACE.c.run_id).join(_T_EXT, _T_EXT.c.trace_id == _T_TRACE.c.id).distinct()
         )
         with self.engine.connect() as c:
             return {int(r) for r in c.execute(query).scalars()}

@@ -70,9 +70,7 @@ def test_a_label_is_refused_when_the_file_goes_during_the_click(
     # the page run's own check passes; the file goes between it and the write
     gone = iter([None, "The store's SQLite file x is gone"])
     monkeypatch.setattr(data, "store_gone", lambda url: next(gone, None))
-    monkeypatch.setattr(
-        "rejudge.services.label_judgment", lambda *a, **k: calls.append("written")
-    )
+    monkeypatch.setattr("rejudge.services.label_judgment", lambda *a, **k: calls.append("written"))
     at.button(key="rv_confirmed").click().run()
     assert calls == [] and "gone" in _one_line(at)
 
