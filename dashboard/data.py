@@ -42,7 +42,6 @@ from rejudge.store import (
 
 from rejudge.services import (
     ReviewPageState,
-    evaluation_report as _evaluation_report,
     evaluation_review_rows,
     review_page_state,
     unlabelled_queue,
@@ -232,7 +231,9 @@ def external_details(url: str, run_id: int, source: str) -> dict[tuple[str, int]
 @st.cache_data(ttl=TTL_S, show_spinner=False)
 def evaluation_report(url: str, evaluation_id: int) -> dict[str, Any]:
     """What `rejudge report EVAL --json` prints (without the review figures)."""
-    return _evaluation_report(store(url), evaluation_id).to_json()
+    from rejudge.services import evaluation_report as build
+
+    return build(store(url), evaluation_id).to_json()
 
 
 @st.cache_data(ttl=TTL_S, show_spinner=False)
