@@ -9,7 +9,7 @@ import json
 import pandas as pd
 import streamlit as st
 from rejudge.dashboard import data
-from rejudge.dashboard.common import context, num, pct, pick_evaluation
+from rejudge.dashboard.common import context, md_escape, num, pct, pick_evaluation
 from rejudge.store import NotFoundError
 
 from rejudge.services import evaluation_agreement
@@ -47,11 +47,11 @@ if result is None or "error" in result:
 m = st.columns(3)
 m[0].metric("Source", result["source"])
 m[1].metric("Traces with a verdict", result["traces"])
-m[2].metric(f"{result['source']} success", pct(result["external_pass_rate"]))
+m[2].metric(f"{md_escape(result['source'])} success", pct(result["external_pass_rate"]))
 if result["external_pass_hat_k"]:
     cols = st.columns(min(len(result["external_pass_hat_k"]), 8))
     for column, (k, value) in zip(cols, result["external_pass_hat_k"].items(), strict=False):
-        column.metric(f"{result['source']} pass^{k}", pct(value))
+        column.metric(f"{md_escape(result['source'])} pass^{k}", pct(value))
 
 summary = pd.DataFrame(
     [

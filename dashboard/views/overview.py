@@ -5,7 +5,7 @@ from __future__ import annotations
 import pandas as pd
 import streamlit as st
 from rejudge.dashboard import data
-from rejudge.dashboard.common import context, delta_shown, filters_widget, pct
+from rejudge.dashboard.common import context, delta_shown, filters_widget, md_escape, pct
 
 ctx = context()
 url = ctx.db_url
@@ -53,7 +53,7 @@ if evaluations:
             else latest.accuracy - base.accuracy
         )
         k1.metric(
-            f"Latest: #{latest.id} · {latest.run} · {latest.tier} · {latest.rule_set}",
+            md_escape(f"Latest: #{latest.id} · {latest.run} · {latest.tier} · {latest.rule_set}"),
             pct(latest.accuracy),
             delta=delta_shown(delta),
         )
@@ -67,7 +67,9 @@ if evaluations:
                 "No baseline on this suite and tier (`rejudge baseline lock EVAL --name NAME`)."
             )
         else:
-            k2.metric(f"Baseline {baseline.name}: #{base.id} · {base.run}", pct(base.accuracy))
+            k2.metric(
+                md_escape(f"Baseline {baseline.name}: #{base.id} · {base.run}"), pct(base.accuracy)
+            )
             with k3:
                 st.page_link(
                     "views/compare.py",

@@ -9,6 +9,7 @@ from rejudge.dashboard.common import (
     FLIP_COLUMNS,
     context,
     delta_shown,
+    md_escape,
     p_value,
     pct,
     pick_evaluation,
@@ -64,19 +65,19 @@ if ev_a is None or ev_b is None:
 a, b = ev_a.id, ev_b.id
 if ev_a.rule_set == ev_b.rule_set:
     st.warning(
-        f"Both evaluations use {ev_a.rule_set}: pick two different rule sets to see a rule "
-        "change's impact."
+        md_escape(f"Both evaluations use {ev_a.rule_set}")
+        + ": pick two different rule sets to see a rule change's impact."
     )
 if ev_a.tier != ev_b.tier:
-    st.warning(f"The tiers differ ({ev_a.tier} vs {ev_b.tier}): flips mix two changes.")
+    st.warning(md_escape(f"The tiers differ ({ev_a.tier} vs {ev_b.tier}): flips mix two changes."))
 
 s = data.compare_summary(url, a, b)
 if s is None:
     st.stop()
 m1, m2, m3, m4 = st.columns(4)
-m1.metric(f"Accuracy under {ev_a.rule_set}", pct(s.accuracy_a))
+m1.metric(md_escape(f"Accuracy under {ev_a.rule_set}"), pct(s.accuracy_a))
 m2.metric(
-    f"Accuracy under {ev_b.rule_set}",
+    md_escape(f"Accuracy under {ev_b.rule_set}"),
     pct(s.accuracy_b),
     delta=delta_shown(s.delta),
 )
@@ -126,7 +127,7 @@ else:
     )
     flip_picker(rows, a, b, key="ri_open")
 
-st.subheader(f"{ev_a.rule_set} → {ev_b.rule_set}")
+st.subheader(md_escape(f"{ev_a.rule_set} → {ev_b.rule_set}"))
 if diff:
     # one row per setting, A and B side by side (a rule set's description is a label: left out)
     st.dataframe(
