@@ -3,6 +3,7 @@ CLI's `report --json` / `compare --json` give for its evaluations (what the page
 
 from __future__ import annotations
 
+import re
 import uuid
 from collections.abc import Iterator
 from pathlib import Path
@@ -92,4 +93,5 @@ def app_on(built: Built, page: str | None = None, **query: str) -> AppTest:
 
 
 def metrics(at: AppTest) -> dict[str, str]:
-    return {m.label: m.value for m in at.metric}
+    """Metric label -> value, the labels as a person reads them (Markdown escapes decoded)."""
+    return {re.sub(r"\\(.)", r"\1", m.label): m.value for m in at.metric}
