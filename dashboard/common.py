@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 import contextlib
 import os
+import re
 import sys
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
@@ -174,14 +175,13 @@ def filters_widget(options: FilterOptions, *, keys: tuple[str, ...]) -> dict[str
 _MD_SPECIAL = "\\`*_{}[]()#+-.!|<>:$~"
 # Streamlit's Markdown turns text that reads as a URL or an e-mail address into a live link
 # after escapes are decoded, so escaping cannot stop it: a zero-width space inside the pattern
-# ("http:/\u200b/", "www\u200b.", "@\u200b") does, and the text still reads the same
-_UNLINK = (("://", ":/\u200b/"), ("www.", "www\u200b."), ("WWW.", "WWW\u200b."), ("@", "@\u200b"))
+# ("http:/\u200b/", "www\u200b.", "a@\u200bb.c") does, and the text still reads the same
+_LINKABLE = re.compile(r"(?<=:/)(?=/)|(?i:(?<=www)(?=\.))|(?<=@)(?=[\w-]+\.[\w-])")
 
 
 def md_escape(value: str) -> str:
     """``value`` as inert Markdown: no markup, no HTML, no LaTeX and no link."""
-    for pattern, inert in _UNLINK:
-        value = value.replace(pattern, inert)
+    value = _LINKABLE.sub("\u200b", value)
     return "".join("\\" + ch if ch in _MD_SPECIAL else ch for ch in value)
 
 
