@@ -74,7 +74,9 @@ ALIAS = st.Page(_overview_alias, title="Overview", url_path="overview")
 page = st.navigation([*PAGES, ALIAS], position="hidden")
 with st.sidebar:
     for entry in PAGES:
-        st.page_link(entry, label=entry.title, icon=entry.icon)
+        # Compare's link keeps the pair last opened there (a plain link would drop it)
+        pair = st.session_state.get("compare_pair") if entry.url_path == "compare" else None
+        st.page_link(entry, label=entry.title, icon=entry.icon, query_params=pair)
     st.caption(f"Store: {md_escape(ctx.shown_url)}")
 gone = data.store_gone(ctx.db_url)
 if gone is not None:

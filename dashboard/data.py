@@ -148,6 +148,18 @@ def compare_summary(url: str, a: int, b: int) -> summary.CompareSummary | None:
 
 
 @st.cache_data(ttl=TTL_S, show_spinner=False)
+def cached_default_pair(url: str, count: int, newest: int) -> tuple[int, int] | None:
+    """Compare's opening pair (see ``dashboard.pairs``), kept while the evaluations are the same."""
+    from rejudge.dashboard.pairs import default_pair
+
+    def comparable(a: int, b: int) -> bool:
+        found = compare_summary(url, a, b)
+        return found is not None and found.comparable
+
+    return default_pair(evaluations(url), comparable)
+
+
+@st.cache_data(ttl=TTL_S, show_spinner=False)
 def pair_counts(url: str, a: int, b: int) -> PairCounts:
     return store(url).pair_counts(a, b)
 
