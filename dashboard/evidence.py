@@ -109,7 +109,7 @@ def user_turns(body: dict[str, Any], before: int) -> None:
     for turn in sorted(body.get("user_turns") or [], key=lambda t: t.get("position", 0)):
         if int(turn.get("before_round", -1)) == before:
             with st.container(border=True):
-                st.markdown(f"**User** (message {int(turn.get('position', 0)) + 1})")
+                st.markdown(f"**User** (message #{int(turn.get('position', 0))})")
                 show_text(str(turn.get("text", "")))
 
 
@@ -153,7 +153,8 @@ def render_round(
     user_turns(body, int(rnd.get("index", position)))
     kind = round_kind(body, position)
     with st.container(border=True):
-        number = int(rnd.get("index", position)) + 1
+        # counted from 0, as `rejudge traces` and the judge's reasons ("call #0") count
+        number = int(rnd.get("index", position))
         timing = round_time(position) if round_time else ""
         st.markdown(f"**Round {number}**{timing} &nbsp; {_badges(kind, rnd)}")
         if rnd.get("text"):

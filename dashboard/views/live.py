@@ -95,7 +95,8 @@ def _monitor() -> None:
         if pending:
             nxt = pending[0]
             st.info(
-                f"In progress: **{md_escape(nxt.case)}** (repetition {nxt.done + 1} of {nxt.repetitions})"
+                f"In progress: **{md_escape(nxt.case)}** r{nxt.done} "
+                f"({nxt.done} of {nxt.repetitions} repetitions done)"
             )
     st.subheader("Finished traces (newest first)")
     latest_ev = evals[-1].id if evals else None

@@ -160,7 +160,7 @@ for position in range(max(len(rounds_a), len(rounds_b))):
                     highlight=lambda r, c, marks=marks: marks.get((r, c), set()),
                 )
             else:
-                st.caption(f"(no round {position + 1})")
+                st.caption(f"(no round {position})")
 end_a, end_b = st.columns(2)
 with end_a:
     render_ending(body_a)
