@@ -35,6 +35,7 @@ __all__ = [
 ]
 
 ANSWER_BADGE = ":blue-badge[answer]"
+REPLY_BADGE = ":blue-badge[reply to the user]"
 SERVER_TOOL_BADGE = ":violet-badge[provider tool]"
 # a raw body is shown in a scrolling box this tall, never as a page-long block
 RAW_HEIGHT_PX = 360
@@ -76,7 +77,9 @@ def show_value(value: Any, *, expanded: bool = True) -> None:
 
 def round_kind(body: dict[str, Any], position: int) -> str:
     """``calls``, ``answer`` (the trace's normal final reply: a completed trace's last round, a
-    text and no call) or ``no_call`` (a round without a call that is not that)."""
+    text and no call), ``reply`` (a text and no call that a user message follows: in a
+    conversation, the model answering the user, nothing missing) or ``no_call`` (a round
+    without a call that is none of these)."""
     rounds = body.get("rounds") or []
     rnd = rounds[position]
     if rnd.get("calls"):
@@ -84,6 +87,10 @@ def round_kind(body: dict[str, Any], position: int) -> str:
     last = position == len(rounds) - 1
     if last and body.get("status", "completed") == "completed" and not body.get("error"):
         return "answer"
+    index = int(rnd.get("index", position))
+    answered = {int(t.get("before_round", -1)) for t in body.get("user_turns") or []}
+    if rnd.get("text") and index + 1 in answered:
+        return "reply"
     return "no_call"
 
 
@@ -98,6 +105,8 @@ def _badges(kind: str, rnd: dict[str, Any]) -> str:
     ]
     if kind == "answer":
         parts.append(ANSWER_BADGE)
+    elif kind == "reply":
+        parts.append(REPLY_BADGE)
     elif kind == "no_call" and not rnd.get("server_tools"):
         parts.append(NO_CALL_BADGE)
     if rnd.get("alternatives"):

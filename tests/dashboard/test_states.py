@@ -258,3 +258,32 @@ def test_live_traces_link_to_their_evidence(built: Built) -> None:
     pairs = [p for p in links if p.page == "side_by_side" and "case=" in p.query_string]
     assert len(pairs) == 20
     assert all(p.query_string.startswith(f"a={built.evaluations['c1']}&") for p in pairs)
+
+
+def test_pass_k_says_not_scorable_when_repetitions_are_not_scored(tmp_path: Path) -> None:
+    built = build_store(f"sqlite:///{tmp_path / 'r.db'}", cases=3, repeat=4, with_run_b=False)
+    store = Store.open(built.url)
+    try:  # every repetition of a1 is SKIP: four recorded, none scorable
+        from rejudge.store._read_common import _T_EJ
+
+        with store.engine.begin() as c:
+            c.execute(
+                _T_EJ.update()
+                .where(_T_EJ.c.evaluation_id == built.evaluations["a1"])
+                .values(verdict="SKIP")
+            )
+    finally:
+        store.close()
+    at = app_on(built, "pass_k", ev=str(built.evaluations["a1"]))
+    notes = " ".join(i.value for i in at.info)
+    assert "up to 4 repetitions" in notes and "not scorable" in notes
+    assert "scored at most once" not in notes
+
+
+@SQLITE_ONLY
+def test_pass_k_speaks_in_percent(built: Built) -> None:
+    at = app_on(built, "pass_k", ev=str(built.evaluations["a1"]))
+    curve = next(d.value for d in at.dataframe if "pass^k %" in d.value.columns)
+    assert curve["pass^k %"].max() > 1  # percent, not a fraction
+    table = next(d.value for d in at.dataframe if "pass rate" in d.value.columns)
+    assert table["pass rate"].dropna().between(0, 100).all() and table["pass rate"].max() > 1
