@@ -287,3 +287,14 @@ def test_pass_k_speaks_in_percent(built: Built) -> None:
     assert curve["pass^k %"].max() > 1  # percent, not a fraction
     table = next(d.value for d in at.dataframe if "pass rate" in d.value.columns)
     assert table["pass rate"].dropna().between(0, 100).all() and table["pass rate"].max() > 1
+
+
+@SQLITE_ONLY
+def test_overview_rows_link_to_their_pages(built: Built) -> None:
+    at = app_on(built)
+    runs, evals = at.dataframe[0].value, at.dataframe[1].value
+    assert all(u == f"trace?run={i}" for u, i in zip(runs["traces link"], runs["id"], strict=True))
+    assert all(u == f"report?ev={i}" for u, i in zip(evals["report"], evals["id"], strict=True))
+    a1, a2 = built.evaluations["a1"], built.evaluations["a2"]
+    row = evals[evals["id"] == a2].iloc[0]
+    assert row["compare"] == f"compare?a={a1}&b={a2}"  # the rule change on the same run
