@@ -190,6 +190,9 @@ def test_live_monitor_follows_the_running_run(built: Built) -> None:
 @SQLITE_ONLY
 def test_trends_one_point_per_evaluation(built: Built) -> None:
     at = app_on(built, "trends")
+    # it opens on the newest evaluation's tier and rules; "all" shows every evaluation
+    assert at.selectbox(key="tr_rules").value == "t@1"
+    at.selectbox(key="tr_rules").set_value("all").run()
     assert metrics(at)["Evaluations"] == str(len(built.evaluations))
     table = at.dataframe[0].value
     reports = {ev: judge_report(built.url, ev) for ev in built.evaluations.values()}

@@ -298,3 +298,34 @@ def test_overview_rows_link_to_their_pages(built: Built) -> None:
     a1, a2 = built.evaluations["a1"], built.evaluations["a2"]
     row = evals[evals["id"] == a2].iloc[0]
     assert row["compare"] == f"compare?a={a1}&b={a2}"  # the rule change on the same run
+
+
+def test_trends_open_on_a_readable_selection(tmp_path: Path) -> None:
+    """Nine runs under two rule sets: the page opens on the newest rules and the newest six
+    runs, drawn run by run (they were recorded seconds apart: no clock axis reading ':50')."""
+    import json
+
+    built = build_store(f"sqlite:///{tmp_path / 'r.db'}", cases=3, repeat=1, with_run_b=False)
+    store = Store.open(built.url)
+    try:
+        from rejudge.judge import load_rule_set
+
+        from rejudge.services import judge_run
+
+        suite = store.get_suite("retail-test")
+        source = store.get_run("run-a")
+        rows = list(store.iter_traces(source.id))
+        for n in range(8):
+            run = store.create_run(name=f"r{n}", suite=suite, config=source.config.model_copy())
+            pks = store.get_case_pks(suite.id)
+            store.save_traces([(run.id, pks[t.case_key], t.trace, None, None) for t in rows])
+            judge_run(store, f"r{n}", "golden", load_rule_set("standard@2"))
+    finally:
+        store.close()
+    at = app_on(built, "trends")
+    assert at.selectbox(key="tr_tier").value == "golden"
+    assert at.selectbox(key="tr_rules").value == "standard@2"
+    assert len(at.multiselect(key="tr_runs").value) == 6
+    assert metrics(at)["Evaluations"] == "6"
+    spec = json.loads(at.get("vega_lite_chart")[0].proto.spec)
+    assert spec["encoding"]["x"]["field"] == "run_label"
