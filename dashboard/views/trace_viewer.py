@@ -22,7 +22,13 @@ from rejudge.dashboard.common import (
     verdict_shown,
 )
 from rejudge.dashboard.diffview import diff_tables
-from rejudge.dashboard.evidence import render_exchanges, render_rounds, show_text, show_value
+from rejudge.dashboard.evidence import (
+    render_exchanges,
+    render_rounds,
+    round_blocks,
+    show_text,
+    show_value,
+)
 
 LISTED = 2000
 
@@ -128,7 +134,8 @@ def _round_time(index: int) -> str:
     return ""
 
 
-render_rounds(body, round_time=_round_time)
+exchanges = load_exchanges(ctx.cassettes_dir, detail.cassette_path, timings)
+render_rounds(body, round_time=_round_time, blocks=round_blocks(exchanges))
 
 # ---------------------------------------------------------------- judgment
 st.subheader("Judgment")
@@ -173,4 +180,4 @@ with g2:
 
 # ---------------------------------------------------------------- raw exchange
 st.subheader("Raw HTTP exchanges")
-render_exchanges(load_exchanges(ctx.cassettes_dir, detail.cassette_path, timings))
+render_exchanges(exchanges)
