@@ -329,3 +329,32 @@ def test_trends_open_on_a_readable_selection(tmp_path: Path) -> None:
     assert metrics(at)["Evaluations"] == "6"
     spec = json.loads(at.get("vega_lite_chart")[0].proto.spec)
     assert spec["encoding"]["x"]["field"] == "run_label"
+
+
+@SQLITE_ONLY
+def test_trace_viewer_filters_steps_and_opens_a_named_repetition(built: Built) -> None:
+    run, ev = built.runs["run-a"], built.evaluations["a1"]
+    at = app_on(built, "trace_viewer", run=str(run), ev=str(ev))
+    at.multiselect(key="tv_verdict").set_value(["FAIL"]).run()
+    listed = next(d.value for d in at.dataframe if "verdict" in d.value.columns)
+    assert len(listed) and set(listed["verdict"]) == {"FAIL"}
+    first = at.selectbox(key="tv_trace").value
+    at.button(key="tv_next").click().run()
+    second = at.selectbox(key="tv_trace").value
+    assert second != first
+    at.button(key="tv_prev").click().run()
+    assert at.selectbox(key="tv_trace").value == first
+    # a cause of the evaluation, a tool the run called: each narrows the list
+    at.multiselect(key="tv_verdict").set_value([]).run()
+    tools = at.selectbox(key="tv_tool").options
+    at.selectbox(key="tv_tool").set_value(tools[1]).run()
+    listed = next(d.value for d in at.dataframe if "tools" in d.value.columns)
+    assert len(listed) and all(tools[1] in t for t in listed["tools"])
+    # the Report page's link: a case and a repetition
+    at = app_on(built, "trace_viewer", run=str(run), ev=str(ev), tv_case="c00002", rep="1")
+    assert (
+        at.selectbox(key="tv_trace")
+        .format_func(at.selectbox(key="tv_trace").value)
+        .startswith("c00002 · r1 ")
+    )
+    assert "Tokens in / out" in metrics(at)
