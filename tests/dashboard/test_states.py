@@ -358,3 +358,25 @@ def test_trace_viewer_filters_steps_and_opens_a_named_repetition(built: Built) -
         .startswith("c00002 · r1 ")
     )
     assert "Tokens in / out" in metrics(at)
+
+
+@SQLITE_ONLY
+def test_side_by_side_says_when_both_sides_are_one_trace_and_diffs_the_text(built: Built) -> None:
+    from rejudge.dashboard.textdiff import output_text, text_diff
+
+    a1, a2, b1 = (built.evaluations[k] for k in ("a1", "a2", "b1"))
+    same = app_on(built, "side_by_side", a=str(a1), b=str(a2), case="c00000", rep="0")
+    assert any("same trace" in i.value for i in same.info)
+    other = app_on(built, "side_by_side", a=str(a1), b=str(b1), case="c00000", rep="0")
+    assert not any("same trace" in i.value for i in other.info)
+    store = Store.open(built.url)
+    try:
+        bodies = [
+            store.trace_detail(store.evaluation_trace(ev, "c00000", 0)).body for ev in (a1, b1)
+        ]
+    finally:
+        store.close()
+    expected = text_diff(output_text(bodies[0]), output_text(bodies[1]))
+    shown = [c.value for c in other.code if c.language == "diff"]
+    assert shown == ([expected] if expected else [])
+    assert text_diff("[round 0]\nyes", "[round 0]\nno").splitlines()[-2:] == ["-yes", "+no"]
