@@ -13,7 +13,7 @@ from rejudge.dashboard import data
 from rejudge.dashboard.common import context, md_escape, num, pct, pick_evaluation
 from rejudge.dashboard.evidence import show_text, show_value
 from rejudge.dashboard.external import external_checked
-from rejudge.dashboard.links import pair_url
+from rejudge.dashboard.links import clickable_table, follow_click, pair_url
 from rejudge.dashboard.sidebyside import pair_link
 from rejudge.store import NotFoundError
 
@@ -125,29 +125,28 @@ if disagreements:
     others = [t["evaluation"] for t in result["tiers"] if t["tier"] != tier]
     other = others[0] if others else chosen["evaluation"]
     # evidence text (reasons quote the model's arguments) goes in a dataframe, never as markup
-    st.dataframe(
-        pd.DataFrame(
-            [
-                {
-                    "case": d["case"],
-                    "rep": d["repetition"],
-                    "kind": d["kind"],
-                    "causes": ", ".join(d["causes"]) or "-",
-                    "rejudge's first reason": d["reasons"][0]
-                    if d["reasons"]
-                    else "rejudge found nothing wrong",
-                    f"what {result['source']} checked": external_checked(
-                        details.get((d["case"], d["repetition"]))
-                    ),
-                    "side by side": pair_url(
-                        chosen["evaluation"], other, d["case"], d["repetition"]
-                    ),
-                }
-                for d in disagreements
-            ]
-        ),
-        hide_index=True,
-        width="stretch",
+    table = pd.DataFrame(
+        [
+            {
+                "case": d["case"],
+                "rep": d["repetition"],
+                "kind": d["kind"],
+                "causes": ", ".join(d["causes"]) or "-",
+                "rejudge's first reason": d["reasons"][0]
+                if d["reasons"]
+                else "rejudge found nothing wrong",
+                f"what {result['source']} checked": external_checked(
+                    details.get((d["case"], d["repetition"]))
+                ),
+                "side by side": pair_url(chosen["evaluation"], other, d["case"], d["repetition"]),
+            }
+            for d in disagreements
+        ]
+    )
+    clickable_table(
+        table,
+        list(table["side by side"]),
+        key="agree_rows",
         column_config={"side by side": st.column_config.LinkColumn(display_text="open")},
     )
     labels = {
@@ -176,3 +175,5 @@ else:
     st.caption("No disagreement.")
 with st.expander("As JSON (what `rejudge report EVAL --against external --json` prints)"):
     st.json(json.dumps(result), expanded=False)
+
+follow_click()

@@ -17,7 +17,7 @@ from rejudge.dashboard.common import (
     pick_evaluation,
     query_int,
 )
-from rejudge.dashboard.links import flip_picker, pair_url
+from rejudge.dashboard.links import clickable_table, flip_picker, follow_click, pair_url
 from rejudge.store import FLIP_DIRECTIONS, EvaluationSummary
 
 ctx = context()
@@ -149,7 +149,7 @@ if shown:
     frame["taxonomy_a"] = frame["taxonomy_a"].map(lambda t: ", ".join(t or []))
     frame["taxonomy_b"] = frame["taxonomy_b"].map(lambda t: ", ".join(t or []))
     frame["side by side"] = [pair_url(a, b, f.case, f.repetition) for f in shown]
-    st.dataframe(
+    clickable_table(
         frame[
             [
                 "case",
@@ -164,8 +164,8 @@ if shown:
                 "side by side",
             ]
         ],
-        hide_index=True,
-        width="stretch",
+        list(frame["side by side"]),
+        key="cmp_flips",
         column_config={"side by side": st.column_config.LinkColumn(display_text="open")},
     )
     flip_picker(shown, a, b, key="cmp_open")
@@ -254,3 +254,5 @@ if codes:
     )
 else:
     st.caption("Neither evaluation names a failure cause.")
+
+follow_click()

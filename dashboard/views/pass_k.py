@@ -9,7 +9,7 @@ import pandas as pd
 import streamlit as st
 from rejudge.dashboard import data
 from rejudge.dashboard.common import NOT_SCORABLE, context, pct, pick_evaluation
-from rejudge.dashboard.links import pair_url
+from rejudge.dashboard.links import clickable_table, follow_click, pair_url
 from rejudge.dashboard.sidebyside import pair_link
 from rejudge.dashboard.stats import pass_curve
 
@@ -102,10 +102,10 @@ if per_case:
         else "trace?" + urlencode({"run": str(ev.run_id), "ev": str(ev_id), "tv_case": c.case})
         for c in per_case
     ]
-    st.dataframe(
+    clickable_table(
         frame[["case", "scored", "passed", "repetitions", "pass rate", "evidence"]],
-        hide_index=True,
-        width="stretch",
+        list(frame["evidence"]),
+        key="pk_cases",
         column_config={
             "pass rate": st.column_config.ProgressColumn(
                 "pass rate", min_value=0, max_value=100, format="%.0f%%"
@@ -133,3 +133,5 @@ if per_case:
                     icon=":material/view_column_2:",
                     query_params=pair_link(ev_id, ev_id, c.case, c.first_pass, c.first_fail),
                 )
+
+follow_click()

@@ -21,6 +21,7 @@ from rejudge.dashboard.common import (
     pick_evaluation,
     verdict_caption,
 )
+from rejudge.dashboard.links import clickable_table, follow_click
 
 ctx = context()
 url = ctx.db_url
@@ -120,10 +121,10 @@ if shown:
             for c in shown
         ]
     )
-    st.dataframe(
+    clickable_table(
         frame,
-        hide_index=True,
-        width="stretch",
+        list(frame["trace"]),
+        key="rp_cases",
         column_config={
             "partial": st.column_config.NumberColumn(format="%.2f"),
             "trace": st.column_config.LinkColumn(display_text="open"),
@@ -147,3 +148,5 @@ if shown:
     )
 with st.expander("As JSON (what `rejudge report EVAL --json` prints)"):
     st.json(json.dumps({k: v for k, v in report.items() if k != "calibration"}), expanded=False)
+
+follow_click()

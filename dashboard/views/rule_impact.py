@@ -15,7 +15,7 @@ from rejudge.dashboard.common import (
     pick_evaluation,
     pick_run,
 )
-from rejudge.dashboard.links import flip_picker, pair_url
+from rejudge.dashboard.links import clickable_table, flip_picker, follow_click, pair_url
 from rejudge.dashboard.rules import likely_rules
 from rejudge.dashboard.sidebyside import settings_diff
 from rejudge.store import FLIP_DIRECTIONS, EvaluationSummary, RuleSet
@@ -103,7 +103,7 @@ else:
     attributed = [likely_rules(r.taxonomy_a, r.taxonomy_b, changed_paths) for r in rows]
     frame["likely rule change"] = [", ".join(paths) or "—" for paths in attributed]
     frame["side by side"] = [pair_url(a, b, r.case, r.repetition) for r in rows]
-    st.dataframe(
+    clickable_table(
         frame[
             [
                 "case",
@@ -117,8 +117,8 @@ else:
                 "side by side",
             ]
         ],
-        hide_index=True,
-        width="stretch",
+        list(frame["side by side"]),
+        key="ri_flips",
         column_config={"side by side": st.column_config.LinkColumn(display_text="open")},
     )
     st.caption(
@@ -153,3 +153,5 @@ if diff:
         )
 else:
     st.caption("The two rule sets have identical settings.")
+
+follow_click()
