@@ -74,6 +74,8 @@ def _responses(output: list[Any]) -> list[Block]:
             except ValueError:
                 pass
             out.append(Block("call", f"tool call · {item.get('name', '?')}", arguments))
+        elif kind == "custom_tool_call":  # a client tool taking free text, not the provider's
+            out.append(Block("call", f"tool call · {item.get('name', '?')}", item.get("input")))
         elif kind.endswith("_call"):
             body = {k: v for k, v in item.items() if k not in ("type", "id", "status")}
             out.append(Block("server_input", f"server tool · {kind}", body))

@@ -64,17 +64,30 @@ def show_text(value: str, *, height: int | None = None) -> None:
     st.code(value, language=None, wrap_lines=True, height=height)
 
 
+def _jsonable(value: Any) -> Any:
+    # what a decoded body may hold that JSON cannot (a binary event stream's bytes, say)
+    if isinstance(value, bytes | bytearray):
+        return value.decode("utf-8", errors="replace")
+    return repr(value)
+
+
 def show_value(value: Any, *, expanded: bool = True) -> None:
     """A tool result, argument set or body: JSON when it is a structure, text otherwise."""
     shape = structured(value)
     if shape is not None:
+        try:
+            json.dumps(shape)
+        except (TypeError, ValueError):
+            shape = json.loads(json.dumps(shape, default=_jsonable))
         st.json(shape, expanded=expanded)
     elif value is None:
         st.caption("(none)")
     elif isinstance(value, str):
         show_text(value if value else "(empty string)")
+    elif isinstance(value, bytes | bytearray):
+        show_text(_jsonable(value) or "(empty body)")
     else:
-        show_text(json.dumps(value, ensure_ascii=False))
+        show_text(json.dumps(value, ensure_ascii=False, default=_jsonable))
 
 
 def round_kind(body: dict[str, Any], position: int) -> str:

@@ -79,3 +79,27 @@ def test_the_trace_viewer_shows_a_search_round_in_order(world: Built) -> None:
         "server tool result · web_search_tool_result",
         "text",
     ]
+
+
+def test_every_trace_of_the_world_corpus_opens(world: Built) -> None:
+    """Each of the corpus's traces in the trace viewer, raw exchanges included (a Bedrock
+    event stream's body is bytes, shown as text), without an exception."""
+    store = Store.open(world.url)
+    try:
+        ids = [t.id for t in store.run_traces(world.runs["world"])]
+    finally:
+        store.close()
+    at = app_on(world, "trace_viewer", run=str(world.runs["world"]))
+    for trace_id in ids:
+        at.selectbox(key="tv_trace").set_value(trace_id).run()
+        assert not at.exception, (trace_id, [e.value for e in at.exception])
+
+
+def test_reasoning_shows_where_the_response_holds_it() -> None:
+    view = load_exchanges(WORLD, "langchain-openai/test_code_interpreter.yaml.gz")
+    assert view is not None and view.error is None
+    blocks = content_blocks(view.exchanges[0].response, view.exchanges[0].raw_response)
+    assert blocks is not None and blocks[0].kind == "thinking" and blocks[0].label == "reasoning"
+    custom = load_exchanges(WORLD, "langchain-openai/test_custom_tool.yaml.gz")
+    labels = [b.label for b in content_blocks(custom.exchanges[0].response) or []]
+    assert any(label.startswith("tool call · ") for label in labels), labels
