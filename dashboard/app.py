@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import streamlit as st
 from rejudge.dashboard import data
-from rejudge.dashboard.common import context, md_escape
+from rejudge.dashboard.common import context, md_escape, store_errors
 from rejudge.store import RejudgeError
 
 # scriptable client option: set here too, so a hand-started `streamlit run` hides the toolbar
@@ -36,6 +36,7 @@ OVERVIEW = st.Page(
 )
 PAGES = [
     OVERVIEW,
+    st.Page("views/report.py", title="Report", icon=":material/summarize:", url_path="report"),
     st.Page(
         "views/compare.py", title="Compare", icon=":material/compare_arrows:", url_path="compare"
     ),
@@ -73,15 +74,13 @@ ALIAS = st.Page(_overview_alias, title="Overview", url_path="overview")
 page = st.navigation([*PAGES, ALIAS], position="hidden")
 with st.sidebar:
     for entry in PAGES:
-        st.page_link(entry, label=entry.title, icon=entry.icon)
+        # Compare's link keeps the pair last opened there (a plain link would drop it)
+        pair = st.session_state.get("compare_pair") if entry.url_path == "compare" else None
+        st.page_link(entry, label=entry.title, icon=entry.icon, query_params=pair)
     st.caption(f"Store: {md_escape(ctx.shown_url)}")
-try:
+gone = data.store_gone(ctx.db_url)
+if gone is not None:
+    st.error(md_escape(gone))
+    st.stop()
+with store_errors(store):
     page.run()
-except RejudgeError as exc:
-    st.error(md_escape(str(exc)))
-except Exception as exc:
-    # a database lost or refused mid-session: one line, not the driver's traceback
-    lost = store.unavailable(exc)
-    if lost is None:
-        raise
-    st.error(f"The store is unavailable: {md_escape(str(lost))}")

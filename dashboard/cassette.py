@@ -79,7 +79,7 @@ class ExchangeView:
         status = "—" if self.status is None else str(self.status)
         latency = "" if self.latency_ms is None else f" · {self.latency_ms:.0f} ms"
         stream = " · streamed" if self.streamed else ""
-        return f"#{self.index + 1} {self.method} {self.url} → {status}{latency}{stream}"
+        return f"#{self.index} {self.method} {self.url} → {status}{latency}{stream}"
 
 
 class CassetteView:

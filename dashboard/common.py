@@ -3,15 +3,24 @@
 from __future__ import annotations
 
 import argparse
+import contextlib
 import os
+import re
 import sys
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
 import streamlit as st
 from rejudge.dashboard import CASSETTES_ENV, DB_ENV
-from rejudge.store import EvaluationSummary, FilterOptions, RunSummary, redact_url
+from rejudge.store import (
+    EvaluationSummary,
+    FilterOptions,
+    RejudgeError,
+    RunSummary,
+    Store,
+    redact_url,
+)
 
 from rejudge.model import FLIP_CAUSES as _CAUSES
 from rejudge.model import UNKNOWN_CAUSE
@@ -28,9 +37,12 @@ __all__ = [
     "filters_widget",
     "tool_badge",
     "md_escape",
+    "store_errors",
     "query_int",
     "p_value",
     "delta_shown",
+    "filter_cases",
+    "verdict_caption",
     "not_scorable",
     "verdict_shown",
     "NOT_SCORABLE",
@@ -162,10 +174,32 @@ def filters_widget(options: FilterOptions, *, keys: tuple[str, ...]) -> dict[str
 
 
 _MD_SPECIAL = "\\`*_{}[]()#+-.!|<>:$~"
+# Streamlit's Markdown turns text that reads as a URL or an e-mail address into a live link
+# after escapes are decoded, so escaping cannot stop it: a zero-width space inside the pattern
+# ("http:/\u200b/", "www\u200b.", "a@\u200bb.c") does, and the text still reads the same
+_LINKABLE = re.compile(r"(?<=:/)(?=/)|(?i:(?<=www)(?=\.))|(?<=@)(?=[\w-]+\.[\w-])")
 
 
 def md_escape(value: str) -> str:
+    """``value`` as inert Markdown: no markup, no HTML, no LaTeX and no link."""
+    value = _LINKABLE.sub("\u200b", value)
     return "".join("\\" + ch if ch in _MD_SPECIAL else ch for ch in value)
+
+
+@contextlib.contextmanager
+def store_errors(store: Store) -> Iterator[None]:
+    """A library error or a lost database inside the block as one line, never a traceback (the
+    app wraps every page run in it; a fragment that reruns on its own, like the live monitor's,
+    wraps itself, since the app's wrapper is not around its reruns)."""
+    try:
+        yield
+    except RejudgeError as exc:
+        st.error(md_escape(str(exc)))
+    except Exception as exc:
+        lost = store.unavailable(exc)
+        if lost is None:
+            raise
+        st.error(f"The store is unavailable: {md_escape(str(lost))}")
 
 
 def tool_badge(name: str, ok: bool | None, parse_error: bool = False) -> str:
@@ -220,3 +254,31 @@ def delta_shown(delta: float | None) -> str | None:
     if delta is None or round(100 * delta, 1) == 0:
         return None
     return f"{100 * delta:+.1f} pts"
+
+
+def verdict_caption(ev: EvaluationSummary) -> str:
+    """An evaluation's counts in one line, what accuracy leaves out beside it."""
+    return (
+        f"n={ev.scored} scored ({ev.PASS} PASS · {ev.FAIL} FAIL) · "
+        f"{ev.SKIP} SKIP · {ev.AGENT_ERROR} AGENT_ERROR"
+    )
+
+
+def filter_cases(
+    cases: list[dict[str, object]],
+    *,
+    verdicts: list[str] | None = None,
+    causes: list[str] | None = None,
+    text: str = "",
+) -> list[dict[str, object]]:
+    """A report's cases with a verdict in ``verdicts``, a taxonomy code in ``causes`` and
+    ``text`` in the case id (case-insensitive); an empty filter keeps everything."""
+    needle = text.lower()
+    wanted = set(causes or ())
+    return [
+        c
+        for c in cases
+        if (not verdicts or c.get("verdict") in verdicts)
+        and (not wanted or wanted.intersection(c.get("taxonomy") or []))  # type: ignore[arg-type]
+        and (not needle or needle in str(c.get("case", "")).lower())
+    ]

@@ -9,8 +9,10 @@ read models, methods of ``Store``); this module only adds the caching.
 
 from __future__ import annotations
 
+import os
 from collections.abc import Mapping, Sequence
-from typing import Any
+from pathlib import Path
+from typing import Any, NamedTuple
 
 import streamlit as st
 from rejudge.dashboard import summary
@@ -30,9 +32,11 @@ from rejudge.store import (
     RecentTrace,
     RunProgress,
     RunSummary,
+    RunUsage,
     Store,
     TraceDetail,
     TraceListing,
+    TraceRowSummary,
     TrendPoint,
 )
 
@@ -47,10 +51,54 @@ TTL_S = 30
 LIVE_TTL_S = 1
 
 
+class _Opened(NamedTuple):
+    store: Store
+    # the SQLite file and its (device, inode) when the store opened it: a file deleted or
+    # replaced since is detected, not read through a connection that still holds the old one
+    file: Path | None
+    identity: tuple[int, int] | None
+
+
+def _identity(path: Path) -> tuple[int, int] | None:
+    try:
+        status = os.stat(path)
+    except OSError:
+        return None
+    return (status.st_dev, status.st_ino)
+
+
 @st.cache_resource(show_spinner=False)
+def _opened(url: str) -> _Opened:
+    opened = Store.open(url, migrate=False)
+    file = opened.sqlite_file()
+    return _Opened(opened, file, _identity(file) if file is not None else None)
+
+
 def store(url: str) -> Store:
     """One store (engine and connection pool) per database URL for the whole server."""
-    return Store.open(url, migrate=False)
+    return _opened(url).store
+
+
+def store_gone(url: str) -> str | None:
+    """Why the store can no longer be used (one line), or None: its SQLite file was deleted or
+    replaced since the dashboard opened it. SQLite would go on reading the deleted file through
+    open connections and write a label into an orphaned WAL file, so every page run and every
+    write checks first."""
+    opened = _opened(url)
+    if opened.file is None:
+        return None
+    now = _identity(opened.file)
+    if now is None:
+        return (
+            f"The store's SQLite file {opened.file} is gone (deleted or moved) since the "
+            "dashboard opened it: nothing is read or written. Restart the dashboard on the store."
+        )
+    if now != opened.identity:
+        return (
+            f"The store's SQLite file {opened.file} was replaced since the dashboard opened it: "
+            "nothing is read or written. Restart the dashboard to open the new file."
+        )
+    return None
 
 
 def _filters(filters: Mapping[str, Sequence[str]] | None) -> dict[str, list[str]] | None:
@@ -100,6 +148,18 @@ def compare_summary(url: str, a: int, b: int) -> summary.CompareSummary | None:
 
 
 @st.cache_data(ttl=TTL_S, show_spinner=False)
+def cached_default_pair(url: str, count: int, newest: int) -> tuple[int, int] | None:
+    """Compare's opening pair (see ``dashboard.pairs``), kept while the evaluations are the same."""
+    from rejudge.dashboard.pairs import default_pair
+
+    def comparable(a: int, b: int) -> bool:
+        found = compare_summary(url, a, b)
+        return found is not None and found.comparable
+
+    return default_pair(evaluations(url), comparable)
+
+
+@st.cache_data(ttl=TTL_S, show_spinner=False)
 def pair_counts(url: str, a: int, b: int) -> PairCounts:
     return store(url).pair_counts(a, b)
 
@@ -139,6 +199,53 @@ def run_traces(url: str, run_id: int, case_contains: str | None = None) -> list[
 @st.cache_data(ttl=TTL_S, show_spinner=False)
 def run_trace_count(url: str, run_id: int, case_contains: str | None = None) -> int:
     return store(url).run_trace_count(run_id, case_contains=case_contains)
+
+
+@st.cache_data(ttl=TTL_S, show_spinner=False)
+def trace_rows(
+    url: str,
+    run_id: int,
+    evaluation_id: int | None,
+    verdicts: tuple[str, ...] = (),
+    causes: tuple[str, ...] = (),
+    tool: str | None = None,
+    text: str | None = None,
+) -> list[TraceRowSummary]:
+    return store(url).trace_rows(
+        run_id, evaluation_id, verdicts=verdicts, causes=causes, tool=tool, text=text
+    )
+
+
+@st.cache_data(ttl=TTL_S, show_spinner=False)
+def run_tools(url: str, run_id: int) -> list[str]:
+    return store(url).run_tools(run_id)
+
+
+@st.cache_data(ttl=TTL_S, show_spinner=False)
+def run_usage(url: str, run_id: int) -> RunUsage:
+    return store(url).run_usage(run_id)
+
+
+@st.cache_data(ttl=TTL_S, show_spinner=False)
+def runs_with_external_verdicts(url: str) -> set[int]:
+    return store(url).runs_with_external_verdicts()
+
+
+@st.cache_data(ttl=TTL_S, show_spinner=False)
+def external_details(url: str, run_id: int, source: str) -> dict[tuple[str, int], Any]:
+    """(case, repetition) -> what the external verdict recorded (e.g. τ-bench's reward_info)."""
+    return {
+        (v.case_key, v.repetition): v.verdict.detail
+        for v in store(url).external_verdicts(run_id, source)
+    }
+
+
+@st.cache_data(ttl=TTL_S, show_spinner=False)
+def evaluation_report(url: str, evaluation_id: int) -> dict[str, Any]:
+    """What `rejudge report EVAL --json` prints (without the review figures)."""
+    from rejudge.services import evaluation_report as build
+
+    return build(store(url), evaluation_id).to_json()
 
 
 @st.cache_data(ttl=TTL_S, show_spinner=False)

@@ -38,7 +38,7 @@ def diff_tables(diff: list[dict[str, Any]]) -> tuple[list[dict[str, Any]], list[
                 "kind": entry.get("kind", ""),
                 "golden tool": golden_tool or "—",
                 "actual tool": entry.get("actual_tool") or "—",
-                "round": "—" if round_index is None else int(round_index) + 1,
+                "round": "—" if round_index is None else int(round_index),
                 "status": entry.get("status", ""),
                 "codes": ", ".join(entry.get("codes") or []),
                 "executed ok": entry.get("ok"),

@@ -13,10 +13,11 @@ The trace viewer, the review page and the side-by-side page all draw rounds with
 from __future__ import annotations
 
 import json
-from collections.abc import Callable, Collection
+from collections.abc import Callable, Collection, Sequence
 from typing import Any
 
 import streamlit as st
+from rejudge.dashboard.blocks import Block, content_blocks
 from rejudge.dashboard.cassette import CassetteView, ExchangeView
 from rejudge.dashboard.common import NO_CALL_BADGE, md_escape, tool_badge
 
@@ -30,11 +31,13 @@ __all__ = [
     "render_rounds",
     "user_turns",
     "render_exchanges",
+    "round_blocks",
     "ANSWER_BADGE",
     "SERVER_TOOL_BADGE",
 ]
 
 ANSWER_BADGE = ":blue-badge[answer]"
+REPLY_BADGE = ":blue-badge[reply to the user]"
 SERVER_TOOL_BADGE = ":violet-badge[provider tool]"
 # a raw body is shown in a scrolling box this tall, never as a page-long block
 RAW_HEIGHT_PX = 360
@@ -61,22 +64,37 @@ def show_text(value: str, *, height: int | None = None) -> None:
     st.code(value, language=None, wrap_lines=True, height=height)
 
 
+def _jsonable(value: Any) -> Any:
+    # what a decoded body may hold that JSON cannot (a binary event stream's bytes, say)
+    if isinstance(value, bytes | bytearray):
+        return value.decode("utf-8", errors="replace")
+    return repr(value)
+
+
 def show_value(value: Any, *, expanded: bool = True) -> None:
     """A tool result, argument set or body: JSON when it is a structure, text otherwise."""
     shape = structured(value)
     if shape is not None:
+        try:
+            json.dumps(shape)
+        except (TypeError, ValueError):
+            shape = json.loads(json.dumps(shape, default=_jsonable))
         st.json(shape, expanded=expanded)
     elif value is None:
         st.caption("(none)")
     elif isinstance(value, str):
         show_text(value if value else "(empty string)")
+    elif isinstance(value, bytes | bytearray):
+        show_text(_jsonable(value) or "(empty body)")
     else:
-        show_text(json.dumps(value, ensure_ascii=False))
+        show_text(json.dumps(value, ensure_ascii=False, default=_jsonable))
 
 
 def round_kind(body: dict[str, Any], position: int) -> str:
     """``calls``, ``answer`` (the trace's normal final reply: a completed trace's last round, a
-    text and no call) or ``no_call`` (a round without a call that is not that)."""
+    text and no call), ``reply`` (a text and no call that a user message follows: in a
+    conversation, the model answering the user, nothing missing) or ``no_call`` (a round
+    without a call that is none of these)."""
     rounds = body.get("rounds") or []
     rnd = rounds[position]
     if rnd.get("calls"):
@@ -84,6 +102,10 @@ def round_kind(body: dict[str, Any], position: int) -> str:
     last = position == len(rounds) - 1
     if last and body.get("status", "completed") == "completed" and not body.get("error"):
         return "answer"
+    index = int(rnd.get("index", position))
+    answered = {int(t.get("before_round", -1)) for t in body.get("user_turns") or []}
+    if rnd.get("text") and index + 1 in answered:
+        return "reply"
     return "no_call"
 
 
@@ -98,6 +120,8 @@ def _badges(kind: str, rnd: dict[str, Any]) -> str:
     ]
     if kind == "answer":
         parts.append(ANSWER_BADGE)
+    elif kind == "reply":
+        parts.append(REPLY_BADGE)
     elif kind == "no_call" and not rnd.get("server_tools"):
         parts.append(NO_CALL_BADGE)
     if rnd.get("alternatives"):
@@ -109,7 +133,7 @@ def user_turns(body: dict[str, Any], before: int) -> None:
     for turn in sorted(body.get("user_turns") or [], key=lambda t: t.get("position", 0)):
         if int(turn.get("before_round", -1)) == before:
             with st.container(border=True):
-                st.markdown(f"**User** (message {int(turn.get('position', 0)) + 1})")
+                st.markdown(f"**User** (message #{int(turn.get('position', 0))})")
                 show_text(str(turn.get("text", "")))
 
 
@@ -138,39 +162,54 @@ def _call(call: dict[str, Any], highlighted: Collection[str]) -> None:
         show_value(call.get("result"))
 
 
+def _ordered(blocks: Sequence[Block]) -> None:
+    """A response's blocks in the order the provider sent them, each under its label."""
+    for block in blocks:
+        if block.kind in ("text", "thinking"):
+            st.caption(md_escape(block.label))
+            show_text(str(block.value) or "(empty)")
+        else:
+            st.caption(md_escape(block.label))
+            show_value(block.value, expanded=block.kind != "server_result")
+
+
 def render_round(
     body: dict[str, Any],
     position: int,
     *,
     round_time: Callable[[int], str] | None = None,
     highlight: Callable[[int, int], Collection[str]] | None = None,
+    blocks: Callable[[int], Sequence[Block] | None] | None = None,
 ) -> None:
     """Round ``position`` of a trace as a card, the user's turns before it in place.
 
     ``highlight(round_position, call_position)`` names the arguments of that call to mark (the
-    side-by-side page marks those that differ from the other trace)."""
+    side-by-side page marks those that differ from the other trace). ``blocks(position)`` gives
+    the response's content blocks in their recorded order (read from the cassette): the trace
+    keeps the text joined and the provider's tool uses apart, so where the order matters (a
+    provider-side tool, reasoning) the card shows them from there."""
     rnd = (body.get("rounds") or [])[position]
     user_turns(body, int(rnd.get("index", position)))
     kind = round_kind(body, position)
     with st.container(border=True):
-        number = int(rnd.get("index", position)) + 1
+        # counted from 0, as `rejudge traces` and the judge's reasons ("call #0") count
+        number = int(rnd.get("index", position))
         timing = round_time(position) if round_time else ""
         st.markdown(f"**Round {number}**{timing} &nbsp; {_badges(kind, rnd)}")
-        if rnd.get("text"):
-            if kind == "answer":
-                st.caption("final answer")
-            show_text(str(rnd["text"]))
+        ordered = blocks(position) if blocks else None
+        if ordered and any(
+            b.kind in ("server_input", "server_result", "thinking") for b in ordered
+        ):
+            st.caption(
+                "The response's blocks in the order the provider sent them (from the cassette)"
+            )
+            _ordered(ordered)
+            if rnd.get("calls"):
+                st.caption("The client's calls, with their results")
+        else:
+            _text_and_server_tools(rnd, kind)
         for call_position, call in enumerate(rnd.get("calls") or []):
             _call(call, highlight(position, call_position) if highlight else ())
-        for server in rnd.get("server_tools") or []:
-            st.markdown(
-                f"{SERVER_TOOL_BADGE} **{md_escape(str(server.get('name', '?')))}** "
-                f"({md_escape(str(server.get('kind', '')))}; run by the provider, "
-                "not one of the client's calls)"
-            )
-            show_value(server.get("input"), expanded=False)
-            if server.get("result") is not None:
-                show_value(server.get("result"), expanded=False)
         alternatives = rnd.get("alternatives") or []
         if alternatives:
             with st.expander(f"{len(alternatives)} other choice(s) of this response (n>1)"):
@@ -195,6 +234,32 @@ def render_round(
                         show_text(str(alt["text"]))
 
 
+def _text_and_server_tools(rnd: dict[str, Any], kind: str) -> None:
+    """What the trace records of a response besides its calls: its text (every text block
+    joined) and the provider's tool uses, each labelled; their order is not in the trace."""
+    servers = rnd.get("server_tools") or []
+    if rnd.get("text"):
+        if kind == "answer":
+            st.caption("final answer")
+        elif servers:
+            st.caption(
+                "text: the response's text blocks joined (the trace does not keep their order "
+                "among the provider's tool blocks; the cassette does)"
+            )
+        show_text(str(rnd["text"]))
+    for server in servers:
+        st.markdown(
+            f"{SERVER_TOOL_BADGE} **{md_escape(str(server.get('name', '?')))}** "
+            f"({md_escape(str(server.get('kind', '')))}; run by the provider, "
+            "not one of the client's calls)"
+        )
+        st.caption("server tool input")
+        show_value(server.get("input"), expanded=False)
+        if server.get("result") is not None:
+            st.caption("server tool result")
+            show_value(server.get("result"), expanded=False)
+
+
 def render_ending(body: dict[str, Any]) -> None:
     """What follows the last round: user turns nothing answered, a final text kept apart."""
     rounds = body.get("rounds") or []
@@ -210,10 +275,11 @@ def render_rounds(
     *,
     round_time: Callable[[int], str] | None = None,
     highlight: Callable[[int, int], Collection[str]] | None = None,
+    blocks: Callable[[int], Sequence[Block] | None] | None = None,
 ) -> None:
     """A trace's rounds as cards, with the user's turns in place between them."""
     for position in range(len(body.get("rounds") or [])):
-        render_round(body, position, round_time=round_time, highlight=highlight)
+        render_round(body, position, round_time=round_time, highlight=highlight, blocks=blocks)
     render_ending(body)
 
 
@@ -261,3 +327,19 @@ def render_exchanges(view: CassetteView | None, *, key: str = "ex") -> None:
         for ex in view.exchanges:
             with st.expander(md_escape(ex.title)):
                 _exchange(ex, key)
+
+
+def round_blocks(view: CassetteView | None) -> Callable[[int], Sequence[Block] | None]:
+    """Round position -> its response's blocks in recorded order: the cassette's model
+    exchanges (those whose response has a known shape) taken in order, one per round."""
+    found: list[list[Block]] = []
+    if view is not None and not view.error:
+        for ex in view.exchanges:
+            got = content_blocks(ex.response, ex.raw_response)
+            if got is not None:
+                found.append(got)
+
+    def lookup(position: int) -> Sequence[Block] | None:
+        return found[position] if position < len(found) else None
+
+    return lookup

@@ -8,14 +8,17 @@ parameters, so it can be copied and pasted into an issue.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-from urllib.parse import urlencode
+from collections.abc import Mapping, Sequence
+from typing import Any
+from urllib.parse import parse_qsl, urlencode
 
 import streamlit as st
 from rejudge.dashboard.sidebyside import pair_link
 from rejudge.store import Flip
 
-__all__ = ["pair_url", "trace_url", "flip_picker"]
+__all__ = ["pair_url", "trace_url", "flip_picker", "clickable_table", "follow_click"]
+
+_GOTO = "_goto"
 
 
 def pair_url(a: int, b: int, case: str, repetition: int, repetition_b: int | None = None) -> str:
@@ -53,3 +56,45 @@ def flip_picker(rows: Sequence[Flip], a: int, b: int, *, key: str) -> None:
             icon=":material/view_column_2:",
             query_params=pair_link(a, b, flip.case, flip.repetition),
         )
+
+
+def clickable_table(
+    frame: Any,
+    targets: Sequence[str],
+    *,
+    key: str,
+    column_config: Mapping[str, Any] | None = None,
+    **kwargs: Any,
+) -> None:
+    """``frame`` as a table whose rows open ``targets[i]`` (a relative address such as
+    ``report?ev=3``) when clicked, in this tab; its link column, if any, opens them in a new
+    one. Call :func:`follow_click` after the page's tables (a click reruns the page)."""
+
+    def clicked() -> None:
+        rows = st.session_state[key]["selection"]["rows"]
+        if rows and 0 <= rows[0] < len(targets):
+            st.session_state[_GOTO] = targets[rows[0]]
+
+    st.dataframe(
+        frame,
+        key=key,
+        on_select=clicked,
+        selection_mode="single-row",
+        hide_index=True,
+        width="stretch",
+        column_config=dict(column_config or {}),
+        **kwargs,
+    )
+
+
+def follow_click() -> None:
+    """Go where a clicked row of a :func:`clickable_table` points, if one was clicked."""
+    target = st.session_state.pop(_GOTO, None)
+    if not target:
+        return
+    page, _, query = str(target).partition("?")
+    st.switch_page(f"views/{_PAGES.get(page, page)}.py", query_params=dict(parse_qsl(query)))
+
+
+# address -> the page's file in views/ (where the two differ)
+_PAGES = {"trace": "trace_viewer", "": "overview"}

@@ -184,6 +184,9 @@ _EXPORTS: dict[str, str] = {
     "TraceDetail": "rejudge.store._trace_reads",
     "TraceListing": "rejudge.store._trace_reads",
     "TraceReadsMixin": "rejudge.store._trace_reads",
+    "RunReadsMixin": "rejudge.store._run_reads",
+    "RunUsage": "rejudge.store._run_reads",
+    "TraceRowSummary": "rejudge.store._run_reads",
 }
 
 __all__ = sorted(_EXPORTS)

@@ -220,6 +220,7 @@ class CatalogReadsMixin:
                 _T_RUN.c.started_at,
                 _T_RUN.c.finished_at,
                 _T_SUITE.c.case_count,
+                _T_RUN.c.planned_cases,
                 counts.c.traces,
             )
             .join(_T_SUITE, _T_SUITE.c.id == _T_RUN.c.suite_id)
@@ -242,7 +243,13 @@ class CatalogReadsMixin:
                     harness_mode=r.harness_mode,
                     repetitions=repeat,
                     traces=int(r.traces or 0),
-                    expected_traces=int(r.case_count or 0) * repeat,
+                    # a recording of a subset (record --case) expects only its cases
+                    expected_traces=(
+                        len(r.planned_cases)
+                        if r.planned_cases is not None
+                        else int(r.case_count or 0)
+                    )
+                    * repeat,
                     status=r.status,
                     started_at=aware(r.started_at),
                     finished_at=aware(r.finished_at),

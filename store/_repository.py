@@ -40,6 +40,7 @@ from rejudge.store._records import (
     suite_record_from_row,
 )
 from rejudge.store._reviews import ReviewStoreMixin
+from rejudge.store._run_reads import RunReadsMixin
 from rejudge.store._schemas import Case, RuleSet, RunConfig, ToolRegistry, Trace
 from rejudge.store._tables import (
     BaselineRow,
@@ -89,6 +90,7 @@ class Store(
     EvaluationReadsMixin,
     ComparisonReadsMixin,
     TraceReadsMixin,
+    RunReadsMixin,
 ):
     """All persistence. Construct with an engine, or use ``Store.open(url)``."""
 
@@ -410,6 +412,16 @@ class Store(
             }
             for r in rows
         ]
+
+    def plan_run(self, run_id: int, case_ids: list[str] | None) -> None:
+        """Record which cases the recording now starting plans (None: every case of the suite),
+        so a reader knows how many traces to expect while it runs."""
+        with self._begin() as c:
+            c.execute(
+                update(_T_RUN)
+                .where(_T_RUN.c.id == run_id)
+                .values(planned_cases=list(case_ids) if case_ids is not None else None)
+            )
 
     def finish_run(self, run_id: int, status: str = "finished") -> None:
         with self._begin() as c:

@@ -127,6 +127,8 @@ class RunRow(Base):
     status: Mapped[str] = mapped_column(String(30), default="running")
     started_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utcnow)
     finished_at: Mapped[datetime | None] = mapped_column(DateTime(timezone=True))
+    # the case ids the latest recording planned when it recorded a subset (None: the suite)
+    planned_cases: Mapped[list[Any] | None]
 
 
 class TraceRow(Base):

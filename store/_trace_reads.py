@@ -77,6 +77,9 @@ class RunProgress(NamedTuple):
     calls_failed: int
     calls_unexecuted: int
     last_trace_at: datetime | None
+    # the traces of the cases a recording of a subset plans (None: the whole suite is planned,
+    # and the run's trace count is the progress)
+    planned_done: int | None = None
 
 
 class PendingCase(NamedTuple):
@@ -211,6 +214,19 @@ class TraceReadsMixin:
             last = c.execute(
                 select(func.max(_T_TRACE.c.created_at)).where(_T_TRACE.c.run_id == run_id)
             ).scalar()
+            planned = c.execute(
+                select(_T_RUN.c.planned_cases).where(_T_RUN.c.id == run_id)
+            ).scalar()
+            planned_done = None
+            if planned is not None:
+                planned_done = int(
+                    c.execute(
+                        select(func.count())
+                        .select_from(_T_TRACE)
+                        .where(_T_TRACE.c.run_id == run_id)
+                        .where(_T_TRACE.c.case_key.in_([str(k) for k in planned]))
+                    ).scalar_one()
+                )
         return RunProgress(
             run=runs[0],
             statuses=statuses,
@@ -218,13 +234,16 @@ class TraceReadsMixin:
             calls_failed=int(calls.failed),
             calls_unexecuted=int(calls.unexecuted),
             last_trace_at=aware(last),
+            planned_done=planned_done,
         )
 
     def pending_cases(self, run_id: int, *, limit: int = 5) -> list[PendingCase]:
         """The next (case, repetition) pairs in suite order that the run has no trace for yet."""
         with self._connect() as c:
             run = c.execute(
-                select(_T_RUN.c.suite_id, _T_RUN.c.config).where(_T_RUN.c.id == run_id)
+                select(_T_RUN.c.suite_id, _T_RUN.c.config, _T_RUN.c.planned_cases).where(
+                    _T_RUN.c.id == run_id
+                )
             ).first()
             if run is None:
                 return []
@@ -247,6 +266,8 @@ class TraceReadsMixin:
                 .order_by(_T_CASE.c.position)
                 .limit(limit)
             )
+            if run.planned_cases is not None:  # a recording of a subset: only its cases
+                query = query.where(_T_CASE.c.case_key.in_([str(k) for k in run.planned_cases]))
             return [
                 PendingCase(case=r.case_key, done=int(r.done), repetitions=repeat)
                 for r in c.execute(query)

@@ -6,10 +6,15 @@ from __future__ import annotations
 
 import json
 
+import altair as alt
 import pandas as pd
 import streamlit as st
 from rejudge.dashboard import data
-from rejudge.dashboard.common import context, num, pct, pick_evaluation
+from rejudge.dashboard.common import context, md_escape, num, pct, pick_evaluation
+from rejudge.dashboard.evidence import show_text, show_value
+from rejudge.dashboard.external import external_checked
+from rejudge.dashboard.links import clickable_table, follow_click, pair_url
+from rejudge.dashboard.sidebyside import pair_link
 from rejudge.store import NotFoundError
 
 from rejudge.services import evaluation_agreement
@@ -36,7 +41,20 @@ rows = data.evaluations(url)
 if not rows:
     st.info("No evaluations yet.")
     st.stop()
-ev = pick_evaluation("Evaluation", rows, key="ev", default_index=len(rows) - 1)
+# open on the newest evaluation of a run that carries an external verdict (the page is for them)
+external_runs = data.runs_with_external_verdicts(url)
+with_external = [i for i, r in enumerate(rows) if r.run_id in external_runs]
+if not with_external:
+    st.info(
+        "No run carries an external verdict. Import one with its verdicts, e.g. "
+        "`rejudge import tau-bench FILE`, and judge it."
+    )
+ev = pick_evaluation(
+    "Evaluation",
+    rows,
+    key="ev",
+    default_index=with_external[-1] if with_external else len(rows) - 1,
+)
 if ev is None:
     st.stop()
 result = _agreement(url, ev.id)
@@ -47,11 +65,11 @@ if result is None or "error" in result:
 m = st.columns(3)
 m[0].metric("Source", result["source"])
 m[1].metric("Traces with a verdict", result["traces"])
-m[2].metric(f"{result['source']} success", pct(result["external_pass_rate"]))
+m[2].metric(f"{md_escape(result['source'])} success", pct(result["external_pass_rate"]))
 if result["external_pass_hat_k"]:
     cols = st.columns(min(len(result["external_pass_hat_k"]), 8))
     for column, (k, value) in zip(cols, result["external_pass_hat_k"].items(), strict=False):
-        column.metric(f"{result['source']} pass^{k}", pct(value))
+        column.metric(f"{md_escape(result['source'])} pass^{k}", pct(value))
 
 summary = pd.DataFrame(
     [
@@ -86,28 +104,76 @@ grid[0].metric("rejudge FAIL, external 1", table["fail_1"])
 grid[1].metric("rejudge PASS, external 0", table["pass_0"])
 if chosen["causes"]:
     st.caption("Causes rejudge names where the external verdict gave 1")
-    st.bar_chart(pd.DataFrame({"traces": chosen["causes"]}))
-if chosen["disagreements"]:
-    # evidence text (reasons quote the model's arguments) goes in a dataframe, never as markup
-    st.dataframe(
-        pd.DataFrame(
-            [
-                {
-                    "case": d["case"],
-                    "rep": d["repetition"],
-                    "kind": d["kind"],
-                    "causes": ", ".join(d["causes"]) or "-",
-                    "first reason": d["reasons"][0]
-                    if d["reasons"]
-                    else "rejudge found nothing wrong",
-                }
-                for d in chosen["disagreements"]
-            ]
+    causes = pd.DataFrame(
+        {"cause": list(chosen["causes"]), "traces": list(chosen["causes"].values())}
+    )
+    # full cause names: TOOL_UNEXPECTED and TOOL_UNEXPECTED_ARGS must not both read TOOL_UNEXP…
+    st.altair_chart(
+        alt.Chart(causes)
+        .mark_bar()
+        .encode(
+            y=alt.Y("cause:N", sort="-x", axis=alt.Axis(labelLimit=0, title=None)),
+            x=alt.X("traces:Q", title="traces"),
+            tooltip=["cause", "traces"],
         ),
-        hide_index=True,
         width="stretch",
     )
+disagreements = chosen["disagreements"]
+if disagreements:
+    details = data.external_details(url, ev.run_id, result["source"])
+    # side by side against another tier's evaluation of the same run, when there is one
+    others = [t["evaluation"] for t in result["tiers"] if t["tier"] != tier]
+    other = others[0] if others else chosen["evaluation"]
+    # evidence text (reasons quote the model's arguments) goes in a dataframe, never as markup
+    table = pd.DataFrame(
+        [
+            {
+                "case": d["case"],
+                "rep": d["repetition"],
+                "kind": d["kind"],
+                "causes": ", ".join(d["causes"]) or "-",
+                "rejudge's first reason": d["reasons"][0]
+                if d["reasons"]
+                else "rejudge found nothing wrong",
+                f"what {result['source']} checked": external_checked(
+                    details.get((d["case"], d["repetition"]))
+                ),
+                "side by side": pair_url(chosen["evaluation"], other, d["case"], d["repetition"]),
+            }
+            for d in disagreements
+        ]
+    )
+    clickable_table(
+        table,
+        list(table["side by side"]),
+        key="agree_rows",
+        column_config={"side by side": st.column_config.LinkColumn(display_text="open")},
+    )
+    labels = {
+        i: f"{d['case']} · r{d['repetition']} · {d['kind']}" for i, d in enumerate(disagreements)
+    }
+    picked = st.selectbox(
+        "Inspect a disagreement", list(labels), key="agree_pick", format_func=labels.__getitem__
+    )
+    if picked is not None:
+        d = disagreements[int(picked)]
+        left, right = st.columns(2)
+        with left:
+            st.markdown(f"**rejudge** ({md_escape(tier)}): {d['verdict']}")
+            for reason in d["reasons"] or ["rejudge found nothing wrong"]:
+                show_text(str(reason))
+            st.page_link(
+                "views/side_by_side.py",
+                label="Side by side",
+                icon=":material/view_column_2:",
+                query_params=pair_link(chosen["evaluation"], other, d["case"], d["repetition"]),
+            )
+        with right:
+            st.markdown(f"**{md_escape(result['source'])}**: {d['external']}, as it recorded it")
+            show_value(details.get((d["case"], d["repetition"])), expanded=True)
 else:
     st.caption("No disagreement.")
 with st.expander("As JSON (what `rejudge report EVAL --against external --json` prints)"):
     st.json(json.dumps(result), expanded=False)
+
+follow_click()

@@ -15,8 +15,9 @@ from rejudge.dashboard.common import (
     p_value,
     pct,
     pick_evaluation,
+    query_int,
 )
-from rejudge.dashboard.links import flip_picker, pair_url
+from rejudge.dashboard.links import clickable_table, flip_picker, follow_click, pair_url
 from rejudge.store import FLIP_DIRECTIONS, EvaluationSummary
 
 ctx = context()
@@ -28,14 +29,23 @@ if len(rows) < 1:
     st.info("No evaluations yet. Judge a run with `rejudge judge RUN --tier T`.")
     st.stop()
 
+# without A and B in the address: the newest pair that can be compared, not merely the newest
+ids = [r.id for r in rows]
+default_a, default_b = len(rows) - 2, len(rows) - 1
+if query_int("a") is None and query_int("b") is None:
+    pair = data.cached_default_pair(url, len(rows), ids[-1]) if len(rows) > 1 else None
+    if pair is not None:
+        default_a, default_b = ids.index(pair[0]), ids.index(pair[1])
 left, right = st.columns(2)
 with left:
-    ev_a = pick_evaluation("Evaluation A", rows, key="a", default_index=len(rows) - 2)
+    ev_a = pick_evaluation("Evaluation A", rows, key="a", default_index=default_a)
 with right:
-    ev_b = pick_evaluation("Evaluation B", rows, key="b", default_index=len(rows) - 1)
+    ev_b = pick_evaluation("Evaluation B", rows, key="b", default_index=default_b)
 if ev_a is None or ev_b is None:
     st.stop()
 a, b = ev_a.id, ev_b.id
+# the sidebar's Compare link comes back to this pair
+st.session_state["compare_pair"] = {"a": str(a), "b": str(b)}
 s = data.compare_summary(url, a, b)
 if s is None:
     st.error("One of the evaluations is gone from the store; pick another.")
@@ -58,15 +68,20 @@ def _counts(ev: EvaluationSummary) -> str:
     )
 
 
+def _interval(ci: tuple[float, float], scored: int) -> str:
+    # with nothing scored there is no accuracy, so no interval either (not "0.0%–100.0%")
+    return "no interval: nothing scored" if scored == 0 else f"95% CI {pct(ci[0])} – {pct(ci[1])}"
+
+
 m1, m2, m3, m4, m5 = st.columns(5)
 m1.metric(
     "Accuracy A",
     pct(s.accuracy_a),
-    help=f"95% Wilson interval {pct(s.ci_a[0])} – {pct(s.ci_a[1])} over {s.scored_a} scored",
+    help=f"95% Wilson interval over {s.scored_a} scored" if s.scored_a else "nothing scored",
 )
-m1.caption(f"95% CI {pct(s.ci_a[0])} – {pct(s.ci_a[1])}; {_counts(ev_a)}")
+m1.caption(f"{_interval(s.ci_a, s.scored_a)}; {_counts(ev_a)}")
 m2.metric("Accuracy B", pct(s.accuracy_b), delta=delta_shown(s.delta) if s.comparable else None)
-m2.caption(f"95% CI {pct(s.ci_b[0])} – {pct(s.ci_b[1])}; {_counts(ev_b)}")
+m2.caption(f"{_interval(s.ci_b, s.scored_b)}; {_counts(ev_b)}")
 if s.comparable:
     m3.metric("Delta (B − A)", "—" if s.delta is None else f"{100 * s.delta:+.1f} pts")
     m4.metric("McNemar p (exact)", p_value(s.mcnemar_p))
@@ -134,7 +149,7 @@ if shown:
     frame["taxonomy_a"] = frame["taxonomy_a"].map(lambda t: ", ".join(t or []))
     frame["taxonomy_b"] = frame["taxonomy_b"].map(lambda t: ", ".join(t or []))
     frame["side by side"] = [pair_url(a, b, f.case, f.repetition) for f in shown]
-    st.dataframe(
+    clickable_table(
         frame[
             [
                 "case",
@@ -149,8 +164,8 @@ if shown:
                 "side by side",
             ]
         ],
-        hide_index=True,
-        width="stretch",
+        list(frame["side by side"]),
+        key="cmp_flips",
         column_config={"side by side": st.column_config.LinkColumn(display_text="open")},
     )
     flip_picker(shown, a, b, key="cmp_open")
@@ -172,7 +187,7 @@ def _group_frame(by: str) -> pd.DataFrame:
                     "scored": g.scored,
                 }
             )
-    return pd.DataFrame(records)
+    return pd.DataFrame(records, columns=[by, "evaluation", "accuracy", "scored"])
 
 
 st.subheader("Per dimension and category")
@@ -184,7 +199,29 @@ for column, by in ((c1, "dimension"), (c2, "category")):
             st.caption(f"No {by} data.")
             continue
         st.markdown(f"**Accuracy per {by} (%)**")
-        st.bar_chart(frame, x=by, y="accuracy", color="evaluation", stack=False)
+        # a group with nothing scored has no accuracy: no bar (not a full-width "null" one)
+        drawn = frame.dropna(subset=["accuracy"])
+        if not drawn.empty:
+            st.altair_chart(
+                alt.Chart(drawn)
+                .mark_bar()
+                .encode(
+                    y=alt.Y(f"{by}:N", axis=alt.Axis(labelLimit=0, title=None)),
+                    yOffset="evaluation:N",
+                    x=alt.X("accuracy:Q", scale=alt.Scale(domain=[0, 100]), title="accuracy %"),
+                    color="evaluation:N",
+                    tooltip=[by, "evaluation", "accuracy", "scored"],
+                ),
+                width="stretch",
+            )
+        empty = frame[frame["accuracy"].isna()]
+        if not empty.empty:
+            st.caption(
+                md_escape(
+                    "— (nothing scored): "
+                    + ", ".join(f"{r[by]} ({r['evaluation']})" for _, r in empty.iterrows())
+                )
+            )
 
 st.subheader("Taxonomy counts")
 ta = data.taxonomy_counts(url, a)
@@ -217,3 +254,5 @@ if codes:
     )
 else:
     st.caption("Neither evaluation names a failure cause.")
+
+follow_click()

@@ -6,7 +6,14 @@ from datetime import UTC, datetime
 
 import streamlit as st
 from rejudge.dashboard import data
-from rejudge.dashboard.common import NO_CALL_BADGE, context, md_escape, pick_run, tool_badge
+from rejudge.dashboard.common import (
+    NO_CALL_BADGE,
+    context,
+    md_escape,
+    pick_run,
+    store_errors,
+    tool_badge,
+)
 from rejudge.dashboard.evidence import ANSWER_BADGE
 from rejudge.dashboard.sidebyside import pair_link
 
@@ -33,14 +40,36 @@ def _duration(seconds: float) -> str:
     return f"{hours}:{minutes:02d}:{secs:02d}" if hours else f"{minutes}:{secs:02d}"
 
 
+def _span(seconds: float) -> str:
+    seconds = max(0, int(round(seconds)))
+    if seconds < 90:
+        return f"{seconds} s"
+    if seconds < 90 * 60:
+        return f"{round(seconds / 60)} min"
+    return f"{seconds / 3600:.1f} h"
+
+
 @st.fragment(run_every=REFRESH_S)
 def monitor() -> None:
+    # the fragment reruns on its own, outside the app's error handling: a store that stops or
+    # a file that is deleted while the page is open gives one line here too
+    gone = data.store_gone(url)
+    if gone is not None:
+        st.error(md_escape(gone))
+        return
+    with store_errors(data.store(url)):
+        _monitor()
+
+
+def _monitor() -> None:
     progress = data.run_progress(url, run_id)
     if progress is None:
         st.error("The run is gone from the store.")
         return
     run_now = progress.run
-    done, expected = run_now.traces, max(run_now.expected_traces, 1)
+    # a recording of a subset counts the traces of its own cases against its own total
+    done = run_now.traces if progress.planned_done is None else progress.planned_done
+    expected = max(run_now.expected_traces, 1)
     started = run_now.started_at
     end = run_now.finished_at if run_now.status != "running" else None
     now = datetime.now(UTC)
@@ -49,7 +78,8 @@ def monitor() -> None:
     if run_now.status != "running":
         eta = "done"
     elif done:
-        eta = _duration(elapsed / done * remaining)
+        # a span ("about 30 s"), never a clock-like "12:16" that reads as a time of day
+        eta = "about " + _span(elapsed / done * remaining)
     else:
         eta = "—"
     st.progress(min(done / expected, 1.0), text=f"{done} / {expected} traces · {run_now.status}")
@@ -58,7 +88,7 @@ def monitor() -> None:
     m[1].metric("Completed", progress.statuses.get("completed", 0))
     m[2].metric("Agent errors", progress.statuses.get("agent_error", 0))
     m[3].metric("Elapsed", _duration(elapsed))
-    m[4].metric("ETA", eta)
+    m[4].metric("Time left", eta, help="at the pace of the traces recorded so far")
     st.caption(
         f"Tool calls: {progress.calls_ok} ok · {progress.calls_failed} failed · "
         f"{progress.calls_unexecuted} not executed. Refreshes every {REFRESH_S} s "
@@ -77,7 +107,8 @@ def monitor() -> None:
         if pending:
             nxt = pending[0]
             st.info(
-                f"In progress: **{md_escape(nxt.case)}** (repetition {nxt.done + 1} of {nxt.repetitions})"
+                f"In progress: **{md_escape(nxt.case)}** r{nxt.done} "
+                f"({nxt.done} of {nxt.repetitions} repetitions done)"
             )
     st.subheader("Finished traces (newest first)")
     latest_ev = evals[-1].id if evals else None

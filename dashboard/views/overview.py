@@ -5,7 +5,9 @@ from __future__ import annotations
 import pandas as pd
 import streamlit as st
 from rejudge.dashboard import data
-from rejudge.dashboard.common import context, delta_shown, filters_widget, pct
+from rejudge.dashboard.common import context, delta_shown, filters_widget, md_escape, pct
+from rejudge.dashboard.links import clickable_table, follow_click
+from rejudge.store import EvaluationSummary
 
 ctx = context()
 url = ctx.db_url
@@ -53,7 +55,7 @@ if evaluations:
             else latest.accuracy - base.accuracy
         )
         k1.metric(
-            f"Latest: #{latest.id} · {latest.run} · {latest.tier} · {latest.rule_set}",
+            md_escape(f"Latest: #{latest.id} · {latest.run} · {latest.tier} · {latest.rule_set}"),
             pct(latest.accuracy),
             delta=delta_shown(delta),
         )
@@ -67,7 +69,9 @@ if evaluations:
                 "No baseline on this suite and tier (`rejudge baseline lock EVAL --name NAME`)."
             )
         else:
-            k2.metric(f"Baseline {baseline.name}: #{base.id} · {base.run}", pct(base.accuracy))
+            k2.metric(
+                md_escape(f"Baseline {baseline.name}: #{base.id} · {base.run}"), pct(base.accuracy)
+            )
             with k3:
                 st.page_link(
                     "views/compare.py",
@@ -76,10 +80,26 @@ if evaluations:
                     query_params={"a": str(base.id), "b": str(latest.id)},
                 )
 
+
+def _previous(ev: EvaluationSummary) -> str | None:
+    """Compare's address for ``ev`` against the evaluation before it on the same run and tier
+    (a rule change), else on the same suite and tier (a model or prompt change)."""
+    older = [e for e in all_evaluations if e.id < ev.id and e.tier == ev.tier]
+    same_run = [e for e in older if e.run_id == ev.run_id]
+    same_suite = [e for e in older if e.suite == ev.suite]
+    base = (same_run or same_suite or [None])[-1]
+    return None if base is None else f"compare?a={base.id}&b={ev.id}"
+
+
+all_evaluations = data.evaluations(url)
+
 st.subheader("Runs")
+st.caption("Click a row to open the run's traces; an evaluation's row opens its report.")
 if runs:
-    st.dataframe(
-        pd.DataFrame(runs)[
+    frame = pd.DataFrame(runs)
+    frame["traces link"] = [f"trace?run={r.id}" for r in runs]
+    clickable_table(
+        frame[
             [
                 "id",
                 "run",
@@ -93,10 +113,12 @@ if runs:
                 "status",
                 "started_at",
                 "finished_at",
+                "traces link",
             ]
         ],
-        hide_index=True,
-        width="stretch",
+        [str(u) for u in frame["traces link"]],
+        key="ov_runs",
+        column_config={"traces link": st.column_config.LinkColumn("open", display_text="traces")},
     )
 else:
     st.info("No runs match. Record one with `rejudge record`, or try `rejudge demo`.")
@@ -106,7 +128,9 @@ if evaluations:
     frame = pd.DataFrame(evaluations)
     # text, so an evaluation with nothing scored reads "—", never "None"
     frame["accuracy"] = frame["accuracy"].map(pct)
-    st.dataframe(
+    frame["report"] = [f"report?ev={e.id}" for e in evaluations]
+    frame["compare"] = [_previous(e) for e in evaluations]
+    clickable_table(
         frame[
             [
                 "id",
@@ -123,12 +147,21 @@ if evaluations:
                 "avg_partial",
                 "status",
                 "created_at",
+                "report",
+                "compare",
             ]
         ],
-        hide_index=True,
-        width="stretch",
+        list(frame["report"]),
+        key="ov_evals",
         column_config={
             "avg_partial": st.column_config.NumberColumn("avg partial", format="%.3f"),
+            "report": st.column_config.LinkColumn("report", display_text="open"),
+            "compare": st.column_config.LinkColumn(
+                "vs previous",
+                display_text="compare",
+                help="against the previous evaluation "
+                "of the same run and tier (or, failing that, of the same suite and tier)",
+            ),
         },
     )
     st.caption(
@@ -139,6 +172,15 @@ else:
 
 st.subheader("Baselines")
 if baselines:
-    st.dataframe(pd.DataFrame(baselines), hide_index=True, width="stretch")
+    frame = pd.DataFrame(baselines)
+    frame["report"] = [f"report?ev={b.evaluation_id}" for b in baselines]
+    clickable_table(
+        frame,
+        list(frame["report"]),
+        key="ov_baselines",
+        column_config={"report": st.column_config.LinkColumn("report", display_text="open")},
+    )
 else:
     st.caption("No baselines locked yet (`rejudge baseline lock EVAL --name NAME`).")
+
+follow_click()

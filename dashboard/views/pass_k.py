@@ -4,11 +4,12 @@ from __future__ import annotations
 
 from urllib.parse import urlencode
 
+import altair as alt
 import pandas as pd
 import streamlit as st
 from rejudge.dashboard import data
-from rejudge.dashboard.common import context, pct, pick_evaluation
-from rejudge.dashboard.links import pair_url
+from rejudge.dashboard.common import NOT_SCORABLE, context, pct, pick_evaluation
+from rejudge.dashboard.links import clickable_table, follow_click, pair_url
 from rejudge.dashboard.sidebyside import pair_link
 from rejudge.dashboard.stats import pass_curve
 
@@ -43,7 +44,17 @@ m[3].metric("Inconsistent", mixed)
 m[4].metric("Never scored", unscored)
 
 most = max((h.n for h in histogram), default=0)
-if most <= 1:
+per_all = data.per_case_passes(url, ev_id, False)
+recorded = max((c.repetitions for c in per_all), default=0)
+if most <= 1 and recorded > 1:
+    # repetitions exist; what is missing is something to score them against
+    st.info(
+        f"pass^k needs scored repetitions: the cases have up to {recorded} repetitions, but at "
+        f"most {most} of a case's is scored (the rest are {NOT_SCORABLE}: SKIP or AGENT_ERROR, "
+        "e.g. an ad-hoc case with no golden call to score against), so there is no k > 1 to "
+        "estimate."
+    )
+elif most <= 1:
     st.info(
         "pass^k needs repetitions: every case of this evaluation was scored at most once, so "
         "there is no k > 1 to estimate. Record each case several times "
@@ -51,12 +62,27 @@ if most <= 1:
     )
 elif curve:
     frame = pd.DataFrame(curve)
+    # in % like the metrics above it (not fractions)
+    frame["pass^k %"] = frame["pass^k"].map(lambda v: None if v is None else 100 * v)
     st.subheader("pass^k curve")
     cols = st.columns(min(len(curve), 8))
     for column, point in zip(cols, curve, strict=False):
         column.metric(f"pass^{point['k']}", pct(point["pass^k"]))
-    st.line_chart(frame, x="k", y="pass^k")
-    st.dataframe(frame, hide_index=True)
+    st.altair_chart(
+        alt.Chart(frame)
+        .mark_line(point=True)
+        .encode(
+            x=alt.X("k:O", title="k (repetitions that must all pass)"),
+            y=alt.Y("pass^k %:Q", scale=alt.Scale(domain=[0, 100]), title="pass^k (%)"),
+            tooltip=["k", "pass^k %", "cases"],
+        ),
+        width="stretch",
+    )
+    st.dataframe(
+        frame[["k", "pass^k %", "cases"]],
+        hide_index=True,
+        column_config={"pass^k %": st.column_config.NumberColumn(format="%.1f%%")},
+    )
 else:
     st.caption("No scored repetitions.")
 
@@ -66,7 +92,7 @@ per_case = data.per_case_passes(url, ev_id, only_mixed)
 if per_case:
     frame = pd.DataFrame(per_case)
     frame["pass rate"] = frame.apply(
-        lambda r: r["passed"] / r["scored"] if r["scored"] else None, axis=1
+        lambda r: 100 * r["passed"] / r["scored"] if r["scored"] else None, axis=1
     )
     # an inconsistent case opens a passing and a failing repetition side by side; any other
     # case opens its traces in the trace viewer
@@ -76,12 +102,14 @@ if per_case:
         else "trace?" + urlencode({"run": str(ev.run_id), "ev": str(ev_id), "tv_case": c.case})
         for c in per_case
     ]
-    st.dataframe(
+    clickable_table(
         frame[["case", "scored", "passed", "repetitions", "pass rate", "evidence"]],
-        hide_index=True,
-        width="stretch",
+        list(frame["evidence"]),
+        key="pk_cases",
         column_config={
-            "pass rate": st.column_config.ProgressColumn("pass rate", min_value=0, max_value=1),
+            "pass rate": st.column_config.ProgressColumn(
+                "pass rate", min_value=0, max_value=100, format="%.0f%%"
+            ),
             "evidence": st.column_config.LinkColumn(display_text="open"),
         },
     )
@@ -105,3 +133,5 @@ if per_case:
                     icon=":material/view_column_2:",
                     query_params=pair_link(ev_id, ev_id, c.case, c.first_pass, c.first_fail),
                 )
+
+follow_click()

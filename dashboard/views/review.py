@@ -134,12 +134,17 @@ def _step(offset: int) -> None:
     st.session_state["rv_item"] = ids[(position + offset) % len(ids)]
 
 
+def _why(item: dict[str, Any]) -> list[str]:
+    # "FAIL" as the reason a FAIL is queued says nothing the verdict does not
+    return [r for r in item["reasons"] if r != item["verdict"]]
+
+
 def _label(item_id: int) -> str:
     item = by_id[item_id]
     mark = "✓" if item["reviewed"] else "·"
-    return (
-        f"{mark} {item['case']} · r{item['repetition']} · {item['verdict']} · "
-        f"{'; '.join(item['reasons'])}"
+    why = "; ".join(_why(item))
+    return f"{mark} {item['case']} · r{item['repetition']} · {item['verdict']}" + (
+        f" · {why}" if why else ""
     )
 
 
@@ -159,12 +164,15 @@ note = st.text_area("Note", key=f"rv_note_{item_id}", placeholder="why (optional
 buttons = st.columns(len(LABELS))
 for column, (label, title, key, icon) in zip(buttons, LABELS, strict=True):
     with column:
-        clicked = st.button(
-            f"{title} ({key})", key=f"rv_{label}", icon=icon, shortcut=key, width="stretch"
-        )
+        # the shortcut shows on the button itself: no "(1)" in the title as well
+        clicked = st.button(title, key=f"rv_{label}", icon=icon, shortcut=key, width="stretch")
     if clicked:
+        gone = data.store_gone(url)
         if not reviewer:
             st.warning("Enter your name as reviewer first.")
+        elif gone is not None:
+            # never write a label that nothing will keep (an orphaned WAL of a deleted file)
+            st.error(md_escape(gone))
         else:
             try:
                 label_judgment(store, ev_id, int(item_id), label, reviewer, note=note)
@@ -196,11 +204,13 @@ if history:
     )
 
 # ---------------------------------------------------------------- the evidence
-h = st.columns(4)
+h = st.columns([1, 1, 4])
 h[0].metric("Verdict", item["verdict"])
 h[1].metric("Partial score", num(item.get("partial_score")))
-h[2].metric("Taxonomy", ", ".join(item.get("taxonomy") or []) or "—")
-h[3].metric("Why queued", "; ".join(item["reasons"]))
+# codes and reasons as text, not metrics: a metric cuts its value to the column ("TOOL_UNEXP…")
+with h[2]:
+    st.markdown(f"**Taxonomy:** {md_escape(', '.join(item.get('taxonomy') or []) or '—')}")
+    st.markdown(f"**Why queued:** {md_escape('; '.join(item['reasons']))}")
 detail = data.trace_detail(url, int(item["trace_id"]))
 judgment = data.judgment_body(url, ev_id, int(item["trace_id"]))
 case_body: dict[str, Any] = (detail.case_body if detail else None) or {}

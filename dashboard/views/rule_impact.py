@@ -9,12 +9,13 @@ from rejudge.dashboard.common import (
     FLIP_COLUMNS,
     context,
     delta_shown,
+    md_escape,
     p_value,
     pct,
     pick_evaluation,
     pick_run,
 )
-from rejudge.dashboard.links import flip_picker, pair_url
+from rejudge.dashboard.links import clickable_table, flip_picker, follow_click, pair_url
 from rejudge.dashboard.rules import likely_rules
 from rejudge.dashboard.sidebyside import settings_diff
 from rejudge.store import FLIP_DIRECTIONS, EvaluationSummary, RuleSet
@@ -64,19 +65,19 @@ if ev_a is None or ev_b is None:
 a, b = ev_a.id, ev_b.id
 if ev_a.rule_set == ev_b.rule_set:
     st.warning(
-        f"Both evaluations use {ev_a.rule_set}: pick two different rule sets to see a rule "
-        "change's impact."
+        md_escape(f"Both evaluations use {ev_a.rule_set}")
+        + ": pick two different rule sets to see a rule change's impact."
     )
 if ev_a.tier != ev_b.tier:
-    st.warning(f"The tiers differ ({ev_a.tier} vs {ev_b.tier}): flips mix two changes.")
+    st.warning(md_escape(f"The tiers differ ({ev_a.tier} vs {ev_b.tier}): flips mix two changes."))
 
 s = data.compare_summary(url, a, b)
 if s is None:
     st.stop()
 m1, m2, m3, m4 = st.columns(4)
-m1.metric(f"Accuracy under {ev_a.rule_set}", pct(s.accuracy_a))
+m1.metric(md_escape(f"Accuracy under {ev_a.rule_set}"), pct(s.accuracy_a))
 m2.metric(
-    f"Accuracy under {ev_b.rule_set}",
+    md_escape(f"Accuracy under {ev_b.rule_set}"),
     pct(s.accuracy_b),
     delta=delta_shown(s.delta),
 )
@@ -102,7 +103,7 @@ else:
     attributed = [likely_rules(r.taxonomy_a, r.taxonomy_b, changed_paths) for r in rows]
     frame["likely rule change"] = [", ".join(paths) or "—" for paths in attributed]
     frame["side by side"] = [pair_url(a, b, r.case, r.repetition) for r in rows]
-    st.dataframe(
+    clickable_table(
         frame[
             [
                 "case",
@@ -116,8 +117,8 @@ else:
                 "side by side",
             ]
         ],
-        hide_index=True,
-        width="stretch",
+        list(frame["side by side"]),
+        key="ri_flips",
         column_config={"side by side": st.column_config.LinkColumn(display_text="open")},
     )
     st.caption(
@@ -126,7 +127,7 @@ else:
     )
     flip_picker(rows, a, b, key="ri_open")
 
-st.subheader(f"{ev_a.rule_set} → {ev_b.rule_set}")
+st.subheader(md_escape(f"{ev_a.rule_set} → {ev_b.rule_set}"))
 if diff:
     # one row per setting, A and B side by side (a rule set's description is a label: left out)
     st.dataframe(
@@ -152,3 +153,5 @@ if diff:
         )
 else:
     st.caption("The two rule sets have identical settings.")
+
+follow_click()

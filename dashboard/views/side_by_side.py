@@ -23,6 +23,7 @@ from rejudge.dashboard.common import (
 )
 from rejudge.dashboard.evidence import render_ending, render_round
 from rejudge.dashboard.sidebyside import call_highlights, flip_cause, settings_diff
+from rejudge.dashboard.textdiff import output_text, text_diff
 from rejudge.store import RuleSet
 
 ctx = context()
@@ -98,6 +99,11 @@ def _side(
     return body, case_body, judgment, trace_id
 
 
+def _hash(trace_id: int) -> str | None:
+    detail = data.trace_detail(url, trace_id)
+    return detail.hash if detail else None
+
+
 body_a, case_a, judgment_a, trace_a = _side(ev_a.id, repetition)
 body_b, case_b, judgment_b, trace_b = _side(ev_b.id, repetition_b)
 if trace_a is None and trace_b is None:
@@ -140,6 +146,26 @@ if judgment_a and judgment_b:
             f"**{cause or 'unknown'}** (the first judgment input that differs)."
         )
 
+if trace_a is not None and trace_a == trace_b:
+    st.info(
+        f"A and B show the same trace (#{trace_a}): the rounds below are one trace twice; only "
+        "the judgments can differ."
+    )
+elif trace_a is not None and trace_b is not None and _hash(trace_a) == _hash(trace_b):
+    st.info("A and B are two traces with the same content (the same trace hash).")
+
+# ---------------------------------------------------------------- what the model said
+st.subheader("Model output, A → B")
+said_a, said_b = output_text(body_a), output_text(body_b)
+diff = text_diff(said_a, said_b)
+if not said_a and not said_b:
+    st.caption("Neither side has model text (only calls).")
+elif not diff:
+    st.caption("The same text on both sides.")
+else:
+    # evidence: shown as text in a code box, never as Markdown
+    st.code(diff, language="diff", wrap_lines=True, height=min(360, 24 * (diff.count("\n") + 2)))
+
 # ---------------------------------------------------------------- rounds, aligned
 st.subheader("Rounds")
 marks_a = call_highlights(body_a, body_b)
@@ -160,7 +186,7 @@ for position in range(max(len(rounds_a), len(rounds_b))):
                     highlight=lambda r, c, marks=marks: marks.get((r, c), set()),
                 )
             else:
-                st.caption(f"(no round {position + 1})")
+                st.caption(f"(no round {position})")
 end_a, end_b = st.columns(2)
 with end_a:
     render_ending(body_a)

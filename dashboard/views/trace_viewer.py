@@ -22,7 +22,14 @@ from rejudge.dashboard.common import (
     verdict_shown,
 )
 from rejudge.dashboard.diffview import diff_tables
-from rejudge.dashboard.evidence import render_exchanges, render_rounds, show_text, show_value
+from rejudge.dashboard.evidence import (
+    render_exchanges,
+    render_rounds,
+    round_blocks,
+    show_text,
+    show_value,
+)
+from rejudge.store import TraceRowSummary
 
 LISTED = 2000
 
@@ -35,41 +42,140 @@ if not runs:
     st.info("No runs yet. Record one with `rejudge record`, or try `rejudge demo`.")
     st.stop()
 
-c1, c2, c3 = st.columns([2, 1, 2])
+c1, c2 = st.columns([2, 3])
 with c1:
     run = pick_run("Run", runs, key="run")
 if run is None:
     st.stop()
+evals = [e for e in data.evaluations(url) if e.run_id == run.id]
+ev_id: int | None = None
+with c2:
+    if evals:
+        ev_ids = [e.id for e in evals]
+        ev_wanted = query_int("ev")
+        ev_by_id = {e.id: e for e in evals}
+        ev_id = st.selectbox(
+            "Judged under",
+            ev_ids,
+            index=ev_ids.index(ev_wanted) if ev_wanted in ev_ids else len(ev_ids) - 1,
+            key="tv_ev",
+            format_func=lambda i: eval_label(ev_by_id[i]),
+        )
+        if ev_id is not None:
+            st.query_params["ev"] = str(ev_id)
+    else:
+        st.caption("This run has no evaluation yet (`rejudge judge RUN --tier T`).")
+
+# ---------------------------------------------------------------- filters
 if "tv_case" not in st.session_state and st.query_params.get("tv_case"):
     st.session_state["tv_case"] = str(st.query_params["tv_case"])  # a link naming a case
-with c2:
-    case_text = st.text_input("Search cases", key="tv_case", placeholder="case id contains")
+f1, f2, f3, f4 = st.columns([2, 2, 2, 3])
+verdicts = f1.multiselect(
+    "Verdict", ["PASS", "FAIL", "SKIP", "AGENT_ERROR"], key="tv_verdict", placeholder="all"
+)
+codes = sorted(data.taxonomy_counts(url, ev_id)) if ev_id is not None else []
+causes = f2.multiselect("Cause", codes, key="tv_cause", placeholder="all")
+tools = data.run_tools(url, run.id)
+tool = f3.selectbox("Tool called", ["", *tools], key="tv_tool", format_func=lambda t: t or "any")
+case_text = f4.text_input("Search", key="tv_case", placeholder="case id, or any text in the trace")
 search = case_text.strip() or None
-total = data.run_trace_count(url, run.id, search)
-traces = data.run_traces(url, run.id, search)
+filtering = bool(verdicts or causes or tool or search)
+total = data.run_trace_count(url, run.id)
+traces = data.trace_rows(url, run.id, ev_id, tuple(verdicts), tuple(causes), tool or None, search)
 if not traces:
     st.info("No trace matches.")
     st.stop()
-trace_ids = [t.id for t in traces]
 by_id = {t.id: t for t in traces}
-labels = {t.id: f"{t.case_key} · r{t.repetition} · {t.status}" for t in traces}
+trace_ids = [t.id for t in traces]
+
+
+def _label(t: TraceRowSummary) -> str:
+    verdict = f" · {t.verdict}" if t.verdict else ""
+    return f"{t.case_key} · r{t.repetition} · {t.status}{verdict}"
+
+
+labels = {t.id: _label(t) for t in traces}
 wanted = query_int("trace")
-if wanted is not None and wanted not in by_id and search is None and total > len(traces):
+rep_wanted = query_int("rep")
+if wanted is None and search and rep_wanted is not None:
+    # a link naming a case and a repetition (the Report page's): open exactly that trace
+    wanted = next(
+        (t.id for t in traces if t.case_key == search and t.repetition == rep_wanted), None
+    )
+if wanted is not None and wanted not in by_id and not filtering and total > len(traces):
     # a linked trace beyond the listed ones: list it too, so the link opens it
     linked = data.trace_detail(url, wanted)
     if linked is not None and linked.run_id == run.id:
         trace_ids.insert(0, wanted)
         labels[wanted] = f"{linked.case_key} · r{linked.repetition} · {linked.status}"
-with c3:
+pending = st.session_state.pop("tv_trace_next", None)
+if pending in trace_ids:  # a row clicked in the list, or Previous / Next
+    st.session_state["tv_trace"] = pending
+elif st.session_state.get("tv_trace") not in trace_ids:
+    st.session_state["tv_trace"] = wanted if wanted in trace_ids else trace_ids[0]
+
+
+def _step(offset: int) -> None:
+    current = st.session_state.get("tv_trace")
+    position = trace_ids.index(current) if current in trace_ids else 0
+    st.session_state["tv_trace_next"] = trace_ids[(position + offset) % len(trace_ids)]
+
+
+n1, n2, n3 = st.columns([1, 8, 1])
+with n1:
+    st.button("Previous", on_click=_step, args=(-1,), key="tv_prev", width="stretch")
+with n2:
     trace_id = st.selectbox(
         "Trace (case · repetition)",
         trace_ids,
-        index=trace_ids.index(wanted) if wanted in trace_ids else 0,
         key="tv_trace",
         format_func=lambda i: labels.get(i, f"trace #{i}"),
+        label_visibility="collapsed",
     )
-shown_note = "" if total <= len(traces) else f"; listing the first {len(traces)}: search to narrow"
-st.caption(f"{total} trace(s) in this run{' match' if search else ''}{shown_note}.")
+with n3:
+    st.button("Next", on_click=_step, args=(1,), key="tv_next", width="stretch")
+listed = len(traces)
+if filtering:
+    note = f"{listed} trace(s) in this run match" + ("" if listed < LISTED else " (the first)")
+else:
+    note = f"{total} trace(s) in this run" + (
+        "" if total <= listed else f"; listing the first {listed}: filter to narrow"
+    )
+st.caption(note + ". Previous / Next step through them; a row of the list opens its trace.")
+
+
+def _pick_row() -> None:
+    rows = st.session_state["tv_list"]["selection"]["rows"]
+    if rows and rows[0] < len(traces):
+        st.session_state["tv_trace_next"] = traces[rows[0]].id
+
+
+with st.expander(f"List ({listed})", expanded=filtering):
+    st.dataframe(
+        pd.DataFrame(
+            [
+                {
+                    "case": t.case_key,
+                    "rep": t.repetition,
+                    "status": t.status,
+                    "verdict": t.verdict or "—",
+                    "causes": ", ".join(t.taxonomy),
+                    "tools": ", ".join(t.tools),
+                    "rounds": t.round_count,
+                    "tokens in": t.input_tokens,
+                    "tokens out": t.output_tokens,
+                    "time (s)": t.elapsed_s,
+                }
+                for t in traces
+            ]
+        ),
+        key="tv_list",
+        on_select=_pick_row,
+        selection_mode="single-row",
+        hide_index=True,
+        width="stretch",
+        column_config={"time (s)": st.column_config.NumberColumn(format="%.2f")},
+    )
 if trace_id is None:
     st.stop()
 st.query_params["trace"] = str(trace_id)
@@ -79,35 +185,29 @@ if detail is None:
     st.stop()
 body: dict[str, Any] = detail.body or {}
 case_body: dict[str, Any] = detail.case_body or {}
-
-evals = [e for e in data.evaluations(url) if e.run_id == run.id]
 judgment: dict[str, Any] | None = None
-if evals:
-    ev_ids = [e.id for e in evals]
-    ev_wanted = query_int("ev")
-    ev_by_id = {e.id: e for e in evals}
-    ev_id = st.selectbox(
-        "Judged under",
-        ev_ids,
-        index=ev_ids.index(ev_wanted) if ev_wanted in ev_ids else len(ev_ids) - 1,
-        key="tv_ev",
-        format_func=lambda i: eval_label(ev_by_id[i]),
-    )
-    if ev_id is not None:
-        st.query_params["ev"] = str(ev_id)
-        judgment = data.judgment_body(url, int(ev_id), int(trace_id))
+if ev_id is not None:
+    judgment = data.judgment_body(url, int(ev_id), int(trace_id))
 
 st.markdown("**Instruction**")
 show_text(str(case_body.get("instruction", "")))
 timings = body.get("timings") or {}
-head = st.columns(5)
+usage = body.get("usage") or {}
+head = st.columns(6)
 head[0].metric("Status", body.get("status", detail.status))
 head[1].metric("Rounds", len(body.get("rounds") or []))
 head[2].metric("Calls", sum(len(r.get("calls") or []) for r in body.get("rounds") or []))
 elapsed = timings.get("elapsed_s") or timings.get("wall_s")
 head[3].metric("Time", "—" if elapsed is None else f"{float(elapsed):.2f} s")
+head[4].metric(
+    "Tokens in / out",
+    f"{usage['input_tokens']:,} / {usage.get('output_tokens', 0):,}"
+    if isinstance(usage.get("input_tokens"), int)
+    else "—",
+    help="as the provider reported it; no price is recorded, so no cost",
+)
 if judgment is not None:
-    head[4].metric("Verdict", verdict_shown(judgment, case_body))
+    head[5].metric("Verdict", verdict_shown(judgment, case_body))
 if body.get("error"):
     err = body["error"]
     st.error(md_escape(f"Trace error ({err.get('kind')}): {err.get('message')}"))
@@ -128,12 +228,13 @@ def _round_time(index: int) -> str:
     return ""
 
 
-render_rounds(body, round_time=_round_time)
+exchanges = load_exchanges(ctx.cassettes_dir, detail.cassette_path, timings)
+render_rounds(body, round_time=_round_time, blocks=round_blocks(exchanges))
 
 # ---------------------------------------------------------------- judgment
 st.subheader("Judgment")
 if judgment is None:
-    st.caption("This run has no evaluation yet (`rejudge judge RUN --tier T`).")
+    st.caption("No judgment of this trace under the chosen evaluation.")
 else:
     j1, j2, j3 = st.columns(3)
     j1.metric("Verdict", verdict_shown(judgment, case_body))
@@ -173,4 +274,4 @@ with g2:
 
 # ---------------------------------------------------------------- raw exchange
 st.subheader("Raw HTTP exchanges")
-render_exchanges(load_exchanges(ctx.cassettes_dir, detail.cassette_path, timings))
+render_exchanges(exchanges)

@@ -24,10 +24,12 @@ def app_path() -> Path:
 def streamlit_command(*, host: str, port: int) -> list[str]:
     """The command line that serves the app (the store goes in its environment, see
     :func:`dashboard_env`)."""
+    # Streamlit's command line, through a launcher that imports the app's heavy modules while
+    # the server starts (rejudge.dashboard.serve), so the first page does not wait for them
     return [
         sys.executable,
         "-m",
-        "streamlit",
+        "rejudge.dashboard.serve",
         "run",
         str(app_path()),
         "--server.headless",

@@ -173,6 +173,8 @@ async def record_suite_async(
     run = store.create_run(
         name=run_name or _default_run_name(suite.name, config), suite=suite_record, config=config
     )
+    # the live monitor expects this recording's jobs, not the whole suite's
+    store.plan_run(run.id, [case.id for case in cases] if case_ids else None)
     case_pks = store.get_case_pks(suite_record.id)
     done_keys = store.trace_keys(run.id)
     jobs = [(case, rep) for case in cases for rep in range(config.repeat)]

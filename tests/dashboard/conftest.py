@@ -3,6 +3,7 @@ CLI's `report --json` / `compare --json` give for its evaluations (what the page
 
 from __future__ import annotations
 
+import re
 import uuid
 from collections.abc import Iterator
 from pathlib import Path
@@ -92,4 +93,34 @@ def app_on(built: Built, page: str | None = None, **query: str) -> AppTest:
 
 
 def metrics(at: AppTest) -> dict[str, str]:
-    return {m.label: m.value for m in at.metric}
+    """Metric label -> value, the labels as a person reads them (Markdown escapes decoded)."""
+    return {re.sub(r"\\(.)", r"\1", m.label): m.value for m in at.metric}
+
+
+WORLD = Path(__file__).resolve().parents[1] / "data" / "world"
+
+
+@pytest.fixture(scope="session")
+def world(tmp_path_factory: pytest.TempPathFactory) -> Built:
+    """The world corpus (tests/data/world: cassettes other projects recorded) imported as one
+    ad-hoc run, its cassettes copied into the store's folder, judged under two tiers."""
+    from rejudge.judge import load_rule_set
+
+    from rejudge.services import import_cassettes, judge_run
+
+    root = tmp_path_factory.mktemp("world")
+    url = f"sqlite:///{root / 'rejudge.db'}"
+    store = Store.open(url)
+    try:
+        result = import_cassettes(
+            WORLD, store, run_name="world", copy_to=root / "cassettes", strict=False
+        )
+        rules = load_rule_set("standard@2")
+        built = Built(url=url, cassettes_dir=root / "cassettes")
+        built.runs["world"] = store.get_run("world").id
+        for tier in ("golden", "contract"):
+            built.evaluations[tier] = judge_run(store, "world", tier, rules).evaluation_id
+        built.traces = result.traces if hasattr(result, "traces") else 0
+    finally:
+        store.close()
+    return built

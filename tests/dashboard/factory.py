@@ -202,8 +202,10 @@ def build_store(
     with_run_b: bool = True,
     with_run_c: bool = False,
     running_run: bool = False,
+    models: tuple[str, str, str] = ("model-a", "model-b", "model-c"),
 ) -> Built:
-    """Build the store; ``cassettes_dir`` writes a cassette for run-a's traces."""
+    """Build the store; ``cassettes_dir`` writes a cassette for run-a's traces; ``models``
+    names the models of run-a, run-b and run-c (evidence text, as a model name is)."""
     rng = random.Random(seed)
     store = Store.open(url)
     try:
@@ -225,11 +227,11 @@ def build_store(
         rule_ids = {v: store.save_rule_set(r) for v, r in rules.items()}
         built.rule_sets = {f"t@{v}": r for v, r in rules.items()}
         # (run, model, pass rate, rule versions, harness mode, how many cases)
-        plans = [("run-a", "model-a", 0.7, ["1", "2"], "production-parity", cases)]
+        plans = [("run-a", models[0], 0.7, ["1", "2"], "production-parity", cases)]
         if with_run_b:
-            plans.append(("run-b", "model-b", 0.6, ["1"], "production-parity", cases))
+            plans.append(("run-b", models[1], 0.6, ["1"], "production-parity", cases))
         if with_run_c:  # not comparable with the others: another harness mode, half the cases
-            plans.append(("run-c", "model-c", 0.8, ["1"], "oracle-assisted", max(1, cases // 2)))
+            plans.append(("run-c", models[2], 0.8, ["1"], "oracle-assisted", max(1, cases // 2)))
         for run_name, model, p_pass, versions, harness, n_cases in plans:
             config = RunConfig(
                 model=model,

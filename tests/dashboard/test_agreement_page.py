@@ -12,7 +12,7 @@ from rejudge.suites.importers import SHIPPED_TAU_BENCH
 
 from rejudge.services import evaluation_agreement, import_tau_bench, judge_run
 from tests.dashboard.conftest import app_on, metrics
-from tests.dashboard.factory import Built
+from tests.dashboard.factory import Built, build_store
 
 
 def test_the_page_shows_the_report_numbers(tmp_path: Path) -> None:
@@ -40,5 +40,29 @@ def test_the_page_shows_the_report_numbers(tmp_path: Path) -> None:
         assert row["PASS / 0"] == tier["table"]["pass_0"]
     golden = next(t for t in expected["tiers"] if t["tier"] == "golden")
     assert shown["rejudge FAIL, external 1"] == str(golden["table"]["fail_1"])
-    assert len(at.dataframe[1].value) == len(golden["disagreements"])
-    assert json.loads(at.json[0].value) == expected
+    disagreements = at.dataframe[1].value
+    assert len(disagreements) == len(golden["disagreements"])
+    # every row opens side by side; what τ-bench checked (its reward_info) is beside rejudge's
+    assert all(u.startswith("side_by_side?a=") for u in disagreements["side by side"])
+    assert all("reward" in c for c in disagreements["what tau-bench checked"])
+    assert json.loads(at.json[-1].value) == expected
+
+
+def test_the_page_opens_on_an_evaluation_with_external_verdicts(tmp_path: Path) -> None:
+    url = f"sqlite:///{tmp_path / 'agree.db'}"
+    store = Store.open(url)
+    import_tau_bench(
+        SHIPPED_TAU_BENCH / "gpt-4o-airline.json",
+        store,
+        tools=SHIPPED_TAU_BENCH / "tools.json",
+        run_name="tau",
+    )
+    ev = judge_run(store, "tau", "golden", load_rule_set("standard@2")).evaluation_id
+    store.close()
+    newer = build_store(url, cases=3, repeat=1, with_run_b=False)  # no external verdict
+    assert min(newer.evaluations.values()) > ev
+    at = app_on(Built(url=url), "agreement")
+    assert at.selectbox(key="pick_ev").value == ev
+    assert metrics(at)["Traces with a verdict"] == "200"
+    causes = at.get("vega_lite_chart")
+    assert causes  # drawn with full labels (labelLimit 0), not a cut bar-chart index

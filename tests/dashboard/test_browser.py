@@ -63,7 +63,7 @@ def _rejudge_argv(*args: str) -> list[str]:
 def test_command_line_is_headless_on_loopback_and_never_holds_the_store(tmp_path: Path) -> None:
     url = "postgresql+psycopg://u:hunter2@127.0.0.1/db"
     command = streamlit_command(host="127.0.0.1", port=8765)
-    assert command[1:4] == ["-m", "streamlit", "run"]
+    assert command[1:4] == ["-m", "rejudge.dashboard.serve", "run"]  # Streamlit's CLI, preloaded
     assert command[4].endswith("dashboard/app.py") and Path(command[4]).is_file()
     pairs = dict(zip(command[5::2], command[6::2], strict=True))
     assert pairs == {
@@ -186,7 +186,7 @@ def test_a_password_in_the_store_url_is_in_no_process_argv(tmp_path: Path) -> No
             assert _argv_holding(password) == []
             # the started process became Streamlit (exec), and the store reached it anyway
             own = (Path("/proc") / str(proc.pid) / "cmdline").read_bytes().split(b"\0")
-            assert b"streamlit" in own and b"run" in own
+            assert b"rejudge.dashboard.serve" in own and b"run" in own
             environ = (Path("/proc") / str(proc.pid) / "environ").read_bytes()
             assert password.encode() in environ
     finally:

@@ -115,7 +115,8 @@ def test_rule_impact_shows_flips_and_the_rule_diff(built: Built) -> None:
 def test_trace_viewer_cards_badges_diff_and_cassette(built: Built) -> None:
     at = app_on(built, "trace_viewer", run=str(built.runs["run-a"]))
     markdown = "\n".join(m.value for m in at.markdown)
-    assert "**Round 1**" in markdown
+    # counted from 0, as `rejudge traces` prints rounds and the judge counts calls ("call #0")
+    assert "**Round 0**" in markdown and "**Round 1**" not in markdown.split("**Round 0**")[0]
     assert ":green-badge[" in markdown or ":red-badge[" in markdown
     shown = metrics(at)
     assert shown["Verdict"] in ("PASS", "FAIL", "SKIP", "AGENT_ERROR")
@@ -189,6 +190,9 @@ def test_live_monitor_follows_the_running_run(built: Built) -> None:
 @SQLITE_ONLY
 def test_trends_one_point_per_evaluation(built: Built) -> None:
     at = app_on(built, "trends")
+    # it opens on the newest evaluation's tier and rules; "all" shows every evaluation
+    assert at.selectbox(key="tr_rules").value == "t@1"
+    at.selectbox(key="tr_rules").set_value("all").run()
     assert metrics(at)["Evaluations"] == str(len(built.evaluations))
     table = at.dataframe[0].value
     reports = {ev: judge_report(built.url, ev) for ev in built.evaluations.values()}
@@ -253,16 +257,22 @@ def test_live_monitor_follows_new_traces_as_they_land(fresh_built: Built) -> Non
         at = app_on(fresh_built, "live", run=str(run.id))
         assert metrics(at)["Traces"] == "4 / 12"
         assert any("In progress: **c00004**" in i.value for i in at.info)
-        assert metrics(at)["ETA"] not in ("—", "done")
+        assert metrics(at)["Time left"].startswith("about ")
         record(range(4, 9))
         st.cache_data.clear()  # the page's TTL is 1 s; don't make the test wait for it
         at.run()
         assert metrics(at)["Traces"] == "9 / 12"
         assert any("In progress: **c00009**" in i.value for i in at.info)
+        # a recording of a subset (record --case x3) expects only those
+        store.plan_run(run.id, ["c00000", "c00001", "c00010"])
+        st.cache_data.clear()
+        at.run()
+        assert metrics(at)["Traces"] == "2 / 3"  # c00000 and c00001 of the three
+        assert any("In progress: **c00010**" in i.value for i in at.info)
         store.finish_run(run.id)
         st.cache_data.clear()
         at.run()
-        assert metrics(at)["ETA"] == "done"
+        assert metrics(at)["Time left"] == "done"
     finally:
         store.close()
 
@@ -344,7 +354,7 @@ def test_diff_tables_read_the_call_matching_shape_and_others() -> None:
     ]
     calls, arguments = diff_tables(diff)
     assert [c.get("golden tool") for c in calls[:3]] == ["cancel_order", "refund", "—"]
-    assert calls[0]["round"] == 2 and calls[0]["codes"] == "PARAM_WRONG_VALUE, EXECUTION_FAILED"
+    assert calls[0]["round"] == 1 and calls[0]["codes"] == "PARAM_WRONG_VALUE, EXECUTION_FAILED"
     assert calls[1]["actual tool"] == "—" and calls[1]["round"] == "—"
     assert calls[3] == {"step": 3, "failure": "UNKNOWN_VALUE", "args": '{"x": 1}'}
     assert [(a["argument"], a["actual"], a["code"]) for a in arguments] == [
@@ -352,3 +362,30 @@ def test_diff_tables_read_the_call_matching_shape_and_others() -> None:
         ("reason", "(absent)", "PARAM_MISSING"),
         ("user_id", "u1", ""),
     ]
+
+
+@SQLITE_ONLY
+def test_rounds_are_numbered_as_the_cli_numbers_them(built: Built) -> None:
+    """The trace viewer's round cards carry the numbers `rejudge traces RUN --case C` prints in
+    its round column, and the judge's reasons count calls from 0 the same way."""
+    import re
+
+    from click.testing import CliRunner
+
+    from rejudge.cli import cli
+
+    run = built.runs["run-a"]
+    at = app_on(built, "trace_viewer", run=str(run))
+    case = str(at.selectbox(key="tv_trace").format_func(at.selectbox(key="tv_trace").value))
+    case = case.split(" · ")[0]
+    shown = [
+        int(n) for n in re.findall(r"\*\*Round (\d+)\*\*", "\n".join(m.value for m in at.markdown))
+    ]
+    result = CliRunner().invoke(
+        cli, ["--db", built.url, "traces", "run-a", "--case", case], terminal_width=200
+    )
+    assert result.exit_code == 0, result.output
+    printed = [
+        int(m) for m in re.findall(rf"│ {re.escape(case)}\s*│ 0\s*│ (\d+)\s*│", result.output)
+    ]
+    assert shown and shown == printed

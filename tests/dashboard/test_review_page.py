@@ -111,3 +111,41 @@ def test_the_reviewer_is_remembered_and_a_label_shows_at_once(
     again.switch_page("views/review.py")
     again.run()
     assert again.text_input(key="rv_reviewer").value == "bo"
+
+
+def test_labels_read_plainly(evaluation: tuple[str, int]) -> None:
+    url, ev = evaluation
+    at = AppTest.from_file(str(APP), default_timeout=60)
+    at.session_state["db_url"] = url
+    at.session_state["cassettes_dir"] = ""
+    at.query_params["ev"] = str(ev)
+    at.run()
+    at.switch_page("views/review.py").run()
+    titles = [
+        b.label
+        for b in at.button
+        if str(b.key).startswith("rv_") and b.key not in ("rv_prev", "rv_next")
+    ]
+    assert titles == ["Confirmed", "Judge wrong", "Golden wrong", "Unclear"]  # the key shows beside
+    item = at.selectbox(key="rv_item")
+    label = item.format_func(item.value)
+    assert "FAIL · FAIL" not in label and label.count("FAIL") == 1, label
+    # codes as text, never a metric cut to its column
+    assert not any(m.label in ("Taxonomy", "Why queued") for m in at.metric)
+    assert any(m.value.startswith("**Taxonomy:** PARAM") for m in at.markdown)
+
+
+def test_an_ordinary_reply_in_a_conversation_is_no_missing_call() -> None:
+    from rejudge.dashboard.evidence import round_kind
+
+    body = {
+        "status": "completed",
+        "rounds": [
+            {"index": 0, "text": "Which order?", "calls": []},  # answers the user, who replies
+            {"index": 1, "calls": [{"name": "get_order"}]},
+            {"index": 2, "text": "Hmm", "calls": []},  # no call, and no user message follows
+            {"index": 3, "text": "Done.", "calls": []},
+        ],
+        "user_turns": [{"before_round": 1, "position": 1, "text": "W1"}],
+    }
+    assert [round_kind(body, i) for i in range(4)] == ["reply", "calls", "no_call", "answer"]

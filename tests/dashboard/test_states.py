@@ -5,6 +5,7 @@ date, and the side-by-side page reached by URL and from Compare's flips."""
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 import pytest
@@ -19,7 +20,8 @@ SQLITE_ONLY = pytest.mark.parametrize("built", ["sqlite"], indirect=True)
 
 
 def _metric(at, label: str):
-    return next(m for m in at.metric if m.label == label)
+    # labels as a person reads them (Markdown escapes decoded)
+    return next(m for m in at.metric if re.sub(r"\\(.)", r"\1", m.label) == label)
 
 
 def test_p_values_and_deltas_read_as_people_read_them() -> None:
@@ -118,7 +120,7 @@ def test_overview_is_newest_first_with_the_latest_card(built: Built) -> None:
     assert list(runs["id"]) == sorted(runs["id"], reverse=True)
     assert list(evals["id"]) == sorted(evals["id"], reverse=True)
     latest = max(built.evaluations.values())
-    assert any(m.label.startswith(f"Latest: #{latest} ") for m in at.metric)
+    assert any(label.startswith(f"Latest: #{latest} ") for label in metrics(at))
     assert "None" not in set(evals["accuracy"].astype(str))
 
 
@@ -256,3 +258,125 @@ def test_live_traces_link_to_their_evidence(built: Built) -> None:
     pairs = [p for p in links if p.page == "side_by_side" and "case=" in p.query_string]
     assert len(pairs) == 20
     assert all(p.query_string.startswith(f"a={built.evaluations['c1']}&") for p in pairs)
+
+
+def test_pass_k_says_not_scorable_when_repetitions_are_not_scored(tmp_path: Path) -> None:
+    built = build_store(f"sqlite:///{tmp_path / 'r.db'}", cases=3, repeat=4, with_run_b=False)
+    store = Store.open(built.url)
+    try:  # every repetition of a1 is SKIP: four recorded, none scorable
+        from rejudge.store._read_common import _T_EJ
+
+        with store.engine.begin() as c:
+            c.execute(
+                _T_EJ.update()
+                .where(_T_EJ.c.evaluation_id == built.evaluations["a1"])
+                .values(verdict="SKIP")
+            )
+    finally:
+        store.close()
+    at = app_on(built, "pass_k", ev=str(built.evaluations["a1"]))
+    notes = " ".join(i.value for i in at.info)
+    assert "up to 4 repetitions" in notes and "not scorable" in notes
+    assert "scored at most once" not in notes
+
+
+@SQLITE_ONLY
+def test_pass_k_speaks_in_percent(built: Built) -> None:
+    at = app_on(built, "pass_k", ev=str(built.evaluations["a1"]))
+    curve = next(d.value for d in at.dataframe if "pass^k %" in d.value.columns)
+    assert curve["pass^k %"].max() > 1  # percent, not a fraction
+    table = next(d.value for d in at.dataframe if "pass rate" in d.value.columns)
+    assert table["pass rate"].dropna().between(0, 100).all() and table["pass rate"].max() > 1
+
+
+@SQLITE_ONLY
+def test_overview_rows_link_to_their_pages(built: Built) -> None:
+    at = app_on(built)
+    runs, evals = at.dataframe[0].value, at.dataframe[1].value
+    assert all(u == f"trace?run={i}" for u, i in zip(runs["traces link"], runs["id"], strict=True))
+    assert all(u == f"report?ev={i}" for u, i in zip(evals["report"], evals["id"], strict=True))
+    a1, a2 = built.evaluations["a1"], built.evaluations["a2"]
+    row = evals[evals["id"] == a2].iloc[0]
+    assert row["compare"] == f"compare?a={a1}&b={a2}"  # the rule change on the same run
+
+
+def test_trends_open_on_a_readable_selection(tmp_path: Path) -> None:
+    """Nine runs under two rule sets: the page opens on the newest rules and the newest six
+    runs, drawn run by run (they were recorded seconds apart: no clock axis reading ':50')."""
+    import json
+
+    built = build_store(f"sqlite:///{tmp_path / 'r.db'}", cases=3, repeat=1, with_run_b=False)
+    store = Store.open(built.url)
+    try:
+        from rejudge.judge import load_rule_set
+
+        from rejudge.services import judge_run
+
+        suite = store.get_suite("retail-test")
+        source = store.get_run("run-a")
+        rows = list(store.iter_traces(source.id))
+        for n in range(8):
+            run = store.create_run(name=f"r{n}", suite=suite, config=source.config.model_copy())
+            pks = store.get_case_pks(suite.id)
+            store.save_traces([(run.id, pks[t.case_key], t.trace, None, None) for t in rows])
+            judge_run(store, f"r{n}", "golden", load_rule_set("standard@2"))
+    finally:
+        store.close()
+    at = app_on(built, "trends")
+    assert at.selectbox(key="tr_tier").value == "golden"
+    assert at.selectbox(key="tr_rules").value == "standard@2"
+    assert len(at.multiselect(key="tr_runs").value) == 6
+    assert metrics(at)["Evaluations"] == "6"
+    spec = json.loads(at.get("vega_lite_chart")[0].proto.spec)
+    assert spec["encoding"]["x"]["field"] == "run_label"
+
+
+@SQLITE_ONLY
+def test_trace_viewer_filters_steps_and_opens_a_named_repetition(built: Built) -> None:
+    run, ev = built.runs["run-a"], built.evaluations["a1"]
+    at = app_on(built, "trace_viewer", run=str(run), ev=str(ev))
+    at.multiselect(key="tv_verdict").set_value(["FAIL"]).run()
+    listed = next(d.value for d in at.dataframe if "verdict" in d.value.columns)
+    assert len(listed) and set(listed["verdict"]) == {"FAIL"}
+    first = at.selectbox(key="tv_trace").value
+    at.button(key="tv_next").click().run()
+    second = at.selectbox(key="tv_trace").value
+    assert second != first
+    at.button(key="tv_prev").click().run()
+    assert at.selectbox(key="tv_trace").value == first
+    # a cause of the evaluation, a tool the run called: each narrows the list
+    at.multiselect(key="tv_verdict").set_value([]).run()
+    tools = at.selectbox(key="tv_tool").options
+    at.selectbox(key="tv_tool").set_value(tools[1]).run()
+    listed = next(d.value for d in at.dataframe if "tools" in d.value.columns)
+    assert len(listed) and all(tools[1] in t for t in listed["tools"])
+    # the Report page's link: a case and a repetition
+    at = app_on(built, "trace_viewer", run=str(run), ev=str(ev), tv_case="c00002", rep="1")
+    assert (
+        at.selectbox(key="tv_trace")
+        .format_func(at.selectbox(key="tv_trace").value)
+        .startswith("c00002 · r1 ")
+    )
+    assert "Tokens in / out" in metrics(at)
+
+
+@SQLITE_ONLY
+def test_side_by_side_says_when_both_sides_are_one_trace_and_diffs_the_text(built: Built) -> None:
+    from rejudge.dashboard.textdiff import output_text, text_diff
+
+    a1, a2, b1 = (built.evaluations[k] for k in ("a1", "a2", "b1"))
+    same = app_on(built, "side_by_side", a=str(a1), b=str(a2), case="c00000", rep="0")
+    assert any("same trace" in i.value for i in same.info)
+    other = app_on(built, "side_by_side", a=str(a1), b=str(b1), case="c00000", rep="0")
+    assert not any("same trace" in i.value for i in other.info)
+    store = Store.open(built.url)
+    try:
+        bodies = [
+            store.trace_detail(store.evaluation_trace(ev, "c00000", 0)).body for ev in (a1, b1)
+        ]
+    finally:
+        store.close()
+    expected = text_diff(output_text(bodies[0]), output_text(bodies[1]))
+    shown = [c.value for c in other.code if c.language == "diff"]
+    assert shown == ([expected] if expected else [])
+    assert text_diff("[round 0]\nyes", "[round 0]\nno").splitlines()[-2:] == ["-yes", "+no"]

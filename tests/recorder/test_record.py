@@ -426,3 +426,27 @@ def test_a_full_run_ends_finished(store: Store, tmp_path: Path) -> None:
     with FakeModelServer(ScriptedModel(SCRIPT)) as server:
         summary = _record(store, server, tmp_path / "cassettes", case_ids=[c.id for c in CASES])
     assert summary.run.status == "finished"  # a "subset" naming every case is the whole suite
+
+
+def test_a_recording_of_a_subset_expects_only_its_traces(store: Store, tmp_path: Path) -> None:
+    """`record --case c0 --case c1 --repeat 3` expects 6 traces while it runs (what the live
+    monitor shows and times its ETA by), not the suite's cases x 3; a later recording of the
+    whole suite expects them all again."""
+    cassettes = tmp_path / "cassettes"
+    seen: list[tuple[int, int, list[str]]] = []
+
+    def watch(_state: RecordProgress) -> None:
+        run = next((r for r in store.run_summaries() if r.run == "run1"), None)
+        if run is not None:
+            pending = [p.case for p in store.pending_cases(run.id, limit=100)]
+            seen.append((run.traces, run.expected_traces, pending))
+
+    with FakeModelServer(ScriptedModel(SCRIPT)) as server:
+        _record(
+            store, server, cassettes, case_ids=["c0", "c1"], config={"repeat": 3}, progress=watch
+        )
+        assert seen and all(expected == 6 for _done, expected, _p in seen)
+        assert all(set(pending) <= {"c0", "c1"} for _d, _e, pending in seen)
+        _record(store, server, cassettes, config={"repeat": 3})
+    whole = next(r for r in store.run_summaries() if r.run == "run1")
+    assert whole.expected_traces == len(CASES) * 3 == whole.traces

@@ -1,0 +1,152 @@
+"""Report: one evaluation as ``rejudge report EVAL`` prints it (summary, top failures, worst
+tools, anomalies, every case), with filters over the cases and downloads of what is shown.
+
+``?ev=<evaluation>`` opens one directly (Overview's table links here). Each case opens its trace
+in the trace viewer. The CSV and JSONL downloads hold exactly the rows the filters leave.
+"""
+
+from __future__ import annotations
+
+import json
+from urllib.parse import urlencode
+
+import pandas as pd
+import streamlit as st
+from rejudge.dashboard import data
+from rejudge.dashboard.common import (
+    context,
+    filter_cases,
+    num,
+    pct,
+    pick_evaluation,
+    verdict_caption,
+)
+from rejudge.dashboard.links import clickable_table, follow_click
+
+ctx = context()
+url = ctx.db_url
+
+st.title("Report")
+rows = data.evaluations(url)
+if not rows:
+    st.info("No evaluations yet. Judge a run with `rejudge judge RUN --tier T`.")
+    st.stop()
+ev = pick_evaluation("Evaluation", rows, key="ev", default_index=len(rows) - 1)
+if ev is None:
+    st.stop()
+report = data.evaluation_report(url, ev.id)
+summary = report["summary"]
+counts = summary["verdict_counts"]
+
+m = st.columns(5)
+m[0].metric("Accuracy", pct(summary["accuracy"]))
+m[1].metric("Scored", summary["scored_count"])
+m[2].metric("PASS / FAIL", f"{counts['PASS']} / {counts['FAIL']}")
+m[3].metric("SKIP / AGENT_ERROR", f"{counts['SKIP']} / {counts['AGENT_ERROR']}")
+m[4].metric("Average partial", num(summary.get("average_partial_score")))
+st.caption(verdict_caption(ev))
+usage = data.run_usage(url, ev.run_id)
+if usage.traces:
+    st.caption(
+        f"Tokens over the run's {usage.traces} trace(s): {usage.input_tokens:,} in · "
+        f"{usage.output_tokens:,} out ({usage.with_usage} trace(s) record usage); wall time "
+        + (f"{usage.elapsed_s:.1f} s" if usage.elapsed_s is not None else "not recorded")
+        + ". Cost: no price is recorded with a run, so none is computed."
+    )
+
+left, right = st.columns(2)
+with left:
+    st.markdown("**Top failures** (primary cause)")
+    top = summary.get("top_failures") or []
+    if top:
+        st.dataframe(
+            pd.DataFrame(
+                [{"code": t["code"], "FAILs": t["count"], "share": pct(t["share"])} for t in top]
+            ),
+            hide_index=True,
+            width="stretch",
+        )
+    else:
+        st.caption("No FAIL names a cause.")
+with right:
+    st.markdown("**Worst tools**")
+    worst = summary.get("worst_tools") or []
+    if worst:
+        st.dataframe(pd.DataFrame(worst), hide_index=True, width="stretch")
+    else:
+        st.caption("No tool is implicated in a FAIL.")
+anomalies = summary.get("anomalies") or []
+if anomalies:
+    with st.expander(f"Anomalies ({len(anomalies)})"):
+        st.dataframe(
+            pd.DataFrame(
+                [
+                    {"case": a["case"], "rep": a["repetition"], "flags": ", ".join(a["flags"])}
+                    for a in anomalies
+                ]
+            ),
+            hide_index=True,
+            width="stretch",
+        )
+
+st.subheader("Cases")
+cases = report["cases"]
+verdicts = sorted({c["verdict"] for c in cases if c["verdict"]})
+codes = sorted({code for c in cases for code in c["taxonomy"] or []})
+f1, f2, f3 = st.columns([2, 2, 3])
+picked_verdicts = f1.multiselect("Verdict", verdicts, key="rp_verdict", placeholder="all")
+picked_codes = f2.multiselect("Cause", codes, key="rp_cause", placeholder="all")
+text = f3.text_input("Case contains", key="rp_text").strip()
+shown = filter_cases(cases, verdicts=picked_verdicts, causes=picked_codes, text=text)
+st.caption(f"{len(shown)} of {len(cases)} case(s) shown.")
+if shown:
+    frame = pd.DataFrame(
+        [
+            {
+                "case": c["case"],
+                "rep": c["repetition"],
+                "verdict": c["verdict"],
+                "causes": ", ".join(c["taxonomy"] or []),
+                "partial": c["partial_score"],
+                "trace": "trace?"
+                + urlencode(
+                    {
+                        "run": str(ev.run_id),
+                        "ev": str(ev.id),
+                        "tv_case": c["case"],
+                        "rep": str(c["repetition"]),
+                    }
+                ),
+            }
+            for c in shown
+        ]
+    )
+    clickable_table(
+        frame,
+        list(frame["trace"]),
+        key="rp_cases",
+        column_config={
+            "partial": st.column_config.NumberColumn(format="%.2f"),
+            "trace": st.column_config.LinkColumn(display_text="open"),
+        },
+    )
+    d1, d2, _ = st.columns([1, 1, 4])
+    plain = [{k: v for k, v in c.items()} for c in shown]
+    d1.download_button(
+        "Download CSV",
+        frame.drop(columns=["trace"]).to_csv(index=False),
+        file_name=f"evaluation-{ev.id}-cases.csv",
+        mime="text/csv",
+        key="rp_csv",
+    )
+    d2.download_button(
+        "Download JSONL",
+        "".join(json.dumps(c, ensure_ascii=False) + "\n" for c in plain),
+        file_name=f"evaluation-{ev.id}-cases.jsonl",
+        mime="application/x-ndjson",
+        key="rp_jsonl",
+    )
+with st.expander("As JSON (what `rejudge report EVAL --json` prints)"):
+    st.json(json.dumps({k: v for k, v in report.items() if k != "calibration"}), expanded=False)
+
+follow_click()

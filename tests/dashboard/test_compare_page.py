@@ -1,0 +1,57 @@
+"""Compare's opening state and its honest empties (AppTest, SQLite): without A and B in the
+address it opens on the newest pair that can be compared; the sidebar's Compare link keeps the
+pair; an accuracy with nothing scored reads "—" with no interval and no bar."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from tests.dashboard.conftest import app_on, metrics
+from tests.dashboard.factory import Built, build_store
+
+SQLITE_ONLY = pytest.mark.parametrize("built", ["sqlite"], indirect=True)
+
+
+@SQLITE_ONLY
+def test_compare_opens_on_the_newest_comparable_pair(built: Built) -> None:
+    # the newest evaluation (run-c: another harness mode, half the cases) compares with nothing
+    assert max(built.evaluations.values()) == built.evaluations["c1"]
+    at = app_on(built, "compare")
+    a, b = at.selectbox(key="pick_a").value, at.selectbox(key="pick_b").value
+    assert (a, b) == (built.evaluations["a2"], built.evaluations["b1"])
+    assert not any("comparable: false" in e.value for e in at.error)
+
+
+@SQLITE_ONLY
+def test_the_sidebar_compare_link_keeps_the_pair(built: Built) -> None:
+    a, b = built.evaluations["a1"], built.evaluations["b1"]
+    at = app_on(built, "compare", a=str(a), b=str(b))
+    at.switch_page("views/overview.py").run()
+    links = [p for p in at.sidebar.get("page_link") if "compare" in p.proto.page]
+    assert links and links[0].proto.query_string == f"a={a}&b={b}"
+
+
+def test_nothing_scored_reads_a_dash_without_interval_or_bar(tmp_path: Path) -> None:
+    built = build_store(f"sqlite:///{tmp_path / 'r.db'}", cases=3, repeat=1, with_run_b=False)
+    from rejudge.store import Store
+
+    store = Store.open(built.url)
+    try:  # every judgment of a2 becomes SKIP: nothing scored
+        from rejudge.store._read_common import _T_EJ
+
+        with store.engine.begin() as c:
+            c.execute(
+                _T_EJ.update()
+                .where(_T_EJ.c.evaluation_id == built.evaluations["a2"])
+                .values(verdict="SKIP")
+            )
+    finally:
+        store.close()
+    at = app_on(built, "compare", a=str(built.evaluations["a1"]), b=str(built.evaluations["a2"]))
+    assert metrics(at)["Accuracy B"] == "—"
+    captions = [c.value.replace("\\", "") for c in at.caption]
+    assert any(c.startswith("no interval: nothing scored") for c in captions)
+    assert not any("0.0% – 100.0%" in c for c in captions)
+    assert any("(nothing scored)" in c for c in captions)  # groups listed, not drawn as bars

@@ -1,0 +1,35 @@
+"""The Report page (AppTest, SQLite): what `rejudge report EVAL --json` prints, its cases
+filtered by verdict, cause and text, each opening its trace, and downloads of what is shown."""
+
+from __future__ import annotations
+
+import pytest
+
+from tests.dashboard.conftest import app_on, judge_report, metrics
+from tests.dashboard.factory import Built
+
+SQLITE_ONLY = pytest.mark.parametrize("built", ["sqlite"], indirect=True)
+
+
+@SQLITE_ONLY
+def test_report_shows_the_cli_report_and_filters_its_cases(built: Built) -> None:
+    ev = built.evaluations["a1"]
+    expected = judge_report(built.url, ev)
+    at = app_on(built, "report", ev=str(ev))
+    shown = metrics(at)
+    assert shown["Accuracy"] == f"{100 * expected['accuracy']:.1f}%"
+    counts = expected["verdict_counts"]
+    assert shown["PASS / FAIL"] == f"{counts['PASS']} / {counts['FAIL']}"
+    cases = next(d.value for d in at.dataframe if "trace" in d.value.columns)
+    assert len(cases) == sum(counts.values())  # every judged case and repetition
+    assert all(
+        u.startswith("trace?run=") and "tv_case=" in u and "rep=" in u for u in cases["trace"]
+    )
+    at.multiselect(key="rp_verdict").set_value(["FAIL"]).run()
+    fails = next(d.value for d in at.dataframe if "trace" in d.value.columns)
+    assert len(fails) == counts["FAIL"] and set(fails["verdict"]) == {"FAIL"}
+    at.text_input(key="rp_text").set_value("c00001").run()
+    narrowed = next((d.value for d in at.dataframe if "trace" in d.value.columns), None)
+    assert narrowed is None or set(narrowed["case"]) == {"c00001"}
+    downloads = at.get("download_button")
+    assert len(downloads) == 2  # CSV and JSONL of the rows shown
