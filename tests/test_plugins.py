@@ -16,7 +16,7 @@ from pathlib import Path
 import pytest
 from rejudge.store import RunConfig, Store, Trace
 
-from rejudge.services import Evidence, ingest_run, suite_fields
+from rejudge.services._ingest import Evidence, ingest, save_suite_source
 
 PYPROJECT = """\
 [build-system]
@@ -138,9 +138,10 @@ def stored_run(tmp_path: Path) -> str:
     store = Store.open(db)
     try:
         config = RunConfig(model="m", provider="p", harness_mode="imported")
-        ingest_run(
-            store, suite=suite_fields(suite), run_name="plugged", config=config, evidence=evidence
-        )
+        with store.atomic():  # the one ingest path, in one transaction
+            suite_rec = save_suite_source(store, suite)
+            run = store.create_run(name="plugged", suite=suite_rec, config=config)
+            ingest(store, run, evidence)
     finally:
         store.close()
     return db

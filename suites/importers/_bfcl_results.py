@@ -340,60 +340,64 @@ def import_bfcl_results(
             '{"id": "simple_python_0", "result": ...}'
         )
     out: list[ResultImport] = []
-    for category in [c for c in CATEGORIES if c in by_category]:
-        try:
-            source = build_suite(category, data_dir)
-        except BfclError:
-            raise
-        record = store.save_suite(
-            name=source.name,
-            domain=source.domain,
-            suite_hash=source.hash,
-            registry=source.registry,
-            cases=list(source.cases),
-            format_version=source.format_version,
-            meta={"description": source.description},
-            case_hashes=source.case_hashes,
-        )
-        name = f"{run_name}-{category}" if run_name else f"bfcl-{model}-{category}"
-        config = RunConfig(
-            model=model,
-            provider="bfcl",
-            harness_mode="imported",
-            temperature=None,
-            tool_choice=None,
-            extra={
-                "source": "bfcl-results",
-                "category": category,
-                "results_hash": results_hash(by_category[category]),
-                "source_path": source_path,
-            },
-        )
-        run = store.create_run(name=name, suite=record, config=config)
-        case_pks = store.get_case_pks(record.id)
-        summary = ResultImport(category=category, run=run.name, run_id=run.id, suite=source.name)
-        repetitions: dict[str, int] = defaultdict(int)
-        items = []
-        for file_name, number, item in by_category[category]:
-            case_id = item["id"]
-            pk = case_pks.get(case_id)
-            if pk is None:
-                summary.unknown_ids.append(f"{file_name}:{number}: {case_id}")
-                continue
+    # every category's suite, run and traces in one transaction: all land, or none
+    with store.atomic():
+        for category in [c for c in CATEGORIES if c in by_category]:
             try:
-                trace = trace_from_result(item, repetitions[case_id])
-            except Exception as exc:  # never let one line stop an import
-                summary.bad_lines.append(f"{file_name}:{number}: {type(exc).__name__}: {exc}")
-                continue
-            repetitions[case_id] += 1
-            summary.traces += 1
-            if any(c.parse_error for c in trace.calls):
-                summary.undecodable += 1
-            items.append((run.id, pk, trace, None, None))
-        summary.inserted = store.save_traces(items)
-        summary.bad_lines.extend(stray if not out else [])
-        store.finish_run(run.id, "finished")
-        out.append(summary)
+                source = build_suite(category, data_dir)
+            except BfclError:
+                raise
+            record = store.save_suite(
+                name=source.name,
+                domain=source.domain,
+                suite_hash=source.hash,
+                registry=source.registry,
+                cases=list(source.cases),
+                format_version=source.format_version,
+                meta={"description": source.description},
+                case_hashes=source.case_hashes,
+            )
+            name = f"{run_name}-{category}" if run_name else f"bfcl-{model}-{category}"
+            config = RunConfig(
+                model=model,
+                provider="bfcl",
+                harness_mode="imported",
+                temperature=None,
+                tool_choice=None,
+                extra={
+                    "source": "bfcl-results",
+                    "category": category,
+                    "results_hash": results_hash(by_category[category]),
+                    "source_path": source_path,
+                },
+            )
+            run = store.create_run(name=name, suite=record, config=config)
+            case_pks = store.get_case_pks(record.id)
+            summary = ResultImport(
+                category=category, run=run.name, run_id=run.id, suite=source.name
+            )
+            repetitions: dict[str, int] = defaultdict(int)
+            items = []
+            for file_name, number, item in by_category[category]:
+                case_id = item["id"]
+                pk = case_pks.get(case_id)
+                if pk is None:
+                    summary.unknown_ids.append(f"{file_name}:{number}: {case_id}")
+                    continue
+                try:
+                    trace = trace_from_result(item, repetitions[case_id])
+                except Exception as exc:  # never let one line stop an import
+                    summary.bad_lines.append(f"{file_name}:{number}: {type(exc).__name__}: {exc}")
+                    continue
+                repetitions[case_id] += 1
+                summary.traces += 1
+                if any(c.parse_error for c in trace.calls):
+                    summary.undecodable += 1
+                items.append((run.id, pk, trace, None, None))
+            summary.inserted = store.save_traces(items)
+            summary.bad_lines.extend(stray if not out else [])
+            store.finish_run(run.id, "finished")
+            out.append(summary)
     return out
 
 
