@@ -40,7 +40,9 @@ PAGES = [
 READY = '[data-testid="stApp"][data-test-script-state="notRunning"]'
 
 
-@pytest.fixture(scope="session")
+# module scope, not session: Playwright's sync API runs an event loop in the main thread while
+# it is open, and every later test that calls asyncio.run() (the recorder's) would fail
+@pytest.fixture(scope="module")
 def browser() -> Iterator[Any]:
     try:
         from playwright.sync_api import sync_playwright
@@ -135,7 +137,8 @@ def test_every_page_of_the_demo_store(browser: Any, demo_served: tuple[str, int]
     assert "Top failures" in seen["report"] and "Download CSV" in seen["report"]
     assert "comparable: false" not in seen["compare"] and "Verdict:" in seen["compare"]
     # opens on the run with external verdicts
-    assert "tau-bench success" in seen["agreement"], seen["agreement"][:3000]
+    # opens on the newest run with external verdicts (τ-bench's or one of τ²'s)
+    assert "bench success" in seen["agreement"], seen["agreement"][:3000]
     assert "Round 0" in seen["trace"] and "Tokens in / out" in seen["trace"]
     assert "of 128 evaluation(s) shown" in seen["trends"] or "evaluation(s) shown" in seen["trends"]
     # the sidebar's Compare link keeps the pair opened last

@@ -64,7 +64,8 @@ def test_the_trace_viewer_shows_a_search_round_in_order(world: Built) -> None:
         trace = next(
             t
             for t in store.run_traces(world.runs["world"])
-            if t.case_key == "anthropic_claude_sonnet_4_0"
+            # a case is named by its path under the imported folder
+            if t.case_key.rsplit("/", 1)[-1] == "anthropic_claude_sonnet_4_0"
             and "test_web_search_tool/" in (store.trace_detail(t.id).cassette_path or "")
         )
     finally:
