@@ -1,19 +1,20 @@
 """The small statistics the pages show, computed from SQL counts (never from judgment lists).
 
 The exact McNemar test and τ-bench's pass^k are the judge's own functions (so the pages agree
-with ``rejudge compare`` / ``rejudge report``); this module adds Wilson score intervals for
-accuracies and the plain-words verdict that respects the test.
+with ``rejudge compare`` / ``rejudge report``); the Wilson score interval is the model's
+(:func:`rejudge.model.wilson_interval`); this module adds the plain-words verdict that respects the test.
 """
 
 from __future__ import annotations
 
-import math
 from collections.abc import Iterable, Sequence
 from typing import Any
 
 from rejudge.judge import mcnemar_exact
 from rejudge.judge import pass_hat_k as judge_pass_hat_k
 from rejudge.store import PassCell
+
+from rejudge.model import wilson_interval
 
 __all__ = [
     "ALPHA",
@@ -25,17 +26,6 @@ __all__ = [
 ]
 
 ALPHA = 0.05
-
-
-def wilson_interval(passed: int, scored: int, z: float = 1.959963984540054) -> tuple[float, float]:
-    """95% Wilson score interval of ``passed / scored`` (``(0, 1)`` when nothing was scored)."""
-    if scored <= 0:
-        return (0.0, 1.0)
-    p = passed / scored
-    denom = 1 + z * z / scored
-    centre = (p + z * z / (2 * scored)) / denom
-    half = z * math.sqrt(p * (1 - p) / scored + z * z / (4 * scored * scored)) / denom
-    return (max(0.0, centre - half), min(1.0, centre + half))
 
 
 def pass_hat_k(histogram: Iterable[PassCell], k: int) -> float | None:

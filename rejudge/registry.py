@@ -203,8 +203,9 @@ class Registry:
         assert self._group is not None
         for ep in sorted(metadata.entry_points(group=self._group), key=lambda e: e.name):
             try:
-                hook = ep.load()
-                hook(self) if callable(hook) else None
+                hook = ep.load()  # a module entry point registers by being imported
+                if callable(hook):
+                    hook(self)
             except Exception as exc:  # a broken plugin is named, never swallowed
                 raise PluginError(
                     f"plugin {ep.name!r} ({ep.value}) failed to load: {type(exc).__name__}: {exc}",

@@ -108,9 +108,13 @@ class SchemaWorld(World):
         super().__init__(data)
         self.registry = registry
         self._checker = _Checker(registry)
+        # asked once per judged trace by the state tier: worked out once
+        self._tool_names = frozenset(
+            t.name for t in registry.tools if hasattr(self, f"tool_{t.name}")
+        )
 
     def tool_names(self) -> frozenset[str]:
-        return frozenset(t.name for t in self.registry.tools if hasattr(self, f"tool_{t.name}"))
+        return self._tool_names
 
     def call(self, state: WorldState, name: str, arguments: dict[str, Any]) -> CallResult:
         method = getattr(self, f"tool_{name}", None)

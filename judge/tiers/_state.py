@@ -40,7 +40,7 @@ from typing import Any, ClassVar
 from rejudge.store import Case, ToolRegistry
 from rejudge.store._hashing import canonical_json
 
-from rejudge.model._world import World, WorldState, diff_states
+from rejudge.model._world import StateDifference, World, diff_states
 from rejudge.registry import REGISTRY
 
 from .. import _taxonomy as tx
@@ -166,7 +166,10 @@ class StateTier:
                     )
 
         ledger = world.ledger_tables
-        differences = diff_states(expected, actual, ledger)
+        # what each side changed, worked out once (canonical JSON against the base records):
+        # the diff, both state hashes and the partial score all read it
+        changes = (expected.changes(ledger), actual.changes(ledger))
+        differences = diff_states(expected, actual, ledger, changes=changes)
         if differences:
             codes.append(STATE_WRONG)
             tables = sorted({f"{d.table}/{d.key}" for d in differences})
@@ -186,7 +189,7 @@ class StateTier:
                 codes.append(OUTPUT_MISSING)
                 reasons.append(f"required output {out!r} is in no reply sent without a tool call")
 
-        share = _agreeing_share(expected, actual, len(differences), ledger)
+        share = _agreeing_share(changes, differences)
         return TierResult(
             codes=tx.order_codes(codes),
             diff=diff,
@@ -195,8 +198,8 @@ class StateTier:
             partial={"tools": share, "arguments": share, "schema": 1.0},
             details={
                 "world": f"{world.name}@{world.version}",
-                "state_hash_expected": expected.state_hash(ledger),
-                "state_hash_actual": actual.state_hash(ledger),
+                "state_hash_expected": expected.state_hash(ledger, changes=changes[0]),
+                "state_hash_actual": actual.state_hash(ledger, changes=changes[1]),
                 "re_executed_calls": executed,
                 "state_differences": len(differences),
             },
@@ -210,23 +213,16 @@ def registry_read_only(registry: ToolRegistry, tool: str) -> bool:
 
 
 def _agreeing_share(
-    expected: WorldState, actual: WorldState, differences: int, ledger: frozenset[str]
+    changes: tuple[dict[str, dict[str, Any]], dict[str, dict[str, Any]]],
+    differences: list[StateDifference],
 ) -> float:
-    """The share of changed records (either side) that the two states agree on: a diagnostic."""
+    """The share of changed records (either side) that the two states agree on: a diagnostic.
+    A record changed on both sides alike is no difference; any other changed record is one."""
     if not differences:
         return 1.0
-    exp, act = expected.changes(ledger), actual.changes(ledger)
-    keys = {(t, k) for t, recs in exp.items() for k in recs} | {
-        (t, k) for t, recs in act.items() for k in recs
-    }
-    same = sum(
-        1
-        for t, k in keys
-        if k in exp.get(t, {})
-        and k in act.get(t, {})
-        and canonical_json(exp[t][k]) == canonical_json(act[t][k])
-    )
-    return round(same / len(keys), 6) if keys else 0.0
+    keys = {(t, k) for side in changes for t, recs in side.items() for k in recs}
+    differing = {(d.table, d.key) for d in differences}
+    return round((len(keys) - len(differing)) / len(keys), 6) if keys else 0.0
 
 
 STATE = StateTier()

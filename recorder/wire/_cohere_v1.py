@@ -12,7 +12,6 @@ event per line (``stream-start``, ``text-generation``, ``tool-calls-chunk``,
 
 from __future__ import annotations
 
-from collections.abc import Mapping
 from dataclasses import replace
 from typing import Any
 
@@ -26,7 +25,6 @@ from rejudge.recorder.wire._common import (
     int_usage,
     iter_json_lines,
     make_call,
-    strict_loads,
     text_or_none,
     tool_spec,
 )
@@ -203,27 +201,14 @@ class CohereChatV1(WireFormat):
             return DETECT_RESPONSE  # a plain request behind a redacted URL: the answer says
         return DETECT_BODY if _v1_request(body) else DETECT_NONE
 
+    # a stream is one JSON event per line (``application/stream+json``), never SSE
+    json_lines_stream = True
+
     def parse_message(self, body: dict[str, Any]) -> AssistantTurn:
         return parse_cohere_v1_chat(body)
 
     def assemble_stream(self, text: str) -> AssistantTurn:
         return parse_cohere_v1_stream(list(iter_json_lines(text)))
-
-    def parse_response(
-        self, body: Any, response_headers: Mapping[str, Any] | None = None
-    ) -> AssistantTurn:
-        # a stream is one JSON event per line (``application/stream+json``), never SSE
-        if isinstance(body, bytes):
-            body = body.decode("utf-8", errors="replace")
-        if isinstance(body, str):
-            try:
-                body = strict_loads(body)
-            except (ValueError, RecursionError):
-                if not any(isinstance(line, dict) for line in iter_json_lines(body)):
-                    # an HTML error page from a proxy, say: no line of it is an event
-                    return AssistantTurn(error="response body is neither JSON nor JSON lines")
-                return self.assemble_stream(body)
-        return super().parse_response(body, response_headers)
 
     def tool_results(self, request_body: Any) -> list[SentToolResult]:
         out: list[SentToolResult] = []

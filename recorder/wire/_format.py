@@ -30,6 +30,7 @@ from rejudge.recorder.wire._common import (
     AssistantTurn,
     EchoedCall,
     SentToolResult,
+    iter_json_lines,
     strict_loads,
 )
 from rejudge.store import ToolSpec
@@ -142,6 +143,9 @@ class WireFormat(ABC):
     provider: ClassVar[str]
     # what a person calls the API, in messages that list the formats rejudge reads
     title: ClassVar[str] = ""
+    #: the API streams one JSON object per line (Ollama, Cohere v1), never server-sent events:
+    #: a text body that is not one JSON document is read as such a stream
+    json_lines_stream: ClassVar[bool] = False
 
     @abstractmethod
     def detect(self, probe: Probe) -> int:
@@ -162,7 +166,21 @@ class WireFormat(ABC):
     def parse_response(
         self, body: Any, response_headers: Mapping[str, Any] | None = None
     ) -> AssistantTurn:
-        """A response body as recorded: a decoded JSON dict, or text holding JSON or SSE."""
+        """A response body as recorded: a decoded JSON dict, or text holding JSON or SSE (or
+        JSON lines, for a format with ``json_lines_stream``)."""
+        if self.json_lines_stream:
+            if isinstance(body, bytes):
+                body = body.decode("utf-8", errors="replace")
+            if isinstance(body, str):
+                try:
+                    body = strict_loads(body)
+                except (ValueError, RecursionError):
+                    if not any(isinstance(line, dict) for line in iter_json_lines(body)):
+                        # an HTML error page from a proxy, say: no line of it is an event
+                        return AssistantTurn(error="response body is neither JSON nor JSON lines")
+                    return self.assemble_stream(body)
+        if self.json_lines_stream and isinstance(body, list):
+            return self.parse_events(body)
         if is_event_stream(body, response_headers) and isinstance(body, str):
             return self.assemble_stream(body)
         if isinstance(body, (str, bytes)):
@@ -173,6 +191,11 @@ class WireFormat(ABC):
         if not isinstance(body, dict):
             return AssistantTurn(error="response body is not a JSON object")
         return self.parse_message(body)
+
+    def parse_events(self, events: list[Any]) -> AssistantTurn:
+        """A ``json_lines_stream`` response already decoded as its list of events (by default
+        not a response: only a format whose clients record it so overrides this)."""
+        return AssistantTurn(error="response body is not a JSON object")
 
     @abstractmethod
     def tool_results(self, request_body: Any) -> list[SentToolResult]:

@@ -10,7 +10,6 @@ them, and the last line ``done: true`` with ``done_reason`` and the token counts
 
 from __future__ import annotations
 
-from collections.abc import Mapping
 from typing import Any
 
 from rejudge.recorder.wire._common import (
@@ -25,7 +24,6 @@ from rejudge.recorder.wire._common import (
     iter_json_lines,
     load_json_event,
     make_call,
-    strict_loads,
     text_or_none,
     user_texts_of,
 )
@@ -180,29 +178,18 @@ class OllamaChat(WireFormat):
             "version",
         )
 
+    # one JSON object, or one per line: Ollama streams NDJSON, never server-sent events
+    json_lines_stream = True
+
     def parse_message(self, body: dict[str, Any]) -> AssistantTurn:
         return parse_ollama_chat(body)
 
     def assemble_stream(self, text: str) -> AssistantTurn:
         return parse_ollama_stream(list(iter_json_lines(text)))
 
-    def parse_response(
-        self, body: Any, response_headers: Mapping[str, Any] | None = None
-    ) -> AssistantTurn:
-        # one JSON object, or one per line: Ollama streams NDJSON, never server-sent events
-        if isinstance(body, bytes):
-            body = body.decode("utf-8", errors="replace")
-        if isinstance(body, str):
-            try:
-                body = strict_loads(body)
-            except (ValueError, RecursionError):
-                if not any(isinstance(line, dict) for line in iter_json_lines(body)):
-                    # an HTML error page from a proxy, say: no line of it is an event
-                    return AssistantTurn(error="response body is neither JSON nor JSON lines")
-                return self.assemble_stream(body)
-        if isinstance(body, list):
-            return parse_ollama_stream(body)
-        return super().parse_response(body, response_headers)
+    def parse_events(self, events: list[Any]) -> AssistantTurn:
+        # a stream decoded as a list of its events (the recorder's JSON-lines body)
+        return parse_ollama_stream(events)
 
     def tool_results(self, request_body: Any) -> list[SentToolResult]:
         out = []

@@ -210,9 +210,7 @@ def _render(c: Console, result: DemoResult, db_url: str) -> None:
         if not rows:
             c.print(f"no case flipped from {rules_a} to {rules_b}", markup=False)
             continue
-        per_run_tier: dict[str, int] = {}
-        for row in rows:
-            per_run_tier[row[0]] = per_run_tier.get(row[0], 0) + 1
+        per_run_tier = Counter(row[0] for row in rows)
         c.print(
             f"{len(rows)} flip(s) from {rules_a} to {rules_b}: "
             + ", ".join(f"{k} {n}" for k, n in per_run_tier.items()),

@@ -28,6 +28,7 @@ _EXPORTS: dict[str, str] = {
     "comparability_reasons": "rejudge.model._comparison",
     "flip_cause": "rejudge.model._comparison",
     "flip_causes": "rejudge.model._comparison",
+    "wilson_interval": "rejudge.model._statistics",
     "CallResult": "rejudge.model._world",
     "StateDifference": "rejudge.model._world",
     "World": "rejudge.model._world",

@@ -182,10 +182,18 @@ class WorldState:
                     out.setdefault(table, {})[key] = value
         return out
 
-    def state_hash(self, ignore: frozenset[str] = frozenset()) -> str:
+    def state_hash(
+        self,
+        ignore: frozenset[str] = frozenset(),
+        *,
+        changes: dict[str, dict[str, Any]] | None = None,
+    ) -> str:
         """The content hash of the final state: the base data's hash and what changed (equal
-        for two states exactly when their whole data, ``ignore``'s tables aside, is equal)."""
-        return content_hash({"base": self.data.hash, "changes": self.changes(ignore)})
+        for two states exactly when their whole data, ``ignore``'s tables aside, is equal).
+        ``changes``: :meth:`changes` with the same ``ignore``, when the caller has it."""
+        if changes is None:
+            changes = self.changes(ignore)
+        return content_hash({"base": self.data.hash, "changes": changes})
 
     def snapshot(self) -> dict[str, dict[str, Any]]:
         """The whole final data (costly: for export and tests, never per trace)."""
@@ -259,12 +267,19 @@ def _field_diffs(
 
 
 def diff_states(
-    expected: WorldState, actual: WorldState, ignore: frozenset[str] = frozenset()
+    expected: WorldState,
+    actual: WorldState,
+    ignore: frozenset[str] = frozenset(),
+    *,
+    changes: tuple[dict[str, dict[str, Any]], dict[str, dict[str, Any]]] | None = None,
 ) -> list[StateDifference]:
     """Every difference between two final states of one world, record by record and field by
     field, ``ignore``'s tables aside; empty exactly when their state hashes (with the same
-    ``ignore``) are equal. Costs what the two changed."""
-    exp, act = expected.changes(ignore), actual.changes(ignore)
+    ``ignore``) are equal. Costs what the two changed. ``changes``: the two states'
+    :meth:`WorldState.changes` (same ``ignore``), when the caller has them."""
+    exp, act = (
+        changes if changes is not None else (expected.changes(ignore), actual.changes(ignore))
+    )
     out: list[StateDifference] = []
     for table in sorted({*exp, *act}):
         e_recs, a_recs = exp.get(table, {}), act.get(table, {})

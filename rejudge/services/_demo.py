@@ -31,6 +31,7 @@ from typing import Any
 
 from rejudge.judge import load_rule_set
 from rejudge.judge.tiers import tier_names
+from rejudge.model import wilson_interval
 from rejudge.recorder import CassetteError, read_cassette, run_config_from_meta
 from rejudge.services._agreement import run_agreement
 from rejudge.services._compare import compare_evaluations
@@ -471,7 +472,7 @@ def run_demo(
                 store, run["run_id"], rule_set_id=_rule_set_id(store, run["run_id"], newest)
             ).as_dict()
     if shipped_evidence:
-        result.model_vs_model = tau2_model_vs_model(store, rule_sets[-1], say)
+        result.model_vs_model = tau2_model_vs_model(store, say)
     result.elapsed_s = round(time.perf_counter() - started, 3)
     return result
 
@@ -505,18 +506,6 @@ DEMO_TAU2_FILES = (
 )
 #: the pair compared: the best and the weakest τ² airline reward among runs of all 50 tasks
 DEMO_TAU2_PAIR = ("tau2-airline/button/claude-opus-4-6", "tau2-airline/ironshell/gpt-5.4")
-#: judged under τ-bench's semantics where that rule set exists, else the demo's newest rules
-_TAU2_RULES = "tau-bench@1"
-
-
-def _wilson(passed: int, n: int, z: float = 1.959964) -> list[float] | None:
-    """The 95% Wilson score interval of a pass rate (sound at 0 and at n, unlike p ± 2se)."""
-    if n == 0:
-        return None
-    p = passed / n
-    centre = (p + z * z / (2 * n)) / (1 + z * z / n)
-    half = z * ((p * (1 - p) / n + z * z / (4 * n * n)) ** 0.5) / (1 + z * z / n)
-    return [round(max(0.0, centre - half), 4), round(min(1.0, centre + half), 4)]
 
 
 def _rate(passed: int, n: int) -> dict[str, Any]:
@@ -524,20 +513,19 @@ def _rate(passed: int, n: int) -> dict[str, Any]:
         "passed": passed,
         "n": n,
         "rate": round(passed / n, 4) if n else None,
-        "ci95": _wilson(passed, n),
+        # the interval every surface shows (rejudge.model), to 4 places; none for no trace
+        "ci95": [round(x, 4) for x in wilson_interval(passed, n)] if n else None,
     }
 
 
-def tau2_model_vs_model(store: Store, fallback_rules: Any, say: Progress) -> dict[str, Any]:
+def tau2_model_vs_model(store: Store, say: Progress) -> dict[str, Any]:
     """Import the shipped τ² runs, judge each once, and compare models on the same cases."""
     from rejudge.judge import mcnemar_exact
     from rejudge.services._external import run_external_verdicts
     from rejudge.suites.importers import SHIPPED_TAU2_BENCH
 
-    try:
-        rule_set = load_rule_set(_TAU2_RULES)
-    except RejudgeError:
-        rule_set = fallback_rules
+    # judged under τ-bench's reading of a conversation, as the τ-bench run is
+    rule_set = load_rule_set(DEMO_TAU_RULES)
     runs, evaluations, rewards = [], {}, {}
     for stem in DEMO_TAU2_FILES:
         say(f"importing τ²-bench's {stem}")

@@ -63,13 +63,16 @@ def load_data(path: Path = DATA_FILE) -> WorldData:
     return WorldData.of(NAME, VERSION, tables)
 
 
+_TOOL_NAMES = frozenset(TOOLS)
+
+
 class Tau2RetailWorld(World):
     name = NAME
     version = VERSION
     terminal_tools = TERMINAL_TOOLS
 
     def tool_names(self) -> frozenset[str]:
-        return frozenset(TOOLS)
+        return _TOOL_NAMES
 
     def call(self, state: WorldState, name: str, arguments: dict[str, Any]) -> CallResult:
         if name not in TOOLS:

@@ -53,6 +53,26 @@ def cancel_pending_order(state: WorldState, order_id: str, reason: str) -> str:
     return dump(order)
 
 
+def _checked_swap(
+    state: WorldState,
+    order_id: str,
+    status: str,
+    refusal: str,
+    item_ids: list[str],
+    new_item_ids: list[str],
+    payment_method_id: str,
+) -> float:
+    """The price difference of swapping an order's items, after the checks an exchange and a
+    modification share: the order in ``status``, the items its own, the payment able to pay."""
+    order = order_record(state, order_id)
+    if order["status"] != status:
+        raise _Refused(refusal)
+    check_items(order, item_ids)
+    diff = swap_prices(state, order, item_ids, new_item_ids)
+    can_pay(payment_method(state, order["user_id"], payment_method_id), diff)
+    return diff
+
+
 def exchange_delivered_order_items(
     state: WorldState,
     order_id: str,
@@ -60,12 +80,15 @@ def exchange_delivered_order_items(
     new_item_ids: list[str],
     payment_method_id: str,
 ) -> str:
-    order = order_record(state, order_id)
-    if order["status"] != "delivered":
-        raise _Refused("Non-delivered order cannot be exchanged")
-    check_items(order, item_ids)
-    diff = swap_prices(state, order, item_ids, new_item_ids)
-    can_pay(payment_method(state, order["user_id"], payment_method_id), diff)
+    diff = _checked_swap(
+        state,
+        order_id,
+        "delivered",
+        "Non-delivered order cannot be exchanged",
+        item_ids,
+        new_item_ids,
+        payment_method_id,
+    )
     order = state.edit("orders", order_id)
     order["status"] = "exchange requested"
     order["exchange_items"] = sorted(item_ids)
@@ -99,12 +122,15 @@ def modify_pending_order_items(
     new_item_ids: list[str],
     payment_method_id: str,
 ) -> str:
-    order = order_record(state, order_id)
-    if order["status"] != "pending":
-        raise _Refused("Non-pending order cannot be modified")
-    check_items(order, item_ids)
-    diff = swap_prices(state, order, item_ids, new_item_ids)
-    can_pay(payment_method(state, order["user_id"], payment_method_id), diff)
+    diff = _checked_swap(
+        state,
+        order_id,
+        "pending",
+        "Non-pending order cannot be modified",
+        item_ids,
+        new_item_ids,
+        payment_method_id,
+    )
     order = state.edit("orders", order_id)
     order["payment_history"].append(
         {

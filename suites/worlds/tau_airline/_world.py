@@ -135,6 +135,7 @@ def check_arguments(tool: str, arguments: Any) -> str | None:
 
 _TOOLS = {**READ_TOOLS, **BOOKING_TOOLS, **UPDATE_TOOLS}
 assert set(_TOOLS) == set(SIGNATURES), "every tool has a signature, and only tools do"
+_TOOL_NAMES = frozenset(_TOOLS)
 
 
 class AirlineWorld(World):
@@ -148,7 +149,7 @@ class AirlineWorld(World):
     terminal_tools: ClassVar[frozenset[str]] = frozenset({"transfer_to_human_agents"})
 
     def tool_names(self) -> frozenset[str]:
-        return frozenset(_TOOLS)
+        return _TOOL_NAMES
 
     def call(self, state: WorldState, name: str, arguments: dict[str, Any]) -> CallResult:
         tool = _TOOLS.get(name)
