@@ -86,7 +86,7 @@ def bfcl_results(app: AppContext, path: Path, model: str, run_name: str | None) 
         )
         for r in results:
             for line in r["bad_lines"][:5]:
-                c.print(f"  skipped {line}")
+                c.print(f"  skipped {line}", markup=False)
 
     app.emit(results, render)
 

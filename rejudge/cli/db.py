@@ -26,7 +26,9 @@ def db_upgrade(app: AppContext) -> None:
     finally:
         engine.dispose()
     data = {"db": redact_url(app.settings.db_url), "revision": revision, "head": head_revision()}
-    app.emit(data, lambda c: c.print(f"{data['db']} is at revision {revision} (head)"))
+    app.emit(
+        data, lambda c: c.print(f"{data['db']} is at revision {revision} (head)", markup=False)
+    )
 
 
 @db.command("current")
@@ -49,7 +51,9 @@ def db_current(app: AppContext) -> None:
 
     def render(c: Console) -> None:
         state = "up to date" if revision == head else f"head is {head}; run `rejudge db upgrade`"
-        c.print(f"{data['db']}: revision {revision or 'none (empty database)'} ({state})")
+        c.print(
+            f"{data['db']}: revision {revision or 'none (empty database)'} ({state})", markup=False
+        )
 
     app.emit(data, render)
 

@@ -78,7 +78,7 @@ def generate_funcbench(
     data = published.summary()
 
     def render(c: Console) -> None:
-        c.print(f"{data['name']} {data['hash']}")
-        c.print(f"{data['cases']} case(s) stored; folder {data['folder']}")
+        c.print(f"{data['name']} {data['hash']}", markup=False)
+        c.print(f"{data['cases']} case(s) stored; folder {data['folder']}", markup=False)
 
     app.emit(data, render)

@@ -403,10 +403,11 @@ def renormalize(app: AppContext, run: str, dry_run: bool) -> None:
         verb = "would change" if dry_run else "changed"
         c.print(
             f"{report.run}: {report.traces} traces, {report.changed} {verb}, "
-            f"{report.unchanged} unchanged, {len(report.missing)} without a readable cassette"
+            f"{report.unchanged} unchanged, {len(report.missing)} without a readable cassette",
+            markup=False,
         )
         for line in report.missing:
-            c.print(f"  [yellow]{line}[/]")
+            c.print(f"  [yellow]{escape(line)}[/]")
 
     app.emit(data, render)
 

@@ -111,7 +111,10 @@ def review_export(
         raise InvalidInputError(f"cannot write {out}: {exc.strerror or exc}") from None
     data = {"evaluation": ev.id, "out": str(out), "rows": len(items)}
     app.emit(
-        data, lambda c: c.print(f"wrote {len(items)} row(s) to {out}; fill label, reviewer, note")
+        data,
+        lambda c: c.print(
+            f"wrote {len(items)} row(s) to {out}; fill label, reviewer, note", markup=False
+        ),
     )
 
 

@@ -8,6 +8,7 @@ from typing import Any
 import click
 import yaml
 from rich.console import Console
+from rich.markup import escape
 
 from rejudge.cli._context import AppContext, json_option, pass_app, table
 from rejudge.judge import builtin_rule_sets, diff_rule_sets, load_rule_set
@@ -53,8 +54,8 @@ def rules_show(app: AppContext, ref: str) -> None:
     data = {**rule_set.model_dump(mode="json"), "ref": rule_set.ref, "hash": rule_set.hash}
 
     def render(c: Console) -> None:
-        c.print(f"[bold]{rule_set.ref}[/bold]  {rule_set.hash}")
-        c.print(rule_set.description)
+        c.print(f"[bold]{escape(rule_set.ref)}[/bold]  {rule_set.hash}")
+        c.print(rule_set.description, markup=False)
         c.print(
             yaml.safe_dump({"settings": rule_set.settings}, sort_keys=True).rstrip(), markup=False
         )
@@ -75,7 +76,7 @@ def rules_diff(app: AppContext, ref_a: str, ref_b: str) -> None:
 
     def render(c: Console) -> None:
         if not rows:
-            c.print(f"{a.ref} and {b.ref} have the same settings")
+            c.print(f"{a.ref} and {b.ref} have the same settings", markup=False)
             return
         body = [
             [

@@ -83,9 +83,9 @@ def suite_validate(ctx: click.Context, app: AppContext, suite_ref: str) -> None:
         for problem in problems:
             click.echo(str(problem))
         if problems:
-            c.print(f"{suite_ref}: {len(problems)} problem(s)")
+            c.print(f"{suite_ref}: {len(problems)} problem(s)", markup=False)
         else:
-            c.print(f"{suite_ref}: valid")
+            c.print(f"{suite_ref}: valid", markup=False)
 
     app.emit(data, render)
     if problems:
@@ -156,7 +156,10 @@ def suite_load(app: AppContext, suite_ref: str) -> None:
         "domain": record.domain,
     }
     app.emit(
-        data, lambda c: c.print(f"{record.name}: {record.case_count} cases stored as {record.hash}")
+        data,
+        lambda c: c.print(
+            f"{record.name}: {record.case_count} cases stored as {record.hash}", markup=False
+        ),
     )
 
 

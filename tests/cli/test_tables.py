@@ -63,3 +63,25 @@ def test_json_accuracy_is_exact(run_cli, tmp_path: Path) -> None:
     summary = json.loads(result.output)["summary"]
     counts = summary["verdict_counts"]
     assert summary["accuracy"] == counts["PASS"] / (counts["PASS"] + counts["FAIL"])
+
+
+def test_text_from_files_prints_as_written(run_cli, tmp_path: Path) -> None:
+    """A rule set's description and the path a suite was given are the user's text: printed
+    as written, never read as Rich markup ('[bold]' shown, nothing dropped)."""
+    import shutil
+
+    import yaml
+
+    shipped = Path(__file__).parents[2]
+    data = yaml.safe_load((shipped / "judge/rulesets/standard@2.yaml").read_text(encoding="utf-8"))
+    data.update(name="mine", description="uses [red]colour[/red] words")
+    rules = tmp_path / "mine[bold].yaml"
+    rules.write_text(yaml.safe_dump(data), encoding="utf-8")
+    shown = run_cli("rules", "show", str(rules))
+    assert shown.exit_code == 0, shown.output
+    assert "uses [red]colour[/red] words" in shown.output
+    suite = tmp_path / "odd[bold]suite[/bold]"
+    shutil.copytree(shipped / "suites/data/retail", suite)
+    checked = run_cli("suite", "validate", str(suite))
+    assert checked.exit_code == 0, checked.output
+    assert f"{suite}: valid" in checked.output
