@@ -1,87 +1,91 @@
-"""Re-judging speed: stored traces re-scored per tier, against the floor of merely decoding them.
+"""Judging speed on two workloads side by side: every behaviour distinct, and repeated trials.
 
 Usage (from the repository root):
 
-    python bench/judge_rejudge.py                         # 10,000 and 100,000 traces, 1 and 2 workers
-    python bench/judge_rejudge.py --sizes 10000 --workers 1 --tiers golden
+    python bench/judge_rejudge.py                          # 10,000 and 100,000 traces, golden
+    python bench/judge_rejudge.py --sizes 10000 --tiers golden,contract --workers 1,2
+    python bench/judge_rejudge.py --sizes 10000 --memory   # tracemalloc at the judging's peak
 
-What it does:
+Why two workloads: the judging service judges the traces that share a ``behaviour_hash``
+(``traces.behaviour_hash``: the body without repetition and timings) once per batch and copies
+the judgment to the others. A workload whose traces repeat behaviours measures that reuse, not
+judging. So, per size, two stores are built and measured one after the other in the same run:
 
-1. Builds a SQLite store per size (a temporary folder) holding the retail suite and N traces made
-   from the suite's golden sequences with realistic faults (exact; a wrong value; a missing call;
-   an extra read-only call; an unknown tool; no call at all; an agent error), every trace
-   distinct (its repetition differs), 1-4 calls each.
-2. In a fresh subprocess per (size, workers), on a fresh copy of that store (so every tier writes
-   its judgments for real), it measures, in one run:
-   - ``floor``: streaming the traces and decoding their JSON (``Store.iter_trace_rows``);
-   - ``judge only`` (workers = 1): floor + ``Trace`` validation + ``judge()``, nothing written;
-   - ``first judging`` (``rejudge`` in ``--json``): ``judge.batch.judge_run`` per tier with the
-     given worker count, on a store that holds no judgment for these inputs: stream, look the
-     keys up, judge every trace, serialize, bulk insert-or-ignore the judgments, link them to a
-     new evaluation, the summary;
-   - ``re-judge, unchanged`` (``lookup`` in ``--json``): the same ``judge_run`` again on the
-     same inputs: every judgment key is found, so nothing is judged or written except the new
-     evaluation's links and summary (the product's promise: re-judging is a lookup);
-   - ``store side`` (workers = 1, the first tier): for bodies judged beforehand under another
-     rule set (so every key is new), the CPU per trace of the canonical body and its hashes,
-     then of the writes (judgments and links): what a first judging costs even if judging
-     itself were free;
-   and the process's peak RSS (children included for workers > 1).
-3. Prints one table and, with ``--json``, the raw figures. Ratios are CPU time / floor CPU
-   time (process + reaped worker processes).
+- ``distinct``: every trace's behaviour is its own (the answer text differs per trace, as a
+  model's free text does; faults as below with per-trace values). The script counts the
+  distinct ``behaviour_hash`` values in the store after ingest and stops unless the count
+  equals the number of traces.
+- ``trials``: ``--reps`` repetitions (default 10) of ``ceil(N / reps)`` cases (the retail
+  suite's 72 cases copied under new ids as needed), each case with a usual behaviour that most
+  repetitions repeat exactly; some repetitions deviate (one of two faults fixed per case) or
+  answer in other words (a text of their own). The share of distinct behaviours is counted in
+  the store, not assumed.
 
-The judge is pure and nothing is cached across distinct inputs: in a first judging every trace
-is judged (the script asserts that every judgment was written, then that none was).
+Traces come from the retail suite's golden sequences with realistic faults (exact; a wrong
+value; a missing call; an extra read-only call; an unknown tool; no call at all; an agent
+error), 1-4 calls each, every trace with timings of its own (not behaviour).
+
+In a fresh subprocess per (size, workload, workers), on a fresh copy of that store, in one
+process and in this order, each phase timed (wall, CPU of this process and reaped workers) and
+its own peak resident set size taken (``VmHWM`` after resetting it through
+``/proc/self/clear_refs``):
+
+- ``floor``: what the judging service reads of every trace it judges, without judging it:
+  ``Store.iter_trace_rows(with_body=False)`` in chunks of 500, ``Store.trace_bodies`` of the
+  chunk, each body decoded into a ``Trace`` (``rejudge.judge.decode_trace``), with the
+  long-lived objects frozen as ``judge_run`` does. Measured twice (first and last phase of the
+  process); the lower of the two CPU times is the floor the ratios ("x floor CPU") divide by.
+  ``stream`` is the plain ``iter_trace_rows`` with bodies decoded by ``json.loads``, for
+  reference.
+- ``first judging``: ``rejudge.services.judge_run`` on a store holding no judgment for these
+  inputs (asserted: every trace's judgment written).
+- ``re-judge, unchanged``: the same ``judge_run`` again: a lookup (asserted: nothing written,
+  the same accuracy).
+- ``report``: ``rejudge.services.evaluation_report`` of that evaluation (every trace's row).
+
+Figures are ratios measured side by side: on a shared machine the absolute rates move with
+the load, the two workloads and the floor in one run see the same load.
+
+``--memory`` runs the first judging of each store under ``tracemalloc`` instead (slow, not
+timed) and prints the traced peak and the allocation sites alive at the chunk boundary where
+the traced memory was highest.
 """
 
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import json
-import os
+import math
 import random
+import re
 import resource
 import shutil
+import sqlite3
 import subprocess
 import sys
 import tempfile
 import time
+import tracemalloc
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from rejudge.judge import (  # noqa: E402
-    ENGINE_VERSION,
-    judge,
-    judge_body,
-    load_rule_set,  # noqa: E402
-    long_lived_frozen,  # noqa: E402
-)
-from rejudge.store import (  # noqa: E402  # noqa: E402
-    Case,
-    PreparedJudgment,
-    Round,
-    RunConfig,
-    Store,
-    ToolCall,
-    Trace,
-    TraceError,
-)
+from rejudge.judge import decode_trace, load_rule_set, long_lived_frozen  # noqa: E402
+from rejudge.store import Case, Round, RunConfig, Store, ToolCall, Trace, TraceError  # noqa: E402
 from rejudge.suites import load_suite  # noqa: E402
 
-from rejudge.services import (  # noqa: E402
-    judge_run,
-    snapshot_suite,
-)
+from rejudge.services import evaluation_report, judge_run, snapshot_suite  # noqa: E402
 
-CALL_TIERS = ("contract", "execution", "completion", "completion-contract", "golden")
+WORKLOADS = ("distinct", "trials")
 RULES = "standard@2"
-STORE_SIDE_RULES = "standard@1"
+CHUNK = 500  # judge_run's chunk size
 
 
-# --------------------------------------------------------------------------- building the store
+# --------------------------------------------------------------------------- building the stores
 
 
 def _calls(case: Case) -> list[ToolCall]:
@@ -100,21 +104,22 @@ def _calls(case: Case) -> list[ToolCall]:
     return out
 
 
-def _variant(case: Case, read_only: list[str], kind: int, rep: int) -> Trace:
+def _variant(case: Case, read_only: list[str], kind: int, value: int, text: str) -> Trace:
+    """A trace of ``case`` with fault ``kind``; ``value`` picks the wrong value / extra tool."""
     calls = _calls(case)
     status = "completed"
     error = None
     if kind == 1 and calls and calls[0].arguments:  # a wrong value
         args = dict(calls[0].arguments or {})
         key = sorted(args)[0]
-        args[key] = f"wrong-{rep}"
+        args[key] = f"wrong-{value}"
         calls[0] = calls[0].model_copy(update={"arguments": args})
     elif kind == 2 and calls:  # a missing call
         calls = calls[:-1]
     elif kind == 3:  # an extra read-only call
         calls.append(
             ToolCall(
-                name=read_only[rep % len(read_only)], arguments={}, arguments_raw="{}", ok=True
+                name=read_only[value % len(read_only)], arguments={}, arguments_raw="{}", ok=True
             )
         )
     elif kind == 4:  # an unknown tool
@@ -125,35 +130,67 @@ def _variant(case: Case, read_only: list[str], kind: int, rep: int) -> Trace:
         status = "agent_error"
         error = TraceError(kind="http_error", message="500 from the server")
     rounds = [Round(index=i, calls=[c]) for i, c in enumerate(calls)]
-    rounds.append(Round(index=len(rounds), text="done"))
+    rounds.append(Round(index=len(rounds), text=text))
     return Trace(
-        case_id=case.id,
-        repetition=rep,
-        status=status,
-        rounds=rounds,
-        final_text="done",
-        error=error,
+        case_id=case.id, repetition=0, status=status, rounds=rounds, final_text=text, error=error
     )
 
 
 # kinds 0..6 with weights: mostly right or nearly right, as real runs are
 _KINDS = [0] * 5 + [1] * 2 + [2, 3, 4, 5, 6]
+# trials: what a repetition does (the rest repeat the case's usual behaviour exactly)
+P_DEVIATE = 0.15  # one of the case's two faults, fixed per case (so deviations repeat too)
+P_OWN_TEXT = 0.05  # the usual calls, answered in words of its own
 
 
-def build(path: Path, n: int) -> None:
+def _traces(
+    workload: str, n: int, cases: list[Case], read_only: list[str], reps: int
+) -> Iterator[tuple[Case, Trace]]:
+    rng = random.Random(7)
+    if workload == "distinct":
+        for i in range(n):
+            case = cases[i % len(cases)]
+            trace = _variant(case, read_only, rng.choice(_KINDS), i, f"done (answer {i})")
+            yield case, trace.model_copy(update={"repetition": i // len(cases)})
+        return
+    for c, case in enumerate(cases):
+        usual = rng.choice(_KINDS)
+        faults = [k for k in (1, 2, 3, 4, 5, 6) if k != usual]
+        deviations = rng.sample(faults, 2)
+        for rep in range(reps):
+            if c * reps + rep >= n:
+                return
+            draw = rng.random()
+            if draw < P_DEVIATE:
+                trace = _variant(case, read_only, rng.choice(deviations), c, "done")
+            elif draw < P_DEVIATE + P_OWN_TEXT:
+                trace = _variant(case, read_only, usual, c, f"done, as asked ({rep})")
+            else:
+                trace = _variant(case, read_only, usual, c, "done")
+            yield case, trace.model_copy(update={"repetition": rep})
+
+
+def build(path: Path, n: int, workload: str, reps: int) -> None:
     source = load_suite("retail")
     read_only = sorted(t.name for t in source.registry.tools if t.read_only)
+    if workload == "trials":  # ceil(n / reps) cases: the suite's cases copied under new ids
+        wanted = math.ceil(n / reps)
+        base = list(source.cases)
+        copies = [
+            case if j == 0 else case.model_copy(update={"id": f"{case.id}-t{j}"})
+            for j in range(math.ceil(wanted / len(base)))
+            for case in base
+        ][:wanted]
+        source = dataclasses.replace(source, cases=copies)
     store = Store.open(f"sqlite:///{path}")
     suite = snapshot_suite(store, source)
     run = store.create_run(name="bench", suite=suite, config=RunConfig(model="bench"))
     pks = store.get_case_pks(suite.id)
-    cases = list(source.cases)
-    rng = random.Random(7)
+    rng = random.Random(11)
     batch: list[Any] = []
-    for i in range(n):
-        case = cases[i % len(cases)]
-        rep = i // len(cases)
-        trace = _variant(case, read_only, rng.choice(_KINDS), rep)
+    for case, trace in _traces(workload, n, list(source.cases), read_only, reps):
+        timings = {"total_ms": round(rng.uniform(300, 9000), 1)}  # not behaviour
+        trace = trace.model_copy(update={"timings": timings})
         batch.append((run.id, pks[case.id], trace, None, None))
         if len(batch) >= 5000:
             store.save_traces(batch)
@@ -164,19 +201,33 @@ def build(path: Path, n: int) -> None:
     store.close()
 
 
+def store_counts(path: Path) -> dict[str, int]:
+    """Traces, distinct behaviours and cases of the bench run, counted in the SQLite file."""
+    with sqlite3.connect(path) as db:
+        traces, behaviours, cases = db.execute(
+            "SELECT count(*), count(DISTINCT t.behaviour_hash), count(DISTINCT t.case_key) "
+            "FROM traces t JOIN runs r ON r.id = t.run_id WHERE r.name = 'bench'"
+        ).fetchone()
+    return {"traces": traces, "behaviours": behaviours, "cases": cases}
+
+
 # --------------------------------------------------------------------------- measuring
 
 
-def _peak_rss_mb(children: bool) -> float:
-    own = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
-    kids = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss if children else 0
-    return round(max(own, kids) / 1024, 1)
+def _status_kb(field: str) -> int:
+    with open("/proc/self/status") as fh:
+        match = re.search(rf"^{field}:\s+(\d+) kB", fh.read(), re.M)
+    return int(match.group(1)) if match else 0
 
 
-def _current_rss_mb() -> float:
-    with open("/proc/self/statm") as fh:
-        pages = int(fh.read().split()[1])
-    return round(pages * os.sysconf("SC_PAGE_SIZE") / 2**20, 1)
+def _reset_peak() -> bool:
+    """Reset this process's peak RSS (VmHWM) to its current RSS (Linux >= 4.0)."""
+    try:
+        with open("/proc/self/clear_refs", "w") as fh:
+            fh.write("5")
+        return True
+    except OSError:
+        return False
 
 
 def _cpu() -> float:
@@ -186,136 +237,126 @@ def _cpu() -> float:
     return own.ru_utime + own.ru_stime + kids.ru_utime + kids.ru_stime
 
 
+def _timed(n: int, fn: Callable[..., Any], *args: Any, **kw: Any) -> tuple[dict[str, Any], Any]:
+    reset = _reset_peak()
+    kids_before = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss
+    t0, c0 = time.perf_counter(), _cpu()
+    value = fn(*args, **kw)
+    wall, cpu = time.perf_counter() - t0, _cpu() - c0
+    kids = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss
+    out = {
+        "wall_s": round(wall, 3),
+        "cpu_s": round(cpu, 3),
+        "wall_us": round(wall / n * 1e6, 1),
+        "cpu_us": round(cpu / n * 1e6, 1),
+        # this process's peak during the phase (since process start if the reset failed)
+        "peak_rss_mb": round(_status_kb("VmHWM") / 1024, 1),
+        "peak_reset": reset,
+        "rss_after_mb": round(_status_kb("VmRSS") / 1024, 1),
+    }
+    if kids > kids_before:  # a worker process ended during the phase with a new high
+        out["workers_peak_rss_mb"] = round(kids / 1024, 1)
+    return out, value
+
+
+def _floor(store: Store, run_id: int) -> int:
+    """Read and decode every trace as the judging service does, judging nothing."""
+    count = 0
+    with long_lived_frozen():
+        rows = store.iter_trace_rows(run_id, with_body=False)
+        while True:
+            chunk = [row for _, row in zip(range(CHUNK), rows, strict=False)]
+            if not chunk:
+                return count
+            bodies = store.trace_bodies([row["id"] for row in chunk])
+            for row in chunk:
+                decode_trace(bodies[row["id"]])
+                count += 1
+
+
+def _stream(store: Store, run_id: int) -> int:
+    return sum(1 for _row in store.iter_trace_rows(run_id))
+
+
 def measure(path: Path, workers: int, tiers: list[str]) -> dict[str, Any]:
+    counts = store_counts(path)
     store = Store.open(f"sqlite:///{path}")
     rules = load_rule_set(RULES)
     run = store.get_run("bench")
     n = store.count_traces(run.id)
-    out: dict[str, Any] = {"traces": n, "workers": workers, "tiers": {}}
-    rss_start = _current_rss_mb()
-
-    t0, c0 = time.perf_counter(), _cpu()
-    count = 0
-    for _row in store.iter_trace_rows(run.id):
-        count += 1
-    floor, floor_cpu = time.perf_counter() - t0, _cpu() - c0
-    out["floor_s"] = round(floor, 3)
-    out["floor_per_s"] = round(count / floor)
-    out["floor_per_cpu_s"] = round(count / floor_cpu)
-
-    if workers == 1:
-        registry = store.get_registry(run.registry_id)
-        cases = {k: c for k, (_pk, c) in store.get_cases(run.suite_id).items()}
-        case_hashes = {k: c.hash for k, c in cases.items()}
-        reg_hash, rs_hash = registry.hash, rules.hash
-        for tier in tiers:
-            t0, c0 = time.perf_counter(), _cpu()
-            with long_lived_frozen():  # as judge_run does
-                for row in store.iter_trace_rows(run.id):
-                    judge(
-                        Trace.model_validate(row["body"]),
-                        cases[row["case_key"]],
-                        registry,
-                        tier,
-                        rules,
-                        trace_hash=row["hash"],
-                        case_hash=case_hashes[row["case_key"]],
-                        registry_hash=reg_hash,
-                        rule_set_hash=rs_hash,
-                    )
-            elapsed, cpu = time.perf_counter() - t0, _cpu() - c0
-            entry = out["tiers"].setdefault(tier, {})
-            entry["judge_only_s"] = round(elapsed, 3)
-            entry["judge_only_per_s"] = round(n / elapsed)
-            entry["judge_only_per_cpu_s"] = round(n / cpu)
-            entry["judge_only_ratio"] = round(elapsed / floor, 2)
-            entry["judge_only_cpu_ratio"] = round(cpu / floor_cpu, 2)
-
+    assert n == counts["traces"]
+    out: dict[str, Any] = {**counts, "workers": workers, "rss_start_mb": 0.0, "tiers": {}}
+    out["rss_start_mb"] = round(_status_kb("VmRSS") / 1024, 1)
+    floors = []
+    phase, count = _timed(n, _floor, store, run.id)
+    assert count == n
+    floors.append(phase)
+    out["stream"], _ = _timed(n, _stream, store, run.id)
     for tier in tiers:
-        entry = out["tiers"].setdefault(tier, {})
-        # first judging: every judgment is new and written; then the same inputs again: every
-        # judgment is a lookup (a new evaluation linking the stored judgments)
-        for phase, expect_written in (("rejudge", n), ("lookup", 0)):
-            t0, c0 = time.perf_counter(), _cpu()
-            result = judge_run(store, run.id, tier, rules, workers=workers)
-            elapsed, cpu = time.perf_counter() - t0, _cpu() - c0
+        entry: dict[str, Any] = {}
+        results = []
+        for name, expect_written in (("first", n), ("lookup", 0)):
+            entry[name], result = _timed(n, judge_run, store, run.id, tier, rules, workers=workers)
             assert (result.judged, result.written) == (n, expect_written), (
-                phase,
+                name,
                 result.judged,
                 result.written,
             )
-            entry[f"{phase}_s"] = round(elapsed, 3)
-            entry[f"{phase}_per_s"] = round(n / elapsed)
-            entry[f"{phase}_per_cpu_s"] = round(n / cpu)
-            entry[f"{phase}_ratio"] = round(elapsed / floor, 2)
-            entry[f"{phase}_cpu_ratio"] = round(cpu / floor_cpu, 2)
-            entry[f"{phase}_accuracy"] = result.summary["accuracy"]
-        assert entry["rejudge_accuracy"] == entry["lookup_accuracy"]
-    out["rss_start_mb"] = rss_start
-    out["peak_rss_mb"] = _peak_rss_mb(children=workers > 1)
-    if workers == 1 and tiers:  # after the peak RSS reading: it is not a product path
-        out["store_side"] = _store_side(store, run, tiers[0])
+            results.append(result)
+        assert results[0].summary["accuracy"] == results[1].summary["accuracy"]
+        entry["accuracy"] = results[0].summary["accuracy"]
+        entry["report"], report = _timed(n, evaluation_report, store, results[1].evaluation_id)
+        assert len(report.cases) == n
+        del report
+        out["tiers"][tier] = entry
+    phase, _ = _timed(n, _floor, store, run.id)
+    floors.append(phase)
+    out["floor_start"], out["floor_end"] = floors
+    out["floor_cpu_s"] = min(f["cpu_s"] for f in floors)  # what the ratios divide by
+    out["peak_rss_mb"] = round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024, 1)
     store.close()
     return out
 
 
-def _store_side(store: Store, run: Any, tier: str) -> dict[str, Any]:
-    """CPU per trace of a first judging's store side alone: the canonical body and its hashes
-    (``PreparedJudgment.from_body``), then the writes (judgments and links, 500 per transaction,
-    as ``judge_run`` does), for bodies judged beforehand (not timed). Under ``STORE_SIDE_RULES``,
-    so every key is new (the measured tiers' judgments under ``RULES`` are already stored)."""
-    rules = load_rule_set(STORE_SIDE_RULES)
-    rule_set_id = store.save_rule_set(rules, builtin=True)
-    registry = store.get_registry(run.registry_id)
-    cases = {k: c for k, (_pk, c) in store.get_cases(run.suite_id).items()}
-    case_hashes = {k: c.hash for k, c in cases.items()}
-    evaluation_id = store.create_evaluation(
-        run_id=run.id, tier=tier, rule_set_id=rule_set_id, engine_version=ENGINE_VERSION
-    )
-    rows = list(store.iter_trace_rows(run.id, decode=False))
-    body_cpu = write_cpu = 0.0
-    for start in range(0, len(rows), 500):  # as judge_run: 500 per transaction
-        chunk = rows[start : start + 500]
-        bodies = [  # judged beforehand, not timed
-            judge_body(
-                Trace.model_validate_json(row["body"]),
-                cases[row["case_key"]],
-                registry,
-                tier,
-                rules,
-                trace_hash=row["hash"],
-                case_hash=case_hashes[row["case_key"]],
-                registry_hash=registry.hash,
-                rule_set_hash=rules.hash,
-            )
-            for row in chunk
-        ]
-        c0 = _cpu()
-        prepared = [PreparedJudgment.from_body(body) for body in bodies]
-        c1 = _cpu()
-        links = [
-            {
-                "trace_id": row["id"],
-                "case_key": row["case_key"],
-                "repetition": row["repetition"],
-                "dimension": cases[row["case_key"]].dimension,
-                "category": cases[row["case_key"]].category,
-                "verdict": p.verdict,
-                "partial_score": p.partial_score,
-                "judgment_key": p.key,
-            }
-            for row, p in zip(chunk, prepared, strict=True)
-        ]
-        store.save_and_link_judgments(evaluation_id, prepared, links)
-        c2 = _cpu()
-        body_cpu += c1 - c0
-        write_cpu += c2 - c1
-    n = len(rows)
+def memory_profile(path: Path, tier: str, top: int = 12) -> dict[str, Any]:
+    """The first judging under tracemalloc: its traced peak, and the allocation sites alive at
+    the chunk boundary (``judge_run``'s progress callback) where traced memory was highest."""
+    store = Store.open(f"sqlite:///{path}")
+    rules = load_rule_set(RULES)
+    run = store.get_run("bench")
+    tracemalloc.start(1)
+    base = tracemalloc.get_traced_memory()[0]
+    best: dict[str, Any] = {"current": 0, "snapshot": None, "at": 0}
+    done = 0
+
+    def progress(k: int) -> None:
+        nonlocal done
+        done += k
+        current = tracemalloc.get_traced_memory()[0]
+        if current > best["current"]:
+            best.update(current=current, snapshot=tracemalloc.take_snapshot(), at=done)
+
+    result = judge_run(store, run.id, tier, rules, progress=progress)
+    _cur, peak = tracemalloc.get_traced_memory()
+    after = tracemalloc.take_snapshot()
+    tracemalloc.stop()
+    store.close()
+    assert result.written == result.judged
+    exclude = [tracemalloc.Filter(False, tracemalloc.__file__)]
+    top_at_peak = best["snapshot"].filter_traces(exclude).statistics("lineno")[:top]
+    held_after = after.filter_traces(exclude).statistics("lineno")[:top]
+
+    def rows(stats: list[tracemalloc.Statistic]) -> list[list[Any]]:
+        return [[str(s.traceback[0]), round(s.size / 2**20, 2), s.count] for s in stats]
+
     return {
-        "tier": tier,
-        "body_us": round(body_cpu / n * 1e6, 1),
-        "writes_us": round(write_cpu / n * 1e6, 1),
-        "cap_per_cpu_s": round(n / (body_cpu + write_cpu)),
+        "traces": result.judged,
+        "traced_before_mb": round(base / 2**20, 2),
+        "traced_peak_mb": round(peak / 2**20, 2),
+        "traced_at_worst_chunk_mb": round(best["current"] / 2**20, 2),
+        "worst_chunk_after_traces": best["at"],
+        "top_at_worst_chunk": rows(top_at_peak),
+        "top_after": rows(held_after),
     }
 
 
@@ -324,95 +365,125 @@ def _store_side(store: Store, run: Any, tier: str) -> dict[str, Any]:
 
 def _table(results: list[dict[str, Any]], tiers: list[str]) -> str:
     lines = [
-        "| traces | workers | tier | floor: decode /s (per CPU-s) "
-        "| judge only: /s, per CPU-s (x floor CPU) | first judging: /s, per CPU-s (x floor CPU) "
-        "| re-judge, unchanged: /s, per CPU-s (x floor CPU) | peak RSS MB |",
-        "|---:|---:|---|---:|---:|---:|---:|---:|",
+        "| traces | workload | distinct behaviours | workers | tier | phase | wall s | CPU s "
+        "| CPU µs/trace | x floor CPU | phase peak RSS MB |",
+        "|---:|---|---:|---:|---|---|---:|---:|---:|---:|---:|",
     ]
     for r in results:
+        share = f"{r['behaviours']:,} ({r['behaviours'] / r['traces']:.0%})"
+        head = f"| {r['traces']:,} | {r['workload']} | {share} | {r['workers']} "
+        floor_cpu = r["floor_cpu_s"]
+        phases = [
+            ("-", "floor (first phase)", r["floor_start"]),
+            ("-", "stream + json.loads", r["stream"]),
+        ]
         for tier in tiers:
             t = r["tiers"][tier]
-            only = (
-                f"{t['judge_only_per_s']:,}, {t['judge_only_per_cpu_s']:,} "
-                f"({t['judge_only_cpu_ratio']}x)"
-                if "judge_only_per_s" in t
-                else "-"
-            )
+            phases += [
+                (tier, "first judging", t["first"]),
+                (tier, "re-judge, unchanged", t["lookup"]),
+                (tier, "report", t["report"]),
+            ]
+        phases.append(("-", "floor (last phase)", r["floor_end"]))
+        for tier, name, p in phases:
             lines.append(
-                f"| {r['traces']:,} | {r['workers']} | {tier} "
-                f"| {r['floor_per_s']:,} ({r['floor_per_cpu_s']:,}) | {only} "
-                f"| {t['rejudge_per_s']:,}, {t['rejudge_per_cpu_s']:,} ({t['rejudge_cpu_ratio']}x) "
-                f"| {t['lookup_per_s']:,}, {t['lookup_per_cpu_s']:,} ({t['lookup_cpu_ratio']}x) "
-                f"| {r['peak_rss_mb']} |"
-            )
-    for r in results:
-        side = r.get("store_side")
-        if side:
-            lines.append(
-                f"\nstore side alone ({r['traces']:,} traces, {side['tier']}, CPU per trace): "
-                f"canonical body + hashes {side['body_us']} µs, writes (judgments + links) "
-                f"{side['writes_us']} µs: at most {side['cap_per_cpu_s']:,} first judgings per "
-                "CPU-second with judging itself free"
+                f"{head}| {tier} | {name} | {p['wall_s']} | {p['cpu_s']} | {p['cpu_us']} "
+                f"| {p['cpu_s'] / floor_cpu:.2f} | {p['peak_rss_mb']} |"
             )
     return "\n".join(lines)
+
+
+def _run_self(*args: str) -> str:
+    proc = subprocess.run(
+        [sys.executable, __file__, *args], check=True, capture_output=True, text=True
+    )
+    return proc.stdout
 
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--sizes", default="10000,100000")
-    parser.add_argument("--workers", default="1,2")
-    parser.add_argument("--tiers", default=",".join(CALL_TIERS))
+    parser.add_argument("--workloads", default=",".join(WORKLOADS))
+    parser.add_argument("--reps", type=int, default=10, help="repetitions per case (trials)")
+    parser.add_argument("--workers", default="1")
+    parser.add_argument("--tiers", default="golden")
     parser.add_argument("--json", action="store_true")
+    parser.add_argument("--memory", action="store_true", help="tracemalloc the first judging")
     parser.add_argument("--build", metavar="PATH", help=argparse.SUPPRESS)
+    parser.add_argument("--workload", default="trials", help=argparse.SUPPRESS)
     parser.add_argument("--measure", metavar="PATH", help=argparse.SUPPRESS)
+    parser.add_argument("--profile", metavar="PATH", help=argparse.SUPPRESS)
     parser.add_argument("-n", type=int, default=0, help=argparse.SUPPRESS)
     args = parser.parse_args()
     tiers = [t for t in args.tiers.split(",") if t]
+    workloads = [w for w in args.workloads.split(",") if w]
+    if unknown := set(workloads) - set(WORKLOADS):
+        parser.error(f"unknown workload(s): {', '.join(sorted(unknown))}")
 
-    if args.build:
-        build(Path(args.build), args.n)
+    if args.build:  # also what bench/rejudge_ab.py builds its store with
+        build(Path(args.build), args.n, args.workload, args.reps)
         return 0
     if args.measure:
         print(json.dumps(measure(Path(args.measure), int(args.workers), tiers)))
+        return 0
+    if args.profile:
+        print(json.dumps(memory_profile(Path(args.profile), tiers[0])))
         return 0
 
     results = []
     with tempfile.TemporaryDirectory(prefix="rejudge-bench-") as tmp:
         for size in [int(s) for s in args.sizes.split(",")]:
-            base = Path(tmp) / f"base-{size}.db"
-            t0 = time.perf_counter()
-            subprocess.run(
-                [sys.executable, __file__, "--build", str(base), "-n", str(size)], check=True
-            )
-            print(f"built {size:,} traces in {time.perf_counter() - t0:.1f}s", file=sys.stderr)
-            for workers in [int(w) for w in args.workers.split(",")]:
-                work = Path(tmp) / f"work-{size}-{workers}.db"
-                shutil.copyfile(base, work)
-                proc = subprocess.run(
-                    [
-                        sys.executable,
-                        __file__,
-                        "--measure",
-                        str(work),
-                        "--workers",
-                        str(workers),
-                        "--tiers",
-                        ",".join(tiers),
-                    ],
-                    check=True,
-                    capture_output=True,
-                    text=True,
-                )
-                result = json.loads(proc.stdout)
-                results.append(result)
+            bases = {}
+            for workload in workloads:
+                base = bases[workload] = Path(tmp) / f"base-{size}-{workload}.db"
+                t0 = time.perf_counter()
+                _run_self("--build", str(base), "-n", str(size), "--workload", workload)
+                counts = store_counts(base)
                 print(
-                    f"measured {size:,} traces x {workers} worker(s): peak RSS "
-                    f"{result['peak_rss_mb']} MB",
+                    f"built {size:,} traces ({workload}) in {time.perf_counter() - t0:.1f}s: "
+                    f"{counts['behaviours']:,} distinct behaviours "
+                    f"({counts['behaviours'] / counts['traces']:.1%}) over "
+                    f"{counts['cases']:,} cases",
                     file=sys.stderr,
                 )
-                for suffix in ("", "-wal", "-shm"):
-                    Path(f"{work}{suffix}").unlink(missing_ok=True)
-    if args.json:
+                if counts["traces"] != size:
+                    raise SystemExit(f"{workload}: {counts['traces']} traces, not {size}")
+                if workload == "distinct" and counts["behaviours"] != size:
+                    raise SystemExit(
+                        f"distinct: {counts['behaviours']:,} distinct behaviours in {size:,} traces"
+                    )
+            # the workloads one after the other, so they see the same load
+            for workers in [1] if args.memory else [int(w) for w in args.workers.split(",")]:
+                for workload in workloads:
+                    work = Path(tmp) / f"work-{size}-{workload}-{workers}.db"
+                    shutil.copyfile(bases[workload], work)
+                    if args.memory:
+                        result = json.loads(
+                            _run_self("--profile", str(work), "--tiers", ",".join(tiers))
+                        )
+                    else:
+                        result = json.loads(
+                            _run_self(
+                                "--measure",
+                                str(work),
+                                "--workers",
+                                str(workers),
+                                "--tiers",
+                                ",".join(tiers),
+                            )
+                        )
+                    result["workload"] = workload
+                    result["size"] = size
+                    results.append(result)
+                    print(
+                        f"measured {size:,} traces ({workload}) x {workers} worker(s)",
+                        file=sys.stderr,
+                    )
+                    for suffix in ("", "-wal", "-shm"):
+                        Path(f"{work}{suffix}").unlink(missing_ok=True)
+            for base in bases.values():
+                base.unlink(missing_ok=True)
+    if args.json or args.memory:
         print(json.dumps(results, indent=2))
     else:
         print(_table(results, tiers))
