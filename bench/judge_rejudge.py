@@ -59,18 +59,10 @@ from rejudge.judge import (  # noqa: E402
     load_rule_set,  # noqa: E402
     long_lived_frozen,  # noqa: E402
 )
-from rejudge.store import (  # noqa: E402  # noqa: E402
-    Case,
-    PreparedJudgment,
-    Round,
-    RunConfig,
-    Store,
-    ToolCall,
-    Trace,
-    TraceError,
-)
+from rejudge.store import Store  # noqa: E402
 from rejudge.suites import load_suite  # noqa: E402
 
+from rejudge.model import Case, PreparedJudgment, Round, RunConfig, ToolCall, Trace, TraceError  # noqa: E402
 from rejudge.services import (  # noqa: E402
     judge_run,
     snapshot_suite,

@@ -1,7 +1,8 @@
 """The data model as pydantic schemas: what every layer reads and writes.
 
-These are the versioned formats of rejudge. The SQLAlchemy tables in :mod:`store.tables` hold
-them (mostly as JSON bodies next to indexed columns); every other package speaks these types.
+These are the versioned formats of rejudge. The SQLAlchemy tables in
+:mod:`rejudge.store._tables` hold them (mostly as JSON bodies next to indexed columns); every
+other package speaks these types.
 """
 
 from __future__ import annotations
@@ -9,7 +10,8 @@ from __future__ import annotations
 from typing import Any, ClassVar, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, model_serializer, model_validator
-from rejudge.store._hashing import content_hash
+
+from rejudge.model._hashing import content_hash
 
 __all__ = [
     "REVIEW_LABELS",
