@@ -46,16 +46,10 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from judge_rejudge import _KINDS, _variant  # noqa: E402
 from rejudge.judge import load_rule_set  # noqa: E402
-from rejudge.store import (  # noqa: E402
-    RunConfig,
-    Store,
-    Trace,
-    behaviour_hash,
-    canonical_json,
-    content_hash,
-)
+from rejudge.store import Store  # noqa: E402
 from rejudge.suites import load_suite  # noqa: E402
 
+from rejudge.model import RunConfig, Trace, behaviour_hash, canonical_json, content_hash  # noqa: E402
 from rejudge.services import DaskEngine, open_cluster, snapshot_suite  # noqa: E402
 
 ADMIN = "postgresql://postgres@127.0.0.1:5432/test"

@@ -29,8 +29,9 @@ sys.path.insert(0, str(ROOT))
 
 from judge_rejudge import CALL_TIERS, RULES, build  # noqa: E402
 from rejudge.judge import load_rule_set  # noqa: E402
-from rejudge.store import Store, canonical_json  # noqa: E402
+from rejudge.store import Store  # noqa: E402
 
+from rejudge.model import canonical_json  # noqa: E402
 from rejudge.services import judge_run  # noqa: E402
 
 

@@ -75,9 +75,10 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from rejudge.judge import decode_trace, load_rule_set, long_lived_frozen  # noqa: E402
-from rejudge.store import Case, Round, RunConfig, Store, ToolCall, Trace, TraceError  # noqa: E402
+from rejudge.store import Store  # noqa: E402
 from rejudge.suites import load_suite  # noqa: E402
 
+from rejudge.model import Case, Round, RunConfig, ToolCall, Trace, TraceError  # noqa: E402
 from rejudge.services import evaluation_report, judge_run, snapshot_suite  # noqa: E402
 
 WORKLOADS = ("distinct", "trials")

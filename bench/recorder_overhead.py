@@ -48,15 +48,11 @@ ROOT = Path(__file__).resolve().parents[1]
 CODE_ROOT = Path(os.environ.get("REJUDGE_BENCH_CODE") or ROOT)
 sys.path.insert(0, str(CODE_ROOT))
 
-from rejudge.store import (  # noqa: E402
-    Case,
-    Golden,
-    RunConfig,
-    Store,  # noqa: E402
-)
+from rejudge.store import Store  # noqa: E402
 from rejudge.suites import SuiteSource  # noqa: E402
 
 from rejudge import suites  # noqa: E402
+from rejudge.model import Case, Golden, RunConfig  # noqa: E402
 from rejudge.services import (  # noqa: E402
     record_suite_async,
     replay_run,
@@ -177,8 +173,9 @@ def _register_domain() -> None:
     """A one-tool domain so the bench depends on no shipped suite."""
     import types
 
-    from rejudge.store import ToolRegistry, ToolSpec
     from rejudge.suites import ToolResult, register_domain
+
+    from rejudge.model import ToolRegistry, ToolSpec
 
     registry = ToolRegistry(
         domain="bench", tools=[ToolSpec(name="noop", description="does nothing")]

@@ -35,13 +35,14 @@ from collections.abc import Iterator
 from itertools import islice
 from typing import Any
 
-from rejudge.store import (
+from rejudge.store import Store
+
+from rejudge.model import (
     Case,
     Golden,
     GoldenCall,
     Round,
     RunConfig,
-    Store,
     ToolCall,
     ToolRegistry,
     ToolSpec,

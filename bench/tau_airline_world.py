@@ -26,9 +26,10 @@ import time
 from collections.abc import Callable
 from typing import Any
 
-from rejudge.store import content_hash
 from rejudge.suites.importers import SHIPPED_TAU_BENCH
 from rejudge.suites.worlds.tau_airline import AirlineWorld, load_data
+
+from rejudge.model import content_hash
 
 
 def calls_of(entry: dict[str, Any]) -> list[tuple[str, Any]]:

@@ -6,7 +6,8 @@ from collections.abc import Iterable, Sequence
 from typing import Any
 
 from rejudge.judge import diff_rule_sets
-from rejudge.store import RuleSet
+
+from rejudge.model import RuleSet
 
 __all__ = ["rule_diff", "likely_rules", "GOVERNING"]
 

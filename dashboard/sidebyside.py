@@ -11,9 +11,8 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from rejudge.dashboard.rules import rule_diff
-from rejudge.store import RuleSet
 
-from rejudge.model import flip_cause
+from rejudge.model import RuleSet, flip_cause
 
 __all__ = [
     "differing_arguments",

@@ -15,7 +15,8 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from rejudge.store import InvalidInputError, content_hash
+from rejudge.errors import InvalidInputError
+from rejudge.model import content_hash
 
 __all__ = [
     "BaselineMismatchError",

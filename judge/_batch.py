@@ -26,7 +26,7 @@ from dataclasses import dataclass, field
 from json.encoder import encode_basestring  # type: ignore[attr-defined]
 from typing import Any
 
-from rejudge.store import (
+from rejudge.model import (
     Case,
     JudgmentTemplate,
     PreparedJudgment,
@@ -77,7 +77,7 @@ class KeyMaker:
     The key hashes the canonical JSON of ``[trace_hash, case_hash, registry_hash, tier,
     rule_set_hash, engine_version]``; everything after the trace hash is the same for every trace
     of a case, so that tail is serialized once per case and only the trace hash per trace. The
-    text hashed is byte for byte the one :func:`store.schemas.judgment_key` hashes (a property
+    text hashed is byte for byte the one :func:`rejudge.model.judgment_key` hashes (a property
     test holds the two together).
     """
 
@@ -288,7 +288,7 @@ class BatchJudge:
         """Every new judgment of a planned chunk: the representatives' ``judged`` (in
         ``plan.reps`` order), their followers' copies, the earlier behaviours' copies. A
         follower whose representative's body cannot be shared (see
-        ``store._judgment_text``) is judged here, its body read with ``fetch``."""
+        ``rejudge.model._judgment_text``) is judged here, its body read with ``fetch``."""
         out = list(plan.copies)
         alone: list[tuple[dict[str, Any], str]] = []
         for (row, _key), made in zip(plan.reps, judged, strict=True):

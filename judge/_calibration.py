@@ -31,7 +31,8 @@ from collections.abc import Iterable, Mapping, Sequence
 from itertools import combinations
 from typing import Any
 
-from rejudge.store import REVIEW_LABELS, InvalidInputError, normalize_label
+from rejudge.errors import InvalidInputError
+from rejudge.model import REVIEW_LABELS, normalize_label
 
 __all__ = [
     "REVIEW_LABELS",

@@ -14,7 +14,8 @@ from typing import Any
 
 from jsonschema import validators as _validators
 from jsonschema.exceptions import SchemaError
-from rejudge.store import (
+
+from rejudge.model import (
     Case,
     GoldenCall,
     RuleSet,

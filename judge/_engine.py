@@ -30,7 +30,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from rejudge.store import (
+from rejudge.model import (
     JUDGMENT_FORMAT_VERSION,
     Case,
     Judgment,

@@ -20,7 +20,7 @@ from collections.abc import Iterable, Mapping
 from math import comb
 from typing import Any
 
-from rejudge.store import VERDICTS
+from rejudge.model import VERDICTS
 
 from ._taxonomy import order_codes
 

@@ -1,6 +1,6 @@
 """Rule sets: named, versioned, immutable judging rules.
 
-A rule set is a :class:`store.schemas.RuleSet` whose ``settings`` this module defines
+A rule set is a :class:`rejudge.model.RuleSet` whose ``settings`` this module defines
 (:class:`RuleSettings`). Settings are always stored *fully explicit*: loading fills every default
 in, so the content hash covers the whole meaning and a later change of a code default can never
 silently change what an old version means.
@@ -59,8 +59,9 @@ from pydantic import (
     field_validator,
     model_serializer,
 )
-from rejudge.store import InvalidInputError, NotFoundError, RuleSet
 
+from rejudge.errors import InvalidInputError, NotFoundError
+from rejudge.model import RuleSet
 from rejudge.registry import REGISTRY
 
 from ._matchers import MatchOptions, matcher_names

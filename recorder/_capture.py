@@ -38,7 +38,8 @@ from rejudge.recorder._tape import (
     vcr_before_record_response,
     vcr_body_matcher,
 )
-from rejudge.store import Case, ToolRegistry, ToolSpec, Trace
+
+from rejudge.model import Case, ToolRegistry, ToolSpec, Trace
 
 __all__ = ["capture_cassette", "Capture", "RECORD_MODES", "registry_from_interactions"]
 

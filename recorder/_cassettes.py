@@ -39,7 +39,9 @@ from urllib.parse import urlsplit
 
 import yaml
 from rejudge.recorder.wire import looks_like_event_stream, strict_loads
-from rejudge.store import RejudgeError, hash_bytes
+
+from rejudge.errors import RejudgeError
+from rejudge.model import hash_bytes
 
 __all__ = [
     "scrubbed_cassette_bytes",

@@ -16,7 +16,8 @@ from dataclasses import dataclass
 from typing import Any
 
 from rejudge.recorder.wire import WireFormat
-from rejudge.store import UserTurn
+
+from rejudge.model import UserTurn
 
 # used by the normalizer only: nothing here is part of the recorder's public face
 __all__: list[str] = []

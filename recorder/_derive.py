@@ -23,7 +23,8 @@ from rejudge.recorder._cassettes import (
     exchanges_from_interactions,
 )
 from rejudge.recorder._normalizer import normalize_exchanges
-from rejudge.store import Case, RunConfig, Trace, TraceError
+
+from rejudge.model import Case, RunConfig, Trace, TraceError
 
 if TYPE_CHECKING:
     from rejudge.recorder._loop import LoopOutcome

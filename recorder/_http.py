@@ -14,7 +14,8 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 
 import httpx
-from rejudge.store import RejudgeError
+
+from rejudge.errors import RejudgeError
 
 __all__ = [
     "RecorderError",
@@ -39,7 +40,7 @@ class RecorderError(RejudgeError):
 class ProviderCallError(RecorderError):
     """A model call that could not produce a usable response.
 
-    ``kind`` is the :class:`store.schemas.TraceError` kind it becomes: provider_error, timeout,
+    ``kind`` is the :class:`rejudge.model.TraceError` kind it becomes: provider_error, timeout,
     retries_exhausted, truncated_stream, connection_error.
     """
 

@@ -35,7 +35,9 @@ from rejudge.recorder._importer import (
 )
 from rejudge.recorder._normalizer import model_exchanges
 from rejudge.recorder.wire import describe_wire_formats
-from rejudge.store import RejudgeError, ToolSpec, hash_bytes
+
+from rejudge.errors import RejudgeError
+from rejudge.model import ToolSpec, hash_bytes
 
 __all__ = [
     "NamedFile",

@@ -37,16 +37,9 @@ from typing import Any
 import yaml
 from rejudge.recorder._cassettes import is_cassette_file
 from rejudge.recorder.wire import get_wire_format
-from rejudge.store import (
-    Case,
-    Golden,
-    HarnessAssistance,
-    RejudgeError,
-    RunConfig,
-    ToolRegistry,
-    ToolSpec,
-    Trace,
-)
+
+from rejudge.errors import RejudgeError
+from rejudge.model import Case, Golden, HarnessAssistance, RunConfig, ToolRegistry, ToolSpec, Trace
 
 __all__ = [
     "CassetteImportError",

@@ -39,7 +39,8 @@ from types import TracebackType
 from typing import IO
 
 import httpx
-from rejudge.store import RejudgeError
+
+from rejudge.errors import RejudgeError
 
 __all__ = [
     "LocalModelError",

@@ -35,8 +35,9 @@ from rejudge.recorder.providers import (
     UserMessage,
 )
 from rejudge.recorder.wire import AssistantTurn
-from rejudge.store import Case, Round, RunConfig, ToolCall, ToolRegistry, ToolSpec, TraceError
 from rejudge.suites import Sandbox, ToolResult
+
+from rejudge.model import Case, Round, RunConfig, ToolCall, ToolRegistry, ToolSpec, TraceError
 
 __all__ = [
     "PRODUCTION_PARITY_BUDGET",

@@ -31,7 +31,8 @@ from rejudge.recorder.wire import (
     is_finite_json,
     strict_loads,
 )
-from rejudge.store import Round, ToolCall, Trace, TraceError
+
+from rejudge.model import Round, ToolCall, Trace, TraceError
 
 __all__ = ["NORMALIZER_VERSION", "ModelExchange", "model_exchanges", "normalize_exchanges"]
 

@@ -22,7 +22,8 @@ from rejudge.recorder._http import RateLimiter, RecorderError
 from rejudge.recorder._loop import LoopContext, LoopOutcome, run_case
 from rejudge.recorder._tape import Tape, TapeTransport
 from rejudge.recorder.providers import get_provider
-from rejudge.store import Case, RunConfig, ToolRegistry, Trace, TraceError
+
+from rejudge.model import Case, RunConfig, ToolRegistry, Trace, TraceError
 
 __all__ = [
     "ProviderUnreachableError",

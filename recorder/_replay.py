@@ -18,7 +18,8 @@ from rejudge.recorder._derive import cassette_meta, trace_from_cassette
 from rejudge.recorder._http import RecorderError
 from rejudge.recorder._loop import LoopContext, run_case
 from rejudge.recorder._tape import ReplayMissError, Tape
-from rejudge.store import Case, Trace, TraceError
+
+from rejudge.model import Case, Trace, TraceError
 
 __all__ = [
     "Divergence",

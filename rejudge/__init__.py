@@ -14,6 +14,13 @@ if TYPE_CHECKING:
     # what a type checker sees behind the lazy table below (at run time nothing is imported
     # until first use); tests/test_types.py holds the two in step
     from rejudge.judge._rulesets import load_rule_set as load_rule_set
+    from rejudge.model._hashing import content_hash as content_hash
+    from rejudge.model._schemas import Case as Case
+    from rejudge.model._schemas import Judgment as Judgment
+    from rejudge.model._schemas import RuleSet as RuleSet
+    from rejudge.model._schemas import RunConfig as RunConfig
+    from rejudge.model._schemas import ToolRegistry as ToolRegistry
+    from rejudge.model._schemas import Trace as Trace
     from rejudge.services._baseline import (
         check_evaluation_baseline as check_evaluation_baseline,
     )
@@ -27,28 +34,21 @@ if TYPE_CHECKING:
     from rejudge.services._record import record_suite as record_suite
     from rejudge.services._replay import renormalize_run as renormalize_run
     from rejudge.services._replay import replay_run as replay_run
-    from rejudge.store._hashing import content_hash as content_hash
     from rejudge.store._repository import Store as Store
-    from rejudge.store._schemas import Case as Case
-    from rejudge.store._schemas import Judgment as Judgment
-    from rejudge.store._schemas import RuleSet as RuleSet
-    from rejudge.store._schemas import RunConfig as RunConfig
-    from rejudge.store._schemas import ToolRegistry as ToolRegistry
-    from rejudge.store._schemas import Trace as Trace
 
 __version__ = "0.1.0"
 
 # public name -> the module that defines it
 _EXPORTS: dict[str, str] = {
-    # the data model
+    # the data model (rejudge.model has the rest) and the store that keeps it
+    "Case": "rejudge.model._schemas",
+    "Trace": "rejudge.model._schemas",
+    "Judgment": "rejudge.model._schemas",
+    "RuleSet": "rejudge.model._schemas",
+    "RunConfig": "rejudge.model._schemas",
+    "ToolRegistry": "rejudge.model._schemas",
+    "content_hash": "rejudge.model._hashing",
     "Store": "rejudge.store._repository",
-    "Case": "rejudge.store._schemas",
-    "Trace": "rejudge.store._schemas",
-    "Judgment": "rejudge.store._schemas",
-    "RuleSet": "rejudge.store._schemas",
-    "RunConfig": "rejudge.store._schemas",
-    "ToolRegistry": "rejudge.store._schemas",
-    "content_hash": "rejudge.store._hashing",
     # the main entry points: evidence in, judgments out, comparisons and gates (the pure
     # judge itself is rejudge.judge.judge: a root name `judge` would shadow the subpackage)
     "capture": "rejudge.services._capture",

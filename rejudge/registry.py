@@ -18,7 +18,7 @@ user typed its name. Three ways a name gets here:
   or a listing is asked for; it calls ``registry.register(...)`` for what it adds. A plugin that
   fails to load is reported by name, never swallowed.
 
-A lookup of an unknown name raises the kind's :class:`~rejudge.store.NotFoundError` subclass
+A lookup of an unknown name raises the kind's :class:`~rejudge.errors.NotFoundError` subclass
 with the known names, so every "unknown X" message in rejudge says the same thing.
 """
 

@@ -1,4 +1,9 @@
-"""The store: data model, hashing, engine factory, migrations runner and repository."""
+"""The store: the repository (:class:`Store`), the engine factory and the migrations runner,
+the records and read models it hands out, and its errors.
+
+The data model it persists (cases, traces, registries, judgments) and its hashing are
+:mod:`rejudge.model`'s; this package holds all of rejudge's SQL.
+"""
 
 from __future__ import annotations
 
@@ -7,8 +12,22 @@ from typing import TYPE_CHECKING
 from rejudge._lazy import lazy_exports
 
 if TYPE_CHECKING:
-    # the data model, its hashing and the Store as a type checker sees them (at run time the
-    # lazy table below imports them on first use)
+    # what a type checker sees behind the lazy table below (at run time nothing is imported
+    # until first use)
+    from rejudge.store._catalog_reads import BaselineSummary as BaselineSummary
+    from rejudge.store._catalog_reads import EvaluationSummary as EvaluationSummary
+    from rejudge.store._catalog_reads import FilterOptions as FilterOptions
+    from rejudge.store._catalog_reads import PartialBucket as PartialBucket
+    from rejudge.store._catalog_reads import RunSummary as RunSummary
+    from rejudge.store._catalog_reads import TrendPoint as TrendPoint
+    from rejudge.store._comparison_reads import FLIP_DIRECTIONS as FLIP_DIRECTIONS
+    from rejudge.store._comparison_reads import Coverage as Coverage
+    from rejudge.store._comparison_reads import Flip as Flip
+    from rejudge.store._comparison_reads import PairCounts as PairCounts
+    from rejudge.store._engine import DEFAULT_DB_URL as DEFAULT_DB_URL
+    from rejudge.store._engine import backend_name as backend_name
+    from rejudge.store._engine import make_engine as make_engine
+    from rejudge.store._engine import redact_url as redact_url
     from rejudge.store._errors import ConflictError as ConflictError
     from rejudge.store._errors import DatabaseUnavailableError as DatabaseUnavailableError
     from rejudge.store._errors import DatabaseURLError as DatabaseURLError
@@ -17,176 +36,94 @@ if TYPE_CHECKING:
     from rejudge.store._errors import RejudgeError as RejudgeError
     from rejudge.store._errors import SchemaVersionError as SchemaVersionError
     from rejudge.store._errors import StoreError as StoreError
-    from rejudge.store._hashing import HASH_ALGORITHM as HASH_ALGORITHM
-    from rejudge.store._hashing import NOT_BEHAVIOUR as NOT_BEHAVIOUR
-    from rejudge.store._hashing import behaviour_hash as behaviour_hash
-    from rejudge.store._hashing import canonical_json as canonical_json
-    from rejudge.store._hashing import content_hash as content_hash
-    from rejudge.store._hashing import hash_bytes as hash_bytes
+    from rejudge.store._evaluation_reads import CasePasses as CasePasses
+    from rejudge.store._evaluation_reads import GroupSummary as GroupSummary
+    from rejudge.store._evaluation_reads import PassCell as PassCell
+    from rejudge.store._external import StoredExternalVerdict as StoredExternalVerdict
+    from rejudge.store._migrate import alembic_config as alembic_config
+    from rejudge.store._migrate import current_revision as current_revision
+    from rejudge.store._migrate import downgrade as downgrade
+    from rejudge.store._migrate import ensure_schema as ensure_schema
+    from rejudge.store._migrate import head_revision as head_revision
+    from rejudge.store._migrate import upgrade as upgrade
+    from rejudge.store._records import BaselineRecord as BaselineRecord
+    from rejudge.store._records import EvaluationRecord as EvaluationRecord
+    from rejudge.store._records import RunRecord as RunRecord
+    from rejudge.store._records import StoredTrace as StoredTrace
+    from rejudge.store._records import SuiteRecord as SuiteRecord
     from rejudge.store._repository import Store as Store
-    from rejudge.store._schemas import CASE_FORMAT_VERSION as CASE_FORMAT_VERSION
-    from rejudge.store._schemas import EXTERNAL_PASS_AT as EXTERNAL_PASS_AT
-    from rejudge.store._schemas import HARNESS_MODES as HARNESS_MODES
-    from rejudge.store._schemas import JUDGMENT_FORMAT_VERSION as JUDGMENT_FORMAT_VERSION
-    from rejudge.store._schemas import REGISTRY_FORMAT_VERSION as REGISTRY_FORMAT_VERSION
-    from rejudge.store._schemas import REVIEW_LABELS as REVIEW_LABELS
-    from rejudge.store._schemas import RULE_SET_FORMAT_VERSION as RULE_SET_FORMAT_VERSION
-    from rejudge.store._schemas import TRACE_FORMAT_VERSION as TRACE_FORMAT_VERSION
-    from rejudge.store._schemas import VERDICTS as VERDICTS
-    from rejudge.store._schemas import Alternative as Alternative
-    from rejudge.store._schemas import Case as Case
-    from rejudge.store._schemas import ExternalVerdict as ExternalVerdict
-    from rejudge.store._schemas import Golden as Golden
-    from rejudge.store._schemas import GoldenCall as GoldenCall
-    from rejudge.store._schemas import HarnessAssistance as HarnessAssistance
-    from rejudge.store._schemas import HarnessMode as HarnessMode
-    from rejudge.store._schemas import Judgment as Judgment
-    from rejudge.store._schemas import ParamRule as ParamRule
-    from rejudge.store._schemas import Round as Round
-    from rejudge.store._schemas import RuleSet as RuleSet
-    from rejudge.store._schemas import RunConfig as RunConfig
-    from rejudge.store._schemas import ServerToolUse as ServerToolUse
-    from rejudge.store._schemas import ToolCall as ToolCall
-    from rejudge.store._schemas import ToolRegistry as ToolRegistry
-    from rejudge.store._schemas import ToolSpec as ToolSpec
-    from rejudge.store._schemas import Trace as Trace
-    from rejudge.store._schemas import TraceError as TraceError
-    from rejudge.store._schemas import TraceStatus as TraceStatus
-    from rejudge.store._schemas import UserTurn as UserTurn
-    from rejudge.store._schemas import Verdict as Verdict
-    from rejudge.store._schemas import WorldRef as WorldRef
-    from rejudge.store._schemas import judgment_key as judgment_key
-    from rejudge.store._schemas import normalize_label as normalize_label
+    from rejudge.store._reviews import MAX_REVIEWER_LENGTH as MAX_REVIEWER_LENGTH
+    from rejudge.store._reviews import NewReview as NewReview
+    from rejudge.store._reviews import ReviewRecord as ReviewRecord
+    from rejudge.store._reviews import check_reviewer as check_reviewer
+    from rejudge.store._run_reads import RunUsage as RunUsage
+    from rejudge.store._run_reads import TraceRowSummary as TraceRowSummary
+    from rejudge.store._tables import Base as Base
+    from rejudge.store._trace_reads import PendingCase as PendingCase
+    from rejudge.store._trace_reads import RecentTrace as RecentTrace
+    from rejudge.store._trace_reads import RunProgress as RunProgress
+    from rejudge.store._trace_reads import TraceDetail as TraceDetail
+    from rejudge.store._trace_reads import TraceListing as TraceListing
 
 # public name -> the private module that defines it (each module's __all__;
 # tests/test_public_api.py keeps this table complete)
 _EXPORTS: dict[str, str] = {
-    "ReviewStoreMixin": "rejudge.store._reviews",
-    "BATCH": "rejudge.store._batching",
-    "chunks": "rejudge.store._batching",
-    "BaselineSummary": "rejudge.store._catalog_reads",
-    "EvaluationSummary": "rejudge.store._catalog_reads",
-    "FilterOptions": "rejudge.store._catalog_reads",
-    "PartialBucket": "rejudge.store._catalog_reads",
-    "RunSummary": "rejudge.store._catalog_reads",
-    "TrendPoint": "rejudge.store._catalog_reads",
-    "CatalogReadsMixin": "rejudge.store._catalog_reads",
-    "Coverage": "rejudge.store._comparison_reads",
-    "FLIP_DIRECTIONS": "rejudge.store._comparison_reads",
-    "Flip": "rejudge.store._comparison_reads",
-    "PairCounts": "rejudge.store._comparison_reads",
-    "ComparisonReadsMixin": "rejudge.store._comparison_reads",
+    # the repository
+    "Store": "rejudge.store._repository",
+    # the engine and the schema: connecting, migrating
     "DEFAULT_DB_URL": "rejudge.store._engine",
-    "backend_name": "rejudge.store._engine",
     "make_engine": "rejudge.store._engine",
     "redact_url": "rejudge.store._engine",
-    "ConflictError": "rejudge.store._errors",
-    "DatabaseURLError": "rejudge.store._errors",
-    "DatabaseUnavailableError": "rejudge.store._errors",
-    "InvalidInputError": "rejudge.store._errors",
-    "NotFoundError": "rejudge.store._errors",
-    "RejudgeError": "rejudge.store._errors",
-    "SchemaVersionError": "rejudge.store._errors",
-    "StoreError": "rejudge.store._errors",
-    "CasePasses": "rejudge.store._evaluation_reads",
-    "GroupSummary": "rejudge.store._evaluation_reads",
-    "PassCell": "rejudge.store._evaluation_reads",
-    "EvaluationReadsMixin": "rejudge.store._evaluation_reads",
-    "HASH_ALGORITHM": "rejudge.store._hashing",
-    "behaviour_hash": "rejudge.store._hashing",
-    "canonical_json": "rejudge.store._hashing",
-    "content_hash": "rejudge.store._hashing",
-    "hash_bytes": "rejudge.store._hashing",
-    "IngestReadsMixin": "rejudge.store._ingest",
-    "JudgmentStoreMixin": "rejudge.store._judgments",
+    "backend_name": "rejudge.store._engine",
     "alembic_config": "rejudge.store._migrate",
-    "current_revision": "rejudge.store._migrate",
-    "downgrade": "rejudge.store._migrate",
-    "ensure_schema": "rejudge.store._migrate",
-    "head_revision": "rejudge.store._migrate",
     "upgrade": "rejudge.store._migrate",
-    "BaselineRecord": "rejudge.store._records",
-    "EvaluationRecord": "rejudge.store._records",
-    "PreparedJudgment": "rejudge.store._records",
+    "downgrade": "rejudge.store._migrate",
+    "current_revision": "rejudge.store._migrate",
+    "head_revision": "rejudge.store._migrate",
+    "ensure_schema": "rejudge.store._migrate",
+    # the records the store hands out
+    "SuiteRecord": "rejudge.store._records",
     "RunRecord": "rejudge.store._records",
     "StoredTrace": "rejudge.store._records",
-    "SuiteRecord": "rejudge.store._records",
-    "evaluation_record_from_row": "rejudge.store._records",
-    "run_differences": "rejudge.store._records",
-    "text_hash": "rejudge.store._records",
-    "run_record_from_row": "rejudge.store._records",
-    "suite_record_from_row": "rejudge.store._records",
-    "Store": "rejudge.store._repository",
+    "EvaluationRecord": "rejudge.store._records",
+    "BaselineRecord": "rejudge.store._records",
     "MAX_REVIEWER_LENGTH": "rejudge.store._reviews",
     "NewReview": "rejudge.store._reviews",
-    "REVIEW_LABELS": "rejudge.store._schemas",
     "ReviewRecord": "rejudge.store._reviews",
     "check_reviewer": "rejudge.store._reviews",
-    "CASE_FORMAT_VERSION": "rejudge.store._schemas",
-    "Case": "rejudge.store._schemas",
-    "Golden": "rejudge.store._schemas",
-    "GoldenCall": "rejudge.store._schemas",
-    "HARNESS_MODES": "rejudge.store._schemas",
-    "HarnessAssistance": "rejudge.store._schemas",
-    "HarnessMode": "rejudge.store._schemas",
-    "JUDGMENT_FORMAT_VERSION": "rejudge.store._schemas",
-    "Judgment": "rejudge.store._schemas",
-    "ExternalVerdict": "rejudge.store._schemas",
-    "EXTERNAL_PASS_AT": "rejudge.store._schemas",
-    "ExternalVerdictRow": "rejudge.store._tables",
-    "ExternalVerdictStoreMixin": "rejudge.store._external",
     "StoredExternalVerdict": "rejudge.store._external",
-    "ParamRule": "rejudge.store._schemas",
-    "REGISTRY_FORMAT_VERSION": "rejudge.store._schemas",
-    "RULE_SET_FORMAT_VERSION": "rejudge.store._schemas",
-    "Round": "rejudge.store._schemas",
-    "ServerToolUse": "rejudge.store._schemas",
-    "Alternative": "rejudge.store._schemas",
-    "UserTurn": "rejudge.store._schemas",
-    "RuleSet": "rejudge.store._schemas",
-    "RunConfig": "rejudge.store._schemas",
-    "TRACE_FORMAT_VERSION": "rejudge.store._schemas",
-    "ToolCall": "rejudge.store._schemas",
-    "ToolRegistry": "rejudge.store._schemas",
-    "WorldRef": "rejudge.store._schemas",
-    "ToolSpec": "rejudge.store._schemas",
-    "Trace": "rejudge.store._schemas",
-    "TraceError": "rejudge.store._schemas",
-    "TraceStatus": "rejudge.store._schemas",
-    "VERDICTS": "rejudge.store._schemas",
-    "Verdict": "rejudge.store._schemas",
-    "judgment_key": "rejudge.store._schemas",
-    "normalize_label": "rejudge.store._schemas",
-    "Base": "rejudge.store._tables",
-    "BaselineRow": "rejudge.store._tables",
-    "CallRow": "rejudge.store._tables",
-    "CaseRow": "rejudge.store._tables",
-    "EvaluationJudgmentRow": "rejudge.store._tables",
-    "EvaluationRow": "rejudge.store._tables",
-    "JSONType": "rejudge.store._tables",
-    "JudgmentBodyRow": "rejudge.store._tables",
-    "JudgmentRow": "rejudge.store._tables",
-    "JudgmentTemplate": "rejudge.store._judgment_text",
-    "join_judgment_text": "rejudge.store._judgment_text",
-    "put_trace_hash": "rejudge.store._judgment_text",
-    "split_judgment_text": "rejudge.store._judgment_text",
-    "NOT_BEHAVIOUR": "rejudge.store._hashing",
-    "RegistryRow": "rejudge.store._tables",
-    "ReviewRow": "rejudge.store._tables",
-    "RuleSetRow": "rejudge.store._tables",
-    "RunRow": "rejudge.store._tables",
-    "SuiteRow": "rejudge.store._tables",
-    "TraceRow": "rejudge.store._tables",
-    "utcnow": "rejudge.store._tables",
+    # the read models (the dashboard's aggregates, as named tuples)
+    "FilterOptions": "rejudge.store._catalog_reads",
+    "RunSummary": "rejudge.store._catalog_reads",
+    "EvaluationSummary": "rejudge.store._catalog_reads",
+    "BaselineSummary": "rejudge.store._catalog_reads",
+    "TrendPoint": "rejudge.store._catalog_reads",
+    "PartialBucket": "rejudge.store._catalog_reads",
+    "FLIP_DIRECTIONS": "rejudge.store._comparison_reads",
+    "PairCounts": "rejudge.store._comparison_reads",
+    "Coverage": "rejudge.store._comparison_reads",
+    "Flip": "rejudge.store._comparison_reads",
+    "GroupSummary": "rejudge.store._evaluation_reads",
+    "PassCell": "rejudge.store._evaluation_reads",
+    "CasePasses": "rejudge.store._evaluation_reads",
+    "TraceRowSummary": "rejudge.store._run_reads",
+    "RunUsage": "rejudge.store._run_reads",
+    "TraceListing": "rejudge.store._trace_reads",
+    "TraceDetail": "rejudge.store._trace_reads",
+    "RunProgress": "rejudge.store._trace_reads",
     "PendingCase": "rejudge.store._trace_reads",
     "RecentTrace": "rejudge.store._trace_reads",
-    "RunProgress": "rejudge.store._trace_reads",
-    "TraceDetail": "rejudge.store._trace_reads",
-    "TraceListing": "rejudge.store._trace_reads",
-    "TraceReadsMixin": "rejudge.store._trace_reads",
-    "RunReadsMixin": "rejudge.store._run_reads",
-    "RunUsage": "rejudge.store._run_reads",
-    "TraceRowSummary": "rejudge.store._run_reads",
+    # the tables' declarative base: its metadata is what Alembic's environment compares
+    "Base": "rejudge.store._tables",
+    # the store's errors (defined in rejudge.errors)
+    "RejudgeError": "rejudge.store._errors",
+    "StoreError": "rejudge.store._errors",
+    "DatabaseURLError": "rejudge.store._errors",
+    "DatabaseUnavailableError": "rejudge.store._errors",
+    "SchemaVersionError": "rejudge.store._errors",
+    "NotFoundError": "rejudge.store._errors",
+    "ConflictError": "rejudge.store._errors",
+    "InvalidInputError": "rejudge.store._errors",
 }
 
 __all__ = sorted(_EXPORTS)

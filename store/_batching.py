@@ -5,7 +5,8 @@ from __future__ import annotations
 from collections.abc import Iterator, Sequence
 from typing import TypeVar
 
-__all__ = ["BATCH", "chunks"]
+# the store's own helpers (its modules import them from here): nothing for the facade
+__all__: list[str] = []
 
 T = TypeVar("T")
 

@@ -31,15 +31,15 @@ from rejudge.store._read_common import (
     rule_ref,
     verdict_columns,
 )
-from rejudge.store._schemas import VERDICTS
 from sqlalchemy import case, func, select
 from sqlalchemy.exc import DatabaseError, DBAPIError, InterfaceError, OperationalError
+
+from rejudge.model import VERDICTS
 
 if TYPE_CHECKING:
     from sqlalchemy import Engine
 
 __all__ = [
-    "CatalogReadsMixin",
     "FilterOptions",
     "RunSummary",
     "EvaluationSummary",

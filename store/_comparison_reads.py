@@ -22,13 +22,7 @@ from rejudge.model._comparison import UNKNOWN_CAUSE
 if TYPE_CHECKING:
     from sqlalchemy import Engine
 
-__all__ = [
-    "FLIP_DIRECTIONS",
-    "PairCounts",
-    "Coverage",
-    "Flip",
-    "ComparisonReadsMixin",
-]
+__all__ = ["FLIP_DIRECTIONS", "PairCounts", "Coverage", "Flip"]
 
 FLIP_DIRECTIONS: tuple[str, ...] = ("PASS→FAIL", "FAIL→PASS", "other")
 

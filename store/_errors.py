@@ -1,8 +1,9 @@
 """The store's errors, and the root of the tree every package extends.
 
 The classes are defined in :mod:`rejudge.errors` (which draws the whole tree), so importing the
-error tree never loads the store's database code; they are importable from here too because
-``rejudge.store`` is where the other packages have always found them.
+error tree never loads the store's database code; the store's facade exports them as its
+errors. Pure code (the judge, the recorder, the suites, the model) takes them from
+``rejudge.errors`` and never imports the store.
 """
 
 from __future__ import annotations

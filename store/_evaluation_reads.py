@@ -12,14 +12,15 @@ from typing import TYPE_CHECKING, Any, NamedTuple
 
 from rejudge.store._errors import InvalidInputError
 from rejudge.store._read_common import _T_EJ, _T_JUDG, accuracy, count_if, verdict_columns
-from rejudge.store._schemas import VERDICTS
 from rejudge.store._tables import ReviewRow
 from sqlalchemy import Table, and_, case, distinct, func, select, true
+
+from rejudge.model import VERDICTS
 
 if TYPE_CHECKING:
     from sqlalchemy import Engine
 
-__all__ = ["EvaluationReadsMixin", "GroupSummary", "PassCell", "CasePasses"]
+__all__ = ["GroupSummary", "PassCell", "CasePasses"]
 
 GROUPINGS = ("dimension", "category")
 

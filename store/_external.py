@@ -17,15 +17,16 @@ from typing import TYPE_CHECKING, Any
 
 from rejudge.store._batching import chunks
 from rejudge.store._errors import ConflictError, InvalidInputError
-from rejudge.store._schemas import ExternalVerdict
 from rejudge.store._tables import ExternalVerdictRow, TraceRow, utcnow
 from sqlalchemy import Table, func, select, update
+
+from rejudge.model import ExternalVerdict
 
 if TYPE_CHECKING:
     from sqlalchemy import Engine
     from sqlalchemy.engine import Connection
 
-__all__ = ["ExternalVerdictStoreMixin", "StoredExternalVerdict"]
+__all__ = ["StoredExternalVerdict"]
 
 _T_EXT: Table = ExternalVerdictRow.__table__  # type: ignore[assignment]
 _T_TRACE: Table = TraceRow.__table__  # type: ignore[assignment]

@@ -15,7 +15,8 @@ from sqlalchemy import select
 if TYPE_CHECKING:
     from sqlalchemy import Engine
 
-__all__ = ["IngestReadsMixin"]
+# the store's own: Store composes it; nothing here is for the facade
+__all__: list[str] = []
 
 
 class IngestReadsMixin:

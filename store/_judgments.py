@@ -14,10 +14,7 @@ from typing import TYPE_CHECKING, Any
 
 from rejudge.store._batching import BATCH, chunks
 from rejudge.store._errors import InvalidInputError, NotFoundError
-from rejudge.store._hashing import canonical_json
-from rejudge.store._judgment_text import put_trace_hash
-from rejudge.store._records import EvaluationRecord, PreparedJudgment, evaluation_record_from_row
-from rejudge.store._schemas import Judgment
+from rejudge.store._records import EvaluationRecord, evaluation_record_from_row
 from rejudge.store._tables import (
     EvaluationJudgmentRow,
     EvaluationRow,
@@ -29,10 +26,13 @@ from rejudge.store._tables import (
 from sqlalchemy import Table, Text, cast, func, select, update
 from sqlalchemy.engine import Connection
 
+from rejudge.model import Judgment, PreparedJudgment, canonical_json, put_trace_hash
+
 if TYPE_CHECKING:
     from sqlalchemy import Engine
 
-__all__ = ["JudgmentStoreMixin"]
+# the store's own: Store composes it; nothing here is for the facade
+__all__: list[str] = []
 
 _T_EVAL: Table = EvaluationRow.__table__  # type: ignore[assignment]
 _T_JUDG: Table = JudgmentRow.__table__  # type: ignore[assignment]

@@ -12,7 +12,6 @@ from collections.abc import Mapping, Sequence
 from datetime import UTC, datetime
 from typing import Any
 
-from rejudge.store._schemas import VERDICTS
 from rejudge.store._tables import (
     BaselineRow,
     CallRow,
@@ -28,6 +27,8 @@ from rejudge.store._tables import (
 )
 from sqlalchemy import Table, case, func, literal
 from sqlalchemy.sql import ColumnElement, Select
+
+from rejudge.model import VERDICTS
 
 # shared by the read-model modules only: nothing here is part of the store's public face
 __all__: list[str] = []

@@ -1,32 +1,18 @@
 """Record types: the frozen values ``Store`` hands out for stored rows (suites, runs, traces,
-evaluations, baselines), the pre-serialized judgment ``PreparedJudgment``, and the helpers that
-build a record from a row."""
+evaluations, baselines) and the helpers that build a record from a row. (The pre-serialized
+judgment the store writes, ``PreparedJudgment``, is built by the pure judge: it is part of the
+data model, :mod:`rejudge.model._judgment_text`.)"""
 
 from __future__ import annotations
 
-from collections.abc import Mapping
 from dataclasses import dataclass
 from datetime import datetime
-from typing import Any, NamedTuple
+from typing import Any
 from urllib.parse import urlsplit
 
-from rejudge.store._hashing import canonical_json, hash_bytes
-from rejudge.store._judgment_text import JudgmentTemplate, join_judgment_text, split_judgment_text
-from rejudge.store._schemas import Judgment, RunConfig, Trace, judgment_key
+from rejudge.model._schemas import RunConfig, Trace
 
-__all__ = [
-    "SuiteRecord",
-    "RunRecord",
-    "StoredTrace",
-    "EvaluationRecord",
-    "PreparedJudgment",
-    "BaselineRecord",
-    "suite_record_from_row",
-    "run_record_from_row",
-    "evaluation_record_from_row",
-    "run_differences",
-    "text_hash",
-]
+__all__ = ["SuiteRecord", "RunRecord", "StoredTrace", "EvaluationRecord", "BaselineRecord"]
 
 
 @dataclass(frozen=True)
@@ -87,106 +73,6 @@ class EvaluationRecord:
     summary: dict[str, Any]
     created_at: datetime
     finished_at: datetime | None
-
-
-class PreparedJudgment(NamedTuple):
-    """A judgment ready for the store: its key, its hash and its body as canonical JSON text,
-    cut where the trace hash goes (``store._judgment_text``): ``shared_json`` is what
-    ``judgment_bodies`` keeps once for every trace that behaved alike.
-
-    The hash is ``Judgment.hash`` (sha256 of the canonical JSON of ``model_dump(mode="json")``)
-    computed from the very text that is stored, so the body is serialized once. Built where the
-    judging happens (a worker process pickles these small tuples of strings back; the copies
-    of one behaviour share one ``shared_json`` string, pickled once).
-    """
-
-    key: str
-    hash: str
-    #: the canonical body without its trace hash (or whole: ``offset`` -1)
-    shared_json: str
-    #: sha256 of ``shared_json``: the ``judgment_bodies`` row it is stored as
-    shared_hash: str
-    #: where in ``shared_json`` the trace hash goes back
-    offset: int
-    trace_hash: str
-    case_hash: str
-    registry_hash: str
-    tier: str
-    rule_set_hash: str
-    engine_version: str
-    verdict: str
-    partial_score: float | None
-    taxonomy_json: str
-    #: the body's ``anomalies`` and ``details.implicated_tools`` (None when absent), stored as
-    #: columns next to it: what a report aggregates without parsing bodies
-    anomalies_json: str
-    implicated_tools_json: str | None
-
-    @property
-    def body_json(self) -> str:
-        """The whole canonical body (what ``hash`` is the sha256 of)."""
-        return join_judgment_text(self.shared_json, self.offset, self.trace_hash)
-
-    @classmethod
-    def of(cls, judgment: Judgment, key: str | None = None) -> PreparedJudgment:
-        """``key``: the judgment's key when the caller already computed it (it must be
-        ``judgment.key``)."""
-        return cls.from_body(judgment.model_dump(mode="json"), key)
-
-    @classmethod
-    def from_body(cls, body: Mapping[str, Any], key: str | None = None) -> PreparedJudgment:
-        """From a judgment's JSON dump (``Judgment.model_dump(mode="json")``, or the same dict
-        built directly: ``judge.engine.judge_body``); ``key`` as in :meth:`of`."""
-        text = canonical_json(body)
-        tools = body["details"].get("implicated_tools")
-        shared, offset = split_judgment_text(text, body["trace_hash"])
-        return cls(
-            key=key
-            if key is not None
-            else judgment_key(
-                body["trace_hash"],
-                body["case_hash"],
-                body["registry_hash"],
-                body["tier"],
-                body["rule_set_hash"],
-                body["engine_version"],
-            ),
-            hash=hash_bytes(text.encode("utf-8")),
-            shared_json=shared,
-            shared_hash=text_hash(shared),
-            offset=offset,
-            trace_hash=body["trace_hash"],
-            case_hash=body["case_hash"],
-            registry_hash=body["registry_hash"],
-            tier=body["tier"],
-            rule_set_hash=body["rule_set_hash"],
-            engine_version=body["engine_version"],
-            verdict=body["verdict"],
-            partial_score=body["partial_score"],
-            taxonomy_json=canonical_json(body["taxonomy"]),
-            anomalies_json=canonical_json(body["anomalies"]),
-            implicated_tools_json=None if tools is None else canonical_json(tools),
-        )
-
-    def for_trace(
-        self, trace_hash: str, key: str, template: JudgmentTemplate | None = None
-    ) -> PreparedJudgment | None:
-        """This judgment as the judgment of another trace that behaved alike (same case and
-        inputs: only the trace hash differs), under that trace's judgment ``key``: the same
-        shared body, its own hash. None when this body cannot be shared (its text holds its
-        trace hash). ``template``: ``JudgmentTemplate(self.shared_json, self.offset)``, made
-        once by a caller copying one judgment many times."""
-        if template is None:
-            template = JudgmentTemplate(self.shared_json, self.offset)
-        digest = template.hash_for(trace_hash)
-        if digest is None:
-            return None
-        return self._replace(key=key, hash=digest, trace_hash=trace_hash)
-
-
-def text_hash(text: str) -> str:
-    """sha256 of a stored text (a shared judgment body's row key)."""
-    return hash_bytes(text.encode("utf-8"))
 
 
 @dataclass(frozen=True)

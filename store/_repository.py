@@ -23,15 +23,12 @@ from rejudge.store._engine import make_engine
 from rejudge.store._errors import ConflictError, InvalidInputError, NotFoundError
 from rejudge.store._evaluation_reads import EvaluationReadsMixin
 from rejudge.store._external import ExternalVerdictStoreMixin
-from rejudge.store._hashing import behaviour_hash, content_hash
 from rejudge.store._ingest import IngestReadsMixin
 from rejudge.store._judgments import JudgmentStoreMixin
 from rejudge.store._migrate import _unavailable as unavailable_error
 from rejudge.store._migrate import ensure_schema
 from rejudge.store._records import (
     BaselineRecord,
-    EvaluationRecord,
-    PreparedJudgment,
     RunRecord,
     StoredTrace,
     SuiteRecord,
@@ -41,7 +38,6 @@ from rejudge.store._records import (
 )
 from rejudge.store._reviews import ReviewStoreMixin
 from rejudge.store._run_reads import RunReadsMixin
-from rejudge.store._schemas import Case, RuleSet, RunConfig, ToolRegistry, Trace
 from rejudge.store._tables import (
     BaselineRow,
     CallRow,
@@ -59,15 +55,17 @@ from sqlalchemy.dialects import postgresql, sqlite
 from sqlalchemy.engine import Connection
 from sqlalchemy.exc import IntegrityError, OperationalError
 
-__all__ = [
-    "Store",
-    "SuiteRecord",
-    "RunRecord",
-    "StoredTrace",
-    "EvaluationRecord",
-    "BaselineRecord",
-    "PreparedJudgment",
-]
+from rejudge.model import (
+    Case,
+    RuleSet,
+    RunConfig,
+    ToolRegistry,
+    Trace,
+    behaviour_hash,
+    content_hash,
+)
+
+__all__ = ["Store"]
 
 _T_REG: Table = RegistryRow.__table__  # type: ignore[assignment]
 _T_SUITE: Table = SuiteRow.__table__  # type: ignore[assignment]

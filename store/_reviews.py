@@ -19,7 +19,6 @@ from typing import TYPE_CHECKING, Any
 
 from rejudge.store._batching import chunks
 from rejudge.store._errors import ConflictError, InvalidInputError, NotFoundError
-from rejudge.store._schemas import REVIEW_LABELS, normalize_label
 from rejudge.store._tables import (
     EvaluationJudgmentRow,
     EvaluationRow,
@@ -31,18 +30,12 @@ from rejudge.store._tables import (
 )
 from sqlalchemy import Table, func, select, update
 
+from rejudge.model import REVIEW_LABELS, normalize_label
+
 if TYPE_CHECKING:
     from sqlalchemy.engine import Engine
 
-__all__ = [
-    "ReviewStoreMixin",
-    "REVIEW_LABELS",
-    "MAX_REVIEWER_LENGTH",
-    "NewReview",
-    "ReviewRecord",
-    "normalize_label",
-    "check_reviewer",
-]
+__all__ = ["MAX_REVIEWER_LENGTH", "NewReview", "ReviewRecord", "check_reviewer"]
 
 _T_REV: Table = ReviewRow.__table__  # type: ignore[assignment]
 _T_JUDG: Table = JudgmentRow.__table__  # type: ignore[assignment]

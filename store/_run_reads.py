@@ -20,7 +20,7 @@ from sqlalchemy import Text, and_, cast, exists, func, select
 if TYPE_CHECKING:
     from sqlalchemy import Engine, Table
 
-__all__ = ["RunReadsMixin", "TraceRowSummary", "RunUsage"]
+__all__ = ["TraceRowSummary", "RunUsage"]
 
 _T_EXT: Table = ExternalVerdictRow.__table__  # type: ignore[assignment]
 

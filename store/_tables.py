@@ -10,7 +10,6 @@ from __future__ import annotations
 from datetime import UTC, datetime
 from typing import Any
 
-from rejudge.store._schemas import REVIEW_LABELS
 from sqlalchemy import (
     JSON,
     DateTime,
@@ -26,26 +25,7 @@ from sqlalchemy import (
 from sqlalchemy.dialects.postgresql import JSONB
 from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column
 
-__all__ = [
-    "Base",
-    "JSONType",
-    "SuiteRow",
-    "CaseRow",
-    "RegistryRow",
-    "RunRow",
-    "TraceRow",
-    "CallRow",
-    "RuleSetRow",
-    "EvaluationRow",
-    "JudgmentBodyRow",
-    "JudgmentRow",
-    "EvaluationJudgmentRow",
-    "BaselineRow",
-    "ReviewRow",
-    "ExternalVerdictRow",
-    "REVIEW_LABELS",
-    "utcnow",
-]
+__all__ = ["Base"]
 
 JSONType = JSON().with_variant(JSONB(), "postgresql")
 
@@ -141,7 +121,7 @@ class TraceRow(Base):
     repetition: Mapped[int] = mapped_column(Integer, default=0)
     status: Mapped[str] = mapped_column(String(30))
     hash: Mapped[str] = mapped_column(Hash, index=True)
-    # the hash of what judging reads (store._hashing.behaviour_hash): repeated trials that
+    # the hash of what judging reads (rejudge.model.behaviour_hash): repeated trials that
     # behaved alike share it; None only for a row a bulk loader wrote without it
     behaviour_hash: Mapped[str | None] = mapped_column(Hash)
     round_count: Mapped[int] = mapped_column(Integer)
@@ -197,7 +177,7 @@ class EvaluationRow(Base):
 class JudgmentBodyRow(Base):
     """A judgment's body without its ``trace_hash``, stored once however many judgments share
     it: every repeated trial that behaved alike is judged into the same body but for the trace
-    hash, which its judgment row carries (see ``store._judgment_text``)."""
+    hash, which its judgment row carries (see ``rejudge.model._judgment_text``)."""
 
     __tablename__ = "judgment_bodies"
     id: Mapped[int] = mapped_column(Integer, primary_key=True)

@@ -13,7 +13,6 @@ from datetime import datetime
 from typing import TYPE_CHECKING, Any, NamedTuple
 
 from rejudge.store._catalog_reads import RunSummary
-from rejudge.store._judgment_text import put_trace_hash
 from rejudge.store._read_common import (
     _T_BODY,
     _T_CALL,
@@ -28,17 +27,12 @@ from rejudge.store._read_common import (
 )
 from sqlalchemy import func, select
 
+from rejudge.model import put_trace_hash
+
 if TYPE_CHECKING:
     from sqlalchemy import Engine
 
-__all__ = [
-    "TraceListing",
-    "TraceDetail",
-    "RunProgress",
-    "PendingCase",
-    "RecentTrace",
-    "TraceReadsMixin",
-]
+__all__ = ["TraceListing", "TraceDetail", "RunProgress", "PendingCase", "RecentTrace"]
 
 # (tool name, ok): ok is None when the call was never executed (e.g. an imported trace)
 Badge = tuple[str, bool | None]

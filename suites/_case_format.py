@@ -2,7 +2,7 @@
 
 A suite on disk is a folder holding ``suite.json`` (the manifest: name, domain, format_version,
 description, optional id_pattern / phrasings / cases_file) and ``cases.jsonl`` (one case per line,
-each line valid against ``suites/schema/case.v1.json`` and parsed into :class:`store.schemas.Case`).
+each line valid against ``suites/schema/case.v1.json`` and parsed into :class:`rejudge.model.Case`).
 
 Loading is strict: a file with any bad line raises :class:`SuiteFormatError`. To list every problem
 of a suite at once, use :func:`suites.validate.validate_suite`.
@@ -19,9 +19,10 @@ from typing import Any
 
 import jsonschema
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
-from rejudge.store import CASE_FORMAT_VERSION, Case, ToolRegistry, content_hash
 from rejudge.suites._domain import get_domain, package_data
 from rejudge.suites._errors import SuiteFormatError, SuiteNotFoundError
+
+from rejudge.model import CASE_FORMAT_VERSION, Case, ToolRegistry, content_hash
 
 __all__ = [
     "FORMAT_VERSION",

@@ -12,8 +12,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Protocol, runtime_checkable
 
-from rejudge.store import InvalidInputError, ToolRegistry
-
+from rejudge.errors import InvalidInputError
+from rejudge.model import ToolRegistry
 from rejudge.registry import REGISTRY
 
 __all__ = [

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from rejudge.store import InvalidInputError, NotFoundError, RejudgeError
+from rejudge.errors import InvalidInputError, NotFoundError, RejudgeError
 
 __all__ = ["SuiteError", "SuiteFormatError", "SuiteNotFoundError", "ToolError"]
 

@@ -21,11 +21,10 @@ from collections.abc import Mapping
 from typing import Any
 
 import jsonschema
-from rejudge.store import ToolRegistry, canonical_json
 from rejudge.suites._domain import ToolResult
 from rejudge.suites._errors import ToolError
 
-from rejudge.model import CallResult, World, WorldData, WorldState
+from rejudge.model import CallResult, ToolRegistry, World, WorldData, WorldState, canonical_json
 
 __all__ = [
     "SchemaSandbox",

@@ -1,7 +1,7 @@
 """Golden self-test: run every golden sequence in a fresh sandbox; every call must succeed.
 
 ``golden_trace(case, sandbox)`` executes a case's golden calls (each repeated ``count`` times) and
-returns them as a synthetic :class:`store.schemas.Trace`, as if a model had made them. Parameters
+returns them as a synthetic :class:`rejudge.model.Trace`, as if a model had made them. Parameters
 ruled ``any`` (dynamic values such as action ids) are taken from the results of earlier calls in
 the sequence when such a key appears there. ``selftest_suite`` does this for every case and, given
 a ``judge_fn``, also judges each golden trace: every verdict it returns must be PASS.
@@ -14,9 +14,10 @@ from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from rejudge.store import Case, GoldenCall, Round, ToolCall, ToolRegistry, Trace, canonical_json
 from rejudge.suites._case_format import SuiteSource
 from rejudge.suites._domain import Sandbox, get_domain
+
+from rejudge.model import Case, GoldenCall, Round, ToolCall, ToolRegistry, Trace, canonical_json
 
 __all__ = [
     "JudgeFn",

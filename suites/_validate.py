@@ -20,7 +20,6 @@ from pathlib import Path
 from typing import Any
 
 import jsonschema
-from rejudge.store import Case, RejudgeError, ToolRegistry
 from rejudge.suites._case_format import (
     MANIFEST_NAME,
     CaseLine,
@@ -33,6 +32,9 @@ from rejudge.suites._case_format import (
     resolve_suite_path,
 )
 from rejudge.suites._domain import get_domain
+
+from rejudge.errors import RejudgeError
+from rejudge.model import Case, ToolRegistry
 
 __all__ = [
     "Problem",

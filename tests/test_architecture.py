@@ -25,19 +25,12 @@ FOLDERS = {
     "rejudge.dashboard": REPO / "dashboard",
     "rejudge.migrations": REPO / "migrations",
 }
-# the store's modules that pure code may use: the data model (schemas, and the frozen records
-# the store hands out, such as a pre-serialized judgment, with the cut of its text around the
-# trace hash), hashing, the error tree
-STORE_PURE = (
-    "rejudge.store._schemas",
-    "rejudge.store._records",
-    "rejudge.store._judgment_text",
-    "rejudge.store._hashing",
-    "rejudge.store._errors",
-)
 BARE = ("store", "recorder", "judge", "suites", "dashboard", "migrations")
-# what the model (rejudge.model) may use of ours: the store's data model, the registry, errors
-MODEL_USES = ("rejudge.model", "rejudge.registry", "rejudge.errors", "rejudge._lazy", *STORE_PURE)
+# pure code: the cores that know nothing of storage. They speak the data model
+# (rejudge.model), raise the error tree (rejudge.errors) and never import the store.
+PURE = ("rejudge.judge", "rejudge.recorder", "rejudge.suites", "rejudge.model")
+# what the model (rejudge.model) may use of ours: itself, the registry, errors
+MODEL_USES = ("rejudge.model", "rejudge.registry", "rejudge.errors", "rejudge._lazy")
 # what the registry (imported by every layer, so it sits below them all) may use of ours
 REGISTRY_USES = ("rejudge.registry", "rejudge.errors", "rejudge._lazy")
 
@@ -67,8 +60,8 @@ def _imports(module: str, path: Path) -> Iterator[tuple[int, str]]:
             yield node.lineno, target
             exports = _facade(target)
             for alias in node.names:
-                # a facade's name is an edge to the module defining it (`from rejudge.store
-                # import Trace` depends on rejudge.store._schemas); any other name may be a
+                # a facade's name is an edge to the module defining it (`from rejudge.model
+                # import Trace` depends on rejudge.model._schemas); any other name may be a
                 # submodule (`from rejudge import services`)
                 yield node.lineno, exports.get(alias.name, f"{target}.{alias.name}")
 
@@ -97,13 +90,12 @@ def _rules(module: str, target: str) -> list[str]:
         broken.append(f"bare top-level name; import rejudge.{target}")
     if _within(target, "rejudge.cli") and not _within(module, "rejudge.cli", "rejudge.__main__"):
         broken.append("nothing imports the CLI")
-    pure = _within(module, "rejudge.judge", "rejudge.recorder", "rejudge.suites")
-    if pure:
+    if _within(module, *PURE):
         if _within(target, "rejudge.services"):
             broken.append("pure code never imports services")
-        if _within(target, "rejudge.store") and target != "rejudge.store":
-            if not _within(target, *STORE_PURE):
-                broken.append(f"pure code uses only {', '.join(STORE_PURE)}")
+        if _within(target, "rejudge.store"):
+            # the data model is rejudge.model's, the errors rejudge.errors'
+            broken.append("pure code never imports the store (the model: rejudge.model)")
         if top == "sqlalchemy":
             broken.append("pure code never touches SQL")
     if _within(module, "rejudge.judge") and _within(target, "rejudge.recorder"):
@@ -114,9 +106,9 @@ def _rules(module: str, target: str) -> list[str]:
         broken.append("the store imports nothing of ours but errors")
     if _within(module, "rejudge.dashboard") and top == "sqlalchemy":
         broken.append("the dashboard's SQL lives in rejudge.store")
-    ours = top == "rejudge" and target not in ("rejudge", "rejudge.store")
+    ours = top == "rejudge" and target != "rejudge"
     if _within(module, "rejudge.model") and ours and not _within(target, *MODEL_USES):
-        broken.append("the model uses only the store's data model, the registry and errors")
+        broken.append("the model uses only itself, the registry and errors")
     if module == "rejudge.registry" and ours and not _within(target, *REGISTRY_USES):
         broken.append("the registry imports nothing of ours but errors")
     return broken
@@ -139,7 +131,11 @@ def test_the_import_graph_keeps_the_layers() -> None:
     ("module", "target", "rule"),
     [
         ("rejudge.judge._engine", "rejudge.recorder._loop", "judge never imports recorder"),
-        ("rejudge.judge._engine", "rejudge.store._repository", "pure code uses only"),
+        ("rejudge.judge._engine", "rejudge.store._repository", "never imports the store"),
+        ("rejudge.judge._engine", "rejudge.store", "never imports the store"),
+        ("rejudge.recorder._loop", "rejudge.store._errors", "never imports the store"),
+        ("rejudge.suites.domains.retail", "rejudge.store._tables", "never imports the store"),
+        ("rejudge.model._schemas", "rejudge.store._tables", "never imports the store"),
         ("rejudge.recorder.wire._anthropic", "sqlalchemy.orm", "pure code never touches SQL"),
         ("rejudge.suites.domains.retail", "rejudge.services._ingest", "never imports services"),
         ("rejudge.services._ingest", "rejudge.cli.record", "nothing imports the CLI"),
@@ -147,6 +143,7 @@ def test_the_import_graph_keeps_the_layers() -> None:
         ("rejudge.dashboard.app", "sqlalchemy", "SQL lives in rejudge.store"),
         ("rejudge.services._ingest", "store.schemas", "bare top-level name"),
         ("rejudge.model._world", "rejudge.store._repository", "the model uses only"),
+        ("rejudge.model._world", "rejudge.store", "the model uses only"),
         ("rejudge.model._world", "rejudge.judge._engine", "the model uses only"),
         ("rejudge.registry", "rejudge.judge.tiers", "the registry imports nothing"),
     ],
@@ -158,12 +155,17 @@ def test_each_rule_catches_its_edge(module: str, target: str, rule: str) -> None
 @pytest.mark.parametrize(
     ("module", "target"),
     [
-        ("rejudge.judge._engine", "rejudge.store._schemas"),
+        ("rejudge.judge._engine", "rejudge.model._schemas"),
+        ("rejudge.judge._engine", "rejudge.model"),
+        ("rejudge.judge._engine", "rejudge.errors"),
+        ("rejudge.recorder.wire._common", "rejudge.model._schemas"),
+        ("rejudge.store._repository", "rejudge.model._schemas"),
         ("rejudge.services._ingest", "rejudge.store._repository"),
         ("rejudge.cli.judge", "rejudge.services._judging"),
         ("rejudge.__main__", "rejudge.cli"),
         ("rejudge.dashboard.app", "rejudge.store.read_models"),
-        ("rejudge.model._world", "rejudge.store._hashing"),
+        ("rejudge.model._world", "rejudge.model._hashing"),
+        ("rejudge.model._judgment_text", "rejudge.model._schemas"),
         ("rejudge.model._world", "rejudge.registry"),
         ("rejudge.registry", "rejudge.errors"),
     ],

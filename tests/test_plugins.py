@@ -14,8 +14,9 @@ from collections.abc import Callable
 from pathlib import Path
 
 import pytest
-from rejudge.store import RunConfig, Store, Trace
+from rejudge.store import Store
 
+from rejudge.model import RunConfig, Trace
 from rejudge.services._ingest import Evidence, ingest, save_suite_source
 
 PYPROJECT = """\

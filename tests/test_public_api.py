@@ -43,8 +43,10 @@ def test_every_exported_name_resolves_to_its_module_object(package: str) -> None
         ("rejudge.store", ["sqlalchemy", "pydantic"]),
         ("rejudge.services", ["sqlalchemy", "pydantic", "rejudge.judge", "rejudge.recorder"]),
         ("rejudge.errors", ["sqlalchemy", "pydantic", "httpx"]),
+        ("rejudge.model", ["sqlalchemy", "pydantic", "rejudge.store"]),
         # the data model alone: what worker processes and pure code load
-        ("rejudge.store._schemas", ["sqlalchemy"]),
+        ("rejudge.model._schemas", ["sqlalchemy", "rejudge.store"]),
+        ("rejudge.model._judgment_text", ["sqlalchemy", "rejudge.store"]),
     ],
 )
 def test_importing_the_package_loads_none_of_its_modules(package: str, heavy: list[str]) -> None:
@@ -57,8 +59,9 @@ def test_importing_the_package_loads_none_of_its_modules(package: str, heavy: li
 
 def test_judge_facade_judges() -> None:
     from rejudge.judge import judge, load_rule_set
-    from rejudge.store import Round, ToolCall, Trace
     from rejudge.suites import load_suite
+
+    from rejudge.model import Round, ToolCall, Trace
 
     suite = load_suite("retail")
     case = next(c for c in suite.cases if not c.negative and c.golden.calls)
@@ -78,6 +81,7 @@ def test_judge_facade_judges() -> None:
 
 # every package of the library, its facade, and the private modules behind it
 LIBRARY_PACKAGES = [
+    "rejudge.model",
     "rejudge.store",
     "rejudge.judge",
     "rejudge.judge.tiers",

@@ -26,7 +26,7 @@ from rejudge.judge._results import JudgeRunResult
 from rejudge.model._world import World
 from rejudge.registry import REGISTRY
 from rejudge.store._repository import Store
-from rejudge.store._schemas import Case, Judgment, RuleSet, Trace
+from rejudge.model._schemas import Case, Judgment, RuleSet, Trace
 
 
 def check(

@@ -18,7 +18,9 @@ from rejudge.dashboard.common import (
 from rejudge.dashboard.links import clickable_table, flip_picker, follow_click, pair_url
 from rejudge.dashboard.rules import likely_rules
 from rejudge.dashboard.sidebyside import settings_diff
-from rejudge.store import FLIP_DIRECTIONS, EvaluationSummary, RuleSet
+from rejudge.store import FLIP_DIRECTIONS, EvaluationSummary
+
+from rejudge.model import RuleSet
 
 ctx = context()
 url = ctx.db_url

@@ -24,7 +24,8 @@ from rejudge.dashboard.common import (
 from rejudge.dashboard.evidence import render_ending, render_round
 from rejudge.dashboard.sidebyside import call_highlights, flip_cause, settings_diff
 from rejudge.dashboard.textdiff import output_text, text_diff
-from rejudge.store import RuleSet
+
+from rejudge.model import RuleSet
 
 ctx = context()
 url = ctx.db_url

@@ -7,7 +7,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-from rejudge.store import RuleSet
+from rejudge.model import RuleSet
 
 __all__ = ["BfclError", "BfclFixes", "BfclOutcome", "FAITHFUL", "FIXED", "fixes_for"]
 

@@ -7,7 +7,7 @@ import re
 from collections.abc import Callable
 from typing import Any
 
-from rejudge.store import RejudgeError
+from rejudge.errors import RejudgeError
 
 __all__ = [
     "CONVERTED_NESTED",

@@ -30,8 +30,8 @@ import importlib
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
 
-from rejudge.store import Case, NotFoundError, ToolRegistry
-
+from rejudge.errors import NotFoundError
+from rejudge.model import Case, ToolRegistry
 from rejudge.registry import REGISTRY
 
 if TYPE_CHECKING:

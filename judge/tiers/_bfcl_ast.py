@@ -31,7 +31,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, ClassVar
 
-from rejudge.store import Case, ToolRegistry
+from rejudge.model import Case, ToolRegistry
 
 from .. import _taxonomy as tx
 from ..bfcl import (

@@ -37,7 +37,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, ClassVar
 
-from rejudge.store import Case, ToolRegistry
+from rejudge.model import Case, ToolRegistry
 
 from .. import _taxonomy as tx
 from .._context import ActualCall, JudgeContext, ParamCheck, Slot, safe_value, same_arguments

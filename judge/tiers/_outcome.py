@@ -45,7 +45,7 @@ import json
 import re
 from typing import Any
 
-from rejudge.store import Case, ToolRegistry
+from rejudge.model import Case, ToolRegistry
 
 from .. import _taxonomy as tx
 from .._context import JudgeContext, safe_value

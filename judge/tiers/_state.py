@@ -37,9 +37,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, ClassVar
 
-from rejudge.store import Case, ToolRegistry
-from rejudge.store._hashing import canonical_json
-
+from rejudge.model import Case, ToolRegistry, canonical_json
 from rejudge.model._world import StateDifference, World, diff_states
 from rejudge.registry import REGISTRY
 

@@ -4,9 +4,9 @@ Repeated trials of a case that behaved alike are judged into bodies equal but fo
 hash. The body moves out of ``judgments`` into ``judgment_bodies`` without its trace hash, once
 per distinct text; each judgment row keeps its trace hash and points at its body. Every stored
 hash and key stays as it was (a judgment's hash is still the sha256 of its whole body: see
-``store._judgment_text``), so baselines, exports and reports read the same.
+``rejudge.model._judgment_text``), so baselines, exports and reports read the same.
 
-``traces.behaviour_hash`` (``store._hashing.behaviour_hash``) lets judging group repeated
+``traces.behaviour_hash`` (``rejudge.model.behaviour_hash``) lets judging group repeated
 trials without decoding them. Existing rows are filled from their bodies, page by page.
 
 Revision ID: 0101_shared_judgment_bodies
@@ -21,11 +21,10 @@ from typing import Any
 
 import sqlalchemy as sa
 from alembic import op
+from sqlalchemy.dialects import postgresql
 
 # the hash definitions themselves: a stored hash must never depend on the code that reads it
-from rejudge.store._hashing import behaviour_hash, canonical_json, hash_bytes
-from rejudge.store._judgment_text import split_judgment_text
-from sqlalchemy.dialects import postgresql
+from rejudge.model import behaviour_hash, canonical_json, hash_bytes, split_judgment_text
 
 revision = "0101_shared_judgment_bodies"
 down_revision = "0100_external_verdicts"

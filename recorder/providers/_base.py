@@ -18,8 +18,8 @@ from typing import Any
 
 from rejudge.recorder._http import RecorderError
 from rejudge.recorder.wire import AssistantTurn, WireFormat
-from rejudge.store import ToolCall
 
+from rejudge.model import ToolCall
 from rejudge.registry import REGISTRY
 
 __all__ = [

@@ -31,7 +31,8 @@ from rejudge.recorder.wire._format import (
     Probe,
     WireFormat,
 )
-from rejudge.store import ServerToolUse, ToolSpec
+
+from rejudge.model import ServerToolUse, ToolSpec
 
 __all__ = [
     "parse_anthropic_message",

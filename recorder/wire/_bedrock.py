@@ -39,7 +39,8 @@ from rejudge.recorder.wire._format import (
     WireFormat,
     header_value,
 )
-from rejudge.store import ToolCall, ToolSpec
+
+from rejudge.model import ToolCall, ToolSpec
 
 __all__ = [
     "parse_bedrock_converse",

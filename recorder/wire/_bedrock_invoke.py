@@ -42,7 +42,8 @@ from rejudge.recorder.wire._common import (
 )
 from rejudge.recorder.wire._eventstream import decode_event_stream, looks_like_event_stream
 from rejudge.recorder.wire._format import DETECT_BODY, DETECT_NONE, DETECT_PATH, Probe, WireFormat
-from rejudge.store import ToolSpec
+
+from rejudge.model import ToolSpec
 
 __all__ = ["parse_invoke_stream", "BedrockInvokeModel", "BEDROCK_INVOKE_MODEL"]
 

@@ -36,7 +36,8 @@ from rejudge.recorder.wire._format import (
     is_event_stream,
 )
 from rejudge.recorder.wire._openai_chat import openai_chat_echoed_calls, openai_chat_tool_results
-from rejudge.store import ToolSpec
+
+from rejudge.model import ToolSpec
 
 __all__ = ["parse_cohere_chat", "parse_cohere_sse", "CohereChat", "COHERE_CHAT"]
 

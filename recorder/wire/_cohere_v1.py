@@ -36,7 +36,8 @@ from rejudge.recorder.wire._format import (
     Probe,
     WireFormat,
 )
-from rejudge.store import ToolCall, ToolSpec
+
+from rejudge.model import ToolCall, ToolSpec
 
 __all__ = ["parse_cohere_v1_chat", "parse_cohere_v1_stream", "CohereChatV1", "COHERE_CHAT_V1"]
 

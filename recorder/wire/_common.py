@@ -13,7 +13,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
-from rejudge.store import Alternative, ServerToolUse, ToolCall, ToolSpec
+from rejudge.model import Alternative, ServerToolUse, ToolCall, ToolSpec
 
 __all__ = [
     "WIRE_OPENAI_CHAT",

@@ -33,7 +33,8 @@ from rejudge.recorder.wire._common import (
     iter_json_lines,
     strict_loads,
 )
-from rejudge.store import ToolSpec
+
+from rejudge.model import ToolSpec
 
 __all__ = [
     "DETECT_NONE",

@@ -33,7 +33,8 @@ from rejudge.recorder.wire._format import (
     WireFormat,
     is_event_stream,
 )
-from rejudge.store import Alternative, ToolCall, ToolSpec
+
+from rejudge.model import Alternative, ToolCall, ToolSpec
 
 __all__ = [
     "parse_gemini",

@@ -34,7 +34,8 @@ from rejudge.recorder.wire._format import (
     Probe,
     WireFormat,
 )
-from rejudge.store import ToolCall, ToolSpec
+
+from rejudge.model import ToolCall, ToolSpec
 
 __all__ = [
     "parse_ollama_chat",

@@ -31,7 +31,8 @@ from rejudge.recorder.wire._format import (
     WireFormat,
     is_event_stream,
 )
-from rejudge.store import ServerToolUse, ToolCall, ToolSpec
+
+from rejudge.model import ServerToolUse, ToolCall, ToolSpec
 
 __all__ = [
     "parse_openai_responses",

@@ -39,8 +39,9 @@ from rejudge.recorder.wire._nonmodel import non_model_kind
 from rejudge.recorder.wire._ollama import OLLAMA_CHAT
 from rejudge.recorder.wire._openai_chat import OPENAI_CHAT
 from rejudge.recorder.wire._openai_responses import OPENAI_RESPONSES
-from rejudge.store import NotFoundError, ToolSpec
 
+from rejudge.errors import NotFoundError
+from rejudge.model import ToolSpec
 from rejudge.registry import REGISTRY
 
 __all__ = [

@@ -11,6 +11,7 @@ import click
 from rich.console import Console
 
 from rejudge.cli._context import AppContext, json_option, pass_app, table
+from rejudge.model import Case, ToolRegistry, Trace
 from rejudge.services import (
     open_suite,
     snapshot_suite,
@@ -18,7 +19,6 @@ from rejudge.services import (
     suite_summaries,
     validate_named_suite,
 )
-from rejudge.store import Case, ToolRegistry, Trace
 from rejudge.suites import JudgeFn, selftest_suite
 
 __all__ = ["suite"]

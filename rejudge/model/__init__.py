@@ -1,9 +1,19 @@
 """rejudge's model: the concepts every layer shares, with no I/O and no SQL.
 
-Today: the comparability rule and the flip-cause rule (:mod:`._comparison`, the one
-definition the CLI and the dashboard share), and worlds with state (:class:`World`, its copy-on-write :class:`WorldState`, the readable
-:func:`diff_states`). The data model (cases, traces, registries, judgments) is still defined in
-``rejudge.store._schemas`` and re-exported there.
+- the data model (:mod:`._schemas`): cases and their goldens, tool registries, traces and their
+  rounds, run configurations, rule sets, judgments, and the format versions of each;
+- its hashing (:mod:`._hashing`): canonical JSON and the ``sha256:<hex>`` content hashes that
+  name every stored object, and the behaviour hash of a trace;
+- a judgment's canonical text cut around its trace hash (:mod:`._judgment_text`), and
+  :class:`PreparedJudgment`, a judgment serialized once by the judge and written as it is by the
+  store;
+- the comparability rule and the flip-cause rule (:mod:`._comparison`, the one definition the CLI
+  and the dashboard share) and the statistics they report (:mod:`._statistics`);
+- worlds with state (:class:`World`, its copy-on-write :class:`WorldState`, the readable
+  :func:`diff_states`).
+
+Pure code (the judge, the recorder, the suites) and the store both speak these types; the store
+persists them (``rejudge.store``), nothing here knows of it.
 """
 
 from __future__ import annotations
@@ -13,6 +23,59 @@ from typing import TYPE_CHECKING
 from rejudge._lazy import lazy_exports
 
 if TYPE_CHECKING:
+    # what a type checker sees behind the lazy table below (at run time nothing is imported
+    # until first use)
+    from rejudge.model._comparison import FLIP_CAUSES as FLIP_CAUSES
+    from rejudge.model._comparison import UNKNOWN_CAUSE as UNKNOWN_CAUSE
+    from rejudge.model._comparison import comparability_reasons as comparability_reasons
+    from rejudge.model._comparison import flip_cause as flip_cause
+    from rejudge.model._comparison import flip_causes as flip_causes
+    from rejudge.model._hashing import HASH_ALGORITHM as HASH_ALGORITHM
+    from rejudge.model._hashing import NOT_BEHAVIOUR as NOT_BEHAVIOUR
+    from rejudge.model._hashing import behaviour_hash as behaviour_hash
+    from rejudge.model._hashing import canonical_json as canonical_json
+    from rejudge.model._hashing import content_hash as content_hash
+    from rejudge.model._hashing import hash_bytes as hash_bytes
+    from rejudge.model._judgment_text import JudgmentTemplate as JudgmentTemplate
+    from rejudge.model._judgment_text import PreparedJudgment as PreparedJudgment
+    from rejudge.model._judgment_text import join_judgment_text as join_judgment_text
+    from rejudge.model._judgment_text import put_trace_hash as put_trace_hash
+    from rejudge.model._judgment_text import split_judgment_text as split_judgment_text
+    from rejudge.model._judgment_text import text_hash as text_hash
+    from rejudge.model._schemas import CASE_FORMAT_VERSION as CASE_FORMAT_VERSION
+    from rejudge.model._schemas import EXTERNAL_PASS_AT as EXTERNAL_PASS_AT
+    from rejudge.model._schemas import HARNESS_MODES as HARNESS_MODES
+    from rejudge.model._schemas import JUDGMENT_FORMAT_VERSION as JUDGMENT_FORMAT_VERSION
+    from rejudge.model._schemas import REGISTRY_FORMAT_VERSION as REGISTRY_FORMAT_VERSION
+    from rejudge.model._schemas import REVIEW_LABELS as REVIEW_LABELS
+    from rejudge.model._schemas import RULE_SET_FORMAT_VERSION as RULE_SET_FORMAT_VERSION
+    from rejudge.model._schemas import TRACE_FORMAT_VERSION as TRACE_FORMAT_VERSION
+    from rejudge.model._schemas import VERDICTS as VERDICTS
+    from rejudge.model._schemas import Alternative as Alternative
+    from rejudge.model._schemas import Case as Case
+    from rejudge.model._schemas import ExternalVerdict as ExternalVerdict
+    from rejudge.model._schemas import Golden as Golden
+    from rejudge.model._schemas import GoldenCall as GoldenCall
+    from rejudge.model._schemas import HarnessAssistance as HarnessAssistance
+    from rejudge.model._schemas import HarnessMode as HarnessMode
+    from rejudge.model._schemas import Judgment as Judgment
+    from rejudge.model._schemas import ParamRule as ParamRule
+    from rejudge.model._schemas import Round as Round
+    from rejudge.model._schemas import RuleSet as RuleSet
+    from rejudge.model._schemas import RunConfig as RunConfig
+    from rejudge.model._schemas import ServerToolUse as ServerToolUse
+    from rejudge.model._schemas import ToolCall as ToolCall
+    from rejudge.model._schemas import ToolRegistry as ToolRegistry
+    from rejudge.model._schemas import ToolSpec as ToolSpec
+    from rejudge.model._schemas import Trace as Trace
+    from rejudge.model._schemas import TraceError as TraceError
+    from rejudge.model._schemas import TraceStatus as TraceStatus
+    from rejudge.model._schemas import UserTurn as UserTurn
+    from rejudge.model._schemas import Verdict as Verdict
+    from rejudge.model._schemas import WorldRef as WorldRef
+    from rejudge.model._schemas import judgment_key as judgment_key
+    from rejudge.model._schemas import normalize_label as normalize_label
+    from rejudge.model._statistics import wilson_interval as wilson_interval
     from rejudge.model._world import CallResult as CallResult
     from rejudge.model._world import StateDifference as StateDifference
     from rejudge.model._world import World as World
@@ -23,19 +86,70 @@ if TYPE_CHECKING:
 
 # public name -> the private module that defines it (tests/test_public_api.py keeps it complete)
 _EXPORTS: dict[str, str] = {
-    "FLIP_CAUSES": "rejudge.model._comparison",
-    "UNKNOWN_CAUSE": "rejudge.model._comparison",
+    # the data model: cases, registries, traces, run configurations, rule sets, judgments
+    "Alternative": "rejudge.model._schemas",
+    "Case": "rejudge.model._schemas",
+    "CASE_FORMAT_VERSION": "rejudge.model._schemas",
+    "EXTERNAL_PASS_AT": "rejudge.model._schemas",
+    "ExternalVerdict": "rejudge.model._schemas",
+    "Golden": "rejudge.model._schemas",
+    "GoldenCall": "rejudge.model._schemas",
+    "HARNESS_MODES": "rejudge.model._schemas",
+    "HarnessAssistance": "rejudge.model._schemas",
+    "HarnessMode": "rejudge.model._schemas",
+    "Judgment": "rejudge.model._schemas",
+    "JUDGMENT_FORMAT_VERSION": "rejudge.model._schemas",
+    "judgment_key": "rejudge.model._schemas",
+    "normalize_label": "rejudge.model._schemas",
+    "ParamRule": "rejudge.model._schemas",
+    "REGISTRY_FORMAT_VERSION": "rejudge.model._schemas",
+    "REVIEW_LABELS": "rejudge.model._schemas",
+    "Round": "rejudge.model._schemas",
+    "RULE_SET_FORMAT_VERSION": "rejudge.model._schemas",
+    "RuleSet": "rejudge.model._schemas",
+    "RunConfig": "rejudge.model._schemas",
+    "ServerToolUse": "rejudge.model._schemas",
+    "ToolCall": "rejudge.model._schemas",
+    "ToolRegistry": "rejudge.model._schemas",
+    "ToolSpec": "rejudge.model._schemas",
+    "Trace": "rejudge.model._schemas",
+    "TRACE_FORMAT_VERSION": "rejudge.model._schemas",
+    "TraceError": "rejudge.model._schemas",
+    "TraceStatus": "rejudge.model._schemas",
+    "UserTurn": "rejudge.model._schemas",
+    "Verdict": "rejudge.model._schemas",
+    "VERDICTS": "rejudge.model._schemas",
+    "WorldRef": "rejudge.model._schemas",
+    # canonical JSON and content hashes (every stored object is named by one)
+    "behaviour_hash": "rejudge.model._hashing",
+    "canonical_json": "rejudge.model._hashing",
+    "content_hash": "rejudge.model._hashing",
+    "HASH_ALGORITHM": "rejudge.model._hashing",
+    "hash_bytes": "rejudge.model._hashing",
+    "NOT_BEHAVIOUR": "rejudge.model._hashing",
+    # a judgment's canonical text cut around its trace hash, and the judgment ready for the store
+    "join_judgment_text": "rejudge.model._judgment_text",
+    "JudgmentTemplate": "rejudge.model._judgment_text",
+    "PreparedJudgment": "rejudge.model._judgment_text",
+    "put_trace_hash": "rejudge.model._judgment_text",
+    "split_judgment_text": "rejudge.model._judgment_text",
+    "text_hash": "rejudge.model._judgment_text",
+    # when two evaluations may be compared, and why a verdict flipped
     "comparability_reasons": "rejudge.model._comparison",
     "flip_cause": "rejudge.model._comparison",
+    "FLIP_CAUSES": "rejudge.model._comparison",
     "flip_causes": "rejudge.model._comparison",
+    "UNKNOWN_CAUSE": "rejudge.model._comparison",
+    # statistics
     "wilson_interval": "rejudge.model._statistics",
+    # worlds with state
     "CallResult": "rejudge.model._world",
+    "diff_states": "rejudge.model._world",
     "StateDifference": "rejudge.model._world",
     "World": "rejudge.model._world",
     "WorldData": "rejudge.model._world",
     "WorldMismatchError": "rejudge.model._world",
     "WorldState": "rejudge.model._world",
-    "diff_states": "rejudge.model._world",
 }
 
 __all__ = sorted(_EXPORTS)

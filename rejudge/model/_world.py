@@ -26,8 +26,8 @@ from dataclasses import dataclass
 from typing import Any, ClassVar
 
 from rejudge.errors import InvalidInputError
-from rejudge.store._hashing import canonical_json, content_hash
-from rejudge.store._schemas import WorldRef
+from rejudge.model._hashing import canonical_json, content_hash
+from rejudge.model._schemas import WorldRef
 
 __all__ = [
     "CallResult",

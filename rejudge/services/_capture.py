@@ -16,9 +16,10 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
+from rejudge.model import Case, RunConfig, ToolRegistry, content_hash
 from rejudge.recorder import Capture, capture_cassette, registry_from_interactions
 from rejudge.services._ingest import evidence_of, ingest, save_suite_source, stored_path
-from rejudge.store import Case, RunConfig, Store, ToolRegistry, content_hash
+from rejudge.store import Store
 
 __all__ = ["capture", "Capture", "open_store"]
 

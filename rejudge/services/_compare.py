@@ -5,7 +5,8 @@ from __future__ import annotations
 from typing import Any
 
 from rejudge.judge import Comparison, compare_rows
-from rejudge.store import NotFoundError, Store, content_hash
+from rejudge.model import content_hash
+from rejudge.store import NotFoundError, Store
 
 from ._judging import evaluation_rows
 

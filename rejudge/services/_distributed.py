@@ -32,13 +32,14 @@ from typing import TYPE_CHECKING, Any
 
 from rejudge.errors import RejudgeError
 from rejudge.judge import ENGINE_VERSION, JudgeRunResult
+from rejudge.model import RuleSet
 from rejudge.services._partitions import (
     PartitionSpec,
     judge_partition,
     rejudge_version,
     worker_identity,
 )
-from rejudge.store import InvalidInputError, RuleSet, Store
+from rejudge.store import InvalidInputError, Store
 
 if TYPE_CHECKING:
     from distributed import Client

@@ -33,6 +33,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from rejudge.judge import ENGINE_VERSION
+from rejudge.model import ToolSpec
 from rejudge.recorder import (
     NORMALIZER_VERSION,
     ImportPlan,
@@ -44,7 +45,6 @@ from rejudge.recorder import (
 )
 from rejudge.services._distributed import ClusterError, DaskEngine, connect_cluster
 from rejudge.services._partitions import rejudge_version
-from rejudge.store import ToolSpec
 
 if TYPE_CHECKING:
     from distributed import Client

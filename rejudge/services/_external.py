@@ -10,7 +10,8 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 from typing import Any
 
-from rejudge.store import ExternalVerdict, InvalidInputError, Store, StoredExternalVerdict
+from rejudge.model import ExternalVerdict
+from rejudge.store import InvalidInputError, Store, StoredExternalVerdict
 
 __all__ = ["record_external_verdicts", "run_external_verdicts"]
 

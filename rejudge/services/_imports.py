@@ -20,6 +20,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from rejudge.model import content_hash, hash_bytes
 from rejudge.recorder import (
     IMPORTED_DOMAIN,
     ImportPlan,
@@ -33,15 +34,7 @@ from rejudge.recorder import (
 )
 from rejudge.services._evidence_paths import evidence_path
 from rejudge.services._ingest import Evidence, ingest
-from rejudge.store import (
-    InvalidInputError,
-    NotFoundError,
-    RunRecord,
-    Store,
-    SuiteRecord,
-    content_hash,
-    hash_bytes,
-)
+from rejudge.store import InvalidInputError, NotFoundError, RunRecord, Store, SuiteRecord
 
 if TYPE_CHECKING:
     from rejudge.services._distributed import DaskEngine
@@ -280,8 +273,8 @@ def import_tau_bench(
     (:mod:`rejudge.suites.importers._tau2_suite` says why). Its run is named
     ``tau2-<domain>/<submission>/<model>``.
     """
+    from rejudge.model import RunConfig
     from rejudge.services._external import record_external_verdicts
-    from rejudge.store import RunConfig
     from rejudge.suites import suite_hash
     from rejudge.suites.importers import TAU_DOMAIN
     from rejudge.suites.importers._tau2_suite import task_conflicts, tau2_registry

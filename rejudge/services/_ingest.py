@@ -14,9 +14,10 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from rejudge.model import Trace
 from rejudge.recorder import CassetteFile, trace_of
 from rejudge.services._evidence_paths import evidence_path
-from rejudge.store import RunRecord, Store, SuiteRecord, Trace
+from rejudge.store import RunRecord, Store, SuiteRecord
 
 __all__ = [
     "Evidence",

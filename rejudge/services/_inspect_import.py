@@ -14,9 +14,10 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from rejudge.model import RunConfig, hash_bytes
 from rejudge.services._evidence_paths import evidence_path
 from rejudge.services._ingest import Evidence, ingest, save_suite_source
-from rejudge.store import RunConfig, RunRecord, Store, SuiteRecord, hash_bytes
+from rejudge.store import RunRecord, Store, SuiteRecord
 
 __all__ = ["InspectImportResult", "import_inspect"]
 

@@ -34,16 +34,8 @@ from rejudge.judge import (
     builtin_rule_sets,
 )
 from rejudge.judge.tiers import get_tier
-from rejudge.store import (
-    Case,
-    InvalidInputError,
-    NotFoundError,
-    RuleSet,
-    RunRecord,
-    Store,
-    ToolRegistry,
-    content_hash,
-)
+from rejudge.model import Case, RuleSet, ToolRegistry, content_hash
+from rejudge.store import InvalidInputError, NotFoundError, RunRecord, Store
 
 if TYPE_CHECKING:
     from rejudge.services._distributed import DaskEngine

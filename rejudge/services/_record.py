@@ -22,11 +22,12 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from rejudge.model import Case, RunConfig
 from rejudge.recorder import RecorderError, cassette_path, write_cassette
 from rejudge.recorder._record import PendingCommit, ProgressCallback, RecordProgress, record_jobs
 from rejudge.services._evidence_paths import evidence_path
 from rejudge.services._ingest import Evidence, ingest, save_suite_source
-from rejudge.store import Case, NotFoundError, RunConfig, RunRecord, Store
+from rejudge.store import NotFoundError, RunRecord, Store
 
 try:  # POSIX advisory locks; elsewhere the row's unique key alone prevents duplicates
     import fcntl

@@ -16,6 +16,7 @@ from typing import Any
 
 import httpx
 
+from rejudge.model import Case, Trace
 from rejudge.recorder import (
     REPLAY_WORLDS,
     CassetteError,
@@ -31,7 +32,7 @@ from rejudge.recorder._loop import LoopContext
 from rejudge.recorder.providers import get_provider
 from rejudge.services._evidence_paths import resolve_evidence_path
 from rejudge.services._ingest import Evidence, ingest
-from rejudge.store import Case, RejudgeError, RunRecord, Store, StoredTrace, Trace
+from rejudge.store import RejudgeError, RunRecord, Store, StoredTrace
 
 __all__ = [
     "open_trace_cassette",

@@ -15,8 +15,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from rejudge.model import RunConfig, Trace, hash_bytes
 from rejudge.services._evidence_paths import resolve_evidence_path
-from rejudge.store import RejudgeError, RunConfig, Trace, hash_bytes
+from rejudge.store import RejudgeError
 
 __all__ = ["RESULT_READERS", "ResultsFile", "read_results_file"]
 

@@ -113,7 +113,7 @@ def label_judgment(
     """Append one reviewer's label on a judgment of an evaluation and return it.
 
     The label must be one of the review labels and the reviewer named; an unknown judgment or
-    evaluation is refused (:class:`~rejudge.store.errors.RejudgeError`) and nothing is written.
+    evaluation is refused (:class:`~rejudge.errors.RejudgeError`) and nothing is written.
     """
     return store.add_review(
         judgment_id, label, reviewer, note=note or None, evaluation_id=evaluation_id

@@ -28,7 +28,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from rejudge.store import HarnessAssistance, InvalidInputError, RunConfig, Store
+from rejudge.model import HarnessAssistance, RunConfig
+from rejudge.store import InvalidInputError, Store
 
 from ._judging import judge_run
 

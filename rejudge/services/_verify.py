@@ -24,18 +24,11 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from rejudge.model import RunConfig, Trace
 from rejudge.recorder import CassetteError, first_difference
 from rejudge.services._replay import rederive_trace, replay_run
 from rejudge.services._results_replay import RESULT_READERS, ResultsFile, read_results_file
-from rejudge.store import (
-    InvalidInputError,
-    NotFoundError,
-    RunConfig,
-    RunRecord,
-    Store,
-    StoredTrace,
-    Trace,
-)
+from rejudge.store import InvalidInputError, NotFoundError, RunRecord, Store, StoredTrace
 
 __all__ = ["CHECKS", "Check", "TraceCheck", "Verification", "run_origin", "verify_run"]
 

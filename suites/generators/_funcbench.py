@@ -50,7 +50,6 @@ from pathlib import Path
 from random import Random
 from typing import Any
 
-from rejudge.store import Case, Golden, GoldenCall, InvalidInputError, ToolRegistry, ToolSpec
 from rejudge.suites._case_format import (
     FORMAT_VERSION,
     MANIFEST_NAME,
@@ -62,6 +61,9 @@ from rejudge.suites._case_format import (
     write_suite,
 )
 from rejudge.suites._errors import SuiteError, SuiteFormatError
+
+from rejudge.errors import InvalidInputError
+from rejudge.model import Case, Golden, GoldenCall, ToolRegistry, ToolSpec
 
 __all__ = [
     "GENERATOR_VERSION",

@@ -33,18 +33,11 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
-from rejudge.store import (
-    Case,
-    Golden,
-    GoldenCall,
-    InvalidInputError,
-    NotFoundError,
-    RejudgeError,
-    ToolRegistry,
-    ToolSpec,
-)
 from rejudge.suites._case_format import FORMAT_VERSION, SuiteManifest, SuiteSource, write_suite
 from rejudge.suites._domain import ToolResult, register_domain
+
+from rejudge.errors import InvalidInputError, NotFoundError, RejudgeError
+from rejudge.model import Case, Golden, GoldenCall, ToolRegistry, ToolSpec
 
 __all__ = [
     "CATEGORIES",

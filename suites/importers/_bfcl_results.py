@@ -24,16 +24,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from rejudge.store import (
-    InvalidInputError,
-    NotFoundError,
-    Round,
-    RunConfig,
-    ToolCall,
-    Trace,
-    content_hash,
-)
 from rejudge.suites.importers._bfcl import CATEGORIES, BfclError, build_suite
+
+from rejudge.errors import InvalidInputError, NotFoundError
+from rejudge.model import Round, RunConfig, ToolCall, Trace, content_hash
 
 __all__ = [
     "NORMALIZER_VERSION",

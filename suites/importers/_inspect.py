@@ -28,7 +28,7 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from rejudge.store import (
+from rejudge.model import (
     Case,
     Golden,
     GoldenCall,

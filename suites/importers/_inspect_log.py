@@ -26,7 +26,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from rejudge.store import InvalidInputError
+from rejudge.errors import InvalidInputError
 
 __all__ = ["InspectLogError", "InspectLog", "SUPPORTED_LOG_VERSIONS", "read_inspect_log"]
 

@@ -10,8 +10,10 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from rejudge.store import NotFoundError, ToolRegistry
 from rejudge.suites._domain import ToolResult, register_domain
+
+from rejudge.errors import NotFoundError
+from rejudge.model import ToolRegistry
 
 __all__ = ["RECORDED_DOMAIN", "RecordedDomain"]
 

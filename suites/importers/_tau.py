@@ -33,11 +33,17 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from rejudge.store import (
+from rejudge.suites.importers._tau2 import TAU2_SOURCE, is_tau2_results, tau2_entries, tau2_tasks
+from rejudge.suites.importers._tau_tools import (
+    inferred_registry,
+    tau_registry,
+)
+
+from rejudge.errors import InvalidInputError
+from rejudge.model import (
     Case,
     Golden,
     GoldenCall,
-    InvalidInputError,
     Round,
     ToolCall,
     ToolRegistry,
@@ -45,12 +51,6 @@ from rejudge.store import (
     UserTurn,
     content_hash,
 )
-from rejudge.suites.importers._tau2 import TAU2_SOURCE, is_tau2_results, tau2_entries, tau2_tasks
-from rejudge.suites.importers._tau_tools import (
-    inferred_registry,
-    tau_registry,
-)
-
 from rejudge.registry import REGISTRY
 
 __all__ = [

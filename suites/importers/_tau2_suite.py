@@ -30,9 +30,10 @@ import re
 from dataclasses import dataclass
 from typing import Any
 
-from rejudge.store import Case, ToolRegistry
 from rejudge.suites.importers._tau import SHIPPED_TAU_BENCH
 from rejudge.suites.importers._tau2_tasks import Relabel, ran_tasks
+
+from rejudge.model import Case, ToolRegistry
 
 __all__ = ["Tau2Plan", "tau2_plan", "tau2_registry", "task_conflicts"]
 

@@ -12,7 +12,8 @@ import json
 from collections import defaultdict
 from typing import Any
 
-from rejudge.store import InvalidInputError, ToolRegistry, ToolSpec
+from rejudge.errors import InvalidInputError
+from rejudge.model import ToolRegistry, ToolSpec
 
 __all__ = ["TAU_DOMAIN", "TAU_READ_ONLY_TOOLS", "tau_registry", "inferred_registry"]
 

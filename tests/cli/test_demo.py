@@ -14,9 +14,10 @@ from typing import Any
 
 import httpx
 import pytest
-from rejudge.store import Case, RunConfig, Store
+from rejudge.store import Store
 from rejudge.suites import load_suite
 
+from rejudge.model import Case, RunConfig
 from rejudge.services import DemoError, find_demo_cassettes, record_suite, run_demo
 
 REPO = Path(__file__).resolve().parents[2]

@@ -14,8 +14,9 @@ from pathlib import Path
 import pytest
 from click.testing import Result
 from rejudge.judge import REVIEW_CSV_COLUMNS
-from rejudge.store import RunConfig, Store
+from rejudge.store import Store
 
+from rejudge.model import RunConfig
 from tests.judge.conftest import REGISTRY, call, case, gcall, trace
 
 ROOT = Path(__file__).resolve().parents[2]

@@ -7,8 +7,9 @@ import socket
 from pathlib import Path
 
 import pytest
-from rejudge.store import RunConfig, Store
+from rejudge.store import Store
 
+from rejudge.model import RunConfig
 from tests.judge.conftest import REGISTRY, call, case, gcall, trace
 
 JUDGE_COMMANDS = {

@@ -14,12 +14,13 @@ from typing import Any
 import pytest
 from click.testing import Result
 from rejudge.judge import EVALUATION_EXPORT_COLUMNS, REVIEW_CSV_COLUMNS, load_rule_set
-from rejudge.store import RunConfig, Store
+from rejudge.store import Store
 
 from rejudge.cli import cli
 from rejudge.cli.export import export
 from rejudge.cli.judge import baseline, judge_cmd, report
 from rejudge.cli.review import review
+from rejudge.model import RunConfig
 from rejudge.services import judge_run
 from tests.judge.conftest import REGISTRY, call, case, gcall, trace
 

@@ -16,7 +16,9 @@ from pathlib import Path
 from typing import Any
 
 import yaml
-from rejudge.store import (
+from rejudge.store import Store
+
+from rejudge.model import (
     Case,
     Golden,
     GoldenCall,
@@ -24,7 +26,6 @@ from rejudge.store import (
     Round,
     RuleSet,
     RunConfig,
-    Store,
     ToolCall,
     ToolRegistry,
     ToolSpec,
@@ -318,7 +319,8 @@ def build_imported(url: str, cassettes_dir: Path) -> Built:
     import shutil
 
     from rejudge.judge import judge
-    from rejudge.store import Alternative, ServerToolUse, UserTurn
+
+    from rejudge.model import Alternative, ServerToolUse, UserTurn
 
     store = Store.open(url)
     try:

@@ -234,8 +234,8 @@ def test_live_monitor_follows_new_traces_as_they_land(fresh_built: Built) -> Non
     """A run being recorded: the page shows the case in progress and, on its next refresh,
     the traces written since (no action from the person watching beyond the rerun)."""
     import streamlit as st
-    from rejudge.store import RunConfig
 
+    from rejudge.model import RunConfig
     from tests.dashboard.factory import make_case, make_trace
 
     store = Store.open(fresh_built.url)

@@ -7,9 +7,10 @@ from pathlib import Path
 
 import pytest
 from rejudge.judge import load_rule_set
-from rejudge.store import RunConfig, Store
+from rejudge.store import Store
 from streamlit.testing.v1 import AppTest
 
+from rejudge.model import RunConfig
 from rejudge.services import calibration_summary, judge_run
 from tests.judge.conftest import REGISTRY, call, case, gcall, trace
 

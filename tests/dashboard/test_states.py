@@ -11,8 +11,9 @@ from pathlib import Path
 import pytest
 from rejudge.dashboard.common import delta_shown, p_value
 from rejudge.dashboard.sidebyside import differing_arguments, settings_diff
-from rejudge.store import RuleSet, Store
+from rejudge.store import Store
 
+from rejudge.model import RuleSet
 from tests.dashboard.conftest import app_on, judge_compare, metrics
 from tests.dashboard.factory import Built, build_store
 

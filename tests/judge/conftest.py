@@ -5,7 +5,8 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
-from rejudge.store import Case, Golden, GoldenCall, Round, ToolCall, ToolRegistry, ToolSpec, Trace
+
+from rejudge.model import Case, Golden, GoldenCall, Round, ToolCall, ToolRegistry, ToolSpec, Trace
 
 
 def _obj(props: dict[str, Any], required: list[str]) -> dict[str, Any]:

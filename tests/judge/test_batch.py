@@ -7,8 +7,9 @@ import socket
 
 import pytest
 from rejudge.judge import compare_rows, load_rule_set
-from rejudge.store import RunConfig, Store
+from rejudge.store import Store
 
+from rejudge.model import RunConfig
 from rejudge.services import evaluation_report, evaluation_rows, judge_run
 
 from .conftest import REGISTRY, call, case, gcall, trace

@@ -21,9 +21,10 @@ from rejudge.judge import (
     pass_hat_k,
     pass_hat_k_all,
 )
-from rejudge.store import Case, Round, RunConfig, Store, ToolCall, Trace, TraceError, judgment_key
+from rejudge.store import Store
 from rejudge.suites import load_suite
 
+from rejudge.model import Case, Round, RunConfig, ToolCall, Trace, TraceError, judgment_key
 from rejudge.services import iter_evaluation_rows, judge_run
 
 TIERS = ("contract", "execution", "completion", "completion-contract", "golden")

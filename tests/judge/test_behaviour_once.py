@@ -10,16 +10,10 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from rejudge.judge import BatchJudge, judge, judge_body, load_rule_set
-from rejudge.store import (
-    PreparedJudgment,
-    RunConfig,
-    Store,
-    Trace,
-    behaviour_hash,
-    canonical_json,
-)
+from rejudge.store import Store
 from rejudge.suites import load_suite
 
+from rejudge.model import PreparedJudgment, RunConfig, Trace, behaviour_hash, canonical_json
 from rejudge.services import judge_run
 
 from .conftest import REGISTRY

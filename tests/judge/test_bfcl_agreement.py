@@ -22,7 +22,8 @@ from collections.abc import Iterator
 from typing import Any
 
 import pytest
-from rejudge.store import Case, Round, ToolCall, Trace
+
+from rejudge.model import Case, Round, ToolCall, Trace
 
 BFCL_MISSING = importlib.util.find_spec("bfcl_eval") is None
 SKIP_REASON = "bfcl-eval is not installed (pip install --no-deps bfcl-eval)"

@@ -18,7 +18,8 @@ from rejudge.judge.tiers import (
     java_value,
     standardize,
 )
-from rejudge.store import Case, Golden, Round, ToolCall, ToolRegistry, ToolSpec, Trace
+
+from rejudge.model import Case, Golden, Round, ToolCall, ToolRegistry, ToolSpec, Trace
 
 BFCL1 = load_rule_set("bfcl@1")
 BFCL2 = load_rule_set("bfcl@2")
@@ -325,7 +326,8 @@ def test_batch_body_is_the_judgment_dump(rules: Any) -> None:
     """bfcl-ast declares plain-JSON results, so the batch path stores its body without a
     pydantic round-trip; that body must be judge()'s dump, byte for byte, key and hash too."""
     from rejudge.judge import judge_body
-    from rejudge.store import PreparedJudgment
+
+    from rejudge.model import PreparedJudgment
 
     odd = make_case(ground_truth=GT)
     odd = odd.model_copy(

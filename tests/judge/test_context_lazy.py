@@ -10,7 +10,8 @@ import pytest
 import rejudge.judge._context as context_mod
 from rejudge.judge import JudgeContext, build_context, judge, load_rule_set
 from rejudge.judge.tiers import TierResult
-from rejudge.store import Case, ToolRegistry
+
+from rejudge.model import Case, ToolRegistry
 
 from .conftest import REGISTRY, call, case, gcall, trace
 

@@ -14,7 +14,8 @@ from jsonschema import (
     validators,
 )
 from rejudge.judge import RegistryIndex, _fasterrors, compile_errors, compile_fast
-from rejudge.store import ToolRegistry, ToolSpec
+
+from rejudge.model import ToolRegistry, ToolSpec
 
 from .conftest import REGISTRY
 

@@ -11,7 +11,8 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from rejudge.judge import builtin_refs, decode_trace, judge, judge_body, load_rule_set
 from rejudge.judge.tiers import get_tier
-from rejudge.store import PreparedJudgment, Round, ToolCall, Trace
+
+from rejudge.model import PreparedJudgment, Round, ToolCall, Trace
 
 from .conftest import REGISTRY, case, gcall
 from .test_properties import arbitrary_cases, traces

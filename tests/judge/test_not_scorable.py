@@ -6,7 +6,8 @@ from __future__ import annotations
 
 import pytest
 from rejudge.judge import judge
-from rejudge.store import Case, Golden, Round, ToolCall, Trace
+
+from rejudge.model import Case, Golden, Round, ToolCall, Trace
 
 from .conftest import REGISTRY
 

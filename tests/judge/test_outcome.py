@@ -8,7 +8,8 @@ from typing import Any
 import pytest
 from rejudge.judge import judge
 from rejudge.judge.tiers import CALL_CAP_EXCEEDED, get_tier, numbers_in, tier_names
-from rejudge.store import Case, Golden, GoldenCall, Round, ToolCall, ToolRegistry, ToolSpec, Trace
+
+from rejudge.model import Case, Golden, GoldenCall, Round, ToolCall, ToolRegistry, ToolSpec, Trace
 
 # inputs A=111, B=222, E=666; core: f_a(A)->C=333, f_b(C, B)->T=444 (target);
 # CIN f_c(C)->D=555; DIN f_d(E)->F=777. n_core=2, so the call cap is 4.

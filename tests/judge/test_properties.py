@@ -7,7 +7,8 @@ import string
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from rejudge.judge import builtin_refs, judge, load_rule_set
-from rejudge.store import Case, Golden, GoldenCall, Round, ToolCall, Trace, TraceError
+
+from rejudge.model import Case, Golden, GoldenCall, Round, ToolCall, Trace, TraceError
 
 from .conftest import REGISTRY, replay
 

@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 from rejudge.judge import builtin_rule_sets, judge, load_rule_set, rule_set_from_dict
-from rejudge.store import Round, ServerToolUse, ToolCall, ToolRegistry, ToolSpec, Trace, UserTurn
+
+from rejudge.model import Round, ServerToolUse, ToolCall, ToolRegistry, ToolSpec, Trace, UserTurn
 
 from .conftest import REGISTRY, call, case, gcall
 

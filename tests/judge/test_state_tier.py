@@ -9,10 +9,9 @@ from collections import Counter
 
 import pytest
 from rejudge.judge import EPISODE_UNFINISHED, judge, load_rule_set
-from rejudge.store import Round, ToolCall, Trace, WorldRef
 from rejudge.suites.importers import SHIPPED_TAU_BENCH, parse_tau_bench
 
-from rejudge.model import WorldMismatchError
+from rejudge.model import Round, ToolCall, Trace, WorldMismatchError, WorldRef
 
 
 @pytest.fixture(scope="module")

@@ -5,7 +5,8 @@ from __future__ import annotations
 
 import pytest
 from rejudge.judge import judge, load_rule_set
-from rejudge.store import TraceError
+
+from rejudge.model import TraceError
 
 from .conftest import REGISTRY, call, case, gcall, raw_call, replay, trace
 

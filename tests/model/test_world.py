@@ -9,9 +9,17 @@ from typing import Any
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from rejudge.store import canonical_json, content_hash
 
-from rejudge.model import CallResult, World, WorldData, WorldMismatchError, WorldState, diff_states
+from rejudge.model import (
+    CallResult,
+    World,
+    WorldData,
+    WorldMismatchError,
+    WorldState,
+    canonical_json,
+    content_hash,
+    diff_states,
+)
 
 
 def _data() -> WorldData:

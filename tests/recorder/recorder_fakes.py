@@ -17,8 +17,9 @@ from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
-from rejudge.store import Case, Golden, GoldenCall, ToolRegistry, ToolSpec
 from rejudge.suites import SuiteSource, ToolResult, register_domain
+
+from rejudge.model import Case, Golden, GoldenCall, ToolRegistry, ToolSpec
 
 # --------------------------------------------------------------------------- replies
 

@@ -170,7 +170,7 @@ def test_pytest_plugin_marker(pytester: pytest.Pytester, tmp_path: Path) -> None
         pytester.makepyfile(
             f"""
             import httpx, pytest
-            from rejudge.store._schemas import Case, Golden
+            from rejudge.model import Case, Golden
 
             CASE = Case(id="p1", dimension="D1", category="c", instruction="add 2 and 3", golden=Golden())
 

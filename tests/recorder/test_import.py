@@ -14,8 +14,9 @@ from rejudge.recorder import (
     plan_import,
     scrubbed_cassette_bytes,
 )
-from rejudge.store import Store, hash_bytes
+from rejudge.store import Store
 
+from rejudge.model import hash_bytes
 from rejudge.services import import_cassettes, resolve_evidence_path
 
 REAL = Path("/work/shared/real-cassettes")

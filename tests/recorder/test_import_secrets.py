@@ -11,9 +11,10 @@ from pathlib import Path
 import yaml
 from click.testing import CliRunner
 from rejudge.recorder import SECRET_REQUEST_HEADERS, SECRET_RESPONSE_HEADERS
-from rejudge.store import Store, hash_bytes
+from rejudge.store import Store
 
 from rejudge.cli import cli
+from rejudge.model import hash_bytes
 
 KEY = "sk-proj-Abcdefghijklmnop0123456789XYZ"
 REQUEST_SECRETS = {

@@ -22,7 +22,8 @@ from recorder_fakes import (
 from rejudge.recorder import RateLimiter, Tape, TapeTransport
 from rejudge.recorder._loop import LoopContext, LoopOutcome, run_case, select_tools
 from rejudge.recorder.providers import get_provider
-from rejudge.store import HarnessAssistance, RunConfig
+
+from rejudge.model import HarnessAssistance, RunConfig
 
 
 async def _no_sleep(_: float) -> None:

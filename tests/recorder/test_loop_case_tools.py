@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 from rejudge.recorder._loop import case_tools
-from rejudge.store import Case, Golden, ToolRegistry, ToolSpec
+
+from rejudge.model import Case, Golden, ToolRegistry, ToolSpec
 
 REGISTRY = ToolRegistry(
     domain="union",

@@ -8,7 +8,8 @@ from typing import Any
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from rejudge.recorder import NORMALIZER_VERSION, Exchange, normalize_exchanges
-from rejudge.store import TraceError
+
+from rejudge.model import TraceError
 
 CHAT = "https://api.example.com/v1/chat/completions"
 ANTH = "https://api.anthropic.com/v1/messages"

@@ -10,7 +10,8 @@ from typing import Any
 
 import pytest
 from rejudge.recorder import NORMALIZER_VERSION, normalize_exchanges, read_cassette
-from rejudge.store import Trace
+
+from rejudge.model import Trace
 
 REAL = Path("/work/shared/real-cassettes")
 # (id, name, arguments, result, ok) per round; rounds without calls are []

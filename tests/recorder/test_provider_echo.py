@@ -10,7 +10,8 @@ from rejudge.recorder.providers import (
     UserMessage,
     get_provider,
 )
-from rejudge.store import ToolCall
+
+from rejudge.model import ToolCall
 
 
 def _conversation() -> Conversation:

@@ -22,8 +22,9 @@ from recorder_fakes import (
     suite,
 )
 from rejudge.recorder import ProviderUnreachableError, RecordProgress, read_cassette, requests_match
-from rejudge.store import RunConfig, Store
+from rejudge.store import Store
 
+from rejudge.model import RunConfig
 from rejudge.services import record_suite, renormalize_run, replay_run, resolve_evidence_path
 
 SECRET = "sk-live-abcdefghijklmnopqrstuvwxyz0123"

@@ -18,7 +18,8 @@ from rejudge.recorder.wire import (
     parse_gemini_stream,
     wire_formats,
 )
-from rejudge.store import Trace
+
+from rejudge.model import Trace
 
 WORLD = Path(__file__).resolve().parents[1] / "data" / "world"
 

@@ -24,7 +24,8 @@ from typing import Any
 import pytest
 import yaml
 from rejudge.recorder import is_cassette_file, read_cassette, trace_of
-from rejudge.store import Trace
+
+from rejudge.model import Trace
 
 WORLD = Path(__file__).resolve().parents[1] / "data" / "world"
 EXPECTED: dict[str, Any] = {

@@ -9,9 +9,10 @@ import uuid
 from collections.abc import Iterator
 from contextlib import contextmanager
 
-from rejudge.store import Case, Round, RunConfig, Store, ToolCall, Trace, TraceError
+from rejudge.store import Store
 from rejudge.suites import load_suite
 
+from rejudge.model import Case, Round, RunConfig, ToolCall, Trace, TraceError
 from rejudge.services import snapshot_suite
 from tests.conftest import PG_URL_PREFIX, _admin
 

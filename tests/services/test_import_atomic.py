@@ -7,7 +7,8 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from rejudge.store import RunRow, Store, SuiteRow, TraceRow
+from rejudge.store import Store
+from rejudge.store._tables import RunRow, SuiteRow, TraceRow
 from rejudge.suites.importers import SHIPPED_TAU_BENCH
 
 from rejudge.services import import_cassettes, import_inspect, import_tau_bench

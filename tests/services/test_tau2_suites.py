@@ -10,7 +10,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from rejudge.store import InvalidInputError, RunRow, Store, TraceRow
+from rejudge.store import InvalidInputError, Store
+from rejudge.store._tables import RunRow, TraceRow
 from rejudge.suites.importers import SHIPPED_TAU2_BENCH
 
 from rejudge.registry import REGISTRY

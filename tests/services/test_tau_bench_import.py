@@ -9,7 +9,8 @@ from collections.abc import Callable
 from pathlib import Path
 
 from click.testing import Result
-from rejudge.store import RunRow, Store, TraceRow
+from rejudge.store import Store
+from rejudge.store._tables import RunRow, TraceRow
 from rejudge.suites.importers import SHIPPED_TAU_BENCH
 
 from rejudge.services import import_tau_bench, run_external_verdicts

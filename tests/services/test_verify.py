@@ -18,9 +18,10 @@ from typing import Any
 
 import pytest
 import yaml
-from rejudge.store import RunConfig, Store
+from rejudge.store import Store
 from rejudge.suites.importers import SHIPPED_TAU_BENCH
 
+from rejudge.model import RunConfig
 from rejudge.services import (
     CHECKS,
     import_cassettes,

@@ -3,8 +3,9 @@
 from __future__ import annotations
 
 import pytest
-from rejudge.store import Case, RunRecord, Store, SuiteRecord, ToolRegistry
+from rejudge.store import RunRecord, Store, SuiteRecord
 
+from rejudge.model import Case, ToolRegistry
 from tests.store.store_factories import (
     make_case,
     make_config,

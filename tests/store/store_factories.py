@@ -6,7 +6,10 @@ import threading
 from collections.abc import Callable
 from typing import Any
 
-from rejudge.store import (
+from rejudge.store import Store
+from sqlalchemy import func, select
+
+from rejudge.model import (
     Case,
     Golden,
     GoldenCall,
@@ -14,14 +17,12 @@ from rejudge.store import (
     Round,
     RuleSet,
     RunConfig,
-    Store,
     ToolCall,
     ToolRegistry,
     ToolSpec,
     Trace,
     content_hash,
 )
-from sqlalchemy import func, select
 
 
 def count_rows(store: Store, table: type) -> int:

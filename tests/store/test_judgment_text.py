@@ -5,7 +5,8 @@ from __future__ import annotations
 
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from rejudge.store import (
+
+from rejudge.model import (
     JudgmentTemplate,
     PreparedJudgment,
     canonical_json,

@@ -9,12 +9,12 @@ from rejudge.store import (
     InvalidInputError,
     NewReview,
     NotFoundError,
-    ReviewRow,
     Store,
     check_reviewer,
-    normalize_label,
 )
+from rejudge.store._tables import ReviewRow
 
+from rejudge.model import normalize_label
 from tests.store.store_factories import count_rows
 
 
@@ -119,7 +119,7 @@ def test_deleting_a_judgment_removes_its_reviews_but_an_evaluation_does_not(
     review = store.add_review(
         judged["ids"][0], "confirmed", "ana", evaluation_id=judged["evaluation"]
     )
-    from rejudge.store import EvaluationRow
+    from rejudge.store._tables import EvaluationRow
 
     with store.engine.begin() as c:
         c.execute(EvaluationRow.__table__.delete())  # type: ignore[attr-defined]

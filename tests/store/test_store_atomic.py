@@ -4,7 +4,8 @@ in it leaves the store as it was (SQLite and PostgreSQL)."""
 from __future__ import annotations
 
 import pytest
-from rejudge.store import RunRow, Store, SuiteRecord, SuiteRow, TraceRow
+from rejudge.store import Store, SuiteRecord
+from rejudge.store._tables import RunRow, SuiteRow, TraceRow
 
 from tests.store.store_factories import count_rows, make_config
 
@@ -50,7 +51,7 @@ def test_blocks_nest_into_the_outer_transaction(store: Store, suite: SuiteRecord
 def test_judgment_and_review_writes_join_the_block(store: Store) -> None:
     # every Store method joins an open block: the judgments mixin (evaluation, judgments, links)
     # and the reviews mixin write on the block's connection, and its reads see those writes
-    from rejudge.store import (
+    from rejudge.store._tables import (
         EvaluationJudgmentRow,
         EvaluationRow,
         JudgmentBodyRow,

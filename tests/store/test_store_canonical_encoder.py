@@ -10,8 +10,9 @@ from typing import Any
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from rejudge.store import Judgment
-from rejudge.store._hashing import _default, canonical_json, content_hash, hash_bytes
+
+from rejudge.model import Judgment, canonical_json, content_hash, hash_bytes
+from rejudge.model._hashing import _default
 
 
 def reference(value: Any) -> str:

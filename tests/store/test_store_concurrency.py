@@ -7,7 +7,8 @@ import sys
 import textwrap
 from pathlib import Path
 
-from rejudge.store import CallRow, RunRecord, Store, TraceRow
+from rejudge.store import RunRecord, Store
+from rejudge.store._tables import CallRow, TraceRow
 from sqlalchemy import func, select
 
 from tests.store.store_factories import count_rows, make_trace, race
@@ -61,7 +62,8 @@ def test_processes_saving_the_same_traces_make_one_row_each(
 
 
 def test_threads_saving_the_same_new_suite_make_one_snapshot(store: Store) -> None:
-    from rejudge.store import CaseRow, SuiteRecord, SuiteRow
+    from rejudge.store import SuiteRecord
+    from rejudge.store._tables import CaseRow, SuiteRow
 
     from tests.store.store_factories import make_case, make_registry, suite_hash
 

@@ -14,7 +14,8 @@ import time
 from pathlib import Path
 
 from rejudge.judge import load_rule_set
-from rejudge.store import EvaluationRow, RunRecord, Store
+from rejudge.store import RunRecord, Store
+from rejudge.store._tables import EvaluationRow
 
 from tests.store.store_factories import count_rows, race
 

@@ -10,8 +10,8 @@ import re
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from rejudge.store import canonical_json, content_hash, hash_bytes, judgment_key
 
+from rejudge.model import canonical_json, content_hash, hash_bytes, judgment_key
 from tests.store.store_factories import make_case, make_registry, make_rule_set, make_trace
 
 JSON_SCALARS = (

@@ -3,20 +3,11 @@
 from __future__ import annotations
 
 import pytest
-from rejudge.store import (
-    Case,
-    ConflictError,
-    EvaluationJudgmentRow,
-    Judgment,
-    JudgmentRow,
-    NotFoundError,
-    RuleSetRow,
-    RunRecord,
-    Store,
-    ToolRegistry,
-)
+from rejudge.store import ConflictError, NotFoundError, RunRecord, Store
+from rejudge.store._tables import EvaluationJudgmentRow, JudgmentRow, RuleSetRow
 from sqlalchemy import select
 
+from rejudge.model import Case, Judgment, ToolRegistry
 from tests.store.store_factories import count_rows, make_judgment, make_rule_set, make_trace
 
 # --------------------------------------------------------------------------- rule sets

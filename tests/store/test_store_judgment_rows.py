@@ -5,18 +5,10 @@ from __future__ import annotations
 
 import json
 
-from rejudge.store import (
-    Case,
-    EvaluationJudgmentRow,
-    Judgment,
-    JudgmentRow,
-    PreparedJudgment,
-    RunRecord,
-    Store,
-    ToolRegistry,
-    canonical_json,
-)
+from rejudge.store import RunRecord, Store
+from rejudge.store._tables import EvaluationJudgmentRow, JudgmentRow
 
+from rejudge.model import Case, Judgment, PreparedJudgment, ToolRegistry, canonical_json
 from tests.store.store_factories import count_rows, make_rule_set, make_trace
 
 

@@ -14,13 +14,13 @@ from rejudge.store import (
     current_revision,
     downgrade,
     ensure_schema,
-    hash_bytes,
     head_revision,
     make_engine,
     upgrade,
 )
 from sqlalchemy import Column, Integer, MetaData, Table, inspect, text
 
+from rejudge.model import hash_bytes
 from tests.store.store_factories import make_registry
 
 TABLES = set(Base.metadata.tables)
@@ -167,9 +167,9 @@ def test_0101_moves_judgment_bodies_out_and_back_without_a_byte_changing(db_url:
     fills every trace's behaviour hash; its downgrade puts the whole bodies back. Reports,
     judgment hashes and bodies read the same before, after and after the round trip."""
     from rejudge.judge import load_rule_set
-    from rejudge.store import RunConfig, Trace, behaviour_hash, canonical_json
     from rejudge.suites import load_suite
 
+    from rejudge.model import RunConfig, Trace, behaviour_hash, canonical_json
     from rejudge.services import judge_run
 
     source = load_suite("retail")

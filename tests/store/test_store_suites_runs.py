@@ -3,21 +3,11 @@
 from __future__ import annotations
 
 import pytest
-from rejudge.store import (
-    Case,
-    CaseRow,
-    ConflictError,
-    NotFoundError,
-    RegistryRow,
-    RunRecord,
-    Store,
-    SuiteRecord,
-    SuiteRow,
-    ToolRegistry,
-    TraceRow,
-)
+from rejudge.store import ConflictError, NotFoundError, RunRecord, Store, SuiteRecord
+from rejudge.store._tables import CaseRow, RegistryRow, SuiteRow, TraceRow
 from sqlalchemy import select
 
+from rejudge.model import Case, ToolRegistry
 from tests.store.store_factories import (
     count_rows,
     make_case,
@@ -273,7 +263,9 @@ def test_suite_with_duplicate_case_ids_is_refused_whole(
 
 
 def test_resume_may_change_operational_knobs_only(store) -> None:
-    from rejudge.store import Case, ConflictError, Golden, RunConfig, ToolRegistry, ToolSpec
+    from rejudge.store import ConflictError
+
+    from rejudge.model import Case, Golden, RunConfig, ToolRegistry, ToolSpec
 
     registry = ToolRegistry(domain="ops", tools=[ToolSpec(name="f", read_only=True)])
     case = Case(id="c1", dimension="D1", category="x", instruction="i", golden=Golden())

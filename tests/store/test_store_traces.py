@@ -3,10 +3,12 @@
 from __future__ import annotations
 
 import pytest
-from rejudge.store import CallRow, RunRecord, Store, SuiteRecord, Trace, TraceRow
+from rejudge.store import RunRecord, Store, SuiteRecord
 from rejudge.store import _repository as repository
+from rejudge.store._tables import CallRow, TraceRow
 from sqlalchemy import select
 
+from rejudge.model import Trace
 from tests.store.store_factories import count_rows, make_config, make_trace
 
 
@@ -198,7 +200,7 @@ def test_deleting_a_run_cascades_to_traces_and_calls(
 ) -> None:
     store.save_trace(run.id, case_pks["case-001"], make_trace("case-001"))
     assert count_rows(store, CallRow) > 0
-    from rejudge.store import RunRow
+    from rejudge.store._tables import RunRow
 
     with store.engine.begin() as c:
         c.execute(RunRow.__table__.delete().where(RunRow.id == run.id))  # type: ignore[attr-defined]

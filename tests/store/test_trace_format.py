@@ -12,7 +12,8 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 from pydantic import ValidationError
-from rejudge.store import (
+
+from rejudge.model import (
     TRACE_FORMAT_VERSION,
     Alternative,
     Round,

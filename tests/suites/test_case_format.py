@@ -1,4 +1,4 @@
-"""The case format: the shipped JSON Schema agrees with store.schemas.Case; loaders and hashes."""
+"""The case format: the shipped JSON Schema agrees with rejudge.model.Case; loaders and hashes."""
 
 from __future__ import annotations
 
@@ -7,7 +7,6 @@ from pathlib import Path
 
 import jsonschema
 import pytest
-from rejudge.store import Case, Golden, GoldenCall
 from rejudge.suites import (
     NINE_FIELDS,
     SuiteFormatError,
@@ -23,6 +22,8 @@ from rejudge.suites import (
     suite_schema,
     write_suite,
 )
+
+from rejudge.model import Case, Golden, GoldenCall
 
 FULL = Case(
     id="fc-d1-001",

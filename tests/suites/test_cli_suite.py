@@ -56,7 +56,9 @@ def test_list_stored_shows_the_store_snapshots(
     assert {k: entry[k] for k in builtin["retail"]} == builtin["retail"]
     assert entry["hash"] == loaded["hash"] and entry["domain"] == "retail"
     assert entry["runs"] == 0 and isinstance(entry["id"], int)
-    from rejudge.store import RunConfig, Store
+    from rejudge.store import Store
+
+    from rejudge.model import RunConfig
 
     store = Store.open(db_url)
     try:

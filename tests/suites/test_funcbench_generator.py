@@ -10,7 +10,6 @@ import rejudge.suites.domains.funcbench  # noqa: F401  registers the domain
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from rejudge.judge import judge
-from rejudge.store import Case, canonical_json
 from rejudge.suites import dump_cases, get_domain, golden_trace, selftest_suite, validate_suite
 from rejudge.suites.generators import (
     KnobError,
@@ -21,6 +20,8 @@ from rejudge.suites.generators import (
     load_generated_suite,
     write_generated_suite,
 )
+
+from rejudge.model import Case, canonical_json
 
 
 @st.composite

@@ -25,7 +25,7 @@ import pytest
 import rejudge.suites.domains.funcbench  # noqa: F401
 from rejudge.judge import DEFAULT_RULE_SET, judge, load_rule_set
 from rejudge.recorder import read_cassette, trace_from_cassette
-from rejudge.store import RunConfig, Store
+from rejudge.store import Store
 from rejudge.suites.generators import (
     Knobs,
     default_suite_name,
@@ -34,6 +34,7 @@ from rejudge.suites.generators import (
 )
 
 from rejudge import suites  # noqa: F401  registers the built-in domains
+from rejudge.model import RunConfig
 from rejudge.services import judge_run, replay_run, snapshot_suite, summarize_cell, timeout_failures
 
 REPO = Path(__file__).resolve().parents[2]

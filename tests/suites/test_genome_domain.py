@@ -8,7 +8,6 @@ from typing import Any
 import jsonschema
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from rejudge.store import canonical_json
 from rejudge.suites import get_domain
 from rejudge.suites.domains.genome import make_genome
 from rejudge.suites.domains.genome.genome import (
@@ -22,6 +21,7 @@ from rejudge.suites.domains.genome.sandbox import GenomeSandbox
 from rejudge.suites.domains.genome.tools import ALTERNATIVE_KEYS, EQUIVALENCES, FOLLOW_UPS
 
 from rejudge import suites  # noqa: F401  registers the built-in domains
+from rejudge.model import canonical_json
 
 DOMAIN = get_domain("genome")
 

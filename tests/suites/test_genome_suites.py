@@ -10,16 +10,6 @@ from typing import Any
 import pytest
 from rejudge.judge import judge
 from rejudge.judge.tiers import get_tier, tier_names
-from rejudge.store import (
-    Case,
-    Golden,
-    GoldenCall,
-    Round,
-    ToolCall,
-    ToolRegistry,
-    Trace,
-    canonical_json,
-)
 from rejudge.suites import (
     SuiteSource,
     builtin_suites,
@@ -33,6 +23,16 @@ from rejudge.suites import (
 from rejudge.suites.domains.genome import authoring
 
 from rejudge import suites  # noqa: F401  registers the built-in domains
+from rejudge.model import (
+    Case,
+    Golden,
+    GoldenCall,
+    Round,
+    ToolCall,
+    ToolRegistry,
+    Trace,
+    canonical_json,
+)
 
 NAMES = (authoring.SIMPLE_NAME, authoring.COMPLEX_NAME)
 CALL_TIERS = ("contract", "execution", "completion", "golden")

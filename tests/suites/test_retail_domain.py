@@ -9,11 +9,12 @@ from typing import Any
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-from rejudge.store import canonical_json
 from rejudge.suites import get_domain, golden_trace, load_suite, thaw
 from rejudge.suites._domain import package_data
 from rejudge.suites.domains.retail import fixtures, retail_registry
 from rejudge.suites.domains.retail.sandbox import RetailSandbox
+
+from rejudge.model import canonical_json
 
 READ = ["get_user", "get_order", "list_orders", "get_product", "check_stock", "get_return_policy"]
 REQUEST = [

@@ -6,7 +6,6 @@ from collections import Counter, defaultdict
 from typing import Any
 
 import pytest
-from rejudge.store import Case, ToolRegistry, Trace
 from rejudge.suites import (
     SuiteSource,
     builtin_suites,
@@ -16,6 +15,8 @@ from rejudge.suites import (
     selftest_suite,
     validate_suite,
 )
+
+from rejudge.model import Case, ToolRegistry, Trace
 
 
 @pytest.fixture(scope="module")

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from rejudge.store import Case, Golden, GoldenCall
 from rejudge.suites import (
     SuiteSource,
     expand_calls,
@@ -12,6 +11,8 @@ from rejudge.suites import (
     selftest_suite,
 )
 from rejudge.suites.domains.retail import retail_registry
+
+from rejudge.model import Case, Golden, GoldenCall
 
 
 def case(calls: list[GoldenCall], **kw: object) -> Case:

@@ -18,10 +18,9 @@ import pytest
 from rejudge.judge import judge, load_rule_set
 from rejudge.recorder import read_cassette, trace_of
 from rejudge.recorder._loop import result_text
-from rejudge.store import Round, ToolCall, Trace
 from rejudge.suites import ToolResult, load_suite, selftest_suite
 
-from rejudge.model import World
+from rejudge.model import Round, ToolCall, Trace, World
 from rejudge.registry import BUILTINS, REGISTRY
 
 CASSETTES = Path(__file__).resolve().parents[2] / "cassettes"

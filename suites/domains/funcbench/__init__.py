@@ -12,10 +12,11 @@ from __future__ import annotations
 from collections.abc import Iterator
 from typing import Any
 
-from rejudge.store import Case, ToolRegistry
 from rejudge.suites._domain import register_domain
 from rejudge.suites._errors import SuiteError
 from rejudge.suites.domains.funcbench.sandbox import FuncBenchSandbox, as_int, wrong_value
+
+from rejudge.model import Case, ToolRegistry
 
 __all__ = ["FuncBenchDomain", "FuncBenchSandbox", "as_int", "wrong_value", "CASE_ID_PATTERN"]
 

@@ -20,8 +20,9 @@ from __future__ import annotations
 import hashlib
 from typing import Any
 
-from rejudge.store import canonical_json
 from rejudge.suites._domain import ToolResult
+
+from rejudge.model import canonical_json
 
 __all__ = ["FuncBenchSandbox", "as_int", "wrong_value"]
 

@@ -25,11 +25,12 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from rejudge.store import Case
 from rejudge.suites._case_format import SuiteManifest, dump_cases, write_suite
 from rejudge.suites._domain import package_data
 from rejudge.suites.domains.genome.cases_complex import complex_cases
 from rejudge.suites.domains.genome.cases_simple import simple_cases
+
+from rejudge.model import Case
 
 __all__ = [
     "SIMPLE_NAME",

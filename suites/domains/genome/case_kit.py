@@ -6,10 +6,11 @@ from __future__ import annotations
 
 from typing import Any
 
-from rejudge.store import Case, Golden, GoldenCall, ParamRule
 from rejudge.suites.domains.genome.domain import SETUP_KEY
 from rejudge.suites.domains.genome.genome import load_genome
 from rejudge.suites.domains.genome.tools import READ_ONLY_LOOKUPS
+
+from rejudge.model import Case, Golden, GoldenCall, ParamRule
 
 __all__ = [
     "SEQ_RULE",

@@ -3,7 +3,6 @@ step. See :mod:`suites.domains.genome.authoring` for the conventions."""
 
 from __future__ import annotations
 
-from rejudge.store import Case
 from rejudge.suites.domains.genome.case_kit import (
     SEQ_RULE,
     dna_of,
@@ -14,6 +13,8 @@ from rejudge.suites.domains.genome.case_kit import (
     span_of,
 )
 from rejudge.suites.domains.genome.genome import reverse_complement
+
+from rejudge.model import Case
 
 __all__ = ["complex_cases"]
 

@@ -4,7 +4,6 @@ dimension (search, sequence, navigation, tabs, analysis, similarity, annotation,
 
 from __future__ import annotations
 
-from rejudge.store import Case
 from rejudge.suites.domains.genome.case_kit import (
     SEQ_RULE,
     dna_of,
@@ -13,6 +12,8 @@ from rejudge.suites.domains.genome.case_kit import (
     protein_of,
     setup_call,
 )
+
+from rejudge.model import Case
 
 __all__ = ["simple_cases"]
 

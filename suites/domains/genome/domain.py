@@ -7,10 +7,11 @@ import re
 from collections.abc import Iterator
 from typing import Any
 
-from rejudge.store import Case, ToolRegistry
 from rejudge.suites.domains.genome.sandbox import GenomeSandbox
 from rejudge.suites.domains.genome.tools import DOMAIN_NAME, annotation_ids, build_registry
 from rejudge.suites.domains.genome.world import SETUP_KEY, GenomeSetupError, genome_world
+
+from rejudge.model import Case, ToolRegistry
 
 __all__ = ["GenomeDomain", "GenomeSetupError", "CASE_ID_PATTERN", "SETUP_KEY"]
 

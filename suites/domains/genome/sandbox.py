@@ -11,7 +11,6 @@ from __future__ import annotations
 
 from typing import Any
 
-from rejudge.store import ToolRegistry
 from rejudge.suites._sandbox import WorldSandbox
 from rejudge.suites.domains.genome._tools_base import (
     DEFAULT_VIEW_WIDTH,
@@ -20,7 +19,7 @@ from rejudge.suites.domains.genome._tools_base import (
 )
 from rejudge.suites.domains.genome.world import SESSION, GenomeWorld, genome_world
 
-from rejudge.model import WorldState
+from rejudge.model import ToolRegistry, WorldState
 
 __all__ = ["GenomeSandbox", "DEFAULT_VIEW_WIDTH", "MIN_VIEW_WIDTH", "GENE_PADDING"]
 

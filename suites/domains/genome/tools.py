@@ -21,9 +21,10 @@ from __future__ import annotations
 from functools import cache
 from typing import Any
 
-from rejudge.store import ToolRegistry, ToolSpec
 from rejudge.suites.domains.genome.genome import load_genome
 from rejudge.suites.domains.genome.world import load_data
+
+from rejudge.model import ToolRegistry, ToolSpec
 
 __all__ = [
     "DOMAIN_NAME",

@@ -20,7 +20,6 @@ from collections.abc import Mapping
 from functools import cache
 from typing import Any, ClassVar
 
-from rejudge.store import InvalidInputError, ToolRegistry
 from rejudge.suites._domain import read_json_data
 from rejudge.suites._sandbox import SchemaWorld
 from rejudge.suites.domains.genome._edits import EditTools
@@ -29,7 +28,8 @@ from rejudge.suites.domains.genome._tools_base import DEFAULT_VIEW_WIDTH, SESSIO
 from rejudge.suites.domains.genome._views import ViewTools
 from rejudge.suites.domains.genome.genome import DATA_PATH, Genome, load_genome
 
-from rejudge.model import WorldData, WorldState
+from rejudge.errors import InvalidInputError
+from rejudge.model import ToolRegistry, WorldData, WorldState
 from rejudge.registry import REGISTRY
 
 __all__ = [

@@ -11,7 +11,6 @@ from __future__ import annotations
 
 from typing import Any
 
-from rejudge.store import ToolRegistry
 from rejudge.suites._domain import register_domain
 from rejudge.suites._errors import SuiteError
 from rejudge.suites.domains.mcp._tools import (
@@ -22,6 +21,8 @@ from rejudge.suites.domains.mcp._tools import (
     tool_kind,
     tool_result_from_mcp,
 )
+
+from rejudge.model import ToolRegistry
 
 __all__ = [
     "MCP_DOMAIN",

@@ -33,9 +33,11 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 import jsonschema
-from rejudge.store import Case, Golden, GoldenCall, InvalidInputError, ToolRegistry, ToolSpec
 from rejudge.suites._domain import ToolResult
 from rejudge.suites._errors import SuiteError
+
+from rejudge.errors import InvalidInputError
+from rejudge.model import Case, Golden, GoldenCall, ToolRegistry, ToolSpec
 
 __all__ = [
     "MCP_DOMAIN",

@@ -14,10 +14,11 @@ from collections.abc import Iterator
 from functools import cache
 from typing import Any
 
-from rejudge.store import Case, ToolRegistry
 from rejudge.suites._domain import register_domain
 from rejudge.suites.domains.retail.sandbox import RetailSandbox, fixtures
 from rejudge.suites.domains.retail.world import load_data, tool_specs
+
+from rejudge.model import Case, ToolRegistry
 
 __all__ = ["RetailDomain", "RetailSandbox", "retail_registry", "fixtures", "CASE_ID_PATTERN"]
 

@@ -9,9 +9,10 @@ from __future__ import annotations
 
 from typing import Any
 
-from rejudge.store import ToolRegistry
 from rejudge.suites._sandbox import WorldSandbox
 from rejudge.suites.domains.retail.world import RetailWorld, fixtures, retail_world
+
+from rejudge.model import ToolRegistry
 
 __all__ = ["RetailSandbox", "fixtures"]
 

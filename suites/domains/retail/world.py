@@ -31,12 +31,11 @@ from datetime import date, timedelta
 from functools import cache
 from typing import Any, ClassVar
 
-from rejudge.store import ToolRegistry, ToolSpec
 from rejudge.suites._domain import package_data, read_json_data
 from rejudge.suites._errors import ToolError
 from rejudge.suites._sandbox import SchemaWorld, deep_freeze
 
-from rejudge.model import WorldData, WorldState
+from rejudge.model import ToolRegistry, ToolSpec, WorldData, WorldState
 from rejudge.registry import REGISTRY
 
 __all__ = [

@@ -1,15 +1,24 @@
 """The data model as pydantic schemas: what every layer reads and writes.
 
-These are the versioned formats of rejudge. The SQLAlchemy tables in :mod:`store.tables` hold
-them (mostly as JSON bodies next to indexed columns); every other package speaks these types.
+These are the versioned formats of rejudge. The SQLAlchemy tables in
+:mod:`rejudge.store._tables` hold them (mostly as JSON bodies next to indexed columns); every
+other package speaks these types.
 """
 
 from __future__ import annotations
 
 from typing import Any, ClassVar, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, model_serializer, model_validator
-from rejudge.store._hashing import content_hash
+from pydantic import (
+    BaseModel,
+    ConfigDict,
+    Field,
+    SerializerFunctionWrapHandler,
+    model_serializer,
+    model_validator,
+)
+
+from rejudge.model._hashing import content_hash
 
 __all__ = [
     "REVIEW_LABELS",
@@ -125,8 +134,8 @@ class Case(_Frozen):
     required_outputs: list[str] = Field(default_factory=list)
 
     @model_serializer(mode="wrap")
-    def _omit_empty_outputs(self, handler: Any) -> dict[str, Any]:
-        body = handler(self)
+    def _omit_empty_outputs(self, handler: SerializerFunctionWrapHandler) -> dict[str, Any]:
+        body: dict[str, Any] = handler(self)
         if not body.get("required_outputs"):
             body.pop("required_outputs", None)
         return body
@@ -191,8 +200,8 @@ class ToolRegistry(_Frozen):
     terminal_tools: list[str] = Field(default_factory=list)
 
     @model_serializer(mode="wrap")
-    def _omit_unset_world(self, handler: Any) -> dict[str, Any]:
-        body = handler(self)
+    def _omit_unset_world(self, handler: SerializerFunctionWrapHandler) -> dict[str, Any]:
+        body: dict[str, Any] = handler(self)
         if body.get("world") is None:
             body.pop("world", None)
         if not body.get("terminal_tools"):
@@ -281,9 +290,9 @@ class Round(_Frozen):
     alternatives: list[Alternative] = Field(default_factory=list)
 
     @model_serializer(mode="wrap")
-    def _omit_empty_v2(self, handler: Any) -> dict[str, Any]:
+    def _omit_empty_v2(self, handler: SerializerFunctionWrapHandler) -> dict[str, Any]:
         # format-1 rounds keep their exact JSON (and so their hashes)
-        body = handler(self)
+        body: dict[str, Any] = handler(self)
         if not body.get("server_tools"):
             body.pop("server_tools", None)
         if not body.get("alternatives"):
@@ -354,8 +363,8 @@ class Trace(_Frozen):
         return self
 
     @model_serializer(mode="wrap")
-    def _omit_empty_turns(self, handler: Any) -> dict[str, Any]:
-        body = handler(self)
+    def _omit_empty_turns(self, handler: SerializerFunctionWrapHandler) -> dict[str, Any]:
+        body: dict[str, Any] = handler(self)
         if not body.get("user_turns"):
             body.pop("user_turns", None)
         return body
