@@ -232,6 +232,7 @@ BUILTINS: dict[str, dict[str, str]] = {
         "cassettes": "rejudge.services._imports",
         "tau-bench": "rejudge.services._tau_import",
         "inspect": "rejudge.services._inspect_import",
+        "bfcl-results": "rejudge.services._bfcl_import",
     },
 }
 
