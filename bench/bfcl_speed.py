@@ -221,9 +221,9 @@ def by_mutation(per_category: int, repeat: int) -> list[dict[str, Any]]:
 
 def end_to_end() -> dict[str, Any]:
     from rejudge.store import Store
-    from rejudge.suites.importers import CATEGORIES, build_suite, export_bfcl, import_bfcl_results
+    from rejudge.suites.importers import CATEGORIES, build_suite
 
-    from rejudge.services import judge_run
+    from rejudge.services import export_bfcl, import_bfcl_results, judge_run
 
     rules = bfcl_rules("1")
     with tempfile.TemporaryDirectory(prefix="rejudge-bfcl-bench-") as tmp:

@@ -215,8 +215,9 @@ class Registry:
 
 
 #: built-ins whose modules a process may never have imported when it looks them up (a judging
-#: worker looks a world up without importing the suites): kind -> name -> the module that
-#: registers it. The other kinds' built-ins are declared by their packages.
+#: worker looks a world up without importing the suites; replay looks an importer up by the
+#: source a run's config names): kind -> name -> the module that registers it. The other kinds'
+#: built-ins are declared by their packages.
 BUILTINS: dict[str, dict[str, str]] = {
     "world": {
         "tau-bench-airline": "rejudge.suites.worlds.tau_airline",
@@ -225,6 +226,13 @@ BUILTINS: dict[str, dict[str, str]] = {
         # recorder runs is a state of the same world)
         "retail": "rejudge.suites.domains.retail.world",
         "genome": "rejudge.suites.domains.genome.world",
+    },
+    # each importer's module registers its Importer (rejudge.services._importers) at its bottom
+    "importer": {
+        "cassettes": "rejudge.services._imports",
+        "tau-bench": "rejudge.services._tau_import",
+        "inspect": "rejudge.services._inspect_import",
+        "bfcl-results": "rejudge.services._bfcl_import",
     },
 }
 

@@ -119,3 +119,17 @@ def demo_store(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[str, 
         finally:
             opened.close()
     yield url, tmp_path_factory.mktemp("elsewhere")
+
+
+@pytest.fixture
+def toy_importer(tmp_path: Path) -> Iterator[Path]:
+    """A plugin's importer (tests/importer_fakes.py) registered for one test, unregistered after
+    it; yields a log it imports."""
+    from rejudge.registry import REGISTRY
+    from tests.importer_fakes import TOY_IMPORTER, write_toy_log
+
+    REGISTRY.register("importer", TOY_IMPORTER.name, TOY_IMPORTER)
+    try:
+        yield write_toy_log(tmp_path / "toy.json")
+    finally:
+        REGISTRY.unregister("importer", TOY_IMPORTER.name)

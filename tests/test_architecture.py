@@ -184,15 +184,28 @@ def test_relative_imports_resolve(module: str) -> None:
 # the store's methods that write traces: only the ingest service calls them (every importer,
 # recording, replay and capture store through it); no import shows this, so calls are read
 TRACE_WRITES = ("save_traces", "replace_trace")
+# the store's writes of runs and suites (and verdicts): services make them; pure code, which may
+# be handed a store-like object, never does (an importer's parser builds, its service stores)
+PURE_STORE_WRITES = (
+    *TRACE_WRITES,
+    "save_suite",
+    "create_run",
+    "finish_run",
+    "save_external_verdicts",
+)
 
 
 # modules that still write traces themselves, each with the open issue that moves it to ingest;
-# the list may only shrink (the test fails when a listed module stops writing, too)
-KNOWN_TRACE_WRITERS = {
-    # issue 28: the BFCL results importer is a suites module that takes the store; the branch
-    # that splits it into a pure parser and a services importer did not land this session
-    "rejudge.suites.importers._bfcl_results",
-}
+# the list may only shrink (the test fails when a listed module stops writing, too). Empty since
+# issue 28 moved the BFCL importers' store writes to rejudge.services._bfcl_import.
+KNOWN_TRACE_WRITERS: set[str] = set()
+
+
+def _calls(path: Path, names: tuple[str, ...]) -> Iterator[tuple[int, str]]:
+    tree = ast.parse(path.read_text(encoding="utf-8"), filename=str(path))
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Attribute) and node.attr in names:
+            yield node.lineno, node.attr
 
 
 def _trace_writers() -> list[str]:
@@ -202,15 +215,41 @@ def _trace_writers() -> list[str]:
             continue
         if module in KNOWN_TRACE_WRITERS:
             continue
-        tree = ast.parse(path.read_text(encoding="utf-8"), filename=str(path))
-        for node in ast.walk(tree):
-            if isinstance(node, ast.Attribute) and node.attr in TRACE_WRITES:
-                found.append(f"{path.relative_to(REPO)}:{node.lineno} ({module}): .{node.attr}")
+        for line, attr in _calls(path, TRACE_WRITES):
+            found.append(f"{path.relative_to(REPO)}:{line} ({module}): .{attr}")
+    return found
+
+
+def _pure_store_writers() -> list[str]:
+    found = []
+    for module, path in _modules():
+        if not _within(module, "rejudge.judge", "rejudge.recorder", "rejudge.suites"):
+            continue
+        for line, attr in _calls(path, PURE_STORE_WRITES):
+            found.append(f"{path.relative_to(REPO)}:{line} ({module}): .{attr}")
     return found
 
 
 def test_only_ingest_writes_traces() -> None:
     assert _trace_writers() == []
+
+
+def test_pure_code_never_writes_the_store() -> None:
+    assert _pure_store_writers() == []
+
+
+def test_the_store_write_check_catches_a_suites_writer(tmp_path: Path) -> None:
+    module = tmp_path / "importer.py"
+    module.write_text(
+        "def load(store, suite):\n"
+        "    record = store.save_suite(name=suite.name)\n"
+        "    return store.create_run(name='x', suite=record, config=None)\n",
+        encoding="utf-8",
+    )
+    assert [attr for _line, attr in _calls(module, PURE_STORE_WRITES)] == [
+        "save_suite",
+        "create_run",
+    ]
 
 
 def test_every_known_trace_writer_still_writes() -> None:

@@ -3,6 +3,8 @@
 - ``import_bfcl`` -> ``rejudge suite import-bfcl [--category C ...] [--out DIR]``
 - ``bfcl_results`` -> ``rejudge import bfcl-results PATH --model NAME [--name RUN]``
 - ``export`` (a group holding ``bfcl``) -> ``rejudge export bfcl EVAL --out DIR``
+
+Each calls one service through the public ``rejudge.services`` facade.
 """
 
 from __future__ import annotations
@@ -12,10 +14,9 @@ from pathlib import Path
 import click
 from rich.console import Console
 
+from rejudge import services
 from rejudge.cli._context import AppContext, json_option, pass_app, table
-from rejudge.services import evidence_path
-from rejudge.suites.importers import _bfcl as bfcl_lib
-from rejudge.suites.importers import _bfcl_results as results_lib
+from rejudge.suites.importers import CATEGORIES
 
 __all__ = ["import_bfcl", "bfcl_results", "export", "export_bfcl"]
 
@@ -25,7 +26,7 @@ __all__ = ["import_bfcl", "bfcl_results", "export", "export_bfcl"]
     "--category",
     "categories",
     multiple=True,
-    type=click.Choice(list(bfcl_lib.CATEGORIES)),
+    type=click.Choice(list(CATEGORIES)),
     help="A BFCL category to import (repeatable) [default: all AST categories].",
 )
 @click.option(
@@ -40,7 +41,7 @@ __all__ = ["import_bfcl", "bfcl_results", "export", "export_bfcl"]
 def import_bfcl(app: AppContext, categories: tuple[str, ...], out_dir: Path | None) -> None:
     """Import BFCL v4's AST categories (from the bfcl-eval package) as call-only suites."""
     results = [
-        r.as_dict() for r in bfcl_lib.import_bfcl(app.store, list(categories), out_dir=out_dir)
+        r.as_dict() for r in services.import_bfcl(app.store, list(categories), out_dir=out_dir)
     ]
 
     def render(c: Console) -> None:
@@ -63,8 +64,8 @@ def bfcl_results(app: AppContext, path: Path, model: str, run_name: str | None) 
     """Import BFCL result files (a file or a folder of them) as imported runs, one per category."""
     results = [
         r.as_dict()
-        for r in results_lib.import_bfcl_results(
-            app.store, path, model, run_name=run_name, source_path=evidence_path(path)
+        for r in services.import_bfcl_results(
+            app.store, path, model, run_name=run_name, source_path=services.evidence_path(path)
         )
     ]
 
@@ -112,7 +113,7 @@ def export() -> None:
 @pass_app
 def export_bfcl(app: AppContext, evaluation: str, out_dir: Path, model_name: str | None) -> None:
     """Write an evaluation as BFCL score files (accuracy line, then one line per failure)."""
-    written = results_lib.export_bfcl(app.store, evaluation, out_dir, model_name=model_name)
+    written = services.export_bfcl(app.store, evaluation, out_dir, model_name=model_name)
 
     def render(c: Console) -> None:
         rows = [

@@ -1,27 +1,36 @@
-"""`rejudge import cassettes DIR [--suite NAME]`: store cassettes recorded anywhere as traces.
+"""`rejudge import ...`: bring outside evidence into the store.
 
-Exit codes: 0 every file imported; 3 some files were skipped (each listed with its reason) and
-the others imported; 1 an error, nothing imported (no file could be read, an unknown case, or,
-with ``--strict``, any file that could not be read).
+``import cassettes DIR [--suite NAME]`` stores cassettes recorded anywhere as traces; ``import
+tau-bench``, ``import inspect`` (and ``import bfcl-results``, :mod:`rejudge.cli.bfcl`) import
+other harnesses' results; ``import list`` lists every importer the registry knows, plugins'
+included, and ``import with NAME PATH`` runs any of them (a plugin's too).
+
+Exit codes of ``import cassettes``: 0 every file imported; 3 some files were skipped (each
+listed with its reason) and the others imported; 1 an error, nothing imported (no file could be
+read, an unknown case, or, with ``--strict``, any file that could not be read).
 """
 
 from __future__ import annotations
 
+import json
 from contextlib import nullcontext
 from pathlib import Path
+from typing import Any
 
 import click
 from rich.console import Console
 
 from rejudge.cli._context import AppContext, json_option, pass_app, table
 from rejudge.cli._engine import engine_options, parse_engine, progress_bar
-from rejudge.services import import_cassettes, import_tau_bench
+from rejudge.services import get_importer, import_cassettes, import_tau_bench, importer_rows
 
 __all__ = [
     "import_group",
     "import_cassettes_cmd",
     "import_inspect_cmd",
+    "import_list_cmd",
     "import_tau_bench_cmd",
+    "import_with_cmd",
     "EXIT_SKIPPED",
 ]
 
@@ -214,3 +223,64 @@ def import_tau_bench_cmd(
         )
 
     app.emit(data, render)
+
+
+@import_group.command("list")
+@json_option
+@pass_app
+def import_list_cmd(app: AppContext) -> None:
+    """Every importer: the built-ins and plugins' (`rejudge import with NAME PATH` runs one)."""
+    rows = importer_rows()
+
+    def render(c: Console) -> None:
+        c.print(
+            table(
+                "Importers",
+                ["importer", "what it imports", "accepts"],
+                [[r["name"], r["summary"], r["accepts"]] for r in rows],
+            )
+        )
+
+    app.emit(rows, render)
+
+
+def _option_value(text: str) -> Any:
+    try:
+        return json.loads(text)
+    except json.JSONDecodeError:
+        return text
+
+
+@import_group.command("with")
+@click.argument("importer_name", metavar="NAME")
+@click.argument("path", type=click.Path(path_type=Path, exists=True))
+@click.option("--name", "run_name", metavar="RUN", help="Run name [default: the importer's].")
+@click.option(
+    "--option",
+    "-o",
+    "options",
+    multiple=True,
+    metavar="KEY=VALUE",
+    help="An option of the importer (repeatable; VALUE read as JSON when it parses).",
+)
+@json_option
+@pass_app
+def import_with_cmd(
+    app: AppContext,
+    importer_name: str,
+    path: Path,
+    run_name: str | None,
+    options: tuple[str, ...],
+) -> None:
+    """Import PATH with the importer NAME (`rejudge import list` names them, plugins' too)."""
+    importer = get_importer(importer_name)
+    given: dict[str, Any] = {}
+    for option in options:
+        key, sep, value = option.partition("=")
+        if not sep or not key.strip():
+            raise click.BadParameter(f"{option!r} is not KEY=VALUE", param_hint="'--option'")
+        given[key.strip().replace("-", "_")] = _option_value(value)
+    if run_name is not None:
+        given["run_name"] = run_name
+    # a plugin's result has no table of its own: its JSON is the report
+    app.emit(importer.to_json(importer(app.store, path, **given)))

@@ -36,7 +36,7 @@ from rejudge.recorder import CassetteError, read_cassette, run_config_from_meta
 from rejudge.services._agreement import run_agreement
 from rejudge.services._compare import compare_evaluations
 from rejudge.services._evidence_paths import evidence_path, shipped_cassette_roots
-from rejudge.services._imports import import_cassettes, import_tau_bench
+from rejudge.services._imports import import_cassettes
 from rejudge.services._ingest import evidence_of, ingest
 from rejudge.services._judging import (
     applicable_tiers,
@@ -45,6 +45,7 @@ from rejudge.services._judging import (
     judge_run,
 )
 from rejudge.services._suites import snapshot_suite
+from rejudge.services._tau_import import import_tau_bench
 from rejudge.store import RejudgeError, Store, SuiteRecord
 from rejudge.suites import builtin_suites, load_suite
 

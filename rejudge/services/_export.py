@@ -1,17 +1,20 @@
 """Analysis exports read from the store: one row per case and repetition of an evaluation, or one
-row per trace of a run, with the columns :mod:`rejudge.judge._exports` documents."""
+row per trace of a run, with the columns :mod:`rejudge.judge._exports` documents; and an
+evaluation as BFCL score files (built by :func:`rejudge.suites.importers.score_files`)."""
 
 from __future__ import annotations
 
+import json
 from collections.abc import Iterator
+from pathlib import Path
 from typing import Any
 
 from rejudge.judge import item_label, latest_labels
-from rejudge.store import Store
+from rejudge.store import InvalidInputError, Store
 
 from ._reviews import review_rows
 
-__all__ = ["evaluation_export_rows", "run_export_rows"]
+__all__ = ["evaluation_export_rows", "export_bfcl", "run_export_rows"]
 
 
 def evaluation_export_rows(store: Store, evaluation_id: int | str) -> Iterator[dict[str, Any]]:
@@ -75,3 +78,40 @@ def run_export_rows(store: Store, run_ref: str | int) -> Iterator[dict[str, Any]
             "normalizer_version": trace.normalizer_version,
             "trace": trace.model_dump(mode="json"),
         }
+
+
+def export_bfcl(
+    store: Store,
+    evaluation_id: int | str,
+    out_dir: Path | str,
+    *,
+    model_name: str | None = None,
+    repetition: int = 0,
+) -> list[dict[str, Any]]:
+    """Write an evaluation as BFCL score files, ``<out>/<model>/<non_live|live>/
+    BFCL_v4_<category>_score.json`` (the accuracy line, then one line per failed case); returns
+    one summary per file written. One repetition is exported; a SKIPped case is left out."""
+    from rejudge.suites.importers import score_file_path, score_files
+
+    evaluation = store.get_evaluation(evaluation_id)
+    run = store.get_run(evaluation.run_id)
+    cases = {key: case for key, (_pk, case) in store.get_cases(run.suite_id).items()}
+    traces = {st.id: st.trace for st in store.iter_traces(run.id) if st.repetition == repetition}
+    model = model_name or run.model
+    files = score_files(
+        store.iter_evaluation_rows(evaluation.id, with_body=True), cases, traces, model, repetition
+    )
+    if not files:
+        raise InvalidInputError(
+            f"evaluation {evaluation.id} has no judged traces for repetition {repetition}"
+        )
+    written: list[dict[str, Any]] = []
+    for category, lines in files.items():
+        path = score_file_path(out_dir, model, category)
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(
+            "".join(json.dumps(line, ensure_ascii=False, default=str) + "\n" for line in lines),
+            encoding="utf-8",
+        )
+        written.append({"category": category, "path": str(path), **lines[0]})
+    return written

@@ -33,19 +33,14 @@ from rejudge.recorder import (
     plan_folder,
 )
 from rejudge.services._evidence_paths import evidence_path
-from rejudge.services._ingest import Evidence, ingest
-from rejudge.store import InvalidInputError, NotFoundError, RunRecord, Store, SuiteRecord
+from rejudge.services._importers import Importer, register_importer
+from rejudge.services._ingest import Evidence, SuiteSnapshot, ingest_run
+from rejudge.store import NotFoundError, RunRecord, Store, SuiteRecord
 
 if TYPE_CHECKING:
     from rejudge.services._distributed import DaskEngine
 
-__all__ = [
-    "ImportResult",
-    "import_cassettes",
-    "TauImportResult",
-    "import_tau_bench",
-    "read_tau_file",
-]
+__all__ = ["ImportResult", "import_cassettes"]
 
 
 @dataclass(frozen=True)
@@ -59,7 +54,7 @@ class ImportResult:
     skipped_files: list[SkippedFile] = field(default_factory=list)
 
     def summary(self) -> dict[str, Any]:
-        return import_summary(
+        summary: dict[str, Any] = import_summary(
             self.run.name,
             self.run.id,
             self.suite.name,
@@ -68,6 +63,7 @@ class ImportResult:
             self.planned,
             self.skipped_files,
         )
+        return summary
 
 
 def _write_atomic(data: bytes, dest: Path) -> None:
@@ -131,6 +127,7 @@ def import_cassettes(
 
         plan_files = partial(plan_on_cluster, engine, progress=progress)
 
+    suite_rec: SuiteRecord | SuiteSnapshot
     if suite is not None:
         suite_rec = _resolve_suite(store, suite)
         cases = store.get_cases(suite_rec.id)
@@ -151,23 +148,21 @@ def import_cassettes(
 
         name = adhoc_suite_name or f"imported-{base.resolve().name or 'cassettes'}"
         registry, case_list = adhoc_suite(planned, name)
-        adhoc: dict[str, Any] = {
-            "name": name,
-            "domain": IMPORTED_DOMAIN,
-            "suite_hash": suite_hash(1, registry, case_list),
-            "registry": registry,
-            "cases": case_list,
-            "meta": {"description": f"ad-hoc cases imported from {base}", "adhoc": True},
-        }
-    with store.atomic():  # the ad-hoc suite, the run and its traces land together, or nothing
-        if suite is None:
-            suite_rec = store.save_suite(**adhoc)
-        return _store_import(store, suite_rec, planned, plan, base, run_name, copy_to)
+        suite_rec = SuiteSnapshot(
+            name=name,
+            domain=IMPORTED_DOMAIN,
+            suite_hash=suite_hash(1, registry, case_list),
+            registry=registry,
+            cases=case_list,
+            meta={"description": f"ad-hoc cases imported from {base}", "adhoc": True},
+        )
+    # the ad-hoc suite, the run and its traces land together, or nothing (ingest_run)
+    return _store_import(store, suite_rec, planned, plan, base, run_name, copy_to)
 
 
 def _store_import(
     store: Store,
-    suite_rec: SuiteRecord,
+    suite: SuiteRecord | SuiteSnapshot,
     planned: list[PlannedTrace],
     plan: ImportPlan,
     base: Path,
@@ -175,213 +170,48 @@ def _store_import(
     copy_to: str | Path | None,
 ) -> ImportResult:
     config = import_run_config(planned, str(base.resolve()))
-    digest = content_hash([suite_rec.hash, [(p.rel, p.cassette_hash) for p in planned]])
-    name = run_name or f"import-{suite_rec.name}-{digest.split(':', 1)[1][:10]}"
-    run = store.create_run(name=name, suite=suite_rec, config=config)
+    the_hash = suite.hash if isinstance(suite, SuiteRecord) else suite.suite_hash
+    digest = content_hash([the_hash, [(p.rel, p.cassette_hash) for p in planned]])
+    name = run_name or f"import-{suite.name}-{digest.split(':', 1)[1][:10]}"
 
-    evidence = []
-    for p in planned:
-        # like recorded runs: a copied cassette is stored relative to the cassettes folder;
-        # a cassette left where it is, by its absolute path
-        stored_path, stored_hash = evidence_path(p.path), p.source_hash
-        if copy_to is not None:
-            relative = f"{name}/{p.rel}"
-            dest = Path(copy_to) / relative
-            if not dest.exists() or hash_bytes(dest.read_bytes()) != p.cassette_hash:
-                _write_atomic(p.data, dest)  # the scrubbed bytes, never the source's
-            stored_path, stored_hash = evidence_path(dest, copy_to), p.cassette_hash
-        evidence.append(Evidence(p.case_id, p.trace, stored_path, stored_hash))
-    result = ingest(store, run, evidence)
-    store.finish_run(run.id, "finished")
+    def evidence(run: RunRecord, _suite: SuiteRecord) -> list[Evidence]:
+        out = []
+        for p in planned:
+            # like recorded runs: a copied cassette is stored relative to the cassettes folder;
+            # a cassette left where it is, by its absolute path
+            stored_path, stored_hash = evidence_path(p.path), p.source_hash
+            if copy_to is not None:
+                relative = f"{run.name}/{p.rel}"
+                dest = Path(copy_to) / relative
+                if not dest.exists() or hash_bytes(dest.read_bytes()) != p.cassette_hash:
+                    _write_atomic(p.data, dest)  # the scrubbed bytes, never the source's
+                stored_path, stored_hash = evidence_path(dest, copy_to), p.cassette_hash
+            out.append(Evidence(p.case_id, p.trace, stored_path, stored_hash))
+        return out
+
+    stored = ingest_run(store, suite, name=name, config=config, evidence=evidence)
     return ImportResult(
-        run=store.get_run(run.id),
-        suite=suite_rec,
-        inserted=result.inserted,
-        skipped=len(evidence) - result.inserted,
+        run=stored.run,
+        suite=stored.suite,
+        inserted=stored.inserted,
+        skipped=stored.skipped,
         planned=planned,
         skipped_files=plan.skipped,
     )
 
 
-@dataclass(frozen=True)
-class TauImportResult:
-    run: RunRecord
-    suite: SuiteRecord
-    inserted: int
-    skipped: int
-    verdicts: int
-    registry_inferred: bool
-    cases: int
-    trials: int
-    # simulations a τ² document named another task than the one they ran (re-keyed)
-    relabelled: int = 0
-
-    def summary(self) -> dict[str, Any]:
-        return {
-            "run": self.run.name,
-            "run_id": self.run.id,
-            "suite": self.suite.name,
-            "cases": self.cases,
-            "trials": self.trials,
-            "inserted": self.inserted,
-            "skipped": self.skipped,
-            "external_verdicts": self.verdicts,
-            "registry_inferred": self.registry_inferred,
-            "relabelled": self.relabelled,
-        }
+def _run(store: Store, path: str | Path, **options: Any) -> ImportResult:
+    return import_cassettes(path, store, **options)
 
 
-def read_tau_file(source: Path, tools: Path | None) -> tuple[Any, Any]:
-    """A τ-bench file (or τ² document) parsed as its import parses it: its τ² plan (None for a
-    τ-bench file) and the parse. Replay re-derives a run's traces through this too."""
-    from rejudge.suites.importers import load_json, parse_tau_bench
-    from rejudge.suites.importers._tau2 import is_tau2_results
-    from rejudge.suites.importers._tau2_suite import tau2_plan
-
-    data = load_json(source, "τ-bench file")
-    tools_data = load_json(tools, "tools file") if tools is not None else None
-    plan = tau2_plan(data, source.stem) if is_tau2_results(data) else None
-    if plan is not None and tools_data is None:
-        tools_data = plan.tools
-    parsed = parse_tau_bench(
-        data, source=source.name, tools=tools_data, tools_source=str(tools or "")
-    )
-    return plan, parsed
-
-
-def import_tau_bench(
-    path: str | Path,
-    store: Store,
-    *,
-    tools: str | Path | None = None,
-    run_name: str | None = None,
-    model: str | None = None,
-    suite_name: str | None = None,
-) -> TauImportResult:
-    """Import a τ-bench trajectory file (or a τ²-bench results document) as one run: a suite of
-    its tasks, a trace per (task, trial) and the benchmark's reward on each trace as an
-    external verdict (source ``tau-bench`` or ``tau2-bench``).
-
-    ``tools``: a JSON file of OpenAI function schemas; without it the registry is inferred from
-    the calls and marked so (a τ² document of the airline or retail domain has its domain's
-    fixed registry instead). The whole file is parsed and checked before the first write, so a
-    file with any problem stores nothing; importing the same file again is a lookup.
-
-    A τ² document imports into its domain's suite ``tau2-<domain>`` (``suite_name`` overrides
-    it), every task of the document a case, so runs of several models share one suite; a
-    document whose task differs from the stored suite's under the same id is refused
-    (:mod:`rejudge.suites.importers._tau2_suite` says why). Its run is named
-    ``tau2-<domain>/<submission>/<model>``.
-    """
-    from rejudge.model import RunConfig
-    from rejudge.services._external import record_external_verdicts
-    from rejudge.suites import suite_hash
-    from rejudge.suites.importers import TAU_DOMAIN
-    from rejudge.suites.importers._tau2_suite import task_conflicts, tau2_registry
-
-    source = Path(path)
-    if source.is_dir():
-        raise InvalidInputError(
-            f"{source} is a folder: τ²-bench's dir layout (results.json next to simulations/) is "
-            "not supported; give a τ-bench trajectory file or a one-document τ²-bench results file",
-            file=str(source),
-        )
-    plan, parsed = read_tau_file(source, Path(tools) if tools is not None else None)
-    stem = source.stem
-    flavor = parsed.source_name  # tau-bench or tau2-bench: whose rewards these are
-    registry = parsed.registry
-    extra: dict[str, Any] = {
-        "source": flavor,
-        "file": source.name,
-        "file_hash": parsed.file_hash,
-        # where the file lay, so replay can re-derive the traces from it
-        "source_path": evidence_path(source),
-        "tools_path": evidence_path(tools) if tools is not None else None,
-    }
-    if plan is not None:
-        registry = tau2_registry(registry, plan.domain)
-        extra.update(tau2_code_commit=plan.git_commit, domain=plan.domain)
-        if plan.relabels:
-            # the file named other tasks than these simulations ran (_tau2_tasks says how)
-            extra["relabelled"] = [r._asdict() for r in plan.relabels]
-    name_of_suite = suite_name or (plan.suite_name if plan is not None else f"{flavor}-{stem}")
-    with store.atomic():  # all of it lands, or none of it
-        if plan is not None:
-            _refuse_other_tasks(store, name_of_suite, parsed.cases, source, task_conflicts)
-        suite_rec = store.save_suite(
-            name=name_of_suite,
-            domain=TAU_DOMAIN,
-            suite_hash=suite_hash(1, registry, parsed.cases),
-            registry=registry,
-            cases=parsed.cases,
-            meta={
-                "description": f"{flavor} tasks of {source.name}"
-                if plan is None
-                else f"τ²-bench {plan.domain} tasks",
-                "source": flavor,
-                "registry_inferred": parsed.registry_inferred,
-            },
-        )
-        config = RunConfig(
-            model=model or parsed.model or stem,
-            provider=flavor,
-            harness_mode="imported",
-            temperature=None,
-            tool_choice=None,
-            repeat=max(parsed.trials, 1),
-            system_prompt=parsed.system_prompt,
-            extra=extra,
-        )
-        default_name = (
-            plan.run_name
-            if plan is not None
-            else f"{flavor}-{stem}-{parsed.file_hash.split(':', 1)[-1][:8]}"
-        )
-        run = store.create_run(name=run_name or default_name, suite=suite_rec, config=config)
-        # no cassette: the traces come from a results file, named (with its hash) in the run's config
-        evidence = [Evidence(t.case_id, t, None, None) for t in parsed.traces]
-        result = ingest(store, run, evidence)
-        written = record_external_verdicts(
-            store,
-            run.id,
-            flavor,
-            [(v.case_id, v.repetition, v.value, v.detail) for v in parsed.verdicts],
-        )
-        store.finish_run(run.id, "finished")
-    return TauImportResult(
-        run=store.get_run(run.id),
-        suite=suite_rec,
-        inserted=result.inserted,
-        skipped=len(evidence) - result.inserted,
-        verdicts=written,
-        registry_inferred=parsed.registry_inferred,
-        cases=len(parsed.cases),
-        trials=parsed.trials,
-        relabelled=len(plan.relabels) if plan is not None else 0,
-    )
-
-
-def _refuse_other_tasks(
-    store: Store,
-    suite_name: str,
-    cases: list[Any],
-    source: Path,
-    conflicts: Callable[..., list[str]],
-) -> None:
-    """A τ² document whose tasks differ from the stored suite's under the same ids stores
-    nothing: ``compare`` joins runs by case id, so one name must mean one task."""
-    try:
-        stored = store.get_suite(suite_name)
-    except NotFoundError:
-        return
-    differing = conflicts({k: c for k, (_pk, c) in store.get_cases(stored.id).items()}, cases)
-    if differing:
-        shown = ", ".join(differing[:5]) + (
-            f" and {len(differing) - 5} more" if len(differing) > 5 else ""
-        )
-        raise InvalidInputError(
-            f"{source.name}: {len(differing)} task(s) differ from suite {suite_name!r} under the "
-            f"same id ({shown}); runs of one suite must share their tasks, so nothing was "
-            "imported: import it under another suite name",
-            file=str(source),
-        )
+#: the cassettes importer: a folder (or file) of cassettes recorded anywhere (options:
+#: ``suite``, ``run_name``, ``mapping_file``, ``copy_to``, ``strict``, ...); its runs re-derive
+#: from their cassettes, so it reads no results file for replay
+CASSETTES: Importer[ImportResult] = Importer(
+    name="cassettes",
+    summary="a folder of cassettes recorded anywhere (vcrpy, Ruby VCR, httpx stubs) as one run",
+    accepts="a folder of cassettes, or one cassette file",
+    run=_run,
+    to_json=ImportResult.summary,
+)
+register_importer(CASSETTES)

@@ -5,16 +5,19 @@ first), ``replay``/``renormalize`` (a stored trace rebuilt from its file), ``imp
 ``capture`` and the demo. The trace itself always comes from the recorder's pure derivation
 (:func:`rejudge.recorder._derive.trace_of`), so one cassette gives one trace hash by every path;
 this module only decides the suite snapshot and run it belongs to and writes the rows.
+
+Every importer stores its run through :func:`ingest_run`: the suite snapshot, the run, its
+traces, the outside harness's verdicts and the run's finish, in one transaction.
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from rejudge.model import Trace
+from rejudge.model import Case, RunConfig, ToolRegistry, Trace
 from rejudge.recorder import CassetteFile, trace_of
 from rejudge.services._evidence_paths import evidence_path
 from rejudge.store import RunRecord, Store, SuiteRecord
@@ -22,9 +25,13 @@ from rejudge.store import RunRecord, Store, SuiteRecord
 __all__ = [
     "Evidence",
     "IngestResult",
+    "IngestedRun",
+    "SuiteSnapshot",
+    "VerdictItem",
     "save_suite_source",
     "evidence_of",
     "ingest",
+    "ingest_run",
     "stored_path",
 ]
 
@@ -46,17 +53,54 @@ class IngestResult:
     unchanged: int = 0
 
 
+@dataclass(frozen=True)
+class SuiteSnapshot:
+    """A suite as :meth:`rejudge.Store.save_suite` stores it (the same (name, hash) again is a
+    lookup): what an importer hands :func:`ingest_run` when the suite is not stored yet."""
+
+    name: str
+    domain: str
+    suite_hash: str
+    registry: ToolRegistry
+    cases: Sequence[Case]
+    format_version: int = 1
+    meta: dict[str, Any] | None = None
+    case_hashes: Sequence[str] | None = None
+
+    @classmethod
+    def of_source(
+        cls, suite: Any, *, meta: dict[str, Any] | None = None, case_hashes: bool = False
+    ) -> SuiteSnapshot:
+        """A loaded suite (:class:`rejudge.suites.SuiteSource`); ``case_hashes``: pass on the
+        case hashes it computed for its own hash."""
+        return cls(
+            name=suite.name,
+            domain=suite.domain,
+            suite_hash=suite.hash,
+            registry=suite.registry,
+            cases=list(suite.cases),
+            format_version=suite.format_version,
+            meta=meta,
+            case_hashes=suite.case_hashes if case_hashes else None,
+        )
+
+    def save(self, store: Store) -> SuiteRecord:
+        return store.save_suite(
+            name=self.name,
+            domain=self.domain,
+            suite_hash=self.suite_hash,
+            registry=self.registry,
+            cases=self.cases,
+            format_version=self.format_version,
+            meta=self.meta,
+            case_hashes=self.case_hashes,
+        )
+
+
 def save_suite_source(store: Store, suite: Any) -> SuiteRecord:
     """Snapshot a loaded suite (:class:`rejudge.suites._case_format.SuiteSource`); a lookup when
     the same snapshot is already stored."""
-    return store.save_suite(
-        name=suite.name,
-        domain=suite.domain,
-        suite_hash=suite.hash,
-        registry=suite.registry,
-        cases=list(suite.cases),
-        format_version=suite.format_version,
-    )
+    return SuiteSnapshot.of_source(suite).save(store)
 
 
 def stored_path(cassette: Path, cassettes_dir: Path | None) -> str:
@@ -102,15 +146,15 @@ def ingest(
         for row in store.iter_trace_rows(run.id, decode=False):
             if row["case_key"] in wanted:
                 existing[(row["case_key"], row["repetition"])] = row
-    rows = []
+    rows: list[tuple[int, int, Trace, str | None, str | None]] = []
     replaced = unchanged = 0
     for item in evidence:
-        row = existing.get((item.case_id, item.trace.repetition))
-        if row is not None:
-            if row["hash"] == item.trace.hash and row["cassette_hash"] == item.cassette_hash:
+        found = existing.get((item.case_id, item.trace.repetition))
+        if found is not None:
+            if found["hash"] == item.trace.hash and found["cassette_hash"] == item.cassette_hash:
                 unchanged += 1
             else:
-                store.replace_trace(row["id"], item.trace, cassette_hash=item.cassette_hash)
+                store.replace_trace(found["id"], item.trace, cassette_hash=item.cassette_hash)
                 replaced += 1
             continue
         rows.append(
@@ -118,3 +162,57 @@ def ingest(
         )
     inserted = store.save_traces(rows) if rows else 0
     return IngestResult(inserted, replaced, unchanged + len(rows) - inserted)
+
+
+#: an outside harness's verdict on one trace: (case id, repetition, value in [0, 1], detail)
+VerdictItem = tuple[str, int, float, Mapping[str, Any] | None]
+
+
+@dataclass(frozen=True)
+class IngestedRun:
+    """What :func:`ingest_run` stored: the run (as it is once finished), its suite, and counts."""
+
+    run: RunRecord
+    suite: SuiteRecord
+    inserted: int
+    skipped: int  # evidence the run held already
+    verdicts: int = 0  # external verdict rows written
+
+
+def ingest_run(
+    store: Store,
+    suite: SuiteRecord | SuiteSnapshot,
+    *,
+    name: str,
+    config: RunConfig,
+    evidence: Sequence[Evidence] | Callable[[RunRecord, SuiteRecord], Sequence[Evidence]],
+    verdicts: Mapping[str, Sequence[VerdictItem]] | None = None,
+) -> IngestedRun:
+    """Store one imported run in one transaction: snapshot ``suite`` (a stored one is used as it
+    is), create run ``name`` with ``config``, :func:`ingest` its ``evidence``, record each
+    source's external ``verdicts`` (:mod:`rejudge.services._external`, sources in name order)
+    and finish the run. A failure anywhere stores nothing; the same import again is a lookup.
+
+    ``evidence`` may be a function of the new run and its suite, for evidence that is named
+    after the run (a copied cassette's path); it is called inside the transaction. Called
+    inside an open ``store.atomic()`` block, everything joins that block's transaction.
+    """
+    from rejudge.services._external import record_external_verdicts
+
+    with store.atomic():
+        suite_rec = suite.save(store) if isinstance(suite, SuiteSnapshot) else suite
+        run = store.create_run(name=name, suite=suite_rec, config=config)
+        items = evidence(run, suite_rec) if callable(evidence) else evidence
+        result = ingest(store, run, items)
+        written = 0
+        for source, said in sorted((verdicts or {}).items()):
+            written += record_external_verdicts(store, run.id, source, list(said))
+        store.finish_run(run.id, "finished")
+        finished = store.get_run(run.id)
+    return IngestedRun(
+        run=finished,
+        suite=suite_rec,
+        inserted=result.inserted,
+        skipped=len(items) - result.inserted,
+        verdicts=written,
+    )

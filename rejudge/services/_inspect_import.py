@@ -14,9 +14,10 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from rejudge.model import RunConfig, hash_bytes
+from rejudge.model import RunConfig, Trace, hash_bytes
 from rejudge.services._evidence_paths import evidence_path
-from rejudge.services._ingest import Evidence, ingest, save_suite_source
+from rejudge.services._importers import Importer, ReplaySource, register_importer
+from rejudge.services._ingest import Evidence, SuiteSnapshot, VerdictItem, ingest_run
 from rejudge.store import RunRecord, Store, SuiteRecord
 
 __all__ = ["InspectImportResult", "import_inspect"]
@@ -65,7 +66,6 @@ def import_inspect(
     ``suite``: a loaded suite (:class:`rejudge.suites.SuiteSource`) whose case ids the samples'
     ids name; without one, each sample's own case (see the importer) makes the suite.
     """
-    from rejudge.services._external import record_external_verdicts
     from rejudge.suites import SuiteSource, suite_hash
     from rejudge.suites.importers import (
         INSPECT_DOMAIN,
@@ -98,51 +98,79 @@ def import_inspect(
             description=f"the samples of Inspect task {parsed.task}",
         )
         assert suite.hash == suite_hash(1, parsed.registry, parsed.cases)
-    with store.atomic():  # all of it lands, or none of it
-        suite_rec = save_suite_source(store, suite)
-        config = RunConfig(
-            model=parsed.model,
-            provider=INSPECT_SOURCE,
-            harness_mode="imported",
-            temperature=None,
-            tool_choice=None,
-            repeat=max(parsed.epochs, 1),
-            extra={
-                "source": INSPECT_SOURCE,
-                "file": source.name,
-                "file_hash": file_hash,
-                # where the log lay, so replay can re-derive the traces from it
-                "source_path": evidence_path(source),
-                "task": parsed.task,
-                "log_version": log_version,
-                "registry_inferred": parsed.registry_inferred,
-            },
-        )
-        name = run_name or f"inspect-{parsed.task}-{file_hash.split(':', 1)[-1][:8]}"
-        run = store.create_run(name=name, suite=suite_rec, config=config)
-        # no cassette: the traces come from the log, named (with its hash) in the run's config
-        evidence = [Evidence(t.case_id, t, None, None) for t in parsed.traces]
-        result = ingest(store, run, evidence)
-        written = _record_by_source(store, run.id, parsed.verdicts, record_external_verdicts)
-        store.finish_run(run.id, "finished")
+    config = RunConfig(
+        model=parsed.model,
+        provider=INSPECT_SOURCE,
+        harness_mode="imported",
+        temperature=None,
+        tool_choice=None,
+        repeat=max(parsed.epochs, 1),
+        extra={
+            "source": INSPECT_SOURCE,
+            "file": source.name,
+            "file_hash": file_hash,
+            # where the log lay, so replay can re-derive the traces from it
+            "source_path": evidence_path(source),
+            "task": parsed.task,
+            "log_version": log_version,
+            "registry_inferred": parsed.registry_inferred,
+        },
+    )
+    name = run_name or f"inspect-{parsed.task}-{file_hash.split(':', 1)[-1][:8]}"
+    # no cassette: the traces come from the log, named (with its hash) in the run's config
+    evidence = [Evidence(t.case_id, t, None, None) for t in parsed.traces]
+    # all of it lands, or none of it; one write per scorer (each is its own source of verdicts)
+    stored = ingest_run(
+        store,
+        SuiteSnapshot.of_source(suite),
+        name=name,
+        config=config,
+        evidence=evidence,
+        verdicts=_by_source(parsed.verdicts),
+    )
     return InspectImportResult(
-        run=store.get_run(run.id),
-        suite=suite_rec,
+        run=stored.run,
+        suite=stored.suite,
         task=parsed.task,
         samples=len(parsed.traces),
         epochs=parsed.epochs,
-        inserted=result.inserted,
-        skipped=len(evidence) - result.inserted,
-        verdicts=written,
+        inserted=stored.inserted,
+        skipped=stored.skipped,
+        verdicts=stored.verdicts,
         unscored=parsed.unscored,
         cases_with_golden=parsed.with_golden,
         registry_inferred=parsed.registry_inferred,
     )
 
 
-def _record_by_source(store: Store, run_id: int, verdicts: list[Any], record: Any) -> int:
-    """One write per scorer (each is its own source of verdicts)."""
-    by_source: dict[str, list[tuple[str, int, float, dict[str, Any]]]] = {}
+def _by_source(verdicts: list[Any]) -> dict[str, list[VerdictItem]]:
+    by_source: dict[str, list[VerdictItem]] = {}
     for v in verdicts:
         by_source.setdefault(v.source, []).append((v.case_id, v.repetition, v.value, v.detail))
-    return sum(record(store, run_id, source, items) for source, items in sorted(by_source.items()))
+    return by_source
+
+
+def _rederive(_config: RunConfig, path: Path) -> tuple[str, list[Trace]]:
+    """A run's traces parsed again from its log (a sample's trace does not depend on the suite
+    it was filed under)."""
+    from rejudge.suites.importers import parse_inspect_samples, read_inspect_log
+
+    log = read_inspect_log(path)
+    parsed = parse_inspect_samples(log.header, log.samples(), source=str(path))
+    return hash_bytes(path.read_bytes()), parsed.traces
+
+
+def _run(store: Store, path: str | Path, **options: Any) -> InspectImportResult:
+    return import_inspect(path, store, **options)
+
+
+#: the Inspect AI importer: an eval log (options: ``suite``, a loaded suite; ``run_name``)
+INSPECT: Importer[InspectImportResult] = Importer(
+    name="inspect",
+    summary="an Inspect AI eval log as one run, each scorer's value kept as an external verdict",
+    accepts="an Inspect AI eval log (.eval or .json)",
+    run=_run,
+    sources={"inspect": ReplaySource("Inspect log", "file_hash", _rederive)},
+    to_json=InspectImportResult.to_json,
+)
+register_importer(INSPECT)

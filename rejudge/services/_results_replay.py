@@ -4,22 +4,24 @@ A run imported from a results file (τ-bench, τ²-bench, an Inspect log, BFCL r
 cassette: its evidence is the file, whose hash (and, since path format 2, whose path) the run's
 config records. Replay checks the file's hash, then parses it again with the importer's own
 parser and hands back the traces it derives, keyed by (case, repetition), for the caller to
-compare with the stored ones. Each reader is a row of :data:`RESULT_READERS`, keyed by the
-``source`` the importer wrote into the run's config.
+compare with the stored ones. The reader is the importer's own: the importer whose
+:class:`~rejudge.services._importers.ReplaySource` is the ``source`` it wrote into the run's
+config (:func:`~rejudge.services._importers.replay_source`, a registry lookup, so a plugin's
+importer of results files is replayed the same way).
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from rejudge.model import RunConfig, Trace, hash_bytes
+from rejudge.model import RunConfig, Trace
 from rejudge.services._evidence_paths import resolve_evidence_path
-from rejudge.store import RejudgeError
+from rejudge.services._importers import replay_source
+from rejudge.store import InvalidInputError, RejudgeError
 
-__all__ = ["RESULT_READERS", "ResultsFile", "read_results_file"]
+__all__ = ["ResultsFile", "read_results_file"]
 
 
 @dataclass
@@ -51,58 +53,22 @@ class ResultsFile:
         }
 
 
-# a reader: (the run's config, the file) -> (the file's hash as the importer computed it, its
-# traces); it raises a RejudgeError when the file no longer parses
-Reader = Callable[[RunConfig, Path], tuple[str, list[Trace]]]
-
-
-def _tau(config: RunConfig, path: Path) -> tuple[str, list[Trace]]:
-    from rejudge.services._imports import read_tau_file
-
-    tools = (config.extra or {}).get("tools_path")
-    tools_file = resolve_evidence_path(tools) if tools else None
-    if tools_file is not None and not tools_file.exists():
-        raise FileNotFoundError(f"the tools file {tools_file} the run was imported with")
-    _plan, parsed = read_tau_file(path, tools_file)  # as the import parsed it
-    return parsed.file_hash, parsed.traces
-
-
-def _inspect(_config: RunConfig, path: Path) -> tuple[str, list[Trace]]:
-    from rejudge.suites.importers import parse_inspect_samples, read_inspect_log
-
-    log = read_inspect_log(path)
-    # a sample's trace does not depend on the suite it was filed under
-    parsed = parse_inspect_samples(log.header, log.samples(), source=str(path))
-    return hash_bytes(path.read_bytes()), parsed.traces
-
-
-def _bfcl(config: RunConfig, path: Path) -> tuple[str, list[Trace]]:
-    from rejudge.suites.importers import read_results, result_traces, results_hash
-
-    lines = read_results(path)[0].get(str((config.extra or {}).get("category")), [])
-    return results_hash(lines), result_traces(lines)
-
-
-#: the importer's ``source`` -> (what the file is called, which key holds its recorded hash,
-#: its reader)
-RESULT_READERS: dict[str, tuple[str, str, Reader]] = {
-    "tau-bench": ("τ-bench trajectory file", "file_hash", _tau),
-    "tau2-bench": ("τ²-bench results file", "file_hash", _tau),
-    "inspect": ("Inspect log", "file_hash", _inspect),
-    "bfcl-results": ("BFCL results", "results_hash", _bfcl),
-}
-
-
 def read_results_file(config: RunConfig, override: Path | None = None) -> ResultsFile:
     """The run's results file, hash-checked and parsed again (``override``: read this file
     instead of the recorded path, e.g. for a run imported before paths were recorded)."""
     extra = config.extra or {}
-    kind, hash_key, reader = RESULT_READERS[str(extra.get("source"))]
+    source = replay_source(str(extra.get("source") or ""))
+    if source is None:
+        raise InvalidInputError(
+            f"no importer reads results files of source {extra.get('source')!r}", field="source"
+        )
+    kind, hash_key, reader = source.kind, source.hash_key, source.rederive
     stored = extra.get("source_path")
     found = ResultsFile(kind, str(extra.get("file") or stored or kind))
     found.recorded_hash = extra.get(hash_key)
+    path: Path
     if override is not None:
-        path: Path | None = override
+        path = override
     elif stored:
         path = resolve_evidence_path(str(stored))
     else:

@@ -26,8 +26,9 @@ from typing import Any
 
 from rejudge.model import RunConfig, Trace
 from rejudge.recorder import CassetteError, first_difference
+from rejudge.services._importers import replay_source
 from rejudge.services._replay import rederive_trace, replay_run
-from rejudge.services._results_replay import RESULT_READERS, ResultsFile, read_results_file
+from rejudge.services._results_replay import ResultsFile, read_results_file
 from rejudge.store import InvalidInputError, NotFoundError, RunRecord, Store, StoredTrace
 
 __all__ = ["CHECKS", "Check", "TraceCheck", "Verification", "run_origin", "verify_run"]
@@ -107,7 +108,7 @@ def run_origin(config: RunConfig) -> str:
     exchanges) or ``results-file``, from what its importer wrote into the config."""
     if config.harness_mode != "imported":
         return "recorded"
-    if (config.extra or {}).get("source") in RESULT_READERS:
+    if replay_source((config.extra or {}).get("source")) is not None:
         return "results-file"
     return "cassettes"
 

@@ -20,6 +20,8 @@ files need none of its model libraries). Each BFCL category becomes one suite na
   irrelevance cases are negative; relevance cases have no golden calls (any call passes).
 
 Nothing here executes a BFCL function: the domain's sandbox answers every call with a stub.
+Nothing here touches the store either: :func:`rejudge.services.import_bfcl` snapshots the
+suites built here.
 """
 
 from __future__ import annotations
@@ -33,7 +35,7 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
-from rejudge.suites._case_format import FORMAT_VERSION, SuiteManifest, SuiteSource, write_suite
+from rejudge.suites._case_format import FORMAT_VERSION, SuiteManifest, SuiteSource
 from rejudge.suites._domain import ToolResult, register_domain
 
 from rejudge.errors import InvalidInputError, NotFoundError, RejudgeError
@@ -49,8 +51,10 @@ __all__ = [
     "checker_kind",
     "convert_parameters",
     "wire_name",
+    "bfcl_categories",
     "build_suite",
-    "import_bfcl",
+    "imported_suite",
+    "suite_meta",
     "render_value",
     "representative_call",
     "suite_name",
@@ -662,17 +666,8 @@ class ImportedSuite:
         }
 
 
-def import_bfcl(
-    store: Any | None = None,
-    categories: Sequence[str] | None = None,
-    *,
-    data_dir: Path | str | None = None,
-    out_dir: Path | str | None = None,
-) -> list[ImportedSuite]:
-    """Import BFCL categories: snapshot each suite in ``store`` and/or write suite folders.
-
-    The snapshot is keyed by the suite hash, so importing twice is a lookup.
-    """
+def bfcl_categories(categories: Sequence[str] | None = None) -> list[str]:
+    """The categories to import: those named (each checked), else every AST category."""
     wanted = list(categories) if categories else list(CATEGORIES)
     unknown = [c for c in wanted if c not in CATEGORIES]
     if unknown:
@@ -680,39 +675,30 @@ def import_bfcl(
             f"unknown BFCL categor{'y' if len(unknown) == 1 else 'ies'} {', '.join(unknown)}; "
             f"choose from {', '.join(CATEGORIES)}"
         )
-    results: list[ImportedSuite] = []
-    for category in wanted:
-        source = build_suite(category, data_dir)
-        suite_id = None
-        path = None
-        if store is not None:
-            record = store.save_suite(
-                name=source.name,
-                domain=source.domain,
-                suite_hash=source.hash,
-                registry=source.registry,
-                cases=list(source.cases),
-                format_version=source.format_version,
-                case_hashes=source.case_hashes,
-                meta={
-                    "description": source.description,
-                    "manifest": source.manifest.model_dump(mode="json") if source.manifest else {},
-                },
-            )
-            suite_id = record.id
-        if out_dir is not None and source.manifest is not None:
-            path = str(write_suite(Path(out_dir) / source.name, source.manifest, source.cases))
-        results.append(
-            ImportedSuite(
-                name=source.name,
-                category=category,
-                cases=len(source.cases),
-                tools=len(source.registry.tools),
-                hash=source.hash,
-                suite_id=suite_id,
-                path=path,
-                renamed_tools=len(source.registry.name_map),
-                cases_with_own_specs=sum(1 for c in source.cases if "tool_specs" in c.metadata),
-            )
-        )
-    return results
+    return wanted
+
+
+def suite_meta(source: SuiteSource) -> dict[str, Any]:
+    """What a BFCL suite's snapshot keeps beside its cases: its description and manifest."""
+    return {
+        "description": source.description,
+        "manifest": source.manifest.model_dump(mode="json") if source.manifest else {},
+    }
+
+
+def imported_suite(
+    source: SuiteSource, category: str, *, suite_id: int | None = None, path: str | None = None
+) -> ImportedSuite:
+    """The summary of one imported category (``suite_id``: its snapshot's, when stored;
+    ``path``: the folder it was written to)."""
+    return ImportedSuite(
+        name=source.name,
+        category=category,
+        cases=len(source.cases),
+        tools=len(source.registry.tools),
+        hash=source.hash,
+        suite_id=suite_id,
+        path=path,
+        renamed_tools=len(source.registry.name_map),
+        cases_with_own_specs=sum(1 for c in source.cases if "tool_specs" in c.metadata),
+    )

@@ -1,5 +1,8 @@
 """BFCL result files as traces of imported runs, and evaluations back as BFCL score files.
 
+Pure: this parses and builds; storing the runs (:mod:`rejudge.services._bfcl_import`) and
+reading an evaluation to export (:func:`rejudge.services.export_bfcl`) are services.
+
 **Import.** A BFCL result file is JSON Lines, one ``{"id", "result", ...}`` per case; ``result``
 is either decoded (a list of ``{function: {param: value}}`` or ``{function: "<JSON arguments>"}``)
 or raw (a string of Python call syntax, ``[f(a=1), g(b="x")]``, or of JSON). Each line becomes a
@@ -20,26 +23,29 @@ import ast
 import json
 import re
 from collections import defaultdict
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from rejudge.suites.importers._bfcl import CATEGORIES, BfclError, build_suite
+from rejudge.suites._case_format import SuiteSource
+from rejudge.suites.importers._bfcl import CATEGORIES, build_suite
 
 from rejudge.errors import InvalidInputError, NotFoundError
-from rejudge.model import Round, RunConfig, ToolCall, Trace, content_hash
+from rejudge.model import Case, Round, ToolCall, Trace, content_hash
 
 __all__ = [
     "NORMALIZER_VERSION",
-    "ResultImport",
+    "CategoryResults",
     "category_of",
     "decode_result",
     "trace_from_result",
-    "import_bfcl_results",
+    "plan_results",
     "read_results",
     "result_traces",
     "results_hash",
-    "export_bfcl",
+    "score_file_path",
+    "score_files",
 ]
 
 NORMALIZER_VERSION = "bfcl-results/1"
@@ -212,34 +218,6 @@ def trace_from_result(entry: dict[str, Any], repetition: int = 0) -> Trace:
 # --------------------------------------------------------------------------- import
 
 
-@dataclass
-class ResultImport:
-    category: str
-    run: str
-    run_id: int
-    suite: str
-    traces: int = 0
-    inserted: int = 0
-    undecodable: int = 0
-    unknown_ids: list[str] = field(default_factory=list)
-    bad_lines: list[str] = field(default_factory=list)
-
-    def as_dict(self) -> dict[str, Any]:
-        return {
-            "category": self.category,
-            "run": self.run,
-            "run_id": self.run_id,
-            "suite": self.suite,
-            "traces": self.traces,
-            "inserted": self.inserted,
-            "undecodable": self.undecodable,
-            "unknown_ids": self.unknown_ids[:20],
-            "unknown_id_count": len(self.unknown_ids),
-            "bad_lines": self.bad_lines[:20],
-            "bad_line_count": len(self.bad_lines),
-        }
-
-
 def _result_files(path: Path) -> list[Path]:
     if path.is_file():
         return [path]
@@ -312,19 +290,26 @@ def result_traces(lines: Lines) -> list[Trace]:
     return out
 
 
-def import_bfcl_results(
-    store: Any,
-    path: Path | str,
-    model: str,
-    *,
-    run_name: str | None = None,
-    data_dir: Path | str | None = None,
-    source_path: str | None = None,
-) -> list[ResultImport]:
-    """Import BFCL result file(s) as imported runs (one per category); idempotent per run name.
+@dataclass
+class CategoryResults:
+    """One BFCL category's result lines, parsed and checked, ready to store as one run: its
+    suite, the traces of the lines that derive, and what was left out."""
 
-    ``source_path``: how the store names ``path`` (recorded on each run with the hash of its
-    category's lines, so replay can re-derive the traces from the file)."""
+    category: str
+    suite: SuiteSource
+    results_hash: str  # of the category's lines: what the run's traces were derived from
+    traces: list[Trace] = field(default_factory=list)
+    undecodable: int = 0  # traces with a call that did not decode (kept raw)
+    unknown_ids: list[str] = field(default_factory=list)  # "file:line: id" not in the suite
+    bad_lines: list[str] = field(default_factory=list)  # lines that are no result, with why
+
+
+def plan_results(path: Path | str, *, data_dir: Path | str | None = None) -> list[CategoryResults]:
+    """The BFCL result file(s) at ``path`` (a file or a folder of them) by AST category, each
+    with its suite built from bfcl-eval's data (``data_dir``: another copy of it) and its traces
+    derived, repetitions counted per case id in file order. A bad line never stops the plan;
+    it is named in the first category's ``bad_lines`` (lines in no category) or its own (lines
+    that do not derive). Raises when no line of any AST category is found."""
     root = Path(path)
     by_category, stray = read_results(root)
     if not by_category:
@@ -333,65 +318,28 @@ def import_bfcl_results(
             f"no BFCL AST result lines found in {root}{detail}; expected JSON Lines of "
             '{"id": "simple_python_0", "result": ...}'
         )
-    out: list[ResultImport] = []
-    # every category's suite, run and traces in one transaction: all land, or none
-    with store.atomic():
-        for category in [c for c in CATEGORIES if c in by_category]:
+    out: list[CategoryResults] = []
+    for category in [c for c in CATEGORIES if c in by_category]:
+        source = build_suite(category, data_dir)
+        known = {case.id for case in source.cases}
+        planned = CategoryResults(category, source, results_hash(by_category[category]))
+        repetitions: dict[str, int] = defaultdict(int)
+        for file_name, number, item in by_category[category]:
+            case_id = item["id"]
+            if case_id not in known:
+                planned.unknown_ids.append(f"{file_name}:{number}: {case_id}")
+                continue
             try:
-                source = build_suite(category, data_dir)
-            except BfclError:
-                raise
-            record = store.save_suite(
-                name=source.name,
-                domain=source.domain,
-                suite_hash=source.hash,
-                registry=source.registry,
-                cases=list(source.cases),
-                format_version=source.format_version,
-                meta={"description": source.description},
-                case_hashes=source.case_hashes,
-            )
-            name = f"{run_name}-{category}" if run_name else f"bfcl-{model}-{category}"
-            config = RunConfig(
-                model=model,
-                provider="bfcl",
-                harness_mode="imported",
-                temperature=None,
-                tool_choice=None,
-                extra={
-                    "source": "bfcl-results",
-                    "category": category,
-                    "results_hash": results_hash(by_category[category]),
-                    "source_path": source_path,
-                },
-            )
-            run = store.create_run(name=name, suite=record, config=config)
-            case_pks = store.get_case_pks(record.id)
-            summary = ResultImport(
-                category=category, run=run.name, run_id=run.id, suite=source.name
-            )
-            repetitions: dict[str, int] = defaultdict(int)
-            items = []
-            for file_name, number, item in by_category[category]:
-                case_id = item["id"]
-                pk = case_pks.get(case_id)
-                if pk is None:
-                    summary.unknown_ids.append(f"{file_name}:{number}: {case_id}")
-                    continue
-                try:
-                    trace = trace_from_result(item, repetitions[case_id])
-                except Exception as exc:  # never let one line stop an import
-                    summary.bad_lines.append(f"{file_name}:{number}: {type(exc).__name__}: {exc}")
-                    continue
-                repetitions[case_id] += 1
-                summary.traces += 1
-                if any(c.parse_error for c in trace.calls):
-                    summary.undecodable += 1
-                items.append((run.id, pk, trace, None, None))
-            summary.inserted = store.save_traces(items)
-            summary.bad_lines.extend(stray if not out else [])
-            store.finish_run(run.id, "finished")
-            out.append(summary)
+                trace = trace_from_result(item, repetitions[case_id])
+            except Exception as exc:  # never let one line stop an import
+                planned.bad_lines.append(f"{file_name}:{number}: {type(exc).__name__}: {exc}")
+                continue
+            repetitions[case_id] += 1
+            planned.traces.append(trace)
+            if any(c.parse_error for c in trace.calls):
+                planned.undecodable += 1
+        planned.bad_lines.extend(stray if not out else [])
+        out.append(planned)
     return out
 
 
@@ -413,26 +361,22 @@ def _decoded(trace: Trace | None) -> Any:
     return out
 
 
-def export_bfcl(
-    store: Any,
-    evaluation_id: int | str,
-    out_dir: Path | str,
-    *,
-    model_name: str | None = None,
+def score_files(
+    rows: Iterable[dict[str, Any]],
+    cases: dict[str, Case],
+    traces: dict[int, Trace],
+    model: str,
     repetition: int = 0,
-) -> list[dict[str, Any]]:
-    """Write an evaluation as BFCL score files; returns one summary per file written.
+) -> dict[str, list[dict[str, Any]]]:
+    """An evaluation's rows (with their bodies) as BFCL score files: category -> the file's
+    lines (the accuracy line, then one line per failure). ``cases`` by id, ``traces`` by stored
+    trace id (of ``repetition``).
 
     BFCL counts every result line in ``total_count``: a PASS is correct, anything else (FAIL,
     AGENT_ERROR) is a failure line; a SKIPped case is left out. One repetition is exported.
     """
-    evaluation = store.get_evaluation(evaluation_id)
-    run = store.get_run(evaluation.run_id)
-    cases = {key: case for key, (_pk, case) in store.get_cases(run.suite_id).items()}
-    traces = {st.id: st.trace for st in store.iter_traces(run.id) if st.repetition == repetition}
-    model = model_name or run.model
     per_category: dict[str, dict[str, Any]] = {}
-    for row in store.iter_evaluation_rows(evaluation.id, with_body=True):
+    for row in rows:
         if row["repetition"] != repetition or row["verdict"] == "SKIP":
             continue
         case = cases.get(row["case_key"])
@@ -467,26 +411,19 @@ def export_bfcl(
                 "possible_answer": meta.get("ground_truth"),
             }
         )
-    if not per_category:
-        raise InvalidInputError(
-            f"evaluation {evaluation.id} has no judged traces for repetition {repetition}"
-        )
-    folder = Path(out_dir) / model.replace("/", "_")
-    written: list[dict[str, Any]] = []
+    out: dict[str, list[dict[str, Any]]] = {}
     for category, bucket in sorted(per_category.items()):
-        target = folder / _group(category)
-        target.mkdir(parents=True, exist_ok=True)
-        path = target / f"BFCL_v4_{category}_score.json"
         total = bucket["total"]
         header = {
             "accuracy": bucket["correct"] / total if total else 0.0,
             "correct_count": bucket["correct"],
             "total_count": total,
         }
-        lines = [header, *bucket["failures"]]
-        path.write_text(
-            "".join(json.dumps(line, ensure_ascii=False, default=str) + "\n" for line in lines),
-            encoding="utf-8",
-        )
-        written.append({"category": category, "path": str(path), **header})
-    return written
+        out[category] = [header, *bucket["failures"]]
+    return out
+
+
+def score_file_path(out_dir: Path | str, model: str, category: str) -> Path:
+    """Where BFCL keeps a category's score file: ``<out>/<model>/<non_live|live>/...``."""
+    folder = Path(out_dir) / model.replace("/", "_") / _group(category)
+    return folder / f"BFCL_v4_{category}_score.json"

@@ -1,9 +1,11 @@
 """An import is one transaction: when its last write fails (the external verdicts, the run's
-finish), the suite, the run and the traces written before it are gone too (τ-bench, Inspect and
-cassette imports)."""
+finish), the suite, the run and the traces written before it are gone too (τ-bench, Inspect,
+cassette and BFCL results imports; BFCL's every category at once)."""
 
 from __future__ import annotations
 
+import importlib.util
+import json
 from pathlib import Path
 
 import pytest
@@ -11,7 +13,12 @@ from rejudge.store import Store
 from rejudge.store._tables import RunRow, SuiteRow, TraceRow
 from rejudge.suites.importers import SHIPPED_TAU_BENCH
 
-from rejudge.services import import_cassettes, import_inspect, import_tau_bench
+from rejudge.services import (
+    import_bfcl_results,
+    import_cassettes,
+    import_inspect,
+    import_tau_bench,
+)
 from tests.store.store_factories import count_rows
 
 WORLD = Path(__file__).resolve().parents[1] / "data" / "world"
@@ -86,3 +93,41 @@ def test_a_cassette_import_that_fails_at_its_end_leaves_no_adhoc_suite(
     monkeypatch.undo()
     result = import_cassettes(folder, store, copy_to=tmp_path / "copies", strict=False)
     assert result.inserted == count_rows(store, TraceRow) > 0
+
+
+@pytest.mark.skipif(
+    importlib.util.find_spec("bfcl_eval") is None,
+    reason="bfcl-eval is not installed (pip install --no-deps bfcl-eval)",
+)
+def test_a_bfcl_results_import_whose_later_category_fails_stores_nothing(
+    store: Store, monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    folder = tmp_path / "results"
+    folder.mkdir()
+    for category, case_id in (("simple_python", "simple_python_0"), ("live_relevance", None)):
+        case_id = case_id or "live_relevance_0-0-0"
+        (folder / f"BFCL_v4_{category}_result.json").write_text(
+            json.dumps({"id": case_id, "result": "[f(a=1)]"}) + "\n", encoding="utf-8"
+        )
+    finished: list[int] = []
+    real_finish = store.finish_run
+
+    def second_fails(run_id: int, status: str) -> None:
+        finished.append(run_id)
+        if len(finished) == 2:
+            raise LostDatabase("the database went away as the second category's run was finished")
+        real_finish(run_id, status)
+
+    monkeypatch.setattr(store, "finish_run", second_fails)
+    with pytest.raises(LostDatabase):
+        import_bfcl_results(store, folder, "m")
+    assert len(finished) == 2  # the first category was stored before the second failed
+    assert (
+        count_rows(store, SuiteRow),
+        count_rows(store, RunRow),
+        count_rows(store, TraceRow),
+    ) == (0, 0, 0)
+    monkeypatch.undo()
+    results = import_bfcl_results(store, folder, "m")
+    assert [r.category for r in results] == ["simple_python", "live_relevance"]
+    assert count_rows(store, RunRow) == 2 and count_rows(store, TraceRow) == 2

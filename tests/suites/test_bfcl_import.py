@@ -174,7 +174,8 @@ def test_every_category_imports_consistently() -> None:
 @needs_bfcl
 def test_import_stores_and_writes_loadable_suites(store: Any, tmp_path: Path) -> None:
     from rejudge.suites import load_suite
-    from rejudge.suites.importers import import_bfcl
+
+    from rejudge.services import import_bfcl
 
     first = import_bfcl(store, ["live_parallel"], out_dir=tmp_path)
     again = import_bfcl(store, ["live_parallel"])
@@ -188,9 +189,9 @@ def test_import_stores_and_writes_loadable_suites(store: Any, tmp_path: Path) ->
 @needs_bfcl
 def test_results_round_trip_import_judge_export(store: Any, tmp_path: Path) -> None:
     from rejudge.judge import load_rule_set
-    from rejudge.suites.importers import build_suite, export_bfcl, import_bfcl_results
+    from rejudge.suites.importers import build_suite
 
-    from rejudge.services import judge_run
+    from rejudge.services import export_bfcl, import_bfcl_results, judge_run
 
     suite = build_suite("live_parallel")
     lines = []

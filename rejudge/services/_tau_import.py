@@ -1,0 +1,241 @@
+"""``import tau-bench``: a τ-bench trajectory file or a τ²-bench results document as one run.
+
+The file is parsed and checked whole first (:func:`rejudge.suites.importers.parse_tau_bench`,
+τ²'s plan from :mod:`rejudge.suites.importers._tau2_suite`); then its suite, one run, a trace
+per (task, trial) and each trial's reward as an external verdict are stored through
+:func:`rejudge.services._ingest.ingest_run`, all in one transaction. Replay re-derives such a
+run by parsing the file again the same way (:data:`TAU_BENCH`'s sources).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from rejudge.model import RunConfig, Trace
+from rejudge.services._evidence_paths import evidence_path, resolve_evidence_path
+from rejudge.services._importers import Importer, ReplaySource, register_importer
+from rejudge.services._ingest import Evidence, SuiteSnapshot, VerdictItem, ingest_run
+from rejudge.store import InvalidInputError, NotFoundError, RunRecord, Store, SuiteRecord
+
+if TYPE_CHECKING:
+    from rejudge.suites.importers import Tau2Plan, TauImport
+
+__all__ = ["TauImportResult", "import_tau_bench", "read_tau_file"]
+
+
+@dataclass(frozen=True)
+class TauImportResult:
+    run: RunRecord
+    suite: SuiteRecord
+    inserted: int
+    skipped: int
+    verdicts: int
+    registry_inferred: bool
+    cases: int
+    trials: int
+    # simulations a τ² document named another task than the one they ran (re-keyed)
+    relabelled: int = 0
+
+    def summary(self) -> dict[str, Any]:
+        return {
+            "run": self.run.name,
+            "run_id": self.run.id,
+            "suite": self.suite.name,
+            "cases": self.cases,
+            "trials": self.trials,
+            "inserted": self.inserted,
+            "skipped": self.skipped,
+            "external_verdicts": self.verdicts,
+            "registry_inferred": self.registry_inferred,
+            "relabelled": self.relabelled,
+        }
+
+
+def read_tau_file(source: Path, tools: Path | None) -> tuple[Tau2Plan | None, TauImport]:
+    """A τ-bench file (or τ² document) parsed as its import parses it: its τ² plan (None for a
+    τ-bench file) and the parse. Replay re-derives a run's traces through this too."""
+    from rejudge.suites.importers import load_json, parse_tau_bench
+    from rejudge.suites.importers._tau2 import is_tau2_results
+    from rejudge.suites.importers._tau2_suite import tau2_plan
+
+    data = load_json(source, "τ-bench file")
+    tools_data = load_json(tools, "tools file") if tools is not None else None
+    plan = tau2_plan(data, source.stem) if is_tau2_results(data) else None
+    if plan is not None and tools_data is None:
+        tools_data = plan.tools
+    parsed = parse_tau_bench(
+        data, source=source.name, tools=tools_data, tools_source=str(tools or "")
+    )
+    return plan, parsed
+
+
+def import_tau_bench(
+    path: str | Path,
+    store: Store,
+    *,
+    tools: str | Path | None = None,
+    run_name: str | None = None,
+    model: str | None = None,
+    suite_name: str | None = None,
+) -> TauImportResult:
+    """Import a τ-bench trajectory file (or a τ²-bench results document) as one run: a suite of
+    its tasks, a trace per (task, trial) and the benchmark's reward on each trace as an
+    external verdict (source ``tau-bench`` or ``tau2-bench``).
+
+    ``tools``: a JSON file of OpenAI function schemas; without it the registry is inferred from
+    the calls and marked so (a τ² document of the airline or retail domain has its domain's
+    fixed registry instead). The whole file is parsed and checked before the first write, so a
+    file with any problem stores nothing; importing the same file again is a lookup.
+
+    A τ² document imports into its domain's suite ``tau2-<domain>`` (``suite_name`` overrides
+    it), every task of the document a case, so runs of several models share one suite; a
+    document whose task differs from the stored suite's under the same id is refused
+    (:mod:`rejudge.suites.importers._tau2_suite` says why). Its run is named
+    ``tau2-<domain>/<submission>/<model>``.
+    """
+    from rejudge.suites import suite_hash
+    from rejudge.suites.importers import TAU_DOMAIN
+    from rejudge.suites.importers._tau2_suite import task_conflicts, tau2_registry
+
+    source = Path(path)
+    if source.is_dir():
+        raise InvalidInputError(
+            f"{source} is a folder: τ²-bench's dir layout (results.json next to simulations/) is "
+            "not supported; give a τ-bench trajectory file or a one-document τ²-bench results file",
+            file=str(source),
+        )
+    plan, parsed = read_tau_file(source, Path(tools) if tools is not None else None)
+    stem = source.stem
+    flavor = parsed.source_name  # tau-bench or tau2-bench: whose rewards these are
+    registry = parsed.registry
+    extra: dict[str, Any] = {
+        "source": flavor,
+        "file": source.name,
+        "file_hash": parsed.file_hash,
+        # where the file lay, so replay can re-derive the traces from it
+        "source_path": evidence_path(source),
+        "tools_path": evidence_path(tools) if tools is not None else None,
+    }
+    if plan is not None:
+        registry = tau2_registry(registry, plan.domain)
+        extra.update(tau2_code_commit=plan.git_commit, domain=plan.domain)
+        if plan.relabels:
+            # the file named other tasks than these simulations ran (_tau2_tasks says how)
+            extra["relabelled"] = [r._asdict() for r in plan.relabels]
+    name_of_suite = suite_name or (plan.suite_name if plan is not None else f"{flavor}-{stem}")
+    suite = SuiteSnapshot(
+        name=name_of_suite,
+        domain=TAU_DOMAIN,
+        suite_hash=suite_hash(1, registry, parsed.cases),
+        registry=registry,
+        cases=parsed.cases,
+        meta={
+            "description": f"{flavor} tasks of {source.name}"
+            if plan is None
+            else f"τ²-bench {plan.domain} tasks",
+            "source": flavor,
+            "registry_inferred": parsed.registry_inferred,
+        },
+    )
+    config = RunConfig(
+        model=model or parsed.model or stem,
+        provider=flavor,
+        harness_mode="imported",
+        temperature=None,
+        tool_choice=None,
+        repeat=max(parsed.trials, 1),
+        system_prompt=parsed.system_prompt,
+        extra=extra,
+    )
+    default_name = (
+        plan.run_name
+        if plan is not None
+        else f"{flavor}-{stem}-{parsed.file_hash.split(':', 1)[-1][:8]}"
+    )
+    # no cassette: the traces come from a results file, named (with its hash) in the run's config
+    evidence = [Evidence(t.case_id, t, None, None) for t in parsed.traces]
+    verdicts: list[VerdictItem] = [
+        (v.case_id, v.repetition, v.value, v.detail) for v in parsed.verdicts
+    ]
+    with store.atomic():  # all of it lands, or none of it
+        if plan is not None:
+            _refuse_other_tasks(store, name_of_suite, parsed.cases, source, task_conflicts)
+        stored = ingest_run(
+            store,
+            suite,
+            name=run_name or default_name,
+            config=config,
+            evidence=evidence,
+            verdicts={flavor: verdicts},
+        )
+    return TauImportResult(
+        run=stored.run,
+        suite=stored.suite,
+        inserted=stored.inserted,
+        skipped=stored.skipped,
+        verdicts=stored.verdicts,
+        registry_inferred=parsed.registry_inferred,
+        cases=len(parsed.cases),
+        trials=parsed.trials,
+        relabelled=len(plan.relabels) if plan is not None else 0,
+    )
+
+
+def _refuse_other_tasks(
+    store: Store,
+    suite_name: str,
+    cases: list[Any],
+    source: Path,
+    conflicts: Callable[..., list[str]],
+) -> None:
+    """A τ² document whose tasks differ from the stored suite's under the same ids stores
+    nothing: ``compare`` joins runs by case id, so one name must mean one task."""
+    try:
+        stored = store.get_suite(suite_name)
+    except NotFoundError:
+        return
+    differing = conflicts({k: c for k, (_pk, c) in store.get_cases(stored.id).items()}, cases)
+    if differing:
+        shown = ", ".join(differing[:5]) + (
+            f" and {len(differing) - 5} more" if len(differing) > 5 else ""
+        )
+        raise InvalidInputError(
+            f"{source.name}: {len(differing)} task(s) differ from suite {suite_name!r} under the "
+            f"same id ({shown}); runs of one suite must share their tasks, so nothing was "
+            "imported: import it under another suite name",
+            file=str(source),
+        )
+
+
+def _rederive(config: RunConfig, path: Path) -> tuple[str, list[Trace]]:
+    """A run's traces parsed again from its file (and the tools file it was imported with)."""
+    tools = (config.extra or {}).get("tools_path")
+    tools_file = resolve_evidence_path(tools) if tools else None
+    if tools_file is not None and not tools_file.exists():
+        raise FileNotFoundError(f"the tools file {tools_file} the run was imported with")
+    _plan, parsed = read_tau_file(path, tools_file)  # as the import parsed it
+    return parsed.file_hash, parsed.traces
+
+
+def _run(store: Store, path: str | Path, **options: Any) -> TauImportResult:
+    return import_tau_bench(path, store, **options)
+
+
+#: the τ-bench importer: a trajectory file or a τ² results document (options: ``tools``,
+#: ``run_name``, ``model``, ``suite_name``)
+TAU_BENCH: Importer[TauImportResult] = Importer(
+    name="tau-bench",
+    summary="a τ-bench trajectory file or a τ²-bench results document as one run, "
+    "rewards kept as external verdicts",
+    accepts="a τ-bench trajectory file (JSON) or a one-document τ²-bench results file",
+    run=_run,
+    sources={
+        "tau-bench": ReplaySource("τ-bench trajectory file", "file_hash", _rederive),
+        "tau2-bench": ReplaySource("τ²-bench results file", "file_hash", _rederive),
+    },
+    to_json=TauImportResult.summary,
+)
+register_importer(TAU_BENCH)
