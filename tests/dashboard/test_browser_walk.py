@@ -102,21 +102,32 @@ def _settled(page: Any, quiet_ms: int = 400, limit_s: float = 60.0) -> str:
     return last or ""
 
 
-def _open(browser: Any, url: str, heading: str) -> tuple[Any, str, list[str]]:
-    """The page at ``url`` once ready: (page, the main area's text, its links' hrefs)."""
+def _open(
+    browser: Any, url: str, heading: str, expect: tuple[str, ...] = ()
+) -> tuple[Any, str, list[str]]:
+    """The page at ``url`` once ready: (page, the main area's text, its links' hrefs).
+
+    ``expect``: texts that must be on screen; each is waited for (up to 60 s) before the text
+    is read. On a loaded machine a finished script's widgets and metrics can mount after its
+    markdown has been quiet for a while, so "settled" alone may read a page half drawn."""
     page = browser.new_page(viewport={"width": 1400, "height": 1000})
     page.goto(url, timeout=60_000)
     page.get_by_role("heading", name=heading).first.wait_for(timeout=60_000)
-    text = _settled(page)
     main = page.locator('[data-testid="stMain"]')
+    for wanted in expect:
+        main.get_by_text(wanted, exact=False).first.wait_for(timeout=60_000)
+    text = _settled(page)
     hrefs = [a.get_attribute("href") or "" for a in main.locator("a[href]").all()]
     return page, text, hrefs
 
 
-def _walk(browser: Any, base: str) -> dict[str, str]:
+def _walk(
+    browser: Any, base: str, expect: dict[str, tuple[str, ...]] | None = None
+) -> dict[str, str]:
     seen: dict[str, str] = {}
     for address, heading in PAGES:
-        page, text, hrefs = _open(browser, f"{base}/{address}", heading)
+        wanted = (expect or {}).get(address, ())
+        page, text, hrefs = _open(browser, f"{base}/{address}", heading, wanted)
         try:
             assert page.locator('[data-testid="stException"]').count() == 0, address
             assert "Traceback" not in text and "Error:" not in text[:200], (address, text[:500])
@@ -132,7 +143,7 @@ def _walk(browser: Any, base: str) -> dict[str, str]:
 def test_every_page_of_the_demo_store(browser: Any, demo_served: tuple[str, int]) -> None:
     url, port = demo_served
     base = f"http://127.0.0.1:{port}"
-    seen = _walk(browser, base)
+    seen = _walk(browser, base, {"trace": ("Round 0", "Tokens in / out")})
     assert "Accuracy = PASS / (PASS + FAIL)" in seen[""]
     assert "Top failures" in seen["report"] and "Download CSV" in seen["report"]
     assert "comparable: false" not in seen["compare"] and "Verdict:" in seen["compare"]
@@ -167,7 +178,10 @@ def test_every_page_of_the_world_corpus(browser: Any, world_served: tuple[Built,
     finally:
         store.close()
     page, text, _hrefs = _open(
-        browser, f"{base}/trace?run={world.runs['world']}&trace={search}", "Trace viewer"
+        browser,
+        f"{base}/trace?run={world.runs['world']}&trace={search}",
+        "Trace viewer",
+        ("server tool input · web_search", "Let me search more specifically"),
     )
     page.close()
     # a provider's search round: its blocks in order, labelled, the text after the search apart
