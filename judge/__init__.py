@@ -20,6 +20,15 @@ from rejudge._lazy import lazy_exports
 if TYPE_CHECKING:
     # the hand-picked entry points a type checker sees for real (the rest resolve through the
     # lazy table as Any); tests/test_types.py checks them
+    from rejudge.judge._batch import BatchJudge as BatchJudge
+    from rejudge.judge._batch import ChunkPlan as ChunkPlan
+    from rejudge.judge._batch import Judged as Judged
+    from rejudge.judge._calibration import build_queue as build_queue
+    from rejudge.judge._calibration import calibration_figures as calibration_figures
+    from rejudge.judge._calibration import gaps_from as gaps_from
+    from rejudge.judge._calibration import latest_labels as latest_labels
+    from rejudge.judge._calibration import parse_review_csv as parse_review_csv
+    from rejudge.judge._calibration import resolve_reviews as resolve_reviews
     from rejudge.judge._engine import ENGINE_VERSION as ENGINE_VERSION
     from rejudge.judge._engine import judge as judge
     from rejudge.judge._results import EvaluationReport as EvaluationReport

@@ -82,7 +82,8 @@ class DaskEngine:
 def _dask_version() -> str:
     import distributed
 
-    return str(distributed.__version__)
+    # set in distributed/__init__.py (from its _version) but not listed in its __all__
+    return str(distributed.__version__)  # type: ignore[attr-defined]
 
 
 def check_versions(

@@ -47,7 +47,7 @@ def record_external_verdicts(
     triples: list[tuple[str, int, ExternalVerdict]] = []
     for item in verdicts:
         case_key, repetition, value = item[0], item[1], item[2]
-        detail = item[3] if len(item) > 3 else None  # type: ignore[misc]
+        detail = item[3] if len(item) > 3 else None
         triples.append((str(case_key), int(repetition), _verdict(source.strip(), value, detail)))
     return store.save_external_verdicts(record.id, triples, replace=replace)
 

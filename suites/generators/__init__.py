@@ -5,7 +5,19 @@
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from rejudge._lazy import lazy_exports
+
+if TYPE_CHECKING:
+    # the entry points a type checker sees for real (the rest resolve through the lazy table
+    # as Any)
+    from rejudge.suites.generators._funcbench import GeneratedSuite as GeneratedSuite
+    from rejudge.suites.generators._funcbench import Knobs as Knobs
+    from rejudge.suites.generators._funcbench import generate_suite as generate_suite
+    from rejudge.suites.generators._funcbench import (
+        write_generated_suite as write_generated_suite,
+    )
 
 # public name -> the private module that defines it (each module's __all__;
 # tests/test_public_api.py keeps this table complete)
