@@ -31,6 +31,9 @@ if TYPE_CHECKING:
     from rejudge.judge._calibration import resolve_reviews as resolve_reviews
     from rejudge.judge._engine import ENGINE_VERSION as ENGINE_VERSION
     from rejudge.judge._engine import judge as judge
+    from rejudge.judge._results import BaselineCheck as BaselineCheck
+    from rejudge.judge._results import BaselineLock as BaselineLock
+    from rejudge.judge._results import Comparison as Comparison
     from rejudge.judge._results import EvaluationReport as EvaluationReport
     from rejudge.judge._results import JudgeRunResult as JudgeRunResult
     from rejudge.judge._results import JudgeSummary as JudgeSummary

@@ -1,6 +1,6 @@
 """Types that hold: through the lazy facades a type checker sees the real types of the public
 entry points (each facade's ``if TYPE_CHECKING:`` imports), and the strictly typed core
-(rejudge.model, rejudge.registry) passes ``mypy --strict``. Both run the real mypy through
+(rejudge.model, rejudge.registry, rejudge.services) passes ``mypy --strict``. Both run the real mypy through
 ``.ci/typecheck.py``, as ``.ci/run`` does."""
 
 from __future__ import annotations
@@ -21,10 +21,19 @@ from typing import Any, assert_type
 import rejudge
 import rejudge.judge
 import rejudge.model
+import rejudge.services
 import rejudge.store
-from rejudge.judge._results import JudgeRunResult
+from rejudge.judge._results import (
+    BaselineCheck,
+    BaselineLock,
+    Comparison,
+    EvaluationReport,
+    JudgeRunResult,
+)
 from rejudge.model._world import World
-from rejudge.registry import REGISTRY
+from rejudge.registry import REGISTRY, Registry
+from rejudge.services._demo import DemoResult
+from rejudge.services._imports import ImportResult
 from rejudge.store._repository import Store
 from rejudge.model._schemas import Case, Judgment, RuleSet, Trace
 
@@ -44,7 +53,29 @@ def check(
     assert_type(judgment, Judgment)
     assert_type(rejudge.judge_run(store, "run", "golden", rules), JudgeRunResult)
     assert_type(rejudge.model.World, type[World])
+    # the registry is typed; what a kind holds is the plugin's own (a tier, a wire format...)
+    assert_type(REGISTRY, Registry)
+    assert_type(REGISTRY.names("tier"), list[str])
     assert_type(REGISTRY.get("tier", "golden"), Any)
+
+
+def check_root_and_services(store: rejudge.Store, rules: rejudge.RuleSet) -> None:
+    # each entry point through both facades: the root (rejudge) and rejudge.services
+    for judge_run in (rejudge.judge_run, rejudge.services.judge_run):
+        assert_type(judge_run(store, "run", "golden", rules), JudgeRunResult)
+    for report in (rejudge.evaluation_report, rejudge.services.evaluation_report):
+        assert_type(report(store, 1), EvaluationReport)
+    for compare in (rejudge.compare_evaluations, rejudge.services.compare_evaluations):
+        assert_type(compare(store, 1, 2), Comparison)
+    for import_cassettes in (rejudge.import_cassettes, rejudge.services.import_cassettes):
+        assert_type(import_cassettes("cassettes/run", store), ImportResult)
+    for lock in (rejudge.lock_evaluation_baseline, rejudge.services.lock_evaluation_baseline):
+        assert_type(lock(store, 1, name="main"), BaselineLock)
+    for check in (rejudge.check_evaluation_baseline, rejudge.services.check_evaluation_baseline):
+        assert_type(check(store, 1, "main"), BaselineCheck)
+    for run_demo in (rejudge.run_demo, rejudge.services.run_demo):
+        assert_type(run_demo(store), DemoResult)
+    assert_type(rejudge.services.open_store("sqlite://"), Store)
 """
 
 
@@ -77,5 +108,7 @@ def test_a_facade_that_hides_its_types_fails_the_check(tmp_path: Path) -> None:
 
 @pytest.mark.slow
 def test_the_typed_core_passes_mypy_strict() -> None:
-    proc = _mypy("--strict", "-p", "rejudge.model", "-m", "rejudge.registry")
+    proc = _mypy(
+        "--strict", "-p", "rejudge.model", "-m", "rejudge.registry", "-p", "rejudge.services"
+    )
     assert proc.returncode == 0, proc.stdout + proc.stderr

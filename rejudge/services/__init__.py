@@ -11,7 +11,28 @@ nor the judge)::
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from rejudge._lazy import lazy_exports
+
+if TYPE_CHECKING:
+    # the hand-picked entry points a type checker sees for real (the rest resolve through the
+    # lazy table as Any); tests/test_types.py checks them
+    from rejudge.services._baseline import (
+        check_evaluation_baseline as check_evaluation_baseline,
+    )
+    from rejudge.services._baseline import lock_evaluation_baseline as lock_evaluation_baseline
+    from rejudge.services._capture import capture as capture
+    from rejudge.services._capture import open_store as open_store
+    from rejudge.services._compare import compare_evaluations as compare_evaluations
+    from rejudge.services._demo import run_demo as run_demo
+    from rejudge.services._imports import ImportResult as ImportResult
+    from rejudge.services._imports import import_cassettes as import_cassettes
+    from rejudge.services._judging import evaluation_report as evaluation_report
+    from rejudge.services._judging import judge_run as judge_run
+    from rejudge.services._record import record_suite as record_suite
+    from rejudge.services._replay import renormalize_run as renormalize_run
+    from rejudge.services._replay import replay_run as replay_run
 
 # public name -> the private module that defines it (each module's __all__;
 # tests/test_public_api.py keeps this table complete)
