@@ -37,7 +37,7 @@ from rejudge.model import (
     hash_bytes,
 )
 
-from ._context import registry_index
+from ._context import clear_case_caches, registry_index
 from ._engine import ENGINE_VERSION, judge_body
 from .tiers import get_tier
 
@@ -114,6 +114,15 @@ def _init_worker(
     if freeze:  # a worker process lives only for this batch: freeze its long-lived objects
         gc.collect()
         gc.freeze()
+
+
+def _release_worker(cases: dict[str, Case]) -> None:
+    """In-process end of a batch over ``cases``: forget its inputs (``_W``) and the judge's
+    per-case caches, so the run's cases do not outlive the batch. ``_W`` is left alone when
+    another batch of this process has set it since (it holds that batch's cases)."""
+    if _W.get("cases") is cases:
+        _W.clear()
+    clear_case_caches()
 
 
 #: a judgment ready for the store, with what the run's summary reads of it: (prepared,
@@ -248,9 +257,16 @@ class BatchJudge:
                 self._pool = None
         finally:
             self._frozen.__exit__(None, None, None)
+            self._seen.clear()
+            _release_worker(self._init_args[1])
 
     def judge_now(self, rows: list[JudgeRow]) -> list[Judged]:
-        return _judge_rows(rows) if rows else []
+        if not rows:
+            return []
+        if _W.get("cases") is not self._init_args[1]:
+            # another batch of this process set (or released) the in-process inputs since
+            _init_worker(*self._init_args, False)
+        return _judge_rows(rows)
 
     def plan(
         self, chunk: list[dict[str, Any]], keys: list[str], known: dict[str, Any]

@@ -35,6 +35,7 @@ from ._rulesets import RuleSettings, settings_of
 __all__ = [
     "RegistryIndex",
     "registry_index",
+    "clear_case_caches",
     "ActualCall",
     "Slot",
     "ParamCheck",
@@ -595,6 +596,13 @@ def _reads_conversation_as_is(settings: RuleSettings) -> bool:
 
 # (id(case), id(settings), id(registry)) -> (case, settings, registry, the case's view)
 _CASE_VIEWS: dict[tuple[int, int, int], tuple[Case, RuleSettings, ToolRegistry, Case]] = {}
+
+
+def clear_case_caches() -> None:
+    """Forget the cases kept per object (their slots, their views): called when a batch
+    ends, so its cases do not stay alive after it (a later batch's cases fill them again)."""
+    _CASE_CACHE.clear()
+    _CASE_VIEWS.clear()
 
 
 def case_for_tiers(case: Case, settings: RuleSettings, registry: ToolRegistry) -> Case:

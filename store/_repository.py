@@ -612,12 +612,19 @@ class Store(
         decode: bool = True,
         id_range: tuple[int, int] | None = None,
         with_body: bool = True,
+        page_size: int | None = None,
     ) -> Iterator[dict[str, Any]]:
         """Like ``iter_traces`` but yields raw row dicts (body as decoded JSON; with
         ``decode=False`` as the stored JSON text, for a caller that decodes it elsewhere or only
         when needed; with ``with_body=False`` no body: see :meth:`trace_bodies`).
         ``id_range=(lo, hi)`` keeps the traces with lo <= id <= hi (one partition of a
-        distributed judging)."""
+        distributed judging).
+
+        ``page_size=N`` reads the rows in keyset pages (``id > last ORDER BY id LIMIT N``), each
+        page its own short query on its own connection, closed before the page's rows are
+        yielded: for a caller that writes while it iterates (a judging commits every chunk).
+        One streaming read would hold its snapshot open across those commits, and on SQLite
+        no checkpoint could then restart the WAL, which grows with every commit."""
         columns: list[Any] = [
             _T_TRACE.c.id,
             _T_TRACE.c.run_id,
@@ -646,6 +653,9 @@ class Store(
             query = query.where(_T_TRACE.c.id % count == index)
         if id_range is not None:
             query = query.where(_T_TRACE.c.id.between(*id_range))
+        if page_size is not None:
+            yield from self._trace_row_pages(query, page_size, decode)
+            return
         with self._connect() as c:
             # the options go on the statement, not the connection: an atomic() block's connection
             # must not stay streaming for the writes after this read
@@ -659,6 +669,27 @@ class Store(
                     if decode:
                         out["body"] = json.loads(out["body"])
                     yield out
+
+    def _trace_row_pages(
+        self, query: Any, page_size: int, decode: bool
+    ) -> Iterator[dict[str, Any]]:
+        """The rows of ``query`` (ordered by trace id) page by page; see ``iter_trace_rows``."""
+        last: int | None = None
+        while True:
+            page_query = query if last is None else query.where(_T_TRACE.c.id > last)
+            with self._connect() as c:
+                result = c.execute(page_query.limit(page_size))
+                names = list(result.keys())
+                page = result.all()
+            # the connection is back in the pool (its read ended) before any row is yielded
+            for values in page:
+                out = dict(zip(names, values, strict=True))
+                if decode:
+                    out["body"] = json.loads(out["body"])
+                yield out
+            if len(page) < page_size:
+                return
+            last = page[-1][0]
 
     def trace_bodies(self, trace_ids: Sequence[int]) -> dict[int, str]:
         """trace id -> stored body as JSON text, for the ids given (those that exist): what a

@@ -237,6 +237,10 @@ def judge_chunk_here(
     return batch.complete(plan, batch.judge_now(plan.judge_rows(bodies)), store.trace_bodies)
 
 
+#: trace rows read per query while judging a run (see ``Store.iter_trace_rows(page_size=)``)
+ROW_PAGE = 5000
+
+
 def judge_run(
     store: Store,
     run_ref: str | int,
@@ -297,10 +301,14 @@ def judge_run(
     with BatchJudge(registry, cases, rule_set, tier, workers=workers) as batch:
         # rows stream without their bodies: a trace already judged under these inputs, or
         # behaving like one judged before, is never read; a body is read (as text) only for
-        # the representative of a behaviour, and decoded where it is judged (in the worker)
+        # the representative of a behaviour, and decoded where it is judged (in the worker).
+        # Read in keyset pages, each its own short read: one streaming read would stay open
+        # across every chunk's commit and keep SQLite from restarting its WAL
         stream = (
             row
-            for row in store.iter_trace_rows(run.id, shard=shard, with_body=False)
+            for row in store.iter_trace_rows(
+                run.id, shard=shard, with_body=False, page_size=ROW_PAGE
+            )
             if row["case_key"] in cases
         )
         Pending = tuple[

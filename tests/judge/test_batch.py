@@ -76,3 +76,33 @@ def test_shards_split_without_overlap(store):
     assert len(evaluation_rows(store, a.evaluation_id)) == 4
     judge_run(store, "r1", "contract", rules, shard=(1, 2))  # repeated slice is harmless
     assert len(evaluation_rows(store, a.evaluation_id)) == 4
+
+
+def test_a_batch_forgets_its_cases_when_it_ends(store):
+    """In-process judging keeps its inputs in ``_W`` and per-case caches only while the batch
+    runs; a batch still open when another one of the process ends keeps judging."""
+    from rejudge.judge import BatchJudge, _batch, _context
+
+    rules = load_rule_set("standard@1")
+    cases = {c.id: c for c in CASES}
+    rows = [("a", "sha256:x", TRACES[0].model_dump_json(), "k")]
+    with BatchJudge(REGISTRY, cases, rules, "golden") as outer:
+        first = outer.judge_now(rows)
+        with BatchJudge(REGISTRY, dict(cases), rules, "golden") as inner:
+            assert inner.judge_now(rows)[0][0].body_json == first[0][0].body_json
+        assert _context._CASE_CACHE == {}  # the inner batch's end cleared the caches
+        again = outer.judge_now(rows)  # its inputs are set again
+        assert again[0][0].body_json == first[0][0].body_json
+        assert _batch._W["cases"] is cases
+    assert _batch._W == {}
+    assert _context._CASE_CACHE == {} and _context._CASE_VIEWS == {}
+
+
+@pytest.mark.parametrize("workers", [1, 2])
+def test_judge_run_leaves_no_cases_behind(store, workers):
+    from rejudge.judge import _batch, _context
+
+    r = judge_run(store, "r1", "golden", load_rule_set("standard@1"), workers=workers)
+    assert r.written == 4
+    assert _batch._W == {}
+    assert _context._CASE_CACHE == {} and _context._CASE_VIEWS == {}

@@ -133,6 +133,33 @@ def test_iter_traces_streams_in_id_order_with_small_batches(
     assert len(only) == 10 and {s.case_key for s in only} == {"case-004"}
 
 
+def test_trace_rows_in_keyset_pages_are_the_streamed_rows(
+    store: Store, run: RunRecord, case_pks: dict[str, int]
+) -> None:
+    items = [
+        (run.id, case_pks[key], make_trace(key, rep, seed=rep), None, None)
+        for rep in range(4)
+        for key in sorted(case_pks)
+    ]
+    store.save_traces(items)
+    ids = [r["id"] for r in store.iter_trace_rows(run.id)]
+    lo, hi = ids[3], ids[-4]
+    for options in (
+        {},
+        {"with_body": False},
+        {"decode": False},
+        {"shard": (1, 3)},
+        {"id_range": (lo, hi)},
+        {"case_key": "case-002"},
+    ):
+        streamed = list(store.iter_trace_rows(run.id, **options))  # type: ignore[arg-type]
+        assert streamed
+        # page sizes that divide the rows, do not, and exceed them
+        for size in (1, 4, 7, len(ids), len(ids) + 1):
+            paged = list(store.iter_trace_rows(run.id, page_size=size, **options))  # type: ignore[arg-type]
+            assert paged == streamed, (options, size)
+
+
 def test_shards_partition_the_traces(
     store: Store, run: RunRecord, case_pks: dict[str, int]
 ) -> None:
