@@ -35,7 +35,6 @@ from ._rulesets import RuleSettings, settings_of
 __all__ = [
     "RegistryIndex",
     "registry_index",
-    "clear_case_caches",
     "ActualCall",
     "Slot",
     "ParamCheck",
