@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING, NamedTuple
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 from rejudge.store._read_common import _T_CALL, _T_EJ, _T_JUDG, _T_TRACE
 from rejudge.store._tables import ExternalVerdictRow
@@ -67,6 +67,9 @@ class RunReadsMixin:
     if TYPE_CHECKING:
         engine: Engine
 
+        # the atomic()-joining connection (Store._connect)
+        def _connect(self) -> Any: ...
+
     def sqlite_file(self) -> Path | None:
         """The SQLite file this store reads (None for another backend or an in-memory one)."""
         url = self.engine.url
@@ -79,7 +82,7 @@ class RunReadsMixin:
         query = (
             select(_T_TRACE.c.run_id).join(_T_EXT, _T_EXT.c.trace_id == _T_TRACE.c.id).distinct()
         )
-        with self.engine.connect() as c:
+        with self._connect() as c:
             return {int(r) for r in c.execute(query).scalars()}
 
     def run_usage(self, run_id: int) -> RunUsage:
@@ -90,7 +93,7 @@ class RunReadsMixin:
             func.coalesce(func.sum(_usage("output_tokens")), 0),
             func.sum(_elapsed()),
         ).where(_T_TRACE.c.run_id == run_id)
-        with self.engine.connect() as c:
+        with self._connect() as c:
             traces, with_usage, tokens_in, tokens_out, elapsed = c.execute(query).one()
         return RunUsage(
             traces=int(traces),
@@ -152,7 +155,7 @@ class RunReadsMixin:
             )
         wanted = set(causes or ())
         rows = []
-        with self.engine.connect() as c:
+        with self._connect() as c:
             for r in c.execute(query):
                 taxonomy = [str(code) for code in (r.taxonomy or [])]
                 if wanted and not wanted.intersection(taxonomy):
@@ -200,5 +203,5 @@ class RunReadsMixin:
             .distinct()
             .order_by(_T_CALL.c.name)
         )
-        with self.engine.connect() as c:
+        with self._connect() as c:
             return [str(n) for n in c.execute(query).scalars()]

@@ -78,3 +78,21 @@ def test_judgment_and_review_writes_join_the_block(store: Store) -> None:
     judged = make_judged(store)
     store.add_review(judged["ids"][0], "confirmed", "ben")
     assert [count_rows(store, t) for t in (JudgmentRow, ReviewRow)] == [3, 1]
+
+
+def test_the_run_read_models_see_the_blocks_writes(store: Store, suite: SuiteRecord) -> None:
+    # the dashboard's run reads (usage, listing, tools) join an open block like every other
+    # Store method: inside it they see the traces it wrote, and nothing is left after it fails
+    from tests.store.store_factories import make_trace
+
+    with pytest.raises(Boom):
+        with store.atomic():
+            run = store.create_run(name="reads", suite=suite, config=make_config())
+            pks = store.get_case_pks(suite.id)
+            store.save_trace(run.id, pks["case-000"], make_trace("case-000", seed=1))
+            store.save_trace(run.id, pks["case-001"], make_trace("case-001", seed=2))
+            assert store.run_usage(run.id).traces == 2
+            assert len(store.trace_rows(run.id)) == 2
+            assert store.run_tools(run.id) != []
+            raise Boom
+    assert count_rows(store, TraceRow) == 0
