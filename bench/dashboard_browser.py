@@ -8,13 +8,17 @@ a person can read it. Per page:
 
 - *cold*: the first load after a fresh server start (no cached read, no cached resource; the
   server restarts before every page so no page warms another's cache);
-- *warm*: the same address loaded again in a new tab (a new session, the server's caches warm);
+- *warm*: the same page reloaded (a new session, the server's caches warm, and the browser's
+  cache too: Streamlit's hashed bundles are served ``immutable``). ``--warm new-context`` loads it
+  in a second fresh browser context instead, which re-downloads and re-parses every bundle (what
+  this script measured as warm before 2026-12-02);
 - *between pages*: from the Overview, a click on the page's sidebar link (the same session).
 
 The first start (process start to the health check answering) is timed too. Prints a Markdown
 table of medians; nothing is asserted (a loaded machine makes a page slow, not wrong).
 
-    python bench/dashboard_browser.py --db sqlite:////tmp/dash-demo.db [--repeat 3] [--json OUT]
+    python bench/dashboard_browser.py --db sqlite:////tmp/dash-demo.db [--repeat 3]
+        [--warm reload|new-context] [--python PYTHON] [--json OUT]
 """
 
 from __future__ import annotations
@@ -60,9 +64,9 @@ def _free_port() -> int:
 
 
 @contextlib.contextmanager
-def _server(db: str, cassettes: str | None) -> Iterator[tuple[int, float]]:
+def _server(db: str, cassettes: str | None, python: str) -> Iterator[tuple[int, float]]:
     port = _free_port()
-    argv = [sys.executable, "-m", "rejudge", "--db", db]
+    argv = [python, "-m", "rejudge", "--db", db]
     if cassettes:
         argv += ["--cassettes", cassettes]
     argv += ["dashboard", "--port", str(port)]
@@ -107,12 +111,25 @@ def _ready(page, heading: str, quiet_s: float = 0.8) -> float:
         page.wait_for_timeout(50)
 
 
-def _load(browser, url: str, heading: str) -> float:
+def _load(browser, url: str, heading: str, *, warm: str = "reload") -> tuple[float, float]:
+    """(cold, warm): the first load in a fresh browser context, then the same page again,
+    reloaded (``warm="reload"``) or in another fresh context (``"new-context"``)."""
     page = browser.new_page(viewport={"width": 1400, "height": 1000})
     try:
         started = time.perf_counter()
         page.goto(url, timeout=45_000)
-        return _ready(page, heading) - started
+        cold = _ready(page, heading) - started
+        if warm == "reload":
+            started = time.perf_counter()
+            page.reload(timeout=45_000)
+            return cold, _ready(page, heading) - started
+    finally:
+        page.close()
+    page = browser.new_page(viewport={"width": 1400, "height": 1000})
+    try:
+        started = time.perf_counter()
+        page.goto(url, timeout=45_000)
+        return cold, _ready(page, heading) - started
     finally:
         page.close()
 
@@ -137,43 +154,69 @@ def main() -> None:
     parser.add_argument("--db", required=True)
     parser.add_argument("--cassettes")
     parser.add_argument("--repeat", type=int, default=3)
+    parser.add_argument("--warm", choices=("reload", "new-context"), default="reload")
+    parser.add_argument(
+        "--python",
+        action="append",
+        help="the interpreter whose rejudge serves the app (default: this one); given twice "
+        "or more (e.g. two checkouts' venvs), their rounds alternate, so a before/after pair "
+        "shares the machine's load",
+    )
     parser.add_argument("--json")
     args = parser.parse_args()
+    pythons = args.python or [sys.executable]
     chromium = shutil.which("chromium") or "/usr/bin/chromium"
-    rows: dict[str, dict[str, list[float]]] = {}
-    starts: list[float] = []
+    rows = {py: {} for py in pythons}  # python -> page -> cold/warm/between -> seconds
+    starts: dict[str, list[float]] = {py: [] for py in pythons}
     with sync_playwright() as pw:
         browser = pw.chromium.launch(executable_path=chromium, headless=True, args=CHROMIUM_FLAGS)
         try:
             for address, label, heading in PAGES:
-                times = rows.setdefault(label, {"cold": [], "warm": [], "between": []})
+                failed: set[str] = set()
                 for _ in range(args.repeat):
-                    with _server(args.db, args.cassettes) as (port, start_s):
-                        starts.append(start_s)
-                        base = f"http://127.0.0.1:{port}"
-                        try:
-                            times["cold"].append(_load(browser, f"{base}/{address}", heading))
-                            times["warm"].append(_load(browser, f"{base}/{address}", heading))
-                            if address:
-                                times["between"].append(_between(browser, base, label, heading))
-                        except Exception as exc:  # a page this checkout lacks: say so, go on
-                            print(f"{label}: {type(exc).__name__}", file=sys.stderr)
-                            break
+                    for py in pythons:
+                        if py in failed:
+                            continue
+                        times = rows[py].setdefault(label, {"cold": [], "warm": [], "between": []})
+                        with _server(args.db, args.cassettes, py) as (port, start_s):
+                            starts[py].append(start_s)
+                            base = f"http://127.0.0.1:{port}"
+                            try:
+                                cold, warm = _load(
+                                    browser, f"{base}/{address}", heading, warm=args.warm
+                                )
+                                times["cold"].append(cold)
+                                times["warm"].append(warm)
+                                if address:
+                                    times["between"].append(_between(browser, base, label, heading))
+                            except Exception as exc:  # a page this checkout lacks: say so
+                                print(f"{py}: {label}: {type(exc).__name__}", file=sys.stderr)
+                                failed.add(py)
         finally:
             browser.close()
 
     def med(values: list[float]) -> str:
         return f"{statistics.median(values):.2f}" if values else "—"
 
-    print(f"server start to health check: median {med(starts)} s over {len(starts)} starts\n")
-    print("| page | cold (s) | warm (s) | between pages (s) |")
-    print("|---|---:|---:|---:|")
-    for label, times in rows.items():
+    for py in pythons:
+        if len(pythons) > 1:
+            print(f"## {py}\n")
         print(
-            f"| {label} | {med(times['cold'])} | {med(times['warm'])} | {med(times['between'])} |"
+            f"server start to health check: median {med(starts[py])} s over "
+            f"{len(starts[py])} starts\n"
         )
+        print("| page | cold (s) | warm (s) | between pages (s) |")
+        print("|---|---:|---:|---:|")
+        for label, times in rows[py].items():
+            print(
+                f"| {label} | {med(times['cold'])} | {med(times['warm'])} "
+                f"| {med(times['between'])} |"
+            )
+        print()
     if args.json:
-        Path(args.json).write_text(json.dumps({"start": starts, "pages": rows}, indent=2))
+        Path(args.json).write_text(
+            json.dumps({py: {"start": starts[py], "pages": rows[py]} for py in pythons}, indent=2)
+        )
 
 
 if __name__ == "__main__":

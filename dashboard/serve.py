@@ -1,7 +1,7 @@
 """``python -m rejudge.dashboard.serve run APP [options]``: Streamlit's own command line, with
 the app's heavy imports done while the server starts.
 
-A fresh Streamlit server imports what the app needs (pandas, Altair, the services and the
+A fresh Streamlit server imports what the app needs (pandas, pyarrow, the services and the
 judge: 2-3 s on these machines) only when the first browser session runs the script, so the
 first page waited for them. Here a background thread imports them while Streamlit boots and
 the browser connects; the script then finds them in ``sys.modules``. Nothing else differs from
@@ -21,7 +21,6 @@ __all__ = ["PRELOADED", "main"]
 PRELOADED = (
     "pandas",
     "pyarrow",
-    "altair",
     "sqlalchemy",
     "rejudge.store",
     "rejudge.judge",

@@ -6,10 +6,10 @@ from __future__ import annotations
 
 import json
 
-import altair as alt
 import pandas as pd
 import streamlit as st
 from rejudge.dashboard import data
+from rejudge.dashboard.charts import chart, field
 from rejudge.dashboard.common import context, md_escape, num, pct, pick_evaluation
 from rejudge.dashboard.evidence import show_text, show_value
 from rejudge.dashboard.external import external_checked
@@ -108,15 +108,12 @@ if chosen["causes"]:
         {"cause": list(chosen["causes"]), "traces": list(chosen["causes"].values())}
     )
     # full cause names: TOOL_UNEXPECTED and TOOL_UNEXPECTED_ARGS must not both read TOOL_UNEXP…
-    st.altair_chart(
-        alt.Chart(causes)
-        .mark_bar()
-        .encode(
-            y=alt.Y("cause:N", sort="-x", axis=alt.Axis(labelLimit=0, title=None)),
-            x=alt.X("traces:Q", title="traces"),
-            tooltip=["cause", "traces"],
-        ),
-        width="stretch",
+    chart(
+        causes,
+        "bar",
+        y=field("cause:N", sort="-x", axis={"labelLimit": 0, "title": None}),
+        x=field("traces:Q", title="traces"),
+        tooltip=["cause:N", "traces:Q"],
     )
 disagreements = chosen["disagreements"]
 if disagreements:

@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
-import altair as alt
 import pandas as pd
 import streamlit as st
 from rejudge.dashboard import data
+from rejudge.dashboard.charts import chart, field
 from rejudge.dashboard.common import (
     FLIP_CAUSES,
     FLIP_COLUMNS,
@@ -202,17 +202,14 @@ for column, by in ((c1, "dimension"), (c2, "category")):
         # a group with nothing scored has no accuracy: no bar (not a full-width "null" one)
         drawn = frame.dropna(subset=["accuracy"])
         if not drawn.empty:
-            st.altair_chart(
-                alt.Chart(drawn)
-                .mark_bar()
-                .encode(
-                    y=alt.Y(f"{by}:N", axis=alt.Axis(labelLimit=0, title=None)),
-                    yOffset="evaluation:N",
-                    x=alt.X("accuracy:Q", scale=alt.Scale(domain=[0, 100]), title="accuracy %"),
-                    color="evaluation:N",
-                    tooltip=[by, "evaluation", "accuracy", "scored"],
-                ),
-                width="stretch",
+            chart(
+                drawn,
+                "bar",
+                y=field(f"{by}:N", axis={"labelLimit": 0, "title": None}),
+                yOffset="evaluation:N",
+                x=field("accuracy:Q", scale={"domain": [0, 100]}, title="accuracy %"),
+                color="evaluation:N",
+                tooltip=[f"{by}:N", "evaluation:N", "accuracy:Q", "scored:Q"],
             )
         empty = frame[frame["accuracy"].isna()]
         if not empty.empty:
@@ -240,18 +237,16 @@ if codes:
     t1.dataframe(tax, hide_index=True, width="stretch")
     long = tax.melt(id_vars="code", value_vars=["A", "B"], var_name="evaluation", value_name="n")
     # full code names: PARAM_WRONG_FORMAT and PARAM_WRONG_VALUE must not both read PARAM_WRON…
-    t2.altair_chart(
-        alt.Chart(long)
-        .mark_bar()
-        .encode(
-            y=alt.Y("code:N", sort=codes, axis=alt.Axis(labelLimit=0, title=None)),
+    with t2:
+        chart(
+            long,
+            "bar",
+            y=field("code:N", sort=codes, axis={"labelLimit": 0, "title": None}),
             yOffset="evaluation:N",
-            x=alt.X("n:Q", title="judgments"),
+            x=field("n:Q", title="judgments"),
             color="evaluation:N",
-            tooltip=["code", "evaluation", "n"],
-        ),
-        width="stretch",
-    )
+            tooltip=["code:N", "evaluation:N", "n:Q"],
+        )
 else:
     st.caption("Neither evaluation names a failure cause.")
 

@@ -4,10 +4,10 @@ from __future__ import annotations
 
 from urllib.parse import urlencode
 
-import altair as alt
 import pandas as pd
 import streamlit as st
 from rejudge.dashboard import data
+from rejudge.dashboard.charts import chart, field
 from rejudge.dashboard.common import NOT_SCORABLE, context, pct, pick_evaluation
 from rejudge.dashboard.links import clickable_table, follow_click, pair_url
 from rejudge.dashboard.sidebyside import pair_link
@@ -68,15 +68,13 @@ elif curve:
     cols = st.columns(min(len(curve), 8))
     for column, point in zip(cols, curve, strict=False):
         column.metric(f"pass^{point['k']}", pct(point["pass^k"]))
-    st.altair_chart(
-        alt.Chart(frame)
-        .mark_line(point=True)
-        .encode(
-            x=alt.X("k:O", title="k (repetitions that must all pass)"),
-            y=alt.Y("pass^k %:Q", scale=alt.Scale(domain=[0, 100]), title="pass^k (%)"),
-            tooltip=["k", "pass^k %", "cases"],
-        ),
-        width="stretch",
+    chart(
+        frame,
+        "line",
+        point=True,
+        x=field("k:O", title="k (repetitions that must all pass)"),
+        y=field("pass^k %:Q", scale={"domain": [0, 100]}, title="pass^k (%)"),
+        tooltip=["k:Q", "pass^k %:Q", "cases:Q"],
     )
     st.dataframe(
         frame[["k", "pass^k %", "cases"]],

@@ -7,10 +7,10 @@ dozens of evaluations would otherwise draw dozens of long legend entries and squ
 
 from __future__ import annotations
 
-import altair as alt
 import pandas as pd
 import streamlit as st
 from rejudge.dashboard import data
+from rejudge.dashboard.charts import chart, field
 from rejudge.dashboard.common import context, filters_widget
 
 ctx = context()
@@ -79,43 +79,41 @@ span = (
     else 0.0
 )
 if span >= CLOCK_SPAN_S:
-    x = alt.X("recorded_at:T", title="run recorded at", axis=alt.Axis(format="%Y-%m-%d %H:%M"))
+    x = field("recorded_at:T", title="run recorded at", axis={"format": "%Y-%m-%d %H:%M"})
 else:
     # recorded within hours of each other: one place per run, in recording order
     order = [run_labels.get(int(i), str(i)) for i in by_time["run_id"]]
     scored = scored.assign(run_label=scored["run_id"].map(lambda i: run_labels.get(int(i), "?")))
-    x = alt.X(
+    x = field(
         "run_label:N",
         sort=order,
         title="run (in recording order)",
-        axis=alt.Axis(labelAngle=-30, labelLimit=220),
+        axis={"labelAngle": -30, "labelLimit": 220},
     )
-chart = (
-    alt.Chart(scored)
-    .mark_line(point=True)
-    .encode(
-        x=x,
-        y=alt.Y("accuracy %:Q", scale=alt.Scale(domain=[0, 100])),
-        color=alt.Color(
-            "line:N",
-            title="model · tier · rule set",
-            legend=alt.Legend(orient="bottom", columns=2, labelLimit=0),
-        ),
-        tooltip=[
-            "evaluation",
-            "run",
-            "model",
-            "suite",
-            "tier",
-            "rule_set",
-            "accuracy %",
-            "scored",
-            "recorded_at",
-            "created_at",
-        ],
-    )
+chart(
+    scored,
+    "line",
+    point=True,
+    x=x,
+    y=field("accuracy %:Q", scale={"domain": [0, 100]}),
+    color=field(
+        "line:N",
+        title="model · tier · rule set",
+        legend={"orient": "bottom", "columns": 2, "labelLimit": 0},
+    ),
+    tooltip=[
+        "evaluation:Q",
+        "run:N",
+        "model:N",
+        "suite:N",
+        "tier:N",
+        "rule_set:N",
+        "accuracy %:Q",
+        "scored:Q",
+        "recorded_at:T",
+        "created_at:T",
+    ],
 )
-st.altair_chart(chart, width="stretch")
 st.caption("Points sit at the run's recording date; re-judging an old run keeps it there.")
 st.dataframe(
     chosen.sort_values(["recorded_at", "evaluation"], ascending=False)[
@@ -152,16 +150,13 @@ hist = data.partial_histogram(url, hist_filters)
 if hist:
     hframe = pd.DataFrame(hist)
     hframe["range"] = hframe.apply(lambda r: f"{r['low']:.1f}–{r['high']:.1f}", axis=1)
-    st.altair_chart(
-        alt.Chart(hframe)
-        .mark_bar()
-        .encode(
-            x=alt.X("range:N", sort=None, title="partial score"),
-            y=alt.Y("n:Q", title="judgments"),
-            color="verdict:N",
-            tooltip=["range", "verdict", "n"],
-        ),
-        width="stretch",
+    chart(
+        hframe,
+        "bar",
+        x=field("range:N", sort=None, title="partial score"),
+        y=field("n:Q", title="judgments"),
+        color="verdict:N",
+        tooltip=["range:N", "verdict:N", "n:Q"],
     )
 else:
     st.caption("No partial scores in the selected evaluations.")
