@@ -31,14 +31,15 @@ if TYPE_CHECKING:
     from rejudge.judge._calibration import resolve_reviews as resolve_reviews
     from rejudge.judge._engine import ENGINE_VERSION as ENGINE_VERSION
     from rejudge.judge._engine import judge as judge
-    from rejudge.judge._results import BaselineCheck as BaselineCheck
-    from rejudge.judge._results import BaselineLock as BaselineLock
-    from rejudge.judge._results import Comparison as Comparison
-    from rejudge.judge._results import EvaluationReport as EvaluationReport
-    from rejudge.judge._results import JudgeRunResult as JudgeRunResult
-    from rejudge.judge._results import JudgeSummary as JudgeSummary
     from rejudge.judge._rulesets import RuleSetError as RuleSetError
     from rejudge.judge._rulesets import load_rule_set as load_rule_set
+
+    from rejudge.model._results import BaselineCheck as BaselineCheck
+    from rejudge.model._results import BaselineLock as BaselineLock
+    from rejudge.model._results import Comparison as Comparison
+    from rejudge.model._results import EvaluationReport as EvaluationReport
+    from rejudge.model._results import JudgeRunResult as JudgeRunResult
+    from rejudge.model._results import JudgeSummary as JudgeSummary
 
 # public name -> the private module that defines it (each module's __all__;
 # tests/test_public_api.py keeps this table complete)
@@ -83,6 +84,7 @@ _EXPORTS: dict[str, str] = {
     "junit_xml": "rejudge.judge._ci",
     "step_summary": "rejudge.judge._ci",
     "CAUSES": "rejudge.judge._compare",
+    "compare": "rejudge.judge._compare",
     "compare_rows": "rejudge.judge._compare",
     "mcnemar_exact": "rejudge.judge._compare",
     "ActualCall": "rejudge.judge._context",
@@ -124,15 +126,16 @@ _EXPORTS: dict[str, str] = {
     "pass_hat_k_all": "rejudge.judge._report",
     "row_tools": "rejudge.judge._report",
     "verdict_summary": "rejudge.judge._report",
-    "BaselineCheck": "rejudge.judge._results",
-    "BaselineLock": "rejudge.judge._results",
-    "Comparison": "rejudge.judge._results",
-    "EvaluationReport": "rejudge.judge._results",
-    "JudgeRunResult": "rejudge.judge._results",
-    "JudgeSummary": "rejudge.judge._results",
-    "RejudgeResult": "rejudge.judge._results",
-    "RejudgedEvaluation": "rejudge.judge._results",
-    "Result": "rejudge.judge._results",
+    # the typed results live in the model (rejudge.model); the judge's facade keeps their names
+    "BaselineCheck": "rejudge.model._results",
+    "BaselineLock": "rejudge.model._results",
+    "Comparison": "rejudge.model._results",
+    "EvaluationReport": "rejudge.model._results",
+    "JudgeRunResult": "rejudge.model._results",
+    "JudgeSummary": "rejudge.model._results",
+    "RejudgeResult": "rejudge.model._results",
+    "RejudgedEvaluation": "rejudge.model._results",
+    "Result": "rejudge.model._results",
     "BUILTIN_DIR": "rejudge.judge._rulesets",
     "DEFAULT_RULE_SET": "rejudge.judge._rulesets",
     "MatcherAlias": "rejudge.judge._rulesets",

@@ -1,6 +1,6 @@
 """CI-native renderings of an evaluation: JUnit XML, a GitHub step summary, error annotations.
 
-Pure: they take the typed results of :mod:`rejudge.judge._results` (a report, optionally the
+Pure: they take the typed results of :mod:`rejudge.model._results` (a report, optionally the
 baseline check it was gated by) plus each failed case's reasons and diff, and return text. The
 CLI decides where the text goes (a file, ``$GITHUB_STEP_SUMMARY``, stdout).
 
@@ -26,7 +26,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from ._results import BaselineCheck, EvaluationReport, Result
+from rejudge.model import BaselineCheck, EvaluationReport, Result
 
 __all__ = [
     "CiCase",

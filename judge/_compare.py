@@ -21,16 +21,18 @@ from collections.abc import Iterable, Mapping
 from math import comb
 from typing import Any
 
-from rejudge.model._comparison import (
+from rejudge.model import (
     FLIP_CAUSES,
-    UNKNOWN_CAUSE,
+    Comparison,
+    Flip,
+    VerdictCounts,
     comparability_reasons,
     flip_causes,
 )
 
 from ._report import verdict_summary
 
-__all__ = ["mcnemar_exact", "compare_rows", "CAUSES"]
+__all__ = ["mcnemar_exact", "compare", "compare_rows", "CAUSES"]
 
 #: the flip causes in order (rejudge.model defines them once; kept here under its old name)
 CAUSES = FLIP_CAUSES
@@ -57,6 +59,19 @@ def compare_rows(
     meta_a: Mapping[str, Any] | None = None,
     meta_b: Mapping[str, Any] | None = None,
 ) -> dict[str, Any]:
+    """:func:`compare` as JSON, without the two sides' ``meta_a`` / ``meta_b``."""
+    out = compare(rows_a, rows_b, meta_a=meta_a, meta_b=meta_b).to_json()
+    del out["meta_a"], out["meta_b"]
+    return out
+
+
+def compare(
+    rows_a: Iterable[Mapping[str, Any]],
+    rows_b: Iterable[Mapping[str, Any]],
+    *,
+    meta_a: Mapping[str, Any] | None = None,
+    meta_b: Mapping[str, Any] | None = None,
+) -> Comparison:
     """Join, list flips with causes, per-dimension deltas, McNemar p and comparability."""
     meta_a = dict(meta_a or {})
     meta_b = dict(meta_b or {})
@@ -66,7 +81,7 @@ def compare_rows(
     only_a = sorted(set(a) - set(b))
     only_b = sorted(set(b) - set(a))
 
-    flips: list[dict[str, Any]] = []
+    flips: list[Flip] = []
     pass_fail = fail_pass = both_pass = both_fail = 0
     case_changed: set[str] = set()
     registry_changed = False
@@ -87,18 +102,7 @@ def compare_rows(
         if "registry changed" in causes:
             registry_changed = True
         if va != vb:
-            flips.append(
-                {
-                    "case": key[0],
-                    "repetition": key[1],
-                    "from": va,
-                    "to": vb,
-                    "cause": causes[0] if causes else UNKNOWN_CAUSE,
-                    "causes": causes,
-                    "taxonomy_from": list(ra.get("taxonomy") or []),
-                    "taxonomy_to": list(rb.get("taxonomy") or []),
-                }
-            )
+            flips.append(Flip.between(key[0], key[1], ra, rb))
 
     reasons = comparability_reasons(
         only_a=len(only_a),
@@ -119,8 +123,8 @@ def compare_rows(
         if meta_a.get(field) is not None and meta_a.get(field) != meta_b.get(field):
             differences.append({"field": field, "a": meta_a.get(field), "b": meta_b.get(field)})
 
-    sa = verdict_summary(a.values())
-    sb = verdict_summary(b.values())
+    counts_a = VerdictCounts.from_verdicts(r.get("verdict") for r in a.values())
+    counts_b = VerdictCounts.from_verdicts(r.get("verdict") for r in b.values())
     dims = sorted(
         {str(r.get("dimension")) for r in [*a.values(), *b.values()] if r.get("dimension")}
     )
@@ -140,28 +144,26 @@ def compare_rows(
             "scored_a": da["scored_count"],
             "scored_b": db["scored_count"],
         }
-    accuracy_delta = (
-        round(sb["accuracy"] - sa["accuracy"], 6)
-        if sa["accuracy"] is not None and sb["accuracy"] is not None
-        else None
+    acc_a, acc_b = counts_a.accuracy, counts_b.accuracy
+    return Comparison(
+        a=meta_a.get("id"),
+        b=meta_b.get("id"),
+        accuracy_a=acc_a,
+        accuracy_b=acc_b,
+        accuracy_delta=round(acc_b - acc_a, 6) if acc_a is not None and acc_b is not None else None,
+        verdict_counts_a=counts_a,
+        verdict_counts_b=counts_b,
+        paired=len(shared),
+        discordant={"pass_to_fail": pass_fail, "fail_to_pass": fail_pass},
+        concordant={"pass": both_pass, "fail": both_fail},
+        mcnemar_p=mcnemar_exact(pass_fail, fail_pass),
+        comparable=not reasons,
+        reasons=reasons,
+        differences=differences,
+        only_a=[{"case": c, "repetition": r} for c, r in only_a],
+        only_b=[{"case": c, "repetition": r} for c, r in only_b],
+        dimensions=dimension_deltas,
+        flips=flips,
+        meta_a=meta_a,
+        meta_b=meta_b,
     )
-    return {
-        "a": meta_a.get("id"),
-        "b": meta_b.get("id"),
-        "accuracy_a": sa["accuracy"],
-        "accuracy_b": sb["accuracy"],
-        "accuracy_delta": accuracy_delta,
-        "verdict_counts_a": sa["verdict_counts"],
-        "verdict_counts_b": sb["verdict_counts"],
-        "paired": len(shared),
-        "discordant": {"pass_to_fail": pass_fail, "fail_to_pass": fail_pass},
-        "concordant": {"pass": both_pass, "fail": both_fail},
-        "mcnemar_p": mcnemar_exact(pass_fail, fail_pass),
-        "comparable": not reasons,
-        "reasons": reasons,
-        "differences": differences,
-        "only_a": [{"case": c, "repetition": r} for c, r in only_a],
-        "only_b": [{"case": c, "repetition": r} for c, r in only_b],
-        "dimensions": dimension_deltas,
-        "flips": flips,
-    }

@@ -20,7 +20,7 @@ from collections.abc import Iterable, Mapping
 from math import comb
 from typing import Any
 
-from rejudge.model import VERDICTS
+from rejudge.model import VERDICTS, VerdictCounts
 
 from ._taxonomy import order_codes
 
@@ -39,21 +39,11 @@ def _round(value: float | None) -> float | None:
 
 
 def verdict_summary(rows: Iterable[Mapping[str, Any]]) -> dict[str, Any]:
-    counts = dict.fromkeys(VERDICTS, 0)
-    n = 0
+    """``cases``, ``verdict_counts``, ``scored_count`` and ``accuracy`` of some rows."""
+    counts = _Counts()
     for row in rows:
-        n += 1
-        verdict = row.get("verdict")
-        if verdict in counts:
-            counts[verdict] += 1
-    scored = counts["PASS"] + counts["FAIL"]
-    return {
-        "cases": n,
-        "verdict_counts": counts,
-        "scored_count": scored,
-        # exact: PASS / scored must equal it in --json; renderers round for display only
-        "accuracy": counts["PASS"] / scored if scored else None,
-    }
+        counts.add(row.get("verdict"))
+    return counts.summary()
 
 
 def pass_hat_k(outcomes: Mapping[Any, tuple[int, int]], k: int) -> float | None:
@@ -109,12 +99,12 @@ class _Counts:
             self.counts[verdict] += 1
 
     def summary(self) -> dict[str, Any]:
-        scored = self.counts["PASS"] + self.counts["FAIL"]
+        counts = VerdictCounts(**self.counts)
         return {
             "cases": self.n,
-            "verdict_counts": dict(self.counts),
-            "scored_count": scored,
-            "accuracy": self.counts["PASS"] / scored if scored else None,  # exact, as above
+            "verdict_counts": counts.to_json(),
+            "scored_count": counts.scored,
+            "accuracy": counts.accuracy,  # exact (VerdictCounts.accuracy, the one formula)
         }
 
 

@@ -23,7 +23,7 @@ import rejudge.judge
 import rejudge.model
 import rejudge.services
 import rejudge.store
-from rejudge.judge._results import (
+from rejudge.model._results import (
     BaselineCheck,
     BaselineLock,
     Comparison,

@@ -1,7 +1,7 @@
 """What every command shares: settings, the store (opened on first use), output helpers.
 
 Output has one path: a command hands :meth:`AppContext.emit` its result (a typed result of
-:mod:`rejudge.judge._results`, or plain data) and a renderer for people; under ``--json`` the
+:mod:`rejudge.model._results`, or plain data) and a renderer for people; under ``--json`` the
 result's JSON goes through :func:`write_json`, the one JSON writer of the CLI. ``--json`` is
 read both before the command (``rejudge --json runs``) and after it (``rejudge runs --json``,
 the :func:`json_option` every command that emits data carries).

@@ -1,5 +1,5 @@
 """`rejudge judge | rejudge | report | compare | baseline lock|check`: each parses, calls one
-service (:mod:`rejudge.services`), and renders its typed result (:mod:`rejudge.judge._results`)
+service (:mod:`rejudge.services`), and renders its typed result (:mod:`rejudge.model._results`)
 for people, or prints its JSON under ``--json``."""
 
 from __future__ import annotations

@@ -7,8 +7,12 @@
 - a judgment's canonical text cut around its trace hash (:mod:`._judgment_text`), and
   :class:`PreparedJudgment`, a judgment serialized once by the judge and written as it is by the
   store;
-- the comparability rule and the flip-cause rule (:mod:`._comparison`, the one definition the CLI
-  and the dashboard share) and the statistics they report (:mod:`._statistics`);
+- the comparability rule and the flip-cause rule, with the :class:`Flip` they explain
+  (:mod:`._comparison`, the one definition the CLI and the dashboard share), verdict counts and
+  the one accuracy formula (:mod:`._verdicts`) and the statistics they report
+  (:mod:`._statistics`);
+- the typed results of the use cases (:mod:`._results`: reports, comparisons, baselines), whose
+  ``to_json`` is what ``--json`` prints;
 - worlds with state (:class:`World`, its copy-on-write :class:`WorldState`, the readable
   :func:`diff_states`).
 
@@ -27,6 +31,7 @@ if TYPE_CHECKING:
     # until first use)
     from rejudge.model._comparison import FLIP_CAUSES as FLIP_CAUSES
     from rejudge.model._comparison import UNKNOWN_CAUSE as UNKNOWN_CAUSE
+    from rejudge.model._comparison import Flip as Flip
     from rejudge.model._comparison import comparability_reasons as comparability_reasons
     from rejudge.model._comparison import flip_cause as flip_cause
     from rejudge.model._comparison import flip_causes as flip_causes
@@ -42,6 +47,15 @@ if TYPE_CHECKING:
     from rejudge.model._judgment_text import put_trace_hash as put_trace_hash
     from rejudge.model._judgment_text import split_judgment_text as split_judgment_text
     from rejudge.model._judgment_text import text_hash as text_hash
+    from rejudge.model._results import BaselineCheck as BaselineCheck
+    from rejudge.model._results import BaselineLock as BaselineLock
+    from rejudge.model._results import Comparison as Comparison
+    from rejudge.model._results import EvaluationReport as EvaluationReport
+    from rejudge.model._results import JudgeRunResult as JudgeRunResult
+    from rejudge.model._results import JudgeSummary as JudgeSummary
+    from rejudge.model._results import RejudgedEvaluation as RejudgedEvaluation
+    from rejudge.model._results import RejudgeResult as RejudgeResult
+    from rejudge.model._results import Result as Result
     from rejudge.model._schemas import CASE_FORMAT_VERSION as CASE_FORMAT_VERSION
     from rejudge.model._schemas import EXTERNAL_PASS_AT as EXTERNAL_PASS_AT
     from rejudge.model._schemas import HARNESS_MODES as HARNESS_MODES
@@ -76,6 +90,8 @@ if TYPE_CHECKING:
     from rejudge.model._schemas import judgment_key as judgment_key
     from rejudge.model._schemas import normalize_label as normalize_label
     from rejudge.model._statistics import wilson_interval as wilson_interval
+    from rejudge.model._verdicts import VerdictCounts as VerdictCounts
+    from rejudge.model._verdicts import accuracy as accuracy
     from rejudge.model._world import CallResult as CallResult
     from rejudge.model._world import StateDifference as StateDifference
     from rejudge.model._world import World as World
@@ -136,12 +152,25 @@ _EXPORTS: dict[str, str] = {
     "text_hash": "rejudge.model._judgment_text",
     # when two evaluations may be compared, and why a verdict flipped
     "comparability_reasons": "rejudge.model._comparison",
+    "Flip": "rejudge.model._comparison",
     "flip_cause": "rejudge.model._comparison",
     "FLIP_CAUSES": "rejudge.model._comparison",
     "flip_causes": "rejudge.model._comparison",
     "UNKNOWN_CAUSE": "rejudge.model._comparison",
-    # statistics
+    # verdict counts and the one accuracy formula; statistics
+    "accuracy": "rejudge.model._verdicts",
+    "VerdictCounts": "rejudge.model._verdicts",
     "wilson_interval": "rejudge.model._statistics",
+    # the typed results of the use cases (what --json dumps)
+    "BaselineCheck": "rejudge.model._results",
+    "BaselineLock": "rejudge.model._results",
+    "Comparison": "rejudge.model._results",
+    "EvaluationReport": "rejudge.model._results",
+    "JudgeRunResult": "rejudge.model._results",
+    "JudgeSummary": "rejudge.model._results",
+    "RejudgeResult": "rejudge.model._results",
+    "RejudgedEvaluation": "rejudge.model._results",
+    "Result": "rejudge.model._results",
     # worlds with state
     "CallResult": "rejudge.model._world",
     "diff_states": "rejudge.model._world",

@@ -16,7 +16,8 @@ the CLI and the dashboard can never disagree about a comparison.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
 from typing import Any
 
 __all__ = [
@@ -25,6 +26,7 @@ __all__ = [
     "flip_causes",
     "flip_cause",
     "comparability_reasons",
+    "Flip",
 ]
 
 #: (judgment field, the cause it names when it differs), in the order causes are listed
@@ -40,13 +42,18 @@ FLIP_CAUSES: tuple[tuple[str, str], ...] = (
 UNKNOWN_CAUSE = "unknown"
 
 
-def flip_causes(a: Mapping[str, Any] | None, b: Mapping[str, Any] | None) -> list[str]:
-    """Every input that differs between two judgments (known on both sides), in order."""
+def flip_causes(
+    a: Mapping[str, Any] | None,
+    b: Mapping[str, Any] | None,
+    order: Sequence[tuple[str, str]] = FLIP_CAUSES,
+) -> list[str]:
+    """Every input that differs between two judgments (known on both sides), in ``order``
+    (:data:`FLIP_CAUSES` unless a caller names its own)."""
     if not a or not b:
         return []
     out = []
-    for field, label in FLIP_CAUSES:
-        va, vb = a.get(field), b.get(field)
+    for name, label in order:
+        va, vb = a.get(name), b.get(name)
         if va is not None and vb is not None and va != vb:
             out.append(label)
     return out
@@ -81,3 +88,67 @@ def comparability_reasons(
             f"harness modes differ ({harness_a} vs {harness_b}); results are never pooled"
         )
     return reasons
+
+
+@dataclass(frozen=True)
+class Flip:
+    """One (case, repetition) whose verdict differs between A and B, with why.
+
+    ``rejudge compare`` builds it from two judgment rows (:meth:`between`), the dashboard's
+    comparison read model from SQL (``rejudge.store``); both through :func:`flip_causes`. The
+    dashboard's extra columns (the case's dimension and category, partial scores and trace
+    ids) are optional and not part of the JSON, which is ``rejudge compare --json``'s flip.
+    """
+
+    case: str
+    repetition: int
+    from_verdict: str | None
+    to_verdict: str | None
+    cause: str
+    causes: list[str] = field(default_factory=list)
+    taxonomy_from: list[str] = field(default_factory=list)
+    taxonomy_to: list[str] = field(default_factory=list)
+    # what the dashboard shows beside a flip (not in the JSON)
+    dimension: str | None = None
+    category: str | None = None
+    partial_from: float | None = None
+    partial_to: float | None = None
+    trace_from: int | None = None
+    trace_to: int | None = None
+
+    @classmethod
+    def between(
+        cls,
+        case: str,
+        repetition: int,
+        a: Mapping[str, Any],
+        b: Mapping[str, Any],
+        order: Sequence[tuple[str, str]] = FLIP_CAUSES,
+        **extra: Any,
+    ) -> Flip:
+        """The flip of two judgments (rows with ``verdict``, ``taxonomy`` and input hashes)."""
+        causes = flip_causes(a, b, order)
+        return cls(
+            case=case,
+            repetition=repetition,
+            from_verdict=a.get("verdict"),
+            to_verdict=b.get("verdict"),
+            cause=causes[0] if causes else UNKNOWN_CAUSE,
+            causes=causes,
+            taxonomy_from=list(a.get("taxonomy") or []),
+            taxonomy_to=list(b.get("taxonomy") or []),
+            **extra,
+        )
+
+    def to_json(self) -> dict[str, Any]:
+        """``rejudge compare --json``'s flip."""
+        return {
+            "case": self.case,
+            "repetition": self.repetition,
+            "from": self.from_verdict,
+            "to": self.to_verdict,
+            "cause": self.cause,
+            "causes": list(self.causes),
+            "taxonomy_from": list(self.taxonomy_from),
+            "taxonomy_to": list(self.taxonomy_to),
+        }

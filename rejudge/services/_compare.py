@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from rejudge.judge import Comparison, compare_rows
-from rejudge.model import content_hash
+from rejudge.judge import compare
+from rejudge.model import Comparison, content_hash
 from rejudge.store import NotFoundError, Store
 
 from ._judging import evaluation_rows
@@ -69,10 +69,9 @@ def evaluation_inputs(store: Store, evaluation_id: int | str) -> dict[str, Any]:
 def compare_evaluations(store: Store, a: int | str, b: int | str) -> Comparison:
     """DESIGN §11 ``compare`` of two stored evaluations (plus reasons and per-dimension deltas)."""
     meta_a, meta_b = evaluation_meta(store, a), evaluation_meta(store, b)
-    out = compare_rows(
+    return compare(
         evaluation_rows(store, int(meta_a["id"])),
         evaluation_rows(store, int(meta_b["id"])),
         meta_a=meta_a,
         meta_b=meta_b,
     )
-    return Comparison(**out, meta_a=meta_a, meta_b=meta_b)

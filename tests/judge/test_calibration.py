@@ -253,7 +253,7 @@ def test_review_fix_rejudge_resolve_and_lock(store: Store, world: dict[str, Any]
         store, "r1", "golden", load_rule_set("standard@1"), suite_id=snap.id
     ).evaluation_id
     cmp = compare_evaluations(store, e1, e2)
-    assert [(f["case"], f["from"], f["to"], f["cause"]) for f in cmp.flips] == [
+    assert [(f.case, f.from_verdict, f.to_verdict, f.cause) for f in cmp.flips] == [
         ("c", "FAIL", "PASS", "case changed")
     ]
     summary = calibration_summary(store, e1)

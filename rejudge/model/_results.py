@@ -4,15 +4,20 @@
 Each is a frozen dataclass whose fields, in order, are the keys of its JSON (DESIGN §11's
 contract and the tests rely on the names and the order: ``to_json`` is the fields in order, so the JSON a
 script reads is the dump of the very object a caller gets). The aggregated ``summary`` stays the
-plain mapping :func:`rejudge.judge._report.build_report` builds: it is stored as is (an
+plain mapping :func:`rejudge.judge.build_report` builds: it is stored as is (an
 evaluation's summary, a baseline's report) and hashed, so its canonical form is the dict.
-Renderers for people live in the CLI; nothing here prints.
+Renderers for people live in the CLI; nothing here prints. The typed parts of a result
+(:class:`~rejudge.model.VerdictCounts`, :class:`~rejudge.model.Flip`) dump to the very dicts
+they replaced, so ``--json`` is the same bytes.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field, fields
 from typing import Any
+
+from rejudge.model._comparison import Flip
+from rejudge.model._verdicts import VerdictCounts
 
 __all__ = [
     "Result",
@@ -41,11 +46,15 @@ class Result:
         return {f.name: _dump(getattr(self, f.name)) for f in fields(self)}
 
 
+#: what a result holds that dumps itself (its ``to_json``)
+_TYPED = (Result, VerdictCounts, Flip)
+
+
 def _dump(value: Any) -> Any:
-    if isinstance(value, Result):
+    if isinstance(value, _TYPED):
         return value.to_json()
-    if isinstance(value, list) and value and isinstance(value[0], Result):
-        return [_dump(v) for v in value]
+    if isinstance(value, list) and value and isinstance(value[0], _TYPED):
+        return [v.to_json() for v in value]
     return value
 
 
@@ -125,16 +134,17 @@ class EvaluationReport(Result):
 
 @dataclass(frozen=True)
 class Comparison(Result):
-    """``rejudge compare A B --json``: the keys of :func:`rejudge.judge._compare.compare_rows`,
-    then what each side measured (:func:`rejudge.services._compare.evaluation_meta`)."""
+    """``rejudge compare A B --json``: what :func:`rejudge.judge.compare` joins (the keys of
+    :func:`rejudge.judge.compare_rows`), then what each side measured
+    (:func:`rejudge.services.evaluation_meta`)."""
 
     a: Any
     b: Any
     accuracy_a: float | None
     accuracy_b: float | None
     accuracy_delta: float | None
-    verdict_counts_a: dict[str, int]
-    verdict_counts_b: dict[str, int]
+    verdict_counts_a: VerdictCounts
+    verdict_counts_b: VerdictCounts
     paired: int
     discordant: dict[str, int]
     concordant: dict[str, int]
@@ -145,7 +155,7 @@ class Comparison(Result):
     only_a: list[dict[str, Any]]
     only_b: list[dict[str, Any]]
     dimensions: dict[str, dict[str, Any]]
-    flips: list[dict[str, Any]]
+    flips: list[Flip]
     meta_a: dict[str, Any] = field(default_factory=dict)
     meta_b: dict[str, Any] = field(default_factory=dict)
 
