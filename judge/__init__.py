@@ -29,6 +29,7 @@ if TYPE_CHECKING:
     from rejudge.judge._calibration import latest_labels as latest_labels
     from rejudge.judge._calibration import parse_review_csv as parse_review_csv
     from rejudge.judge._calibration import resolve_reviews as resolve_reviews
+    from rejudge.judge._compare import compare as compare
     from rejudge.judge._engine import ENGINE_VERSION as ENGINE_VERSION
     from rejudge.judge._engine import judge as judge
     from rejudge.judge._rulesets import RuleSetError as RuleSetError
