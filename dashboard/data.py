@@ -23,7 +23,6 @@ from rejudge.store import (
     Coverage,
     EvaluationSummary,
     FilterOptions,
-    Flip,
     GroupSummary,
     PairCounts,
     PartialBucket,
@@ -40,6 +39,7 @@ from rejudge.store import (
     TrendPoint,
 )
 
+from rejudge.model import Flip
 from rejudge.services import (
     ReviewPageState,
     evaluation_review_rows,

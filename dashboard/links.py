@@ -14,7 +14,8 @@ from urllib.parse import parse_qsl, urlencode
 
 import streamlit as st
 from rejudge.dashboard.sidebyside import pair_link
-from rejudge.store import Flip
+
+from rejudge.model import Flip
 
 __all__ = ["pair_url", "trace_url", "flip_picker", "clickable_table", "follow_click"]
 

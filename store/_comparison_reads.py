@@ -3,8 +3,11 @@
 
 Two evaluations are joined case by case on (case id, repetition), the pairing that
 ``rejudge compare`` uses. Why a case flipped is the first judgment input that differs, in an
-order the caller passes (the judge's ``judge.compare.CAUSES``): the store knows the columns, the
-judge decides which change explains a flip.
+order the caller passes (the model's ``FLIP_CAUSES``): the store knows the columns, the model
+decides which change explains a flip. A flip read here is the model's :class:`Flip`, the one
+``rejudge compare`` lists, its causes named by the same rule (:func:`rejudge.model.flip_causes`
+over the judgments' input columns); the SQL ``CASE`` only filters and counts by cause, with the
+same NULL-means-unknown semantics.
 """
 
 from __future__ import annotations
@@ -17,12 +20,12 @@ from rejudge.store._read_common import _T_EJ, _T_JUDG, count_if
 from sqlalchemy import and_, case, distinct, func, literal, or_, select
 from sqlalchemy.sql import Select
 
-from rejudge.model._comparison import UNKNOWN_CAUSE
+from rejudge.model._comparison import UNKNOWN_CAUSE, Flip
 
 if TYPE_CHECKING:
     from sqlalchemy import Engine
 
-__all__ = ["FLIP_DIRECTIONS", "PairCounts", "Coverage", "Flip"]
+__all__ = ["FLIP_DIRECTIONS", "PairCounts", "Coverage"]
 
 FLIP_DIRECTIONS: tuple[str, ...] = ("PASS→FAIL", "FAIL→PASS", "other")
 
@@ -40,24 +43,6 @@ class Coverage(NamedTuple):
     paired: int
     changed_cases: int
     registry_changed_rows: int
-
-
-class Flip(NamedTuple):
-    """One (case, repetition) whose verdict differs between A and B."""
-
-    case: str
-    repetition: int
-    from_verdict: str
-    to_verdict: str
-    cause: str
-    dimension: str | None
-    category: str | None
-    taxonomy_a: list[str] | None
-    taxonomy_b: list[str] | None
-    partial_a: float | None
-    partial_b: float | None
-    trace_a: int
-    trace_b: int
 
 
 def _pivot(a: int, b: int) -> Any:
@@ -134,6 +119,9 @@ def _flip_query(
             pv.c.pb.label("partial_b"),
             pv.c.ta.label("trace_a"),
             pv.c.tb.label("trace_b"),
+            # the inputs the cause rule reads, both sides (rejudge.model.flip_causes)
+            *(ja.c[field].label(f"a_{field}") for field, _label in cause_order),
+            *(jb.c[field].label(f"b_{field}") for field, _label in cause_order),
         )
         .select_from(pv.join(ja, ja.c.id == pv.c.ja).join(jb, jb.c.id == pv.c.jb))
         .where(flipped)
@@ -151,6 +139,30 @@ def _flip_query(
     if causes:
         query = query.where(cause.in_(list(causes)))
     return query, pv
+
+
+def _flip(row: Any, cause_order: CauseOrder) -> Flip:
+    """A flip query's row as the model's Flip, its causes by the model's rule."""
+    side_a = {field: row[f"a_{field}"] for field, _label in cause_order}
+    side_b = {field: row[f"b_{field}"] for field, _label in cause_order}
+    side_a |= {"verdict": row["from_verdict"], "taxonomy": row["taxonomy_a"]}
+    side_b |= {"verdict": row["to_verdict"], "taxonomy": row["taxonomy_b"]}
+    flip = Flip.between(
+        str(row["case"]),
+        int(row["repetition"]),
+        side_a,
+        side_b,
+        cause_order,
+        dimension=row["dimension"],
+        category=row["category"],
+        partial_from=row["partial_a"],
+        partial_to=row["partial_b"],
+        trace_from=row["trace_a"],
+        trace_to=row["trace_b"],
+    )
+    if flip.cause != row["cause"]:  # pragma: no cover - the SQL filter and the rule disagree
+        raise AssertionError(f"flip cause {flip.cause!r} != the query's {row['cause']!r}")
+    return flip
 
 
 class ComparisonReadsMixin:
@@ -223,7 +235,8 @@ class ComparisonReadsMixin:
         if limit is not None:
             query = query.limit(limit)
         with self._connect() as c:
-            return [Flip(**r) for r in c.execute(query).mappings().all()]
+            rows = c.execute(query).mappings().all()
+        return [_flip(r, cause_order) for r in rows]
 
     def flip_count(
         self, a: int, b: int, *, cause_order: CauseOrder, **filters: Any

@@ -29,6 +29,7 @@ from sqlalchemy import Table, case, func, literal
 from sqlalchemy.sql import ColumnElement, Select
 
 from rejudge.model import VERDICTS
+from rejudge.model import accuracy as accuracy  # the one formula (VerdictCounts.accuracy)
 
 # shared by the read-model modules only: nothing here is part of the store's public face
 __all__: list[str] = []
@@ -52,12 +53,6 @@ FILTER_NAMES: tuple[str, ...] = ("suite", "model", "tier", "rule_set")
 
 def count_if(condition: ColumnElement[bool]) -> Any:
     return func.coalesce(func.sum(case((condition, 1), else_=0)), 0)
-
-
-def accuracy(passed: int, failed: int) -> float | None:
-    """PASS / (PASS + FAIL), exact as the judge's reports keep it (pages round for display)."""
-    scored = passed + failed
-    return passed / scored if scored else None
 
 
 def rule_ref() -> Any:

@@ -146,8 +146,8 @@ by_cause = ", ".join(f"{k}: {v}" for k, v in counts.items() if k != "total") or 
 st.caption(f"{counts['total']} flips match ({by_cause}); showing {len(shown)}.")
 if shown:
     frame = pd.DataFrame(shown).rename(columns=FLIP_COLUMNS)
-    frame["taxonomy_a"] = frame["taxonomy_a"].map(lambda t: ", ".join(t or []))
-    frame["taxonomy_b"] = frame["taxonomy_b"].map(lambda t: ", ".join(t or []))
+    frame["taxonomy_a"] = frame["taxonomy_from"].map(lambda t: ", ".join(t or []))
+    frame["taxonomy_b"] = frame["taxonomy_to"].map(lambda t: ", ".join(t or []))
     frame["side by side"] = [pair_url(a, b, f.case, f.repetition) for f in shown]
     clickable_table(
         frame[

@@ -100,9 +100,9 @@ if not rows:
     st.success("No case changed verdict between these two rule sets.")
 else:
     frame = pd.DataFrame(rows).rename(columns=FLIP_COLUMNS)
-    frame["codes before"] = frame["taxonomy_a"].map(lambda t: ", ".join(t or []))
-    frame["codes after"] = frame["taxonomy_b"].map(lambda t: ", ".join(t or []))
-    attributed = [likely_rules(r.taxonomy_a, r.taxonomy_b, changed_paths) for r in rows]
+    frame["codes before"] = frame["taxonomy_from"].map(lambda t: ", ".join(t or []))
+    frame["codes after"] = frame["taxonomy_to"].map(lambda t: ", ".join(t or []))
+    attributed = [likely_rules(r.taxonomy_from, r.taxonomy_to, changed_paths) for r in rows]
     frame["likely rule change"] = [", ".join(paths) or "—" for paths in attributed]
     frame["side by side"] = [pair_url(a, b, r.case, r.repetition) for r in rows]
     clickable_table(
