@@ -13,6 +13,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from rejudge.services._ingest import SuiteSnapshot
 from rejudge.store import NotFoundError, RejudgeError, Store, SuiteRecord
 from rejudge.suites import (
     Problem,
@@ -110,16 +111,7 @@ def snapshot_suite(store: Store, source: SuiteSource | str | Path) -> SuiteRecor
     meta: dict[str, Any] = {"description": source.description}
     if source.manifest is not None:
         meta["manifest"] = source.manifest.model_dump(mode="json")
-    return store.save_suite(
-        name=source.name,
-        domain=source.domain,
-        suite_hash=source.hash,
-        registry=source.registry,
-        cases=list(source.cases),
-        format_version=source.format_version,
-        meta=meta,
-        case_hashes=source.case_hashes,
-    )
+    return SuiteSnapshot.of_source(source, meta=meta, case_hashes=True).save(store)
 
 
 def stored_suite_source(store: Store, record: SuiteRecord) -> SuiteSource:
