@@ -196,7 +196,7 @@ def measure(n: int, workers: int) -> dict[str, Any]:
         "driver_cpu_s": round(driver1 - driver0, 2),
         "worker_peak_rss_mb": sorted(rss.values()),
         "driver_peak_rss_mb": _worker_peak_rss_mb(),
-        "accuracy": result.summary["accuracy"],
+        "accuracy": result.summary.accuracy,
         "load_1m": round(os.getloadavg()[0], 1),
     }
 

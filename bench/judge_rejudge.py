@@ -304,8 +304,8 @@ def measure(path: Path, workers: int, tiers: list[str]) -> dict[str, Any]:
                 result.written,
             )
             results.append(result)
-        assert results[0].summary["accuracy"] == results[1].summary["accuracy"]
-        entry["accuracy"] = results[0].summary["accuracy"]
+        assert results[0].summary.accuracy == results[1].summary.accuracy
+        entry["accuracy"] = results[0].summary.accuracy
         entry["report"], report = _timed(n, evaluation_report, store, results[1].evaluation_id)
         assert len(report.cases) == n
         del report

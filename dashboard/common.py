@@ -23,7 +23,7 @@ from rejudge.store import (
 )
 
 from rejudge.model import FLIP_CAUSES as _CAUSES
-from rejudge.model import UNKNOWN_CAUSE
+from rejudge.model import UNKNOWN_CAUSE, ReportRow
 
 __all__ = [
     "AppContext",
@@ -265,12 +265,12 @@ def verdict_caption(ev: EvaluationSummary) -> str:
 
 
 def filter_cases(
-    cases: list[dict[str, object]],
+    cases: list[ReportRow],
     *,
     verdicts: list[str] | None = None,
     causes: list[str] | None = None,
     text: str = "",
-) -> list[dict[str, object]]:
+) -> list[ReportRow]:
     """A report's cases with a verdict in ``verdicts``, a taxonomy code in ``causes`` and
     ``text`` in the case id (case-insensitive); an empty filter keeps everything."""
     needle = text.lower()
@@ -278,7 +278,7 @@ def filter_cases(
     return [
         c
         for c in cases
-        if (not verdicts or c.get("verdict") in verdicts)
-        and (not wanted or wanted.intersection(c.get("taxonomy") or []))  # type: ignore[arg-type]
-        and (not needle or needle in str(c.get("case", "")).lower())
+        if (not verdicts or c.verdict in verdicts)
+        and (not wanted or wanted.intersection(c.taxonomy))
+        and (not needle or needle in str(c.case).lower())
     ]

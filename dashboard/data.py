@@ -39,7 +39,7 @@ from rejudge.store import (
     TrendPoint,
 )
 
-from rejudge.model import Flip
+from rejudge.model import EvaluationReport, Flip
 from rejudge.services import (
     ReviewPageState,
     evaluation_review_rows,
@@ -241,11 +241,11 @@ def external_details(url: str, run_id: int, source: str) -> dict[tuple[str, int]
 
 
 @st.cache_data(ttl=TTL_S, show_spinner=False)
-def evaluation_report(url: str, evaluation_id: int) -> dict[str, Any]:
-    """What `rejudge report EVAL --json` prints (without the review figures)."""
+def evaluation_report(url: str, evaluation_id: int) -> EvaluationReport:
+    """The report `rejudge report EVAL` renders (without the review figures)."""
     from rejudge.services import evaluation_report as build
 
-    return build(store(url), evaluation_id).to_json()
+    return build(store(url), evaluation_id)
 
 
 @st.cache_data(ttl=TTL_S, show_spinner=False)

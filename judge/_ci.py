@@ -121,7 +121,7 @@ def ci_results(
         run=report.run,
         tier=report.tier,
         rules=report.rules,
-        accuracy=report.summary.get("accuracy"),
+        accuracy=report.summary.accuracy,
         cases=cases,
         check=check,
     )

@@ -133,16 +133,16 @@ def compare(
         da = verdict_summary(r for r in a.values() if str(r.get("dimension")) == dim)
         db = verdict_summary(r for r in b.values() if str(r.get("dimension")) == dim)
         delta = (
-            round(db["accuracy"] - da["accuracy"], 6)
-            if da["accuracy"] is not None and db["accuracy"] is not None
+            round(db.accuracy - da.accuracy, 6)
+            if da.accuracy is not None and db.accuracy is not None
             else None
         )
         dimension_deltas[dim] = {
-            "accuracy_a": da["accuracy"],
-            "accuracy_b": db["accuracy"],
+            "accuracy_a": da.accuracy,
+            "accuracy_b": db.accuracy,
             "delta": delta,
-            "scored_a": da["scored_count"],
-            "scored_b": db["scored_count"],
+            "scored_a": da.scored_count,
+            "scored_b": db.scored_count,
         }
     acc_a, acc_b = counts_a.accuracy, counts_b.accuracy
     return Comparison(

@@ -1,6 +1,8 @@
 """Reports: pure aggregation of judgment rows into the ``judge`` / ``report`` JSON of DESIGN §11.
 
-A *row* is a plain dict per judged trace (what the store's evaluation query returns):
+The result is typed (:class:`rejudge.model.Report`, :class:`~rejudge.model.ReportSummary`,
+:class:`~rejudge.model.ReportRow`); its ``to_json`` is the mapping evaluations store and
+baselines hash. A *row* in is a plain dict per judged trace (what the store's evaluation query returns):
 
 ``case`` (id), ``repetition`` (int, default 0), ``verdict``, ``taxonomy`` (list of codes),
 ``partial_score`` (float or None), ``dimension``, ``category``, optional ``suite``,
@@ -20,7 +22,18 @@ from collections.abc import Iterable, Mapping
 from math import comb
 from typing import Any
 
-from rejudge.model import VERDICTS, VerdictCounts
+from rejudge.model import (
+    VERDICTS,
+    Anomaly,
+    PassHatK,
+    Report,
+    ReportRow,
+    ReportSummary,
+    TopFailure,
+    VerdictCounts,
+    VerdictSummary,
+    WorstTool,
+)
 
 from ._taxonomy import order_codes
 
@@ -38,7 +51,7 @@ def _round(value: float | None) -> float | None:
     return None if value is None else round(value, 6)
 
 
-def verdict_summary(rows: Iterable[Mapping[str, Any]]) -> dict[str, Any]:
+def verdict_summary(rows: Iterable[Mapping[str, Any]]) -> VerdictSummary:
     """``cases``, ``verdict_counts``, ``scored_count`` and ``accuracy`` of some rows."""
     counts = _Counts()
     for row in rows:
@@ -98,14 +111,9 @@ class _Counts:
         if verdict in self.counts:
             self.counts[verdict] += 1
 
-    def summary(self) -> dict[str, Any]:
-        counts = VerdictCounts(**self.counts)
-        return {
-            "cases": self.n,
-            "verdict_counts": counts.to_json(),
-            "scored_count": counts.scored,
-            "accuracy": counts.accuracy,  # exact (VerdictCounts.accuracy, the one formula)
-        }
+    def summary(self) -> VerdictSummary:
+        # accuracy exact, by VerdictCounts.accuracy (the one formula)
+        return VerdictSummary.of(self.n, VerdictCounts(**self.counts))
 
 
 def _order(row: Mapping[str, Any]) -> tuple[str, int]:
@@ -119,7 +127,7 @@ def build_report(
     harness_assistance: Mapping[str, Any] | None = None,
     top_n: int = 5,
     include_cases: bool = True,
-) -> dict[str, Any]:
+) -> Report:
     """Aggregate judgment rows; deterministic (everything sorted), no I/O.
 
     One pass over ``rows`` (an iterator is fine): memory grows with the number of distinct
@@ -130,9 +138,10 @@ def build_report(
     add = builder.add
     for row in rows:
         add(row)
-    return builder.report(
+    summary = builder.report(
         harness_mode=harness_mode, harness_assistance=harness_assistance, top_n=top_n
     )
+    return Report(summary, builder.rows() if include_cases else None)
 
 
 class ReportBuilder:
@@ -146,9 +155,9 @@ class ReportBuilder:
         self.primary: Counter[str] = Counter()
         self.tools: Counter[str] = Counter()
         self.scores: Counter[float] = Counter()  # score -> how many rows (few distinct values)
-        self.anomalies: list[tuple[tuple[str, int], dict[str, Any]]] = []
+        self.anomalies: list[tuple[tuple[str, int], Anomaly]] = []
         self.outcomes: dict[str, list[int]] = defaultdict(lambda: [0, 0])
-        self.cases: list[tuple[tuple[str, int], dict[str, Any]]] = []
+        self.cases: list[tuple[tuple[str, int], ReportRow]] = []
         self.score_n = 0
 
     def add(self, row: Mapping[str, Any]) -> None:
@@ -179,28 +188,25 @@ class ReportBuilder:
         flags = list(row.get("anomalies") or [])
         if flags:
             self.anomalies.append(
-                (
-                    _order(row),
-                    {
-                        "case": row.get("case"),
-                        "repetition": row.get("repetition", 0),
-                        "flags": flags,
-                    },
-                )
+                (_order(row), Anomaly(row.get("case"), row.get("repetition", 0), flags))
             )
         if self.include_cases:
             self.cases.append(
                 (
                     _order(row),
-                    {
-                        "case": row.get("case"),
-                        "repetition": row.get("repetition", 0),
-                        "verdict": verdict,
-                        "taxonomy": codes,
-                        "partial_score": row.get("partial_score"),
-                    },
+                    ReportRow(
+                        row.get("case"),
+                        row.get("repetition", 0),
+                        verdict,
+                        codes,
+                        row.get("partial_score"),
+                    ),
                 )
             )
+
+    def rows(self) -> list[ReportRow]:
+        """Every row added, in (case, repetition) order (``include_cases`` only)."""
+        return [item for _key, item in sorted(self.cases, key=lambda kv: kv[0])]
 
     def report(
         self,
@@ -208,44 +214,40 @@ class ReportBuilder:
         harness_mode: str | None = None,
         harness_assistance: Mapping[str, Any] | None = None,
         top_n: int = 5,
-    ) -> dict[str, Any]:
-        summary = self.total.summary()
+    ) -> ReportSummary:
+        """The summary of every row added so far."""
 
-        def grouped(key: str) -> dict[str, Any]:
+        def grouped(key: str) -> dict[str, VerdictSummary]:
             by_name = self.groups[key]
             return {name: by_name[name].summary() for name in sorted(by_name)}
 
-        fails = summary["verdict_counts"]["FAIL"]
-        report: dict[str, Any] = dict(summary)
-        report["dimensions"] = grouped("dimension")
-        report["categories"] = grouped("category")
-        suites = grouped("suite")
-        if suites:
-            report["suites"] = suites
-        report["taxonomy_counts"] = {
-            code: self.taxonomy[code] for code in order_codes(self.taxonomy)
-        }
-        report["top_failures"] = [
-            {"code": code, "count": count, "share": _round(count / fails) if fails else None}
-            for code, count in sorted(self.primary.items(), key=lambda kv: (-kv[1], kv[0]))[:top_n]
-        ]
-        report["worst_tools"] = [
-            {"tool": tool, "failures": count}
-            for tool, count in sorted(self.tools.items(), key=lambda kv: (-kv[1], kv[0]))[:top_n]
-        ]
+        totals = self.total.summary()
+        fails = totals.verdict_counts.FAIL
+        top = sorted(self.primary.items(), key=lambda kv: (-kv[1], kv[0]))[:top_n]
+        worst = sorted(self.tools.items(), key=lambda kv: (-kv[1], kv[0]))[:top_n]
         # exactly rounded, so the average does not depend on the order the rows arrive in
         total_score = math.fsum(v for v, c in self.scores.items() for _ in range(c))
-        report["average_partial_score"] = (
-            _round(total_score / self.score_n) if self.score_n else None
-        )
         max_n = max((n for n, _ in self.outcomes.values()), default=0)
+        pass_at_k = None
         if max_n > 1:
             tuples = {case: (n, c) for case, (n, c) in self.outcomes.items()}
-            report["pass_at_k"] = pass_hat_k_all(tuples, max_n)
-        report["anomalies"] = [item for _key, item in sorted(self.anomalies, key=lambda kv: kv[0])]
-        report["harness_mode"] = harness_mode
-        if harness_assistance is not None:
-            report["harness_assistance"] = dict(harness_assistance)
-        if self.include_cases:
-            report["cases"] = [item for _key, item in sorted(self.cases, key=lambda kv: kv[0])]
-        return report
+            pass_at_k = PassHatK({int(k): v for k, v in pass_hat_k_all(tuples, max_n).items()})
+        return ReportSummary(
+            totals=totals,
+            dimensions=grouped("dimension"),
+            categories=grouped("category"),
+            suites=grouped("suite"),
+            taxonomy_counts={code: self.taxonomy[code] for code in order_codes(self.taxonomy)},
+            top_failures=[
+                TopFailure(code, count, _round(count / fails) if fails else None)
+                for code, count in top
+            ],
+            worst_tools=[WorstTool(tool, count) for tool, count in worst],
+            average_partial_score=_round(total_score / self.score_n) if self.score_n else None,
+            pass_at_k=pass_at_k,
+            anomalies=[item for _key, item in sorted(self.anomalies, key=lambda kv: kv[0])],
+            harness_mode=harness_mode,
+            harness_assistance=(
+                dict(harness_assistance) if harness_assistance is not None else None
+            ),
+        )

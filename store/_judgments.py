@@ -26,7 +26,13 @@ from rejudge.store._tables import (
 from sqlalchemy import Table, Text, cast, func, select, update
 from sqlalchemy.engine import Connection
 
-from rejudge.model import Judgment, PreparedJudgment, canonical_json, put_trace_hash
+from rejudge.model import (
+    Judgment,
+    PreparedJudgment,
+    ReportSummary,
+    canonical_json,
+    put_trace_hash,
+)
 
 if TYPE_CHECKING:
     from sqlalchemy import Engine
@@ -248,7 +254,7 @@ class JudgmentStoreMixin:
         self,
         evaluation_id: int,
         *,
-        summary: dict[str, Any],
+        summary: ReportSummary,
         inputs_hash: str,
         status: str = "finished",
     ) -> None:
@@ -257,7 +263,10 @@ class JudgmentStoreMixin:
                 update(_T_EVAL)
                 .where(_T_EVAL.c.id == evaluation_id)
                 .values(
-                    summary=summary, inputs_hash=inputs_hash, status=status, finished_at=utcnow()
+                    summary=summary.to_json(),
+                    inputs_hash=inputs_hash,
+                    status=status,
+                    finished_at=utcnow(),
                 )
             )
 

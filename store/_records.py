@@ -10,6 +10,7 @@ from datetime import datetime
 from typing import Any
 from urllib.parse import urlsplit
 
+from rejudge.model._report import ReportSummary
 from rejudge.model._schemas import RunConfig, Trace
 
 __all__ = ["SuiteRecord", "RunRecord", "StoredTrace", "EvaluationRecord", "BaselineRecord"]
@@ -70,7 +71,7 @@ class EvaluationRecord:
     engine_version: str
     inputs_hash: str | None
     status: str
-    summary: dict[str, Any]
+    summary: ReportSummary | None  # None until the evaluation is finished
     created_at: datetime
     finished_at: datetime | None
 
@@ -158,4 +159,5 @@ def run_record_from_row(row: Any) -> RunRecord:
 
 def evaluation_record_from_row(row: Any) -> EvaluationRecord:
     m = row._mapping
-    return EvaluationRecord(**{**m, "summary": m["summary"] or {}})
+    stored = m["summary"]
+    return EvaluationRecord(**{**m, "summary": ReportSummary.from_json(stored) if stored else None})

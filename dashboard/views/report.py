@@ -35,15 +35,15 @@ ev = pick_evaluation("Evaluation", rows, key="ev", default_index=len(rows) - 1)
 if ev is None:
     st.stop()
 report = data.evaluation_report(url, ev.id)
-summary = report["summary"]
-counts = summary["verdict_counts"]
+summary = report.summary
+counts = summary.verdict_counts
 
 m = st.columns(5)
-m[0].metric("Accuracy", pct(summary["accuracy"]))
-m[1].metric("Scored", summary["scored_count"])
-m[2].metric("PASS / FAIL", f"{counts['PASS']} / {counts['FAIL']}")
-m[3].metric("SKIP / AGENT_ERROR", f"{counts['SKIP']} / {counts['AGENT_ERROR']}")
-m[4].metric("Average partial", num(summary.get("average_partial_score")))
+m[0].metric("Accuracy", pct(summary.accuracy))
+m[1].metric("Scored", summary.scored_count)
+m[2].metric("PASS / FAIL", f"{counts.PASS} / {counts.FAIL}")
+m[3].metric("SKIP / AGENT_ERROR", f"{counts.SKIP} / {counts.AGENT_ERROR}")
+m[4].metric("Average partial", num(summary.average_partial_score))
 st.caption(verdict_caption(ev))
 usage = data.run_usage(url, ev.run_id)
 if usage.traces:
@@ -57,12 +57,10 @@ if usage.traces:
 left, right = st.columns(2)
 with left:
     st.markdown("**Top failures** (primary cause)")
-    top = summary.get("top_failures") or []
+    top = summary.top_failures
     if top:
         st.dataframe(
-            pd.DataFrame(
-                [{"code": t["code"], "FAILs": t["count"], "share": pct(t["share"])} for t in top]
-            ),
+            pd.DataFrame([{"code": t.code, "FAILs": t.count, "share": pct(t.share)} for t in top]),
             hide_index=True,
             width="stretch",
         )
@@ -70,18 +68,18 @@ with left:
         st.caption("No FAIL names a cause.")
 with right:
     st.markdown("**Worst tools**")
-    worst = summary.get("worst_tools") or []
+    worst = summary.worst_tools
     if worst:
-        st.dataframe(pd.DataFrame(worst), hide_index=True, width="stretch")
+        st.dataframe(pd.DataFrame([w.to_json() for w in worst]), hide_index=True, width="stretch")
     else:
         st.caption("No tool is implicated in a FAIL.")
-anomalies = summary.get("anomalies") or []
+anomalies = summary.anomalies
 if anomalies:
     with st.expander(f"Anomalies ({len(anomalies)})"):
         st.dataframe(
             pd.DataFrame(
                 [
-                    {"case": a["case"], "rep": a["repetition"], "flags": ", ".join(a["flags"])}
+                    {"case": a.case, "rep": a.repetition, "flags": ", ".join(a.flags)}
                     for a in anomalies
                 ]
             ),
@@ -90,9 +88,9 @@ if anomalies:
         )
 
 st.subheader("Cases")
-cases = report["cases"]
-verdicts = sorted({c["verdict"] for c in cases if c["verdict"]})
-codes = sorted({code for c in cases for code in c["taxonomy"] or []})
+cases = report.cases
+verdicts = sorted({c.verdict for c in cases if c.verdict})
+codes = sorted({code for c in cases for code in c.taxonomy})
 f1, f2, f3 = st.columns([2, 2, 3])
 picked_verdicts = f1.multiselect("Verdict", verdicts, key="rp_verdict", placeholder="all")
 picked_codes = f2.multiselect("Cause", codes, key="rp_cause", placeholder="all")
@@ -103,18 +101,18 @@ if shown:
     frame = pd.DataFrame(
         [
             {
-                "case": c["case"],
-                "rep": c["repetition"],
-                "verdict": c["verdict"],
-                "causes": ", ".join(c["taxonomy"] or []),
-                "partial": c["partial_score"],
+                "case": c.case,
+                "rep": c.repetition,
+                "verdict": c.verdict,
+                "causes": ", ".join(c.taxonomy),
+                "partial": c.partial_score,
                 "trace": "trace?"
                 + urlencode(
                     {
                         "run": str(ev.run_id),
                         "ev": str(ev.id),
-                        "tv_case": c["case"],
-                        "rep": str(c["repetition"]),
+                        "tv_case": c.case,
+                        "rep": str(c.repetition),
                     }
                 ),
             }
@@ -131,7 +129,7 @@ if shown:
         },
     )
     d1, d2, _ = st.columns([1, 1, 4])
-    plain = [{k: v for k, v in c.items()} for c in shown]
+    plain = [c.to_json() for c in shown]
     d1.download_button(
         "Download CSV",
         frame.drop(columns=["trace"]).to_csv(index=False),
@@ -147,6 +145,6 @@ if shown:
         key="rp_jsonl",
     )
 with st.expander("As JSON (what `rejudge report EVAL --json` prints)"):
-    st.json(json.dumps({k: v for k, v in report.items() if k != "calibration"}), expanded=False)
+    st.json(json.dumps(report.to_json()), expanded=False)
 
 follow_click()

@@ -26,6 +26,7 @@ from rejudge.judge import (
     RejudgeResult,
     load_rule_set,
 )
+from rejudge.model import ReportSummary
 from rejudge.services import (
     check_evaluation_baseline,
     compare_evaluations,
@@ -56,61 +57,57 @@ def _pct(value: float | None) -> str:
 # --------------------------------------------------------------------------- rendering
 
 
-def render_summary(c: Console, head: Mapping[str, Any], summary: Mapping[str, Any]) -> None:
-    """The summary tables shared by `judge`, `rejudge`, `report` and `demo`."""
-    counts = summary.get("verdict_counts", {})
+def render_summary(c: Console, head: Mapping[str, Any], summary: ReportSummary) -> None:
+    """The summary tables shared by `judge`, `rejudge` and `report`."""
+    counts = summary.verdict_counts
     c.print(
         # names from evidence are escaped: a run called "x[bold]" prints as written
         f"[bold]evaluation {head.get('evaluation')}[/bold]  run {escape(str(head.get('run')))}  "
         f"tier {head.get('tier')}  rules {escape(str(head.get('rules')))}"
     )
     c.print(
-        f"accuracy {_pct(summary.get('accuracy'))} over {summary.get('scored_count', 0)} scored  "
-        f"(PASS {counts.get('PASS', 0)}  FAIL {counts.get('FAIL', 0)}  "
-        f"SKIP {counts.get('SKIP', 0)}  AGENT_ERROR {counts.get('AGENT_ERROR', 0)})  "
-        f"average partial score {summary.get('average_partial_score')}"
+        f"accuracy {_pct(summary.accuracy)} over {summary.scored_count} scored  "
+        f"(PASS {counts.PASS}  FAIL {counts.FAIL}  "
+        f"SKIP {counts.SKIP}  AGENT_ERROR {counts.AGENT_ERROR})  "
+        f"average partial score {summary.average_partial_score}"
     )
-    if summary.get("harness_mode"):
-        c.print(f"harness mode {summary['harness_mode']}")
-    dims = summary.get("dimensions") or {}
-    if dims:
+    if summary.harness_mode:
+        c.print(f"harness mode {summary.harness_mode}")
+    if summary.dimensions:
         rows = [
             [
                 name,
-                d["verdict_counts"]["PASS"],
-                d["verdict_counts"]["FAIL"],
-                d["verdict_counts"]["SKIP"] + d["verdict_counts"]["AGENT_ERROR"],
-                _pct(d["accuracy"]),
+                d.verdict_counts.PASS,
+                d.verdict_counts.FAIL,
+                d.verdict_counts.SKIP + d.verdict_counts.AGENT_ERROR,
+                _pct(d.accuracy),
             ]
-            for name, d in dims.items()
+            for name, d in summary.dimensions.items()
         ]
         c.print(table("By dimension", ["dimension", "PASS", "FAIL", "other", "accuracy"], rows))
-    taxonomy = summary.get("taxonomy_counts") or {}
+    taxonomy = summary.taxonomy_counts
     if taxonomy:
         c.print(table("Failure causes", ["code", "FAILs"], [[k, v] for k, v in taxonomy.items()]))
-    pass_k = summary.get("pass_at_k")
-    if pass_k:
-        c.print("pass^k  " + "  ".join(f"k={k}: {_pct(v)}" for k, v in pass_k.items()))
+    if summary.pass_at_k is not None:
+        c.print(
+            "pass^k  " + "  ".join(f"k={k}: {_pct(v)}" for k, v in summary.pass_at_k.values.items())
+        )
 
 
 def render_report(c: Console, report: EvaluationReport) -> None:
     summary = report.summary
     render_summary(c, report.to_json(), summary)
-    top = summary.get("top_failures") or []
-    if top:
-        rows = [[t["code"], t["count"], _pct(t["share"])] for t in top]
+    if summary.top_failures:
+        rows = [[t.code, t.count, _pct(t.share)] for t in summary.top_failures]
         c.print(table("Top failures (primary cause)", ["code", "FAILs", "share"], rows))
-    worst = summary.get("worst_tools") or []
-    if worst:
-        c.print(
-            table("Worst tools", ["tool", "FAILs"], [[w["tool"], w["failures"]] for w in worst])
-        )
-    assistance = summary.get("harness_assistance")
+    if summary.worst_tools:
+        rows = [[w.tool, w.failures] for w in summary.worst_tools]
+        c.print(table("Worst tools", ["tool", "FAILs"], rows))
+    assistance = summary.harness_assistance
     if assistance:
         c.print("harness assistance " + ", ".join(f"{k}={v}" for k, v in assistance.items()))
-    anomalies = summary.get("anomalies") or []
-    if anomalies:
-        rows = [[a["case"], a["repetition"], ", ".join(a["flags"])] for a in anomalies]
+    if summary.anomalies:
+        rows = [[a.case, a.repetition, ", ".join(a.flags)] for a in summary.anomalies]
         c.print(table("Anomalies", ["case", "rep", "flags"], rows))
     if report.calibration:
         from rejudge.cli.review import render_calibration
@@ -118,11 +115,11 @@ def render_report(c: Console, report: EvaluationReport) -> None:
         render_calibration(c, report.calibration)
     cases = [
         [
-            r["case"],
-            r["repetition"],
-            _verdict(r["verdict"]),
-            " ".join(r["taxonomy"]),
-            "" if r["partial_score"] is None else f"{r['partial_score']:.2f}",
+            r.case,
+            r.repetition,
+            _verdict(r.verdict),
+            " ".join(r.taxonomy),
+            "" if r.partial_score is None else f"{r.partial_score:.2f}",
         ]
         for r in report.cases
     ]
@@ -206,9 +203,9 @@ def render_rejudged(c: Console, result: RejudgeResult) -> None:
             e.tier,
             e.judged,
             e.written,
-            _pct(e.summary.get("accuracy")),
-            e.summary["verdict_counts"]["PASS"],
-            e.summary["verdict_counts"]["FAIL"],
+            _pct(e.summary.accuracy),
+            e.summary.verdict_counts.PASS,
+            e.summary.verdict_counts.FAIL,
         ]
         for e in result.evaluations
     ]

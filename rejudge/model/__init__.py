@@ -11,6 +11,8 @@
   (:mod:`._comparison`, the one definition the CLI and the dashboard share), verdict counts and
   the one accuracy formula (:mod:`._verdicts`) and the statistics they report
   (:mod:`._statistics`);
+- a report's aggregate and rows (:mod:`._report`: :class:`ReportSummary`, :class:`ReportRow`,
+  :class:`PassHatK`), stored with an evaluation and hashed by a baseline as their ``to_json``;
 - the typed results of the use cases (:mod:`._results`: reports, comparisons, baselines), whose
   ``to_json`` is what ``--json`` prints;
 - worlds with state (:class:`World`, its copy-on-write :class:`WorldState`, the readable
@@ -47,6 +49,14 @@ if TYPE_CHECKING:
     from rejudge.model._judgment_text import put_trace_hash as put_trace_hash
     from rejudge.model._judgment_text import split_judgment_text as split_judgment_text
     from rejudge.model._judgment_text import text_hash as text_hash
+    from rejudge.model._report import Anomaly as Anomaly
+    from rejudge.model._report import PassHatK as PassHatK
+    from rejudge.model._report import Report as Report
+    from rejudge.model._report import ReportRow as ReportRow
+    from rejudge.model._report import ReportSummary as ReportSummary
+    from rejudge.model._report import TopFailure as TopFailure
+    from rejudge.model._report import VerdictSummary as VerdictSummary
+    from rejudge.model._report import WorstTool as WorstTool
     from rejudge.model._results import BaselineCheck as BaselineCheck
     from rejudge.model._results import BaselineLock as BaselineLock
     from rejudge.model._results import Comparison as Comparison
@@ -161,6 +171,15 @@ _EXPORTS: dict[str, str] = {
     "accuracy": "rejudge.model._verdicts",
     "VerdictCounts": "rejudge.model._verdicts",
     "wilson_interval": "rejudge.model._statistics",
+    # a report: its aggregate, its rows, pass^k
+    "Anomaly": "rejudge.model._report",
+    "PassHatK": "rejudge.model._report",
+    "Report": "rejudge.model._report",
+    "ReportRow": "rejudge.model._report",
+    "ReportSummary": "rejudge.model._report",
+    "TopFailure": "rejudge.model._report",
+    "VerdictSummary": "rejudge.model._report",
+    "WorstTool": "rejudge.model._report",
     # the typed results of the use cases (what --json dumps)
     "BaselineCheck": "rejudge.model._results",
     "BaselineLock": "rejudge.model._results",

@@ -3,12 +3,12 @@
 
 Each is a frozen dataclass whose fields, in order, are the keys of its JSON (DESIGN §11's
 contract and the tests rely on the names and the order: ``to_json`` is the fields in order, so the JSON a
-script reads is the dump of the very object a caller gets). The aggregated ``summary`` stays the
-plain mapping :func:`rejudge.judge.build_report` builds: it is stored as is (an
-evaluation's summary, a baseline's report) and hashed, so its canonical form is the dict.
-Renderers for people live in the CLI; nothing here prints. The typed parts of a result
-(:class:`~rejudge.model.VerdictCounts`, :class:`~rejudge.model.Flip`) dump to the very dicts
-they replaced, so ``--json`` is the same bytes.
+script reads is the dump of the very object a caller gets). A report's ``summary`` is the
+:class:`~rejudge.model.ReportSummary` :func:`rejudge.judge.build_report` builds; it is stored
+(an evaluation's summary, a baseline's report) and hashed as its ``to_json``. Renderers for
+people live in the CLI and the dashboard; nothing here prints. The typed parts of a result
+(:class:`~rejudge.model.VerdictCounts`, :class:`~rejudge.model.Flip`, the report's parts) dump
+to the very dicts they replaced, so ``--json`` is the same bytes.
 """
 
 from __future__ import annotations
@@ -17,6 +17,7 @@ from dataclasses import dataclass, field, fields
 from typing import Any
 
 from rejudge.model._comparison import Flip
+from rejudge.model._report import Report, ReportRow, ReportSummary
 from rejudge.model._verdicts import VerdictCounts
 
 __all__ = [
@@ -31,11 +32,6 @@ __all__ = [
     "BaselineCheck",
 ]
 
-#: a report's aggregate (DESIGN §11 ``summary``): verdict_counts, scored_count, accuracy,
-#: dimensions, categories, taxonomy_counts, top_failures, worst_tools, average_partial_score,
-#: pass_at_k (when repeated), anomalies, harness_mode (see :mod:`rejudge.judge._report`)
-Summary = dict[str, Any]
-
 
 @dataclass(frozen=True)
 class Result:
@@ -47,7 +43,7 @@ class Result:
 
 
 #: what a result holds that dumps itself (its ``to_json``)
-_TYPED = (Result, VerdictCounts, Flip)
+_TYPED = (Result, VerdictCounts, Flip, ReportSummary, ReportRow)
 
 
 def _dump(value: Any) -> Any:
@@ -68,7 +64,7 @@ class JudgeRunResult(Result):
     rules: str
     judged: int
     written: int
-    summary: Summary
+    summary: ReportSummary
 
 
 @dataclass(frozen=True)
@@ -79,7 +75,7 @@ class JudgeSummary(Result):
     run: str
     tier: str
     rules: str
-    summary: Summary
+    summary: ReportSummary
     judged: int
     written: int
 
@@ -94,7 +90,7 @@ class RejudgedEvaluation(Result):
     rules: str
     judged: int
     written: int
-    summary: Summary
+    summary: ReportSummary
 
 
 @dataclass(frozen=True)
@@ -117,19 +113,20 @@ class EvaluationReport(Result):
     run: str | int  # the run's id when the run is gone
     tier: str
     rules: str
-    summary: Summary
-    cases: list[dict[str, Any]]
+    summary: ReportSummary
+    cases: list[ReportRow]
     calibration: dict[str, Any] | None = None
 
     def to_json(self) -> dict[str, Any]:
         out = super().to_json()
+        del out["summary"]["cases"]  # the rows are beside it, under ``cases``
         if self.calibration is None:  # the plain report has no calibration key
             del out["calibration"]
         return out
 
     def flat(self) -> dict[str, Any]:
-        """The summary with its ``cases``: the report a baseline locks and hashes."""
-        return {**self.summary, "cases": self.cases}
+        """The summary with its rows: the report a baseline locks and hashes."""
+        return Report(self.summary, self.cases).to_json()
 
 
 @dataclass(frozen=True)

@@ -374,7 +374,7 @@ def finish_judging(
             iter_evaluation_rows(store, evaluation_id),
             harness_mode=run.harness_mode,
             include_cases=False,
-        )
+        ).summary
     store.finish_evaluation(evaluation_id, summary=summary, inputs_hash=inputs.inputs_hash)
     return JudgeRunResult(
         evaluation_id=evaluation_id,
@@ -483,8 +483,8 @@ def evaluation_report(
         run=run.name if run else ev.run_id,
         tier=ev.tier,
         rules=rule_set.ref,
-        summary={k: v for k, v in report.items() if k != "cases"},
-        cases=report["cases"],
+        summary=report.summary,
+        cases=report.cases or [],
         calibration=calibration,
     )
 

@@ -63,7 +63,7 @@ def judge_report(url: str, evaluation_id: int) -> dict[str, Any]:
     """What `rejudge report EVAL --json` prints under ``summary`` (the judge's own report)."""
     store = Store.open(url)
     try:
-        return evaluation_report(store, evaluation_id).summary
+        return evaluation_report(store, evaluation_id).to_json()["summary"]
     finally:
         store.close()
 

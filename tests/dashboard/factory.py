@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import Any
 
 import yaml
+from rejudge.judge import build_report
 from rejudge.store import Store
 
 from rejudge.model import (
@@ -23,6 +24,7 @@ from rejudge.model import (
     Golden,
     GoldenCall,
     Judgment,
+    ReportSummary,
     Round,
     RuleSet,
     RunConfig,
@@ -32,9 +34,18 @@ from rejudge.model import (
     Trace,
     content_hash,
 )
+from rejudge.services import iter_evaluation_rows
 
 TIER = "golden"
 ENGINE = "test-1"
+
+
+def _summary(store: Store, evaluation_id: int) -> ReportSummary:
+    """The summary of what is linked so far, as the judge stores it when it finishes."""
+    rows = iter_evaluation_rows(store, evaluation_id)
+    return build_report(rows, include_cases=False).summary
+
+
 CODES = ["TOOL_MISSING", "TOOL_WRONG", "PARAM_WRONG_VALUE", "PARAM_MISSING", "ORDER_WRONG"]
 
 
@@ -292,7 +303,9 @@ def build_store(
                         }
                     )
                 store.link_judgments(ev, links)
-                store.finish_evaluation(ev, summary={}, inputs_hash=content_hash([ev]))
+                store.finish_evaluation(
+                    ev, summary=_summary(store, ev), inputs_hash=content_hash([ev])
+                )
                 built.judgments += len(links)
             if not (running_run and run_name == "run-a"):
                 store.finish_run(run.id)
@@ -420,7 +433,7 @@ def build_imported(url: str, cassettes_dir: Path) -> Built:
                 }
             )
         store.link_judgments(ev, links)
-        store.finish_evaluation(ev, summary={}, inputs_hash=content_hash([ev]))
+        store.finish_evaluation(ev, summary=_summary(store, ev), inputs_hash=content_hash([ev]))
         store.finish_run(run.id)
         built.judgments = len(links)
         return built

@@ -78,7 +78,7 @@ def test_report_counts_and_keys():
             anomalies=["zero_partial_score_all_calls_executed"],
         ),
     ]
-    rep = build_report(rows, harness_mode="production-parity")
+    rep = build_report(rows, harness_mode="production-parity").to_json()
     assert rep["verdict_counts"] == {"PASS": 1, "FAIL": 3, "SKIP": 1, "AGENT_ERROR": 1}
     assert rep["scored_count"] == 4
     assert rep["accuracy"] == 0.25  # SKIP and AGENT_ERROR are not in the denominator
@@ -108,7 +108,7 @@ def test_report_counts_and_keys():
 def test_report_pass_at_k_over_repetitions():
     rows = [row("a", v, rep=i) for i, v in enumerate(["PASS", "FAIL", "PASS", "FAIL"])]
     rows += [row("b", "PASS", rep=i) for i in range(4)]
-    rep = build_report(rows)
+    rep = build_report(rows).to_json()
     assert rep["pass_at_k"]["1"] == pytest.approx(0.75)
     assert rep["pass_at_k"]["2"] == pytest.approx((1 / 6 + 1) / 2, abs=1e-6)
     assert rep["pass_at_k"]["4"] == pytest.approx(0.5)
@@ -162,19 +162,21 @@ def test_compare_not_comparable_is_loud():
 def test_baseline_lock_and_check():
     base_rows = [row("c1", "PASS"), row("c2", "PASS"), row("c3", "FAIL")]
     inputs = {"suite_hash": "s", "rule_set_hash": "r", "tier": "golden"}
-    base = lock_baseline("main", build_report(base_rows), inputs)
-    assert base["report_sha256"] == report_hash(build_report(base_rows))
-    same = check_baseline(base, build_report(base_rows), inputs)
+    base = lock_baseline("main", build_report(base_rows).to_json(), inputs)
+    assert base["report_sha256"] == report_hash(build_report(base_rows).to_json())
+    same = check_baseline(base, build_report(base_rows).to_json(), inputs)
     assert same["regression"] is False
     worse = check_baseline(
-        base, build_report([row("c1", "PASS"), row("c2", "FAIL"), row("c3", "PASS")]), inputs
+        base,
+        build_report([row("c1", "PASS"), row("c2", "FAIL"), row("c3", "PASS")]).to_json(),
+        inputs,
     )
     assert worse["regression"] is True and worse["flips"][0]["case"] == "c2"
     # accuracy equal, flips ignored when told so
     assert (
         check_baseline(
             base,
-            build_report([row("c1", "PASS"), row("c2", "FAIL"), row("c3", "PASS")]),
+            build_report([row("c1", "PASS"), row("c2", "FAIL"), row("c3", "PASS")]).to_json(),
             inputs,
             fail_on_flip=False,
         )["regression"]
@@ -182,20 +184,25 @@ def test_baseline_lock_and_check():
     )
     drop = check_baseline(
         base,
-        build_report([row("c1", "PASS"), row("c2", "FAIL"), row("c3", "FAIL")]),
+        build_report([row("c1", "PASS"), row("c2", "FAIL"), row("c3", "FAIL")]).to_json(),
         inputs,
         fail_on_flip=False,
         max_accuracy_drop=0.5,
     )
     assert drop["regression"] is False and drop["accuracy_drop"] == pytest.approx(1 / 3, abs=1e-6)
     with pytest.raises(BaselineMismatchError, match="rule_set_hash"):
-        check_baseline(base, build_report(base_rows), {**inputs, "rule_set_hash": "other"})
+        check_baseline(
+            base, build_report(base_rows).to_json(), {**inputs, "rule_set_hash": "other"}
+        )
     assert check_baseline(
-        base, build_report(base_rows), {**inputs, "rule_set_hash": "o"}, allow_mismatch=True
+        base,
+        build_report(base_rows).to_json(),
+        {**inputs, "rule_set_hash": "o"},
+        allow_mismatch=True,
     )["input_mismatches"]
     tampered = {**base, "report": {**base["report"], "accuracy": 1.0}}
     with pytest.raises(BaselineMismatchError, match="altered"):
-        check_baseline(tampered, build_report(base_rows), inputs)
+        check_baseline(tampered, build_report(base_rows).to_json(), inputs)
 
 
 def test_report_streams_and_ignores_row_order():
@@ -220,16 +227,16 @@ def test_report_streams_and_ignores_row_order():
                 "anomalies": ["flag"] if i % 17 == 0 else [],
             }
         )
-    expected = build_report(rows)
+    expected = build_report(rows).to_json()
     shuffled = rows[:]
     rng.shuffle(shuffled)
-    assert build_report(iter(shuffled)) == expected  # a one-pass iterator, any order
-    assert build_report(r for r in rows) == expected
+    assert build_report(iter(shuffled)).to_json() == expected  # a one-pass iterator, any order
+    assert build_report(r for r in rows).to_json() == expected
     assert expected["cases"][0]["case"] == "c00" and len(expected["cases"]) == 300
     assert [a["case"] for a in expected["anomalies"]] == sorted(
         a["case"] for a in expected["anomalies"]
     )
-    summary = build_report(iter(rows), include_cases=False)
+    summary = build_report(iter(rows), include_cases=False).to_json()
     assert summary["cases"] == 300  # without the per-row list, "cases" is the row count
     assert {k: v for k, v in summary.items() if k != "cases"} == {
         k: v for k, v in expected.items() if k != "cases"

@@ -50,11 +50,16 @@ def test_judge_run_and_rejudge(store):
     seen = []
     r1 = judge_run(store, "r1", "golden", load_rule_set("standard@1"), progress=seen.append)
     assert (r1.judged, r1.written, sum(seen)) == (4, 4, 4)
-    assert r1.summary["verdict_counts"] == {"PASS": 2, "FAIL": 2, "SKIP": 0, "AGENT_ERROR": 0}
+    assert r1.summary.verdict_counts.to_json() == {
+        "PASS": 2,
+        "FAIL": 2,
+        "SKIP": 0,
+        "AGENT_ERROR": 0,
+    }
     again = judge_run(store, "r1", "golden", load_rule_set("standard@1"))
     assert again.written == 0  # same inputs: lookups, no new judgment rows
     r2 = judge_run(store, "r1", "golden", load_rule_set("standard@2"), workers=2)
-    assert r2.written == 4 and r2.summary["verdict_counts"]["PASS"] == 3
+    assert r2.written == 4 and r2.summary.verdict_counts.PASS == 3
     cmp = compare_rows(
         evaluation_rows(store, r1.evaluation_id), evaluation_rows(store, r2.evaluation_id)
     )
@@ -64,7 +69,9 @@ def test_judge_run_and_rejudge(store):
     assert cmp["comparable"] is True
     report = evaluation_report(store, r1.evaluation_id)
     assert report.rules == "standard@1" and len(report.cases) == 4
-    assert report.summary["pass_at_k"]["1"] == pytest.approx((0.5 + 0 + 1) / 3, abs=1e-6)
+    assert report.summary.pass_at_k is not None and report.summary.pass_at_k[1] == pytest.approx(
+        (0.5 + 0 + 1) / 3, abs=1e-6
+    )
 
 
 def test_shards_split_without_overlap(store):

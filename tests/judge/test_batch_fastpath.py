@@ -139,10 +139,10 @@ def test_batch_matches_judge_and_reads_back(store, tier):
         iter_evaluation_rows(store, first.evaluation_id),
         harness_mode=run.harness_mode,
         include_cases=False,
-    )
+    ).summary
     assert first.summary == read_back
-    assert first.summary["verdict_counts"]["FAIL"] > 0
-    assert first.summary["worst_tools"] and first.summary["verdict_counts"]["AGENT_ERROR"] > 0
+    assert first.summary.verdict_counts.FAIL > 0
+    assert first.summary.worst_tools and first.summary.verdict_counts.AGENT_ERROR > 0
 
 
 def test_unchanged_inputs_are_lookups_not_judgings(store, monkeypatch):

@@ -54,7 +54,7 @@ def test_report_json_and_the_locked_hash(store) -> None:  # noqa: F811
         rows,
         harness_mode=run.harness_mode,
         harness_assistance=run.config.harness_assistance.model_dump(),
-    )
+    ).to_json()
     assert report.flat() == built
 
     locked = lock_evaluation_baseline(store, ev, "main")

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import pytest
+from rejudge.judge import build_report
 from rejudge.store import ConflictError, NotFoundError, RunRecord, Store
 from rejudge.store._tables import EvaluationJudgmentRow, JudgmentRow, RuleSetRow
 from sqlalchemy import select
@@ -96,11 +97,13 @@ def test_evaluation_lifecycle(store: Store, run: RunRecord, judged) -> None:  # 
     evaluation_id, rule_set_id, _judgments, _links = judged
     record = store.get_evaluation(evaluation_id)
     assert (record.run_id, record.tier, record.rule_set_id) == (run.id, "ast", rule_set_id)
-    assert record.status == "running" and record.summary == {} and record.finished_at is None
-    store.finish_evaluation(evaluation_id, summary={"accuracy": 0.5}, inputs_hash="sha256:inputs")
+    assert record.status == "running" and record.summary is None and record.finished_at is None
+    rows = [{"case": "a", "verdict": "PASS"}, {"case": "b", "verdict": "FAIL", "repetition": 1}]
+    summary = build_report(rows, include_cases=False).summary
+    store.finish_evaluation(evaluation_id, summary=summary, inputs_hash="sha256:inputs")
     done = store.get_evaluation(str(evaluation_id))
     assert done.status == "finished"
-    assert done.summary == {"accuracy": 0.5}
+    assert done.summary == summary and done.summary.accuracy == 0.5
     assert done.inputs_hash == "sha256:inputs"
     assert done.finished_at is not None
     second = store.create_evaluation(

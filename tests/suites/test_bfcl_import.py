@@ -233,8 +233,8 @@ def test_results_round_trip_import_judge_export(store: Any, tmp_path: Path) -> N
         "bfcl-ast",
         load_rule_set("bfcl@1"),
     )
-    counts = result.summary["verdict_counts"]
-    assert counts["PASS"] == 8 and counts["FAIL"] == 8
+    counts = result.summary.verdict_counts
+    assert counts.PASS == 8 and counts.FAIL == 8
 
     written = export_bfcl(store, result.evaluation_id, tmp_path / "score")
     [entry] = written
