@@ -45,11 +45,6 @@ if TYPE_CHECKING:
 # public name -> the private module that defines it (each module's __all__;
 # tests/test_public_api.py keeps this table complete)
 _EXPORTS: dict[str, str] = {
-    "Agreement": "rejudge.judge._agreement",
-    "AgreementTable": "rejudge.judge._agreement",
-    "Disagreement": "rejudge.judge._agreement",
-    "TierAgreement": "rejudge.judge._agreement",
-    "cohens_kappa": "rejudge.judge._agreement",
     "external_pass_hat_k": "rejudge.judge._agreement",
     "tier_agreement": "rejudge.judge._agreement",
     "BaselineMismatchError": "rejudge.judge._baseline",

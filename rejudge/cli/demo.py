@@ -251,7 +251,7 @@ def _render(c: Console, result: DemoResult, db_url: str) -> None:
 
     if result.agreement is not None:
         from rejudge.cli._agreement import render_agreement
-        from rejudge.judge import Agreement, AgreementTable, Disagreement, TierAgreement
+        from rejudge.model import Agreement, AgreementTable, Disagreement, TierAgreement
 
         c.rule(
             "τ-bench's reward against rejudge's tiers (`rejudge report EVAL --against external`)"

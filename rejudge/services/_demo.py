@@ -471,7 +471,7 @@ def run_demo(
         if run["run"] == DEMO_TAU_RUN:
             result.agreement = run_agreement(
                 store, run["run_id"], rule_set_id=_rule_set_id(store, run["run_id"], newest)
-            ).as_dict()
+            ).to_json()
     if shipped_evidence:
         result.model_vs_model = tau2_model_vs_model(store, say)
     result.elapsed_s = round(time.perf_counter() - started, 3)
@@ -559,7 +559,7 @@ def tau2_model_vs_model(store: Store, say: Progress) -> dict[str, Any]:
             entry[f"rejudge_{tier}"] = _rate(counts["PASS"], counts["PASS"] + counts["FAIL"])
         if "state" in ids:
             agreement = run_agreement(store, imported.run.id, prefer={"state": ids["state"]})
-            table = next(t for t in agreement.as_dict()["tiers"] if t["tier"] == "state")
+            table = next(t for t in agreement.to_json()["tiers"] if t["tier"] == "state")
             entry["state_evaluation"] = ids["state"]
             entry["state_agreement"] = {
                 k: table["table"][k]
