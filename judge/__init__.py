@@ -20,6 +20,7 @@ from rejudge._lazy import lazy_exports
 if TYPE_CHECKING:
     # the hand-picked entry points a type checker sees for real (the rest resolve through the
     # lazy table as Any); tests/test_types.py checks them
+    from rejudge.judge._agreement import tier_agreement as tier_agreement
     from rejudge.judge._batch import BatchJudge as BatchJudge
     from rejudge.judge._batch import ChunkPlan as ChunkPlan
     from rejudge.judge._batch import Judged as Judged
