@@ -101,8 +101,8 @@ tier = st.selectbox(
     key="agree_tier",
 )
 chosen = result.tier(tier)
-if chosen is None:  # a run judged under no tier that applies to it
-    st.caption("No tier to show.")
+if chosen is None:  # no tier of the run applies to its cases: the table above is empty
+    st.caption("No tier of this run judged a case, so no disagreement to show.")
     st.stop()
 grid = st.columns(2)
 grid[0].metric("rejudge FAIL, external 1", chosen.table.fail_1)
