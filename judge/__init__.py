@@ -20,6 +20,7 @@ from rejudge._lazy import lazy_exports
 if TYPE_CHECKING:
     # the hand-picked entry points a type checker sees for real (the rest resolve through the
     # lazy table as Any); tests/test_types.py checks them
+    from rejudge.judge._agreement import tier_agreement as tier_agreement
     from rejudge.judge._batch import BatchJudge as BatchJudge
     from rejudge.judge._batch import ChunkPlan as ChunkPlan
     from rejudge.judge._batch import Judged as Judged
@@ -45,11 +46,6 @@ if TYPE_CHECKING:
 # public name -> the private module that defines it (each module's __all__;
 # tests/test_public_api.py keeps this table complete)
 _EXPORTS: dict[str, str] = {
-    "Agreement": "rejudge.judge._agreement",
-    "AgreementTable": "rejudge.judge._agreement",
-    "Disagreement": "rejudge.judge._agreement",
-    "TierAgreement": "rejudge.judge._agreement",
-    "cohens_kappa": "rejudge.judge._agreement",
     "external_pass_hat_k": "rejudge.judge._agreement",
     "tier_agreement": "rejudge.judge._agreement",
     "BaselineMismatchError": "rejudge.judge._baseline",

@@ -19,9 +19,13 @@ import os
 import uuid
 from collections.abc import Iterator
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import pytest
 from rejudge.store import Store
+
+if TYPE_CHECKING:
+    from rejudge.services import DemoResult
 
 PG_HOST = "127.0.0.1"
 PG_PORT = 5432
@@ -96,10 +100,9 @@ def store(db_url: str) -> Iterator[Store]:
 
 
 @pytest.fixture(scope="session")
-def demo_store(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[str, Path]]:
-    """A store ``rejudge demo`` filled with the network blocked, from a working folder of its
-    own (no cassettes there: the demo finds the shipped ones), and a *different* folder for the
-    tests to read it from, as a user who runs ``cd X; rejudge demo`` and reads it elsewhere.
+def demo_run(tmp_path_factory: pytest.TempPathFactory) -> tuple[str, DemoResult]:
+    """``rejudge demo`` run once with the network blocked, from a working folder of its own (no
+    cassettes there: the demo finds the shipped ones): its store's URL and what it returned.
     Session-wide: the demo takes seconds, and the tests only read the store."""
     import socket
 
@@ -115,10 +118,19 @@ def demo_store(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[str, 
         mp.chdir(ran_in)
         opened = Store.open(url)
         try:
-            run_demo(opened, Path("cassettes"))
+            result = run_demo(opened, Path("cassettes"))
         finally:
             opened.close()
-    yield url, tmp_path_factory.mktemp("elsewhere")
+    return url, result
+
+
+@pytest.fixture(scope="session")
+def demo_store(
+    demo_run: tuple[str, DemoResult], tmp_path_factory: pytest.TempPathFactory
+) -> tuple[str, Path]:
+    """The demo's store and a *different* folder for the tests to read it from, as a user who
+    runs ``cd X; rejudge demo`` and reads it elsewhere."""
+    return demo_run[0], tmp_path_factory.mktemp("elsewhere")
 
 
 @pytest.fixture

@@ -23,6 +23,7 @@ import rejudge.judge
 import rejudge.model
 import rejudge.services
 import rejudge.store
+from rejudge.model._agreement import Agreement, AgreementTable, TierAgreement
 from rejudge.model._results import (
     BaselineCheck,
     BaselineLock,
@@ -32,7 +33,19 @@ from rejudge.model._results import (
 )
 from rejudge.model._world import World
 from rejudge.registry import REGISTRY, Registry
-from rejudge.services._demo import DemoResult
+from rejudge.services._demo_result import (
+    DemoEvaluation,
+    DemoHeadline,
+    DemoResult,
+    DemoRun,
+    DemoSkipped,
+    DemoSuite,
+    DemoTierComparison,
+    ModelVsModel,
+    PassRate,
+    Tau2PairedRewards,
+    Tau2Run,
+)
 from rejudge.services._imports import ImportResult
 from rejudge.store._repository import Store
 from rejudge.model._schemas import Case, Judgment, RuleSet, Trace
@@ -76,6 +89,42 @@ def check_root_and_services(store: rejudge.Store, rules: rejudge.RuleSet) -> Non
     for run_demo in (rejudge.run_demo, rejudge.services.run_demo):
         assert_type(run_demo(store), DemoResult)
     assert_type(rejudge.services.open_store("sqlite://"), Store)
+
+
+def check_agreement(store: rejudge.Store) -> None:
+    # the agreement is the model's type, computed by the judge, returned by the services
+    for agreement in (
+        rejudge.services.evaluation_agreement(store, 1),
+        rejudge.services.run_agreement(store, "run"),
+    ):
+        assert_type(agreement, Agreement)
+        assert_type(agreement.tier("golden"), TierAgreement | None)
+        assert_type(agreement.tiers[0].table, AgreementTable)
+    assert_type(rejudge.judge.tier_agreement([], {}, tier="golden"), TierAgreement)
+    assert_type(rejudge.model.cohens_kappa(1, 0, 0, 1), float | None)
+    assert_type(rejudge.model.Agreement, type[Agreement])
+
+
+def check_demo_result(store: rejudge.Store) -> None:
+    # the demo's result is typed to its leaves, through the services' facade
+    result = rejudge.services.run_demo(store)
+    assert_type(result.suites, list[DemoSuite])
+    assert_type(result.runs, list[DemoRun])
+    assert_type(result.skipped, list[DemoSkipped])
+    assert_type(result.evaluations, list[DemoEvaluation])
+    assert_type(result.reports, list[EvaluationReport])
+    assert_type(result.comparisons[0].comparison, Comparison)
+    assert_type(result.tier_comparisons, list[DemoTierComparison])
+    assert_type(result.headlines, list[DemoHeadline])
+    assert_type(result.agreement, Agreement | None)
+    assert_type(result.model_vs_model, ModelVsModel | None)
+    mvm = rejudge.services.tau2_model_vs_model(store, print)
+    assert_type(mvm.runs, list[Tau2Run])
+    assert_type(mvm.runs[0].tau2_reward, PassRate)
+    assert_type(mvm.runs[0].tau2_reward.ci95, tuple[float, float] | None)
+    assert_type(mvm.pair.compare, Comparison)
+    assert_type(mvm.pair.tau2_reward, Tau2PairedRewards)
+    assert_type(rejudge.services.DemoHeadline, type[DemoHeadline])
 """
 
 

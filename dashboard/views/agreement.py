@@ -17,6 +17,7 @@ from rejudge.dashboard.links import clickable_table, follow_click, pair_url
 from rejudge.dashboard.sidebyside import pair_link
 from rejudge.store import NotFoundError
 
+from rejudge.model import Agreement
 from rejudge.services import evaluation_agreement
 
 ctx = context()
@@ -30,11 +31,12 @@ st.caption(
 
 
 @st.cache_data(show_spinner=False, ttl=60)
-def _agreement(db_url: str, evaluation_id: int) -> dict | None:
+def _agreement(db_url: str, evaluation_id: int) -> Agreement | str:
+    """The typed agreement, or why there is none (the run carries no external verdict)."""
     try:
-        return evaluation_agreement(data.store(db_url), evaluation_id).as_dict()
+        return evaluation_agreement(data.store(db_url), evaluation_id)
     except NotFoundError as exc:
-        return {"error": str(exc)}
+        return str(exc)
 
 
 rows = data.evaluations(url)
@@ -58,55 +60,56 @@ ev = pick_evaluation(
 if ev is None:
     st.stop()
 result = _agreement(url, ev.id)
-if result is None or "error" in result:
-    st.info(result["error"] if result else "No external verdict.")
+if isinstance(result, str):
+    st.info(result)
     st.stop()
 
+source = result.source
 m = st.columns(3)
-m[0].metric("Source", result["source"])
-m[1].metric("Traces with a verdict", result["traces"])
-m[2].metric(f"{md_escape(result['source'])} success", pct(result["external_pass_rate"]))
-if result["external_pass_hat_k"]:
-    cols = st.columns(min(len(result["external_pass_hat_k"]), 8))
-    for column, (k, value) in zip(cols, result["external_pass_hat_k"].items(), strict=False):
-        column.metric(f"{md_escape(result['source'])} pass^{k}", pct(value))
+m[0].metric("Source", source)
+m[1].metric("Traces with a verdict", result.traces)
+m[2].metric(f"{md_escape(source)} success", pct(result.external_pass_rate))
+if result.external_pass_hat_k:
+    cols = st.columns(min(len(result.external_pass_hat_k), 8))
+    for column, (k, value) in zip(cols, result.external_pass_hat_k.items(), strict=False):
+        column.metric(f"{md_escape(source)} pass^{k}", pct(value))
 
 summary = pd.DataFrame(
     [
         {
-            "tier": t["tier"],
-            "evaluation": t["evaluation"],
-            "PASS / 1": t["table"]["pass_1"],
-            "PASS / 0": t["table"]["pass_0"],
-            "FAIL / 1": t["table"]["fail_1"],
-            "FAIL / 0": t["table"]["fail_0"],
-            "agreement": pct(t["table"]["agreement"]),
-            "kappa": num(t["table"]["kappa"]),
-            "left out": t["not_scored"] + t["no_external"],
+            "tier": t.tier,
+            "evaluation": t.evaluation,
+            "PASS / 1": t.table.pass_1,
+            "PASS / 0": t.table.pass_0,
+            "FAIL / 1": t.table.fail_1,
+            "FAIL / 0": t.table.fail_0,
+            "agreement": pct(t.table.agreement),
+            "kappa": num(t.table.kappa),
+            "left out": t.not_scored + t.no_external,
         }
-        for t in result["tiers"]
+        for t in result.tiers
     ]
 )
 st.subheader("Per tier")
 st.dataframe(summary, hide_index=True, width="stretch")
 
-tiers = [t["tier"] for t in result["tiers"]]
+tiers = [t.tier for t in result.tiers]
 tier = st.selectbox(
     "Disagreements of tier",
     tiers,
     index=tiers.index(ev.tier) if ev.tier in tiers else 0,
     key="agree_tier",
 )
-chosen = next(t for t in result["tiers"] if t["tier"] == tier)
-table = chosen["table"]
+chosen = result.tier(tier)
+if chosen is None:  # no tier of the run applies to its cases: the table above is empty
+    st.caption("No tier of this run judged a case, so no disagreement to show.")
+    st.stop()
 grid = st.columns(2)
-grid[0].metric("rejudge FAIL, external 1", table["fail_1"])
-grid[1].metric("rejudge PASS, external 0", table["pass_0"])
-if chosen["causes"]:
+grid[0].metric("rejudge FAIL, external 1", chosen.table.fail_1)
+grid[1].metric("rejudge PASS, external 0", chosen.table.pass_0)
+if chosen.causes:
     st.caption("Causes rejudge names where the external verdict gave 1")
-    causes = pd.DataFrame(
-        {"cause": list(chosen["causes"]), "traces": list(chosen["causes"].values())}
-    )
+    causes = pd.DataFrame({"cause": list(chosen.causes), "traces": list(chosen.causes.values())})
     # full cause names: TOOL_UNEXPECTED and TOOL_UNEXPECTED_ARGS must not both read TOOL_UNEXP…
     chart(
         causes,
@@ -115,27 +118,25 @@ if chosen["causes"]:
         x=field("traces:Q", title="traces"),
         tooltip=["cause:N", "traces:Q"],
     )
-disagreements = chosen["disagreements"]
+disagreements = chosen.disagreements
 if disagreements:
-    details = data.external_details(url, ev.run_id, result["source"])
+    details = data.external_details(url, ev.run_id, source)
     # side by side against another tier's evaluation of the same run, when there is one
-    others = [t["evaluation"] for t in result["tiers"] if t["tier"] != tier]
-    other = others[0] if others else chosen["evaluation"]
+    others = [t.evaluation for t in result.tiers if t.tier != tier]
+    other = others[0] if others else chosen.evaluation
     # evidence text (reasons quote the model's arguments) goes in a dataframe, never as markup
     table = pd.DataFrame(
         [
             {
-                "case": d["case"],
-                "rep": d["repetition"],
-                "kind": d["kind"],
-                "causes": ", ".join(d["causes"]) or "-",
-                "rejudge's first reason": d["reasons"][0]
-                if d["reasons"]
+                "case": d.case,
+                "rep": d.repetition,
+                "kind": d.kind,
+                "causes": ", ".join(d.causes) or "-",
+                "rejudge's first reason": d.reasons[0]
+                if d.reasons
                 else "rejudge found nothing wrong",
-                f"what {result['source']} checked": external_checked(
-                    details.get((d["case"], d["repetition"]))
-                ),
-                "side by side": pair_url(chosen["evaluation"], other, d["case"], d["repetition"]),
+                f"what {source} checked": external_checked(details.get((d.case, d.repetition))),
+                "side by side": pair_url(chosen.evaluation, other, d.case, d.repetition),
             }
             for d in disagreements
         ]
@@ -146,9 +147,7 @@ if disagreements:
         key="agree_rows",
         column_config={"side by side": st.column_config.LinkColumn(display_text="open")},
     )
-    labels = {
-        i: f"{d['case']} · r{d['repetition']} · {d['kind']}" for i, d in enumerate(disagreements)
-    }
+    labels = {i: f"{d.case} · r{d.repetition} · {d.kind}" for i, d in enumerate(disagreements)}
     picked = st.selectbox(
         "Inspect a disagreement", list(labels), key="agree_pick", format_func=labels.__getitem__
     )
@@ -156,21 +155,21 @@ if disagreements:
         d = disagreements[int(picked)]
         left, right = st.columns(2)
         with left:
-            st.markdown(f"**rejudge** ({md_escape(tier)}): {d['verdict']}")
-            for reason in d["reasons"] or ["rejudge found nothing wrong"]:
+            st.markdown(f"**rejudge** ({md_escape(tier)}): {d.verdict}")
+            for reason in d.reasons or ["rejudge found nothing wrong"]:
                 show_text(str(reason))
             st.page_link(
                 "views/side_by_side.py",
                 label="Side by side",
                 icon=":material/view_column_2:",
-                query_params=pair_link(chosen["evaluation"], other, d["case"], d["repetition"]),
+                query_params=pair_link(chosen.evaluation, other, d.case, d.repetition),
             )
         with right:
-            st.markdown(f"**{md_escape(result['source'])}**: {d['external']}, as it recorded it")
-            show_value(details.get((d["case"], d["repetition"])), expanded=True)
+            st.markdown(f"**{md_escape(source)}**: {d.external}, as it recorded it")
+            show_value(details.get((d.case, d.repetition)), expanded=True)
 else:
     st.caption("No disagreement.")
 with st.expander("As JSON (what `rejudge report EVAL --against external --json` prints)"):
-    st.json(json.dumps(result), expanded=False)
+    st.json(json.dumps(result.to_json()), expanded=False)
 
 follow_click()

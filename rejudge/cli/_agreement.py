@@ -5,7 +5,7 @@ from __future__ import annotations
 from rich.console import Console
 
 from rejudge.cli._context import table
-from rejudge.judge import Agreement
+from rejudge.model import Agreement
 
 __all__ = ["render_agreement"]
 

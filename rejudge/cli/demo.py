@@ -4,7 +4,8 @@ real-world evidence, judge, compare, and show where the verdicts disagree with �
 from __future__ import annotations
 
 from collections import Counter
-from typing import Any
+from dataclasses import replace
+from typing import TYPE_CHECKING
 
 import click
 from rich.console import Console
@@ -12,9 +13,14 @@ from rich.markup import escape
 from rich.table import Table
 from rich.text import Text
 
+from rejudge.cli._agreement import render_agreement
 from rejudge.cli._context import AppContext, json_option, pass_app, table
-from rejudge.services import DEMO_TAU_RUN, DemoResult, run_demo
+from rejudge.services import DEMO_TAU_RUN, run_demo
 from rejudge.store import redact_url
+
+if TYPE_CHECKING:
+    from rejudge.model import Agreement, Flip
+    from rejudge.services import DemoEvaluation, DemoResult, ModelVsModel, PassRate
 
 #: the tiers whose agreement with τ-bench's reward the demo shows in full (the others in a line)
 _AGREEMENT_TIERS = ("state", "golden")
@@ -28,26 +34,29 @@ def _pct(value: float | None) -> str:
     return "n/a" if value is None else f"{100 * value:.1f}%"
 
 
-def _outcomes(counts: dict[str, int] | None) -> str:
-    return ", ".join(f"{kind} {n}" for kind, n in (counts or {}).items()) or "-"
+def _outcomes(counts: dict[str, int]) -> str:
+    return ", ".join(f"{kind} {n}" for kind, n in counts.items()) or "-"
 
 
 def next_steps(result: DemoResult) -> list[str]:
     """The commands to run next, on the evaluations the demo made."""
     steps = []
-    tau = next((h for h in result.headlines if h["run"] == DEMO_TAU_RUN), None)
-    if tau is not None and tau["evaluation"] is not None:
+    tau = next((h for h in result.headlines if h.run == DEMO_TAU_RUN), None)
+    if tau is not None and tau.evaluation is not None:
         steps.append(
-            f"rejudge report {tau['evaluation']} --against external   "
+            f"rejudge report {tau.evaluation} --against external   "
             "(why each τ-bench trajectory got its reward, tier by tier)"
         )
-        steps.append(f"rejudge report {tau['evaluation']}   (the full golden report of GPT-4o)")
+        steps.append(f"rejudge report {tau.evaluation}   (the full golden report of GPT-4o)")
     if result.tier_comparisons:
-        first = next((c for c in result.tier_comparisons if c["flips"]), result.tier_comparisons[0])
-        steps.append(f"rejudge compare {first['a']} {first['b']}   (two tiers, case by case)")
+        tiers = next(
+            (c.comparison for c in result.tier_comparisons if c.comparison.flips),
+            result.tier_comparisons[0].comparison,
+        )
+        steps.append(f"rejudge compare {tiers.a} {tiers.b}   (two tiers, case by case)")
     if result.comparisons:
-        first = result.comparisons[0]
-        steps.append(f"rejudge compare {first['a']} {first['b']}   (two rule-set versions)")
+        versions = result.comparisons[0].comparison
+        steps.append(f"rejudge compare {versions.a} {versions.b}   (two rule-set versions)")
     steps.append(
         "rejudge dashboard   (pages: Overview, Compare, Rule impact, Trace viewer, pass^k, "
         "Agreement, Review)"
@@ -64,17 +73,40 @@ def _short_model(model: str) -> str:
 
 def _scored_runs(result: DemoResult) -> set[str]:
     """Runs with at least one PASS or FAIL in some evaluation."""
-    return {e["run"] for e in result.evaluations if e["summary"]["scored_count"]}
+    return {e.run for e in result.evaluations if e.summary["scored_count"]}
+
+
+def _codes(flip: Flip) -> list[str]:
+    """A flip's taxonomy codes: the failing side's (A's, else B's)."""
+    return flip.taxonomy_from or flip.taxonomy_to
+
+
+def _render_agreement(c: Console, agreement: Agreement) -> None:
+    """The state tier (τ-bench's own way of judging) and the golden tier in full, in that
+    order; the other tiers in a line."""
+    shown = [t for name in _AGREEMENT_TIERS if (t := agreement.tier(name)) is not None]
+    render_agreement(c, replace(agreement, tiers=shown), max_listed=5)
+    others = [t for t in agreement.tiers if t.tier not in _AGREEMENT_TIERS]
+    if others:
+        c.print(
+            "other tiers: "
+            + "; ".join(
+                f"{t.tier} agreement {_pct(t.table.agreement)}, kappa "
+                + ("n/a" if t.table.kappa is None else f"{t.table.kappa:.3f}")
+                for t in others
+            ),
+            markup=False,
+        )
 
 
 def _render(c: Console, result: DemoResult, db_url: str) -> None:
     c.rule("[bold]rejudge demo[/bold]")
     c.print(
         "suites: "
-        + ", ".join(f"{s['name']} ({s['cases']} cases)" for s in result.suites)
+        + ", ".join(f"{s.name} ({s.cases} cases)" for s in result.suites)
         + f"   cassettes: {result.cassettes_dir}"
     )
-    models = sorted({r["model"] for r in result.runs})
+    models = sorted({r.model for r in result.runs})
     runs = Table(
         title="Runs: the shipped cassettes and imported evidence (no network, no key)"
         + (f", model {models[0]}" if len(models) == 1 else "")
@@ -82,30 +114,27 @@ def _render(c: Console, result: DemoResult, db_url: str) -> None:
     # three columns that fit an 80-column terminal: the harness mode (and the model, when runs
     # differ in it) go under the run's name, which is never cut or folded
     under = "harness, model" if len(models) > 1 else "harness"
-    names = [Text(r["run"]) for r in result.runs]
+    names = [Text(r.run) for r in result.runs]
     runs.add_column(f"run ({under})", no_wrap=True, min_width=max([len(n) for n in names] + [12]))
     runs.add_column("n", justify="right", no_wrap=True)
     runs.add_column("how the traces ended", min_width=18, overflow="fold")
     for name, r in zip(names, result.runs, strict=True):
-        detail = r["harness_mode"] + (f" · {_short_model(r['model'])}" if len(models) > 1 else "")
+        detail = r.harness_mode + (f" · {_short_model(r.model)}" if len(models) > 1 else "")
         runs.add_row(
             name + Text(f"\n{detail}", style="dim"),
-            str(r["traces"]),
-            Text(_outcomes(r.get("outcomes"))),
+            str(r.traces),
+            Text(_outcomes(r.outcomes)),
         )
     c.print(runs)
     for s in result.skipped:
-        c.print(
-            f"[yellow]skipped[/yellow] cassette folder {escape(str(s['folder']))}: "
-            f"{escape(str(s['reason']))}"
-        )
+        c.print(f"[yellow]skipped[/yellow] cassette folder {escape(s.folder)}: {escape(s.reason)}")
 
     # one row per (run, tier): accuracy under each rule-set version, flips, McNemar p
-    by_key: dict[tuple[str, str], dict[str, Any]] = {}
+    by_key: dict[tuple[str, str], dict[str, DemoEvaluation]] = {}
     for e in result.evaluations:
-        by_key.setdefault((e["run"], e["tier"]), {})[e["rules"]] = e
-    cmp_by_key = {(c["run"], c["tier"]): c for c in result.comparisons}
-    rules = list(dict.fromkeys(e["rules"] for e in result.evaluations))
+        by_key.setdefault((e.run, e.tier), {})[e.rules] = e
+    cmp_by_key = {(c.run, c.tier): c.comparison for c in result.comparisons}
+    rules = list(dict.fromkeys(e.rules for e in result.evaluations))
     scored_runs = _scored_runs(result)
     rows = []
     for (run, tier), per_rules in by_key.items():
@@ -117,8 +146,8 @@ def _render(c: Console, result: DemoResult, db_url: str) -> None:
             if ev is None:
                 cells.append("")
                 continue
-            vc = ev["summary"]["verdict_counts"]
-            cells.append(f"{_pct(ev['summary']['accuracy'])} ({vc['PASS']}/{vc['FAIL']})")
+            vc = ev.summary["verdict_counts"]
+            cells.append(f"{_pct(ev.summary['accuracy'])} ({vc['PASS']}/{vc['FAIL']})")
         cmp = cmp_by_key.get((run, tier))
         rows.append(
             [
@@ -127,8 +156,8 @@ def _render(c: Console, result: DemoResult, db_url: str) -> None:
                 run if not rows or rows[-1][-1] != run else "",
                 tier,
                 *cells,
-                len(cmp["flips"]) if cmp else "",
-                f"{cmp['mcnemar_p']:.3g}" if cmp else "",
+                len(cmp.flips) if cmp else "",
+                f"{cmp.mcnemar_p:.3g}" if cmp else "",
                 run,  # which run the row is of (not a column)
             ]
         )
@@ -151,18 +180,18 @@ def _render(c: Console, result: DemoResult, db_url: str) -> None:
             if row[-1] == run:
                 accuracy.add_row(str(row[1]), *[str(v) for v in row[2:-1]])
         c.print(accuracy)
-    reused = sum(1 for e in result.evaluations if e["reused"])
+    reused = sum(1 for e in result.evaluations if e.reused)
     c.print(
         f"{len(result.evaluations)} evaluations ({reused} found already judged); "
         "SKIP and AGENT_ERROR are never in the denominator"
     )
-    unscored = [r for r in result.runs if r["run"] not in scored_runs]
+    unscored = [r for r in result.runs if r.run not in scored_runs]
     for unscored_run in unscored:
         # a wall of "n/a" rows says nothing: say once per run why nothing could be scored
         c.print(
-            f"[yellow]{escape(unscored_run['run'])}[/yellow]: nothing to score under any tier or rule "
+            f"[yellow]{escape(unscored_run.run)}[/yellow]: nothing to score under any tier or rule "
             "set, every trace ended without a normal result "
-            f"({_outcomes(unscored_run.get('outcomes'))})"
+            f"({_outcomes(unscored_run.outcomes)})"
         )
     if unscored:
         c.print(
@@ -174,52 +203,52 @@ def _render(c: Console, result: DemoResult, db_url: str) -> None:
     # one headline per run: its golden report under the newest rules (the report's numbers)
     c.rule("headlines (golden tier, newest rules; `rejudge report EVAL` for the full report)")
     for h in result.headlines:
-        if h["nothing_to_score"]:
+        if h.nothing_to_score:
             continue
-        vc = h["verdict_counts"]
-        mix = ", ".join(f"{k} {n}" for k, n in vc.items() if n)
-        line = f"{h['run']} (eval {h['evaluation']}): {mix}; accuracy {_pct(h['accuracy'])}"
-        if h["pass_at_k"]:
-            line += "; pass^k " + " ".join(f"k={k} {_pct(v)}" for k, v in h["pass_at_k"].items())
-        top = ", ".join(f"{t['code']} {t['count']}" for t in h["top_failures"])
+        mix = ", ".join(f"{k} {n}" for k, n in h.verdict_counts.items() if n)
+        line = f"{h.run} (eval {h.evaluation}): {mix}; accuracy {_pct(h.accuracy)}"
+        if h.pass_at_k:
+            line += "; pass^k " + " ".join(f"k={k} {_pct(v)}" for k, v in h.pass_at_k.items())
+        top = ", ".join(f"{t['code']} {t['count']}" for t in h.top_failures)
         c.print(line + (f"; top causes {top}" if top else ""), markup=False)
 
     c.rule("rule-set versions compared")
     # one table per pair of versions (standard@1 -> standard@2 for every run; standard@2 ->
     # tau-bench@1 for the runs τ-bench rewarded)
-    flips_by_pair: dict[tuple[str, str], list[list[Any]]] = {}
-    for cmp in result.comparisons:
-        pair = (cmp["meta_a"]["rules"], cmp["meta_b"]["rules"])
-        rows = flips_by_pair.setdefault(pair, [])
-        if not cmp["comparable"]:
+    flips_by_pair: dict[tuple[str, str], list[list[str]]] = {}
+    for versions in result.comparisons:
+        cmp = versions.comparison
+        pair = (cmp.meta_a["rules"], cmp.meta_b["rules"])
+        flip_rows = flips_by_pair.setdefault(pair, [])
+        if not cmp.comparable:
             c.print(
-                f"[bold red]not comparable[/bold red] {escape(cmp['run'])} {cmp['tier']}: "
-                + escape("; ".join(cmp["reasons"]))
+                f"[bold red]not comparable[/bold red] {escape(versions.run)} {versions.tier}: "
+                + escape("; ".join(cmp.reasons))
             )
-        for f in cmp["flips"]:
-            rows.append(
+        for f in cmp.flips:
+            flip_rows.append(
                 [
-                    f"{cmp['run']} {cmp['tier']}",
-                    f"{f['case']} r{f['repetition']}",
-                    f"{f['from']}->{f['to']}",
-                    f["cause"],
-                    " ".join(f.get("taxonomy_from") or f.get("taxonomy_to") or []) or "-",
+                    f"{versions.run} {versions.tier}",
+                    f"{f.case} r{f.repetition}",
+                    f"{f.from_verdict}->{f.to_verdict}",
+                    f.cause,
+                    " ".join(_codes(f)) or "-",
                 ]
             )
-    for (rules_a, rules_b), rows in flips_by_pair.items():
-        if not rows:
+    for (rules_a, rules_b), flip_rows in flips_by_pair.items():
+        if not flip_rows:
             c.print(f"no case flipped from {rules_a} to {rules_b}", markup=False)
             continue
-        per_run_tier = Counter(row[0] for row in rows)
+        per_run_tier = Counter(row[0] for row in flip_rows)
         c.print(
-            f"{len(rows)} flip(s) from {rules_a} to {rules_b}: "
+            f"{len(flip_rows)} flip(s) from {rules_a} to {rules_b}: "
             + ", ".join(f"{k} {n}" for k, n in per_run_tier.items()),
             markup=False,
         )
-        shown = rows[:_FLIPS_SHOWN]
+        shown = flip_rows[:_FLIPS_SHOWN]
         more = (
             f" (first {len(shown)}; `rejudge compare A B` lists all)"
-            if len(rows) > len(shown)
+            if len(flip_rows) > len(shown)
             else ""
         )
         c.print(
@@ -233,76 +262,28 @@ def _render(c: Console, result: DemoResult, db_url: str) -> None:
     if result.tier_comparisons:
         c.rule("tiers compared with golden (newest rules)")
         by_run: dict[str, list[str]] = {}
-        for cmp in result.tier_comparisons:
+        for tiers in result.tier_comparisons:
+            cmp = tiers.comparison
             causes: dict[str, int] = {}
-            for f in cmp["flips"]:
-                for code in f.get("taxonomy_from") or f.get("taxonomy_to") or []:
+            for f in cmp.flips:
+                for code in _codes(f):
                     causes[code] = causes.get(code, 0) + 1
             top = ", ".join(
                 f"{k} {n}" for k, n in sorted(causes.items(), key=lambda kv: -kv[1])[:2]
             )
-            flips = len(cmp["flips"])
-            by_run.setdefault(f"{cmp['run']} (golden {_pct(cmp['accuracy_a'])})", []).append(
-                f"{cmp['tier_b']} {_pct(cmp['accuracy_b'])}"
+            flips = len(cmp.flips)
+            by_run.setdefault(f"{tiers.run} (golden {_pct(cmp.accuracy_a)})", []).append(
+                f"{tiers.tier_b} {_pct(cmp.accuracy_b)}"
                 + (f" ({flips} flip(s): {top})" if flips else "")
             )
         for run, parts in by_run.items():
             c.print(f"{run}: " + "; ".join(parts), markup=False)
 
     if result.agreement is not None:
-        from rejudge.cli._agreement import render_agreement
-        from rejudge.judge import Agreement, AgreementTable, Disagreement, TierAgreement
-
         c.rule(
             "τ-bench's reward against rejudge's tiers (`rejudge report EVAL --against external`)"
         )
-        a = result.agreement
-        typed = Agreement(
-            run=a["run"],
-            source=a["source"],
-            traces=a["traces"],
-            external_pass_rate=a["external_pass_rate"],
-            external_pass_hat_k=a["external_pass_hat_k"],
-            tiers=[
-                TierAgreement(
-                    tier=t["tier"],
-                    evaluation=t["evaluation"],
-                    rules=t["rules"],
-                    table=AgreementTable(
-                        **{k: t["table"][k] for k in ("pass_1", "pass_0", "fail_1", "fail_0")}
-                    ),
-                    not_scored=t["not_scored"],
-                    no_external=t["no_external"],
-                    disagreements=[
-                        Disagreement(
-                            d["case"],
-                            d["repetition"],
-                            d["verdict"],
-                            d["external"],
-                            d["causes"],
-                            d["reasons"],
-                        )
-                        for d in t["disagreements"]
-                    ],
-                    causes=t["causes"],
-                )
-                # the state tier (τ-bench's own way of judging) first, then the golden tier
-                for t in sorted(a["tiers"], key=lambda t: t["tier"] != "state")
-                if t["tier"] in _AGREEMENT_TIERS
-            ],
-        )
-        render_agreement(c, typed, max_listed=5)
-        others = [t for t in a["tiers"] if t["tier"] not in _AGREEMENT_TIERS]
-        if others:
-            c.print(
-                "other tiers: "
-                + "; ".join(
-                    f"{t['tier']} agreement {_pct(t['table']['agreement'])}, kappa "
-                    + ("n/a" if t["table"]["kappa"] is None else f"{t['table']['kappa']:.3f}")
-                    for t in others
-                ),
-                markup=False,
-            )
+        _render_agreement(c, result.agreement)
 
     if result.model_vs_model is not None:
         _render_model_vs_model(c, result.model_vs_model)
@@ -317,50 +298,49 @@ def _render(c: Console, result: DemoResult, db_url: str) -> None:
 # --------------------------------------------------------------------------- τ²: model vs model
 
 
-def _ci(rate: dict[str, Any]) -> str:
-    if rate["rate"] is None:
+def _ci(rate: PassRate | None) -> str:
+    if rate is None or rate.rate is None or rate.ci95 is None:
         return "-"
-    lo, hi = rate["ci95"]
-    return f"{rate['rate']:.0%} [{lo * 100:.0f}-{hi * 100:.0f}] {rate['passed']}/{rate['n']}"
+    lo, hi = rate.ci95
+    return f"{rate.rate:.0%} [{lo * 100:.0f}-{hi * 100:.0f}] {rate.passed}/{rate.n}"
 
 
-def _render_model_vs_model(c: Console, mvm: dict[str, Any]) -> None:
+def _render_model_vs_model(c: Console, mvm: ModelVsModel) -> None:
     c.rule("τ²-bench: model against model on the same tasks (`rejudge compare A B`)")
     c.print(
         f"Pass rates [95% Wilson interval]: τ²'s reward, rejudge's golden tier and state tier "
-        f"(where the suite has a world) under {mvm['rules']}",
+        f"(where the suite has a world) under {mvm.rules}",
         markup=False,
     )
     # a line per run, never cut: run names are long and an 80-column table folds them
-    for r in mvm["runs"]:
-        note = f", {r['relabelled']} re-keyed" if r["relabelled"] else ""
-        state = _ci(r["rejudge_state"]) if "rejudge_state" in r else "-"
+    for r in mvm.runs:
+        note = f", {r.relabelled} re-keyed" if r.relabelled else ""
         c.print(
-            f"  {r['run']} ({r['traces']} traces{note})\n"
-            f"      τ² {_ci(r['tau2_reward'])}   golden {_ci(r['rejudge_golden'])}   "
-            f"state {state}",
+            f"  {r.run} ({r.traces} traces{note})\n"
+            f"      τ² {_ci(r.tau2_reward)}   golden {_ci(r.rejudge_golden)}   "
+            f"state {_ci(r.rejudge_state)}",
             markup=False,
         )
-    for r in mvm["runs"]:
-        if "state_agreement" in r:
-            a = r["state_agreement"]
-            kappa = "n/a" if a["kappa"] is None else f"{a['kappa']:.3f}"
+    for r in mvm.runs:
+        if r.state_agreement is not None:
+            a = r.state_agreement
+            kappa = "n/a" if a.kappa is None else f"{a.kappa:.3f}"
             c.print(
-                f"{r['run']}: the state tier (eval {r['state_evaluation']}) against τ²'s reward: "
-                f"agreement {_pct(a['agreement'])}, kappa {kappa} (PASS/1 {a['pass_1']}, "
-                f"PASS/0 {a['pass_0']}, FAIL/1 {a['fail_1']}, FAIL/0 {a['fail_0']})",
+                f"{r.run}: the state tier (eval {r.state_evaluation}) against τ²'s reward: "
+                f"agreement {_pct(a.agreement)}, kappa {kappa} (PASS/1 {a.pass_1}, "
+                f"PASS/0 {a.pass_0}, FAIL/1 {a.fail_1}, FAIL/0 {a.fail_0})",
                 markup=False,
             )
-    pair, cmp = mvm["pair"], mvm["pair"]["compare"]
-    tau2 = pair["tau2_reward"]
-    flips = Counter(f"{f['from']}->{f['to']}" for f in cmp["flips"])
+    pair, cmp = mvm.pair, mvm.pair.compare
+    tau2 = pair.tau2_reward
+    flips = Counter(f"{f.from_verdict}->{f.to_verdict}" for f in cmp.flips)
     c.print(
-        f"{pair['a']} vs {pair['b']}: rejudge {mvm['tier']} {_pct(cmp['accuracy_a'])} vs "
-        f"{_pct(cmp['accuracy_b'])}, {len(cmp['flips'])} flip(s) "
+        f"{pair.a} vs {pair.b}: rejudge {mvm.tier} {_pct(cmp.accuracy_a)} vs "
+        f"{_pct(cmp.accuracy_b)}, {len(cmp.flips)} flip(s) "
         f"({', '.join(f'{k} {n}' for k, n in sorted(flips.items())) or 'none'}), exact McNemar "
-        f"p {cmp['mcnemar_p']:.3g}; τ²'s reward on the same {tau2['cases']} cases: "
-        f"{tau2['pass_to_fail']} pass->fail, {tau2['fail_to_pass']} fail->pass, "
-        f"p {tau2['mcnemar_p']:.3g}",
+        f"p {cmp.mcnemar_p:.3g}; τ²'s reward on the same {tau2.cases} cases: "
+        f"{tau2.pass_to_fail} pass->fail, {tau2.fail_to_pass} fail->pass, "
+        f"p {tau2.mcnemar_p:.3g}",
         markup=False,
     )
 
@@ -391,7 +371,7 @@ def demo(app: AppContext) -> None:
         if status is not None:
             status.stop()
     data = {
-        **result.as_dict(),
+        **result.to_json(),
         "db": app.settings.db_url,
         "dashboard": "rejudge dashboard",
         "next_steps": next_steps(result),

@@ -13,8 +13,9 @@
   (:mod:`._statistics`);
 - a report's aggregate and rows (:mod:`._report`: :class:`ReportSummary`, :class:`ReportRow`,
   :class:`PassHatK`), stored with an evaluation and hashed by a baseline as their ``to_json``;
-- the typed results of the use cases (:mod:`._results`: reports, comparisons, baselines), whose
-  ``to_json`` is what ``--json`` prints;
+- the typed results of the use cases (:mod:`._results`: reports, comparisons, baselines; and
+  :mod:`._agreement`: the agreement with an external verdict), whose ``to_json`` is what
+  ``--json`` prints;
 - worlds with state (:class:`World`, its copy-on-write :class:`WorldState`, the readable
   :func:`diff_states`).
 
@@ -31,6 +32,11 @@ from rejudge._lazy import lazy_exports
 if TYPE_CHECKING:
     # what a type checker sees behind the lazy table below (at run time nothing is imported
     # until first use)
+    from rejudge.model._agreement import Agreement as Agreement
+    from rejudge.model._agreement import AgreementTable as AgreementTable
+    from rejudge.model._agreement import Disagreement as Disagreement
+    from rejudge.model._agreement import TierAgreement as TierAgreement
+    from rejudge.model._agreement import cohens_kappa as cohens_kappa
     from rejudge.model._comparison import FLIP_CAUSES as FLIP_CAUSES
     from rejudge.model._comparison import UNKNOWN_CAUSE as UNKNOWN_CAUSE
     from rejudge.model._comparison import Flip as Flip
@@ -190,6 +196,12 @@ _EXPORTS: dict[str, str] = {
     "RejudgeResult": "rejudge.model._results",
     "RejudgedEvaluation": "rejudge.model._results",
     "Result": "rejudge.model._results",
+    # agreement with an external verdict (report --against external)
+    "Agreement": "rejudge.model._agreement",
+    "AgreementTable": "rejudge.model._agreement",
+    "cohens_kappa": "rejudge.model._agreement",
+    "Disagreement": "rejudge.model._agreement",
+    "TierAgreement": "rejudge.model._agreement",
     # worlds with state
     "CallResult": "rejudge.model._world",
     "diff_states": "rejudge.model._world",

@@ -18,6 +18,8 @@ from rejudge._lazy import lazy_exports
 if TYPE_CHECKING:
     # the hand-picked entry points a type checker sees for real (the rest resolve through the
     # lazy table as Any); tests/test_types.py checks them
+    from rejudge.services._agreement import evaluation_agreement as evaluation_agreement
+    from rejudge.services._agreement import run_agreement as run_agreement
     from rejudge.services._baseline import (
         check_evaluation_baseline as check_evaluation_baseline,
     )
@@ -26,6 +28,20 @@ if TYPE_CHECKING:
     from rejudge.services._capture import open_store as open_store
     from rejudge.services._compare import compare_evaluations as compare_evaluations
     from rejudge.services._demo import run_demo as run_demo
+    from rejudge.services._demo_result import DemoComparison as DemoComparison
+    from rejudge.services._demo_result import DemoEvaluation as DemoEvaluation
+    from rejudge.services._demo_result import DemoHeadline as DemoHeadline
+    from rejudge.services._demo_result import DemoResult as DemoResult
+    from rejudge.services._demo_result import DemoRun as DemoRun
+    from rejudge.services._demo_result import DemoSkipped as DemoSkipped
+    from rejudge.services._demo_result import DemoSuite as DemoSuite
+    from rejudge.services._demo_result import DemoTierComparison as DemoTierComparison
+    from rejudge.services._demo_result import ModelVsModel as ModelVsModel
+    from rejudge.services._demo_result import PassRate as PassRate
+    from rejudge.services._demo_result import Tau2Pair as Tau2Pair
+    from rejudge.services._demo_result import Tau2PairedRewards as Tau2PairedRewards
+    from rejudge.services._demo_result import Tau2Run as Tau2Run
+    from rejudge.services._demo_tau import tau2_model_vs_model as tau2_model_vs_model
     from rejudge.services._imports import ImportResult as ImportResult
     from rejudge.services._imports import import_cassettes as import_cassettes
     from rejudge.services._judging import evaluation_report as evaluation_report
@@ -50,14 +66,26 @@ _EXPORTS: dict[str, str] = {
     "evaluation_inputs": "rejudge.services._compare",
     "evaluation_meta": "rejudge.services._compare",
     "DEMO_RULES": "rejudge.services._demo",
-    "DEMO_TAU_RULES": "rejudge.services._demo",
+    "DEMO_TAU_RULES": "rejudge.services._demo_tau",
     "DEMO_SUITES": "rejudge.services._demo",
     "DEMO_TAU_RUN": "rejudge.services._demo",
-    "DEMO_TAU2_FILES": "rejudge.services._demo",
-    "tau2_model_vs_model": "rejudge.services._demo",
+    "DEMO_TAU2_FILES": "rejudge.services._demo_tau",
+    "tau2_model_vs_model": "rejudge.services._demo_tau",
     "DEMO_REAL_WORLD": "rejudge.services._demo",
     "DemoError": "rejudge.services._demo",
-    "DemoResult": "rejudge.services._demo",
+    "DemoComparison": "rejudge.services._demo_result",
+    "DemoEvaluation": "rejudge.services._demo_result",
+    "DemoHeadline": "rejudge.services._demo_result",
+    "DemoResult": "rejudge.services._demo_result",
+    "DemoRun": "rejudge.services._demo_result",
+    "DemoSkipped": "rejudge.services._demo_result",
+    "DemoSuite": "rejudge.services._demo_result",
+    "DemoTierComparison": "rejudge.services._demo_result",
+    "ModelVsModel": "rejudge.services._demo_result",
+    "PassRate": "rejudge.services._demo_result",
+    "Tau2Pair": "rejudge.services._demo_result",
+    "Tau2PairedRewards": "rejudge.services._demo_result",
+    "Tau2Run": "rejudge.services._demo_result",
     "cassette_roots": "rejudge.services._demo",
     "find_demo_cassettes": "rejudge.services._demo",
     "load_cassette_runs": "rejudge.services._demo",

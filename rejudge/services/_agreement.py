@@ -3,12 +3,14 @@
 
 Given an evaluation, every tier the run was judged under takes part: for each tier, the latest
 finished evaluation under the same rule set (the given one for its own tier), so the tiers are
-compared on equal rules. The statistics are pure (:mod:`rejudge.judge._agreement`).
+compared on equal rules. The statistics are pure (:mod:`rejudge.judge._agreement`), the result
+is the model's :class:`rejudge.model.Agreement`.
 """
 
 from __future__ import annotations
 
-from rejudge.judge import TIER_DOES_NOT_APPLY, Agreement, external_pass_hat_k, tier_agreement
+from rejudge.judge import TIER_DOES_NOT_APPLY, external_pass_hat_k, tier_agreement
+from rejudge.model import Agreement
 from rejudge.store import NotFoundError, Store
 
 __all__ = ["evaluation_agreement", "run_agreement"]

@@ -212,7 +212,7 @@ def test_demo_library_result_and_no_cassettes(tmp_path, cassettes, offline) -> N
     store = Store.open(f"sqlite:///{tmp_path / 'lib.db'}")
     try:
         result = run_demo(store, cassettes, tiers=["golden"], shipped_evidence=False)
-        assert {e["tier"] for e in result.evaluations} == {"golden"}
+        assert {e.tier for e in result.evaluations} == {"golden"}
         assert len(result.comparisons) == 2
         assert result.agreement is None and result.tier_comparisons == []
         assert result.elapsed_s < 30

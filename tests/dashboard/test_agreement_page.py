@@ -27,7 +27,7 @@ def test_the_page_shows_the_report_numbers(tmp_path: Path) -> None:
     rules = load_rule_set("standard@2")
     ev = judge_run(store, "tau", "golden", rules).evaluation_id
     judge_run(store, "tau", "completion", rules)
-    expected = evaluation_agreement(store, ev).as_dict()
+    expected = evaluation_agreement(store, ev).to_json()
     store.close()
     at = app_on(Built(url=url), "agreement", ev=str(ev))
     shown = metrics(at)

@@ -57,7 +57,7 @@ def demo_hashes(tmp_path_factory: pytest.TempPathFactory) -> dict[str, dict[tupl
         sources = {name: load_suite(name) for name in builtin_suites()}
         runs, _skipped = load_cassette_runs(store, CASSETTES, sources, {})
         return {
-            r["run"]: {(t.case_key, t.repetition): t.hash for t in store.iter_traces(r["run_id"])}
+            r.run: {(t.case_key, t.repetition): t.hash for t in store.iter_traces(r.run_id)}
             for r in runs
         }
     finally:

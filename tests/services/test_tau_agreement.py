@@ -92,7 +92,7 @@ def test_report_against_external_prints_the_same_json(
     assert result.exit_code == 0, result.output
     data = json.loads(result.output)
     store = Store.open(f"sqlite:///{tmp_path / 'cli.db'}")
-    assert data == json.loads(json.dumps(evaluation_agreement(store, 1).as_dict()))
+    assert data == json.loads(json.dumps(evaluation_agreement(store, 1).to_json()))
     text = run_cli("report", "1", "--against", "external")
     assert "rejudge vs tau-bench" in text.output and "kappa" in text.output
     # an evaluation of a run with no external verdict says so in one line

@@ -1,0 +1,168 @@
+"""The typed agreement of rejudge's verdicts with an external verdict (τ-bench's reward, an
+Inspect score): what ``rejudge report EVAL --against external`` returns and prints, the demo
+shows and the dashboard's agreement page renders.
+
+Per tier, the traces both sides scored form a 2x2 table
+
+=================  ===============  ===============
+                   external 1       external 0
+=================  ===============  ===============
+rejudge PASS       ``pass_1``       ``pass_0``
+rejudge FAIL       ``fail_1``       ``fail_0``
+=================  ===============  ===============
+
+with the raw agreement and Cohen's kappa (agreement beyond what the two sides' own pass rates
+give by chance). The computation from judgment rows is the judge's
+(:func:`rejudge.judge.tier_agreement`); these are the results, and ``to_json`` is what
+``--json`` prints (computed figures included, so a script reads them without redoing them).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+__all__ = [
+    "AgreementTable",
+    "Disagreement",
+    "TierAgreement",
+    "Agreement",
+    "cohens_kappa",
+]
+
+
+def _round(value: float | None) -> float | None:
+    return None if value is None else round(value, 6)
+
+
+def cohens_kappa(pass_1: int, pass_0: int, fail_1: int, fail_0: int) -> float | None:
+    """Cohen's kappa of a 2x2 table: (p_o - p_e) / (1 - p_e). None on an empty table; when
+    both sides give one answer only (p_e = 1) the kappa is undefined: 1.0 if they agree on
+    every trace, else None."""
+    n = pass_1 + pass_0 + fail_1 + fail_0
+    if n == 0:
+        return None
+    observed = (pass_1 + fail_0) / n
+    rejudge_pass = (pass_1 + pass_0) / n
+    external_pass = (pass_1 + fail_1) / n
+    expected = rejudge_pass * external_pass + (1 - rejudge_pass) * (1 - external_pass)
+    if expected >= 1.0:
+        return 1.0 if observed == 1.0 else None
+    return _round((observed - expected) / (1 - expected))
+
+
+@dataclass(frozen=True)
+class AgreementTable:
+    """One tier's 2x2 table: rows rejudge's PASS/FAIL, columns the external 1/0."""
+
+    pass_1: int = 0
+    pass_0: int = 0
+    fail_1: int = 0
+    fail_0: int = 0
+
+    @property
+    def total(self) -> int:
+        return self.pass_1 + self.pass_0 + self.fail_1 + self.fail_0
+
+    @property
+    def agreement(self) -> float | None:
+        return _round((self.pass_1 + self.fail_0) / self.total) if self.total else None
+
+    @property
+    def kappa(self) -> float | None:
+        return cohens_kappa(self.pass_1, self.pass_0, self.fail_1, self.fail_0)
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "pass_1": self.pass_1,
+            "pass_0": self.pass_0,
+            "fail_1": self.fail_1,
+            "fail_0": self.fail_0,
+            "total": self.total,
+            "agreement": self.agreement,
+            "kappa": self.kappa,
+        }
+
+
+@dataclass(frozen=True)
+class Disagreement:
+    """A trace the two sides scored differently, with what rejudge said of it."""
+
+    case: str
+    repetition: int
+    verdict: str  # rejudge's
+    external: float
+    # rejudge's causes (its taxonomy codes) and its first reasons, as the judgment states them
+    causes: list[str] = field(default_factory=list)
+    reasons: list[str] = field(default_factory=list)
+
+    @property
+    def kind(self) -> str:
+        return "rejudge FAIL, external 1" if self.verdict == "FAIL" else "rejudge PASS, external 0"
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "case": self.case,
+            "repetition": self.repetition,
+            "verdict": self.verdict,
+            "external": self.external,
+            "kind": self.kind,
+            "causes": list(self.causes),
+            "reasons": list(self.reasons),
+        }
+
+
+@dataclass(frozen=True)
+class TierAgreement:
+    """One tier's evaluation against the external verdict."""
+
+    tier: str
+    evaluation: int | None
+    rules: str | None
+    table: AgreementTable
+    # traces left out of the table: rejudge did not score them, or the source did not
+    not_scored: int
+    no_external: int
+    disagreements: list[Disagreement]
+    # cause -> how many rejudge-FAIL/external-1 traces name it (what rejudge saw that τ-bench
+    # did not count)
+    causes: dict[str, int]
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "tier": self.tier,
+            "evaluation": self.evaluation,
+            "rules": self.rules,
+            "table": self.table.to_json(),
+            "not_scored": self.not_scored,
+            "no_external": self.no_external,
+            "causes": dict(self.causes),
+            "disagreements": [d.to_json() for d in self.disagreements],
+        }
+
+
+@dataclass(frozen=True)
+class Agreement:
+    """A run's tiers against one source's external verdicts, with that source's own pass
+    rate and pass^k (rejudge's estimator)."""
+
+    run: str
+    source: str
+    traces: int
+    external_pass_rate: float | None
+    external_pass_hat_k: dict[str, float | None]
+    tiers: list[TierAgreement]
+
+    def tier(self, name: str) -> TierAgreement | None:
+        """The agreement of tier ``name``, None when the run was not judged under it."""
+        return next((t for t in self.tiers if t.tier == name), None)
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "run": self.run,
+            "source": self.source,
+            "traces": self.traces,
+            "external_pass_rate": self.external_pass_rate,
+            "external_pass_hat_k": dict(self.external_pass_hat_k),
+            "tiers": [t.to_json() for t in self.tiers],
+        }
