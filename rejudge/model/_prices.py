@@ -65,6 +65,11 @@ class PriceTableError(InvalidInputError):
     """A price table that cannot be used: not JSON, another format, or a bad entry."""
 
 
+def _plain(amount: Decimal) -> str:
+    # fixed-point, as people and scripts read amounts (str() would give "1E-7")
+    return f"{amount:f}"
+
+
 @dataclass(frozen=True)
 class Price:
     """One entry of a table: its key (a model, or a glob of models) and what a million input
@@ -84,7 +89,11 @@ class Cost:
     priced_as: str
 
     def to_json(self) -> dict[str, Any]:
-        return {"amount": str(self.amount), "currency": self.currency, "priced_as": self.priced_as}
+        return {
+            "amount": _plain(self.amount),
+            "currency": self.currency,
+            "priced_as": self.priced_as,
+        }
 
 
 @dataclass(frozen=True)
@@ -139,26 +148,20 @@ def _amount(value: object, *, field: str, file: str | None) -> Decimal:
 def _check_format(value: object, *, file: str | None) -> None:
     if value == PRICE_TABLE_FORMAT:
         return
-    if value is None:
-        raise _fail(
-            f'not a price table: it has no "format" (write "format": "{PRICE_TABLE_FORMAT}"; '
-            f"{_DOCS})",
-            file=file,
-            field="format",
-        )
     family, _, version = str(value).partition("@")
-    if family == _FAMILY and version.isdigit() and int(version) > 1:
-        raise _fail(
+    if value is None:
+        message = f'not a price table: it has no "format" (write "{PRICE_TABLE_FORMAT}"; {_DOCS})'
+    elif family == _FAMILY and version.isdigit() and int(version) > 1:
+        message = (
             f"price table format {value} is newer than this rejudge reads "
-            f"({PRICE_TABLE_FORMAT}); upgrade rejudge, or write the table as {PRICE_TABLE_FORMAT}",
-            file=file,
-            field="format",
+            f"({PRICE_TABLE_FORMAT}); upgrade rejudge, or write the table as {PRICE_TABLE_FORMAT}"
         )
-    raise _fail(
-        f"unknown price table format {value!r}: this rejudge reads {PRICE_TABLE_FORMAT} ({_DOCS})",
-        file=file,
-        field="format",
-    )
+    else:
+        message = (
+            f"unknown price table format {value!r}: this rejudge reads {PRICE_TABLE_FORMAT} "
+            f"({_DOCS})"
+        )
+    raise _fail(message, file=file, field="format")
 
 
 @dataclass(frozen=True)
@@ -306,7 +309,7 @@ class ModelCost:
             "unpriced_traces": self.unpriced,
             "input_tokens": self.input_tokens,
             "output_tokens": self.output_tokens,
-            "amount": str(self.amount),
+            "amount": _plain(self.amount),
         }
 
 
@@ -353,7 +356,7 @@ class RunCost:
         body: dict[str, Any] = {
             "run": self.run,
             "currency": self.currency,
-            "total": str(self.total),
+            "total": _plain(self.total),
             "priced_traces": self.priced,
             "unpriced_traces": self.unpriced,
             "unpriced_reasons": dict(self.unpriced_reasons),

@@ -224,3 +224,11 @@ def test_the_shipped_example_parses() -> None:
     prices = PriceTable.from_json(example.read_text(encoding="utf-8"))
     assert prices.as_of is not None
     assert "EXAMPLE" in (prices.source or "")
+
+
+def test_json_amounts_are_fixed_point_however_small() -> None:
+    prices = PriceTable.from_json(table({"m": entry("0.00", "0.10")}))
+    tiny = [TraceCost(1, "c", 0, "m", 100, 1, prices.cost("m", 100, 1))]
+    body = RunCost.of("r", prices, tiny).to_json(per_trace=True)
+    assert body["total"] == body["traces"][0]["amount"] == "0.0000001"
+    assert Decimal(body["total"]) == Decimal("1E-7")
