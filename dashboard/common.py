@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import streamlit as st
-from rejudge.dashboard import CASSETTES_ENV, DB_ENV
+from rejudge.dashboard import CASSETTES_ENV, DB_ENV, PRICES_ENV
 from rejudge.store import (
     EvaluationSummary,
     FilterOptions,
@@ -62,6 +62,8 @@ FLIP_COLUMNS = {"from_verdict": "from", "to_verdict": "to"}
 class AppContext:
     db_url: str
     cassettes_dir: Path | None
+    #: the price table (``rejudge dashboard --prices``); None: no cost is shown
+    prices_file: Path | None = None
 
     @property
     def shown_url(self) -> str:
@@ -70,17 +72,20 @@ class AppContext:
 
 def parse_args(argv: list[str], environ: Mapping[str, str]) -> AppContext | None:
     """The store as ``rejudge dashboard`` passes it (environment: :data:`dashboard.DB_ENV`,
-    :data:`dashboard.CASSETTES_ENV`), or ``--db URL [--cassettes DIR]`` after ``--`` for a
-    hand-started ``streamlit run`` (the command line wins)."""
+    :data:`dashboard.CASSETTES_ENV`, :data:`dashboard.PRICES_ENV`), or ``--db URL [--cassettes
+    DIR] [--prices FILE]`` after ``--`` for a hand-started ``streamlit run`` (the command line
+    wins)."""
     parser = argparse.ArgumentParser(add_help=False)
     parser.add_argument("--db")
     parser.add_argument("--cassettes")
+    parser.add_argument("--prices")
     known, _rest = parser.parse_known_args(argv)
     db = known.db or environ.get(DB_ENV)
     if not db:
         return None
     cassettes = known.cassettes if known.db else environ.get(CASSETTES_ENV)
-    return AppContext(db, Path(cassettes) if cassettes else None)
+    prices = known.prices if known.db else environ.get(PRICES_ENV)
+    return AppContext(db, Path(cassettes) if cassettes else None, Path(prices) if prices else None)
 
 
 def context() -> AppContext:
@@ -95,8 +100,14 @@ def context() -> AppContext:
             st.stop()
         st.session_state["db_url"] = parsed.db_url
         st.session_state["cassettes_dir"] = str(parsed.cassettes_dir or "")
+        st.session_state["prices_file"] = str(parsed.prices_file or "")
     cassettes = st.session_state.get("cassettes_dir") or None
-    return AppContext(str(st.session_state["db_url"]), Path(cassettes) if cassettes else None)
+    prices = st.session_state.get("prices_file") or None
+    return AppContext(
+        str(st.session_state["db_url"]),
+        Path(cassettes) if cassettes else None,
+        Path(prices) if prices else None,
+    )
 
 
 def pct(value: float | None, digits: int = 1) -> str:

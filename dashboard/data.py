@@ -39,13 +39,15 @@ from rejudge.store import (
     TrendPoint,
 )
 
-from rejudge.model import EvaluationReport, Flip
+from rejudge.model import EvaluationReport, Flip, PriceTable, RunCost
 from rejudge.services import (
     ReviewPageState,
     evaluation_review_rows,
+    read_price_table,
     review_page_state,
     unlabelled_queue,
 )
+from rejudge.services import run_cost as services_run_cost
 
 TTL_S = 30
 LIVE_TTL_S = 1
@@ -224,6 +226,17 @@ def run_tools(url: str, run_id: int) -> list[str]:
 @st.cache_data(ttl=TTL_S, show_spinner=False)
 def run_usage(url: str, run_id: int) -> RunUsage:
     return store(url).run_usage(run_id)
+
+
+@st.cache_data(ttl=TTL_S, show_spinner=False)
+def price_table(path: str) -> PriceTable:
+    """The price table at ``path``, read again after the TTL (an edited file is picked up)."""
+    return read_price_table(path)
+
+
+@st.cache_data(ttl=TTL_S, show_spinner=False)
+def run_cost(url: str, run_id: int, prices_path: str) -> RunCost:
+    return services_run_cost(store(url), run_id, price_table(prices_path))
 
 
 @st.cache_data(ttl=TTL_S, show_spinner=False)

@@ -23,6 +23,7 @@ apply), so a caller can act on it without parsing the message::
      │    ├── ReviewRequiredError          rejudge.judge._calibration
      │    ├── InspectLogError              rejudge.suites.importers._inspect_log
      │    ├── WorldMismatchError           rejudge.model: a world of other data than keyed
+     │    ├── PriceTableError              rejudge.model: a price table that cannot be used
      │    └── GenomeSetupError             rejudge.suites.domains.genome
      ├── RecorderError                     rejudge.recorder
      │    ├── ProviderCallError            a model call gave no usable response
@@ -121,6 +122,7 @@ _EXPORTS: dict[str, str] = {
     "TierNotFoundError": "rejudge.judge.tiers._base",
     "PluginError": "rejudge.registry",
     "WorldMismatchError": "rejudge.model._world",
+    "PriceTableError": "rejudge.model._prices",
     "RuleSetError": "rejudge.judge._rulesets",
     "BaselineMismatchError": "rejudge.judge._baseline",
     "ReviewImportError": "rejudge.judge._calibration",

@@ -1,5 +1,6 @@
 """Read model of one run's traces for browsing them: a filtered listing with each trace's verdict,
-causes, tools and token usage under one evaluation, the run's usage totals, which runs carry an
+causes, tools and token usage under one evaluation, the run's usage totals and each trace's
+usage (what a run's cost is computed from), which runs carry an
 external verdict, and which SQLite file the store reads. The methods of ``RunReadsMixin``, which
 :class:`rejudge.store.Store` inherits.
 
@@ -20,7 +21,7 @@ from sqlalchemy import Text, and_, cast, exists, func, select
 if TYPE_CHECKING:
     from sqlalchemy import Engine, Table
 
-__all__ = ["TraceRowSummary", "RunUsage"]
+__all__ = ["TraceRowSummary", "RunUsage", "TraceUsage"]
 
 _T_EXT: Table = ExternalVerdictRow.__table__  # type: ignore[assignment]
 
@@ -51,6 +52,16 @@ class RunUsage(NamedTuple):
     input_tokens: int
     output_tokens: int
     elapsed_s: float | None
+
+
+class TraceUsage(NamedTuple):
+    """One trace's token usage as the recorder stored it (None: the trace records none)."""
+
+    id: int
+    case_key: str
+    repetition: int
+    input_tokens: int | None
+    output_tokens: int | None
 
 
 def _usage(key: str):  # noqa: ANN202 - a SQL expression
@@ -102,6 +113,31 @@ class RunReadsMixin:
             output_tokens=int(tokens_out),
             elapsed_s=None if elapsed is None else float(elapsed),
         )
+
+    def trace_usages(self, run_id: int) -> list[TraceUsage]:
+        """Every trace of the run with its token usage, by case and repetition."""
+        query = (
+            select(
+                _T_TRACE.c.id,
+                _T_TRACE.c.case_key,
+                _T_TRACE.c.repetition,
+                _usage("input_tokens"),
+                _usage("output_tokens"),
+            )
+            .where(_T_TRACE.c.run_id == run_id)
+            .order_by(_T_TRACE.c.case_key, _T_TRACE.c.repetition)
+        )
+        with self._connect() as c:
+            return [
+                TraceUsage(
+                    int(r[0]),
+                    str(r[1]),
+                    int(r[2]),
+                    None if r[3] is None else int(r[3]),
+                    None if r[4] is None else int(r[4]),
+                )
+                for r in c.execute(query)
+            ]
 
     def trace_rows(
         self,

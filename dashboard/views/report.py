@@ -1,5 +1,6 @@
 """Report: one evaluation as ``rejudge report EVAL`` prints it (summary, top failures, worst
-tools, anomalies, every case), with filters over the cases and downloads of what is shown.
+tools, anomalies, every case), the run's cost when the dashboard has a price table
+(``rejudge dashboard --prices``), with filters over the cases and downloads of what is shown.
 
 ``?ev=<evaluation>`` opens one directly (Overview's table links here). Each case opens its trace
 in the trace viewer. The CSV and JSONL downloads hold exactly the rows the filters leave.
@@ -21,6 +22,7 @@ from rejudge.dashboard.common import (
     pick_evaluation,
     verdict_caption,
 )
+from rejudge.dashboard.costs import prices, run_cost_caption
 from rejudge.dashboard.links import clickable_table, follow_click
 
 ctx = context()
@@ -46,13 +48,20 @@ m[3].metric("SKIP / AGENT_ERROR", f"{counts.SKIP} / {counts.AGENT_ERROR}")
 m[4].metric("Average partial", num(summary.average_partial_score))
 st.caption(verdict_caption(ev))
 usage = data.run_usage(url, ev.run_id)
+price_table = prices(ctx)
 if usage.traces:
     st.caption(
         f"Tokens over the run's {usage.traces} trace(s): {usage.input_tokens:,} in · "
         f"{usage.output_tokens:,} out ({usage.with_usage} trace(s) record usage); wall time "
         + (f"{usage.elapsed_s:.1f} s" if usage.elapsed_s is not None else "not recorded")
-        + ". Cost: no price is recorded with a run, so none is computed."
+        + (
+            "."
+            if price_table is not None
+            else ". Cost: no price is recorded with a run, so none is computed."
+        )
     )
+    if price_table is not None and ctx.prices_file is not None:
+        st.caption(run_cost_caption(data.run_cost(url, ev.run_id, str(ctx.prices_file))))
 
 left, right = st.columns(2)
 with left:

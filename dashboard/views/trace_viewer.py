@@ -1,4 +1,5 @@
-"""Trace viewer: a case's rounds as cards, golden vs actual, the judgment, the raw exchange.
+"""Trace viewer: a case's rounds as cards, golden vs actual, the judgment, the raw exchange; a
+trace's cost beside its tokens when the dashboard has a price table (``--prices``).
 
 ``?run=&trace=&ev=`` in the URL opens one trace under one evaluation, ``?tv_case=`` searches
 for a case (the links of the other pages use them).
@@ -21,6 +22,7 @@ from rejudge.dashboard.common import (
     query_int,
     verdict_shown,
 )
+from rejudge.dashboard.costs import prices, tokens_metric, trace_cost_shown
 from rejudge.dashboard.diffview import diff_tables
 from rejudge.dashboard.evidence import (
     render_exchanges,
@@ -31,12 +33,15 @@ from rejudge.dashboard.evidence import (
 )
 from rejudge.store import TraceRowSummary
 
+from rejudge.services import trace_cost
+
 LISTED = 2000
 
 ctx = context()
 url = ctx.db_url
 
 st.title("Trace viewer")
+price_table = prices(ctx)
 runs = data.runs(url)
 if not runs:
     st.info("No runs yet. Record one with `rejudge record`, or try `rejudge demo`.")
@@ -165,6 +170,15 @@ with st.expander(f"List ({listed})", expanded=filtering):
                     "tokens in": t.input_tokens,
                     "tokens out": t.output_tokens,
                     "time (s)": t.elapsed_s,
+                    **(
+                        {}
+                        if price_table is None
+                        else {
+                            "cost": trace_cost_shown(
+                                trace_cost(price_table, run.model, t.input_tokens, t.output_tokens)
+                            )
+                        }
+                    ),
                 }
                 for t in traces
             ]
@@ -199,13 +213,20 @@ head[1].metric("Rounds", len(body.get("rounds") or []))
 head[2].metric("Calls", sum(len(r.get("calls") or []) for r in body.get("rounds") or []))
 elapsed = timings.get("elapsed_s") or timings.get("wall_s")
 head[3].metric("Time", "—" if elapsed is None else f"{float(elapsed):.2f} s")
-head[4].metric(
-    "Tokens in / out",
-    f"{usage['input_tokens']:,} / {usage.get('output_tokens', 0):,}"
-    if isinstance(usage.get("input_tokens"), int)
-    else "—",
-    help="as the provider reported it; no price is recorded, so no cost",
+tokens_in = usage.get("input_tokens")
+tokens_out = usage.get("output_tokens")
+cost = (
+    None
+    if price_table is None
+    else trace_cost(
+        price_table,
+        run.model,
+        tokens_in if isinstance(tokens_in, int) else None,
+        tokens_out if isinstance(tokens_out, int) else None,
+    )
 )
+tokens_shown, tokens_help = tokens_metric(usage, cost)
+head[4].metric("Tokens in / out", tokens_shown, help=tokens_help)
 if judgment is not None:
     head[5].metric("Verdict", verdict_shown(judgment, case_body))
 if body.get("error"):

@@ -24,6 +24,7 @@ __all__ = ["main", "cli"]
 _COMMANDS: dict[str, str] = {
     "baseline": "rejudge.cli.judge:baseline",
     "compare": "rejudge.cli.judge:compare",
+    "cost": "rejudge.cli.cost:cost",
     "dashboard": "rejudge.cli.dashboard:dashboard",
     "db": "rejudge.cli.db:db",
     "demo": "rejudge.cli.demo:demo",

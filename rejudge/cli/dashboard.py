@@ -9,7 +9,8 @@ from pathlib import Path
 import click
 
 from rejudge.cli._context import AppContext, pass_app
-from rejudge.dashboard import CASSETTES_ENV, DB_ENV
+from rejudge.dashboard import CASSETTES_ENV, DB_ENV, PRICES_ENV
+from rejudge.services import read_price_table
 from rejudge.store import redact_url
 
 __all__ = ["dashboard", "streamlit_command", "dashboard_env", "app_path"]
@@ -45,13 +46,17 @@ def streamlit_command(*, host: str, port: int) -> list[str]:
     ]
 
 
-def dashboard_env(db_url: str, cassettes_dir: Path | None) -> dict[str, str]:
-    """The app's store and cassettes folder, passed in the environment and not on the command
-    line: a database URL can hold a password, and every local user can read a process's argv
-    (``ps``), not its environment."""
+def dashboard_env(
+    db_url: str, cassettes_dir: Path | None, prices_file: Path | None = None
+) -> dict[str, str]:
+    """The app's store, cassettes folder and price table, passed in the environment and not on
+    the command line: a database URL can hold a password, and every local user can read a
+    process's argv (``ps``), not its environment."""
     env = {DB_ENV: db_url}
     if cassettes_dir is not None:
         env[CASSETTES_ENV] = str(cassettes_dir.resolve())
+    if prices_file is not None:
+        env[PRICES_ENV] = str(prices_file.resolve())
     return env
 
 
@@ -66,14 +71,24 @@ def dashboard_env(db_url: str, cassettes_dir: Path | None) -> dict[str, str]:
 @click.option(
     "--dry-run", is_flag=True, hidden=True, help="Print the command instead of running it."
 )
+@click.option(
+    "--prices",
+    "prices_file",
+    type=click.Path(path_type=Path, dir_okay=False),
+    help="Price table (rejudge-prices@1 JSON): the Report page and the trace viewer show costs.",
+)
 @pass_app
-def dashboard(app: AppContext, port: int, host: str, dry_run: bool) -> None:
+def dashboard(
+    app: AppContext, port: int, host: str, dry_run: bool, prices_file: Path | None
+) -> None:
     """Start the Streamlit dashboard on the configured store (Ctrl+C stops it)."""
     # migrate (or refuse a newer schema) before the app starts, so its errors read like ours
     app.store  # noqa: B018 - opening the store checks and migrates it
     app.close()
+    if prices_file is not None:
+        read_price_table(prices_file)  # a bad table is refused here, in one line, not in a page
     command = streamlit_command(host=host, port=port)
-    app_env = dashboard_env(app.settings.db_url, app.settings.cassettes_dir)
+    app_env = dashboard_env(app.settings.db_url, app.settings.cassettes_dir, prices_file)
     if dry_run:
         shown = {**app_env, DB_ENV: redact_url(app.settings.db_url)}
         click.echo(" ".join([*(f"{k}={v}" for k, v in sorted(shown.items())), *command]))

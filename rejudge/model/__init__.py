@@ -16,6 +16,8 @@
 - the typed results of the use cases (:mod:`._results`: reports, comparisons, baselines; and
   :mod:`._agreement`: the agreement with an external verdict), whose ``to_json`` is what
   ``--json`` prints;
+- what a run cost under a price table the user supplies (:mod:`._prices`: the
+  ``rejudge-prices@1`` format, :class:`PriceTable`, :class:`RunCost`; amounts are ``Decimal``);
 - worlds with state (:class:`World`, its copy-on-write :class:`WorldState`, the readable
   :func:`diff_states`).
 
@@ -55,6 +57,19 @@ if TYPE_CHECKING:
     from rejudge.model._judgment_text import put_trace_hash as put_trace_hash
     from rejudge.model._judgment_text import split_judgment_text as split_judgment_text
     from rejudge.model._judgment_text import text_hash as text_hash
+    from rejudge.model._prices import MODEL_UNKNOWN as MODEL_UNKNOWN
+    from rejudge.model._prices import NO_USAGE as NO_USAGE
+    from rejudge.model._prices import NOT_PRICED as NOT_PRICED
+    from rejudge.model._prices import PRICE_TABLE_FORMAT as PRICE_TABLE_FORMAT
+    from rejudge.model._prices import Cost as Cost
+    from rejudge.model._prices import ModelCost as ModelCost
+    from rejudge.model._prices import NoCost as NoCost
+    from rejudge.model._prices import Price as Price
+    from rejudge.model._prices import PriceTable as PriceTable
+    from rejudge.model._prices import PriceTableError as PriceTableError
+    from rejudge.model._prices import RunCost as RunCost
+    from rejudge.model._prices import TraceCost as TraceCost
+    from rejudge.model._prices import format_amount as format_amount
     from rejudge.model._report import Anomaly as Anomaly
     from rejudge.model._report import PassHatK as PassHatK
     from rejudge.model._report import Report as Report
@@ -202,6 +217,20 @@ _EXPORTS: dict[str, str] = {
     "cohens_kappa": "rejudge.model._agreement",
     "Disagreement": "rejudge.model._agreement",
     "TierAgreement": "rejudge.model._agreement",
+    # what a run cost under a user's price table
+    "PRICE_TABLE_FORMAT": "rejudge.model._prices",
+    "NOT_PRICED": "rejudge.model._prices",
+    "NO_USAGE": "rejudge.model._prices",
+    "MODEL_UNKNOWN": "rejudge.model._prices",
+    "PriceTableError": "rejudge.model._prices",
+    "Price": "rejudge.model._prices",
+    "PriceTable": "rejudge.model._prices",
+    "Cost": "rejudge.model._prices",
+    "NoCost": "rejudge.model._prices",
+    "TraceCost": "rejudge.model._prices",
+    "ModelCost": "rejudge.model._prices",
+    "RunCost": "rejudge.model._prices",
+    "format_amount": "rejudge.model._prices",
     # worlds with state
     "CallResult": "rejudge.model._world",
     "diff_states": "rejudge.model._world",

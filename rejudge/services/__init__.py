@@ -1,5 +1,5 @@
 """Use cases that read and write the store: ingest, judging, comparisons, baselines, exports,
-reviews, sweeps and the demo. The CLI and the dashboard call these; pure code never does.
+reviews, sweeps, costs and the demo. The CLI and the dashboard call these; pure code never does.
 
 The package's public names, imported lazily (``import rejudge.services`` loads neither the store
 nor the judge)::
@@ -27,6 +27,8 @@ if TYPE_CHECKING:
     from rejudge.services._capture import capture as capture
     from rejudge.services._capture import open_store as open_store
     from rejudge.services._compare import compare_evaluations as compare_evaluations
+    from rejudge.services._cost import read_price_table as read_price_table
+    from rejudge.services._cost import run_cost as run_cost
     from rejudge.services._demo import run_demo as run_demo
     from rejudge.services._demo_result import DemoComparison as DemoComparison
     from rejudge.services._demo_result import DemoEvaluation as DemoEvaluation
@@ -61,6 +63,9 @@ _EXPORTS: dict[str, str] = {
     "capture": "rejudge.services._capture",
     "open_store": "rejudge.services._capture",
     "evaluation_ci_results": "rejudge.services._ci",
+    "read_price_table": "rejudge.services._cost",
+    "run_cost": "rejudge.services._cost",
+    "trace_cost": "rejudge.services._cost",
     "BASELINE_INPUTS": "rejudge.services._compare",
     "compare_evaluations": "rejudge.services._compare",
     "evaluation_inputs": "rejudge.services._compare",

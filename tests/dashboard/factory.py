@@ -116,7 +116,7 @@ def make_trace(case: Case, rep: int, rng: random.Random, model: str) -> Trace:
         repetition=rep,
         rounds=rounds,
         final_text=f"Done ({model}).",
-        usage={"prompt_tokens": 100, "completion_tokens": 10},
+        usage={"input_tokens": 100, "output_tokens": 10},  # as the recorder stores it
         normalizer_version="1",
         timings={"elapsed_s": round(rng.uniform(0.5, 3.0), 3), "model": model},
     )
