@@ -73,7 +73,7 @@ def _short_model(model: str) -> str:
 
 def _scored_runs(result: DemoResult) -> set[str]:
     """Runs with at least one PASS or FAIL in some evaluation."""
-    return {e.run for e in result.evaluations if e.summary["scored_count"]}
+    return {e.run for e in result.evaluations if e.summary.scored_count}
 
 
 def _codes(flip: Flip) -> list[str]:
@@ -146,8 +146,8 @@ def _render(c: Console, result: DemoResult, db_url: str) -> None:
             if ev is None:
                 cells.append("")
                 continue
-            vc = ev.summary["verdict_counts"]
-            cells.append(f"{_pct(ev.summary['accuracy'])} ({vc['PASS']}/{vc['FAIL']})")
+            vc = ev.summary.verdict_counts
+            cells.append(f"{_pct(ev.summary.accuracy)} ({vc.PASS}/{vc.FAIL})")
         cmp = cmp_by_key.get((run, tier))
         rows.append(
             [
@@ -205,11 +205,12 @@ def _render(c: Console, result: DemoResult, db_url: str) -> None:
     for h in result.headlines:
         if h.nothing_to_score:
             continue
-        mix = ", ".join(f"{k} {n}" for k, n in h.verdict_counts.items() if n)
+        mix = ", ".join(f"{k} {n}" for k, n in h.verdict_counts.to_json().items() if n)
         line = f"{h.run} (eval {h.evaluation}): {mix}; accuracy {_pct(h.accuracy)}"
-        if h.pass_at_k:
-            line += "; pass^k " + " ".join(f"k={k} {_pct(v)}" for k, v in h.pass_at_k.items())
-        top = ", ".join(f"{t['code']} {t['count']}" for t in h.top_failures)
+        if h.pass_at_k is not None:
+            pass_k = h.pass_at_k.values.items()
+            line += "; pass^k " + " ".join(f"k={k} {_pct(v)}" for k, v in pass_k)
+        top = ", ".join(f"{t.code} {t.count}" for t in h.top_failures)
         c.print(line + (f"; top causes {top}" if top else ""), markup=False)
 
     c.rule("rule-set versions compared")

@@ -312,7 +312,7 @@ def _import_shipped(store: Store, say: Progress) -> list[DemoRun]:
 
 def _headline(run: DemoRun, reports: list[EvaluationReport], newest: str) -> DemoHeadline:
     mine = [r for r in reports if r.run == run.run]
-    scored = [r for r in mine if r.summary["scored_count"]]
+    scored = [r for r in mine if r.summary.scored_count]
     if not scored:
         outcomes = ", ".join(f"{k} {n}" for k, n in run.outcomes.items()) or "-"
         return DemoHeadline(
@@ -327,18 +327,18 @@ def _headline(run: DemoRun, reports: list[EvaluationReport], newest: str) -> Dem
         next((r for r in scored if r.rules == newest), scored[-1]),
     )
     summary = chosen.summary
-    pass_k = summary.get("pass_at_k") or {}
+    pass_k = summary.pass_at_k
     return DemoHeadline(
         run=run.run,
         model=run.model,
         evaluation=chosen.evaluation,
         tier=chosen.tier,
         rules=chosen.rules,
-        verdict_counts=summary["verdict_counts"],
-        accuracy=summary["accuracy"],
+        verdict_counts=summary.verdict_counts,
+        accuracy=summary.accuracy,
         # only where a case was repeated: pass^1 alone is the accuracy again
-        pass_at_k=pass_k if len(pass_k) > 1 else None,
-        top_failures=list(summary.get("top_failures") or [])[:3],
+        pass_at_k=pass_k if pass_k is not None and pass_k.max_k > 1 else None,
+        top_failures=summary.top_failures[:3],
     )
 
 

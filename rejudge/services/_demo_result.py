@@ -7,7 +7,7 @@ parts that are results of other use cases stay their own types: a report is the
 :class:`~rejudge.model.EvaluationReport` ``rejudge report`` returns, a comparison the
 :class:`~rejudge.model.Comparison` of ``rejudge compare``, the agreement the
 :class:`~rejudge.model.Agreement` of ``report --against external``. A report's ``summary`` is
-the report's own mapping, as stored.
+its :class:`~rejudge.model.ReportSummary` and a headline quotes its typed parts.
 """
 
 from __future__ import annotations
@@ -20,7 +20,11 @@ from rejudge.model import (
     AgreementTable,
     Comparison,
     EvaluationReport,
+    PassHatK,
+    ReportSummary,
     Result,
+    TopFailure,
+    VerdictCounts,
     wilson_interval,
 )
 
@@ -94,7 +98,12 @@ class DemoEvaluation(Result):
     tier: str
     rules: str
     reused: bool
-    summary: dict[str, Any]  # the report's summary, as the report gives it
+    summary: ReportSummary
+
+    def to_json(self) -> dict[str, Any]:
+        out = super().to_json()
+        del out["summary"]["cases"]  # as `rejudge report --json` prints the summary
+        return out
 
 
 @dataclass(frozen=True)
@@ -137,11 +146,11 @@ class DemoHeadline:
     evaluation: int | None
     tier: str | None = None
     rules: str | None = None
-    verdict_counts: dict[str, int] = field(default_factory=dict)
+    verdict_counts: VerdictCounts = field(default_factory=VerdictCounts)
     accuracy: float | None = None
     # only where a case was repeated: pass^1 alone is the accuracy again
-    pass_at_k: dict[str, float | None] | None = None
-    top_failures: list[dict[str, Any]] = field(default_factory=list)
+    pass_at_k: PassHatK | None = None
+    top_failures: list[TopFailure] = field(default_factory=list)
     nothing_to_score: str | None = None
 
     def to_json(self) -> dict[str, Any]:
@@ -158,10 +167,10 @@ class DemoHeadline:
             "evaluation": self.evaluation,
             "tier": self.tier,
             "rules": self.rules,
-            "verdict_counts": self.verdict_counts,
+            "verdict_counts": self.verdict_counts.to_json(),
             "accuracy": self.accuracy,
-            "pass_at_k": self.pass_at_k,
-            "top_failures": self.top_failures,
+            "pass_at_k": self.pass_at_k.to_json() if self.pass_at_k is not None else None,
+            "top_failures": [t.to_json() for t in self.top_failures],
             "nothing_to_score": None,
         }
 

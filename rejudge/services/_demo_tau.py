@@ -82,8 +82,8 @@ def tau2_model_vs_model(store: Store, say: Callable[[str], None]) -> ModelVsMode
         evaluations[name], rewards[name] = ids["golden"], external
         rates = {}
         for tier, ev_id in ids.items():
-            counts = evaluation_report(store, ev_id).summary["verdict_counts"]
-            rates[tier] = PassRate(counts["PASS"], counts["PASS"] + counts["FAIL"])
+            counts = evaluation_report(store, ev_id).summary.verdict_counts
+            rates[tier] = PassRate(counts.PASS, counts.scored)
         state = None
         if "state" in ids:
             agreement = run_agreement(store, imported.run.id, prefer={"state": ids["state"]})
