@@ -96,8 +96,8 @@ def ci_results(
     each case had in the baseline ``check`` was made against."""
     cases = []
     for row in report.cases:
-        key = (str(row["case"]), int(row.get("repetition", 0)))
-        verdict = row.get("verdict")
+        key = (str(row.case), row.repetition)
+        verdict = row.verdict
         outcome = _OUTCOME.get(verdict or "", SKIPPED)
         before = (baseline_cases or {}).get(key)
         if check is not None and verdict == "FAIL" and before == "FAIL":
@@ -109,8 +109,8 @@ def ci_results(
                 repetition=key[1],
                 verdict=verdict,
                 outcome=outcome,
-                taxonomy=list(row.get("taxonomy") or []),
-                partial_score=row.get("partial_score"),
+                taxonomy=list(row.taxonomy),
+                partial_score=row.partial_score,
                 reasons=[str(r) for r in info.get("reasons") or []],
                 diff=[d for d in info.get("diff") or [] if isinstance(d, dict)],
                 baseline_verdict=before,
