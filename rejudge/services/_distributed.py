@@ -42,7 +42,7 @@ from rejudge.services._partitions import (
 from rejudge.store import InvalidInputError, Store
 
 if TYPE_CHECKING:
-    from distributed import Client
+    from distributed import Client, Future
 
 __all__ = [
     "ClusterError",
@@ -226,6 +226,10 @@ class DaskCluster:
         try:
             done = as_completed([f for f, _a, _b in futures.values()], loop=client.loop)
             for fut in done:
+                if lost_on_a_worker(fut):
+                    # its worker died after it finished: the scheduler judges it again
+                    done.add(fut)
+                    continue
                 # dropped as soon as it is read: a finished task's result and state are
                 # released on its worker instead of living until the last partition
                 _f, first, last = futures.pop(fut.key)
@@ -254,6 +258,14 @@ class DaskCluster:
                 if not fut.done():
                     fut.cancel()
         return judged, written
+
+
+def lost_on_a_worker(fut: Future[Any]) -> bool:
+    """True when a future ``as_completed`` yielded is no longer done because the worker holding
+    its result died: the scheduler computes it again (the client still wants it), so it is
+    waited for again, not mistaken for a lost scheduler. Only ``cancelled`` means the scheduler
+    went away; ``lost`` and ``pending`` are a worker's loss, which retries and recomputation cover."""
+    return fut.status in ("lost", "pending")
 
 
 def _lost(where: str, evaluation_id: int, finished: int, total: int) -> ClusterError:

@@ -43,7 +43,12 @@ from rejudge.recorder import (
     name_cassettes,
     read_cassettes,
 )
-from rejudge.services._distributed import ClusterError, DaskEngine, connect_cluster
+from rejudge.services._distributed import (
+    ClusterError,
+    DaskEngine,
+    connect_cluster,
+    lost_on_a_worker,
+)
 from rejudge.services._partitions import rejudge_version
 
 if TYPE_CHECKING:
@@ -228,7 +233,11 @@ def _read_all(
     parts: list[PlanPart] = []
     total = len(partitions)
     try:
-        for fut in as_completed([f for f, _files in futures.values()], loop=client.loop):
+        done = as_completed([f for f, _files in futures.values()], loop=client.loop)
+        for fut in done:
+            if lost_on_a_worker(fut):
+                done.add(fut)  # its worker died after it finished: the scheduler reads it again
+                continue
             # dropped as soon as it is read: the worker releases a result the driver holds
             _f, files = futures.pop(fut.key)
             if fut.status != "finished":

@@ -4,6 +4,8 @@ makes it the machine a test needs: without rejudge, of another engine, ...)."""
 
 from __future__ import annotations
 
+import os
+import signal
 import socket
 import subprocess
 import sys
@@ -82,3 +84,32 @@ def wait_no_workers(address: str) -> None:
         deadline = time.monotonic() + 20
         while c.scheduler_info()["workers"] and time.monotonic() < deadline:
             time.sleep(0.2)
+
+
+def kill_holders_of_unread_results(client: Any, prefix: str) -> list[int]:
+    """SIGKILL every worker holding a finished task of ``prefix`` in memory once at least two
+    are held (the one the driver just read may still be there; the other is unread), after the
+    driver's client has heard of them, so ``as_completed`` has queued a future whose data then
+    dies with its worker. Returns the killed pids."""
+    deadline = time.monotonic() + 30
+    while time.monotonic() < deadline:
+        if len(client.run_on_scheduler(_held_results, prefix=prefix)) >= 2:
+            break
+        time.sleep(0.05)
+    time.sleep(1.0)  # the client hears "key in memory" a moment after the scheduler knows
+    held = client.run_on_scheduler(_held_results, prefix=prefix)
+    holders = sorted({addr for addrs in held.values() for addr in addrs})
+    killed = []
+    for pid in client.run(os.getpid, workers=holders).values():
+        os.kill(pid, signal.SIGKILL)
+        killed.append(pid)
+    return killed
+
+
+def _held_results(dask_scheduler: Any, prefix: str) -> dict[str, list[str]]:
+    """On the scheduler: each finished task of ``prefix`` still in a worker's memory, and where."""
+    return {
+        str(key): [ws.address for ws in ts.who_has]
+        for key, ts in dask_scheduler.tasks.items()
+        if str(key).startswith(prefix) and ts.state == "memory"
+    }

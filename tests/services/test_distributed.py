@@ -32,6 +32,7 @@ from tests.conftest import require_postgres  # noqa: E402
 from tests.services.dask_cluster import (  # noqa: E402
     DATA,
     free_port,
+    kill_holders_of_unread_results,
     start_scheduler,
     start_worker,
     stop,
@@ -167,6 +168,34 @@ def test_a_worker_killed_mid_task(cluster: Any, client: Any, pg_store: Store) ->
     assert _count(pg_store, "SELECT count(*) FROM judgments") == n
     assert pg_store.get_evaluation(ev).status == "finished"
     client.wait_for_workers(2, timeout=30)  # the nanny restarts the killed one
+
+
+def test_a_worker_killed_holding_judged_partitions(
+    cluster: Any, client: Any, pg_store: Store
+) -> None:
+    """The worker killed holds finished partitions the driver has not read: their futures turn
+    ``lost`` after ``as_completed`` queued them; the scheduler judges them again (a lookup for
+    what was committed) and the run finishes, each judgment stored once."""
+    n = 1500
+    fill(pg_store, n)
+    killed: list[int] = []
+
+    def tick(_n: int) -> None:
+        if not killed:
+            killed.extend(kill_holders_of_unread_results(client, "rejudge-eval"))
+
+    result = judge_run(
+        pg_store, "dask-run", "golden", load_rule_set(RULES), engine=_engine(cluster), progress=tick
+    )
+    assert killed, "no worker held a judged partition to kill"
+    assert result.judged == n
+    ev = result.evaluation_id
+    assert (
+        _count(pg_store, f"SELECT count(*) FROM evaluation_judgments WHERE evaluation_id={ev}") == n
+    )
+    assert _count(pg_store, "SELECT count(*) FROM judgments") == n
+    assert pg_store.get_evaluation(ev).status == "finished"
+    client.wait_for_workers(2, timeout=60)  # the nannies restart the killed ones
 
 
 def test_scheduler_gone_then_resumed(cluster: Any, pg_store: Store) -> None:
