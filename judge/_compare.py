@@ -44,7 +44,7 @@ def mcnemar_exact(b: int, c: int) -> float:
     if n == 0:
         return 1.0
     k = min(b, c)
-    tail = sum(comb(n, i) for i in range(k + 1)) / 2**n
+    tail = sum(comb(n, i) for i in range(k + 1)) / (1 << n)  # 2**n, typed as an int
     return round(min(1.0, 2 * tail), 12)
 
 

@@ -203,7 +203,13 @@ def _compile(schema: Any) -> Check:
         extra = _compile(additional)
         extra_all = additional is True
 
-        def obj(v: Any, compiled=compiled, req=req, extra=extra, extra_all=extra_all) -> bool:
+        def obj(
+            v: Any,
+            compiled: dict[str, Any] = compiled,
+            req: list[str] = req,
+            extra: Check = extra,
+            extra_all: bool = extra_all,
+        ) -> bool:
             if not isinstance(v, dict):
                 return True
             for k in req:

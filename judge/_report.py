@@ -162,6 +162,7 @@ class ReportBuilder:
 
     def add(self, row: Mapping[str, Any]) -> None:
         verdict = row.get("verdict")
+        case: Any = row.get("case")  # the store's rows always name it; a test's may not
         self.total.add(verdict)
         for key, by_name in self.groups.items():
             value = row.get(key)
@@ -187,15 +188,13 @@ class ReportBuilder:
             entry[1] += verdict == "PASS"
         flags = list(row.get("anomalies") or [])
         if flags:
-            self.anomalies.append(
-                (_order(row), Anomaly(row.get("case"), row.get("repetition", 0), flags))
-            )
+            self.anomalies.append((_order(row), Anomaly(case, row.get("repetition", 0), flags)))
         if self.include_cases:
             self.cases.append(
                 (
                     _order(row),
                     ReportRow(
-                        row.get("case"),
+                        case,
                         row.get("repetition", 0),
                         verdict,
                         codes,

@@ -201,7 +201,7 @@ class RuleSettings(_Strict):
         # a setting added after rule sets were released is stored only when it is not its
         # default: the default keeps the old meaning, so every released rule set keeps its
         # content hash (and its judgments their keys)
-        body = handler(self)
+        body: dict[str, Any] = handler(self)
         for key, default in _LATER_DEFAULTS.items():
             if body.get(key) == default:
                 body.pop(key, None)

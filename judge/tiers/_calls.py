@@ -34,6 +34,7 @@ golden                 case     golden keys  whitelist         no         no
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any, ClassVar
 
@@ -61,7 +62,7 @@ tx.register_code(
 )
 
 
-def missing_outputs(required: list[str], texts: list[str | None]) -> list[str]:
+def missing_outputs(required: list[str], texts: Sequence[str | None]) -> list[str]:
     """The required outputs that appear in none of the agent's texts. Compared as τ-bench
     compares them: case-insensitive, thousands separators ignored (``"1,000"`` states 1000)."""
     said = " ".join(t for t in texts if t).lower().replace(",", "")
