@@ -282,5 +282,21 @@ def import_with_cmd(
         given[key.strip().replace("-", "_")] = _option_value(value)
     if run_name is not None:
         given["run_name"] = run_name
-    # a plugin's result has no table of its own: its JSON is the report
-    app.emit(importer.to_json(importer(app.store, path, **given)))
+    data = importer.to_json(importer(app.store, path, **given))
+    app.emit(data, lambda c: render_import_result(c, importer_name, data))
+
+
+def render_import_result(c: Console, importer_name: str, data: Any) -> None:
+    """Any importer's result for people: its top-level fields, a list or mapping as how many
+    items it holds (a plugin's result has no table of its own; --json prints it whole)."""
+    if not isinstance(data, dict):
+        c.print(f"imported with {importer_name}: {data}", markup=False)
+        return
+
+    def shown(value: Any) -> str:
+        if isinstance(value, list | tuple | dict):
+            return f"{len(value)} item(s)"
+        return str(value)
+
+    rows = [[key, shown(value)] for key, value in data.items()]
+    c.print(table(f"Imported with {importer_name}", ["field", "value"], rows))

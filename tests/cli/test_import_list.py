@@ -34,6 +34,15 @@ def test_import_with_runs_a_plugin_importer(
     assert "toy-cli" in runs.output
 
 
+def test_import_with_prints_a_table_without_json(
+    run_cli: Callable[..., Result], toy_importer: Path
+) -> None:
+    out = run_cli("import", "with", "toy", str(toy_importer), "--name", "toy-table")
+    assert out.exit_code == 0, out.output
+    assert "Imported with toy" in out.output and "toy-table" in out.output
+    assert not out.output.lstrip().startswith("{")  # a table for people, not the JSON
+
+
 def test_import_with_an_unknown_importer_is_one_line(run_cli: Callable[..., Result]) -> None:
     out = run_cli("import", "with", "nope", ".")
     assert out.exit_code == 1
