@@ -218,7 +218,8 @@ def import_tau_bench_cmd(
         c.print(
             f"run {data['run']} (suite {data['suite']}): {data['cases']} case(s) x "
             f"{data['trials']} trial(s), {data['inserted']} trace(s) stored, {data['skipped']} "
-            f"already there, {data['external_verdicts']} τ-bench verdict(s) written{inferred}",
+            f"already there, {data['external_verdicts']} {result.benchmark} verdict(s) written"
+            f"{inferred}",
             markup=False,
         )
 

@@ -38,6 +38,12 @@ class TauImportResult:
     trials: int
     # simulations a τ² document named another task than the one they ran (re-keyed)
     relabelled: int = 0
+    # the file was a τ²-bench results document (its verdicts are τ²'s rewards), not τ-bench's
+    tau2: bool = False
+
+    @property
+    def benchmark(self) -> str:
+        return "τ²-bench" if self.tau2 else "τ-bench"
 
     def summary(self) -> dict[str, Any]:
         return {
@@ -181,6 +187,7 @@ def import_tau_bench(
         cases=len(parsed.cases),
         trials=parsed.trials,
         relabelled=len(plan.relabels) if plan is not None else 0,
+        tau2=plan is not None,
     )
 
 

@@ -108,3 +108,11 @@ def test_the_state_tier_reproduces_taus_reward_on_the_retail_run(store: Store) -
     table = state.table
     assert (table.pass_1, table.pass_0, table.fail_1, table.fail_0) == (96, 0, 0, 18)
     assert not state.disagreements
+
+
+def test_the_import_line_names_the_benchmark_whose_rewards_it_kept(
+    run_cli: Any, tmp_path: Path
+) -> None:
+    out = run_cli("import", "tau-bench", str(_cut("claude-sonnet-4-5_airline", tmp_path, 2)))
+    assert out.exit_code == 0, out.output
+    assert "τ²-bench verdict(s) written" in out.output and "τ-bench verdict" not in out.output
