@@ -16,7 +16,8 @@ from __future__ import annotations
 import streamlit as st
 from rejudge.dashboard import data
 from rejudge.dashboard.common import context, md_escape, store_errors
-from rejudge.store import RejudgeError
+
+from rejudge.errors import RejudgeError
 
 # scriptable client option: set here too, so a hand-started `streamlit run` hides the toolbar
 st.set_option("client.toolbarMode", "minimal")

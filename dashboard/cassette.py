@@ -27,8 +27,8 @@ from rejudge.recorder import (
     scrub_headers,
 )
 from rejudge.recorder.wire import WIRE_UNKNOWN, detect_wire_format, is_event_stream, parse_response
-from rejudge.store import RejudgeError
 
+from rejudge.errors import RejudgeError
 from rejudge.services import resolve_evidence_path
 
 __all__ = ["CassetteView", "ExchangeView", "load_exchanges", "exchange_view", "as_text"]

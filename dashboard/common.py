@@ -16,12 +16,12 @@ from rejudge.dashboard import CASSETTES_ENV, DB_ENV, PRICES_ENV
 from rejudge.store import (
     EvaluationSummary,
     FilterOptions,
-    RejudgeError,
     RunSummary,
     Store,
     redact_url,
 )
 
+from rejudge.errors import RejudgeError
 from rejudge.model import FLIP_CAUSES as _CAUSES
 from rejudge.model import UNKNOWN_CAUSE, ReportRow
 

@@ -14,8 +14,8 @@ from typing import Any
 import streamlit as st
 from rejudge.dashboard import data
 from rejudge.dashboard.common import AppContext, md_escape
-from rejudge.store import RejudgeError
 
+from rejudge.errors import RejudgeError
 from rejudge.model import Cost, NoCost, PriceTable, RunCost, format_amount
 
 __all__ = ["prices", "run_cost_caption", "trace_cost_shown", "tokens_metric"]

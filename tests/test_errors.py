@@ -104,7 +104,7 @@ def test_every_library_exception_is_exported_from_rejudge_errors() -> None:
 
 
 def test_errors_carry_their_context_and_survive_pickling() -> None:
-    from rejudge.store import NotFoundError
+    from rejudge.errors import NotFoundError
 
     exc = NotFoundError("no run 'r1'; list the runs to find its name", run="r1", field="run")
     assert (exc.run, exc.case, exc.file, exc.field) == ("r1", None, None, "run")

@@ -15,8 +15,8 @@ from rejudge.dashboard.evidence import show_text, show_value
 from rejudge.dashboard.external import external_checked
 from rejudge.dashboard.links import clickable_table, follow_click, pair_url
 from rejudge.dashboard.sidebyside import pair_link
-from rejudge.store import NotFoundError
 
+from rejudge.errors import NotFoundError
 from rejudge.model import Agreement
 from rejudge.services import evaluation_agreement
 

@@ -18,8 +18,8 @@ from rejudge.dashboard import data
 from rejudge.dashboard.common import context, md_escape, num, pct, pick_evaluation
 from rejudge.dashboard.diffview import diff_tables
 from rejudge.dashboard.evidence import render_rounds, show_text, show_value
-from rejudge.store import RejudgeError
 
+from rejudge.errors import RejudgeError
 from rejudge.services import judgment_labels, label_judgment, review_stamp
 
 LABELS = (

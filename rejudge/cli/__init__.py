@@ -16,7 +16,7 @@ import click
 
 from rejudge._settings import ENV_CASSETTES, ENV_DB, resolve_settings
 from rejudge.cli._context import AppContext
-from rejudge.store import NotFoundError, RejudgeError
+from rejudge.errors import NotFoundError, RejudgeError
 
 __all__ = ["main", "cli"]
 

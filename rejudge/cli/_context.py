@@ -21,7 +21,8 @@ from rich.console import Console
 
 from rejudge._settings import Settings
 from rejudge.cli._tables import FitTable
-from rejudge.store import InvalidInputError, Store
+from rejudge.errors import InvalidInputError
+from rejudge.store import Store
 
 __all__ = [
     "AppContext",

@@ -16,9 +16,9 @@ from typing import IO, Any
 import click
 
 from rejudge.cli._context import AppContext, pass_app
+from rejudge.errors import InvalidInputError
 from rejudge.judge import EVALUATION_EXPORT_COLUMNS, RUN_EXPORT_COLUMNS
 from rejudge.services import evaluation_export_rows, run_export_rows
-from rejudge.store import InvalidInputError
 
 __all__ = ["export", "csv_cell", "parquet_table"]
 

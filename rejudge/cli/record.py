@@ -19,8 +19,8 @@ from rich.progress import (
 
 from rejudge._settings import api_key_from_env
 from rejudge.cli._context import AppContext, json_option, pass_app, table
+from rejudge.errors import InvalidInputError
 from rejudge.model import HarnessAssistance, RunConfig, Trace
-from rejudge.store import InvalidInputError
 
 __all__ = ["record", "replay", "renormalize", "traces", "trace_json"]
 

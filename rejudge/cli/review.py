@@ -13,9 +13,9 @@ import click
 from rich.console import Console
 
 from rejudge.cli._context import AppContext, json_option, pass_app, table
+from rejudge.errors import InvalidInputError
 from rejudge.judge import ReviewImportError, queue_csv
 from rejudge.services import calibration_summary, import_review_csv, resolve_review, review_queue
-from rejudge.store import InvalidInputError
 
 __all__ = ["review", "render_calibration"]
 

@@ -13,8 +13,8 @@ from rich.console import Console
 
 from rejudge._settings import api_key_from_env
 from rejudge.cli._context import AppContext, json_option, pass_app, table
+from rejudge.errors import InvalidInputError
 from rejudge.services import SweepOptions, run_sweep
-from rejudge.store import InvalidInputError
 
 __all__ = ["sweep"]
 

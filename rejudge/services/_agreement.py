@@ -9,9 +9,10 @@ is the model's :class:`rejudge.model.Agreement`.
 
 from __future__ import annotations
 
+from rejudge.errors import NotFoundError
 from rejudge.judge import TIER_DOES_NOT_APPLY, external_pass_hat_k, tier_agreement
 from rejudge.model import Agreement
-from rejudge.store import NotFoundError, Store
+from rejudge.store import Store
 
 __all__ = ["evaluation_agreement", "run_agreement"]
 

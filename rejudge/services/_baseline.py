@@ -4,6 +4,7 @@ themselves are pure (:mod:`rejudge.judge._baseline`); this module reads and writ
 
 from __future__ import annotations
 
+from rejudge.errors import InvalidInputError
 from rejudge.judge import (
     BaselineCheck,
     BaselineLock,
@@ -11,7 +12,7 @@ from rejudge.judge import (
     check_baseline,
     lock_baseline,
 )
-from rejudge.store import InvalidInputError, Store
+from rejudge.store import Store
 
 from ._compare import evaluation_inputs
 from ._judging import evaluation_report

@@ -15,11 +15,12 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from rejudge.errors import InvalidInputError
 from rejudge.model import RunConfig, Trace
 from rejudge.services._evidence_paths import evidence_path
 from rejudge.services._importers import Importer, ReplaySource, register_importer
 from rejudge.services._ingest import Evidence, SuiteSnapshot, ingest_run
-from rejudge.store import InvalidInputError, Store
+from rejudge.store import Store
 
 if TYPE_CHECKING:
     from rejudge.suites.importers import ImportedSuite

@@ -4,9 +4,10 @@ from __future__ import annotations
 
 from typing import Any
 
+from rejudge.errors import NotFoundError
 from rejudge.judge import compare
 from rejudge.model import Comparison, content_hash
-from rejudge.store import NotFoundError, Store
+from rejudge.store import Store
 
 from ._judging import evaluation_rows
 

@@ -30,6 +30,7 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
+from rejudge.errors import RejudgeError
 from rejudge.judge import load_rule_set
 from rejudge.judge.tiers import tier_names
 from rejudge.model import EvaluationReport
@@ -58,7 +59,7 @@ from rejudge.services._judging import (
 )
 from rejudge.services._suites import snapshot_suite
 from rejudge.services._tau_import import import_tau_bench
-from rejudge.store import RejudgeError, Store, SuiteRecord
+from rejudge.store import Store, SuiteRecord
 from rejudge.suites import builtin_suites, load_suite
 
 __all__ = [

@@ -30,7 +30,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from rejudge.errors import RejudgeError
+from rejudge.errors import InvalidInputError, RejudgeError
 from rejudge.judge import ENGINE_VERSION, JudgeRunResult
 from rejudge.model import RuleSet
 from rejudge.services._partitions import (
@@ -39,7 +39,7 @@ from rejudge.services._partitions import (
     rejudge_version,
     worker_identity,
 )
-from rejudge.store import InvalidInputError, Store
+from rejudge.store import Store
 
 if TYPE_CHECKING:
     from distributed import Client, Future
@@ -160,12 +160,12 @@ class DaskCluster:
     ) -> JudgeRunResult:
         """:func:`rejudge.services.judge_run` on the cluster: the run's one evaluation of
         (tier, rules, engine version), found or created, judged partition by partition."""
+        from rejudge.errors import ConflictError
         from rejudge.services._judging import (
             _find_or_create_evaluation,
             finish_judging,
             resolve_inputs,
         )
-        from rejudge.store import ConflictError
 
         store = self.store
         inputs = resolve_inputs(store, run_ref, tier, rule_set, suite_id)

@@ -27,7 +27,7 @@ from __future__ import annotations
 import sys
 from pathlib import Path
 
-from rejudge.store import InvalidInputError
+from rejudge.errors import InvalidInputError
 
 __all__ = [
     "EVIDENCE_PATH_FORMAT",

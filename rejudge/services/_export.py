@@ -9,8 +9,9 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
+from rejudge.errors import InvalidInputError
 from rejudge.judge import item_label, latest_labels
-from rejudge.store import InvalidInputError, Store
+from rejudge.store import Store
 
 from ._reviews import review_rows
 

@@ -10,8 +10,9 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 from typing import Any
 
+from rejudge.errors import InvalidInputError
 from rejudge.model import ExternalVerdict
-from rejudge.store import InvalidInputError, Store, StoredExternalVerdict
+from rejudge.store import Store, StoredExternalVerdict
 
 __all__ = ["record_external_verdicts", "run_external_verdicts"]
 

@@ -20,6 +20,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from rejudge.errors import NotFoundError
 from rejudge.model import content_hash, hash_bytes
 from rejudge.recorder import (
     IMPORTED_DOMAIN,
@@ -35,7 +36,7 @@ from rejudge.recorder import (
 from rejudge.services._evidence_paths import evidence_path
 from rejudge.services._importers import Importer, register_importer
 from rejudge.services._ingest import Evidence, SuiteSnapshot, ingest_run
-from rejudge.store import NotFoundError, RunRecord, Store, SuiteRecord
+from rejudge.store import RunRecord, Store, SuiteRecord
 
 if TYPE_CHECKING:
     from rejudge.services._distributed import DaskEngine

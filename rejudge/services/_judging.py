@@ -19,6 +19,7 @@ from contextlib import ExitStack
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
+from rejudge.errors import InvalidInputError, NotFoundError
 from rejudge.judge import (
     ENGINE_VERSION,
     BatchJudge,
@@ -35,7 +36,7 @@ from rejudge.judge import (
 )
 from rejudge.judge.tiers import get_tier
 from rejudge.model import Case, RuleSet, ToolRegistry, content_hash
-from rejudge.store import InvalidInputError, NotFoundError, RunRecord, Store
+from rejudge.store import RunRecord, Store
 
 if TYPE_CHECKING:
     from rejudge.services._distributed import DaskEngine

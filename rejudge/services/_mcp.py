@@ -20,8 +20,8 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
 
+from rejudge.errors import ConflictError, InvalidInputError
 from rejudge.recorder import McpServer, McpWorld, ToolServerError, list_mcp_tools
-from rejudge.store import ConflictError, InvalidInputError
 from rejudge.suites import (
     FORMAT_VERSION,
     SUITE_REGISTRY_FILE,

@@ -22,12 +22,13 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from rejudge.errors import NotFoundError
 from rejudge.model import Case, RunConfig
 from rejudge.recorder import RecorderError, cassette_path, write_cassette
 from rejudge.recorder._record import PendingCommit, ProgressCallback, RecordProgress, record_jobs
 from rejudge.services._evidence_paths import evidence_path
 from rejudge.services._ingest import Evidence, ingest, save_suite_source
-from rejudge.store import NotFoundError, RunRecord, Store
+from rejudge.store import RunRecord, Store
 
 try:  # POSIX advisory locks; elsewhere the row's unique key alone prevents duplicates
     import fcntl

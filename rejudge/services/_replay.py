@@ -16,6 +16,7 @@ from typing import Any
 
 import httpx
 
+from rejudge.errors import RejudgeError
 from rejudge.model import Case, Trace
 from rejudge.recorder import (
     REPLAY_WORLDS,
@@ -32,7 +33,7 @@ from rejudge.recorder._loop import LoopContext
 from rejudge.recorder.providers import get_provider
 from rejudge.services._evidence_paths import resolve_evidence_path
 from rejudge.services._ingest import Evidence, ingest
-from rejudge.store import RejudgeError, RunRecord, Store, StoredTrace
+from rejudge.store import RunRecord, Store, StoredTrace
 
 __all__ = [
     "open_trace_cassette",

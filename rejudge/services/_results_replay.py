@@ -16,10 +16,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from rejudge.errors import InvalidInputError, RejudgeError
 from rejudge.model import RunConfig, Trace
 from rejudge.services._evidence_paths import resolve_evidence_path
 from rejudge.services._importers import replay_source
-from rejudge.store import InvalidInputError, RejudgeError
 
 __all__ = ["ResultsFile", "read_results_file"]
 

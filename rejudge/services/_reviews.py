@@ -10,6 +10,7 @@ from collections import Counter
 from datetime import datetime
 from typing import Any
 
+from rejudge.errors import NotFoundError
 from rejudge.judge import (
     ReviewImportError,
     build_queue,
@@ -21,7 +22,6 @@ from rejudge.judge import (
 )
 from rejudge.store import (
     NewReview,
-    NotFoundError,
     ReviewRecord,
     Store,
 )

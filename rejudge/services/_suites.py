@@ -13,8 +13,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from rejudge.errors import NotFoundError, RejudgeError
 from rejudge.services._ingest import SuiteSnapshot
-from rejudge.store import NotFoundError, RejudgeError, Store, SuiteRecord
+from rejudge.store import Store, SuiteRecord
 from rejudge.suites import (
     Problem,
     SuiteError,

@@ -28,8 +28,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from rejudge.errors import InvalidInputError
 from rejudge.model import HarnessAssistance, RunConfig
-from rejudge.store import InvalidInputError, Store
+from rejudge.store import Store
 
 from ._judging import judge_run
 

@@ -14,11 +14,12 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from rejudge.errors import InvalidInputError, NotFoundError
 from rejudge.model import RunConfig, Trace
 from rejudge.services._evidence_paths import evidence_path, resolve_evidence_path
 from rejudge.services._importers import Importer, ReplaySource, register_importer
 from rejudge.services._ingest import Evidence, SuiteSnapshot, VerdictItem, ingest_run
-from rejudge.store import InvalidInputError, NotFoundError, RunRecord, Store, SuiteRecord
+from rejudge.store import RunRecord, Store, SuiteRecord
 
 if TYPE_CHECKING:
     from rejudge.suites.importers import Tau2Plan, TauImport

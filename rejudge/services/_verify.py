@@ -24,12 +24,13 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from rejudge.errors import InvalidInputError, NotFoundError
 from rejudge.model import RunConfig, Trace
 from rejudge.recorder import CassetteError, first_difference
 from rejudge.services._importers import replay_source
 from rejudge.services._replay import rederive_trace, replay_run
 from rejudge.services._results_replay import ResultsFile, read_results_file
-from rejudge.store import InvalidInputError, NotFoundError, RunRecord, Store, StoredTrace
+from rejudge.store import RunRecord, Store, StoredTrace
 
 __all__ = ["CHECKS", "Check", "TraceCheck", "Verification", "run_origin", "verify_run"]
 

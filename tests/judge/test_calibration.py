@@ -16,8 +16,9 @@ from rejudge.judge import (
     latest_labels,
     load_rule_set,
 )
-from rejudge.store import InvalidInputError, Store
+from rejudge.store import Store
 
+from rejudge.errors import InvalidInputError
 from rejudge.model import RunConfig
 from rejudge.services import (
     calibration_summary,

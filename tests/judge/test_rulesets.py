@@ -14,7 +14,8 @@ from rejudge.judge import (
     load_rule_set,
     settings_of,
 )
-from rejudge.store import NotFoundError
+
+from rejudge.errors import NotFoundError
 
 from .conftest import REGISTRY, call, case, gcall, trace
 

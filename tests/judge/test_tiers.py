@@ -942,7 +942,7 @@ def test_anomaly_zero_score_while_every_call_executed():
 
 
 def test_unknown_tier_is_a_clear_error():
-    from rejudge.store import NotFoundError
+    from rejudge.errors import NotFoundError
 
     with pytest.raises(NotFoundError, match="unknown tier"):
         judge(trace(), GET, REGISTRY, "nope", load_rule_set(S1))

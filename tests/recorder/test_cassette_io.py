@@ -11,7 +11,8 @@ import yaml
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from rejudge.recorder import CassetteError, normalize_exchanges, read_cassette
-from rejudge.store import RejudgeError
+
+from rejudge.errors import RejudgeError
 
 REAL = Path("/work/shared/real-cassettes")
 

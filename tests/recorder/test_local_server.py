@@ -30,7 +30,8 @@ from rejudge.recorder import (
     find_smollm2_model,
     free_port,
 )
-from rejudge.store import RejudgeError
+
+from rejudge.errors import RejudgeError
 
 # -- find_smollm2_model ---------------------------------------------------------------------
 

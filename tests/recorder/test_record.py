@@ -257,7 +257,7 @@ def test_anthropic_streaming_record_and_replay(store: Store, tmp_path: Path) -> 
 
 
 def test_unknown_case_filter_is_a_clear_error(store: Store, tmp_path: Path) -> None:
-    from rejudge.store import NotFoundError
+    from rejudge.errors import NotFoundError
 
     with pytest.raises(NotFoundError, match="no case 'nope'"):
         record_suite(store, suite(CASES), RunConfig(model="m"), tmp_path, case_ids=["nope"])

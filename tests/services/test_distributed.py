@@ -15,10 +15,11 @@ distributed = pytest.importorskip("distributed", reason="needs dask[distributed]
 
 from click.testing import CliRunner  # noqa: E402
 from rejudge.judge import ENGINE_VERSION, load_rule_set  # noqa: E402
-from rejudge.store import ConflictError, InvalidInputError, Store  # noqa: E402
+from rejudge.store import Store  # noqa: E402
 from sqlalchemy import text  # noqa: E402
 
 from rejudge.cli import cli  # noqa: E402
+from rejudge.errors import ConflictError, InvalidInputError  # noqa: E402
 from rejudge.services import (  # noqa: E402
     ClusterError,
     DaskEngine,

@@ -9,8 +9,9 @@ import sys
 from pathlib import Path
 
 import pytest
-from rejudge.store import NotFoundError, Store
+from rejudge.store import Store
 
+from rejudge.errors import NotFoundError
 from rejudge.registry import REGISTRY
 from rejudge.services import (
     Importer,

@@ -3,8 +3,9 @@
 from __future__ import annotations
 
 import pytest
-from rejudge.store import RejudgeError, Store
+from rejudge.store import Store
 
+from rejudge.errors import RejudgeError
 from rejudge.services import (
     calibration_summary,
     judgment_labels,

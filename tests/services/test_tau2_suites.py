@@ -10,10 +10,11 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from rejudge.store import InvalidInputError, Store
+from rejudge.store import Store
 from rejudge.store._tables import RunRow, TraceRow
 from rejudge.suites.importers import SHIPPED_TAU2_BENCH
 
+from rejudge.errors import InvalidInputError
 from rejudge.registry import REGISTRY
 from rejudge.services import import_tau_bench, run_external_verdicts
 from tests.store.store_factories import count_rows

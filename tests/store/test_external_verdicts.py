@@ -5,9 +5,10 @@ from __future__ import annotations
 
 import pytest
 from pydantic import ValidationError
-from rejudge.store import ConflictError, InvalidInputError, RunRecord, Store
+from rejudge.store import RunRecord, Store
 from rejudge.store._tables import ExternalVerdictRow
 
+from rejudge.errors import ConflictError, InvalidInputError
 from rejudge.model import ExternalVerdict
 from rejudge.services import record_external_verdicts, run_external_verdicts
 from tests.store.store_factories import count_rows, make_trace

@@ -10,9 +10,10 @@ from collections.abc import Iterator
 import pytest
 from rejudge.dashboard.stats import pass_curve
 from rejudge.judge import CAUSES
-from rejudge.store import InvalidInputError, Store
+from rejudge.store import Store
 from rejudge.store._comparison_reads import UNKNOWN_CAUSE
 
+from rejudge.errors import InvalidInputError
 from tests.dashboard.conftest import built, judge_compare, judge_report  # noqa: F401
 from tests.dashboard.factory import Built
 

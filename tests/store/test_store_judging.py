@@ -4,10 +4,11 @@ from __future__ import annotations
 
 import pytest
 from rejudge.judge import build_report
-from rejudge.store import ConflictError, NotFoundError, RunRecord, Store
+from rejudge.store import RunRecord, Store
 from rejudge.store._tables import EvaluationJudgmentRow, JudgmentRow, RuleSetRow
 from sqlalchemy import select
 
+from rejudge.errors import ConflictError, NotFoundError
 from rejudge.model import Case, Judgment, ToolRegistry
 from tests.store.store_factories import count_rows, make_judgment, make_rule_set, make_trace
 

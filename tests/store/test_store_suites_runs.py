@@ -3,10 +3,11 @@
 from __future__ import annotations
 
 import pytest
-from rejudge.store import ConflictError, NotFoundError, RunRecord, Store, SuiteRecord
+from rejudge.store import RunRecord, Store, SuiteRecord
 from rejudge.store._tables import CaseRow, RegistryRow, SuiteRow, TraceRow
 from sqlalchemy import select
 
+from rejudge.errors import ConflictError, NotFoundError
 from rejudge.model import Case, ToolRegistry
 from tests.store.store_factories import (
     count_rows,
@@ -251,7 +252,7 @@ def test_list_runs_counts_traces_and_finish_sets_status(
 def test_suite_with_duplicate_case_ids_is_refused_whole(
     store: Store, registry: ToolRegistry
 ) -> None:
-    from rejudge.store import InvalidInputError
+    from rejudge.errors import InvalidInputError
 
     cases = [make_case(1), make_case(2), make_case(1, instruction="same id again")]
     with pytest.raises(InvalidInputError, match="case-001|two cases"):
@@ -263,8 +264,7 @@ def test_suite_with_duplicate_case_ids_is_refused_whole(
 
 
 def test_resume_may_change_operational_knobs_only(store) -> None:
-    from rejudge.store import ConflictError
-
+    from rejudge.errors import ConflictError
     from rejudge.model import Case, Golden, RunConfig, ToolRegistry, ToolSpec
 
     registry = ToolRegistry(domain="ops", tools=[ToolSpec(name="f", read_only=True)])

@@ -6,7 +6,6 @@ from __future__ import annotations
 import json
 
 import pytest
-from rejudge.store import InvalidInputError
 from rejudge.suites import check_cases
 from rejudge.suites._validate import CaseEntry
 from rejudge.suites.domains.mcp import (
@@ -16,6 +15,8 @@ from rejudge.suites.domains.mcp import (
     tool_kind,
     tool_result_from_mcp,
 )
+
+from rejudge.errors import InvalidInputError
 
 OBJ = {"type": "object", "properties": {"q": {"type": "string"}}, "required": ["q"]}
 

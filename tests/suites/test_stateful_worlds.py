@@ -199,8 +199,9 @@ def test_every_golden_sequence_passes_the_state_tier(suite: str) -> None:
 
 
 def test_a_world_s_data_file_missing_or_broken_is_one_error_naming_it(tmp_path: Path) -> None:
-    from rejudge.store import InvalidInputError
     from rejudge.suites._domain import read_json_data
+
+    from rejudge.errors import InvalidInputError
 
     missing = tmp_path / "fixtures.json"
     with pytest.raises(InvalidInputError, match="fixtures.json: the retail data is missing"):

@@ -14,9 +14,10 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from rejudge.store import InvalidInputError, Store
+from rejudge.store import Store
 from rejudge.suites.importers import parse_tau_bench
 
+from rejudge.errors import InvalidInputError
 from rejudge.services import import_tau_bench, run_external_verdicts
 
 
