@@ -18,7 +18,7 @@ from collections import Counter, defaultdict
 from collections.abc import Iterable, Mapping
 from typing import Any
 
-from rejudge.model import AgreementTable, Disagreement, TierAgreement
+from rejudge.model import AgreementTable, Disagreement, PassHatK, TierAgreement
 
 from ._report import pass_hat_k_all
 
@@ -82,7 +82,7 @@ def tier_agreement(
 
 def external_pass_hat_k(
     external: Mapping[tuple[str, int], tuple[float, bool]],
-) -> dict[str, float | None]:
+) -> PassHatK:
     """pass^k of the external verdict, k = 1..the most repetitions of a case (rejudge's
     estimator, the same floats its reports give)."""
     outcomes: dict[str, list[int]] = defaultdict(lambda: [0, 0])
@@ -91,4 +91,4 @@ def external_pass_hat_k(
         outcomes[case][1] += int(passed)
     tuples = {case: (n, c) for case, (n, c) in outcomes.items()}
     max_n = max((n for n, _c in tuples.values()), default=0)
-    return pass_hat_k_all(tuples, max_n) if max_n else {}
+    return pass_hat_k_all(tuples, max_n)  # none for no verdict (max_n 0)

@@ -65,8 +65,8 @@ def pass_hat_k(outcomes: Mapping[Any, tuple[int, int]], k: int) -> float | None:
     return _round(sum(values) / len(values)) if values else None
 
 
-def pass_hat_k_all(outcomes: Mapping[Any, tuple[int, int]], max_k: int) -> dict[str, float | None]:
-    """``{str(k): pass_hat_k(outcomes, k)}`` for k = 1..max_k, the same floats.
+def pass_hat_k_all(outcomes: Mapping[Any, tuple[int, int]], max_k: int) -> PassHatK:
+    """``pass_hat_k(outcomes, k)`` for k = 1..max_k, the same floats.
 
     C(n, k) and C(c, k) are carried from k - 1 to k with exact integer arithmetic
     (C(n, k) = C(n, k - 1) * (n - k + 1) // k), so every quotient divides the very integers
@@ -76,7 +76,7 @@ def pass_hat_k_all(outcomes: Mapping[Any, tuple[int, int]], max_k: int) -> dict[
     items = list(outcomes.values())
     c_n = [1] * len(items)
     c_c = [1] * len(items)
-    out: dict[str, float | None] = {}
+    out: dict[int, float | None] = {}
     for k in range(1, max_k + 1):
         values = []
         for i, (n, c) in enumerate(items):
@@ -85,8 +85,8 @@ def pass_hat_k_all(outcomes: Mapping[Any, tuple[int, int]], max_k: int) -> dict[
             c_n[i] = c_n[i] * (n - k + 1) // k
             c_c[i] = c_c[i] * (c - k + 1) // k if c >= k else 0
             values.append(c_c[i] / c_n[i])
-        out[str(k)] = _round(sum(values) / len(values)) if values else None
-    return out
+        out[k] = _round(sum(values) / len(values)) if values else None
+    return PassHatK(out)
 
 
 def row_tools(row: Mapping[str, Any]) -> list[str]:
@@ -230,7 +230,7 @@ class ReportBuilder:
         pass_at_k = None
         if max_n > 1:
             tuples = {case: (n, c) for case, (n, c) in self.outcomes.items()}
-            pass_at_k = PassHatK({int(k): v for k, v in pass_hat_k_all(tuples, max_n).items()})
+            pass_at_k = pass_hat_k_all(tuples, max_n)
         return ReportSummary(
             totals=totals,
             dimensions=grouped("dimension"),

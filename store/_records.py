@@ -7,6 +7,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from datetime import datetime
+from functools import cached_property
 from typing import Any
 from urllib.parse import urlsplit
 
@@ -71,9 +72,15 @@ class EvaluationRecord:
     engine_version: str
     inputs_hash: str | None
     status: str
-    summary: ReportSummary | None  # None until the evaluation is finished
+    stored_summary: dict[str, Any]  # as the row holds it ({} until the evaluation is finished)
     created_at: datetime
     finished_at: datetime | None
+
+    @cached_property
+    def summary(self) -> ReportSummary | None:
+        """The evaluation's summary, None until it is finished; read from the stored mapping
+        when first asked for (most readers of an evaluation never look at it)."""
+        return ReportSummary.from_json(self.stored_summary) if self.stored_summary else None
 
 
 @dataclass(frozen=True)
@@ -158,6 +165,6 @@ def run_record_from_row(row: Any) -> RunRecord:
 
 
 def evaluation_record_from_row(row: Any) -> EvaluationRecord:
-    m = row._mapping
-    stored = m["summary"]
-    return EvaluationRecord(**{**m, "summary": ReportSummary.from_json(stored) if stored else None})
+    m = dict(row._mapping)
+    stored = m.pop("summary") or {}
+    return EvaluationRecord(**m, stored_summary=stored)

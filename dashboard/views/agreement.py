@@ -69,9 +69,10 @@ m = st.columns(3)
 m[0].metric("Source", source)
 m[1].metric("Traces with a verdict", result.traces)
 m[2].metric(f"{md_escape(source)} success", pct(result.external_pass_rate))
-if result.external_pass_hat_k:
-    cols = st.columns(min(len(result.external_pass_hat_k), 8))
-    for column, (k, value) in zip(cols, result.external_pass_hat_k.items(), strict=False):
+hat = result.external_pass_hat_k.values
+if hat:
+    cols = st.columns(min(len(hat), 8))
+    for column, (k, value) in zip(cols, hat.items(), strict=False):
         column.metric(f"{md_escape(source)} pass^{k}", pct(value))
 
 summary = pd.DataFrame(

@@ -19,7 +19,7 @@ def _num(value: float | None) -> str:
 
 
 def render_agreement(c: Console, result: Agreement, *, max_listed: int = 10) -> None:
-    hat = "  ".join(f"k={k}: {_pct(v)}" for k, v in result.external_pass_hat_k.items())
+    hat = "  ".join(f"k={k}: {_pct(v)}" for k, v in result.external_pass_hat_k.values.items())
     c.print(
         f"run {result.run} against {result.source}: {result.traces} trace(s), "
         f"{result.source} success {_pct(result.external_pass_rate)}; its pass^k {hat}",

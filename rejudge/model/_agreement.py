@@ -22,6 +22,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
+from rejudge.model._report import PassHatK
+
 __all__ = [
     "AgreementTable",
     "Disagreement",
@@ -150,7 +152,7 @@ class Agreement:
     source: str
     traces: int
     external_pass_rate: float | None
-    external_pass_hat_k: dict[str, float | None]
+    external_pass_hat_k: PassHatK
     tiers: list[TierAgreement]
 
     def tier(self, name: str) -> TierAgreement | None:
@@ -163,6 +165,6 @@ class Agreement:
             "source": self.source,
             "traces": self.traces,
             "external_pass_rate": self.external_pass_rate,
-            "external_pass_hat_k": dict(self.external_pass_hat_k),
+            "external_pass_hat_k": self.external_pass_hat_k.to_json(),
             "tiers": [t.to_json() for t in self.tiers],
         }

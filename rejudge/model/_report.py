@@ -216,11 +216,16 @@ class ReportSummary:
             harness_assistance=dict(assistance) if assistance is not None else None,
         )
 
-    def to_json(self) -> dict[str, Any]:
+    def to_json(self, *, with_count: bool = True) -> dict[str, Any]:
+        """The stored mapping; ``with_count=False`` leaves the ``cases`` count out, as a report
+        prints its summary beside its rows (``rejudge report --json``, a baseline's report)."""
+
         def grouped(groups: dict[str, VerdictSummary]) -> dict[str, Any]:
             return {name: s.to_json() for name, s in groups.items()}
 
         out = self.totals.to_json()
+        if not with_count:
+            del out["cases"]
         out["dimensions"] = grouped(self.dimensions)
         out["categories"] = grouped(self.categories)
         if self.suites:
@@ -248,8 +253,9 @@ class Report:
     def to_json(self) -> dict[str, Any]:
         """The flat report a baseline locks and hashes: with rows, the summary without its
         ``cases`` count, then the rows under ``cases`` (the form every stored baseline has)."""
-        out = self.summary.to_json()
-        if self.cases is not None:
-            del out["cases"]
-            out["cases"] = [row.to_json() for row in self.cases]
-        return out
+        if self.cases is None:
+            return self.summary.to_json()
+        return {
+            **self.summary.to_json(with_count=False),
+            "cases": [row.to_json() for row in self.cases],
+        }

@@ -42,14 +42,11 @@ class Result:
         return {f.name: _dump(getattr(self, f.name)) for f in fields(self)}
 
 
-#: what a result holds that dumps itself (its ``to_json``)
-_TYPED = (Result, VerdictCounts, Flip, ReportSummary, ReportRow)
-
-
 def _dump(value: Any) -> Any:
-    if isinstance(value, _TYPED):
+    # a typed part dumps itself (its ``to_json``), a list of them each; plain data is as is
+    if hasattr(value, "to_json"):
         return value.to_json()
-    if isinstance(value, list) and value and isinstance(value[0], _TYPED):
+    if isinstance(value, list) and value and hasattr(value[0], "to_json"):
         return [v.to_json() for v in value]
     return value
 
@@ -119,7 +116,7 @@ class EvaluationReport(Result):
 
     def to_json(self) -> dict[str, Any]:
         out = super().to_json()
-        del out["summary"]["cases"]  # the rows are beside it, under ``cases``
+        out["summary"] = self.summary.to_json(with_count=False)  # the rows are beside it
         if self.calibration is None:  # the plain report has no calibration key
             del out["calibration"]
         return out

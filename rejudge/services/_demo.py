@@ -328,7 +328,6 @@ def _headline(run: DemoRun, reports: list[EvaluationReport], newest: str) -> Dem
         next((r for r in scored if r.rules == newest), scored[-1]),
     )
     summary = chosen.summary
-    pass_k = summary.pass_at_k
     return DemoHeadline(
         run=run.run,
         model=run.model,
@@ -337,8 +336,8 @@ def _headline(run: DemoRun, reports: list[EvaluationReport], newest: str) -> Dem
         rules=chosen.rules,
         verdict_counts=summary.verdict_counts,
         accuracy=summary.accuracy,
-        # only where a case was repeated: pass^1 alone is the accuracy again
-        pass_at_k=pass_k if pass_k is not None and pass_k.max_k > 1 else None,
+        # a report has pass^k only where a case was repeated (k = 1..2 at least)
+        pass_at_k=summary.pass_at_k,
         top_failures=summary.top_failures[:3],
     )
 

@@ -102,7 +102,7 @@ class DemoEvaluation(Result):
 
     def to_json(self) -> dict[str, Any]:
         out = super().to_json()
-        del out["summary"]["cases"]  # as `rejudge report --json` prints the summary
+        out["summary"] = self.summary.to_json(with_count=False)  # as `rejudge report` prints it
         return out
 
 
@@ -260,7 +260,7 @@ class Tau2PairedRewards(Result):
 
 
 @dataclass(frozen=True)
-class Tau2Pair:
+class Tau2Pair(Result):
     """Two τ² runs compared case by case: rejudge's ``compare``, and τ²'s rewards alike."""
 
     a: str
@@ -268,31 +268,15 @@ class Tau2Pair:
     compare: Comparison
     tau2_reward: Tau2PairedRewards
 
-    def to_json(self) -> dict[str, Any]:
-        return {
-            "a": self.a,
-            "b": self.b,
-            "compare": self.compare.to_json(),
-            "tau2_reward": self.tau2_reward.to_json(),
-        }
-
 
 @dataclass(frozen=True)
-class ModelVsModel:
+class ModelVsModel(Result):
     """τ²-bench's leaderboard runs, model against model on the same tasks."""
 
     rules: str
     tier: str
     runs: list[Tau2Run]
     pair: Tau2Pair
-
-    def to_json(self) -> dict[str, Any]:
-        return {
-            "rules": self.rules,
-            "tier": self.tier,
-            "runs": [r.to_json() for r in self.runs],
-            "pair": self.pair.to_json(),
-        }
 
 
 # --------------------------------------------------------------------------- the demo's result

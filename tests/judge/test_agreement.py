@@ -44,4 +44,4 @@ def test_external_pass_hat_k_is_the_report_estimator() -> None:
     }
     got = external_pass_hat_k(external)
     for k in range(1, 5):
-        assert got[str(k)] == pass_hat_k({"a": (4, 3), "b": (4, 1)}, k)
+        assert got[k] == pass_hat_k({"a": (4, 3), "b": (4, 1)}, k)

@@ -7,7 +7,14 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from rejudge.model import Agreement, AgreementTable, Disagreement, TierAgreement, cohens_kappa
+from rejudge.model import (
+    Agreement,
+    AgreementTable,
+    Disagreement,
+    PassHatK,
+    TierAgreement,
+    cohens_kappa,
+)
 
 
 def test_kappa_of_a_worked_table() -> None:
@@ -69,7 +76,7 @@ def test_an_agreement_dumps_in_the_order_a_script_reads() -> None:
         source="tau-bench",
         traces=5,
         external_pass_rate=0.6,
-        external_pass_hat_k={"1": 0.6},
+        external_pass_hat_k=PassHatK({1: 0.6}),
         tiers=[tier],
     )
     data = result.to_json()
@@ -81,6 +88,7 @@ def test_an_agreement_dumps_in_the_order_a_script_reads() -> None:
         "external_pass_hat_k",
         "tiers",
     ]
+    assert data["external_pass_hat_k"] == {"1": 0.6}  # JSON keys are strings
     [dumped] = data["tiers"]
     assert list(dumped) == [
         "tier",
