@@ -1,10 +1,11 @@
 """Showing evidence (a trace's rounds, tool results, raw exchanges) safely and readably.
 
 Everything here comes from outside: the model's text, tool results, an imported cassette's
-instructions. None of it is ever rendered as Markdown, HTML or LaTeX: values go through
-``st.json`` (structures), ``st.code`` / ``st.text`` (text), or :func:`md_escape` when they must
-sit in a Markdown label (badges, expander titles). A result is shown by what it holds: a JSON
-structure as JSON (a string that parses as an object or array too), anything else as text.
+instructions. None of it is ever rendered as Markdown, HTML or LaTeX: values are escaped into
+``<pre>`` blocks and tables (:mod:`rejudge.dashboard.evidence_html`, drawn with ``st.html``), or
+go through :func:`md_escape` when they must sit in a Markdown label (badges, expander titles).
+A result is shown by what it holds: a JSON structure as JSON (a string that parses as an object
+or array too), anything else as text.
 
 The trace viewer, the review page and the side-by-side page all draw rounds with
 :func:`render_rounds`, so a trace reads the same everywhere.
@@ -20,11 +21,13 @@ import streamlit as st
 from rejudge.dashboard.blocks import Block, content_blocks
 from rejudge.dashboard.cassette import CassetteView, ExchangeView
 from rejudge.dashboard.common import NO_CALL_BADGE, md_escape, tool_badge
+from rejudge.dashboard.evidence_html import json_html, table_html, text_html
 
 __all__ = [
     "structured",
     "show_value",
     "show_text",
+    "show_table",
     "round_kind",
     "render_round",
     "render_ending",
@@ -60,8 +63,13 @@ def structured(value: Any) -> Any | None:
 
 
 def show_text(value: str, *, height: int | None = None) -> None:
-    """Untrusted text, verbatim (no Markdown): wrapped, in a code box without highlighting."""
-    st.code(value, language=None, wrap_lines=True, height=height)
+    """Untrusted text, verbatim (no Markdown): wrapped, in a box like a code box."""
+    st.html(text_html(value, height=height))
+
+
+def show_table(rows: Sequence[dict[str, Any]]) -> None:
+    """A small static table of evidence (a judgment's call diff), every cell escaped."""
+    st.html(table_html(rows))
 
 
 def _jsonable(value: Any) -> Any:
@@ -79,7 +87,7 @@ def show_value(value: Any, *, expanded: bool = True) -> None:
             json.dumps(shape)
         except (TypeError, ValueError):
             shape = json.loads(json.dumps(shape, default=_jsonable))
-        st.json(shape, expanded=expanded)
+        st.html(json_html(shape, expanded=expanded))
     elif value is None:
         st.caption("(none)")
     elif isinstance(value, str):

@@ -17,7 +17,7 @@ import streamlit as st
 from rejudge.dashboard import data
 from rejudge.dashboard.common import context, md_escape, num, pct, pick_evaluation
 from rejudge.dashboard.diffview import diff_tables
-from rejudge.dashboard.evidence import render_rounds, show_text, show_value
+from rejudge.dashboard.evidence import render_rounds, show_table, show_text, show_value
 
 from rejudge.errors import RejudgeError
 from rejudge.services import judgment_labels, label_judgment, review_stamp
@@ -232,9 +232,9 @@ with right:
     st.markdown("**Golden vs actual**")
     call_rows, argument_rows = diff_tables((judgment or {}).get("diff") or [])
     if call_rows:
-        st.dataframe(pd.DataFrame(call_rows), hide_index=True, width="stretch")
+        show_table(call_rows)
     if argument_rows:
-        st.dataframe(pd.DataFrame(argument_rows), hide_index=True, width="stretch")
+        show_table(argument_rows)
     for reason in (judgment or {}).get("reasons") or []:
         st.markdown(f"- {md_escape(str(reason))}")
     st.markdown("**Golden calls**")

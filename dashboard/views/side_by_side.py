@@ -10,7 +10,6 @@ from __future__ import annotations
 
 from typing import Any
 
-import pandas as pd
 import streamlit as st
 from rejudge.dashboard import data
 from rejudge.dashboard.common import (
@@ -21,7 +20,7 @@ from rejudge.dashboard.common import (
     query_int,
     verdict_shown,
 )
-from rejudge.dashboard.evidence import render_ending, render_round
+from rejudge.dashboard.evidence import render_ending, render_round, show_table
 from rejudge.dashboard.sidebyside import call_highlights, flip_cause, settings_diff
 from rejudge.dashboard.textdiff import output_text, text_diff
 
@@ -204,19 +203,15 @@ else:
         RuleSet.model_validate(data.rule_set_body(url, ev_b.rule_set_id)),
     )
     if diff:
-        st.dataframe(
-            pd.DataFrame(
-                [
-                    {
-                        "setting": d["path"],
-                        f"A · {ev_a.rule_set}": repr(d["a"]),
-                        f"B · {ev_b.rule_set}": repr(d["b"]),
-                    }
-                    for d in diff
-                ]
-            ),
-            hide_index=True,
-            width="stretch",
+        show_table(
+            [
+                {
+                    "setting": d["path"],
+                    f"A · {ev_a.rule_set}": repr(d["a"]),
+                    f"B · {ev_b.rule_set}": repr(d["b"]),
+                }
+                for d in diff
+            ]
         )
     else:
         st.caption("Only their labels differ: every setting is the same.")

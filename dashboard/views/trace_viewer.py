@@ -28,6 +28,7 @@ from rejudge.dashboard.evidence import (
     render_exchanges,
     render_rounds,
     round_blocks,
+    show_table,
     show_text,
     show_value,
 )
@@ -267,10 +268,10 @@ else:
     st.markdown("**Golden vs actual**, call by call")
     call_rows, argument_rows = diff_tables(diff)
     if call_rows:
-        st.dataframe(pd.DataFrame(call_rows), hide_index=True, width="stretch")
+        show_table(call_rows)
         if argument_rows:
             st.markdown("**Argument by argument**")
-            st.dataframe(pd.DataFrame(argument_rows), hide_index=True, width="stretch")
+            show_table(argument_rows)
     else:
         st.caption("The judgment holds no call-by-call diff.")
     if judgment.get("partial_breakdown"):

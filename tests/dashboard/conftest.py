@@ -3,9 +3,11 @@ CLI's `report --json` / `compare --json` give for its evaluations (what the page
 
 from __future__ import annotations
 
+import html
 import re
 import uuid
 from collections.abc import Iterator
+from html.parser import HTMLParser
 from pathlib import Path
 from typing import Any
 
@@ -95,6 +97,55 @@ def app_on(built: Built, page: str | None = None, **query: str) -> AppTest:
 def metrics(at: AppTest) -> dict[str, str]:
     """Metric label -> value, the labels as a person reads them (Markdown escapes decoded)."""
     return {re.sub(r"\\(.)", r"\1", m.label): m.value for m in at.metric}
+
+
+_BLOCK = re.compile(r'<pre class="(rj-text|rj-json)"[^>]*>(.*?)</pre>', re.S)
+
+
+def evidence(at: AppTest, kind: str | None = None) -> list[str]:
+    """The evidence the page shows as escaped HTML blocks (``st.html``), as a person reads them
+    (entities decoded), in page order; ``kind`` "text" or "json" keeps one kind."""
+    found: list[str] = []
+    for element in at.get("html"):
+        for block_kind, body in _BLOCK.findall(element.proto.body):
+            if kind is None or block_kind == f"rj-{kind}":
+                found.append(html.unescape(body))
+    return found
+
+
+class TableParser(HTMLParser):
+    """Reads the cells of every `<table>` fed to it (the static tables of `st.html`)."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.tables: list[list[list[str]]] = []
+        self._cell: list[str] | None = None
+
+    def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
+        if tag == "table":
+            self.tables.append([])
+        elif tag == "tr" and self.tables:
+            self.tables[-1].append([])
+        elif tag in ("td", "th"):
+            self._cell = []
+
+    def handle_endtag(self, tag: str) -> None:
+        if tag in ("td", "th") and self._cell is not None and self.tables:
+            self.tables[-1][-1].append("".join(self._cell))
+            self._cell = None
+
+    def handle_data(self, data: str) -> None:
+        if self._cell is not None:
+            self._cell.append(data)
+
+
+def html_tables(at: AppTest) -> list[list[dict[str, str]]]:
+    """The page's static tables (``rj-table``), each as rows of column -> cell text."""
+    parser = TableParser()
+    for element in at.get("html"):
+        if 'class="rj-table"' in element.proto.body:
+            parser.feed(element.proto.body)
+    return [[dict(zip(t[0], row, strict=True)) for row in t[1:]] for t in parser.tables if t]
 
 
 WORLD = Path(__file__).resolve().parents[1] / "data" / "world"

@@ -326,9 +326,10 @@ def test_from_a_flip_to_the_evidence_and_real_cassettes_offline(
                     '[data-testid="stExpander"]', has_text=f"POST https://{host}"
                 ).first
                 exchange.wait_for(timeout=60_000)
-                exchange.locator("summary").click()
+                exchange.locator("summary").first.click()  # its own title, not a folded value
                 exchange.get_by_role("tab", name="Raw").click()
-                code = exchange.locator('[data-testid="stCode"]').first
+                # the Raw tab's first box: the response body as recorded (escaped text)
+                code = exchange.locator('[role="tabpanel"]:visible pre.rj-text').first
                 code.wait_for(timeout=30_000)
                 page.wait_for_timeout(500)
                 raw_texts[case] = code.inner_text()

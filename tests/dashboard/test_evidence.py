@@ -14,7 +14,7 @@ from rejudge.dashboard.cassette import load_exchanges
 from rejudge.store import Store
 from streamlit.testing.v1 import AppTest
 
-from tests.dashboard.conftest import APP, app_on, metrics
+from tests.dashboard.conftest import APP, app_on, evidence, metrics
 from tests.dashboard.factory import (
     GZIP,
     HOSTILE,
@@ -74,7 +74,10 @@ def test_hostile_evidence_is_never_markup(imported: Built) -> None:
         # raw Markdown image/LaTeX/HTML syntax would render; escaped it cannot
         for token in ("![pixel](", "$x^2$", "<img", "**bold**"):
             assert not _bare(text, token), text
-    shown = [c.value for c in at.code]
+    for element in at.get("html"):  # evidence drawn as HTML is escaped into it: inert
+        for token in ("<img", "<a ", "<script", "href="):
+            assert token not in element.proto.body, element.proto.body
+    shown = evidence(at, "text")
     assert any(HOSTILE in c for c in shown)  # the instruction, verbatim, as text
     assert any("And now?" in c for c in shown)  # the second user turn, in place
     assert any("another choice" in c for c in shown)  # the n>1 alternative
@@ -85,12 +88,14 @@ def test_hostile_evidence_is_never_markup(imported: Built) -> None:
 
 def test_string_and_numeric_string_results_render_as_text(imported: Built) -> None:
     at = _open_trace(imported, "imported-0")
-    codes = [c.value for c in at.code]
-    assert any(c.startswith("plain text result") for c in codes)
-    assert "12345" in codes
-    # st.json only ever gets structures (a string there is the "Json Parse Error" bug)
-    for element in at.json:
-        assert isinstance(json.loads(element.value), dict | list)
+    texts = evidence(at, "text")
+    assert any(c.startswith("plain text result") for c in texts)
+    assert "12345" in texts
+    # a JSON block only ever holds a structure (a string shows as text)
+    structures = evidence(at, "json")
+    assert structures
+    for value in structures:
+        assert isinstance(json.loads(value), dict | list)
 
 
 @pytest.mark.parametrize("case, real", [("imported-0", PYDANTIC_AI), ("imported-1", GZIP)])
@@ -104,7 +109,8 @@ def test_real_cassettes_decode_in_the_viewer(imported: Built, case: str, real: s
     first = view.exchanges[0]
     assert isinstance(first.response, dict) and first.tool_names
     assert "tools" not in (first.request or {})
-    assert "(empty)" not in "\n".join(c.value for c in at.code)
+    shown = evidence(at)
+    assert shown and "(empty)" not in "\n".join(shown)
 
 
 def test_a_stream_is_reassembled_raw_kept() -> None:

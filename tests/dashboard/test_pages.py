@@ -10,7 +10,7 @@ import pytest
 from rejudge.dashboard.common import parse_args
 from rejudge.store import Store
 
-from tests.dashboard.conftest import app_on, judge_compare, judge_report, metrics
+from tests.dashboard.conftest import app_on, html_tables, judge_compare, judge_report, metrics
 from tests.dashboard.factory import Built
 
 SQLITE_ONLY = pytest.mark.parametrize("built", ["sqlite"], indirect=True)
@@ -121,11 +121,11 @@ def test_trace_viewer_cards_badges_diff_and_cassette(built: Built) -> None:
     shown = metrics(at)
     assert shown["Verdict"] in ("PASS", "FAIL", "SKIP", "AGENT_ERROR")
     assert "Partial score" in shown
-    frames = [d.value for d in at.dataframe]
-    calls = next(f for f in frames if "golden tool" in f.columns)
-    assert list(calls["golden tool"]) == ["get_order", "cancel_order"]
-    arguments = next(f for f in frames if "argument" in f.columns)
-    assert set(arguments["argument"]) == {"order_id"} and len(arguments) == 2
+    tables = html_tables(at)
+    calls = next(t for t in tables if "golden tool" in t[0])
+    assert [row["golden tool"] for row in calls] == ["get_order", "cancel_order"]
+    arguments = next(t for t in tables if "argument" in t[0])
+    assert {row["argument"] for row in arguments} == {"order_id"} and len(arguments) == 2
     assert any("exchange(s) from" in c.value for c in at.caption)
     assert any("chat/completions" in e.label for e in at.expander)
     assert not at.warning or all("cassette" not in w.value for w in at.warning)

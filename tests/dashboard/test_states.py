@@ -14,7 +14,7 @@ from rejudge.dashboard.sidebyside import differing_arguments, settings_diff
 from rejudge.store import Store
 
 from rejudge.model import RuleSet
-from tests.dashboard.conftest import app_on, judge_compare, metrics
+from tests.dashboard.conftest import app_on, html_tables, judge_compare, metrics
 from tests.dashboard.factory import Built, build_store
 
 SQLITE_ONLY = pytest.mark.parametrize("built", ["sqlite"], indirect=True)
@@ -172,8 +172,8 @@ def test_side_by_side_by_url_shows_both_judgments_and_the_cause(built: Built) ->
     shown = metrics(at)
     assert shown["Verdict A"] == flip["from"] and shown["Verdict B"] == flip["to"]
     assert any(f"cause: **{flip['cause']}**" in i.value for i in at.info)
-    rules = next(d.value for d in at.dataframe if "setting" in d.value.columns)
-    assert list(rules["setting"]) == ["settings.free_text_rule"]
+    rules = next(t for t in html_tables(at) if "setting" in t[0])
+    assert [row["setting"] for row in rules] == ["settings.free_text_rule"]
 
 
 @SQLITE_ONLY
