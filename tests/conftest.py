@@ -67,6 +67,36 @@ def _admin(sql: str) -> None:
         conn.execute(sql)
 
 
+def drop_schema(schema: str) -> None:
+    """Drop a test's schema, waiting out whoever still holds a lock in it.
+
+    A Dask worker may still be inside a cancelled partition's transaction when its test ends
+    (a running task cannot be interrupted), and the DROP then deadlocks with it or waits. The
+    DROP is retried for a while; the last tries end the holders' sessions first."""
+    import time
+
+    import psycopg
+    from psycopg import errors
+
+    holders = (
+        "SELECT pg_terminate_backend(l.pid) FROM pg_locks l JOIN pg_class c ON c.oid = l.relation"
+        " JOIN pg_namespace n ON n.oid = c.relnamespace"
+        " WHERE n.nspname = %s AND l.pid <> pg_backend_pid()"
+    )
+    for attempt in range(8):
+        with psycopg.connect(PG_ADMIN_DSN, connect_timeout=5, autocommit=True) as conn:
+            if attempt >= 5:
+                conn.execute(holders, (schema,))
+            try:
+                conn.execute("SET lock_timeout = '5s'")
+                conn.execute(f'DROP SCHEMA IF EXISTS "{schema}" CASCADE')
+                return
+            except (errors.DeadlockDetected, errors.LockNotAvailable):
+                if attempt == 7:
+                    raise
+        time.sleep(1)
+
+
 @pytest.fixture(params=BACKENDS)
 def backend(request: pytest.FixtureRequest) -> str:
     """The backend under test: "sqlite" or "postgresql"."""
@@ -86,7 +116,7 @@ def db_url(backend: str, tmp_path_factory: pytest.TempPathFactory) -> Iterator[s
     try:
         yield f"{PG_URL_PREFIX}?options=-csearch_path%3D{schema}"
     finally:
-        _admin(f'DROP SCHEMA IF EXISTS "{schema}" CASCADE')
+        drop_schema(schema)
 
 
 @pytest.fixture

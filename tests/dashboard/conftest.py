@@ -16,7 +16,7 @@ from rejudge.store import Store
 from streamlit.testing.v1 import AppTest
 
 from rejudge.services import compare_evaluations, evaluation_report
-from tests.conftest import PG_URL_PREFIX, _admin, require_postgres
+from tests.conftest import PG_URL_PREFIX, _admin, drop_schema, require_postgres
 from tests.dashboard.factory import Built, build_store
 
 APP = Path(__file__).resolve().parents[2] / "dashboard" / "app.py"
@@ -52,7 +52,7 @@ def built(
     try:
         yield _build(f"{PG_URL_PREFIX}?options=-csearch_path%3D{schema}", root / "cassettes")
     finally:
-        _admin(f'DROP SCHEMA IF EXISTS "{schema}" CASCADE')
+        drop_schema(schema)
 
 
 @pytest.fixture

@@ -24,7 +24,7 @@ from rejudge.store import Store
 
 from rejudge.cli import _COMMANDS, cli
 from rejudge.cli.dashboard import dashboard, dashboard_env, streamlit_command
-from tests.conftest import PG_URL_PREFIX, _admin, require_postgres
+from tests.conftest import PG_URL_PREFIX, _admin, drop_schema, require_postgres
 from tests.dashboard.conftest import judge_compare
 from tests.dashboard.factory import GZIP, PYDANTIC_AI, Built, build_imported, build_store
 
@@ -190,7 +190,7 @@ def test_a_password_in_the_store_url_is_in_no_process_argv(tmp_path: Path) -> No
             environ = (Path("/proc") / str(proc.pid) / "environ").read_bytes()
             assert password.encode() in environ
     finally:
-        _admin(f'DROP SCHEMA IF EXISTS "{schema}" CASCADE')
+        drop_schema(schema)
 
 
 @pytest.mark.slow

@@ -14,7 +14,7 @@ from rejudge.suites import load_suite
 
 from rejudge.model import Case, Round, RunConfig, ToolCall, Trace, TraceError
 from rejudge.services import snapshot_suite
-from tests.conftest import PG_URL_PREFIX, _admin
+from tests.conftest import PG_URL_PREFIX, _admin, drop_schema
 
 
 def _trace(case: Case, read_only: list[str], kind: int, rep: int) -> Trace:
@@ -81,4 +81,4 @@ def pg_schema() -> Iterator[str]:
     try:
         yield f"{PG_URL_PREFIX}?options=-csearch_path%3D{schema}"
     finally:
-        _admin(f'DROP SCHEMA IF EXISTS "{schema}" CASCADE')
+        drop_schema(schema)
