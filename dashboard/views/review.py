@@ -186,21 +186,17 @@ for column, (label, title, key, icon) in zip(buttons, LABELS, strict=True):
 history = judgment_labels(store, int(item_id))
 if history:
     st.markdown("**Labels so far** (newest last; a reviewer's latest counts)")
-    st.dataframe(
-        pd.DataFrame(
-            [
-                {
-                    "reviewer": r.reviewer,
-                    "label": r.label,
-                    "note": r.note or "",
-                    "at": r.created_at,
-                    "resolution": r.resolution or "",
-                }
-                for r in history
-            ]
-        ),
-        hide_index=True,
-        width="stretch",
+    show_table(
+        [
+            {
+                "reviewer": r.reviewer,
+                "label": r.label,
+                "note": r.note or "",
+                "at": str(r.created_at),
+                "resolution": r.resolution or "",
+            }
+            for r in history
+        ]
     )
 
 # ---------------------------------------------------------------- the evidence

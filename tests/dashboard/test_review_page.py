@@ -12,6 +12,7 @@ from streamlit.testing.v1 import AppTest
 
 from rejudge.model import RunConfig
 from rejudge.services import calibration_summary, judge_run
+from tests.dashboard.conftest import html_tables
 from tests.judge.conftest import REGISTRY, call, case, gcall, trace
 
 APP = Path(__file__).resolve().parents[2] / "dashboard" / "app.py"
@@ -79,6 +80,30 @@ def test_label_the_queue(evaluation: tuple[str, int]) -> None:
     assert metrics["Golden errors"] == "0"
     flagged = [e for e in at.expander if "Flagged by reviewers" in e.label]
     assert flagged and "1 (1 open)" in flagged[0].label
+
+
+def test_a_judgments_labels_so_far_are_listed_as_written(evaluation: tuple[str, int]) -> None:
+    url, ev = evaluation
+    at = AppTest.from_file(str(APP), default_timeout=60)
+    at.session_state["db_url"] = url
+    at.session_state["cassettes_dir"] = ""
+    at.query_params["ev"] = str(ev)
+    at.run()
+    at.switch_page("views/review.py").run()
+    at.text_input(key="rv_reviewer").set_value("ana").run()
+    first = at.selectbox(key="rv_item").value
+    assert not html_tables(at) or all("reviewer" not in t[0] for t in html_tables(at))
+    note = "<b>bold</b> [link](https://example.com)"
+    at.text_area(key=f"rv_note_{first}").set_value(note).run()
+    at.button(key="rv_judge_wrong").click().run()
+    at.selectbox(key="rv_item").set_value(first).run()
+    assert not at.exception, [e.value for e in at.exception]
+    (history,) = [t for t in html_tables(at) if t and "reviewer" in t[0]]
+    assert [(r["reviewer"], r["label"], r["note"]) for r in history] == [
+        ("ana", "judge_wrong", note)
+    ]
+    bodies = [e.proto.body for e in at.get("html") if "judge_wrong" in e.proto.body]
+    assert bodies and all("<b>" not in b and "<a " not in b for b in bodies)
 
 
 def test_the_reviewer_is_remembered_and_a_label_shows_at_once(
