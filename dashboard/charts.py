@@ -1,4 +1,5 @@
-"""Charts as Vega-Lite specs written out, drawn with ``st.vega_lite_chart``.
+"""Charts: line charts as Vega-Lite specs written out, drawn with ``st.vega_lite_chart``;
+bar charts as static HTML (:mod:`rejudge.dashboard.bars`, see why there), drawn with ``st.html``.
 
 Altair builds the same spec, but validates every channel against the Vega-Lite JSON schema each
 time a chart is built and again when Streamlit serializes it: 0.1-0.3 s of CPU per chart on
@@ -9,11 +10,13 @@ them the same way, with Streamlit's theme.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any
 
 import streamlit as st
+from rejudge.dashboard.bars import Bar, bars_html
 
-__all__ = ["SCHEMA", "field", "spec", "chart"]
+__all__ = ["SCHEMA", "Bar", "bars", "field", "spec", "chart"]
 
 # what Altair 6 puts in ``$schema`` (the frontend reads the spec as Vega-Lite either way)
 SCHEMA = "https://vega.github.io/schema/vega-lite/v6.4.1.json"
@@ -50,3 +53,8 @@ def spec(mark: str, *, point: bool = False, **encoding: Any) -> dict[str, Any]:
 def chart(data: Any, mark: str, *, point: bool = False, **encoding: Any) -> None:
     """Draw ``data`` (a DataFrame) as :func:`spec` says, at the container's width."""
     st.vega_lite_chart(data, spec(mark, point=point, **encoding), width="stretch")
+
+
+def bars(rows: Sequence[Bar], *, scale_max: float | None = None) -> None:
+    """Draw ``rows`` as a bar chart of labelled groups (:func:`bars_html`)."""
+    st.html(bars_html(rows, scale_max=scale_max))

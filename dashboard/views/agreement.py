@@ -9,7 +9,7 @@ import json
 import pandas as pd
 import streamlit as st
 from rejudge.dashboard import data
-from rejudge.dashboard.charts import chart, field
+from rejudge.dashboard.charts import Bar, bars
 from rejudge.dashboard.common import context, md_escape, num, pct, pick_evaluation
 from rejudge.dashboard.evidence import show_text, show_value
 from rejudge.dashboard.external import external_checked
@@ -110,15 +110,9 @@ grid[0].metric("rejudge FAIL, external 1", chosen.table.fail_1)
 grid[1].metric("rejudge PASS, external 0", chosen.table.pass_0)
 if chosen.causes:
     st.caption("Causes rejudge names where the external verdict gave 1")
-    causes = pd.DataFrame({"cause": list(chosen.causes), "traces": list(chosen.causes.values())})
     # full cause names: TOOL_UNEXPECTED and TOOL_UNEXPECTED_ARGS must not both read TOOL_UNEXP…
-    chart(
-        causes,
-        "bar",
-        y=field("cause:N", sort="-x", axis={"labelLimit": 0, "title": None}),
-        x=field("traces:Q", title="traces"),
-        tooltip=["cause:N", "traces:Q"],
-    )
+    ranked = sorted(chosen.causes.items(), key=lambda kv: (-kv[1], kv[0]))
+    bars([Bar(label=c, series="", value=n, text=f"{n} trace(s)") for c, n in ranked])
 disagreements = chosen.disagreements
 if disagreements:
     details = data.external_details(url, ev.run_id, source)

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pandas as pd
 import streamlit as st
 from rejudge.dashboard import data
-from rejudge.dashboard.charts import chart, field
+from rejudge.dashboard.charts import Bar, bars
 from rejudge.dashboard.common import (
     FLIP_CAUSES,
     FLIP_COLUMNS,
@@ -173,80 +173,54 @@ if shown:
 # ---------------------------------------------------------------- per group charts
 
 
-def _group_frame(by: str) -> pd.DataFrame:
+def _group_bars(by: str) -> list[Bar]:
     ga = data.group_counts(url, a, by)
     gb = data.group_counts(url, b, by)
-    records = []
-    for label, groups in (("A", ga), ("B", gb)):
-        for key, g in groups.items():
-            records.append(
-                {
-                    by: key,
-                    "evaluation": label,
-                    "accuracy": None if g.accuracy is None else 100 * g.accuracy,
-                    "scored": g.scored,
-                }
-            )
-    return pd.DataFrame(records, columns=[by, "evaluation", "accuracy", "scored"])
+    rows = []
+    for key in dict.fromkeys([*ga, *gb]):
+        for label, groups in (("A", ga), ("B", gb)):
+            g = groups.get(key)
+            if g is None:
+                continue
+            # a group with nothing scored has no accuracy: no bar (not a full-width "null" one)
+            accuracy = None if g.accuracy is None else 100 * g.accuracy
+            text = "— (nothing scored)" if accuracy is None else f"{accuracy:.1f}% (n={g.scored})"
+            rows.append(Bar(label=str(key), series=label, value=accuracy, text=text))
+    return rows
 
 
 st.subheader("Per dimension and category")
 c1, c2 = st.columns(2)
 for column, by in ((c1, "dimension"), (c2, "category")):
     with column:
-        frame = _group_frame(by)
-        if frame.empty:
+        group_bars = _group_bars(by)
+        if not group_bars:
             st.caption(f"No {by} data.")
             continue
         st.markdown(f"**Accuracy per {by} (%)**")
-        # a group with nothing scored has no accuracy: no bar (not a full-width "null" one)
-        drawn = frame.dropna(subset=["accuracy"])
-        if not drawn.empty:
-            chart(
-                drawn,
-                "bar",
-                y=field(f"{by}:N", axis={"labelLimit": 0, "title": None}),
-                yOffset="evaluation:N",
-                x=field("accuracy:Q", scale={"domain": [0, 100]}, title="accuracy %"),
-                color="evaluation:N",
-                tooltip=[f"{by}:N", "evaluation:N", "accuracy:Q", "scored:Q"],
-            )
-        empty = frame[frame["accuracy"].isna()]
-        if not empty.empty:
-            st.caption(
-                md_escape(
-                    "— (nothing scored): "
-                    + ", ".join(f"{r[by]} ({r['evaluation']})" for _, r in empty.iterrows())
-                )
-            )
+        bars(group_bars, scale_max=100)
 
 st.subheader("Taxonomy counts")
 ta = data.taxonomy_counts(url, a)
 tb = data.taxonomy_counts(url, b)
 codes = sorted(set(ta) | set(tb), key=lambda c: (-(ta.get(c, 0) + tb.get(c, 0)), c))
 if codes:
-    tax = pd.DataFrame(
-        {
-            "code": codes,
-            "A": [ta.get(c, 0) for c in codes],
-            "B": [tb.get(c, 0) for c in codes],
-        }
+    st.caption("Judgments naming each failure cause, in A and in B (B's change from A)")
+    bars(
+        [
+            bar
+            for c in codes
+            for bar in (
+                Bar(label=c, series="A", value=ta.get(c, 0), text=str(ta.get(c, 0))),
+                Bar(
+                    label=c,
+                    series="B",
+                    value=tb.get(c, 0),
+                    text=f"{tb.get(c, 0)} ({tb.get(c, 0) - ta.get(c, 0):+d})",
+                ),
+            )
+        ]
     )
-    tax["B − A"] = tax["B"] - tax["A"]
-    t1, t2 = st.columns(2)
-    t1.dataframe(tax, hide_index=True, width="stretch")
-    long = tax.melt(id_vars="code", value_vars=["A", "B"], var_name="evaluation", value_name="n")
-    # full code names: PARAM_WRONG_FORMAT and PARAM_WRONG_VALUE must not both read PARAM_WRON…
-    with t2:
-        chart(
-            long,
-            "bar",
-            y=field("code:N", sort=codes, axis={"labelLimit": 0, "title": None}),
-            yOffset="evaluation:N",
-            x=field("n:Q", title="judgments"),
-            color="evaluation:N",
-            tooltip=["code:N", "evaluation:N", "n:Q"],
-        )
 else:
     st.caption("Neither evaluation names a failure cause.")
 

@@ -148,6 +148,56 @@ def html_tables(at: AppTest) -> list[list[dict[str, str]]]:
     return [[dict(zip(t[0], row, strict=True)) for row in t[1:]] for t in parser.tables if t]
 
 
+class BarsParser(HTMLParser):
+    """Reads the bars of every ``rj-bars`` chart fed to it as (label, series, width %, text)
+    tuples, one list per chart (the series is "" when the chart has one)."""
+
+    _WIDTH = re.compile(r"(?:^|;)width:([0-9.]+)%")
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.charts: list[list[tuple[str, str, float, str]]] = []
+        self._label = ""
+        self._cells: list[str] = []
+        self._cell: list[str] | None = None
+        self._width = 0.0
+
+    def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
+        found = dict(attrs)
+        if tag == "table" and found.get("class") == "rj-bars":
+            self.charts.append([])
+        elif tag == "tr":
+            self._cells, self._width = [], 0.0
+        elif tag in ("td", "th"):
+            self._cell = []
+        elif tag == "div":
+            width = self._WIDTH.search(found.get("style") or "")
+            self._width = float(width.group(1)) if width else 0.0
+
+    def handle_endtag(self, tag: str) -> None:
+        if tag == "th" and self._cell is not None:
+            self._label, self._cell = "".join(self._cell), None
+        elif tag == "td" and self._cell is not None:
+            self._cells.append("".join(self._cell))
+            self._cell = None
+        elif tag == "tr" and self.charts:
+            series = self._cells[0] if len(self._cells) == 3 else ""
+            self.charts[-1].append((self._label, series, self._width, self._cells[-1]))
+
+    def handle_data(self, data: str) -> None:
+        if self._cell is not None:
+            self._cell.append(data)
+
+
+def html_bars(at: AppTest) -> list[list[tuple[str, str, float, str]]]:
+    """The page's bar charts (``rj-bars``), each as (label, series, width %, text) per bar."""
+    parser = BarsParser()
+    for element in at.get("html"):
+        if 'class="rj-bars"' in element.proto.body:
+            parser.feed(element.proto.body)
+    return parser.charts
+
+
 WORLD = Path(__file__).resolve().parents[1] / "data" / "world"
 
 

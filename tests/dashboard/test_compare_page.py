@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.dashboard.conftest import app_on, metrics
+from tests.dashboard.conftest import app_on, html_bars, metrics
 from tests.dashboard.factory import Built, build_store
 
 SQLITE_ONLY = pytest.mark.parametrize("built", ["sqlite"], indirect=True)
@@ -54,4 +54,8 @@ def test_nothing_scored_reads_a_dash_without_interval_or_bar(tmp_path: Path) -> 
     captions = [c.value.replace("\\", "") for c in at.caption]
     assert any(c.startswith("no interval: nothing scored") for c in captions)
     assert not any("0.0% – 100.0%" in c for c in captions)
-    assert any("(nothing scored)" in c for c in captions)  # groups listed, not drawn as bars
+    # every group of B is listed with no bar, A's are drawn
+    per_dimension = html_bars(at)[0]
+    b_side = [bar for bar in per_dimension if bar[1] == "B"]
+    assert b_side and all(w == 0 and t == "— (nothing scored)" for _l, _s, w, t in b_side)
+    assert any(w > 0 for _l, s, w, _t in per_dimension if s == "A")

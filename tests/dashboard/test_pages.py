@@ -10,7 +10,14 @@ import pytest
 from rejudge.dashboard.common import parse_args
 from rejudge.store import Store
 
-from tests.dashboard.conftest import app_on, html_tables, judge_compare, judge_report, metrics
+from tests.dashboard.conftest import (
+    app_on,
+    html_bars,
+    html_tables,
+    judge_compare,
+    judge_report,
+    metrics,
+)
 from tests.dashboard.factory import Built
 
 SQLITE_ONLY = pytest.mark.parametrize("built", ["sqlite"], indirect=True)
@@ -74,6 +81,26 @@ def test_compare_shows_the_judge_compare_numbers(built: Built, pair) -> None:
     down = [f for f in expected["flips"] if f["from"] == "PASS" and f["to"] == "FAIL"]
     if down:
         assert narrowed is not None and len(narrowed) == len(down)
+
+
+def test_compare_bars_are_the_two_reports_numbers(built: Built) -> None:
+    a, b = built.evaluations["a1"], built.evaluations["b1"]
+    report = {"A": judge_report(built.url, a), "B": judge_report(built.url, b)}
+    at = app_on(built, "compare", a=str(a), b=str(b))
+    dimensions, categories, taxonomy = html_bars(at)
+    for chart, key in ((dimensions, "dimensions"), (categories, "categories")):
+        expected = {
+            (name, side): f"{100 * g['accuracy']:.1f}% (n={g['scored_count']})"
+            for side, r in report.items()
+            for name, g in r[key].items()
+        }
+        assert {(label, side): text for label, side, _w, text in chart} == expected
+        for label, side, width, _t in chart:  # on a 0-100 scale
+            assert width == pytest.approx(100 * report[side][key][label]["accuracy"], abs=0.01)
+    counts = {side: r["taxonomy_counts"] for side, r in report.items()}
+    shown = {(label, side): int(text.split()[0]) for label, side, _w, text in taxonomy}
+    codes = set(counts["A"]) | set(counts["B"])
+    assert shown == {(c, s): counts[s].get(c, 0) for c in codes for s in ("A", "B")}
 
 
 @SQLITE_ONLY
