@@ -17,8 +17,13 @@ a person can read it. Per page:
 The first start (process start to the health check answering) is timed too. Prints a Markdown
 table of medians; nothing is asserted (a loaded machine makes a page slow, not wrong).
 
+``--floor`` measures Streamlit's own floor beside the app, in alternating rounds: an app with the
+same page configuration, the same eleven pages and sidebar links, each page only its heading.
+No page of the dashboard can be ready sooner than its floor page on the same machine, so the
+ratio of the two says what the dashboard's own work costs.
+
     python bench/dashboard_browser.py --db sqlite:////tmp/dash-demo.db [--repeat 3]
-        [--warm reload|new-context] [--python PYTHON] [--json OUT]
+        [--warm reload|new-context] [--python PYTHON] [--floor] [--pages compare,review] [--json OUT]
 """
 
 from __future__ import annotations
@@ -33,6 +38,7 @@ import socket
 import statistics
 import subprocess
 import sys
+import tempfile
 import time
 import urllib.request
 from collections.abc import Iterator
@@ -55,6 +61,33 @@ PAGES = [
 ]
 CHROMIUM_FLAGS = ["--headless", "--no-sandbox", "--disable-gpu", "--no-first-run"]
 READY = '[data-testid="stApp"][data-test-script-state="notRunning"]'
+FLOOR = "floor"
+# the floor app: the dashboard's page configuration and navigation, no content but headings
+FLOOR_APP = """
+import streamlit as st
+
+st.set_option("client.toolbarMode", "minimal")
+st.set_page_config(page_title="rejudge", page_icon="\u2696\ufe0f", layout="wide")
+PAGES = {pages!r}
+
+
+def _page(heading):
+    def show():
+        st.title(heading)
+
+    return show
+
+
+pages = [
+    st.Page(_page(heading), title=label, url_path=address or "home", default=not address)
+    for address, label, heading in PAGES
+]
+page = st.navigation(pages, position="hidden")
+with st.sidebar:
+    for entry in pages:
+        st.page_link(entry, label=entry.title)
+page.run()
+"""
 
 
 def _free_port() -> int:
@@ -63,13 +96,26 @@ def _free_port() -> int:
         return int(s.getsockname()[1])
 
 
+def _floor_app(folder: Path) -> Path:
+    path = folder / "floor_app.py"
+    path.write_text(FLOOR_APP.format(pages=PAGES))
+    return path
+
+
 @contextlib.contextmanager
-def _server(db: str, cassettes: str | None, python: str) -> Iterator[tuple[int, float]]:
+def _server(
+    db: str, cassettes: str | None, python: str, floor_app: Path | None = None
+) -> Iterator[tuple[int, float]]:
     port = _free_port()
-    argv = [python, "-m", "rejudge", "--db", db]
-    if cassettes:
-        argv += ["--cassettes", cassettes]
-    argv += ["dashboard", "--port", str(port)]
+    if floor_app is not None:  # served as `rejudge dashboard` serves the app, minus the preload
+        argv = [python, "-m", "streamlit", "run", str(floor_app), "--server.headless", "true"]
+        argv += ["--server.address", "127.0.0.1", "--server.port", str(port)]
+        argv += ["--browser.gatherUsageStats", "false", "--client.toolbarMode", "minimal"]
+    else:
+        argv = [python, "-m", "rejudge", "--db", db]
+        if cassettes:
+            argv += ["--cassettes", cassettes]
+        argv += ["dashboard", "--port", str(port)]
     started = time.perf_counter()
     proc = subprocess.Popen(
         argv, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True
@@ -162,23 +208,41 @@ def main() -> None:
         "or more (e.g. two checkouts' venvs), their rounds alternate, so a before/after pair "
         "shares the machine's load",
     )
+    parser.add_argument(
+        "--floor",
+        action="store_true",
+        help="also measure Streamlit's floor (the same pages, headings only), rounds alternating",
+    )
+    parser.add_argument(
+        "--pages",
+        help="comma-separated addresses of the pages to measure (default: all; '' is Overview)",
+    )
     parser.add_argument("--json")
     args = parser.parse_args()
+    pages = PAGES
+    if args.pages is not None:
+        wanted = args.pages.split(",")
+        pages = [p for p in PAGES if p[0] in wanted or (p[0] == "" and "overview" in wanted)]
     pythons = args.python or [sys.executable]
+    scratch = Path(tempfile.mkdtemp(prefix="rejudge-floor-"))
+    floor_app = _floor_app(scratch) if args.floor else None
+    if args.floor:
+        pythons = [*pythons, FLOOR]
     chromium = shutil.which("chromium") or "/usr/bin/chromium"
     rows = {py: {} for py in pythons}  # python -> page -> cold/warm/between -> seconds
     starts: dict[str, list[float]] = {py: [] for py in pythons}
     with sync_playwright() as pw:
         browser = pw.chromium.launch(executable_path=chromium, headless=True, args=CHROMIUM_FLAGS)
         try:
-            for address, label, heading in PAGES:
+            for address, label, heading in pages:
                 failed: set[str] = set()
                 for _ in range(args.repeat):
                     for py in pythons:
                         if py in failed:
                             continue
                         times = rows[py].setdefault(label, {"cold": [], "warm": [], "between": []})
-                        with _server(args.db, args.cassettes, py) as (port, start_s):
+                        served = (pythons[0], floor_app) if py == FLOOR else (py, None)
+                        with _server(args.db, args.cassettes, *served) as (port, start_s):
                             starts[py].append(start_s)
                             base = f"http://127.0.0.1:{port}"
                             try:
@@ -194,6 +258,7 @@ def main() -> None:
                                 failed.add(py)
         finally:
             browser.close()
+            shutil.rmtree(scratch, ignore_errors=True)
 
     def med(values: list[float]) -> str:
         return f"{statistics.median(values):.2f}" if values else "—"
