@@ -111,6 +111,7 @@ def _server(
         argv = [python, "-m", "streamlit", "run", str(floor_app), "--server.headless", "true"]
         argv += ["--server.address", "127.0.0.1", "--server.port", str(port)]
         argv += ["--browser.gatherUsageStats", "false", "--client.toolbarMode", "minimal"]
+        argv += ["--server.fileWatcherType", "none"]
     else:
         argv = [python, "-m", "rejudge", "--db", db]
         if cassettes:

@@ -1,13 +1,18 @@
 """``python -m rejudge.dashboard.serve run APP [options]``: Streamlit's own command line, with
-the app's heavy imports done while the server starts.
+the pages' imports done before the server answers.
 
-A fresh Streamlit server imports what the app needs (pandas, pyarrow, the services and the
-judge: 2-3 s on these machines) only when the first browser session runs the script, so the
-first page waited for them. Here a background thread imports them while Streamlit boots and
-the browser connects; the script then finds them in ``sys.modules``. Nothing else differs from
-``python -m streamlit run``: same arguments, same process (``rejudge dashboard`` execs this).
-Modules that use Streamlit's caches (``rejudge.dashboard.data``) are left to the script: they
-must be imported under Streamlit's runtime.
+A fresh Streamlit server imports what the app needs (pandas, SQLAlchemy and the store's tables,
+the services and the judge, jsonschema: about a second of CPU on these machines) only when the
+first browser session runs the script, so the first page waited for them. They were imported
+in a background thread while the server started instead, but the server answered its health
+check (and the first browser) about a second before that thread was done, and the two then
+shared the GIL: the first page's script stalled for 0.1 s at a time in trivial calls, and the
+thread's import list named lazy package facades (``rejudge.services``) that import nothing.
+Now the launcher imports, before the server starts, every module the pages import and every
+name they take from rejudge's lazy facades, read from the pages' own ``import`` statements
+(:func:`page_imports`), so no list is kept by hand. Modules that use Streamlit's caches
+(``rejudge.dashboard.data``), and the dashboard's modules that import it, are left to the
+script: they must be imported under Streamlit's runtime.
 
 Two first-page costs of Streamlit's own are taken off the first page too (each about 0.2 s of
 its script on these machines, measured with cProfile in the script): the emoji catalogue that
@@ -18,31 +23,58 @@ warning that never applies under ``streamlit run``) is marked done.
 
 from __future__ import annotations
 
+import ast
 import importlib
 import sys
-import threading
+from collections.abc import Iterator
+from pathlib import Path
 
-__all__ = ["PRELOADED", "main"]
+__all__ = ["OWN", "page_imports", "preload", "main"]
 
-PRELOADED = (
-    "pandas",
-    "pyarrow",
-    "sqlalchemy",
-    "rejudge.store",
-    "rejudge.judge",
-    "rejudge.services",
-    "rejudge.dashboard.summary",
-    "rejudge.dashboard.cassette",
-    "streamlit.emojis",
-)
+HERE = Path(__file__).resolve().parent
+# the dashboard's own modules are left to the script: ``rejudge.dashboard.data`` binds
+# Streamlit's caches to the runtime when imported, and others import it (costs); what they
+# import in turn is preloaded, and they themselves are cheap
+OWN = "rejudge.dashboard"
+# not imported by a page, but by Streamlit's set_page_config on the first page (see above)
+ALSO = (("streamlit.emojis", ()),)
 
 
-def _preload() -> None:
-    for name in PRELOADED:
-        try:
-            importlib.import_module(name)
-        except Exception:  # noqa: BLE001 - a module that fails here fails where it is used
+def page_imports(folder: Path = HERE) -> Iterator[tuple[str, tuple[str, ...]]]:
+    """``(module, names)`` for every ``import``/``from ... import`` in the app, its pages and the
+    dashboard's modules (``folder``, ``folder/views``), a function's own imports included,
+    skipping the dashboard's own modules (:data:`OWN`) and ``__future__``."""
+    for path in sorted([*folder.glob("*.py"), *folder.glob("views/*.py")]):
+        if path.name == "serve.py":  # this launcher: Streamlit's command line is not a page's
             continue
+        tree = ast.parse(path.read_text(encoding="utf-8"), filename=str(path))
+        for node in ast.walk(tree):
+            if isinstance(node, ast.Import):
+                for alias in node.names:
+                    if not _own(alias.name):
+                        yield alias.name, ()
+            elif isinstance(node, ast.ImportFrom) and node.module and not node.level:
+                if node.module != "__future__" and not _own(node.module):
+                    yield node.module, tuple(a.name for a in node.names if a.name != "*")
+
+
+def _own(module: str) -> bool:
+    return module == OWN or module.startswith(OWN + ".")
+
+
+def preload(folder: Path = HERE) -> list[str]:
+    """Import what :func:`page_imports` names (a name taken from a lazy facade imports its
+    module); returns the modules that failed to import (a page that needs one fails there,
+    with its own message)."""
+    failed: list[str] = []
+    for module_name, names in [*page_imports(folder), *ALSO]:
+        try:
+            module = importlib.import_module(module_name)
+            for name in names:
+                getattr(module, name, None)
+        except Exception:  # noqa: BLE001 - a module that fails here fails where it is used
+            failed.append(module_name)
+    return failed
 
 
 def _skip_repl_probe() -> None:
@@ -58,7 +90,7 @@ def _skip_repl_probe() -> None:
 
 def main() -> None:
     _skip_repl_probe()
-    threading.Thread(target=_preload, name="rejudge-preload", daemon=True).start()
+    preload()
     from streamlit.web.cli import main as streamlit_main
 
     sys.argv = ["streamlit", *sys.argv[1:]]

@@ -43,6 +43,10 @@ def streamlit_command(*, host: str, port: int) -> list[str]:
         "false",
         "--client.toolbarMode",
         "minimal",
+        # a served dashboard, not an app being edited: no watcher polls the app's files for
+        # changes to rerun on (a thread pool checking every page module once a second)
+        "--server.fileWatcherType",
+        "none",
     ]
 
 

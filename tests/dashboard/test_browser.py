@@ -72,6 +72,7 @@ def test_command_line_is_headless_on_loopback_and_never_holds_the_store(tmp_path
         "--server.port": "8765",
         "--browser.gatherUsageStats": "false",
         "--client.toolbarMode": "minimal",
+        "--server.fileWatcherType": "none",
     }
     assert "--" not in command and not any("hunter2" in part for part in command)
     # the store goes in the app's environment, which other local users cannot read
