@@ -13,6 +13,7 @@ from pathlib import Path
 
 import streamlit as st
 from rejudge.dashboard import CASSETTES_ENV, DB_ENV, PRICES_ENV
+from rejudge.dashboard.figures_html import figure_html
 from rejudge.store import (
     EvaluationSummary,
     FilterOptions,
@@ -30,6 +31,7 @@ __all__ = [
     "context",
     "parse_args",
     "pct",
+    "figure",
     "num",
     "eval_label",
     "pick_evaluation",
@@ -112,6 +114,14 @@ def context() -> AppContext:
 
 def pct(value: float | None, digits: int = 1) -> str:
     return "—" if value is None else f"{100 * value:.{digits}f}%"
+
+
+def figure(
+    where: object, label: str, value: object, *, note: str | None = None, delta: str | None = None
+) -> None:
+    """A headline figure (label, value, an optional delta and hover note) in ``where``: ``st``
+    or a column. All four are text, never Markdown (:mod:`rejudge.dashboard.figures_html`)."""
+    where.html(figure_html(label, value, note=note, delta=delta))  # type: ignore[attr-defined]
 
 
 def num(value: float | None, digits: int = 3) -> str:

@@ -60,7 +60,7 @@ def trace_cost_shown(cost: Cost | NoCost) -> str:
 
 
 def tokens_metric(usage: Mapping[str, Any], cost: Cost | NoCost | None) -> tuple[str, str]:
-    """The trace viewer's token metric (value, Markdown help): ``in / out``, and the trace's
+    """The trace viewer's token figure (value, its note as plain text): ``in / out``, and the trace's
     cost after them when the table priced it; the help says why there is no cost otherwise."""
     tokens_in = usage.get("input_tokens")
     if not isinstance(tokens_in, int):
@@ -70,8 +70,8 @@ def tokens_metric(usage: Mapping[str, Any], cost: Cost | NoCost | None) -> tuple
     if cost is None:
         return value, TOKENS_HELP
     if isinstance(cost, NoCost):
-        return value, md_escape(f"as the provider reported it; no cost: {cost.reason}")
+        return value, f"as the provider reported it; no cost: {cost.reason}"
     return (
         f"{value} · {format_amount(cost.amount, cost.currency)}",
-        md_escape(f"as the provider reported it; cost priced as {cost.priced_as} by your table"),
+        f"as the provider reported it; cost priced as {cost.priced_as} by your table",
     )

@@ -4,13 +4,11 @@ with rejudge's causes: why a trajectory got 0, or what rejudge saw that the rewa
 
 from __future__ import annotations
 
-import json
-
 import pandas as pd
 import streamlit as st
 from rejudge.dashboard import data
 from rejudge.dashboard.charts import Bar, bars
-from rejudge.dashboard.common import context, md_escape, num, pct, pick_evaluation
+from rejudge.dashboard.common import context, figure, md_escape, num, pct, pick_evaluation
 from rejudge.dashboard.evidence import show_text, show_value
 from rejudge.dashboard.external import external_checked
 from rejudge.dashboard.links import clickable_table, follow_click, pair_url
@@ -66,14 +64,14 @@ if isinstance(result, str):
 
 source = result.source
 m = st.columns(3)
-m[0].metric("Source", source)
-m[1].metric("Traces with a verdict", result.traces)
-m[2].metric(f"{md_escape(source)} success", pct(result.external_pass_rate))
+figure(m[0], "Source", source)
+figure(m[1], "Traces with a verdict", result.traces)
+figure(m[2], f"{source} success", pct(result.external_pass_rate))
 hat = result.external_pass_hat_k.values
 if hat:
     cols = st.columns(min(len(hat), 8))
     for column, (k, value) in zip(cols, hat.items(), strict=False):
-        column.metric(f"{md_escape(source)} pass^{k}", pct(value))
+        figure(column, f"{source} pass^{k}", pct(value))
 
 summary = pd.DataFrame(
     [
@@ -106,8 +104,8 @@ if chosen is None:  # no tier of the run applies to its cases: the table above i
     st.caption("No tier of this run judged a case, so no disagreement to show.")
     st.stop()
 grid = st.columns(2)
-grid[0].metric("rejudge FAIL, external 1", chosen.table.fail_1)
-grid[1].metric("rejudge PASS, external 0", chosen.table.pass_0)
+figure(grid[0], "rejudge FAIL, external 1", chosen.table.fail_1)
+figure(grid[1], "rejudge PASS, external 0", chosen.table.pass_0)
 if chosen.causes:
     st.caption("Causes rejudge names where the external verdict gave 1")
     # full cause names: TOOL_UNEXPECTED and TOOL_UNEXPECTED_ARGS must not both read TOOL_UNEXP…
@@ -165,6 +163,6 @@ if disagreements:
 else:
     st.caption("No disagreement.")
 with st.expander("As JSON (what `rejudge report EVAL --against external --json` prints)"):
-    st.json(json.dumps(result.to_json()), expanded=False)
+    show_value(result.to_json())
 
 follow_click()

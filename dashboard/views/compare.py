@@ -11,12 +11,14 @@ from rejudge.dashboard.common import (
     FLIP_COLUMNS,
     context,
     delta_shown,
+    figure,
     md_escape,
     p_value,
     pct,
     pick_evaluation,
     query_int,
 )
+from rejudge.dashboard.evidence import show_value
 from rejudge.dashboard.links import clickable_table, flip_picker, follow_click, pair_url
 from rejudge.store import FLIP_DIRECTIONS, EvaluationSummary
 
@@ -74,21 +76,22 @@ def _interval(ci: tuple[float, float], scored: int) -> str:
 
 
 m1, m2, m3, m4, m5 = st.columns(5)
-m1.metric(
+figure(
+    m1,
     "Accuracy A",
     pct(s.accuracy_a),
-    help=f"95% Wilson interval over {s.scored_a} scored" if s.scored_a else "nothing scored",
+    note=f"95% Wilson interval over {s.scored_a} scored" if s.scored_a else "nothing scored",
 )
 m1.caption(f"{_interval(s.ci_a, s.scored_a)}; {_counts(ev_a)}")
-m2.metric("Accuracy B", pct(s.accuracy_b), delta=delta_shown(s.delta) if s.comparable else None)
+figure(m2, "Accuracy B", pct(s.accuracy_b), delta=delta_shown(s.delta) if s.comparable else None)
 m2.caption(f"{_interval(s.ci_b, s.scored_b)}; {_counts(ev_b)}")
 if s.comparable:
-    m3.metric("Delta (B − A)", "—" if s.delta is None else f"{100 * s.delta:+.1f} pts")
-    m4.metric("McNemar p (exact)", p_value(s.mcnemar_p))
+    figure(m3, "Delta (B − A)", "—" if s.delta is None else f"{100 * s.delta:+.1f} pts")
+    figure(m4, "McNemar p (exact)", p_value(s.mcnemar_p))
 else:
-    m3.metric("Delta (B − A)", "—", help="not comparable: no delta is given")
-    m4.metric("McNemar p (exact)", "—", help="not comparable: no test is run")
-m5.metric("Flips", s.flip_count)
+    figure(m3, "Delta (B − A)", "—", note="not comparable: no delta is given")
+    figure(m4, "McNemar p (exact)", "—", note="not comparable: no test is run")
+figure(m5, "Flips", s.flip_count)
 m5.caption(f"{s.pass_to_fail} PASS→FAIL · {s.fail_to_pass} FAIL→PASS · {s.other_flips} other")
 if s.same_evaluation:
     st.info("A and B are the same evaluation: pick two different ones.")
@@ -112,7 +115,7 @@ if s.comparable:
         st.info(message)
 
 with st.expander("As JSON (the keys of `rejudge compare --json`, without the flips list)"):
-    st.json(
+    show_value(
         {
             "a": s.a,
             "b": s.b,

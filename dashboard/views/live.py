@@ -9,6 +9,7 @@ from rejudge.dashboard import data
 from rejudge.dashboard.common import (
     NO_CALL_BADGE,
     context,
+    figure,
     md_escape,
     pick_run,
     store_errors,
@@ -84,11 +85,11 @@ def _monitor() -> None:
         eta = "—"
     st.progress(min(done / expected, 1.0), text=f"{done} / {expected} traces · {run_now.status}")
     m = st.columns(5)
-    m[0].metric("Traces", f"{done} / {expected}")
-    m[1].metric("Completed", progress.statuses.get("completed", 0))
-    m[2].metric("Agent errors", progress.statuses.get("agent_error", 0))
-    m[3].metric("Elapsed", _duration(elapsed))
-    m[4].metric("Time left", eta, help="at the pace of the traces recorded so far")
+    figure(m[0], "Traces", f"{done} / {expected}")
+    figure(m[1], "Completed", progress.statuses.get("completed", 0))
+    figure(m[2], "Agent errors", progress.statuses.get("agent_error", 0))
+    figure(m[3], "Elapsed", _duration(elapsed))
+    figure(m[4], "Time left", eta, note="at the pace of the traces recorded so far")
     st.caption(
         f"Tool calls: {progress.calls_ok} ok · {progress.calls_failed} failed · "
         f"{progress.calls_unexecuted} not executed. Refreshes every {REFRESH_S} s "

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pandas as pd
 import streamlit as st
 from rejudge.dashboard import data
-from rejudge.dashboard.common import context, delta_shown, filters_widget, md_escape, pct
+from rejudge.dashboard.common import context, delta_shown, figure, filters_widget, pct
 from rejudge.dashboard.links import clickable_table, follow_click
 from rejudge.store import EvaluationSummary
 
@@ -26,10 +26,10 @@ evaluations = sorted(data.evaluations(url, filters), key=lambda e: e.id, reverse
 baselines = sorted(data.baselines(url), key=lambda b: b.id, reverse=True)
 
 c1, c2, c3, c4 = st.columns(4)
-c1.metric("Runs", len(runs))
-c2.metric("Evaluations", len(evaluations))
-c3.metric("Judgments", sum(e.judgments for e in evaluations))
-c4.metric("Baselines", len(baselines))
+figure(c1, "Runs", len(runs))
+figure(c2, "Evaluations", len(evaluations))
+figure(c3, "Judgments", sum(e.judgments for e in evaluations))
+figure(c4, "Baselines", len(baselines))
 
 if evaluations:
     latest = evaluations[0]
@@ -54,8 +54,9 @@ if evaluations:
             if base is None or base.accuracy is None or latest.accuracy is None
             else latest.accuracy - base.accuracy
         )
-        k1.metric(
-            md_escape(f"Latest: #{latest.id} · {latest.run} · {latest.tier} · {latest.rule_set}"),
+        figure(
+            k1,
+            f"Latest: #{latest.id} · {latest.run} · {latest.tier} · {latest.rule_set}",
             pct(latest.accuracy),
             delta=delta_shown(delta),
         )
@@ -64,14 +65,12 @@ if evaluations:
             f"{latest.AGENT_ERROR} AGENT_ERROR"
         )
         if base is None:
-            k2.metric("Baseline", "—")
+            figure(k2, "Baseline", "—")
             k2.caption(
                 "No baseline on this suite and tier (`rejudge baseline lock EVAL --name NAME`)."
             )
         else:
-            k2.metric(
-                md_escape(f"Baseline {baseline.name}: #{base.id} · {base.run}"), pct(base.accuracy)
-            )
+            figure(k2, f"Baseline {baseline.name}: #{base.id} · {base.run}", pct(base.accuracy))
             with k3:
                 st.page_link(
                     "views/compare.py",

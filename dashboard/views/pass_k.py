@@ -8,7 +8,7 @@ import pandas as pd
 import streamlit as st
 from rejudge.dashboard import data
 from rejudge.dashboard.charts import chart, field
-from rejudge.dashboard.common import NOT_SCORABLE, context, pct, pick_evaluation
+from rejudge.dashboard.common import NOT_SCORABLE, context, figure, pct, pick_evaluation
 from rejudge.dashboard.links import clickable_table, follow_click, pair_url
 from rejudge.dashboard.sidebyside import pair_link
 from rejudge.dashboard.stats import pass_curve
@@ -37,11 +37,11 @@ all_fail = sum(h.cases for h in histogram if h.n > 0 and h.c == 0)
 mixed = sum(h.cases for h in histogram if 0 < h.c < h.n)
 unscored = sum(h.cases for h in histogram if h.n == 0)
 m = st.columns(5)
-m[0].metric("Repetitions (max)", max((h.n for h in histogram), default=0))
-m[1].metric("Always pass", all_pass)
-m[2].metric("Always fail", all_fail)
-m[3].metric("Inconsistent", mixed)
-m[4].metric("Never scored", unscored)
+figure(m[0], "Repetitions (max)", max((h.n for h in histogram), default=0))
+figure(m[1], "Always pass", all_pass)
+figure(m[2], "Always fail", all_fail)
+figure(m[3], "Inconsistent", mixed)
+figure(m[4], "Never scored", unscored)
 
 most = max((h.n for h in histogram), default=0)
 per_all = data.per_case_passes(url, ev_id, False)
@@ -67,7 +67,7 @@ elif curve:
     st.subheader("pass^k curve")
     cols = st.columns(min(len(curve), 8))
     for column, point in zip(cols, curve, strict=False):
-        column.metric(f"pass^{point['k']}", pct(point["pass^k"]))
+        figure(column, f"pass^{point['k']}", pct(point["pass^k"]))
     chart(
         frame,
         "line",

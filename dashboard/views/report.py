@@ -16,6 +16,7 @@ import streamlit as st
 from rejudge.dashboard import data
 from rejudge.dashboard.common import (
     context,
+    figure,
     filter_cases,
     num,
     pct,
@@ -23,6 +24,7 @@ from rejudge.dashboard.common import (
     verdict_caption,
 )
 from rejudge.dashboard.costs import prices, run_cost_caption
+from rejudge.dashboard.evidence import show_value
 from rejudge.dashboard.links import clickable_table, follow_click
 
 ctx = context()
@@ -41,11 +43,11 @@ summary = report.summary
 counts = summary.verdict_counts
 
 m = st.columns(5)
-m[0].metric("Accuracy", pct(summary.accuracy))
-m[1].metric("Scored", summary.scored_count)
-m[2].metric("PASS / FAIL", f"{counts.PASS} / {counts.FAIL}")
-m[3].metric("SKIP / AGENT_ERROR", f"{counts.SKIP} / {counts.AGENT_ERROR}")
-m[4].metric("Average partial", num(summary.average_partial_score))
+figure(m[0], "Accuracy", pct(summary.accuracy))
+figure(m[1], "Scored", summary.scored_count)
+figure(m[2], "PASS / FAIL", f"{counts.PASS} / {counts.FAIL}")
+figure(m[3], "SKIP / AGENT_ERROR", f"{counts.SKIP} / {counts.AGENT_ERROR}")
+figure(m[4], "Average partial", num(summary.average_partial_score))
 st.caption(verdict_caption(ev))
 usage = data.run_usage(url, ev.run_id)
 price_table = prices(ctx)
@@ -154,6 +156,6 @@ if shown:
         key="rp_jsonl",
     )
 with st.expander("As JSON (what `rejudge report EVAL --json` prints)"):
-    st.json(json.dumps(report.to_json()), expanded=False)
+    show_value(report.to_json())
 
 follow_click()

@@ -15,7 +15,7 @@ from typing import Any
 import pandas as pd
 import streamlit as st
 from rejudge.dashboard import data
-from rejudge.dashboard.common import context, md_escape, num, pct, pick_evaluation
+from rejudge.dashboard.common import context, figure, md_escape, num, pct, pick_evaluation
 from rejudge.dashboard.diffview import diff_tables
 from rejudge.dashboard.evidence import render_rounds, show_table, show_text, show_value
 
@@ -72,12 +72,12 @@ queue, figures = state.queue, state.figures
 done = state.reviewed
 st.progress(done / len(queue) if queue else 1.0, text=f"{done} of {len(queue)} reviewed")
 m = st.columns(6)
-m[0].metric("Reviewed", f"{figures['reviewed']}")
-m[1].metric("FAIL coverage", pct(figures["fails"]["coverage"]))
-m[2].metric("Misjudgment rate", pct(figures["misjudgment_rate"]))
-m[3].metric("Golden errors", str(figures["golden_errors"]))
-m[4].metric("Unclear", str(figures["unclear"]))
-m[5].metric("Kappa", num(figures["agreement"]["kappa"]))
+figure(m[0], "Reviewed", f"{figures['reviewed']}")
+figure(m[1], "FAIL coverage", pct(figures["fails"]["coverage"]))
+figure(m[2], "Misjudgment rate", pct(figures["misjudgment_rate"]))
+figure(m[3], "Golden errors", str(figures["golden_errors"]))
+figure(m[4], "Unclear", str(figures["unclear"]))
+figure(m[5], "Kappa", num(figures["agreement"]["kappa"]))
 if figures["ready_to_lock"]:
     st.success(
         "Fully reviewed: `rejudge baseline lock EVAL --name N --require-review` will lock it."
@@ -201,8 +201,8 @@ if history:
 
 # ---------------------------------------------------------------- the evidence
 h = st.columns([1, 1, 4])
-h[0].metric("Verdict", item["verdict"])
-h[1].metric("Partial score", num(item.get("partial_score")))
+figure(h[0], "Verdict", item["verdict"])
+figure(h[1], "Partial score", num(item.get("partial_score")))
 # codes and reasons as text, not metrics: a metric cuts its value to the column ("TOOL_UNEXP…")
 with h[2]:
     st.markdown(f"**Taxonomy:** {md_escape(', '.join(item.get('taxonomy') or []) or '—')}")

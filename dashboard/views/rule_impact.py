@@ -9,6 +9,7 @@ from rejudge.dashboard.common import (
     FLIP_COLUMNS,
     context,
     delta_shown,
+    figure,
     md_escape,
     p_value,
     pct,
@@ -77,14 +78,15 @@ s = data.compare_summary(url, a, b)
 if s is None:
     st.stop()
 m1, m2, m3, m4 = st.columns(4)
-m1.metric(md_escape(f"Accuracy under {ev_a.rule_set}"), pct(s.accuracy_a))
-m2.metric(
-    md_escape(f"Accuracy under {ev_b.rule_set}"),
+figure(m1, f"Accuracy under {ev_a.rule_set}", pct(s.accuracy_a))
+figure(
+    m2,
+    f"Accuracy under {ev_b.rule_set}",
     pct(s.accuracy_b),
     delta=delta_shown(s.delta),
 )
-m3.metric("Flips", s.flip_count)
-m4.metric("McNemar p (exact)", p_value(s.mcnemar_p))
+figure(m3, "Flips", s.flip_count)
+figure(m4, "McNemar p (exact)", p_value(s.mcnemar_p))
 
 diff = settings_diff(
     RuleSet.model_validate(data.rule_set_body(url, ev_a.rule_set_id)),

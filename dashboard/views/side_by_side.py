@@ -14,6 +14,7 @@ import streamlit as st
 from rejudge.dashboard import data
 from rejudge.dashboard.common import (
     context,
+    figure,
     md_escape,
     num,
     pick_evaluation,
@@ -125,8 +126,8 @@ for column, name, ev, judgment, case_body, trace_id in (
             st.warning(f"Evaluation {name} judged no trace of this case and repetition.")
             continue
         m = st.columns(2)
-        m[0].metric(f"Verdict {name}", verdict_shown(judgment, case_body))
-        m[1].metric(f"Partial {name}", num(judgment.get("partial_score")))
+        figure(m[0], f"Verdict {name}", verdict_shown(judgment, case_body))
+        figure(m[1], f"Partial {name}", num(judgment.get("partial_score")))
         # codes as text, not a metric: metric values are cut to the column's width
         st.markdown(f"**Taxonomy:** {', '.join(judgment.get('taxonomy') or []) or '—'}")
         for reason in judgment.get("reasons") or []:

@@ -16,6 +16,7 @@ from rejudge.dashboard.cassette import load_exchanges
 from rejudge.dashboard.common import (
     context,
     eval_label,
+    figure,
     md_escape,
     num,
     pick_run,
@@ -209,11 +210,11 @@ show_text(str(case_body.get("instruction", "")))
 timings = body.get("timings") or {}
 usage = body.get("usage") or {}
 head = st.columns(6)
-head[0].metric("Status", body.get("status", detail.status))
-head[1].metric("Rounds", len(body.get("rounds") or []))
-head[2].metric("Calls", sum(len(r.get("calls") or []) for r in body.get("rounds") or []))
+figure(head[0], "Status", body.get("status", detail.status))
+figure(head[1], "Rounds", len(body.get("rounds") or []))
+figure(head[2], "Calls", sum(len(r.get("calls") or []) for r in body.get("rounds") or []))
 elapsed = timings.get("elapsed_s") or timings.get("wall_s")
-head[3].metric("Time", "—" if elapsed is None else f"{float(elapsed):.2f} s")
+figure(head[3], "Time", "—" if elapsed is None else f"{float(elapsed):.2f} s")
 tokens_in = usage.get("input_tokens")
 tokens_out = usage.get("output_tokens")
 cost = (
@@ -227,9 +228,9 @@ cost = (
     )
 )
 tokens_shown, tokens_help = tokens_metric(usage, cost)
-head[4].metric("Tokens in / out", tokens_shown, help=tokens_help)
+figure(head[4], "Tokens in / out", tokens_shown, note=tokens_help)
 if judgment is not None:
-    head[5].metric("Verdict", verdict_shown(judgment, case_body))
+    figure(head[5], "Verdict", verdict_shown(judgment, case_body))
 if body.get("error"):
     err = body["error"]
     st.error(md_escape(f"Trace error ({err.get('kind')}): {err.get('message')}"))
@@ -259,9 +260,9 @@ if judgment is None:
     st.caption("No judgment of this trace under the chosen evaluation.")
 else:
     j1, j2, j3 = st.columns(3)
-    j1.metric("Verdict", verdict_shown(judgment, case_body))
-    j2.metric("Partial score", num(judgment.get("partial_score")))
-    j3.metric("Taxonomy", ", ".join(judgment.get("taxonomy") or []) or "—")
+    figure(j1, "Verdict", verdict_shown(judgment, case_body))
+    figure(j2, "Partial score", num(judgment.get("partial_score")))
+    figure(j3, "Taxonomy", ", ".join(judgment.get("taxonomy") or []) or "—")
     for reason in judgment.get("reasons") or []:
         st.markdown(f"- {md_escape(str(reason))}")
     diff = judgment.get("diff") or []

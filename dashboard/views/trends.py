@@ -11,7 +11,7 @@ import pandas as pd
 import streamlit as st
 from rejudge.dashboard import data
 from rejudge.dashboard.charts import chart, field
-from rejudge.dashboard.common import context, filters_widget
+from rejudge.dashboard.common import context, figure, filters_widget
 
 ctx = context()
 url = ctx.db_url
@@ -68,7 +68,7 @@ chosen["accuracy %"] = chosen["accuracy"].astype(float) * 100
 # one line per thing measured: a model under one tier and one rule set (joining different
 # tiers or rule sets in one line would draw a change of yardstick as a change of the model)
 chosen["line"] = chosen["model"] + " · " + chosen["tier"] + " · " + chosen["rule_set"]
-st.metric("Evaluations", len(chosen))
+figure(st, "Evaluations", len(chosen))
 scored = chosen.dropna(subset=["accuracy %"])
 left_out = len(chosen) - len(scored)
 if left_out:

@@ -7,6 +7,7 @@ import html
 import re
 import uuid
 from collections.abc import Iterator
+from dataclasses import dataclass
 from html.parser import HTMLParser
 from pathlib import Path
 from typing import Any
@@ -94,9 +95,58 @@ def app_on(built: Built, page: str | None = None, **query: str) -> AppTest:
     return at
 
 
+@dataclass
+class ShownFigure:
+    """A headline figure as a person reads it (``figure`` blocks, drawn with ``st.html``)."""
+
+    label: str = ""
+    value: str = ""
+    delta: str = ""
+    note: str = ""
+
+
+class _FigureParser(HTMLParser):
+    def __init__(self) -> None:
+        super().__init__()
+        self.found: list[ShownFigure] = []
+        self._part: str | None = None
+
+    def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
+        kind = dict(attrs).get("class") or ""
+        if kind == "rj-figure":
+            self.found.append(ShownFigure())
+        elif kind == "rj-figure-note" and self.found:
+            self.found[-1].note = dict(attrs).get("title") or ""
+            self._part = None
+        elif kind.startswith("rj-figure-") and self.found:
+            self._part = kind.removeprefix("rj-figure-")
+
+    def handle_endtag(self, tag: str) -> None:
+        if tag == "div":
+            self._part = None
+
+    def handle_data(self, data: str) -> None:
+        if self._part and self.found:
+            figure = self.found[-1]
+            setattr(figure, self._part, getattr(figure, self._part) + data)
+
+
+def figures_in(*blocks: str) -> list[ShownFigure]:
+    """The headline figures in HTML ``blocks``, in order."""
+    parser = _FigureParser()
+    for block in blocks:
+        parser.feed(block)
+    return parser.found
+
+
+def figures(at: AppTest) -> list[ShownFigure]:
+    """The page's headline figures in page order."""
+    return figures_in(*(element.proto.body for element in at.get("html")))
+
+
 def metrics(at: AppTest) -> dict[str, str]:
-    """Metric label -> value, the labels as a person reads them (Markdown escapes decoded)."""
-    return {re.sub(r"\\(.)", r"\1", m.label): m.value for m in at.metric}
+    """Headline figure label -> value, as a person reads them."""
+    return {f.label: f.value for f in figures(at)}
 
 
 _BLOCK = re.compile(r'<pre class="(rj-text|rj-json)"[^>]*>(.*?)</pre>', re.S)

@@ -11,7 +11,7 @@ from rejudge.store import Store
 from rejudge.suites.importers import SHIPPED_TAU_BENCH
 
 from rejudge.services import evaluation_agreement, import_tau_bench, judge_run
-from tests.dashboard.conftest import app_on, html_bars, metrics
+from tests.dashboard.conftest import app_on, evidence, html_bars, metrics
 from tests.dashboard.factory import Built, build_store
 
 
@@ -50,7 +50,7 @@ def test_the_page_shows_the_report_numbers(tmp_path: Path) -> None:
     # every row opens side by side; what τ-bench checked (its reward_info) is beside rejudge's
     assert all(u.startswith("side_by_side?a=") for u in disagreements["side by side"])
     assert all("reward" in c for c in disagreements["what tau-bench checked"])
-    assert json.loads(at.json[-1].value) == expected
+    assert json.loads(evidence(at, "json")[-1]) == expected
 
 
 def test_the_page_opens_on_an_evaluation_with_external_verdicts(tmp_path: Path) -> None:

@@ -212,13 +212,13 @@ def test_compare_page_in_headless_chromium(served: tuple[Built, int], tmp_path: 
         try:
             page = browser.new_page(viewport={"width": 1400, "height": 1000})
             page.goto(f"http://127.0.0.1:{port}/compare?a={a}&b={b}", timeout=60_000)
-            metric = page.locator('[data-testid="stMetric"]', has_text="Flips")
-            value = metric.locator('[data-testid="stMetricValue"]')
+            metric = page.locator(".rj-figure", has_text="Flips")
+            value = metric.locator(".rj-figure-value")
             value.wait_for(timeout=60_000)
             flips = value.inner_text().strip()
             accuracy_a = (
-                page.locator('[data-testid="stMetric"]', has_text="Accuracy A")
-                .locator('[data-testid="stMetricValue"]')
+                page.locator(".rj-figure", has_text="Accuracy A")
+                .locator(".rj-figure-value")
                 .inner_text()
                 .strip()
             )

@@ -5,6 +5,7 @@ changes."""
 
 from __future__ import annotations
 
+import html
 import json
 import re
 from decimal import Decimal
@@ -15,6 +16,7 @@ from click.testing import CliRunner
 from rejudge.dashboard import PRICES_ENV
 from rejudge.dashboard.common import parse_args
 from rejudge.dashboard.costs import TOKENS_HELP, run_cost_caption, tokens_metric, trace_cost_shown
+from rejudge.dashboard.figures_html import figure_html
 from streamlit.testing.v1 import AppTest
 
 from rejudge.cli import cli
@@ -88,8 +90,10 @@ def test_a_model_name_in_the_cost_caption_is_inert() -> None:
     caption = run_cost_caption(RunCost.of("r", TABLE, [TraceCost(1, "c", 0, EVIL, 100, 10, cost)]))
     assert not LINKABLE.search(_decoded(caption))
     assert "*evil*" not in caption  # the glob's stars are escaped, not emphasis
-    _value, help_text = tokens_metric({"input_tokens": 100}, cost)
-    assert not re.search(r"(?<!\\)\*", help_text)
+    _value, note = tokens_metric({"input_tokens": 100}, cost)
+    shown = figure_html("Tokens in / out", "100 / 0", note=note)
+    # the note is plain text in an escaped attribute (no Markdown to escape, no link)
+    assert "*evil*" in note and "<a" not in shown and f'title="{html.escape(note)}"' in shown
 
 
 def test_tokens_metric_and_trace_cell() -> None:

@@ -40,7 +40,7 @@ def _markup(at: AppTest) -> list[str]:
     """Every string the page hands Streamlit's Markdown renderer."""
     texts = [m.value for m in at.markdown] + [c.value for c in at.caption]
     texts += [e.value for e in (*at.error, *at.warning, *at.info, *at.success)]
-    texts += [e.label for e in at.expander] + [m.label for m in at.metric]
+    texts += [e.label for e in at.expander]  # figures are escaped HTML, not Markdown
     return texts
 
 

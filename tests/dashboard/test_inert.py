@@ -20,7 +20,7 @@ LINKABLE = re.compile(r"(https?|ftp)://|www\.|[\w.+-]+@[\w-]+\.\w")
 def _markup(at) -> list[str]:
     texts = [m.value for m in at.markdown] + [c.value for c in at.caption]
     texts += [e.value for e in (*at.error, *at.warning, *at.info, *at.success)]
-    texts += [e.label for e in at.expander] + [m.label for m in at.metric]
+    texts += [e.label for e in at.expander]  # figures are escaped HTML, not Markdown
     return [t.replace("\\", "") for t in texts]  # the escapes decoded, as the renderer does
 
 

@@ -12,6 +12,7 @@ from rejudge.store import Store
 
 from tests.dashboard.conftest import (
     app_on,
+    evidence,
     html_bars,
     html_tables,
     judge_compare,
@@ -62,7 +63,7 @@ def test_compare_shows_the_judge_compare_numbers(built: Built, pair) -> None:
     p = expected["mcnemar_p"]
     assert shown["McNemar p (exact)"] == ("< 0.0001" if p < 0.0001 else f"{p:.4f}")
     assert shown["Flips"] == str(len(expected["flips"]))
-    as_json = json.loads(at.json[0].value)
+    as_json = json.loads(evidence(at, "json")[0])
     for key in ("a", "b", "accuracy_a", "accuracy_b", "mcnemar_p", "comparable"):
         assert as_json[key] == expected[key], key
     assert as_json["flips"] == len(expected["flips"])
@@ -331,7 +332,7 @@ def test_compare_page_equals_the_cli_compare_json(built: Built, monkeypatch) -> 
     assert result.exit_code == 0, result.output
     cli_json = json.loads(result.output)
     at = app_on(built, "compare", a=str(a), b=str(b))
-    page_json = json.loads(at.json[0].value)
+    page_json = json.loads(evidence(at, "json")[0])
     for key in ("a", "b", "accuracy_a", "accuracy_b", "mcnemar_p", "comparable"):
         assert page_json[key] == cli_json[key], key
     assert page_json["flips"] == len(cli_json["flips"])

@@ -12,7 +12,7 @@ from streamlit.testing.v1 import AppTest
 
 from rejudge.model import RunConfig
 from rejudge.services import calibration_summary, judge_run
-from tests.dashboard.conftest import html_tables
+from tests.dashboard.conftest import html_tables, metrics
 from tests.judge.conftest import REGISTRY, call, case, gcall, trace
 
 APP = Path(__file__).resolve().parents[2] / "dashboard" / "app.py"
@@ -51,8 +51,8 @@ def test_label_the_queue(evaluation: tuple[str, int]) -> None:
     at.run()
     assert not at.exception, [e.value for e in at.exception]
     at.number_input(key="rv_sample").set_value(1).run()
-    metrics = {m.label: m.value for m in at.metric}
-    assert metrics["Reviewed"] == "0" and metrics["FAIL coverage"] == "0.0%"
+    shown = metrics(at)
+    assert shown["Reviewed"] == "0" and shown["FAIL coverage"] == "0.0%"
     picker = at.selectbox(key="rv_item")
     assert len(picker.options) == 3  # two FAILs and one sampled PASS
     assert "k1" in str(picker.value) or picker.value is not None
@@ -74,10 +74,10 @@ def test_label_the_queue(evaluation: tuple[str, int]) -> None:
     finally:
         store.close()
     assert labels == [("confirmed", "ana", None, ev), ("judge_wrong", "ana", "tool ok", ev)]
-    metrics = {m.label: m.value for m in at.metric}
-    assert metrics["FAIL coverage"] == "100.0%"
-    assert metrics["Misjudgment rate"] == f"{100 * expected['misjudgment_rate']:.1f}%"
-    assert metrics["Golden errors"] == "0"
+    shown = metrics(at)
+    assert shown["FAIL coverage"] == "100.0%"
+    assert shown["Misjudgment rate"] == f"{100 * expected['misjudgment_rate']:.1f}%"
+    assert shown["Golden errors"] == "0"
     flagged = [e for e in at.expander if "Flagged by reviewers" in e.label]
     assert flagged and "1 (1 open)" in flagged[0].label
 
@@ -123,10 +123,10 @@ def test_the_reviewer_is_remembered_and_a_label_shows_at_once(
     at.button(key="rv_confirmed").click().run()
     assert not at.exception, [e.value for e in at.exception]
     # the queue (cached between clicks) shows the new label at once and moved on
-    assert {m.label: m.value for m in at.metric}["Reviewed"] == "1"
+    assert metrics(at)["Reviewed"] == "1"
     assert at.selectbox(key="rv_item").value != first
     at.button(key="rv_next").click().run()
-    assert {m.label: m.value for m in at.metric}["Reviewed"] == "1"
+    assert metrics(at)["Reviewed"] == "1"
 
     again = AppTest.from_file(str(APP), default_timeout=60)
     again.session_state["db_url"] = url
@@ -157,7 +157,7 @@ def test_labels_read_plainly(evaluation: tuple[str, int]) -> None:
     label = item.format_func(item.value)
     assert "FAIL · FAIL" not in label and label.count("FAIL") == 1, label
     # codes as text, never a metric cut to its column
-    assert not any(m.label in ("Taxonomy", "Why queued") for m in at.metric)
+    assert not any(label in ("Taxonomy", "Why queued") for label in metrics(at))
     assert any(m.value.startswith("**Taxonomy:** PARAM") for m in at.markdown)
 
 

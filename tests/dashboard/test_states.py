@@ -5,7 +5,6 @@ date, and the side-by-side page reached by URL and from Compare's flips."""
 
 from __future__ import annotations
 
-import re
 from pathlib import Path
 
 import pytest
@@ -14,15 +13,14 @@ from rejudge.dashboard.sidebyside import differing_arguments, settings_diff
 from rejudge.store import Store
 
 from rejudge.model import RuleSet
-from tests.dashboard.conftest import app_on, html_tables, judge_compare, metrics
+from tests.dashboard.conftest import app_on, figures, html_tables, judge_compare, metrics
 from tests.dashboard.factory import Built, build_store
 
 SQLITE_ONLY = pytest.mark.parametrize("built", ["sqlite"], indirect=True)
 
 
 def _metric(at, label: str):
-    # labels as a person reads them (Markdown escapes decoded)
-    return next(m for m in at.metric if re.sub(r"\\(.)", r"\1", m.label) == label)
+    return next(f for f in figures(at) if f.label == label)
 
 
 def test_p_values_and_deltas_read_as_people_read_them() -> None:
@@ -75,7 +73,7 @@ def test_pass_k_with_one_repetition_says_how_to_record_more(tmp_path: Path) -> N
     at = app_on(built, "pass_k", ev=str(built.evaluations["a1"]))
     assert any("--repeat" in i.value for i in at.info)
     assert not at.get("arrow_vega_lite_chart") and not any(
-        m.label.startswith("pass^") for m in at.metric
+        f.label.startswith("pass^") for f in figures(at)
     )
 
 
