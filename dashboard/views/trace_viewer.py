@@ -157,8 +157,11 @@ def _pick_row() -> None:
         st.session_state["tv_trace_next"] = traces[rows[0]].id
 
 
-with st.expander(f"List ({listed})", expanded=filtering):
-    st.dataframe(
+# drawn only while open (a rerun opens it): a closed list is one label, not a data grid the
+# browser loads and mounts before the page is readable; a filter opens it
+listing = st.expander(f"List ({listed})", expanded=filtering, key="tv_list_open", on_change="rerun")
+if filtering or listing.open:
+    listing.dataframe(
         pd.DataFrame(
             [
                 {

@@ -188,3 +188,17 @@ def test_every_page_of_the_world_corpus(browser: Any, world_served: tuple[Built,
     first = text.index("server tool input · web_search")
     assert first < text.index("server tool result · web_search_tool_result")
     assert "Let me search more specifically" in text
+
+
+def test_the_trace_list_is_drawn_when_opened(browser: Any, demo_served: tuple[str, int]) -> None:
+    _url, port = demo_served
+    page, text, _hrefs = _open(browser, f"http://127.0.0.1:{port}/trace", "Trace viewer")
+    try:
+        main = page.locator('[data-testid="stMain"]')
+        assert main.locator('[data-testid="stDataFrame"]').count() == 0  # closed: no grid yet
+        main.locator('[data-testid="stExpander"] summary', has_text="List (").first.click()
+        grid = main.locator('[data-testid="stDataFrame"]').first
+        grid.wait_for(timeout=60_000)
+        assert grid.is_visible() and "List (" in text
+    finally:
+        page.close()

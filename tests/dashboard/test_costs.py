@@ -156,6 +156,9 @@ def test_the_trace_viewer_shows_the_traces_cost(priced: tuple[Built, Path]) -> N
     built, prices = priced
     at = _with_prices(built, prices, "trace_viewer", run=str(built.runs["run-a"]))
     assert metrics(at)["Tokens in / out"] == "100 / 10 · 0.00035 USD"
+    assert not at.dataframe  # the list is drawn when opened
+    at.session_state["tv_list_open"] = True  # as a click on the closed list sets it
+    at.run()
     listing = next(d.value for d in at.dataframe if "cost" in d.value.columns)
     assert set(listing["cost"]) == {"0.00035 USD"}
     plain = app_on(built, "trace_viewer", run=str(built.runs["run-a"]))
