@@ -24,7 +24,7 @@ from rejudge.dashboard.common import (
     verdict_caption,
 )
 from rejudge.dashboard.costs import prices, run_cost_caption
-from rejudge.dashboard.evidence import show_value
+from rejudge.dashboard.evidence import show_table, show_value
 from rejudge.dashboard.links import clickable_table, follow_click
 
 ctx = context()
@@ -69,33 +69,22 @@ left, right = st.columns(2)
 with left:
     st.markdown("**Top failures** (primary cause)")
     top = summary.top_failures
-    if top:
-        st.dataframe(
-            pd.DataFrame([{"code": t.code, "FAILs": t.count, "share": pct(t.share)} for t in top]),
-            hide_index=True,
-            width="stretch",
-        )
+    if top:  # small read-only tables: static HTML, not data grids the browser mounts
+        show_table([{"code": t.code, "FAILs": t.count, "share": pct(t.share)} for t in top])
     else:
         st.caption("No FAIL names a cause.")
 with right:
     st.markdown("**Worst tools**")
     worst = summary.worst_tools
     if worst:
-        st.dataframe(pd.DataFrame([w.to_json() for w in worst]), hide_index=True, width="stretch")
+        show_table([w.to_json() for w in worst])
     else:
         st.caption("No tool is implicated in a FAIL.")
 anomalies = summary.anomalies
 if anomalies:
     with st.expander(f"Anomalies ({len(anomalies)})"):
-        st.dataframe(
-            pd.DataFrame(
-                [
-                    {"case": a.case, "rep": a.repetition, "flags": ", ".join(a.flags)}
-                    for a in anomalies
-                ]
-            ),
-            hide_index=True,
-            width="stretch",
+        show_table(
+            [{"case": a.case, "rep": a.repetition, "flags": ", ".join(a.flags)} for a in anomalies]
         )
 
 st.subheader("Cases")
@@ -155,7 +144,12 @@ if shown:
         mime="application/x-ndjson",
         key="rp_jsonl",
     )
-with st.expander("As JSON (what `rejudge report EVAL --json` prints)"):
-    show_value(report.to_json())
+# drawn while open: a whole report's JSON is long, and a closed expander would still carry it
+as_json = st.expander(
+    "As JSON (what `rejudge report EVAL --json` prints)", key="rp_json_open", on_change="rerun"
+)
+if as_json.open:
+    with as_json:
+        show_value(report.to_json())
 
 follow_click()

@@ -3,9 +3,11 @@ filtered by verdict, cause and text, each opening its trace, and downloads of wh
 
 from __future__ import annotations
 
+import json
+
 import pytest
 
-from tests.dashboard.conftest import app_on, judge_report, metrics
+from tests.dashboard.conftest import app_on, evidence, html_tables, judge_report, metrics
 from tests.dashboard.factory import Built
 
 SQLITE_ONLY = pytest.mark.parametrize("built", ["sqlite"], indirect=True)
@@ -33,3 +35,21 @@ def test_report_shows_the_cli_report_and_filters_its_cases(built: Built) -> None
     assert narrowed is None or set(narrowed["case"]) == {"c00001"}
     downloads = at.get("download_button")
     assert len(downloads) == 2  # CSV and JSONL of the rows shown
+
+
+@SQLITE_ONLY
+def test_report_tables_and_its_json_when_opened(built: Built) -> None:
+    ev = built.evaluations["a1"]
+    expected = judge_report(built.url, ev)
+    at = app_on(built, "report", ev=str(ev))
+    tables = html_tables(at)
+    assert expected["top_failures"]  # the factory's evaluation has FAILs with causes
+    top = next(t for t in tables if t and "FAILs" in t[0])
+    assert [(r["code"], int(r["FAILs"])) for r in top] == [
+        (t["code"], t["count"]) for t in expected["top_failures"]
+    ]
+    assert not evidence(at, "json")  # the JSON is drawn when its expander is opened
+    at.session_state["rp_json_open"] = True
+    at.run()
+    shown = json.loads(evidence(at, "json")[-1])
+    assert shown["summary"] == expected
