@@ -231,7 +231,8 @@ with right:
         show_table(call_rows)
     if argument_rows:
         show_table(argument_rows)
-    for reason in (judgment or {}).get("reasons") or []:
-        st.markdown(f"- {md_escape(str(reason))}")
+    reasons = (judgment or {}).get("reasons") or []
+    if reasons:  # one list, not an element per reason
+        st.markdown("\n".join(f"- {md_escape(str(r))}" for r in reasons))
     st.markdown("**Golden calls**")
     show_value((case_body.get("golden") or {}).get("calls") or [])

@@ -129,9 +129,10 @@ for column, name, ev, judgment, case_body, trace_id in (
         figure(m[0], f"Verdict {name}", verdict_shown(judgment, case_body))
         figure(m[1], f"Partial {name}", num(judgment.get("partial_score")))
         # codes as text, not a metric: metric values are cut to the column's width
-        st.markdown(f"**Taxonomy:** {', '.join(judgment.get('taxonomy') or []) or '—'}")
-        for reason in judgment.get("reasons") or []:
-            st.markdown(f"- {md_escape(str(reason))}")
+        st.markdown(f"**Taxonomy:** {md_escape(', '.join(judgment.get('taxonomy') or []) or '—')}")
+        reasons = judgment.get("reasons") or []
+        if reasons:  # one list, not an element per reason
+            st.markdown("\n".join(f"- {md_escape(str(r))}" for r in reasons))
         st.page_link(
             "views/trace_viewer.py",
             label=f"Trace {name} in the trace viewer (raw exchanges)",

@@ -266,8 +266,9 @@ else:
     figure(j1, "Verdict", verdict_shown(judgment, case_body))
     figure(j2, "Partial score", num(judgment.get("partial_score")))
     figure(j3, "Taxonomy", ", ".join(judgment.get("taxonomy") or []) or "—")
-    for reason in judgment.get("reasons") or []:
-        st.markdown(f"- {md_escape(str(reason))}")
+    reasons = judgment.get("reasons") or []
+    if reasons:  # one list, not an element per reason
+        st.markdown("\n".join(f"- {md_escape(str(r))}" for r in reasons))
     diff = judgment.get("diff") or []
     st.markdown("**Golden vs actual**, call by call")
     call_rows, argument_rows = diff_tables(diff)
