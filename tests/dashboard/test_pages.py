@@ -199,6 +199,7 @@ def test_pass_k_curve_matches_the_judge(built: Built) -> None:
     for k, value in report["pass_at_k"].items():
         assert shown[f"pass^{k}"] == _pct(value)
     assert shown["Repetitions (max)"] == "3"
+    assert len(at.get("vega_lite_chart")) == 1  # the curve (test_states checks its absence)
     per_case = next(d.value for d in at.dataframe if "passed" in d.value.columns)
     assert len(per_case) == 12
 

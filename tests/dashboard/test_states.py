@@ -72,7 +72,7 @@ def test_pass_k_with_one_repetition_says_how_to_record_more(tmp_path: Path) -> N
     built = build_store(f"sqlite:///{tmp_path / 'r.db'}", cases=4, repeat=1, with_run_b=False)
     at = app_on(built, "pass_k", ev=str(built.evaluations["a1"]))
     assert any("--repeat" in i.value for i in at.info)
-    assert not at.get("arrow_vega_lite_chart") and not any(
+    assert not at.get("vega_lite_chart") and not any(
         f.label.startswith("pass^") for f in figures(at)
     )
 
