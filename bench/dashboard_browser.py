@@ -22,8 +22,14 @@ same page configuration, the same eleven pages and sidebar links, each page only
 No page of the dashboard can be ready sooner than its floor page on the same machine, so the
 ratio of the two says what the dashboard's own work costs.
 
+``--elements`` measures what one Streamlit element costs a page on first use, instead of the
+dashboard: the floor app's pages become a bare page (its heading) and one page per element of
+:data:`ELEMENTS` (the heading and that element), served by Streamlit alone; the table adds each
+page's cold and warm time over the bare page. No store is read (``--db`` is not needed).
+
     python bench/dashboard_browser.py --db sqlite:////tmp/dash-demo.db [--repeat 3]
         [--warm reload|new-context] [--python PYTHON] [--floor] [--pages compare,review] [--json OUT]
+    python bench/dashboard_browser.py --elements [--repeat 5] [--json OUT]
 """
 
 from __future__ import annotations
@@ -62,24 +68,50 @@ PAGES = [
 CHROMIUM_FLAGS = ["--headless", "--no-sandbox", "--disable-gpu", "--no-first-run"]
 READY = '[data-testid="stApp"][data-test-script-state="notRunning"]'
 FLOOR = "floor"
+# --elements: one page per element, each as a page of the dashboard would draw it
+ELEMENTS = {
+    "bare": "",
+    "html table": "st.html('<table><tr><th>case</th><td>c001</td></tr></table>')",
+    "json": "st.json({'city': 'Paris', 'days': [1, 2, 3]})",
+    "metric": "st.metric('Accuracy', '72.2%', '+3.1 pts')",
+    "dataframe": "st.dataframe({'case': [f'c{i:03}' for i in range(30)], 'passed': [1] * 30})",
+    "text_input": "st.text_input('Filter')",
+    "multiselect": "st.multiselect('Runs', ['a', 'b', 'c'], default=['a'])",
+    "selectbox": "st.selectbox('Tier', ['golden', 'state'])",
+    "vega_lite_chart": "st.vega_lite_chart({'x': [1, 2, 3], 'y': [3, 1, 2]}, {'mark': 'line', "
+    "'encoding': {'x': {'field': 'x', 'type': 'quantitative'}, "
+    "'y': {'field': 'y', 'type': 'quantitative'}}})",
+    "code": "st.code('def f(x):\\n    return x + 1\\n' * 10, language='python')",
+    "expander": "st.expander('More').write('inside')",
+    "tabs": "st.tabs(['A', 'B'])[0].write('inside')",
+    "download_button": "st.download_button('CSV', 'a,b\\n1,2\\n', file_name='x.csv')",
+}
 # the floor app: the dashboard's page configuration and navigation, no content but headings
+# (and, with --elements, the page's element under it)
 FLOOR_APP = """
 import streamlit as st
 
 st.set_option("client.toolbarMode", "minimal")
 st.set_page_config(page_title="rejudge", page_icon="\u2696\ufe0f", layout="wide")
 PAGES = {pages!r}
+BODIES = {bodies!r}
 
 
-def _page(heading):
+def _page(heading, body):
     def show():
         st.title(heading)
+        exec(body)
 
     return show
 
 
 pages = [
-    st.Page(_page(heading), title=label, url_path=address or "home", default=not address)
+    st.Page(
+        _page(heading, BODIES.get(label, "")),
+        title=label,
+        url_path=address or "home",
+        default=not address,
+    )
     for address, label, heading in PAGES
 ]
 page = st.navigation(pages, position="hidden")
@@ -96,10 +128,18 @@ def _free_port() -> int:
         return int(s.getsockname()[1])
 
 
-def _floor_app(folder: Path) -> Path:
+def _floor_app(folder: Path, pages: list[tuple[str, str, str]], bodies: dict[str, str]) -> Path:
     path = folder / "floor_app.py"
-    path.write_text(FLOOR_APP.format(pages=PAGES))
+    path.write_text(FLOOR_APP.format(pages=pages, bodies=bodies))
     return path
+
+
+def _element_pages() -> list[tuple[str, str, str]]:
+    """(address, label, heading) per element; the bare page is the app's home."""
+    return [
+        ("" if name == "bare" else name.replace(" ", "_"), name, f"Probe {name}")
+        for name in ELEMENTS
+    ]
 
 
 @contextlib.contextmanager
@@ -181,11 +221,11 @@ def _load(browser, url: str, heading: str, *, warm: str = "reload") -> tuple[flo
         page.close()
 
 
-def _between(browser, base: str, label: str, heading: str) -> float:
+def _between(browser, base: str, label: str, heading: str, home: str) -> float:
     page = browser.new_page(viewport={"width": 1400, "height": 1000})
     try:
         page.goto(base + "/", timeout=45_000)
-        _ready(page, "Overview")
+        _ready(page, home)
         link = page.locator('[data-testid="stSidebar"] [data-testid="stPageLink"]', has_text=label)
         started = time.perf_counter()
         link.first.click()
@@ -198,7 +238,7 @@ def main() -> None:
     from playwright.sync_api import sync_playwright
 
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--db", required=True)
+    parser.add_argument("--db", help="the store the dashboard serves (not with --elements)")
     parser.add_argument("--cassettes")
     parser.add_argument("--repeat", type=int, default=3)
     parser.add_argument("--warm", choices=("reload", "new-context"), default="reload")
@@ -216,18 +256,38 @@ def main() -> None:
     )
     parser.add_argument(
         "--pages",
-        help="comma-separated addresses of the pages to measure (default: all; '' is Overview)",
+        help="comma-separated addresses or labels of the pages to measure (default: all; "
+        "'' is the home page: Overview, or bare with --elements)",
+    )
+    parser.add_argument(
+        "--elements",
+        action="store_true",
+        help="measure what each Streamlit element costs on first use (a bare page and one page "
+        "per element, Streamlit alone) instead of the dashboard",
     )
     parser.add_argument("--json")
     args = parser.parse_args()
-    pages = PAGES
+    if not args.elements and not args.db:
+        parser.error("--db is required (or --elements)")
+    app_pages = _element_pages() if args.elements else PAGES
+    pages = app_pages
     if args.pages is not None:
         wanted = args.pages.split(",")
-        pages = [p for p in PAGES if p[0] in wanted or (p[0] == "" and "overview" in wanted)]
+        pages = [
+            p
+            for p in app_pages
+            if p[0] in wanted or p[1] in wanted or (p[0] == "" and "overview" in wanted)
+        ]
+    home = app_pages[0][2]
     pythons = args.python or [sys.executable]
+    floor_python = pythons[0]  # the floor app is served by the first interpreter's Streamlit
     scratch = Path(tempfile.mkdtemp(prefix="rejudge-floor-"))
-    floor_app = _floor_app(scratch) if args.floor else None
-    if args.floor:
+    floor_app = None
+    if args.floor or args.elements:
+        floor_app = _floor_app(scratch, app_pages, ELEMENTS if args.elements else {})
+    if args.elements:
+        pythons = [FLOOR]
+    elif args.floor:
         pythons = [*pythons, FLOOR]
     chromium = shutil.which("chromium") or "/usr/bin/chromium"
     rows = {py: {} for py in pythons}  # python -> page -> cold/warm/between -> seconds
@@ -242,7 +302,7 @@ def main() -> None:
                         if py in failed:
                             continue
                         times = rows[py].setdefault(label, {"cold": [], "warm": [], "between": []})
-                        served = (pythons[0], floor_app) if py == FLOOR else (py, None)
+                        served = (floor_python, floor_app) if py == FLOOR else (py, None)
                         with _server(args.db, args.cassettes, *served) as (port, start_s):
                             starts[py].append(start_s)
                             base = f"http://127.0.0.1:{port}"
@@ -253,7 +313,9 @@ def main() -> None:
                                 times["cold"].append(cold)
                                 times["warm"].append(warm)
                                 if address:
-                                    times["between"].append(_between(browser, base, label, heading))
+                                    times["between"].append(
+                                        _between(browser, base, label, heading, home)
+                                    )
                             except Exception as exc:  # a page this checkout lacks: say so
                                 print(f"{py}: {label}: {type(exc).__name__}", file=sys.stderr)
                                 failed.add(py)
@@ -271,13 +333,25 @@ def main() -> None:
             f"server start to health check: median {med(starts[py])} s over "
             f"{len(starts[py])} starts\n"
         )
-        print("| page | cold (s) | warm (s) | between pages (s) |")
-        print("|---|---:|---:|---:|")
+        bare = rows[py].get("bare") if args.elements else None
+        if bare is not None and not (bare["cold"] and bare["warm"]):
+            bare = None  # the bare page failed: nothing to subtract
+        print(
+            "| page | cold (s) | warm (s) | between pages (s) |"
+            + (" cold over bare (s) | warm over bare (s) |" if bare else "")
+        )
+        print("|---|---:|---:|---:|" + ("---:|---:|" if bare else ""))
         for label, times in rows[py].items():
-            print(
-                f"| {label} | {med(times['cold'])} | {med(times['warm'])} "
-                f"| {med(times['between'])} |"
-            )
+            line = f"| {label} | {med(times['cold'])} | {med(times['warm'])} "
+            line += f"| {med(times['between'])} |"
+            if bare:
+                for kind in ("cold", "warm"):
+                    if times[kind]:
+                        over = statistics.median(times[kind]) - statistics.median(bare[kind])
+                        line += f" {over:+.2f} |"
+                    else:
+                        line += " — |"
+            print(line)
         print()
     if args.json:
         Path(args.json).write_text(
