@@ -132,12 +132,16 @@ class Case(_Frozen):
     # values the agent must tell the user (τ-bench's ``outputs``): each must appear in the
     # agent's text; omitted from the body when empty, so every earlier case keeps its hash
     required_outputs: list[str] = Field(default_factory=list)
+    # statements in plain language a model judge checks against the conversation (τ²'s
+    # ``nl_assertions``); omitted from the body when empty, like ``required_outputs``
+    nl_assertions: list[str] = Field(default_factory=list)
 
     @model_serializer(mode="wrap")
     def _omit_empty_outputs(self, handler: SerializerFunctionWrapHandler) -> dict[str, Any]:
         body: dict[str, Any] = handler(self)
-        if not body.get("required_outputs"):
-            body.pop("required_outputs", None)
+        for optional in ("required_outputs", "nl_assertions"):
+            if not body.get(optional):
+                body.pop(optional, None)
         return body
 
     @property
