@@ -97,6 +97,7 @@ if TYPE_CHECKING:
     from rejudge.model._schemas import TRACE_FORMAT_VERSION as TRACE_FORMAT_VERSION
     from rejudge.model._schemas import VERDICTS as VERDICTS
     from rejudge.model._schemas import Alternative as Alternative
+    from rejudge.model._schemas import AssertionVerdict as AssertionVerdict
     from rejudge.model._schemas import Case as Case
     from rejudge.model._schemas import ExternalVerdict as ExternalVerdict
     from rejudge.model._schemas import Golden as Golden
@@ -135,6 +136,7 @@ if TYPE_CHECKING:
 _EXPORTS: dict[str, str] = {
     # the data model: cases, registries, traces, run configurations, rule sets, judgments
     "Alternative": "rejudge.model._schemas",
+    "AssertionVerdict": "rejudge.model._schemas",
     "Case": "rejudge.model._schemas",
     "CASE_FORMAT_VERSION": "rejudge.model._schemas",
     "EXTERNAL_PASS_AT": "rejudge.model._schemas",

@@ -52,6 +52,7 @@ __all__ = [
     "RuleSet",
     "Judgment",
     "judgment_key",
+    "AssertionVerdict",
     "ExternalVerdict",
     "EXTERNAL_PASS_AT",
 ]
@@ -515,6 +516,17 @@ class Judgment(_Frozen):
 EXTERNAL_PASS_AT = 1.0 - 1e-6
 
 
+class AssertionVerdict(_Frozen):
+    """An outside model judge's verdict on one NL assertion of a trace (τ²-bench's
+    ``reward_info.nl_assertions[i]``): the statement, whether it was met, and the judge's
+    justification, as the source gave them."""
+
+    index: int = Field(ge=0)
+    assertion: str
+    met: bool
+    justification: str | None = None
+
+
 class ExternalVerdict(_Frozen):
     """Another harness's verdict on one trace: who gave it, its value in [0, 1], and the
     source's own record of it (JSON), kept as given."""
@@ -526,6 +538,32 @@ class ExternalVerdict(_Frozen):
     @property
     def passed(self) -> bool:
         return self.value >= EXTERNAL_PASS_AT
+
+    @property
+    def assertions(self) -> tuple[AssertionVerdict, ...]:
+        """The source's per-assertion verdicts, read from its own record (τ²'s
+        ``detail.reward_info.nl_assertions``; none for a source without them). Read, not
+        stored apart: the record is kept whole, so every store that holds a τ² import has
+        them, whenever it was written. An entry whose ``met`` is not a boolean (τ² writes
+        none such) is left out rather than guessed."""
+        info = (self.detail or {}).get("reward_info")
+        given = info.get("nl_assertions") if isinstance(info, dict) else None
+        if not isinstance(given, list):
+            return ()
+        out: list[AssertionVerdict] = []
+        for index, item in enumerate(given):
+            if not isinstance(item, dict) or not isinstance(item.get("met"), bool):
+                continue
+            why = item.get("justification")
+            out.append(
+                AssertionVerdict(
+                    index=index,
+                    assertion=str(item.get("nl_assertion") or ""),
+                    met=item["met"],
+                    justification=why if isinstance(why, str) else None,
+                )
+            )
+        return tuple(out)
 
 
 def normalize_label(text: str | None) -> str | None:

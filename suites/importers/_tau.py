@@ -22,8 +22,10 @@ trial) and raised together, one line each, before anything is returned.
 
 τ²-bench's results (one document of ``info``, ``tasks``, ``simulations``) are first turned into
 the same entries (:mod:`._tau2`: the task's brief, its agent-side actions with their compared
-arguments, ``communicate_info`` as required outputs), then checked and built the same way; their
-rewards are verdicts of source ``tau2-bench``.
+arguments, ``communicate_info`` as required outputs, ``nl_assertions`` as the case's NL
+assertions), then checked and built the same way; their rewards are verdicts of source
+``tau2-bench``, whose ``reward_info`` carries τ²'s model judge's verdict on each NL assertion
+(:attr:`rejudge.model.ExternalVerdict.assertions`).
 """
 
 from __future__ import annotations
@@ -151,6 +153,7 @@ def _case(task_id: Any, task: dict[str, Any], registry: ToolRegistry) -> Case:
         golden=Golden(calls=calls, order_sensitive=False, allowed_extra=reads),
         negative=not calls,
         required_outputs=[str(o) for o in task.get("outputs") or []],
+        nl_assertions=[str(a) for a in task.get("nl_assertions") or []],
         metadata={"tau_task_id": task_id},
     )
 

@@ -8,7 +8,9 @@ environment), ``tasks`` and ``simulations``. What this reads of it:
   ``{domain, reason_for_call, known_info, unknown_info, task_instructions}``;
   ``evaluation_criteria.actions`` ``[{action_id, requestor, name, arguments, compare_args}]``
   (one reference trajectory; ``compare_args`` names the arguments that are checked, all when
-  absent) and ``communicate_info`` (strings the agent must say);
+  absent), ``communicate_info`` (strings the agent must say) and ``nl_assertions`` (statements
+  τ²'s model judge checks of the conversation; each simulation's ``reward_info.nl_assertions``
+  holds that judge's ``met`` and ``justification`` per statement, kept with the reward);
 - a simulation: ``task_id``, ``trial``, ``reward_info.reward``, ``termination_reason`` and
   ``messages``: ``system``/``user``/``assistant`` messages whose ``tool_calls`` are
   ``[{id, name, arguments (an object), requestor}]``, and ``tool`` messages ``{id, content,
@@ -88,6 +90,8 @@ def _task(raw: Any, where: str, problems: list[str]) -> dict[str, Any] | None:
         "instruction": instruction,
         "actions": golden,
         "outputs": [str(s) for s in criteria.get("communicate_info") or []],
+        # what τ²'s model judge checks of the conversation; its verdicts stay in reward_info
+        "nl_assertions": [str(s) for s in criteria.get("nl_assertions") or []],
     }
 
 

@@ -117,3 +117,37 @@ def test_the_import_line_names_the_benchmark_whose_rewards_it_kept(
     out = run_cli("import", "tau-bench", str(_cut("claude-sonnet-4-5_airline", tmp_path, 2)))
     assert out.exit_code == 0, out.output
     assert "τ²-bench verdict(s) written" in out.output and "τ-bench verdict" not in out.output
+
+
+def test_nl_assertions_import_into_the_case_and_taus_judge_per_assertion(store: Store) -> None:
+    """τ²'s ``nl_assertions`` become the case's; each simulation's ``met`` and justification
+    read back as typed per-assertion verdicts of τ²'s model judge, in the case's order."""
+    result = import_tau_bench(_file("toolorchestra_airline"), store)
+    cases = {k: c for k, (_pk, c) in store.get_cases(result.suite.id).items()}
+    raw = json.loads(_file("toolorchestra_airline").read_text(encoding="utf-8"))
+    assert {f"task-{t['id']}": t["evaluation_criteria"]["nl_assertions"] for t in raw["tasks"]} == {
+        k: c.nl_assertions for k, c in cases.items()
+    }
+    assert sum(len(c.nl_assertions) for c in cases.values()) == 122
+    verdicts = run_external_verdicts(store, result.run.name, "tau2-bench")
+    assertions = [(v, a) for v in verdicts for a in v.verdict.assertions]
+    assert len(verdicts) == 50 and len(assertions) == 122
+    assert sum(a.met for _v, a in assertions) == 93
+    for v in verdicts:
+        # a relabelled simulation's verdicts are its run task's assertions, in order
+        assert [a.assertion for a in v.verdict.assertions] == cases[v.case_key].nl_assertions
+        assert [a.index for a in v.verdict.assertions] == list(range(len(v.verdict.assertions)))
+    assert all(a.justification for _v, a in assertions)
+
+
+def test_the_retail_run_keeps_taus_assertion_verdicts_on_its_eight_simulations(
+    store: Store,
+) -> None:
+    result = import_tau_bench(_file("toolorchestra_retail"), store)
+    with_assertions = [
+        v
+        for v in run_external_verdicts(store, result.run.name, "tau2-bench")
+        if v.verdict.assertions
+    ]
+    assert len(with_assertions) == 8
+    assert sum(len(v.verdict.assertions) for v in with_assertions) == 12
