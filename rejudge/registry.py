@@ -222,6 +222,7 @@ BUILTINS: dict[str, dict[str, str]] = {
     "world": {
         "tau-bench-airline": "rejudge.suites.worlds.tau_airline",
         "tau2-retail": "rejudge.suites.worlds.tau2_retail",
+        "tau2-airline": "rejudge.suites.worlds.tau2_airline",
         # seed 001's and the genome browser's worlds live with their domains (the sandbox the
         # recorder runs is a state of the same world)
         "retail": "rejudge.suites.domains.retail.world",

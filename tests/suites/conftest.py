@@ -19,3 +19,18 @@ def tau2_run(name: str) -> dict[str, Any]:
 @pytest.fixture(scope="session")
 def tau2_retail_run() -> dict[str, Any]:
     return tau2_run("toolorchestra_retail")
+
+
+#: the five shipped airline runs (244 simulations, 2,176 recorded tool calls)
+TAU2_AIRLINE_RUNS = (
+    "button_airline_claude-opus-4-6",
+    "claude-sonnet-4-5_airline",
+    "ironshell_airline_claude-opus-4-6",
+    "ironshell_airline_gpt-5.4",
+    "toolorchestra_airline",
+)
+
+
+@pytest.fixture(scope="session")
+def tau2_airline_runs() -> dict[str, dict[str, Any]]:
+    return {name: tau2_run(name) for name in TAU2_AIRLINE_RUNS}

@@ -1,0 +1,99 @@
+"""How τ²'s airline records look and are looked up, shared by the world's reads and writes.
+
+τ² holds its database as typed models and prints a record as the model's JSON (``json.dumps``
+with its default separators, fields in the model's order). Every recorded result shows that
+form, so the world keeps records in it (:func:`reservation_form`), and a state compares as τ²'s
+database hash does:
+
+- a reservation ends with ``status`` (null until it is cancelled), and its flights read
+  ``flight_number, origin, destination, date, price`` (the file says ``origin, destination,
+  flight_number, ...``);
+- money a user holds (a gift card, a certificate) is a float (``149.0``); what a reservation
+  paid is an int;
+- an object an agent sends (a passenger, a flight, a payment) keeps only its model's fields:
+  an extra key is dropped, as a typed model drops it.
+
+A lookup that finds nothing, or a rule a tool enforces, raises :class:`_Refused`, which the
+world answers as ``Error: <message>`` and rolls back.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from rejudge.model import WorldState
+
+__all__ = [
+    "CERTIFICATE_ID",
+    "CREATED_AT",
+    "FIRST_RESERVATION_ID",
+    "INSURANCE_PER_PASSENGER",
+    "PRICE_PER_NONFREE_BAG",
+    "dump",
+    "flight_record",
+    "passenger",
+    "reservation_form",
+    "reservation_record",
+    "user_record",
+]
+
+#: the fixed "now" every new reservation is stamped with (all recorded bookings show it)
+CREATED_AT = "2024-05-15T15:00:00"
+#: the id a first new reservation gets (recorded); a later one bumps the last letters
+FIRST_RESERVATION_ID = "HATHAT"
+#: the id a sent certificate gets (all five recorded ones show it)
+CERTIFICATE_ID = "certificate_3221322"
+INSURANCE_PER_PASSENGER = 30
+PRICE_PER_NONFREE_BAG = 50
+
+_FLIGHT_FIELDS = ("flight_number", "origin", "destination", "date", "price")
+_PASSENGER_FIELDS = ("first_name", "last_name", "dob")
+
+
+class _Refused(Exception):
+    """A tool's own refusal: the world answers ``Error: <message>``."""
+
+    # private: control flow inside the world package, never raised out of it (the world turns
+    # it into a failed result), so it is no RejudgeError of the library's tree
+
+
+def dump(value: Any) -> str:
+    return json.dumps(value)
+
+
+def reservation_form(reservation: dict[str, Any]) -> dict[str, Any]:
+    """A reservation as τ²'s model holds it: flights in model field order, ``status`` last."""
+    form = dict(reservation)
+    form["flights"] = [{k: f[k] for k in _FLIGHT_FIELDS} for f in reservation["flights"]]
+    form["status"] = reservation.get("status")
+    return form
+
+
+def passenger(item: dict[str, Any]) -> dict[str, Any]:
+    """A passenger as sent, its model's three fields only."""
+    missing = [k for k in _PASSENGER_FIELDS if not isinstance(item.get(k), str)]
+    if missing:
+        raise _Refused(f"Passenger is missing {missing[0]}")
+    return {k: item[k] for k in _PASSENGER_FIELDS}
+
+
+def user_record(state: WorldState, user_id: str) -> dict[str, Any]:
+    user = state.get("users", user_id)
+    if user is None:
+        raise _Refused(f"User {user_id} not found")
+    return user
+
+
+def reservation_record(state: WorldState, reservation_id: str) -> dict[str, Any]:
+    reservation = state.get("reservations", reservation_id)
+    if reservation is None:
+        raise _Refused(f"Reservation {reservation_id} not found")
+    return reservation
+
+
+def flight_record(state: WorldState, flight_number: str) -> dict[str, Any]:
+    flight = state.get("flights", flight_number)
+    if flight is None:
+        raise _Refused(f"Flight {flight_number} not found")
+    return flight
