@@ -6,7 +6,11 @@ per trace), so the ratio holds on a noisy machine. Memory: tracemalloc's peak wh
 traces (the 200 repeated), for N = 200, 2,000 and 10,000; a world is built once per process
 (the registry keeps it), so the peak should not grow with N.
 
-    python bench/state_tier.py [--rounds 5] [--rules tau-bench@1]
+Per rule set: ``tau-bench@2`` judges every case (``state_applies: always``); ``standard@2``
+judges only cases with something to observe (the 12 read-only tasks' 48 conversations SKIP
+after the applicability check, which executes each case's golden calls once and keeps them).
+
+    python bench/state_tier.py [--rounds 5] [--rules tau-bench@2 standard@2]
 """
 
 from __future__ import annotations
@@ -25,7 +29,7 @@ from rejudge.suites.importers import SHIPPED_TAU_BENCH, parse_tau_bench
 def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--rounds", type=int, default=5)
-    parser.add_argument("--rules", default="tau-bench@1")
+    parser.add_argument("--rules", nargs="+", default=["tau-bench@2", "standard@2"])
     args = parser.parse_args()
     data = json.loads((SHIPPED_TAU_BENCH / "gpt-4o-airline.json").read_text(encoding="utf-8"))
     tools = json.loads((SHIPPED_TAU_BENCH / "tools.json").read_text(encoding="utf-8"))
@@ -34,22 +38,27 @@ def main() -> None:
     world_of(parsed.registry)  # built once: its load is not a per-trace cost
     print(f"parse + world load: {time.perf_counter() - t0:.2f} s")
     cases = {c.id: c for c in parsed.cases}
-    rules = load_rule_set(args.rules)
     traces = parsed.traces
+    for ref in args.rules:
+        _compare(ref, traces, cases, parsed.registry, args.rounds)
+
+
+def _compare(ref: str, traces: list, cases: dict, registry: object, rounds: int) -> None:
+    rules = load_rule_set(ref)
 
     def run(tier: str, items: list) -> float:
         start = time.process_time()
         for t in items:
-            judge(t, cases[t.case_id], parsed.registry, tier, rules)
+            judge(t, cases[t.case_id], registry, tier, rules)
         return (time.process_time() - start) / len(items)
 
     per: dict[str, list[float]] = {"golden": [], "state": []}
-    for _ in range(args.rounds):
+    for _ in range(rounds):
         for tier in ("golden", "state"):
             per[tier].append(run(tier, traces))
     golden, state = (statistics.median(per[t]) for t in ("golden", "state"))
     print(
-        f"per trace (CPU, median of {args.rounds}): golden {golden * 1e6:.0f} us, "
+        f"{ref}: per trace (CPU, median of {rounds}): golden {golden * 1e6:.0f} us, "
         f"state {state * 1e6:.0f} us, state/golden {state / golden:.2f}x"
     )
     for n in (200, 2_000, 10_000):
@@ -58,7 +67,7 @@ def main() -> None:
         run("state", items)
         _cur, peak = tracemalloc.get_traced_memory()
         tracemalloc.stop()
-        print(f"state tier, {n:>6} traces: tracemalloc peak {peak / 1e6:.1f} MB")
+        print(f"{ref}: state tier, {n:>6} traces: tracemalloc peak {peak / 1e6:.1f} MB")
 
 
 if __name__ == "__main__":

@@ -12,7 +12,8 @@ Verdicts:
 - ``AGENT_ERROR`` when ``trace.status == "agent_error"`` (the harness got no normal result);
 - ``SKIP`` with ``tier does not apply`` when the tier does not judge such a case
   (``Tier.applies``: ``outcome`` outside FuncBenchGen, ``bfcl-ast`` outside BFCL, ``state``
-  without a world);
+  without a world or, under ``state_applies: observable``, where nothing is to observe; a tier
+  with an ``inapplicable(case, registry, settings)`` method gives its own reason);
 - ``SKIP`` with a ``not scorable`` reason when the tier matches calls against golden calls and
   the case has none without being negative (an ad-hoc case imported from cassettes): no call
   can be right or wrong, so a FAIL would only drag accuracy down;
@@ -57,7 +58,7 @@ __all__ = [
 ]
 
 #: bump when a change to the engine can change any judgment (it is part of the judgment key)
-ENGINE_VERSION = "1.2.0"
+ENGINE_VERSION = "1.3.0"
 #: the reason of a case no golden call can score (see the module docstring)
 NOT_SCORABLE_REASON = (
     "not scorable: the case has no golden call and is not negative (an ad-hoc case), "
@@ -188,9 +189,15 @@ def _judge_fields(
         keys["verdict"] = "AGENT_ERROR"
         keys["reasons"] = [why]
         return keys, True
-    if not tier_obj.applies(case, registry):
+    inapplicable = getattr(tier_obj, "inapplicable", None)
+    if inapplicable is not None:
+        # a tier whose applicability depends on the rule set says why it does not apply
+        why_not: str | None = inapplicable(case, registry, settings)
+    else:
+        why_not = None if tier_obj.applies(case, registry) else tier_does_not_apply(tier_obj)
+    if why_not is not None:
         keys["verdict"] = "SKIP"
-        keys["reasons"] = [tier_does_not_apply(tier_obj)]
+        keys["reasons"] = [why_not]
         return keys, True
     if (
         getattr(tier_obj, "needs_golden_calls", False) is True

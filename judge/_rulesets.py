@@ -40,6 +40,12 @@ Settings (see docs/judge.md for the full reference):
   tools that end the conversation ignored on both sides, only state-changing calls judged
   (on both sides), failed calls as no-ops, required outputs looked for in the replies sent without a
   tool call. Stored only when not the default.
+- ``state_applies``: which cases the ``state`` tier judges. ``observable`` (default): only where
+  there is something to observe (the golden calls change the world, the case requires
+  outputs, or it is negative); elsewhere it SKIPs, so an agent that does nothing never passes.
+  ``always``: every case of a world, as a benchmark whose reward checks the database of a
+  read-only task too (τ-bench: an unchanged database is its pass); ``tau-bench@2`` sets it.
+  Stored only when not the default.
 """
 
 from __future__ import annotations
@@ -195,6 +201,11 @@ class RuleSettings(_Strict):
     # where required outputs must appear: ``any_text`` the agent wrote, or ``replies`` (texts
     # sent without a tool call: what reached the user, as τ-bench reads them)
     outputs_from: Literal["any_text", "replies"] = "any_text"
+    # which cases the state tier judges: ``observable`` (the golden calls change the world,
+    # outputs are required, or the case is negative: elsewhere an agent that did nothing would
+    # pass) or ``always`` (every case of a world: τ-bench rewards a read-only task by its
+    # unchanged database, so a rule set reproducing its reward judges those too)
+    state_applies: Literal["observable", "always"] = "observable"
 
     @model_serializer(mode="wrap")
     def _omit_later_defaults(self, handler: Any) -> dict[str, Any]:
@@ -256,6 +267,7 @@ _LATER_DEFAULTS: dict[str, Any] = {
     "judged_calls": "all",
     "failed_calls": "judge",
     "outputs_from": "any_text",
+    "state_applies": "observable",
 }
 
 # id(settings) -> (settings, rule -> (matcher name, options)); pydantic private attributes are

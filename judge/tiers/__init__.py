@@ -42,6 +42,7 @@ _EXPORTS: dict[str, str] = {
     "OutcomeTier": "rejudge.judge.tiers._outcome",
     "numbers_in": "rejudge.judge.tiers._outcome",
     "ANOMALY_OTHER_WORLD": "rejudge.judge.tiers._state",
+    "NOTHING_TO_OBSERVE": "rejudge.judge.tiers._state",
     "STATE": "rejudge.judge.tiers._state",
     "STATE_WRONG": "rejudge.judge.tiers._state",
     "StateTier": "rejudge.judge.tiers._state",

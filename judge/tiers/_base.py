@@ -8,6 +8,9 @@ A tier is an object with:
   rule set apply to the components the tier returns;
 - ``applies(case, registry) -> bool``: whether the tier is meaningful for a case (the suite
   self-test only requires PASS under applicable tiers);
+- optionally ``inapplicable(case, registry, settings) -> str | None``: the reason the tier does
+  not apply to a case under a rule set's settings (None: it applies); the engine asks it
+  instead of ``applies`` (the ``state`` tier's ``state_applies`` setting);
 - ``evaluate(ctx: judge.context.JudgeContext) -> TierResult``: the pure scoring;
 - optionally ``uses_registry_index = False`` when ``evaluate`` never reads the compiled registry
   facts (``ctx.index``, the analysed calls): batch judging then does not build them up front.

@@ -26,7 +26,15 @@ comparison.
 A golden call that fails on the fresh world is a warning (the case may be wrong for this
 world): it changes nothing, as when τ-bench executes its ground truth.
 
-The tier applies to a case whose registry names a world. The world is looked up by name in
+The tier applies only where there is something to observe (rule-set setting ``state_applies``,
+default ``observable``): the golden calls' net effect changes the world (they are re-executed
+on a fresh state and compared with it; a read, or a tool that ends the conversation, changes
+nothing), or the case requires outputs, or it is negative (the state must stay as it was).
+Elsewhere the verdict is SKIP with :data:`NOTHING_TO_OBSERVE`: comparing two unchanged states
+would pass an agent that did nothing. A rule set that follows a benchmark whose reward checks
+the database of a read-only task too (τ-bench's) sets ``state_applies: always``.
+
+The tier needs a case whose registry names a world. The world is looked up by name in
 :mod:`rejudge.registry` (the judge never imports a domain) and checked against the registry's
 data hash before any judging: a world of another version, or one whose data cannot be read,
 is an error naming what to do, never a verdict that would be stored under the wrong key.
@@ -37,8 +45,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, ClassVar
 
+from rejudge.errors import RejudgeError
 from rejudge.model import Case, ToolRegistry, canonical_json
-from rejudge.model._world import StateDifference, World, diff_states
+from rejudge.model._world import StateDifference, World, WorldState, diff_states
 from rejudge.registry import REGISTRY
 
 from .. import _taxonomy as tx
@@ -46,6 +55,7 @@ from ._base import TierResult, register_tier
 from ._calls import OUTPUT_MISSING, missing_outputs, reply_texts
 
 __all__ = [
+    "NOTHING_TO_OBSERVE",
     "STATE",
     "STATE_WRONG",
     "WORLD_MISMATCH",
@@ -65,6 +75,12 @@ tx.register_code(STATE_WRONG, 175, "the calls left the world in another state th
 
 #: how many differences a judgment spells out in its reasons (all are in the diff)
 _REASONS_SHOWN = 12
+#: the SKIP reason of a case with nothing to observe (``state_applies: observable``)
+NOTHING_TO_OBSERVE = (
+    "tier does not apply: the golden calls change nothing and no output is required"
+)
+#: the SKIP reason of a case whose registry names no world
+NO_WORLD = "tier does not apply: state judges cases whose tool registry names a world with state"
 
 
 def world_of(registry: ToolRegistry) -> World:
@@ -102,10 +118,30 @@ class StateTier:
     #: the verdict needs golden calls (or a negative case: the state must stay as it was)
     needs_golden_calls: ClassVar[bool] = True
     uses_registry_index: ClassVar[bool] = False
-    applies_to: ClassVar[str] = "cases whose tool registry names a world with state"
+    applies_to: ClassVar[str] = (
+        "cases of a world with something to observe: golden calls that change it, required "
+        "outputs, or a negative case (rule-set setting state_applies)"
+    )
 
     def applies(self, case: Case, registry: ToolRegistry) -> bool:
-        return registry.world is not None
+        """Whether the tier judges the case under the default ``state_applies: observable``."""
+        return self.inapplicable(case, registry, None) is None
+
+    def inapplicable(self, case: Case, registry: ToolRegistry, settings: Any) -> str | None:
+        """Why the tier does not judge ``case`` under the rule set's ``settings`` (None: it
+        does; no settings means the default). Called by the engine before judging."""
+        if registry.world is None:
+            return NO_WORLD
+        if getattr(settings, "state_applies", "observable") == "always":
+            return None
+        if case.negative or case.required_outputs or not case.golden.calls:
+            # a case with no golden call that is not negative is the engine's "not scorable"
+            return None
+        try:
+            world = world_of(registry)
+        except RejudgeError:
+            return None  # ``require`` refuses it with the message that says what to do
+        return None if _golden_side(world, case, registry).changes_world else NOTHING_TO_OBSERVE
 
     def require(self, registry: ToolRegistry) -> None:
         """Raise when the registry's world cannot be had as the registry was made (called by
@@ -148,25 +184,13 @@ class StateTier:
                         f"{_short(call.result)!r}: the evidence came from another world"
                     )
 
-        expected = world.case_state(case.metadata)
-        warnings: list[str] = []
-        for g_index, golden in enumerate(case.golden.calls):
-            if golden.tool in terminal:
-                continue
-            for _ in range(golden.count):
-                result = world.execute(expected, golden.tool, dict(golden.params))
-                if not result.ok and not registry_read_only(registry, golden.tool):
-                    # a warning, not a cause: τ-bench executes the ground truth the same way,
-                    # and a failed write changes nothing on either side
-                    warnings.append(
-                        f"golden call {g_index + 1} {golden.tool!r} fails on the world: "
-                        f"{_short(result.content)!r}"
-                    )
+        golden_side = _golden_side(world, case, registry)
+        expected, warnings = golden_side.state, list(golden_side.warnings)
 
         ledger = world.ledger_tables
         # what each side changed, worked out once (canonical JSON against the base records):
         # the diff, both state hashes and the partial score all read it
-        changes = (expected.changes(ledger), actual.changes(ledger))
+        changes = (golden_side.changes, actual.changes(ledger))
         differences = diff_states(expected, actual, ledger, changes=changes)
         if differences:
             codes.append(STATE_WRONG)
@@ -203,6 +227,55 @@ class StateTier:
             },
             anomalies=anomalies,
         )
+
+
+@dataclass(frozen=True)
+class _GoldenSide:
+    """The golden calls executed on a fresh state of the case's world: read, never changed."""
+
+    state: WorldState
+    warnings: tuple[str, ...]
+    #: what the state differs in from the world's base data (the case's setup included)
+    changes: dict[str, dict[str, Any]]
+    #: whether the golden calls' net effect changes the state the case starts in
+    changes_world: bool
+
+
+# id(case) -> (case, registry, world, its golden side): a case's golden calls give the same
+# state for every trace (the world is pure), so they run once per case, not once per trace and
+# once more to decide applicability; the objects are held, so an id is not reused while cached
+_GOLDEN: dict[int, tuple[Case, ToolRegistry, World, _GoldenSide]] = {}
+
+
+def _golden_side(world: World, case: Case, registry: ToolRegistry) -> _GoldenSide:
+    hit = _GOLDEN.get(id(case))
+    if hit is not None and hit[0] is case and hit[1] is registry and hit[2] is world:
+        return hit[3]
+    terminal = set(registry.terminal_tools) | set(world.terminal_tools)
+    expected = world.case_state(case.metadata)
+    warnings: list[str] = []
+    for g_index, golden in enumerate(case.golden.calls):
+        if golden.tool in terminal:
+            continue  # ends the conversation: changes nothing
+        for _ in range(golden.count):
+            result = world.execute(expected, golden.tool, dict(golden.params))
+            if not result.ok and not registry_read_only(registry, golden.tool):
+                # a warning, not a cause: τ-bench executes the ground truth the same way,
+                # and a failed write changes nothing on either side
+                warnings.append(
+                    f"golden call {g_index + 1} {golden.tool!r} fails on the world: "
+                    f"{_short(result.content)!r}"
+                )
+    changes = expected.changes(world.ledger_tables)
+    # against the state the case starts in: a case's setup (opened tabs, queued edits) is not
+    # something the golden calls did
+    start = world.case_state(case.metadata).changes(world.ledger_tables)
+    moved = canonical_json(changes) != canonical_json(start)
+    side = _GoldenSide(expected, tuple(warnings), changes, moved)
+    if len(_GOLDEN) > 4096:
+        _GOLDEN.clear()
+    _GOLDEN[id(case)] = (case, registry, world, side)
+    return side
 
 
 def registry_read_only(registry: ToolRegistry, tool: str) -> bool:

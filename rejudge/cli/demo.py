@@ -215,7 +215,7 @@ def _render(c: Console, result: DemoResult, db_url: str) -> None:
 
     c.rule("rule-set versions compared")
     # one table per pair of versions (standard@1 -> standard@2 for every run; standard@2 ->
-    # tau-bench@1 for the runs τ-bench rewarded)
+    # tau-bench@2 for the runs τ-bench rewarded)
     flips_by_pair: dict[tuple[str, str], list[list[str]]] = {}
     for versions in result.comparisons:
         cmp = versions.comparison

@@ -38,7 +38,7 @@ __all__ = ["DEMO_TAU_RULES", "DEMO_TAU2_FILES", "tau2_model_vs_model"]
 #: runs that τ-bench (or τ²-bench) rewarded are judged under τ-bench's reading of a
 #: conversation too (after the demo's rule sets), so the demo shows what changes from one to
 #: the other
-DEMO_TAU_RULES = "tau-bench@1"
+DEMO_TAU_RULES = "tau-bench@2"
 #: the shipped τ² files (airline four models, Opus twice; retail one)
 DEMO_TAU2_FILES = (
     "claude-sonnet-4-5_airline",

@@ -155,3 +155,15 @@ def test_missing_runs_and_evaluations_point_at_the_listing(
     assert error_line(run_cli("report", "99", db=seeded)) == (
         "Error: no evaluation 99 in the store (see `rejudge runs`)"
     )
+
+
+def test_a_rule_set_naming_an_unknown_state_applicability_names_the_setting(
+    run_cli: Callable[..., Result], tmp_path: Path
+) -> None:
+    path = tmp_path / "mine.yaml"
+    path.write_text(
+        'name: mine\nversion: "1"\nextends: standard@2\nsettings:\n  state_applies: sometimes\n',
+        encoding="utf-8",
+    )
+    line = error_line(run_cli("rules", "show", str(path)))
+    assert "state_applies" in line and "'observable' or 'always'" in line

@@ -9,6 +9,7 @@ from collections import Counter
 
 import pytest
 from rejudge.judge import EPISODE_UNFINISHED, judge, load_rule_set
+from rejudge.judge.tiers import NOTHING_TO_OBSERVE
 from rejudge.suites.importers import SHIPPED_TAU_BENCH, parse_tau_bench
 
 from rejudge.model import Round, ToolCall, Trace, WorldMismatchError, WorldRef
@@ -54,11 +55,42 @@ def test_the_import_names_the_world_and_the_step_limited_episodes(tau) -> None:
     ]
 
 
-@pytest.mark.parametrize("rules", ["standard@2", "tau-bench@1"])
-def test_the_state_tier_reproduces_taus_reward_on_all_200(tau, rules: str) -> None:
-    table, disagree = _table(tau, "state", rules)
+def test_the_state_tier_reproduces_taus_reward_on_all_200(tau) -> None:
+    # tau-bench@2 judges every case of the world (state_applies: always), as τ-bench rewards
+    # a read-only task by its unchanged database
+    table, disagree = _table(tau, "state", "tau-bench@2")
     assert disagree == []
     assert table == Counter({("PASS", 1): 84, ("FAIL", 0): 116})
+
+
+@pytest.mark.parametrize("rules", ["standard@2", "tau-bench@1"])
+def test_where_nothing_is_observable_the_state_tier_skips_and_agrees_elsewhere(
+    tau, rules: str
+) -> None:
+    parsed, cases, rewards = tau
+    rule_set = load_rule_set(rules)
+    read_only = {
+        c.id
+        for c in cases.values()
+        if not c.required_outputs
+        and not c.negative
+        and all(
+            g.tool in parsed.registry.terminal_tools or parsed.registry.tool(g.tool).read_only
+            for g in c.golden.calls
+        )
+    }
+    skipped, table = set(), Counter()
+    for t in parsed.traces:
+        j = judge(t, cases[t.case_id], parsed.registry, "state", rule_set)
+        if j.verdict == "SKIP":
+            assert j.reasons == [NOTHING_TO_OBSERVE]
+            skipped.add(t.case_id)
+            continue
+        table[(j.verdict, int(rewards[(t.case_id, t.repetition)]))] += 1
+    # the 12 tasks whose golden calls only read or hand over (48 conversations): under
+    # observable applicability the tier has nothing to compare; every other verdict agrees
+    assert skipped == read_only and len(read_only) == 12
+    assert table == Counter({("PASS", 1): 84 - 33, ("FAIL", 0): 116 - 15})
 
 
 def test_golden_under_tau_bench_rules_disagrees_once_where_only_state_can_tell(tau) -> None:

@@ -132,7 +132,7 @@ def test_comparisons_put_the_run_and_tiers_before_the_compare_json(
 
 def test_a_headline_quotes_the_golden_report_under_the_newest_rules(demo: DemoResult) -> None:
     tau = next(h for h in demo.headlines if h.run == DEMO_TAU_RUN)
-    assert (tau.tier, tau.rules, tau.nothing_to_score) == ("golden", "tau-bench@1", None)
+    assert (tau.tier, tau.rules, tau.nothing_to_score) == ("golden", "tau-bench@2", None)
     assert list(tau.to_json()) == HEADLINE_KEYS
     report = next(r for r in demo.reports if r.evaluation == tau.evaluation)
     assert tau.verdict_counts == report.summary.verdict_counts
@@ -214,7 +214,7 @@ def test_the_agreement_is_the_services_agreement(
     assert demo.agreement is not None
     assert demo.agreement.run == DEMO_TAU_RUN and demo.agreement.traces == 200
     rules = {t.rules for t in demo.agreement.tiers}
-    assert rules == {"tau-bench@1"}  # the newest rules of the τ-bench run, every tier
+    assert rules == {"tau-bench@2"}  # the newest rules of the τ-bench run, every tier
     store = Store.open(demo_run[0])
     try:
         golden = demo.agreement.tier("golden")

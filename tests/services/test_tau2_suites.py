@@ -97,17 +97,37 @@ def test_a_file_whose_tasks_differ_under_the_same_ids_is_refused(
     assert own.suite.name == "tau2-airline-revised" and own.inserted > 0
 
 
-def test_the_state_tier_reproduces_taus_reward_on_the_retail_run(store: Store) -> None:
+def _retail_state_agreement(store: Store, rules: str) -> Any:
     from rejudge.judge import load_rule_set
 
     from rejudge.services import judge_run
     from rejudge.services._agreement import run_agreement
 
     result = import_tau_bench(_file("toolorchestra_retail"), store)
-    judge_run(store, result.run.id, "state", load_rule_set("standard@2"))
-    [state] = [t for t in run_agreement(store, result.run.id).tiers if t.tier == "state"]
+    ev = judge_run(store, result.run.id, "state", load_rule_set(rules)).evaluation_id
+    [state] = [
+        t
+        for t in run_agreement(store, result.run.id, prefer={"state": ev}).tiers
+        if t.tier == "state"
+    ]
+    return state
+
+
+def test_the_state_tier_reproduces_taus_reward_on_the_retail_run(store: Store) -> None:
+    # tau-bench@2 judges the read-only tasks too (state_applies: always), as τ² checks their DB
+    state = _retail_state_agreement(store, "tau-bench@2")
     table = state.table
     assert (table.pass_1, table.pass_0, table.fail_1, table.fail_0) == (96, 0, 0, 18)
+    assert not state.disagreements
+
+
+def test_under_rejudge_s_own_rules_the_read_only_tasks_skip_and_the_rest_agree(
+    store: Store,
+) -> None:
+    state = _retail_state_agreement(store, "standard@2")
+    table = state.table
+    # 7 simulations of tasks whose ground truth only reads: nothing to observe, SKIP
+    assert (table.pass_1, table.pass_0, table.fail_1, table.fail_0) == (90, 0, 0, 17)
     assert not state.disagreements
 
 
