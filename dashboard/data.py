@@ -39,7 +39,7 @@ from rejudge.store import (
     TrendPoint,
 )
 
-from rejudge.model import EvaluationReport, Flip, PriceTable, RunCost
+from rejudge.model import EvaluationReport, Flip, PriceTable, RunCost, TraceStatuses
 from rejudge.services import (
     ReviewPageState,
     evaluation_review_rows,
@@ -117,6 +117,11 @@ def filter_options(url: str) -> FilterOptions:
 @st.cache_data(ttl=TTL_S, show_spinner=False)
 def runs(url: str, filters: dict[str, list[str]] | None = None) -> list[RunSummary]:
     return store(url).run_summaries(_filters(filters))
+
+
+@st.cache_data(ttl=TTL_S, show_spinner=False)
+def trace_statuses(url: str) -> dict[int, TraceStatuses]:
+    return store(url).trace_statuses()
 
 
 @st.cache_data(ttl=TTL_S, show_spinner=False)

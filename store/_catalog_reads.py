@@ -34,7 +34,7 @@ from rejudge.store._read_common import (
 from sqlalchemy import case, func, select
 from sqlalchemy.exc import DatabaseError, DBAPIError, InterfaceError, OperationalError
 
-from rejudge.model import VERDICTS
+from rejudge.model import VERDICTS, TraceStatuses
 
 if TYPE_CHECKING:
     from sqlalchemy import Engine
@@ -256,6 +256,18 @@ class CatalogReadsMixin:
                 )
             )
         return out
+
+    def trace_statuses(self) -> dict[int, TraceStatuses]:
+        """Per run id, how its traces ended as stored (one query; a run without traces is
+        absent)."""
+        query = select(_T_TRACE.c.run_id, _T_TRACE.c.status, func.count()).group_by(
+            _T_TRACE.c.run_id, _T_TRACE.c.status
+        )
+        counts: dict[int, dict[str, int]] = {}
+        with self._connect() as c:
+            for run_id, status, n in c.execute(query):
+                counts.setdefault(int(run_id), {})[str(status)] = int(n)
+        return {run_id: TraceStatuses.of(by) for run_id, by in counts.items()}
 
     def evaluation_summaries(
         self, filters: Filters | None = None, *, ids: Sequence[int] | None = None

@@ -97,6 +97,9 @@ st.caption("Click a row to open the run's traces; an evaluation's row opens its 
 if runs:
     frame = pd.DataFrame(runs)
     frame["traces link"] = [f"trace?run={r.id}" for r in runs]
+    # how the traces ended, as the store holds them: "200 (completed 195, step_limit 5)"
+    statuses = data.trace_statuses(url)
+    frame["trace statuses"] = [statuses[r.id].describe() if r.id in statuses else "0" for r in runs]
     clickable_table(
         frame[
             [
@@ -108,6 +111,7 @@ if runs:
                 "harness_mode",
                 "repetitions",
                 "traces",
+                "trace statuses",
                 "expected_traces",
                 "status",
                 "started_at",

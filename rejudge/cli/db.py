@@ -6,6 +6,7 @@ import click
 from rich.console import Console
 
 from rejudge.cli._context import AppContext, json_option, pass_app, table
+from rejudge.model import TraceStatuses
 from rejudge.store import current_revision, head_revision, make_engine, redact_url, upgrade
 
 
@@ -64,6 +65,8 @@ def db_current(app: AppContext) -> None:
 def runs(app: AppContext) -> None:
     """List recorded and imported runs."""
     rows = app.store.list_runs()
+    statuses = app.store.trace_statuses()
+    no_trace = TraceStatuses()
     data = [
         {
             "id": r["name"],
@@ -74,6 +77,8 @@ def runs(app: AppContext) -> None:
             "harness_mode": r["harness_mode"],
             "repeat": r["repeat"],
             "traces": r["traces"],
+            # how the traces ended, as the store holds them (the run's own status is below)
+            "trace_statuses": statuses.get(r["id"], no_trace).as_dict(),
             "status": r["status"],
             "started_at": r["started_at"],
         }
@@ -87,15 +92,17 @@ def runs(app: AppContext) -> None:
         c.print(
             table(
                 "Runs",
-                ["run", "suite", "model", "provider", "harness", "traces", "status"],
+                # traces before harness: a narrow terminal leaves descriptive columns out last
+                # first, and how the traces ended matters more than the harness mode
+                ["run", "suite", "model", "provider", "traces", "harness", "status"],
                 [
                     [
                         d["id"],
                         d["suite"],
                         d["model"],
                         d["provider"],
+                        statuses.get(d["run_id"], no_trace).describe(),
                         d["harness_mode"],
-                        d["traces"],
                         d["status"],
                     ]
                     for d in data

@@ -122,6 +122,7 @@ if TYPE_CHECKING:
     from rejudge.model._schemas import judgment_key as judgment_key
     from rejudge.model._schemas import normalize_label as normalize_label
     from rejudge.model._statistics import wilson_interval as wilson_interval
+    from rejudge.model._verdicts import TraceStatuses as TraceStatuses
     from rejudge.model._verdicts import VerdictCounts as VerdictCounts
     from rejudge.model._verdicts import accuracy as accuracy
     from rejudge.model._world import CallResult as CallResult
@@ -192,6 +193,7 @@ _EXPORTS: dict[str, str] = {
     "UNKNOWN_CAUSE": "rejudge.model._comparison",
     # verdict counts and the one accuracy formula; statistics
     "accuracy": "rejudge.model._verdicts",
+    "TraceStatuses": "rejudge.model._verdicts",
     "VerdictCounts": "rejudge.model._verdicts",
     "wilson_interval": "rejudge.model._statistics",
     # a report: its aggregate, its rows, pass^k

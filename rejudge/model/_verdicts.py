@@ -4,6 +4,10 @@ Accuracy is PASS / (PASS + FAIL): SKIP and AGENT_ERROR are counted and shown but
 denominator. It is kept exact (the ``--json`` of a report or a comparison must equal
 ``PASS / scored``); renderers round for display only. The judge's reports, ``rejudge compare``
 and the store's read models (its SQL counts) all take it from :class:`VerdictCounts`.
+
+:class:`TraceStatuses` counts how a run's traces ended as the store holds them (``completed``,
+``step_limit``, ``agent_error``...): the demo, ``rejudge runs`` and the dashboard say
+"200 (completed 195, step_limit 5)", never a total under one status.
 """
 
 from __future__ import annotations
@@ -14,7 +18,7 @@ from typing import Any
 
 from rejudge.model._schemas import VERDICTS
 
-__all__ = ["VerdictCounts", "accuracy"]
+__all__ = ["TraceStatuses", "VerdictCounts", "accuracy"]
 
 
 def accuracy(passed: int, failed: int) -> float | None:
@@ -68,3 +72,28 @@ class VerdictCounts:
 # one field per verdict, in the order VERDICTS lists them (a new verdict needs its field)
 if tuple(f.name for f in fields(VerdictCounts)) != VERDICTS:  # pragma: no cover
     raise AssertionError("VerdictCounts' fields must be VERDICTS, in order")
+
+
+@dataclass(frozen=True, slots=True)
+class TraceStatuses:
+    """How many traces ended with each status (the store's ``status`` column), most first."""
+
+    counts: tuple[tuple[str, int], ...] = ()
+
+    @classmethod
+    def of(cls, counts: dict[str, int]) -> TraceStatuses:
+        ordered = sorted(((s, n) for s, n in counts.items() if n), key=lambda sn: (-sn[1], sn[0]))
+        return cls(tuple(ordered))
+
+    @property
+    def total(self) -> int:
+        return sum(n for _, n in self.counts)
+
+    def as_dict(self) -> dict[str, int]:
+        return dict(self.counts)
+
+    def describe(self) -> str:
+        """``"200 (completed 195, step_limit 5)"``; ``"0"`` for no trace."""
+        if not self.counts:
+            return "0"
+        return f"{self.total} (" + ", ".join(f"{s} {n}" for s, n in self.counts) + ")"

@@ -283,7 +283,9 @@ def _import_shipped(store: Store, say: Progress) -> list[DemoRun]:
             harness_mode=tau.run.harness_mode,
             traces=tau.inserted + tau.skipped,
             inserted=tau.inserted,
-            outcomes={"completed": tau.inserted + tau.skipped},
+            # how the conversations ended, as the store holds them (τ-bench stopped five at
+            # its step limit): never one status for the whole run
+            outcomes=store.trace_statuses()[tau.run.id].as_dict(),
             source="τ-bench (sierra-research/tau-bench, historical trajectories)",
             tau_rules=True,
         )
@@ -294,7 +296,6 @@ def _import_shipped(store: Store, say: Progress) -> list[DemoRun]:
         imported = import_cassettes(
             root / folder, store, "real-world", run_name=f"real-world-{folder}"
         )
-        summary = imported.summary()
         runs.append(
             DemoRun(
                 run=imported.run.name,
@@ -304,7 +305,7 @@ def _import_shipped(store: Store, say: Progress) -> list[DemoRun]:
                 harness_mode=imported.run.harness_mode,
                 traces=len(imported.planned),
                 inserted=imported.inserted,
-                outcomes=dict(Counter(t["status"] for t in summary["traces"])),
+                outcomes=store.trace_statuses()[imported.run.id].as_dict(),
                 source=f"cassettes recorded by {folder}",
             )
         )
