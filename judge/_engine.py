@@ -179,6 +179,9 @@ def _judge_fields(
         "engine_version": ENGINE_VERSION,
         "verdict": "FAIL",
     }
+    judge_hash = getattr(tier_obj, "judge_hash", None)
+    if judge_hash is not None:  # the model-graded tier: its rubric, judge and prompt
+        keys["judge_hash"] = judge_hash
     if case.skip:
         keys["verdict"] = "SKIP"
         keys["reasons"] = [f"case skipped: {case.skip_reason or 'no reason given'}"]
@@ -286,9 +289,14 @@ def _assemble(
     if codes:
         details["primary_cause"] = codes[0]
     out["verdict"] = "FAIL" if codes else "PASS"
-    out["taxonomy"] = codes
     out["partial_score"] = score
     out["partial_breakdown"] = breakdown
+    if result.verdict == "SKIP":  # the tier's own SKIP (its codes say why): nothing scored
+        out["verdict"] = "SKIP"
+        out["partial_score"] = None
+        out["partial_breakdown"] = {}
+        extra = [a for a in extra if a != ANOMALY_ZERO_SCORE_ALL_EXECUTED]
+    out["taxonomy"] = codes
     out["diff"] = result.diff
     out["reasons"] = result.reasons
     out["warnings"] = warnings

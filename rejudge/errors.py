@@ -18,6 +18,7 @@ apply), so a caller can act on it without parsing the message::
      ├── ConflictError                     the store already holds something else under that key
      ├── InvalidInputError                 input that cannot be used as given
      │    ├── RuleSetError                 rejudge.judge._rulesets
+     │    ├── RubricError                  rejudge.judge._rubrics
      │    ├── BaselineMismatchError        rejudge.judge._baseline
      │    ├── ReviewImportError            rejudge.judge._calibration
      │    ├── ReviewRequiredError          rejudge.judge._calibration
@@ -124,6 +125,7 @@ _EXPORTS: dict[str, str] = {
     "WorldMismatchError": "rejudge.model._world",
     "PriceTableError": "rejudge.model._prices",
     "RuleSetError": "rejudge.judge._rulesets",
+    "RubricError": "rejudge.judge._rubrics",
     "BaselineMismatchError": "rejudge.judge._baseline",
     "ReviewImportError": "rejudge.judge._calibration",
     "ReviewRequiredError": "rejudge.judge._calibration",

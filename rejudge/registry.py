@@ -1,7 +1,7 @@
 """The one extension registry: every kind of thing rejudge looks up by name.
 
 Kinds (:data:`KINDS`): ``tier``, ``wire_format``, ``world``, ``domain``, ``rule_set``,
-``provider``, ``importer``. A name is only ever *looked up*: no module is imported because a
+``rubric``, ``provider``, ``importer``. A name is only ever *looked up*: no module is imported because a
 user typed its name. Three ways a name gets here:
 
 - **registered**: ``register(kind, name, value)`` (or ``register_factory`` for something costly
@@ -51,6 +51,7 @@ KINDS: dict[str, str] = {
     "world": "world",
     "domain": "domain",
     "rule_set": "rule set",
+    "rubric": "rubric",
     "provider": "provider",
     "importer": "importer",
 }
@@ -227,6 +228,11 @@ BUILTINS: dict[str, dict[str, str]] = {
         # recorder runs is a state of the same world)
         "retail": "rejudge.suites.domains.retail.world",
         "genome": "rejudge.suites.domains.genome.world",
+    },
+    # the shipped rubrics (judge/rubrics/*.yaml), registered when their module is imported
+    "rubric": {
+        "task-success@1": "rejudge.judge._rubrics",
+        "nl-assertions@1": "rejudge.judge._rubrics",
     },
     # each importer's module registers its Importer (rejudge.services._importers) at its bottom
     "importer": {

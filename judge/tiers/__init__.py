@@ -1,5 +1,6 @@
 """Tiers by name: ``contract``, ``execution``, ``completion``, ``completion-contract``,
-``golden`` (:mod:`judge.tiers.calls`), ``outcome`` and ``bfcl-ast``, plus any registered later
+``golden`` (:mod:`judge.tiers.calls`), ``outcome``, ``bfcl-ast``, ``state`` and
+``model-graded``, plus any registered later
 (see :mod:`judge.tiers.base`: names are looked up in the registry, never imported)."""
 
 from __future__ import annotations
@@ -36,6 +37,15 @@ _EXPORTS: dict[str, str] = {
     "GOLDEN": "rejudge.judge.tiers._calls",
     "OUTPUT_MISSING": "rejudge.judge.tiers._calls",
     "missing_outputs": "rejudge.judge.tiers._calls",
+    "ASSERTION_NOT_MET": "rejudge.judge.tiers._model_graded",
+    "JUDGE_OUTPUT_INVALID": "rejudge.judge.tiers._model_graded",
+    "JUDGE_SPLIT": "rejudge.judge.tiers._model_graded",
+    "JudgeCall": "rejudge.judge.tiers._model_graded",
+    "JudgeReply": "rejudge.judge.tiers._model_graded",
+    "MODEL_GRADED": "rejudge.judge.tiers._model_graded",
+    "ModelGradedTier": "rejudge.judge.tiers._model_graded",
+    "RUBRIC_NOT_MET": "rejudge.judge.tiers._model_graded",
+    "verdict_of": "rejudge.judge.tiers._model_graded",
     "CALL_CAP_EXCEEDED": "rejudge.judge.tiers._outcome",
     "FAILURE_TYPES": "rejudge.judge.tiers._outcome",
     "OUTCOME": "rejudge.judge.tiers._outcome",

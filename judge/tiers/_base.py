@@ -65,6 +65,9 @@ class TierResult:
     partial: dict[str, float] = field(default_factory=dict)
     details: dict[str, Any] = field(default_factory=dict)
     anomalies: list[str] = field(default_factory=list)
+    # a verdict the tier decides itself instead of PASS/FAIL from its codes: only "SKIP" (the
+    # model-graded tier's unusable judge reply: its codes name why, and it never counts)
+    verdict: str | None = None
 
 
 @runtime_checkable
@@ -96,6 +99,7 @@ BUILTIN_TIERS: dict[str, str] = {
     "golden": _CORE_MODULE,
     "outcome": "rejudge.judge.tiers._outcome",
     "bfcl-ast": "rejudge.judge.tiers._bfcl_ast",
+    "model-graded": "rejudge.judge.tiers._model_graded",
 }
 
 

@@ -38,6 +38,7 @@ _COMMANDS: dict[str, str] = {
     "replay": "rejudge.cli.record:replay",
     "report": "rejudge.cli.judge:report",
     "review": "rejudge.cli.review:review",
+    "rubrics": "rejudge.cli.rubrics:rubrics",
     "rules": "rejudge.cli.rules:rules",
     "runs": "rejudge.cli.db:runs",
     "serve-local": "rejudge.cli.serve_local:serve_local",

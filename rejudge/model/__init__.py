@@ -87,6 +87,15 @@ if TYPE_CHECKING:
     from rejudge.model._results import RejudgedEvaluation as RejudgedEvaluation
     from rejudge.model._results import RejudgeResult as RejudgeResult
     from rejudge.model._results import Result as Result
+    from rejudge.model._rubric import DEFAULT_JUDGE_MODEL as DEFAULT_JUDGE_MODEL
+    from rejudge.model._rubric import DEFAULT_JUDGE_PROVIDER as DEFAULT_JUDGE_PROVIDER
+    from rejudge.model._rubric import RUBRIC_FORMAT_VERSION as RUBRIC_FORMAT_VERSION
+    from rejudge.model._rubric import RUBRIC_INPUTS as RUBRIC_INPUTS
+    from rejudge.model._rubric import RUBRIC_VIEWS as RUBRIC_VIEWS
+    from rejudge.model._rubric import JudgeModel as JudgeModel
+    from rejudge.model._rubric import Rubric as Rubric
+    from rejudge.model._rubric import Truncation as Truncation
+    from rejudge.model._rubric import model_graded_key as model_graded_key
     from rejudge.model._schemas import CASE_FORMAT_VERSION as CASE_FORMAT_VERSION
     from rejudge.model._schemas import EXTERNAL_PASS_AT as EXTERNAL_PASS_AT
     from rejudge.model._schemas import HARNESS_MODES as HARNESS_MODES
@@ -235,6 +244,16 @@ _EXPORTS: dict[str, str] = {
     "ModelCost": "rejudge.model._prices",
     "RunCost": "rejudge.model._prices",
     "format_amount": "rejudge.model._prices",
+    # rubrics and judge models of the model-graded tier
+    "DEFAULT_JUDGE_MODEL": "rejudge.model._rubric",
+    "DEFAULT_JUDGE_PROVIDER": "rejudge.model._rubric",
+    "JudgeModel": "rejudge.model._rubric",
+    "model_graded_key": "rejudge.model._rubric",
+    "Rubric": "rejudge.model._rubric",
+    "RUBRIC_FORMAT_VERSION": "rejudge.model._rubric",
+    "RUBRIC_INPUTS": "rejudge.model._rubric",
+    "RUBRIC_VIEWS": "rejudge.model._rubric",
+    "Truncation": "rejudge.model._rubric",
     # worlds with state
     "CallResult": "rejudge.model._world",
     "diff_states": "rejudge.model._world",

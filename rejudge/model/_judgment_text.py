@@ -159,6 +159,7 @@ class PreparedJudgment(NamedTuple):
                 body["tier"],
                 body["rule_set_hash"],
                 body["engine_version"],
+                body.get("judge_hash"),
             ),
             hash=hash_bytes(text.encode("utf-8")),
             shared_json=shared,

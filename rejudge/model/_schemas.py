@@ -466,9 +466,17 @@ def judgment_key(
     tier: str,
     rule_set_hash: str,
     engine_version: str,
+    judge_hash: str | None = None,
 ) -> str:
-    """The identity of a judgment: judging the same inputs again is a lookup, not a new row."""
-    return content_hash([trace_hash, case_hash, registry_hash, tier, rule_set_hash, engine_version])
+    """The identity of a judgment: judging the same inputs again is a lookup, not a new row.
+
+    ``judge_hash`` (the ``model-graded`` tier only: its rubric, judge model and rendered
+    prompt, :func:`rejudge.model.model_graded_key`) is appended when given, so every other
+    tier's keys stay what they were."""
+    inputs = [trace_hash, case_hash, registry_hash, tier, rule_set_hash, engine_version]
+    if judge_hash is not None:
+        inputs.append(judge_hash)
+    return content_hash(inputs)
 
 
 class Judgment(_Frozen):
@@ -492,6 +500,16 @@ class Judgment(_Frozen):
     registry_hash: str
     rule_set_hash: str
     engine_version: str
+    # the model-graded tier's rubric, judge and prompt (rejudge.model.model_graded_key);
+    # omitted from the body when unset, so every other tier's judgments keep their hashes
+    judge_hash: str | None = None
+
+    @model_serializer(mode="wrap")
+    def _omit_unset_judge(self, handler: SerializerFunctionWrapHandler) -> dict[str, Any]:
+        body: dict[str, Any] = handler(self)
+        if body.get("judge_hash") is None:
+            body.pop("judge_hash", None)
+        return body
 
     @property
     def key(self) -> str:
@@ -502,6 +520,7 @@ class Judgment(_Frozen):
             self.tier,
             self.rule_set_hash,
             self.engine_version,
+            self.judge_hash,
         )
 
     @property

@@ -11,7 +11,8 @@ from rejudge.judge.tiers import BUILTIN_TIERS, TierNotFoundError, get_tier, tier
 from tests.cli.test_judge_cli import _one_line_error, seeded  # noqa: F401  (fixture)
 
 KNOWN = (
-    "known: bfcl-ast, completion, completion-contract, contract, execution, golden, outcome, state"
+    "known: bfcl-ast, completion, completion-contract, contract, execution, golden, model-graded, "
+    "outcome, state"
 )
 
 
