@@ -220,14 +220,21 @@ class Registry:
 #: source a run's config names): kind -> name -> the module that registers it. The other kinds'
 #: built-ins are declared by their packages.
 BUILTINS: dict[str, dict[str, str]] = {
+    # a world by its bare name (its latest version) and by ``name@version``, one key per
+    # version shipped: a registry made with an old version is judged under that version
     "world": {
         "tau-bench-airline": "rejudge.suites.worlds.tau_airline",
+        "tau-bench-airline@7362a17": "rejudge.suites.worlds.tau_airline",
         "tau2-retail": "rejudge.suites.worlds.tau2_retail",
+        "tau2-retail@8d005b0": "rejudge.suites.worlds.tau2_retail",
         "tau2-airline": "rejudge.suites.worlds.tau2_airline",
+        "tau2-airline@8d005b0": "rejudge.suites.worlds.tau2_airline",
         # seed 001's and the genome browser's worlds live with their domains (the sandbox the
         # recorder runs is a state of the same world)
         "retail": "rejudge.suites.domains.retail.world",
+        "retail@1": "rejudge.suites.domains.retail.world",
         "genome": "rejudge.suites.domains.genome.world",
+        "genome@1": "rejudge.suites.domains.genome.world",
     },
     # the shipped rubrics (judge/rubrics/*.yaml), registered when their module is imported
     "rubric": {

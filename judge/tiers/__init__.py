@@ -59,6 +59,7 @@ _EXPORTS: dict[str, str] = {
     "WORLD_MISMATCH": "rejudge.judge.tiers._state",
     "reply_texts": "rejudge.judge.tiers._calls",
     "world_of": "rejudge.judge.tiers._state",
+    "world_versions": "rejudge.judge.tiers._state",
 }
 
 __all__ = sorted(_EXPORTS)

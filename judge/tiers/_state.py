@@ -47,7 +47,14 @@ from typing import Any, ClassVar
 
 from rejudge.errors import RejudgeError
 from rejudge.model import Case, ToolRegistry, canonical_json
-from rejudge.model._world import StateDifference, World, WorldState, diff_states
+from rejudge.model._world import (
+    StateDifference,
+    World,
+    WorldMismatchError,
+    WorldState,
+    diff_states,
+    world_key,
+)
 from rejudge.registry import REGISTRY
 
 from .. import _taxonomy as tx
@@ -62,6 +69,7 @@ __all__ = [
     "ANOMALY_OTHER_WORLD",
     "StateTier",
     "world_of",
+    "world_versions",
 ]
 
 STATE_WRONG = "STATE_WRONG"
@@ -83,13 +91,30 @@ NOTHING_TO_OBSERVE = (
 NO_WORLD = "tier does not apply: state judges cases whose tool registry names a world with state"
 
 
+def world_versions(name: str) -> list[str]:
+    """Every ``name@version`` key registered for the world ``name``, sorted."""
+    return [key for key in REGISTRY.names("world") if key.startswith(f"{name}@")]
+
+
 def world_of(registry: ToolRegistry) -> World:
-    """The registry's world, checked against the data hash the registry was made with."""
+    """The registry's world, in the version the registry names, checked against the data hash
+    the registry was made with."""
     ref = registry.world
     if ref is None:
         raise ValueError(f"registry of domain {registry.domain!r} names no world")
-    world: World = REGISTRY.get("world", ref.name)
-    world.check(ref)
+    # a world registered by its bare name only (a plugin's) is found by that name
+    world: World | None = REGISTRY.find("world", world_key(ref.name, ref.version))
+    if world is None:
+        world = REGISTRY.get("world", ref.name)
+    try:
+        world.check(ref)
+    except WorldMismatchError as exc:
+        known = world_versions(ref.name)
+        if not known:
+            raise
+        raise WorldMismatchError(
+            f"{exc} (versions of world {ref.name!r} known here: {', '.join(known)})"
+        ) from None
     return world
 
 
@@ -100,6 +125,37 @@ def _same_result(recorded: Any, content: Any) -> bool:
         return canonical_json(recorded) == canonical_json(content)
     except (TypeError, ValueError):
         return False
+
+
+def _failure_text(content: Any) -> Any:
+    # what a sandbox records of a failed call: a schema world's {"error": sentence} as the
+    # sentence (rejudge.suites.WorldSandbox), any other world's content as it is
+    if isinstance(content, dict) and set(content) == {"error"}:
+        return content["error"]
+    return content
+
+
+def _mismatch(call: Any, result: Any) -> bool:
+    """Whether a re-executed call gave back other than what the trace recorded. A call with
+    nothing recorded (``ok`` None and no result: an import that kept no results) is not
+    compared. A recorded None is compared too: a call recorded as failed must fail again with
+    the same error; one recorded as succeeding with no result must give none again."""
+    if call.result is not None:
+        return not _same_result(call.result, result.content)
+    if call.ok is None:
+        return False  # never executed, or its result was not kept: nothing to compare
+    if call.ok:
+        return result.content is not None or not result.ok
+    if result.ok:
+        return True
+    return call.error is not None and not _same_result(call.error, _failure_text(result.content))
+
+
+def _recorded(call: Any) -> Any:
+    # what the trace holds of a call's outcome, for a reason: its result, else its error
+    if call.result is not None or call.ok is None:
+        return call.result
+    return call.result if call.ok else f"failed: {call.error}"
 
 
 def _short(value: Any, limit: int = 120) -> str:
@@ -174,14 +230,14 @@ class StateTier:
                     continue
                 result = world.execute(actual, call.name, dict(call.arguments))
                 executed += 1
-                if call.result is not None and not _same_result(call.result, result.content):
+                if _mismatch(call, result):
                     codes.append(WORLD_MISMATCH)
                     if ANOMALY_OTHER_WORLD not in anomalies:
                         anomalies.append(ANOMALY_OTHER_WORLD)
                     reasons.append(
                         f"{where}: re-executed on {world.name} {world.version} it gives "
                         f"{_short(result.content)!r}, but the trace recorded "
-                        f"{_short(call.result)!r}: the evidence came from another world"
+                        f"{_short(_recorded(call))!r}: the evidence came from another world"
                     )
 
         golden_side = _golden_side(world, case, registry)

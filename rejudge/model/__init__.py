@@ -141,6 +141,7 @@ if TYPE_CHECKING:
     from rejudge.model._world import WorldMismatchError as WorldMismatchError
     from rejudge.model._world import WorldState as WorldState
     from rejudge.model._world import diff_states as diff_states
+    from rejudge.model._world import world_key as world_key
 
 # public name -> the private module that defines it (tests/test_public_api.py keeps it complete)
 _EXPORTS: dict[str, str] = {
@@ -257,6 +258,7 @@ _EXPORTS: dict[str, str] = {
     # worlds with state
     "CallResult": "rejudge.model._world",
     "diff_states": "rejudge.model._world",
+    "world_key": "rejudge.model._world",
     "StateDifference": "rejudge.model._world",
     "World": "rejudge.model._world",
     "WorldData": "rejudge.model._world",

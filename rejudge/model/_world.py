@@ -37,10 +37,19 @@ __all__ = [
     "WorldMismatchError",
     "WorldState",
     "diff_states",
+    "world_key",
 ]
 
 _ABSENT: Any = object()  # a deleted record (in the overlay), or no record at all
 _NO_ENTRY: Any = object()  # the journal's "the overlay had no entry for this key"
+
+
+def world_key(name: str, version: str) -> str:
+    """The registry name of one version of a world: ``name@version`` (``retail@2``). A world
+    package registers every version it ships under its key, and its latest under the bare
+    name too; a tool registry names the version it was made with (:class:`WorldRef`), so a
+    judgment made under an old version is judged again under that version, never the latest."""
+    return f"{name}@{version}"
 
 
 class WorldMismatchError(InvalidInputError):

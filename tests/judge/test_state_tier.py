@@ -180,3 +180,113 @@ def test_a_call_to_a_tool_the_world_lacks_is_a_cause(tau) -> None:
     )
     assert j.verdict == "FAIL" and "FUNCTION_NOT_FOUND" in j.taxonomy
     assert any("has no such tool" in r for r in j.reasons)
+
+
+def _with_call(trace: Trace, r_index: int, c_index: int, **update) -> Trace:
+    rounds = list(trace.rounds)
+    calls = list(rounds[r_index].calls)
+    calls[c_index] = calls[c_index].model_copy(update=update)
+    rounds[r_index] = rounds[r_index].model_copy(update={"calls": calls})
+    return trace.model_copy(update={"rounds": rounds})
+
+
+def _passing_read(tau) -> tuple[Trace, int, int]:
+    """A rewarded trace and the place of a call of it that succeeded with a result."""
+    parsed, _cases, rewards = tau
+    t = next(
+        t
+        for t in parsed.traces
+        if rewards[(t.case_id, t.repetition)] == 1 and any(c.result and c.ok for c in t.calls)
+    )
+    r_index, c_index = next(
+        (i, k) for i, r in enumerate(t.rounds) for k, c in enumerate(r.calls) if c.result and c.ok
+    )
+    return t, r_index, c_index
+
+
+@pytest.mark.parametrize(
+    "recorded",
+    [
+        {"result": None, "ok": True, "error": None},  # succeeded, with nothing to show
+        {"result": None, "ok": False, "error": "Error: flight not found"},  # failed
+    ],
+    ids=["none-result", "failed"],
+)
+def test_a_recorded_none_that_re_executes_to_something_else_is_flagged(tau, recorded) -> None:
+    parsed, cases, _ = tau
+    t, r_index, c_index = _passing_read(tau)
+    assert judge(t, cases[t.case_id], parsed.registry, "state").verdict == "PASS"
+    other = _with_call(t, r_index, c_index, **recorded)
+    j = judge(other, cases[t.case_id], parsed.registry, "state")
+    assert j.verdict == "FAIL" and "WORLD_MISMATCH" in j.taxonomy
+    assert "evidence_from_another_world" in j.anomalies
+    said = "'null'" if recorded["ok"] else f"'failed: {recorded['error']}'"
+    assert any(f"but the trace recorded {said}" in r for r in j.reasons), j.reasons
+
+
+def test_a_call_whose_result_was_never_kept_is_not_compared(tau) -> None:
+    parsed, cases, _ = tau
+    t, r_index, c_index = _passing_read(tau)
+    # an import that kept no results: ok None, result None (nothing was recorded to compare)
+    other = _with_call(t, r_index, c_index, result=None, ok=None, error=None)
+    j = judge(other, cases[t.case_id], parsed.registry, "state")
+    assert j.verdict == "PASS" and "WORLD_MISMATCH" not in j.taxonomy
+
+
+def test_a_recorded_failure_the_world_repeats_word_for_word_is_no_mismatch(tau) -> None:
+    parsed, cases, _ = tau
+    t, r_index, c_index = _passing_read(tau)
+    call = t.rounds[r_index].calls[c_index]
+    from rejudge.judge.tiers import world_of
+
+    world = world_of(parsed.registry)
+    # a read of a reservation that does not exist fails the same way every time
+    args = {"reservation_id": "ZZZZZZ"}
+    failed = world.execute(world.new_state(), "get_reservation_details", args)
+    assert not failed.ok
+    same = _with_call(
+        t,
+        r_index,
+        c_index,
+        name="get_reservation_details",
+        arguments=args,
+        arguments_raw=json.dumps(args),
+        result=None,
+        ok=False,
+        error=failed.content,
+    )
+    j = judge(same, cases[t.case_id], parsed.registry, "state")
+    assert "WORLD_MISMATCH" not in j.taxonomy, (call.name, j.reasons)
+    other = _with_call(
+        t,
+        r_index,
+        c_index,
+        name="get_reservation_details",
+        arguments=args,
+        arguments_raw=json.dumps(args),
+        result=None,
+        ok=False,
+        error="Error: some other failure",
+    )
+    assert "WORLD_MISMATCH" in judge(other, cases[t.case_id], parsed.registry, "state").taxonomy
+
+
+def test_a_registry_is_judged_under_the_world_version_it_names(tau) -> None:
+    from rejudge.judge.tiers import world_of, world_versions
+
+    from rejudge.model import World, world_key
+    from rejudge.registry import REGISTRY
+
+    parsed, _cases, _ = tau
+    ref = parsed.registry.world
+    assert world_versions(ref.name) == [world_key(ref.name, ref.version)]
+    world: World = REGISTRY.get("world", world_key(ref.name, ref.version))
+    assert world_of(parsed.registry) is world
+    unknown = parsed.registry.model_copy(
+        update={"world": WorldRef(name=ref.name, version="9", data_hash=ref.data_hash)}
+    )
+    with pytest.raises(
+        WorldMismatchError,
+        match=r"data version 9 .* known here: tau-bench-airline@7362a17\)$",
+    ):
+        world_of(unknown)

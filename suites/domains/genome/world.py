@@ -29,7 +29,7 @@ from rejudge.suites.domains.genome._views import ViewTools
 from rejudge.suites.domains.genome.genome import DATA_PATH, Genome, load_genome
 
 from rejudge.errors import InvalidInputError
-from rejudge.model import ToolRegistry, WorldData, WorldState
+from rejudge.model import ToolRegistry, WorldData, WorldState, world_key
 from rejudge.registry import REGISTRY
 
 __all__ = [
@@ -147,4 +147,6 @@ def genome_world() -> GenomeWorld:
     return GenomeWorld(load_data(), checks, load_genome())
 
 
+# the latest version under the bare name, every version under its key (rejudge.model.world_key)
 REGISTRY.register_factory("world", NAME, genome_world)
+REGISTRY.register_factory("world", world_key(NAME, VERSION), genome_world)

@@ -35,7 +35,7 @@ from rejudge.suites._domain import package_data, read_json_data
 from rejudge.suites._errors import ToolError
 from rejudge.suites._sandbox import SchemaWorld, deep_freeze
 
-from rejudge.model import ToolRegistry, ToolSpec, WorldData, WorldState
+from rejudge.model import ToolRegistry, ToolSpec, WorldData, WorldState, world_key
 from rejudge.registry import REGISTRY
 
 __all__ = [
@@ -339,4 +339,6 @@ def retail_world() -> RetailWorld:
     return RetailWorld(load_data(), ToolRegistry(domain=NAME, version=version, tools=list(tools)))
 
 
+# the latest version under the bare name, every version under its key (rejudge.model.world_key)
 REGISTRY.register_factory("world", NAME, retail_world)
+REGISTRY.register_factory("world", world_key(NAME, VERSION), retail_world)

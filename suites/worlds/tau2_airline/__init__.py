@@ -18,7 +18,7 @@ from rejudge.suites.worlds.tau2_airline.records import reservation_form
 from rejudge.suites.worlds.tau2_airline.tools import READ_TOOLS, SIGNATURES, TERMINAL_TOOLS, run
 
 from rejudge.errors import InvalidInputError
-from rejudge.model import CallResult, World, WorldData, WorldState
+from rejudge.model import CallResult, World, WorldData, WorldState, world_key
 from rejudge.registry import REGISTRY
 
 __all__ = [
@@ -104,4 +104,6 @@ def world() -> Tau2AirlineWorld:
     return Tau2AirlineWorld(load_data())
 
 
+# the latest version under the bare name, every version under its key (rejudge.model.world_key)
 REGISTRY.register_factory("world", NAME, world)
+REGISTRY.register_factory("world", world_key(NAME, VERSION), world)

@@ -17,7 +17,7 @@ from rejudge.suites.worlds.tau2_retail.schemas import TOOL_SCHEMAS
 from rejudge.suites.worlds.tau2_retail.tools import READ_TOOLS, TERMINAL_TOOLS, TOOLS, run
 
 from rejudge.errors import InvalidInputError
-from rejudge.model import CallResult, World, WorldData, WorldState
+from rejudge.model import CallResult, World, WorldData, WorldState, world_key
 from rejudge.registry import REGISTRY
 
 __all__ = [
@@ -88,4 +88,6 @@ def world() -> Tau2RetailWorld:
     return Tau2RetailWorld(load_data())
 
 
+# the latest version under the bare name, every version under its key (rejudge.model.world_key)
 REGISTRY.register_factory("world", NAME, world)
+REGISTRY.register_factory("world", world_key(NAME, VERSION), world)

@@ -12,6 +12,9 @@ Importing this module registers the world's factory; the data is read on the fir
 
 from __future__ import annotations
 
+from functools import cache
+
+from rejudge.model import world_key
 from rejudge.registry import REGISTRY
 
 from ._data import DATA_DIR, NAME, VERSION, load_data
@@ -20,9 +23,13 @@ from ._world import AirlineWorld
 __all__ = ["DATA_DIR", "NAME", "VERSION", "AirlineWorld", "build", "load_data"]
 
 
+@cache
 def build() -> AirlineWorld:
-    """The world on the shipped data (what the registry's factory builds, once)."""
+    """The world on the shipped data (what the registry's factory builds, once: both of its
+    names share it)."""
     return AirlineWorld(load_data())
 
 
+# the latest version under the bare name, every version under its key (rejudge.model.world_key)
 REGISTRY.register_factory("world", NAME, build)
+REGISTRY.register_factory("world", world_key(NAME, VERSION), build)
