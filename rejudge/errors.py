@@ -23,6 +23,7 @@ apply), so a caller can act on it without parsing the message::
      │    ├── ReviewImportError            rejudge.judge._calibration
      │    ├── ReviewRequiredError          rejudge.judge._calibration
      │    ├── InspectLogError              rejudge.suites.importers._inspect_log
+     │    ├── NoImporterError              rejudge.importers: no importer takes a file
      │    ├── WorldMismatchError           rejudge.model: a world of other data than keyed
      │    ├── PriceTableError              rejudge.model: a price table that cannot be used
      │    └── GenomeSetupError             rejudge.suites.domains.genome
@@ -151,6 +152,7 @@ _EXPORTS: dict[str, str] = {
     "BfclError": "rejudge.suites.importers._bfcl",
     "BfclNotInstalledError": "rejudge.suites.importers._bfcl",
     "DemoError": "rejudge.services._demo",
+    "NoImporterError": "rejudge.importers._detect",
     "ClusterError": "rejudge.services._distributed",
 }
 

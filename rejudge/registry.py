@@ -241,11 +241,11 @@ BUILTINS: dict[str, dict[str, str]] = {
         "task-success@1": "rejudge.judge._rubrics",
         "nl-assertions@1": "rejudge.judge._rubrics",
     },
-    # each importer's module registers its Importer (rejudge.services._importers) at its bottom
+    # each importer's module registers its Importer (rejudge.importers._contract) at its bottom
     "importer": {
         "cassettes": "rejudge.services._imports",
         "tau-bench": "rejudge.services._tau_import",
-        "inspect": "rejudge.services._inspect_import",
+        "inspect": "rejudge.importers._inspect",
         "bfcl-results": "rejudge.services._bfcl_import",
     },
 }

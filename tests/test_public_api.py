@@ -21,6 +21,7 @@ import pytest
         "rejudge.recorder",
         "rejudge.store",
         "rejudge.services",
+        "rejudge.importers",
         "rejudge.judge.tiers",
         "rejudge.model",
     ],
@@ -42,6 +43,7 @@ def test_every_exported_name_resolves_to_its_module_object(package: str) -> None
         ("rejudge.recorder", ["vcr", "httpx", "sqlalchemy"]),
         ("rejudge.store", ["sqlalchemy", "pydantic"]),
         ("rejudge.services", ["sqlalchemy", "pydantic", "rejudge.judge", "rejudge.recorder"]),
+        ("rejudge.importers", ["sqlalchemy", "pydantic", "rejudge.store", "rejudge.recorder"]),
         ("rejudge.errors", ["sqlalchemy", "pydantic", "httpx"]),
         ("rejudge.model", ["sqlalchemy", "pydantic", "rejudge.store"]),
         # the data model alone: what worker processes and pure code load
@@ -93,6 +95,7 @@ LIBRARY_PACKAGES = [
     "rejudge.suites.generators",
     "rejudge.suites.importers",
     "rejudge.services",
+    "rejudge.importers",
 ]
 
 

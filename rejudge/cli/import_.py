@@ -1,5 +1,7 @@
 """`rejudge import ...`: bring outside evidence into the store.
 
+``import FILE`` asks every importer whether FILE is its format and imports it with the one that
+takes it (a file no importer takes: each importer tried and why it refused, on one line);
 ``import cassettes DIR [--suite NAME]`` stores cassettes recorded anywhere as traces; ``import
 tau-bench``, ``import inspect`` (and ``import bfcl-results``, :mod:`rejudge.cli.bfcl`) import
 other harnesses' results; ``import list`` lists every importer the registry knows, plugins'
@@ -22,11 +24,13 @@ from rich.console import Console
 
 from rejudge.cli._context import AppContext, json_option, pass_app, table
 from rejudge.cli._engine import engine_options, parse_engine, progress_bar
+from rejudge.importers import import_detected
 from rejudge.services import get_importer, import_cassettes, import_tau_bench, importer_rows
 
 __all__ = [
     "import_group",
     "import_cassettes_cmd",
+    "import_detected_cmd",
     "import_inspect_cmd",
     "import_list_cmd",
     "import_tau_bench_cmd",
@@ -38,9 +42,64 @@ __all__ = [
 EXIT_SKIPPED = 3
 
 
-@click.group("import")
+class _ImportGroup(click.Group):
+    """``rejudge import FILE``: an argument that names no subcommand is a path to detect."""
+
+    def resolve_command(
+        self, ctx: click.Context, args: list[str]
+    ) -> tuple[str | None, click.Command | None, list[str]]:
+        if args and self.get_command(ctx, args[0]) is None and not args[0].startswith("-"):
+            return "FILE", import_detected_cmd, args
+        return super().resolve_command(ctx, args)
+
+
+@click.group("import", cls=_ImportGroup)
 def import_group() -> None:
-    """Bring outside evidence into the store."""
+    """Bring outside evidence into the store.
+
+    `rejudge import FILE` picks the importer that recognises FILE (`rejudge import list` names
+    them); the subcommands run one importer by name.
+    """
+
+
+def _parse_options(options: tuple[str, ...]) -> dict[str, Any]:
+    given: dict[str, Any] = {}
+    for option in options:
+        key, sep, value = option.partition("=")
+        if not sep or not key.strip():
+            raise click.BadParameter(f"{option!r} is not KEY=VALUE", param_hint="'--option'")
+        given[key.strip().replace("-", "_")] = _option_value(value)
+    return given
+
+
+@click.command("FILE")
+@click.argument("path", type=click.Path(path_type=Path), metavar="FILE")
+@click.option("--name", "run_name", metavar="RUN", help="Run name [default: the importer's].")
+@click.option(
+    "--option",
+    "-o",
+    "options",
+    multiple=True,
+    metavar="KEY=VALUE",
+    help="An option of the importer (repeatable; VALUE read as JSON when it parses).",
+)
+@json_option
+@pass_app
+def import_detected_cmd(
+    app: AppContext, path: Path, run_name: str | None, options: tuple[str, ...]
+) -> None:
+    """Import FILE with the importer that recognises its format."""
+    given = _parse_options(options)
+    if run_name is not None:
+        given["run_name"] = run_name
+    done = import_detected(app.store, path, **given)
+    data = done.to_json()
+
+    def render(c: Console) -> None:
+        c.print(f"{data['importer']}: {data['reason']}", markup=False)
+        render_import_result(c, data["importer"], data["result"])
+
+    app.emit(data, render)
 
 
 @import_group.command("cassettes")
@@ -275,12 +334,7 @@ def import_with_cmd(
 ) -> None:
     """Import PATH with the importer NAME (`rejudge import list` names them, plugins' too)."""
     importer = get_importer(importer_name)
-    given: dict[str, Any] = {}
-    for option in options:
-        key, sep, value = option.partition("=")
-        if not sep or not key.strip():
-            raise click.BadParameter(f"{option!r} is not KEY=VALUE", param_hint="'--option'")
-        given[key.strip().replace("-", "_")] = _option_value(value)
+    given = _parse_options(options)
     if run_name is not None:
         given["run_name"] = run_name
     data = importer.to_json(importer(app.store, path, **given))

@@ -16,9 +16,10 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from rejudge.errors import InvalidInputError
+from rejudge.importers._contract import Importer, ReplaySource, register_importer
+from rejudge.importers._sniff import Detection, Sniff
 from rejudge.model import RunConfig, Trace
 from rejudge.services._evidence_paths import evidence_path
-from rejudge.services._importers import Importer, ReplaySource, register_importer
 from rejudge.services._ingest import Evidence, SuiteSnapshot, ingest_run
 from rejudge.store import Store
 
@@ -179,6 +180,28 @@ def _run(store: Store, path: str | Path, **options: Any) -> list[BfclResultImpor
     return import_bfcl_results(store, path, str(model), **options)
 
 
+def _detect(sniff: Sniff) -> Detection:
+    """BFCL result lines: JSON Lines whose first record has a string ``id`` of an AST
+    category and a ``result``; or a folder whose first .json/.jsonl file is such."""
+    from rejudge.suites.importers import category_of
+
+    target = sniff
+    if sniff.is_dir:
+        files = sorted(
+            p for p in sniff.path.rglob("*") if p.is_file() and p.suffix in (".json", ".jsonl")
+        )
+        if not files:
+            return Detection.refuse("a folder without .json or .jsonl files")
+        target = Sniff(files[0])
+    first = target.first_json_line()
+    if not isinstance(first, dict) or not isinstance(first.get("id"), str) or "result" not in first:
+        return Detection.refuse("its first line is no BFCL result (an object with id and result)")
+    if category_of(first["id"], target.path.name) is None:
+        return Detection.refuse(f"result id {first['id']!r} is in no BFCL AST category")
+    where = "a folder of BFCL result files" if sniff.is_dir else "BFCL result lines"
+    return Detection.accept(0.9, f"{where} (id and result; needs -o model=NAME)")
+
+
 #: the BFCL results importer: result file(s) of BFCL's AST categories, one run per category
 #: (options: ``model``, required; ``run_name``, ``data_dir``)
 BFCL_RESULTS: Importer[list[BfclResultImport]] = Importer(
@@ -188,5 +211,6 @@ BFCL_RESULTS: Importer[list[BfclResultImport]] = Importer(
     run=_run,
     sources={SOURCE: ReplaySource("BFCL results", "results_hash", _rederive)},
     to_json=lambda results: [r.as_dict() for r in results],
+    detect=_detect,
 )
 register_importer(BFCL_RESULTS)

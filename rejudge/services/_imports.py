@@ -14,6 +14,7 @@ the stored path is the source file and the stored hash that file's own. The sour
 from __future__ import annotations
 
 import os
+import re
 import tempfile
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -21,6 +22,8 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from rejudge.errors import NotFoundError
+from rejudge.importers._contract import Importer, register_importer
+from rejudge.importers._sniff import HEAD_BYTES, Detection, Sniff
 from rejudge.model import content_hash, hash_bytes
 from rejudge.recorder import (
     IMPORTED_DOMAIN,
@@ -34,7 +37,6 @@ from rejudge.recorder import (
     plan_folder,
 )
 from rejudge.services._evidence_paths import evidence_path
-from rejudge.services._importers import Importer, register_importer
 from rejudge.services._ingest import Evidence, SuiteSnapshot, ingest_run
 from rejudge.store import RunRecord, Store, SuiteRecord
 
@@ -205,6 +207,41 @@ def _run(store: Store, path: str | Path, **options: Any) -> ImportResult:
     return import_cassettes(path, store, **options)
 
 
+# vcrpy, Ruby VCR and the JSON layouts all keep their exchanges under the key "interactions"
+# (or "http_interactions"), as a YAML mapping key at a line's start or a JSON object key
+_INTERACTIONS = re.compile(r'(^|\n)(http_)?interactions:|"(http_)?interactions"\s*:')
+
+
+def _looks_like_cassette(head: str) -> bool:
+    return _INTERACTIONS.search(head) is not None
+
+
+def _detect(sniff: Sniff) -> Detection:
+    """A cassette file (by its name and an ``interactions`` list in its head), or a folder
+    holding cassette files (the first one checked the same way)."""
+    from rejudge.recorder import find_cassettes
+    from rejudge.recorder._cassettes import is_cassette_file
+
+    if sniff.is_dir:
+        found = find_cassettes(sniff.path)
+        if not found:
+            return Detection.refuse("a folder without cassette files (*.yaml, *.yml, *.json)")
+        if found[0].name.lower().endswith(".gz"):
+            return Detection.accept(0.7, f"a folder of {len(found)} cassette file(s)")
+        with found[0].open("rb") as fh:
+            head = fh.read(HEAD_BYTES).decode("utf-8", errors="replace")
+        if _looks_like_cassette(head):
+            return Detection.accept(0.9, f"a folder of {len(found)} cassette file(s)")
+        return Detection.refuse(f"{found[0].name} under the folder holds no interactions")
+    if not is_cassette_file(sniff.path):
+        return Detection.refuse("not a cassette file name (*.yaml, *.yml, *.json, .gz)")
+    if sniff.path.name.lower().endswith(".gz"):
+        return Detection.accept(0.6, "a gzipped cassette file name")
+    if _looks_like_cassette(sniff.head_text):
+        return Detection.accept(0.95, "a cassette (a list of recorded interactions)")
+    return Detection.refuse("no recorded interactions in the file")
+
+
 #: the cassettes importer: a folder (or file) of cassettes recorded anywhere (options:
 #: ``suite``, ``run_name``, ``mapping_file``, ``copy_to``, ``strict``, ...); its runs re-derive
 #: from their cassettes, so it reads no results file for replay
@@ -214,5 +251,6 @@ CASSETTES: Importer[ImportResult] = Importer(
     accepts="a folder of cassettes, or one cassette file",
     run=_run,
     to_json=ImportResult.summary,
+    detect=_detect,
 )
 register_importer(CASSETTES)

@@ -5,8 +5,8 @@ cassette: its evidence is the file, whose hash (and, since path format 2, whose 
 config records. Replay checks the file's hash, then parses it again with the importer's own
 parser and hands back the traces it derives, keyed by (case, repetition), for the caller to
 compare with the stored ones. The reader is the importer's own: the importer whose
-:class:`~rejudge.services._importers.ReplaySource` is the ``source`` it wrote into the run's
-config (:func:`~rejudge.services._importers.replay_source`, a registry lookup, so a plugin's
+:class:`~rejudge.importers._contract.ReplaySource` is the ``source`` it wrote into the run's
+config (:func:`~rejudge.importers._contract.replay_source`, a registry lookup, so a plugin's
 importer of results files is replayed the same way).
 """
 
@@ -17,9 +17,9 @@ from pathlib import Path
 from typing import Any
 
 from rejudge.errors import InvalidInputError, RejudgeError
+from rejudge.importers._contract import replay_source
 from rejudge.model import RunConfig, Trace
 from rejudge.services._evidence_paths import resolve_evidence_path
-from rejudge.services._importers import replay_source
 
 __all__ = ["ResultsFile", "read_results_file"]
 

@@ -15,9 +15,10 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from rejudge.errors import InvalidInputError, NotFoundError
+from rejudge.importers._contract import Importer, ReplaySource, register_importer
+from rejudge.importers._sniff import Detection, Sniff
 from rejudge.model import RunConfig, Trace
 from rejudge.services._evidence_paths import evidence_path, resolve_evidence_path
-from rejudge.services._importers import Importer, ReplaySource, register_importer
 from rejudge.services._ingest import Evidence, SuiteSnapshot, VerdictItem, ingest_run
 from rejudge.store import RunRecord, Store, SuiteRecord
 
@@ -232,6 +233,27 @@ def _run(store: Store, path: str | Path, **options: Any) -> TauImportResult:
     return import_tau_bench(path, store, **options)
 
 
+def _detect(sniff: Sniff) -> Detection:
+    """A τ² results document (``tasks`` and ``simulations``) or a τ-bench trajectory file (a
+    list of entries with ``task_id``, ``reward`` and ``traj``)."""
+    from rejudge.suites.importers._tau2 import is_tau2_results
+
+    if sniff.is_dir:
+        return Detection.refuse("a folder, not a τ-bench file")
+    data = sniff.whole_json()
+    if is_tau2_results(data):
+        return Detection.accept(0.95, "a τ²-bench results document (tasks and simulations)")
+    if isinstance(data, list):
+        first = data[0] if data else None
+        if isinstance(first, dict) and {"task_id", "reward", "traj"} <= set(first):
+            return Detection.accept(0.9, "a τ-bench trajectory file (task_id, reward, traj)")
+        return Detection.refuse("a JSON list whose entries have no task_id, reward and traj")
+    head = sniff.head_text
+    if data is None and sniff.starts_with == "[" and '"traj"' in head and '"task_id"' in head:
+        return Detection.accept(0.5, "looks like a τ-bench trajectory file (task_id, traj)")
+    return Detection.refuse("neither a τ-bench trajectory list nor a τ²-bench results document")
+
+
 #: the τ-bench importer: a trajectory file or a τ² results document (options: ``tools``,
 #: ``run_name``, ``model``, ``suite_name``)
 TAU_BENCH: Importer[TauImportResult] = Importer(
@@ -245,5 +267,6 @@ TAU_BENCH: Importer[TauImportResult] = Importer(
         "tau2-bench": ReplaySource("τ²-bench results file", "file_hash", _rederive),
     },
     to_json=TauImportResult.summary,
+    detect=_detect,
 )
 register_importer(TAU_BENCH)

@@ -25,9 +25,9 @@ from pathlib import Path
 from typing import Any
 
 from rejudge.errors import InvalidInputError, NotFoundError
+from rejudge.importers._contract import replay_source
 from rejudge.model import RunConfig, Trace
 from rejudge.recorder import CassetteError, first_difference
-from rejudge.services._importers import replay_source
 from rejudge.services._replay import rederive_trace, replay_run
 from rejudge.services._results_replay import ResultsFile, read_results_file
 from rejudge.store import RunRecord, Store, StoredTrace

@@ -1,13 +1,16 @@
-"""Importers: every way another program's evidence becomes a run, looked up by name.
+"""The importer contract: every way another program's evidence becomes a run, looked up by name.
 
 An :class:`Importer` is one registry entry (kind ``importer``, :mod:`rejudge.registry`): its
-name (``cassettes``, ``tau-bench``, ``inspect``, ``bfcl-results``, or a plugin's), a one-line
-summary, what it accepts, the function that imports (``run(store, path, **options)``, returning
-the importer's own typed result) and, for an importer of results files, how replay re-derives a
-run's traces from that file (:class:`ReplaySource`, keyed by the ``source`` the importer wrote
-into the run's config). Each built-in lives in its own module of ``rejudge.services``, which
-registers it at its bottom; the registry declares those modules, so none is imported until its
-importer is looked up (:data:`rejudge.registry.BUILTINS`).
+name (``cassettes``, ``tau-bench``, ``inspect``, ``bfcl-results``, ``otel``, or a plugin's), a
+one-line summary, what it accepts, how it recognises a file (``detect(sniff) ->``
+:class:`Detection`, a confidence and a reason, so ``rejudge import FILE`` picks one and a file
+no importer takes is refused with every importer's reason), the function that imports
+(``run(store, path, **options)``, returning the importer's own typed result) and, for an
+importer of results files, how replay re-derives a run's traces from that file
+(:class:`ReplaySource`, keyed by the ``source`` the importer wrote into the run's config).
+Each built-in is one module of :mod:`rejudge.importers`, which registers it at its bottom; the
+registry declares those modules, so none is imported until its importer is looked up
+(:data:`rejudge.registry.BUILTINS`).
 
 A plugin adds one with ``registry.register("importer", name, Importer(...))``; it stores what it
 imports through :func:`rejudge.services.ingest_run`, as the built-ins do.
@@ -21,10 +24,12 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Generic, TypeVar
 
+from rejudge.importers._sniff import Detection, Sniff
 from rejudge.model import RunConfig, Trace
 from rejudge.registry import REGISTRY
 
 __all__ = [
+    "Detect",
     "Importer",
     "ReplaySource",
     "Rederive",
@@ -41,6 +46,13 @@ R = TypeVar("R")
 #: hash as the importer computed it, its traces); raises a RejudgeError when the file no longer
 #: parses
 Rederive = Callable[[RunConfig, Path], tuple[str, list[Trace]]]
+
+#: how an importer recognises a path: what was sniffed of it -> a confidence and a reason
+Detect = Callable[[Sniff], Detection]
+
+
+def _detects_nothing(_sniff: Sniff) -> Detection:
+    return Detection.refuse("it names no detector (it imports only when named)")
 
 
 @dataclass(frozen=True)
@@ -69,9 +81,10 @@ def _json_of(result: Any) -> Any:
 
 @dataclass(frozen=True)
 class Importer(Generic[R]):
-    """One way to import: ``run(store, path, **options)`` stores ``path`` as run(s) and returns
-    the importer's result; ``sources`` say how replay re-derives the runs it made (empty: its
-    runs re-derive from their cassettes, or not at all)."""
+    """One way to import: ``detect(sniff)`` says how sure it is that a path is its format (and
+    why, or why not); ``run(store, path, **options)`` stores ``path`` as run(s) and returns the
+    importer's result; ``sources`` say how replay re-derives the runs it made (empty: its runs
+    re-derive from their cassettes, or not at all)."""
 
     name: str
     summary: str
@@ -79,6 +92,7 @@ class Importer(Generic[R]):
     run: Callable[..., R]
     sources: Mapping[str, ReplaySource] = field(default_factory=dict)
     to_json: Callable[[R], Any] = _json_of
+    detect: Detect = _detects_nothing
 
     def __call__(self, store: Any, path: str | Path, **options: Any) -> R:
         return self.run(store, path, **options)

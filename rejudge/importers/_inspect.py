@@ -1,4 +1,4 @@
-"""``import inspect``: an Inspect AI eval log as one run, through the ingest path.
+"""Importer ``inspect``: an Inspect AI eval log as one run, through the ingest path.
 
 The log is read and every sample parsed and checked first
 (:func:`rejudge.suites.importers.parse_inspect_samples`); only a log with no problem is stored:
@@ -10,13 +10,15 @@ compares with rejudge's own verdicts. Importing the same log again is a lookup.
 
 from __future__ import annotations
 
+import zipfile
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from rejudge.importers._contract import Importer, ReplaySource, register_importer
+from rejudge.importers._sniff import Detection, Sniff
 from rejudge.model import RunConfig, Trace, hash_bytes
 from rejudge.services._evidence_paths import evidence_path
-from rejudge.services._importers import Importer, ReplaySource, register_importer
 from rejudge.services._ingest import Evidence, SuiteSnapshot, VerdictItem, ingest_run
 from rejudge.store import RunRecord, Store, SuiteRecord
 
@@ -164,6 +166,29 @@ def _run(store: Store, path: str | Path, **options: Any) -> InspectImportResult:
     return import_inspect(path, store, **options)
 
 
+def _detect(sniff: Sniff) -> Detection:
+    """An ``.eval`` zip holding Inspect's header (or the journal of a log still running), or a
+    ``.json`` log: an object with ``version`` and an ``eval`` object."""
+    if sniff.is_dir:
+        return Detection.refuse("a folder, not an Inspect AI log")
+    if sniff.is_zip:
+        with zipfile.ZipFile(sniff.path) as archive:
+            names = set(archive.namelist())
+        if "header.json" in names or "_journal/start.json" in names:
+            return Detection.accept(1.0, "an Inspect AI .eval log (header.json in the zip)")
+        return Detection.refuse("a zip without Inspect's header.json or _journal/start.json")
+    data = sniff.whole_json()
+    if isinstance(data, dict):
+        if isinstance(data.get("eval"), dict) and "version" in data:
+            return Detection.accept(0.95, "an Inspect AI .json log (version and eval)")
+        return Detection.refuse("a JSON object without Inspect's version and eval keys")
+    head = sniff.head_text
+    if data is None and sniff.starts_with == "{" and '"eval"' in head and '"version"' in head:
+        # too big to parse here: the keys Inspect writes first are in the head
+        return Detection.accept(0.6, "looks like an Inspect AI .json log (version and eval)")
+    return Detection.refuse("not an Inspect AI log (an .eval zip or a .json with version, eval)")
+
+
 #: the Inspect AI importer: an eval log (options: ``suite``, a loaded suite; ``run_name``)
 INSPECT: Importer[InspectImportResult] = Importer(
     name="inspect",
@@ -172,5 +197,6 @@ INSPECT: Importer[InspectImportResult] = Importer(
     run=_run,
     sources={"inspect": ReplaySource("Inspect log", "file_hash", _rederive)},
     to_json=InspectImportResult.to_json,
+    detect=_detect,
 )
 register_importer(INSPECT)

@@ -1,0 +1,57 @@
+"""Importing, in one place: every way another program's evidence becomes a run.
+
+One module per importer (``_inspect.py``, ...), each one :class:`Importer` registered at its
+bottom: it *detects* a path (a :class:`Detection`, confidence and reason, from the
+:class:`Sniff` every detector shares), then *reads* it into the trace model and stores the run
+through :func:`rejudge.services.ingest_run`, the one path to a stored trace. The contract is
+:mod:`._contract`; ``rejudge import FILE`` picks the importer with :func:`detect_importer`.
+docs/architecture.md has the recipe for adding one.
+
+    from rejudge.importers import detect_importer
+    found = detect_importer("spans.json")   # found.importer.name == "otel"
+    result = found.importer(store, "spans.json")
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from rejudge._lazy import lazy_exports
+
+if TYPE_CHECKING:
+    from rejudge.importers._contract import Importer as Importer
+    from rejudge.importers._contract import get_importer as get_importer
+    from rejudge.importers._detect import Detected as Detected
+    from rejudge.importers._detect import detect_importer as detect_importer
+    from rejudge.importers._sniff import Detection as Detection
+    from rejudge.importers._sniff import Sniff as Sniff
+
+# public name -> the private module that defines it (each module's __all__;
+# tests/test_public_api.py keeps this table complete)
+_EXPORTS: dict[str, str] = {
+    "Detect": "rejudge.importers._contract",
+    "Importer": "rejudge.importers._contract",
+    "ReplaySource": "rejudge.importers._contract",
+    "Rederive": "rejudge.importers._contract",
+    "get_importer": "rejudge.importers._contract",
+    "importer_names": "rejudge.importers._contract",
+    "importer_rows": "rejudge.importers._contract",
+    "register_importer": "rejudge.importers._contract",
+    "replay_source": "rejudge.importers._contract",
+    "Detected": "rejudge.importers._detect",
+    "DetectedImport": "rejudge.importers._detect",
+    "import_detected": "rejudge.importers._detect",
+    "NoImporterError": "rejudge.importers._detect",
+    "detect_all": "rejudge.importers._detect",
+    "detect_importer": "rejudge.importers._detect",
+    "Detection": "rejudge.importers._sniff",
+    "HEAD_BYTES": "rejudge.importers._sniff",
+    "Sniff": "rejudge.importers._sniff",
+    "WHOLE_JSON_LIMIT": "rejudge.importers._sniff",
+    "InspectImportResult": "rejudge.importers._inspect",
+    "import_inspect": "rejudge.importers._inspect",
+}
+
+__all__ = sorted(_EXPORTS)
+
+__getattr__, __dir__ = lazy_exports(__name__, _EXPORTS)
