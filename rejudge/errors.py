@@ -31,6 +31,8 @@ apply), so a caller can act on it without parsing the message::
      │    ├── ProviderCallError            a model call gave no usable response
      │    ├── ProviderUnreachableError     rejudge.recorder._record
      │    ├── ReplayMissError              rejudge.recorder._tape
+     │    ├── JudgeMissError               rejudge.recorder._judge_calls: no usable judge cassette
+     │    ├── JudgeServerError             rejudge.recorder._judge_calls: the judge server is down
      │    └── ToolServerError              rejudge.recorder._mcp: an MCP server failed
      ├── CassetteError                     rejudge.recorder._cassettes
      ├── CassetteImportError               rejudge.recorder._importer
@@ -136,6 +138,8 @@ _EXPORTS: dict[str, str] = {
     "ProviderCallError": "rejudge.recorder._http",
     "ProviderUnreachableError": "rejudge.recorder._record",
     "ReplayMissError": "rejudge.recorder._tape",
+    "JudgeMissError": "rejudge.recorder._judge_calls",
+    "JudgeServerError": "rejudge.recorder._judge_calls",
     "ToolServerError": "rejudge.recorder._mcp",
     "CassetteError": "rejudge.recorder._cassettes",
     "CassetteImportError": "rejudge.recorder._importer",

@@ -288,6 +288,69 @@ _engine_options = engine_options(
     metavar="latest|HASH",
     help="Judge against another snapshot of the run's suite (e.g. after a case was corrected).",
 )
+@click.option(
+    "--rubric",
+    "rubric",
+    default=None,
+    metavar="R",
+    help="model-graded: rubric NAME@VERSION, NAME or a YAML/JSON file [default: task-success@1].",
+)
+@click.option(
+    "--judge-model",
+    "judge_model",
+    default=None,
+    metavar="M",
+    help="model-graded: the judge model [default: the local SmolLM2 the shipped judge "
+    "cassettes were recorded with].",
+)
+@click.option(
+    "--judge-provider",
+    "judge_provider",
+    default="local",
+    show_default=True,
+    metavar="P",
+    help="model-graded: the judge's provider (openai, anthropic, local, ...).",
+)
+@click.option(
+    "--judge-base-url",
+    "judge_base_url",
+    default=None,
+    metavar="URL",
+    help="model-graded: the judge server's base URL [default: the provider's].",
+)
+@click.option(
+    "--judge-record",
+    "judge_record",
+    type=click.Choice(["none", "new_episodes", "all"]),
+    default="none",
+    show_default=True,
+    help="model-graded: none replays recorded judge exchanges only; new_episodes calls the "
+    "judge for what is missing; all records every sample again.",
+)
+@click.option(
+    "--judge-samples",
+    "judge_samples",
+    type=click.IntRange(1, 25),
+    default=1,
+    show_default=True,
+    help="model-graded: replies per trace; the verdict is the majority.",
+)
+@click.option(
+    "--judge-temperature",
+    "judge_temperature",
+    type=float,
+    default=0.0,
+    show_default=True,
+    help="model-graded: the judge's sampling temperature.",
+)
+@click.option(
+    "--judge-concurrency",
+    "judge_concurrency",
+    type=click.IntRange(1, 64),
+    default=1,
+    show_default=True,
+    help="model-graded: judge requests in flight at once when recording.",
+)
 @json_option
 @pass_app
 def judge_cmd(
@@ -299,9 +362,34 @@ def judge_cmd(
     engine: str,
     scheduler: str | None,
     snapshot: str | None,
+    rubric: str | None,
+    judge_model: str | None,
+    judge_provider: str,
+    judge_base_url: str | None,
+    judge_record: str,
+    judge_samples: int,
+    judge_temperature: float,
+    judge_concurrency: int,
 ) -> None:
     """Judge every stored trace of RUN into a new evaluation (with --engine dask: the run's
-    evaluation under these inputs, resumed if unfinished); prints its id and summary."""
+    evaluation under these inputs, resumed if unfinished); prints its id and summary.
+
+    With --tier model-graded a model judges each trace against a rubric; its exchanges are
+    cassettes under the cassette folder, replayed offline (the default) or recorded."""
+    if tier == "model-graded":
+        _judge_model_graded(
+            app,
+            run,
+            rubric,
+            judge_model,
+            judge_provider,
+            judge_base_url,
+            judge_record,
+            judge_samples,
+            judge_temperature,
+            judge_concurrency,
+        )
+        return
     dask = parse_engine(engine, scheduler, workers)
     rule_set = load_rule_set(rules)
     with progress_bar(app, 0, f"judging under {rule_set.ref}") as tick:
@@ -315,6 +403,50 @@ def judge_cmd(
             engine=dask,
             progress=tick,
         )
+    app.emit(result, lambda c: render_judged(c, result))
+
+
+def _judge_model_graded(
+    app: AppContext,
+    run: str,
+    rubric_ref: str | None,
+    model: str | None,
+    provider: str,
+    base_url: str | None,
+    record: str,
+    samples: int,
+    temperature: float,
+    concurrency: int,
+) -> None:
+    import os
+
+    from rejudge.judge import DEFAULT_RUBRIC, load_rubric
+    from rejudge.model import DEFAULT_JUDGE_MODEL, JudgeModel
+    from rejudge.recorder import JudgeEndpoint
+    from rejudge.recorder.providers import get_provider
+    from rejudge.services import ModelGradedOptions, judge_run_model_graded
+
+    rubric = load_rubric(rubric_ref or DEFAULT_RUBRIC)
+    judge_model = JudgeModel(
+        provider=provider,
+        model=model or DEFAULT_JUDGE_MODEL,
+        temperature=temperature,
+        samples=samples,
+    )
+    key_env = get_provider(provider).api_key_env
+    # the key comes from the environment only, and only when the judge is called
+    api_key = os.environ.get(key_env) if key_env and record != "none" else None
+    options = ModelGradedOptions(
+        rubric=rubric,
+        judge=judge_model,
+        cassettes=Path(app.settings.cassettes_dir),
+        record=record,  # type: ignore[arg-type]
+        endpoint=JudgeEndpoint(base_url=base_url, api_key=api_key),
+        concurrency=concurrency,
+    )
+    total = app.store.count_traces(app.store.get_run(run).id)
+    with progress_bar(app, total, f"judging under {rubric.ref} by {judge_model.model}") as tick:
+        result = judge_run_model_graded(app.store, run, options, progress=tick)
     app.emit(result, lambda c: render_judged(c, result))
 
 

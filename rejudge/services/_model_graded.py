@@ -1,0 +1,300 @@
+"""Judging a run under the ``model-graded`` tier: render each trace's prompt (pure, the judge's),
+get the judge's replies from their cassettes or record them through the recorder, hand them to
+the tier, store the judgments.
+
+Judge record modes (vcrpy's): ``none`` (the default) replays only, and every sample's cassette
+must exist before anything is written: a missing one is one error naming the case, and nothing
+is stored; ``new_episodes`` calls the judge only for the samples not recorded yet; ``all``
+records every sample of the traces it judges again (a judgment already stored under the same
+inputs stays a lookup: its key names the rubric, judge and prompt, not the reply).
+
+Each sample's cassette is written as soon as its reply arrives, and each chunk's judgments in
+one transaction, so a killed judging keeps what it recorded: the next run replays it and asks
+the judge only for the rest. A judge server that is down ends the run with one error naming its
+URL; what was recorded and stored before stays.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Literal
+
+from rejudge.errors import InvalidInputError
+from rejudge.judge import (
+    DEFAULT_RULE_SET,
+    ENGINE_VERSION,
+    JudgeSummary,
+    ReportBuilder,
+    decode_trace,
+    judge,
+    load_rule_set,
+    render_prompt,
+)
+from rejudge.judge.tiers import MODEL_GRADED, JudgeCall, JudgeReply, ModelGradedTier, get_tier
+from rejudge.model import (
+    Case,
+    JudgeModel,
+    PreparedJudgment,
+    Rubric,
+    ToolRegistry,
+    Trace,
+    content_hash,
+    judgment_key,
+)
+from rejudge.recorder._judge_calls import (
+    JUDGE_CASSETTE_FORMAT,
+    JudgeEndpoint,
+    JudgeJob,
+    JudgeServerError,
+    judge_cassette_path,
+    judge_request_body,
+    record_judge_jobs,
+    replay_judge_sample,
+)
+from rejudge.recorder.providers import get_provider
+from rejudge.services._judging import ROW_PAGE, JudgeInputs, resolve_inputs, settle_chunk
+from rejudge.store import Store
+
+__all__ = ["JUDGE_RECORD_MODES", "ModelGradedOptions", "judge_run_model_graded"]
+
+JUDGE_RECORD_MODES = ("none", "new_episodes", "all")
+RecordMode = Literal["none", "new_episodes", "all"]
+Progress = Callable[[int], None]
+
+
+@dataclass(frozen=True)
+class ModelGradedOptions:
+    rubric: Rubric
+    judge: JudgeModel = field(default_factory=JudgeModel)
+    cassettes: Path = Path("cassettes")
+    record: RecordMode = "none"
+    endpoint: JudgeEndpoint = field(default_factory=JudgeEndpoint)
+    concurrency: int = 1
+    chunk_size: int = 200
+
+
+@dataclass
+class _Item:
+    """One trace of the chunk: what judging it needs."""
+
+    row: dict[str, Any]
+    trace: Trace
+    case: Case
+    tier: ModelGradedTier
+    jobs: list[JudgeJob]
+    key: str
+
+
+def _needs_judge(tier: ModelGradedTier, trace: Trace, case: Case, registry: ToolRegistry) -> bool:
+    # the engine decides these without the tier: no judge call is made for them
+    return not case.skip and trace.status != "agent_error" and tier.applies(case, registry)
+
+
+class _Planner:
+    """Renders prompts and names the cassettes of a run's traces under one rubric and judge."""
+
+    def __init__(self, inputs: JudgeInputs, options: ModelGradedOptions) -> None:
+        self.inputs = inputs
+        self.options = options
+        self.rubric, self.judge = options.rubric, options.judge
+        self.provider = get_provider(self.judge.provider)
+        self.base = get_tier(MODEL_GRADED)
+        assert isinstance(self.base, ModelGradedTier)
+        self.case_hashes = {k: c.hash for k, c in inputs.cases.items()}
+        self.registry_hash = inputs.registry.hash
+        self.rule_set_hash = inputs.rule_set.hash
+
+    def item(self, row: dict[str, Any]) -> _Item:
+        trace = decode_trace(row["body"])
+        case = self.inputs.cases[row["case_key"]]
+        registry = self.inputs.registry
+        unbound = self.base.bind(self.rubric, self.judge, None)
+        jobs: list[JudgeJob] = []
+        tier = unbound
+        if _needs_judge(unbound, trace, case, registry):
+            prompt = render_prompt(self.rubric, trace, case, registry)
+            tier = self.base.bind(self.rubric, self.judge, JudgeCall(prompt, ()))
+            for sample in range(self.judge.samples):
+                path, body = judge_request_body(
+                    self.provider,
+                    self.judge,
+                    prompt.system,
+                    prompt.user,
+                    prompt.reply_schema,
+                    sample,
+                )
+                meta = {
+                    "format": JUDGE_CASSETTE_FORMAT,
+                    "rubric": self.rubric.ref,
+                    "rubric_hash": self.rubric.hash,
+                    "prompt_hash": prompt.hash,
+                    "judge_hash": self.judge.hash,
+                    "judge": self.judge.model_dump(mode="json"),
+                    "sample": sample,
+                    "path": path,
+                    "case": row["case_key"],
+                    "repetition": row["repetition"],
+                }
+                target = judge_cassette_path(
+                    self.options.cassettes,
+                    self.inputs.run.name,
+                    self.rubric.hash,
+                    prompt.hash,
+                    self.judge,
+                    sample,
+                )
+                label = (
+                    f"case {row['case_key']!r} (repetition {row['repetition']}, sample {sample})"
+                )
+                jobs.append(JudgeJob(target, body, meta, label))
+        key = judgment_key(
+            row["hash"],
+            self.case_hashes[row["case_key"]],
+            self.registry_hash,
+            MODEL_GRADED,
+            self.rule_set_hash,
+            ENGINE_VERSION,
+            tier.judge_hash,
+        )
+        return _Item(row, trace, case, tier, jobs, key)
+
+
+def _rows(store: Store, inputs: JudgeInputs) -> Iterator[dict[str, Any]]:
+    for row in store.iter_trace_rows(inputs.run.id, decode=False, page_size=ROW_PAGE):
+        if row["case_key"] in inputs.cases:
+            yield row
+
+
+def _chunks(it: Iterator[dict[str, Any]], size: int) -> Iterator[list[dict[str, Any]]]:
+    chunk: list[dict[str, Any]] = []
+    for row in it:
+        chunk.append(row)
+        if len(chunk) >= size:
+            yield chunk
+            chunk = []
+    if chunk:
+        yield chunk
+
+
+def _missing_error(label: str, rubric: Rubric, more: int) -> InvalidInputError:
+    tail = f" (and {more} more sample(s))" if more else ""
+    return InvalidInputError(
+        f"no recorded judge exchange for {label} under rubric {rubric.ref}{tail}: replay only "
+        "(record mode none) stores nothing; record the missing exchanges with record mode "
+        "new_episodes",
+        field="judge_record",
+    )
+
+
+def _check_all_recorded(store: Store, planner: _Planner, inputs: JudgeInputs) -> None:
+    """Record mode ``none``: every sample's cassette exists, or nothing is written at all."""
+    missing: list[str] = []
+    for row in _rows(store, inputs):
+        for job in planner.item(row).jobs:
+            if not job.path.is_file():
+                missing.append(job.label)
+    if missing:
+        raise _missing_error(missing[0], planner.rubric, len(missing) - 1)
+
+
+def judge_run_model_graded(
+    store: Store,
+    run_ref: str | int,
+    options: ModelGradedOptions,
+    *,
+    progress: Progress | None = None,
+) -> JudgeSummary:
+    """Judge every stored trace of a run under ``options.rubric`` by ``options.judge`` into a new
+    evaluation (see the module docstring for the record modes)."""
+    if options.record not in JUDGE_RECORD_MODES:
+        raise InvalidInputError(
+            f"judge record mode must be one of {', '.join(JUDGE_RECORD_MODES)}",
+            field="judge_record",
+        )
+    if options.concurrency < 1:
+        raise InvalidInputError("judge concurrency must be at least 1", field="judge_concurrency")
+    rule_set = load_rule_set(DEFAULT_RULE_SET)
+    inputs = resolve_inputs(store, run_ref, MODEL_GRADED, rule_set)
+    planner = _Planner(inputs, options)
+    if options.record == "none":
+        _check_all_recorded(store, planner, inputs)
+    evaluation_id = store.create_evaluation(
+        run_id=inputs.run.id,
+        tier=MODEL_GRADED,
+        rule_set_id=inputs.rule_set_id,
+        engine_version=ENGINE_VERSION,
+    )
+    builder = ReportBuilder(include_cases=False)
+    judged = written = 0
+    root = options.cassettes
+    for chunk in _chunks(_rows(store, inputs), options.chunk_size):
+        items = [planner.item(row) for row in chunk]
+        known = store.lookup_judgments([i.key for i in items])
+        todo = [i for i in items if i.key not in known]
+        if options.record != "none":
+            to_record = [
+                job
+                for item in todo
+                for job in item.jobs
+                if options.record == "all" or not job.path.is_file()
+            ]
+            try:
+                record_judge_jobs(
+                    to_record,
+                    options.judge.provider,
+                    options.endpoint,
+                    concurrency=options.concurrency,
+                )
+            except JudgeServerError as exc:
+                raise JudgeServerError(
+                    f"{exc}; the {written} judgment(s) and every judge exchange recorded "
+                    "before are kept"
+                ) from None
+        fresh = []
+        for item in todo:
+            replies = []
+            for job in item.jobs:
+                reply = replay_judge_sample(root, job, options.judge.provider)
+                if reply is None:
+                    raise _missing_error(job.label, options.rubric, 0)
+                replies.append(JudgeReply(job.meta["sample"], reply.text, reply.cassette))
+            tier = item.tier
+            if item.jobs:
+                assert tier.call is not None
+                tier = tier.bind(
+                    options.rubric, options.judge, JudgeCall(tier.call.prompt, tuple(replies))
+                )
+            j = judge(
+                item.trace,
+                item.case,
+                inputs.registry,
+                tier,
+                inputs.rule_set,
+                trace_hash=item.row["hash"],
+                case_hash=planner.case_hashes[item.row["case_key"]],
+                registry_hash=planner.registry_hash,
+                rule_set_hash=planner.rule_set_hash,
+            )
+            prepared = PreparedJudgment.of(j, item.key)
+            fresh.append(
+                (prepared, list(j.taxonomy), j.details.get("implicated_tools"), list(j.anomalies))
+            )
+        keys = [i.key for i in items]
+        written += settle_chunk(store, evaluation_id, inputs, chunk, keys, known, fresh, builder)
+        judged += len(chunk)
+        if progress is not None:
+            progress(len(chunk))
+    summary = builder.report(harness_mode=inputs.run.harness_mode)
+    inputs_hash = content_hash([inputs.inputs_hash, options.rubric.hash, options.judge.hash])
+    store.finish_evaluation(evaluation_id, summary=summary, inputs_hash=inputs_hash)
+    return JudgeSummary(
+        evaluation=evaluation_id,
+        run=inputs.run.name,
+        tier=MODEL_GRADED,
+        rules=options.rubric.ref,
+        summary=summary,
+        judged=judged,
+        written=written,
+    )

@@ -1,0 +1,257 @@
+"""The model-graded tier through the services layer: judge exchanges recorded as cassettes over
+real HTTP (a loopback judge server), replayed with the network blocked to the same judgment
+hashes, missing or foreign cassettes refused, a server that goes down, resuming, samples."""
+
+from __future__ import annotations
+
+import json
+import socket
+from pathlib import Path
+from typing import Any
+
+import pytest
+import yaml
+from click.testing import CliRunner
+from rejudge.judge import DEFAULT_RUBRIC, load_rubric
+from rejudge.recorder import JudgeEndpoint, JudgeMissError, JudgeServerError, RetryPolicy
+from rejudge.store import Store
+
+from rejudge.cli import cli
+from rejudge.errors import InvalidInputError
+from rejudge.model import JudgeModel, RunConfig
+from rejudge.services import ModelGradedOptions, judge_run_model_graded
+from tests.judge.conftest import REGISTRY, call, case, gcall, trace
+from tests.services.judge_server import JudgeServer, serve, verdict_reply
+
+CASES = [
+    case(gcall("get_order", order_id="W441"), id="a", dimension="D1"),
+    case(gcall("get_user", user_id="U101"), id="b", dimension="D2"),
+    case(id="s", skip=True, skip_reason="broken"),
+]
+TRACES = [
+    trace(call("get_order", order_id="W441"), case_id="a"),
+    trace(call("get_user", user_id="U101"), case_id="b"),
+    trace(call("get_order", order_id="W442"), case_id="a", repetition=1),
+    trace(case_id="s"),
+]
+RUBRIC = load_rubric(DEFAULT_RUBRIC)
+FAST = RetryPolicy(max_retries=2, base_delay_s=0.0, max_delay_s=0.0)
+
+
+def _store(path: Path) -> Store:
+    st = Store.open(f"sqlite:///{path}")
+    suite = st.save_suite(
+        name="t", domain="retail", suite_hash="sha256:t", registry=REGISTRY, cases=CASES
+    )
+    run = st.create_run(name="r1", suite=suite, config=RunConfig(model="m"))
+    pks = st.get_case_pks(suite.id)
+    st.save_traces([(run.id, pks[t.case_id], t, None, None) for t in TRACES])
+    return st
+
+
+def _options(cassettes: Path, url: str | None = None, **kw: Any) -> ModelGradedOptions:
+    return ModelGradedOptions(
+        rubric=kw.pop("rubric", RUBRIC),
+        judge=kw.pop("judge", JudgeModel()),
+        cassettes=cassettes,
+        endpoint=JudgeEndpoint(base_url=url, api_key=kw.pop("api_key", None), retry=FAST),
+        **kw,
+    )
+
+
+def _hashes(st: Store, evaluation: int) -> dict[tuple[str, int], str]:
+    rows = st.iter_evaluation_rows(evaluation)
+    return {(r["case_key"], r["repetition"]): r["judgment_hash"] for r in rows}
+
+
+@pytest.fixture()
+def blocked(monkeypatch: pytest.MonkeyPatch) -> None:
+    def no_network(*args: object, **kwargs: object) -> None:
+        raise AssertionError("the judging opened a network connection")
+
+    monkeypatch.setattr(socket.socket, "connect", no_network)
+
+
+def test_record_then_replay_offline_gives_the_same_judgments(tmp_path: Path) -> None:
+    server = JudgeServer()
+    cassettes = tmp_path / "cassettes"
+    st = _store(tmp_path / "a.db")
+    with serve(server) as url:
+        result = judge_run_model_graded(
+            st, "r1", _options(cassettes, url, record="new_episodes", concurrency=2)
+        )
+    counts = result.summary.verdict_counts
+    assert (counts.PASS, counts.FAIL, counts.SKIP) == (2, 1, 1)
+    assert len(server.requests) == 3  # the skipped case never reaches the judge
+    # llama-server's constrained output: the rubric's schema travels with the request
+    assert server.requests[0]["response_format"]["json_schema"]["schema"] == RUBRIC.reply_schema
+    files = sorted((cassettes / "r1" / "judge").rglob("*.yaml"))
+    assert len(files) == 3
+    assert all(f.parent.name == RUBRIC.hash.split(":")[1][:16] for f in files)
+    meta = yaml.safe_load(files[0].read_text())["rejudge"]
+    assert meta["kind"] == "judge" and meta["rubric_hash"] == RUBRIC.hash
+    recorded = {k: v for k, v in _hashes(st, result.evaluation).items()}
+    st.close()
+
+    # a fresh store, the same traces, the network blocked: the same judgment hashes
+    st2 = _store(tmp_path / "b.db")
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setattr(socket.socket, "connect", _refuse)
+        again = judge_run_model_graded(st2, "r1", _options(cassettes))
+    assert _hashes(st2, again.evaluation) == recorded
+    # a second judging of the same inputs is a lookup
+    third = judge_run_model_graded(st2, "r1", _options(cassettes))
+    assert third.written == 0 and _hashes(st2, third.evaluation) == recorded
+    st2.close()
+
+
+def _refuse(*args: object, **kwargs: object) -> None:
+    raise AssertionError("network used during replay")
+
+
+def test_a_missing_exchange_names_the_case_and_stores_nothing(
+    tmp_path: Path, blocked: None
+) -> None:
+    st = _store(tmp_path / "a.db")
+    with pytest.raises(InvalidInputError) as info:
+        judge_run_model_graded(st, "r1", _options(tmp_path / "none"))
+    assert "case 'a'" in str(info.value) and "new_episodes" in str(info.value)
+    assert info.value.field == "judge_record"
+    assert st.list_evaluations(st.get_run("r1").id) == []
+
+
+def test_cli_missing_exchange_is_one_line_naming_the_flag(tmp_path: Path, blocked: None) -> None:
+    _store(tmp_path / "a.db").close()
+    result = CliRunner().invoke(
+        cli,
+        [
+            "--db",
+            f"sqlite:///{tmp_path / 'a.db'}",
+            "--cassettes",
+            str(tmp_path / "c"),
+            "judge",
+            "r1",
+            "--tier",
+            "model-graded",
+        ],
+        env={"REJUDGE_DB": None, "REJUDGE_CASSETTES": None},
+    )
+    assert result.exit_code == 1
+    lines = [line for line in result.output.splitlines() if line.strip()]
+    assert len(lines) == 1 and lines[0].startswith("Error: ") and "--judge-record" in lines[0]
+
+
+def test_another_rubrics_cassette_is_never_replayed(tmp_path: Path) -> None:
+    cassettes = tmp_path / "cassettes"
+    st = _store(tmp_path / "a.db")
+    with serve(JudgeServer()) as url:
+        judge_run_model_graded(st, "r1", _options(cassettes, url, record="new_episodes"))
+    other = RUBRIC.model_copy(update={"version": "2"})
+    # the other rubric's cassettes live elsewhere: nothing of the first is found
+    with pytest.raises(InvalidInputError, match="task-success@2"):
+        judge_run_model_graded(st, "r1", _options(cassettes, rubric=other))
+    # and one put where the other's would be is refused by its recorded rubric hash
+    src = sorted((cassettes / "r1" / "judge").rglob("*.yaml"))
+    dst_dir = cassettes / "r1" / "judge" / other.hash.split(":")[1][:16]
+    dst_dir.mkdir(parents=True)
+    for f in src:
+        (dst_dir / f.name).write_bytes(f.read_bytes())
+    with pytest.raises(JudgeMissError, match="another rubric hash"):
+        judge_run_model_graded(st, "r1", _options(cassettes, rubric=other))
+
+
+def test_secrets_never_reach_a_judge_cassette(tmp_path: Path) -> None:
+    cassettes = tmp_path / "cassettes"
+    st = _store(tmp_path / "a.db")
+    server = JudgeServer()
+    with serve(server) as url:
+        judge_run_model_graded(
+            st,
+            "r1",
+            _options(
+                cassettes,
+                url,
+                record="new_episodes",
+                api_key="sk-test-secret-123",
+                judge=JudgeModel(provider="openai", model="gpt-judge"),
+            ),
+        )
+    assert server.headers[0]["authorization"] == "Bearer sk-test-secret-123"
+    for f in (cassettes / "r1" / "judge").rglob("*.yaml"):
+        text = f.read_text()
+        assert "sk-test-secret-123" not in text and "authorization" not in text.lower()
+
+
+def test_server_down_keeps_what_was_recorded_and_a_rerun_resumes(tmp_path: Path) -> None:
+    cassettes = tmp_path / "cassettes"
+    st = _store(tmp_path / "a.db")
+
+    def dies_after_one(body: dict[str, Any], n: int) -> tuple[int, dict[str, str], str | None]:
+        return verdict_reply(body, n) if n == 0 else (503, {}, "overloaded")
+
+    with serve(JudgeServer(dies_after_one)) as url:
+        with pytest.raises(JudgeServerError) as info:
+            judge_run_model_graded(
+                st, "r1", _options(cassettes, url, record="new_episodes", chunk_size=1)
+            )
+    message = str(info.value)
+    assert url in message and "1 judgment(s)" in message and "\n" not in message
+    assert len(list((cassettes / "r1" / "judge").rglob("*.yaml"))) == 1
+    resumed = JudgeServer()
+    with serve(resumed) as url:
+        result = judge_run_model_graded(
+            st, "r1", _options(cassettes, url, record="new_episodes", chunk_size=1)
+        )
+    assert len(resumed.requests) == 2  # only what was not recorded
+    assert result.summary.verdict_counts.PASS + result.summary.verdict_counts.FAIL == 3
+
+
+def test_retry_after_is_honoured_and_the_answer_replayed(tmp_path: Path) -> None:
+    cassettes = tmp_path / "cassettes"
+    st = _store(tmp_path / "a.db")
+
+    def busy_first(body: dict[str, Any], n: int) -> tuple[int, dict[str, str], str | None]:
+        return (429, {"retry-after": "0"}, "slow down") if n == 0 else verdict_reply(body, n)
+
+    server = JudgeServer(busy_first)
+    with serve(server) as url:
+        result = judge_run_model_graded(st, "r1", _options(cassettes, url, record="new_episodes"))
+    assert len(server.requests) == 4
+    assert result.summary.verdict_counts.SKIP == 1
+    offline = judge_run_model_graded(st, "r1", _options(cassettes))
+    assert _hashes(st, offline.evaluation) == _hashes(st, result.evaluation)
+
+
+def test_samples_vote_and_every_sample_is_recorded(tmp_path: Path) -> None:
+    cassettes = tmp_path / "cassettes"
+    st = _store(tmp_path / "a.db")
+
+    def by_seed(body: dict[str, Any], n: int) -> tuple[int, dict[str, str], str | None]:
+        ok = body["seed"] != 1  # sample 1 dissents
+        return 200, {}, json.dumps({"justification": f"seed {body['seed']}", "success": ok})
+
+    judge = JudgeModel(samples=3)
+    with serve(JudgeServer(by_seed)) as url:
+        result = judge_run_model_graded(
+            st, "r1", _options(cassettes, url, record="new_episodes", judge=judge)
+        )
+    assert result.summary.verdict_counts.PASS == 3
+    assert len(list((cassettes / "r1" / "judge").rglob("*__s*.yaml"))) == 9
+    bodies = [r["body"] for r in st.iter_evaluation_rows(result.evaluation, with_body=True)]
+    judged = [b for b in bodies if b["verdict"] == "PASS"]
+    assert len(judged) == 3
+    assert all(b["details"]["votes"] == {"PASS": 2, "FAIL": 1, "INVALID": 0} for b in judged)
+    assert all(b["details"]["disagreement"] for b in judged)
+
+
+def test_an_invalid_reply_is_stored_raw_and_never_fails(tmp_path: Path) -> None:
+    cassettes = tmp_path / "cassettes"
+    st = _store(tmp_path / "a.db")
+
+    def prose(body: dict[str, Any], n: int) -> tuple[int, dict[str, str], str | None]:
+        return 200, {}, "The assistant did fine, I think."
+
+    with serve(JudgeServer(prose)) as url:
+        result = judge_run_model_graded(st, "r1", _options(cassettes, url, record="new_episodes"))
+    counts = result.summary.verdict_counts
+    assert (counts.FAIL, counts.SKIP, result.summary.scored_count) == (0, 4, 0)
