@@ -33,6 +33,7 @@ if TYPE_CHECKING:
     from rejudge.judge._compare import compare as compare
     from rejudge.judge._engine import ENGINE_VERSION as ENGINE_VERSION
     from rejudge.judge._engine import judge as judge
+    from rejudge.judge._judge_calibration import judge_calibration as judge_calibration
     from rejudge.judge._rulesets import RuleSetError as RuleSetError
     from rejudge.judge._rulesets import load_rule_set as load_rule_set
 
@@ -75,6 +76,12 @@ _EXPORTS: dict[str, str] = {
     "queue_csv": "rejudge.judge._calibration",
     "resolve_reviews": "rejudge.judge._calibration",
     "CiCase": "rejudge.judge._ci",
+    "AssertionReference": "rejudge.judge._judge_calibration",
+    "CalibrationReference": "rejudge.judge._judge_calibration",
+    "assertion_table": "rejudge.judge._judge_calibration",
+    "judge_calibration": "rejudge.judge._judge_calibration",
+    "review_reference": "rejudge.judge._judge_calibration",
+    "verdict_table": "rejudge.judge._judge_calibration",
     "CiResults": "rejudge.judge._ci",
     "ci_results": "rejudge.judge._ci",
     "github_annotations": "rejudge.judge._ci",

@@ -11,6 +11,7 @@ from typing import Any
 import click
 from rich.console import Console
 from rich.markup import escape
+from rich.text import Text
 
 from rejudge.cli._ci_output import ci_options, write_ci_outputs
 from rejudge.cli._context import AppContext, json_option, pass_app, table
@@ -26,7 +27,7 @@ from rejudge.judge import (
     RejudgeResult,
     load_rule_set,
 )
-from rejudge.model import ReportSummary
+from rejudge.model import JudgeCalibration, ReportSummary
 from rejudge.services import (
     check_evaluation_baseline,
     compare_evaluations,
@@ -94,8 +95,52 @@ def render_summary(c: Console, head: Mapping[str, Any], summary: ReportSummary) 
         )
 
 
+def render_judge_headline(c: Console, cal: JudgeCalibration) -> None:
+    """The judge's one line (weak judge: kappa ... vs ... on n), in red when weak."""
+    c.print(Text(cal.headline, style="bold red" if cal.warning else "bold"))  # never markup
+
+
+def render_judge_calibration(c: Console, cal: JudgeCalibration) -> None:
+    """A model judge's calibration: its warning (or agreement) line, then one row per
+    reference with the 2x2 table, kappa and who is stricter."""
+    render_judge_headline(c, cal)
+    if not cal.against:
+        return
+    rows = [
+        [
+            a.name,
+            a.unit,
+            a.items,
+            f"{a.table.pass_1}/{a.table.pass_0}/{a.table.fail_1}/{a.table.fail_0}",
+            "n/a" if a.table.agreement is None else f"{a.table.agreement:.2f}",
+            "n/a" if a.kappa is None else f"{a.kappa:.2f}",
+            a.stricter or "neither",
+            a.judge_unscored,
+        ]
+        for a in cal.against
+    ]
+    c.print(
+        table(
+            escape(f"Judge calibration ({cal.judge or cal.tier})"),
+            [
+                "against",
+                "unit",
+                "both scored",
+                "P·1/P·0/F·1/F·0",
+                "agreement",
+                "kappa",
+                "stricter",
+                "judge unscored",
+            ],
+            rows,
+        )
+    )
+
+
 def render_report(c: Console, report: EvaluationReport) -> None:
     summary = report.summary
+    if report.judge_calibration is not None:  # before the verdicts it qualifies
+        render_judge_headline(c, report.judge_calibration)
     render_summary(c, report.to_json(), summary)
     if summary.top_failures:
         rows = [[t.code, t.count, _pct(t.share)] for t in summary.top_failures]
@@ -113,6 +158,8 @@ def render_report(c: Console, report: EvaluationReport) -> None:
         from rejudge.cli.review import render_calibration
 
         render_calibration(c, report.calibration)
+    if report.judge_calibration is not None:
+        render_judge_calibration(c, report.judge_calibration)
     cases = [
         [
             r.case,

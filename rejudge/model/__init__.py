@@ -51,6 +51,10 @@ if TYPE_CHECKING:
     from rejudge.model._hashing import canonical_json as canonical_json
     from rejudge.model._hashing import content_hash as content_hash
     from rejudge.model._hashing import hash_bytes as hash_bytes
+    from rejudge.model._judge_calibration import WEAK_KAPPA as WEAK_KAPPA
+    from rejudge.model._judge_calibration import CalibrationAgainst as CalibrationAgainst
+    from rejudge.model._judge_calibration import CalibrationKind as CalibrationKind
+    from rejudge.model._judge_calibration import JudgeCalibration as JudgeCalibration
     from rejudge.model._judgment_text import JudgmentTemplate as JudgmentTemplate
     from rejudge.model._judgment_text import PreparedJudgment as PreparedJudgment
     from rejudge.model._judgment_text import join_judgment_text as join_judgment_text
@@ -206,6 +210,11 @@ _EXPORTS: dict[str, str] = {
     "TraceStatuses": "rejudge.model._verdicts",
     "VerdictCounts": "rejudge.model._verdicts",
     "wilson_interval": "rejudge.model._statistics",
+    # a model judge's agreement with people, the other tiers and external verdicts
+    "CalibrationAgainst": "rejudge.model._judge_calibration",
+    "CalibrationKind": "rejudge.model._judge_calibration",
+    "JudgeCalibration": "rejudge.model._judge_calibration",
+    "WEAK_KAPPA": "rejudge.model._judge_calibration",
     # a report: its aggregate, its rows, pass^k
     "Anomaly": "rejudge.model._report",
     "PassHatK": "rejudge.model._report",

@@ -17,6 +17,7 @@ from dataclasses import dataclass, field, fields
 from typing import Any
 
 from rejudge.model._comparison import Flip
+from rejudge.model._judge_calibration import JudgeCalibration
 from rejudge.model._report import Report, ReportRow, ReportSummary
 from rejudge.model._verdicts import VerdictCounts
 
@@ -113,12 +114,17 @@ class EvaluationReport(Result):
     summary: ReportSummary
     cases: list[ReportRow]
     calibration: dict[str, Any] | None = None
+    # a model judge's agreement with reviews, the other tiers and external verdicts
+    # (model-graded evaluations only: shown wherever the judge's verdicts are)
+    judge_calibration: JudgeCalibration | None = None
 
     def to_json(self) -> dict[str, Any]:
         out = super().to_json()
         out["summary"] = self.summary.to_json(with_count=False)  # the rows are beside it
         if self.calibration is None:  # the plain report has no calibration key
             del out["calibration"]
+        if self.judge_calibration is None:  # nor a rule tier's report a judge's calibration
+            del out["judge_calibration"]
         return out
 
     def flat(self) -> dict[str, Any]:

@@ -46,6 +46,9 @@ if TYPE_CHECKING:
     from rejudge.services._demo_tau import tau2_model_vs_model as tau2_model_vs_model
     from rejudge.services._imports import ImportResult as ImportResult
     from rejudge.services._imports import import_cassettes as import_cassettes
+    from rejudge.services._judge_calibration import (
+        evaluation_judge_calibration as evaluation_judge_calibration,
+    )
     from rejudge.services._judging import evaluation_report as evaluation_report
     from rejudge.services._judging import judge_run as judge_run
     from rejudge.services._record import record_suite as record_suite
@@ -57,6 +60,9 @@ if TYPE_CHECKING:
 _EXPORTS: dict[str, str] = {
     "evaluation_agreement": "rejudge.services._agreement",
     "run_agreement": "rejudge.services._agreement",
+    "evaluation_judge_calibration": "rejudge.services._judge_calibration",
+    "MODEL_GRADED_TIER": "rejudge.services._judge_calibration",
+    "source_label": "rejudge.services._judge_calibration",
     "check_evaluation_baseline": "rejudge.services._baseline",
     "lock_evaluation_baseline": "rejudge.services._baseline",
     "Capture": "rejudge.services._capture",

@@ -475,10 +475,17 @@ def evaluation_report(
         harness_assistance=run.config.harness_assistance.model_dump() if run else None,
     )
     calibration = None
+    judge_calibration = None
     if with_calibration:
+        from rejudge.services._judge_calibration import (
+            MODEL_GRADED_TIER,
+            evaluation_judge_calibration,
+        )
         from rejudge.services._reviews import calibration_summary
 
         calibration = calibration_summary(store, ev.id)
+        if ev.tier == MODEL_GRADED_TIER:
+            judge_calibration = evaluation_judge_calibration(store, ev.id)
     return EvaluationReport(
         evaluation=ev.id,
         run=run.name if run else ev.run_id,
@@ -487,6 +494,7 @@ def evaluation_report(
         summary=report.summary,
         cases=report.cases or [],
         calibration=calibration,
+        judge_calibration=judge_calibration,
     )
 
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from hypothesis import given
+from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from rejudge.model import AssertionVerdict, ExternalVerdict
@@ -21,6 +21,7 @@ _ITEM = st.one_of(
 )
 
 
+@settings(deadline=None)  # a loaded shared machine: time is not the property
 @given(st.lists(_ITEM, max_size=8))
 def test_each_boolean_met_is_one_assertion_verdict_at_its_index(items: list[Any]) -> None:
     verdict = ExternalVerdict(
