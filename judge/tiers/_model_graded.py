@@ -165,7 +165,10 @@ def verdict_of(
         "judge": {
             "rubric": rubric.ref,
             "rubric_hash": rubric.hash,
-            **judge.model_dump(mode="json"),
+            "provider": judge.provider,
+            "model": judge.model,
+            # everything else that shapes a reply: a flip under other params names them
+            "params": judge.model_dump(mode="json", exclude={"provider", "model"}),
         },
         "prompt_hash": call.prompt.hash,
         "samples": samples,

@@ -40,6 +40,7 @@ if TYPE_CHECKING:
     from rejudge.model._agreement import TierAgreement as TierAgreement
     from rejudge.model._agreement import cohens_kappa as cohens_kappa
     from rejudge.model._comparison import FLIP_CAUSES as FLIP_CAUSES
+    from rejudge.model._comparison import JUDGE_FLIP_CAUSES as JUDGE_FLIP_CAUSES
     from rejudge.model._comparison import UNKNOWN_CAUSE as UNKNOWN_CAUSE
     from rejudge.model._comparison import Flip as Flip
     from rejudge.model._comparison import comparability_reasons as comparability_reasons
@@ -203,6 +204,7 @@ _EXPORTS: dict[str, str] = {
     "Flip": "rejudge.model._comparison",
     "flip_cause": "rejudge.model._comparison",
     "FLIP_CAUSES": "rejudge.model._comparison",
+    "JUDGE_FLIP_CAUSES": "rejudge.model._comparison",
     "flip_causes": "rejudge.model._comparison",
     "UNKNOWN_CAUSE": "rejudge.model._comparison",
     # verdict counts and the one accuracy formula; statistics

@@ -6,7 +6,8 @@ the CLI and the dashboard can never disagree about a comparison.
 
 - **Flip causes**: the judgment inputs that differ, in the order a reviewer reads them: trace
   changed, case changed (the case or its golden), rules changed, tier changed, registry changed,
-  engine changed. An input counts only when both judgments know it (a row read without its
+  engine changed, and for the model-graded tier rubric changed, judge model changed, judge
+  parameters changed. An input counts only when both judgments know it (a row read without its
   hashes names no cause rather than a false one).
 - **Comparability**: two evaluations measure the same thing unless their case sets differ, a
   case's content differs, their tool registries differ, or their harness modes differ
@@ -22,6 +23,7 @@ from typing import Any
 
 __all__ = [
     "FLIP_CAUSES",
+    "JUDGE_FLIP_CAUSES",
     "UNKNOWN_CAUSE",
     "flip_causes",
     "flip_cause",
@@ -38,6 +40,13 @@ FLIP_CAUSES: tuple[tuple[str, str], ...] = (
     ("registry_hash", "registry changed"),
     ("engine_version", "engine changed"),
 )
+#: the model-graded tier's judge, read from its judgments' details (no column holds them: the
+#: store's SQL flip reads take :data:`FLIP_CAUSES` alone); after every other cause
+JUDGE_FLIP_CAUSES: tuple[tuple[str, str], ...] = (
+    ("rubric_hash", "rubric changed"),
+    ("judge_model", "judge model changed"),
+    ("judge_params", "judge parameters changed"),
+)
 #: the cause of a flip whose judgments share every known input
 UNKNOWN_CAUSE = "unknown"
 
@@ -45,10 +54,10 @@ UNKNOWN_CAUSE = "unknown"
 def flip_causes(
     a: Mapping[str, Any] | None,
     b: Mapping[str, Any] | None,
-    order: Sequence[tuple[str, str]] = FLIP_CAUSES,
+    order: Sequence[tuple[str, str]] = FLIP_CAUSES + JUDGE_FLIP_CAUSES,
 ) -> list[str]:
     """Every input that differs between two judgments (known on both sides), in ``order``
-    (:data:`FLIP_CAUSES` unless a caller names its own)."""
+    (:data:`FLIP_CAUSES` then :data:`JUDGE_FLIP_CAUSES` unless a caller names its own)."""
     if not a or not b:
         return []
     out = []
@@ -123,7 +132,7 @@ class Flip:
         repetition: int,
         a: Mapping[str, Any],
         b: Mapping[str, Any],
-        order: Sequence[tuple[str, str]] = FLIP_CAUSES,
+        order: Sequence[tuple[str, str]] = FLIP_CAUSES + JUDGE_FLIP_CAUSES,
         **extra: Any,
     ) -> Flip:
         """The flip of two judgments (rows with ``verdict``, ``taxonomy`` and input hashes)."""

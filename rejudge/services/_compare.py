@@ -71,8 +71,32 @@ def compare_evaluations(store: Store, a: int | str, b: int | str) -> Comparison:
     """DESIGN §11 ``compare`` of two stored evaluations (plus reasons and per-dimension deltas)."""
     meta_a, meta_b = evaluation_meta(store, a), evaluation_meta(store, b)
     return compare(
-        evaluation_rows(store, int(meta_a["id"])),
-        evaluation_rows(store, int(meta_b["id"])),
+        _rows_with_judge(store, meta_a),
+        _rows_with_judge(store, meta_b),
         meta_a=meta_a,
         meta_b=meta_b,
     )
+
+
+#: what a model-graded judgment says of its judge (a flip between two judges names it)
+JUDGE_PATHS = {
+    "rubric_hash": ("details", "judge", "rubric_hash"),
+    "judge_model": ("details", "judge", "model"),
+    "judge_params": ("details", "judge", "params"),
+}
+
+
+def _rows_with_judge(store: Store, meta: dict[str, Any]) -> list[dict[str, Any]]:
+    rows = evaluation_rows(store, int(meta["id"]))
+    if meta.get("tier") != "model-graded":
+        return rows
+    judges = {
+        (r["case_key"], r["repetition"]): r
+        for r in store.iter_evaluation_rows(int(meta["id"]), body_paths=JUDGE_PATHS)
+    }
+    for row in rows:
+        found = judges.get((row["case"], row["repetition"]), {})
+        for label in JUDGE_PATHS:
+            if found.get(label) is not None:
+                row[label] = found[label]
+    return rows

@@ -255,3 +255,34 @@ def test_an_invalid_reply_is_stored_raw_and_never_fails(tmp_path: Path) -> None:
         result = judge_run_model_graded(st, "r1", _options(cassettes, url, record="new_episodes"))
     counts = result.summary.verdict_counts
     assert (counts.FAIL, counts.SKIP, result.summary.scored_count) == (0, 4, 0)
+
+
+def test_compare_names_a_judge_change_as_the_cause_of_a_flip(tmp_path: Path) -> None:
+    from rejudge.services import compare_evaluations
+
+    cassettes = tmp_path / "cassettes"
+    st = _store(tmp_path / "a.db")
+
+    def contrary(body: dict[str, Any], n: int) -> tuple[int, dict[str, str], str | None]:
+        status, headers, text = verdict_reply(body, n)
+        data = json.loads(text or "{}")
+        return status, headers, json.dumps({**data, "success": not data["success"]})
+
+    with serve(JudgeServer()) as url:
+        a = judge_run_model_graded(
+            st, "r1", _options(cassettes, url, record="new_episodes", judge=JudgeModel(model="a"))
+        )
+    with serve(JudgeServer(contrary)) as url:
+        b = judge_run_model_graded(
+            st, "r1", _options(cassettes, url, record="new_episodes", judge=JudgeModel(model="b"))
+        )
+    hot = JudgeModel(model="a", temperature=0.7)
+    with serve(JudgeServer(contrary)) as url:
+        c = judge_run_model_graded(
+            st, "r1", _options(cassettes, url, record="new_episodes", judge=hot)
+        )
+    flips = compare_evaluations(st, a.evaluation, b.evaluation).to_json()["flips"]
+    assert len(flips) == 3
+    assert all(f["cause"] == "judge model changed" for f in flips)
+    hot_flips = compare_evaluations(st, a.evaluation, c.evaluation).to_json()["flips"]
+    assert hot_flips and all(f["cause"] == "judge parameters changed" for f in hot_flips)
