@@ -3,7 +3,7 @@
 The six τ²-bench leaderboard runs that ship as package data (suites/importers/data/tau2-bench),
 imported through `rejudge import tau-bench` (one suite per domain: the five airline runs share
 `tau2-airline`'s 50 cases), judged under the golden tier, and under the state tier where the
-suite's registry names a world (retail: `tau2-retail`; τ²'s airline data is not here), and no
+suite's registry names a world (both do: `tau2-airline`, `tau2-retail`), and no
 other (the demo's time stays in bounds), then: per run, τ²'s own pass rate and rejudge's, each
 with a 95% Wilson interval, the state tier's agreement with τ²'s reward (`report --against
 external`), and one pair of models compared case by case through the compare service

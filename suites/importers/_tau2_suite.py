@@ -13,8 +13,9 @@ fixed per domain rather than inferred from one file's calls:
 - ``airline``: τ-bench's airline schemas (the shipped ``tools.json``) without ``think``, which
   τ²'s airline runs never call, plus ``get_flight_status``, τ²'s addition, whose schema is derived
   from its 356 recorded calls; the other 1,820 calls of the five shared airline files (and the
-  148 actions of the 50 tasks) use τ-bench's 13 tools with its argument names. No world: τ²'s airline database is not here (see
-  docs/tau2-airline-data.md);
+  148 actions of the 50 tasks) use τ-bench's 13 tools with its argument names; with the
+  ``tau2-airline`` world's reference (:mod:`rejudge.suites.worlds.tau2_airline`, τ²'s airline
+  database at 8d005b0) and its terminal tool;
 - another domain: inferred from the file's calls, as before (marked so).
 
 A document whose task differs, under the same id, from the suite already stored is refused
@@ -35,7 +36,7 @@ from rejudge.suites.importers._tau2_tasks import Relabel, ran_tasks
 
 from rejudge.model import Case, ToolRegistry
 
-__all__ = ["Tau2Plan", "tau2_plan", "tau2_registry", "task_conflicts"]
+__all__ = ["TAU2_WORLDS", "Tau2Plan", "tau2_plan", "tau2_registry", "task_conflicts"]
 
 _FLIGHT_STATUS = {
     "type": "function",
@@ -117,24 +118,25 @@ def tau2_plan(data: dict[str, Any], stem: str) -> Tau2Plan:
     )
 
 
+#: τ²'s domains whose world ships here: domain -> the world's registry name
+TAU2_WORLDS = {"airline": "tau2-airline", "retail": "tau2-retail"}
+
+
 def tau2_registry(registry: ToolRegistry, domain: str) -> ToolRegistry:
     """The parsed registry with the domain's world and terminal tools attached."""
-    if domain == "retail":
-        from rejudge.registry import REGISTRY
+    name = TAU2_WORLDS.get(domain)
+    if name is None:
+        return registry
+    from rejudge.registry import REGISTRY
 
-        world = REGISTRY.get("world", "tau2-retail")
-        return registry.model_copy(
-            update={
-                "version": "tau2-retail",
-                "world": world.ref,
-                "terminal_tools": sorted(world.terminal_tools),
-            }
-        )
-    if domain == "airline":
-        return registry.model_copy(
-            update={"version": "tau2-airline", "terminal_tools": ["transfer_to_human_agents"]}
-        )
-    return registry
+    world = REGISTRY.get("world", name)
+    return registry.model_copy(
+        update={
+            "version": name,
+            "world": world.ref,
+            "terminal_tools": sorted(world.terminal_tools),
+        }
+    )
 
 
 def task_conflicts(stored: dict[str, Case], cases: list[Case]) -> list[str]:

@@ -172,9 +172,13 @@ def test_demo_end_to_end_twice(run_cli, cassettes, offline, tmp_path) -> None:
         "tau2-retail/toolorchestra/gpt-4.1-mini-2025-04-14": 96,
     }
     assert {r["suite"] for r in mvm["runs"]} == {"tau2-airline", "tau2-retail"}
-    # the retail suite has a world: its state tier reproduces τ²'s reward on all 114
-    [retail] = [r for r in mvm["runs"] if "state_agreement" in r]
-    assert retail["suite"] == "tau2-retail" and retail["state_agreement"]["agreement"] == 1.0
+    # both suites have a world: the state tier reproduces τ²'s reward on all 114 retail and
+    # all 244 airline simulations
+    assert all(r["state_agreement"]["agreement"] == 1.0 for r in mvm["runs"])
+    assert (
+        sum(r["state_agreement"]["pass_1"] + r["state_agreement"]["fail_0"] for r in mvm["runs"])
+        == 358
+    )
     assert all(r["tau2_reward"]["ci95"][0] < r["tau2_reward"]["rate"] for r in mvm["runs"])
     pair = mvm["pair"]
     assert pair["compare"]["comparable"] is True and pair["tau2_reward"]["cases"] == 50
@@ -186,7 +190,8 @@ def test_demo_end_to_end_twice(run_cli, cassettes, offline, tmp_path) -> None:
     store = Store.open(f"sqlite:///{tmp_path / 'cli.db'}")
     try:
         assert store.count_traces() == 18 + 211 + 358
-        assert len(store.list_evaluations()) == len(data["evaluations"]) + len(mvm["runs"]) + 1
+        # a golden and a state evaluation per τ² run
+        assert len(store.list_evaluations()) == len(data["evaluations"]) + 2 * len(mvm["runs"])
     finally:
         store.close()
 

@@ -1,6 +1,6 @@
 """τ²-bench runs import as one suite per domain: every airline file into ``tau2-airline``, keyed
 by task id, so models compare on the same cases; the retail suite's registry carries the
-``tau2-retail`` world; a file whose tasks differ under the same ids is refused, storing nothing.
+``tau2-retail`` world and the airline suite's the ``tau2-airline`` world; a file whose tasks differ under the same ids is refused, storing nothing.
 """
 
 from __future__ import annotations
@@ -50,7 +50,7 @@ def test_two_models_airline_files_share_one_suite(store: Store) -> None:
     rewards = [v.verdict.value for v in run_external_verdicts(store, opus.run.name, "tau2-bench")]
     assert (len(rewards), sum(rewards)) == (44, 31)
     registry = store.get_registry(sonnet.suite.registry_id)
-    assert registry.world is None  # τ²'s airline database is not here
+    assert registry.world == REGISTRY.get("world", "tau2-airline").ref
     assert registry.terminal_tools == ["transfer_to_human_agents"]
     assert "get_flight_status" in registry.tool_names() and "think" not in registry.tool_names()
 
@@ -171,3 +171,56 @@ def test_the_retail_run_keeps_taus_assertion_verdicts_on_its_eight_simulations(
     ]
     assert len(with_assertions) == 8
     assert sum(len(v.verdict.assertions) for v in with_assertions) == 12
+
+
+AIRLINE_FILES = {
+    # file: τ²'s reward 1 / 0 (simulations)
+    "claude-sonnet-4-5_airline": (36, 14),
+    "button_airline_claude-opus-4-6": (38, 12),
+    "ironshell_airline_claude-opus-4-6": (31, 13),
+    "ironshell_airline_gpt-5.4": (28, 22),
+    "toolorchestra_airline": (28, 22),
+}
+
+
+def _airline_state_tables(store: Store, rules: str) -> dict[str, tuple[int, int, int, int]]:
+    """Per airline file: the state tier's agreement with τ²'s reward under ``rules``, as
+    (PASS/1, FAIL/0, PASS/0, FAIL/1), through import, judging and the agreement report."""
+    from rejudge.judge import load_rule_set
+
+    from rejudge.services import judge_run
+    from rejudge.services._agreement import run_agreement
+
+    tables = {}
+    for name in AIRLINE_FILES:
+        result = import_tau_bench(_file(name), store)
+        judge_run(store, result.run.id, "state", load_rule_set(rules))
+        [state] = [t for t in run_agreement(store, result.run.id).tiers if t.tier == "state"]
+        assert not state.disagreements, (name, state.disagreements[:3])
+        t = state.table
+        tables[name] = (t.pass_1, t.fail_0, t.pass_0, t.fail_1)
+    return tables
+
+
+def test_the_state_tier_reproduces_taus_reward_on_every_airline_run(store: Store) -> None:
+    """All 244 airline simulations of the five files: under tau-bench@2 (read-only tasks
+    judged by their unchanged state, as τ² checks their DB) the state tier's verdict is τ²'s
+    reward (DB and COMMUNICATE) on every one."""
+    tables = _airline_state_tables(store, "tau-bench@2")
+    assert tables == {name: (ones, zeros, 0, 0) for name, (ones, zeros) in AIRLINE_FILES.items()}
+    assert sum(sum(t) for t in tables.values()) == 244
+
+
+def test_under_rejudge_s_own_rules_read_only_airline_tasks_skip_and_the_rest_agree(
+    store: Store,
+) -> None:
+    tables = _airline_state_tables(store, "standard@2")
+    # the 56 simulations of tasks whose ground truth only reads and that require no output:
+    # nothing to observe, SKIP; each of the other 188 agrees with τ²'s reward
+    assert list(tables.values()) == [
+        (24, 14, 0, 0),
+        (26, 12, 0, 0),
+        (23, 13, 0, 0),
+        (17, 21, 0, 0),
+        (20, 18, 0, 0),
+    ]
