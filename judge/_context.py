@@ -359,6 +359,7 @@ class JudgeContext:
         "trace",
         "stored_trace",
         "case",
+        "stored_case",
         "registry",
         "rule_set",
         "settings",
@@ -378,6 +379,7 @@ class JudgeContext:
         settings: RuleSettings,
         registry_hash: str | None = None,
         stored_trace: Trace | None = None,
+        stored_case: Case | None = None,
     ) -> None:
         self.trace = trace
         # the trace as stored, before the rule set's view (``trace`` is that view): what the
@@ -385,6 +387,9 @@ class JudgeContext:
         # its text alongside a call
         self.stored_trace = stored_trace if stored_trace is not None else trace
         self.case = case
+        # the case as stored, before the rule set's view: every golden call, the reads too
+        # (τ²'s action check reads them)
+        self.stored_case = stored_case if stored_case is not None else case
         self.registry = registry
         self.rule_set = rule_set
         self.settings = settings
@@ -582,6 +587,7 @@ def build_context(
         settings,
         registry_hash,
         trace,
+        case,
     )
 
 

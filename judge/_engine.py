@@ -17,6 +17,9 @@ Verdicts:
 - ``SKIP`` with a ``not scorable`` reason when the tier matches calls against golden calls and
   the case has none without being negative (an ad-hoc case imported from cassettes): no call
   can be right or wrong, so a FAIL would only drag accuracy down;
+- ``SKIP`` when the tier says so itself (``TierResult.verdict``: the model-graded tier's
+  unusable judge reply; the state tier finding no cause on a τ² task whose reward also needs
+  NL assertions, a part it leaves to another judge: a cause it found is still a FAIL);
 - a trace whose episode hit its step limit (``step_limit``) is judged, with the cause
   ``EPISODE_UNFINISHED`` added: it can never PASS;
 - otherwise ``PASS`` when the tier finds no cause and ``FAIL`` with every cause, ordered by the

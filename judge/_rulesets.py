@@ -206,6 +206,11 @@ class RuleSettings(_Strict):
     # pass) or ``always`` (every case of a world: τ-bench rewards a read-only task by its
     # unchanged database, so a rule set reproducing its reward judges those too)
     state_applies: Literal["observable", "always"] = "observable"
+    # --- what the state tier requires (τ-bench's reward by version) ------------------------
+    # ``db-and-outputs``: the final database and the required outputs (τ-bench from 59a200c
+    # on); ``outputs-else-db``: the outputs alone when the case requires any, else the
+    # database (τ-bench up to 7362a17, which scored its published trajectories)
+    reward: Literal["db-and-outputs", "outputs-else-db"] = "db-and-outputs"
 
     @model_serializer(mode="wrap")
     def _omit_later_defaults(self, handler: Any) -> dict[str, Any]:
@@ -268,6 +273,7 @@ _LATER_DEFAULTS: dict[str, Any] = {
     "failed_calls": "judge",
     "outputs_from": "any_text",
     "state_applies": "observable",
+    "reward": "db-and-outputs",
 }
 
 # id(settings) -> (settings, rule -> (matcher name, options)); pydantic private attributes are

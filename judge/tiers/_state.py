@@ -7,6 +7,13 @@ conversation (the registry's ``terminal_tools``, the world's own) are not state 
 on neither side. A failed call changes nothing (the world rolls its writes back), so an error
 the agent recovered from costs it nothing, as in τ-bench.
 
+What the tier requires of a case follows the rule set's ``reward`` (τ-bench's reward by
+version) or the case's own reward basis (τ²'s), as :mod:`._reward` says: by default the final
+state and the required outputs; under ``outputs-else-db`` (τ-bench at 7362a17) a case with
+required outputs by them alone (a differing state is then a warning); a τ² basis may add the
+action check (``TOOL_MISSING``) or name a part this tier cannot check (a SKIP saying so, unless
+a part it checks fails).
+
 What a FAIL says:
 
 - ``STATE_WRONG``: the final states differ; the diff lists every differing record and field,
@@ -60,6 +67,7 @@ from rejudge.registry import REGISTRY
 from .. import _taxonomy as tx
 from ._base import TierResult, register_tier
 from ._calls import OUTPUT_MISSING, missing_outputs, reply_texts
+from ._reward import UNCHECKED_PARTS, action_matches, compare_args_of, state_checks
 
 __all__ = [
     "NOTHING_TO_OBSERVE",
@@ -188,6 +196,16 @@ class StateTier:
         does; no settings means the default). Called by the engine before judging."""
         if registry.world is None:
             return NO_WORLD
+        if settings is not None:
+            try:
+                checks = state_checks(case, settings.reward)
+            except ValueError:
+                checks = None  # a bad reward basis: evaluate records it as a judge error
+            if checks is not None and not (checks.db or checks.outputs or checks.actions):
+                return (
+                    f"tier does not apply: {checks.basis} has no part this tier checks "
+                    "(the database, the required outputs or the actions)"
+                )
         if getattr(settings, "state_applies", "observable") == "always":
             return None
         if case.negative or case.required_outputs or not case.golden.calls:
@@ -208,6 +226,7 @@ class StateTier:
         # every call as recorded (not the rule set's view): a dropped call still ran
         trace, case, registry = ctx.stored_trace, ctx.case, ctx.registry
         world = world_of(registry)
+        checks = state_checks(case, ctx.settings.reward)
         terminal = set(registry.terminal_tools) | set(world.terminal_tools)
         known = world.tool_names()
         codes: list[str] = []
@@ -248,7 +267,13 @@ class StateTier:
         # the diff, both state hashes and the partial score all read it
         changes = (golden_side.changes, actual.changes(ledger))
         differences = diff_states(expected, actual, ledger, changes=changes)
-        if differences:
+        if differences and not checks.db:
+            # evidence, not a cause: the reward this case is judged by does not read the DB
+            warnings.append(
+                f"final state differs from the golden calls' in {len(differences)} field(s); "
+                f"not a cause under {checks.basis}, which does not check the database"
+            )
+        elif differences:
             codes.append(STATE_WRONG)
             tables = sorted({f"{d.table}/{d.key}" for d in differences})
             reasons.append(
@@ -262,10 +287,36 @@ class StateTier:
                 reasons.append(f"… and {len(differences) - _REASONS_SHOWN} more (see the diff)")
             diff.extend({"kind": "state", **d.as_dict()} for d in differences)
 
-        if case.required_outputs:
+        details: dict[str, Any] = {
+            "world": f"{world.name}@{world.version}",
+            "state_hash_expected": expected.state_hash(ledger, changes=changes[0]),
+            "state_hash_actual": actual.state_hash(ledger, changes=changes[1]),
+            "re_executed_calls": executed,
+            "state_differences": len(differences),
+        }
+        if checks.outputs:
             for out in missing_outputs(list(case.required_outputs), reply_texts(trace)):
                 codes.append(OUTPUT_MISSING)
                 reasons.append(f"required output {out!r} is in no reply sent without a tool call")
+        if checks.actions:
+            for g_index, missing in _missing_actions(ctx.stored_case, trace):
+                codes.append(tx.TOOL_MISSING)
+                reasons.append(
+                    f"golden action {g_index + 1} {missing!r} was never called with its "
+                    "compared arguments"
+                )
+        verdict = None
+        if checks.unchecked and not codes and trace.status != "step_limit":
+            # a part of the reward this tier cannot check: no PASS it cannot stand behind (an
+            # unfinished episode is rewarded 0 whatever that part says: the engine FAILs it)
+            verdict = "SKIP"
+            reasons.insert(
+                0,
+                "tier does not decide: the reward of this case also needs "
+                + " and ".join(UNCHECKED_PARTS[p] for p in checks.unchecked),
+            )
+        if not checks.default:
+            details["reward_checks"] = checks.basis
 
         share = _agreeing_share(changes, differences)
         return TierResult(
@@ -274,14 +325,9 @@ class StateTier:
             reasons=reasons,
             warnings=warnings,
             partial={"tools": share, "arguments": share, "schema": 1.0},
-            details={
-                "world": f"{world.name}@{world.version}",
-                "state_hash_expected": expected.state_hash(ledger, changes=changes[0]),
-                "state_hash_actual": actual.state_hash(ledger, changes=changes[1]),
-                "re_executed_calls": executed,
-                "state_differences": len(differences),
-            },
+            details=details,
             anomalies=anomalies,
+            verdict=verdict,
         )
 
 
@@ -332,6 +378,18 @@ def _golden_side(world: World, case: Case, registry: ToolRegistry) -> _GoldenSid
         _GOLDEN.clear()
     _GOLDEN[id(case)] = (case, registry, world, side)
     return side
+
+
+def _missing_actions(case: Case, trace: Any) -> list[tuple[int, str]]:
+    """The golden calls no call of the trace counts as (τ²'s action check: any order, any
+    outcome, each golden call on its own)."""
+    made = [(c.name, c.arguments or {}) for rnd in trace.rounds for c in rnd.calls]
+    compare = compare_args_of(case)
+    return [
+        (i, g.tool)
+        for i, g in enumerate(case.golden.calls)
+        if not any(action_matches(g.tool, g.params, compare[i], n, a) for n, a in made)
+    ]
 
 
 def registry_read_only(registry: ToolRegistry, tool: str) -> bool:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from typing import Any
 
 import pytest
@@ -150,3 +151,17 @@ def replay(c: Case) -> Trace:
 @pytest.fixture()
 def registry() -> ToolRegistry:
     return REGISTRY
+
+
+@pytest.fixture(scope="session")
+def tau():
+    """τ-bench's GPT-4o airline run parsed as the import parses it: (parse, cases by id,
+    τ-bench's reward by (case, repetition))."""
+    from rejudge.suites.importers import SHIPPED_TAU_BENCH, parse_tau_bench
+
+    data = json.loads((SHIPPED_TAU_BENCH / "gpt-4o-airline.json").read_text(encoding="utf-8"))
+    tools = json.loads((SHIPPED_TAU_BENCH / "tools.json").read_text(encoding="utf-8"))
+    parsed = parse_tau_bench(data, tools=tools)
+    cases = {c.id: c for c in parsed.cases}
+    rewards = {(v.case_id, v.repetition): v.value for v in parsed.verdicts}
+    return parsed, cases, rewards

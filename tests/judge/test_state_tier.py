@@ -4,25 +4,13 @@ not line up. tau-bench@1 makes the trace-only golden tier agree on all but one."
 
 from __future__ import annotations
 
-import json
 from collections import Counter
 
 import pytest
 from rejudge.judge import EPISODE_UNFINISHED, judge, load_rule_set
 from rejudge.judge.tiers import NOTHING_TO_OBSERVE
-from rejudge.suites.importers import SHIPPED_TAU_BENCH, parse_tau_bench
 
 from rejudge.model import Round, ToolCall, Trace, WorldMismatchError, WorldRef
-
-
-@pytest.fixture(scope="module")
-def tau():
-    data = json.loads((SHIPPED_TAU_BENCH / "gpt-4o-airline.json").read_text(encoding="utf-8"))
-    tools = json.loads((SHIPPED_TAU_BENCH / "tools.json").read_text(encoding="utf-8"))
-    parsed = parse_tau_bench(data, tools=tools)
-    cases = {c.id: c for c in parsed.cases}
-    rewards = {(v.case_id, v.repetition): v.value for v in parsed.verdicts}
-    return parsed, cases, rewards
 
 
 def _table(tau, tier: str, rules: str) -> tuple[Counter, list[tuple[str, int]]]:
@@ -55,10 +43,12 @@ def test_the_import_names_the_world_and_the_step_limited_episodes(tau) -> None:
     ]
 
 
-def test_the_state_tier_reproduces_taus_reward_on_all_200(tau) -> None:
-    # tau-bench@2 judges every case of the world (state_applies: always), as τ-bench rewards
-    # a read-only task by its unchanged database
-    table, disagree = _table(tau, "state", "tau-bench@2")
+@pytest.mark.parametrize("rules", ["tau-bench@2", "tau-bench-7362a17@1", "tau-bench-59a200c@1"])
+def test_the_state_tier_reproduces_taus_reward_on_all_200(tau, rules: str) -> None:
+    # these judge every case of the world (state_applies: always), as τ-bench rewards a
+    # read-only task by its unchanged database; the two versions of τ-bench's reward both
+    # agree: no real trajectory tells them apart (test_reward_versions.py makes ones that do)
+    table, disagree = _table(tau, "state", rules)
     assert disagree == []
     assert table == Counter({("PASS", 1): 84, ("FAIL", 0): 116})
 
