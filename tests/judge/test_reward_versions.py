@@ -201,8 +201,8 @@ def test_the_rule_sets_are_listed_and_an_unknown_reward_is_one_line(tmp_path: Pa
     listed = runner.invoke(cli, ["--db", f"sqlite:///{tmp_path / 'r.db'}", "rules", "list"])
     assert listed.exit_code == 0
     assert OLD in listed.output and NEW in listed.output and "tau-bench@1" in listed.output
-    # tau-bench@1 stays as it was, and 59a200c's differs from it in name only
-    same = runner.invoke(cli, ["rules", "diff", "tau-bench@1", NEW])
+    # tau-bench@1 and @2 stay as they were, and 59a200c's differs from tau-bench@2 in name only
+    same = runner.invoke(cli, ["rules", "diff", "tau-bench@2", NEW])
     assert "settings" not in same.output.replace("have the same settings", "")
     diff = runner.invoke(cli, ["rules", "diff", NEW, OLD, "--json"])
     assert '"settings.reward"' in diff.output
@@ -217,7 +217,7 @@ def test_the_rule_sets_are_listed_and_an_unknown_reward_is_one_line(tmp_path: Pa
     assert "reward" in lines[0] and "outputs-else-db" in lines[0]
 
 
-@pytest.mark.parametrize("ref", ["standard@2", "tau-bench@1", NEW])
+@pytest.mark.parametrize("ref", ["standard@2", "tau-bench@1", "tau-bench@2", NEW])
 def test_the_default_reward_keeps_released_rule_sets_as_they_were(ref: str) -> None:
     # the setting is stored only when it is not its default: no released hash moved
     assert "reward" not in load_rule_set(ref).settings

@@ -4,6 +4,7 @@ not line up. tau-bench@1 makes the trace-only golden tier agree on all but one."
 
 from __future__ import annotations
 
+import json
 from collections import Counter
 
 import pytest
