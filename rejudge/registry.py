@@ -246,6 +246,7 @@ BUILTINS: dict[str, dict[str, str]] = {
         "cassettes": "rejudge.services._imports",
         "tau-bench": "rejudge.services._tau_import",
         "inspect": "rejudge.importers._inspect",
+        "otel": "rejudge.importers._otel",
         "bfcl-results": "rejudge.services._bfcl_import",
     },
 }

@@ -1,0 +1,247 @@
+"""Importer ``otel``: OpenTelemetry span files as one run, one trace per trace id.
+
+Reads OTLP JSON (``resourceSpans``) and span dumps (JSON Lines or a JSON list), under the
+GenAI conventions (current and older) and OpenInference (:mod:`._otel_spans` reads the file,
+:mod:`._otel_messages` the conventions, :mod:`._otel_read` rebuilds each trace; all pure).
+Each trace id becomes a trace of an ad-hoc case named by the trace id (no golden calls: attach
+them to judge against an oracle, or judge with tiers that need none), in an ad-hoc suite whose
+registry holds the tools the spans show. What could not be read right is kept as anomalies,
+each naming its span and field, in the run's config and in the import's result. Importing the
+same file again is a lookup; replay re-derives the traces from the file.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from rejudge.errors import InvalidInputError
+from rejudge.importers._contract import Importer, ReplaySource, register_importer
+from rejudge.importers._otel_read import OtelTrace, trace_of_spans
+from rejudge.importers._otel_spans import Span, iter_documents, spans_of_document
+from rejudge.importers._sniff import Detection, Sniff
+from rejudge.model import Case, Golden, RunConfig, ToolRegistry, ToolSpec, Trace
+
+__all__ = ["OTEL_DOMAIN", "OTEL_SOURCE", "OtelFile", "OtelImportResult", "import_otel", "read_otel"]
+
+OTEL_SOURCE = "otel"
+OTEL_DOMAIN = "imported"
+
+
+@dataclass
+class OtelFile:
+    """A span file read: its traces (trace id order), what was left out, and its hash."""
+
+    traces: list[OtelTrace]
+    problems: list[str]
+    file_hash: str
+    spans: int
+
+
+def _lines(path: Path, digest: Any) -> Iterator[bytes]:
+    with path.open("rb") as fh:
+        for line in fh:
+            digest.update(line)
+            yield line
+
+
+def read_otel(path: str | Path) -> OtelFile:
+    """Read a span file whole into traces (spans are grouped by trace id, whatever the order
+    they come in: a collector writes a trace's spans across many lines)."""
+    source = Path(path)
+    if not source.is_file():
+        raise InvalidInputError(f"{source}: not a span file", file=str(source))
+    digest = hashlib.sha256()
+    problems: list[str] = []
+    by_trace: dict[str, list[Span]] = {}
+    count = 0
+    for document in iter_documents(_lines(source, digest), problems):
+        for span in spans_of_document(document, problems):
+            by_trace.setdefault(span.trace_id, []).append(span)
+            count += 1
+    if not by_trace:
+        shown = f": {problems[0]}" if problems else ""
+        raise InvalidInputError(f"{source}: no spans in the file{shown}", file=str(source))
+    traces = [trace_of_spans(trace_id, by_trace[trace_id]) for trace_id in sorted(by_trace)]
+    return OtelFile(traces, problems, f"sha256:{digest.hexdigest()}", count)
+
+
+# --------------------------------------------------------------------------- the import
+
+
+@dataclass(frozen=True)
+class OtelImportResult:
+    run: str
+    run_id: int
+    suite: str
+    spans: int
+    traces: int
+    inserted: int
+    skipped: int
+    calls: int
+    anomalies: dict[str, list[str]] = field(default_factory=dict)
+    problems: list[str] = field(default_factory=list)
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "run": self.run,
+            "run_id": self.run_id,
+            "suite": self.suite,
+            "spans": self.spans,
+            "traces": self.traces,
+            "inserted": self.inserted,
+            "skipped": self.skipped,
+            "calls": self.calls,
+            "anomalies": self.anomalies,
+            "problems": self.problems,
+        }
+
+
+def _case(item: OtelTrace, source: str) -> Case:
+    return Case(
+        id=item.trace_id,
+        dimension=OTEL_DOMAIN,
+        category=OTEL_DOMAIN,
+        instruction=item.instruction or "(the spans hold no user message)",
+        golden=Golden(calls=[]),
+        metadata={"imported_from": source, "otel_trace_id": item.trace_id},
+    )
+
+
+def _config(read: OtelFile, source: Path) -> RunConfig:
+    models = sorted({m for t in read.traces for m in t.models})
+    providers = sorted({p for t in read.traces for p in t.providers})
+    return RunConfig(
+        model=models[0]
+        if len(models) == 1
+        else ("mixed:" + ",".join(models) if models else "unknown"),
+        provider=providers[0] if len(providers) == 1 else ("mixed" if providers else "unknown"),
+        harness_mode="imported",
+        temperature=None,
+        tool_choice=None,
+        extra={
+            "source": OTEL_SOURCE,
+            "file": source.name,
+            "file_hash": read.file_hash,
+            "source_path": str(source.resolve()),
+            "models": models,
+            "anomalies": {t.trace_id: t.anomalies for t in read.traces if t.anomalies},
+        },
+    )
+
+
+def import_otel(
+    path: str | Path,
+    store: Any,
+    *,
+    run_name: str | None = None,
+    suite_name: str | None = None,
+) -> OtelImportResult:
+    """Import a span file as one run (see the module); all of it lands, or none of it."""
+    from rejudge.services import Evidence, SuiteSnapshot, evidence_path, ingest_run
+    from rejudge.suites import suite_hash
+
+    source = Path(path)
+    read = read_otel(source)
+    tools: dict[str, ToolSpec] = {}
+    for item in read.traces:
+        for spec in item.tools:
+            tools.setdefault(spec.name, spec)
+    registry = ToolRegistry(
+        domain=OTEL_DOMAIN, version="1", tools=[tools[k] for k in sorted(tools)]
+    )
+    cases = [_case(item, source.name) for item in read.traces]
+    short = read.file_hash.split(":", 1)[1][:10]
+    name = suite_name or f"otel-{source.stem}-{short}"
+    suite = SuiteSnapshot(
+        name=name,
+        domain=OTEL_DOMAIN,
+        suite_hash=suite_hash(1, registry, cases),
+        registry=registry,
+        cases=cases,
+        meta={"description": f"traces of {source.name}", "adhoc": True, "source": OTEL_SOURCE},
+    )
+    config = _config(read, source)
+    config = config.model_copy(
+        update={"extra": {**(config.extra or {}), "source_path": evidence_path(source)}}
+    )
+    evidence = [Evidence(t.trace_id, t.trace, None, None) for t in read.traces]
+    with store.atomic():
+        stored = ingest_run(
+            store,
+            suite,
+            name=run_name or f"otel-{source.stem}-{short}",
+            config=config,
+            evidence=evidence,
+        )
+    return OtelImportResult(
+        run=stored.run.name,
+        run_id=stored.run.id,
+        suite=stored.suite.name,
+        spans=read.spans,
+        traces=len(read.traces),
+        inserted=stored.inserted,
+        skipped=stored.skipped,
+        calls=sum(len(t.trace.calls) for t in read.traces),
+        anomalies={t.trace_id: t.anomalies for t in read.traces if t.anomalies},
+        problems=read.problems,
+    )
+
+
+# --------------------------------------------------------------------------- detect, replay
+
+
+_SPAN_KEYS = ("trace_id", "traceId", "context", "span_id", "spanId")
+
+
+def _is_span(item: Any) -> bool:
+    return isinstance(item, dict) and "name" in item and any(k in item for k in _SPAN_KEYS)
+
+
+def _detect(sniff: Sniff) -> Detection:
+    """``resourceSpans`` at the top of a document or a JSON Lines record; or span objects (a
+    name and a trace or span id) as a list, as JSON Lines or under ``spans``."""
+    if sniff.is_dir:
+        return Detection.refuse("a folder, not a span file")
+    head = sniff.head_text
+    first = sniff.first_json_line()
+    whole = sniff.whole_json()
+    for value in (whole, first):
+        if isinstance(value, dict) and "resourceSpans" in value:
+            return Detection.accept(1.0, "an OTLP JSON export (resourceSpans)")
+        if isinstance(value, dict) and isinstance(value.get("spans"), list) and value["spans"]:
+            if _is_span(value["spans"][0]):
+                return Detection.accept(0.9, "a span dump (spans with trace and span ids)")
+        if isinstance(value, list) and value and _is_span(value[0]):
+            return Detection.accept(0.9, "a span dump (a list of spans)")
+        if _is_span(value):
+            return Detection.accept(0.85, "span JSON Lines (a span per line)")
+    if whole is None and first is None and sniff.starts_with in "{[" and '"resourceSpans"' in head:
+        return Detection.accept(0.7, "looks like an OTLP JSON export (resourceSpans)")
+    return Detection.refuse("no resourceSpans and no spans with trace and span ids")
+
+
+def _rederive(_config: RunConfig, path: Path) -> tuple[str, list[Trace]]:
+    read = read_otel(path)
+    return read.file_hash, [t.trace for t in read.traces]
+
+
+def _run(store: Any, path: str | Path, **options: Any) -> OtelImportResult:
+    return import_otel(path, store, **options)
+
+
+#: the OpenTelemetry importer (options: ``run_name``, ``suite_name``)
+OTEL: Importer[OtelImportResult] = Importer(
+    name="otel",
+    summary="OpenTelemetry spans (GenAI or OpenInference conventions) as one run, "
+    "a trace per trace id",
+    accepts="an OTLP JSON file (resourceSpans) or a span dump (JSON Lines or a JSON list)",
+    run=_run,
+    sources={OTEL_SOURCE: ReplaySource("OpenTelemetry span file", "file_hash", _rederive)},
+    to_json=OtelImportResult.to_json,
+    detect=_detect,
+)
+register_importer(OTEL)

@@ -1,0 +1,364 @@
+"""Span trees as traces (pure): the conversation each trace id holds, rebuilt.
+
+**One trace id is one trace.** Every model call (LLM span) of the trace is one round, in the
+order the calls started, nested agents' calls included where they ran: the trace is what the
+whole request did, which is what a user who exported it means by "this run". A model call's
+span repeats the history it was sent, so rounds are never made of the histories: a round is
+the assistant message the call *answered* (its output messages; when the exporter dropped
+them, the same message as the next call of the same conversation was sent it in its history).
+
+A call's result is found, in this order, on the tool span carrying its call id
+(``gen_ai.tool.call.id``); in a later model call's history, as the tool message answering that
+id; on the unclaimed tool spans that ran after the call under the same parent, in order (names
+agreeing); and last in the next model call's history, the tool messages right after the
+assistant turn, by position. What cannot be read right becomes an anomaly naming the span and
+field (``span 5f2a... (chat gpt-4o): gen_ai.output.messages: cut short``), and the trace is
+imported with what could be read.
+
+Secrets never pass: attributes named after a secret header (``authorization``, ``x-api-key``,
+``cookie``...) are dropped and provider keys (``sk-...``) in any text are redacted, as a
+cassette's are.
+"""
+
+from __future__ import annotations
+
+import json
+from collections import Counter
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from typing import Any
+
+from rejudge.importers._otel_messages import Call, Message, SpanFacts, facts_of, unwrap_json
+from rejudge.importers._otel_spans import Span
+from rejudge.model import Round, ToolCall, ToolSpec, Trace, TraceError, UserTurn
+from rejudge.recorder import SECRET_REQUEST_HEADERS, scrub_text
+
+__all__ = ["OTEL_NORMALIZER_VERSION", "OtelTrace", "scrub_attributes", "trace_of_spans"]
+
+#: bump when the same spans would give another trace
+OTEL_NORMALIZER_VERSION = "otel-1"
+
+
+@dataclass
+class OtelTrace:
+    """One trace id's trace, with what the import needs beside it."""
+
+    trace_id: str
+    trace: Trace
+    instruction: str | None
+    models: list[str]
+    providers: list[str]
+    tools: list[ToolSpec]
+    anomalies: list[str] = field(default_factory=list)
+    span_ids: list[str] = field(default_factory=list)  # every span of the trace, file order
+
+
+def _scrub(value: Any) -> Any:
+    if isinstance(value, str):
+        return scrub_text(value)
+    if isinstance(value, list):
+        return [_scrub(v) for v in value]
+    if isinstance(value, dict):
+        return {k: _scrub(v) for k, v in value.items()}
+    return value
+
+
+def scrub_attributes(attributes: dict[str, Any]) -> dict[str, Any]:
+    """Attributes without secret headers (``http.request.header.authorization``...), provider
+    keys redacted in every text."""
+    kept = {}
+    for key, value in attributes.items():
+        last = key.rsplit(".", 1)[-1].lower().replace("_", "-")
+        if last in SECRET_REQUEST_HEADERS or last in ("api-key", "apikey", "set-cookie"):
+            continue
+        kept[key] = _scrub(value)
+    return kept
+
+
+# --------------------------------------------------------------------------- calls
+
+
+def _tool_call(call: Call, where: str, anomalies: list[str]) -> ToolCall:
+    value = unwrap_json(call.arguments)
+    if isinstance(value, dict):
+        raw = call.arguments if isinstance(call.arguments, str) else json.dumps(value)
+        return ToolCall(id=call.id, name=call.name, arguments=value, arguments_raw=raw)
+    raw = call.arguments if isinstance(call.arguments, str) else json.dumps(call.arguments)
+    if call.arguments is None:
+        anomalies.append(f"{where}: arguments of {call.name!r}: missing")
+        reason = "no arguments recorded"
+    else:
+        anomalies.append(f"{where}: arguments of {call.name!r}: not a JSON object (cut short?)")
+        reason = "not a JSON object"
+    return ToolCall(
+        id=call.id, name=call.name, arguments=None, arguments_raw=raw or "", parse_error=reason
+    )
+
+
+def _result_value(value: Any) -> Any:
+    return unwrap_json(value)
+
+
+def _with_result(call: ToolCall, value: Any, error: str | None) -> ToolCall:
+    if error is not None:
+        return call.model_copy(update={"result": None, "ok": False, "error": error})
+    return call.model_copy(update={"result": _result_value(value), "ok": True, "error": None})
+
+
+def _from_tool_span(
+    call: ToolCall, span: Span, facts: SpanFacts, where: str, anomalies: list[str]
+) -> ToolCall:
+    """The call with its tool span's result; when the model call's recorded arguments are
+    empty and the tool span's are not, the tool span's (some exporters drop the model's)."""
+    out = _with_result(call, facts.tool_result, span.error)
+    ran = unwrap_json(facts.tool_arguments)
+    if isinstance(ran, dict) and ran and not call.arguments:
+        anomalies.append(
+            f"{where}: arguments of {call.name!r}: empty; read from {_where(span)} "
+            "(gen_ai.tool.call.arguments)"
+        )
+        raw = facts.tool_arguments if isinstance(facts.tool_arguments, str) else json.dumps(ran)
+        out = out.model_copy(update={"arguments": ran, "arguments_raw": raw, "parse_error": None})
+    return out
+
+
+def _where(span: Span) -> str:
+    return f"span {span.span_id} ({span.name})"
+
+
+# --------------------------------------------------------------------------- the tree
+
+
+@dataclass
+class _Llm:
+    span: Span
+    facts: SpanFacts
+    order: int
+
+
+def _sort_key(span: Span, order: int) -> tuple[int, int]:
+    return (span.start_ns if span.start_ns is not None else 0, order)
+
+
+def _assistant(messages: list[Message] | None) -> Message | None:
+    for message in reversed(messages or []):
+        if message.role in ("assistant", "model", "ai", ""):
+            return message
+    return None
+
+
+def _recovered_output(llm: _Llm, later: list[_Llm]) -> Message | None:
+    """The assistant turn a call answered, read from the next call of the same conversation
+    (its history repeats it right after this call's history)."""
+    sent = llm.facts.inputs
+    if sent is None:
+        return None
+    for nxt in later:
+        if nxt.span.parent_id != llm.span.parent_id or nxt.facts.inputs is None:
+            continue
+        history = nxt.facts.inputs
+        if len(history) > len(sent) and history[len(sent)].role == "assistant":
+            return history[len(sent)]
+        return None
+    return None
+
+
+def _user_turns(llms: list[_Llm]) -> tuple[str | None, list[UserTurn]]:
+    """The user's messages of the root conversation (the first call's), each placed before
+    the round that first saw it."""
+    if not llms:
+        return None, []
+    root_parent = llms[0].span.parent_id
+    turns: list[UserTurn] = []
+    seen = 0
+    for index, llm in enumerate(llms):
+        if llm.span.parent_id != root_parent or llm.facts.inputs is None:
+            continue
+        history = llm.facts.inputs
+        users = [m for m in history if m.role == "user"]
+        for message in users[seen:]:
+            turns.append(UserTurn(before_round=index, position=len(turns), text=message.text or ""))
+        seen = max(seen, len(users))
+    instruction = turns[0].text if turns else None
+    return instruction, turns if len(turns) > 1 else []
+
+
+def trace_of_spans(trace_id: str, spans: Iterable[Span]) -> OtelTrace:
+    """The trace of one trace id's spans (any order; file order breaks start-time ties)."""
+    anomalies: list[str] = []
+    llms: list[_Llm] = []
+    tools: list[tuple[Span, SpanFacts]] = []
+    all_spans = list(spans)
+    for order, span in enumerate(all_spans):
+        span.attributes = scrub_attributes(span.attributes)
+        for event in span.events:
+            event.attributes = scrub_attributes(event.attributes)
+        facts = facts_of(span.attributes, span.events)
+        anomalies.extend(f"{_where(span)}: {p}" for p in facts.problems)
+        if facts.kind == "llm":
+            llms.append(_Llm(span, facts, order))
+        elif facts.kind == "tool":
+            tools.append((span, facts))
+    llms.sort(key=lambda x: _sort_key(x.span, x.order))
+    tool_order = {id(s): i for i, (s, _f) in enumerate(tools)}
+    tools.sort(key=lambda t: _sort_key(t[0], tool_order[id(t[0])]))
+
+    rounds: list[Round] = []
+    claimed: set[int] = set()  # tool spans (index in ``tools``) already answering a call
+    for i, llm in enumerate(llms):
+        where = _where(llm.span)
+        answer = _assistant(llm.facts.outputs)
+        if answer is None:
+            answer = _recovered_output(llm, llms[i + 1 :])
+            field_name = "output messages"
+            if answer is None:
+                anomalies.append(f"{where}: {field_name}: missing (no round for this call)")
+                continue
+            anomalies.append(f"{where}: {field_name}: missing; read from the next call's history")
+        calls = [_tool_call(c, where, anomalies) for c in answer.calls]
+        calls = _attach_results(calls, llm, llms[i + 1 :], tools, claimed, anomalies)
+        rounds.append(
+            Round(
+                index=len(rounds),
+                calls=calls,
+                text=answer.text,
+                finish_reason=answer.finish_reason or ("tool_calls" if calls else "stop"),
+            )
+        )
+        if llm.span.error is not None:
+            anomalies.append(f"{where}: status: error ({llm.span.error})")
+    for n, (span, facts) in enumerate(tools):
+        if n not in claimed:
+            anomalies.append(f"{_where(span)}: answers no call the model made ({facts.tool_name})")
+
+    instruction, turns = _user_turns(llms)
+    usage: Counter[str] = Counter()
+    for llm in llms:
+        usage.update(llm.facts.usage)
+    starts = [s.start_ns for s in all_spans if s.start_ns is not None]
+    ends = [s.end_ns for s in all_spans if s.end_ns is not None]
+    timings: dict[str, Any] = {}
+    if starts and ends:
+        timings["latency_s"] = round((max(ends) - min(starts)) / 1e9, 6)
+        timings["started_unix_ns"] = min(starts)
+    roots = [s for s in all_spans if s.parent_id is None]
+    failed = next((s for s in roots if s.error is not None), None)
+    error = (
+        TraceError(kind="span_error", message=f"{_where(failed)}: {failed.error}"[:2000])
+        if failed is not None
+        else None
+    )
+    final = rounds[-1].text if rounds and not rounds[-1].calls else None
+    trace = Trace(
+        case_id=trace_id,
+        status="agent_error" if error is not None else "completed",
+        rounds=rounds,
+        final_text=final,
+        error=error,
+        usage=dict(sorted(usage.items())),
+        normalizer_version=OTEL_NORMALIZER_VERSION,
+        timings=timings,
+        user_turns=turns,
+    )
+    models = sorted({str(m.facts.model) for m in llms if m.facts.model})
+    providers = sorted({str(m.facts.provider) for m in llms if m.facts.provider})
+    specs: dict[str, ToolSpec] = {}
+    for span, facts in tools:
+        if facts.tool_name:
+            description = span.attributes.get("gen_ai.tool.description", "")
+            specs.setdefault(
+                str(facts.tool_name),
+                ToolSpec(name=str(facts.tool_name), description=str(description or "")),
+            )
+    for call in trace.calls:
+        specs.setdefault(call.name, ToolSpec(name=call.name))
+    return OtelTrace(
+        trace_id=trace_id,
+        trace=trace,
+        instruction=instruction,
+        models=models,
+        providers=providers,
+        tools=[specs[k] for k in sorted(specs)],
+        anomalies=anomalies,
+        span_ids=[s.span_id for s in all_spans],
+    )
+
+
+def _attach_results(
+    calls: list[ToolCall],
+    llm: _Llm,
+    later: list[_Llm],
+    tools: list[tuple[Span, SpanFacts]],
+    claimed: set[int],
+    anomalies: list[str],
+) -> list[ToolCall]:
+    out = list(calls)
+    pending = set(range(len(out)))
+    # 1. the tool span carrying the call's id
+    for i in sorted(pending):
+        cid = out[i].id
+        if cid is None:
+            continue
+        for n, (span, facts) in enumerate(tools):
+            if (
+                n not in claimed
+                and facts.tool_call_id is not None
+                and str(facts.tool_call_id) == cid
+            ):
+                out[i] = _from_tool_span(out[i], span, facts, _where(llm.span), anomalies)
+                claimed.add(n)
+                pending.discard(i)
+                break
+    # 2. a later call's history answering the id
+    for i in sorted(pending):
+        cid = out[i].id
+        if cid is None:
+            continue
+        for nxt in later:
+            found = next(
+                (m for m in nxt.facts.inputs or [] if m.role == "tool" and m.call_id == cid), None
+            )
+            if found is not None:
+                out[i] = _with_result(out[i], found.text, None)
+                pending.discard(i)
+                break
+    # 3. unclaimed tool spans that ran after the call under the same parent (or under it),
+    #    before the conversation's next call, in order, names agreeing
+    next_start = next(
+        (n.span.start_ns for n in later if n.span.parent_id == llm.span.parent_id), None
+    )
+    start = llm.span.start_ns or 0
+    siblings = (llm.span.parent_id, llm.span.span_id)
+    # 3b. then any unclaimed tool span in that window whose tool is the call's, by name (some
+    #     frameworks hang tool spans under spans of their own, not the model call's parent)
+    for same_parent in (True, False):
+        for i in sorted(pending):
+            for n, (span, facts) in enumerate(tools):
+                if n in claimed or (same_parent and span.parent_id not in siblings):
+                    continue
+                began = span.start_ns or 0
+                if began < start or (next_start is not None and began > next_start):
+                    continue
+                if facts.tool_name != out[i].name and (
+                    not same_parent or facts.tool_name is not None
+                ):
+                    continue
+                out[i] = _from_tool_span(out[i], span, facts, _where(llm.span), anomalies)
+                claimed.add(n)
+                pending.discard(i)
+                break
+    # 4. by position: the tool messages right after this turn in the next call's history
+    if pending and llm.facts.inputs is not None:
+        sent = len(llm.facts.inputs)
+        for nxt in later:
+            if nxt.span.parent_id != llm.span.parent_id or nxt.facts.inputs is None:
+                continue
+            answers = [m for m in nxt.facts.inputs[sent + 1 :] if m.role == "tool"][: len(out)]
+            for i in sorted(pending):
+                if i < len(answers):
+                    out[i] = _with_result(out[i], answers[i].text, None)
+                    pending.discard(i)
+            break
+    for i in sorted(pending):
+        anomalies.append(f"{_where(llm.span)}: result of call {out[i].name!r}: not found")
+    return out

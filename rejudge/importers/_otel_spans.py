@@ -1,0 +1,296 @@
+"""OpenTelemetry span files as plain spans (pure: bytes in, :class:`Span` out).
+
+Two shapes of file are read, each as one JSON document, a JSON list, or JSON Lines:
+
+- **OTLP JSON** (the collector's file exporter writes one ``{"resourceSpans": [...]}`` per
+  line; ``otel-cli`` and the OTLP/HTTP JSON encoding one per file): resource -> scope
+  (``scopeSpans``, or ``instrumentationLibrarySpans`` before OTLP 0.15) -> spans, attributes
+  as ``[{"key", "value": {"stringValue" | "intValue" | "doubleValue" | "boolValue" |
+  "arrayValue" | "kvlistValue" | "bytesValue"}}]``, ids hex (the OTLP JSON rule) or base64
+  (protobuf's own JSON mapping, which some exporters use), times as decimal strings of nanos.
+- **span dumps**: one span object per item, as the SDK's console exporter (``Span.to_json``:
+  ``context.trace_id`` ``0x...``, ``parent_id``, ISO times), Phoenix and agent frameworks
+  (integer ids, ``parent.span_id``, nanosecond integers) write them; a ``{"spans": [...]}``
+  wrapper is read too. Nested attribute objects are flattened to dotted keys (``llm:
+  {input_messages: [{...}]}`` is ``llm.input_messages.0...``), the form the conventions name.
+
+A span missing its trace or span id cannot be placed in a tree: it is left out with a problem
+naming it. Nothing here knows the GenAI conventions; :mod:`._otel_read` does.
+"""
+
+from __future__ import annotations
+
+import base64
+import binascii
+import json
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass, field
+from datetime import datetime
+from typing import Any
+
+__all__ = ["Span", "SpanEvent", "iter_documents", "spans_of_document"]
+
+
+@dataclass
+class SpanEvent:
+    name: str
+    time_ns: int | None
+    attributes: dict[str, Any]
+
+
+@dataclass
+class Span:
+    """One span as the readers need it: ids as lowercase hex, times in nanoseconds, attributes
+    flat (``{"gen_ai.request.model": "gpt-4o", ...}``) with typed OTLP values decoded."""
+
+    trace_id: str
+    span_id: str
+    parent_id: str | None
+    name: str
+    start_ns: int | None
+    end_ns: int | None
+    attributes: dict[str, Any]
+    events: list[SpanEvent] = field(default_factory=list)
+    error: str | None = None  # the status message of a span whose status is an error
+    resource: dict[str, Any] = field(default_factory=dict)
+
+
+# --------------------------------------------------------------------------- values
+
+
+def _otlp_value(value: Any) -> Any:
+    """An OTLP ``AnyValue`` as a plain value (``{"intValue": "3"}`` -> 3)."""
+    if not isinstance(value, dict):
+        return value
+    for key in ("stringValue", "boolValue", "doubleValue"):
+        if key in value:
+            return value[key]
+    if "intValue" in value:
+        try:
+            return int(value["intValue"])
+        except (TypeError, ValueError):
+            return value["intValue"]
+    if "arrayValue" in value:
+        return [_otlp_value(v) for v in (value["arrayValue"] or {}).get("values") or []]
+    if "kvlistValue" in value:
+        return _otlp_attributes((value["kvlistValue"] or {}).get("values") or [])
+    if "bytesValue" in value:
+        return value["bytesValue"]  # base64 text: kept as the exporter wrote it
+    return None  # an empty AnyValue
+
+
+def _otlp_attributes(items: Any) -> dict[str, Any]:
+    out: dict[str, Any] = {}
+    if isinstance(items, dict):  # some writers put a plain mapping here
+        return _flatten(items)
+    for item in items or []:
+        if isinstance(item, dict) and isinstance(item.get("key"), str):
+            out[item["key"]] = _otlp_value(item.get("value"))
+    return out
+
+
+def _flatten(attributes: dict[str, Any], prefix: str = "") -> dict[str, Any]:
+    """Nested attribute objects as dotted keys; a list of objects is indexed (``a.0.b``), a
+    list of scalars stays a list (an OTLP array attribute)."""
+    out: dict[str, Any] = {}
+    for key, value in attributes.items():
+        name = f"{prefix}{key}"
+        if isinstance(value, dict) and value:
+            out.update(_flatten(value, f"{name}."))
+        elif isinstance(value, list) and value and all(isinstance(v, dict) for v in value):
+            for i, item in enumerate(value):
+                out.update(_flatten(item, f"{name}.{i}."))
+        else:
+            out[name] = value
+    return out
+
+
+def _hex_id(value: Any, width: int) -> str | None:
+    """A trace id (``width`` 32) or span id (16) as lowercase hex, from hex, ``0x`` hex, base64
+    or an integer; None when it is none of them (or all zeros, OTLP's "no parent")."""
+    if value is None or value == "":
+        return None
+    if isinstance(value, int) and not isinstance(value, bool):
+        text = f"{value:0{width}x}"
+    elif isinstance(value, str):
+        text = value[2:] if value.lower().startswith("0x") else value
+        if len(text) != width or any(c not in "0123456789abcdefABCDEF" for c in text):
+            try:  # protobuf's JSON mapping writes bytes fields as base64
+                raw = base64.b64decode(value, validate=True)
+            except (binascii.Error, ValueError):
+                return None
+            if len(raw) != width // 2:
+                return None
+            text = raw.hex()
+    else:
+        return None
+    text = text.lower()
+    return None if set(text) == {"0"} else text
+
+
+def _time_ns(value: Any) -> int | None:
+    if value is None or isinstance(value, bool):
+        return None
+    if isinstance(value, int | float):
+        return int(value)
+    if isinstance(value, str):
+        if value.isdigit():
+            return int(value)
+        try:
+            moment = datetime.fromisoformat(value.replace("Z", "+00:00"))
+        except ValueError:
+            return None
+        return int(moment.timestamp() * 1_000_000_000)
+    return None
+
+
+# --------------------------------------------------------------------------- spans
+
+
+def _status_error(status: Any) -> str | None:
+    if not isinstance(status, dict):
+        return None
+    code = status.get("code", status.get("status_code"))
+    # OTLP: 2 or "STATUS_CODE_ERROR"; the SDK's dump: "ERROR"; some frameworks: "error"
+    if code == 2 or (isinstance(code, str) and code.upper().endswith("ERROR")):
+        message = status.get("message", status.get("description"))
+        return str(message) if message else "error"
+    return None
+
+
+def _otlp_span(raw: dict[str, Any], resource: dict[str, Any], problems: list[str]) -> Span | None:
+    trace_id = _hex_id(raw.get("traceId"), 32)
+    span_id = _hex_id(raw.get("spanId"), 16)
+    name = str(raw.get("name") or "")
+    if trace_id is None or span_id is None:
+        missing = "traceId" if trace_id is None else "spanId"
+        problems.append(f"span {name!r}: no usable {missing}; left out")
+        return None
+    events = [
+        SpanEvent(
+            str(e.get("name") or ""),
+            _time_ns(e.get("timeUnixNano")),
+            _otlp_attributes(e.get("attributes")),
+        )
+        for e in raw.get("events") or []
+        if isinstance(e, dict)
+    ]
+    return Span(
+        trace_id=trace_id,
+        span_id=span_id,
+        parent_id=_hex_id(raw.get("parentSpanId"), 16),
+        name=name,
+        start_ns=_time_ns(raw.get("startTimeUnixNano")),
+        end_ns=_time_ns(raw.get("endTimeUnixNano")),
+        attributes=_otlp_attributes(raw.get("attributes")),
+        events=events,
+        error=_status_error(raw.get("status")),
+        resource=resource,
+    )
+
+
+def _dumped_span(raw: dict[str, Any], problems: list[str]) -> Span | None:
+    found = raw.get("context")
+    context: dict[str, Any] = found if isinstance(found, dict) else {}
+    parent = raw.get("parent")
+    parent_id = raw.get("parent_id", raw.get("parentSpanId", raw.get("parent_span_id")))
+    if isinstance(parent, dict):
+        parent_id = parent.get("span_id", parent_id)
+    trace_id = _hex_id(context.get("trace_id", raw.get("trace_id", raw.get("traceId"))), 32)
+    span_id = _hex_id(context.get("span_id", raw.get("span_id", raw.get("spanId"))), 16)
+    name = str(raw.get("name") or "")
+    if trace_id is None or span_id is None:
+        missing = "trace_id" if trace_id is None else "span_id"
+        problems.append(f"span {name!r}: no usable {missing}; left out")
+        return None
+    attributes = raw.get("attributes")
+    resource = raw.get("resource")
+    events = []
+    for e in raw.get("events") or []:
+        if isinstance(e, dict):
+            attrs = e.get("attributes")
+            events.append(
+                SpanEvent(
+                    str(e.get("name") or ""),
+                    _time_ns(e.get("timestamp", e.get("time_unix_nano"))),
+                    _flatten(attrs) if isinstance(attrs, dict) else _otlp_attributes(attrs),
+                )
+            )
+    return Span(
+        trace_id=trace_id,
+        span_id=span_id,
+        parent_id=_hex_id(parent_id, 16),
+        name=name,
+        start_ns=_time_ns(raw.get("start_time", raw.get("startTimeUnixNano"))),
+        end_ns=_time_ns(raw.get("end_time", raw.get("endTimeUnixNano"))),
+        attributes=_flatten(attributes)
+        if isinstance(attributes, dict)
+        else _otlp_attributes(attributes),
+        events=events,
+        error=_status_error(raw.get("status")),
+        resource=(resource.get("attributes") or {}) if isinstance(resource, dict) else {},
+    )
+
+
+def spans_of_document(document: Any, problems: list[str]) -> Iterator[Span]:
+    """The spans of one JSON value of a span file: an OTLP export, a ``{"spans": [...]}``
+    wrapper, a list of either, or one dumped span. Anything else is a problem."""
+    if isinstance(document, list):
+        for item in document:
+            yield from spans_of_document(item, problems)
+        return
+    if not isinstance(document, dict):
+        problems.append(f"a {type(document).__name__} where a span or an export was expected")
+        return
+    if "resourceSpans" in document:
+        for rs in document.get("resourceSpans") or []:
+            if not isinstance(rs, dict):
+                continue
+            resource = _otlp_attributes((rs.get("resource") or {}).get("attributes"))
+            scopes = rs.get("scopeSpans") or rs.get("instrumentationLibrarySpans") or []
+            for scope in scopes:
+                for raw in (scope or {}).get("spans") or []:
+                    if isinstance(raw, dict):
+                        span = _otlp_span(raw, resource, problems)
+                        if span is not None:
+                            yield span
+        return
+    if isinstance(document.get("spans"), list):
+        yield from spans_of_document(document["spans"], problems)
+        return
+    span = _dumped_span(document, problems)
+    if span is not None:
+        yield span
+
+
+def iter_documents(lines: Iterable[bytes], problems: list[str]) -> Iterator[Any]:
+    """The JSON values of a span file given as its lines: the whole file when it is one JSON
+    document (a list or an object over several lines), else one value per non-blank line."""
+    pending: list[bytes] = []
+    first = True
+    for number, line in enumerate(lines, start=1):
+        if first:
+            stripped = line.strip()
+            if not stripped:
+                continue
+            first = False
+            try:
+                yield json.loads(line)
+                continue
+            except ValueError:
+                pending.append(line)  # a document spread over lines: read it whole
+                continue
+        if pending:
+            pending.append(line)
+            continue
+        if not line.strip():
+            continue
+        try:
+            yield json.loads(line)
+        except ValueError as exc:
+            problems.append(f"line {number}: not JSON ({exc})")
+    if pending:
+        try:
+            yield json.loads(b"".join(pending))
+        except ValueError as exc:
+            problems.append(f"not JSON and not JSON Lines ({exc})")
