@@ -23,7 +23,7 @@ from rejudge.services import (
     verify_run,
 )
 
-BUILT_INS = ["bfcl-results", "cassettes", "inspect", "tau-bench"]
+BUILT_INS = ["bfcl-results", "cassettes", "inspect", "otel", "tau-bench"]
 
 
 def test_the_registry_lists_the_four_built_in_importers() -> None:
@@ -44,7 +44,7 @@ def test_no_importer_module_is_imported_until_looked_up() -> None:
     code = (
         "import sys; from rejudge.registry import REGISTRY; import rejudge.services;"
         "print(sorted(REGISTRY.names('importer', load=False)));"
-        "print([m for m in sys.modules if m.startswith('rejudge.services._')])"
+        "print([m for m in sys.modules if m.startswith(('rejudge.services._', 'rejudge.importers._'))])"
     )
     out = subprocess.run(
         [sys.executable, "-c", code], capture_output=True, text=True, check=True
@@ -59,6 +59,7 @@ def test_no_importer_module_is_imported_until_looked_up() -> None:
         ("tau2-bench", "τ²-bench results file"),
         ("inspect", "Inspect log"),
         ("bfcl-results", "BFCL results"),
+        ("otel", "OpenTelemetry span file"),
     ],
 )
 def test_replay_finds_each_source_through_its_importer(source: str, kind: str) -> None:
