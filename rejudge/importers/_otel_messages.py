@@ -263,6 +263,10 @@ def _event_messages(events: list[Any]) -> tuple[list[Message], list[Message]]:
 # --------------------------------------------------------------------------- one span
 
 
+def _has_prefix(attributes: Mapping[str, Any], prefixes: tuple[str, ...]) -> bool:
+    return any(key.startswith(prefixes) for key in attributes)
+
+
 def _kind(attributes: Mapping[str, Any]) -> str:
     operation = str(attributes.get("gen_ai.operation.name") or "").lower()
     openinference = str(attributes.get("openinference.span.kind") or "").upper()
@@ -272,10 +276,7 @@ def _kind(attributes: Mapping[str, Any]) -> str:
         return "llm"
     if operation in AGENT_OPERATIONS or openinference == "AGENT":
         return "agent"
-    if any(
-        key.startswith(("gen_ai.input.messages", "gen_ai.prompt", "llm.input_messages"))
-        for key in attributes
-    ):
+    if _has_prefix(attributes, ("gen_ai.input.messages", "gen_ai.prompt", "llm.input_messages")):
         return "llm"
     if "tool.name" in attributes or "gen_ai.tool.name" in attributes:
         return "tool"
@@ -356,9 +357,9 @@ def _llm_facts(facts: SpanFacts, attributes: Mapping[str, Any], events: list[Any
         inputs = _messages_of(
             attributes["gen_ai.input.messages"], "gen_ai.input.messages", problems
         )
-    elif any(k.startswith("llm.input_messages.") for k in attributes):
+    elif _has_prefix(attributes, ("llm.input_messages.",)):
         inputs = _indexed_messages(attributes, "llm.input_messages", "message.")
-    elif any(k.startswith("gen_ai.prompt.") for k in attributes):
+    elif _has_prefix(attributes, ("gen_ai.prompt.",)):
         inputs = _indexed_messages(attributes, "gen_ai.prompt", "")
     elif "gen_ai.prompt" in attributes:
         inputs = _messages_of(attributes["gen_ai.prompt"], "gen_ai.prompt", problems)
@@ -366,9 +367,9 @@ def _llm_facts(facts: SpanFacts, attributes: Mapping[str, Any], events: list[Any
         outputs = _output_messages(
             attributes["gen_ai.output.messages"], "gen_ai.output.messages", problems
         )
-    elif any(k.startswith("llm.output_messages.") for k in attributes):
+    elif _has_prefix(attributes, ("llm.output_messages.",)):
         outputs = _indexed_messages(attributes, "llm.output_messages", "message.")
-    elif any(k.startswith("gen_ai.completion.") for k in attributes):
+    elif _has_prefix(attributes, ("gen_ai.completion.",)):
         outputs = _indexed_messages(attributes, "gen_ai.completion", "")
     elif "gen_ai.completion" in attributes:
         outputs = _output_messages(attributes["gen_ai.completion"], "gen_ai.completion", problems)

@@ -22,6 +22,7 @@ cassette's are.
 
 from __future__ import annotations
 
+import functools
 import json
 from collections import Counter
 from collections.abc import Iterable
@@ -63,16 +64,21 @@ def _scrub(value: Any) -> Any:
     return value
 
 
+@functools.lru_cache(maxsize=4096)
+def _is_secret_key(key: str) -> bool:
+    # attribute names repeat across spans: each is judged once
+    last = key.rsplit(".", 1)[-1].lower().replace("_", "-")
+    return last in SECRET_REQUEST_HEADERS or last in ("api-key", "apikey", "set-cookie")
+
+
 def scrub_attributes(attributes: dict[str, Any]) -> dict[str, Any]:
     """Attributes without secret headers (``http.request.header.authorization``...), provider
     keys redacted in every text."""
-    kept = {}
-    for key, value in attributes.items():
-        last = key.rsplit(".", 1)[-1].lower().replace("_", "-")
-        if last in SECRET_REQUEST_HEADERS or last in ("api-key", "apikey", "set-cookie"):
-            continue
-        kept[key] = _scrub(value)
-    return kept
+    return {
+        key: (scrub_text(value) if isinstance(value, str) else _scrub(value))
+        for key, value in attributes.items()
+        if not _is_secret_key(key)
+    }
 
 
 # --------------------------------------------------------------------------- calls

@@ -23,12 +23,15 @@ from __future__ import annotations
 import base64
 import binascii
 import json
+import re
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
 
 __all__ = ["Span", "SpanEvent", "iter_documents", "spans_of_document"]
+
+_HEX = re.compile(r"[0-9a-fA-F]+")
 
 
 @dataclass
@@ -113,8 +116,8 @@ def _hex_id(value: Any, width: int) -> str | None:
     if isinstance(value, int) and not isinstance(value, bool):
         text = f"{value:0{width}x}"
     elif isinstance(value, str):
-        text = value[2:] if value.lower().startswith("0x") else value
-        if len(text) != width or any(c not in "0123456789abcdefABCDEF" for c in text):
+        text = value[2:] if value[:2] in ("0x", "0X") else value
+        if len(text) != width or _HEX.fullmatch(text) is None:
             try:  # protobuf's JSON mapping writes bytes fields as base64
                 raw = base64.b64decode(value, validate=True)
             except (binascii.Error, ValueError):
