@@ -8,6 +8,13 @@ from __future__ import annotations
 
 import importlib
 
+from rejudge.suites._answers import (
+    ANSWER_RULES,
+    VERSION_2,
+    answer_outputs,
+    with_answers,
+    write_version_2,
+)
 from rejudge.suites._case_format import (
     DEFAULT_CASES_FILE,
     FORMAT_VERSION,
@@ -18,6 +25,7 @@ from rejudge.suites._case_format import (
     CaseLine,
     SuiteManifest,
     SuiteSource,
+    SuiteVersion,
     builtin_suites,
     case_schema,
     case_schema_errors,
@@ -30,6 +38,7 @@ from rejudge.suites._case_format import (
     own_registry,
     read_case_lines,
     resolve_suite_path,
+    split_version,
     suite_hash,
     suite_schema,
     write_suite,
@@ -97,6 +106,7 @@ __all__ = [
     "CaseLine",
     "CaseSelftest",
     "DEFAULT_CASES_FILE",
+    "ANSWER_RULES",
     "Domain",
     "FORMAT_VERSION",
     "JudgeFn",
@@ -117,8 +127,11 @@ __all__ = [
     "SuiteManifest",
     "SuiteNotFoundError",
     "SuiteSource",
+    "SuiteVersion",
     "ToolError",
+    "VERSION_2",
     "ToolResult",
+    "answer_outputs",
     "builtin_suites",
     "case_schema",
     "case_schema_errors",
@@ -142,10 +155,13 @@ __all__ = [
     "resolve_suite_path",
     "selftest_case",
     "selftest_suite",
+    "split_version",
     "suite_hash",
     "suite_schema",
     "thaw",
     "validate_case_lines",
     "validate_suite",
+    "with_answers",
     "write_suite",
+    "write_version_2",
 ]

@@ -6,11 +6,18 @@ each line valid against ``suites/schema/case.v1.json`` and parsed into :class:`r
 
 Loading is strict: a file with any bad line raises :class:`SuiteFormatError`. To list every problem
 of a suite at once, use :func:`suites.validate.validate_suite`.
+
+A suite may ship later **versions** of its cases beside the first (``versions`` in the manifest:
+``{"version": 2, "cases_file": "cases.v2.jsonl", "description": ...}``), addressed as
+``NAME@VERSION`` (``retail@2``); ``NAME`` alone (or ``NAME@1``) is the first. A version is
+another suite to the store (its name and hash differ), so the old version and its verdicts
+stay as they were, and a changed case's new hash says why a verdict moved.
 """
 
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from functools import cache, cached_property
@@ -35,6 +42,8 @@ __all__ = [
     "CaseLine",
     "SuiteManifest",
     "SuiteSource",
+    "SuiteVersion",
+    "split_version",
     "case_schema",
     "suite_schema",
     "case_schema_errors",
@@ -247,6 +256,16 @@ def load_case_file(path: Path | str, format_version: int = FORMAT_VERSION) -> li
 # --------------------------------------------------------------------------- manifests
 
 
+class SuiteVersion(BaseModel):
+    """A later version of a suite's cases (the manifest's ``versions``)."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    version: int
+    cases_file: str
+    description: str = ""
+
+
 class SuiteManifest(BaseModel):
     """``suite.json``: what a suite is and how to read it."""
 
@@ -260,6 +279,31 @@ class SuiteManifest(BaseModel):
     id_pattern: str | None = None
     phrasings: list[str] | None = None
     metadata: dict[str, Any] = Field(default_factory=dict)
+    versions: list[SuiteVersion] = Field(default_factory=list)
+
+    def version(self, number: int) -> SuiteVersion:
+        """The cases of version ``number`` (1: the manifest's own ``cases_file``)."""
+        if number == 1:
+            return SuiteVersion(version=1, cases_file=self.cases_file)
+        for entry in self.versions:
+            if entry.version == number:
+                return entry
+        known = ", ".join(str(v) for v in [1, *(e.version for e in self.versions)])
+        raise SuiteNotFoundError(
+            f"suite {self.name!r} has no version {number} (versions: {known}); "
+            f"address one as {self.name}@VERSION"
+        )
+
+
+_VERSIONED = re.compile(r"^(?P<name>[a-z0-9][a-z0-9._-]*)@(?P<version>[0-9]+)$")
+
+
+def split_version(ref: str) -> tuple[str, int | None]:
+    """``"retail@2"`` -> ``("retail", 2)``; a name or path without a version -> ``(ref, None)``."""
+    match = _VERSIONED.match(ref)
+    if match is None:
+        return ref, None
+    return match.group("name"), int(match.group("version"))
 
 
 def manifest_problems(data: Any) -> list[tuple[str, str]]:
@@ -377,9 +421,14 @@ def builtin_suites() -> dict[str, Path]:
             name = json.loads(manifest_path.read_text(encoding="utf-8")).get("name")
         except (OSError, json.JSONDecodeError):
             name = None
-        found[name if isinstance(name, str) and name else manifest_path.parent.name] = (
-            manifest_path.parent
-        )
+        key = name if isinstance(name, str) and name else manifest_path.parent.name
+        found[key] = manifest_path.parent
+        try:
+            versions = load_manifest(manifest_path.parent).versions
+        except SuiteFormatError:
+            versions = []  # named, so that loading it says what is wrong
+        for entry in versions:
+            found[f"{key}@{entry.version}"] = manifest_path.parent
     return found
 
 
@@ -425,14 +474,20 @@ def load_suite(name_or_path: str | Path, *, registry: ToolRegistry | None = None
     The registry is, in order: the one given; the folder's own ``registry.json`` (generated and
     imported suites carry a snapshot of their tools); the manifest's domain's registry.
     """
+    number = None
+    if isinstance(name_or_path, str) and not Path(name_or_path).exists():
+        base, number = split_version(name_or_path)
+        if number is not None:
+            name_or_path = base  # the folder of the first version; the manifest has the rest
     folder = resolve_suite_path(name_or_path)
     manifest = load_manifest(folder)
     _check_version(manifest.format_version, where=str(folder / MANIFEST_NAME))
+    version = manifest.version(number or 1)
     if registry is None:
         registry = own_registry(folder)
     if registry is None:
         registry = get_domain(manifest.domain).registry()
-    cases_path = folder / manifest.cases_file
+    cases_path = folder / version.cases_file
     cases = load_case_file(cases_path, manifest.format_version)
     lines = {
         entry.case.id: entry.line
@@ -440,12 +495,13 @@ def load_suite(name_or_path: str | Path, *, registry: ToolRegistry | None = None
         if entry.case is not None
     }
     return SuiteSource(
-        name=manifest.name,
+        # a later version is another suite: its own name in the store and in every report
+        name=manifest.name if version.version == 1 else f"{manifest.name}@{version.version}",
         domain=manifest.domain,
         format_version=manifest.format_version,
         registry=registry,
         cases=tuple(cases),
-        description=manifest.description,
+        description=version.description or manifest.description,
         path=folder,
         cases_path=cases_path,
         manifest=manifest,

@@ -186,6 +186,9 @@ def golden_trace(case: Case, sandbox: Sandbox) -> Trace:
             )
         )
     final_text = str(case.metadata.get("golden_final_text", GOLDEN_FINAL_TEXT))
+    if case.required_outputs and "golden_final_text" not in case.metadata:
+        # the ideal agent tells the user what the case requires (a read-only case's answer)
+        final_text += ": " + "; ".join(str(o) for o in case.required_outputs)
     rounds.append(Round(index=len(rounds), text=final_text, finish_reason="stop"))
     return Trace(case_id=case.id, rounds=rounds, final_text=final_text, normalizer_version="golden")
 

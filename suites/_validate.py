@@ -30,6 +30,7 @@ from rejudge.suites._case_format import (
     own_registry,
     read_case_lines,
     resolve_suite_path,
+    split_version,
 )
 from rejudge.suites._domain import get_domain
 
@@ -395,6 +396,10 @@ def validate_suite(source_or_path: SuiteSource | str | Path) -> list[Problem]:
     """
     if isinstance(source_or_path, SuiteSource):
         return _validate_source(source_or_path)
+    number = None
+    if isinstance(source_or_path, str) and not Path(source_or_path).exists():
+        base, number = split_version(source_or_path)
+        source_or_path = base if number is not None else source_or_path
     folder = resolve_suite_path(source_or_path)
     manifest_file = folder / MANIFEST_NAME
     problems: list[Problem] = []
@@ -425,25 +430,35 @@ def validate_suite(source_or_path: SuiteSource | str | Path) -> list[Problem]:
         id_pattern = id_pattern or domain_pattern
     except RejudgeError as exc:
         problems.append(Problem(str(manifest_file), None, None, "domain", str(exc)))
-    cases_file = folder / manifest.cases_file
-    if not cases_file.is_file():
-        problems.append(Problem(str(cases_file), None, None, "<file>", "case file is missing"))
-        return sorted(problems, key=_sort_key)
-    lines = read_case_lines(cases_file, manifest.format_version)
-    if not lines:
-        problems.append(
-            Problem(str(cases_file), None, None, "<file>", "the case file holds no cases")
+    # NAME@VERSION: that version's cases; a folder or NAME: every version's
+    try:
+        files = (
+            [manifest.version(number).cases_file]
+            if number is not None
+            else [manifest.cases_file, *(v.cases_file for v in manifest.versions)]
         )
-    problems.extend(
-        validate_case_lines(
-            lines,
-            registry,
-            file=str(cases_file),
-            id_pattern=id_pattern,
-            phrasings=manifest.phrasings,
-            domain_check=domain_check,
+    except RejudgeError as exc:
+        return [Problem(str(manifest_file), None, None, "versions", str(exc))]
+    for name in files:
+        cases_file = folder / name
+        if not cases_file.is_file():
+            problems.append(Problem(str(cases_file), None, None, "<file>", "case file is missing"))
+            continue
+        lines = read_case_lines(cases_file, manifest.format_version)
+        if not lines:
+            problems.append(
+                Problem(str(cases_file), None, None, "<file>", "the case file holds no cases")
+            )
+        problems.extend(
+            validate_case_lines(
+                lines,
+                registry,
+                file=str(cases_file),
+                id_pattern=id_pattern,
+                phrasings=manifest.phrasings,
+                domain_check=domain_check,
+            )
         )
-    )
     return sorted(problems, key=_sort_key)
 
 

@@ -40,11 +40,12 @@ def _suite(name: str) -> Any:
     return load_suite(name)
 
 
-def _no_call_traces() -> list[tuple[str, Trace, Case, Any]]:
-    """Every shipped trace that made no tool call, on a case whose golden has calls."""
+def _no_call_traces(version: str = "") -> list[tuple[str, Trace, Case, Any]]:
+    """Every shipped trace that made no tool call, on a case whose golden has calls (of the
+    suite's ``version``, e.g. ``"@2"``: the same cases, read-only ones with answers)."""
     out = []
     for run, suite_name in SHIPPED.items():
-        suite = _suite(suite_name)
+        suite = _suite(suite_name + version)
         cases = {c.id: c for c in suite.cases}
         for path in sorted((CASSETTES / run).glob("*.yaml")):
             cassette = read_cassette(path)
@@ -170,3 +171,16 @@ def test_the_setting_is_stored_only_where_set_and_an_unknown_value_names_it() ->
     with pytest.raises(InvalidInputError, match="state_applies") as err:
         rule_set_from_dict({"name": "mine", "version": "1", "settings": {"state_applies": "x"}})
     assert "\n" not in str(err.value) and "'observable' or 'always'" in str(err.value)
+
+
+def test_on_version_2_no_shipped_trace_without_a_call_passes_either() -> None:
+    """Version 2 asks the read-only cases for their answer (values of the world's data that no
+    phrasing holds): an agent that looked nothing up does not pass them by its words."""
+    rule_set = load_rule_set("standard@2")
+    verdicts: Counter[str] = Counter()
+    for where, trace, case, registry in _no_call_traces("@2"):
+        j = judge(trace, case, registry, "state", rule_set)
+        assert j.verdict != "PASS", (where, j.reasons)
+        verdicts[j.verdict] += 1
+    # most read-only cases are judged now: their answer is missing
+    assert verdicts["FAIL"] > 4 * verdicts["SKIP"]

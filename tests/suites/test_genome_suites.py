@@ -327,7 +327,8 @@ def test_domain_checks_catch_broken_genome_cases(tmp_path: Path) -> None:
             }
         ),
     ]
-    manifest = authoring.simple_manifest()
+    # version 1 only: the folder holds no cases.v2.jsonl
+    manifest = authoring.simple_manifest().model_copy(update={"versions": []})
     write_suite(tmp_path, manifest, broken)
     found = [(p.line, p.case, p.field, p.message) for p in validate_suite(tmp_path)]
     expected = [

@@ -25,7 +25,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from rejudge.suites._case_format import SuiteManifest, dump_cases, write_suite
+from rejudge.suites._answers import VERSION_2
+from rejudge.suites._case_format import SuiteManifest, SuiteVersion, dump_cases, write_suite
 from rejudge.suites._domain import package_data
 from rejudge.suites.domains.genome.cases_complex import complex_cases
 from rejudge.suites.domains.genome.cases_simple import simple_cases
@@ -75,6 +76,7 @@ def simple_manifest() -> SuiteManifest:
             "search (call-only), queued annotation edits and exports."
         ),
         id_pattern="gs-(" + "|".join(SIMPLE_DIMENSIONS) + r")-\d{3}",
+        versions=_version_2(SIMPLE_NAME),
     )
 
 
@@ -89,7 +91,13 @@ def complex_manifest() -> SuiteManifest:
             "similarity searches (call-only)."
         ),
         id_pattern="gc-(" + "|".join(COMPLEX_DIMENSIONS) + r")-\d{3}",
+        versions=_version_2(COMPLEX_NAME),
     )
+
+
+def _version_2(name: str) -> list[SuiteVersion]:
+    # the cases with answers, written from version 1 by ``python -m rejudge.suites._answers``
+    return [SuiteVersion(version=2, cases_file="cases.v2.jsonl", description=VERSION_2[name])]
 
 
 def suite_folder(name: str) -> Path:
