@@ -33,7 +33,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from rejudge.model import Case, ToolRegistry, World
+from rejudge.model import Case, ToolRegistry, World, world_key
 from rejudge.registry import REGISTRY
 
 __all__ = ["ANSWER_RULES", "VERSION_2", "answer_outputs", "with_answers", "write_version_2"]
@@ -131,7 +131,10 @@ def with_answers(
     does not move."""
     if registry.world is None:
         return list(cases)
-    world: World = REGISTRY.get("world", registry.world.name)
+    # the world in the version the registry names (the bare name is the latest)
+    ref = registry.world
+    found: World | None = REGISTRY.find("world", world_key(ref.name, ref.version))
+    world: World = found if found is not None else REGISTRY.get("world", ref.name)
     terminal = frozenset(registry.terminal_tools) | world.terminal_tools
     # what the user already said: a value any phrasing of the same scenario holds ("has it
     # shipped yet?", "BLAST gene SGA_0070") is one an agent can echo without looking anything
