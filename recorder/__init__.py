@@ -101,6 +101,7 @@ _EXPORTS: dict[str, str] = {
     "JudgeServerError": "rejudge.recorder._judge_calls",
     "RecordedReply": "rejudge.recorder._judge_calls",
     "judge_cassette_path": "rejudge.recorder._judge_calls",
+    "judge_rubric_dir": "rejudge.recorder._judge_calls",
     "judge_request_body": "rejudge.recorder._judge_calls",
     "record_judge_jobs": "rejudge.recorder._judge_calls",
     "replay_judge_sample": "rejudge.recorder._judge_calls",

@@ -28,6 +28,7 @@ the ad-hoc suite and the run config; the planning is in ``_import_plan``. Storin
 from __future__ import annotations
 
 import json
+import re
 from collections import Counter
 from collections.abc import Collection, Mapping
 from dataclasses import dataclass
@@ -154,6 +155,18 @@ def find_cassettes(directory: Path) -> list[Path]:
         and is_cassette_file(p)
         and p.name not in MAPPING_FILE_NAMES
         and not any(part.startswith(".") for part in p.relative_to(directory).parts)
+        and not _judge_exchange(p.relative_to(directory).parts)
+    )
+
+
+_RUBRIC_DIR = re.compile(r"^[0-9a-f]{16}$")
+
+
+def _judge_exchange(parts: tuple[str, ...]) -> bool:
+    """A model judge's cassette (``<run>/judge/<rubric hash>/...``): evidence of a judgment,
+    not of an agent, so never imported as a trace."""
+    return any(
+        part == "judge" and _RUBRIC_DIR.match(parts[i + 1]) for i, part in enumerate(parts[:-2])
     )
 
 

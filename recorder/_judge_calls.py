@@ -48,6 +48,7 @@ __all__ = [
     "JudgeServerError",
     "RecordedReply",
     "judge_cassette_path",
+    "judge_rubric_dir",
     "judge_request_body",
     "record_judge_jobs",
     "replay_judge_sample",
@@ -100,12 +101,17 @@ def _hex(hash_text: str, n: int) -> str:
     return hash_text.split(":", 1)[-1][:n]
 
 
+def judge_rubric_dir(root: Path | str, run: str, rubric_hash: str) -> Path:
+    """The folder of a run's judge cassettes under one rubric."""
+    safe_run = re.sub(r"[^A-Za-z0-9._-]", "_", run)
+    return Path(root) / safe_run / JUDGE_DIR / _hex(rubric_hash, 16)
+
+
 def judge_cassette_path(
     root: Path | str, run: str, rubric_hash: str, prompt_hash: str, judge: JudgeModel, sample: int
 ) -> Path:
-    safe_run = re.sub(r"[^A-Za-z0-9._-]", "_", run)
     name = f"{_hex(prompt_hash, 24)}__{judge.label}__s{sample}.yaml"
-    return Path(root) / safe_run / JUDGE_DIR / _hex(rubric_hash, 16) / name
+    return judge_rubric_dir(root, run, rubric_hash) / name
 
 
 def judge_request_body(

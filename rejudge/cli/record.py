@@ -362,7 +362,23 @@ def replay(app: AppContext, run: str, case_ids: tuple[str, ...], source_file: Pa
                     f"{escape(r.message or '')}",
                     highlight=False,
                 )
-        diverged = any(r.outcome == "diverged" for r in report.results)
+        for j in report.judgments:
+            if j.outcome != "same":
+                c.print(
+                    f"[red]JUDGE {j.outcome.upper()}[/] {escape(j.case)} r{j.repetition} "
+                    f"(evaluation {j.evaluation}): {escape(j.message or '')}",
+                    highlight=False,
+                )
+        if report.judgments:
+            same = sum(1 for j in report.judgments if j.outcome == "same")
+            c.print(
+                f"{same}/{len(report.judgments)} model-graded judgment(s) judged again from "
+                "their judge cassettes with the same hash",
+                highlight=False,
+            )
+        diverged = any(r.outcome == "diverged" for r in report.results) or any(
+            j.outcome == "diverged" for j in report.judgments
+        )
         verdict = (
             "[green]all traces match[/]"
             if report.ok

@@ -36,6 +36,7 @@ from rejudge.judge.tiers import MODEL_GRADED, JudgeCall, JudgeReply, ModelGraded
 from rejudge.model import (
     Case,
     JudgeModel,
+    Judgment,
     PreparedJudgment,
     Rubric,
     ToolRegistry,
@@ -50,6 +51,7 @@ from rejudge.recorder._judge_calls import (
     JudgeServerError,
     judge_cassette_path,
     judge_request_body,
+    judge_rubric_dir,
     record_judge_jobs,
     replay_judge_sample,
 )
@@ -57,7 +59,13 @@ from rejudge.recorder.providers import get_provider
 from rejudge.services._judging import ROW_PAGE, JudgeInputs, resolve_inputs, settle_chunk
 from rejudge.store import Store
 
-__all__ = ["JUDGE_RECORD_MODES", "ModelGradedOptions", "judge_run_model_graded"]
+__all__ = [
+    "JUDGE_RECORD_MODES",
+    "ModelGradedOptions",
+    "judge_item",
+    "judge_run_model_graded",
+    "rubric_file",
+]
 
 JUDGE_RECORD_MODES = ("none", "new_episodes", "all")
 RecordMode = Literal["none", "new_episodes", "all"]
@@ -199,6 +207,40 @@ def _check_all_recorded(store: Store, planner: _Planner, inputs: JudgeInputs) ->
         raise _missing_error(missing[0], planner.rubric, len(missing) - 1)
 
 
+def judge_item(planner: _Planner, item: _Item, root: Path) -> Judgment:
+    """Judge one planned trace from its recorded judge exchanges (a missing one is an error)."""
+    options = planner.options
+    replies = []
+    for job in item.jobs:
+        reply = replay_judge_sample(root, job, options.judge.provider)
+        if reply is None:
+            raise _missing_error(job.label, options.rubric, 0)
+        replies.append(JudgeReply(job.meta["sample"], reply.text, reply.cassette))
+    tier = item.tier
+    if item.jobs:
+        assert tier.call is not None
+        call = JudgeCall(tier.call.prompt, tuple(replies))
+        tier = tier.bind(options.rubric, options.judge, call)
+    inputs = planner.inputs
+    return judge(
+        item.trace,
+        item.case,
+        inputs.registry,
+        tier,
+        inputs.rule_set,
+        trace_hash=item.row["hash"],
+        case_hash=planner.case_hashes[item.row["case_key"]],
+        registry_hash=planner.registry_hash,
+        rule_set_hash=planner.rule_set_hash,
+    )
+
+
+def rubric_file(root: Path, run: str, rubric_hash: str) -> Path:
+    """Where a run's judge cassettes keep the rubric they were recorded under (so a rubric
+    from a user's file can be checked by ``replay`` too)."""
+    return judge_rubric_dir(root, run, rubric_hash) / "rubric.json"
+
+
 def judge_run_model_graded(
     store: Store,
     run_ref: str | int,
@@ -240,6 +282,11 @@ def judge_run_model_graded(
                 for job in item.jobs
                 if options.record == "all" or not job.path.is_file()
             ]
+            if to_record:
+                target = rubric_file(root, inputs.run.name, options.rubric.hash)
+                if not target.exists():
+                    target.parent.mkdir(parents=True, exist_ok=True)
+                    target.write_text(options.rubric.model_dump_json(indent=2), encoding="utf-8")
             try:
                 record_judge_jobs(
                     to_record,
@@ -254,29 +301,7 @@ def judge_run_model_graded(
                 ) from None
         fresh = []
         for item in todo:
-            replies = []
-            for job in item.jobs:
-                reply = replay_judge_sample(root, job, options.judge.provider)
-                if reply is None:
-                    raise _missing_error(job.label, options.rubric, 0)
-                replies.append(JudgeReply(job.meta["sample"], reply.text, reply.cassette))
-            tier = item.tier
-            if item.jobs:
-                assert tier.call is not None
-                tier = tier.bind(
-                    options.rubric, options.judge, JudgeCall(tier.call.prompt, tuple(replies))
-                )
-            j = judge(
-                item.trace,
-                item.case,
-                inputs.registry,
-                tier,
-                inputs.rule_set,
-                trace_hash=item.row["hash"],
-                case_hash=planner.case_hashes[item.row["case_key"]],
-                registry_hash=planner.registry_hash,
-                rule_set_hash=planner.rule_set_hash,
-            )
+            j = judge_item(planner, item, root)
             prepared = PreparedJudgment.of(j, item.key)
             fresh.append(
                 (prepared, list(j.taxonomy), j.details.get("implicated_tools"), list(j.anomalies))

@@ -28,6 +28,7 @@ from rejudge.errors import InvalidInputError, NotFoundError
 from rejudge.importers._contract import replay_source
 from rejudge.model import RunConfig, Trace
 from rejudge.recorder import CassetteError, first_difference
+from rejudge.services._judge_replay import JudgeCheck, check_judge_cassettes
 from rejudge.services._replay import rederive_trace, replay_run
 from rejudge.services._results_replay import ResultsFile, read_results_file
 from rejudge.store import RunRecord, Store, StoredTrace
@@ -73,6 +74,8 @@ class Verification:
     source: ResultsFile | None = None
     note: str | None = None
     elapsed_s: float = 0.0
+    #: the run's model-graded judgments, each judged again from its judge cassettes
+    judgments: list[JudgeCheck] = field(default_factory=list)
 
     @property
     def traces(self) -> int:
@@ -84,8 +87,9 @@ class Verification:
 
     @property
     def ok(self) -> bool:
-        """Every trace re-derived the same hash."""
-        return self.matched == self.traces
+        """Every trace re-derived the same hash, and every model-graded judgment the same
+        judgment from its judge cassettes."""
+        return self.matched == self.traces and all(j.outcome == "same" for j in self.judgments)
 
     def as_dict(self) -> dict[str, Any]:
         return {
@@ -101,6 +105,11 @@ class Verification:
             "divergences": [r.as_dict() for r in self.results if r.outcome != SAME],
             "results": [{"check": self.check, **r.as_dict()} for r in self.results],
             "elapsed_s": round(self.elapsed_s, 3),
+            "judgments": {
+                "checked": len(self.judgments),
+                "matched": sum(1 for j in self.judgments if j.outcome == "same"),
+                "divergences": [j.as_dict() for j in self.judgments if j.outcome != "same"],
+            },
         }
 
 
@@ -263,5 +272,7 @@ def verify_run(
     source = Path(source_file) if source_file is not None else None
     out = check.verify(store, record, stored, Path(cassettes_dir), source)
     out.results.sort(key=lambda r: (r.case, r.repetition))
+    if case_ids is None:
+        out.judgments = check_judge_cassettes(store, record, Path(cassettes_dir))
     out.elapsed_s = time.perf_counter() - started
     return out

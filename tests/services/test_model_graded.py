@@ -286,3 +286,42 @@ def test_compare_names_a_judge_change_as_the_cause_of_a_flip(tmp_path: Path) -> 
     assert all(f["cause"] == "judge model changed" for f in flips)
     hot_flips = compare_evaluations(st, a.evaluation, c.evaluation).to_json()["flips"]
     assert hot_flips and all(f["cause"] == "judge parameters changed" for f in hot_flips)
+
+
+def test_replay_judges_every_model_graded_judgment_again_from_its_cassettes(
+    tmp_path: Path,
+) -> None:
+    from rejudge.services import verify_run
+    from rejudge.services._judge_replay import check_judge_cassettes
+
+    cassettes = tmp_path / "cassettes"
+    st = _store(tmp_path / "a.db")
+    mine = RUBRIC.model_copy(update={"name": "mine", "version": "7"})  # as from a user's file
+    with serve(JudgeServer()) as url:
+        judge_run_model_graded(st, "r1", _options(cassettes, url, record="new_episodes"))
+        judge_run_model_graded(
+            st, "r1", _options(cassettes, url, record="new_episodes", rubric=mine)
+        )
+    run = st.get_run("r1")
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setattr(socket.socket, "connect", _refuse)
+        checks = check_judge_cassettes(st, run, cassettes)
+        assert len(checks) == 8 and all(c.outcome == "same" for c in checks), checks
+        report = verify_run(st, run, cassettes).as_dict()
+    assert report["judgments"]["checked"] == 8 and report["judgments"]["matched"] == 8
+    # a reply changed on disk is a divergence naming the case
+    victim = next((cassettes / "r1" / "judge").rglob("*__s0.yaml"))
+    text = victim.read_text()
+    head, reply = text.split("response:", 1)  # the reply only: the request stays as asked
+    changed = reply.replace('\\"success\\": true', '\\"success\\": false')
+    if changed == reply:
+        changed = reply.replace('\\"success\\": false', '\\"success\\": true')
+    flipped = head + "response:" + changed
+    assert flipped != text
+    victim.write_text(flipped)
+    bad = [c for c in check_judge_cassettes(st, run, cassettes) if c.outcome != "same"]
+    assert len(bad) == 1 and "another judgment" in (bad[0].message or "")
+    # a user's rubric with its file gone cannot be checked: said, never passed
+    (cassettes / "r1" / "judge" / mine.hash.split(":")[1][:16] / "rubric.json").unlink()
+    unchecked = [c for c in check_judge_cassettes(st, run, cassettes) if c.outcome == "not checked"]
+    assert len(unchecked) == 3 and "mine@7" in (unchecked[0].message or "")

@@ -1,0 +1,137 @@
+"""``replay`` for the model judge: every stored model-graded judgment of a run is judged again
+from its judge cassettes, offline, and must give the same judgment hash, as every agent trace
+must re-derive the same trace hash.
+
+The rubric comes from the registry when its hash is a known one's, else from the ``rubric.json``
+the recording wrote beside the cassettes (checked against the hash too); the judge model and its
+parameters from the judgment itself. A judgment whose rubric is nowhere at hand is *not checked*
+(and says why), never passed.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from rejudge.errors import RejudgeError
+from rejudge.judge import builtin_rubrics
+from rejudge.judge.tiers import MODEL_GRADED
+from rejudge.model import JudgeModel, Rubric
+from rejudge.store import RunRecord, Store
+
+from ._judging import load_inputs
+from ._model_graded import ModelGradedOptions, _Planner, judge_item, rubric_file
+
+__all__ = ["JudgeCheck", "check_judge_cassettes"]
+
+SAME, DIVERGED, NOT_CHECKED = "same", "diverged", "not checked"
+
+
+@dataclass
+class JudgeCheck:
+    """One model-graded judgment's check against its judge cassettes."""
+
+    case: str
+    repetition: int
+    evaluation: int
+    outcome: str = SAME
+    message: str | None = None
+
+    def as_dict(self) -> dict[str, Any]:
+        return {
+            "case": self.case,
+            "repetition": self.repetition,
+            "evaluation": self.evaluation,
+            "outcome": self.outcome,
+            "message": self.message,
+        }
+
+
+def _rubric(root: Path, run: str, ref: str, wanted: str) -> Rubric | None:
+    known: list[Rubric] = builtin_rubrics()
+    for rubric in known:
+        if rubric.hash == wanted:
+            return rubric
+    path = rubric_file(root, run, wanted)
+    try:
+        rubric = Rubric.model_validate(json.loads(path.read_text(encoding="utf-8")))
+    except (OSError, ValueError):
+        return None
+    return rubric if rubric.hash == wanted and rubric.ref == ref else None
+
+
+def check_judge_cassettes(store: Store, run: RunRecord, cassettes: Path) -> list[JudgeCheck]:
+    """Re-judge every model-graded judgment of ``run`` from its cassettes (network unused)."""
+    out: list[JudgeCheck] = []
+    seen: set[str] = set()
+    for ev in store.list_evaluations(run.id):
+        if ev.tier != MODEL_GRADED:
+            continue
+        rule_set = store.get_rule_set(ev.rule_set_id)
+        inputs = load_inputs(
+            store,
+            run,
+            MODEL_GRADED,
+            rule_set,
+            ev.rule_set_id,
+            run.suite_id,
+            run.suite_hash,
+            run.registry_id,
+        )
+        planners: dict[tuple[str, str], _Planner] = {}
+        rows = list(store.iter_evaluation_rows(ev.id, with_body=True))
+        bodies = store.trace_bodies([r["trace_id"] for r in rows])
+        for row in rows:
+            if row["judgment_key"] in seen:
+                continue
+            seen.add(row["judgment_key"])
+            body = row["body"]
+            judge_info = (body.get("details") or {}).get("judge")
+            check = JudgeCheck(case=row["case_key"], repetition=row["repetition"], evaluation=ev.id)
+            out.append(check)
+            if not judge_info or not (body.get("details") or {}).get("samples"):
+                check.outcome, check.message = SAME, ("no judge call (skipped before the judge)")
+                continue
+            rubric = _rubric(cassettes, run.name, judge_info["rubric"], judge_info["rubric_hash"])
+            if rubric is None:
+                check.outcome, check.message = (
+                    NOT_CHECKED,
+                    (
+                        f"rubric {judge_info['rubric']} is not at hand (neither built in "
+                        "nor beside the judge cassettes)"
+                    ),
+                )
+                continue
+            judge = JudgeModel(
+                provider=judge_info["provider"], model=judge_info["model"], **judge_info["params"]
+            )
+            key = (rubric.hash, judge.hash)
+            planner = planners.get(key)
+            if planner is None:
+                options = ModelGradedOptions(rubric=rubric, judge=judge, cassettes=cassettes)
+                planner = planners[key] = _Planner(inputs, options)
+            trace_row = {
+                "hash": row["trace_hash"],
+                "case_key": row["case_key"],
+                "repetition": row["repetition"],
+                "body": bodies[row["trace_id"]],
+            }
+            try:
+                item = planner.item(trace_row)
+                again = judge_item(planner, item, cassettes)
+            except RejudgeError as exc:
+                check.outcome, check.message = DIVERGED, (str(exc))
+                continue
+            if again.hash == row["judgment_hash"]:
+                check.outcome, check.message = SAME, (None)
+            else:
+                check.outcome, check.message = (
+                    DIVERGED,
+                    (
+                        f"the judge cassettes replay to another judgment ({again.verdict}, "
+                        f"stored {body.get('verdict')})"
+                    ),
+                )
+    return out
