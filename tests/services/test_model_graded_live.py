@@ -1,0 +1,99 @@
+"""The model-graded recording path against the real local judge (``rejudge serve-local``'s
+SmolLM2 in llama-server): judge exchanges recorded live with the reply constrained to the
+rubric's schema, then the server stopped and the evaluation judged again with the network
+blocked, to the same judgment hashes, and ``replay`` checking every judgment.
+
+Needs the ``local`` extra and the built llama-server, as tests/recorder/test_live_local.py does
+(skips without them unless ``REJUDGE_REQUIRE_LOCAL_MODEL=1``)."""
+
+from __future__ import annotations
+
+import json
+import os
+import socket
+import subprocess
+from pathlib import Path
+from typing import Any
+
+import pytest
+import yaml
+from click.testing import CliRunner
+from rejudge.judge import DEFAULT_RUBRIC, load_rubric
+from rejudge.recorder import MODEL_NAME, free_port
+from rejudge.store import Store
+
+from rejudge.cli import cli
+from tests.recorder.test_live_local import _read_first_line, _rejudge, _require_local_extra, _stop
+from tests.services.test_model_graded import _store
+
+pytestmark = [pytest.mark.local_model, pytest.mark.slow]
+
+
+def _hashes(db: Path, evaluation: int) -> dict[tuple[str, int], str]:
+    st = Store.open(f"sqlite:///{db}")
+    try:
+        return {
+            (r["case_key"], r["repetition"]): r["judgment_hash"]
+            for r in st.iter_evaluation_rows(evaluation)
+        }
+    finally:
+        st.close()
+
+
+def test_judge_live_then_replay_offline(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    _require_local_extra()
+    db = tmp_path / "live.db"
+    _store(db).close()
+    cassettes = tmp_path / "cassettes"
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("OPENAI_", "ANTHROPIC_"))}
+    base = ["--db", f"sqlite:///{db}", "--cassettes", str(cassettes)]
+    port = free_port()
+    server = subprocess.Popen(
+        _rejudge("--json", "serve-local", "--port", str(port), "--log", str(tmp_path / "s.log")),
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        env=env,
+    )
+    try:
+        info = json.loads(_read_first_line(server, timeout=180))
+        url = info["base_url"]
+        argv = [*base, "--json", "judge", "r1", "--tier", "model-graded", "--judge-samples", "2"]
+        live = CliRunner().invoke(
+            cli,
+            [*argv, "--judge-record", "new_episodes", "--judge-base-url", url],
+            env={"REJUDGE_DB": None, "REJUDGE_CASSETTES": None},
+        )
+    finally:
+        _stop(server)
+    assert live.exit_code == 0, live.output
+    recorded = json.loads(live.output)
+    counts = recorded["summary"]["verdict_counts"]
+    # three judged traces, two samples each; the skipped case never reaches the judge. The
+    # schema-constrained replies parse: none is JUDGE_OUTPUT_INVALID
+    assert counts["PASS"] + counts["FAIL"] == 3 and counts["SKIP"] == 1
+    files = sorted((cassettes / "r1" / "judge").rglob("*.yaml"))
+    assert len(files) == 6
+    rubric = load_rubric(DEFAULT_RUBRIC)
+    for path in files:
+        data = yaml.safe_load(path.read_text(encoding="utf-8"))
+        request = json.loads(data["interactions"][-1]["request"]["body"])
+        assert request["model"] == MODEL_NAME
+        assert request["response_format"]["json_schema"]["schema"] == rubric.reply_schema
+        reply = json.loads(data["interactions"][-1]["response"]["body"]["string"])
+        assert isinstance(json.loads(reply["choices"][0]["message"]["content"])["success"], bool)
+
+    # offline: the server is gone and the network blocked
+    def refuse(self: socket.socket, address: Any) -> None:
+        raise ConnectionRefusedError(f"network blocked in this test (tried {address!r})")
+
+    monkeypatch.setattr(socket.socket, "connect", refuse)
+    again = CliRunner().invoke(cli, argv, env={"REJUDGE_DB": None, "REJUDGE_CASSETTES": None})
+    assert again.exit_code == 0, again.output
+    replayed = json.loads(again.output)
+    assert _hashes(db, replayed["evaluation"]) == _hashes(db, recorded["evaluation"])
+    check = CliRunner().invoke(
+        cli, [*base, "--json", "replay", "r1"], env={"REJUDGE_DB": None, "REJUDGE_CASSETTES": None}
+    )
+    judgments = json.loads(check.output)["judgments"]
+    assert judgments["checked"] == 4 and judgments["matched"] == 4, check.output
