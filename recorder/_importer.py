@@ -22,7 +22,7 @@ import with nothing stored. A file that cannot be read (not a cassette, invalid 
 exchange) stops a strict plan; a lenient plan (:func:`plan_folder`) lists it as a
 :class:`SkippedFile` with its reason and goes on. Here: the plan's types, the files, the mapping,
 the ad-hoc suite and the run config; the planning is in ``_import_plan``. Storing the plan is
-:func:`rejudge.services._imports.import_cassettes`.
+:func:`rejudge.importers._cassettes.import_cassettes`.
 """
 
 from __future__ import annotations

@@ -13,6 +13,7 @@ from rejudge._lazy import lazy_exports
 if TYPE_CHECKING:
     # what a type checker sees behind the lazy table below (at run time nothing is imported
     # until first use); tests/test_types.py holds the two in step
+    from rejudge.importers._cassettes import import_cassettes as import_cassettes
     from rejudge.judge._rulesets import load_rule_set as load_rule_set
     from rejudge.model._hashing import content_hash as content_hash
     from rejudge.model._schemas import Case as Case
@@ -28,7 +29,6 @@ if TYPE_CHECKING:
     from rejudge.services._capture import capture as capture
     from rejudge.services._compare import compare_evaluations as compare_evaluations
     from rejudge.services._demo import run_demo as run_demo
-    from rejudge.services._imports import import_cassettes as import_cassettes
     from rejudge.services._judging import evaluation_report as evaluation_report
     from rejudge.services._judging import judge_run as judge_run
     from rejudge.services._record import record_suite as record_suite
@@ -55,7 +55,7 @@ _EXPORTS: dict[str, str] = {
     "record_suite": "rejudge.services._record",
     "replay_run": "rejudge.services._replay",
     "renormalize_run": "rejudge.services._replay",
-    "import_cassettes": "rejudge.services._imports",
+    "import_cassettes": "rejudge.importers._cassettes",
     "load_rule_set": "rejudge.judge._rulesets",
     "judge_run": "rejudge.services._judging",
     "evaluation_report": "rejudge.services._judging",

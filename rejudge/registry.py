@@ -243,11 +243,11 @@ BUILTINS: dict[str, dict[str, str]] = {
     },
     # each importer's module registers its Importer (rejudge.importers._contract) at its bottom
     "importer": {
-        "cassettes": "rejudge.services._imports",
+        "cassettes": "rejudge.importers._cassettes",
         "tau-bench": "rejudge.services._tau_import",
         "inspect": "rejudge.importers._inspect",
         "otel": "rejudge.importers._otel",
-        "bfcl-results": "rejudge.services._bfcl_import",
+        "bfcl-results": "rejudge.importers._bfcl_results",
     },
 }
 

@@ -204,7 +204,7 @@ PURE_STORE_WRITES = (
 
 # modules that still write traces themselves, each with the open issue that moves it to ingest;
 # the list may only shrink (the test fails when a listed module stops writing, too). Empty since
-# issue 28 moved the BFCL importers' store writes to rejudge.services._bfcl_import.
+# issue 28 moved the BFCL importers' store writes to rejudge.importers._bfcl_results.
 KNOWN_TRACE_WRITERS: set[str] = set()
 
 

@@ -46,7 +46,7 @@ from rejudge.services._demo_result import (
     Tau2PairedRewards,
     Tau2Run,
 )
-from rejudge.services._imports import ImportResult
+from rejudge.importers._cassettes import ImportResult
 from rejudge.store._repository import Store
 from rejudge.model._schemas import Case, Judgment, RuleSet, Trace
 

@@ -1,6 +1,6 @@
 """Importing, in one place: every way another program's evidence becomes a run.
 
-One module per importer (``_inspect.py``, ...), each one :class:`Importer` registered at its
+One module per importer (``_cassettes.py``, ``_inspect.py``, ``_bfcl_results.py``, ``_otel.py``), each one :class:`Importer` registered at its
 bottom: it *detects* a path (a :class:`Detection`, confidence and reason, from the
 :class:`Sniff` every detector shares), then *reads* it into the trace model and stores the run
 through :func:`rejudge.services.ingest_run`, the one path to a stored trace. The contract is
@@ -48,6 +48,11 @@ _EXPORTS: dict[str, str] = {
     "HEAD_BYTES": "rejudge.importers._sniff",
     "Sniff": "rejudge.importers._sniff",
     "WHOLE_JSON_LIMIT": "rejudge.importers._sniff",
+    "BfclResultImport": "rejudge.importers._bfcl_results",
+    "import_bfcl": "rejudge.importers._bfcl_results",
+    "import_bfcl_results": "rejudge.importers._bfcl_results",
+    "ImportResult": "rejudge.importers._cassettes",
+    "import_cassettes": "rejudge.importers._cassettes",
     "InspectImportResult": "rejudge.importers._inspect",
     "OTEL_DOMAIN": "rejudge.importers._otel",
     "OTEL_SOURCE": "rejudge.importers._otel",

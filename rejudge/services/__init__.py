@@ -18,6 +18,8 @@ from rejudge._lazy import lazy_exports
 if TYPE_CHECKING:
     # the hand-picked entry points a type checker sees for real (the rest resolve through the
     # lazy table as Any); tests/test_types.py checks them
+    from rejudge.importers._cassettes import ImportResult as ImportResult
+    from rejudge.importers._cassettes import import_cassettes as import_cassettes
     from rejudge.services._agreement import evaluation_agreement as evaluation_agreement
     from rejudge.services._agreement import run_agreement as run_agreement
     from rejudge.services._baseline import (
@@ -44,8 +46,6 @@ if TYPE_CHECKING:
     from rejudge.services._demo_result import Tau2PairedRewards as Tau2PairedRewards
     from rejudge.services._demo_result import Tau2Run as Tau2Run
     from rejudge.services._demo_tau import tau2_model_vs_model as tau2_model_vs_model
-    from rejudge.services._imports import ImportResult as ImportResult
-    from rejudge.services._imports import import_cassettes as import_cassettes
     from rejudge.services._judge_calibration import (
         evaluation_judge_calibration as evaluation_judge_calibration,
     )
@@ -120,16 +120,16 @@ _EXPORTS: dict[str, str] = {
     "record_external_verdicts": "rejudge.services._external",
     "run_external_verdicts": "rejudge.services._external",
     "run_export_rows": "rejudge.services._export",
-    "ImportResult": "rejudge.services._imports",
+    "ImportResult": "rejudge.importers._cassettes",
     "InspectImportResult": "rejudge.importers._inspect",
     "import_inspect": "rejudge.importers._inspect",
-    "import_cassettes": "rejudge.services._imports",
+    "import_cassettes": "rejudge.importers._cassettes",
     "TauImportResult": "rejudge.services._tau_import",
     "import_tau_bench": "rejudge.services._tau_import",
     "read_tau_file": "rejudge.services._tau_import",
-    "BfclResultImport": "rejudge.services._bfcl_import",
-    "import_bfcl": "rejudge.services._bfcl_import",
-    "import_bfcl_results": "rejudge.services._bfcl_import",
+    "BfclResultImport": "rejudge.importers._bfcl_results",
+    "import_bfcl": "rejudge.importers._bfcl_results",
+    "import_bfcl_results": "rejudge.importers._bfcl_results",
     "Importer": "rejudge.importers._contract",
     "ReplaySource": "rejudge.importers._contract",
     "Rederive": "rejudge.importers._contract",

@@ -31,6 +31,7 @@ from pathlib import Path
 from typing import Any
 
 from rejudge.errors import RejudgeError
+from rejudge.importers._cassettes import import_cassettes
 from rejudge.judge import load_rule_set
 from rejudge.judge.tiers import tier_names
 from rejudge.model import EvaluationReport
@@ -49,7 +50,6 @@ from rejudge.services._demo_result import (
 )
 from rejudge.services._demo_tau import DEMO_TAU_RULES, tau2_model_vs_model
 from rejudge.services._evidence_paths import evidence_path, shipped_cassette_roots
-from rejudge.services._imports import import_cassettes
 from rejudge.services._ingest import evidence_of, ingest
 from rejudge.services._judging import (
     applicable_tiers,

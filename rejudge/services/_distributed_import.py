@@ -6,7 +6,7 @@ one task per partition. A task, on whichever worker runs it, reads its files wit
 pure :func:`rejudge.recorder.read_cassettes` and returns a :class:`rejudge.recorder.PlanPart`
 (its planned traces and skipped files). The driver assembles the parts into the plan a local
 import of the folder makes (:func:`rejudge.recorder.assemble_plan`: same order, same cases and
-repetitions), and :func:`rejudge.services._imports.import_cassettes` stores it as it stores a
+repetitions), and :func:`rejudge.importers._cassettes.import_cassettes` stores it as it stores a
 local plan: one transaction, on the driver.
 
 A partition never cuts a case: a file without a repetition in its name takes the case's next

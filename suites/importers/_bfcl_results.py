@@ -1,6 +1,6 @@
 """BFCL result files as traces of imported runs, and evaluations back as BFCL score files.
 
-Pure: this parses and builds; storing the runs (:mod:`rejudge.services._bfcl_import`) and
+Pure: this parses and builds; storing the runs (:mod:`rejudge.importers._bfcl_results`) and
 reading an evaluation to export (:func:`rejudge.services.export_bfcl`) are services.
 
 **Import.** A BFCL result file is JSON Lines, one ``{"id", "result", ...}`` per case; ``result``

@@ -1,4 +1,4 @@
-"""``import cassettes``: store a folder of cassettes, recorded anywhere, as one run.
+"""Importer ``cassettes``: store a folder of cassettes, recorded anywhere, as one run.
 
 The plan (files, cases, traces) is the recorder's pure :func:`rejudge.recorder.plan_folder`, or
 the same plan read on a Dask cluster (:mod:`rejudge.services._distributed_import`); this stores
