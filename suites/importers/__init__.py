@@ -63,6 +63,7 @@ _EXPORTS: dict[str, str] = {
     "tau2_entries": "rejudge.suites.importers._tau2",
     "tau2_tasks": "rejudge.suites.importers._tau2",
     "Relabel": "rejudge.suites.importers._tau2_tasks",
+    "TAU2_WORLDS": "rejudge.suites.importers._tau2_suite",
     "Tau2Plan": "rejudge.suites.importers._tau2_suite",
     "tau2_plan": "rejudge.suites.importers._tau2_suite",
     "tau2_registry": "rejudge.suites.importers._tau2_suite",
