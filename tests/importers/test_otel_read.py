@@ -347,3 +347,66 @@ def test_span_order_in_the_file_does_not_change_the_trace(rng: random.Random) ->
     spans = _weather_tree()
     rng.shuffle(spans)
     assert trace_of_spans("ab" * 16, spans).trace.hash == expected
+
+
+_KEYS = st.sampled_from(
+    [
+        "gen_ai.operation.name",
+        "gen_ai.input.messages",
+        "gen_ai.output.messages",
+        "gen_ai.prompt.0.role",
+        "gen_ai.completion.0.tool_calls.0.arguments",
+        "gen_ai.tool.call.id",
+        "gen_ai.tool.name",
+        "gen_ai.tool.call.result",
+        "gen_ai.usage.input_tokens",
+        "llm.input_messages.0.message.content",
+        "llm.output_messages.0.message.tool_calls.0.tool_call.function.name",
+        "openinference.span.kind",
+        "input.value",
+        "output.value",
+        "gen_ai.output",
+    ]
+)
+_VALUES = st.recursive(
+    st.none()
+    | st.booleans()
+    | st.integers()
+    | st.text(max_size=20)
+    | st.sampled_from(
+        ["chat", "execute_tool", "LLM", "TOOL", "[", '{"role": 1}', '"[{}]"', "[null]"]
+    ),
+    lambda inner: (
+        st.lists(inner, max_size=3) | st.dictionaries(st.text(max_size=5), inner, max_size=3)
+    ),
+    max_leaves=8,
+)
+
+
+@settings(max_examples=150, deadline=None)
+@given(st.lists(st.dictionaries(_KEYS, _VALUES, max_size=6), min_size=1, max_size=5))
+def test_any_attributes_give_a_trace_or_anomalies_never_a_crash(
+    spans_attrs: list[dict[str, Any]],
+) -> None:
+    spans = [
+        _span(i + 1, f"s{i}", attrs, parent=None if i == 0 else 1, start=i)
+        for i, attrs in enumerate(spans_attrs)
+    ]
+    item = trace_of_spans("ab" * 16, spans)
+    assert all(isinstance(a, str) and a.startswith("span ") for a in item.anomalies)
+    item.trace.hash  # noqa: B018 - the trace hashes (every value in it is JSON)
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.lists(st.text(max_size=40) | st.builds(json.dumps, _VALUES), min_size=1, max_size=6))
+def test_any_lines_are_read_or_refused_in_one_line(tmp_path_factory: Any, lines: list[str]) -> None:
+    from rejudge.errors import InvalidInputError
+
+    path = tmp_path_factory.mktemp("lines") / "spans.jsonl"
+    path.write_text("\n".join(lines))
+    try:
+        read = read_otel(path)
+    except InvalidInputError as exc:
+        assert "\n" not in str(exc)
+    else:
+        assert read.traces
