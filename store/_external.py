@@ -4,7 +4,9 @@ scorer's value), kept next to the trace so rejudge's own verdicts can be compare
 One row per (trace, source). Writing the same verdict again is a lookup; writing a different
 value for a (trace, source) that has one is refused unless the caller asks to replace it, so an
 import run twice never silently changes the evidence it is compared with. Every write is one
-transaction: a batch naming a trace the run does not hold writes nothing.
+transaction: a batch naming a trace the run does not hold writes nothing. A verdict may carry
+the version of the source that gave it (τ-bench's reward changed between versions); the same
+verdict again with its version fills in a version not recorded before, another version is refused.
 
 ``ExternalVerdictStoreMixin`` holds the methods; :class:`rejudge.store.Store` inherits from it.
 """
@@ -52,6 +54,7 @@ class StoredExternalVerdict:
             "value": self.verdict.value,
             "passed": self.verdict.passed,
             "detail": self.verdict.detail,
+            "version": self.verdict.version,
         }
 
 
@@ -123,10 +126,26 @@ class ExternalVerdictStoreMixin:
                             "source": verdict.source,
                             "value": float(verdict.value),
                             "detail": verdict.detail,
+                            "version": verdict.version,
                             "created_at": utcnow(),
                         }
                     )
-                elif old.value != verdict.value or old.detail != verdict.detail:
+                elif old.value == verdict.value and old.detail == verdict.detail:
+                    if verdict.version is not None and old.version is None:
+                        # the version of a verdict stored before versions were recorded: what
+                        # the source said is unchanged, only now known by version
+                        updates.append((old.id, verdict))
+                    elif verdict.version is not None and old.version != verdict.version:
+                        if not replace:
+                            raise ConflictError(
+                                f"case {case_key!r} repetition {repetition} has a "
+                                f"{verdict.source} verdict of version {old.version}, not "
+                                f"{verdict.version}; replace it explicitly to change it",
+                                run=run_id,
+                                case=case_key,
+                            )
+                        updates.append((old.id, verdict))
+                else:
                     if not replace:
                         raise ConflictError(
                             f"case {case_key!r} repetition {repetition} already has a "
@@ -142,7 +161,9 @@ class ExternalVerdictStoreMixin:
                 c.execute(
                     update(_T_EXT)
                     .where(_T_EXT.c.id == row_id)
-                    .values(value=float(verdict.value), detail=verdict.detail)
+                    .values(
+                        value=float(verdict.value), detail=verdict.detail, version=verdict.version
+                    )
                 )
         return len(inserts) + len(updates)
 
@@ -156,6 +177,7 @@ class ExternalVerdictStoreMixin:
                 _T_EXT.c.source,
                 _T_EXT.c.value,
                 _T_EXT.c.detail,
+                _T_EXT.c.version,
                 _T_TRACE.c.case_key,
                 _T_TRACE.c.repetition,
                 _T_TRACE.c.hash,
@@ -173,7 +195,9 @@ class ExternalVerdictStoreMixin:
                     case_key=r.case_key,
                     repetition=r.repetition,
                     trace_hash=r.hash,
-                    verdict=ExternalVerdict(source=r.source, value=r.value, detail=r.detail),
+                    verdict=ExternalVerdict(
+                        source=r.source, value=r.value, detail=r.detail, version=r.version
+                    ),
                 )
                 for r in c.execute(query)
             ]

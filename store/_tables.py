@@ -284,4 +284,7 @@ class ExternalVerdictRow(Base):
     source: Mapped[str] = mapped_column(String(100), index=True)
     value: Mapped[float] = mapped_column(Float)
     detail: Mapped[dict[str, Any] | None]
+    # the version of the source that gave the verdict (τ-bench's reward changed between its
+    # versions); null when not known (every verdict stored before migration 0103)
+    version: Mapped[str | None] = mapped_column(String(100), nullable=True)
     created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utcnow)

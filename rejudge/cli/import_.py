@@ -245,6 +245,14 @@ def import_inspect_cmd(app: AppContext, log: Path, suite: str | None, run_name: 
     metavar="SUITE",
     help="Suite name [default: τ²: tau2-<domain>, shared by every run of the domain].",
 )
+@click.option(
+    "--reward-version",
+    "reward_version",
+    metavar="V",
+    help="The version of τ-bench's reward that scored the file: 7362a17 (a task with outputs "
+    "by its outputs alone) or 59a200c (by the database and the outputs) [default: what the "
+    "file shows; a file that shows nothing is refused].",
+)
 @json_option
 @pass_app
 def import_tau_bench_cmd(
@@ -254,16 +262,24 @@ def import_tau_bench_cmd(
     run_name: str | None,
     model: str | None,
     suite_name: str | None,
+    reward_version: str | None,
 ) -> None:
     """Import a τ-bench trajectory file or a τ²-bench results document as one run.
 
     Each task becomes a case (the user's brief, the ground-truth actions as golden calls, the
     required outputs), each trial a repetition; τ-bench's reward is kept on each trace as an
-    external verdict (see `rejudge report EVAL --against external`). A file with any problem
-    imports nothing.
+    external verdict (see `rejudge report EVAL --against external`), with the version of the
+    reward that scored it (τ-bench's changed at 59a200c: --reward-version). A file with any
+    problem imports nothing.
     """
     result = import_tau_bench(
-        file, app.store, tools=tools, run_name=run_name, model=model, suite_name=suite_name
+        file,
+        app.store,
+        tools=tools,
+        run_name=run_name,
+        model=model,
+        suite_name=suite_name,
+        reward_version=reward_version,
     )
     data = result.summary()
 
@@ -281,6 +297,12 @@ def import_tau_bench_cmd(
             f"{inferred}",
             markup=False,
         )
+        if data["reward_version"] is not None:
+            c.print(
+                f"{result.benchmark} reward version {data['reward_version']}: "
+                f"{data['reward_version_how']}",
+                markup=False,
+            )
 
     app.emit(data, render)
 

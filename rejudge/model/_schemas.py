@@ -553,6 +553,9 @@ class ExternalVerdict(_Frozen):
     source: str = Field(min_length=1, max_length=100)
     value: float = Field(ge=0.0, le=1.0)
     detail: dict[str, Any] | None = None
+    # the version of the source that scored it (τ-bench's reward changed between versions:
+    # ``7362a17`` or ``59a200c``); None when not known
+    version: str | None = Field(default=None, max_length=100)
 
     @property
     def passed(self) -> bool:

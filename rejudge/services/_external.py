@@ -17,7 +17,9 @@ from rejudge.store import Store, StoredExternalVerdict
 __all__ = ["record_external_verdicts", "run_external_verdicts"]
 
 
-def _verdict(source: str, value: Any, detail: Mapping[str, Any] | None) -> ExternalVerdict:
+def _verdict(
+    source: str, value: Any, detail: Mapping[str, Any] | None, version: str | None = None
+) -> ExternalVerdict:
     if isinstance(value, bool) or not isinstance(value, int | float):
         raise InvalidInputError(
             f"an external verdict is a number from 0 to 1, not {value!r}", field="value"
@@ -27,7 +29,10 @@ def _verdict(source: str, value: Any, detail: Mapping[str, Any] | None) -> Exter
             f"an external verdict is a number from 0 to 1, not {value}", field="value"
         )
     return ExternalVerdict(
-        source=source, value=float(value), detail=dict(detail) if detail is not None else None
+        source=source,
+        value=float(value),
+        detail=dict(detail) if detail is not None else None,
+        version=version,
     )
 
 
@@ -38,9 +43,11 @@ def record_external_verdicts(
     verdicts: Iterable[tuple[str, int, float] | tuple[str, int, float, Mapping[str, Any] | None]],
     *,
     replace: bool = False,
+    version: str | None = None,
 ) -> int:
     """Store ``source``'s verdicts on run ``run``'s traces: (case id, repetition, value[, detail])
-    with value in [0, 1] (1 a success). All or nothing; the same verdict again is a lookup, a
+    with value in [0, 1] (1 a success), given by ``version`` of the source when named (τ-bench's
+    reward changed between versions). All or nothing; the same verdict again is a lookup, a
     different one is refused unless ``replace``. Returns the number of rows written."""
     if not (source or "").strip():
         raise InvalidInputError("an external verdict needs a source name", field="source")
@@ -49,7 +56,9 @@ def record_external_verdicts(
     for item in verdicts:
         case_key, repetition, value = item[0], item[1], item[2]
         detail = item[3] if len(item) > 3 else None
-        triples.append((str(case_key), int(repetition), _verdict(source.strip(), value, detail)))
+        triples.append(
+            (str(case_key), int(repetition), _verdict(source.strip(), value, detail, version))
+        )
     return store.save_external_verdicts(record.id, triples, replace=replace)
 
 

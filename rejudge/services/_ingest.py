@@ -187,10 +187,12 @@ def ingest_run(
     config: RunConfig,
     evidence: Sequence[Evidence] | Callable[[RunRecord, SuiteRecord], Sequence[Evidence]],
     verdicts: Mapping[str, Sequence[VerdictItem]] | None = None,
+    verdict_versions: Mapping[str, str] | None = None,
 ) -> IngestedRun:
     """Store one imported run in one transaction: snapshot ``suite`` (a stored one is used as it
     is), create run ``name`` with ``config``, :func:`ingest` its ``evidence``, record each
-    source's external ``verdicts`` (:mod:`rejudge.services._external`, sources in name order)
+    source's external ``verdicts`` (:mod:`rejudge.services._external`, sources in name order,
+    each of the version ``verdict_versions`` names for it)
     and finish the run. A failure anywhere stores nothing; the same import again is a lookup.
 
     ``evidence`` may be a function of the new run and its suite, for evidence that is named
@@ -206,7 +208,9 @@ def ingest_run(
         result = ingest(store, run, items)
         written = 0
         for source, said in sorted((verdicts or {}).items()):
-            written += record_external_verdicts(store, run.id, source, list(said))
+            written += record_external_verdicts(
+                store, run.id, source, list(said), version=(verdict_versions or {}).get(source)
+            )
         store.finish_run(run.id, "finished")
         finished = store.get_run(run.id)
     return IngestedRun(

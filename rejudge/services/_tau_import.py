@@ -9,6 +9,7 @@ run by parsing the file again the same way (:data:`TAU_BENCH`'s sources).
 
 from __future__ import annotations
 
+import json
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
@@ -42,6 +43,10 @@ class TauImportResult:
     relabelled: int = 0
     # the file was a τ²-bench results document (its verdicts are τ²'s rewards), not τ-bench's
     tau2: bool = False
+    # the version of the benchmark's reward recorded with the verdicts (τ-bench: 7362a17 or
+    # 59a200c; τ²: the code commit its document names, if any) and how it is known
+    reward_version: str | None = None
+    reward_version_how: str | None = None
 
     @property
     def benchmark(self) -> str:
@@ -59,6 +64,8 @@ class TauImportResult:
             "external_verdicts": self.verdicts,
             "registry_inferred": self.registry_inferred,
             "relabelled": self.relabelled,
+            "reward_version": self.reward_version,
+            "reward_version_how": self.reward_version_how,
         }
 
 
@@ -88,6 +95,7 @@ def import_tau_bench(
     run_name: str | None = None,
     model: str | None = None,
     suite_name: str | None = None,
+    reward_version: str | None = None,
 ) -> TauImportResult:
     """Import a τ-bench trajectory file (or a τ²-bench results document) as one run: a suite of
     its tasks, a trace per (task, trial) and the benchmark's reward on each trace as an
@@ -116,6 +124,7 @@ def import_tau_bench(
             file=str(source),
         )
     plan, parsed = read_tau_file(source, Path(tools) if tools is not None else None)
+    version, how = _reward_version(source, plan, reward_version)
     stem = source.stem
     flavor = parsed.source_name  # tau-bench or tau2-bench: whose rewards these are
     registry = parsed.registry
@@ -178,6 +187,7 @@ def import_tau_bench(
             config=config,
             evidence=evidence,
             verdicts={flavor: verdicts},
+            verdict_versions={flavor: version} if version is not None else None,
         )
     return TauImportResult(
         run=stored.run,
@@ -190,7 +200,31 @@ def import_tau_bench(
         trials=parsed.trials,
         relabelled=len(plan.relabels) if plan is not None else 0,
         tau2=plan is not None,
+        reward_version=version,
+        reward_version_how=how,
     )
+
+
+def _reward_version(
+    source: Path, plan: Tau2Plan | None, given: str | None
+) -> tuple[str | None, str | None]:
+    """The reward version recorded with a file's verdicts, and how it is known."""
+    if plan is not None:
+        if given is not None:
+            raise InvalidInputError(
+                f"{source.name} is a τ²-bench document: --reward-version names a version of "
+                "τ-bench's reward; τ² declares each task's reward basis instead",
+                file=str(source),
+                field="reward_version",
+            )
+        if plan.git_commit is None:
+            return None, None
+        return str(plan.git_commit), "the τ² code commit the document names (info.git_commit)"
+    from rejudge.suites.importers._tau_version import reward_version_of
+
+    raw = source.read_bytes()  # its git blob id names a file τ-bench published
+    found = reward_version_of(given, raw, json.loads(raw), source=source.name)
+    return found.version, found.how
 
 
 def _refuse_other_tasks(
@@ -255,7 +289,7 @@ def _detect(sniff: Sniff) -> Detection:
 
 
 #: the τ-bench importer: a trajectory file or a τ² results document (options: ``tools``,
-#: ``run_name``, ``model``, ``suite_name``)
+#: ``run_name``, ``model``, ``suite_name``, ``reward_version``)
 TAU_BENCH: Importer[TauImportResult] = Importer(
     name="tau-bench",
     summary="a τ-bench trajectory file or a τ²-bench results document as one run, "

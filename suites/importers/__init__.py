@@ -1,5 +1,6 @@
 """Importers that turn other benchmarks' data into rejudge suites and runs (BFCL: :mod:`.bfcl`;
-Inspect AI eval logs: :mod:`._inspect`; τ-bench and τ²-bench runs: :mod:`._tau`, :mod:`._tau2`;
+Inspect AI eval logs: :mod:`._inspect`; τ-bench and τ²-bench runs: :mod:`._tau`, :mod:`._tau2`
+(the version of τ-bench's reward that scored a file: :mod:`._tau_version`);
 the ``recorded`` domain of suites over other projects' cassettes: :mod:`._recorded`)."""
 
 from __future__ import annotations
@@ -55,6 +56,12 @@ _EXPORTS: dict[str, str] = {
     "inferred_registry": "rejudge.suites.importers._tau_tools",
     "TAU_SOURCE": "rejudge.suites.importers._tau",
     "TauImport": "rejudge.suites.importers._tau",
+    "KNOWN_FILES": "rejudge.suites.importers._tau_version",
+    "TAU_REWARD_VERSIONS": "rejudge.suites.importers._tau_version",
+    "RewardVersion": "rejudge.suites.importers._tau_version",
+    "git_blob_id": "rejudge.suites.importers._tau_version",
+    "reward_version_of": "rejudge.suites.importers._tau_version",
+    "shown_reward_version": "rejudge.suites.importers._tau_version",
     "SHIPPED_TAU2_BENCH": "rejudge.suites.importers._tau2",
     "hit_step_limit": "rejudge.suites.importers._tau",
     "with_world": "rejudge.suites.importers._tau",

@@ -1,0 +1,141 @@
+"""`rejudge import tau-bench --reward-version`: the version of τ-bench's reward that scored a
+file is recorded with its verdicts, by default what the file shows, and a file that shows
+nothing is refused with one line asking for it (suites/importers/_tau_version.py)."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
+from click.testing import Result
+from rejudge.store import Store, downgrade, upgrade
+from rejudge.store._tables import RunRow
+from rejudge.suites.importers import (
+    KNOWN_FILES,
+    SHIPPED_TAU_BENCH,
+    git_blob_id,
+    shown_reward_version,
+)
+from rejudge.suites.importers._tau2 import SHIPPED_TAU2_BENCH
+
+from rejudge.errors import InvalidInputError
+from rejudge.services import import_tau_bench, run_external_verdicts
+from tests.store.store_factories import count_rows
+
+FILE = SHIPPED_TAU_BENCH / "gpt-4o-airline.json"
+TOOLS = SHIPPED_TAU_BENCH / "tools.json"
+
+
+def _entries() -> list[dict]:
+    return json.loads(FILE.read_text(encoding="utf-8"))
+
+
+def _write(tmp_path: Path, entries: list[dict], name: str = "part.json") -> Path:
+    path = tmp_path / name
+    path.write_text(json.dumps(entries), encoding="utf-8")
+    return path
+
+
+def test_the_shipped_file_is_known_by_its_git_blob_and_recorded_as_7362a17(store: Store) -> None:
+    # the blob id of the file τ-bench published at 7362a17 (and unchanged at 59a200c)
+    assert git_blob_id(FILE.read_bytes()) in KNOWN_FILES
+    result = import_tau_bench(FILE, store, tools=TOOLS, run_name="tau")
+    assert result.reward_version == "7362a17"
+    assert "historical_trajectories/gpt-4o-airline.json" in (result.reward_version_how or "")
+    assert result.summary()["reward_version"] == "7362a17"
+    stored = run_external_verdicts(store, "tau")
+    assert len(stored) == 200 and {v.verdict.version for v in stored} == {"7362a17"}
+
+
+def test_a_file_that_shows_nothing_is_refused_and_given_it_is_recorded(
+    run_cli: Callable[..., Result], tmp_path: Path
+) -> None:
+    part = _write(tmp_path, _entries()[:8])
+    assert shown_reward_version(part.read_bytes(), _entries()[:8]) is None
+    result = run_cli("import", "tau-bench", str(part), "--tools", str(TOOLS))
+    assert result.exit_code == 1
+    assert result.output.count("\n") == 1 and result.output.startswith("Error: ")
+    assert "--reward-version" in result.output and "7362a17, 59a200c" in result.output
+    db = Store.open(f"sqlite:///{tmp_path / 'cli.db'}")
+    assert count_rows(db, RunRow) == 0
+    given = run_cli(
+        "import",
+        "tau-bench",
+        str(part),
+        "--tools",
+        str(TOOLS),
+        "--reward-version",
+        "59a200c",
+        "--name",
+        "part",
+    )
+    assert given.exit_code == 0, given.output
+    assert "τ-bench reward version 59a200c: given with --reward-version" in given.output
+    verdicts = run_external_verdicts(db, "part")
+    assert len(verdicts) == 8 and {v.verdict.version for v in verdicts} == {"59a200c"}
+
+
+def test_a_reward_only_59a200c_gives_shows_the_version(tmp_path: Path, store: Store) -> None:
+    entries = _entries()[:8]
+    # task 44 told its output ("4"); a database the later reward found wrong makes it 0
+    told = next(e for e in _entries() if e["task_id"] == 44 and e["reward"] == 1.0)
+    told["reward"] = 0.0
+    told["info"]["reward_info"]["reward"] = 0.0
+    entries.append(told)
+    path = _write(tmp_path, entries)
+    shown = shown_reward_version(path.read_bytes(), entries)
+    assert shown is not None and shown.version == "59a200c"
+    assert "r_outputs 1" in shown.how
+    result = import_tau_bench(path, store, tools=TOOLS)
+    assert result.reward_version == "59a200c"
+    # a version given against what the file shows is refused, naming both
+    with pytest.raises(InvalidInputError, match="--reward-version 7362a17 contradicts the file"):
+        import_tau_bench(path, store, tools=TOOLS, reward_version="7362a17", run_name="again")
+
+
+def test_the_shipped_file_under_the_other_version_is_refused(
+    run_cli: Callable[..., Result],
+) -> None:
+    result = run_cli(
+        "import", "tau-bench", str(FILE), "--tools", str(TOOLS), "--reward-version", "59a200c"
+    )
+    assert result.exit_code == 1 and result.output.count("\n") == 1
+    assert "contradicts the file" in result.output and "7362a17" in result.output
+    bogus = run_cli("import", "tau-bench", str(FILE), "--reward-version", "HEAD")
+    assert bogus.exit_code == 1 and bogus.output.count("\n") == 1
+    assert "--reward-version 'HEAD' is not a τ-bench reward version" in bogus.output
+
+
+def test_a_tau2_document_records_its_code_commit_and_takes_no_reward_version(
+    store: Store,
+) -> None:
+    doc = SHIPPED_TAU2_BENCH / "claude-sonnet-4-5_airline.json"
+    with pytest.raises(InvalidInputError, match="τ² declares each task's reward basis"):
+        import_tau_bench(doc, store, reward_version="7362a17")
+    result = import_tau_bench(doc, store)
+    # the full commit the document names (info.git_commit)
+    assert result.reward_version == "8d005b0e5b9e4af0bc055886fa7f95fc86d1710e"
+    versions = {v.verdict.version for v in run_external_verdicts(store, result.run.name)}
+    assert versions == {result.reward_version}
+
+
+def test_verdicts_stored_before_versions_read_none_and_gain_theirs(db_url: str) -> None:
+    """A store at revision 0102 (no version column) opens; its τ-bench verdicts read version
+    None until the same file is imported again, which fills the version in."""
+    store = Store.open(db_url)
+    try:
+        downgrade(store.engine, "0102_run_planned_cases")
+        upgrade(store.engine)
+        import_tau_bench(FILE, store, tools=TOOLS, run_name="tau")
+        with store.engine.begin() as c:
+            c.exec_driver_sql("UPDATE external_verdicts SET version = NULL")
+        downgrade(store.engine, "0102_run_planned_cases")
+        upgrade(store.engine)  # an old store's rows, as 0103 finds them
+        assert {v.verdict.version for v in run_external_verdicts(store, "tau")} == {None}
+        again = import_tau_bench(FILE, store, tools=TOOLS, run_name="tau")
+        assert again.inserted == 0 and again.verdicts == 200
+        assert {v.verdict.version for v in run_external_verdicts(store, "tau")} == {"7362a17"}
+    finally:
+        store.close()
