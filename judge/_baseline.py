@@ -8,6 +8,12 @@ mode, model, ...) and to the sha256 of the report's canonical JSON.
 :class:`BaselineMismatchError`) when an input differs, unless ``allow_mismatch``; a regression
 is any PASS->FAIL flip (``fail_on_flip``) or an accuracy drop larger than ``max_accuracy_drop``
 (absolute, e.g. 0.02 for two points).
+
+An input that is a judge parameter of the judgments' keys (``side == "judge"`` in
+:data:`rejudge.model.KEY_PARAMETERS`: tier, rule set, registry/world, engine, and whatever the
+table adds) is a *judge change*, refused as "judge changed": the baseline gates a model, and
+another judge's verdicts say nothing of a better or worse model (a laxer judge would pass
+everything). Allowed anyway, the result names the judge change (``judge_changed``).
 """
 
 from __future__ import annotations
@@ -16,10 +22,11 @@ from collections.abc import Mapping
 from typing import Any
 
 from rejudge.errors import InvalidInputError
-from rejudge.model import content_hash
+from rejudge.model import KEY_PARAMETERS, content_hash
 
 __all__ = [
     "BaselineMismatchError",
+    "judge_changes",
     "report_hash",
     "lock_baseline",
     "verify_baseline",
@@ -55,6 +62,13 @@ def verify_baseline(baseline: Mapping[str, Any]) -> bool:
     return report_hash(baseline.get("report", {})) == baseline.get("report_sha256")
 
 
+def judge_changes(mismatches: list[dict[str, Any]]) -> list[str]:
+    """The judge parameters among mismatched inputs, as their causes (``tier changed``, ...), in
+    :data:`~rejudge.model.KEY_PARAMETERS` order."""
+    names = {m["input"] for m in mismatches}
+    return [p.cause for p in KEY_PARAMETERS if p.side == "judge" and p.field in names]
+
+
 def check_baseline(
     baseline: Mapping[str, Any],
     report: Mapping[str, Any],
@@ -75,8 +89,17 @@ def check_baseline(
         for key in sorted(locked_inputs)
         if key in inputs and inputs.get(key) != locked_inputs[key]
     ]
+    judge_changed = judge_changes(mismatches)
     if mismatches and not allow_mismatch:
         names = ", ".join(m["input"] for m in mismatches)
+        if judge_changed:
+            raise BaselineMismatchError(
+                f"judge changed from baseline {baseline.get('name')!r} "
+                f"({', '.join(judge_changed)}; inputs {names}): another judge's verdicts say "
+                "nothing of a better or worse model (a laxer judge is not a better model); judge "
+                "the evaluation as the baseline was, lock a new baseline, or allow the mismatch",
+                field="allow_mismatch",
+            )
         raise BaselineMismatchError(
             f"evaluation inputs differ from baseline {baseline.get('name')!r} ({names}); "
             "allow the mismatch to compare anyway, or lock a new baseline",
@@ -116,4 +139,5 @@ def check_baseline(
         "flips": flips,
         "missing_cases": [{"case": c, "repetition": r} for c, r in missing],
         "input_mismatches": mismatches,
+        "judge_changed": judge_changed,
     }

@@ -11,8 +11,17 @@ case sets, a case whose content differs, different tool registries, or different
 (oracle-assisted and production-parity results are never pooled). Different traces (two models),
 rules or tiers are what a comparison is for and are listed under ``differences``.
 
-The paired test is the exact McNemar test: with b = PASS->FAIL and c = FAIL->PASS discordant
-pairs, p = min(1, 2 * P(X <= min(b, c))) for X ~ Binomial(b + c, 1/2).
+A comparison knows its kind (:data:`rejudge.model.KEY_PARAMETERS` says which parameter is on
+which side): the paired rows whose trace hashes differ make it an *evidence* comparison, rows
+whose judge parameters (tier, rule set, registry/world, engine, and whatever the table adds)
+differ a *judge* comparison, both a *mixed* one. The evaluations' own inputs (``meta_a`` /
+``meta_b``) count too, so two evaluations with no row in common still know their kind.
+
+Only an evidence comparison gets the paired test, the exact McNemar test: with b = PASS->FAIL
+and c = FAIL->PASS discordant pairs, p = min(1, 2 * P(X <= min(b, c))) for X ~ Binomial(b + c,
+1/2), and a verdict ("B better" / "B worse") only when it rejects at :data:`ALPHA`. A judge
+comparison gets :class:`rejudge.model.JudgeAgreement` instead (who is stricter, the 2x2 table,
+Cohen's kappa): two judges of the same traces are compared, not raced.
 """
 
 from __future__ import annotations
@@ -22,9 +31,13 @@ from math import comb
 from typing import Any
 
 from rejudge.model import (
+    COMPARISON_FORMAT_VERSION,
     FLIP_CAUSES,
+    KEY_PARAMETERS,
     Comparison,
+    ComparisonKind,
     Flip,
+    JudgeAgreement,
     VerdictCounts,
     comparability_reasons,
     flip_causes,
@@ -32,10 +45,21 @@ from rejudge.model import (
 
 from ._report import verdict_summary
 
-__all__ = ["mcnemar_exact", "compare", "compare_rows", "CAUSES"]
+__all__ = [
+    "ALPHA",
+    "mcnemar_exact",
+    "plain_verdict",
+    "comparison_kind",
+    "compare",
+    "compare_rows",
+    "CAUSES",
+]
 
 #: the flip causes in order (rejudge.model defines them once; kept here under its old name)
 CAUSES = FLIP_CAUSES
+#: the level at which an evidence comparison's McNemar test may call a side better or worse
+ALPHA = 0.05
+_SCORED = ("PASS", "FAIL")
 
 
 def mcnemar_exact(b: int, c: int) -> float:
@@ -46,6 +70,58 @@ def mcnemar_exact(b: int, c: int) -> float:
     k = min(b, c)
     tail = sum(comb(n, i) for i in range(k + 1)) / (1 << n)  # 2**n, typed as an int
     return round(min(1.0, 2 * tail), 12)
+
+
+def plain_verdict(
+    p_value: float, pass_to_fail: int, fail_to_pass: int, alpha: float = ALPHA
+) -> str:
+    """ "B better" / "B worse" only when McNemar rejects at ``alpha``; the direction is the one
+    the test looked at (more FAIL->PASS than PASS->FAIL means B is better). For evidence
+    comparisons only: between two judges nothing is better."""
+    if p_value >= alpha or pass_to_fail == fail_to_pass:
+        return "no significant difference"
+    return "B better" if fail_to_pass > pass_to_fail else "B worse"
+
+
+def comparison_kind(differs: Mapping[str, Iterable[str]]) -> ComparisonKind:
+    """``evidence``, ``judge``, ``mixed`` or ``same`` from the causes on each side."""
+    evidence, judge = bool(list(differs.get("evidence", ()))), bool(list(differs.get("judge", ())))
+    if evidence and judge:
+        return "mixed"
+    if evidence:
+        return "evidence"
+    return "judge" if judge else "same"
+
+
+def _differing(
+    pairs: Iterable[tuple[Mapping[str, Any], Mapping[str, Any]]],
+    meta_a: Mapping[str, Any],
+    meta_b: Mapping[str, Any],
+) -> dict[str, list[str]]:
+    """The causes on each side (evidence, judge) that some paired rows, or the two
+    evaluations' own inputs, differ in; in :data:`KEY_PARAMETERS` order."""
+    found: set[str] = set()
+    sources = [(meta_a, meta_b), *pairs]
+    for ra, rb in sources:
+        for p in KEY_PARAMETERS:
+            if p.field in found:
+                continue
+            va, vb = ra.get(p.field), rb.get(p.field)
+            if va is not None and vb is not None and va != vb:
+                found.add(p.field)
+    out: dict[str, list[str]] = {"evidence": [], "judge": []}
+    for p in KEY_PARAMETERS:
+        if p.field in found and p.side in out:
+            out[p.side].append(p.cause)
+    # two runs whose rows carry no trace hash still hold other evidence
+    if not out["evidence"] and not any(
+        ra.get("trace_hash") is not None and rb.get("trace_hash") is not None
+        for ra, rb in sources[1:]
+    ):
+        run_a, run_b = meta_a.get("run_id"), meta_b.get("run_id")
+        if run_a is not None and run_b is not None and run_a != run_b:
+            out["evidence"].append("run changed")
+    return out
 
 
 def _key(row: Mapping[str, Any]) -> tuple[str, int]:
@@ -82,7 +158,7 @@ def compare(
     only_b = sorted(set(b) - set(a))
 
     flips: list[Flip] = []
-    pass_fail = fail_pass = both_pass = both_fail = 0
+    pass_fail = fail_pass = both_pass = both_fail = not_scored = 0
     case_changed: set[str] = set()
     registry_changed = False
     for key in shared:
@@ -96,6 +172,8 @@ def compare(
             both_pass += 1
         elif va == vb == "FAIL":
             both_fail += 1
+        elif va not in _SCORED or vb not in _SCORED:
+            not_scored += 1
         causes = flip_causes(ra, rb)
         if "case changed" in causes:
             case_changed.add(key[0])
@@ -145,7 +223,17 @@ def compare(
             "scored_b": db.scored_count,
         }
     acc_a, acc_b = counts_a.accuracy, counts_b.accuracy
+    differs = _differing(((a[k], b[k]) for k in shared), meta_a, meta_b)
+    kind = comparison_kind(differs)
+    mcnemar_p = mcnemar_exact(pass_fail, fail_pass) if kind == "evidence" else None
+    by_cause: dict[str, int] = {}
+    for flip in flips:
+        by_cause[flip.cause] = by_cause.get(flip.cause, 0) + 1
+    order = [label for _field, label in FLIP_CAUSES]
     return Comparison(
+        format_version=COMPARISON_FORMAT_VERSION,
+        kind=kind,
+        differs=differs,
         a=meta_a.get("id"),
         b=meta_b.get("id"),
         accuracy_a=acc_a,
@@ -156,13 +244,35 @@ def compare(
         paired=len(shared),
         discordant={"pass_to_fail": pass_fail, "fail_to_pass": fail_pass},
         concordant={"pass": both_pass, "fail": both_fail},
-        mcnemar_p=mcnemar_exact(pass_fail, fail_pass),
+        mcnemar_p=mcnemar_p,
+        verdict=(
+            plain_verdict(mcnemar_p, pass_fail, fail_pass)
+            if mcnemar_p is not None and not reasons
+            else None
+        ),
+        judges=(
+            JudgeAgreement(
+                pass_pass=both_pass,
+                pass_fail=pass_fail,
+                fail_pass=fail_pass,
+                fail_fail=both_fail,
+                not_scored=not_scored,
+            )
+            if kind == "judge"
+            else None
+        ),
         comparable=not reasons,
         reasons=reasons,
         differences=differences,
         only_a=[{"case": c, "repetition": r} for c, r in only_a],
         only_b=[{"case": c, "repetition": r} for c, r in only_b],
         dimensions=dimension_deltas,
+        flips_by_cause=dict(
+            sorted(
+                by_cause.items(),
+                key=lambda kv: order.index(kv[0]) if kv[0] in order else len(order),
+            )
+        ),
         flips=flips,
         meta_a=meta_a,
         meta_b=meta_b,

@@ -19,7 +19,7 @@ from rejudge.services import DEMO_TAU_RUN, run_demo
 from rejudge.store import redact_url
 
 if TYPE_CHECKING:
-    from rejudge.model import Agreement, Flip
+    from rejudge.model import Agreement, Comparison, Flip
     from rejudge.services import DemoEvaluation, DemoResult, ModelVsModel, PassRate
 
 #: the tiers whose agreement with τ-bench's reward the demo shows in full (the others in a line)
@@ -74,6 +74,17 @@ def _short_model(model: str) -> str:
 def _scored_runs(result: DemoResult) -> set[str]:
     """Runs with at least one PASS or FAIL in some evaluation."""
     return {e.run for e in result.evaluations if e.summary.scored_count}
+
+
+def _kappa(cmp: Comparison) -> str:
+    # a comparison of judges reads as their agreement; any other kind has no kappa
+    if cmp.judges is None or cmp.judges.kappa is None:
+        return "n/a"
+    return f"{cmp.judges.kappa:.3f}"
+
+
+def _p(p: float | None) -> str:
+    return "n/a" if p is None else f"{p:.3g}"
 
 
 def _codes(flip: Flip) -> list[str]:
@@ -157,7 +168,7 @@ def _render(c: Console, result: DemoResult, db_url: str) -> None:
                 tier,
                 *cells,
                 len(cmp.flips) if cmp else "",
-                f"{cmp.mcnemar_p:.3g}" if cmp else "",
+                _kappa(cmp) if cmp else "",
                 run,  # which run the row is of (not a column)
             ]
         )
@@ -165,7 +176,8 @@ def _render(c: Console, result: DemoResult, db_url: str) -> None:
     # is (sweep names pass 40 characters), so it is never a column that could cut it
     c.print(
         Text(
-            "Accuracy = PASS / (PASS + FAIL), with (PASS/FAIL); p: exact McNemar test of the flips",
+            "Accuracy = PASS / (PASS + FAIL), with (PASS/FAIL); κ: Cohen's kappa of the two "
+            "rule sets' verdicts (two judges of the same traces: compared, not raced)",
             style="italic",
         )
     )
@@ -175,7 +187,7 @@ def _render(c: Console, result: DemoResult, db_url: str) -> None:
         for ref in rules:
             accuracy.add_column(ref, no_wrap=True)
         accuracy.add_column("flips", justify="right", no_wrap=True)
-        accuracy.add_column("p", no_wrap=True)
+        accuracy.add_column("κ", no_wrap=True)
         for row in rows:
             if row[-1] == run:
                 accuracy.add_row(str(row[1]), *[str(v) for v in row[2:-1]])
@@ -339,7 +351,7 @@ def _render_model_vs_model(c: Console, mvm: ModelVsModel) -> None:
         f"{pair.a} vs {pair.b}: rejudge {mvm.tier} {_pct(cmp.accuracy_a)} vs "
         f"{_pct(cmp.accuracy_b)}, {len(cmp.flips)} flip(s) "
         f"({', '.join(f'{k} {n}' for k, n in sorted(flips.items())) or 'none'}), exact McNemar "
-        f"p {cmp.mcnemar_p:.3g}; τ²'s reward on the same {tau2.cases} cases: "
+        f"p {_p(cmp.mcnemar_p)}; τ²'s reward on the same {tau2.cases} cases: "
         f"{tau2.pass_to_fail} pass->fail, {tau2.fail_to_pass} fail->pass, "
         f"p {tau2.mcnemar_p:.3g}",
         markup=False,

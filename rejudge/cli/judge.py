@@ -188,10 +188,38 @@ def render_compare(c: Console, comparison: Comparison) -> None:
         f"{escape(str(mb.get('rules')))}): accuracy {_pct(data['accuracy_b'])}"
     )
     d = data["discordant"]
-    c.print(
-        f"{data['paired']} paired, PASS->FAIL {d['pass_to_fail']}, FAIL->PASS {d['fail_to_pass']}, "
-        f"exact McNemar p = {data['mcnemar_p']:.4g}"
+    # the kind first: what A and B differ in decides how everything below reads
+    style = "bold red" if comparison.kind == "mixed" else "bold"
+    c.print(comparison.reading(), style=style, markup=False)
+    judges = comparison.judges
+    if judges is not None:
+        t = judges.to_json()["table"]
+        c.print(
+            table(
+                "Agreement (pairs both judges scored)",
+                ["", "B PASS", "B FAIL"],
+                [
+                    ["A PASS", t["pass_pass"], t["pass_fail"]],
+                    ["A FAIL", t["fail_pass"], t["fail_fail"]],
+                ],
+            )
+        )
+        if judges.not_scored:
+            c.print(
+                f"{judges.not_scored} pair(s) not scored by one of the judges (SKIP/AGENT_ERROR)"
+            )
+    line = (
+        f"{data['paired']} paired, PASS->FAIL {d['pass_to_fail']}, FAIL->PASS {d['fail_to_pass']}"
     )
+    if comparison.mcnemar_p is not None:
+        line += f", exact McNemar p = {comparison.mcnemar_p:.4g}"
+    c.print(line)
+    if comparison.flips_by_cause:
+        c.print(
+            "flips by cause: "
+            + ", ".join(f"{k} {n}" for k, n in comparison.flips_by_cause.items()),
+            markup=False,
+        )
     if data["comparable"]:
         c.print("[green]comparable[/green]: the two evaluations measure the same cases")
     else:
@@ -281,11 +309,20 @@ def render_check(c: Console, check: BaselineCheck) -> None:
     )
     for m in check.input_mismatches:
         c.print(f"[yellow]input differs[/yellow]: {escape(str(m['input']))}")
+    if check.judge_changed:
+        c.print(
+            f"judge changed ({', '.join(check.judge_changed)}): verdicts moved with the judge, "
+            "so no accuracy change here is the model's; a laxer judge is not a better model",
+            style="bold yellow",
+            markup=False,
+        )
     if check.flips:
         rows = [[f["case"], f["repetition"], " ".join(f["taxonomy"])] for f in check.flips]
         c.print(table("PASS -> FAIL", ["case", "rep", "causes now"], rows))
     if check.regression:
         c.print("[bold red]REGRESSION[/bold red]: " + "; ".join(check.reasons))
+    elif check.judge_changed:
+        c.print("[yellow]no regression found under the changed judge[/yellow] (not a model result)")
     else:
         c.print("[green]no regression[/green]")
 

@@ -39,10 +39,16 @@ if TYPE_CHECKING:
     from rejudge.model._agreement import Disagreement as Disagreement
     from rejudge.model._agreement import TierAgreement as TierAgreement
     from rejudge.model._agreement import cohens_kappa as cohens_kappa
+    from rejudge.model._comparison import COMPARISON_FORMAT_VERSION as COMPARISON_FORMAT_VERSION
+    from rejudge.model._comparison import COMPARISON_KINDS as COMPARISON_KINDS
     from rejudge.model._comparison import FLIP_CAUSES as FLIP_CAUSES
     from rejudge.model._comparison import JUDGE_FLIP_CAUSES as JUDGE_FLIP_CAUSES
+    from rejudge.model._comparison import KEY_PARAMETERS as KEY_PARAMETERS
     from rejudge.model._comparison import UNKNOWN_CAUSE as UNKNOWN_CAUSE
+    from rejudge.model._comparison import ComparisonKind as ComparisonKind
     from rejudge.model._comparison import Flip as Flip
+    from rejudge.model._comparison import JudgeAgreement as JudgeAgreement
+    from rejudge.model._comparison import KeyParameter as KeyParameter
     from rejudge.model._comparison import comparability_reasons as comparability_reasons
     from rejudge.model._comparison import flip_cause as flip_cause
     from rejudge.model._comparison import flip_causes as flip_causes
@@ -201,6 +207,12 @@ _EXPORTS: dict[str, str] = {
     "text_hash": "rejudge.model._judgment_text",
     # when two evaluations may be compared, and why a verdict flipped
     "comparability_reasons": "rejudge.model._comparison",
+    "COMPARISON_FORMAT_VERSION": "rejudge.model._comparison",
+    "COMPARISON_KINDS": "rejudge.model._comparison",
+    "ComparisonKind": "rejudge.model._comparison",
+    "JudgeAgreement": "rejudge.model._comparison",
+    "KEY_PARAMETERS": "rejudge.model._comparison",
+    "KeyParameter": "rejudge.model._comparison",
     "Flip": "rejudge.model._comparison",
     "flip_cause": "rejudge.model._comparison",
     "FLIP_CAUSES": "rejudge.model._comparison",

@@ -13,15 +13,29 @@ the CLI and the dashboard can never disagree about a comparison.
   case's content differs, their tool registries differ, or their harness modes differ
   (oracle-assisted and production-parity results are never pooled). Different traces (two
   models), rules or tiers are what a comparison is for: differences, not reasons to refuse.
+- **Kind**: what A and B differ in, read from the judgments' key parameters
+  (:data:`KEY_PARAMETERS`): the *evidence* (other traces: another model, run or repetition),
+  the *judge* (the same traces under another tier, rule set, world, rubric or judge model),
+  both (*mixed*), or neither (*same*). Only an evidence comparison may call a side better; a
+  judge comparison says which judge is stricter and how far the two agree
+  (:class:`JudgeAgreement`).
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Literal, NamedTuple
+
+from rejudge.model._agreement import cohens_kappa
 
 __all__ = [
+    "KeyParameter",
+    "KEY_PARAMETERS",
+    "ComparisonKind",
+    "COMPARISON_KINDS",
+    "COMPARISON_FORMAT_VERSION",
+    "JudgeAgreement",
     "FLIP_CAUSES",
     "JUDGE_FLIP_CAUSES",
     "UNKNOWN_CAUSE",
@@ -31,21 +45,57 @@ __all__ = [
     "Flip",
 ]
 
-#: (judgment field, the cause it names when it differs), in the order causes are listed
-FLIP_CAUSES: tuple[tuple[str, str], ...] = (
-    ("trace_hash", "trace changed"),
-    ("case_hash", "case changed"),
-    ("rule_set_hash", "rules changed"),
-    ("tier", "tier changed"),
-    ("registry_hash", "registry changed"),
-    ("engine_version", "engine changed"),
+#: ``rejudge compare --json``'s format: 2 adds ``format_version``, ``kind``, ``differs``,
+#: ``flips_by_cause``, ``verdict`` and ``judges``, and gives ``mcnemar_p`` only when the evidence
+#: alone differs (null otherwise: a significance test of "improvement" between two judges, or
+#: across two changes at once, answers no question). Version 1 had no ``format_version`` key.
+COMPARISON_FORMAT_VERSION = 2
+
+#: what two evaluations differ in (see the module docstring)
+ComparisonKind = Literal["evidence", "judge", "mixed", "same"]
+COMPARISON_KINDS: tuple[ComparisonKind, ...] = ("evidence", "judge", "mixed", "same")
+
+
+class KeyParameter(NamedTuple):
+    """One parameter of a judgment's key: the judgment row's field that holds it, which side of
+    a comparison it belongs to, and the flip cause it names when A and B differ in it.
+
+    ``side`` is ``evidence`` (what the agent did), ``judge`` (what judged it) or ``case`` (what
+    was asked and the golden: a case that differs makes A and B not comparable, whatever else
+    differs).
+    """
+
+    field: str
+    side: Literal["evidence", "judge", "case"]
+    cause: str
+
+
+#: Every judgment-key parameter a comparison reads, in the order causes are listed. A new
+#: parameter is one line here (as the model-graded tier's rubric, judge model and parameters
+#: are): the flip causes, the comparison's kind, the dashboard's cause filter and
+#: ``baseline check``'s "judge changed" all follow. A row that lacks the field (an older
+#: judgment, another tier) names no cause for it rather than a false one.
+KEY_PARAMETERS: tuple[KeyParameter, ...] = (
+    KeyParameter("trace_hash", "evidence", "trace changed"),
+    KeyParameter("case_hash", "case", "case changed"),
+    KeyParameter("rule_set_hash", "judge", "rules changed"),
+    KeyParameter("tier", "judge", "tier changed"),
+    # the registry carries the world's name, version and data hash: on the same traces, another
+    # registry is another judge (a world version); across traces it is another environment
+    KeyParameter("registry_hash", "judge", "registry changed"),
+    KeyParameter("engine_version", "judge", "engine changed"),
+    # the model-graded tier's judge: its rubric, judge model and parameters (judgment details)
+    KeyParameter("rubric_hash", "judge", "rubric changed"),
+    KeyParameter("judge_model", "judge", "judge model changed"),
+    KeyParameter("judge_params", "judge", "judge parameters changed"),
 )
-#: the model-graded tier's judge, read from its judgments' details (no column holds them: the
-#: store's SQL flip reads take :data:`FLIP_CAUSES` alone); after every other cause
-JUDGE_FLIP_CAUSES: tuple[tuple[str, str], ...] = (
-    ("rubric_hash", "rubric changed"),
-    ("judge_model", "judge model changed"),
-    ("judge_params", "judge parameters changed"),
+_MODEL_JUDGE = ("rubric_hash", "judge_model", "judge_params")
+
+#: (judgment field, the cause it names when it differs), in the order causes are listed
+FLIP_CAUSES: tuple[tuple[str, str], ...] = tuple((p.field, p.cause) for p in KEY_PARAMETERS)
+#: the model-graded tier's judge (read from its judgments' details by the compare service)
+JUDGE_FLIP_CAUSES: tuple[tuple[str, str], ...] = tuple(
+    (p.field, p.cause) for p in KEY_PARAMETERS if p.field in _MODEL_JUDGE
 )
 #: the cause of a flip whose judgments share every known input
 UNKNOWN_CAUSE = "unknown"
@@ -54,10 +104,10 @@ UNKNOWN_CAUSE = "unknown"
 def flip_causes(
     a: Mapping[str, Any] | None,
     b: Mapping[str, Any] | None,
-    order: Sequence[tuple[str, str]] = FLIP_CAUSES + JUDGE_FLIP_CAUSES,
+    order: Sequence[tuple[str, str]] = FLIP_CAUSES,
 ) -> list[str]:
     """Every input that differs between two judgments (known on both sides), in ``order``
-    (:data:`FLIP_CAUSES` then :data:`JUDGE_FLIP_CAUSES` unless a caller names its own)."""
+    (:data:`FLIP_CAUSES` unless a caller names its own)."""
     if not a or not b:
         return []
     out = []
@@ -132,7 +182,7 @@ class Flip:
         repetition: int,
         a: Mapping[str, Any],
         b: Mapping[str, Any],
-        order: Sequence[tuple[str, str]] = FLIP_CAUSES + JUDGE_FLIP_CAUSES,
+        order: Sequence[tuple[str, str]] = FLIP_CAUSES,
         **extra: Any,
     ) -> Flip:
         """The flip of two judgments (rows with ``verdict``, ``taxonomy`` and input hashes)."""
@@ -160,4 +210,75 @@ class Flip:
             "causes": list(self.causes),
             "taxonomy_from": list(self.taxonomy_from),
             "taxonomy_to": list(self.taxonomy_to),
+        }
+
+
+@dataclass(frozen=True)
+class JudgeAgreement:
+    """Two judges on the same traces: who is stricter, and how far they agree.
+
+    The 2x2 table counts the (case, repetition) pairs both judges scored (PASS or FAIL; a SKIP
+    or AGENT_ERROR on either side is ``not_scored``): rows A's verdict, columns B's.
+    ``a_stricter`` counts A FAIL where B PASS, ``b_stricter`` the reverse. Cohen's kappa is
+    agreement beyond what the two judges' own pass rates give by chance. No significance test:
+    two judges of the same evidence disagree by definition, not by chance.
+    """
+
+    pass_pass: int
+    pass_fail: int
+    fail_pass: int
+    fail_fail: int
+    not_scored: int
+
+    @property
+    def a_stricter(self) -> int:
+        return self.fail_pass
+
+    @property
+    def b_stricter(self) -> int:
+        return self.pass_fail
+
+    @property
+    def total(self) -> int:
+        return self.pass_pass + self.pass_fail + self.fail_pass + self.fail_fail
+
+    @property
+    def agreement(self) -> float | None:
+        if not self.total:
+            return None
+        return round((self.pass_pass + self.fail_fail) / self.total, 6)
+
+    @property
+    def kappa(self) -> float | None:
+        return cohens_kappa(self.pass_pass, self.pass_fail, self.fail_pass, self.fail_fail)
+
+    @property
+    def stricter(self) -> str | None:
+        """ "A" or "B", the judge that fails more of what the other passes; None on a tie."""
+        if self.a_stricter == self.b_stricter:
+            return None
+        return "A" if self.a_stricter > self.b_stricter else "B"
+
+    def sentence(self) -> str:
+        """The plain-words reading: "A is stricter on N cases, B on M"."""
+        return (
+            f"A is stricter on {self.a_stricter} case(s), B on {self.b_stricter} "
+            f"(of {self.total} both scored)"
+        )
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "a_stricter": self.a_stricter,
+            "b_stricter": self.b_stricter,
+            "stricter": self.stricter,
+            "table": {
+                "pass_pass": self.pass_pass,
+                "pass_fail": self.pass_fail,
+                "fail_pass": self.fail_pass,
+                "fail_fail": self.fail_fail,
+                "total": self.total,
+            },
+            "agreement": self.agreement,
+            "kappa": self.kappa,
+            "not_scored": self.not_scored,
         }

@@ -16,7 +16,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field, fields
 from typing import Any
 
-from rejudge.model._comparison import Flip
+from rejudge.model._comparison import ComparisonKind, Flip, JudgeAgreement
 from rejudge.model._judge_calibration import JudgeCalibration
 from rejudge.model._report import Report, ReportRow, ReportSummary
 from rejudge.model._verdicts import VerdictCounts
@@ -134,10 +134,17 @@ class EvaluationReport(Result):
 
 @dataclass(frozen=True)
 class Comparison(Result):
-    """``rejudge compare A B --json``: what :func:`rejudge.judge.compare` joins (the keys of
-    :func:`rejudge.judge.compare_rows`), then what each side measured
-    (:func:`rejudge.services.evaluation_meta`)."""
+    """``rejudge compare A B --json`` (format :data:`~rejudge.model.COMPARISON_FORMAT_VERSION`):
+    what :func:`rejudge.judge.compare` joins (the keys of :func:`rejudge.judge.compare_rows`),
+    then what each side measured (:func:`rejudge.services.evaluation_meta`).
 
+    ``kind`` says what A and B differ in (``differs``: the causes on each side); ``mcnemar_p``
+    and ``verdict`` are given for an evidence comparison only, ``judges`` for a judge
+    comparison only (who is stricter, the 2x2 agreement and Cohen's kappa)."""
+
+    format_version: int
+    kind: ComparisonKind
+    differs: dict[str, list[str]]
     a: Any
     b: Any
     accuracy_a: float | None
@@ -148,16 +155,53 @@ class Comparison(Result):
     paired: int
     discordant: dict[str, int]
     concordant: dict[str, int]
-    mcnemar_p: float
+    mcnemar_p: float | None
+    # "B better" / "B worse" / "no significant difference": an evidence comparison that lines
+    # up only (None otherwise)
+    verdict: str | None
+    judges: JudgeAgreement | None
     comparable: bool
     reasons: list[str]
     differences: list[dict[str, Any]]
     only_a: list[dict[str, Any]]
     only_b: list[dict[str, Any]]
     dimensions: dict[str, dict[str, Any]]
+    # flips per first cause, in the order causes are listed
+    flips_by_cause: dict[str, int]
     flips: list[Flip]
     meta_a: dict[str, Any] = field(default_factory=dict)
     meta_b: dict[str, Any] = field(default_factory=dict)
+
+    def reading(self) -> str:
+        """What the comparison says, in plain words, for people (the CLI and the dashboard
+        print this one sentence, so they cannot word a comparison differently)."""
+        judge = ", ".join(self.differs.get("judge", [])) or "nothing"
+        evidence = ", ".join(self.differs.get("evidence", [])) or "nothing"
+        if self.kind == "mixed":
+            return (
+                f"MIXED comparison: both the evidence ({evidence}) and the judge ({judge}) "
+                "differ, so no change can be credited to the model or to the judge; no verdict "
+                "and no significance test are given. Compare one change at a time."
+            )
+        if self.kind == "judge":
+            j = self.judges
+            kappa = "n/a" if j is None or j.kappa is None else f"{j.kappa:.3f}"
+            agreement = "n/a" if j is None or j.agreement is None else f"{100 * j.agreement:.1f}%"
+            stricter = "" if j is None else f"{j.sentence()}; "
+            return (
+                f"Judge comparison (the same traces, another judge: {judge}): {stricter}"
+                f"agreement {agreement}, Cohen's kappa {kappa}. This compares two judges, not "
+                "two agents: a laxer judge is no progress."
+            )
+        if self.kind == "same":
+            return "Same inputs on both sides: the same traces under the same judge."
+        if not self.comparable:
+            return (
+                f"Evidence comparison ({evidence}), but A and B do not line up: no verdict "
+                "is given."
+            )
+        p = "n/a" if self.mcnemar_p is None else f"{self.mcnemar_p:.4g}"
+        return f"Evidence comparison ({evidence}): {self.verdict} (exact McNemar p = {p})."
 
 
 @dataclass(frozen=True)
@@ -189,5 +233,8 @@ class BaselineCheck(Result):
     flips: list[dict[str, Any]]
     missing_cases: list[dict[str, Any]]
     input_mismatches: list[dict[str, Any]]
+    # the judge parameters among the mismatches (allowed with --allow-mismatch): the verdicts
+    # moved with the judge, so no accuracy change here is the model's
+    judge_changed: list[str]
     evaluation: int
     baseline_evaluation: int | None

@@ -167,7 +167,7 @@ def test_recipe_passes_then_fails_the_build(repo: Path, tmp_path: Path) -> None:
     # a different rule set than the baseline's: the gate refuses the comparison
     rules = run_recipe(repo, tmp_path / "w2", REJUDGE_RULES="standard@1")
     assert rules.returncode == 1
-    assert "inputs differ from baseline 'main'" in rules.stderr + rules.stdout
+    assert "judge changed from baseline 'main' (rules changed" in rules.stderr + rules.stdout
 
     # the harness changed (here: a cassette answers differently): replay fails the build
     victim = repo / "cassettes" / "main-run" / f"{CASE_IDS[0]}__r0.yaml"

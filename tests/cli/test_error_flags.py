@@ -103,9 +103,12 @@ def test_baseline_inputs_that_differ_name_the_allow_mismatch_flag(
     assert lock.exit_code == 0, lock.output
     other = _evaluation(run_cli, seeded, "standard@1")
     line = error_line(run_cli("baseline", "check", other, "--against", "main", db=seeded))
+    # another rule set is another judge: said as such, never read as a better or worse model
     assert line == (
-        "Error: --allow-mismatch: evaluation inputs differ from baseline 'main' (rule_set_hash); "
-        "allow the mismatch to compare anyway, or lock a new baseline"
+        "Error: --allow-mismatch: judge changed from baseline 'main' (rules changed; inputs "
+        "rule_set_hash): another judge's verdicts say nothing of a better or worse model (a "
+        "laxer judge is not a better model); judge the evaluation as the baseline was, lock a "
+        "new baseline, or allow the mismatch"
     )
     forced = run_cli("baseline", "check", other, "--against", "main", "--allow-mismatch", db=seeded)
     assert "Error" not in forced.output

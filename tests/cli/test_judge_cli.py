@@ -189,10 +189,17 @@ def test_rejudge_defaults_to_previous_tiers_and_compare_shows_rule_flips(run_cli
             "taxonomy_to": [],
         }
     ]
-    assert cmp["mcnemar_p"] == 1.0
+    # one run under two rule sets: two judges of the same traces, never a race
+    assert cmp["format_version"] == 2 and cmp["kind"] == "judge"
+    assert cmp["differs"] == {"evidence": [], "judge": ["rules changed"]}
+    assert cmp["mcnemar_p"] is None and cmp["verdict"] is None
+    assert (cmp["judges"]["a_stricter"], cmp["judges"]["b_stricter"]) == (1, 0)
+    assert cmp["flips_by_cause"] == {"rules changed": 1}
     assert "D2" in cmp["dimensions"]
     human = run_cli("compare", str(first["evaluation"]), str(golden["evaluation"]))
-    assert human.exit_code == 0 and "rules changed" in human.output and "McNemar" in human.output
+    assert human.exit_code == 0 and "rules changed" in human.output
+    assert "A is stricter on 1 case(s), B on 0" in " ".join(human.output.split())
+    assert "McNemar" not in human.output and "better" not in human.output
 
 
 def test_rejudge_shards_converge_on_one_evaluation(run_cli, seeded) -> None:
@@ -281,6 +288,11 @@ def test_baseline_lock_and_check(run_cli, seeded, tmp_path) -> None:
     )  # fmt: skip
     assert forced.exit_code == 1  # b flips PASS -> FAIL under the stricter rules
     assert json.loads(forced.output)["input_mismatches"][0]["input"] == "rule_set_hash"
+    assert json.loads(forced.output)["judge_changed"] == ["rules changed"]
+    human = run_cli(
+        "baseline", "check", str(other["evaluation"]), "--against", "main", "--allow-mismatch"
+    )  # fmt: skip
+    assert "judge changed (rules changed)" in " ".join(human.output.split())
 
 
 def test_judge_rejudge_compare_on_both_backends(run_cli, db_url) -> None:

@@ -137,7 +137,11 @@ def test_compare_flips_causes_and_comparability():
         ("c2", "FAIL", "PASS", "rules changed")
     ]
     assert out["discordant"] == {"pass_to_fail": 0, "fail_to_pass": 1}
-    assert out["mcnemar_p"] == 1.0
+    # c3's trace differs and every rule set does: two changes at once, so no test and no verdict
+    assert out["kind"] == "mixed"
+    assert out["differs"] == {"evidence": ["trace changed"], "judge": ["rules changed"]}
+    assert out["mcnemar_p"] is None and out["verdict"] is None and out["judges"] is None
+    assert out["flips_by_cause"] == {"rules changed": 1}
     assert out["accuracy_a"] == pytest.approx(1 / 3, abs=1e-6) and out[
         "accuracy_b"
     ] == pytest.approx(2 / 3, abs=1e-6)
@@ -194,12 +198,21 @@ def test_baseline_lock_and_check():
         check_baseline(
             base, build_report(base_rows).to_json(), {**inputs, "rule_set_hash": "other"}
         )
-    assert check_baseline(
+    allowed = check_baseline(
         base,
         build_report(base_rows).to_json(),
         {**inputs, "rule_set_hash": "o"},
         allow_mismatch=True,
-    )["input_mismatches"]
+    )
+    assert allowed["input_mismatches"] and allowed["judge_changed"] == ["rules changed"]
+    # a judge input (the tier) is a judge change; a suite input is not
+    with pytest.raises(
+        BaselineMismatchError, match=r"judge changed .*\(tier changed; inputs tier\)"
+    ):
+        check_baseline(base, build_report(base_rows).to_json(), {**inputs, "tier": "state"})
+    with pytest.raises(BaselineMismatchError, match="evaluation inputs differ") as info:
+        check_baseline(base, build_report(base_rows).to_json(), {**inputs, "suite_hash": "x"})
+    assert "judge" not in str(info.value)
     tampered = {**base, "report": {**base["report"], "accuracy": 1.0}}
     with pytest.raises(BaselineMismatchError, match="altered"):
         check_baseline(tampered, build_report(base_rows).to_json(), inputs)
