@@ -66,13 +66,14 @@ def _store(workdir: Path, label: str, cases: int) -> dict[str, Any]:
 
 
 def _first_flip(info: dict[str, Any]) -> tuple[str, int]:
-    from rejudge.judge import CAUSES
     from rejudge.store import Store
+
+    from rejudge.services import compare_evaluations
 
     store = Store.open(info["url"], migrate=False)
     try:
         ev = info["evaluations"]
-        flip = store.flips(ev["a1"], ev["a2"], cause_order=CAUSES, limit=1)[0]
+        flip = compare_evaluations(store, ev["a1"], ev["a2"]).flips[0]
     finally:
         store.close()
     return flip.case, flip.repetition

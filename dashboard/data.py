@@ -3,8 +3,10 @@
 The store (its engine and connection pool) is a cached resource per database URL; every read is
 cached with ``st.cache_data`` under a short TTL (the live monitor's is shorter still), keyed on
 the URL and the read's arguments, so moving between pages or widgets re-runs no SQL until the TTL
-passes. The reads themselves live in ``rejudge.store`` (catalog, evaluation, comparison and trace
-read models, methods of ``Store``); this module only adds the caching.
+passes. The reads themselves live in ``rejudge.store`` (catalog, evaluation and trace read
+models, methods of ``Store``) and ``rejudge.services``; a comparison is the judge's, through the
+compare service (:mod:`rejudge.dashboard.summary`), cached once per pair, and the flip views
+select from it. This module only adds the caching.
 """
 
 from __future__ import annotations
@@ -16,15 +18,13 @@ from typing import Any, NamedTuple
 
 import streamlit as st
 from rejudge.dashboard import summary
-from rejudge.judge import CAUSES
+from rejudge.judge import count_by_cause, select_flips
 from rejudge.store import (
     BaselineSummary,
     CasePasses,
-    Coverage,
     EvaluationSummary,
     FilterOptions,
     GroupSummary,
-    PairCounts,
     PartialBucket,
     PassCell,
     PendingCase,
@@ -166,24 +166,21 @@ def cached_default_pair(url: str, count: int, newest: int) -> tuple[int, int] | 
     return default_pair(evaluations(url), comparable)
 
 
-@st.cache_data(ttl=TTL_S, show_spinner=False)
-def pair_counts(url: str, a: int, b: int) -> PairCounts:
-    return store(url).pair_counts(a, b)
-
-
-@st.cache_data(ttl=TTL_S, show_spinner=False)
-def coverage(url: str, a: int, b: int) -> Coverage:
-    return store(url).coverage(a, b)
-
-
-@st.cache_data(ttl=TTL_S, show_spinner=False)
 def flips(url: str, a: int, b: int, limit: int = 1000, **filters: Any) -> list[Flip]:
-    return store(url).flips(a, b, cause_order=CAUSES, limit=limit, **filters)
+    """The comparison's flips a view asks for (filters of :func:`rejudge.judge.select_flips`)."""
+    found = compare_summary(url, a, b)
+    if found is None:
+        return []
+    return select_flips(found.comparison.flips, **filters)[:limit]
 
 
-@st.cache_data(ttl=TTL_S, show_spinner=False)
 def flip_count(url: str, a: int, b: int, **filters: Any) -> dict[str, int]:
-    return store(url).flip_count(a, b, cause_order=CAUSES, **filters)
+    """Flips per cause (``total`` included) among those :func:`flips` selects."""
+    found = compare_summary(url, a, b)
+    chosen = [] if found is None else select_flips(found.comparison.flips, **filters)
+    out = count_by_cause(chosen)
+    out["total"] = len(chosen)
+    return out
 
 
 @st.cache_data(ttl=TTL_S, show_spinner=False)

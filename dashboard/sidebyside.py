@@ -1,8 +1,8 @@
 """What the side-by-side page compares: one case under two evaluations, round by round.
 
-Pure (no Streamlit): which arguments of two aligned calls differ, why the verdict changed (the
-first judgment input that differs, in the judge's order, as ``rejudge compare`` names flip
-causes), and which rule settings differ (``description`` is a label, not a setting).
+Pure (no Streamlit): which arguments of two aligned calls differ and which rule settings differ
+(``description`` is a label, not a setting). Why the verdict changed is the judge's comparison's
+flip, which the page shows as it is.
 """
 
 from __future__ import annotations
@@ -12,12 +12,11 @@ from typing import Any
 
 from rejudge.dashboard.rules import rule_diff
 
-from rejudge.model import RuleSet, flip_cause
+from rejudge.model import RuleSet
 
 __all__ = [
     "differing_arguments",
     "call_highlights",
-    "flip_cause",
     "settings_diff",
     "IGNORED_SETTINGS",
     "pair_link",

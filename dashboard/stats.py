@@ -1,8 +1,10 @@
-"""The small statistics the pages show, computed from SQL counts (never from judgment lists).
+"""The small statistics the pages show of one evaluation, computed from SQL counts (never from
+judgment lists).
 
-The exact McNemar test and τ-bench's pass^k are the judge's own functions (so the pages agree
-with ``rejudge compare`` / ``rejudge report``); the Wilson score interval is the model's
-(:func:`rejudge.model.wilson_interval`); this module adds the plain-words verdict that respects the test.
+τ-bench's pass^k is the judge's own function (so the pages agree with ``rejudge report``); the
+Wilson score interval is the model's (:func:`rejudge.model.wilson_interval`). A comparison of
+two evaluations (its test, its verdict, its agreement) is never computed here: it is the judge's
+(:func:`rejudge.judge.compare`), and the pages show it.
 """
 
 from __future__ import annotations
@@ -10,22 +12,16 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 from typing import Any
 
-from rejudge.judge import mcnemar_exact
 from rejudge.judge import pass_hat_k as judge_pass_hat_k
 from rejudge.store import PassCell
 
 from rejudge.model import wilson_interval
 
 __all__ = [
-    "ALPHA",
     "wilson_interval",
-    "mcnemar_exact",
     "pass_hat_k",
     "pass_curve",
-    "plain_verdict",
 ]
-
-ALPHA = 0.05
 
 
 def pass_hat_k(histogram: Iterable[PassCell], k: int) -> float | None:
@@ -46,13 +42,3 @@ def pass_curve(histogram: Sequence[PassCell]) -> list[dict[str, Any]]:
         cases = sum(r.cases for r in histogram if r.n >= k)
         out.append({"k": k, "pass^k": pass_hat_k(histogram, k), "cases": cases})
     return out
-
-
-def plain_verdict(
-    p_value: float, pass_to_fail: int, fail_to_pass: int, alpha: float = ALPHA
-) -> str:
-    """ "B better" / "B worse" only when McNemar rejects at ``alpha``; the direction is the one
-    the test looked at (more FAIL→PASS than PASS→FAIL means B is better)."""
-    if p_value >= alpha or pass_to_fail == fail_to_pass:
-        return "no significant difference"
-    return "B better" if fail_to_pass > pass_to_fail else "B worse"

@@ -1,9 +1,10 @@
-"""The compare page's numbers, assembled from the store's comparison read model and the judge's
-statistics (no Streamlit here, so tests call it too).
+"""What the compare and rule-impact pages show of a comparison (no Streamlit here, so tests call
+it too).
 
-:class:`CompareSummary` carries the keys of ``rejudge compare --json`` (``a``, ``b``,
-``accuracy_a``, ``accuracy_b``, ``mcnemar_p``, ``comparable``) plus what the page shows beside
-them (intervals, delta, verdict, reasons, flip counts), without the flips list itself.
+The comparison itself is the judge's (:func:`rejudge.judge.compare`, through the service
+:func:`rejudge.services.compare_evaluations`: the very object ``rejudge compare --json`` dumps);
+this module computes nothing about A against B. It adds only what the page shows beside each
+side on its own: the 95% Wilson interval of each accuracy.
 """
 
 from __future__ import annotations
@@ -11,15 +12,17 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from rejudge.dashboard.stats import ALPHA, mcnemar_exact, plain_verdict, wilson_interval
-from rejudge.store import Coverage, EvaluationSummary, Store
+from rejudge.dashboard.stats import wilson_interval
+from rejudge.store import Store
 
-from rejudge.model import comparability_reasons
+from rejudge.errors import NotFoundError
+from rejudge.model import Comparison, JudgeAgreement
+from rejudge.services import compare_evaluations
 
-__all__ = ["Difference", "CompareSummary", "comparability", "differences", "compare_summary"]
+__all__ = ["Difference", "CompareSummary", "compare_summary"]
 
-# the inputs a comparison is usually about, in the order the page names them
-COMPARED_FIELDS = ("tier", "rule_set", "model", "run", "engine_version")
+# the inputs the page names when they differ (the hash beside a rule set's name says nothing more)
+_SHOWN_DIFFERENCES = ("tier", "rules", "model", "run", "engine_version")
 
 
 @dataclass(frozen=True)
@@ -31,91 +34,108 @@ class Difference:
 
 @dataclass(frozen=True)
 class CompareSummary:
-    a: int
-    b: int
-    accuracy_a: float | None
-    accuracy_b: float | None
+    """The judge's comparison of A and B, and each side's interval."""
+
+    comparison: Comparison
     ci_a: tuple[float, float]
     ci_b: tuple[float, float]
-    delta: float | None
-    mcnemar_p: float
-    alpha: float
-    verdict: str
-    comparable: bool
-    reasons: list[str]
-    differences: list[Difference]
-    same_evaluation: bool
-    pass_to_fail: int
-    fail_to_pass: int
-    other_flips: int
-    flip_count: int
-    coverage: Coverage
-    scored_a: int
-    scored_b: int
 
+    # ---- the comparison's own figures, named as the page uses them
+    @property
+    def a(self) -> int:
+        return int(self.comparison.a)
 
-def comparability(
-    info_a: EvaluationSummary, info_b: EvaluationSummary, cover: Coverage
-) -> list[str]:
-    """Why A and B do not measure the same thing (empty when they do): the one rule of
-    :func:`rejudge.model.comparability_reasons`, fed with SQL counts."""
-    return comparability_reasons(
-        only_a=cover.a - cover.paired,
-        only_b=cover.b - cover.paired,
-        changed_cases=cover.changed_cases,
-        registries_differ=bool(cover.registry_changed_rows)
-        or info_a.registry_hash != info_b.registry_hash,
-        harness_a=info_a.harness_mode,
-        harness_b=info_b.harness_mode,
-    )
+    @property
+    def b(self) -> int:
+        return int(self.comparison.b)
 
+    @property
+    def kind(self) -> str:
+        return self.comparison.kind
 
-def differences(info_a: EvaluationSummary, info_b: EvaluationSummary) -> list[Difference]:
-    """What a comparison is for: the inputs that differ between A and B."""
-    return [
-        Difference(name, getattr(info_a, name), getattr(info_b, name))
-        for name in COMPARED_FIELDS
-        if getattr(info_a, name) != getattr(info_b, name)
-    ]
+    @property
+    def reading(self) -> str:
+        return self.comparison.reading()
+
+    @property
+    def judges(self) -> JudgeAgreement | None:
+        return self.comparison.judges
+
+    @property
+    def accuracy_a(self) -> float | None:
+        return self.comparison.accuracy_a
+
+    @property
+    def accuracy_b(self) -> float | None:
+        return self.comparison.accuracy_b
+
+    @property
+    def delta(self) -> float | None:
+        return self.comparison.accuracy_delta
+
+    @property
+    def mcnemar_p(self) -> float | None:
+        return self.comparison.mcnemar_p
+
+    @property
+    def verdict(self) -> str | None:
+        return self.comparison.verdict
+
+    @property
+    def comparable(self) -> bool:
+        return self.comparison.comparable
+
+    @property
+    def reasons(self) -> list[str]:
+        return self.comparison.reasons
+
+    @property
+    def differences(self) -> list[Difference]:
+        return [
+            Difference(d["field"], d["a"], d["b"])
+            for d in self.comparison.differences
+            if d["field"] in _SHOWN_DIFFERENCES
+        ]
+
+    @property
+    def same_evaluation(self) -> bool:
+        return self.comparison.a == self.comparison.b
+
+    @property
+    def pass_to_fail(self) -> int:
+        return self.comparison.discordant["pass_to_fail"]
+
+    @property
+    def fail_to_pass(self) -> int:
+        return self.comparison.discordant["fail_to_pass"]
+
+    @property
+    def flip_count(self) -> int:
+        return len(self.comparison.flips)
+
+    @property
+    def other_flips(self) -> int:
+        # to or from SKIP / AGENT_ERROR: every flip that is not one of the two PASS/FAIL kinds
+        return self.flip_count - self.pass_to_fail - self.fail_to_pass
+
+    @property
+    def scored_a(self) -> int:
+        return self.comparison.verdict_counts_a.scored
+
+    @property
+    def scored_b(self) -> int:
+        return self.comparison.verdict_counts_b.scored
 
 
 def compare_summary(store: Store, a: int, b: int) -> CompareSummary | None:
-    infos = {r.id: r for r in store.evaluation_summaries(ids=[a, b])}
-    if a not in infos or b not in infos:
+    """The comparison of evaluations ``a`` and ``b``; None when either is gone."""
+    try:
+        cmp = compare_evaluations(store, a, b)
+    except NotFoundError:
         return None
-    info_a, info_b = infos[a], infos[b]
-    pairs = store.pair_counts(a, b)
-    cover = store.coverage(a, b, pairs)
-    pass_to_fail = pairs.get(("PASS", "FAIL"), 0)
-    fail_to_pass = pairs.get(("FAIL", "PASS"), 0)
-    other_flips = sum(
-        n
-        for (va, vb), n in pairs.items()
-        if va is not None and vb is not None and va != vb and {va, vb} != {"PASS", "FAIL"}
-    )
-    p_value = mcnemar_exact(pass_to_fail, fail_to_pass)
-    reasons = comparability(info_a, info_b, cover)
-    acc_a, acc_b = info_a.accuracy, info_b.accuracy
+    ca, cb = cmp.verdict_counts_a, cmp.verdict_counts_b
     return CompareSummary(
-        a=a,
-        b=b,
-        accuracy_a=acc_a,
-        accuracy_b=acc_b,
-        ci_a=wilson_interval(info_a.PASS, info_a.scored),
-        ci_b=wilson_interval(info_b.PASS, info_b.scored),
-        delta=round(acc_b - acc_a, 6) if acc_a is not None and acc_b is not None else None,
-        mcnemar_p=p_value,
-        alpha=ALPHA,
-        verdict=plain_verdict(p_value, pass_to_fail, fail_to_pass),
-        comparable=not reasons,
-        reasons=reasons,
-        differences=differences(info_a, info_b),
-        same_evaluation=a == b,
-        pass_to_fail=pass_to_fail,
-        fail_to_pass=fail_to_pass,
-        other_flips=other_flips,
-        flip_count=pass_to_fail + fail_to_pass + other_flips,
-        coverage=cover,
-        scored_a=info_a.scored,
-        scored_b=info_b.scored,
+        comparison=cmp,
+        ci_a=wilson_interval(ca.PASS, ca.scored),
+        ci_b=wilson_interval(cb.PASS, cb.scored),
     )

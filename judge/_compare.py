@@ -26,14 +26,17 @@ Cohen's kappa): two judges of the same traces are compared, not raced.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Mapping, Sequence
 from math import comb
 from typing import Any
 
+from rejudge.errors import InvalidInputError
 from rejudge.model import (
     COMPARISON_FORMAT_VERSION,
     FLIP_CAUSES,
+    FLIP_DIRECTIONS,
     KEY_PARAMETERS,
+    SIGNIFICANCE_LEVEL,
     Comparison,
     ComparisonKind,
     Flip,
@@ -52,13 +55,15 @@ __all__ = [
     "comparison_kind",
     "compare",
     "compare_rows",
+    "select_flips",
+    "count_by_cause",
     "CAUSES",
 ]
 
 #: the flip causes in order (rejudge.model defines them once; kept here under its old name)
 CAUSES = FLIP_CAUSES
 #: the level at which an evidence comparison's McNemar test may call a side better or worse
-ALPHA = 0.05
+ALPHA = SIGNIFICANCE_LEVEL
 _SCORED = ("PASS", "FAIL")
 
 
@@ -124,6 +129,50 @@ def _differing(
     return out
 
 
+def count_by_cause(flips: Iterable[Flip]) -> dict[str, int]:
+    """Flips per first cause, in the order causes are listed (unknown last)."""
+    by_cause: dict[str, int] = {}
+    for flip in flips:
+        by_cause[flip.cause] = by_cause.get(flip.cause, 0) + 1
+    order = [label for _field, label in FLIP_CAUSES]
+    return dict(
+        sorted(
+            by_cause.items(), key=lambda kv: order.index(kv[0]) if kv[0] in order else len(order)
+        )
+    )
+
+
+def select_flips(
+    flips: Iterable[Flip],
+    *,
+    direction: str | None = None,
+    case_contains: str | None = None,
+    dimensions: Sequence[str] | None = None,
+    causes: Sequence[str] | None = None,
+) -> list[Flip]:
+    """The flips a view asks for: a direction of :data:`rejudge.model.FLIP_DIRECTIONS`, a
+    substring of the case id, dimensions, first causes (None: any)."""
+    if direction is not None and direction not in FLIP_DIRECTIONS:
+        raise InvalidInputError(f"flip direction is one of {', '.join(FLIP_DIRECTIONS)}")
+    out = []
+    for f in flips:
+        pair = (f.from_verdict, f.to_verdict)
+        if direction == "PASS→FAIL" and pair != ("PASS", "FAIL"):
+            continue
+        if direction == "FAIL→PASS" and pair != ("FAIL", "PASS"):
+            continue
+        if direction == "other" and pair in (("PASS", "FAIL"), ("FAIL", "PASS")):
+            continue
+        if case_contains and case_contains not in f.case:
+            continue
+        if dimensions and f.dimension not in dimensions:
+            continue
+        if causes and f.cause not in causes:
+            continue
+        out.append(f)
+    return out
+
+
 def _key(row: Mapping[str, Any]) -> tuple[str, int]:
     return str(row.get("case")), int(row.get("repetition") or 0)
 
@@ -180,7 +229,19 @@ def compare(
         if "registry changed" in causes:
             registry_changed = True
         if va != vb:
-            flips.append(Flip.between(key[0], key[1], ra, rb))
+            flips.append(
+                Flip.between(
+                    key[0],
+                    key[1],
+                    ra,
+                    rb,
+                    # what a view shows beside a flip (not in the JSON)
+                    dimension=ra.get("dimension") or rb.get("dimension"),
+                    category=ra.get("category") or rb.get("category"),
+                    partial_from=ra.get("partial_score"),
+                    partial_to=rb.get("partial_score"),
+                )
+            )
 
     reasons = comparability_reasons(
         only_a=len(only_a),
@@ -226,10 +287,6 @@ def compare(
     differs = _differing(((a[k], b[k]) for k in shared), meta_a, meta_b)
     kind = comparison_kind(differs)
     mcnemar_p = mcnemar_exact(pass_fail, fail_pass) if kind == "evidence" else None
-    by_cause: dict[str, int] = {}
-    for flip in flips:
-        by_cause[flip.cause] = by_cause.get(flip.cause, 0) + 1
-    order = [label for _field, label in FLIP_CAUSES]
     return Comparison(
         format_version=COMPARISON_FORMAT_VERSION,
         kind=kind,
@@ -267,12 +324,7 @@ def compare(
         only_a=[{"case": c, "repetition": r} for c, r in only_a],
         only_b=[{"case": c, "repetition": r} for c, r in only_b],
         dimensions=dimension_deltas,
-        flips_by_cause=dict(
-            sorted(
-                by_cause.items(),
-                key=lambda kv: order.index(kv[0]) if kv[0] in order else len(order),
-            )
-        ),
+        flips_by_cause=count_by_cause(flips),
         flips=flips,
         meta_a=meta_a,
         meta_b=meta_b,

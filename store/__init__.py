@@ -20,9 +20,6 @@ if TYPE_CHECKING:
     from rejudge.store._catalog_reads import PartialBucket as PartialBucket
     from rejudge.store._catalog_reads import RunSummary as RunSummary
     from rejudge.store._catalog_reads import TrendPoint as TrendPoint
-    from rejudge.store._comparison_reads import FLIP_DIRECTIONS as FLIP_DIRECTIONS
-    from rejudge.store._comparison_reads import Coverage as Coverage
-    from rejudge.store._comparison_reads import PairCounts as PairCounts
     from rejudge.store._engine import DEFAULT_DB_URL as DEFAULT_DB_URL
     from rejudge.store._engine import backend_name as backend_name
     from rejudge.store._engine import make_engine as make_engine
@@ -99,9 +96,6 @@ _EXPORTS: dict[str, str] = {
     "BaselineSummary": "rejudge.store._catalog_reads",
     "TrendPoint": "rejudge.store._catalog_reads",
     "PartialBucket": "rejudge.store._catalog_reads",
-    "FLIP_DIRECTIONS": "rejudge.store._comparison_reads",
-    "PairCounts": "rejudge.store._comparison_reads",
-    "Coverage": "rejudge.store._comparison_reads",
     "GroupSummary": "rejudge.store._evaluation_reads",
     "PassCell": "rejudge.store._evaluation_reads",
     "CasePasses": "rejudge.store._evaluation_reads",

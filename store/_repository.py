@@ -18,7 +18,6 @@ from typing import Any
 
 from rejudge.store._batching import BATCH, chunks
 from rejudge.store._catalog_reads import CatalogReadsMixin
-from rejudge.store._comparison_reads import ComparisonReadsMixin
 from rejudge.store._engine import make_engine
 from rejudge.store._errors import ConflictError, InvalidInputError, NotFoundError
 from rejudge.store._evaluation_reads import EvaluationReadsMixin
@@ -86,7 +85,6 @@ class Store(
     IngestReadsMixin,
     CatalogReadsMixin,
     EvaluationReadsMixin,
-    ComparisonReadsMixin,
     TraceReadsMixin,
     RunReadsMixin,
 ):

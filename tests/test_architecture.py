@@ -130,6 +130,76 @@ def test_the_import_graph_keeps_the_layers() -> None:
     assert _violations() == []
 
 
+# what computes a comparison of two evaluations (the judge's compare and its statistics, the
+# model's comparison rules): the judge uses them once, and the dashboard shows the judge's result
+# (the compare service) instead of computing its own
+COMPARISON_COMPUTATION = {
+    "rejudge.judge._compare": {
+        "compare",
+        "compare_rows",
+        "mcnemar_exact",
+        "plain_verdict",
+        "comparison_kind",
+    },
+    "rejudge.model._comparison": {"comparability_reasons", "flip_causes", "flip_cause"},
+    "rejudge.model._agreement": {"cohens_kappa"},
+}
+
+
+def _imported_names(module: str, path: Path) -> Iterator[tuple[int, str, str]]:
+    """(line, defining module, name) of every name a module imports from a package facade or
+    a module."""
+    tree = ast.parse(path.read_text(encoding="utf-8"), filename=str(path))
+    for node in ast.walk(tree):
+        if isinstance(node, ast.ImportFrom) and not node.level and node.module:
+            exports = _facade(node.module)
+            for alias in node.names:
+                yield node.lineno, exports.get(alias.name, node.module), alias.name
+
+
+def _comparison_violations(module: str, defining: str, name: str) -> list[str]:
+    if _within(module, "rejudge.dashboard") and name in COMPARISON_COMPUTATION.get(defining, ()):
+        return [f"the dashboard shows the judge's comparison and computes none ({name})"]
+    return []
+
+
+def test_the_dashboard_computes_no_comparison() -> None:
+    found = [
+        f"{path.relative_to(REPO)}:{line} ({module} imports {name}): {rule}"
+        for module, path in _modules()
+        for line, defining, name in _imported_names(module, path)
+        for rule in _comparison_violations(module, defining, name)
+    ]
+    assert found == []
+    # nor does the store hold a second copy of it (the SQL CASE of flip causes was one)
+    from rejudge.store import Store
+
+    assert [
+        m for m in ("pair_counts", "coverage", "flips", "flip_count") if hasattr(Store, m)
+    ] == []
+    for module, path in _modules():
+        if _within(module, "rejudge.dashboard"):
+            assert "Flip.between(" not in path.read_text(encoding="utf-8"), module
+
+
+@pytest.mark.parametrize(
+    ("module", "defining", "name", "broken"),
+    [
+        ("rejudge.dashboard.summary", "rejudge.judge._compare", "mcnemar_exact", True),
+        ("rejudge.dashboard.stats", "rejudge.judge._compare", "plain_verdict", True),
+        ("rejudge.dashboard.summary", "rejudge.model._comparison", "comparability_reasons", True),
+        ("rejudge.dashboard.sidebyside", "rejudge.model._comparison", "flip_cause", True),
+        ("rejudge.dashboard.data", "rejudge.judge._compare", "select_flips", False),
+        ("rejudge.dashboard.links", "rejudge.model._comparison", "Flip", False),
+        ("rejudge.services._compare", "rejudge.judge._compare", "compare", False),
+    ],
+)
+def test_the_comparison_rule_catches_its_edge(
+    module: str, defining: str, name: str, broken: bool
+) -> None:
+    assert bool(_comparison_violations(module, defining, name)) is broken
+
+
 @pytest.mark.parametrize(
     ("module", "target", "rule"),
     [

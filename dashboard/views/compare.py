@@ -1,4 +1,6 @@
-"""Compare two evaluations: accuracy with intervals, McNemar, flips, per-group and taxonomy."""
+"""Compare two evaluations as the judge compares them: its kind first (evidence: McNemar and a
+verdict; judge: who is stricter, agreement and kappa; mixed: said loudly), then accuracy with
+intervals, flips, per-group and taxonomy. Nothing about A against B is computed here."""
 
 from __future__ import annotations
 
@@ -20,7 +22,9 @@ from rejudge.dashboard.common import (
 )
 from rejudge.dashboard.evidence import show_value
 from rejudge.dashboard.links import clickable_table, flip_picker, follow_click, pair_url
-from rejudge.store import FLIP_DIRECTIONS, EvaluationSummary
+from rejudge.store import EvaluationSummary
+
+from rejudge.model import FLIP_DIRECTIONS, SIGNIFICANCE_LEVEL
 
 ctx = context()
 url = ctx.db_url
@@ -75,6 +79,14 @@ def _interval(ci: tuple[float, float], scored: int) -> str:
     return "no interval: nothing scored" if scored == 0 else f"95% CI {pct(ci[0])} – {pct(ci[1])}"
 
 
+# what kind of comparison this is decides how every figure below reads
+if s.kind == "mixed":
+    st.error(md_escape(s.reading), icon="🚨")
+elif s.kind == "judge":
+    st.info(md_escape(s.reading))
+elif s.kind == "same":
+    st.caption(md_escape(s.reading))
+
 m1, m2, m3, m4, m5 = st.columns(5)
 figure(
     m1,
@@ -85,12 +97,22 @@ figure(
 m1.caption(f"{_interval(s.ci_a, s.scored_a)}; {_counts(ev_a)}")
 figure(m2, "Accuracy B", pct(s.accuracy_b), delta=delta_shown(s.delta) if s.comparable else None)
 m2.caption(f"{_interval(s.ci_b, s.scored_b)}; {_counts(ev_b)}")
-if s.comparable:
-    figure(m3, "Delta (B − A)", "—" if s.delta is None else f"{100 * s.delta:+.1f} pts")
-    figure(m4, "McNemar p (exact)", p_value(s.mcnemar_p))
-else:
+if not s.comparable:
     figure(m3, "Delta (B − A)", "—", note="not comparable: no delta is given")
     figure(m4, "McNemar p (exact)", "—", note="not comparable: no test is run")
+elif s.judges is not None:
+    # two judges of the same traces: who is stricter and how far they agree, never a test
+    figure(m3, "Stricter", s.judges.stricter or "neither")
+    m3.caption(f"A on {s.judges.a_stricter} · B on {s.judges.b_stricter}")
+    kappa = s.judges.kappa
+    figure(m4, "Cohen's kappa", "n/a" if kappa is None else f"{kappa:.3f}")
+    m4.caption(f"agreement {pct(s.judges.agreement)} over {s.judges.total} both scored")
+else:
+    figure(m3, "Delta (B − A)", "—" if s.delta is None else f"{100 * s.delta:+.1f} pts")
+    if s.mcnemar_p is None:
+        figure(m4, "McNemar p (exact)", "—", note=f"not an evidence comparison ({s.kind})")
+    else:
+        figure(m4, "McNemar p (exact)", p_value(s.mcnemar_p))
 figure(m5, "Flips", s.flip_count)
 m5.caption(f"{s.pass_to_fail} PASS→FAIL · {s.fail_to_pass} FAIL→PASS · {s.other_flips} other")
 if s.same_evaluation:
@@ -100,12 +122,23 @@ if s.differences:
         "What differs: " + "; ".join(md_escape(f"{d.field}: {d.a} → {d.b}") for d in s.differences)
     )
 
-if s.comparable:
+if s.judges is not None and s.comparable:
+    st.markdown("**Agreement of the two judges** (pairs both scored)")
+    st.table(
+        pd.DataFrame(
+            {
+                "B PASS": [s.judges.pass_pass, s.judges.fail_pass],
+                "B FAIL": [s.judges.pass_fail, s.judges.fail_fail],
+            },
+            index=["A PASS", "A FAIL"],
+        )
+    )
+if s.kind == "evidence" and s.comparable and s.mcnemar_p is not None:
     verdict = s.verdict
     message = (
         f"**Verdict: {verdict}** (exact McNemar on "
         f"{s.pass_to_fail + s.fail_to_pass} discordant PASS/FAIL pairs, "
-        f"p {p_value(s.mcnemar_p, prefix=True)}, α = {s.alpha})"
+        f"p {p_value(s.mcnemar_p, prefix=True)}, α = {SIGNIFICANCE_LEVEL})"
     )
     if verdict == "B better":
         st.success(message)
@@ -116,17 +149,7 @@ if s.comparable:
 
 with st.expander("As JSON (the keys of `rejudge compare --json`, without the flips list)"):
     show_value(
-        {
-            "a": s.a,
-            "b": s.b,
-            "accuracy_a": s.accuracy_a,
-            "accuracy_b": s.accuracy_b,
-            "mcnemar_p": s.mcnemar_p,
-            "comparable": s.comparable,
-            "reasons": s.reasons,
-            "flips": s.flip_count,
-            "verdict": s.verdict,
-        }
+        {k: v for k, v in s.comparison.to_json().items() if k not in ("flips", "meta_a", "meta_b")}
     )
 
 # ---------------------------------------------------------------- flips

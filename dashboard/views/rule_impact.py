@@ -19,9 +19,9 @@ from rejudge.dashboard.common import (
 from rejudge.dashboard.links import clickable_table, flip_picker, follow_click, pair_url
 from rejudge.dashboard.rules import likely_rules
 from rejudge.dashboard.sidebyside import settings_diff
-from rejudge.store import FLIP_DIRECTIONS, EvaluationSummary
+from rejudge.store import EvaluationSummary
 
-from rejudge.model import RuleSet
+from rejudge.model import FLIP_DIRECTIONS, RuleSet
 
 ctx = context()
 url = ctx.db_url
@@ -86,7 +86,17 @@ figure(
     delta=delta_shown(s.delta),
 )
 figure(m3, "Flips", s.flip_count)
-figure(m4, "McNemar p (exact)", p_value(s.mcnemar_p))
+# one run under two rule sets is two judges of the same traces: their agreement, never a test
+if s.judges is not None:
+    kappa = s.judges.kappa
+    figure(m4, "Cohen's kappa", "n/a" if kappa is None else f"{kappa:.3f}")
+    m4.caption(md_escape(s.judges.sentence()))
+elif s.mcnemar_p is not None:
+    figure(m4, "McNemar p (exact)", p_value(s.mcnemar_p))
+else:
+    figure(m4, "Cohen's kappa", "—", note=f"not a judge comparison ({s.kind})")
+if s.kind != "judge":
+    st.warning(md_escape(s.reading))
 
 diff = settings_diff(
     RuleSet.model_validate(data.rule_set_body(url, ev_a.rule_set_id)),

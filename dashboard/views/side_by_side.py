@@ -22,7 +22,7 @@ from rejudge.dashboard.common import (
     verdict_shown,
 )
 from rejudge.dashboard.evidence import render_ending, render_round, show_table
-from rejudge.dashboard.sidebyside import call_highlights, flip_cause, settings_diff
+from rejudge.dashboard.sidebyside import call_highlights, settings_diff
 from rejudge.dashboard.textdiff import output_text, text_diff
 
 from rejudge.model import RuleSet
@@ -112,7 +112,16 @@ if trace_a is None and trace_b is None:
     st.stop()
 
 # ---------------------------------------------------------------- the two judgments
-cause = flip_cause(judgment_a, judgment_b)
+# the cause is the judge's comparison's (the flip of this case and repetition), never worked out
+# here; two different repetitions are no flip of the comparison
+flip = next(
+    (
+        f
+        for f in flips
+        if (f.case, f.repetition) == (case, repetition) and repetition_b == repetition
+    ),
+    None,
+)
 heads = st.columns(2)
 for column, name, ev, judgment, case_body, trace_id in (
     (heads[0], "A", ev_a, judgment_a, case_a, trace_a),
@@ -141,11 +150,16 @@ for column, name, ev, judgment, case_body, trace_id in (
         )
 if judgment_a and judgment_b:
     if judgment_a.get("verdict") == judgment_b.get("verdict"):
-        st.caption(f"Same verdict; first input that differs: {cause or 'none'}.")
+        st.caption("Same verdict.")
+    elif flip is not None:
+        st.info(
+            f"Verdict {flip.from_verdict} → {flip.to_verdict}; cause: **{', '.join(flip.causes) or flip.cause}** "
+            "(the judgment inputs that differ, as `rejudge compare` names them)."
+        )
     else:
         st.info(
-            f"Verdict {judgment_a.get('verdict')} → {judgment_b.get('verdict')}; cause: "
-            f"**{cause or 'unknown'}** (the first judgment input that differs)."
+            f"Verdict {judgment_a.get('verdict')} → {judgment_b.get('verdict')} "
+            f"(repetition {repetition} against {repetition_b}: not a flip of the comparison)."
         )
 
 if trace_a is not None and trace_a == trace_b:

@@ -42,8 +42,10 @@ if TYPE_CHECKING:
     from rejudge.model._comparison import COMPARISON_FORMAT_VERSION as COMPARISON_FORMAT_VERSION
     from rejudge.model._comparison import COMPARISON_KINDS as COMPARISON_KINDS
     from rejudge.model._comparison import FLIP_CAUSES as FLIP_CAUSES
+    from rejudge.model._comparison import FLIP_DIRECTIONS as FLIP_DIRECTIONS
     from rejudge.model._comparison import JUDGE_FLIP_CAUSES as JUDGE_FLIP_CAUSES
     from rejudge.model._comparison import KEY_PARAMETERS as KEY_PARAMETERS
+    from rejudge.model._comparison import SIGNIFICANCE_LEVEL as SIGNIFICANCE_LEVEL
     from rejudge.model._comparison import UNKNOWN_CAUSE as UNKNOWN_CAUSE
     from rejudge.model._comparison import ComparisonKind as ComparisonKind
     from rejudge.model._comparison import Flip as Flip
@@ -217,6 +219,8 @@ _EXPORTS: dict[str, str] = {
     "flip_cause": "rejudge.model._comparison",
     "FLIP_CAUSES": "rejudge.model._comparison",
     "JUDGE_FLIP_CAUSES": "rejudge.model._comparison",
+    "SIGNIFICANCE_LEVEL": "rejudge.model._comparison",
+    "FLIP_DIRECTIONS": "rejudge.model._comparison",
     "flip_causes": "rejudge.model._comparison",
     "UNKNOWN_CAUSE": "rejudge.model._comparison",
     # verdict counts and the one accuracy formula; statistics

@@ -35,9 +35,11 @@ __all__ = [
     "ComparisonKind",
     "COMPARISON_KINDS",
     "COMPARISON_FORMAT_VERSION",
+    "SIGNIFICANCE_LEVEL",
     "JudgeAgreement",
     "FLIP_CAUSES",
     "JUDGE_FLIP_CAUSES",
+    "FLIP_DIRECTIONS",
     "UNKNOWN_CAUSE",
     "flip_causes",
     "flip_cause",
@@ -50,6 +52,9 @@ __all__ = [
 #: alone differs (null otherwise: a significance test of "improvement" between two judges, or
 #: across two changes at once, answers no question). Version 1 had no ``format_version`` key.
 COMPARISON_FORMAT_VERSION = 2
+
+#: the level at which an evidence comparison's McNemar test may call a side better or worse
+SIGNIFICANCE_LEVEL = 0.05
 
 #: what two evaluations differ in (see the module docstring)
 ComparisonKind = Literal["evidence", "judge", "mixed", "same"]
@@ -97,6 +102,8 @@ FLIP_CAUSES: tuple[tuple[str, str], ...] = tuple((p.field, p.cause) for p in KEY
 JUDGE_FLIP_CAUSES: tuple[tuple[str, str], ...] = tuple(
     (p.field, p.cause) for p in KEY_PARAMETERS if p.field in _MODEL_JUDGE
 )
+#: the directions a flip may take, as views filter them ("other": to or from SKIP/AGENT_ERROR)
+FLIP_DIRECTIONS: tuple[str, ...] = ("PASS→FAIL", "FAIL→PASS", "other")
 #: the cause of a flip whose judgments share every known input
 UNKNOWN_CAUSE = "unknown"
 
@@ -153,10 +160,10 @@ def comparability_reasons(
 class Flip:
     """One (case, repetition) whose verdict differs between A and B, with why.
 
-    ``rejudge compare`` builds it from two judgment rows (:meth:`between`), the dashboard's
-    comparison read model from SQL (``rejudge.store``); both through :func:`flip_causes`. The
-    dashboard's extra columns (the case's dimension and category, partial scores and trace
-    ids) are optional and not part of the JSON, which is ``rejudge compare --json``'s flip.
+    :func:`rejudge.judge.compare` builds it from two judgment rows (:meth:`between`, through
+    :func:`flip_causes`); the CLI and the dashboard show it. The extra columns a view shows
+    (the case's dimension and category, partial scores, trace ids) are optional and not part of
+    the JSON, which is ``rejudge compare --json``'s flip.
     """
 
     case: str

@@ -1,15 +1,17 @@
-"""The compare page's summary equals what the judge's compare function computes from the same
-evaluations (on SQLite and PostgreSQL); the small statistics helpers."""
+"""The compare page shows the judge's comparison, computed once (on SQLite and PostgreSQL): the
+very object `rejudge compare --json` dumps, its kind, and the flips the page's filters select."""
 
 from __future__ import annotations
 
 from collections.abc import Iterator
 
 import pytest
-from rejudge.dashboard.stats import plain_verdict, wilson_interval
+from rejudge.dashboard.stats import wilson_interval
 from rejudge.dashboard.summary import compare_summary
+from rejudge.judge import count_by_cause, select_flips
 from rejudge.store import Store
 
+from rejudge.errors import InvalidInputError
 from tests.dashboard.conftest import judge_compare
 from tests.dashboard.factory import Built
 
@@ -22,17 +24,37 @@ def store(built: Built) -> Iterator[Store]:
 
 
 @pytest.mark.parametrize("pair", [("a1", "a2"), ("a1", "b1"), ("b1", "a2"), ("a1", "c1")])
-def test_compare_numbers_match_the_judge_compare(built: Built, store: Store, pair) -> None:
+def test_the_page_shows_the_judge_compare(built: Built, store: Store, pair) -> None:
     a, b = (built.evaluations[k] for k in pair)
     expected = judge_compare(built.url, a, b)
     got = compare_summary(store, a, b)
     assert got is not None
+    assert got.comparison.to_json() == expected
     for key in ("a", "b", "accuracy_a", "accuracy_b", "mcnemar_p", "comparable", "reasons"):
         assert getattr(got, key) == expected[key], key
+    assert (got.kind, got.verdict) == (expected["kind"], expected["verdict"])
     assert got.delta == expected["accuracy_delta"]
     assert got.pass_to_fail == expected["discordant"]["pass_to_fail"]
     assert got.fail_to_pass == expected["discordant"]["fail_to_pass"]
     assert got.flip_count == len(expected["flips"])
+    counts = got.comparison.verdict_counts_a
+    assert got.ci_a == wilson_interval(counts.PASS, counts.scored)
+
+
+def test_the_kinds_of_the_factory_pairs(built: Built, store: Store) -> None:
+    ev = built.evaluations
+    rules = compare_summary(store, ev["a1"], ev["a2"])
+    models = compare_summary(store, ev["a1"], ev["b1"])
+    assert rules is not None and models is not None
+    # one run under two rule sets: two judges, who is stricter and kappa, no test, no "better"
+    assert rules.kind == "judge" and rules.mcnemar_p is None and rules.verdict is None
+    assert rules.judges is not None
+    assert rules.judges.a_stricter == rules.fail_to_pass
+    assert rules.judges.b_stricter == rules.pass_to_fail
+    assert "better" not in rules.reading
+    # two models on the same suite and rules: the evidence differs, McNemar and a verdict
+    assert models.kind == "evidence" and models.mcnemar_p is not None
+    assert models.verdict in ("B better", "B worse", "no significant difference")
 
 
 def test_not_comparable_names_its_reasons(built: Built, store: Store) -> None:
@@ -42,14 +64,29 @@ def test_not_comparable_names_its_reasons(built: Built, store: Store) -> None:
     assert any(r.startswith("harness modes differ") for r in s.reasons)
     same = compare_summary(store, built.evaluations["a1"], built.evaluations["a2"])
     assert same is not None and same.comparable is True and same.reasons == []
-    assert [d.field for d in same.differences] == ["rule_set"]
+    assert [d.field for d in same.differences] == ["rules"]
     assert compare_summary(store, built.evaluations["a1"], 10**9) is None
 
 
-def test_stats_helpers() -> None:
-    low, high = wilson_interval(72, 100)
-    assert 0.62 < low < 0.72 < high < 0.80
-    assert wilson_interval(0, 0) == (0.0, 1.0)
-    assert plain_verdict(0.01, 2, 12) == "B better"
-    assert plain_verdict(0.01, 12, 2) == "B worse"
-    assert plain_verdict(0.2, 2, 5) == "no significant difference"
+def test_the_flip_filters_narrow_the_judges_flips(built: Built, store: Store) -> None:
+    found = compare_summary(store, built.evaluations["a1"], built.evaluations["a2"])
+    assert found is not None
+    every = found.comparison.flips
+    assert every, "the factory flips about a tenth of the verdicts"
+    assert {f.cause for f in every} == {"rules changed"}
+    down = select_flips(every, direction="PASS→FAIL")
+    up = select_flips(every, direction="FAIL→PASS")
+    other = select_flips(every, direction="other")
+    assert len(down) + len(up) + len(other) == len(every)
+    assert all(f.from_verdict == "PASS" and f.to_verdict == "FAIL" for f in down)
+    one = every[0].case
+    assert {f.case for f in select_flips(every, case_contains=one)} == {one}
+    assert select_flips(every, causes=["trace changed"]) == []
+    dims = sorted(d for d in {f.dimension for f in every} if d is not None)
+    assert dims, "the judge's flips carry the case's dimension for the page"
+    assert {f.dimension for f in select_flips(every, dimensions=[dims[0]])} == {dims[0]}
+    assert count_by_cause(every) == found.comparison.flips_by_cause == {"rules changed": len(every)}
+    with pytest.raises(InvalidInputError, match="direction"):
+        select_flips(every, direction="sideways")
+    models = compare_summary(store, built.evaluations["a1"], built.evaluations["b1"])
+    assert models is not None and {f.cause for f in models.comparison.flips} == {"trace changed"}

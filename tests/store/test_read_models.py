@@ -1,20 +1,18 @@
-"""The store's read models (catalog, evaluation, comparison and trace reads) give the numbers the
-judge's report and compare functions compute from the same evaluations' rows, on SQLite and
-PostgreSQL (the ``built`` fixture is parametrized over both backends)."""
+"""The store's read models (catalog, evaluation and trace reads) give the numbers the judge's
+report computes from the same evaluations' rows, on SQLite and PostgreSQL (the ``built`` fixture
+is parametrized over both backends). A comparison has no read model: the judge computes it
+(tests/dashboard/test_summary.py)."""
 
 from __future__ import annotations
 
-from collections import Counter
 from collections.abc import Iterator
 
 import pytest
 from rejudge.dashboard.stats import pass_curve
-from rejudge.judge import CAUSES
 from rejudge.store import Store
-from rejudge.store._comparison_reads import UNKNOWN_CAUSE
 
 from rejudge.errors import InvalidInputError
-from tests.dashboard.conftest import built, judge_compare, judge_report  # noqa: F401
+from tests.dashboard.conftest import built, judge_report  # noqa: F401
 from tests.dashboard.factory import Built
 
 
@@ -69,77 +67,6 @@ def test_per_case_passes_put_inconsistent_cases_first(built: Built, store: Store
     assert [r.case for r in only] == [r.case for r, m in zip(rows, mixed, strict=True) if m]
     assert all(r.repetitions == 3 for r in rows)
     assert len(store.per_case_passes(ev, limit=2)) == 2
-
-
-@pytest.mark.parametrize("pair", [("a1", "a2"), ("a1", "b1"), ("b1", "a2"), ("a1", "c1")])
-def test_flips_match_the_judge_compare(built: Built, store: Store, pair) -> None:  # noqa: F811
-    a, b = (built.evaluations[k] for k in pair)
-    expected = judge_compare(built.url, a, b)
-    pairs = store.pair_counts(a, b)
-    assert pairs.get(("PASS", "FAIL"), 0) == expected["discordant"]["pass_to_fail"]
-    assert pairs.get(("FAIL", "PASS"), 0) == expected["discordant"]["fail_to_pass"]
-    flips = store.flips(a, b, cause_order=CAUSES, limit=None)
-    assert [(f.case, f.repetition, f.from_verdict, f.to_verdict, f.cause) for f in flips] == [
-        (f["case"], f["repetition"], f["from"], f["to"], f["cause"]) for f in expected["flips"]
-    ]
-    counts = store.flip_count(a, b, cause_order=CAUSES)
-    assert counts["total"] == len(expected["flips"])
-    # the SQL CASE that filters and counts by cause agrees with the model's rule on every flip
-    by_rule = Counter(f.cause for f in flips)
-    assert {k: v for k, v in counts.items() if k != "total"} == dict(by_rule)
-    for cause in by_rule:
-        narrowed = store.flips(a, b, cause_order=CAUSES, causes=[cause], limit=None)
-        assert narrowed == [f for f in flips if f.cause == cause]
-    cover = store.coverage(a, b)
-    assert cover == store.coverage(a, b, pairs)
-    assert cover.paired <= min(cover.a, cover.b)
-
-
-def test_flips_have_the_rule_change_as_cause_and_filters_narrow_them(
-    built: Built,  # noqa: F811
-    store: Store,
-) -> None:
-    a, b = built.evaluations["a1"], built.evaluations["a2"]
-
-    def flips(x: int = a, y: int = b, **kw):  # type: ignore[no-untyped-def]
-        return store.flips(x, y, cause_order=CAUSES, **kw)
-
-    every = flips(limit=None)
-    assert every, "the factory flips about a tenth of the verdicts"
-    assert {f.cause for f in every} == {"rules changed"}
-    down = flips(direction="PASS→FAIL", limit=None)
-    up = flips(direction="FAIL→PASS", limit=None)
-    other = flips(direction="other", limit=None)
-    assert len(down) + len(up) + len(other) == len(every)
-    assert all(f.from_verdict == "PASS" and f.to_verdict == "FAIL" for f in down)
-    one = every[0].case
-    assert {f.case for f in flips(case_contains=one)} == {one}
-    assert flips(causes=["trace changed"]) == []
-    assert len(flips(limit=1)) == 1
-    dims = {f.dimension for f in every}
-    first = sorted(d for d in dims if d is not None)[0]
-    assert {f.dimension for f in flips(dimensions=[first], limit=None)} == {first}
-    # two models on the same suite: the traces differ
-    models = flips(a, built.evaluations["b1"], limit=None)
-    assert models and {f.cause for f in models} == {"trace changed"}
-    # the caller's cause order decides; a change nobody named is "unknown"
-    unnamed = store.flips(a, b, cause_order=(), limit=None)
-    assert {f.cause for f in unnamed} == {UNKNOWN_CAUSE}
-
-
-def test_flip_reads_refuse_bad_input(built: Built, store: Store) -> None:  # noqa: F811
-    a, b = built.evaluations["a1"], built.evaluations["a2"]
-    with pytest.raises(InvalidInputError, match="columns"):
-        store.flips(a, b, cause_order=[("no_such_column", "x")])
-    with pytest.raises(InvalidInputError, match="direction"):
-        store.flip_count(a, b, cause_order=CAUSES, direction="sideways")
-
-
-def test_not_comparable_coverage(built: Built, store: Store) -> None:  # noqa: F811
-    cover = store.coverage(built.evaluations["a1"], built.evaluations["c1"])
-    assert cover.b < cover.a and cover.paired == cover.b
-    same = store.coverage(built.evaluations["a1"], built.evaluations["a2"])
-    assert same.a == same.b == same.paired and same.changed_cases == 0
 
 
 def test_catalog_runs_filters_and_baselines(built: Built, store: Store) -> None:  # noqa: F811
