@@ -1,8 +1,8 @@
 """What makes two evaluations comparable, and why a case's verdict flipped: each rule once.
 
-``rejudge compare`` (over judgment rows), the dashboard's compare page (over SQL counts) and its
-side-by-side page (over two judgments) all ask these two questions; they answer them here, so
-the CLI and the dashboard can never disagree about a comparison.
+:func:`rejudge.judge.compare` asks these questions once, over judgment rows, for ``rejudge
+compare``, ``baseline check`` and the dashboard's pages alike (which show its result), so the
+CLI and the dashboard can never disagree about a comparison.
 
 - **Flip causes**: the judgment inputs that differ, in the order a reviewer reads them: trace
   changed, case changed (the case or its golden), rules changed, tier changed, registry changed,
