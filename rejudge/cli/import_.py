@@ -377,3 +377,14 @@ def render_import_result(c: Console, importer_name: str, data: Any) -> None:
 
     rows = [[key, shown(value)] for key, value in data.items()]
     c.print(table(f"Imported with {importer_name}", ["field", "value"], rows))
+    # what an importer could not read right, one line each (the otel importer's anomalies by
+    # trace id, its problems as a list): evidence a person should see, not just count
+    anomalies = data.get("anomalies")
+    if isinstance(anomalies, dict):
+        for trace, found in anomalies.items():
+            for text in found if isinstance(found, list) else [found]:
+                c.print(f"anomaly in {trace}: {text}", markup=False, soft_wrap=True)
+    problems = data.get("problems")
+    if isinstance(problems, list):
+        for text in problems:
+            c.print(f"left out: {text}", markup=False, soft_wrap=True)

@@ -41,3 +41,12 @@ def test_a_span_file_with_no_spans_is_one_error_line(
     out = run_cli("import", str(empty))
     assert out.exit_code == 1
     assert out.output.strip().splitlines() == [f"Error: {empty}: no spans in the file"]
+
+
+def test_anomalies_are_printed_one_line_each_for_people(run_cli: Callable[..., Result]) -> None:
+    spans = REPO / "tests" / "data" / "otel" / "any-agent" / "LLAMA_INDEX_trace.json"
+    out = run_cli("import", str(spans))
+    assert out.exit_code == 0, out.output
+    lines = [line for line in out.output.splitlines() if line.startswith("anomaly in ")]
+    assert len(lines) == 3  # its model spans recorded "{}" for each of the three calls
+    assert all("arguments of" in line and "empty; read from span" in line for line in lines)
