@@ -91,12 +91,24 @@ def _looks_truncated(text: str) -> bool:
     return text.rstrip().endswith(_TRUNCATED)
 
 
+def _is_parts(value: Any) -> bool:
+    return (
+        isinstance(value, list)
+        and bool(value)
+        and all(isinstance(p, dict) and ("text" in p or "type" in p) for p in value)
+    )
+
+
 def _text_of(content: Any) -> str | None:
-    content = unwrap_json(content, 1) if isinstance(content, str) else content
+    if isinstance(content, str):
+        # a content-parts list sent as a string is read as parts; any other text (a tool's
+        # JSON result included) stays the text it is
+        parsed = unwrap_json(content, 1)
+        if not _is_parts(parsed):
+            return content
+        content = parsed
     if content is None:
         return None
-    if isinstance(content, str):
-        return content
     if isinstance(content, list):
         texts = [_text_of(part) for part in content]
         joined = "".join(t for t in texts if t)
@@ -105,7 +117,7 @@ def _text_of(content: Any) -> str | None:
         for key in ("text", "content", "value"):
             if isinstance(content.get(key), str):
                 return str(content[key])
-        return None
+        return json.dumps(content, ensure_ascii=False)
     return str(content)
 
 

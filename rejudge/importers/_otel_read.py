@@ -34,7 +34,13 @@ from rejudge.importers._otel_spans import Span
 from rejudge.model import Round, ToolCall, ToolSpec, Trace, TraceError, UserTurn
 from rejudge.recorder import SECRET_REQUEST_HEADERS, scrub_text
 
-__all__ = ["OTEL_NORMALIZER_VERSION", "OtelTrace", "scrub_attributes", "trace_of_spans"]
+__all__ = [
+    "OTEL_NORMALIZER_VERSION",
+    "OtelTrace",
+    "scrub_attributes",
+    "tool_call_of",
+    "trace_of_spans",
+]
 
 #: bump when the same spans would give another trace
 OTEL_NORMALIZER_VERSION = "otel-1"
@@ -84,7 +90,9 @@ def scrub_attributes(attributes: dict[str, Any]) -> dict[str, Any]:
 # --------------------------------------------------------------------------- calls
 
 
-def _tool_call(call: Call, where: str, anomalies: list[str]) -> ToolCall:
+def tool_call_of(call: Call, where: str, anomalies: list[str]) -> ToolCall:
+    """A call as the trace keeps it: arguments parsed to an object (JSON in a string, even
+    twice, unwrapped), or kept raw with a parse error and an anomaly naming ``where``."""
     value = unwrap_json(call.arguments)
     if isinstance(value, dict):
         raw = call.arguments if isinstance(call.arguments, str) else json.dumps(value)
@@ -221,7 +229,7 @@ def trace_of_spans(trace_id: str, spans: Iterable[Span]) -> OtelTrace:
                 anomalies.append(f"{where}: {field_name}: missing (no round for this call)")
                 continue
             anomalies.append(f"{where}: {field_name}: missing; read from the next call's history")
-        calls = [_tool_call(c, where, anomalies) for c in answer.calls]
+        calls = [tool_call_of(c, where, anomalies) for c in answer.calls]
         calls = _attach_results(calls, llm, llms[i + 1 :], tools, claimed, anomalies)
         rounds.append(
             Round(
