@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import Any
 
 from rejudge.suites.worlds.tau2_airline.records import reservation_form
-from rejudge.suites.worlds.tau2_airline.tools import READ_TOOLS, SIGNATURES, TERMINAL_TOOLS, run
+from rejudge.suites.worlds.tau2_airline.tools import READ_TOOLS, TERMINAL_TOOLS, TOOLS, run
 
 from rejudge.errors import InvalidInputError
 from rejudge.model import CallResult, World, WorldData, WorldState, world_key
@@ -75,7 +75,7 @@ def load_data(path: Path = DATA_FILE) -> WorldData:
     return WorldData.of(NAME, VERSION, tables)
 
 
-_TOOL_NAMES = frozenset(SIGNATURES)
+_TOOL_NAMES = frozenset(TOOLS)
 
 
 class Tau2AirlineWorld(World):
@@ -87,7 +87,7 @@ class Tau2AirlineWorld(World):
         return _TOOL_NAMES
 
     def call(self, state: WorldState, name: str, arguments: dict[str, Any]) -> CallResult:
-        if name not in SIGNATURES:
+        if name not in TOOLS:
             return CallResult(False, f"Error: Tool '{name}' not found.")
         if not isinstance(arguments, dict):
             return CallResult(False, f"Error: the arguments of {name} are not an object")

@@ -189,10 +189,12 @@ def calculate(state: WorldState, expression: str) -> str:
     if not set(expression) <= _ALLOWED:
         raise _Refused("Invalid characters in expression")
     try:
-        value = _arith(ast.parse(expression.strip(), mode="eval"))
+        # "<string>": a syntax error reads as τ²'s does ("'(' was never closed (<string>,
+        # line 1)"), and any error is its bare text ("division by zero")
+        value = _arith(ast.parse(expression.strip(), filename="<string>", mode="eval"))
         return str(round(float(value), 2))
     except (SyntaxError, ArithmeticError, ValueError, TypeError) as exc:
-        raise _Refused(f"{type(exc).__name__}: {exc}") from None
+        raise _Refused(str(exc)) from None
 
 
 def transfer_to_human_agents(state: WorldState, summary: str) -> str:

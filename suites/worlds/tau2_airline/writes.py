@@ -130,6 +130,11 @@ def book_reservation(
             # a certificate is spent whole: it leaves the profile
             del owner["payment_methods"][payment["payment_id"]]
     owner["reservations"].append(reservation_id)
+    for shown in booked:
+        # the seats are taken (and stay taken when the reservation is cancelled: the oracle,
+        # τ²'s own environment, shows both)
+        flight = state.edit("flights", shown["flight_number"])
+        flight["dates"][shown["date"]]["available_seats"][cabin] -= len(people)
     reservation = {
         "reservation_id": reservation_id,
         "user_id": user_id,
@@ -182,7 +187,10 @@ def send_certificate(state: WorldState, user_id: str, amount: int | float) -> st
 
 
 def _check_payment(state: WorldState, user_id: str, payment_id: str, amount: int) -> None:
-    method = _method(user_record(state, user_id), payment_id)
+    # a change names no id when its method is missing (a booking does)
+    method = user_record(state, user_id)["payment_methods"].get(payment_id)
+    if method is None:
+        raise _Refused("Payment method not found")
     if method["source"] == "certificate":
         raise _Refused("Certificate cannot be used to update reservation")
     if method["source"] == "gift_card" and method["amount"] < amount:
