@@ -147,8 +147,8 @@ def _big_log(samples: int, folder: Path) -> tuple[Path, Path]:
 
 def bench_inspect(samples: int) -> dict[str, Any]:
     from rejudge.store import Store
-    from rejudge.suites.importers import parse_inspect_samples, read_inspect_log
 
+    from rejudge.importers import parse_inspect_samples, read_inspect_log
     from rejudge.services import import_inspect
 
     out: dict[str, Any] = {}

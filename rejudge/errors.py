@@ -22,7 +22,7 @@ apply), so a caller can act on it without parsing the message::
      │    ├── BaselineMismatchError        rejudge.judge._baseline
      │    ├── ReviewImportError            rejudge.judge._calibration
      │    ├── ReviewRequiredError          rejudge.judge._calibration
-     │    ├── InspectLogError              rejudge.suites.importers._inspect_log
+     │    ├── InspectLogError              rejudge.importers._inspect_log
      │    ├── NoImporterError              rejudge.importers: no importer takes a file
      │    ├── WorldMismatchError           rejudge.model: a world of other data than keyed
      │    ├── PriceTableError              rejudge.model: a price table that cannot be used
@@ -152,7 +152,7 @@ _EXPORTS: dict[str, str] = {
     "FuncBenchError": "rejudge.suites.generators._funcbench",
     "KnobError": "rejudge.suites.generators._funcbench",
     "GenomeSetupError": "rejudge.suites.domains.genome.domain",
-    "InspectLogError": "rejudge.suites.importers._inspect_log",
+    "InspectLogError": "rejudge.importers._inspect_log",
     "BfclError": "rejudge.suites.importers._bfcl",
     "BfclNotInstalledError": "rejudge.suites.importers._bfcl",
     "DemoError": "rejudge.services._demo",

@@ -31,7 +31,12 @@ BARE = ("store", "recorder", "judge", "suites", "dashboard", "migrations")
 PURE = ("rejudge.judge", "rejudge.recorder", "rejudge.suites", "rejudge.model")
 # the pure part of the importers' home: a reader's modules (its importer module, which stores,
 # is not); named by prefix, as they sit beside the importer modules
-PURE_MODULES = ("rejudge.importers._otel_", "rejudge.importers._conversation")
+PURE_MODULES = (
+    "rejudge.importers._otel_",
+    "rejudge.importers._conversation",
+    "rejudge.importers._inspect_read",
+    "rejudge.importers._inspect_log",
+)
 # what the model (rejudge.model) may use of ours: itself, the registry, errors
 MODEL_USES = ("rejudge.model", "rejudge.registry", "rejudge.errors", "rejudge._lazy")
 # what the registry (imported by every layer, so it sits below them all) may use of ours

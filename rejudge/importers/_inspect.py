@@ -1,7 +1,7 @@
 """Importer ``inspect``: an Inspect AI eval log as one run, through the ingest path.
 
 The log is read and every sample parsed and checked first
-(:func:`rejudge.suites.importers.parse_inspect_samples`); only a log with no problem is stored:
+(:func:`rejudge.importers.parse_inspect_samples`); only a log with no problem is stored:
 its suite (the samples' cases, or the suite named), one run, a trace per sample and epoch (the
 log file is the evidence each trace names, with its hash), and each Inspect scorer's value as
 an external verdict on its trace (source ``inspect/<scorer>``), which the agreement view
@@ -68,13 +68,13 @@ def import_inspect(
     ``suite``: a loaded suite (:class:`rejudge.suites.SuiteSource`) whose case ids the samples'
     ids name; without one, each sample's own case (see the importer) makes the suite.
     """
-    from rejudge.suites import SuiteSource, suite_hash
-    from rejudge.suites.importers import (
+    from rejudge.importers import (
         INSPECT_DOMAIN,
         INSPECT_SOURCE,
         parse_inspect_samples,
         read_inspect_log,
     )
+    from rejudge.suites import SuiteSource, suite_hash
 
     source = Path(path)
     log = read_inspect_log(source)
@@ -155,7 +155,7 @@ def _by_source(verdicts: list[Any]) -> dict[str, list[VerdictItem]]:
 def _rederive(_config: RunConfig, path: Path) -> tuple[str, list[Trace]]:
     """A run's traces parsed again from its log (a sample's trace does not depend on the suite
     it was filed under)."""
-    from rejudge.suites.importers import parse_inspect_samples, read_inspect_log
+    from rejudge.importers import parse_inspect_samples, read_inspect_log
 
     log = read_inspect_log(path)
     parsed = parse_inspect_samples(log.header, log.samples(), source=str(path))

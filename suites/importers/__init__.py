@@ -1,5 +1,5 @@
 """Importers that turn other benchmarks' data into rejudge suites and runs (BFCL: :mod:`.bfcl`;
-Inspect AI eval logs: :mod:`._inspect`; τ-bench and τ²-bench runs: :mod:`._tau`, :mod:`._tau2`
+τ-bench and τ²-bench runs: :mod:`._tau`, :mod:`._tau2`
 (the version of τ-bench's reward that scored a file: :mod:`._tau_version`);
 the ``recorded`` domain of suites over other projects' cassettes: :mod:`._recorded`)."""
 
@@ -38,16 +38,6 @@ _EXPORTS: dict[str, str] = {
     "read_results": "rejudge.suites.importers._bfcl_results",
     "result_traces": "rejudge.suites.importers._bfcl_results",
     "results_hash": "rejudge.suites.importers._bfcl_results",
-    "INSPECT_DOMAIN": "rejudge.suites.importers._inspect",
-    "INSPECT_SOURCE": "rejudge.suites.importers._inspect",
-    "InspectImport": "rejudge.suites.importers._inspect",
-    "InspectVerdict": "rejudge.suites.importers._inspect",
-    "parse_inspect_samples": "rejudge.suites.importers._inspect",
-    "score_value": "rejudge.suites.importers._inspect",
-    "InspectLog": "rejudge.suites.importers._inspect_log",
-    "InspectLogError": "rejudge.suites.importers._inspect_log",
-    "SUPPORTED_LOG_VERSIONS": "rejudge.suites.importers._inspect_log",
-    "read_inspect_log": "rejudge.suites.importers._inspect_log",
     "RECORDED_DOMAIN": "rejudge.suites.importers._recorded",
     "RecordedDomain": "rejudge.suites.importers._recorded",
     "SHIPPED_TAU_BENCH": "rejudge.suites.importers._tau",

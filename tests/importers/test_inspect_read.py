@@ -9,14 +9,14 @@ import zipfile
 from pathlib import Path
 
 import pytest
-from rejudge.suites.importers import (
+
+from rejudge.errors import InvalidInputError
+from rejudge.importers import (
     InspectLogError,
     parse_inspect_samples,
     read_inspect_log,
     score_value,
 )
-
-from rejudge.errors import InvalidInputError
 
 DATA = Path(__file__).parents[1] / "data" / "inspect"
 LOGS = [DATA / "notes.eval", DATA / "notes.json"]

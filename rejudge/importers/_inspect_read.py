@@ -28,6 +28,7 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
+from rejudge.importers._inspect_log import InspectLogError
 from rejudge.model import (
     Case,
     Golden,
@@ -40,8 +41,6 @@ from rejudge.model import (
     TraceError,
     UserTurn,
 )
-
-from ._inspect_log import InspectLogError
 
 __all__ = [
     "INSPECT_DOMAIN",
