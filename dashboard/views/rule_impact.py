@@ -17,8 +17,8 @@ from rejudge.dashboard.common import (
     pick_run,
 )
 from rejudge.dashboard.links import clickable_table, flip_picker, follow_click, pair_url
-from rejudge.dashboard.rules import likely_rules
 from rejudge.dashboard.sidebyside import settings_diff
+from rejudge.judge import likely_settings
 from rejudge.store import EvaluationSummary
 
 from rejudge.model import FLIP_DIRECTIONS, RuleSet
@@ -114,7 +114,16 @@ else:
     frame = pd.DataFrame(rows).rename(columns=FLIP_COLUMNS)
     frame["codes before"] = frame["taxonomy_from"].map(lambda t: ", ".join(t or []))
     frame["codes after"] = frame["taxonomy_to"].map(lambda t: ", ".join(t or []))
-    attributed = [likely_rules(r.taxonomy_from, r.taxonomy_to, changed_paths) for r in rows]
+    attributed = [
+        likely_settings(
+            r.taxonomy_from,
+            r.taxonomy_to,
+            changed_paths,
+            verdict_a=r.from_verdict,
+            verdict_b=r.to_verdict,
+        )
+        for r in rows
+    ]
     frame["likely rule change"] = [", ".join(paths) or "—" for paths in attributed]
     frame["side by side"] = [pair_url(a, b, r.case, r.repetition) for r in rows]
     clickable_table(
@@ -137,7 +146,8 @@ else:
     )
     st.caption(
         "“Likely rule change” names the changed settings that govern the failure codes that "
-        "appeared or disappeared; the side-by-side page shows both judgments in full."
+        "appeared or disappeared (or the tier's applying, for a SKIP on one side); the "
+        "side-by-side page shows both judgments in full."
     )
     flip_picker(rows, a, b, key="ri_open")
 
