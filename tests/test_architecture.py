@@ -36,6 +36,7 @@ PURE_MODULES = (
     "rejudge.importers._conversation",
     "rejudge.importers._inspect_read",
     "rejudge.importers._inspect_log",
+    "rejudge.importers._bfcl_read",
 )
 # what the model (rejudge.model) may use of ours: itself, the registry, errors
 MODEL_USES = ("rejudge.model", "rejudge.registry", "rejudge.errors", "rejudge._lazy")

@@ -2,7 +2,7 @@
 as imported runs (``import bfcl-results``), one run per category.
 
 The parsing and building are pure (:mod:`rejudge.suites.importers._bfcl`,
-:mod:`rejudge.suites.importers._bfcl_results`); this stores what they give, every category in
+:mod:`rejudge.importers._bfcl_read`); this stores what they give, every category in
 one transaction (all land, or none), each run through
 :func:`rejudge.services._ingest.ingest_run`. Replay re-derives a results run by reading its
 category's lines again (:data:`BFCL_RESULTS`' source).
@@ -112,11 +112,11 @@ def import_bfcl_results(
     """Import BFCL result file(s) as imported runs (one per category); idempotent per run name.
 
     Every line is parsed and every category's suite built before the first write
-    (:func:`rejudge.suites.importers.plan_results`); then every category's suite, run and
+    (:func:`rejudge.importers.plan_results`); then every category's suite, run and
     traces are stored in one transaction. ``source_path``: how the store names ``path``
     (recorded on each run with the hash of its category's lines, so replay can re-derive the
     traces from the file)."""
-    from rejudge.suites.importers import plan_results
+    from rejudge.importers import plan_results
 
     planned = plan_results(path, data_dir=data_dir)
     out: list[BfclResultImport] = []
@@ -166,7 +166,7 @@ def import_bfcl_results(
 
 def _rederive(config: RunConfig, path: Path) -> tuple[str, list[Trace]]:
     """A run's traces derived again from its category's lines of the results file(s)."""
-    from rejudge.suites.importers import read_results, result_traces, results_hash
+    from rejudge.importers import read_results, result_traces, results_hash
 
     lines = read_results(path)[0].get(str((config.extra or {}).get("category")), [])
     return results_hash(lines), result_traces(lines)
@@ -183,7 +183,7 @@ def _run(store: Store, path: str | Path, **options: Any) -> list[BfclResultImpor
 def _detect(sniff: Sniff) -> Detection:
     """BFCL result lines: JSON Lines whose first record has a string ``id`` of an AST
     category and a ``result``; or a folder whose first .json/.jsonl file is such."""
-    from rejudge.suites.importers import category_of
+    from rejudge.importers import category_of
 
     target = sniff
     if sniff.is_dir:

@@ -1,6 +1,6 @@
 """Analysis exports read from the store: one row per case and repetition of an evaluation, or one
 row per trace of a run, with the columns :mod:`rejudge.judge._exports` documents; and an
-evaluation as BFCL score files (built by :func:`rejudge.suites.importers.score_files`)."""
+evaluation as BFCL score files (built by :func:`rejudge.importers.score_files`)."""
 
 from __future__ import annotations
 
@@ -92,7 +92,7 @@ def export_bfcl(
     """Write an evaluation as BFCL score files, ``<out>/<model>/<non_live|live>/
     BFCL_v4_<category>_score.json`` (the accuracy line, then one line per failed case); returns
     one summary per file written. One repetition is exported; a SKIPped case is left out."""
-    from rejudge.suites.importers import score_file_path, score_files
+    from rejudge.importers import score_file_path, score_files
 
     evaluation = store.get_evaluation(evaluation_id)
     run = store.get_run(evaluation.run_id)

@@ -13,8 +13,9 @@ import jsonschema
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from rejudge.suites.importers import category_of, decode_result, trace_from_result
 from rejudge.suites.importers._bfcl import _name_map, convert_parameters, wire_name
+
+from rejudge.importers import category_of, decode_result, trace_from_result
 
 BFCL_MISSING = importlib.util.find_spec("bfcl_eval") is None
 needs_bfcl = pytest.mark.skipif(

@@ -28,11 +28,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from rejudge.suites._case_format import SuiteSource
-from rejudge.suites.importers._bfcl import CATEGORIES, build_suite
-
 from rejudge.errors import InvalidInputError, NotFoundError
 from rejudge.model import Case, Round, ToolCall, Trace, content_hash
+from rejudge.suites._case_format import SuiteSource
+from rejudge.suites.importers._bfcl import CATEGORIES, build_suite
 
 __all__ = [
     "NORMALIZER_VERSION",
