@@ -68,6 +68,8 @@ class SpanFacts:
     tool_call_id: str | None = None
     tool_arguments: Any = None
     tool_result: Any = None
+    # the tools a model call offered: (name, description, JSON schema of the parameters)
+    tools: list[tuple[str, str, Any]] = field(default_factory=list)
     problems: list[str] = field(default_factory=list)  # "field: what is wrong"
 
 
@@ -428,11 +430,44 @@ def _tool_facts(facts: SpanFacts, attributes: Mapping[str, Any]) -> None:
     facts.tool_result = result
 
 
+#: the event the current GenAI conventions may record a call's content on instead of the span
+DETAILS_EVENT = "gen_ai.client.inference.operation.details"
+
+
+def _tool_definitions(attributes: Mapping[str, Any]) -> list[tuple[str, str, Any]]:
+    """The tools a model call offered: ``gen_ai.tool.definitions`` (a JSON list of
+    ``{type, name, description, parameters}`` or OpenAI's ``{type, function: {...}}``) or
+    OpenInference's ``llm.tools.N.tool.json_schema``: (name, description, parameters)."""
+    raw: Any = unwrap_json(attributes.get("gen_ai.tool.definitions"))
+    if not isinstance(raw, list):
+        raw = [
+            unwrap_json(f.get("tool.json_schema"))
+            for _n, f in sorted(_indexed(attributes, "llm.tools").items())
+        ]
+    out = []
+    for item in raw:
+        if not isinstance(item, dict):
+            continue
+        function = item.get("function")
+        inner: dict[str, Any] = function if isinstance(function, dict) else item
+        name = inner.get("name")
+        if isinstance(name, str) and name:
+            out.append(
+                (name, str(inner.get("description") or ""), unwrap_json(inner.get("parameters")))
+            )
+    return out
+
+
 def facts_of(attributes: Mapping[str, Any], events: list[Any]) -> SpanFacts:
     """What one span says (its attributes flat, its events as read)."""
+    details = [e for e in events if getattr(e, "name", None) == DETAILS_EVENT]
+    if details:
+        # content recorded on the details event reads as if it were on the span
+        attributes = {**{k: v for e in details for k, v in e.attributes.items()}, **attributes}
     facts = SpanFacts(kind=_kind(attributes))
     if facts.kind == "llm":
         _llm_facts(facts, attributes, events)
+        facts.tools = _tool_definitions(attributes)
     elif facts.kind == "tool":
         _tool_facts(facts, attributes)
     return facts

@@ -277,6 +277,12 @@ def trace_of_spans(trace_id: str, spans: Iterable[Span]) -> OtelTrace:
     models = sorted({str(m.facts.model) for m in llms if m.facts.model})
     providers = sorted({str(m.facts.provider) for m in llms if m.facts.provider})
     specs: dict[str, ToolSpec] = {}
+    for llm in llms:  # the schemas the model was offered, when the spans kept them
+        for name, description, parameters in llm.facts.tools:
+            if isinstance(parameters, dict) and name not in specs:
+                specs[name] = ToolSpec(name=name, description=description, parameters=parameters)
+            elif name not in specs:
+                specs[name] = ToolSpec(name=name, description=description)
     for span, facts in tools:
         if facts.tool_name:
             description = span.attributes.get("gen_ai.tool.description", "")

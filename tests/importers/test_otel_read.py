@@ -410,3 +410,47 @@ def test_any_lines_are_read_or_refused_in_one_line(tmp_path_factory: Any, lines:
         assert "\n" not in str(exc)
     else:
         assert read.traces
+
+
+def test_content_on_the_details_event_and_offered_tools_are_read() -> None:
+    from rejudge.importers import SpanEvent
+
+    schema = {"type": "object", "properties": {"city": {"type": "string"}}, "required": ["city"]}
+    span = _span(1, "chat gpt-4o", {"gen_ai.operation.name": "chat"}, parent=None)
+    span.events = [
+        SpanEvent(
+            "gen_ai.client.inference.operation.details",
+            0,
+            {
+                "gen_ai.input.messages": _msgs(USER),
+                "gen_ai.output.messages": _msgs({"role": "assistant", "parts": [CALL_A]}),
+                "gen_ai.tool.definitions": json.dumps(
+                    [
+                        {
+                            "type": "function",
+                            "name": "weather",
+                            "description": "d",
+                            "parameters": schema,
+                        }
+                    ]
+                ),
+            },
+        )
+    ]
+    item = trace_of_spans("ab" * 16, [span])
+    assert [c.arguments for c in item.trace.calls] == [{"city": "Paris"}]
+    assert [(t.name, t.parameters) for t in item.tools] == [("weather", schema)]
+
+
+def test_openinference_tool_schemas_are_read() -> None:
+    schema = {"type": "object", "properties": {}}
+    attrs = {
+        "openinference.span.kind": "LLM",
+        "llm.tools.0.tool.json_schema": json.dumps(
+            {"type": "function", "function": {"name": "f", "parameters": schema}}
+        ),
+        "llm.output_messages.0.message.role": "assistant",
+        "llm.output_messages.0.message.content": "ok",
+    }
+    item = trace_of_spans("ab" * 16, [_span(1, "ChatCompletion", attrs, parent=None)])
+    assert [(t.name, t.parameters) for t in item.tools] == [("f", schema)]
