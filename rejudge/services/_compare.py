@@ -6,7 +6,7 @@ from typing import Any
 
 from rejudge.errors import NotFoundError
 from rejudge.judge import compare
-from rejudge.model import Comparison, content_hash
+from rejudge.model import Comparison, canonical_json, content_hash
 from rejudge.store import Store
 
 from ._judging import evaluation_rows
@@ -64,6 +64,13 @@ def evaluation_inputs(store: Store, evaluation_id: int | str) -> dict[str, Any]:
     )
     inputs = {key: meta.get(key) for key in BASELINE_INPUTS if key != "cases_hash"}
     inputs["cases_hash"] = content_hash([list(pair) for pair in case_hashes])
+    if meta.get("tier") == "model-graded":
+        # the model judge is part of the judge: a baseline check names its change ("judge
+        # changed"); other tiers bind no such input, so their baselines are as before
+        rows = _rows_with_judge(store, meta)
+        for name in JUDGE_PATHS:
+            values = sorted({canonical_json(r.get(name)) for r in rows})
+            inputs[name] = values[0] if len(values) == 1 else content_hash(values)
     return inputs
 
 

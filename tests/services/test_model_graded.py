@@ -286,6 +286,21 @@ def test_compare_names_a_judge_change_as_the_cause_of_a_flip(tmp_path: Path) -> 
     assert all(f["cause"] == "judge model changed" for f in flips)
     hot_flips = compare_evaluations(st, a.evaluation, c.evaluation).to_json()["flips"]
     assert hot_flips and all(f["cause"] == "judge parameters changed" for f in hot_flips)
+    # two judge models on the same traces: a comparison of judges, never a race
+    cmp = compare_evaluations(st, a.evaluation, b.evaluation)
+    assert cmp.kind == "judge" and cmp.differs["judge"] == ["judge model changed"]
+    assert cmp.mcnemar_p is None and cmp.judges is not None
+    # a baseline judged by model "a" refuses an evaluation judged by model "b": judge changed
+    from rejudge.judge import BaselineMismatchError
+
+    from rejudge.services import check_evaluation_baseline, lock_evaluation_baseline
+
+    lock_evaluation_baseline(st, a.evaluation, "mg")
+    with pytest.raises(BaselineMismatchError, match=r"judge changed .*judge model changed"):
+        check_evaluation_baseline(st, b.evaluation, "mg")
+    allowed = check_evaluation_baseline(st, c.evaluation, "mg", allow_mismatch=True)
+    assert allowed.judge_changed == ["judge parameters changed"]
+    assert check_evaluation_baseline(st, a.evaluation, "mg").judge_changed == []
 
 
 def test_replay_judges_every_model_graded_judgment_again_from_its_cassettes(
