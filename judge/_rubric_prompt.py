@@ -13,6 +13,7 @@ import copy
 import json
 import re
 from dataclasses import dataclass, field
+from functools import cached_property
 from typing import Any
 
 from jsonschema import validators as _validators
@@ -45,7 +46,7 @@ class RenderedPrompt:
     #: ``keep``)
     cut: dict[str, Any] | None = None
 
-    @property
+    @cached_property
     def hash(self) -> str:
         return content_hash(
             {"system": self.system, "user": self.user, "reply_schema": self.reply_schema}

@@ -557,9 +557,16 @@ def cassette_stem(path: Path) -> str:
     return Path(name).stem
 
 
-def serialize_cassette(interactions: list[dict[str, Any]], meta: dict[str, Any]) -> bytes:
+def serialize_cassette(
+    interactions: list[dict[str, Any]], meta: dict[str, Any], *, as_json: bool = False
+) -> bytes:
+    """vcrpy's document, scrubbed: YAML (vcrpy's default serializer), or ``as_json`` (its
+    ``json`` serializer: read back about 10x faster, for cassettes replay reads by the
+    thousand, such as a model judge's)."""
     clean = [scrub_interaction(i) for i in interactions]
     data = {"version": VCR_FORMAT_VERSION, "interactions": clean, "rejudge": meta}
+    if as_json:
+        return json.dumps(data, ensure_ascii=False, indent=1).encode("utf-8")
     text = yaml.dump(data, Dumper=_Dumper, sort_keys=False, allow_unicode=True, width=1 << 16)
     return text.encode("utf-8")
 
@@ -570,6 +577,7 @@ def write_cassette(
     meta: dict[str, Any],
     *,
     fsync: bool = False,
+    as_json: bool = False,
 ) -> str:
     """Scrub, write to a temp file beside ``path``, rename over ``path``; returns the file's hash.
 
@@ -579,7 +587,7 @@ def write_cassette(
     """
     target = Path(path)
     target.parent.mkdir(parents=True, exist_ok=True)
-    data = serialize_cassette(interactions, meta)
+    data = serialize_cassette(interactions, meta, as_json=as_json)
     fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=target.parent)
     try:
         with os.fdopen(fd, "wb") as handle:

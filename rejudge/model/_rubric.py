@@ -82,7 +82,7 @@ class Rubric(_Frozen):
 
     @property
     def hash(self) -> str:
-        return content_hash(self.model_dump(mode="json"))
+        return _hash_of(self)
 
 
 class JudgeModel(_Frozen):
@@ -100,13 +100,30 @@ class JudgeModel(_Frozen):
 
     @property
     def hash(self) -> str:
-        return content_hash(self.model_dump(mode="json"))
+        return _hash_of(self)
 
     @property
     def label(self) -> str:
         """A file-name-safe label: the model's name and a short hash of the parameters."""
         safe = re.sub(r"[^A-Za-z0-9._-]", "_", self.model)[:60]
         return f"{safe}-{self.hash.split(':', 1)[1][:10]}"
+
+
+# id(object) -> (object, its hash): every judgment of a run asks for the rubric's and judge's
+# hash, and both are immutable. Kept beside the object, not in it: pydantic's model_copy copies
+# an instance's __dict__, so a cached value inside it would follow a copy made with changes
+_HASHES: dict[int, tuple[BaseModel, str]] = {}
+
+
+def _hash_of(obj: BaseModel) -> str:
+    hit = _HASHES.get(id(obj))
+    if hit is not None and hit[0] is obj:
+        return hit[1]
+    value = content_hash(obj.model_dump(mode="json"))
+    if len(_HASHES) > 256:
+        _HASHES.clear()
+    _HASHES[id(obj)] = (obj, value)
+    return value
 
 
 def model_graded_key(rubric_hash: str, judge_hash: str, prompt_hash: str) -> str:

@@ -26,6 +26,7 @@ from rejudge.judge import (
     DEFAULT_RULE_SET,
     ENGINE_VERSION,
     JudgeSummary,
+    RenderedPrompt,
     ReportBuilder,
     decode_trace,
     judge,
@@ -49,14 +50,13 @@ from rejudge.recorder._judge_calls import (
     JudgeEndpoint,
     JudgeJob,
     JudgeServerError,
-    judge_cassette_path,
     judge_request_body,
     judge_rubric_dir,
     record_judge_jobs,
     replay_judge_sample,
 )
 from rejudge.recorder.providers import get_provider
-from rejudge.services._judging import ROW_PAGE, JudgeInputs, resolve_inputs, settle_chunk
+from rejudge.services._judging import JudgeInputs, resolve_inputs, settle_chunk
 from rejudge.store import Store
 
 __all__ = [
@@ -113,16 +113,45 @@ class _Planner:
         self.case_hashes = {k: c.hash for k, c in inputs.cases.items()}
         self.registry_hash = inputs.registry.hash
         self.rule_set_hash = inputs.rule_set.hash
+        self.unbound = self.base.bind(self.rubric, self.judge, None)
+        self.rubric_dir = judge_rubric_dir(options.cassettes, inputs.run.name, self.rubric.hash)
+        # what every cassette's rejudge block says of the judging (its own fields added per job)
+        self.meta: dict[str, Any] = {
+            "format": JUDGE_CASSETTE_FORMAT,
+            "rubric": self.rubric.ref,
+            "rubric_hash": self.rubric.hash,
+            "judge_hash": self.judge.hash,
+            "judge": self.judge.model_dump(mode="json"),
+        }
+
+    def prompt_of(self, trace: Trace, case: Case) -> RenderedPrompt | None:
+        """The prompt of a trace the judge is asked about (None: the engine decides it without
+        the judge: a skipped case, an agent error, a case the rubric does not apply to)."""
+        registry = self.inputs.registry
+        if not _needs_judge(self.unbound, trace, case, registry):
+            return None
+        return render_prompt(self.rubric, trace, case, registry)
+
+    def path(self, prompt: RenderedPrompt, sample: int) -> Path:
+        name = f"{prompt.hash.split(':', 1)[-1][:24]}__{self.judge.label}__s{sample}.json"
+        return self.rubric_dir / name  # judge_cassette_path's, without a Path per part
+
+    def labels(self, row: dict[str, Any]) -> Iterator[tuple[str, Path]]:
+        """(label, cassette path) of every sample of a row: what record mode none checks."""
+        trace = decode_trace(row["body"])
+        prompt = self.prompt_of(trace, self.inputs.cases[row["case_key"]])
+        if prompt is None:
+            return
+        for sample in range(self.judge.samples):
+            yield _label(row, sample), self.path(prompt, sample)
 
     def item(self, row: dict[str, Any]) -> _Item:
         trace = decode_trace(row["body"])
         case = self.inputs.cases[row["case_key"]]
-        registry = self.inputs.registry
-        unbound = self.base.bind(self.rubric, self.judge, None)
+        prompt = self.prompt_of(trace, case)
         jobs: list[JudgeJob] = []
-        tier = unbound
-        if _needs_judge(unbound, trace, case, registry):
-            prompt = render_prompt(self.rubric, trace, case, registry)
+        tier = self.unbound
+        if prompt is not None:
             tier = self.base.bind(self.rubric, self.judge, JudgeCall(prompt, ()))
             for sample in range(self.judge.samples):
                 path, body = judge_request_body(
@@ -134,29 +163,14 @@ class _Planner:
                     sample,
                 )
                 meta = {
-                    "format": JUDGE_CASSETTE_FORMAT,
-                    "rubric": self.rubric.ref,
-                    "rubric_hash": self.rubric.hash,
+                    **self.meta,
                     "prompt_hash": prompt.hash,
-                    "judge_hash": self.judge.hash,
-                    "judge": self.judge.model_dump(mode="json"),
                     "sample": sample,
                     "path": path,
                     "case": row["case_key"],
                     "repetition": row["repetition"],
                 }
-                target = judge_cassette_path(
-                    self.options.cassettes,
-                    self.inputs.run.name,
-                    self.rubric.hash,
-                    prompt.hash,
-                    self.judge,
-                    sample,
-                )
-                label = (
-                    f"case {row['case_key']!r} (repetition {row['repetition']}, sample {sample})"
-                )
-                jobs.append(JudgeJob(target, body, meta, label))
+                jobs.append(JudgeJob(self.path(prompt, sample), body, meta, _label(row, sample)))
         key = judgment_key(
             row["hash"],
             self.case_hashes[row["case_key"]],
@@ -169,8 +183,13 @@ class _Planner:
         return _Item(row, trace, case, tier, jobs, key)
 
 
-def _rows(store: Store, inputs: JudgeInputs) -> Iterator[dict[str, Any]]:
-    for row in store.iter_trace_rows(inputs.run.id, decode=False, page_size=ROW_PAGE):
+def _label(row: dict[str, Any], sample: int) -> str:
+    return f"case {row['case_key']!r} (repetition {row['repetition']}, sample {sample})"
+
+
+def _rows(store: Store, inputs: JudgeInputs, page_size: int) -> Iterator[dict[str, Any]]:
+    # pages of a chunk's size: bodies of more rows than are judged at once are never held
+    for row in store.iter_trace_rows(inputs.run.id, decode=False, page_size=page_size):
         if row["case_key"] in inputs.cases:
             yield row
 
@@ -199,10 +218,10 @@ def _missing_error(label: str, rubric: Rubric, more: int) -> InvalidInputError:
 def _check_all_recorded(store: Store, planner: _Planner, inputs: JudgeInputs) -> None:
     """Record mode ``none``: every sample's cassette exists, or nothing is written at all."""
     missing: list[str] = []
-    for row in _rows(store, inputs):
-        for job in planner.item(row).jobs:
-            if not job.path.is_file():
-                missing.append(job.label)
+    for row in _rows(store, inputs, planner.options.chunk_size):
+        for label, path in planner.labels(row):
+            if not path.is_file():
+                missing.append(label)
     if missing:
         raise _missing_error(missing[0], planner.rubric, len(missing) - 1)
 
@@ -271,7 +290,7 @@ def judge_run_model_graded(
     builder = ReportBuilder(include_cases=False)
     judged = written = 0
     root = options.cassettes
-    for chunk in _chunks(_rows(store, inputs), options.chunk_size):
+    for chunk in _chunks(_rows(store, inputs, options.chunk_size), options.chunk_size):
         items = [planner.item(row) for row in chunk]
         known = store.lookup_judgments([i.key for i in items])
         todo = [i for i in items if i.key not in known]

@@ -10,7 +10,6 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-import yaml
 from click.testing import CliRunner
 from rejudge.judge import DEFAULT_RUBRIC, load_rubric
 from rejudge.recorder import JudgeEndpoint, JudgeMissError, JudgeServerError, RetryPolicy
@@ -85,10 +84,10 @@ def test_record_then_replay_offline_gives_the_same_judgments(tmp_path: Path) -> 
     assert len(server.requests) == 3  # the skipped case never reaches the judge
     # llama-server's constrained output: the rubric's schema travels with the request
     assert server.requests[0]["response_format"]["json_schema"]["schema"] == RUBRIC.reply_schema
-    files = sorted((cassettes / "r1" / "judge").rglob("*.yaml"))
+    files = sorted((cassettes / "r1" / "judge").rglob("*__s*.json"))
     assert len(files) == 3
     assert all(f.parent.name == RUBRIC.hash.split(":")[1][:16] for f in files)
-    meta = yaml.safe_load(files[0].read_text())["rejudge"]
+    meta = json.loads(files[0].read_text())["rejudge"]
     assert meta["kind"] == "judge" and meta["rubric_hash"] == RUBRIC.hash
     recorded = {k: v for k, v in _hashes(st, result.evaluation).items()}
     st.close()
@@ -151,7 +150,7 @@ def test_another_rubrics_cassette_is_never_replayed(tmp_path: Path) -> None:
     with pytest.raises(InvalidInputError, match="task-success@2"):
         judge_run_model_graded(st, "r1", _options(cassettes, rubric=other))
     # and one put where the other's would be is refused by its recorded rubric hash
-    src = sorted((cassettes / "r1" / "judge").rglob("*.yaml"))
+    src = sorted((cassettes / "r1" / "judge").rglob("*__s*.json"))
     dst_dir = cassettes / "r1" / "judge" / other.hash.split(":")[1][:16]
     dst_dir.mkdir(parents=True)
     for f in src:
@@ -177,7 +176,7 @@ def test_secrets_never_reach_a_judge_cassette(tmp_path: Path) -> None:
             ),
         )
     assert server.headers[0]["authorization"] == "Bearer sk-test-secret-123"
-    for f in (cassettes / "r1" / "judge").rglob("*.yaml"):
+    for f in (cassettes / "r1" / "judge").rglob("*__s*.json"):
         text = f.read_text()
         assert "sk-test-secret-123" not in text and "authorization" not in text.lower()
 
@@ -196,7 +195,7 @@ def test_server_down_keeps_what_was_recorded_and_a_rerun_resumes(tmp_path: Path)
             )
     message = str(info.value)
     assert url in message and "1 judgment(s)" in message and "\n" not in message
-    assert len(list((cassettes / "r1" / "judge").rglob("*.yaml"))) == 1
+    assert len(list((cassettes / "r1" / "judge").rglob("*__s*.json"))) == 1
     resumed = JudgeServer()
     with serve(resumed) as url:
         result = judge_run_model_graded(
@@ -236,7 +235,7 @@ def test_samples_vote_and_every_sample_is_recorded(tmp_path: Path) -> None:
             st, "r1", _options(cassettes, url, record="new_episodes", judge=judge)
         )
     assert result.summary.verdict_counts.PASS == 3
-    assert len(list((cassettes / "r1" / "judge").rglob("*__s*.yaml"))) == 9
+    assert len(list((cassettes / "r1" / "judge").rglob("*__s*.json"))) == 9
     bodies = [r["body"] for r in st.iter_evaluation_rows(result.evaluation, with_body=True)]
     judged = [b for b in bodies if b["verdict"] == "PASS"]
     assert len(judged) == 3
@@ -325,15 +324,15 @@ def test_replay_judges_every_model_graded_judgment_again_from_its_cassettes(
         report = verify_run(st, run, cassettes).as_dict()
     assert report["judgments"]["checked"] == 8 and report["judgments"]["matched"] == 8
     # a reply changed on disk is a divergence naming the case
-    victim = next((cassettes / "r1" / "judge").rglob("*__s0.yaml"))
-    text = victim.read_text()
-    head, reply = text.split("response:", 1)  # the reply only: the request stays as asked
-    changed = reply.replace('\\"success\\": true', '\\"success\\": false')
-    if changed == reply:
-        changed = reply.replace('\\"success\\": false', '\\"success\\": true')
-    flipped = head + "response:" + changed
-    assert flipped != text
-    victim.write_text(flipped)
+    victim = next((cassettes / "r1" / "judge").rglob("*__s0.json"))
+    doc = json.loads(victim.read_text())
+    answer = doc["interactions"][-1]["response"]["body"]
+    completion = json.loads(answer["string"])
+    message = completion["choices"][0]["message"]
+    reply = json.loads(message["content"])
+    message["content"] = json.dumps({**reply, "success": not reply["success"]})
+    answer["string"] = json.dumps(completion)  # the reply only: the request stays as asked
+    victim.write_text(json.dumps(doc))
     bad = [c for c in check_judge_cassettes(st, run, cassettes) if c.outcome != "same"]
     assert len(bad) == 1 and "another judgment" in (bad[0].message or "")
     # a user's rubric with its file gone cannot be checked: said, never passed

@@ -16,7 +16,6 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-import yaml
 from click.testing import CliRunner
 from rejudge.judge import DEFAULT_RUBRIC, load_rubric
 from rejudge.recorder import MODEL_NAME, free_port
@@ -72,11 +71,11 @@ def test_judge_live_then_replay_offline(tmp_path: Path, monkeypatch: pytest.Monk
     # three judged traces, two samples each; the skipped case never reaches the judge. The
     # schema-constrained replies parse: none is JUDGE_OUTPUT_INVALID
     assert counts["PASS"] + counts["FAIL"] == 3 and counts["SKIP"] == 1
-    files = sorted((cassettes / "r1" / "judge").rglob("*.yaml"))
+    files = sorted((cassettes / "r1" / "judge").rglob("*__s*.json"))
     assert len(files) == 6
     rubric = load_rubric(DEFAULT_RUBRIC)
     for path in files:
-        data = yaml.safe_load(path.read_text(encoding="utf-8"))
+        data = json.loads(path.read_text(encoding="utf-8"))
         request = json.loads(data["interactions"][-1]["request"]["body"])
         assert request["model"] == MODEL_NAME
         assert request["response_format"]["json_schema"]["schema"] == rubric.reply_schema
