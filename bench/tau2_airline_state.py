@@ -24,8 +24,8 @@ from rejudge.suites.importers import SHIPPED_TAU2_BENCH
 from rejudge.suites.importers._tau2_suite import tau2_registry
 from rejudge.suites.worlds import tau2_airline
 
+from rejudge.importers._tau_bench import read_tau_file
 from rejudge.registry import REGISTRY
-from rejudge.services._tau_import import read_tau_file
 
 FILES = (
     "claude-sonnet-4-5_airline",

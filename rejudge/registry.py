@@ -244,7 +244,7 @@ BUILTINS: dict[str, dict[str, str]] = {
     # each importer's module registers its Importer (rejudge.importers._contract) at its bottom
     "importer": {
         "cassettes": "rejudge.importers._cassettes",
-        "tau-bench": "rejudge.services._tau_import",
+        "tau-bench": "rejudge.importers._tau_bench",
         "inspect": "rejudge.importers._inspect",
         "otel": "rejudge.importers._otel",
         "bfcl-results": "rejudge.importers._bfcl_results",

@@ -1,6 +1,7 @@
 """Importing, in one place: every way another program's evidence becomes a run.
 
-One module per importer (``_cassettes.py``, ``_inspect.py``, ``_bfcl_results.py``, ``_otel.py``), each one :class:`Importer` registered at its
+One module per importer (``_cassettes.py``, ``_inspect.py``, ``_bfcl_results.py``,
+``_tau_bench.py``, ``_otel.py``), each one :class:`Importer` registered at its
 bottom: it *detects* a path (a :class:`Detection`, confidence and reason, from the
 :class:`Sniff` every detector shares), then *reads* it into the trace model and stores the run
 through :func:`rejudge.services.ingest_run`, the one path to a stored trace. The contract is
@@ -75,6 +76,9 @@ _EXPORTS: dict[str, str] = {
     "InspectLogError": "rejudge.importers._inspect_log",
     "SUPPORTED_LOG_VERSIONS": "rejudge.importers._inspect_log",
     "read_inspect_log": "rejudge.importers._inspect_log",
+    "TauImportResult": "rejudge.importers._tau_bench",
+    "import_tau_bench": "rejudge.importers._tau_bench",
+    "read_tau_file": "rejudge.importers._tau_bench",
     "OTEL_DOMAIN": "rejudge.importers._otel",
     "OTEL_SOURCE": "rejudge.importers._otel",
     "OtelFile": "rejudge.importers._otel",

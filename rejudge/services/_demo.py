@@ -32,6 +32,7 @@ from typing import Any
 
 from rejudge.errors import RejudgeError
 from rejudge.importers._cassettes import import_cassettes
+from rejudge.importers._tau_bench import import_tau_bench
 from rejudge.judge import load_rule_set
 from rejudge.judge.tiers import tier_names
 from rejudge.model import EvaluationReport
@@ -58,7 +59,6 @@ from rejudge.services._judging import (
     judge_run,
 )
 from rejudge.services._suites import snapshot_suite
-from rejudge.services._tau_import import import_tau_bench
 from rejudge.store import Store, SuiteRecord
 from rejudge.suites import builtin_suites, load_suite
 

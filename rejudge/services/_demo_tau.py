@@ -14,6 +14,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
+from rejudge.importers._tau_bench import import_tau_bench
 from rejudge.judge import load_rule_set
 from rejudge.services._agreement import run_agreement
 from rejudge.services._compare import compare_evaluations
@@ -30,7 +31,6 @@ from rejudge.services._judging import (
     find_current_evaluation,
     judge_run,
 )
-from rejudge.services._tau_import import import_tau_bench
 from rejudge.store import Store
 
 __all__ = ["DEMO_TAU_RULES", "DEMO_TAU2_FILES", "tau2_model_vs_model"]

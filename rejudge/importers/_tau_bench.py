@@ -1,4 +1,4 @@
-"""``import tau-bench``: a τ-bench trajectory file or a τ²-bench results document as one run.
+"""Importer ``tau-bench``: a τ-bench trajectory file or a τ²-bench results document as one run.
 
 The file is parsed and checked whole first (:func:`rejudge.suites.importers.parse_tau_bench`,
 τ²'s plan from :mod:`rejudge.suites.importers._tau2_suite`); then its suite, one run, a trace
