@@ -80,7 +80,7 @@ def _kappa(cmp: Comparison) -> str:
     # a comparison of judges reads as their agreement; any other kind has no kappa
     if cmp.judges is None or cmp.judges.kappa is None:
         return "n/a"
-    return f"{cmp.judges.kappa:.3f}"
+    return f"{cmp.judges.kappa:.2f}"
 
 
 def _p(p: float | None) -> str:
