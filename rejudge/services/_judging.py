@@ -34,7 +34,7 @@ from rejudge.judge import (
     build_report,
     builtin_rule_sets,
 )
-from rejudge.judge.tiers import get_tier
+from rejudge.judge.tiers import MODEL_GRADED, get_tier
 from rejudge.model import Case, RuleSet, ToolRegistry, content_hash
 from rejudge.store import RunRecord, Store
 
@@ -264,6 +264,13 @@ def judge_run(
     ``engine`` runs the judging on a Dask cluster instead of this machine's processes (see
     :mod:`rejudge.services._distributed`; ``workers`` is then ignored).
     """
+    if tier == MODEL_GRADED:
+        # its verdicts come from a judge's replies, which only its own service fetches
+        raise InvalidInputError(
+            "the model-graded tier is judged with its rubric and judge model "
+            "(rejudge.services.judge_run_model_graded), not under a rule set alone",
+            field="tier",
+        )
     if engine is not None:
         from rejudge.services._distributed import open_cluster
 
@@ -545,6 +552,18 @@ def plan_rejudge(
         wanted = list(dict.fromkeys(tiers)) or sorted(
             {ev.tier for ev in store.list_evaluations(run.id)}
         )
+        if MODEL_GRADED in wanted:
+            # a rule set does not re-judge a model judge's verdicts (its rubric and judge do)
+            wanted.remove(MODEL_GRADED)
+            skipped.append(
+                {
+                    "run": run.name,
+                    "reason": "model-graded is judged again with its rubric and judge model, "
+                    "not under a rule set",
+                }
+            )
+        if not wanted and any(s["run"] == run.name for s in skipped):
+            continue
         if not wanted:
             skipped.append({"run": run.name, "reason": "never judged; name a tier"})
             continue
@@ -555,9 +574,15 @@ def plan_rejudge(
         for tier in wanted:
             jobs.append((run, tier, count))
     if not jobs and skipped:
-        names = ", ".join(s["run"] for s in skipped)
+        if all(s["reason"].startswith("never judged") for s in skipped):
+            names = ", ".join(s["run"] for s in skipped)
+            raise InvalidInputError(
+                f"no run to re-judge: {names} never judged before; name a tier to judge under",
+                field="tier",
+            )
         raise InvalidInputError(
-            f"no run to re-judge: {names} never judged before; name a tier to judge under",
+            "nothing to re-judge under a rule set: "
+            + "; ".join(f"{s['run']}: {s['reason']}" for s in skipped),
             field="tier",
         )
     return RejudgePlan(jobs=jobs, skipped=skipped)

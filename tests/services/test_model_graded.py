@@ -11,7 +11,7 @@ from typing import Any
 
 import pytest
 from click.testing import CliRunner
-from rejudge.judge import DEFAULT_RUBRIC, load_rubric
+from rejudge.judge import DEFAULT_RUBRIC, load_rubric, load_rule_set
 from rejudge.recorder import JudgeEndpoint, JudgeMissError, JudgeServerError, RetryPolicy
 from rejudge.store import Store
 
@@ -339,3 +339,21 @@ def test_replay_judges_every_model_graded_judgment_again_from_its_cassettes(
     (cassettes / "r1" / "judge" / mine.hash.split(":")[1][:16] / "rubric.json").unlink()
     unchecked = [c for c in check_judge_cassettes(st, run, cassettes) if c.outcome == "not checked"]
     assert len(unchecked) == 3 and "mine@7" in (unchecked[0].message or "")
+
+
+def test_a_rule_set_re_judge_passes_model_graded_over(tmp_path: Path) -> None:
+    from rejudge.services import judge_run, plan_rejudge
+
+    cassettes = tmp_path / "cassettes"
+    st = _store(tmp_path / "a.db")
+    with serve(JudgeServer()) as url:
+        judge_run_model_graded(st, "r1", _options(cassettes, url, record="new_episodes"))
+    # re-judging "every tier the run was judged under" under a rule set cannot re-ask a judge
+    with pytest.raises(InvalidInputError, match="model-graded is judged again with its rubric"):
+        plan_rejudge(st, ["r1"])
+    with pytest.raises(InvalidInputError, match="judge_run_model_graded"):
+        judge_run(st, "r1", "model-graded", load_rule_set("standard@2"))
+    judge_run(st, "r1", "golden", load_rule_set("standard@2"))
+    plan = plan_rejudge(st, ["r1"])
+    assert [tier for _run, tier, _n in plan.jobs] == ["golden"]
+    assert plan.skipped and "model-graded" in plan.skipped[0]["reason"]
