@@ -224,3 +224,29 @@ def test_under_rejudge_s_own_rules_read_only_airline_tasks_skip_and_the_rest_agr
         (17, 21, 0, 0),
         (20, 18, 0, 0),
     ]
+
+
+def test_judging_a_run_made_with_airline_data_of_another_version_is_a_one_line_error(
+    run_cli: Any, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A store whose airline registry names the world at a version this rejudge does not ship
+    (τ²'s database of another commit): judging by state says so in one line, storing nothing."""
+    import rejudge.suites.importers._tau2_suite as tau2_suite
+
+    made = tau2_suite.tau2_registry
+
+    def other_version(registry: Any, domain: str) -> Any:
+        ref = made(registry, domain)
+        return ref.model_copy(update={"world": ref.world.model_copy(update={"version": "0000000"})})
+
+    monkeypatch.setattr(tau2_suite, "tau2_registry", other_version)
+    out = run_cli("import", "tau-bench", str(_cut("claude-sonnet-4-5_airline", tmp_path, 2)))
+    assert out.exit_code == 0, out.output
+    monkeypatch.undo()
+    out = run_cli(
+        "judge", "tau2-airline/claude-sonnet-4-5", "--tier", "state", "--rules", "tau-bench@2"
+    )
+    assert out.exit_code == 1
+    [line] = out.output.strip().splitlines()
+    assert line.startswith("Error: world 'tau2-airline'") and "Traceback" not in out.output
+    assert "0000000" in line and "8d005b0" in line, line
