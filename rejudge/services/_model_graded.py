@@ -290,7 +290,12 @@ def judge_run_model_graded(
     builder = ReportBuilder(include_cases=False)
     judged = written = 0
     root = options.cassettes
-    for chunk in _chunks(_rows(store, inputs, options.chunk_size), options.chunk_size):
+    # live judging is slow (seconds a request): small chunks move the progress bar and store
+    # judgments as they come (a rerun after a kill resumes from both cassettes and judgments)
+    size = options.chunk_size
+    if options.record != "none":
+        size = min(size, max(8, 4 * options.concurrency))
+    for chunk in _chunks(_rows(store, inputs, size), size):
         items = [planner.item(row) for row in chunk]
         known = store.lookup_judgments([i.key for i in items])
         todo = [i for i in items if i.key not in known]
