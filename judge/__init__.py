@@ -36,6 +36,7 @@ if TYPE_CHECKING:
     from rejudge.judge._judge_calibration import judge_calibration as judge_calibration
     from rejudge.judge._rulesets import RuleSetError as RuleSetError
     from rejudge.judge._rulesets import load_rule_set as load_rule_set
+    from rejudge.judge._rulesets import matching_rule_set as matching_rule_set
 
     from rejudge.model._results import BaselineCheck as BaselineCheck
     from rejudge.model._results import BaselineLock as BaselineLock
@@ -181,6 +182,8 @@ _EXPORTS: dict[str, str] = {
     "parse_ref": "rejudge.judge._rulesets",
     "rule_set_from_dict": "rejudge.judge._rulesets",
     "settings_of": "rejudge.judge._rulesets",
+    "EXTERNAL_RULE_SETS": "rejudge.judge._rulesets",
+    "matching_rule_set": "rejudge.judge._rulesets",
     "ARGUMENTS_UNPARSABLE": "rejudge.judge._taxonomy",
     "EPISODE_UNFINISHED": "rejudge.judge._taxonomy",
     "CALL_WHEN_NONE_EXPECTED": "rejudge.judge._taxonomy",

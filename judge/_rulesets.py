@@ -88,6 +88,8 @@ __all__ = [
     "settings_of",
     "diff_rule_sets",
     "parse_ref",
+    "EXTERNAL_RULE_SETS",
+    "matching_rule_set",
 ]
 
 BUILTIN_DIR = Path(__file__).parent / "rulesets"
@@ -432,6 +434,40 @@ def settings_of(rule_set: RuleSet) -> RuleSettings:
         _SETTINGS_CACHE.clear()
     _SETTINGS_CACHE[id(rule_set)] = (rule_set, settings)
     return settings
+
+
+# --------------------------------------------------------------------------- external rewards
+
+#: (source of external verdicts, version) -> the built-in rule set whose state tier follows that
+#: source's reward at that version (``None``: any version). Agreement reports use it by default.
+EXTERNAL_RULE_SETS: dict[tuple[str, str | None], str] = {
+    ("tau-bench", "7362a17"): "tau-bench-7362a17@1",
+    ("tau-bench", "59a200c"): "tau-bench-59a200c@1",
+    # τ² declares each task's reward basis (read from the case); its default DB + COMMUNICATE
+    # is τ-bench's later reward, read as τ-bench reads a conversation
+    ("tau2-bench", None): "tau-bench@2",
+}
+
+
+def matching_rule_set(source: str, versions: set[str | None]) -> tuple[str | None, str]:
+    """The rule set that follows ``source``'s reward at the version(s) its verdicts were given
+    by, and a sentence saying why (or why there is none)."""
+    if (source, None) in EXTERNAL_RULE_SETS:
+        any_version = EXTERNAL_RULE_SETS[(source, None)]
+        return any_version, f"{any_version} follows {source}'s reward (each task's reward basis)"
+    known = {v for (s, v) in EXTERNAL_RULE_SETS if s == source}
+    if not known:
+        return None, f"no built-in rule set follows {source}'s reward"
+    if versions == {None} or not versions:
+        return None, f"the version of {source}'s reward that gave these verdicts is not recorded"
+    if len(versions) > 1:
+        shown = ", ".join(sorted(str(v) for v in versions))
+        return None, f"the verdicts come from several versions of {source}'s reward ({shown})"
+    (version,) = versions
+    ref = EXTERNAL_RULE_SETS.get((source, version))
+    if ref is None:
+        return None, f"no built-in rule set follows {source}'s reward at version {version}"
+    return ref, f"{ref} follows {source}'s reward at {version}, the version that gave its verdicts"
 
 
 # --------------------------------------------------------------------------- diff

@@ -25,6 +25,14 @@ def render_agreement(c: Console, result: Agreement, *, max_listed: int = 10) -> 
         f"{result.source} success {_pct(result.external_pass_rate)}; its pass^k {hat}",
         markup=False,
     )
+    if result.rules is not None and result.rules_reason is not None:
+        # which rule set the tiers are taken under, and why (report --against external)
+        versions = ", ".join(v or "not recorded" for v in result.external_versions)
+        c.print(
+            f"{result.source} reward version: {versions or 'not recorded'}; "
+            f"rules {result.rules}: {result.rules_reason}",
+            markup=False,
+        )
     rows = []
     for t in result.tiers:
         tb = t.table

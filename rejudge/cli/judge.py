@@ -593,6 +593,15 @@ def rejudge_cmd(
     default=None,
     help="With --against external: whose verdicts [default: the only source stored].",
 )
+@click.option(
+    "--rules",
+    "rules",
+    metavar="R",
+    default=None,
+    help="With --against external: the run's evaluations under this rule set [default: the one "
+    "that follows the source's reward at the version that gave its verdicts, e.g. "
+    "tau-bench-7362a17@1, when the run was judged under it; else EVAL's].",
+)
 @ci_options
 @json_option
 @pass_app
@@ -601,6 +610,7 @@ def report(
     evaluation: str,
     against: str | None,
     source: str | None,
+    rules: str | None,
     junit_xml_path: Path | None,
     github: bool,
 ) -> None:
@@ -609,9 +619,16 @@ def report(
         from rejudge.cli._agreement import render_agreement
         from rejudge.services import evaluation_agreement
 
-        agreement = evaluation_agreement(app.store, evaluation, source=source)
+        agreement = evaluation_agreement(
+            app.store,
+            evaluation,
+            source=source,
+            rules=load_rule_set(rules) if rules is not None else None,
+        )
         app.emit(agreement, lambda c: render_agreement(c, agreement))
         return
+    if rules is not None:
+        raise click.UsageError("--rules goes with --against external (an evaluation has its own)")
     result = evaluation_report(app.store, evaluation, with_calibration=True)
     if junit_xml_path is not None or github:
         ci = evaluation_ci_results(app.store, result.evaluation)

@@ -154,6 +154,12 @@ class Agreement:
     external_pass_rate: float | None
     external_pass_hat_k: PassHatK
     tiers: list[TierAgreement]
+    # the rule set the tiers were taken under and why that one (by default the one that
+    # follows the source's reward at the version that gave its verdicts); None: not said
+    rules: str | None = None
+    rules_reason: str | None = None
+    # the versions of the source that gave the verdicts (None: not recorded)
+    external_versions: list[str | None] = field(default_factory=list)
 
     def tier(self, name: str) -> TierAgreement | None:
         """The agreement of tier ``name``, None when the run was not judged under it."""
@@ -167,4 +173,7 @@ class Agreement:
             "external_pass_rate": self.external_pass_rate,
             "external_pass_hat_k": self.external_pass_hat_k.to_json(),
             "tiers": [t.to_json() for t in self.tiers],
+            "rules": self.rules,
+            "rules_reason": self.rules_reason,
+            "external_versions": list(self.external_versions),
         }

@@ -2,16 +2,23 @@
 ``rejudge report EVAL --against external`` and of the dashboard's agreement page.
 
 Given an evaluation, every tier the run was judged under takes part: for each tier, the latest
-finished evaluation under the same rule set (the given one for its own tier), so the tiers are
-compared on equal rules. The statistics are pure (:mod:`rejudge.judge._agreement`), the result
+finished evaluation under one rule set, so the tiers are compared on equal rules: the one given
+(``--rules``), else the one that follows the external source's reward at the version that gave
+its verdicts (τ-bench's reward changed at 59a200c), when the run was judged under it, else the
+evaluation's own (the given evaluation for its tier). The view says which and why. The statistics are pure (:mod:`rejudge.judge._agreement`), the result
 is the model's :class:`rejudge.model.Agreement`.
 """
 
 from __future__ import annotations
 
 from rejudge.errors import NotFoundError
-from rejudge.judge import TIER_DOES_NOT_APPLY, external_pass_hat_k, tier_agreement
-from rejudge.model import Agreement
+from rejudge.judge import (
+    TIER_DOES_NOT_APPLY,
+    external_pass_hat_k,
+    matching_rule_set,
+    tier_agreement,
+)
+from rejudge.model import Agreement, RuleSet
 from rejudge.store import Store
 
 __all__ = ["evaluation_agreement", "run_agreement"]
@@ -19,7 +26,7 @@ __all__ = ["evaluation_agreement", "run_agreement"]
 
 def _external(
     store: Store, run_id: int, source: str | None
-) -> tuple[str, dict[tuple[str, int], tuple[float, bool]]]:
+) -> tuple[str, dict[tuple[str, int], tuple[float, bool]], set[str | None]]:
     sources = store.external_sources(run_id)
     if not sources:
         raise NotFoundError(
@@ -43,9 +50,11 @@ def _external(
             field="source",
         )
     verdicts = store.external_verdicts(run_id, source)
-    return source, {
-        (v.case_key, v.repetition): (v.verdict.value, v.verdict.passed) for v in verdicts
-    }
+    return (
+        source,
+        {(v.case_key, v.repetition): (v.verdict.value, v.verdict.passed) for v in verdicts},
+        {v.verdict.version for v in verdicts},
+    )
 
 
 def run_agreement(
@@ -55,11 +64,12 @@ def run_agreement(
     rule_set_id: int | None = None,
     source: str | None = None,
     prefer: dict[str, int] | None = None,
+    rules_reason: str | None = None,
 ) -> Agreement:
     """Per tier, the run's latest finished evaluation (under ``rule_set_id`` when given; ``prefer``:
     tier -> evaluation id to use for that tier) against the external verdicts of ``source``."""
     record = store.get_run(run)
-    source, external = _external(store, record.id, source)
+    source, external, versions = _external(store, record.id, source)
     chosen: dict[str, int] = {}
     for ev in store.list_evaluations(record.id):
         if ev.status != "finished" or (rule_set_id is not None and ev.rule_set_id != rule_set_id):
@@ -92,6 +102,9 @@ def run_agreement(
         external_pass_rate=round(passed / len(external), 6) if external else None,
         external_pass_hat_k=external_pass_hat_k(external),
         tiers=tiers,
+        rules=store.get_rule_set(rule_set_id).ref if rule_set_id is not None else None,
+        rules_reason=rules_reason,
+        external_versions=sorted(versions, key=lambda v: (v is None, v or "")),
     )
 
 
@@ -108,11 +121,51 @@ def _applies(store: Store, evaluation_id: int) -> bool:
 
 
 def evaluation_agreement(
-    store: Store, evaluation_id: int | str, *, source: str | None = None
+    store: Store,
+    evaluation_id: int | str,
+    *,
+    source: str | None = None,
+    rules: RuleSet | None = None,
 ) -> Agreement:
-    """The agreement view of ``rejudge report EVAL --against external``: EVAL for its tier, the
-    run's other tiers under the same rule set."""
+    """The agreement view of ``rejudge report EVAL --against external``: the run's tiers under
+    one rule set against the external verdicts. The rule set: ``rules`` when given; else the one
+    that follows the source's reward at the version that gave its verdicts
+    (:func:`rejudge.judge.matching_rule_set`: τ-bench's 7362a17 or 59a200c) when the run was
+    judged under it; else EVAL's own. The result says which and why."""
     ev = store.get_evaluation(evaluation_id)
+    name, _external_verdicts, versions = _external(store, ev.run_id, source)
+    by_ref: dict[str, int] = {}
+    for other in store.list_evaluations(ev.run_id):
+        if other.status == "finished":
+            by_ref.setdefault(store.get_rule_set(other.rule_set_id).ref, other.rule_set_id)
+    own = store.get_rule_set(ev.rule_set_id).ref
+    if rules is not None:
+        if rules.ref not in by_ref:
+            raise NotFoundError(
+                f"run {ev.run_id} has no finished evaluation under {rules.ref}: judge it first "
+                f"(rejudge judge RUN --tier state --rules {rules.ref})",
+                run=ev.run_id,
+                field="rules",
+            )
+        chosen, why = rules.ref, "given with --rules"
+    else:
+        match, why = matching_rule_set(name, versions)
+        if match is not None and match in by_ref:
+            chosen = match
+        elif match is not None:
+            chosen = own
+            why = (
+                f"EVAL's rule set: the run has no evaluation under {match}, the rule set that "
+                f"matches ({why}); judge it with --rules {match} to compare like with like"
+            )
+        else:
+            chosen, why = own, f"EVAL's rule set ({why})"
+    prefer = {ev.tier: ev.id} if chosen == own else None
     return run_agreement(
-        store, ev.run_id, rule_set_id=ev.rule_set_id, source=source, prefer={ev.tier: ev.id}
+        store,
+        ev.run_id,
+        rule_set_id=by_ref.get(chosen, ev.rule_set_id),
+        source=name,
+        prefer=prefer,
+        rules_reason=why,
     )

@@ -87,6 +87,9 @@ def test_an_agreement_dumps_in_the_order_a_script_reads() -> None:
         "external_pass_rate",
         "external_pass_hat_k",
         "tiers",
+        "rules",
+        "rules_reason",
+        "external_versions",
     ]
     assert data["external_pass_hat_k"] == {"1": 0.6}  # JSON keys are strings
     [dumped] = data["tiers"]

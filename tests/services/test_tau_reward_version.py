@@ -139,3 +139,69 @@ def test_verdicts_stored_before_versions_read_none_and_gain_theirs(db_url: str) 
         assert {v.verdict.version for v in run_external_verdicts(store, "tau")} == {"7362a17"}
     finally:
         store.close()
+
+
+# --------------------------------------------------------------------------- report --against
+
+
+def test_every_reward_version_has_the_rule_set_that_follows_it() -> None:
+    from rejudge.judge import EXTERNAL_RULE_SETS, load_rule_set
+    from rejudge.suites.importers import TAU_REWARD_VERSIONS
+
+    rewards = {"7362a17": "outputs-else-db", "59a200c": "db-and-outputs"}
+    for version in TAU_REWARD_VERSIONS:
+        rules = load_rule_set(EXTERNAL_RULE_SETS[("tau-bench", version)])
+        assert rules.settings.get("reward", "db-and-outputs") == rewards[version]
+        # τ-bench rewards read-only tasks by their database too
+        assert rules.settings["state_applies"] == "always"
+
+
+def test_matching_says_why_when_there_is_no_match() -> None:
+    from rejudge.judge import matching_rule_set
+
+    assert matching_rule_set("tau-bench", {"7362a17"})[0] == "tau-bench-7362a17@1"
+    assert matching_rule_set("tau-bench", {"59a200c"})[0] == "tau-bench-59a200c@1"
+    assert matching_rule_set("tau2-bench", {"8d005b0"})[0] == "tau-bench@2"
+    ref, why = matching_rule_set("tau-bench", {None})
+    assert ref is None and "not recorded" in why
+    ref, why = matching_rule_set("tau-bench", {"7362a17", "59a200c"})
+    assert ref is None and "several versions" in why
+    assert matching_rule_set("inspect", {None}) == (
+        None,
+        "no built-in rule set follows inspect's reward",
+    )
+
+
+@pytest.mark.slow
+def test_report_against_external_uses_the_matching_rule_set_and_says_which(
+    run_cli: Callable[..., Result], tmp_path: Path
+) -> None:
+    def cli(*args: str) -> Result:
+        result = run_cli(*args)
+        assert result.exit_code == 0, result.output
+        return result
+
+    cli("import", "tau-bench", str(FILE), "--tools", str(TOOLS), "--name", "tau")
+    cli("judge", "tau", "--tier", "state", "--rules", "tau-bench@2")  # evaluation 1
+    # not judged under the matching rule set yet: EVAL's, and the view says what to do
+    first = json.loads(cli("report", "1", "--against", "external", "--json").output)
+    assert first["rules"] == "tau-bench@2" and first["external_versions"] == ["7362a17"]
+    assert "--rules tau-bench-7362a17@1" in first["rules_reason"]
+    cli("judge", "tau", "--tier", "state", "--rules", "tau-bench-7362a17@1")  # evaluation 2
+    data = json.loads(cli("report", "1", "--against", "external", "--json").output)
+    assert data["rules"] == "tau-bench-7362a17@1"
+    assert "7362a17, the version that gave its verdicts" in data["rules_reason"]
+    (state,) = data["tiers"]
+    assert state["evaluation"] == 2 and state["rules"] == "tau-bench-7362a17@1"
+    table = state["table"]
+    assert (table["pass_1"], table["fail_0"], table["total"]) == (84, 116, 200)
+    text = cli("report", "1", "--against", "external").output
+    assert "tau-bench reward version: 7362a17; rules tau-bench-7362a17@1:" in text
+    # --rules overrides, and a rule set the run was not judged under is one line naming it
+    given = json.loads(
+        cli("report", "2", "--against", "external", "--rules", "tau-bench@2", "--json").output
+    )
+    assert given["rules"] == "tau-bench@2" and given["rules_reason"] == "given with --rules"
+    missing = run_cli("report", "1", "--against", "external", "--rules", "tau-bench-59a200c@1")
+    assert missing.exit_code == 1 and missing.output.count("\n") == 1
+    assert "no finished evaluation under tau-bench-59a200c@1" in missing.output
