@@ -37,7 +37,7 @@ from rejudge.judge import load_rule_set
 from rejudge.judge.tiers import tier_names
 from rejudge.model import EvaluationReport
 from rejudge.recorder import CassetteError, read_cassette, run_config_from_meta
-from rejudge.services._agreement import run_agreement
+from rejudge.services._agreement import evaluation_agreement, run_agreement
 from rejudge.services._compare import compare_evaluations
 from rejudge.services._demo_result import (
     DemoComparison,
@@ -435,7 +435,10 @@ def run_demo(
                 if tier != "golden":
                     cmp = compare_evaluations(store, golden, ev_id)
                     result.tier_comparisons.append(DemoTierComparison(run.run, "golden", tier, cmp))
-        if run.run == DEMO_TAU_RUN:
+        if run.run == DEMO_TAU_RUN and headline.evaluation is not None:
+            # as `rejudge report EVAL --against external` shows it (its rule set, and why)
+            result.agreement = evaluation_agreement(store, headline.evaluation)
+        elif run.run == DEMO_TAU_RUN:
             result.agreement = run_agreement(
                 store, run.run_id, rule_set_id=_rule_set_id(store, run.run_id, newest)
             )

@@ -154,7 +154,11 @@ def _case(task_id: Any, task: dict[str, Any], registry: ToolRegistry) -> Case:
         negative=not calls,
         required_outputs=[str(o) for o in task.get("outputs") or []],
         nl_assertions=[str(a) for a in task.get("nl_assertions") or []],
-        metadata={"tau_task_id": task_id},
+        metadata={
+            "tau_task_id": task_id,
+            # τ²'s reward basis where it is not the default (judge/tiers/_reward.py reads it)
+            **{k: task[k] for k in ("reward_basis", "compare_args") if k in task},
+        },
     )
 
 

@@ -34,6 +34,11 @@ from typing import Any
 
 from rejudge.suites.importers._tau2_tasks import ran_tasks
 
+# τ²'s reward types and its default basis (src/tau2/data_model/tasks.py), as the state tier
+# reads them (judge/tiers/_reward.py: the suites do not import the judge)
+REWARD_PARTS = ("DB", "ENV_ASSERTION", "NL_ASSERTION", "ACTION", "COMMUNICATE")
+DEFAULT_REWARD_BASIS = ("DB", "COMMUNICATE")
+
 __all__ = ["SHIPPED_TAU2_BENCH", "TAU2_SOURCE", "is_tau2_results", "tau2_entries", "tau2_tasks"]
 
 TAU2_SOURCE = "tau2-bench"
@@ -75,6 +80,7 @@ def _task(raw: Any, where: str, problems: list[str]) -> dict[str, Any] | None:
         problems.append(f"{where}: the task has no evaluation_criteria.actions list")
         return None
     golden = []
+    compared: list[list[str] | None] = []
     for action in actions:
         if not isinstance(action, dict) or not isinstance(action.get("name"), str):
             problems.append(f"{where}: an action without a name")
@@ -86,13 +92,29 @@ def _task(raw: Any, where: str, problems: list[str]) -> dict[str, Any] | None:
         if isinstance(compare, list):
             args = {k: v for k, v in args.items() if k in compare}
         golden.append({"name": action["name"], "kwargs": args})
-    return {
+        compared.append([str(k) for k in compare] if isinstance(compare, list) else None)
+    task: dict[str, Any] = {
         "instruction": instruction,
         "actions": golden,
         "outputs": [str(s) for s in criteria.get("communicate_info") or []],
         # what τ²'s model judge checks of the conversation; its verdicts stay in reward_info
         "nl_assertions": [str(s) for s in criteria.get("nl_assertions") or []],
     }
+    basis = criteria.get("reward_basis")
+    if basis is not None:
+        if not isinstance(basis, list) or any(p not in REWARD_PARTS for p in basis):
+            problems.append(
+                f"{where}: reward_basis {basis!r} names a part τ² does not have "
+                f"({', '.join(REWARD_PARTS)})"
+            )
+            return None
+        if set(basis) != set(DEFAULT_REWARD_BASIS):
+            # kept only when not τ²'s default, so every default task keeps its case hash; the
+            # state tier checks what it names (the action check needs compare_args)
+            task["reward_basis"] = [str(p) for p in basis]
+            if "ACTION" in basis:
+                task["compare_args"] = compared
+    return task
 
 
 def _traj(messages: list[Any]) -> list[dict[str, Any]]:

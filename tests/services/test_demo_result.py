@@ -17,6 +17,7 @@ from rejudge.services import (
     DemoRun,
     PassRate,
     compare_evaluations,
+    evaluation_agreement,
     evaluation_report,
     run_agreement,
 )
@@ -222,8 +223,11 @@ def test_the_agreement_is_the_services_agreement(
     try:
         golden = demo.agreement.tier("golden")
         assert golden is not None and golden.evaluation is not None
-        rule_set_id = store.get_evaluation(golden.evaluation).rule_set_id
-        again = run_agreement(store, DEMO_TAU_RUN, rule_set_id=rule_set_id)
+        again = evaluation_agreement(store, golden.evaluation)
     finally:
         store.close()
+    # as `report EVAL --against external` gives it: the run was not judged under the rule set
+    # that follows the file's reward version (7362a17), and the view says so
     assert demo.agreement.to_json() == again.to_json()
+    assert demo.agreement.external_versions == ["7362a17"]
+    assert "--rules tau-bench-7362a17@1" in (demo.agreement.rules_reason or "")

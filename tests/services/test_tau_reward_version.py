@@ -205,3 +205,71 @@ def test_report_against_external_uses_the_matching_rule_set_and_says_which(
     missing = run_cli("report", "1", "--against", "external", "--rules", "tau-bench-59a200c@1")
     assert missing.exit_code == 1 and missing.output.count("\n") == 1
     assert "no finished evaluation under tau-bench-59a200c@1" in missing.output
+
+
+# --------------------------------------------------------------------------- τ²'s reward basis
+
+
+def _tau2_with_basis(tmp_path: Path, basis: list[str]) -> tuple[Path, dict]:
+    doc = json.loads((SHIPPED_TAU2_BENCH / "claude-sonnet-4-5_airline.json").read_text())
+    for task in doc["tasks"]:
+        task["evaluation_criteria"]["reward_basis"] = basis
+    path = tmp_path / "airline.json"
+    path.write_text(json.dumps(doc), encoding="utf-8")
+    return path, doc
+
+
+def test_tau2s_action_basis_is_kept_and_checked_as_tau2_checked_it(tmp_path: Path) -> None:
+    """Every task's basis set to ACTION: the import keeps it (and each action's compare_args) on
+    the case, and the state tier then passes a simulation exactly when τ²'s own recorded action
+    checks all matched, on all 50 simulations."""
+    from rejudge.judge import judge, load_rule_set
+    from rejudge.suites.importers import tau2_registry
+
+    from rejudge.services import read_tau_file
+
+    path, doc = _tau2_with_basis(tmp_path, ["ACTION"])
+    plan, parsed = read_tau_file(path, None)
+    assert plan is not None
+    registry = tau2_registry(parsed.registry, plan.domain)
+    cases = {c.id: c for c in parsed.cases}
+    assert all(c.metadata["reward_basis"] == ["ACTION"] for c in cases.values())
+    assert all(len(c.metadata["compare_args"]) == len(c.golden.calls) for c in cases.values())
+    matched = {
+        f"task-{s['task_id']}": all(
+            a["action_match"] for a in (s["reward_info"].get("action_checks") or [])
+        )
+        for s in doc["simulations"]
+    }
+    rules = load_rule_set("tau-bench@2")
+    got = {
+        t.case_id: judge(t, cases[t.case_id], registry, "state", rules).verdict
+        for t in parsed.traces
+        if t.status != "step_limit"
+    }
+    assert len(got) >= 45
+    assert {k: v == "PASS" for k, v in got.items()} == {k: matched[k] for k in got}
+    assert sum(matched[k] for k in got) not in (0, len(got))  # both outcomes occur
+
+
+def test_a_default_basis_keeps_every_case_as_it_was_and_a_bad_one_is_refused(
+    tmp_path: Path,
+) -> None:
+    from rejudge.services import read_tau_file
+
+    default, _ = _tau2_with_basis(tmp_path, ["COMMUNICATE", "DB"])
+    _plan, parsed = read_tau_file(default, None)
+    _plan, shipped = read_tau_file(SHIPPED_TAU2_BENCH / "claude-sonnet-4-5_airline.json", None)
+    assert [c.hash for c in parsed.cases] == [c.hash for c in shipped.cases]
+    assert all("reward_basis" not in c.metadata for c in parsed.cases)
+    bad, _ = _tau2_with_basis(tmp_path, ["DB", "VIBES"])
+    with pytest.raises(InvalidInputError, match="names a part τ² does not have"):
+        read_tau_file(bad, None)
+
+
+def test_the_importer_and_the_state_tier_know_the_same_reward_parts() -> None:
+    from rejudge.judge.tiers import DEFAULT_REWARD_BASIS, REWARD_PARTS
+    from rejudge.suites.importers import _tau2
+
+    assert _tau2.REWARD_PARTS == REWARD_PARTS
+    assert _tau2.DEFAULT_REWARD_BASIS == DEFAULT_REWARD_BASIS
