@@ -19,7 +19,6 @@ from __future__ import annotations
 import hashlib
 import json
 from pathlib import Path
-from typing import Any
 
 import pytest
 from hypothesis import given, settings
@@ -34,8 +33,9 @@ from rejudge.suites.worlds.tau2_airline import (
 from rejudge.suites.worlds.tau2_airline.tools import TOOLS
 
 from rejudge.errors import InvalidInputError
-from rejudge.model import WorldData, WorldMismatchError, diff_states
+from rejudge.model import WorldData, WorldMismatchError
 from rejudge.registry import REGISTRY
+from tests.suites.tau2_replay import agent_calls, communicated, db_match
 
 SHARED_DB = Path("/work/shared/real-runs/tau2-bench/data/airline-db-8d005b0.json")
 
@@ -43,41 +43,6 @@ SHARED_DB = Path("/work/shared/real-runs/tau2-bench/data/airline-db-8d005b0.json
 @pytest.fixture(scope="module")
 def world() -> Tau2AirlineWorld:
     return REGISTRY.get("world", "tau2-airline")
-
-
-def agent_calls(sim: dict[str, Any]) -> list[tuple[dict[str, Any], dict[str, Any]]]:
-    """(call, its tool message) of every agent call, in order."""
-    results = {m["id"]: m for m in sim["messages"] if m["role"] == "tool"}
-    return [
-        (call, results[call["id"]])
-        for m in sim["messages"]
-        if m["role"] == "assistant"
-        for call in m.get("tool_calls") or []
-        if call.get("requestor", "assistant") == "assistant"
-    ]
-
-
-def db_match(
-    world: Tau2AirlineWorld, sim: dict[str, Any], task: dict[str, Any]
-) -> tuple[bool, list[Any]]:
-    agent = world.new_state()
-    for call, _ in agent_calls(sim):
-        world.execute(agent, call["name"], call["arguments"])
-    gold = world.new_state()
-    for action in task["evaluation_criteria"]["actions"] or []:
-        if action["requestor"] == "assistant":
-            world.execute(gold, action["name"], action["arguments"])
-    return agent.state_hash() == gold.state_hash(), diff_states(gold, agent)
-
-
-def communicated(sim: dict[str, Any], task: dict[str, Any]) -> list[bool]:
-    texts = [
-        m["content"].lower().replace(",", "")
-        for m in sim["messages"]
-        if m["role"] == "assistant" and m.get("content")
-    ]
-    infos = task["evaluation_criteria"]["communicate_info"] or []
-    return [any(info.lower() in text for text in texts) for info in infos]
 
 
 def test_the_data_is_tau2s_file_byte_for_byte() -> None:

@@ -17,15 +17,15 @@ from __future__ import annotations
 
 import hashlib
 from pathlib import Path
-from typing import Any
 
 import pytest
 from rejudge.suites.importers._tau2_tasks import ran_tasks
 from rejudge.suites.worlds.tau2_retail import DATA_FILE, Tau2RetailWorld, load_data
 
 from rejudge.errors import InvalidInputError
-from rejudge.model import WorldData, WorldMismatchError, diff_states
+from rejudge.model import WorldData, WorldMismatchError
 from rejudge.registry import REGISTRY
+from tests.suites.tau2_replay import agent_calls, communicated, db_match
 
 SHARED_DB = Path("/work/shared/real-runs/tau2-bench/data/retail-db-8d005b0.json")
 #: sha256 of data/tau2/domains/retail/db.json at τ² 8d005b0 (the shared folder's copy)
@@ -35,18 +35,6 @@ DB_SHA256 = "413a65160adbdb5fde0ffc0015c49b6d70250b10c18128de169b597af7766765"
 @pytest.fixture(scope="module")
 def world() -> Tau2RetailWorld:
     return REGISTRY.get("world", "tau2-retail")
-
-
-def _agent_calls(sim: dict[str, Any]) -> list[tuple[dict[str, Any], dict[str, Any]]]:
-    """(call, its tool message) of every agent call, in order."""
-    results = {m["id"]: m for m in sim["messages"] if m["role"] == "tool"}
-    return [
-        (call, results[call["id"]])
-        for m in sim["messages"]
-        if m["role"] == "assistant"
-        for call in m.get("tool_calls") or []
-        if call.get("requestor", "assistant") == "assistant"
-    ]
 
 
 def test_the_data_is_tau2s_file_byte_for_byte() -> None:
@@ -66,7 +54,7 @@ def test_every_recorded_call_gives_back_its_recorded_result(world, tau2_retail_r
     total, same, wrong = 0, 0, []
     for sim in tau2_retail_run["simulations"]:
         state = world.new_state()
-        for call, message in _agent_calls(sim):
+        for call, message in agent_calls(sim):
             total += 1
             got = world.execute(state, call["name"], call["arguments"])
             # the file records no `error` flag; τ² words every failure "Error: ..."
@@ -78,27 +66,6 @@ def test_every_recorded_call_gives_back_its_recorded_result(world, tau2_retail_r
     assert (same, total) == (873, 873), wrong[:5]
 
 
-def _db_match(world, sim: dict[str, Any], task: dict[str, Any]):
-    agent = world.new_state()
-    for call, _ in _agent_calls(sim):
-        world.execute(agent, call["name"], call["arguments"])
-    gold = world.new_state()
-    for action in task["evaluation_criteria"]["actions"]:
-        if action["requestor"] == "assistant":
-            world.execute(gold, action["name"], action["arguments"])
-    return agent.state_hash() == gold.state_hash(), diff_states(gold, agent)
-
-
-def _communicated(sim: dict[str, Any], task: dict[str, Any]) -> list[bool]:
-    texts = [
-        m["content"].lower().replace(",", "")
-        for m in sim["messages"]
-        if m["role"] == "assistant" and m.get("content")
-    ]
-    infos = task["evaluation_criteria"]["communicate_info"] or []
-    return [any(info.lower() in text for text in texts) for info in infos]
-
-
 def test_taus_database_check_and_reward_are_reproduced(world, tau2_retail_run) -> None:
     tasks = {t["id"]: t for t in tau2_retail_run["tasks"]}
     sims = tau2_retail_run["simulations"]
@@ -108,10 +75,10 @@ def test_taus_database_check_and_reward_are_reproduced(world, tau2_retail_run) -
     for i, sim in enumerate(sims):
         task, info = tasks[ran[i]], sim["reward_info"]
         assert task["evaluation_criteria"]["reward_basis"] == ["DB", "COMMUNICATE"]
-        match, diffs = _db_match(world, sim, task)
+        match, diffs = db_match(world, sim, task)
         db += match == info["db_check"]["db_match"]
         assert match or diffs  # a failed check names what differs
-        met = _communicated(sim, task)
+        met = communicated(sim, task)
         comm += met == [c["met"] for c in info.get("communicate_checks") or []]
         reward += float(match and all(met)) == info["reward"]
     assert (db, comm, reward) == (114, 114, 114)
@@ -120,8 +87,7 @@ def test_taus_database_check_and_reward_are_reproduced(world, tau2_retail_run) -
 def test_the_recorded_task_ids_would_not_reproduce_it(world, tau2_retail_run) -> None:
     tasks = {t["id"]: t for t in tau2_retail_run["tasks"]}
     agree = sum(
-        _db_match(world, sim, tasks[sim["task_id"]])[0]
-        == sim["reward_info"]["db_check"]["db_match"]
+        db_match(world, sim, tasks[sim["task_id"]])[0] == sim["reward_info"]["db_check"]["db_match"]
         for sim in tau2_retail_run["simulations"]
     )
     assert agree == 17
