@@ -165,6 +165,7 @@ _EXPORTS: dict[str, str] = {
     "JUDGE_RECORD_MODES": "rejudge.services._model_graded",
     "ModelGradedOptions": "rejudge.services._model_graded",
     "judge_item": "rejudge.services._model_graded",
+    "judged_by": "rejudge.services._model_graded",
     "judge_run_model_graded": "rejudge.services._model_graded",
     "rubric_file": "rejudge.services._model_graded",
     "JudgeCheck": "rejudge.services._judge_replay",

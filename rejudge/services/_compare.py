@@ -39,6 +39,11 @@ def evaluation_meta(store: Store, evaluation_id: int | str) -> dict[str, Any]:
         "inputs_hash": ev.inputs_hash,
         "status": ev.status,
     }
+    if ev.tier == "model-graded":
+        from rejudge.services._model_graded import judged_by
+
+        # its rule set decides nothing: the rubric and the judge model do
+        meta["rules"] = judged_by(store, ev.id) or meta["rules"]
     try:
         run = store.get_run(ev.run_id)
     except NotFoundError:

@@ -493,11 +493,16 @@ def evaluation_report(
         calibration = calibration_summary(store, ev.id)
         if ev.tier == MODEL_GRADED_TIER:
             judge_calibration = evaluation_judge_calibration(store, ev.id)
+    rules = rule_set.ref
+    if ev.tier == MODEL_GRADED:
+        from rejudge.services._model_graded import judged_by
+
+        rules = judged_by(store, ev.id) or rules
     return EvaluationReport(
         evaluation=ev.id,
         run=run.name if run else ev.run_id,
         tier=ev.tier,
-        rules=rule_set.ref,
+        rules=rules,
         summary=report.summary,
         cases=report.cases or [],
         calibration=calibration,

@@ -357,3 +357,20 @@ def test_a_rule_set_re_judge_passes_model_graded_over(tmp_path: Path) -> None:
     plan = plan_rejudge(st, ["r1"])
     assert [tier for _run, tier, _n in plan.jobs] == ["golden"]
     assert plan.skipped and "model-graded" in plan.skipped[0]["reason"]
+
+
+def test_report_and_compare_name_the_rubric_and_judge(tmp_path: Path) -> None:
+    from rejudge.services import compare_evaluations, evaluation_report
+
+    cassettes = tmp_path / "cassettes"
+    st = _store(tmp_path / "a.db")
+    with serve(JudgeServer()) as url:
+        a = judge_run_model_graded(st, "r1", _options(cassettes, url, record="new_episodes"))
+        b = judge_run_model_graded(
+            st, "r1", _options(cassettes, url, record="new_episodes", judge=JudgeModel(model="b"))
+        )
+    report = evaluation_report(st, a.evaluation)
+    assert report.rules == f"{DEFAULT_RUBRIC} by SmolLM2-135M-Instruct"
+    assert len(report.cases) == 4
+    data = compare_evaluations(st, a.evaluation, b.evaluation).to_json()
+    assert data["meta_b"]["rules"] == f"{DEFAULT_RUBRIC} by b"
