@@ -227,6 +227,7 @@ BUILTINS: dict[str, dict[str, str]] = {
         "tau-bench-airline@7362a17": "rejudge.suites.worlds.tau_airline",
         "tau2-retail": "rejudge.suites.worlds.tau2_retail",
         "tau2-retail@8d005b0": "rejudge.suites.worlds.tau2_retail",
+        "tau2-retail@8d005b0-2": "rejudge.suites.worlds.tau2_retail",
         "tau2-airline": "rejudge.suites.worlds.tau2_airline",
         "tau2-airline@8d005b0": "rejudge.suites.worlds.tau2_airline",
         # seed 001's and the genome browser's worlds live with their domains (the sandbox the

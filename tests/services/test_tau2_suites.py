@@ -126,8 +126,10 @@ def test_under_rejudge_s_own_rules_the_read_only_tasks_skip_and_the_rest_agree(
 ) -> None:
     state = _retail_state_agreement(store, "standard@2")
     table = state.table
-    # 7 simulations of tasks whose ground truth only reads: nothing to observe, SKIP
-    assert (table.pass_1, table.pass_0, table.fail_1, table.fail_0) == (90, 0, 0, 17)
+    # 6 simulations of tasks whose ground truth changes nothing: nothing to observe, SKIP (7
+    # under the world's first version, which refused task 18's exchange for the same variant:
+    # τ² accepts it, so the task has a write to observe, and the agent's return fails it)
+    assert (table.pass_1, table.pass_0, table.fail_1, table.fail_0) == (90, 0, 0, 18)
     assert not state.disagreements
 
 

@@ -20,7 +20,7 @@ from pathlib import Path
 
 import pytest
 from rejudge.suites.importers._tau2_tasks import ran_tasks
-from rejudge.suites.worlds.tau2_retail import DATA_FILE, Tau2RetailWorld, load_data
+from rejudge.suites.worlds.tau2_retail import DATA_FILE, READ_TOOLS, Tau2RetailWorld, load_data
 
 from rejudge.errors import InvalidInputError
 from rejudge.model import WorldData, WorldMismatchError
@@ -32,9 +32,10 @@ SHARED_DB = Path("/work/shared/real-runs/tau2-bench/data/retail-db-8d005b0.json"
 DB_SHA256 = "413a65160adbdb5fde0ffc0015c49b6d70250b10c18128de169b597af7766765"
 
 
-@pytest.fixture(scope="module")
-def world() -> Tau2RetailWorld:
-    return REGISTRY.get("world", "tau2-retail")
+@pytest.fixture(scope="module", params=["tau2-retail@8d005b0", "tau2-retail@8d005b0-2"])
+def world(request: pytest.FixtureRequest) -> Tau2RetailWorld:
+    # every proof below holds for both versions shipped (8d005b0 stays judgeable)
+    return REGISTRY.get("world", request.param)
 
 
 def test_the_data_is_tau2s_file_byte_for_byte() -> None:
@@ -44,10 +45,54 @@ def test_the_data_is_tau2s_file_byte_for_byte() -> None:
 
 
 def test_the_world_is_registered_with_its_version_and_terminal_tool(world) -> None:
-    assert (world.ref.name, world.ref.version) == ("tau2-retail", "8d005b0")
+    assert world.ref.name == "tau2-retail"
+    assert world.ref.version in ("8d005b0", "8d005b0-2")
+    assert world is REGISTRY.get("world", f"tau2-retail@{world.ref.version}")  # built once
     assert world.terminal_tools == {"transfer_to_human_agents"}
     assert len(world.tool_names()) == 15
-    assert world is REGISTRY.get("world", "tau2-retail")  # built once
+
+
+def test_the_bare_name_is_the_latest_version_on_the_same_data() -> None:
+    latest = REGISTRY.get("world", "tau2-retail")
+    first = REGISTRY.get("world", "tau2-retail@8d005b0")
+    assert latest.ref.version == "8d005b0-2" and latest is not first
+    assert latest.data.hash == first.data.hash  # the tools changed, not the database
+
+
+# the seven τ² retail tasks whose ground truth holds a write the first version refused; τ²'s
+# own tools at 8d005b0 (run as an oracle, see the world's README) accept three of them
+SEVEN = {"12": False, "13": False, "18": True, "64": False, "91": True, "105": False, "107": True}
+
+
+@pytest.mark.parametrize("version", ["8d005b0", "8d005b0-2"])
+def test_the_ground_truth_writes_each_version_accepts(tau2_retail_run, version: str) -> None:
+    world = REGISTRY.get("world", f"tau2-retail@{version}")
+    refused: dict[str, list[str]] = {}
+    for task in tau2_retail_run["tasks"]:
+        state = world.new_state()
+        for action in task["evaluation_criteria"]["actions"] or []:
+            if action["name"] in world.tool_names() - READ_TOOLS:
+                result = world.execute(state, action["name"], action["arguments"])
+                if not result.ok:
+                    refused.setdefault(str(task["id"]), []).append(result.content)
+    if version == "8d005b0":
+        assert set(refused) == set(SEVEN)
+    else:  # an exchange for the same variant is τ²'s, and now the world's
+        assert set(refused) == {task for task, accepted in SEVEN.items() if not accepted}
+        assert refused["12"] == ["Error: Payment method should be the original payment method"]
+        assert refused["64"] == ["Error: Non-delivered order cannot be exchanged"]
+        assert refused["105"] == [
+            "Error: Insufficient gift card balance to pay for the price difference"
+        ]
+
+
+def test_revision_is_no_argument_a_model_can_pass() -> None:
+    world = REGISTRY.get("world", "tau2-retail@8d005b0")
+    args = {"order_id": "#W5490111", "item_ids": ["4579334072"], "payment_method_id": "x"}
+    result = world.execute(
+        world.new_state(), "return_delivered_order_items", {**args, "revision": 2}
+    )
+    assert not result.ok and "unexpected keyword argument 'revision'" in result.content
 
 
 def test_every_recorded_call_gives_back_its_recorded_result(world, tau2_retail_run) -> None:

@@ -97,24 +97,31 @@ def available_variant(state: WorldState, product_id: str, item_id: str) -> dict[
 
 
 def swap_prices(
-    state: WorldState, order: dict[str, Any], item_ids: list[str], new_item_ids: list[str]
+    state: WorldState,
+    order: dict[str, Any],
+    item_ids: list[str],
+    new_item_ids: list[str],
+    *,
+    same_item_ok: bool = False,
 ) -> float:
-    """The price difference of replacing ``item_ids`` by ``new_item_ids`` (same products)."""
+    """The price difference of replacing ``item_ids`` by ``new_item_ids`` (same products).
+    ``same_item_ok``: an item may be replaced by itself (τ²'s exchange allows it: a damaged
+    item for a new one of the same variant; its modification does not)."""
     if len(item_ids) != len(new_item_ids):
         raise _Refused("The number of items to be exchanged should match")
     diff = 0.0
     for old_id, new_id in zip(item_ids, new_item_ids, strict=True):
         item = next(i for i in order["items"] if i["item_id"] == old_id)
-        if new_id == old_id:
+        if new_id == old_id and not same_item_ok:
             raise _Refused("The new item id should be different from the old item id")
         new = available_variant(state, item["product_id"], new_id)
         diff += new["price"] - item["price"]
     return diff
 
 
-def can_pay(method: dict[str, Any], amount: float) -> None:
+def can_pay(method: dict[str, Any], amount: float, what: str = "the price difference") -> None:
     if method["source"] == "gift_card" and method.get("balance", 0) < amount:
-        raise _Refused("Insufficient gift card balance to pay for the price difference")
+        raise _Refused(f"Insufficient gift card balance to pay for {what}")
 
 
 def adjust_gift_card(state: WorldState, user_id: str, method_id: str, delta: float) -> None:

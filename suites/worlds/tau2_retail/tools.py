@@ -25,6 +25,7 @@ from the policy's rules, with messages in the recorded style.
 from __future__ import annotations
 
 from collections.abc import Callable
+from functools import partial
 from typing import Any
 
 from rejudge.suites.worlds.tau2_retail.reads import (
@@ -50,7 +51,7 @@ from rejudge.suites.worlds.tau2_retail.writes import (
 
 from rejudge.model import CallResult, WorldState
 
-__all__ = ["READ_TOOLS", "TERMINAL_TOOLS", "TOOLS", "run"]
+__all__ = ["READ_TOOLS", "TERMINAL_TOOLS", "TOOLS", "TOOLS_REVISION_2", "run"]
 
 #: tools that only read the database, or have no side effect at all
 READ_TOOLS = frozenset(
@@ -90,10 +91,35 @@ TOOLS: dict[str, Callable[..., str]] = {
 }
 
 
-def run(state: WorldState, name: str, arguments: dict[str, Any]) -> CallResult:
+#: revision 2 (world version ``8d005b0-2``): what revision 1 got wrong against τ²'s own tools
+#: (its code at 8d005b0, run as an oracle: see README.md) — an exchange for the same variant
+#: is accepted; a cancellation refunds every entry of the payment history, as τ²'s does; a
+#: return to another method, a gift card too low and a payment change are refused in τ²'s
+#: words and order of checks
+_REVISED = (
+    "cancel_pending_order",
+    "exchange_delivered_order_items",
+    "modify_pending_order_items",
+    "modify_pending_order_payment",
+    "return_delivered_order_items",
+)
+TOOLS_REVISION_2: dict[str, Callable[..., str]] = {
+    **TOOLS,
+    **{name: partial(TOOLS[name], revision=2) for name in _REVISED},
+}
+
+
+def run(
+    state: WorldState,
+    name: str,
+    arguments: dict[str, Any],
+    tools: dict[str, Callable[..., str]] = TOOLS,
+) -> CallResult:
     """Run one tool; a refusal is a failed result in τ²'s wording (the world rolls it back)."""
+    if "revision" in arguments:  # the world's own switch, never an argument a model can set
+        raise TypeError(f"{name}() got an unexpected keyword argument 'revision'")
     kwargs = {("state_" if k == "state" else k): v for k, v in arguments.items()}
     try:
-        return CallResult(True, TOOLS[name](state, **kwargs))
+        return CallResult(True, tools[name](state, **kwargs))
     except _Refused as exc:
         return CallResult(False, f"Error: {exc}")

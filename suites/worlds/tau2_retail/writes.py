@@ -29,7 +29,9 @@ __all__ = [
 ]
 
 
-def cancel_pending_order(state: WorldState, order_id: str, reason: str) -> str:
+def cancel_pending_order(
+    state: WorldState, order_id: str, reason: str, *, revision: int = 1
+) -> str:
     if order_record(state, order_id)["status"] != "pending":
         raise _Refused("Non-pending order cannot be cancelled")
     if reason not in CANCEL_REASONS:
@@ -42,7 +44,10 @@ def cancel_pending_order(state: WorldState, order_id: str, reason: str) -> str:
             "payment_method_id": p["payment_method_id"],
         }
         for p in order["payment_history"]
-        if p["transaction_type"] == "payment"
+        # revision 2: τ² refunds every entry of the history, a refund already made included
+        # (after a payment change it refunds the old method twice); kept, because its
+        # database check runs the same code on the agent's calls and the ground truth
+        if revision >= 2 or p["transaction_type"] == "payment"
     ]
     for refund in refunds:
         # a gift card is refunded at once; other methods take days, outside the database
@@ -61,6 +66,9 @@ def _checked_swap(
     item_ids: list[str],
     new_item_ids: list[str],
     payment_method_id: str,
+    *,
+    same_item_ok: bool = False,
+    paying_for: str = "the price difference",
 ) -> float:
     """The price difference of swapping an order's items, after the checks an exchange and a
     modification share: the order in ``status``, the items its own, the payment able to pay."""
@@ -68,8 +76,8 @@ def _checked_swap(
     if order["status"] != status:
         raise _Refused(refusal)
     check_items(order, item_ids)
-    diff = swap_prices(state, order, item_ids, new_item_ids)
-    can_pay(payment_method(state, order["user_id"], payment_method_id), diff)
+    diff = swap_prices(state, order, item_ids, new_item_ids, same_item_ok=same_item_ok)
+    can_pay(payment_method(state, order["user_id"], payment_method_id), diff, paying_for)
     return diff
 
 
@@ -79,7 +87,11 @@ def exchange_delivered_order_items(
     item_ids: list[str],
     new_item_ids: list[str],
     payment_method_id: str,
+    *,
+    revision: int = 1,
 ) -> str:
+    # revision 2: τ² exchanges an item for the same variant (a damaged item replaced); revision
+    # 1 refused it, as τ²'s modification does
     diff = _checked_swap(
         state,
         order_id,
@@ -88,6 +100,7 @@ def exchange_delivered_order_items(
         item_ids,
         new_item_ids,
         payment_method_id,
+        same_item_ok=revision >= 2,
     )
     order = state.edit("orders", order_id)
     order["status"] = "exchange requested"
@@ -121,6 +134,8 @@ def modify_pending_order_items(
     item_ids: list[str],
     new_item_ids: list[str],
     payment_method_id: str,
+    *,
+    revision: int = 1,
 ) -> str:
     diff = _checked_swap(
         state,
@@ -130,6 +145,7 @@ def modify_pending_order_items(
         item_ids,
         new_item_ids,
         payment_method_id,
+        paying_for="the new item" if revision >= 2 else "the price difference",
     )
     order = state.edit("orders", order_id)
     order["payment_history"].append(
@@ -153,18 +169,27 @@ def modify_pending_order_items(
     return dump(order)
 
 
-def modify_pending_order_payment(state: WorldState, order_id: str, payment_method_id: str) -> str:
+def modify_pending_order_payment(
+    state: WorldState, order_id: str, payment_method_id: str, *, revision: int = 1
+) -> str:
     order = order_record(state, order_id)
     if not order["status"].startswith("pending"):
         raise _Refused("Non-pending order cannot be modified")
-    payments = [p for p in order["payment_history"] if p["transaction_type"] == "payment"]
+    if revision >= 2:
+        # τ² looks the new method up before it reads the payments, and wants the order's
+        # history to be that one payment (a modification's refund makes it two entries)
+        payment_method(state, order["user_id"], payment_method_id)
+        payments = list(order["payment_history"])
+    else:
+        payments = [p for p in order["payment_history"] if p["transaction_type"] == "payment"]
     if len(payments) != 1:
         raise _Refused("There should be exactly one payment for a pending order")
     paid = payments[0]
     if paid["payment_method_id"] == payment_method_id:
         raise _Refused("The new payment method should be different from the current one")
     amount = paid["amount"]
-    can_pay(payment_method(state, order["user_id"], payment_method_id), amount)
+    method = payment_method(state, order["user_id"], payment_method_id)
+    can_pay(method, amount, "the order" if revision >= 2 else "the price difference")
     order = state.edit("orders", order_id)
     order["payment_history"].extend(
         [
@@ -216,7 +241,12 @@ def _address(
 
 
 def return_delivered_order_items(
-    state: WorldState, order_id: str, item_ids: list[str], payment_method_id: str
+    state: WorldState,
+    order_id: str,
+    item_ids: list[str],
+    payment_method_id: str,
+    *,
+    revision: int = 1,
 ) -> str:
     order = order_record(state, order_id)
     if order["status"] != "delivered":
@@ -224,7 +254,9 @@ def return_delivered_order_items(
     method = payment_method(state, order["user_id"], payment_method_id)
     original = order["payment_history"][0]["payment_method_id"]
     if method["source"] != "gift_card" and payment_method_id != original:
-        raise _Refused("Payment method should be the original payment method or a gift card")
+        # τ²'s words (a gift card is accepted all the same); revision 1 wrote them from the policy
+        tail = "" if revision >= 2 else " or a gift card"
+        raise _Refused("Payment method should be the original payment method" + tail)
     check_items(order, item_ids)
     order = state.edit("orders", order_id)
     order["status"] = "return requested"
