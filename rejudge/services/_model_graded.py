@@ -56,7 +56,7 @@ from rejudge.recorder._judge_calls import (
     replay_judge_sample,
 )
 from rejudge.recorder.providers import get_provider
-from rejudge.services._judging import JudgeInputs, resolve_inputs, settle_chunk
+from rejudge.services._judging import JudgeInputs, _chunked, resolve_inputs, settle_chunk
 from rejudge.store import Store
 
 __all__ = [
@@ -195,17 +195,6 @@ def _rows(store: Store, inputs: JudgeInputs, page_size: int) -> Iterator[dict[st
             yield row
 
 
-def _chunks(it: Iterator[dict[str, Any]], size: int) -> Iterator[list[dict[str, Any]]]:
-    chunk: list[dict[str, Any]] = []
-    for row in it:
-        chunk.append(row)
-        if len(chunk) >= size:
-            yield chunk
-            chunk = []
-    if chunk:
-        yield chunk
-
-
 def _missing_error(label: str, rubric: Rubric, more: int) -> InvalidInputError:
     tail = f" (and {more} more sample(s))" if more else ""
     return InvalidInputError(
@@ -307,7 +296,7 @@ def judge_run_model_graded(
     size = options.chunk_size
     if options.record != "none":
         size = min(size, max(8, 4 * options.concurrency))
-    for chunk in _chunks(_rows(store, inputs, size), size):
+    for chunk in _chunked(_rows(store, inputs, size), size):
         items = [planner.item(row) for row in chunk]
         known = store.lookup_judgments([i.key for i in items])
         todo = [i for i in items if i.key not in known]
