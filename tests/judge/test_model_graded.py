@@ -229,3 +229,51 @@ def test_cut_text_keeps_its_budget_and_says_so(text: str, budget: int, keep: str
             assert out.startswith(text[:budget])
         if keep == "tail":
             assert out.endswith(text[-budget:])
+
+
+def test_each_view_shows_what_it_names() -> None:
+    from rejudge.judge import render_transcript
+
+    from rejudge.model import Round, UserTurn
+
+    t = Trace(
+        case_id="c1",
+        rounds=[
+            Round(index=0, text="Let me look.", calls=[call("get_order", order_id="W441")]),
+            Round(index=1, text="Your order is on its way."),
+        ],
+        final_text="Your order is on its way.",
+        user_turns=[
+            UserTurn(before_round=0, position=0, text="Where is W441?"),
+            UserTurn(before_round=2, position=1, text="Thanks!"),
+        ],
+    )
+    c = case()
+    assert render_transcript(t, c, "final_reply") == (
+        "ASSISTANT (final reply): Your order is on its way."
+    )
+    calls = render_transcript(t, c, "calls")
+    assert calls.startswith("ASSISTANT called get_order(") and "TOOL RESULT" in calls
+    assert "Let me look." not in calls
+    conversation = render_transcript(t, c, "conversation").splitlines()
+    # the trace's own first user message opens it (not the case's instruction again), and the
+    # user's last message stands after the last round
+    assert conversation[0] == "USER: Where is W441?" and conversation[-1] == "USER: Thanks!"
+    assert "USER: do it" not in conversation
+    assert "ASSISTANT: Your order is on its way." in conversation
+    assert render_transcript(Trace(case_id="c1"), c, "calls") == "(the assistant made no tool call)"
+
+
+def test_a_graded_rubric_passes_at_its_threshold() -> None:
+    schema = {
+        "type": "object",
+        "properties": {"score": {"type": "number"}, "justification": {"type": "string"}},
+        "required": ["score"],
+    }
+    graded = TASK.model_copy(
+        update={"name": "graded", "scale": "graded", "threshold": 0.7, "reply_schema": schema}
+    )
+    assert _judge(['{"score": 0.7}'], rubric=graded).verdict == "PASS"
+    low = _judge(['{"score": 0.69, "justification": "partly"}'], rubric=graded)
+    assert low.verdict == "FAIL" and low.partial_score == 0.69
+    assert _judge(['{"score": "high"}'], rubric=graded).taxonomy == [JUDGE_OUTPUT_INVALID]

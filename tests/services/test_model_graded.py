@@ -374,3 +374,57 @@ def test_report_and_compare_name_the_rubric_and_judge(tmp_path: Path) -> None:
     assert len(report.cases) == 4
     data = compare_evaluations(st, a.evaluation, b.evaluation).to_json()
     assert data["meta_b"]["rules"] == f"{DEFAULT_RUBRIC} by b"
+
+
+def test_cli_records_then_replays_through_the_flags(tmp_path: Path) -> None:
+    _store(tmp_path / "a.db").close()
+    base = ["--db", f"sqlite:///{tmp_path / 'a.db'}", "--cassettes", str(tmp_path / "c")]
+    env = {"REJUDGE_DB": None, "REJUDGE_CASSETTES": None}
+    argv = [*base, "--json", "judge", "r1", "--tier", "model-graded", "--judge-samples", "3"]
+    server = JudgeServer()
+    with serve(server) as url:
+        live = CliRunner().invoke(
+            cli,
+            [
+                *argv,
+                "--judge-record",
+                "new_episodes",
+                "--judge-base-url",
+                url,
+                "--judge-concurrency",
+                "3",
+                "--judge-temperature",
+                "0.2",
+            ],
+            env=env,
+        )
+    assert live.exit_code == 0, live.output
+    data = json.loads(live.output)
+    assert data["tier"] == "model-graded" and data["rules"] == DEFAULT_RUBRIC
+    assert len(server.requests) == 9 and {r["temperature"] for r in server.requests} == {0.2}
+    assert sorted(r["seed"] for r in server.requests) == [0, 0, 0, 1, 1, 1, 2, 2, 2]
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setattr(socket.socket, "connect", _refuse)
+        again = CliRunner().invoke(cli, [*argv, "--judge-temperature", "0.2"], env=env)
+        # another temperature is another judge: its exchanges were never recorded
+        other = CliRunner().invoke(cli, argv, env=env)
+    assert again.exit_code == 0, again.output
+    assert json.loads(again.output)["summary"] == data["summary"]
+    assert other.exit_code == 1 and "--judge-record" in other.output
+
+
+def test_an_anthropic_judge_is_asked_in_its_own_wire_format() -> None:
+    from rejudge.recorder import judge_request_body
+    from rejudge.recorder.providers import get_provider
+
+    judge = JudgeModel(provider="anthropic", model="claude-judge", max_tokens=200)
+    path, body = judge_request_body(
+        get_provider("anthropic"), judge, "be strict", "judge this", RUBRIC.reply_schema, 1
+    )
+    assert path == "/v1/messages" and body["model"] == "claude-judge"
+    assert body["system"] == "be strict" and body["max_tokens"] == 200
+    assert "response_format" not in body  # Anthropic takes no schema: the prompt carries it
+    _path, openai = judge_request_body(
+        get_provider("openai"), JudgeModel(provider="openai"), "s", "u", RUBRIC.reply_schema, 0
+    )
+    assert openai["response_format"]["type"] == "json_schema"
