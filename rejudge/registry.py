@@ -234,6 +234,7 @@ BUILTINS: dict[str, dict[str, str]] = {
         # recorder runs is a state of the same world)
         "retail": "rejudge.suites.domains.retail.world",
         "retail@1": "rejudge.suites.domains.retail.world",
+        "retail@2": "rejudge.suites.domains.retail.world",
         "genome": "rejudge.suites.domains.genome.world",
         "genome@1": "rejudge.suites.domains.genome.world",
     },

@@ -41,7 +41,10 @@ from rejudge.registry import REGISTRY
 __all__ = [
     "NAME",
     "VERSION",
+    "VERSION_2",
     "RetailWorld",
+    "RetailWorld2",
+    "retail_world_2",
     "fixtures",
     "load_data",
     "retail_world",
@@ -51,6 +54,9 @@ __all__ = [
 NAME = "retail"
 #: the fixtures' version: a change to fixtures.json or to what a tool writes is a new one
 VERSION = "1"
+#: the same fixtures, with the effects a confirmed return or exchange has on what later reads
+#: show (:class:`RetailWorld2`)
+VERSION_2 = "2"
 
 
 @cache
@@ -322,6 +328,60 @@ class RetailWorld(SchemaWorld):
         return self._resolve(state, action_id, "aborted", reason)
 
 
+class RetailWorld2(RetailWorld):
+    """Version 2: every write a tool accepts changes what a later read returns. In version 1 a
+    confirmed return or exchange was recorded only in tables no tool reads; here
+
+    - a confirmed return refunds the item (``unit_price`` x ``quantity``, at most what is
+      left of the order's total) into the order's ``refunded_amount``, recorded in
+      ``refunds`` as a refund is, and marks the order's item ``"returned"``;
+    - a confirmed exchange takes the replacement from stock (``check_stock`` shows one less)
+      and marks the order's item ``"exchanged"`` with its replacement; a replacement out of
+      stock by then is refused and changes nothing;
+    - an item returned or exchanged cannot be requested again (it would refund twice).
+
+    A pending request is visible to the tools that resolve it (confirm_action, abort_action).
+    The returned item is not put back in stock: it goes to inspection, which the world has no
+    step for."""
+
+    version: ClassVar[str] = VERSION_2
+
+    def _order_item(self, order: Any, item_id: str) -> Any:
+        item = super()._order_item(order, item_id)
+        if item.get("status") in ("returned", "exchanged"):
+            raise ToolError(f"item {item_id} of order {order['order_id']} was {item['status']}")
+        return item
+
+    def _apply(self, state: WorldState, action: dict[str, Any]) -> None:
+        kind, order_id, details = action["type"], action["order_id"], action["details"]
+        if kind == "exchange":
+            replacement = state.get("products", details["replacement_item_id"])
+            if replacement["stock"] <= 0:
+                raise ToolError(f"replacement {details['replacement_item_id']} is out of stock")
+        super()._apply(state, action)
+        if kind not in ("return", "exchange"):
+            return
+        order = state.edit("orders", order_id)
+        item = next(i for i in order["items"] if i["item_id"] == details["item_id"])
+        if kind == "exchange":
+            state.edit("products", details["replacement_item_id"])["stock"] -= 1
+            item["status"], item["replacement_item_id"] = (
+                "exchanged",
+                details["replacement_item_id"],
+            )
+            return
+        item["status"] = "returned"
+        left = round(order["total"] - order["refunded_amount"], 2)
+        amount = min(round(item["unit_price"] * item["quantity"], 2), left)
+        order["refunded_amount"] = round(order["refunded_amount"] + amount, 2)
+        done = sum(1 for key in state.keys("refunds") if key.startswith(f"{order_id}/"))
+        state.put(
+            "refunds",
+            f"{order_id}/{done + 1}",
+            {"order_id": order_id, "amount": amount, "currency": order["currency"]},
+        )
+
+
 @cache
 def tool_specs() -> tuple[str, tuple[ToolSpec, ...]]:
     """The 13 tools' schemas (tools.json): the registry's version and its specs."""
@@ -340,5 +400,16 @@ def retail_world() -> RetailWorld:
 
 
 # the latest version under the bare name, every version under its key (rejudge.model.world_key)
+@cache
+def retail_world_2() -> RetailWorld2:
+    """Version 2 on the same fixtures (only the tools' effects differ), built once."""
+    base = retail_world()
+    data = WorldData(NAME, VERSION_2, base.data.tables, base.data.hash)
+    return RetailWorld2(data, base.registry)
+
+
+# the bare name stays version 1: the retail domain's registry and sandbox (the shipped suites,
+# their recordings and judgments) name it; version 2 is chosen by its key
 REGISTRY.register_factory("world", NAME, retail_world)
 REGISTRY.register_factory("world", world_key(NAME, VERSION), retail_world)
+REGISTRY.register_factory("world", world_key(NAME, VERSION_2), retail_world_2)
