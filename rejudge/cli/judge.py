@@ -373,6 +373,13 @@ _engine_options = engine_options(
     help="Judge against another snapshot of the run's suite (e.g. after a case was corrected).",
 )
 @click.option(
+    "--world",
+    "world",
+    metavar="NAME@VERSION",
+    help="Judge under this version of the run's world (the state tier), e.g. retail@2 "
+    "[default: the version the run's suite names].",
+)
+@click.option(
     "--rubric",
     "rubric",
     default=None,
@@ -446,6 +453,7 @@ def judge_cmd(
     engine: str,
     scheduler: str | None,
     snapshot: str | None,
+    world: str | None,
     rubric: str | None,
     judge_model: str | None,
     judge_provider: str,
@@ -486,6 +494,7 @@ def judge_cmd(
             suite_snapshot=snapshot,
             engine=dask,
             progress=tick,
+            world=world,
         )
     app.emit(result, lambda c: render_judged(c, result))
 

@@ -116,10 +116,47 @@ class JudgeInputs:
         )
 
 
+def with_world(store: Store, inputs: JudgeInputs, world: str) -> JudgeInputs:
+    """``inputs`` judged under another version of their registry's world (``name@version``,
+    e.g. ``retail@2``): the registry with that world's reference, stored, so every judgment
+    is keyed by the version it was judged under. A bad key is an error naming ``--world``."""
+    from dataclasses import replace
+
+    from rejudge.judge.tiers import world_versions
+    from rejudge.registry import REGISTRY
+
+    name, _, version = world.partition("@")
+    ref = inputs.registry.world
+    if not name or not version:
+        raise InvalidInputError(
+            f"--world takes NAME@VERSION (e.g. retail@2), got {world!r}", field="world"
+        )
+    if ref is None or ref.name != name:
+        has = f"names world {ref.name!r}" if ref is not None else "names no world"
+        raise InvalidInputError(
+            f"--world {world}: run {inputs.run.name!r} is judged against a registry that {has}",
+            field="world",
+        )
+    known = world_versions(name)
+    if world not in known:
+        raise InvalidInputError(
+            f"--world {world}: unknown version of world {name!r} (known: {', '.join(known)})",
+            field="world",
+        )
+    registry = inputs.registry.model_copy(update={"world": REGISTRY.get("world", world).ref})
+    return replace(inputs, registry=registry, registry_id=store.save_registry(registry))
+
+
 def resolve_inputs(
-    store: Store, run_ref: str | int, tier: str, rule_set: RuleSet, suite_id: int | None = None
+    store: Store,
+    run_ref: str | int,
+    tier: str,
+    rule_set: RuleSet,
+    suite_id: int | None = None,
+    world: str | None = None,
 ) -> JudgeInputs:
-    """Read (and check) what :func:`judge_run` judges with; the rule set is stored."""
+    """Read (and check) what :func:`judge_run` judges with; the rule set is stored.
+    ``world``: another version of the registry's world (:func:`with_world`)."""
     get_tier(tier)  # unknown tier: fail before touching the store
     run = store.get_run(run_ref)
     registry_id, suite_hash = run.registry_id, run.suite_hash
@@ -135,7 +172,8 @@ def resolve_inputs(
     suite = suite_id or run.suite_id
     builtin = any(r.hash == rule_set.hash for r in builtin_rule_sets())
     rule_set_id = store.save_rule_set(rule_set, builtin=builtin)
-    return load_inputs(store, run, tier, rule_set, rule_set_id, suite, suite_hash, registry_id)
+    inputs = load_inputs(store, run, tier, rule_set, rule_set_id, suite, suite_hash, registry_id)
+    return inputs if world is None else with_world(store, inputs, world)
 
 
 def load_inputs(
@@ -254,8 +292,12 @@ def judge_run(
     progress: Progress | None = None,
     suite_id: int | None = None,
     engine: DaskEngine | None = None,
+    world: str | None = None,
 ) -> JudgeRunResult:
     """Judge every stored trace of a run (or one shard of them) into an evaluation.
+
+    ``world`` (``name@version``) judges under another version of the registry's world than
+    the one the suite names (:func:`with_world`; this machine's engine only).
 
     ``suite_id`` judges the traces against another snapshot of the run's suite (same name, e.g.
     after a golden call was corrected) instead of the snapshot the run recorded; cases are matched
@@ -271,6 +313,11 @@ def judge_run(
             "(rejudge.services.judge_run_model_graded), not under a rule set alone",
             field="tier",
         )
+    if engine is not None and world is not None:
+        raise InvalidInputError(
+            "--world is judged on this machine's engine only, not with --engine dask",
+            field="world",
+        )
     if engine is not None:
         from rejudge.services._distributed import open_cluster
 
@@ -278,7 +325,7 @@ def judge_run(
             return cluster.judge_run(
                 run_ref, tier, rule_set, shard=shard, progress=progress, suite_id=suite_id
             )
-    inputs = resolve_inputs(store, run_ref, tier, rule_set, suite_id)
+    inputs = resolve_inputs(store, run_ref, tier, rule_set, suite_id, world)
     run, cases, registry = inputs.run, inputs.cases, inputs.registry
     evaluation_id = _find_or_create_evaluation(
         store, run.id, tier, inputs.rule_set_id, reuse=shard is not None
@@ -405,9 +452,11 @@ def judge_run_summary(
     suite_snapshot: str | None = None,
     engine: DaskEngine | None = None,
     progress: Progress | None = None,
+    world: str | None = None,
 ) -> JudgeSummary:
     """``rejudge judge``: :func:`judge_run`, against the run's suite snapshot or another one
-    of the same suite (``"latest"`` or a suite hash)."""
+    of the same suite (``"latest"`` or a suite hash), under the world version it names or
+    ``world`` (``name@version``)."""
     suite_id = None
     if suite_snapshot is not None:
         recorded = store.get_suite_by_id(store.get_run(run_ref).suite_id)
@@ -424,6 +473,7 @@ def judge_run_summary(
         suite_id=suite_id,
         engine=engine,
         progress=progress,
+        world=world,
     )
     return JudgeSummary(
         evaluation=result.evaluation_id,
