@@ -235,30 +235,24 @@ def test_a_recorded_failure_the_world_repeats_word_for_word_is_no_mismatch(tau) 
     args = {"reservation_id": "ZZZZZZ"}
     failed = world.execute(world.new_state(), "get_reservation_details", args)
     assert not failed.ok
-    same = _with_call(
-        t,
-        r_index,
-        c_index,
-        name="get_reservation_details",
-        arguments=args,
-        arguments_raw=json.dumps(args),
-        result=None,
-        ok=False,
-        error=failed.content,
-    )
-    j = judge(same, cases[t.case_id], parsed.registry, "state")
+
+    def failing_read(error: str) -> Trace:
+        # the passing trace with one call replaced by that read, recorded as failed with error
+        return _with_call(
+            t,
+            r_index,
+            c_index,
+            name="get_reservation_details",
+            arguments=args,
+            arguments_raw=json.dumps(args),
+            result=None,
+            ok=False,
+            error=error,
+        )
+
+    j = judge(failing_read(failed.content), cases[t.case_id], parsed.registry, "state")
     assert "WORLD_MISMATCH" not in j.taxonomy, (call.name, j.reasons)
-    other = _with_call(
-        t,
-        r_index,
-        c_index,
-        name="get_reservation_details",
-        arguments=args,
-        arguments_raw=json.dumps(args),
-        result=None,
-        ok=False,
-        error="Error: some other failure",
-    )
+    other = failing_read("Error: some other failure")
     assert "WORLD_MISMATCH" in judge(other, cases[t.case_id], parsed.registry, "state").taxonomy
 
 
