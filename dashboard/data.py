@@ -39,7 +39,14 @@ from rejudge.store import (
     TrendPoint,
 )
 
-from rejudge.model import EvaluationReport, Flip, PriceTable, RunCost, TraceStatuses
+from rejudge.model import (
+    EvaluationReport,
+    Flip,
+    JudgeCalibration,
+    PriceTable,
+    RunCost,
+    TraceStatuses,
+)
 from rejudge.services import (
     ReviewPageState,
     evaluation_review_rows,
@@ -261,6 +268,14 @@ def evaluation_report(url: str, evaluation_id: int) -> EvaluationReport:
     from rejudge.services import evaluation_report as build
 
     return build(store(url), evaluation_id)
+
+
+@st.cache_data(ttl=TTL_S, show_spinner=False)
+def judge_calibration(url: str, evaluation_id: int) -> JudgeCalibration:
+    """A model judge's calibration (what `rejudge report EVAL` prints beside its verdicts)."""
+    from rejudge.services import evaluation_judge_calibration
+
+    return evaluation_judge_calibration(store(url), evaluation_id)
 
 
 @st.cache_data(ttl=TTL_S, show_spinner=False)

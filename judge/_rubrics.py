@@ -40,7 +40,9 @@ __all__ = [
 ]
 
 RUBRICS_DIR = Path(__file__).parent / "rubrics"
-DEFAULT_RUBRIC = "task-success@1"
+# the rubric the shipped judge cassettes were recorded with (the demo's τ-bench run), so a
+# plain `rejudge judge RUN --tier model-graded` replays them
+DEFAULT_RUBRIC = "task-success-brief@1"
 NL_ASSERTIONS_RUBRIC = "nl-assertions@1"
 
 #: the variables a template may name (``{{name}}``) and what each holds

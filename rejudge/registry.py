@@ -242,6 +242,8 @@ BUILTINS: dict[str, dict[str, str]] = {
     "rubric": {
         "task-success@1": "rejudge.judge._rubrics",
         "nl-assertions@1": "rejudge.judge._rubrics",
+        "task-success-brief@1": "rejudge.judge._rubrics",
+        "nl-assertions-brief@1": "rejudge.judge._rubrics",
     },
     # each importer's module registers its Importer (rejudge.importers._contract) at its bottom
     "importer": {

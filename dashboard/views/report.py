@@ -18,6 +18,7 @@ from rejudge.dashboard.common import (
     context,
     figure,
     filter_cases,
+    md_escape,
     num,
     pct,
     pick_evaluation,
@@ -49,6 +50,30 @@ figure(m[2], "PASS / FAIL", f"{counts.PASS} / {counts.FAIL}")
 figure(m[3], "SKIP / AGENT_ERROR", f"{counts.SKIP} / {counts.AGENT_ERROR}")
 figure(m[4], "Average partial", num(summary.average_partial_score))
 st.caption(verdict_caption(ev))
+if ev.tier == "model-graded":  # a model judge's verdicts come with how far to trust them
+    calibration = data.judge_calibration(url, ev.id)
+    if calibration.warning:
+        st.warning(md_escape(calibration.headline))  # source and tier names are data
+    else:
+        st.caption(md_escape(calibration.headline))
+    if calibration.against:
+        show_table(
+            [
+                {
+                    "against": a.name,
+                    "unit": a.unit,
+                    "both scored": a.items,
+                    "PASS·1 / PASS·0 / FAIL·1 / FAIL·0": (
+                        f"{a.table.pass_1} / {a.table.pass_0} / {a.table.fail_1} / {a.table.fail_0}"
+                    ),
+                    "agreement": pct(a.table.agreement),
+                    "kappa": num(a.kappa),
+                    "stricter": a.stricter or "neither",
+                    "judge unscored": a.judge_unscored,
+                }
+                for a in calibration.against
+            ]
+        )
 usage = data.run_usage(url, ev.run_id)
 price_table = prices(ctx)
 if usage.traces:

@@ -15,12 +15,14 @@ from rich.text import Text
 
 from rejudge.cli._agreement import render_agreement
 from rejudge.cli._context import AppContext, json_option, pass_app, table
+from rejudge.model import AgreementTable
 from rejudge.services import DEMO_TAU_RUN, run_demo
 from rejudge.store import redact_url
 
 if TYPE_CHECKING:
-    from rejudge.model import Agreement, Comparison, Flip
+    from rejudge.model import Agreement, Comparison, Flip, ReportSummary
     from rejudge.services import DemoEvaluation, DemoResult, ModelVsModel, PassRate
+    from rejudge.services._demo_judge import DemoModelGraded
 
 #: the tiers whose agreement with τ-bench's reward the demo shows in full (the others in a line)
 _AGREEMENT_TIERS = ("state", "golden")
@@ -301,6 +303,9 @@ def _render(c: Console, result: DemoResult, db_url: str) -> None:
     if result.model_vs_model is not None:
         _render_model_vs_model(c, result.model_vs_model)
 
+    if result.model_graded is not None:
+        _render_model_graded(c, result.model_graded)
+
     c.print(f"done in {result.elapsed_s:.1f}s.")
     db = "" if db_url == "sqlite:///rejudge.db" else f"--db {redact_url(db_url)} "
     c.rule("where to look next")
@@ -356,6 +361,56 @@ def _render_model_vs_model(c: Console, mvm: ModelVsModel) -> None:
         f"p {tau2.mcnemar_p:.3g}",
         markup=False,
     )
+
+
+# --------------------------------------------------------------------------- the model judge
+
+
+def _counts(summary: ReportSummary) -> str:
+    counts = summary.verdict_counts
+    return (
+        f"{_pct(summary.accuracy)} (PASS {counts.PASS}, FAIL {counts.FAIL}, "
+        f"SKIP {counts.SKIP}, AGENT_ERROR {counts.AGENT_ERROR})"
+    )
+
+
+def _render_model_graded(c: Console, mg: DemoModelGraded) -> None:
+    from rejudge.cli.judge import render_judge_calibration
+
+    c.rule("A model judge, replayed from its cassettes (`rejudge judge RUN --tier model-graded`)")
+    for j in mg.judged:
+        c.print(
+            f"{j.run}: {j.rubric} by {j.judge_model} (eval {j.evaluation}) {_counts(j.summary)}, "
+            f"{j.invalid} reply(ies) the schema rejected (JUDGE_OUTPUT_INVALID)",
+            markup=False,
+        )
+        for tier, (ev, summary) in j.beside.items():
+            c.print(f"    beside it: {tier} (eval {ev}) {_counts(summary)}", markup=False)
+        render_judge_calibration(c, j.calibration)
+    if mg.judge_vs_judge is not None:
+        a, b, cmp = mg.judge_vs_judge
+        table = AgreementTable(
+            pass_1=cmp.concordant.get("pass", 0),
+            pass_0=cmp.discordant.get("fail_to_pass", 0),
+            fail_1=cmp.discordant.get("pass_to_fail", 0),
+            fail_0=cmp.concordant.get("fail", 0),
+        )
+        kappa = "n/a" if table.kappa is None else f"{table.kappa:.2f}"
+        judge_passes, other_passes = table.pass_1 + table.pass_0, table.pass_1 + table.fail_1
+        stricter = (
+            "as strict as each other"
+            if judge_passes == other_passes
+            else f"{b if judge_passes < other_passes else a} is stricter"
+        )
+        c.print(
+            f"judge against judge on the same {table.total} traces (`rejudge compare "
+            f"{cmp.a} {cmp.b}`): {a} vs {b}: agreement {_pct(table.agreement)}, kappa {kappa}; "
+            f"{a} passes {other_passes}, {b} {judge_passes}: {stricter} (two judges: which "
+            "to trust is the calibration's question, not a winner)",
+            markup=False,
+        )
+    for line in mg.skipped:
+        c.print(f"model judge skipped: {line}", markup=False)
 
 
 @click.command("demo")

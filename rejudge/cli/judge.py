@@ -384,7 +384,7 @@ _engine_options = engine_options(
     "rubric",
     default=None,
     metavar="R",
-    help="model-graded: rubric NAME@VERSION, NAME or a YAML/JSON file [default: task-success@1].",
+    help="model-graded: rubric NAME@VERSION, NAME or a YAML/JSON file [default: task-success-brief@1].",
 )
 @click.option(
     "--judge-model",

@@ -39,6 +39,7 @@ from rejudge.model import EvaluationReport
 from rejudge.recorder import CassetteError, read_cassette, run_config_from_meta
 from rejudge.services._agreement import evaluation_agreement, run_agreement
 from rejudge.services._compare import compare_evaluations
+from rejudge.services._demo_judge import demo_model_graded
 from rejudge.services._demo_result import (
     DemoComparison,
     DemoEvaluation,
@@ -52,6 +53,7 @@ from rejudge.services._demo_result import (
 from rejudge.services._demo_tau import DEMO_TAU_RULES, tau2_model_vs_model
 from rejudge.services._evidence_paths import evidence_path, shipped_cassette_roots
 from rejudge.services._ingest import evidence_of, ingest
+from rejudge.services._judge_calibration import MODEL_GRADED_TIER
 from rejudge.services._judging import (
     applicable_tiers,
     evaluation_report,
@@ -398,7 +400,12 @@ def run_demo(
     for run in result.runs:
         run_rules = [*rule_sets, tau_rules] if run.tau_rules else rule_sets
         newest = run_rules[-1].ref
-        wanted = applicable_tiers(store, run.run_id, tiers or tier_names())
+        # the model judge is asked through its own service, from its cassettes (below)
+        wanted = [
+            t
+            for t in applicable_tiers(store, run.run_id, tiers or tier_names())
+            if t != MODEL_GRADED_TIER
+        ]
         newest_ids: dict[str, int] = {}
         for tier in wanted:
             ids = []
@@ -444,6 +451,7 @@ def run_demo(
             )
     if shipped_evidence:
         result.model_vs_model = tau2_model_vs_model(store, say)
+        result.model_graded = demo_model_graded(store, cassette_roots(cassettes_dir), say)
     result.elapsed_s = round(time.perf_counter() - started, 3)
     return result
 

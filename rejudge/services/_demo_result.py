@@ -27,6 +27,7 @@ from rejudge.model import (
     VerdictCounts,
     wilson_interval,
 )
+from rejudge.services._demo_judge import DemoModelGraded
 
 __all__ = [
     "DemoSuite",
@@ -301,6 +302,8 @@ class DemoResult:
     agreement: Agreement | None = None
     # τ²-bench's leaderboard runs, model against model
     model_vs_model: ModelVsModel | None = None
+    # the model judge replayed from its shipped cassettes, calibrated
+    model_graded: DemoModelGraded | None = None
     elapsed_s: float = 0.0
 
     def to_json(self) -> dict[str, Any]:
@@ -317,6 +320,9 @@ class DemoResult:
             "agreement": self.agreement.to_json() if self.agreement is not None else None,
             "model_vs_model": (
                 self.model_vs_model.to_json() if self.model_vs_model is not None else None
+            ),
+            "model_graded": (
+                self.model_graded.to_json() if self.model_graded is not None else None
             ),
             "elapsed_s": self.elapsed_s,
         }

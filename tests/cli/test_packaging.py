@@ -1,5 +1,6 @@
 """The wheel ships the cassettes `rejudge demo` replays (as data files under
-``<prefix>/share/rejudge/cassettes``, the last place the demo looks), one entry per run folder."""
+``<prefix>/share/rejudge/cassettes``, the last place the demo looks), one entry per folder that
+holds cassettes: a run's folder, and a judge's (``<run>/judge/<rubric hash>``)."""
 
 from __future__ import annotations
 
@@ -18,11 +19,18 @@ def _data_files() -> dict[str, list[str]]:
 
 
 def test_every_cassette_folder_is_shipped_with_the_wheel() -> None:
-    folders = sorted(p.name for p in (REPO / "cassettes").iterdir() if p.is_dir())
+    root = REPO / "cassettes"
+    folders = sorted(
+        {
+            p.parent.relative_to(root).as_posix()
+            for p in root.rglob("*")
+            if p.is_file() and not p.name.startswith(".") and p.parent != root
+        }
+    )
     assert folders, "no cassettes/ run folders in the checkout"
     data_files = _data_files()
     expected = {f"share/rejudge/cassettes/{name}": [f"cassettes/{name}/*.yaml"] for name in folders}
-    # a new run folder needs its line in pyproject.toml; a removed one must lose it
+    # a new folder of cassettes needs its line in pyproject.toml; a removed one must lose it
     assert data_files == expected
     for patterns in data_files.values():
         for pattern in patterns:

@@ -10,7 +10,6 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 from rejudge.judge import (
-    DEFAULT_RUBRIC,
     NL_ASSERTIONS_RUBRIC,
     cut_text,
     judge,
@@ -33,7 +32,7 @@ from rejudge.model import Case, JudgeModel, Judgment, Trace, judgment_key
 
 from .conftest import REGISTRY, call, case, trace
 
-TASK = load_rubric(DEFAULT_RUBRIC)
+TASK = load_rubric("task-success@1")  # the whole conversation (the default is brief)
 NL = load_rubric(NL_ASSERTIONS_RUBRIC)
 JUDGE = JudgeModel()
 
@@ -66,7 +65,7 @@ def test_pass_and_fail_follow_the_reply() -> None:
     failed = _judge([_reply(False, "it never answered")])
     assert failed.verdict == "FAIL" and failed.taxonomy == [RUBRIC_NOT_MET]
     assert "it never answered" in failed.reasons[0]
-    assert failed.details["judge"]["rubric"] == DEFAULT_RUBRIC
+    assert failed.details["judge"]["rubric"] == TASK.ref
     assert failed.details["judge"]["model"] == JUDGE.model
 
 

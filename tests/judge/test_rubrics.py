@@ -147,7 +147,7 @@ def test_cli_list_and_show() -> None:
         == body["hash"]
     )
     human = runner.invoke(cli, ["rubrics", "show", DEFAULT_RUBRIC])
-    assert "task-success@1" in human.output and "reply_schema" in human.output
+    assert DEFAULT_RUBRIC in human.output and "reply_schema" in human.output
 
 
 def test_cli_bad_file_is_one_error_line(tmp_path: Path) -> None:

@@ -62,6 +62,7 @@ def test_the_result_dumps_its_parts_in_order(demo_json: dict) -> None:
         "tier_comparisons",
         "agreement",
         "model_vs_model",
+        "model_graded",
         "elapsed_s",
     ]
     assert [s["name"] for s in demo_json["suites"]] == ["retail", "genome-simple", "genome-complex"]

@@ -3,7 +3,11 @@ its reviews, with the same tables the agreement service computes from the same r
 
 from __future__ import annotations
 
-from rejudge.judge import load_rule_set
+from dataclasses import replace
+from pathlib import Path
+from typing import Any
+
+from rejudge.judge import load_rubric, load_rule_set
 from rejudge.store import Store
 from rejudge.suites.importers import SHIPPED_TAU2_BENCH
 
@@ -52,3 +56,102 @@ def test_an_evaluation_is_set_against_the_other_tier_the_reward_and_the_reviews(
     assert reviewed is not None
     assert reviewed.items == 2
     assert reviewed.table.agreement == 0.5
+
+
+def test_a_model_judge_is_calibrated_per_assertion_and_its_report_says_it_is_weak(
+    tmp_path: Path,
+) -> None:
+    """The nl-assertions rubric through the real tier and service (a loopback judge over
+    HTTP): each assertion's met is set against τ²-style ``met`` values stored with the reward,
+    and the report, text and JSON, carries the calibration with its warning."""
+    import json
+
+    from click.testing import CliRunner
+    from rejudge.recorder import JudgeEndpoint
+
+    from rejudge.cli import cli
+    from rejudge.model import JudgeModel, RunConfig
+    from rejudge.services import (
+        ModelGradedOptions,
+        judge_run_model_graded,
+        record_external_verdicts,
+    )
+    from tests.judge.conftest import REGISTRY, call, case, trace
+    from tests.services.judge_server import JudgeServer, serve
+
+    cases = [
+        case(id=f"t{i}", nl_assertions=["Agent refuses.", "Agent apologises."]) for i in range(4)
+    ]
+    db = tmp_path / "j.db"
+    st = Store.open(f"sqlite:///{db}")
+    suite = st.save_suite(
+        name="t", domain="retail", suite_hash="sha256:t", registry=REGISTRY, cases=cases
+    )
+    run = st.create_run(name="r1", suite=suite, config=RunConfig(model="m"))
+    pks = st.get_case_pks(suite.id)
+    st.save_traces(
+        [
+            (run.id, pks[c.id], trace(call("get_user", user_id="U101"), case_id=c.id), None, None)
+            for c in cases
+        ]
+    )
+    # the outside judge: t0, t1 both met; t2, t3 neither
+    outside = {f"t{i}": i < 2 for i in range(4)}
+    record_external_verdicts(
+        st,
+        "r1",
+        "tau2-bench",
+        [
+            (
+                key,
+                0,
+                1.0 if met else 0.0,
+                {
+                    "reward_info": {
+                        "nl_assertions": [
+                            {"nl_assertion": a, "met": met, "justification": "seen"}
+                            for a in ("Agent refuses.", "Agent apologises.")
+                        ]
+                    }
+                },
+            )
+            for key, met in outside.items()
+        ],
+    )
+
+    def reply(_body: dict[str, Any], _n: int) -> tuple[int, dict[str, str], str | None]:
+        # a judge that meets the first assertion and not the second, always
+        items = [
+            {"index": 1, "justification": "yes", "met": True},
+            {"index": 2, "justification": "no", "met": False},
+        ]
+        return 200, {}, json.dumps({"assertions": items})
+
+    options = ModelGradedOptions(
+        rubric=load_rubric("nl-assertions-brief@1"),
+        judge=JudgeModel(),
+        cassettes=tmp_path / "cassettes",
+        record="new_episodes",
+    )
+    with serve(JudgeServer(reply)) as url:
+        options = replace(options, endpoint=JudgeEndpoint(base_url=url))
+        evaluation = judge_run_model_graded(st, "r1", options).evaluation
+    calibration = evaluation_judge_calibration(st, evaluation)
+    per_assertion = calibration.get("assertions")
+    assert per_assertion is not None and per_assertion.name == "τ²-bench's judge"
+    # judge met [T, F] on each trace; the outside judge [T, T] on two, [F, F] on two
+    table = per_assertion.table
+    assert (table.pass_1, table.pass_0, table.fail_1, table.fail_0) == (2, 2, 2, 2)
+    assert per_assertion.kappa == 0.0 and per_assertion.weak
+    reward = calibration.get("external", "τ²-bench reward")
+    assert reward is not None and reward.items == 4  # the judge FAILs all four
+    assert calibration.warning is not None
+    assert "kappa 0.00 vs τ²-bench's judge on 8 assertions" in calibration.warning
+    st.close()
+
+    runner = CliRunner()
+    text = runner.invoke(cli, ["--db", f"sqlite:///{db}", "report", str(evaluation)])
+    assert text.exit_code == 0, text.output
+    assert calibration.warning in " ".join(text.output.split())
+    as_json = runner.invoke(cli, ["--db", f"sqlite:///{db}", "report", str(evaluation), "--json"])
+    assert json.loads(as_json.output)["judge_calibration"] == calibration.to_json()

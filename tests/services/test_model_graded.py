@@ -33,7 +33,7 @@ TRACES = [
     trace(call("get_order", order_id="W442"), case_id="a", repetition=1),
     trace(case_id="s"),
 ]
-RUBRIC = load_rubric(DEFAULT_RUBRIC)
+RUBRIC = load_rubric("task-success@1")  # the whole conversation (the default is brief)
 FAST = RetryPolicy(max_retries=2, base_delay_s=0.0, max_delay_s=0.0)
 
 
@@ -370,10 +370,10 @@ def test_report_and_compare_name_the_rubric_and_judge(tmp_path: Path) -> None:
             st, "r1", _options(cassettes, url, record="new_episodes", judge=JudgeModel(model="b"))
         )
     report = evaluation_report(st, a.evaluation)
-    assert report.rules == f"{DEFAULT_RUBRIC} by SmolLM2-135M-Instruct"
+    assert report.rules == f"{RUBRIC.ref} by SmolLM2-135M-Instruct"
     assert len(report.cases) == 4
     data = compare_evaluations(st, a.evaluation, b.evaluation).to_json()
-    assert data["meta_b"]["rules"] == f"{DEFAULT_RUBRIC} by b"
+    assert data["meta_b"]["rules"] == f"{RUBRIC.ref} by b"
 
 
 def test_cli_records_then_replays_through_the_flags(tmp_path: Path) -> None:
