@@ -191,8 +191,13 @@ def test_demo_end_to_end_twice(run_cli, cassettes, offline, tmp_path) -> None:
     store = Store.open(f"sqlite:///{tmp_path / 'cli.db'}")
     try:
         assert store.count_traces() == 18 + 211 + 358
-        # a golden and a state evaluation per τ² run
-        assert len(store.list_evaluations()) == len(data["evaluations"]) + 2 * len(mvm["runs"])
+        # a golden and a state evaluation per τ² run, and the model judge's, once: the
+        # second demo replayed nothing again
+        judged = [j["evaluation"] for j in data["model_graded"]["judged"]]
+        assert [j["evaluation"] for j in again["model_graded"]["judged"]] == judged
+        assert len(store.list_evaluations()) == (
+            len(data["evaluations"]) + 2 * len(mvm["runs"]) + len(judged)
+        )
     finally:
         store.close()
 
@@ -210,8 +215,14 @@ def test_demo_human_output(run_cli, cassettes, offline) -> None:
         "τ²-bench: model against model",
         "where to look next",
         "dashboard",
+        "A model judge, replayed from its cassettes",
+        "judge against judge on the same",
     ):
         assert text in result.output, text
+    # the judge's calibration line, weak or not, with its numbers
+    flat = " ".join(result.output.split())
+    assert "vs τ-bench reward on 200 traces" in flat
+    assert "assertions" in flat and "vs τ²-bench's judge on" in flat
 
 
 def test_demo_library_result_and_no_cassettes(tmp_path, cassettes, offline) -> None:
@@ -275,9 +286,10 @@ def test_demo_on_shipped_cassettes(run_cli, offline) -> None:
         any(e["run"] == run and e["tier"] == "outcome" for e in data["evaluations"])
         for run in sweep
     )
+    _shows_the_model_judge(data)
 
 
-def _shows_the_model_judge(data: dict[str, Any], output: str) -> None:
+def _shows_the_model_judge(data: dict[str, Any]) -> None:
     """The model judge replayed from the shipped judge cassettes with the network blocked:
     τ-bench's 200 trajectories under the default rubric, at least 190 of them PASS or FAIL,
     beside the state and golden tiers and calibrated against τ-bench's reward; τ²'s 50
@@ -303,6 +315,9 @@ def _shows_the_model_judge(data: dict[str, Any], output: str) -> None:
     assert table["total"] + per_assertion["judge_unscored"] == 122
     pair = graded["judge_vs_judge"]
     assert pair["a"] == "state" and pair["comparison"]["paired"] > 0
+    # two judges of the same traces: agreement and who is stricter, no "better"
+    assert pair["comparison"]["kind"] == "judge" and pair["comparison"]["verdict"] is None
+    assert pair["comparison"]["judges"]["table"]["total"] > 0
 
 
 def test_demo_says_why_a_run_has_nothing_to_score(run_cli, tmp_path, offline) -> None:

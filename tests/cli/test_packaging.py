@@ -20,16 +20,18 @@ def _data_files() -> dict[str, list[str]]:
 
 def test_every_cassette_folder_is_shipped_with_the_wheel() -> None:
     root = REPO / "cassettes"
-    folders = sorted(
-        {
-            p.parent.relative_to(root).as_posix()
-            for p in root.rglob("*")
-            if p.is_file() and not p.name.startswith(".") and p.parent != root
-        }
-    )
+    # folder -> the suffix of its cassettes (a run's are YAML; a judge's vcrpy's JSON layout)
+    folders = {
+        p.parent.relative_to(root).as_posix(): p.suffix
+        for p in root.rglob("*")
+        if p.is_file() and not p.name.startswith(".") and p.parent != root
+    }
     assert folders, "no cassettes/ run folders in the checkout"
     data_files = _data_files()
-    expected = {f"share/rejudge/cassettes/{name}": [f"cassettes/{name}/*.yaml"] for name in folders}
+    expected = {
+        f"share/rejudge/cassettes/{name}": [f"cassettes/{name}/*{suffix}"]
+        for name, suffix in folders.items()
+    }
     # a new folder of cassettes needs its line in pyproject.toml; a removed one must lose it
     assert data_files == expected
     for patterns in data_files.values():
