@@ -39,7 +39,13 @@ def _suite_of(folder: Path) -> str:
     return str(SWEEP_SUITES / f"funcbench-{core}-{depth}-cin1-din1-n0-nost-k3-{seed}")
 
 
-FOLDERS = sorted(p for p in CASSETTES.iterdir() if p.is_dir() and not p.name.startswith("."))
+# run folders (an agent's cassettes); a folder holding only a judge's (<run>/judge/, imported
+# runs the demo's model judge replays) is the model-graded tier's: tests/cli/test_demo.py
+FOLDERS = sorted(
+    p
+    for p in CASSETTES.iterdir()
+    if p.is_dir() and not p.name.startswith(".") and any(p.glob("*__r*.yaml"))
+)
 
 
 def test_every_shipped_folder_is_covered() -> None:
