@@ -243,6 +243,21 @@ CHECKS: dict[str, Check] = {
 }
 
 
+def _judge_root(cassettes: Path, run: str) -> Path:
+    """Where a run's judge cassettes are: under ``cassettes`` when it holds them, else under
+    the first shipped cassette root that does (the demo's imported runs are judged from the
+    judge cassettes that ship with rejudge, as their agent evidence is found where it ships)."""
+    from rejudge.recorder._judge_calls import judge_rubric_dir
+    from rejudge.services._evidence_paths import shipped_cassette_roots
+
+    def judge_dir(root: Path) -> Path:
+        return judge_rubric_dir(root, run, "sha256:0").parent  # <root>/<run>/judge
+
+    if judge_dir(cassettes).is_dir():
+        return cassettes
+    return next((r for r in shipped_cassette_roots() if judge_dir(r).is_dir()), cassettes)
+
+
 def verify_run(
     store: Store,
     run: RunRecord | str | int,
@@ -273,6 +288,8 @@ def verify_run(
     out = check.verify(store, record, stored, Path(cassettes_dir), source)
     out.results.sort(key=lambda r: (r.case, r.repetition))
     if case_ids is None:
-        out.judgments = check_judge_cassettes(store, record, Path(cassettes_dir))
+        out.judgments = check_judge_cassettes(
+            store, record, _judge_root(Path(cassettes_dir), record.name)
+        )
     out.elapsed_s = time.perf_counter() - started
     return out
