@@ -53,3 +53,24 @@ def test_report_tables_and_its_json_when_opened(built: Built) -> None:
     at.run()
     shown = json.loads(evidence(at, "json")[-1])
     assert shown["summary"] == expected
+
+
+def test_a_model_judges_report_shows_its_calibration_beside_its_verdicts(tmp_path) -> None:
+    """A model-graded evaluation's Report page says how far the judge agrees, in the words
+    and numbers `rejudge report` prints, and its table per reference."""
+    from rejudge.dashboard.common import num
+
+    from rejudge.services import evaluation_judge_calibration
+    from tests.dashboard.factory import Built
+    from tests.services.test_judge_calibration import model_judged_store
+
+    db, st, evaluation = model_judged_store(tmp_path)
+    calibration = evaluation_judge_calibration(st, evaluation)
+    st.close()
+    at = app_on(Built(url=f"sqlite:///{db}"), "report", ev=str(evaluation))
+    assert calibration.warning is not None
+    # drawn as escaped Markdown (source and tier names are data): read back without escapes
+    assert [str(w.value).replace("\\", "") for w in at.warning] == [calibration.warning]
+    rows = next(t for t in html_tables(at) if t and "against" in t[0])
+    assert [r["against"] for r in rows] == [a.name for a in calibration.against]
+    assert [r["kappa"] for r in rows] == [num(a.kappa) for a in calibration.against]

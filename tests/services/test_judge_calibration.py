@@ -58,18 +58,14 @@ def test_an_evaluation_is_set_against_the_other_tier_the_reward_and_the_reviews(
     assert reviewed.table.agreement == 0.5
 
 
-def test_a_model_judge_is_calibrated_per_assertion_and_its_report_says_it_is_weak(
-    tmp_path: Path,
-) -> None:
-    """The nl-assertions rubric through the real tier and service (a loopback judge over
-    HTTP): each assertion's met is set against τ²-style ``met`` values stored with the reward,
-    and the report, text and JSON, carries the calibration with its warning."""
+def model_judged_store(tmp_path: Path) -> tuple[Path, Store, int]:
+    """A store whose run was judged under nl-assertions-brief@1 by a loopback judge (each
+    trace: first assertion met, second not), with τ²-style per-assertion external verdicts
+    (t0, t1 both met; t2, t3 neither): (database file, store, evaluation id)."""
     import json
 
-    from click.testing import CliRunner
     from rejudge.recorder import JudgeEndpoint
 
-    from rejudge.cli import cli
     from rejudge.model import JudgeModel, RunConfig
     from rejudge.services import (
         ModelGradedOptions,
@@ -136,6 +132,22 @@ def test_a_model_judge_is_calibrated_per_assertion_and_its_report_says_it_is_wea
     with serve(JudgeServer(reply)) as url:
         options = replace(options, endpoint=JudgeEndpoint(base_url=url))
         evaluation = judge_run_model_graded(st, "r1", options).evaluation
+    return db, st, evaluation
+
+
+def test_a_model_judge_is_calibrated_per_assertion_and_its_report_says_it_is_weak(
+    tmp_path: Path,
+) -> None:
+    """The nl-assertions rubric through the real tier and service (a loopback judge over
+    HTTP): each assertion's met is set against τ²-style ``met`` values stored with the reward,
+    and the report, text and JSON, carries the calibration with its warning."""
+    import json
+
+    from click.testing import CliRunner
+
+    from rejudge.cli import cli
+
+    db, st, evaluation = model_judged_store(tmp_path)
     calibration = evaluation_judge_calibration(st, evaluation)
     per_assertion = calibration.get("assertions")
     assert per_assertion is not None and per_assertion.name == "τ²-bench's judge"
