@@ -81,11 +81,13 @@ def payment_method(state: WorldState, user_id: str, method_id: str) -> dict[str,
     return method
 
 
-def check_items(order: dict[str, Any], item_ids: list[str]) -> None:
+def check_items(order: dict[str, Any], item_ids: list[str], missing: str = "{} not found") -> None:
+    """Refuse item ids the order does not hold (as many times as named); ``missing`` words the
+    refusal with the first such id (τ²'s words differ per tool)."""
     held = Counter(item["item_id"] for item in order["items"])
     for item_id, count in Counter(item_ids).items():
         if held[item_id] < count:
-            raise _Refused(f"{item_id} not found")
+            raise _Refused(missing.format(item_id))
 
 
 def available_variant(state: WorldState, product_id: str, item_id: str) -> dict[str, Any]:

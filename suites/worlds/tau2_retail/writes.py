@@ -69,13 +69,14 @@ def _checked_swap(
     *,
     same_item_ok: bool = False,
     paying_for: str = "the price difference",
+    missing: str = "{} not found",
 ) -> float:
     """The price difference of swapping an order's items, after the checks an exchange and a
     modification share: the order in ``status``, the items its own, the payment able to pay."""
     order = order_record(state, order_id)
     if order["status"] != status:
         raise _Refused(refusal)
-    check_items(order, item_ids)
+    check_items(order, item_ids, missing)
     diff = swap_prices(state, order, item_ids, new_item_ids, same_item_ok=same_item_ok)
     can_pay(payment_method(state, order["user_id"], payment_method_id), diff, paying_for)
     return diff
@@ -101,6 +102,7 @@ def exchange_delivered_order_items(
         new_item_ids,
         payment_method_id,
         same_item_ok=revision >= 2,
+        missing="Number of {} not found." if revision >= 2 else "{} not found",
     )
     order = state.edit("orders", order_id)
     order["status"] = "exchange requested"
@@ -257,7 +259,7 @@ def return_delivered_order_items(
         # τ²'s words (a gift card is accepted all the same); revision 1 wrote them from the policy
         tail = "" if revision >= 2 else " or a gift card"
         raise _Refused("Payment method should be the original payment method" + tail)
-    check_items(order, item_ids)
+    check_items(order, item_ids, "Some item not found" if revision >= 2 else "{} not found")
     order = state.edit("orders", order_id)
     order["status"] = "return requested"
     order["return_items"] = sorted(item_ids)
