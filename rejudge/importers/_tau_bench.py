@@ -212,7 +212,7 @@ def _reward_version(
     if plan is not None:
         if given is not None:
             raise InvalidInputError(
-                f"{source.name} is a τ²-bench document: --reward-version names a version of "
+                f"{source.name} is a τ²-bench document: a reward version names a version of "
                 "τ-bench's reward; τ² declares each task's reward basis instead",
                 file=str(source),
                 field="reward_version",

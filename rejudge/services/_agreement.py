@@ -143,11 +143,11 @@ def evaluation_agreement(
         if rules.ref not in by_ref:
             raise NotFoundError(
                 f"run {ev.run_id} has no finished evaluation under {rules.ref}: judge it first "
-                f"(rejudge judge RUN --tier state --rules {rules.ref})",
+                f"under the state tier with rule set {rules.ref}",
                 run=ev.run_id,
                 field="rules",
             )
-        chosen, why = rules.ref, "given with --rules"
+        chosen, why = rules.ref, "given explicitly"
     else:
         match, why = matching_rule_set(name, versions)
         if match is not None and match in by_ref:
@@ -156,7 +156,7 @@ def evaluation_agreement(
             chosen = own
             why = (
                 f"EVAL's rule set: the run has no evaluation under {match}, the rule set that "
-                f"matches ({why}); judge it with --rules {match} to compare like with like"
+                f"matches ({why}); judge it under rule set {match} to compare like with like"
             )
         else:
             chosen, why = own, f"EVAL's rule set ({why})"

@@ -129,18 +129,18 @@ def with_world(store: Store, inputs: JudgeInputs, world: str) -> JudgeInputs:
     ref = inputs.registry.world
     if not name or not version:
         raise InvalidInputError(
-            f"--world takes NAME@VERSION (e.g. retail@2), got {world!r}", field="world"
+            f"a world is named NAME@VERSION (e.g. retail@2), got {world!r}", field="world"
         )
     if ref is None or ref.name != name:
         has = f"names world {ref.name!r}" if ref is not None else "names no world"
         raise InvalidInputError(
-            f"--world {world}: run {inputs.run.name!r} is judged against a registry that {has}",
+            f"world {world}: run {inputs.run.name!r} is judged against a registry that {has}",
             field="world",
         )
     known = world_versions(name)
     if world not in known:
         raise InvalidInputError(
-            f"--world {world}: unknown version of world {name!r} (known: {', '.join(known)})",
+            f"world {world}: unknown version of world {name!r} (known: {', '.join(known)})",
             field="world",
         )
     registry = inputs.registry.model_copy(update={"world": REGISTRY.get("world", world).ref})
@@ -315,7 +315,7 @@ def judge_run(
         )
     if engine is not None and world is not None:
         raise InvalidInputError(
-            "--world is judged on this machine's engine only, not with --engine dask",
+            "another world version is judged on this machine's engine only, not on the dask engine",
             field="world",
         )
     if engine is not None:

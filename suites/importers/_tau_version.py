@@ -119,7 +119,7 @@ def reward_version_of(
     known = ", ".join(TAU_REWARD_VERSIONS)
     if given is not None and given not in TAU_REWARD_VERSIONS:
         raise InvalidInputError(
-            f"--reward-version {given!r} is not a τ-bench reward version; use one of {known}",
+            f"{given!r} is not a τ-bench reward version; use one of {known}",
             field="reward_version",
         )
     shown = shown_reward_version(raw, entries)
@@ -127,17 +127,17 @@ def reward_version_of(
         if shown is None:
             raise InvalidInputError(
                 f"{source}: the file does not show which version of τ-bench's reward scored it "
-                f"(its rewards mean other things at 7362a17 and 59a200c); name it with "
-                f"--reward-version ({known})",
+                f"(its rewards mean other things at 7362a17 and 59a200c); name the reward version "
+                f"({known})",
                 file=source,
                 field="reward_version",
             )
         return shown
     if shown is not None and shown.version != given:
         raise InvalidInputError(
-            f"{source}: --reward-version {given} contradicts the file: {shown.how} "
+            f"{source}: reward version {given} contradicts the file: {shown.how} "
             f"(version {shown.version})",
             file=source,
             field="reward_version",
         )
-    return RewardVersion(given, "given with --reward-version")
+    return RewardVersion(given, "given explicitly")

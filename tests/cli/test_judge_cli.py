@@ -141,10 +141,13 @@ def test_report_json_has_cases(run_cli, seeded) -> None:
         (["rejudge", "r1", "--rules", "standard@2", "--tier", "x", "--shard", "1/2"], "tier 'x'"),
         (["rejudge", "r1", "--rules", "standard@2", "--tier", "golden", "--shard", "3/2"], "I < N"),
         (["baseline", "check", "1", "--against", "nope"], "no baseline named 'nope'"),
-        (["judge", "r1", "--tier", "state", "--world", "retail"], "--world takes NAME@VERSION"),
+        (
+            ["judge", "r1", "--tier", "state", "--world", "retail"],
+            "--world: a world is named NAME@VERSION",
+        ),
         (
             ["judge", "r1", "--tier", "state", "--world", "retail@9"],
-            "--world retail@9: run 'r1' is judged against a registry that names no world",
+            "--world: world retail@9: run 'r1' is judged against a registry that names no world",
         ),
     ],
 )

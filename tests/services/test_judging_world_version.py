@@ -80,9 +80,9 @@ def test_another_world_version_is_its_own_judgment(store: Store) -> None:
 
 def test_a_bad_world_version_is_one_error_naming_the_option(store: Store) -> None:
     rules = load_rule_set("standard@2")
-    with pytest.raises(InvalidInputError, match=r"^--world retail@9: unknown version of world "):
+    with pytest.raises(InvalidInputError, match=r"^world retail@9: unknown version of world "):
         judge_run(store, "r1", "state", rules, world="retail@9")
-    with pytest.raises(InvalidInputError, match=r"^--world genome@1: run 'r1' is judged"):
+    with pytest.raises(InvalidInputError, match=r"^world genome@1: run 'r1' is judged"):
         judge_run(store, "r1", "state", rules, world="genome@1")
-    with pytest.raises(InvalidInputError, match=r"^--world takes NAME@VERSION"):
+    with pytest.raises(InvalidInputError, match=r"^a world is named NAME@VERSION"):
         judge_run(store, "r1", "state", rules, world="retail")

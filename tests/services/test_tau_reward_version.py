@@ -72,7 +72,7 @@ def test_a_file_that_shows_nothing_is_refused_and_given_it_is_recorded(
         "part",
     )
     assert given.exit_code == 0, given.output
-    assert "τ-bench reward version 59a200c: given with --reward-version" in given.output
+    assert "τ-bench reward version 59a200c: given explicitly" in given.output
     verdicts = run_external_verdicts(db, "part")
     assert len(verdicts) == 8 and {v.verdict.version for v in verdicts} == {"59a200c"}
 
@@ -91,7 +91,7 @@ def test_a_reward_only_59a200c_gives_shows_the_version(tmp_path: Path, store: St
     result = import_tau_bench(path, store, tools=TOOLS)
     assert result.reward_version == "59a200c"
     # a version given against what the file shows is refused, naming both
-    with pytest.raises(InvalidInputError, match="--reward-version 7362a17 contradicts the file"):
+    with pytest.raises(InvalidInputError, match="reward version 7362a17 contradicts the file"):
         import_tau_bench(path, store, tools=TOOLS, reward_version="7362a17", run_name="again")
 
 
@@ -105,7 +105,7 @@ def test_the_shipped_file_under_the_other_version_is_refused(
     assert "contradicts the file" in result.output and "7362a17" in result.output
     bogus = run_cli("import", "tau-bench", str(FILE), "--reward-version", "HEAD")
     assert bogus.exit_code == 1 and bogus.output.count("\n") == 1
-    assert "--reward-version 'HEAD' is not a τ-bench reward version" in bogus.output
+    assert "--reward-version: 'HEAD' is not a τ-bench reward version" in bogus.output
 
 
 def test_a_tau2_document_records_its_code_commit_and_takes_no_reward_version(
@@ -186,7 +186,7 @@ def test_report_against_external_uses_the_matching_rule_set_and_says_which(
     # not judged under the matching rule set yet: EVAL's, and the view says what to do
     first = json.loads(cli("report", "1", "--against", "external", "--json").output)
     assert first["rules"] == "tau-bench@2" and first["external_versions"] == ["7362a17"]
-    assert "--rules tau-bench-7362a17@1" in first["rules_reason"]
+    assert "judge it under rule set tau-bench-7362a17@1" in first["rules_reason"]
     cli("judge", "tau", "--tier", "state", "--rules", "tau-bench-7362a17@1")  # evaluation 2
     data = json.loads(cli("report", "1", "--against", "external", "--json").output)
     assert data["rules"] == "tau-bench-7362a17@1"
@@ -201,7 +201,7 @@ def test_report_against_external_uses_the_matching_rule_set_and_says_which(
     given = json.loads(
         cli("report", "2", "--against", "external", "--rules", "tau-bench@2", "--json").output
     )
-    assert given["rules"] == "tau-bench@2" and given["rules_reason"] == "given with --rules"
+    assert given["rules"] == "tau-bench@2" and given["rules_reason"] == "given explicitly"
     missing = run_cli("report", "1", "--against", "external", "--rules", "tau-bench-59a200c@1")
     assert missing.exit_code == 1 and missing.output.count("\n") == 1
     assert "no finished evaluation under tau-bench-59a200c@1" in missing.output
