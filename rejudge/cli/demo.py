@@ -160,7 +160,8 @@ def _render(c: Console, result: DemoResult, db_url: str) -> None:
                 cells.append("")
                 continue
             vc = ev.summary.verdict_counts
-            cells.append(f"{_pct(ev.summary.accuracy)} ({vc.PASS}/{vc.FAIL})")
+            # counts written out: "(38/33)" reads as a fraction
+            cells.append(f"{_pct(ev.summary.accuracy)} ({vc.PASS} PASS, {vc.FAIL} FAIL)")
         cmp = cmp_by_key.get((run, tier))
         rows.append(
             [
@@ -178,7 +179,7 @@ def _render(c: Console, result: DemoResult, db_url: str) -> None:
     # is (sweep names pass 40 characters), so it is never a column that could cut it
     c.print(
         Text(
-            "Accuracy = PASS / (PASS + FAIL), with (PASS/FAIL); κ: Cohen's kappa of the two "
+            "Accuracy = PASS / (PASS + FAIL), with the PASS and FAIL counts; κ: Cohen's kappa of the two "
             "rule sets' verdicts (two judges of the same traces: compared, not raced)",
             style="italic",
         )

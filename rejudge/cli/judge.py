@@ -173,9 +173,11 @@ def render_report(c: Console, report: EvaluationReport) -> None:
     c.print(table("Cases", ["case", "rep", "verdict", "causes", "partial"], cases))
 
 
-def _verdict(v: str | None) -> str:
+def _verdict(v: str | None) -> Text:
+    # a styled Text, never a markup string: table cells are printed literally (_tables.cell),
+    # so markup here would show as "[red]FAIL[/]"
     colour = {"PASS": "green", "FAIL": "red", "SKIP": "yellow", "AGENT_ERROR": "magenta"}
-    return f"[{colour.get(v or '', 'white')}]{v}[/]"
+    return Text(str(v), style=colour.get(v or "", "white"))
 
 
 def render_compare(c: Console, comparison: Comparison) -> None:
@@ -231,7 +233,7 @@ def render_compare(c: Console, comparison: Comparison) -> None:
             [
                 f["case"],
                 f["repetition"],
-                f"{_verdict(f['from'])} -> {_verdict(f['to'])}",
+                Text.assemble(_verdict(f["from"]), " -> ", _verdict(f["to"])),
                 ", ".join(f.get("causes") or [f["cause"]]),
                 " ".join(f.get("taxonomy_from") or []),
                 " ".join(f.get("taxonomy_to") or []),

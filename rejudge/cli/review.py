@@ -11,6 +11,7 @@ from typing import Any
 
 import click
 from rich.console import Console
+from rich.text import Text
 
 from rejudge.cli._context import AppContext, json_option, pass_app, table
 from rejudge.errors import InvalidInputError
@@ -48,7 +49,7 @@ def render_calibration(c: Console, cal: dict[str, Any]) -> None:
                 f["label"],
                 f["reviewer"],
                 f"{f['suite']}" if f.get("suite") else "",
-                f["resolution"] if f["resolved"] else "[yellow]open[/yellow]",
+                f["resolution"] if f["resolved"] else Text("open", style="yellow"),
             ]
             for f in cal["flagged"]
         ]
