@@ -252,6 +252,7 @@ BUILTINS: dict[str, dict[str, str]] = {
         "inspect": "rejudge.importers._inspect",
         "otel": "rejudge.importers._otel",
         "bfcl-results": "rejudge.importers._bfcl_results",
+        "chat-jsonl": "rejudge.importers._chat_jsonl",
     },
 }
 

@@ -1,7 +1,7 @@
 """Importing, in one place: every way another program's evidence becomes a run.
 
 One module per importer (``_cassettes.py``, ``_inspect.py``, ``_bfcl_results.py``,
-``_tau_bench.py``, ``_otel.py``), each one :class:`Importer` registered at its
+``_tau_bench.py``, ``_otel.py``, ``_chat_jsonl.py``), each one :class:`Importer` registered at its
 bottom: it *detects* a path (a :class:`Detection`, confidence and reason, from the
 :class:`Sniff` every detector shares), then *reads* it into the trace model and stores the run
 through :func:`rejudge.services.ingest_run`, the one path to a stored trace. The contract is
@@ -63,6 +63,12 @@ _EXPORTS: dict[str, str] = {
     "BfclResultImport": "rejudge.importers._bfcl_results",
     "import_bfcl": "rejudge.importers._bfcl_results",
     "import_bfcl_results": "rejudge.importers._bfcl_results",
+    "CHAT_JSONL_SOURCE": "rejudge.importers._chat_jsonl",
+    "ChatFile": "rejudge.importers._chat_jsonl",
+    "ChatImportResult": "rejudge.importers._chat_jsonl",
+    "ChatLine": "rejudge.importers._chat_jsonl",
+    "import_chat_jsonl": "rejudge.importers._chat_jsonl",
+    "read_chat": "rejudge.importers._chat_jsonl",
     "ImportResult": "rejudge.importers._cassettes",
     "import_cassettes": "rejudge.importers._cassettes",
     "InspectImportResult": "rejudge.importers._inspect",

@@ -163,7 +163,8 @@ def message_of(raw: Any) -> Message | None:
             message.text = "".join(texts)
         return message
     message.text = _text_of(raw.get("content"))
-    for call in raw.get("tool_calls") or []:
+    calls = raw.get("tool_calls")
+    for call in calls if isinstance(calls, list) else []:  # a malformed value is no call
         if isinstance(call, dict):
             message.calls.append(_call_of(call))
     if raw.get("tool_call_id") is not None:

@@ -68,3 +68,58 @@ def otlp_export(spans: list[dict[str, Any]], encoding: str = "hex") -> dict[str,
 def spans_of(path: Path) -> list[dict[str, Any]]:
     spans: list[dict[str, Any]] = json.loads(path.read_text(encoding="utf-8"))["spans"]
     return spans
+
+
+# --------------------------------------------------------------------------- chat JSONL
+
+WEATHER_TOOL = {
+    "type": "function",
+    "function": {
+        "name": "get_current_weather",
+        "description": "Get the current weather in a given location",
+        "parameters": {
+            "type": "object",
+            "properties": {
+                "location": {"type": "string"},
+                "format": {"type": "string", "enum": ["celsius", "fahrenheit"]},
+            },
+            "required": ["location", "format"],
+        },
+    },
+}
+
+# the shape OpenAI's fine-tuning guide documents for function calling: a system prompt, the
+# user's question, an assistant turn with tool_calls (arguments a JSON string), the tool's
+# answer by tool_call_id, then the assistant's reply; "tools" lists the offered functions
+TOOL_LINE: dict[str, Any] = {
+    "messages": [
+        {"role": "system", "content": "You are a helpful assistant."},
+        {"role": "user", "content": "What is the weather in San Francisco?"},
+        {
+            "role": "assistant",
+            "tool_calls": [
+                {
+                    "id": "call_id",
+                    "type": "function",
+                    "function": {
+                        "name": "get_current_weather",
+                        "arguments": '{"location": "San Francisco, USA", "format": "celsius"}',
+                    },
+                }
+            ],
+        },
+        {"role": "tool", "tool_call_id": "call_id", "content": '{"temperature": 21}'},
+        {"role": "assistant", "content": "It is 21 degrees Celsius in San Francisco."},
+    ],
+    "tools": [WEATHER_TOOL],
+}
+PLAIN_LINE = [
+    {"role": "system", "content": "Marv is a sarcastic chatbot."},
+    {"role": "user", "content": "What's the capital of France?"},
+    {"role": "assistant", "content": "Paris, as if everyone doesn't know that already."},
+]
+
+
+def write_lines(path: Path, *records: Any) -> Path:
+    path.write_text("".join((r if isinstance(r, str) else json.dumps(r)) + "\n" for r in records))
+    return path

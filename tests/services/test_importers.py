@@ -23,7 +23,7 @@ from rejudge.services import (
     verify_run,
 )
 
-BUILT_INS = ["bfcl-results", "cassettes", "inspect", "otel", "tau-bench"]
+BUILT_INS = ["bfcl-results", "cassettes", "chat-jsonl", "inspect", "otel", "tau-bench"]
 
 
 def test_the_registry_lists_the_four_built_in_importers() -> None:
@@ -60,6 +60,7 @@ def test_no_importer_module_is_imported_until_looked_up() -> None:
         ("inspect", "Inspect log"),
         ("bfcl-results", "BFCL results"),
         ("otel", "OpenTelemetry span file"),
+        ("chat-jsonl", "chat JSONL file"),
     ],
 )
 def test_replay_finds_each_source_through_its_importer(source: str, kind: str) -> None:

@@ -1,0 +1,311 @@
+"""Importer ``chat-jsonl``: one conversation per line in OpenAI chat-messages form.
+
+The format fine-tuning and many eval tools share: each line is ``{"messages": [...]}`` (with an
+optional ``tools`` list of function schemas) or a bare message list. Assistant messages carry
+``tool_calls`` whose ``function.arguments`` is a JSON string; ``tool`` messages answer a call by
+``tool_call_id``. Each line becomes a trace of an ad-hoc case named ``line-N`` (N counts from 1),
+derived by the shared :func:`~rejudge.importers._conversation.conversation_trace`, so the same
+conversation gives the same trace as it would from spans. A line that is not a conversation is
+left out with a problem naming the line; a file with no conversation is refused in one line.
+Secrets never pass: values under a secret header's name are dropped and provider keys in any
+text redacted, as the otel importer does.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from rejudge.errors import InvalidInputError
+from rejudge.importers._contract import Importer, ReplaySource, register_importer
+from rejudge.importers._conversation import conversation_trace
+from rejudge.importers._otel_messages import Message, message_of
+from rejudge.importers._sniff import Detection, Sniff
+from rejudge.model import Case, Golden, RunConfig, ToolRegistry, ToolSpec, Trace
+from rejudge.recorder import SECRET_REQUEST_HEADERS, scrub_text
+
+__all__ = [
+    "CHAT_JSONL_SOURCE",
+    "ChatFile",
+    "ChatImportResult",
+    "ChatLine",
+    "import_chat_jsonl",
+    "read_chat",
+]
+
+CHAT_JSONL_SOURCE = "chat-jsonl"
+CHAT_DOMAIN = "imported"
+CHAT_NORMALIZER_VERSION = "chat-jsonl/1"
+
+
+@dataclass
+class ChatLine:
+    """One conversation read: its case id, trace, instruction, offered tools, anomalies."""
+
+    case_id: str
+    trace: Trace
+    instruction: str | None
+    tools: list[ToolSpec]
+    anomalies: list[str] = field(default_factory=list)
+
+
+@dataclass
+class ChatFile:
+    lines: list[ChatLine]
+    problems: list[str]
+    file_hash: str
+
+
+def _is_secret_key(key: str) -> bool:
+    name = key.rsplit(".", 1)[-1].lower().replace("_", "-")
+    return name in SECRET_REQUEST_HEADERS or name in ("api-key", "apikey", "set-cookie")
+
+
+def _scrub(value: Any) -> Any:
+    if isinstance(value, str):
+        return scrub_text(value)
+    if isinstance(value, list):
+        return [_scrub(v) for v in value]
+    if isinstance(value, dict):
+        return {k: _scrub(v) for k, v in value.items() if not _is_secret_key(str(k))}
+    return value
+
+
+def _tools_of(raw: Any) -> list[ToolSpec]:
+    specs: list[ToolSpec] = []
+    for tool in raw if isinstance(raw, list) else []:
+        found = tool.get("function", tool) if isinstance(tool, dict) else None
+        if not isinstance(found, dict) or not isinstance(found.get("name"), str):
+            continue
+        parameters = found.get("parameters")
+        description = str(found.get("description") or "")
+        if isinstance(parameters, dict):
+            specs.append(
+                ToolSpec(name=found["name"], description=description, parameters=parameters)
+            )
+        else:
+            specs.append(ToolSpec(name=found["name"], description=description))
+    return specs
+
+
+def _messages(record: Any) -> tuple[list[Any], Any] | None:
+    """The raw message list and tools of a line (None: the line is no conversation)."""
+    if isinstance(record, dict) and isinstance(record.get("messages"), list):
+        return record["messages"], record.get("tools")
+    if isinstance(record, list):
+        return record, None
+    return None
+
+
+def _read_line(number: int, text: str, problems: list[str]) -> ChatLine | None:
+    """One line as a conversation, or None with a problem naming the line."""
+    where = f"line {number}"
+    try:
+        record = json.loads(text)
+    except (ValueError, RecursionError) as exc:
+        problems.append(f"{where}: not JSON ({str(exc).splitlines()[0][:80]}); left out")
+        return None
+    found = _messages(_scrub(record))
+    if found is None:
+        problems.append(f"{where}: neither {{'messages': [...]}} nor a message list; left out")
+        return None
+    raw_messages, raw_tools = found
+    messages: list[Message] = []
+    anomalies: list[str] = []
+    for n, raw in enumerate(raw_messages):
+        message = message_of(raw)
+        if message is None or not message.role:
+            anomalies.append(f"{where}: message {n}: not a message with a role; left out")
+            continue
+        messages.append(message)
+    if not messages:
+        problems.append(f"{where}: no messages; left out")
+        return None
+    case_id = f"line-{number}"
+    read = conversation_trace(case_id, messages, normalizer_version=CHAT_NORMALIZER_VERSION)
+    anomalies += [f"{where}: {p}" for p in read.problems]
+    tools = {t.name: t for t in _tools_of(raw_tools)}
+    for call in read.trace.calls:
+        tools.setdefault(call.name, ToolSpec(name=call.name))
+    return ChatLine(case_id, read.trace, read.instruction, list(tools.values()), anomalies)
+
+
+def read_chat(path: str | Path) -> ChatFile:
+    """Read a chat JSONL file whole (see the module)."""
+    source = Path(path)
+    if not source.is_file():
+        raise InvalidInputError(f"{source}: not a chat JSONL file", file=str(source))
+    digest = hashlib.sha256()
+    problems: list[str] = []
+    lines: list[ChatLine] = []
+    with source.open("rb") as fh:
+        for number, raw in enumerate(fh, start=1):
+            digest.update(raw)
+            text = raw.decode("utf-8", errors="replace").lstrip("\ufeff")
+            if not text.strip():
+                continue
+            line = _read_line(number, text, problems)
+            if line is not None:
+                lines.append(line)
+    if not lines:
+        shown = f": {problems[0]}" if problems else ""
+        raise InvalidInputError(f"{source}: no conversation in the file{shown}", file=str(source))
+    return ChatFile(lines, problems, f"sha256:{digest.hexdigest()}")
+
+
+# --------------------------------------------------------------------------- the import
+
+
+@dataclass(frozen=True)
+class ChatImportResult:
+    run: str
+    run_id: int
+    suite: str
+    traces: int
+    inserted: int
+    skipped: int
+    calls: int
+    anomalies: dict[str, list[str]] = field(default_factory=dict)
+    problems: list[str] = field(default_factory=list)
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "run": self.run,
+            "run_id": self.run_id,
+            "suite": self.suite,
+            "traces": self.traces,
+            "inserted": self.inserted,
+            "skipped": self.skipped,
+            "calls": self.calls,
+            "anomalies": self.anomalies,
+            "problems": self.problems,
+        }
+
+
+def import_chat_jsonl(
+    path: str | Path,
+    store: Any,
+    *,
+    run_name: str | None = None,
+    suite_name: str | None = None,
+) -> ChatImportResult:
+    """Import a chat JSONL file as one run; all of it lands, or none of it."""
+    from rejudge.services import Evidence, SuiteSnapshot, evidence_path, ingest_run
+    from rejudge.suites import suite_hash
+
+    source = Path(path)
+    read = read_chat(source)
+    tools: dict[str, ToolSpec] = {}
+    for line in read.lines:
+        for spec in line.tools:
+            tools.setdefault(spec.name, spec)
+    registry = ToolRegistry(
+        domain=CHAT_DOMAIN, version="1", tools=[tools[k] for k in sorted(tools)]
+    )
+    cases = [
+        Case(
+            id=line.case_id,
+            dimension=CHAT_DOMAIN,
+            category=CHAT_DOMAIN,
+            instruction=line.instruction or "(the conversation holds no user message)",
+            golden=Golden(calls=[]),
+            metadata={"imported_from": source.name},
+        )
+        for line in read.lines
+    ]
+    short = read.file_hash.split(":", 1)[1][:10]
+    suite = SuiteSnapshot(
+        name=suite_name or f"chat-{source.stem}-{short}",
+        domain=CHAT_DOMAIN,
+        suite_hash=suite_hash(1, registry, cases),
+        registry=registry,
+        cases=cases,
+        meta={
+            "description": f"conversations of {source.name}",
+            "adhoc": True,
+            "source": CHAT_JSONL_SOURCE,
+        },
+    )
+    anomalies = {line.case_id: line.anomalies for line in read.lines if line.anomalies}
+    config = RunConfig(
+        model="unknown",
+        provider="unknown",
+        harness_mode="imported",
+        temperature=None,
+        tool_choice=None,
+        extra={
+            "source": CHAT_JSONL_SOURCE,
+            "file": source.name,
+            "file_hash": read.file_hash,
+            "source_path": evidence_path(source),
+            "anomalies": anomalies,
+        },
+    )
+    evidence = [Evidence(line.case_id, line.trace, None, None) for line in read.lines]
+    with store.atomic():
+        stored = ingest_run(
+            store,
+            suite,
+            name=run_name or f"chat-{source.stem}-{short}",
+            config=config,
+            evidence=evidence,
+        )
+    return ChatImportResult(
+        run=stored.run.name,
+        run_id=stored.run.id,
+        suite=stored.suite.name,
+        traces=len(read.lines),
+        inserted=stored.inserted,
+        skipped=stored.skipped,
+        calls=sum(len(line.trace.calls) for line in read.lines),
+        anomalies=anomalies,
+        problems=read.problems,
+    )
+
+
+# --------------------------------------------------------------------------- detect, replay
+
+
+def _is_message_list(value: Any) -> bool:
+    return (
+        isinstance(value, list)
+        and bool(value)
+        and all(isinstance(m, dict) and isinstance(m.get("role"), str) for m in value)
+    )
+
+
+def _detect(sniff: Sniff) -> Detection:
+    """The first line is ``{"messages": [...]}`` of role-bearing messages, or such a list."""
+    if sniff.is_dir:
+        return Detection.refuse("a folder, not a chat JSONL file")
+    first = sniff.first_json_line()
+    if isinstance(first, dict) and _is_message_list(first.get("messages")):
+        return Detection.accept(0.8, "chat JSONL (a {messages: [...]} conversation per line)")
+    if _is_message_list(first):
+        return Detection.accept(0.75, "chat JSONL (a message list per line)")
+    return Detection.refuse("its first line is no chat conversation ({messages: [...]})")
+
+
+def _rederive(_config: RunConfig, path: Path) -> tuple[str, list[Trace]]:
+    read = read_chat(path)
+    return read.file_hash, [line.trace for line in read.lines]
+
+
+def _run(store: Any, path: str | Path, **options: Any) -> ChatImportResult:
+    return import_chat_jsonl(path, store, **options)
+
+
+#: the chat JSONL importer (options: ``run_name``, ``suite_name``)
+CHAT_JSONL: Importer[ChatImportResult] = Importer(
+    name="chat-jsonl",
+    summary="OpenAI chat-messages JSONL (fine-tuning form) as one run, a trace per line",
+    accepts="a JSONL file of {messages: [...]} conversations or message lists",
+    run=_run,
+    sources={CHAT_JSONL_SOURCE: ReplaySource("chat JSONL file", "file_hash", _rederive)},
+    to_json=ChatImportResult.to_json,
+    detect=_detect,
+)
+register_importer(CHAT_JSONL)

@@ -1,0 +1,44 @@
+"""``rejudge import CHAT.jsonl``: an OpenAI chat-messages file is detected, stored as one run
+(a trace per line), imported again as a lookup, and replayed from the file."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable
+from pathlib import Path
+
+from click.testing import Result
+
+from tests.importers.conftest import PLAIN_LINE, TOOL_LINE, write_lines
+
+
+def test_a_chat_file_imports_as_one_run_and_replays(
+    run_cli: Callable[..., Result], tmp_path: Path
+) -> None:
+    path = write_lines(tmp_path / "train.jsonl", TOOL_LINE, PLAIN_LINE)
+    out = run_cli("--json", "import", str(path), "--name", "chats")
+    assert out.exit_code == 0, out.output
+    data = json.loads(out.output)
+    assert data["importer"] == "chat-jsonl" and data["reason"].startswith("chat JSONL")
+    result = data["result"]
+    assert (result["run"], result["traces"], result["inserted"], result["calls"]) == (
+        "chats",
+        2,
+        2,
+        1,
+    )
+    again = run_cli("--json", "import", "with", "chat-jsonl", str(path), "--name", "chats")
+    assert again.exit_code == 0, again.output
+    assert json.loads(again.output)["inserted"] == 0
+    replayed = run_cli("replay", "chats")
+    assert replayed.exit_code == 0, replayed.output
+
+
+def test_a_chat_file_of_no_conversation_is_one_error_line(
+    run_cli: Callable[..., Result], tmp_path: Path
+) -> None:
+    path = write_lines(tmp_path / "bad.jsonl", {"messages": []}, "{cut")
+    out = run_cli("import", "with", "chat-jsonl", str(path))
+    assert out.exit_code == 1
+    [line] = out.output.strip().splitlines()
+    assert line.startswith("Error: ") and "no conversation in the file" in line
