@@ -17,13 +17,17 @@ from typing import Any
 
 import pytest
 from click.testing import CliRunner
-from rejudge.judge import DEFAULT_RUBRIC, load_rubric
+from rejudge.judge import load_rubric
 from rejudge.recorder import MODEL_NAME, free_port
 from rejudge.store import Store
 
 from rejudge.cli import cli
 from tests.recorder.test_live_local import _read_first_line, _rejudge, _require_local_extra, _stop
 from tests.services.test_model_graded import _store
+
+# the full task-success rubric: the brief default the demo ships sees only the request and the
+# last reply, which render one prompt for all three of these traces
+RUBRIC = "task-success@1"
 
 pytestmark = [pytest.mark.local_model, pytest.mark.slow]
 
@@ -57,7 +61,8 @@ def test_judge_live_then_replay_offline(tmp_path: Path, monkeypatch: pytest.Monk
     try:
         info = json.loads(_read_first_line(server, timeout=180))
         url = info["base_url"]
-        argv = [*base, "--json", "judge", "r1", "--tier", "model-graded", "--judge-samples", "2"]
+        argv = [*base, "--json", "judge", "r1", "--tier", "model-graded", "--rubric", RUBRIC]
+        argv += ["--judge-samples", "2"]
         live = CliRunner().invoke(
             cli,
             [*argv, "--judge-record", "new_episodes", "--judge-base-url", url],
@@ -73,7 +78,7 @@ def test_judge_live_then_replay_offline(tmp_path: Path, monkeypatch: pytest.Monk
     assert counts["PASS"] + counts["FAIL"] == 3 and counts["SKIP"] == 1
     files = sorted((cassettes / "r1" / "judge").rglob("*__s*.json"))
     assert len(files) == 6
-    rubric = load_rubric(DEFAULT_RUBRIC)
+    rubric = load_rubric(RUBRIC)
     for path in files:
         data = json.loads(path.read_text(encoding="utf-8"))
         request = json.loads(data["interactions"][-1]["request"]["body"])
