@@ -338,7 +338,9 @@ class RetailWorld2(RetailWorld):
     - a confirmed exchange takes the replacement from stock (``check_stock`` shows one less)
       and marks the order's item ``"exchanged"`` with its replacement; a replacement out of
       stock by then is refused and changes nothing;
-    - an item returned or exchanged cannot be requested again (it would refund twice).
+    - an item returned or exchanged cannot be requested again (it would refund twice), and
+      an order refunded in full takes no further refund (a confirm that moved no money would
+      show in no read).
 
     A pending request is visible to the tools that resolve it (confirm_action, abort_action).
     The returned item is not put back in stock: it goes to inspection, which the world has no
@@ -352,8 +354,26 @@ class RetailWorld2(RetailWorld):
             raise ToolError(f"item {item_id} of order {order['order_id']} was {item['status']}")
         return item
 
+    def tool_request_refund(
+        self, state: WorldState, order_id: str, reason: str, amount: float | None = None
+    ) -> Any:
+        order = self._find(state, "orders", order_id, "order")
+        if order["payment_status"] == "captured" and order["refunded_amount"] >= order["total"]:
+            raise ToolError(f"order {order_id} is refunded in full; nothing is left to refund")
+        return super().tool_request_refund(state, order_id, reason, amount)
+
     def _apply(self, state: WorldState, action: dict[str, Any]) -> None:
         kind, order_id, details = action["type"], action["order_id"], action["details"]
+        if kind == "refund":
+            # two refunds requested before either was confirmed: the later one may ask for
+            # more than the first left, and a confirm that moves no money shows in no read
+            order = state.get("orders", order_id)
+            left = round(order["total"] - order["refunded_amount"], 2)
+            if details["amount"] > left or left <= 0:
+                raise ToolError(
+                    f"refund {details['amount']} exceeds what is left to refund ({left}) "
+                    f"of order {order_id}"
+                )
         if kind == "exchange":
             replacement = state.get("products", details["replacement_item_id"])
             if replacement["stock"] <= 0:
