@@ -231,4 +231,4 @@ def test_the_agreement_is_the_services_agreement(
     # that follows the file's reward version (7362a17), and the view says so
     assert demo.agreement.to_json() == again.to_json()
     assert demo.agreement.external_versions == ["7362a17"]
-    assert "--rules tau-bench-7362a17@1" in (demo.agreement.rules_reason or "")
+    assert "judge it under rule set tau-bench-7362a17@1" in (demo.agreement.rules_reason or "")
