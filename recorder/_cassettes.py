@@ -24,6 +24,7 @@ The tape that records and replays exchanges is :mod:`rejudge.recorder._tape`.
 from __future__ import annotations
 
 import base64
+import functools
 import gzip
 import json
 import os
@@ -55,6 +56,8 @@ __all__ = [
     "Exchange",
     "scrub_headers",
     "scrub_text",
+    "scrub_value",
+    "is_secret_name",
     "scrub_body",
     "scrub_interaction",
     "serialize_cassette",
@@ -109,6 +112,15 @@ def scrub_text(text: str) -> str:
     if "sk-" not in text:
         return text
     return _KEY_PATTERN.sub(REDACTED, text)
+
+
+@functools.lru_cache(maxsize=4096)
+def is_secret_name(name: str) -> bool:
+    """Whether a header, attribute or key name names a credential: its last dotted part, any
+    case, ``_`` read as ``-`` (``http.request.header.x_api_key``, ``api_key``, ``Set-Cookie``).
+    Names repeat across the spans and lines an importer reads: each is judged once."""
+    last = name.rsplit(".", 1)[-1].lower().replace("_", "-")
+    return last in SECRET_REQUEST_HEADERS or last in ("api-key", "apikey", "set-cookie")
 
 
 def scrub_headers(headers: dict[str, list[str]], secret: Iterable[str]) -> dict[str, list[str]]:
@@ -608,7 +620,10 @@ def write_cassette(
 # --------------------------------------------------------------------------- scrubbing a whole file
 
 
-def _scrub_value(value: Any) -> Any:
+def scrub_value(value: Any, *, drop_secret_names: bool = False) -> Any:
+    """``value`` (a loaded JSON or YAML document, or any part of one) with provider keys
+    redacted in every string, also inside compressed or base64 bodies; with
+    ``drop_secret_names``, every mapping also loses the keys :func:`is_secret_name` names."""
     # every string anywhere in the document (bodies, parsed bodies, uris, the rejudge block)
     if isinstance(value, str):
         return scrub_text(value)
@@ -625,9 +640,13 @@ def _scrub_value(value: Any) -> Any:
             return value
         return scrub_body(value)
     if isinstance(value, list):
-        return [_scrub_value(v) for v in value]
+        return [scrub_value(v, drop_secret_names=drop_secret_names) for v in value]
     if isinstance(value, dict):
-        out = {k: _scrub_value(v) for k, v in value.items()}
+        out = {
+            k: scrub_value(v, drop_secret_names=drop_secret_names)
+            for k, v in value.items()
+            if not (drop_secret_names and is_secret_name(str(k)))
+        }
         if isinstance(value.get("base64_string"), str):  # Ruby VCR / betamax bodies
             try:
                 raw = base64.b64decode(value["base64_string"])
@@ -656,7 +675,7 @@ def _scrub_interaction_any(item: Any) -> Any:
         out["request"] = _drop_headers(out["request"], SECRET_REQUEST_HEADERS)
     if "response" in out:
         out["response"] = _drop_headers(out["response"], SECRET_RESPONSE_HEADERS)
-    return _scrub_value(out)
+    return scrub_value(out)
 
 
 _PAIRED_SECRETS = {"requests": SECRET_REQUEST_HEADERS, "responses": SECRET_RESPONSE_HEADERS}
@@ -675,9 +694,9 @@ def _scrub_document(document: Any) -> Any:
         if key in ("interactions", "http_interactions") and isinstance(value, list):
             clean[key] = [_scrub_interaction_any(i) for i in value]
         elif paired and key in _PAIRED_SECRETS and isinstance(value, list):  # langchain's lists
-            clean[key] = [_scrub_value(_drop_headers(p, _PAIRED_SECRETS[key])) for p in value]
+            clean[key] = [scrub_value(_drop_headers(p, _PAIRED_SECRETS[key])) for p in value]
         else:
-            clean[key] = _scrub_value(value)
+            clean[key] = scrub_value(value)
     return clean
 
 

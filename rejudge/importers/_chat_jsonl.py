@@ -25,7 +25,7 @@ from rejudge.importers._conversation import conversation_trace
 from rejudge.importers._otel_messages import Message, message_of
 from rejudge.importers._sniff import Detection, Sniff
 from rejudge.model import Case, Golden, RunConfig, ToolRegistry, ToolSpec, Trace
-from rejudge.recorder import SECRET_REQUEST_HEADERS, scrub_text
+from rejudge.recorder import scrub_value
 
 __all__ = [
     "CHAT_JSONL_SOURCE",
@@ -57,21 +57,6 @@ class ChatFile:
     lines: list[ChatLine]
     problems: list[str]
     file_hash: str
-
-
-def _is_secret_key(key: str) -> bool:
-    name = key.rsplit(".", 1)[-1].lower().replace("_", "-")
-    return name in SECRET_REQUEST_HEADERS or name in ("api-key", "apikey", "set-cookie")
-
-
-def _scrub(value: Any) -> Any:
-    if isinstance(value, str):
-        return scrub_text(value)
-    if isinstance(value, list):
-        return [_scrub(v) for v in value]
-    if isinstance(value, dict):
-        return {k: _scrub(v) for k, v in value.items() if not _is_secret_key(str(k))}
-    return value
 
 
 def _tools_of(raw: Any) -> list[ToolSpec]:
@@ -108,7 +93,7 @@ def _read_line(number: int, text: str, problems: list[str]) -> ChatLine | None:
     except (ValueError, RecursionError) as exc:
         problems.append(f"{where}: not JSON ({str(exc).splitlines()[0][:80]}); left out")
         return None
-    found = _messages(_scrub(record))
+    found = _messages(scrub_value(record, drop_secret_names=True))
     if found is None:
         problems.append(f"{where}: neither {{'messages': [...]}} nor a message list; left out")
         return None

@@ -22,7 +22,6 @@ cassette's are.
 
 from __future__ import annotations
 
-import functools
 import json
 from collections import Counter
 from collections.abc import Iterable
@@ -32,7 +31,7 @@ from typing import Any
 from rejudge.importers._otel_messages import Call, Message, SpanFacts, facts_of, unwrap_json
 from rejudge.importers._otel_spans import Span
 from rejudge.model import Round, ToolCall, ToolSpec, Trace, TraceError, UserTurn
-from rejudge.recorder import SECRET_REQUEST_HEADERS, scrub_text
+from rejudge.recorder import is_secret_name, scrub_text, scrub_value
 
 __all__ = [
     "OTEL_NORMALIZER_VERSION",
@@ -60,30 +59,13 @@ class OtelTrace:
     span_ids: list[str] = field(default_factory=list)  # every span of the trace, file order
 
 
-def _scrub(value: Any) -> Any:
-    if isinstance(value, str):
-        return scrub_text(value)
-    if isinstance(value, list):
-        return [_scrub(v) for v in value]
-    if isinstance(value, dict):
-        return {k: _scrub(v) for k, v in value.items()}
-    return value
-
-
-@functools.lru_cache(maxsize=4096)
-def _is_secret_key(key: str) -> bool:
-    # attribute names repeat across spans: each is judged once
-    last = key.rsplit(".", 1)[-1].lower().replace("_", "-")
-    return last in SECRET_REQUEST_HEADERS or last in ("api-key", "apikey", "set-cookie")
-
-
 def scrub_attributes(attributes: dict[str, Any]) -> dict[str, Any]:
     """Attributes without secret headers (``http.request.header.authorization``...), provider
     keys redacted in every text."""
     return {
-        key: (scrub_text(value) if isinstance(value, str) else _scrub(value))
+        key: (scrub_text(value) if isinstance(value, str) else scrub_value(value))
         for key, value in attributes.items()
-        if not _is_secret_key(key)
+        if not is_secret_name(key)
     }
 
 
