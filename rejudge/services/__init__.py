@@ -124,24 +124,6 @@ _EXPORTS: dict[str, str] = {
     "record_external_verdicts": "rejudge.services._external",
     "run_external_verdicts": "rejudge.services._external",
     "run_export_rows": "rejudge.services._export",
-    "ImportResult": "rejudge.importers._cassettes",
-    "InspectImportResult": "rejudge.importers._inspect",
-    "import_inspect": "rejudge.importers._inspect",
-    "import_cassettes": "rejudge.importers._cassettes",
-    "TauImportResult": "rejudge.importers._tau_bench",
-    "import_tau_bench": "rejudge.importers._tau_bench",
-    "read_tau_file": "rejudge.importers._tau_bench",
-    "BfclResultImport": "rejudge.importers._bfcl_results",
-    "import_bfcl": "rejudge.importers._bfcl_results",
-    "import_bfcl_results": "rejudge.importers._bfcl_results",
-    "Importer": "rejudge.importers._contract",
-    "ReplaySource": "rejudge.importers._contract",
-    "Rederive": "rejudge.importers._contract",
-    "get_importer": "rejudge.importers._contract",
-    "importer_names": "rejudge.importers._contract",
-    "importer_rows": "rejudge.importers._contract",
-    "register_importer": "rejudge.importers._contract",
-    "replay_source": "rejudge.importers._contract",
     "CHECKS": "rejudge.services._verify",
     "Check": "rejudge.services._verify",
     "TraceCheck": "rejudge.services._verify",
@@ -224,6 +206,18 @@ _EXPORTS: dict[str, str] = {
     "sweep_table": "rejudge.services._sweep",
     "timeout_failures": "rejudge.services._sweep",
 }
+
+# the importers' names, still importable from here as before they had a package of their own;
+# rejudge.importers' table is the one that says which module defines each
+_EXPORTS.update(
+    dict.fromkeys(
+        "ImportResult InspectImportResult import_inspect import_cassettes TauImportResult "
+        "import_tau_bench read_tau_file BfclResultImport import_bfcl import_bfcl_results "
+        "Importer ReplaySource Rederive get_importer importer_names importer_rows "
+        "register_importer replay_source".split(),
+        "rejudge.importers",
+    )
+)
 
 __all__ = sorted(_EXPORTS)
 
