@@ -4,12 +4,16 @@
 
 from __future__ import annotations
 
-import ast
-import datetime as dt
-import operator
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from typing import Any
 
+from rejudge.suites.worlds._airline import (
+    AIRPORTS,
+    CALCULATOR_CHARACTERS,
+    Unsupported,
+    arithmetic,
+    next_day,
+)
 from rejudge.suites.worlds.tau2_airline.records import (
     _Refused,
     dump,
@@ -21,7 +25,6 @@ from rejudge.suites.worlds.tau2_airline.records import (
 from rejudge.model import WorldState
 
 __all__ = [
-    "AIRPORTS",
     "calculate",
     "get_flight_status",
     "get_reservation_details",
@@ -30,34 +33,6 @@ __all__ = [
     "search_direct_flight",
     "search_onestop_flight",
     "transfer_to_human_agents",
-]
-
-#: the airport list is a constant of the tool (not derived from the flights), in the order the
-#: three recorded calls show it
-AIRPORTS = [
-    {"iata": iata, "city": city}
-    for iata, city in (
-        ("SFO", "San Francisco"),
-        ("JFK", "New York"),
-        ("LAX", "Los Angeles"),
-        ("ORD", "Chicago"),
-        ("DFW", "Dallas"),
-        ("DEN", "Denver"),
-        ("SEA", "Seattle"),
-        ("ATL", "Atlanta"),
-        ("MIA", "Miami"),
-        ("BOS", "Boston"),
-        ("PHX", "Phoenix"),
-        ("IAH", "Houston"),
-        ("LAS", "Las Vegas"),
-        ("MCO", "Orlando"),
-        ("EWR", "Newark"),
-        ("CLT", "Charlotte"),
-        ("MSP", "Minneapolis"),
-        ("DTW", "Detroit"),
-        ("PHL", "Philadelphia"),
-        ("LGA", "LaGuardia"),
-    )
 ]
 
 
@@ -70,7 +45,7 @@ def get_reservation_details(state: WorldState, reservation_id: str) -> str:
 
 
 def list_all_airports(state: WorldState) -> str:
-    return dump(AIRPORTS)
+    return dump([{"iata": iata, "city": city} for iata, city in AIRPORTS])
 
 
 def get_flight_status(state: WorldState, flight_number: str, date: str) -> str:
@@ -120,13 +95,6 @@ def search_direct_flight(state: WorldState, origin: str, destination: str, date:
     return dump(found)
 
 
-def _next_day(date: str) -> str:
-    try:
-        return (dt.date.fromisoformat(date) + dt.timedelta(days=1)).isoformat()
-    except ValueError:
-        return ""  # a date no flight has: the second leg then finds nothing
-
-
 def search_onestop_flight(state: WorldState, origin: str, destination: str, date: str) -> str:
     """Pairs of flights through one airport: the second leg leaves where the first lands, on
     the day it lands (the next day when its arrival time ends in ``+1``) and not before it
@@ -139,7 +107,7 @@ def search_onestop_flight(state: WorldState, origin: str, destination: str, date
         if leg1 is None:
             continue
         arrival = str(first["scheduled_arrival_time_est"])
-        date2 = _next_day(date) if arrival.endswith("+1") else date
+        date2 = next_day(date) if arrival.endswith("+1") else date
         arrival = arrival.removesuffix("+1")
         for second in _departing(state, first["destination"]):
             if second["destination"] != destination:
@@ -154,46 +122,16 @@ def search_onestop_flight(state: WorldState, origin: str, destination: str, date
 
 # ---------------------------------------------------------------------- tools without effect
 
-_ALLOWED = frozenset("0123456789+-*/(). ")
-_OPS: dict[type, Callable[..., Any]] = {
-    ast.Add: operator.add,
-    ast.Sub: operator.sub,
-    ast.Mult: operator.mul,
-    ast.Div: operator.truediv,
-    ast.FloorDiv: operator.floordiv,
-    ast.Pow: operator.pow,
-    ast.USub: operator.neg,
-    ast.UAdd: operator.pos,
-}
-
-
-def _arith(node: ast.AST) -> Any:
-    # arithmetic only: a calculator, never an eval of what a model wrote
-    if isinstance(node, ast.Expression):
-        return _arith(node.body)
-    if isinstance(node, ast.Constant) and type(node.value) in (int, float):
-        return node.value
-    if isinstance(node, ast.UnaryOp) and type(node.op) in _OPS:
-        return _OPS[type(node.op)](_arith(node.operand))
-    if isinstance(node, ast.BinOp) and type(node.op) in _OPS:
-        left, right = _arith(node.left), _arith(node.right)
-        if isinstance(node.op, ast.Pow) and abs(right) > 64:
-            raise _Refused("Exponent too large")
-        return _OPS[type(node.op)](left, right)
-    raise _Refused("Invalid expression")
-
 
 def calculate(state: WorldState, expression: str) -> str:
-    # only digits, the four operations, brackets, a point and spaces (a newline is refused:
-    # one recorded call shows it)
-    if not set(expression) <= _ALLOWED:
+    if not set(expression) <= CALCULATOR_CHARACTERS:
         raise _Refused("Invalid characters in expression")
     try:
-        # "<string>": a syntax error reads as τ²'s does ("'(' was never closed (<string>,
-        # line 1)"), and any error is its bare text ("division by zero")
-        value = _arith(ast.parse(expression.strip(), filename="<string>", mode="eval"))
-        return str(round(float(value), 2))
+        return str(round(float(arithmetic(expression)), 2))
+    except Unsupported as exc:
+        raise _Refused(str(exc).capitalize()) from None
     except (SyntaxError, ArithmeticError, ValueError, TypeError) as exc:
+        # any other error is its bare text, as τ²'s ("division by zero")
         raise _Refused(str(exc)) from None
 
 

@@ -25,11 +25,6 @@ from typing import Any
 from rejudge.model import WorldState
 
 __all__ = [
-    "CERTIFICATE_ID",
-    "CREATED_AT",
-    "FIRST_RESERVATION_ID",
-    "INSURANCE_PER_PASSENGER",
-    "PRICE_PER_NONFREE_BAG",
     "dump",
     "flight_record",
     "passenger",
@@ -37,15 +32,6 @@ __all__ = [
     "reservation_record",
     "user_record",
 ]
-
-#: the fixed "now" every new reservation is stamped with (all recorded bookings show it)
-CREATED_AT = "2024-05-15T15:00:00"
-#: the id a first new reservation gets (recorded); a later one bumps the last letters
-FIRST_RESERVATION_ID = "HATHAT"
-#: the id a sent certificate gets (all five recorded ones show it)
-CERTIFICATE_ID = "certificate_3221322"
-INSURANCE_PER_PASSENGER = 30
-PRICE_PER_NONFREE_BAG = 50
 
 _FLIGHT_FIELDS = ("flight_number", "origin", "destination", "date", "price")
 _PASSENGER_FIELDS = ("first_name", "last_name", "dob")

@@ -11,12 +11,14 @@ from __future__ import annotations
 
 from typing import Any
 
-from rejudge.suites.worlds.tau2_airline.records import (
-    CERTIFICATE_ID,
+from rejudge.suites.worlds._airline import (
     CREATED_AT,
-    FIRST_RESERVATION_ID,
     INSURANCE_PER_PASSENGER,
     PRICE_PER_NONFREE_BAG,
+    free_certificate_id,
+    new_reservation_id,
+)
+from rejudge.suites.worlds.tau2_airline.records import (
     _Refused,
     dump,
     flight_record,
@@ -70,17 +72,6 @@ def _method(user: dict[str, Any], payment_id: str) -> dict[str, Any]:
     return method
 
 
-def _bump(code: str) -> str:
-    """The next id after ``code`` in A..Z letters (HATHAT -> HATHAU, HATHAZ -> HATHBA)."""
-    letters = list(code)
-    for i in range(len(letters) - 1, -1, -1):
-        if letters[i] != "Z":
-            letters[i] = chr(ord(letters[i]) + 1)
-            return "".join(letters)
-        letters[i] = "A"
-    return "A" + "".join(letters)
-
-
 def book_reservation(
     state: WorldState,
     user_id: str,
@@ -118,9 +109,7 @@ def book_reservation(
     if paid != total:
         raise _Refused(f"Payment amount does not add up, total price is {total}, but paid {paid}")
 
-    reservation_id = FIRST_RESERVATION_ID
-    while state.has("reservations", reservation_id):
-        reservation_id = _bump(reservation_id)
+    reservation_id = new_reservation_id(state)
     owner = state.edit("users", user_id)
     for payment in payments:
         method = owner["payment_methods"][payment["payment_id"]]
@@ -171,10 +160,7 @@ def cancel_reservation(state: WorldState, reservation_id: str) -> str:
 def send_certificate(state: WorldState, user_id: str, amount: int | float) -> str:
     user_record(state, user_id)
     user = state.edit("users", user_id)
-    certificate_id = CERTIFICATE_ID
-    while certificate_id in user["payment_methods"]:
-        # not recorded: a second certificate gets the next free number
-        certificate_id = f"certificate_{int(certificate_id.split('_')[1]) + 1}"
+    certificate_id = free_certificate_id(user["payment_methods"])
     user["payment_methods"][certificate_id] = {
         "source": "certificate",
         "id": certificate_id,

@@ -10,39 +10,19 @@ from __future__ import annotations
 import copy
 from typing import Any
 
+from rejudge.suites.worlds._airline import (
+    CREATED_AT,
+    INSURANCE_PER_PASSENGER,
+    PRICE_PER_NONFREE_BAG,
+    free_certificate_id,
+    new_reservation_id,
+)
+
 from rejudge.model import CallResult, WorldState
 
 from ._results import ToolFailure, ok, payment_method, priced_flight, reservation_of, user_of
 
 __all__ = ["BOOKING_TOOLS"]
-
-# τ-bench stamps every new reservation with this fixed "now" (the recordings all show it)
-CREATED_AT = "2024-05-15T15:00:00"
-# τ-bench's first new reservation id; the next ones bump the last letter (HATHAU, HATHAV: the
-# recordings show three bookings in one conversation)
-FIRST_RESERVATION_ID = "HATHAT"
-# the id every sent certificate gets in the recordings
-CERTIFICATE_ID = "certificate_3221322"
-INSURANCE_PER_PASSENGER = 30
-PRICE_PER_NONFREE_BAG = 50
-
-
-def _bump(code: str) -> str:
-    """The next id after ``code`` in A..Z letters (HATHAT -> HATHAU, HATHAZ -> HATHBA)."""
-    letters = list(code)
-    for i in range(len(letters) - 1, -1, -1):
-        if letters[i] != "Z":
-            letters[i] = chr(ord(letters[i]) + 1)
-            return "".join(letters)
-        letters[i] = "A"
-    return "A" + "".join(letters)
-
-
-def _new_reservation_id(state: WorldState) -> str:
-    code = FIRST_RESERVATION_ID
-    while state.has("reservations", code):
-        code = _bump(code)
-    return code
 
 
 def has_balance(method: dict[str, Any]) -> bool:
@@ -87,7 +67,7 @@ def book_reservation(
             f"payment amount does not add up, total price is {total}, but paid {paid}"
         )
 
-    reservation_id = _new_reservation_id(state)
+    reservation_id = new_reservation_id(state)
     owner = state.edit("users", user_id)
     for payment in payment_methods:
         method = owner["payment_methods"][payment["payment_id"]]
@@ -132,10 +112,7 @@ def cancel_reservation(state: WorldState, reservation_id: str) -> CallResult:
 def send_certificate(state: WorldState, user_id: str, amount: int | float) -> CallResult:
     user_of(state, user_id)
     user = state.edit("users", user_id)
-    certificate_id = CERTIFICATE_ID
-    while certificate_id in user["payment_methods"]:
-        # not seen in the recordings: a second certificate gets the next free number
-        certificate_id = f"certificate_{int(certificate_id.split('_')[1]) + 1}"
+    certificate_id = free_certificate_id(user["payment_methods"])
     user["payment_methods"][certificate_id] = {
         "source": "certificate",
         "amount": amount,

@@ -3,42 +3,22 @@
 
 from __future__ import annotations
 
-import ast
-import datetime as dt
-import operator
 from collections.abc import Iterator
 from typing import Any
 
+from rejudge.suites.worlds._airline import (
+    AIRPORTS,
+    CALCULATOR_CHARACTERS,
+    Unsupported,
+    arithmetic,
+    next_day,
+)
+
 from rejudge.model import CallResult, WorldState
 
-from ._results import ToolFailure, error, ok, reservation_of, user_of
+from ._results import error, ok, reservation_of, user_of
 
 __all__ = ["READ_TOOLS"]
-
-# τ-bench's airport list is a constant of the tool, not derived from the flights: this is it,
-# in the order the recordings show it
-AIRPORTS = {
-    "SFO": "San Francisco",
-    "JFK": "New York",
-    "LAX": "Los Angeles",
-    "ORD": "Chicago",
-    "DFW": "Dallas",
-    "DEN": "Denver",
-    "SEA": "Seattle",
-    "ATL": "Atlanta",
-    "MIA": "Miami",
-    "BOS": "Boston",
-    "PHX": "Phoenix",
-    "IAH": "Houston",
-    "LAS": "Las Vegas",
-    "MCO": "Orlando",
-    "EWR": "Newark",
-    "CLT": "Charlotte",
-    "MSP": "Minneapolis",
-    "DTW": "Detroit",
-    "PHL": "Philadelphia",
-    "LGA": "LaGuardia",
-}
 
 
 def get_user_details(state: WorldState, user_id: str) -> CallResult:
@@ -50,7 +30,7 @@ def get_reservation_details(state: WorldState, reservation_id: str) -> CallResul
 
 
 def list_all_airports(state: WorldState) -> CallResult:
-    return ok(AIRPORTS)
+    return ok(dict(AIRPORTS))
 
 
 # ---------------------------------------------------------------------- flight searches
@@ -84,13 +64,6 @@ def search_direct_flight(state: WorldState, origin: str, destination: str, date:
     return ok(found)
 
 
-def _next_day(date: str) -> str:
-    try:
-        return (dt.date.fromisoformat(date) + dt.timedelta(days=1)).isoformat()
-    except ValueError:
-        return ""  # a date no flight has: the second leg then finds nothing
-
-
 def search_onestop_flight(
     state: WorldState, origin: str, destination: str, date: str
 ) -> CallResult:
@@ -108,7 +81,7 @@ def search_onestop_flight(
         arrival = str(first.get("scheduled_arrival_time_est", ""))
         overnight = arrival.endswith("+1")
         arrival = arrival.removesuffix("+1")
-        date2 = _next_day(date) if overnight else date
+        date2 = next_day(date) if overnight else date
         for second in _departing(state, first.get("destination")):
             if second.get("destination") != destination:
                 continue
@@ -138,40 +111,13 @@ def transfer_to_human_agents(state: WorldState, summary: str) -> CallResult:
     return ok("Transfer successful")
 
 
-_ALLOWED = set("0123456789+-*/(). ")
-_BINARY = {
-    ast.Add: operator.add,
-    ast.Sub: operator.sub,
-    ast.Mult: operator.mul,
-    ast.Div: operator.truediv,
-    ast.FloorDiv: operator.floordiv,
-    ast.Pow: operator.pow,
-}
-_UNARY = {ast.UAdd: operator.pos, ast.USub: operator.neg}
-
-
-def _evaluate(node: ast.AST) -> int | float:
-    """An arithmetic expression's value as Python computes it (ints stay exact until the end;
-    ``**`` and ``//`` are what the allowed characters spell), without ``eval``."""
-    if isinstance(node, ast.Expression):
-        return _evaluate(node.body)
-    if isinstance(node, ast.Constant) and type(node.value) in (int, float):
-        return node.value
-    if isinstance(node, ast.UnaryOp) and type(node.op) in _UNARY:
-        return _UNARY[type(node.op)](_evaluate(node.operand))
-    if isinstance(node, ast.BinOp) and type(node.op) in _BINARY:
-        left, right = _evaluate(node.left), _evaluate(node.right)
-        if isinstance(node.op, ast.Pow) and abs(right) > 64:
-            raise ToolFailure("exponent too large")
-        return _BINARY[type(node.op)](left, right)
-    raise ToolFailure("invalid expression")
-
-
 def calculate(state: WorldState, expression: str) -> CallResult:
-    if not set(expression) <= _ALLOWED:
+    if not set(expression) <= CALCULATOR_CHARACTERS:
         return error("invalid characters in expression")
     try:
-        value = float(_evaluate(ast.parse(expression.strip(), mode="eval")))
+        value = float(arithmetic(expression))
+    except Unsupported as exc:
+        return error(str(exc))
     except SyntaxError:
         return error("invalid expression")
     except ZeroDivisionError:

@@ -11,9 +11,10 @@ from __future__ import annotations
 import copy
 from typing import Any
 
+from rejudge.suites.worlds._airline import PRICE_PER_NONFREE_BAG
+
 from rejudge.model import CallResult, WorldState
 
-from ._bookings import PRICE_PER_NONFREE_BAG
 from ._results import ToolFailure, entry, ok, payment_method, priced_flight, reservation_of, user_of
 
 __all__ = ["UPDATE_TOOLS"]
