@@ -20,11 +20,12 @@ from pathlib import Path
 from typing import Any
 
 from rejudge.errors import InvalidInputError
+from rejudge.importers._adhoc import ADHOC_DOMAIN, store_adhoc_run
 from rejudge.importers._contract import Importer, ReplaySource, register_importer
 from rejudge.importers._conversation import conversation_trace
 from rejudge.importers._otel_messages import Message, message_of
 from rejudge.importers._sniff import Detection, Sniff
-from rejudge.model import Case, Golden, RunConfig, ToolRegistry, ToolSpec, Trace
+from rejudge.model import Case, Golden, RunConfig, ToolSpec, Trace
 from rejudge.recorder import scrub_value
 
 __all__ = [
@@ -37,7 +38,7 @@ __all__ = [
 ]
 
 CHAT_JSONL_SOURCE = "chat-jsonl"
-CHAT_DOMAIN = "imported"
+CHAT_DOMAIN = ADHOC_DOMAIN
 CHAT_NORMALIZER_VERSION = "chat-jsonl/1"
 
 
@@ -178,42 +179,10 @@ def import_chat_jsonl(
     suite_name: str | None = None,
 ) -> ChatImportResult:
     """Import a chat JSONL file as one run; all of it lands, or none of it."""
-    from rejudge.services import Evidence, SuiteSnapshot, evidence_path, ingest_run
-    from rejudge.suites import suite_hash
+    from rejudge.services import evidence_path
 
     source = Path(path)
     read = read_chat(source)
-    tools: dict[str, ToolSpec] = {}
-    for line in read.lines:
-        for spec in line.tools:
-            tools.setdefault(spec.name, spec)
-    registry = ToolRegistry(
-        domain=CHAT_DOMAIN, version="1", tools=[tools[k] for k in sorted(tools)]
-    )
-    cases = [
-        Case(
-            id=line.case_id,
-            dimension=CHAT_DOMAIN,
-            category=CHAT_DOMAIN,
-            instruction=line.instruction or "(the conversation holds no user message)",
-            golden=Golden(calls=[]),
-            metadata={"imported_from": source.name},
-        )
-        for line in read.lines
-    ]
-    short = read.file_hash.split(":", 1)[1][:10]
-    suite = SuiteSnapshot(
-        name=suite_name or f"chat-{source.stem}-{short}",
-        domain=CHAT_DOMAIN,
-        suite_hash=suite_hash(1, registry, cases),
-        registry=registry,
-        cases=cases,
-        meta={
-            "description": f"conversations of {source.name}",
-            "adhoc": True,
-            "source": CHAT_JSONL_SOURCE,
-        },
-    )
     anomalies = {line.case_id: line.anomalies for line in read.lines if line.anomalies}
     config = RunConfig(
         model="unknown",
@@ -229,15 +198,33 @@ def import_chat_jsonl(
             "anomalies": anomalies,
         },
     )
-    evidence = [Evidence(line.case_id, line.trace, None, None) for line in read.lines]
-    with store.atomic():
-        stored = ingest_run(
-            store,
-            suite,
-            name=run_name or f"chat-{source.stem}-{short}",
-            config=config,
-            evidence=evidence,
+    items = [
+        (
+            Case(
+                id=line.case_id,
+                dimension=CHAT_DOMAIN,
+                category=CHAT_DOMAIN,
+                instruction=line.instruction or "(the conversation holds no user message)",
+                golden=Golden(calls=[]),
+                metadata={"imported_from": source.name},
+            ),
+            line.trace,
+            line.tools,
         )
+        for line in read.lines
+    ]
+    stored = store_adhoc_run(
+        store,
+        source,
+        items,
+        prefix="chat",
+        source_tag=CHAT_JSONL_SOURCE,
+        description=f"conversations of {source.name}",
+        file_hash=read.file_hash,
+        config=config,
+        run_name=run_name,
+        suite_name=suite_name,
+    )
     return ChatImportResult(
         run=stored.run.name,
         run_id=stored.run.id,

@@ -20,16 +20,17 @@ from pathlib import Path
 from typing import Any
 
 from rejudge.errors import InvalidInputError
+from rejudge.importers._adhoc import ADHOC_DOMAIN, store_adhoc_run
 from rejudge.importers._contract import Importer, ReplaySource, register_importer
 from rejudge.importers._otel_read import OtelTrace, trace_of_spans
 from rejudge.importers._otel_spans import Span, iter_documents, spans_of_document
 from rejudge.importers._sniff import Detection, Sniff
-from rejudge.model import Case, Golden, RunConfig, ToolRegistry, ToolSpec, Trace
+from rejudge.model import Case, Golden, RunConfig, Trace
 
 __all__ = ["OTEL_DOMAIN", "OTEL_SOURCE", "OtelFile", "OtelImportResult", "import_otel", "read_otel"]
 
 OTEL_SOURCE = "otel"
-OTEL_DOMAIN = "imported"
+OTEL_DOMAIN = ADHOC_DOMAIN
 
 
 @dataclass
@@ -122,6 +123,8 @@ def _case(item: OtelTrace, source: str) -> Case:
 
 
 def _config(read: OtelFile, source: Path) -> RunConfig:
+    from rejudge.services import evidence_path
+
     models = sorted({m for t in read.traces for m in t.models})
     providers = sorted({p for t in read.traces for p in t.providers})
     return RunConfig(
@@ -136,7 +139,7 @@ def _config(read: OtelFile, source: Path) -> RunConfig:
             "source": OTEL_SOURCE,
             "file": source.name,
             "file_hash": read.file_hash,
-            "source_path": str(source.resolve()),
+            "source_path": evidence_path(source),
             "models": models,
             "anomalies": {t.trace_id: t.anomalies for t in read.traces if t.anomalies},
         },
@@ -151,42 +154,20 @@ def import_otel(
     suite_name: str | None = None,
 ) -> OtelImportResult:
     """Import a span file as one run (see the module); all of it lands, or none of it."""
-    from rejudge.services import Evidence, SuiteSnapshot, evidence_path, ingest_run
-    from rejudge.suites import suite_hash
-
     source = Path(path)
     read = read_otel(source)
-    tools: dict[str, ToolSpec] = {}
-    for item in read.traces:
-        for spec in item.tools:
-            tools.setdefault(spec.name, spec)
-    registry = ToolRegistry(
-        domain=OTEL_DOMAIN, version="1", tools=[tools[k] for k in sorted(tools)]
+    stored = store_adhoc_run(
+        store,
+        source,
+        [(_case(t, source.name), t.trace, t.tools) for t in read.traces],
+        prefix="otel",
+        source_tag=OTEL_SOURCE,
+        description=f"traces of {source.name}",
+        file_hash=read.file_hash,
+        config=_config(read, source),
+        run_name=run_name,
+        suite_name=suite_name,
     )
-    cases = [_case(item, source.name) for item in read.traces]
-    short = read.file_hash.split(":", 1)[1][:10]
-    name = suite_name or f"otel-{source.stem}-{short}"
-    suite = SuiteSnapshot(
-        name=name,
-        domain=OTEL_DOMAIN,
-        suite_hash=suite_hash(1, registry, cases),
-        registry=registry,
-        cases=cases,
-        meta={"description": f"traces of {source.name}", "adhoc": True, "source": OTEL_SOURCE},
-    )
-    config = _config(read, source)
-    config = config.model_copy(
-        update={"extra": {**(config.extra or {}), "source_path": evidence_path(source)}}
-    )
-    evidence = [Evidence(t.trace_id, t.trace, None, None) for t in read.traces]
-    with store.atomic():
-        stored = ingest_run(
-            store,
-            suite,
-            name=run_name or f"otel-{source.stem}-{short}",
-            config=config,
-            evidence=evidence,
-        )
     return OtelImportResult(
         run=stored.run.name,
         run_id=stored.run.id,
