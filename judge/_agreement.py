@@ -37,7 +37,7 @@ def tier_agreement(
     """One tier's agreement: ``rows`` are an evaluation's rows (``case``, ``repetition``,
     ``verdict``, ``taxonomy``, optional ``reasons``); ``external`` maps (case, repetition) to
     (value, passed)."""
-    counts = Counter[str]()
+    cells: list[tuple[bool, bool]] = []
     not_scored = no_external = 0
     disagreements: list[Disagreement] = []
     causes = Counter[str]()
@@ -52,8 +52,7 @@ def tier_agreement(
             no_external += 1
             continue
         value, passed = ext
-        cell = ("pass_" if verdict == "PASS" else "fail_") + ("1" if passed else "0")
-        counts[cell] += 1
+        cells.append((verdict == "PASS", passed))
         if (verdict == "PASS") != passed:
             taxonomy = list(row.get("taxonomy") or [])
             if verdict == "FAIL":
@@ -72,7 +71,7 @@ def tier_agreement(
         tier=tier,
         evaluation=evaluation,
         rules=rules,
-        table=AgreementTable(**{k: counts[k] for k in ("pass_1", "pass_0", "fail_1", "fail_0")}),
+        table=AgreementTable.of(cells),
         not_scored=not_scored,
         no_external=no_external,
         disagreements=sorted(disagreements, key=lambda d: (d.verdict, d.case, d.repetition)),

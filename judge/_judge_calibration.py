@@ -17,7 +17,7 @@ The service (:mod:`rejudge.services._judge_calibration`) reads the store and cal
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
 from rejudge.model import AgreementTable, CalibrationAgainst, CalibrationKind, JudgeCalibration
@@ -56,13 +56,6 @@ class AssertionReference:
     source: str | None = None
 
 
-def _table(cells: Iterable[tuple[bool, bool]]) -> AgreementTable:
-    counts = {"pass_1": 0, "pass_0": 0, "fail_1": 0, "fail_0": 0}
-    for judge_pass, reference_pass in cells:
-        counts[("pass_" if judge_pass else "fail_") + ("1" if reference_pass else "0")] += 1
-    return AgreementTable(**counts)
-
-
 def verdict_table(
     judge: Mapping[Key, str], reference: Mapping[Key, bool]
 ) -> tuple[AgreementTable, int, int]:
@@ -79,7 +72,7 @@ def verdict_table(
             missing += 1
             continue
         cells.append((verdict == "PASS", ref))
-    return _table(cells), unscored, missing
+    return AgreementTable.of(cells), unscored, missing
 
 
 def assertion_table(
@@ -102,7 +95,7 @@ def assertion_table(
             else:
                 cells.append((mine, met))
         missing += sum(1 for i, mine in enumerate(given) if mine is not None and i not in ref)
-    return _table(cells), unscored, missing
+    return AgreementTable.of(cells), unscored, missing
 
 
 def review_reference(judge: Mapping[Key, str], labels: Mapping[Key, str]) -> dict[Key, bool]:

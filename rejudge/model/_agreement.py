@@ -19,6 +19,7 @@ give by chance). The computation from judgment rows is the judge's
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -61,6 +62,15 @@ class AgreementTable:
     pass_0: int = 0
     fail_1: int = 0
     fail_0: int = 0
+
+    @classmethod
+    def of(cls, cells: Iterable[tuple[bool, bool]]) -> AgreementTable:
+        """The table of (rejudge passed, the other side passed) pairs, one per item both
+        scored: the one count every 2x2 table here is made by (agreement, calibration)."""
+        counts = [0, 0, 0, 0]  # pass_1, pass_0, fail_1, fail_0
+        for mine, theirs in cells:
+            counts[(0 if mine else 2) + (0 if theirs else 1)] += 1
+        return cls(*counts)
 
     @property
     def total(self) -> int:
