@@ -27,7 +27,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal, NamedTuple
 
-from rejudge.model._agreement import cohens_kappa
+from rejudge.model._agreement import AgreementTable
 
 __all__ = [
     "KeyParameter",
@@ -246,18 +246,22 @@ class JudgeAgreement:
         return self.pass_fail
 
     @property
+    def table(self) -> AgreementTable:
+        """The same counts as the agreement table every other 2x2 here is (B in the columns),
+        so total, agreement and kappa are computed one way."""
+        return AgreementTable(self.pass_pass, self.pass_fail, self.fail_pass, self.fail_fail)
+
+    @property
     def total(self) -> int:
-        return self.pass_pass + self.pass_fail + self.fail_pass + self.fail_fail
+        return self.table.total
 
     @property
     def agreement(self) -> float | None:
-        if not self.total:
-            return None
-        return round((self.pass_pass + self.fail_fail) / self.total, 6)
+        return self.table.agreement
 
     @property
     def kappa(self) -> float | None:
-        return cohens_kappa(self.pass_pass, self.pass_fail, self.fail_pass, self.fail_fail)
+        return self.table.kappa
 
     @property
     def stricter(self) -> str | None:
