@@ -62,36 +62,44 @@ def import_group() -> None:
     """
 
 
-def _parse_options(options: tuple[str, ...]) -> dict[str, Any]:
+def _importer_options(command: Any) -> Any:
+    """``--name RUN`` and ``--option KEY=VALUE`` (repeatable), as any importer takes them."""
+    command = click.option(
+        "--option",
+        "-o",
+        "options",
+        multiple=True,
+        metavar="KEY=VALUE",
+        help="An option of the importer (repeatable; VALUE read as JSON when it parses).",
+    )(command)
+    return click.option(
+        "--name", "run_name", metavar="RUN", help="Run name [default: the importer's]."
+    )(command)
+
+
+def _parse_options(run_name: str | None, options: tuple[str, ...]) -> dict[str, Any]:
+    """The importer's keyword arguments: each ``--option``, and ``run_name`` when named."""
     given: dict[str, Any] = {}
     for option in options:
         key, sep, value = option.partition("=")
         if not sep or not key.strip():
             raise click.BadParameter(f"{option!r} is not KEY=VALUE", param_hint="'--option'")
         given[key.strip().replace("-", "_")] = _option_value(value)
+    if run_name is not None:
+        given["run_name"] = run_name
     return given
 
 
 @click.command("FILE")
 @click.argument("path", type=click.Path(path_type=Path), metavar="FILE")
-@click.option("--name", "run_name", metavar="RUN", help="Run name [default: the importer's].")
-@click.option(
-    "--option",
-    "-o",
-    "options",
-    multiple=True,
-    metavar="KEY=VALUE",
-    help="An option of the importer (repeatable; VALUE read as JSON when it parses).",
-)
+@_importer_options
 @json_option
 @pass_app
 def import_detected_cmd(
     app: AppContext, path: Path, run_name: str | None, options: tuple[str, ...]
 ) -> None:
     """Import FILE with the importer that recognises its format."""
-    given = _parse_options(options)
-    if run_name is not None:
-        given["run_name"] = run_name
+    given = _parse_options(run_name, options)
     done = import_detected(app.store, path, **given)
     data = done.to_json()
 
@@ -336,15 +344,7 @@ def _option_value(text: str) -> Any:
 @import_group.command("with")
 @click.argument("importer_name", metavar="NAME")
 @click.argument("path", type=click.Path(path_type=Path, exists=True))
-@click.option("--name", "run_name", metavar="RUN", help="Run name [default: the importer's].")
-@click.option(
-    "--option",
-    "-o",
-    "options",
-    multiple=True,
-    metavar="KEY=VALUE",
-    help="An option of the importer (repeatable; VALUE read as JSON when it parses).",
-)
+@_importer_options
 @json_option
 @pass_app
 def import_with_cmd(
@@ -356,9 +356,7 @@ def import_with_cmd(
 ) -> None:
     """Import PATH with the importer NAME (`rejudge import list` names them, plugins' too)."""
     importer = get_importer(importer_name)
-    given = _parse_options(options)
-    if run_name is not None:
-        given["run_name"] = run_name
+    given = _parse_options(run_name, options)
     data = importer.to_json(importer(app.store, path, **given))
     app.emit(data, lambda c: render_import_result(c, importer_name, data))
 
