@@ -25,64 +25,22 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from rejudge.suites.worlds.tau2_airline.reads import (
-    calculate,
-    get_flight_status,
-    get_reservation_details,
-    get_user_details,
-    list_all_airports,
-    search_direct_flight,
-    search_onestop_flight,
-    transfer_to_human_agents,
-)
+from rejudge.suites.worlds.tau2_airline import reads, writes
 from rejudge.suites.worlds.tau2_airline.records import _Refused
-from rejudge.suites.worlds.tau2_airline.writes import (
-    book_reservation,
-    cancel_reservation,
-    send_certificate,
-    update_reservation_baggages,
-    update_reservation_flights,
-    update_reservation_passengers,
-)
 
 from rejudge.model import CallResult, WorldState
 
 __all__ = ["READ_TOOLS", "TERMINAL_TOOLS", "TOOLS", "run"]
 
-#: tools that only read the database, or have no effect at all
-READ_TOOLS = frozenset(
-    {
-        "calculate",
-        "get_flight_status",
-        "get_reservation_details",
-        "get_user_details",
-        "list_all_airports",
-        "search_direct_flight",
-        "search_onestop_flight",
-    }
-)
 #: the tool that ends the conversation (changes nothing)
 TERMINAL_TOOLS = frozenset({"transfer_to_human_agents"})
-
+#: every tool, by name: the functions :mod:`.reads` and :mod:`.writes` export
 TOOLS: dict[str, Callable[..., str]] = {
-    fn.__name__: fn
-    for fn in (
-        book_reservation,
-        calculate,
-        cancel_reservation,
-        get_flight_status,
-        get_reservation_details,
-        get_user_details,
-        list_all_airports,
-        search_direct_flight,
-        search_onestop_flight,
-        send_certificate,
-        transfer_to_human_agents,
-        update_reservation_baggages,
-        update_reservation_flights,
-        update_reservation_passengers,
-    )
+    name: getattr(module, name) for module in (reads, writes) for name in module.__all__
 }
+#: tools that only read the database, or have no effect at all: those of :mod:`.reads` but
+#: the terminal one
+READ_TOOLS = frozenset(reads.__all__) - TERMINAL_TOOLS
 
 
 def run(state: WorldState, name: str, arguments: dict[str, Any]) -> CallResult:
