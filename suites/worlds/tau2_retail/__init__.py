@@ -4,8 +4,9 @@ Registers the world ``tau2-retail`` with :data:`rejudge.registry.REGISTRY` on im
 versions on the same data: ``8d005b0`` (the tools as first written from the recordings) and
 ``8d005b0-2`` (the latest, under the bare name too: what ``8d005b0`` got wrong against τ²'s own
 tools corrected, see ``README.md``); a registry made with ``8d005b0`` is judged under it, so
-its judgments keep their keys. The database the database (2.8 MB, shipped byte for byte in ``data/db.json``, MIT, see
-``README.md`` and ``data/LICENSE``) is read on the first lookup, once per process.
+its judgments keep their keys. The database (2.8 MB, shipped byte for byte in ``data/db.json``,
+MIT, see ``README.md`` and ``data/LICENSE``) is read on the first lookup, once per process, and
+shared by both versions.
 """
 
 from __future__ import annotations
@@ -52,7 +53,7 @@ VERSION_2 = "8d005b0-2"
 DATA_FILE = Path(__file__).parent / "data" / "db.json"
 
 
-def load_data(path: Path = DATA_FILE, version: str = VERSION) -> WorldData:
+def load_data(path: Path = DATA_FILE) -> WorldData:
     """The database as world data: tables ``users``, ``orders``, ``products`` keyed as in the
     file; every order in τ²'s model form (:func:`~.records.order_form`)."""
     try:
@@ -74,7 +75,7 @@ def load_data(path: Path = DATA_FILE, version: str = VERSION) -> WorldData:
         "orders": {key: order_form(order) for key, order in raw["orders"].items()},
         "products": raw["products"],
     }
-    return WorldData.of(NAME, version, tables)
+    return WorldData.of(NAME, VERSION, tables)
 
 
 _TOOL_NAMES = frozenset(TOOLS)
