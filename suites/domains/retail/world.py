@@ -419,7 +419,6 @@ def retail_world() -> RetailWorld:
     return RetailWorld(load_data(), ToolRegistry(domain=NAME, version=version, tools=list(tools)))
 
 
-# the latest version under the bare name, every version under its key (rejudge.model.world_key)
 @cache
 def retail_world_2() -> RetailWorld2:
     """Version 2 on the same fixtures (only the tools' effects differ), built once."""
