@@ -11,7 +11,7 @@ parameters from the judgment itself. A judgment whose rubric is nowhere at hand 
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass
+from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
 
@@ -40,13 +40,7 @@ class JudgeCheck:
     message: str | None = None
 
     def as_dict(self) -> dict[str, Any]:
-        return {
-            "case": self.case,
-            "repetition": self.repetition,
-            "evaluation": self.evaluation,
-            "outcome": self.outcome,
-            "message": self.message,
-        }
+        return asdict(self)
 
 
 def _rubric(root: Path, run: str, ref: str, wanted: str) -> Rubric | None:
@@ -66,6 +60,9 @@ def check_judge_cassettes(store: Store, run: RunRecord, cassettes: Path) -> list
     """Re-judge every model-graded judgment of ``run`` from its cassettes (network unused)."""
     out: list[JudgeCheck] = []
     seen: set[str] = set()
+    # (ref, hash) -> the rubric or None: looked up (and a user's rubric.json read) once, not
+    # once per judgment
+    rubrics: dict[tuple[str, str], Rubric | None] = {}
     for ev in store.list_evaluations(run.id):
         if ev.tier != MODEL_GRADED:
             continue
@@ -94,7 +91,10 @@ def check_judge_cassettes(store: Store, run: RunRecord, cassettes: Path) -> list
             if not judge_info or not (body.get("details") or {}).get("samples"):
                 check.outcome, check.message = SAME, ("no judge call (skipped before the judge)")
                 continue
-            rubric = _rubric(cassettes, run.name, judge_info["rubric"], judge_info["rubric_hash"])
+            named = (judge_info["rubric"], judge_info["rubric_hash"])
+            if named not in rubrics:
+                rubrics[named] = _rubric(cassettes, run.name, *named)
+            rubric = rubrics[named]
             if rubric is None:
                 check.outcome, check.message = (
                     NOT_CHECKED,
