@@ -50,8 +50,10 @@ __all__ = [
     "JudgeMissError",
     "JudgeServerError",
     "RecordedReply",
+    "judge_cassette_name",
     "judge_cassette_path",
     "judge_rubric_dir",
+    "judge_run_dir",
     "judge_request_body",
     "record_judge_jobs",
     "replay_judge_sample",
@@ -104,17 +106,27 @@ def _hex(hash_text: str, n: int) -> str:
     return hash_text.split(":", 1)[-1][:n]
 
 
+def judge_run_dir(root: Path | str, run: str) -> Path:
+    """The folder of a run's judge cassettes (one folder a rubric below it)."""
+    return Path(root) / re.sub(r"[^A-Za-z0-9._-]", "_", run) / JUDGE_DIR
+
+
 def judge_rubric_dir(root: Path | str, run: str, rubric_hash: str) -> Path:
     """The folder of a run's judge cassettes under one rubric."""
-    safe_run = re.sub(r"[^A-Za-z0-9._-]", "_", run)
-    return Path(root) / safe_run / JUDGE_DIR / _hex(rubric_hash, 16)
+    return judge_run_dir(root, run) / _hex(rubric_hash, 16)
+
+
+def judge_cassette_name(prompt_hash: str, judge: JudgeModel, sample: int) -> str:
+    """One sample's cassette file name in its rubric's folder."""
+    return f"{_hex(prompt_hash, 24)}__{judge.label}__s{sample}.json"
 
 
 def judge_cassette_path(
     root: Path | str, run: str, rubric_hash: str, prompt_hash: str, judge: JudgeModel, sample: int
 ) -> Path:
-    name = f"{_hex(prompt_hash, 24)}__{judge.label}__s{sample}.json"
-    return judge_rubric_dir(root, run, rubric_hash) / name
+    return judge_rubric_dir(root, run, rubric_hash) / judge_cassette_name(
+        prompt_hash, judge, sample
+    )
 
 
 def judge_request_body(

@@ -16,7 +16,6 @@ error: the rest of the demo stands on its own.
 
 from __future__ import annotations
 
-import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -87,13 +86,11 @@ class DemoModelGraded:
         }
 
 
-def _safe(run: str) -> str:
-    return re.sub(r"[^A-Za-z0-9._-]", "_", run)
-
-
 def _root_for(run: str, roots: list[Path]) -> Path | None:
     """The first cassette root holding judge cassettes of ``run``."""
-    return next((r for r in roots if (r / _safe(run) / "judge").is_dir()), None)
+    from rejudge.recorder._judge_calls import judge_run_dir
+
+    return next((r for r in roots if judge_run_dir(r, run).is_dir()), None)
 
 
 def _latest(store: Store, run_id: int, tier: str) -> int | None:

@@ -50,6 +50,7 @@ from rejudge.recorder._judge_calls import (
     JudgeEndpoint,
     JudgeJob,
     JudgeServerError,
+    judge_cassette_name,
     judge_request_body,
     judge_rubric_dir,
     record_judge_jobs,
@@ -134,8 +135,8 @@ class _Planner:
         return render_prompt(self.rubric, trace, case, registry)
 
     def path(self, prompt: RenderedPrompt, sample: int) -> Path:
-        name = f"{prompt.hash.split(':', 1)[-1][:24]}__{self.judge.label}__s{sample}.json"
-        return self.rubric_dir / name  # judge_cassette_path's, without a Path per part
+        # judge_cassette_path's, the rubric's folder computed once per run
+        return self.rubric_dir / judge_cassette_name(prompt.hash, self.judge, sample)
 
     def labels(self, row: dict[str, Any]) -> Iterator[tuple[str, Path]]:
         """(label, cassette path) of every sample of a row: what record mode none checks."""

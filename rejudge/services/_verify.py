@@ -247,15 +247,12 @@ def _judge_root(cassettes: Path, run: str) -> Path:
     """Where a run's judge cassettes are: under ``cassettes`` when it holds them, else under
     the first shipped cassette root that does (the demo's imported runs are judged from the
     judge cassettes that ship with rejudge, as their agent evidence is found where it ships)."""
-    from rejudge.recorder._judge_calls import judge_rubric_dir
+    from rejudge.recorder._judge_calls import judge_run_dir
     from rejudge.services._evidence_paths import shipped_cassette_roots
 
-    def judge_dir(root: Path) -> Path:
-        return judge_rubric_dir(root, run, "sha256:0").parent  # <root>/<run>/judge
-
-    if judge_dir(cassettes).is_dir():
+    if judge_run_dir(cassettes, run).is_dir():
         return cassettes
-    return next((r for r in shipped_cassette_roots() if judge_dir(r).is_dir()), cassettes)
+    return next((r for r in shipped_cassette_roots() if judge_run_dir(r, run).is_dir()), cassettes)
 
 
 def verify_run(
