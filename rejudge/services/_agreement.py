@@ -19,14 +19,16 @@ from rejudge.judge import (
     tier_agreement,
 )
 from rejudge.model import Agreement, RuleSet
-from rejudge.store import Store
+from rejudge.store import RunRecord, Store
 
 __all__ = ["evaluation_agreement", "run_agreement"]
 
 
-def _external(
-    store: Store, run_id: int, source: str | None
-) -> tuple[str, dict[tuple[str, int], tuple[float, bool]], set[str | None]]:
+#: a source's verdicts on a run: its name, (case, repetition) -> (value, passed), its versions
+_External = tuple[str, dict[tuple[str, int], tuple[float, bool]], set[str | None]]
+
+
+def _external(store: Store, run_id: int, source: str | None) -> _External:
     sources = store.external_sources(run_id)
     if not sources:
         raise NotFoundError(
@@ -69,7 +71,27 @@ def run_agreement(
     """Per tier, the run's latest finished evaluation (under ``rule_set_id`` when given; ``prefer``:
     tier -> evaluation id to use for that tier) against the external verdicts of ``source``."""
     record = store.get_run(run)
-    source, external, versions = _external(store, record.id, source)
+    return _agreement(
+        store,
+        record,
+        _external(store, record.id, source),
+        rule_set_id=rule_set_id,
+        prefer=prefer,
+        rules_reason=rules_reason,
+    )
+
+
+def _agreement(
+    store: Store,
+    record: RunRecord,
+    read: _External,
+    *,
+    rule_set_id: int | None,
+    prefer: dict[str, int] | None,
+    rules_reason: str | None,
+) -> Agreement:
+    """:func:`run_agreement` on external verdicts already read (``read``: :func:`_external`)."""
+    source, external, versions = read
     chosen: dict[str, int] = {}
     for ev in store.list_evaluations(record.id):
         if ev.status != "finished" or (rule_set_id is not None and ev.rule_set_id != rule_set_id):
@@ -133,7 +155,9 @@ def evaluation_agreement(
     (:func:`rejudge.judge.matching_rule_set`: τ-bench's 7362a17 or 59a200c) when the run was
     judged under it; else EVAL's own. The result says which and why."""
     ev = store.get_evaluation(evaluation_id)
-    name, _external_verdicts, versions = _external(store, ev.run_id, source)
+    # read once: the rule set is chosen by the verdicts' versions, then they are compared
+    read = _external(store, ev.run_id, source)
+    name, _verdicts, versions = read
     by_ref: dict[str, int] = {}
     for other in store.list_evaluations(ev.run_id):
         if other.status == "finished":
@@ -161,11 +185,11 @@ def evaluation_agreement(
         else:
             chosen, why = own, f"EVAL's rule set ({why})"
     prefer = {ev.tier: ev.id} if chosen == own else None
-    return run_agreement(
+    return _agreement(
         store,
-        ev.run_id,
+        store.get_run(ev.run_id),
+        read,
         rule_set_id=by_ref.get(chosen, ev.rule_set_id),
-        source=name,
         prefer=prefer,
         rules_reason=why,
     )
