@@ -27,6 +27,7 @@ from __future__ import annotations
 import time
 from collections import Counter
 from collections.abc import Callable, Sequence
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -285,9 +286,7 @@ def _import_shipped(store: Store, say: Progress) -> list[DemoRun]:
             harness_mode=tau.run.harness_mode,
             traces=tau.inserted + tau.skipped,
             inserted=tau.inserted,
-            # how the conversations ended, as the store holds them (τ-bench stopped five at
-            # its step limit): never one status for the whole run
-            outcomes=store.trace_statuses()[tau.run.id].as_dict(),
+            outcomes={},  # below, from the store
             source="τ-bench (sierra-research/tau-bench, historical trajectories)",
             tau_rules=True,
         )
@@ -307,11 +306,14 @@ def _import_shipped(store: Store, say: Progress) -> list[DemoRun]:
                 harness_mode=imported.run.harness_mode,
                 traces=len(imported.planned),
                 inserted=imported.inserted,
-                outcomes=store.trace_statuses()[imported.run.id].as_dict(),
+                outcomes={},  # below, from the store
                 source=f"cassettes recorded by {folder}",
             )
         )
-    return runs
+    # how the conversations ended, as the store holds them (τ-bench stopped five at its step
+    # limit): never one status for the whole run; one read for every run imported
+    statuses = store.trace_statuses()
+    return [replace(r, outcomes=statuses[r.run_id].as_dict()) for r in runs]
 
 
 def _headline(run: DemoRun, reports: list[EvaluationReport], newest: str) -> DemoHeadline:
