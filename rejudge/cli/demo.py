@@ -390,21 +390,14 @@ def _render_model_graded(c: Console, mg: DemoModelGraded) -> None:
         render_judge_calibration(c, j.calibration)
     if mg.judge_vs_judge is not None:
         a, b, cmp = mg.judge_vs_judge
-        judges = cmp.judges  # the compare service's own reading of two judges
-        if judges is not None:
-            table = AgreementTable(
-                pass_1=judges.pass_pass,
-                pass_0=judges.fail_pass,
-                fail_1=judges.pass_fail,
-                fail_0=judges.fail_fail,
-            )
-        else:
-            table = AgreementTable(
-                pass_1=cmp.concordant.get("pass", 0),
-                pass_0=cmp.discordant.get("fail_to_pass", 0),
-                fail_1=cmp.discordant.get("pass_to_fail", 0),
-                fail_0=cmp.concordant.get("fail", 0),
-            )
+        # the compare service's paired counts (its ``judges`` holds the same four, and only
+        # when the two differ in the judge alone)
+        table = AgreementTable(
+            pass_1=cmp.concordant.get("pass", 0),
+            pass_0=cmp.discordant.get("fail_to_pass", 0),
+            fail_1=cmp.discordant.get("pass_to_fail", 0),
+            fail_0=cmp.concordant.get("fail", 0),
+        )
         kappa = "n/a" if table.kappa is None else f"{table.kappa:.2f}"
         judge_passes, other_passes = table.pass_1 + table.pass_0, table.pass_1 + table.fail_1
         stricter = (
