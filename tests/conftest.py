@@ -36,6 +36,17 @@ BACKENDS = (
     pytest.param("postgresql", id="postgresql", marks=pytest.mark.postgres),
 )
 
+#: the cassettes the repository ships, and its SmolLM2 runs of a suite whose registry names a
+#: world (retail, genome), each with the built-in suite it was recorded against
+CASSETTES = Path(__file__).resolve().parents[1] / "cassettes"
+SHIPPED_WORLD_RUNS = {
+    "smollm2-retail": "retail",
+    "smollm2-retail-oracle": "retail",
+    "smollm2-retail-required": "retail",
+    "smollm2-genome-simple": "genome-simple",
+    "smollm2-genome-complex": "genome-complex",
+}
+
 
 @functools.cache
 def postgres_problem() -> str | None:

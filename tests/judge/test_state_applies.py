@@ -10,7 +10,6 @@ from __future__ import annotations
 
 from collections import Counter
 from functools import cache
-from pathlib import Path
 from typing import Any
 
 import pytest
@@ -23,16 +22,7 @@ from rejudge.suites import load_suite
 
 from rejudge.errors import InvalidInputError
 from rejudge.model import Case, Round, Trace
-
-CASSETTES = Path(__file__).resolve().parents[2] / "cassettes"
-#: every shipped SmolLM2 run of a suite with a world, and its suite
-SHIPPED = {
-    "smollm2-retail": "retail",
-    "smollm2-retail-oracle": "retail",
-    "smollm2-retail-required": "retail",
-    "smollm2-genome-simple": "genome-simple",
-    "smollm2-genome-complex": "genome-complex",
-}
+from tests.conftest import CASSETTES, SHIPPED_WORLD_RUNS
 
 
 @cache
@@ -44,7 +34,7 @@ def _no_call_traces(version: str = "") -> list[tuple[str, Trace, Case, Any]]:
     """Every shipped trace that made no tool call, on a case whose golden has calls (of the
     suite's ``version``, e.g. ``"@2"``: the same cases, read-only ones with answers)."""
     out = []
-    for run, suite_name in SHIPPED.items():
+    for run, suite_name in SHIPPED_WORLD_RUNS.items():
         suite = _suite(suite_name + version)
         cases = {c.id: c for c in suite.cases}
         for path in sorted((CASSETTES / run).glob("*.yaml")):

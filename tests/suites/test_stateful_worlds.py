@@ -23,15 +23,8 @@ from rejudge.suites import ToolResult, load_suite, selftest_suite
 
 from rejudge.model import Round, ToolCall, Trace, World
 from rejudge.registry import BUILTINS, REGISTRY
+from tests.conftest import CASSETTES, SHIPPED_WORLD_RUNS
 
-CASSETTES = Path(__file__).resolve().parents[2] / "cassettes"
-RUNS = {
-    "smollm2-retail": "retail",
-    "smollm2-retail-oracle": "retail",
-    "smollm2-retail-required": "retail",
-    "smollm2-genome-simple": "genome-simple",
-    "smollm2-genome-complex": "genome-complex",
-}
 WORLD_OF = {"retail": "retail", "genome-simple": "genome", "genome-complex": "genome"}
 
 
@@ -52,9 +45,9 @@ def _as_tool_result(world_result: Any) -> ToolResult:
 
 def _re_executed(run: str) -> list[tuple[str, str, str]]:
     """(where, what the world gives back now, what was sent or recorded) per executed call."""
-    suite = load_suite(RUNS[run])
+    suite = load_suite(SHIPPED_WORLD_RUNS[run])
     cases = {c.id: c for c in suite.cases}
-    world: World = REGISTRY.get("world", WORLD_OF[RUNS[run]])
+    world: World = REGISTRY.get("world", WORLD_OF[SHIPPED_WORLD_RUNS[run]])
     out = []
     for path in sorted((CASSETTES / run).glob("*.yaml")):
         cassette = read_cassette(path)
@@ -77,7 +70,7 @@ def _re_executed(run: str) -> list[tuple[str, str, str]]:
     return out
 
 
-@pytest.mark.parametrize("run", sorted(RUNS))
+@pytest.mark.parametrize("run", sorted(SHIPPED_WORLD_RUNS))
 def test_every_recorded_call_gives_back_its_recorded_bytes(run: str) -> None:
     calls = _re_executed(run)
     assert [where for where, now, then in calls if now != then] == []
@@ -86,7 +79,7 @@ def test_every_recorded_call_gives_back_its_recorded_bytes(run: str) -> None:
 
 
 def test_the_proof_covers_every_executed_call_of_the_shipped_runs() -> None:
-    total = sum(len(_re_executed(run)) for run in RUNS)
+    total = sum(len(_re_executed(run)) for run in SHIPPED_WORLD_RUNS)
     # 31 calls recorded, 4 with arguments the model cut off (never executed): 27 re-executed
     assert total == 27
 
