@@ -288,7 +288,7 @@ class StateTier:
             diff.extend({"kind": "state", **d.as_dict()} for d in differences)
 
         details: dict[str, Any] = {
-            "world": f"{world.name}@{world.version}",
+            "world": world_key(world.name, world.version),
             "state_hash_expected": expected.state_hash(ledger, changes=changes[0]),
             "state_hash_actual": actual.state_hash(ledger, changes=changes[1]),
             "re_executed_calls": executed,
