@@ -267,6 +267,12 @@ def test_a_registry_is_judged_under_the_world_version_it_names(tau) -> None:
     assert world_versions(ref.name) == [world_key(ref.name, ref.version)]
     world: World = REGISTRY.get("world", world_key(ref.name, ref.version))
     assert world_of(parsed.registry) is world
+    # a world that ships two versions: a registry naming the older one is judged under it,
+    # not under the latest the bare name gives (τ-bench's airline has one version only)
+    old: World = REGISTRY.get("world", "tau2-retail@8d005b0")
+    assert world_versions("tau2-retail") == ["tau2-retail@8d005b0", "tau2-retail@8d005b0-2"]
+    assert REGISTRY.get("world", "tau2-retail").ref.version == "8d005b0-2"
+    assert world_of(parsed.registry.model_copy(update={"world": old.ref})) is old
     unknown = parsed.registry.model_copy(
         update={"world": WorldRef(name=ref.name, version="9", data_hash=ref.data_hash)}
     )
