@@ -9,7 +9,6 @@ run by parsing the file again the same way (:data:`TAU_BENCH`'s sources).
 
 from __future__ import annotations
 
-import json
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
@@ -72,6 +71,13 @@ class TauImportResult:
 def read_tau_file(source: Path, tools: Path | None) -> tuple[Tau2Plan | None, TauImport]:
     """A τ-bench file (or τ² document) parsed as its import parses it: its τ² plan (None for a
     τ-bench file) and the parse. Replay re-derives a run's traces through this too."""
+    _data, plan, parsed = _read(source, tools)
+    return plan, parsed
+
+
+def _read(source: Path, tools: Path | None) -> tuple[Any, Tau2Plan | None, TauImport]:
+    """:func:`read_tau_file`, and the file's JSON value as loaded (the import reads the reward
+    version from it too, rather than parsing the file a second time)."""
     from rejudge.suites.importers import load_json, parse_tau_bench
     from rejudge.suites.importers._tau2 import is_tau2_results
     from rejudge.suites.importers._tau2_suite import tau2_plan
@@ -84,7 +90,7 @@ def read_tau_file(source: Path, tools: Path | None) -> tuple[Tau2Plan | None, Ta
     parsed = parse_tau_bench(
         data, source=source.name, tools=tools_data, tools_source=str(tools or "")
     )
-    return plan, parsed
+    return data, plan, parsed
 
 
 def import_tau_bench(
@@ -123,8 +129,8 @@ def import_tau_bench(
             "not supported; give a τ-bench trajectory file or a one-document τ²-bench results file",
             file=str(source),
         )
-    plan, parsed = read_tau_file(source, Path(tools) if tools is not None else None)
-    version, how = _reward_version(source, plan, reward_version)
+    data, plan, parsed = _read(source, Path(tools) if tools is not None else None)
+    version, how = _reward_version(source, plan, reward_version, data)
     stem = source.stem
     flavor = parsed.source_name  # tau-bench or tau2-bench: whose rewards these are
     registry = parsed.registry
@@ -206,9 +212,10 @@ def import_tau_bench(
 
 
 def _reward_version(
-    source: Path, plan: Tau2Plan | None, given: str | None
+    source: Path, plan: Tau2Plan | None, given: str | None, data: Any
 ) -> tuple[str | None, str | None]:
-    """The reward version recorded with a file's verdicts, and how it is known."""
+    """The reward version recorded with a file's verdicts (``data``: the file as loaded), and
+    how it is known."""
     if plan is not None:
         if given is not None:
             raise InvalidInputError(
@@ -223,7 +230,7 @@ def _reward_version(
     from rejudge.suites.importers._tau_version import reward_version_of
 
     raw = source.read_bytes()  # its git blob id names a file τ-bench published
-    found = reward_version_of(given, raw, json.loads(raw), source=source.name)
+    found = reward_version_of(given, raw, data, source=source.name)
     return found.version, found.how
 
 
