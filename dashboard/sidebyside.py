@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from rejudge.dashboard.rules import rule_diff
+from rejudge.judge import diff_rule_sets
 
 from rejudge.model import RuleSet
 
@@ -62,7 +62,7 @@ def call_highlights(
 
 def settings_diff(a: RuleSet, b: RuleSet) -> list[dict[str, Any]]:
     """The rule settings that differ, as ``(setting, A, B)`` rows; labels left out."""
-    return [d for d in rule_diff(a, b) if d["path"] not in IGNORED_SETTINGS]
+    return [d for d in diff_rule_sets(a, b) if d["path"] not in IGNORED_SETTINGS]
 
 
 def pair_link(
