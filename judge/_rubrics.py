@@ -157,13 +157,17 @@ def _template_line(text: str, value_line: int, variable: str | None) -> int:
 
 def rubric_from_text(text: str, source: str) -> Rubric:
     """Parse and check a rubric file's text; every problem at once, each ``source:line: ...``."""
+    # one parse: the node tree (for the lines) is the one the data is built from
+    loader = yaml.SafeLoader(text)
     try:
-        node = yaml.compose(text, Loader=yaml.SafeLoader)
-        data = yaml.safe_load(text)
+        node = loader.get_single_node()
+        data = loader.construct_document(node) if node is not None else None
     except yaml.YAMLError as exc:
         mark = getattr(exc, "problem_mark", None)
         line = mark.line + 1 if mark is not None else 1
         raise RubricError(f"{source}:{line}: not valid YAML/JSON: {exc}", file=source) from None
+    finally:
+        loader.dispose()
     if not isinstance(data, dict):
         raise RubricError(f"{source}:1: a rubric is a mapping (name, version, criteria, ...)")
     where = _lines(node)

@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 
 import pytest
@@ -99,6 +100,20 @@ def test_every_problem_of_a_file_at_once_with_its_line(tmp_path: Path) -> None:
         assert any(
             part.startswith(f"{path}:{line}: ") and text in part for part in message.split("; ")
         ), (line, text, message)
+
+
+@pytest.mark.parametrize(
+    ("text", "line"),
+    [
+        ("name: x\nversion: '1'\ncriteria: {a: 1\ntemplate: t\n", 4),  # the parser's error
+        ("name: x\nversion: '1'\ncriteria: !!python/name:os.system\n", 3),  # the constructor's
+    ],
+)
+def test_malformed_yaml_is_one_error_at_its_line(tmp_path: Path, text: str, line: int) -> None:
+    path = tmp_path / "broken.yaml"
+    path.write_text(text, encoding="utf-8")
+    with pytest.raises(RubricError, match=rf"^{re.escape(str(path))}:{line}: not valid YAML/JSON"):
+        load_rubric(path)
 
 
 def test_a_schema_that_does_not_require_what_the_scale_reads(tmp_path: Path) -> None:
