@@ -38,13 +38,13 @@ from rejudge.judge import DEFAULT_RUBRIC, load_rubric, load_rule_set  # noqa: E4
 from rejudge.recorder import JudgeEndpoint  # noqa: E402
 from rejudge.store import Store  # noqa: E402
 
-from rejudge.model import JudgeModel, Round, RunConfig, ToolCall, Trace  # noqa: E402
+from rejudge.model import JudgeModel, Round, ToolCall, Trace  # noqa: E402
 from rejudge.services import (  # noqa: E402
     ModelGradedOptions,
     judge_run,
     judge_run_model_graded,
 )
-from tests.judge.conftest import REGISTRY, case, gcall  # noqa: E402
+from tests.judge.conftest import case, gcall, saved_run  # noqa: E402
 from tests.services.judge_server import JudgeServer, serve  # noqa: E402
 
 CASES = [
@@ -70,12 +70,7 @@ def _traces(n: int) -> list[Trace]:
 
 def _store(path: Path, traces: list[Trace]) -> Store:
     st = Store.open(f"sqlite:///{path}")
-    suite = st.save_suite(
-        name="t", domain="retail", suite_hash="sha256:t", registry=REGISTRY, cases=CASES
-    )
-    run = st.create_run(name="r", suite=suite, config=RunConfig(model="m"))
-    pks = st.get_case_pks(suite.id)
-    st.save_traces([(run.id, pks[t.case_id], t, None, None) for t in traces])
+    saved_run(st, CASES, traces, run="r")
     return st
 
 

@@ -3,11 +3,24 @@
 from __future__ import annotations
 
 import json
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import pytest
 
-from rejudge.model import Case, Golden, GoldenCall, Round, ToolCall, ToolRegistry, ToolSpec, Trace
+from rejudge.model import (
+    Case,
+    Golden,
+    GoldenCall,
+    Round,
+    RunConfig,
+    ToolCall,
+    ToolRegistry,
+    ToolSpec,
+    Trace,
+)
+
+if TYPE_CHECKING:
+    from rejudge.store import RunRecord, Store
 
 
 def _obj(props: dict[str, Any], required: list[str]) -> dict[str, Any]:
@@ -146,6 +159,18 @@ def replay(c: Case) -> Trace:
         for _ in range(g.count):
             calls.append(call(g.tool, **g.params))
     return trace(*calls, case_id=c.id)
+
+
+def saved_run(st: Store, cases: list[Case], traces: list[Trace], *, run: str = "r1") -> RunRecord:
+    """A suite of ``cases`` on this world's registry and a run of ``traces``, saved in ``st``
+    (what the store-backed judging tests and bench/model_graded.py start from)."""
+    suite = st.save_suite(
+        name="t", domain="retail", suite_hash="sha256:t", registry=REGISTRY, cases=cases
+    )
+    record = st.create_run(name=run, suite=suite, config=RunConfig(model="m"))
+    pks = st.get_case_pks(suite.id)
+    st.save_traces([(record.id, pks[t.case_id], t, None, None) for t in traces])
+    return record
 
 
 @pytest.fixture()

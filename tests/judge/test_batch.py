@@ -9,10 +9,9 @@ import pytest
 from rejudge.judge import compare_rows, load_rule_set
 from rejudge.store import Store
 
-from rejudge.model import RunConfig
 from rejudge.services import evaluation_report, evaluation_rows, judge_run
 
-from .conftest import REGISTRY, call, case, gcall, trace
+from .conftest import REGISTRY, call, case, gcall, saved_run, trace
 
 CASES = [
     case(gcall("get_order", order_id="W441"), id="a", dimension="D1"),
@@ -35,12 +34,7 @@ def store(tmp_path, monkeypatch):
         raise AssertionError("the judge opened a network connection")
 
     st = Store.open(f"sqlite:///{tmp_path / 'r.db'}")
-    suite = st.save_suite(
-        name="t", domain="retail", suite_hash="sha256:t", registry=REGISTRY, cases=CASES
-    )
-    run = st.create_run(name="r1", suite=suite, config=RunConfig(model="m"))
-    pks = st.get_case_pks(suite.id)
-    st.save_traces([(run.id, pks[t.case_id], t, None, None) for t in TRACES])
+    saved_run(st, CASES, TRACES)
     monkeypatch.setattr(socket.socket, "connect", no_network)
     yield st
     st.close()

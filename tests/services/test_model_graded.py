@@ -17,9 +17,9 @@ from rejudge.store import Store
 
 from rejudge.cli import cli
 from rejudge.errors import InvalidInputError
-from rejudge.model import JudgeModel, RunConfig
+from rejudge.model import JudgeModel
 from rejudge.services import ModelGradedOptions, judge_run_model_graded
-from tests.judge.conftest import REGISTRY, call, case, gcall, trace
+from tests.judge.conftest import call, case, gcall, saved_run, trace
 from tests.services.judge_server import JudgeServer, serve, verdict_reply
 
 CASES = [
@@ -39,12 +39,7 @@ FAST = RetryPolicy(max_retries=2, base_delay_s=0.0, max_delay_s=0.0)
 
 def _store(path: Path) -> Store:
     st = Store.open(f"sqlite:///{path}")
-    suite = st.save_suite(
-        name="t", domain="retail", suite_hash="sha256:t", registry=REGISTRY, cases=CASES
-    )
-    run = st.create_run(name="r1", suite=suite, config=RunConfig(model="m"))
-    pks = st.get_case_pks(suite.id)
-    st.save_traces([(run.id, pks[t.case_id], t, None, None) for t in TRACES])
+    saved_run(st, CASES, TRACES)
     return st
 
 
