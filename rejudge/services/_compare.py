@@ -99,16 +99,6 @@ JUDGE_PATHS = {
 
 
 def _rows_with_judge(store: Store, meta: dict[str, Any]) -> list[dict[str, Any]]:
-    rows = evaluation_rows(store, int(meta["id"]))
-    if meta.get("tier") != "model-graded":
-        return rows
-    judges = {
-        (r["case_key"], r["repetition"]): r
-        for r in store.iter_evaluation_rows(int(meta["id"]), body_paths=JUDGE_PATHS)
-    }
-    for row in rows:
-        found = judges.get((row["case"], row["repetition"]), {})
-        for label in JUDGE_PATHS:
-            if found.get(label) is not None:
-                row[label] = found[label]
-    return rows
+    # a model-graded judgment's judge is read with its row, in the one read (no other tier has one)
+    paths = JUDGE_PATHS if meta.get("tier") == "model-graded" else None
+    return evaluation_rows(store, int(meta["id"]), paths)

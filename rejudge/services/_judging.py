@@ -13,7 +13,7 @@ the helpers below (:func:`resolve_inputs`, :func:`settle_chunk`) shared by both.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from concurrent.futures import Future
 from contextlib import ExitStack
 from dataclasses import dataclass, field
@@ -486,33 +486,40 @@ def judge_run_summary(
     )
 
 
-def evaluation_rows(store: Store, evaluation_id: int) -> list[dict[str, Any]]:
-    """An evaluation's rows in the shape :func:`rejudge.judge._report.build_report` takes."""
-    return list(iter_evaluation_rows(store, evaluation_id))
+def evaluation_rows(
+    store: Store, evaluation_id: int, body_paths: Mapping[str, Sequence[str]] | None = None
+) -> list[dict[str, Any]]:
+    """An evaluation's rows in the shape :func:`rejudge.judge._report.build_report` takes;
+    ``body_paths`` (as the store's) adds those fields of each judgment body where present."""
+    return list(iter_evaluation_rows(store, evaluation_id, body_paths))
 
 
-def iter_evaluation_rows(store: Store, evaluation_id: int) -> Iterator[dict[str, Any]]:
+def iter_evaluation_rows(
+    store: Store, evaluation_id: int, body_paths: Mapping[str, Sequence[str]] | None = None
+) -> Iterator[dict[str, Any]]:
     """:func:`evaluation_rows`, streamed (memory stays flat however large the evaluation)."""
-    for r in store.iter_evaluation_rows(evaluation_id):
-        yield (
-            {
-                "case": r["case_key"],
-                "repetition": r["repetition"],
-                "verdict": r["verdict"],
-                "taxonomy": list(r.get("taxonomy") or []),
-                "partial_score": r["partial_score"],
-                "dimension": r["dimension"],
-                "category": r["category"],
-                "implicated_tools": r["implicated_tools"] or [],
-                "anomalies": r["anomalies"] or [],
-                "trace_hash": r["trace_hash"],
-                "case_hash": r["case_hash"],
-                "registry_hash": r["registry_hash"],
-                "rule_set_hash": r["rule_set_hash"],
-                "tier": r["tier"],
-                "engine_version": r["engine_version"],
-            }
-        )
+    for r in store.iter_evaluation_rows(evaluation_id, body_paths=body_paths):
+        row = {
+            "case": r["case_key"],
+            "repetition": r["repetition"],
+            "verdict": r["verdict"],
+            "taxonomy": list(r.get("taxonomy") or []),
+            "partial_score": r["partial_score"],
+            "dimension": r["dimension"],
+            "category": r["category"],
+            "implicated_tools": r["implicated_tools"] or [],
+            "anomalies": r["anomalies"] or [],
+            "trace_hash": r["trace_hash"],
+            "case_hash": r["case_hash"],
+            "registry_hash": r["registry_hash"],
+            "rule_set_hash": r["rule_set_hash"],
+            "tier": r["tier"],
+            "engine_version": r["engine_version"],
+        }
+        for label in body_paths or ():
+            if r.get(label) is not None:
+                row[label] = r[label]
+        yield row
 
 
 def evaluation_report(
