@@ -44,6 +44,7 @@ __all__ = [
     "SuiteSource",
     "SuiteVersion",
     "split_version",
+    "resolve_versioned_suite",
     "case_schema",
     "suite_schema",
     "case_schema_errors",
@@ -454,6 +455,16 @@ def resolve_suite_path(name_or_path: str | Path) -> Path:
     )
 
 
+def resolve_versioned_suite(name_or_path: str | Path) -> tuple[Path, int | None]:
+    """The folder of a suite and the version asked for: ``NAME@VERSION`` names the folder of
+    ``NAME`` (its manifest lists the versions); a name, folder or path names no version (None)."""
+    if isinstance(name_or_path, str) and not Path(name_or_path).exists():
+        base, number = split_version(name_or_path)
+        if number is not None:
+            return resolve_suite_path(base), number
+    return resolve_suite_path(name_or_path), None
+
+
 SUITE_REGISTRY_FILE = "registry.json"
 
 
@@ -474,12 +485,7 @@ def load_suite(name_or_path: str | Path, *, registry: ToolRegistry | None = None
     The registry is, in order: the one given; the folder's own ``registry.json`` (generated and
     imported suites carry a snapshot of their tools); the manifest's domain's registry.
     """
-    number = None
-    if isinstance(name_or_path, str) and not Path(name_or_path).exists():
-        base, number = split_version(name_or_path)
-        if number is not None:
-            name_or_path = base  # the folder of the first version; the manifest has the rest
-    folder = resolve_suite_path(name_or_path)
+    folder, number = resolve_versioned_suite(name_or_path)
     manifest = load_manifest(folder)
     _check_version(manifest.format_version, where=str(folder / MANIFEST_NAME))
     version = manifest.version(number or 1)

@@ -29,8 +29,7 @@ from rejudge.suites._case_format import (
     manifest_problems,
     own_registry,
     read_case_lines,
-    resolve_suite_path,
-    split_version,
+    resolve_versioned_suite,
 )
 from rejudge.suites._domain import get_domain
 
@@ -396,11 +395,7 @@ def validate_suite(source_or_path: SuiteSource | str | Path) -> list[Problem]:
     """
     if isinstance(source_or_path, SuiteSource):
         return _validate_source(source_or_path)
-    number = None
-    if isinstance(source_or_path, str) and not Path(source_or_path).exists():
-        base, number = split_version(source_or_path)
-        source_or_path = base if number is not None else source_or_path
-    folder = resolve_suite_path(source_or_path)
+    folder, number = resolve_versioned_suite(source_or_path)
     manifest_file = folder / MANIFEST_NAME
     problems: list[Problem] = []
     try:
