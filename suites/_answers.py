@@ -33,8 +33,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from rejudge.model import Case, ToolRegistry, World, world_key
-from rejudge.registry import REGISTRY
+from rejudge.model import Case, ToolRegistry, World
 
 __all__ = ["ANSWER_RULES", "VERSION_2", "answer_outputs", "with_answers", "write_version_2"]
 
@@ -129,12 +128,12 @@ def with_answers(
     """``cases`` with the answers' values as required outputs on every case that has nothing
     else to observe (``observable`` false) and none yet; every other case as it is, so its hash
     does not move."""
+    from rejudge.judge.tiers import world_of
+
     if registry.world is None:
         return list(cases)
-    # the world in the version the registry names (the bare name is the latest)
-    ref = registry.world
-    found: World | None = REGISTRY.find("world", world_key(ref.name, ref.version))
-    world: World = found if found is not None else REGISTRY.get("world", ref.name)
+    # the world in the version the registry names, as the state tier finds it
+    world = world_of(registry)
     terminal = frozenset(registry.terminal_tools) | world.terminal_tools
     # what the user already said: a value any phrasing of the same scenario holds ("has it
     # shipped yet?", "BLAST gene SGA_0070") is one an agent can echo without looking anything
