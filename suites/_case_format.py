@@ -419,17 +419,16 @@ def builtin_suites() -> dict[str, Path]:
     root = package_data("data")
     for manifest_path in sorted(root.glob(f"*/{MANIFEST_NAME}")):
         try:
-            name = json.loads(manifest_path.read_text(encoding="utf-8")).get("name")
+            data = json.loads(manifest_path.read_text(encoding="utf-8"))
         except (OSError, json.JSONDecodeError):
-            name = None
+            data = {}
+        name = data.get("name")
         key = name if isinstance(name, str) and name else manifest_path.parent.name
         found[key] = manifest_path.parent
-        try:
-            versions = load_manifest(manifest_path.parent).versions
-        except SuiteFormatError:
-            versions = []  # named, so that loading it says what is wrong
-        for entry in versions:
-            found[f"{key}@{entry.version}"] = manifest_path.parent
+        # a manifest with problems is named only, so that loading it says what is wrong
+        if not manifest_problems(data):
+            for entry in SuiteManifest.model_validate(data).versions:
+                found[f"{key}@{entry.version}"] = manifest_path.parent
     return found
 
 
