@@ -69,10 +69,9 @@ class CalibrationAgainst:
 
     @property
     def weak(self) -> bool:
-        if self.table.total == 0:
-            return False
         kappa = self.table.kappa
-        # None only when both sides gave the same one answer on every item: full agreement
+        # None on no item, or when both sides gave the same one answer on every item (full
+        # agreement): neither is weak
         return kappa is not None and kappa < WEAK_KAPPA
 
     @property
