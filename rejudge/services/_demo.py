@@ -35,7 +35,7 @@ from rejudge.errors import RejudgeError
 from rejudge.importers._cassettes import import_cassettes
 from rejudge.importers._tau_bench import import_tau_bench
 from rejudge.judge import load_rule_set
-from rejudge.judge.tiers import tier_names
+from rejudge.judge.tiers import MODEL_GRADED, tier_names
 from rejudge.model import EvaluationReport
 from rejudge.recorder import CassetteError, read_cassette, run_config_from_meta
 from rejudge.services._agreement import evaluation_agreement, run_agreement
@@ -54,7 +54,6 @@ from rejudge.services._demo_result import (
 from rejudge.services._demo_tau import DEMO_TAU_RULES, tau2_model_vs_model
 from rejudge.services._evidence_paths import evidence_path, shipped_cassette_roots
 from rejudge.services._ingest import evidence_of, ingest
-from rejudge.services._judge_calibration import MODEL_GRADED_TIER
 from rejudge.services._judging import (
     applicable_tiers,
     evaluation_report,
@@ -406,7 +405,7 @@ def run_demo(
         wanted = [
             t
             for t in applicable_tiers(store, run.run_id, tiers or tier_names())
-            if t != MODEL_GRADED_TIER
+            if t != MODEL_GRADED
         ]
         newest_ids: dict[str, int] = {}
         for tier in wanted:

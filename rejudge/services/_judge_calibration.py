@@ -26,12 +26,14 @@ from rejudge.judge import (
     latest_labels,
     review_reference,
 )
+from rejudge.judge.tiers import MODEL_GRADED
 from rejudge.model import JudgeCalibration
 from rejudge.store import Store
 
 __all__ = ["MODEL_GRADED_TIER", "evaluation_judge_calibration", "source_label"]
 
-MODEL_GRADED_TIER = "model-graded"
+#: the tier whose judge is calibrated (the judge's own name for it)
+MODEL_GRADED_TIER = MODEL_GRADED
 #: the rule and world tiers shown first, in this order
 _FIRST_TIERS = ("state", "golden")
 _SOURCE_NAMES = {"tau-bench": "τ-bench reward", "tau2-bench": "τ²-bench reward"}

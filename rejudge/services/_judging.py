@@ -541,14 +541,11 @@ def evaluation_report(
     calibration = None
     judge_calibration = None
     if with_calibration:
-        from rejudge.services._judge_calibration import (
-            MODEL_GRADED_TIER,
-            evaluation_judge_calibration,
-        )
+        from rejudge.services._judge_calibration import evaluation_judge_calibration
         from rejudge.services._reviews import calibration_summary
 
         calibration = calibration_summary(store, ev.id)
-        if ev.tier == MODEL_GRADED_TIER:
+        if ev.tier == MODEL_GRADED:
             judge_calibration = evaluation_judge_calibration(store, ev.id)
     rules = rule_set.ref
     if ev.tier == MODEL_GRADED:
