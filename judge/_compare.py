@@ -99,30 +99,18 @@ def comparison_kind(differs: Mapping[str, Iterable[str]]) -> ComparisonKind:
 
 
 def _differing(
-    pairs: Iterable[tuple[Mapping[str, Any], Mapping[str, Any]]],
-    meta_a: Mapping[str, Any],
-    meta_b: Mapping[str, Any],
+    paired: set[str], both_hashed: bool, meta_a: Mapping[str, Any], meta_b: Mapping[str, Any]
 ) -> dict[str, list[str]]:
-    """The causes on each side (evidence, judge) that some paired rows, or the two
-    evaluations' own inputs, differ in; in :data:`KEY_PARAMETERS` order."""
-    found: set[str] = set()
-    sources = [(meta_a, meta_b), *pairs]
-    for ra, rb in sources:
-        for p in KEY_PARAMETERS:
-            if p.field in found:
-                continue
-            va, vb = ra.get(p.field), rb.get(p.field)
-            if va is not None and vb is not None and va != vb:
-                found.add(p.field)
+    """The causes on each side (evidence, judge) that some paired rows (``paired``: the union of
+    their :func:`flip_causes`), or the two evaluations' own inputs, differ in; in
+    :data:`KEY_PARAMETERS` order. ``both_hashed``: some paired rows both carry a trace hash."""
+    found = paired | set(flip_causes(meta_a, meta_b, [(p.field, p.cause) for p in KEY_PARAMETERS]))
     out: dict[str, list[str]] = {"evidence": [], "judge": []}
     for p in KEY_PARAMETERS:
-        if p.field in found and p.side in out:
+        if p.cause in found and p.side in out:
             out[p.side].append(p.cause)
     # two runs whose rows carry no trace hash still hold other evidence
-    if not out["evidence"] and not any(
-        ra.get("trace_hash") is not None and rb.get("trace_hash") is not None
-        for ra, rb in sources[1:]
-    ):
+    if not out["evidence"] and not both_hashed:
         run_a, run_b = meta_a.get("run_id"), meta_b.get("run_id")
         if run_a is not None and run_b is not None and run_a != run_b:
             out["evidence"].append("run changed")
@@ -209,7 +197,11 @@ def compare(
     flips: list[Flip] = []
     pass_fail = fail_pass = both_pass = both_fail = not_scored = 0
     case_changed: set[str] = set()
-    registry_changed = False
+    # what the paired rows differ in, gathered as their flips' causes are (the comparison's
+    # kind), in the order the key parameters are read now (a parameter added is counted)
+    order = [(p.field, p.cause) for p in KEY_PARAMETERS]
+    paired_causes: set[str] = set()
+    both_hashed = False
     for key in shared:
         ra, rb = a[key], b[key]
         va, vb = ra.get("verdict"), rb.get("verdict")
@@ -223,11 +215,13 @@ def compare(
             both_fail += 1
         elif va not in _SCORED or vb not in _SCORED:
             not_scored += 1
-        causes = flip_causes(ra, rb)
+        causes = flip_causes(ra, rb, order)
+        paired_causes.update(causes)
+        both_hashed = both_hashed or (
+            ra.get("trace_hash") is not None and rb.get("trace_hash") is not None
+        )
         if "case changed" in causes:
             case_changed.add(key[0])
-        if "registry changed" in causes:
-            registry_changed = True
         if va != vb:
             flips.append(
                 Flip.between(
@@ -247,7 +241,7 @@ def compare(
         only_a=len(only_a),
         only_b=len(only_b),
         changed_cases=len(case_changed),
-        registries_differ=registry_changed
+        registries_differ="registry changed" in paired_causes
         or bool(
             meta_a.get("registry_hash")
             and meta_b.get("registry_hash")
@@ -284,7 +278,7 @@ def compare(
             "scored_b": db.scored_count,
         }
     acc_a, acc_b = counts_a.accuracy, counts_b.accuracy
-    differs = _differing(((a[k], b[k]) for k in shared), meta_a, meta_b)
+    differs = _differing(paired_causes, both_hashed, meta_a, meta_b)
     kind = comparison_kind(differs)
     mcnemar_p = mcnemar_exact(pass_fail, fail_pass) if kind == "evidence" else None
     return Comparison(
