@@ -25,6 +25,8 @@ from rejudge.errors import InvalidInputError, NotFoundError
 from rejudge.model import Rubric
 from rejudge.registry import REGISTRY
 
+from ._rulesets import _by_name_and_version
+
 __all__ = [
     "DEFAULT_RUBRIC",
     "NL_ASSERTIONS_RUBRIC",
@@ -224,7 +226,7 @@ def _check_registered(ref: str, rubric: Any) -> None:
 
 def builtin_rubric_refs() -> list[str]:
     """Every rubric known by name (the shipped files and plugins'), by name then version."""
-    return sorted(REGISTRY.names("rubric"), key=lambda r: (r.split("@")[0], r.split("@")[1]))
+    return _by_name_and_version(REGISTRY.names("rubric"))
 
 
 def builtin_rubrics() -> list[Rubric]:

@@ -308,11 +308,16 @@ def _version_key(version: str) -> tuple[Any, ...]:
     return tuple((0, int(p), "") if p.isdigit() else (1, 0, p) for p in re.split(r"[.-]", version))
 
 
+def _by_name_and_version(refs: list[str]) -> list[str]:
+    """``name@version`` refs by name, then version by number (so a name's last ref is its
+    latest version: 10 after 9); rubrics sort theirs with it too."""
+    return sorted(refs, key=lambda r: (r.split("@")[0], _version_key(r.split("@")[1])))
+
+
 def builtin_refs() -> list[str]:
     """Every rule set known by name (the shipped files and what plugins registered), by name
     and then version (so a name's last ref is its latest version)."""
-    refs = REGISTRY.names("rule_set")
-    return sorted(refs, key=lambda r: (r.split("@")[0], _version_key(r.split("@")[1])))
+    return _by_name_and_version(REGISTRY.names("rule_set"))
 
 
 def _read_file(path: Path) -> dict[str, Any]:

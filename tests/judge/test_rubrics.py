@@ -134,6 +134,23 @@ def test_nl_assertion_rubric_must_show_the_assertions(tmp_path: Path) -> None:
         load_rubric(path)
 
 
+def test_a_name_loads_its_latest_version_by_number() -> None:
+    base = load_rubric(DEFAULT_RUBRIC)
+    refs = ["numbered@9", "numbered@10"]
+    for ref in refs:
+        version = ref.split("@")[1]
+        REGISTRY.register(
+            "rubric", ref, base.model_copy(update={"name": "numbered", "version": version})
+        )
+    try:
+        # as a rule set's: 10 is after 9 (not before it, as text would sort it)
+        assert load_rubric("numbered").ref == "numbered@10"
+        assert [r for r in builtin_rubric_refs() if r.startswith("numbered@")] == refs
+    finally:
+        for ref in refs:
+            REGISTRY.unregister("rubric", ref)
+
+
 def test_unknown_rubric_names_the_known_ones() -> None:
     with pytest.raises(NotFoundError, match="task-success@1"):
         load_rubric("no-such-rubric@1")
