@@ -17,7 +17,7 @@ from typing import Any
 
 from rejudge.importers._contract import Importer, ReplaySource, register_importer
 from rejudge.importers._sniff import Detection, Sniff
-from rejudge.model import RunConfig, Trace, hash_bytes
+from rejudge.model import RunConfig, Trace
 from rejudge.services._evidence_paths import evidence_path
 from rejudge.services._ingest import Evidence, SuiteSnapshot, VerdictItem, ingest_run
 from rejudge.store import RunRecord, Store, SuiteRecord
@@ -85,11 +85,10 @@ def import_inspect(
         suite_cases={c.id: c for c in suite.cases} if suite is not None else None,
         suite_registry=suite.registry if suite is not None else None,
     )
-    log_version = log.version
+    log_version, file_hash = log.version, log.file_hash()
     # a .json log's samples are one parsed document: let it go before the writes (thousands
     # of live objects make every garbage collection during the ingest slower)
     del log
-    file_hash = hash_bytes(source.read_bytes())
     if suite is None:
         suite = SuiteSource(
             name=f"inspect-{parsed.task}",
@@ -159,7 +158,7 @@ def _rederive(_config: RunConfig, path: Path) -> tuple[str, list[Trace]]:
 
     log = read_inspect_log(path)
     parsed = parse_inspect_samples(log.header, log.samples(), source=str(path))
-    return hash_bytes(path.read_bytes()), parsed.traces
+    return log.file_hash(), parsed.traces
 
 
 def _run(store: Store, path: str | Path, **options: Any) -> InspectImportResult:

@@ -27,6 +27,7 @@ from pathlib import Path
 from typing import Any
 
 from rejudge.errors import InvalidInputError
+from rejudge.model import hash_bytes
 
 __all__ = ["InspectLogError", "InspectLog", "SUPPORTED_LOG_VERSIONS", "read_inspect_log"]
 
@@ -46,10 +47,18 @@ class InspectLog:
     header: dict[str, Any]
     sample_count: int
     _samples: Any
+    _hash: str | None = None
 
     @property
     def version(self) -> int:
         return int(self.header.get("version", 0))
+
+    def file_hash(self) -> str:
+        """The hash of the log file's bytes (a ``.json`` log's: of the bytes it was parsed
+        from, so the file is read once)."""
+        if self._hash is None:
+            self._hash = hash_bytes(self.path.read_bytes())
+        return self._hash
 
     def samples(self) -> Iterator[dict[str, Any]]:
         yield from self._samples()
@@ -83,7 +92,8 @@ def _check_version(path: Path, header: Any) -> dict[str, Any]:
 
 def _read_json_log(path: Path) -> InspectLog:
     try:
-        data = json.loads(path.read_bytes())
+        raw = path.read_bytes()
+        data = json.loads(raw)
     except OSError as exc:
         raise InspectLogError(
             f"cannot read {path}: {exc.strerror or exc}", file=str(path)
@@ -94,7 +104,7 @@ def _read_json_log(path: Path) -> InspectLog:
     samples = data.get("samples") or []
     if not isinstance(samples, list):
         raise _fail(path, "its samples are not a list")
-    return InspectLog(path, header, len(samples), lambda: iter(samples))
+    return InspectLog(path, header, len(samples), lambda: iter(samples), hash_bytes(raw))
 
 
 def _enable_zstd(path: Path) -> None:
