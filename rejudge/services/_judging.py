@@ -611,7 +611,8 @@ def plan_rejudge(
         wanted = list(dict.fromkeys(tiers)) or sorted(
             {ev.tier for ev in store.list_evaluations(run.id)}
         )
-        if MODEL_GRADED in wanted:
+        graded = MODEL_GRADED in wanted
+        if graded:
             # a rule set does not re-judge a model judge's verdicts (its rubric and judge do)
             wanted.remove(MODEL_GRADED)
             skipped.append(
@@ -621,10 +622,9 @@ def plan_rejudge(
                     "not under a rule set",
                 }
             )
-        if not wanted and any(s["run"] == run.name for s in skipped):
-            continue
         if not wanted:
-            skipped.append({"run": run.name, "reason": "never judged; name a tier"})
+            if not graded:  # a run skipped for its model judge is not "never judged" too
+                skipped.append({"run": run.name, "reason": "never judged; name a tier"})
             continue
         count = store.count_traces(run.id)
         if shard is not None:

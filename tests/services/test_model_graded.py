@@ -344,8 +344,11 @@ def test_a_rule_set_re_judge_passes_model_graded_over(tmp_path: Path) -> None:
     with serve(JudgeServer()) as url:
         judge_run_model_graded(st, "r1", _options(cassettes, url, record="new_episodes"))
     # re-judging "every tier the run was judged under" under a rule set cannot re-ask a judge
-    with pytest.raises(InvalidInputError, match="model-graded is judged again with its rubric"):
+    with pytest.raises(
+        InvalidInputError, match="model-graded is judged again with its rubric"
+    ) as e:
         plan_rejudge(st, ["r1"])
+    assert "never judged" not in str(e.value)  # it was judged, by a model judge
     with pytest.raises(InvalidInputError, match="judge_run_model_graded"):
         judge_run(st, "r1", "model-graded", load_rule_set("standard@2"))
     judge_run(st, "r1", "golden", load_rule_set("standard@2"))
