@@ -162,15 +162,14 @@ def demo_model_graded(
 
 def _reused(store: Store, run_id: int, rubric: str, model: str, tier: str) -> int | None:
     """A finished model-graded evaluation of the run by this rubric and judge (a repeated demo
-    is a lookup)."""
+    is a lookup), read as its report names its judge."""
+    from rejudge.services._model_graded import judged_by
+
     for ev in reversed(store.list_evaluations(run_id)):
-        if ev.tier != tier or ev.status != "finished":
-            continue
-        for row in store.iter_evaluation_rows(ev.id, body_paths={"judge": ["details", "judge"]}):
-            judge = row.get("judge")
-            if not isinstance(judge, dict):
-                continue  # a case the rubric does not apply to: no judge was asked
-            if judge.get("rubric") == rubric and judge.get("model") == model:
-                return ev.id
-            break
+        if (
+            ev.tier == tier
+            and ev.status == "finished"
+            and judged_by(store, ev.id) == f"{rubric} by {model}"
+        ):
+            return ev.id
     return None
