@@ -32,12 +32,10 @@ import json
 from pathlib import Path
 from typing import Any
 
+# τ²'s reward types and its default basis (src/tau2/data_model/tasks.py) are the state tier's,
+# which checks what a task's basis names
+from rejudge.judge.tiers import DEFAULT_REWARD_BASIS, REWARD_PARTS
 from rejudge.suites.importers._tau2_tasks import ran_tasks
-
-# τ²'s reward types and its default basis (src/tau2/data_model/tasks.py), as the state tier
-# reads them (judge/tiers/_reward.py: the suites do not import the judge)
-REWARD_PARTS = ("DB", "ENV_ASSERTION", "NL_ASSERTION", "ACTION", "COMMUNICATE")
-DEFAULT_REWARD_BASIS = ("DB", "COMMUNICATE")
 
 __all__ = ["SHIPPED_TAU2_BENCH", "TAU2_SOURCE", "is_tau2_results", "tau2_entries", "tau2_tasks"]
 

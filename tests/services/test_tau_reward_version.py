@@ -268,8 +268,24 @@ def test_a_default_basis_keeps_every_case_as_it_was_and_a_bad_one_is_refused(
 
 
 def test_the_importer_and_the_state_tier_know_the_same_reward_parts() -> None:
+    """Each part the state tier knows is kept as a task's basis (the default one, as either
+    order of it, is not kept); a part it does not know is refused."""
     from rejudge.judge.tiers import DEFAULT_REWARD_BASIS, REWARD_PARTS
-    from rejudge.suites.importers import _tau2
+    from rejudge.suites.importers._tau2 import tau2_tasks
 
-    assert _tau2.REWARD_PARTS == REWARD_PARTS
-    assert _tau2.DEFAULT_REWARD_BASIS == DEFAULT_REWARD_BASIS
+    doc = json.loads((SHIPPED_TAU2_BENCH / "claude-sonnet-4-5_airline.json").read_text())
+    task = doc["tasks"][0]
+
+    def read(basis: list[str]) -> tuple[dict, list[str]]:
+        task["evaluation_criteria"]["reward_basis"] = basis
+        problems: list[str] = []
+        return tau2_tasks({"tasks": [task]}, "doc", problems), problems
+
+    for part in REWARD_PARTS:
+        tasks, problems = read([part])
+        assert problems == [] and tasks[str(task["id"])]["reward_basis"] == [part], part
+    for basis in (list(DEFAULT_REWARD_BASIS), list(reversed(DEFAULT_REWARD_BASIS))):
+        tasks, problems = read(basis)
+        assert problems == [] and "reward_basis" not in tasks[str(task["id"])]
+    tasks, problems = read(["USER_VIBES"])
+    assert tasks == {} and len(problems) == 1
