@@ -38,12 +38,8 @@ from rejudge.model import Case, ToolRegistry, World
 __all__ = ["ANSWER_RULES", "VERSION_2", "answer_outputs", "with_answers", "write_version_2"]
 
 
-def _str(value: Any) -> str:
-    return str(value)
-
-
 def _stock(r: Any) -> list[str]:
-    return ["out of stock"] if not r.get("in_stock") else [_str(r["quantity"])]
+    return ["out of stock"] if not r.get("in_stock") else [str(r["quantity"])]
 
 
 def _protein(r: Any) -> list[str]:
@@ -60,31 +56,31 @@ def _top_hit(r: Any) -> list[str]:
 ANSWER_RULES: dict[str, Callable[[Any], list[str]]] = {
     # retail
     "check_stock": _stock,
-    "get_order": lambda r: [_str(r["status"])],
-    "get_return_policy": lambda r: [_str(r["return_window_days"])],
+    "get_order": lambda r: [str(r["status"])],
+    "get_return_policy": lambda r: [str(r["return_window_days"])],
     "get_product": lambda r: (
-        [_str(r["attributes"]["material"])] if "material" in (r.get("attributes") or {}) else []
+        [str(r["attributes"]["material"])] if "material" in (r.get("attributes") or {}) else []
     ),
-    "get_user": lambda r: [_str(r["email"])],
-    "list_orders": lambda r: [_str(o["order_id"]) for o in r.get("orders") or []],
+    "get_user": lambda r: [str(r["email"])],
+    "list_orders": lambda r: [str(o["order_id"]) for o in r.get("orders") or []],
     # genome
-    "search_genes": lambda r: [_str(g["id"]) for g in r.get("genes") or []],
-    "get_gene_details": lambda r: [_str(r["product"])],
+    "search_genes": lambda r: [str(g["id"]) for g in r.get("genes") or []],
+    "get_gene_details": lambda r: [str(r["product"])],
     "list_chromosomes": lambda r: [
-        v for c in r.get("chromosomes") or [] for v in (_str(c["name"]), _str(c["length"]))
+        v for c in r.get("chromosomes") or [] for v in (str(c["name"]), str(c["length"]))
     ],
-    "get_sequence": lambda r: [_str(r["sequence"])],
-    "get_gene_sequence": lambda r: [_str(r["sequence"])],
-    "reverse_complement": lambda r: [_str(r["sequence"])],
+    "get_sequence": lambda r: [str(r["sequence"])],
+    "get_gene_sequence": lambda r: [str(r["sequence"])],
+    "reverse_complement": lambda r: [str(r["sequence"])],
     "translate_sequence": _protein,
     "translate_dna": _protein,
-    "calculate_gc_content": lambda r: [_str(r["gc_percent"])],
-    "find_orfs": lambda r: [_str(o["start"]) for o in r.get("orfs") or []],
+    "calculate_gc_content": lambda r: [str(r["gc_percent"])],
+    "find_orfs": lambda r: [str(o["start"]) for o in r.get("orfs") or []],
     "blast_search": _top_hit,
     "similarity_search": _top_hit,
-    "get_current_view": lambda r: [_str(r["chromosome"]), _str(r["start"]), _str(r["end"])],
-    "list_tabs": lambda r: [_str(t["tab_id"]) for t in r.get("tabs") or []],
-    "list_pending_actions": lambda r: [_str(a["action_id"]) for a in r.get("actions") or []],
+    "get_current_view": lambda r: [str(r["chromosome"]), str(r["start"]), str(r["end"])],
+    "list_tabs": lambda r: [str(t["tab_id"]) for t in r.get("tabs") or []],
+    "list_pending_actions": lambda r: [str(a["action_id"]) for a in r.get("actions") or []],
 }
 
 #: retail scenarios whose answer no value of the world states: whether a gift card may be
@@ -95,7 +91,7 @@ _NO_VALUE_SCENARIOS = frozenset({"d3-giftcard-policy-lookup", "d4-address-abort"
 _CASE_RULES: dict[str, Callable[[Any], list[str]]] = {
     # "strand, coordinates and synonyms" of a gene
     "gs-search-006": lambda r: (
-        [_str(r["strand"]), _str(r["start"]), _str(r["end"])] + [_str(s) for s in r["synonyms"]]
+        [str(r["strand"]), str(r["start"]), str(r["end"])] + [str(s) for s in r["synonyms"]]
     ),
 }
 
