@@ -192,6 +192,33 @@ def test_iter_traces_filters_by_run(
     assert store.count_traces(other.id) == 2
 
 
+def test_trace_statuses_count_each_run_s_traces_by_status(
+    store: Store, suite: SuiteRecord, run: RunRecord, case_pks: dict[str, int]
+) -> None:
+    """One grouped read on each backend: per run, its traces by status, most first; a run
+    without traces is absent (the demo, ``rejudge runs`` and the dashboard read it)."""
+    other = store.create_run(name="run-2", suite=suite, config=make_config("other"))
+    store.create_run(name="run-3", suite=suite, config=make_config("empty"))
+    statuses = ["completed", "step_limit", "completed", "agent_error", "completed"]
+    rows = [
+        (
+            run.id,
+            case_pks[f"case-00{i}"],
+            make_trace(f"case-00{i}", seed=i).model_copy(update={"status": status}),
+            None,
+            None,
+        )
+        for i, status in enumerate(statuses)
+    ]
+    rows.append((other.id, case_pks["case-000"], make_trace("case-000"), None, None))
+    store.save_traces(rows)
+    counted = store.trace_statuses()
+    assert set(counted) == {run.id, other.id}
+    assert counted[run.id].counts == (("completed", 3), ("agent_error", 1), ("step_limit", 1))
+    assert counted[run.id].describe() == "5 (completed 3, agent_error 1, step_limit 1)"
+    assert counted[other.id].as_dict() == {"completed": 1}
+
+
 def test_replace_trace_rewrites_body_hash_and_call_rows(
     store: Store, run: RunRecord, case_pks: dict[str, int]
 ) -> None:
