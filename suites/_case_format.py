@@ -228,11 +228,15 @@ def load_case_file(path: Path | str, format_version: int = FORMAT_VERSION) -> li
 
     The error names every bad line (file:line and field), not only the first.
     """
-    path = Path(path)
+    return _cases_of(Path(path), read_case_lines(path, format_version))
+
+
+def _cases_of(path: Path, entries: list[CaseLine]) -> list[Case]:
+    """The cases of a case file's parsed lines (:func:`load_case_file`)."""
     cases: list[Case] = []
     problems: list[str] = []
     first_case: str | None = None  # the error's context: the first bad line's case, if it has one
-    for entry in read_case_lines(path, format_version):
+    for entry in entries:
         if (entry.parse_error or entry.schema_errors or entry.model_errors) and not problems:
             first_case = entry.case_id
         if entry.parse_error:
@@ -493,12 +497,10 @@ def load_suite(name_or_path: str | Path, *, registry: ToolRegistry | None = None
     if registry is None:
         registry = get_domain(manifest.domain).registry()
     cases_path = folder / version.cases_file
-    cases = load_case_file(cases_path, manifest.format_version)
-    lines = {
-        entry.case.id: entry.line
-        for entry in read_case_lines(cases_path, manifest.format_version)
-        if entry.case is not None
-    }
+    # the file is read and checked once: its cases, and the line each stands on
+    entries = read_case_lines(cases_path, manifest.format_version)
+    cases = _cases_of(cases_path, entries)
+    lines = {entry.case.id: entry.line for entry in entries if entry.case is not None}
     return SuiteSource(
         # a later version is another suite: its own name in the store and in every report
         name=manifest.name if version.version == 1 else f"{manifest.name}@{version.version}",
