@@ -395,7 +395,11 @@ def validate_suite(source_or_path: SuiteSource | str | Path) -> list[Problem]:
     """
     if isinstance(source_or_path, SuiteSource):
         return _validate_source(source_or_path)
-    folder, number = resolve_versioned_suite(source_or_path)
+    return _validate_folder(*resolve_versioned_suite(source_or_path))
+
+
+def _validate_folder(folder: Path, number: int | None) -> list[Problem]:
+    """:func:`validate_suite` of a folder: version ``number``'s cases, or every version's."""
     manifest_file = folder / MANIFEST_NAME
     problems: list[Problem] = []
     try:
@@ -459,7 +463,12 @@ def validate_suite(source_or_path: SuiteSource | str | Path) -> list[Problem]:
 
 def _validate_source(source: SuiteSource) -> list[Problem]:
     if source.cases_path is not None and source.path is not None and source.cases_path.is_file():
-        return validate_suite(source.path)
+        # the version loaded, not every version the folder holds (each is a suite of its own)
+        versions = source.manifest.versions if source.manifest is not None else []
+        number = next(
+            (v.version for v in versions if source.path / v.cases_file == source.cases_path), 1
+        )
+        return _validate_folder(source.path, number)
     manifest = source.manifest
     id_pattern = manifest.id_pattern if manifest else None
     domain_check = None

@@ -115,3 +115,16 @@ def test_a_version_is_stored_as_a_suite_of_its_own(store: Any) -> None:
     first, second = snapshot_suite(store, "retail"), snapshot_suite(store, "retail@2")
     assert (first.name, second.name) == ("retail", "retail@2")
     assert first.hash == load_suite("retail").hash and second.hash == load_suite("retail@2").hash
+
+
+def test_a_loaded_version_is_validated_alone(tmp_path: Path) -> None:
+    """A loaded suite is validated by its own case file: a broken later version is that
+    version's problem (and its folder's), not version 1's, so version 1 still snapshots."""
+    import shutil
+
+    folder = tmp_path / "retail-copy"
+    shutil.copytree(load_suite("retail").path or ".", folder)
+    (folder / "cases.v2.jsonl").write_text("{not json\n", encoding="utf-8")
+    everything = validate_suite(folder)
+    assert everything and {Path(p.file).name for p in everything} == {"cases.v2.jsonl"}
+    assert validate_suite(load_suite(folder)) == []
