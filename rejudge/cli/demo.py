@@ -142,7 +142,7 @@ def _render(c: Console, result: DemoResult, db_url: str) -> None:
     for s in result.skipped:
         c.print(f"[yellow]skipped[/yellow] cassette folder {escape(s.folder)}: {escape(s.reason)}")
 
-    # one row per (run, tier): accuracy under each rule-set version, flips, McNemar p
+    # one row per (run, tier): accuracy under each rule-set version, flips, Cohen's kappa
     by_key: dict[tuple[str, str], dict[str, DemoEvaluation]] = {}
     for e in result.evaluations:
         by_key.setdefault((e.run, e.tier), {})[e.rules] = e
