@@ -11,6 +11,7 @@ parameters from the judgment itself. A judgment whose rubric is nowhere at hand 
 from __future__ import annotations
 
 import json
+from collections.abc import Iterator
 from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
@@ -21,12 +22,13 @@ from rejudge.judge.tiers import MODEL_GRADED
 from rejudge.model import JudgeModel, Rubric
 from rejudge.store import RunRecord, Store
 
-from ._judging import load_inputs
+from ._judging import _chunked, load_inputs
 from ._model_graded import ModelGradedOptions, _Planner, judge_item, rubric_file
 
 __all__ = ["JudgeCheck", "check_judge_cassettes"]
 
 SAME, DIVERGED, NOT_CHECKED = "same", "diverged", "not checked"
+_PAGE = 500
 
 
 @dataclass
@@ -56,6 +58,15 @@ def _rubric(root: Path, run: str, ref: str, wanted: str) -> Rubric | None:
     return rubric if rubric.hash == wanted and rubric.ref == ref else None
 
 
+def _rows_with_traces(store: Store, evaluation_id: int) -> Iterator[tuple[dict[str, Any], str]]:
+    """An evaluation's rows (with their judgment bodies) and their traces' stored bodies, a page
+    at a time: an evaluation's bodies are never all held at once."""
+    for page in _chunked(store.iter_evaluation_rows(evaluation_id, with_body=True), _PAGE):
+        bodies = store.trace_bodies([r["trace_id"] for r in page])
+        for row in page:
+            yield row, bodies[row["trace_id"]]
+
+
 def check_judge_cassettes(store: Store, run: RunRecord, cassettes: Path) -> list[JudgeCheck]:
     """Re-judge every model-graded judgment of ``run`` from its cassettes (network unused)."""
     out: list[JudgeCheck] = []
@@ -78,9 +89,7 @@ def check_judge_cassettes(store: Store, run: RunRecord, cassettes: Path) -> list
             run.registry_id,
         )
         planners: dict[tuple[str, str], _Planner] = {}
-        rows = list(store.iter_evaluation_rows(ev.id, with_body=True))
-        bodies = store.trace_bodies([r["trace_id"] for r in rows])
-        for row in rows:
+        for row, trace_body in _rows_with_traces(store, ev.id):
             if row["judgment_key"] in seen:
                 continue
             seen.add(row["judgment_key"])
@@ -116,7 +125,7 @@ def check_judge_cassettes(store: Store, run: RunRecord, cassettes: Path) -> list
                 "hash": row["trace_hash"],
                 "case_key": row["case_key"],
                 "repetition": row["repetition"],
-                "body": bodies[row["trace_id"]],
+                "body": trace_body,
             }
             try:
                 item = planner.item(trace_row)
