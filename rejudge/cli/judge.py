@@ -17,6 +17,7 @@ from rejudge.cli._ci_output import ci_options, write_ci_outputs
 from rejudge.cli._context import AppContext, json_option, pass_app, table
 from rejudge.cli._engine import engine_options, parse_engine, progress_bar
 from rejudge.cli.tiers import TIER_HELP
+from rejudge.errors import InvalidInputError
 from rejudge.judge import (
     DEFAULT_RULE_SET,
     BaselineCheck,
@@ -470,6 +471,7 @@ def judge_cmd(
 
     With --tier model-graded a model judges each trace against a rubric; its exchanges are
     cassettes under the cassette folder, replayed offline (the default) or recorded."""
+    _refuse_flags_of_the_other_path(tier)
     if tier == "model-graded":
         _judge_model_graded(
             app,
@@ -499,6 +501,39 @@ def judge_cmd(
             world=world,
         )
     app.emit(result, lambda c: render_judged(c, result))
+
+
+# the options only the rule tiers' judging reads, and those only the model judge's: given to
+# the other path they would be silently ignored
+_RULE_TIER_ONLY = ("rules", "workers", "engine", "scheduler", "snapshot", "world")
+_MODEL_GRADED_ONLY = (
+    "rubric",
+    "judge_model",
+    "judge_provider",
+    "judge_base_url",
+    "judge_record",
+    "judge_samples",
+    "judge_temperature",
+    "judge_concurrency",
+)
+
+
+def _refuse_flags_of_the_other_path(tier: str) -> None:
+    ctx = click.get_current_context()
+    model_graded = tier == "model-graded"
+    names = _RULE_TIER_ONLY if model_graded else _MODEL_GRADED_ONLY
+    flags = [
+        max(p.opts, key=len)
+        for p in ctx.command.params
+        if p.name in names
+        and ctx.get_parameter_source(p.name) is click.core.ParameterSource.COMMANDLINE
+    ]
+    if flags:
+        goes_with = "the rule tiers" if model_graded else "--tier model-graded"
+        raise InvalidInputError(
+            f"{', '.join(flags)} {'goes' if len(flags) == 1 else 'go'} with {goes_with}, "
+            f"not --tier {tier}"
+        )
 
 
 def _judge_model_graded(

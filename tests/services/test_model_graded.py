@@ -135,6 +135,33 @@ def test_cli_missing_exchange_is_one_line_naming_the_flag(tmp_path: Path, blocke
     assert len(lines) == 1 and lines[0].startswith("Error: ") and "--judge-record" in lines[0]
 
 
+@pytest.mark.parametrize(
+    ("tier", "flags", "named"),
+    [
+        ("model-graded", ["--world", "retail@2", "--engine", "dask"], "--engine, --world go with"),
+        ("model-graded", ["--rules", "standard@2"], "--rules goes with the rule tiers"),
+        ("golden", ["--judge-samples", "3"], "--judge-samples goes with --tier model-graded"),
+    ],
+)
+def test_cli_refuses_the_other_paths_flags_instead_of_ignoring_them(
+    tmp_path: Path, blocked: None, tier: str, flags: list[str], named: str
+) -> None:
+    db = tmp_path / "a.db"
+    _store(db).close()
+    argv = ["--db", f"sqlite:///{db}", "--cassettes", str(tmp_path / "c")]
+    result = CliRunner().invoke(
+        cli,
+        [*argv, "judge", "r1", "--tier", tier, *flags],
+        env={"REJUDGE_DB": None, "REJUDGE_CASSETTES": None},
+    )
+    assert result.exit_code == 1
+    lines = [line for line in result.output.splitlines() if line.strip()]
+    assert len(lines) == 1 and lines[0].startswith("Error: ") and named in lines[0]
+    st = Store.open(f"sqlite:///{db}")
+    assert st.list_evaluations(st.get_run("r1").id) == []  # nothing judged
+    st.close()
+
+
 def test_another_rubrics_cassette_is_never_replayed(tmp_path: Path) -> None:
     cassettes = tmp_path / "cassettes"
     st = _store(tmp_path / "a.db")
