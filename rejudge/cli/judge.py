@@ -548,8 +548,7 @@ def _judge_model_graded(
     temperature: float,
     concurrency: int,
 ) -> None:
-    import os
-
+    from rejudge._settings import api_key_from_env
     from rejudge.judge import DEFAULT_RUBRIC, load_rubric
     from rejudge.model import DEFAULT_JUDGE_MODEL, JudgeModel
     from rejudge.recorder import JudgeEndpoint
@@ -563,9 +562,8 @@ def _judge_model_graded(
         temperature=temperature,
         samples=samples,
     )
-    key_env = get_provider(provider).api_key_env
-    # the key comes from the environment only, and only when the judge is called
-    api_key = os.environ.get(key_env) if key_env and record != "none" else None
+    # the key comes from the environment only (as record's), and only when the judge is called
+    api_key = api_key_from_env(get_provider(provider).api_key_env) if record != "none" else None
     options = ModelGradedOptions(
         rubric=rubric,
         judge=judge_model,

@@ -438,6 +438,22 @@ def test_cli_records_then_replays_through_the_flags(tmp_path: Path) -> None:
     assert other.exit_code == 1 and "--judge-record" in other.output
 
 
+def test_cli_takes_the_judges_key_from_its_providers_variable_only(tmp_path: Path) -> None:
+    _store(tmp_path / "a.db").close()
+    cassettes = tmp_path / "c"
+    argv = ["--db", f"sqlite:///{tmp_path / 'a.db'}", "--cassettes", str(cassettes), "judge"]
+    argv += ["r1", "--tier", "model-graded", "--judge-provider", "openai"]
+    argv += ["--judge-model", "gpt-judge", "--judge-record", "new_episodes"]
+    server = JudgeServer()
+    env = {"REJUDGE_DB": None, "REJUDGE_CASSETTES": None, "OPENAI_API_KEY": "sk-cli-secret-9"}
+    with serve(server) as url:
+        result = CliRunner().invoke(cli, [*argv, "--judge-base-url", url], env=env)
+    assert result.exit_code == 0, result.output
+    assert {h["authorization"] for h in server.headers} == {"Bearer sk-cli-secret-9"}
+    files = list((cassettes / "r1" / "judge").rglob("*__s*.json"))
+    assert files and all("sk-cli-secret-9" not in f.read_text() for f in files)
+
+
 def test_an_anthropic_judge_is_asked_in_its_own_wire_format() -> None:
     from rejudge.recorder import judge_request_body
     from rejudge.recorder.providers import get_provider
