@@ -106,7 +106,7 @@ def demo_model_graded(
 ) -> DemoModelGraded:
     """Replay the shipped judge cassettes of :data:`DEMO_JUDGED` (runs the demo stored)."""
     from rejudge.judge import load_rubric
-    from rejudge.judge.tiers import JUDGE_OUTPUT_INVALID, MODEL_GRADED
+    from rejudge.judge.tiers import JUDGE_OUTPUT_INVALID
     from rejudge.model import JudgeModel
     from rejudge.services._compare import compare_evaluations
     from rejudge.services._judging import evaluation_report
@@ -126,7 +126,7 @@ def demo_model_graded(
             continue
         rubric = load_rubric(rubric_ref)
         judge = JudgeModel()
-        ev_id = _reused(store, run.id, rubric.ref, judge.model, MODEL_GRADED)
+        ev_id = _reused(store, run.id, rubric.ref, judge.model)
         if ev_id is None:
             say(f"replaying the judge's cassettes for {run_name} ({rubric.ref})")
             options = ModelGradedOptions(rubric=rubric, judge=judge, cassettes=root)
@@ -160,16 +160,14 @@ def demo_model_graded(
     return DemoModelGraded(judged=judged, judge_vs_judge=pair, skipped=skipped)
 
 
-def _reused(store: Store, run_id: int, rubric: str, model: str, tier: str) -> int | None:
-    """A finished model-graded evaluation of the run by this rubric and judge (a repeated demo
-    is a lookup), read as its report names its judge."""
+def _reused(store: Store, run_id: int, rubric: str, model: str) -> int | None:
+    """The run's current model-graded evaluation (of its traces as they are now, under this
+    engine: found as the demo finds the rule tiers') when this rubric and judge made it, read as
+    its report names its judge: a repeated demo is a lookup."""
+    from rejudge.judge import DEFAULT_RULE_SET, load_rule_set
+    from rejudge.judge.tiers import MODEL_GRADED
+    from rejudge.services._judging import find_current_evaluation
     from rejudge.services._model_graded import judged_by
 
-    for ev in reversed(store.list_evaluations(run_id)):
-        if (
-            ev.tier == tier
-            and ev.status == "finished"
-            and judged_by(store, ev.id) == f"{rubric} by {model}"
-        ):
-            return ev.id
-    return None
+    ev = find_current_evaluation(store, run_id, MODEL_GRADED, load_rule_set(DEFAULT_RULE_SET))
+    return ev if ev is not None and judged_by(store, ev) == f"{rubric} by {model}" else None

@@ -454,6 +454,26 @@ def test_cli_takes_the_judges_key_from_its_providers_variable_only(tmp_path: Pat
     assert files and all("sk-cli-secret-9" not in f.read_text() for f in files)
 
 
+def test_the_demo_reuses_a_model_graded_evaluation_only_while_it_is_current(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import rejudge.services._judging as judging
+    from rejudge.services._demo_judge import _reused
+
+    st = _store(tmp_path / "a.db")
+    with serve(JudgeServer()) as url:
+        ev = judge_run_model_graded(
+            st, "r1", _options(tmp_path / "c", url, record="new_episodes")
+        ).evaluation
+    run = st.get_run("r1").id
+    model = JudgeModel().model
+    assert _reused(st, run, RUBRIC.ref, model) == ev
+    assert _reused(st, run, DEFAULT_RUBRIC, model) is None  # another rubric's
+    # under another engine it is stale, as a rule tier's evaluation is
+    monkeypatch.setattr(judging, "ENGINE_VERSION", "another engine")
+    assert _reused(st, run, RUBRIC.ref, model) is None
+
+
 def test_an_anthropic_judge_is_asked_in_its_own_wire_format() -> None:
     from rejudge.recorder import judge_request_body
     from rejudge.recorder.providers import get_provider
