@@ -103,6 +103,13 @@ class ModelGradedTier:
             _hash=model_graded_key(rubric.hash, judge.hash, prompt_hash),
         )
 
+    def with_replies(self, replies: tuple[JudgeReply, ...]) -> ModelGradedTier:
+        """This bound tier with the judge's replies to its prompt: the key stays, it names the
+        rubric, judge and prompt, never the replies (no second hashing per trace)."""
+        if self.call is None:
+            raise RuntimeError("bind the tier to a prompt before handing it replies")
+        return replace(self, call=JudgeCall(self.call.prompt, replies))
+
     @property
     def judge_hash(self) -> str | None:
         """What this tier adds to the judgment key (None unbound)."""

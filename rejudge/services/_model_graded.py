@@ -226,11 +226,7 @@ def judge_item(planner: _Planner, item: _Item, root: Path) -> Judgment:
         if reply is None:
             raise _missing_error(job.label, options.rubric, 0)
         replies.append(JudgeReply(job.meta["sample"], reply.text, reply.cassette))
-    tier = item.tier
-    if item.jobs:
-        assert tier.call is not None
-        call = JudgeCall(tier.call.prompt, tuple(replies))
-        tier = tier.bind(options.rubric, options.judge, call)
+    tier = item.tier.with_replies(tuple(replies)) if item.jobs else item.tier
     inputs = planner.inputs
     return judge(
         item.trace,

@@ -168,6 +168,15 @@ def test_key_adds_rubric_judge_and_prompt_only_for_this_tier() -> None:
     other_rubric = TASK.model_copy(update={"version": "9"})
     other_version = judge(t, c, REGISTRY, tier.bind(other_rubric, JUDGE, reply))
     assert len({j.key, other_model.key, other_version.key}) == 3
+    # the replies are handed to the tier bound to their prompt: the key (rubric, judge, prompt)
+    # is the one binding with them gives, and the replies are read
+    asked = tier.bind(TASK, JUDGE, JudgeCall(prompt, ()))
+    answered = asked.with_replies((JudgeReply(0, _reply(False)),))
+    assert answered.judge_hash == asked.judge_hash
+    assert answered.judge_hash == tier.bind(TASK, JUDGE, answered.call).judge_hash
+    assert judge(t, c, REGISTRY, answered).verdict == "FAIL"
+    with pytest.raises(RuntimeError, match="bind the tier"):
+        tier.with_replies(())
 
 
 def test_unbound_tier_judges_nothing() -> None:
