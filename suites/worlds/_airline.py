@@ -3,7 +3,7 @@ alike: τ²'s airline tools descend from τ-bench's, and both worlds' recordings
 constants, airport list, reservation and certificate numbering, and calculator.
 
 Only behaviour is here, never wording: τ-bench words a refusal in lower case and τ² capitalises
-it, and each prints its own records, so the calculator raises :class:`Unsupported` with its
+it, and each prints its own records, so the calculator raises a :class:`ToolError` with its
 reason and each world words it its own way.
 """
 
@@ -15,6 +15,8 @@ import operator
 from collections.abc import Callable
 from typing import Any
 
+from rejudge.suites._errors import ToolError
+
 from rejudge.model import WorldState
 
 __all__ = [
@@ -25,7 +27,6 @@ __all__ = [
     "FIRST_RESERVATION_ID",
     "INSURANCE_PER_PASSENGER",
     "PRICE_PER_NONFREE_BAG",
-    "Unsupported",
     "arithmetic",
     "free_certificate_id",
     "new_reservation_id",
@@ -123,12 +124,6 @@ _OPS: dict[type, Callable[..., Any]] = {
 }
 
 
-class Unsupported(Exception):
-    """An expression the calculator refuses; its text is the reason in lower case (each world
-    words it). Not an ArithmeticError, ValueError or TypeError: those are Python's own, which
-    each world answers otherwise."""
-
-
 def _evaluate(node: ast.AST) -> Any:
     # arithmetic only: a calculator, never an eval of what a model wrote (ints stay exact until
     # the end; ``**`` and ``//`` are what the allowed characters spell)
@@ -141,14 +136,14 @@ def _evaluate(node: ast.AST) -> Any:
     if isinstance(node, ast.BinOp) and type(node.op) in _OPS:
         left, right = _evaluate(node.left), _evaluate(node.right)
         if isinstance(node.op, ast.Pow) and abs(right) > 64:
-            raise Unsupported("exponent too large")
+            raise ToolError("exponent too large")
         return _OPS[type(node.op)](left, right)
-    raise Unsupported("invalid expression")
+    raise ToolError("invalid expression")
 
 
 def arithmetic(expression: str) -> Any:
     """The value of ``expression`` (already checked against :data:`CALCULATOR_CHARACTERS`) as
-    Python computes it. Raises :class:`Unsupported`, or Python's own SyntaxError (its text as
+    Python computes it. Raises :class:`ToolError` (the refusal in lower case: each world words it), or Python's own SyntaxError (its text as
     τ²'s reads: "'(' was never closed (<string>, line 1)"), ArithmeticError ("division by
     zero"), ValueError or TypeError (a complex power)."""
     return _evaluate(ast.parse(expression.strip(), filename="<string>", mode="eval"))

@@ -7,10 +7,10 @@ from __future__ import annotations
 from collections.abc import Iterator
 from typing import Any
 
+from rejudge.suites._errors import ToolError
 from rejudge.suites.worlds._airline import (
     AIRPORTS,
     CALCULATOR_CHARACTERS,
-    Unsupported,
     arithmetic,
     next_day,
 )
@@ -128,7 +128,7 @@ def calculate(state: WorldState, expression: str) -> str:
         raise _Refused("Invalid characters in expression")
     try:
         return str(round(float(arithmetic(expression)), 2))
-    except Unsupported as exc:
+    except ToolError as exc:
         raise _Refused(str(exc).capitalize()) from None
     except (SyntaxError, ArithmeticError, ValueError, TypeError) as exc:
         # any other error is its bare text, as τ²'s ("division by zero")

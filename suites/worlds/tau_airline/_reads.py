@@ -6,10 +6,10 @@ from __future__ import annotations
 from collections.abc import Iterator
 from typing import Any
 
+from rejudge.suites._errors import ToolError
 from rejudge.suites.worlds._airline import (
     AIRPORTS,
     CALCULATOR_CHARACTERS,
-    Unsupported,
     arithmetic,
     next_day,
 )
@@ -116,7 +116,7 @@ def calculate(state: WorldState, expression: str) -> CallResult:
         return error("invalid characters in expression")
     try:
         value = float(arithmetic(expression))
-    except Unsupported as exc:
+    except ToolError as exc:
         return error(str(exc))
     except SyntaxError:
         return error("invalid expression")
