@@ -207,6 +207,16 @@ def md_escape(value: str) -> str:
     return "".join("\\" + ch if ch in _MD_SPECIAL else ch for ch in value)
 
 
+def judge_headline(where: object, line: str, weak: bool) -> None:
+    """A model judge's one line (``weak judge: kappa 0.05 vs τ-bench reward on 200 traces``,
+    computed by the calibration service) in ``where``: a warning when the judge is weak, else a
+    caption. Escaped: source and tier names are data."""
+    if weak:
+        where.warning(md_escape(line))  # type: ignore[attr-defined]
+    else:
+        where.caption(md_escape(line))  # type: ignore[attr-defined]
+
+
 @contextlib.contextmanager
 def store_errors(store: Store) -> Iterator[None]:
     """A library error or a lost database inside the block as one line, never a traceback (the

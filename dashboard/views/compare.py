@@ -14,6 +14,7 @@ from rejudge.dashboard.common import (
     context,
     delta_shown,
     figure,
+    judge_headline,
     md_escape,
     p_value,
     pct,
@@ -86,6 +87,9 @@ elif s.kind == "judge":
     st.info(md_escape(s.reading))
 elif s.kind == "same":
     st.caption(md_escape(s.reading))
+# a model judge's side comes with how far it can be trusted (a weak judge says so)
+for line, weak in s.comparison.judge_headlines():
+    judge_headline(st, line, weak)
 
 m1, m2, m3, m4, m5 = st.columns(5)
 figure(

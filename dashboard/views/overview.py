@@ -5,8 +5,16 @@ from __future__ import annotations
 import pandas as pd
 import streamlit as st
 from rejudge.dashboard import data
-from rejudge.dashboard.common import context, delta_shown, figure, filters_widget, pct
+from rejudge.dashboard.common import (
+    context,
+    delta_shown,
+    figure,
+    filters_widget,
+    judge_headline,
+    pct,
+)
 from rejudge.dashboard.links import clickable_table, follow_click
+from rejudge.judge.tiers import MODEL_GRADED
 from rejudge.store import EvaluationSummary
 
 ctx = context()
@@ -64,6 +72,9 @@ if evaluations:
             f"{latest.PASS} PASS · {latest.FAIL} FAIL · {latest.SKIP} SKIP · "
             f"{latest.AGENT_ERROR} AGENT_ERROR"
         )
+        if latest.tier == MODEL_GRADED:  # a model judge's accuracy says how far to trust it
+            calibration = data.judge_calibration(url, latest.id)
+            judge_headline(k1, calibration.headline, calibration.warning is not None)
         if base is None:
             figure(k2, "Baseline", "—")
             k2.caption(
@@ -133,6 +144,11 @@ if evaluations:
     frame["accuracy"] = frame["accuracy"].map(pct)
     frame["report"] = [f"report?ev={e.id}" for e in evaluations]
     frame["compare"] = [_previous(e) for e in evaluations]
+    # a model judge's row says how far its verdicts can be trusted (a weak judge, in words)
+    frame["judge"] = [
+        data.judge_calibration(url, e.id).headline if e.tier == MODEL_GRADED else ""
+        for e in evaluations
+    ]
     clickable_table(
         frame[
             [
@@ -148,6 +164,7 @@ if evaluations:
                 "SKIP",
                 "AGENT_ERROR",
                 "avg_partial",
+                "judge",
                 "status",
                 "created_at",
                 "report",

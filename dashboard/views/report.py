@@ -18,7 +18,7 @@ from rejudge.dashboard.common import (
     context,
     figure,
     filter_cases,
-    md_escape,
+    judge_headline,
     num,
     pct,
     pick_evaluation,
@@ -27,6 +27,7 @@ from rejudge.dashboard.common import (
 from rejudge.dashboard.costs import prices, run_cost_caption
 from rejudge.dashboard.evidence import show_table, show_value
 from rejudge.dashboard.links import clickable_table, follow_click
+from rejudge.judge.tiers import MODEL_GRADED
 
 ctx = context()
 url = ctx.db_url
@@ -50,12 +51,9 @@ figure(m[2], "PASS / FAIL", f"{counts.PASS} / {counts.FAIL}")
 figure(m[3], "SKIP / AGENT_ERROR", f"{counts.SKIP} / {counts.AGENT_ERROR}")
 figure(m[4], "Average partial", num(summary.average_partial_score))
 st.caption(verdict_caption(ev))
-if ev.tier == "model-graded":  # a model judge's verdicts come with how far to trust them
+if ev.tier == MODEL_GRADED:  # a model judge's verdicts come with how far to trust them
     calibration = data.judge_calibration(url, ev.id)
-    if calibration.warning:
-        st.warning(md_escape(calibration.headline))  # source and tier names are data
-    else:
-        st.caption(md_escape(calibration.headline))
+    judge_headline(st, calibration.headline, calibration.warning is not None)
     if calibration.against:
         show_table(
             [

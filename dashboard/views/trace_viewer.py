@@ -17,6 +17,7 @@ from rejudge.dashboard.common import (
     context,
     eval_label,
     figure,
+    judge_headline,
     md_escape,
     num,
     pick_run,
@@ -33,6 +34,7 @@ from rejudge.dashboard.evidence import (
     show_text,
     show_value,
 )
+from rejudge.judge.tiers import MODEL_GRADED
 from rejudge.store import TraceRowSummary
 
 from rejudge.services import trace_cost
@@ -55,12 +57,12 @@ with c1:
 if run is None:
     st.stop()
 evals = [e for e in data.evaluations(url) if e.run_id == run.id]
+ev_by_id = {e.id: e for e in evals}
 ev_id: int | None = None
 with c2:
     if evals:
         ev_ids = [e.id for e in evals]
         ev_wanted = query_int("ev")
-        ev_by_id = {e.id: e for e in evals}
         ev_id = st.selectbox(
             "Judged under",
             ev_ids,
@@ -262,6 +264,10 @@ st.subheader("Judgment")
 if judgment is None:
     st.caption("No judgment of this trace under the chosen evaluation.")
 else:
+    if ev_id is not None and ev_by_id[ev_id].tier == MODEL_GRADED:
+        # a model judge's verdict and causes come with how far the judge can be trusted
+        calibration = data.judge_calibration(url, int(ev_id))
+        judge_headline(st, calibration.headline, calibration.warning is not None)
     j1, j2, j3 = st.columns(3)
     figure(j1, "Verdict", verdict_shown(judgment, case_body))
     figure(j2, "Partial score", num(judgment.get("partial_score")))

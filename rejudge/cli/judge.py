@@ -194,6 +194,8 @@ def render_compare(c: Console, comparison: Comparison) -> None:
     # the kind first: what A and B differ in decides how everything below reads
     style = "bold red" if comparison.kind == "mixed" else "bold"
     c.print(comparison.reading(), style=style, markup=False)
+    for line, weak in comparison.judge_headlines():
+        c.print(Text(line, style="bold red" if weak else "bold"))  # never markup
     judges = comparison.judges
     if judges is not None:
         t = judges.to_json()["table"]
@@ -265,6 +267,8 @@ def render_compare(c: Console, comparison: Comparison) -> None:
 
 
 def render_judged(c: Console, result: JudgeSummary) -> None:
+    if result.judge_calibration is not None:  # before the verdicts it qualifies
+        render_judge_headline(c, result.judge_calibration)
     render_summary(c, result.to_json(), result.summary)
     c.print(
         f"{result.judged} trace(s) judged, {result.written} new judgment(s) "

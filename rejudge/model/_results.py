@@ -67,7 +67,8 @@ class JudgeRunResult(Result):
 
 @dataclass(frozen=True)
 class JudgeSummary(Result):
-    """``rejudge judge RUN --json``."""
+    """``rejudge judge RUN --json``; a model-graded evaluation's carries its judge's
+    calibration (the key is absent for the rule and world tiers, whose JSON is unchanged)."""
 
     evaluation: int
     run: str
@@ -76,6 +77,13 @@ class JudgeSummary(Result):
     summary: ReportSummary
     judged: int
     written: int
+    judge_calibration: JudgeCalibration | None = None
+
+    def to_json(self) -> dict[str, Any]:
+        out = super().to_json()
+        if self.judge_calibration is None:
+            del out["judge_calibration"]
+        return out
 
 
 @dataclass(frozen=True)
@@ -171,6 +179,17 @@ class Comparison(Result):
     flips: list[Flip]
     meta_a: dict[str, Any] = field(default_factory=dict)
     meta_b: dict[str, Any] = field(default_factory=dict)
+    # a model-graded side's judge calibration (how far its verdicts can be trusted: a weak
+    # judge says so beside any comparison of them); the keys are absent for a rule tier's side
+    judge_calibration_a: JudgeCalibration | None = None
+    judge_calibration_b: JudgeCalibration | None = None
+
+    def to_json(self) -> dict[str, Any]:
+        out = super().to_json()
+        for side in ("judge_calibration_a", "judge_calibration_b"):
+            if out[side] is None:
+                del out[side]
+        return out
 
     def reading(self) -> str:
         """What the comparison says, in plain words, for people (the CLI and the dashboard
@@ -202,6 +221,16 @@ class Comparison(Result):
             )
         p = "n/a" if self.mcnemar_p is None else f"{self.mcnemar_p:.4g}"
         return f"Evidence comparison ({evidence}): {self.verdict} (exact McNemar p = {p})."
+
+    def judge_headlines(self) -> list[tuple[str, bool]]:
+        """``(line, weak)`` per model-graded side, the line ``A's judge: weak judge: kappa
+        0.05 vs τ-bench reward on 200 traces``: what a renderer prints beside the comparison
+        (the same words in the CLI and the dashboard), loudly when ``weak``."""
+        return [
+            (f"{side}'s judge: {cal.headline}", cal.warning is not None)
+            for side, cal in (("A", self.judge_calibration_a), ("B", self.judge_calibration_b))
+            if cal is not None
+        ]
 
 
 @dataclass(frozen=True)

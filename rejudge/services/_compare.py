@@ -2,13 +2,16 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import Any
 
 from rejudge.errors import NotFoundError
 from rejudge.judge import compare
-from rejudge.model import Comparison, canonical_json, content_hash
+from rejudge.judge.tiers import MODEL_GRADED
+from rejudge.model import Comparison, JudgeCalibration, canonical_json, content_hash
 from rejudge.store import Store
 
+from ._judge_calibration import evaluation_judge_calibration
 from ._judging import evaluation_rows
 
 __all__ = ["BASELINE_INPUTS", "evaluation_meta", "evaluation_inputs", "compare_evaluations"]
@@ -39,7 +42,7 @@ def evaluation_meta(store: Store, evaluation_id: int | str) -> dict[str, Any]:
         "inputs_hash": ev.inputs_hash,
         "status": ev.status,
     }
-    if ev.tier == "model-graded":
+    if ev.tier == MODEL_GRADED:
         from rejudge.services._model_graded import judged_by
 
         # its rule set decides nothing: the rubric and the judge model do
@@ -69,7 +72,7 @@ def evaluation_inputs(store: Store, evaluation_id: int | str) -> dict[str, Any]:
     )
     inputs = {key: meta.get(key) for key in BASELINE_INPUTS if key != "cases_hash"}
     inputs["cases_hash"] = content_hash([list(pair) for pair in case_hashes])
-    if meta.get("tier") == "model-graded":
+    if meta.get("tier") == MODEL_GRADED:
         # the model judge is part of the judge: a baseline check names its change ("judge
         # changed"); other tiers bind no such input, so their baselines are as before
         rows = _rows_with_judge(store, meta)
@@ -82,12 +85,26 @@ def evaluation_inputs(store: Store, evaluation_id: int | str) -> dict[str, Any]:
 def compare_evaluations(store: Store, a: int | str, b: int | str) -> Comparison:
     """DESIGN §11 ``compare`` of two stored evaluations (plus reasons and per-dimension deltas)."""
     meta_a, meta_b = evaluation_meta(store, a), evaluation_meta(store, b)
-    return compare(
+    comparison = compare(
         _rows_with_judge(store, meta_a),
         _rows_with_judge(store, meta_b),
         meta_a=meta_a,
         meta_b=meta_b,
     )
+    calibration_a, calibration_b = (
+        _judge_calibration(store, meta_a),
+        _judge_calibration(store, meta_b),
+    )
+    if calibration_a is None and calibration_b is None:
+        return comparison
+    # a model judge's side is shown with how far it can be trusted (a weak judge says so)
+    return replace(comparison, judge_calibration_a=calibration_a, judge_calibration_b=calibration_b)
+
+
+def _judge_calibration(store: Store, meta: dict[str, Any]) -> JudgeCalibration | None:
+    if meta.get("tier") != MODEL_GRADED:
+        return None
+    return evaluation_judge_calibration(store, int(meta["id"]))
 
 
 #: what a model-graded judgment says of its judge (a flip between two judges names it)
@@ -100,5 +117,5 @@ JUDGE_PATHS = {
 
 def _rows_with_judge(store: Store, meta: dict[str, Any]) -> list[dict[str, Any]]:
     # a model-graded judgment's judge is read with its row, in the one read (no other tier has one)
-    paths = JUDGE_PATHS if meta.get("tier") == "model-graded" else None
+    paths = JUDGE_PATHS if meta.get("tier") == MODEL_GRADED else None
     return evaluation_rows(store, int(meta["id"]), paths)

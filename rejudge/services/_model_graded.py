@@ -57,6 +57,7 @@ from rejudge.recorder._judge_calls import (
     replay_judge_sample,
 )
 from rejudge.recorder.providers import get_provider
+from rejudge.services._judge_calibration import evaluation_judge_calibration
 from rejudge.services._judging import JudgeInputs, _chunked, resolve_inputs, settle_chunk
 from rejudge.store import Store
 
@@ -344,4 +345,6 @@ def judge_run_model_graded(
         summary=summary,
         judged=judged,
         written=written,
+        # the judge's verdicts are never shown without how far they can be trusted
+        judge_calibration=evaluation_judge_calibration(store, evaluation_id),
     )

@@ -7,6 +7,7 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
+import pytest
 from rejudge.judge import load_rubric, load_rule_set
 from rejudge.store import Store
 from rejudge.suites.importers import SHIPPED_TAU2_BENCH
@@ -167,3 +168,77 @@ def test_a_model_judge_is_calibrated_per_assertion_and_its_report_says_it_is_wea
     assert calibration.warning in " ".join(text.output.split())
     as_json = runner.invoke(cli, ["--db", f"sqlite:///{db}", "report", str(evaluation), "--json"])
     assert json.loads(as_json.output)["judge_calibration"] == calibration.to_json()
+
+
+def judged_twice(tmp_path: Path) -> tuple[Path, int, int, str]:
+    """:func:`model_judged_store` with its run then judged under the golden tier and again
+    under the model judge (replayed from its cassettes, the newest evaluation): (database
+    file, golden evaluation, newest model-graded evaluation, the judge's warning)."""
+    db, st, _ = model_judged_store(tmp_path)
+    golden = judge_run(st, "r1", "golden", load_rule_set("standard@2")).evaluation_id
+    from rejudge.services import ModelGradedOptions, judge_run_model_graded
+
+    options = ModelGradedOptions(
+        rubric=load_rubric("nl-assertions-brief@1"), cassettes=tmp_path / "cassettes"
+    )
+    graded = judge_run_model_graded(st, "r1", options).evaluation
+    warning = evaluation_judge_calibration(st, graded).warning
+    st.close()
+    assert warning is not None and warning.startswith("weak judge: kappa ")
+    return db, golden, graded, warning
+
+
+@pytest.fixture(scope="module")
+def twice(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, int, int, str]:
+    return judged_twice(tmp_path_factory.mktemp("twice"))
+
+
+def _cli(db: Path, *argv: str) -> tuple[int, str]:
+    from click.testing import CliRunner
+
+    from rejudge.cli import cli
+
+    base = ["--db", f"sqlite:///{db}", "--cassettes", str(db.parent / "cassettes")]
+    env = {"REJUDGE_DB": None, "REJUDGE_CASSETTES": None}
+    result = CliRunner().invoke(cli, [*base, *argv], env=env)
+    return result.exit_code, result.output
+
+
+def test_judge_model_graded_says_a_weak_judge_is_weak_text_and_json(
+    twice: tuple[Path, int, int, str],
+) -> None:
+    """`rejudge judge --tier model-graded` prints the warning before its summary, and its
+    --json carries the calibration."""
+    import json
+
+    db, _, _, warning = twice
+    judge = ["judge", "r1", "--tier", "model-graded", "--rubric", "nl-assertions-brief@1"]
+    code, output = _cli(db, *judge)
+    assert code == 0, output
+    shown = " ".join(output.split())
+    assert warning in shown and shown.index(warning) < shown.index("accuracy")
+    code, output = _cli(db, "--json", *judge)
+    data = json.loads(output)
+    assert data["judge_calibration"]["warning"] == warning
+    assert data["judge_calibration"]["weak"] is True
+
+
+def test_compare_says_a_model_graded_sides_judge_is_weak_text_and_json(
+    twice: tuple[Path, int, int, str],
+) -> None:
+    """`rejudge compare` says it of the model-graded side, and only of it, the same line in
+    text and JSON; two rule-tier sides have no such key at all (their JSON is as before)."""
+    import json
+
+    db, golden, graded, warning = twice
+    code, output = _cli(db, "compare", str(golden), str(graded))
+    assert code == 0, output
+    shown = " ".join(output.split())
+    assert f"B's judge: {warning}" in shown and "A's judge" not in shown
+    data = json.loads(_cli(db, "--json", "compare", str(golden), str(graded))[1])
+    assert "judge_calibration_a" not in data  # the golden tier has no model judge
+    assert data["judge_calibration_b"]["warning"] == warning
+    swapped = json.loads(_cli(db, "--json", "compare", str(graded), str(golden))[1])
+    assert swapped["judge_calibration_a"]["warning"] == warning
+    plain = json.loads(_cli(db, "--json", "compare", str(golden), str(golden))[1])
+    assert not {"judge_calibration_a", "judge_calibration_b"} & set(plain)
