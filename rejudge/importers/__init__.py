@@ -100,6 +100,7 @@ _EXPORTS: dict[str, str] = {
     "OTEL_NORMALIZER_VERSION": "rejudge.importers._otel_read",
     "OtelTrace": "rejudge.importers._otel_read",
     "scrub_attributes": "rejudge.importers._otel_read",
+    "trace_of_facts": "rejudge.importers._otel_read",
     "trace_of_spans": "rejudge.importers._otel_read",
     "tool_call_of": "rejudge.importers._otel_read",
     "Conversation": "rejudge.importers._conversation",

@@ -38,6 +38,7 @@ __all__ = [
     "OtelTrace",
     "scrub_attributes",
     "tool_call_of",
+    "trace_of_facts",
     "trace_of_spans",
 ]
 
@@ -181,15 +182,30 @@ def _user_turns(llms: list[_Llm]) -> tuple[str | None, list[UserTurn]]:
 
 def trace_of_spans(trace_id: str, spans: Iterable[Span]) -> OtelTrace:
     """The trace of one trace id's spans (any order; file order breaks start-time ties)."""
-    anomalies: list[str] = []
-    llms: list[_Llm] = []
-    tools: list[tuple[Span, SpanFacts]] = []
-    all_spans = list(spans)
-    for order, span in enumerate(all_spans):
+    read: list[tuple[Span, SpanFacts]] = []
+    for span in spans:
         span.attributes = scrub_attributes(span.attributes)
         for event in span.events:
             event.attributes = scrub_attributes(event.attributes)
-        facts = facts_of(span.attributes, span.events)
+        read.append((span, facts_of(span.attributes, span.events)))
+    return trace_of_facts(trace_id, read)
+
+
+def trace_of_facts(
+    trace_id: str,
+    read: Iterable[tuple[Span, SpanFacts]],
+    *,
+    normalizer_version: str = OTEL_NORMALIZER_VERSION,
+) -> OtelTrace:
+    """The trace of spans already read into facts (secrets already scrubbed): the tree walk
+    every importer of span-like records shares (a Langfuse observation is read into the same
+    facts, so one conversation gives one trace whichever tracer kept it)."""
+    anomalies: list[str] = []
+    llms: list[_Llm] = []
+    tools: list[tuple[Span, SpanFacts]] = []
+    all_spans: list[Span] = []
+    for order, (span, facts) in enumerate(read):
+        all_spans.append(span)
         anomalies.extend(f"{_where(span)}: {p}" for p in facts.problems)
         if facts.kind == "llm":
             llms.append(_Llm(span, facts, order))
@@ -252,7 +268,7 @@ def trace_of_spans(trace_id: str, spans: Iterable[Span]) -> OtelTrace:
         final_text=final,
         error=error,
         usage=dict(sorted(usage.items())),
-        normalizer_version=OTEL_NORMALIZER_VERSION,
+        normalizer_version=normalizer_version,
         timings=timings,
         user_turns=turns,
     )
