@@ -232,7 +232,7 @@ def test_review_fix_rejudge_resolve_and_lock(store: Store, world: dict[str, Any]
         lock_evaluation_baseline(store, e1, "main", require_review=True)
     assert refused.value.gaps == review_gaps(store, e1)
     assert "b r0: FAIL not reviewed" in str(refused.value) and "\n" not in str(refused.value)
-    assert store.list_baselines() == []
+    assert store.baselines.list_baselines() == []
 
     jb, jc = judgment_of(store, e1, "b"), judgment_of(store, e1, "c")
     store.add_review(jb, "judge_wrong", "ana", note="case-insensitive reason", evaluation_id=e1)
@@ -270,7 +270,7 @@ def test_review_fix_rejudge_resolve_and_lock(store: Store, world: dict[str, Any]
     assert review_gaps(store, e1) == []
     locked = lock_evaluation_baseline(store, e1, "reviewed", require_review=True)
     assert locked.calibration["misjudgment_rate"] == 0.5 and locked.reviewed is True
-    stored = store.get_baseline("reviewed")
+    stored = store.baselines.get_baseline("reviewed")
     assert stored.report["calibration"]["golden_errors"] == 1
     assert stored.report["calibration"]["fails"]["coverage"] == 1.0
     # e3 has no FAIL left: lockable as is
