@@ -60,6 +60,7 @@ from rejudge.model import (
     Trace,
     behaviour_hash,
     content_hash,
+    trace_content_hash,
 )
 
 __all__ = ["Store"]
@@ -434,8 +435,9 @@ class Store(
         cassette_hash: str | None,
     ) -> dict[str, Any]:
         body = trace.model_dump(mode="json")
-        # same value as ``trace.hash`` (canonical JSON without timings), from the one dump
-        digest = content_hash({k: v for k, v in body.items() if k != "timings"})
+        # same value as ``trace.hash`` (canonical JSON without timings and source ids), from the
+        # one dump
+        digest = trace_content_hash(body)
         return {
             "behaviour_hash": behaviour_hash(body),
             "run_id": run_id,
