@@ -205,10 +205,13 @@ def trace_of_facts(
     read: Iterable[tuple[Span, SpanFacts]],
     *,
     normalizer_version: str = OTEL_NORMALIZER_VERSION,
+    source_keys: tuple[str, str] = (SOURCE_OTEL_TRACE_ID, SOURCE_OTEL_SPAN_ID),
 ) -> OtelTrace:
     """The trace of spans already read into facts (secrets already scrubbed): the tree walk
     every importer of span-like records shares (a Langfuse observation is read into the same
-    facts, so one conversation gives one trace whichever tracer kept it)."""
+    facts, so one conversation gives one trace whichever tracer kept it). ``source_keys`` name
+    the ``Trace.source_ids`` the trace id and its root span's id are kept under, where verdicts
+    exported back go (a Langfuse importer passes the Langfuse trace and observation keys)."""
     anomalies: list[str] = []
     llms: list[_Llm] = []
     tools: list[tuple[Span, SpanFacts]] = []
@@ -271,9 +274,10 @@ def trace_of_facts(
     )
     final = rounds[-1].text if rounds and not rounds[-1].calls else None
     root = _root(all_spans)
-    source_ids = {SOURCE_OTEL_TRACE_ID: trace_id}
+    trace_key, span_key = source_keys
+    source_ids = {trace_key: trace_id}
     if root is not None:
-        source_ids[SOURCE_OTEL_SPAN_ID] = root.span_id
+        source_ids[span_key] = root.span_id
     trace = Trace(
         case_id=trace_id,
         status="agent_error" if error is not None else "completed",
