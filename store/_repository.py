@@ -21,7 +21,7 @@ from rejudge.store._catalog_reads import CatalogReadsMixin
 from rejudge.store._engine import make_engine
 from rejudge.store._errors import ConflictError, InvalidInputError, NotFoundError
 from rejudge.store._evaluation_reads import EvaluationReadsMixin
-from rejudge.store._external import ExternalVerdictStoreMixin
+from rejudge.store._external import ExternalVerdictRepository
 from rejudge.store._ingest import IngestReadsMixin
 from rejudge.store._judgments import JudgmentStoreMixin
 from rejudge.store._migrate import _unavailable as unavailable_error
@@ -34,7 +34,7 @@ from rejudge.store._records import (
     run_record_from_row,
     suite_record_from_row,
 )
-from rejudge.store._reviews import ReviewStoreMixin
+from rejudge.store._reviews import ReviewRepository
 from rejudge.store._run_reads import RunReadsMixin
 from rejudge.store._tables import (
     CallRow,
@@ -78,8 +78,6 @@ _INSERT_PAGE = 100
 
 class Store(
     JudgmentStoreMixin,
-    ReviewStoreMixin,
-    ExternalVerdictStoreMixin,
     IngestReadsMixin,
     CatalogReadsMixin,
     EvaluationReadsMixin,
@@ -93,6 +91,8 @@ class Store(
         # the unit of work the repositories share: one atomic() block spans all of them
         self._uow = UnitOfWork(engine)
         self.baselines = BaselineRepository(self._uow)
+        self.reviews = ReviewRepository(self._uow)
+        self.external = ExternalVerdictRepository(self._uow)
 
     @classmethod
     def open(cls, url: str, *, migrate: bool = True) -> Store:

@@ -25,7 +25,7 @@ def evaluation_export_rows(store: Store, evaluation_id: int | str) -> Iterator[d
     suite = store.get_suite_by_id(run.suite_id)
     rules = store.get_rule_set(ev.rule_set_id).ref
     rows = review_rows(store, ev.id)
-    latest = latest_labels(r.as_dict() for r in store.list_reviews(evaluation_id=ev.id))
+    latest = latest_labels(r.as_dict() for r in store.reviews.list_reviews(evaluation_id=ev.id))
     for r in rows:
         yield {
             "evaluation": ev.id,

@@ -31,7 +31,7 @@ for command in (review, export, report, baseline, judge_cmd):
 def reviews_in(url: str) -> int:
     store = Store.open(url)
     try:
-        return len(store.list_reviews())
+        return len(store.reviews.list_reviews())
     finally:
         store.close()
 
@@ -212,7 +212,7 @@ def test_resolve_once(world: dict[str, Any], run_cli: Callable[..., Result]) -> 
     assert run_cli("review", "import", str(path)).exit_code == 0
     store = Store.open(world["url"])
     try:
-        (only,) = store.list_reviews()
+        (only,) = store.reviews.list_reviews()
     finally:
         store.close()
     first = run_cli("review", "resolve", str(only.id), "--resolution", "rule fixed")
