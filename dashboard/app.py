@@ -23,6 +23,10 @@ from rejudge.errors import RejudgeError
 st.set_option("client.toolbarMode", "minimal")
 st.set_page_config(page_title="rejudge", page_icon="⚖️", layout="wide")
 
+# the main area starts 6rem down by default: a sixth of a 800-px window spent on nothing, and
+# the answer a page opens on must sit in the first screen (issue 39)
+st.html('<style>[data-testid="stMainBlockContainer"]{padding-top:2.5rem}</style>')
+
 ctx = context()
 try:
     store = data.store(ctx.db_url)

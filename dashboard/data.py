@@ -258,7 +258,7 @@ def external_details(url: str, run_id: int, source: str) -> dict[tuple[str, int]
     """(case, repetition) -> what the external verdict recorded (e.g. τ-bench's reward_info)."""
     return {
         (v.case_key, v.repetition): v.verdict.detail
-        for v in store(url).external.external_verdicts(run_id, source)
+        for v in store(url).external_verdicts(run_id, source)
     }
 
 
@@ -268,6 +268,14 @@ def evaluation_report(url: str, evaluation_id: int) -> EvaluationReport:
     from rejudge.services import evaluation_report as build
 
     return build(store(url), evaluation_id)
+
+
+@st.cache_data(ttl=TTL_S, show_spinner=False)
+def evaluation_reasons(url: str, evaluation_id: int) -> dict[tuple[str, int], tuple[str, ...]]:
+    """(case, repetition) -> the judge's reasons (what the Report's download carries)."""
+    from rejudge.services import evaluation_reasons as read
+
+    return read(store(url), evaluation_id)
 
 
 @st.cache_data(ttl=TTL_S, show_spinner=False)

@@ -36,6 +36,7 @@ __all__ = [
     "render_exchanges",
     "round_blocks",
     "ANSWER_BADGE",
+    "REPLY_BADGE",
     "SERVER_TOOL_BADGE",
 ]
 

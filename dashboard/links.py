@@ -17,7 +17,15 @@ from rejudge.dashboard.sidebyside import pair_link
 
 from rejudge.model import Flip
 
-__all__ = ["pair_url", "trace_url", "flip_picker", "clickable_table", "follow_click"]
+__all__ = [
+    "pair_url",
+    "trace_url",
+    "flip_picker",
+    "clickable_table",
+    "clicked_row",
+    "follow_click",
+    "ROW_CLICK",
+]
 
 _GOTO = "_goto"
 
@@ -68,24 +76,38 @@ def clickable_table(
     **kwargs: Any,
 ) -> None:
     """``frame`` as a table whose rows open ``targets[i]`` (a relative address such as
-    ``report?ev=3``) when clicked, in this tab; its link column, if any, opens them in a new
-    one. Call :func:`follow_click` after the page's tables (a click reruns the page)."""
+    ``report?ev=3``) when clicked anywhere, in this tab; its link column, if any, opens them in
+    a new one. Call :func:`follow_click` after the page's tables (a click reruns the page)."""
 
     def clicked() -> None:
-        rows = st.session_state[key]["selection"]["rows"]
-        if rows and 0 <= rows[0] < len(targets):
-            st.session_state[_GOTO] = targets[rows[0]]
+        row = clicked_row(st.session_state[key]["selection"])
+        if row is not None and 0 <= row < len(targets):
+            st.session_state[_GOTO] = targets[row]
 
     st.dataframe(
         frame,
         key=key,
         on_select=clicked,
-        selection_mode="single-row",
+        selection_mode=ROW_CLICK,
         hide_index=True,
         width="stretch",
         column_config=dict(column_config or {}),
         **kwargs,
     )
+
+
+# a click on any cell selects that cell, so a row opens from anywhere on it, not only from the
+# 16-pixel checkbox at its left that "single-row" alone offers
+ROW_CLICK: list[Any] = ["single-row", "single-cell"]
+
+
+def clicked_row(selection: Mapping[str, Any]) -> int | None:
+    """The row a click on a :data:`ROW_CLICK` table chose: its checkbox or any of its cells."""
+    rows = selection.get("rows") or []
+    if rows:
+        return int(rows[0])
+    cells = selection.get("cells") or []
+    return int(cells[0][0]) if cells else None
 
 
 def follow_click() -> None:

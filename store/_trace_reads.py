@@ -91,6 +91,9 @@ class RecentTrace(NamedTuple):
     created_at: datetime | None
     # per round, the calls it made as badges (an empty list: the round made no call)
     rounds: list[list[Badge]]
+    # the rounds a user message follows (a conversation's): a round there without a call is
+    # the model replying to the user, not a call missing
+    answered: frozenset[int] = frozenset()
 
 
 class TraceReadsMixin:
@@ -106,6 +109,9 @@ class TraceReadsMixin:
         def _connect(self) -> Any: ...
 
         def run_summaries(self, filters: Filters | None = None) -> list[RunSummary]: ...
+
+        # JudgmentStoreMixin's: columns of a JSON column's values at some paths, and a decoder
+        def _body_paths(self, column: Any, body_paths: Any) -> tuple[list[Any], Any]: ...
 
     def run_traces(
         self, run_id: int, *, case_contains: str | None = None, limit: int = 2000
@@ -282,21 +288,33 @@ class TraceReadsMixin:
             .order_by(_T_TRACE.c.id.desc())
             .limit(limit)
         )
+        turns_cols, decode = self._body_paths(_T_TRACE.c.body, {"turns": ["user_turns"]})
+        query = query.add_columns(*turns_cols)
         with self._connect() as c:
             rows = c.execute(query).all()
         badges = self.round_badges([r.id for r in rows])
-        return [
-            RecentTrace(
-                id=r.id,
-                case_key=r.case_key,
-                repetition=r.repetition,
-                status=r.status,
-                round_count=r.round_count,
-                created_at=aware(r.created_at),
-                rounds=[badges.get((r.id, i), []) for i in range(int(r.round_count))],
+        cache: dict[str, list[Any]] = {}
+        out = []
+        for r in rows:
+            turns = decode(r[6:], cache).get("turns") or []
+            before = {
+                int(t["before_round"])
+                for t in turns
+                if isinstance(t, dict) and isinstance(t.get("before_round"), int)
+            }
+            out.append(
+                RecentTrace(
+                    id=r.id,
+                    case_key=r.case_key,
+                    repetition=r.repetition,
+                    status=r.status,
+                    round_count=r.round_count,
+                    created_at=aware(r.created_at),
+                    rounds=[badges.get((r.id, i), []) for i in range(int(r.round_count))],
+                    answered=frozenset(i - 1 for i in before if i > 0),
+                )
             )
-            for r in rows
-        ]
+        return out
 
     def round_badges(self, trace_ids: Sequence[int]) -> dict[tuple[int, int], list[Badge]]:
         """(trace id, round index) -> [(tool name, ok)] from the call rows (one query)."""

@@ -15,7 +15,7 @@ from rejudge.dashboard.common import (
     store_errors,
     tool_badge,
 )
-from rejudge.dashboard.evidence import ANSWER_BADGE
+from rejudge.dashboard.evidence import ANSWER_BADGE, REPLY_BADGE
 from rejudge.dashboard.sidebyside import pair_link
 
 ctx = context()
@@ -50,7 +50,11 @@ def _span(seconds: float) -> str:
     return f"{seconds / 3600:.1f} h"
 
 
-@st.fragment(run_every=REFRESH_S)
+# a finished run does not change: it is drawn once, not redrawn every REFRESH_S seconds
+LIVE = run.status == "running"
+
+
+@st.fragment(run_every=REFRESH_S if LIVE else None)
 def monitor() -> None:
     # the fragment reruns on its own, outside the app's error handling: a store that stops or
     # a file that is deleted while the page is open gives one line here too
@@ -84,16 +88,33 @@ def _monitor() -> None:
     else:
         eta = "—"
     st.progress(min(done / expected, 1.0), text=f"{done} / {expected} traces · {run_now.status}")
-    m = st.columns(5)
+    m = st.columns(6)
     figure(m[0], "Traces", f"{done} / {expected}")
     figure(m[1], "Completed", progress.statuses.get("completed", 0))
     figure(m[2], "Agent errors", progress.statuses.get("agent_error", 0))
-    figure(m[3], "Elapsed", _duration(elapsed))
-    figure(m[4], "Time left", eta, note="at the pace of the traces recorded so far")
+    # an episode cut at its step budget ended without finishing: counted apart, not hidden
+    figure(
+        m[3],
+        "Step limit",
+        progress.statuses.get("step_limit", 0),
+        note="traces that hit their round budget before the conversation ended",
+    )
+    figure(m[4], "Elapsed", _duration(elapsed))
+    figure(m[5], "Time left", eta, note="at the pace of the traces recorded so far")
+    others = {
+        k: v
+        for k, v in progress.statuses.items()
+        if k not in ("completed", "agent_error", "step_limit") and v
+    }
+    ended = "".join(f" · {v} {k}" for k, v in sorted(others.items()))
+    refresh = (
+        f"Refreshes every {REFRESH_S} s (last {now.strftime('%H:%M:%S')} UTC)."
+        if run_now.status == "running"
+        else f"The run is {run_now.status}: shown once, not refreshed."
+    )
     st.caption(
         f"Tool calls: {progress.calls_ok} ok · {progress.calls_failed} failed · "
-        f"{progress.calls_unexecuted} not executed. Refreshes every {REFRESH_S} s "
-        f"(last {now.strftime('%H:%M:%S')} UTC)."
+        f"{progress.calls_unexecuted} not executed{md_escape(ended)}. {refresh}"
     )
     evals = data.live_evaluations(url, run_id)
     if evals:
@@ -130,8 +151,15 @@ def _monitor() -> None:
         rounds = " &nbsp;→&nbsp; ".join(
             " ".join(tool_badge(name, ok) for name, ok in calls)
             if calls
-            # a completed trace's closing round without a call is its answer
-            else (ANSWER_BADGE if i == last and trace.status == "completed" else NO_CALL_BADGE)
+            # a completed trace's closing round without a call is its answer; one a user
+            # message follows is a reply to the user; only a round that is neither is flagged
+            else (
+                ANSWER_BADGE
+                if i == last and trace.status == "completed"
+                else REPLY_BADGE
+                if i in trace.answered
+                else NO_CALL_BADGE
+            )
             for i, calls in enumerate(trace.rounds)
         )
         status = "" if trace.status == "completed" else f" :red-badge[{trace.status}]"

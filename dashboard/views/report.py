@@ -26,6 +26,7 @@ from rejudge.dashboard.common import (
 )
 from rejudge.dashboard.costs import prices, run_cost_caption
 from rejudge.dashboard.evidence import show_table, show_value
+from rejudge.dashboard.exports import export_csv
 from rejudge.dashboard.links import clickable_table, follow_click
 from rejudge.judge.tiers import MODEL_GRADED
 
@@ -155,7 +156,7 @@ if shown:
     plain = [c.to_json() for c in shown]
     d1.download_button(
         "Download CSV",
-        frame.drop(columns=["trace"]).to_csv(index=False),
+        export_csv(ev, shown, data.evaluation_reasons(url, ev.id)),
         file_name=f"evaluation-{ev.id}-cases.csv",
         mime="text/csv",
         key="rp_csv",

@@ -34,6 +34,8 @@ from rejudge.dashboard.evidence import (
     show_text,
     show_value,
 )
+from rejudge.dashboard.links import ROW_CLICK, clicked_row
+from rejudge.dashboard.verdict_html import verdict_head, verdict_head_html
 from rejudge.judge.tiers import MODEL_GRADED
 from rejudge.store import TraceRowSummary
 
@@ -143,6 +145,65 @@ with n2:
     )
 with n3:
     st.button("Next", on_click=_step, args=(1,), key="tv_next", width="stretch")
+if trace_id is None:
+    st.stop()
+st.query_params["trace"] = str(trace_id)
+detail = data.trace_detail(url, int(trace_id))
+if detail is None:
+    st.error("That trace is gone from the store.")
+    st.stop()
+body: dict[str, Any] = detail.body or {}
+case_body: dict[str, Any] = detail.case_body or {}
+judgment: dict[str, Any] | None = None
+ev_tier = ""
+if ev_id is not None:
+    judgment = data.judgment_body(url, int(ev_id), int(trace_id))
+    ev_tier = ev_by_id[int(ev_id)].tier
+
+# ---------------------------------------------------------------- the answer first
+# why the case got its verdict sits at the top; the evidence is folded below it
+if judgment is None:
+    st.caption("No judgment of this trace under the chosen evaluation.")
+else:
+    st.html(
+        verdict_head_html(
+            verdict_head(judgment, verdict_shown=verdict_shown(judgment, case_body), tier=ev_tier),
+            title=f"{detail.case_key} · r{detail.repetition} · {ev_tier}",
+        )
+    )
+    if ev_tier == MODEL_GRADED and ev_id is not None:
+        # a model judge's verdict and causes come with how far the judge can be trusted
+        calibration = data.judge_calibration(url, int(ev_id))
+        judge_headline(st, calibration.headline, calibration.warning is not None)
+timings = body.get("timings") or {}
+exchanges = load_exchanges(ctx.cassettes_dir, detail.cassette_path, timings)
+if exchanges is not None and exchanges.error:
+    # the rest of the trace comes from the store and still renders
+    st.warning(md_escape(f"Evidence missing: {exchanges.error}"))
+usage = body.get("usage") or {}
+head = st.columns(5)
+figure(head[0], "Status", body.get("status", detail.status))
+figure(head[1], "Rounds", len(body.get("rounds") or []))
+figure(head[2], "Calls", sum(len(r.get("calls") or []) for r in body.get("rounds") or []))
+elapsed = timings.get("elapsed_s") or timings.get("wall_s")
+figure(head[3], "Time", "—" if elapsed is None else f"{float(elapsed):.2f} s")
+tokens_in = usage.get("input_tokens")
+tokens_out = usage.get("output_tokens")
+cost = (
+    None
+    if price_table is None
+    else trace_cost(
+        price_table,
+        run.model,
+        tokens_in if isinstance(tokens_in, int) else None,
+        tokens_out if isinstance(tokens_out, int) else None,
+    )
+)
+tokens_shown, tokens_help = tokens_metric(usage, cost)
+figure(head[4], "Tokens in / out", tokens_shown, note=tokens_help)
+if body.get("error"):
+    err = body["error"]
+    st.error(md_escape(f"Trace error ({err.get('kind')}): {err.get('message')}"))
 listed = len(traces)
 if filtering:
     note = f"{listed} trace(s) in this run match" + ("" if listed < LISTED else " (the first)")
@@ -154,9 +215,9 @@ st.caption(note + ". Previous / Next step through them; a row of the list opens 
 
 
 def _pick_row() -> None:
-    rows = st.session_state["tv_list"]["selection"]["rows"]
-    if rows and rows[0] < len(traces):
-        st.session_state["tv_trace_next"] = traces[rows[0]].id
+    row = clicked_row(st.session_state["tv_list"]["selection"])
+    if row is not None and row < len(traces):
+        st.session_state["tv_trace_next"] = traces[row].id
 
 
 # drawn only while open (a rerun opens it): a closed list is one label, not a data grid the
@@ -192,82 +253,16 @@ if filtering or listing.open:
         ),
         key="tv_list",
         on_select=_pick_row,
-        selection_mode="single-row",
+        selection_mode=ROW_CLICK,
         hide_index=True,
         width="stretch",
         column_config={"time (s)": st.column_config.NumberColumn(format="%.2f")},
     )
-if trace_id is None:
-    st.stop()
-st.query_params["trace"] = str(trace_id)
-detail = data.trace_detail(url, int(trace_id))
-if detail is None:
-    st.error("That trace is gone from the store.")
-    st.stop()
-body: dict[str, Any] = detail.body or {}
-case_body: dict[str, Any] = detail.case_body or {}
-judgment: dict[str, Any] | None = None
-if ev_id is not None:
-    judgment = data.judgment_body(url, int(ev_id), int(trace_id))
-
-st.markdown("**Instruction**")
-show_text(str(case_body.get("instruction", "")))
-timings = body.get("timings") or {}
-usage = body.get("usage") or {}
-head = st.columns(6)
-figure(head[0], "Status", body.get("status", detail.status))
-figure(head[1], "Rounds", len(body.get("rounds") or []))
-figure(head[2], "Calls", sum(len(r.get("calls") or []) for r in body.get("rounds") or []))
-elapsed = timings.get("elapsed_s") or timings.get("wall_s")
-figure(head[3], "Time", "—" if elapsed is None else f"{float(elapsed):.2f} s")
-tokens_in = usage.get("input_tokens")
-tokens_out = usage.get("output_tokens")
-cost = (
-    None
-    if price_table is None
-    else trace_cost(
-        price_table,
-        run.model,
-        tokens_in if isinstance(tokens_in, int) else None,
-        tokens_out if isinstance(tokens_out, int) else None,
-    )
-)
-tokens_shown, tokens_help = tokens_metric(usage, cost)
-figure(head[4], "Tokens in / out", tokens_shown, note=tokens_help)
-if judgment is not None:
-    figure(head[5], "Verdict", verdict_shown(judgment, case_body))
-if body.get("error"):
-    err = body["error"]
-    st.error(md_escape(f"Trace error ({err.get('kind')}): {err.get('message')}"))
-
-# ---------------------------------------------------------------- round cards
-st.subheader("Rounds")
-raw_round_times = timings.get("rounds")
-round_times = raw_round_times if isinstance(raw_round_times, list) else []
+with st.expander("Instruction", expanded=False):
+    show_text(str(case_body.get("instruction", "")))
 
 
-def _round_time(index: int) -> str:
-    if index < len(round_times):
-        value = round_times[index]
-        if isinstance(value, dict):
-            value = value.get("elapsed_s", value.get("duration_s"))
-        if isinstance(value, int | float):
-            return f" · {value:.2f} s"
-    return ""
-
-
-exchanges = load_exchanges(ctx.cassettes_dir, detail.cassette_path, timings)
-render_rounds(body, round_time=_round_time, blocks=round_blocks(exchanges))
-
-# ---------------------------------------------------------------- judgment
-st.subheader("Judgment")
-if judgment is None:
-    st.caption("No judgment of this trace under the chosen evaluation.")
-else:
-    if ev_id is not None and ev_by_id[ev_id].tier == MODEL_GRADED:
-        # a model judge's verdict and causes come with how far the judge can be trusted
-        calibration = data.judge_calibration(url, int(ev_id))
-        judge_headline(st, calibration.headline, calibration.warning is not None)
+def _judgment_in_full(judgment: dict[str, Any]) -> None:
     j1, j2, j3 = st.columns(3)
     figure(j1, "Verdict", verdict_shown(judgment, case_body))
     figure(j2, "Partial score", num(judgment.get("partial_score")))
@@ -291,19 +286,45 @@ else:
             + ", ".join(f"{k} {v:.2f}" for k, v in judgment["partial_breakdown"].items())
         )
 
-g1, g2 = st.columns(2)
-with g1:
-    st.markdown("**Golden calls**")
-    show_value((case_body.get("golden") or {}).get("calls") or [])
-with g2:
-    st.markdown("**Actual calls**")
-    show_value(
-        [
-            {"name": c.get("name"), "arguments": c.get("arguments"), "ok": c.get("ok")}
-            for r in body.get("rounds") or []
-            for c in r.get("calls") or []
-        ]
-    )
+
+# ---------------------------------------------------------------- judgment
+# the judgment in full and the calls side by side, folded: the head above answers first
+with st.expander("Judgment in full: every reason, golden vs actual call by call"):
+    if judgment is None:
+        st.caption("No judgment of this trace under the chosen evaluation.")
+    else:
+        _judgment_in_full(judgment)
+    g1, g2 = st.columns(2)
+    with g1:
+        st.markdown("**Golden calls**")
+        show_value((case_body.get("golden") or {}).get("calls") or [])
+    with g2:
+        st.markdown("**Actual calls**")
+        show_value(
+            [
+                {"name": c.get("name"), "arguments": c.get("arguments"), "ok": c.get("ok")}
+                for r in body.get("rounds") or []
+                for c in r.get("calls") or []
+            ]
+        )
+
+# ---------------------------------------------------------------- round cards
+st.subheader("Rounds")
+raw_round_times = timings.get("rounds")
+round_times = raw_round_times if isinstance(raw_round_times, list) else []
+
+
+def _round_time(index: int) -> str:
+    if index < len(round_times):
+        value = round_times[index]
+        if isinstance(value, dict):
+            value = value.get("elapsed_s", value.get("duration_s"))
+        if isinstance(value, int | float):
+            return f" · {value:.2f} s"
+    return ""
+
+
+render_rounds(body, round_time=_round_time, blocks=round_blocks(exchanges))
 
 # ---------------------------------------------------------------- raw exchange
 st.subheader("Raw HTTP exchanges")
