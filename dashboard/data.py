@@ -258,7 +258,7 @@ def external_details(url: str, run_id: int, source: str) -> dict[tuple[str, int]
     """(case, repetition) -> what the external verdict recorded (e.g. τ-bench's reward_info)."""
     return {
         (v.case_key, v.repetition): v.verdict.detail
-        for v in store(url).external_verdicts(run_id, source)
+        for v in store(url).external.external_verdicts(run_id, source)
     }
 
 

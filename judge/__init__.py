@@ -37,6 +37,9 @@ if TYPE_CHECKING:
     from rejudge.judge._rulesets import RuleSetError as RuleSetError
     from rejudge.judge._rulesets import load_rule_set as load_rule_set
     from rejudge.judge._rulesets import matching_rule_set as matching_rule_set
+    from rejudge.judge._verdict_export import ExportedVerdict as ExportedVerdict
+    from rejudge.judge._verdict_export import langfuse_score_lines as langfuse_score_lines
+    from rejudge.judge._verdict_export import otlp_log_lines as otlp_log_lines
 
     from rejudge.model._results import BaselineCheck as BaselineCheck
     from rejudge.model._results import BaselineLock as BaselineLock
@@ -118,6 +121,15 @@ _EXPORTS: dict[str, str] = {
     "judge_body": "rejudge.judge._engine",
     "EVALUATION_EXPORT_COLUMNS": "rejudge.judge._exports",
     "RUN_EXPORT_COLUMNS": "rejudge.judge._exports",
+    "EVALUATION_EVENT": "rejudge.judge._verdict_export",
+    "LANGFUSE_SCORES_FORMAT": "rejudge.judge._verdict_export",
+    "OTEL_EVALUATIONS_FORMAT": "rejudge.judge._verdict_export",
+    "ExportedVerdict": "rejudge.judge._verdict_export",
+    "evaluation_name": "rejudge.judge._verdict_export",
+    "langfuse_score_lines": "rejudge.judge._verdict_export",
+    "otel_ids": "rejudge.judge._verdict_export",
+    "otlp_log_lines": "rejudge.judge._verdict_export",
+    "verdict_explanation": "rejudge.judge._verdict_export",
     "compile_errors": "rejudge.judge._fasterrors",
     "compile_fast": "rejudge.judge._fastschema",
     "BUILTIN_RULES": "rejudge.judge._matchers",

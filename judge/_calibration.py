@@ -163,7 +163,7 @@ def resolve_reviews(
 
     ``judged``: judgment id -> its inputs (``trace_hash``, ``case_hash``, ``rule_set_hash``,
     ``engine_version``, ``tier``, ``verdict``, ``evaluations``: ids linking it). ``later``: every
-    (evaluation, judgment) row of the same traces (:meth:`Store.trace_judgments`).
+    (evaluation, judgment) row of the same traces (``store.reviews.trace_judgments``).
     """
     by_trace: dict[str, list[Mapping[str, Any]]] = defaultdict(list)
     for row in later:

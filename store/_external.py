@@ -8,7 +8,7 @@ transaction: a batch naming a trace the run does not hold writes nothing. A verd
 the version of the source that gave it (τ-bench's reward changed between versions); the same
 verdict again with its version fills in a version not recorded before, another version is refused.
 
-``ExternalVerdictStoreMixin`` holds the methods; :class:`rejudge.store.Store` inherits from it.
+``ExternalVerdictRepository`` holds the methods; ``Store`` hands it out as ``store.external``.
 """
 
 from __future__ import annotations
@@ -20,12 +20,12 @@ from typing import TYPE_CHECKING, Any
 from rejudge.store._batching import chunks
 from rejudge.store._errors import ConflictError, InvalidInputError
 from rejudge.store._tables import ExternalVerdictRow, TraceRow, utcnow
+from rejudge.store._unit_of_work import Repository
 from sqlalchemy import Table, func, select, update
 
 from rejudge.model import ExternalVerdict
 
 if TYPE_CHECKING:
-    from sqlalchemy import Engine
     from sqlalchemy.engine import Connection
 
 __all__ = ["StoredExternalVerdict"]
@@ -58,15 +58,8 @@ class StoredExternalVerdict:
         }
 
 
-class ExternalVerdictStoreMixin:
+class ExternalVerdictRepository(Repository):
     """``Store``'s external-verdict methods (written per run, keyed by case and repetition)."""
-
-    if TYPE_CHECKING:
-        engine: Engine
-
-        def _conn(self, conn: Connection | None) -> Any: ...
-
-        def _connect(self) -> Any: ...
 
     def save_external_verdicts(
         self,

@@ -11,23 +11,22 @@ methods in :mod:`store.judgments` (``JudgmentStoreMixin``); both are re-exported
 from __future__ import annotations
 
 import json
-import threading
 from collections.abc import Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from typing import Any
 
+from rejudge.store._baselines import BaselineRepository
 from rejudge.store._batching import BATCH, chunks
 from rejudge.store._catalog_reads import CatalogReadsMixin
 from rejudge.store._engine import make_engine
 from rejudge.store._errors import ConflictError, InvalidInputError, NotFoundError
 from rejudge.store._evaluation_reads import EvaluationReadsMixin
-from rejudge.store._external import ExternalVerdictStoreMixin
+from rejudge.store._external import ExternalVerdictRepository
 from rejudge.store._ingest import IngestReadsMixin
 from rejudge.store._judgments import JudgmentStoreMixin
 from rejudge.store._migrate import _unavailable as unavailable_error
 from rejudge.store._migrate import ensure_schema
 from rejudge.store._records import (
-    BaselineRecord,
     RunRecord,
     StoredTrace,
     SuiteRecord,
@@ -35,10 +34,9 @@ from rejudge.store._records import (
     run_record_from_row,
     suite_record_from_row,
 )
-from rejudge.store._reviews import ReviewStoreMixin
+from rejudge.store._reviews import ReviewRepository
 from rejudge.store._run_reads import RunReadsMixin
 from rejudge.store._tables import (
-    BaselineRow,
     CallRow,
     CaseRow,
     RegistryRow,
@@ -49,8 +47,8 @@ from rejudge.store._tables import (
     utcnow,
 )
 from rejudge.store._trace_reads import TraceReadsMixin
+from rejudge.store._unit_of_work import UnitOfWork
 from sqlalchemy import Engine, Table, Text, cast, func, select, update
-from sqlalchemy.dialects import postgresql, sqlite
 from sqlalchemy.engine import Connection
 from sqlalchemy.exc import IntegrityError, OperationalError
 
@@ -62,6 +60,7 @@ from rejudge.model import (
     Trace,
     behaviour_hash,
     content_hash,
+    trace_content_hash,
 )
 
 __all__ = ["Store"]
@@ -73,15 +72,12 @@ _T_RUN: Table = RunRow.__table__  # type: ignore[assignment]
 _T_TRACE: Table = TraceRow.__table__  # type: ignore[assignment]
 _T_CALL: Table = CallRow.__table__  # type: ignore[assignment]
 _T_RULES: Table = RuleSetRow.__table__  # type: ignore[assignment]
-_T_BASE: Table = BaselineRow.__table__  # type: ignore[assignment]
 
 _INSERT_PAGE = 100
 
 
 class Store(
     JudgmentStoreMixin,
-    ReviewStoreMixin,
-    ExternalVerdictStoreMixin,
     IngestReadsMixin,
     CatalogReadsMixin,
     EvaluationReadsMixin,
@@ -92,8 +88,11 @@ class Store(
 
     def __init__(self, engine: Engine) -> None:
         self.engine = engine
-        # the connection of an open ``atomic()`` block, per thread
-        self._held = threading.local()
+        # the unit of work the repositories share: one atomic() block spans all of them
+        self._uow = UnitOfWork(engine)
+        self.baselines = BaselineRepository(self._uow)
+        self.reviews = ReviewRepository(self._uow)
+        self.external = ExternalVerdictRepository(self._uow)
 
     @classmethod
     def open(cls, url: str, *, migrate: bool = True) -> Store:
@@ -119,9 +118,7 @@ class Store(
     # ------------------------------------------------------------------ helpers
 
     def _insert_ignore(self, table: Table, index_elements: list[str]) -> Any:
-        if self.backend == "postgresql":
-            return postgresql.insert(table).on_conflict_do_nothing(index_elements=index_elements)
-        return sqlite.insert(table).on_conflict_do_nothing(index_elements=index_elements)
+        return self._uow.insert_ignore(table, index_elements)
 
     # ------------------------------------------------------------------ registries
 
@@ -438,8 +435,9 @@ class Store(
         cassette_hash: str | None,
     ) -> dict[str, Any]:
         body = trace.model_dump(mode="json")
-        # same value as ``trace.hash`` (canonical JSON without timings), from the one dump
-        digest = content_hash({k: v for k, v in body.items() if k != "timings"})
+        # same value as ``trace.hash`` (canonical JSON without timings and source ids), from the
+        # one dump
+        digest = trace_content_hash(body)
         return {
             "behaviour_hash": behaviour_hash(body),
             "run_id": run_id,
@@ -747,54 +745,6 @@ class Store(
     # ------------------------------------------------------------------ evaluations
     # (the evaluation and judgment methods: JudgmentStoreMixin in store/_judgments.py)
 
-    # ------------------------------------------------------------------ baselines
-
-    def save_baseline(
-        self,
-        *,
-        name: str,
-        evaluation_id: int,
-        report_hash: str,
-        input_hashes: dict[str, Any],
-        report: dict[str, Any],
-        note: str | None = None,
-    ) -> BaselineRecord:
-        with self._begin() as c:
-            if c.execute(select(_T_BASE.c.id).where(_T_BASE.c.name == name)).first() is not None:
-                raise ConflictError(
-                    f"baseline {name!r} already exists; baselines are immutable, lock a new name"
-                )
-            c.execute(
-                _T_BASE.insert(),
-                [
-                    {
-                        "name": name,
-                        "evaluation_id": evaluation_id,
-                        "report_hash": report_hash,
-                        "input_hashes": input_hashes,
-                        "report": report,
-                        "note": note,
-                        "created_at": utcnow(),
-                    }
-                ],
-            )
-        return self.get_baseline(name)
-
-    def get_baseline(self, name: str) -> BaselineRecord:
-        with self._connect() as c:
-            row = c.execute(select(_T_BASE).where(_T_BASE.c.name == name)).first()
-        if row is None:
-            raise NotFoundError(
-                f"no baseline named {name!r}",
-                field="baseline",
-            )
-        return BaselineRecord(**row._mapping)
-
-    def list_baselines(self) -> list[BaselineRecord]:
-        with self._connect() as c:
-            rows = c.execute(select(_T_BASE).order_by(_T_BASE.c.id)).all()
-        return [BaselineRecord(**r._mapping) for r in rows]
-
     # ------------------------------------------------------------------ plumbing
 
     @contextmanager
@@ -803,44 +753,17 @@ class Store(
 
         An importer that creates a suite, a run, its traces and their external verdicts wraps
         them in this, so a failure half-way (a refused verdict, a lost database) stores
-        nothing. Blocks nest (the inner one joins the outer); the transaction is this thread's.
+        nothing. Blocks nest (the inner one joins the outer); the transaction is this thread's,
+        and every repository's calls inside the block join it.
         """
-        held = getattr(self._held, "conn", None)
-        if held is not None:
+        with self._uow.atomic():
             yield
-            return
-        with self.engine.begin() as conn:
-            self._held.conn = conn
-            try:
-                yield
-            finally:
-                self._held.conn = None
 
     def _begin(self) -> Any:
-        """A transaction: the ``atomic()`` block's when one is open, else a new one."""
-        held = getattr(self._held, "conn", None)
-        return _Borrowed(held) if held is not None else self.engine.begin()
+        return self._uow.begin()
 
     def _connect(self) -> Any:
-        """A connection for reading: the ``atomic()`` block's (it sees the block's own
-        uncommitted writes) when one is open, else a new one."""
-        held = getattr(self._held, "conn", None)
-        return _Borrowed(held) if held is not None else self.engine.connect()
+        return self._uow.connect()
 
     def _conn(self, conn: Connection | None) -> Any:
-        if conn is not None:
-            return _Borrowed(conn)
-        return self._begin()
-
-
-class _Borrowed:
-    """Use a caller's connection inside ``with`` without committing or closing it."""
-
-    def __init__(self, conn: Connection) -> None:
-        self.conn = conn
-
-    def __enter__(self) -> Connection:
-        return self.conn
-
-    def __exit__(self, *exc: object) -> None:
-        return None
+        return self._uow.conn(conn)

@@ -3,11 +3,11 @@
 Append-only: a new label is a new row, so the history of every judgment stays; several reviewers
 may label the same judgment, and "the latest label per reviewer" is a query (the row with the
 highest id per (judgment, reviewer)), never an update. The one write that touches an existing row
-is :meth:`Store.resolve_review`, which fills the nullable ``resolved_at``/``resolution`` once and refuses
+is :meth:`ReviewRepository.resolve_review`, which fills the nullable ``resolved_at``/``resolution`` once and refuses
 to overwrite them.
 
-These are :class:`Store` methods (``ReviewStoreMixin``); they read and write in bulk (no query
-per row).
+``ReviewRepository`` holds them; ``Store`` hands it out as ``store.reviews``. They read and
+write in bulk (no query per row).
 """
 
 from __future__ import annotations
@@ -28,12 +28,13 @@ from rejudge.store._tables import (
     SuiteRow,
     utcnow,
 )
+from rejudge.store._unit_of_work import Repository
 from sqlalchemy import Table, func, select, update
 
 from rejudge.model import REVIEW_LABELS, normalize_label
 
 if TYPE_CHECKING:
-    from sqlalchemy.engine import Engine
+    pass
 
 __all__ = ["MAX_REVIEWER_LENGTH", "NewReview", "ReviewRecord", "check_reviewer"]
 
@@ -118,17 +119,9 @@ def _existing(conn: Any, table: Table, ids: set[int]) -> set[int]:
     return out
 
 
-class ReviewStoreMixin:
+class ReviewRepository(Repository):
     """The review methods of :class:`Store` (append-only labels, their resolution, and the
     context a reviewer sees)."""
-
-    if TYPE_CHECKING:
-        engine: Engine
-
-        # the atomic()-joining transaction and connection (Store._begin / _connect)
-        def _begin(self) -> Any: ...
-
-        def _connect(self) -> Any: ...
 
     def add_reviews(self, reviews: Sequence[NewReview]) -> list[int]:
         """Append labels in one transaction; all or nothing. Returns the new row ids, in order.

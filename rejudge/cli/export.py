@@ -15,10 +15,16 @@ from typing import IO, Any
 
 import click
 
+from rejudge import __version__
 from rejudge.cli._context import AppContext, pass_app
 from rejudge.errors import InvalidInputError
-from rejudge.judge import EVALUATION_EXPORT_COLUMNS, RUN_EXPORT_COLUMNS
-from rejudge.services import evaluation_export_rows, run_export_rows
+from rejudge.judge import (
+    EVALUATION_EXPORT_COLUMNS,
+    RUN_EXPORT_COLUMNS,
+    langfuse_score_lines,
+    otlp_log_lines,
+)
+from rejudge.services import evaluation_export_rows, evaluation_verdicts, run_export_rows
 
 __all__ = ["export", "csv_cell", "parquet_table"]
 
@@ -117,6 +123,7 @@ def export() -> None:
 
     \b
     rejudge export EVAL --format jsonl|csv|parquet   one row per case and repetition
+    rejudge export EVAL --format otel|langfuse-scores  verdicts back to a tracer
     rejudge export run RUN --format jsonl            the run's normalized traces
     rejudge export bfcl EVAL --out DIR               BFCL score files
     """
@@ -124,12 +131,30 @@ def export() -> None:
 
 @export.command("eval")
 @click.argument("evaluation", metavar="EVAL")
-@_FORMAT
+@click.option(
+    "--format",
+    "fmt",
+    type=click.Choice(["jsonl", "csv", "parquet", "otel", "langfuse-scores"]),
+    default="jsonl",
+    show_default=True,
+)
 @_OUT
 @pass_app
 def export_eval(app: AppContext, evaluation: str, fmt: str, out: Path | None) -> None:
     """One row per case and repetition: verdict, taxonomy, partial score, tier, rules, model and
-    every input hash (columns: docs/calibration.md)."""
+    every input hash (columns: docs/calibration.md). Or the verdicts back out to a tracer:
+    ``otel``, each judgment as a gen_ai.evaluation.result event (OTLP JSON logs, a request per
+    line) on its trace's span; ``langfuse-scores``, Langfuse score-create batches, a request
+    body per line (docs/exports.md)."""
+    if fmt in ("otel", "langfuse-scores"):
+        verdicts = evaluation_verdicts(app.store, evaluation)
+        documents = (
+            otlp_log_lines(verdicts, version=__version__)
+            if fmt == "otel"
+            else langfuse_score_lines(verdicts)
+        )
+        _emit_text(lambda f: _write_jsonl(documents, f), out)
+        return
     ev = app.store.get_evaluation(evaluation)
     columns = [name for name, _, _ in EVALUATION_EXPORT_COLUMNS]
     rows = evaluation_export_rows(app.store, ev.id)

@@ -30,7 +30,16 @@ from typing import Any
 
 from rejudge.importers._otel_messages import Call, Message, SpanFacts, facts_of, unwrap_json
 from rejudge.importers._otel_spans import Span
-from rejudge.model import Round, ToolCall, ToolSpec, Trace, TraceError, UserTurn
+from rejudge.model import (
+    SOURCE_OTEL_SPAN_ID,
+    SOURCE_OTEL_TRACE_ID,
+    Round,
+    ToolCall,
+    ToolSpec,
+    Trace,
+    TraceError,
+    UserTurn,
+)
 from rejudge.recorder import is_secret_name, scrub_text, scrub_value
 
 __all__ = [
@@ -196,10 +205,13 @@ def trace_of_facts(
     read: Iterable[tuple[Span, SpanFacts]],
     *,
     normalizer_version: str = OTEL_NORMALIZER_VERSION,
+    source_keys: tuple[str, str] = (SOURCE_OTEL_TRACE_ID, SOURCE_OTEL_SPAN_ID),
 ) -> OtelTrace:
     """The trace of spans already read into facts (secrets already scrubbed): the tree walk
     every importer of span-like records shares (a Langfuse observation is read into the same
-    facts, so one conversation gives one trace whichever tracer kept it)."""
+    facts, so one conversation gives one trace whichever tracer kept it). ``source_keys`` name
+    the ``Trace.source_ids`` the trace id and its root span's id are kept under, where verdicts
+    exported back go (a Langfuse importer passes the Langfuse trace and observation keys)."""
     anomalies: list[str] = []
     llms: list[_Llm] = []
     tools: list[tuple[Span, SpanFacts]] = []
@@ -261,6 +273,11 @@ def trace_of_facts(
         else None
     )
     final = rounds[-1].text if rounds and not rounds[-1].calls else None
+    root = _root(all_spans)
+    trace_key, span_key = source_keys
+    source_ids = {trace_key: trace_id}
+    if root is not None:
+        source_ids[span_key] = root.span_id
     trace = Trace(
         case_id=trace_id,
         status="agent_error" if error is not None else "completed",
@@ -271,6 +288,7 @@ def trace_of_facts(
         normalizer_version=normalizer_version,
         timings=timings,
         user_turns=turns,
+        source_ids=source_ids,
     )
     models = sorted({str(m.facts.model) for m in llms if m.facts.model})
     providers = sorted({str(m.facts.provider) for m in llms if m.facts.provider})
@@ -300,6 +318,16 @@ def trace_of_facts(
         anomalies=anomalies,
         span_ids=[s.span_id for s in all_spans],
     )
+
+
+def _root(spans: list[Span]) -> Span | None:
+    """The span a verdict on the whole trace goes on: the first to start of those whose parent
+    is not in the file (the root, or the tops of a trace exported in part)."""
+    ids = {s.span_id for s in spans}
+    tops = [(n, s) for n, s in enumerate(spans) if s.parent_id is None or s.parent_id not in ids]
+    if not tops:
+        return None
+    return min(tops, key=lambda t: _sort_key(t[1], t[0]))[1]
 
 
 def _attach_results(

@@ -56,10 +56,12 @@ if TYPE_CHECKING:
     from rejudge.model._comparison import flip_causes as flip_causes
     from rejudge.model._hashing import HASH_ALGORITHM as HASH_ALGORITHM
     from rejudge.model._hashing import NOT_BEHAVIOUR as NOT_BEHAVIOUR
+    from rejudge.model._hashing import NOT_CONTENT as NOT_CONTENT
     from rejudge.model._hashing import behaviour_hash as behaviour_hash
     from rejudge.model._hashing import canonical_json as canonical_json
     from rejudge.model._hashing import content_hash as content_hash
     from rejudge.model._hashing import hash_bytes as hash_bytes
+    from rejudge.model._hashing import trace_content_hash as trace_content_hash
     from rejudge.model._judge_calibration import WEAK_KAPPA as WEAK_KAPPA
     from rejudge.model._judge_calibration import CalibrationAgainst as CalibrationAgainst
     from rejudge.model._judge_calibration import CalibrationKind as CalibrationKind
@@ -116,6 +118,13 @@ if TYPE_CHECKING:
     from rejudge.model._schemas import REGISTRY_FORMAT_VERSION as REGISTRY_FORMAT_VERSION
     from rejudge.model._schemas import REVIEW_LABELS as REVIEW_LABELS
     from rejudge.model._schemas import RULE_SET_FORMAT_VERSION as RULE_SET_FORMAT_VERSION
+    from rejudge.model._schemas import SOURCE_ID_KEYS as SOURCE_ID_KEYS
+    from rejudge.model._schemas import (
+        SOURCE_LANGFUSE_OBSERVATION_ID as SOURCE_LANGFUSE_OBSERVATION_ID,
+    )
+    from rejudge.model._schemas import SOURCE_LANGFUSE_TRACE_ID as SOURCE_LANGFUSE_TRACE_ID
+    from rejudge.model._schemas import SOURCE_OTEL_SPAN_ID as SOURCE_OTEL_SPAN_ID
+    from rejudge.model._schemas import SOURCE_OTEL_TRACE_ID as SOURCE_OTEL_TRACE_ID
     from rejudge.model._schemas import TRACE_FORMAT_VERSION as TRACE_FORMAT_VERSION
     from rejudge.model._schemas import VERDICTS as VERDICTS
     from rejudge.model._schemas import Alternative as Alternative
@@ -187,6 +196,11 @@ _EXPORTS: dict[str, str] = {
     "ToolSpec": "rejudge.model._schemas",
     "Trace": "rejudge.model._schemas",
     "TRACE_FORMAT_VERSION": "rejudge.model._schemas",
+    "SOURCE_ID_KEYS": "rejudge.model._schemas",
+    "SOURCE_LANGFUSE_OBSERVATION_ID": "rejudge.model._schemas",
+    "SOURCE_LANGFUSE_TRACE_ID": "rejudge.model._schemas",
+    "SOURCE_OTEL_SPAN_ID": "rejudge.model._schemas",
+    "SOURCE_OTEL_TRACE_ID": "rejudge.model._schemas",
     "TraceError": "rejudge.model._schemas",
     "TraceStatus": "rejudge.model._schemas",
     "UserTurn": "rejudge.model._schemas",
@@ -200,6 +214,8 @@ _EXPORTS: dict[str, str] = {
     "HASH_ALGORITHM": "rejudge.model._hashing",
     "hash_bytes": "rejudge.model._hashing",
     "NOT_BEHAVIOUR": "rejudge.model._hashing",
+    "NOT_CONTENT": "rejudge.model._hashing",
+    "trace_content_hash": "rejudge.model._hashing",
     # a judgment's canonical text cut around its trace hash, and the judgment ready for the store
     "join_judgment_text": "rejudge.model._judgment_text",
     "JudgmentTemplate": "rejudge.model._judgment_text",

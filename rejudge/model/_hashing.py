@@ -16,10 +16,12 @@ HASH_ALGORITHM = "sha256"
 __all__ = [
     "HASH_ALGORITHM",
     "NOT_BEHAVIOUR",
+    "NOT_CONTENT",
     "behaviour_hash",
     "canonical_json",
     "content_hash",
     "hash_bytes",
+    "trace_content_hash",
 ]
 
 
@@ -63,15 +65,25 @@ def hash_bytes(data: bytes) -> str:
     return f"{HASH_ALGORITHM}:{hashlib.sha256(data).hexdigest()}"
 
 
+def trace_content_hash(body: dict[str, Any]) -> str:
+    """``sha256:<hex>`` of a stored trace body without :data:`NOT_CONTENT` (``Trace.hash``)."""
+    return content_hash({k: v for k, v in body.items() if k not in NOT_CONTENT})
+
+
 def content_hash(value: Any) -> str:
     """``sha256:<hex>`` of the canonical JSON of ``value``."""
     return hash_bytes(canonical_json(value).encode("utf-8"))
 
 
-#: what a trace's *behaviour* leaves out: its repetition number and its wall-clock timings. No
-#: tier, matcher or rule reads either (tests/judge/test_behaviour_once.py holds this), so two
+#: what a trace's *content* (its hash) leaves out: its wall-clock timings, and the ids it had in
+#: the system it was imported from (``source_ids``): facts about when and where it ran, not what
+#: it did, so a replay, or a re-import that learnt more ids, hashes the same
+NOT_CONTENT = ("timings", "source_ids")
+
+#: what a trace's *behaviour* leaves out: its repetition number and what its content leaves out.
+#: No tier, matcher or rule reads any (tests/judge/test_behaviour_once.py holds this), so two
 #: traces of one case equal but for these are judged alike, and judged once.
-NOT_BEHAVIOUR = ("repetition", "timings")
+NOT_BEHAVIOUR = ("repetition", *NOT_CONTENT)
 
 
 def behaviour_hash(body: dict[str, Any]) -> str:

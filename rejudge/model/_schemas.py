@@ -18,13 +18,18 @@ from pydantic import (
     model_validator,
 )
 
-from rejudge.model._hashing import content_hash
+from rejudge.model._hashing import NOT_CONTENT, content_hash
 
 __all__ = [
     "REVIEW_LABELS",
     "normalize_label",
     "CASE_FORMAT_VERSION",
     "TRACE_FORMAT_VERSION",
+    "SOURCE_ID_KEYS",
+    "SOURCE_LANGFUSE_OBSERVATION_ID",
+    "SOURCE_LANGFUSE_TRACE_ID",
+    "SOURCE_OTEL_SPAN_ID",
+    "SOURCE_OTEL_TRACE_ID",
     "REGISTRY_FORMAT_VERSION",
     "RULE_SET_FORMAT_VERSION",
     "JUDGMENT_FORMAT_VERSION",
@@ -334,6 +339,20 @@ class TraceError(_Frozen):
     status_code: int | None = None
 
 
+#: the keys of ``Trace.source_ids``, defined once so the importers that set them and the exports
+#: that read them agree; each importer sets those its source has
+SOURCE_OTEL_TRACE_ID = "otel.trace_id"  # 32 lowercase hex digits
+SOURCE_OTEL_SPAN_ID = "otel.span_id"  # 16 hex digits: the span a verdict goes on (the root's)
+SOURCE_LANGFUSE_TRACE_ID = "langfuse.trace_id"
+SOURCE_LANGFUSE_OBSERVATION_ID = "langfuse.observation_id"  # the observation a score goes on
+SOURCE_ID_KEYS = (
+    SOURCE_OTEL_TRACE_ID,
+    SOURCE_OTEL_SPAN_ID,
+    SOURCE_LANGFUSE_TRACE_ID,
+    SOURCE_LANGFUSE_OBSERVATION_ID,
+)
+
+
 class Trace(_Frozen):
     """A normalized run of one case: rounds of calls and results, and how it ended."""
 
@@ -352,6 +371,10 @@ class Trace(_Frozen):
     timings: dict[str, Any] = Field(default_factory=dict)
     # format 2: the user's messages of a multi-turn conversation (empty: a single instruction)
     user_turns: list[UserTurn] = Field(default_factory=list)
+    # the trace's ids in the system it was imported from (keys: SOURCE_ID_KEYS), so verdicts
+    # exported back land on it there; where it came from, not what it did: outside the content
+    # hash (NOT_CONTENT) and omitted from the body when empty, so no stored hash moves
+    source_ids: dict[str, str] = Field(default_factory=dict)
 
     @model_validator(mode="after")
     def _lowest_format_that_holds_it(self) -> Trace:
@@ -370,12 +393,13 @@ class Trace(_Frozen):
     @model_serializer(mode="wrap")
     def _omit_empty_turns(self, handler: SerializerFunctionWrapHandler) -> dict[str, Any]:
         body: dict[str, Any] = handler(self)
-        if not body.get("user_turns"):
-            body.pop("user_turns", None)
+        for optional in ("user_turns", "source_ids"):
+            if not body.get(optional):
+                body.pop(optional, None)
         return body
 
     def hashable(self) -> dict[str, Any]:
-        return self.model_dump(mode="json", exclude={"timings"})
+        return self.model_dump(mode="json", exclude=set(NOT_CONTENT))
 
     @property
     def hash(self) -> str:

@@ -121,6 +121,7 @@ _EXPORTS: dict[str, str] = {
     "judge_partition": "rejudge.services._partitions",
     "worker_identity": "rejudge.services._partitions",
     "evaluation_export_rows": "rejudge.services._export",
+    "evaluation_verdicts": "rejudge.services._export",
     "export_bfcl": "rejudge.services._export",
     "record_external_verdicts": "rejudge.services._external",
     "run_external_verdicts": "rejudge.services._external",

@@ -29,7 +29,7 @@ _External = tuple[str, dict[tuple[str, int], tuple[float, bool]], set[str | None
 
 
 def _external(store: Store, run_id: int, source: str | None) -> _External:
-    sources = store.external_sources(run_id)
+    sources = store.external.external_sources(run_id)
     if not sources:
         raise NotFoundError(
             f"run {run_id} has no external verdict on its traces (import them with the run, "
@@ -51,7 +51,7 @@ def _external(store: Store, run_id: int, source: str | None) -> _External:
             run=run_id,
             field="source",
         )
-    verdicts = store.external_verdicts(run_id, source)
+    verdicts = store.external.external_verdicts(run_id, source)
     return (
         source,
         {(v.case_key, v.repetition): (v.verdict.value, v.verdict.passed) for v in verdicts},

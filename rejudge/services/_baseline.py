@@ -56,7 +56,7 @@ def lock_evaluation_baseline(
     # the canonical report (hashed below): summary keys, then cases, then calibration
     report = {**evaluation_report(store, ev.id).flat(), "calibration": calibration}
     locked = lock_baseline(name, report, evaluation_inputs(store, ev.id))
-    record = store.save_baseline(
+    record = store.baselines.save_baseline(
         name=name,
         evaluation_id=ev.id,
         report_hash=locked["report_sha256"],
@@ -92,7 +92,7 @@ def check_evaluation_baseline(
             "the allowed accuracy drop must be >= 0 (an absolute drop, e.g. 0.02)", field="max_drop"
         )
     ev = store.get_evaluation(evaluation_id)
-    record = store.get_baseline(against)
+    record = store.baselines.get_baseline(against)
     baseline = {
         "name": record.name,
         "inputs": record.input_hashes,

@@ -35,7 +35,7 @@ def evaluation_ci_results(
             }
     baseline_cases: dict[tuple[str, int], str | None] | None = None
     if check is not None and check.baseline is not None:
-        locked = store.get_baseline(check.baseline).report
+        locked = store.baselines.get_baseline(check.baseline).report
         baseline_cases = {
             (str(c["case"]), int(c.get("repetition", 0))): c.get("verdict")
             for c in locked.get("cases", [])

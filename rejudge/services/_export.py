@@ -10,12 +10,12 @@ from pathlib import Path
 from typing import Any
 
 from rejudge.errors import InvalidInputError
-from rejudge.judge import item_label, latest_labels
+from rejudge.judge import ExportedVerdict, item_label, latest_labels
 from rejudge.store import Store
 
 from ._reviews import review_rows
 
-__all__ = ["evaluation_export_rows", "export_bfcl", "run_export_rows"]
+__all__ = ["evaluation_export_rows", "evaluation_verdicts", "export_bfcl", "run_export_rows"]
 
 
 def evaluation_export_rows(store: Store, evaluation_id: int | str) -> Iterator[dict[str, Any]]:
@@ -25,7 +25,7 @@ def evaluation_export_rows(store: Store, evaluation_id: int | str) -> Iterator[d
     suite = store.get_suite_by_id(run.suite_id)
     rules = store.get_rule_set(ev.rule_set_id).ref
     rows = review_rows(store, ev.id)
-    latest = latest_labels(r.as_dict() for r in store.list_reviews(evaluation_id=ev.id))
+    latest = latest_labels(r.as_dict() for r in store.reviews.list_reviews(evaluation_id=ev.id))
     for r in rows:
         yield {
             "evaluation": ev.id,
@@ -56,6 +56,36 @@ def evaluation_export_rows(store: Store, evaluation_id: int | str) -> Iterator[d
             "config_hash": run.config_hash,
             "prompt_hash": run.prompt_hash,
         }
+
+
+def evaluation_verdicts(store: Store, evaluation_id: int | str) -> Iterator[ExportedVerdict]:
+    """An evaluation's judgments as :class:`ExportedVerdict` (case order, streamed), each with
+    the judge's reasons and the ids its trace had where it was imported from."""
+    ev = store.get_evaluation(evaluation_id)
+    run = store.get_run(ev.run_id)
+    rules = store.get_rule_set(ev.rule_set_id).ref
+    judged_at = ev.finished_at or ev.created_at
+    # only imported traces have source ids: the map holds those, not every trace
+    source_ids = {st.id: dict(st.trace.source_ids) for st in store.iter_traces(run.id)}
+    source_ids = {k: v for k, v in source_ids.items() if v}
+    for r in store.iter_evaluation_rows(ev.id, body_paths={"reasons": ["reasons"]}):
+        reasons = r.get("reasons")
+        yield ExportedVerdict(
+            evaluation=ev.id,
+            run=run.name,
+            case=r["case_key"],
+            repetition=int(r["repetition"]),
+            tier=r["tier"],
+            rules=rules,
+            verdict=r["verdict"],
+            judgment_key=r["judgment_key"],
+            trace_hash=r["trace_hash"],
+            judged_at=judged_at,
+            taxonomy=tuple(r.get("taxonomy") or ()),
+            partial_score=None if r["partial_score"] is None else float(r["partial_score"]),
+            reasons=tuple(str(x) for x in reasons) if isinstance(reasons, list) else (),
+            source_ids=source_ids.get(r["trace_id"], {}),
+        )
 
 
 def run_export_rows(store: Store, run_ref: str | int) -> Iterator[dict[str, Any]]:

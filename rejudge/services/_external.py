@@ -59,11 +59,11 @@ def record_external_verdicts(
         triples.append(
             (str(case_key), int(repetition), _verdict(source.strip(), value, detail, version))
         )
-    return store.save_external_verdicts(record.id, triples, replace=replace)
+    return store.external.save_external_verdicts(record.id, triples, replace=replace)
 
 
 def run_external_verdicts(
     store: Store, run: str | int, source: str | None = None
 ) -> list[StoredExternalVerdict]:
     """The external verdicts on run ``run``'s traces (of one ``source``, or all)."""
-    return store.external_verdicts(store.get_run(run).id, source)
+    return store.external.external_verdicts(store.get_run(run).id, source)

@@ -92,7 +92,7 @@ def evaluation_judge_calibration(store: Store, evaluation_id: int | str) -> Judg
     labels = {
         by_judgment[jid]: label
         for jid, by_reviewer in latest_labels(
-            r.as_dict() for r in store.list_reviews(evaluation_id=ev.id)
+            r.as_dict() for r in store.reviews.list_reviews(evaluation_id=ev.id)
         ).items()
         if jid in by_judgment and (label := item_label(by_reviewer)) is not None
     }
@@ -115,8 +115,8 @@ def evaluation_judge_calibration(store: Store, evaluation_id: int | str) -> Judg
         references.append(CalibrationReference("tier", tier, passed, evaluation=latest[tier]))
 
     assertion_references: list[AssertionReference] = []
-    for source in store.external_sources(ev.run_id):
-        stored = store.external_verdicts(ev.run_id, source)
+    for source in store.external.external_sources(ev.run_id):
+        stored = store.external.external_verdicts(ev.run_id, source)
         references.append(
             CalibrationReference(
                 "external",

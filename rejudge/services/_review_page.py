@@ -68,7 +68,7 @@ def review_page_state(
     ev = store.get_evaluation(evaluation_id)
     if rows is None:
         rows = review_rows(store, ev.id)
-    reviews = [r.as_dict() for r in store.list_reviews(evaluation_id=ev.id)]
+    reviews = [r.as_dict() for r in store.reviews.list_reviews(evaluation_id=ev.id)]
     return ReviewPageState(
         evaluation_id=ev.id,
         queue=review_queue(
@@ -98,7 +98,7 @@ def review_stamp(store: Store, evaluation_id: int) -> tuple[int, int, int]:
 
 def judgment_labels(store: Store, judgment_id: int) -> list[ReviewRecord]:
     """Every label one judgment has had, oldest first (a reviewer's latest is the one counted)."""
-    return store.review_history(judgment_id)
+    return store.reviews.review_history(judgment_id)
 
 
 def label_judgment(
@@ -115,6 +115,6 @@ def label_judgment(
     The label must be one of the review labels and the reviewer named; an unknown judgment or
     evaluation is refused (:class:`~rejudge.errors.RejudgeError`) and nothing is written.
     """
-    return store.add_review(
+    return store.reviews.add_review(
         judgment_id, label, reviewer, note=note or None, evaluation_id=evaluation_id
     )

@@ -42,7 +42,7 @@ def resolve_review(
     store: Store, review_id: int, resolution: str, *, at: datetime | None = None
 ) -> ReviewRecord:
     """Record, once, that the problem review ``review_id`` reported is fixed."""
-    return store.resolve_review(review_id, resolution, at=at)
+    return store.reviews.resolve_review(review_id, resolution, at=at)
 
 
 # a row without a reviewer (a default reviewer fixes every such row at once)
@@ -85,14 +85,14 @@ def _reviews_and_resolutions(
     store: Store, evaluation_id: int, reviews: list[dict[str, Any]] | None = None
 ) -> tuple[list[dict[str, Any]], dict[int, dict[str, Any] | None]]:
     if reviews is None:
-        reviews = [r.as_dict() for r in store.list_reviews(evaluation_id=evaluation_id)]
+        reviews = [r.as_dict() for r in store.reviews.list_reviews(evaluation_id=evaluation_id)]
     flagged = {
         int(r["judgment_id"]) for r in reviews if r["label"] in ("golden_wrong", "judge_wrong")
     }
     if not flagged:
         return reviews, {}
-    context = store.judgment_context(flagged)
-    later = store.trace_judgments({c["trace_hash"] for c in context.values()})
+    context = store.reviews.judgment_context(flagged)
+    later = store.reviews.trace_judgments({c["trace_hash"] for c in context.values()})
     return reviews, resolve_reviews(reviews, context, later)
 
 
@@ -175,7 +175,7 @@ def review_queue(
         rows = review_rows(store, ev.id) if rows is None else rows
         base = unlabelled_queue(rows, sample_passes=sample_passes, seed=seed)
     if reviews is None:
-        reviews = [r.as_dict() for r in store.list_reviews(evaluation_id=ev.id)]
+        reviews = [r.as_dict() for r in store.reviews.list_reviews(evaluation_id=ev.id)]
     return with_labels(base, latest_labels(reviews))
 
 
@@ -220,7 +220,7 @@ def import_review_csv(
     rows, errors = parse_review_csv(text)
     keys = sorted({r["judgment_key"] for r in rows if r["judgment_key"]})
     ids = store.find_judgments(keys)
-    context = store.judgment_context(ids.values())
+    context = store.reviews.judgment_context(ids.values())
     evaluations = {r["evaluation"] for r in rows if r["evaluation"] is not None}
     known_evaluations = set()
     for ev in evaluations:
@@ -283,7 +283,8 @@ def import_review_csv(
             field="reviewer" if only_reviewer else None,
         )
     latest = latest_labels(
-        r.as_dict() for r in store.list_reviews(judgment_ids=[p["judgment_id"] for p in plan])
+        r.as_dict()
+        for r in store.reviews.list_reviews(judgment_ids=[p["judgment_id"] for p in plan])
     )
     unchanged = 0
     for item in plan:
@@ -304,7 +305,7 @@ def import_review_csv(
                 evaluation_id=item["evaluation"],
             )
         )
-    written = store.add_reviews(fresh)
+    written = store.reviews.add_reviews(fresh)
     return {
         "rows": len(rows),
         "imported": len(written),

@@ -2,11 +2,17 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 import pytest
 from click.testing import CliRunner, Result
+from rejudge.judge import load_rule_set
+from rejudge.store import Store
 
 from rejudge.cli import cli
+from rejudge.model import RunConfig
+from rejudge.services import judge_run
+from tests.judge.conftest import REGISTRY, call, case, gcall, trace
 
 
 @pytest.fixture
@@ -22,3 +28,33 @@ def run_cli(tmp_path: Path) -> Callable[..., Result]:
         )
 
     return invoke
+
+
+CASES = [
+    case(gcall("get_order", order_id=f"W44{i}"), id=f"k{i}", dimension=f"D{i % 2 + 1}")
+    for i in range(1, 7)
+]
+# k1, k2 answer a wrong order (FAIL); the others are right (PASS)
+TRACES = [
+    trace(call("get_order", order_id="W448" if i <= 2 else f"W44{i}"), case_id=f"k{i}")
+    for i in range(1, 7)
+]
+
+
+@pytest.fixture
+def world(tmp_path: Path, run_cli: Callable[..., Result]) -> dict[str, Any]:
+    """A run r1 of six cases judged under the golden tier (two FAIL, four PASS) in the store
+    ``run_cli`` uses: its url, evaluation id and folder."""
+    url = f"sqlite:///{tmp_path / 'cli.db'}"
+    store = Store.open(url)
+    try:
+        suite = store.save_suite(
+            name="t", domain="retail", suite_hash="sha256:t", registry=REGISTRY, cases=CASES
+        )
+        run = store.create_run(name="r1", suite=suite, config=RunConfig(model="m"))
+        pks = store.get_case_pks(suite.id)
+        store.save_traces([(run.id, pks[t.case_id], t, None, None) for t in TRACES])
+        ev = judge_run(store, "r1", "golden", load_rule_set("standard@2")).evaluation_id
+    finally:
+        store.close()
+    return {"url": url, "ev": ev, "tmp": tmp_path}

@@ -13,53 +13,25 @@ from typing import Any
 
 import pytest
 from click.testing import Result
-from rejudge.judge import EVALUATION_EXPORT_COLUMNS, REVIEW_CSV_COLUMNS, load_rule_set
+from rejudge.judge import EVALUATION_EXPORT_COLUMNS, REVIEW_CSV_COLUMNS
 from rejudge.store import Store
 
 from rejudge.cli import cli
 from rejudge.cli.export import export
 from rejudge.cli.judge import baseline, judge_cmd, report
 from rejudge.cli.review import review
-from rejudge.model import RunConfig
-from rejudge.services import judge_run
-from tests.judge.conftest import REGISTRY, call, case, gcall, trace
+from tests.cli.conftest import CASES
+from tests.judge.conftest import REGISTRY, case, gcall
 
 for command in (review, export, report, baseline, judge_cmd):
     if command.name not in cli.list_commands(None):  # type: ignore[arg-type]
         cli.add_command(command)
 
-CASES = [
-    case(gcall("get_order", order_id=f"W44{i}"), id=f"k{i}", dimension=f"D{i % 2 + 1}")
-    for i in range(1, 7)
-]
-# k1, k2 answer a wrong order (FAIL); the others are right (PASS)
-TRACES = [
-    trace(call("get_order", order_id="W448" if i <= 2 else f"W44{i}"), case_id=f"k{i}")
-    for i in range(1, 7)
-]
-
-
-@pytest.fixture
-def world(tmp_path: Path, run_cli: Callable[..., Result]) -> dict[str, Any]:
-    url = f"sqlite:///{tmp_path / 'cli.db'}"
-    store = Store.open(url)
-    try:
-        suite = store.save_suite(
-            name="t", domain="retail", suite_hash="sha256:t", registry=REGISTRY, cases=CASES
-        )
-        run = store.create_run(name="r1", suite=suite, config=RunConfig(model="m"))
-        pks = store.get_case_pks(suite.id)
-        store.save_traces([(run.id, pks[t.case_id], t, None, None) for t in TRACES])
-        ev = judge_run(store, "r1", "golden", load_rule_set("standard@2")).evaluation_id
-    finally:
-        store.close()
-    return {"url": url, "ev": ev, "tmp": tmp_path}
-
 
 def reviews_in(url: str) -> int:
     store = Store.open(url)
     try:
-        return len(store.list_reviews())
+        return len(store.reviews.list_reviews())
     finally:
         store.close()
 
@@ -240,7 +212,7 @@ def test_resolve_once(world: dict[str, Any], run_cli: Callable[..., Result]) -> 
     assert run_cli("review", "import", str(path)).exit_code == 0
     store = Store.open(world["url"])
     try:
-        (only,) = store.list_reviews()
+        (only,) = store.reviews.list_reviews()
     finally:
         store.close()
     first = run_cli("review", "resolve", str(only.id), "--resolution", "rule fixed")

@@ -69,7 +69,9 @@ def test_label_the_queue(evaluation: tuple[str, int]) -> None:
 
     store = Store.open(url)
     try:
-        labels = [(r.label, r.reviewer, r.note, r.evaluation_id) for r in store.list_reviews()]
+        labels = [
+            (r.label, r.reviewer, r.note, r.evaluation_id) for r in store.reviews.list_reviews()
+        ]
         expected = calibration_summary(store, ev)
     finally:
         store.close()

@@ -128,7 +128,7 @@ def test_overview_holds_the_latest_against_its_baseline(tmp_path: Path) -> None:
     base = built.evaluations["a1"]
     store = Store.open(built.url)
     try:
-        store.save_baseline(
+        store.baselines.save_baseline(
             name="before", evaluation_id=base, report_hash="0" * 64, input_hashes={}, report={}
         )
         accuracy = {r.id: r.accuracy for r in store.evaluation_summaries()}

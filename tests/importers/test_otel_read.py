@@ -20,7 +20,14 @@ from rejudge.importers import (
     facts_of,
     read_otel,
     spans_of_document,
+    trace_of_facts,
     trace_of_spans,
+)
+from rejudge.model import (
+    SOURCE_LANGFUSE_OBSERVATION_ID,
+    SOURCE_LANGFUSE_TRACE_ID,
+    SOURCE_OTEL_SPAN_ID,
+    SOURCE_OTEL_TRACE_ID,
 )
 from tests.importers.conftest import ANY_AGENT, GENAI_FIXTURES, otlp_export, spans_of
 
@@ -195,6 +202,22 @@ def test_histories_repeated_by_every_call_are_not_concatenated() -> None:
     ]
     assert item.instruction == "weather in Paris and Rome?" and trace.user_turns == []
     assert item.anomalies == []
+
+
+def test_the_trace_keeps_its_trace_id_and_root_span_for_verdicts_sent_back() -> None:
+    spans = _weather_tree()
+    random.Random(3).shuffle(spans)  # the root is found by the tree, not by file order
+    assert trace_of_spans("ab" * 16, spans).trace.source_ids == {
+        SOURCE_OTEL_TRACE_ID: "ab" * 16,
+        SOURCE_OTEL_SPAN_ID: f"{1:016x}",
+    }
+    # a trace exported in part (its root left out): the first top span to start stands in
+    partial = [s for s in _weather_tree() if s.parent_id is not None]
+    assert trace_of_spans("ab" * 16, partial).trace.source_ids[SOURCE_OTEL_SPAN_ID] == (f"{2:016x}")
+    # another importer of span-like records keeps them under its own keys
+    read = [(s, facts_of(s.attributes, s.events)) for s in _weather_tree()]
+    keys = (SOURCE_LANGFUSE_TRACE_ID, SOURCE_LANGFUSE_OBSERVATION_ID)
+    assert set(trace_of_facts("t1", read, source_keys=keys).trace.source_ids) == set(keys)
 
 
 def test_tool_spans_without_ids_pair_by_order_under_the_parent() -> None:

@@ -232,12 +232,16 @@ def test_review_fix_rejudge_resolve_and_lock(store: Store, world: dict[str, Any]
         lock_evaluation_baseline(store, e1, "main", require_review=True)
     assert refused.value.gaps == review_gaps(store, e1)
     assert "b r0: FAIL not reviewed" in str(refused.value) and "\n" not in str(refused.value)
-    assert store.list_baselines() == []
+    assert store.baselines.list_baselines() == []
 
     jb, jc = judgment_of(store, e1, "b"), judgment_of(store, e1, "c")
-    store.add_review(jb, "judge_wrong", "ana", note="case-insensitive reason", evaluation_id=e1)
-    store.add_review(jc, "golden_wrong", "ana", note="the user meant W443", evaluation_id=e1)
-    store.add_review(jc, "golden_wrong", "ben", evaluation_id=e1)
+    store.reviews.add_review(
+        jb, "judge_wrong", "ana", note="case-insensitive reason", evaluation_id=e1
+    )
+    store.reviews.add_review(
+        jc, "golden_wrong", "ana", note="the user meant W443", evaluation_id=e1
+    )
+    store.reviews.add_review(jc, "golden_wrong", "ben", evaluation_id=e1)
     summary = calibration_summary(store, e1)
     assert summary["fails"]["coverage"] == 1.0 and summary["misjudgment_rate"] == 0.5
     assert summary["golden_errors"] == 1 and summary["ready_to_lock"] is False
@@ -270,7 +274,7 @@ def test_review_fix_rejudge_resolve_and_lock(store: Store, world: dict[str, Any]
     assert review_gaps(store, e1) == []
     locked = lock_evaluation_baseline(store, e1, "reviewed", require_review=True)
     assert locked.calibration["misjudgment_rate"] == 0.5 and locked.reviewed is True
-    stored = store.get_baseline("reviewed")
+    stored = store.baselines.get_baseline("reviewed")
     assert stored.report["calibration"]["golden_errors"] == 1
     assert stored.report["calibration"]["fails"]["coverage"] == 1.0
     # e3 has no FAIL left: lockable as is
@@ -280,9 +284,9 @@ def test_review_fix_rejudge_resolve_and_lock(store: Store, world: dict[str, Any]
 def test_explicit_resolution_and_queue(store: Store, world: dict[str, Any]) -> None:
     e1 = world["e1"]
     jb = judgment_of(store, e1, "b")
-    review = store.add_review(jb, "judge_wrong", "ana")
+    review = store.reviews.add_review(jb, "judge_wrong", "ana")
     assert review_gaps(store, e1)[0] == "b r0: judge_wrong (ana) not resolved"
-    store.resolve_review(review.id, "accepted: the rule will change in standard@2")
+    store.reviews.resolve_review(review.id, "accepted: the rule will change in standard@2")
     assert review_gaps(store, e1) == ["c r0: FAIL not reviewed"]
     queue = review_queue(store, e1, sample_passes=1, seed=0)
     assert [(q["case"], q["reasons"], q["reviewed"]) for q in queue] == [

@@ -60,7 +60,7 @@ def test_report_json_and_the_locked_hash(store) -> None:  # noqa: F811
     locked = lock_evaluation_baseline(store, ev, "main")
     canonical = {**built, "calibration": calibration_summary(store, ev)}
     assert locked.report_sha256 == report_hash(canonical)
-    assert store.get_baseline("main").report_hash == report_hash(canonical)
+    assert store.baselines.get_baseline("main").report_hash == report_hash(canonical)
 
     check = check_evaluation_baseline(store, ev, "main")
     assert isinstance(check, BaselineCheck) and check.regression is False

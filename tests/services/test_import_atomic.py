@@ -38,7 +38,7 @@ def test_a_failure_at_the_last_write_leaves_nothing(
     store: Store, monkeypatch: pytest.MonkeyPatch, importer: str
 ) -> None:
     # the failure is injected into the store (a unit test's mock): everything before it is real
-    monkeypatch.setattr(store, "save_external_verdicts", _fail_verdicts)
+    monkeypatch.setattr(store.external, "save_external_verdicts", _fail_verdicts)
     with pytest.raises(LostDatabase):
         if importer == "tau-bench":
             import_tau_bench(

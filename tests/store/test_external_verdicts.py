@@ -40,7 +40,7 @@ def test_verdicts_round_trip_with_their_detail(store: Store, stored: RunRecord) 
         (k, r, v, d) for k, r, v, d in given
     ]
     assert [v.verdict.passed for v in back] == [bool(i % 2) for i in range(len(keys))]
-    assert store.external_sources(stored.id) == {"tau-bench": len(keys)}
+    assert store.external.external_sources(stored.id) == {"tau-bench": len(keys)}
     # the same verdicts again are a lookup
     assert record_external_verdicts(store, stored.id, "tau-bench", given) == 0
     assert count_rows(store, ExternalVerdictRow) == len(keys)
@@ -50,7 +50,7 @@ def test_a_second_source_is_kept_apart(store: Store, stored: RunRecord) -> None:
     (k, r), *_ = _keys(store, stored)
     record_external_verdicts(store, stored.name, "tau-bench", [(k, r, 1.0)])
     record_external_verdicts(store, stored.name, "inspect", [(k, r, 0.0)])
-    assert store.external_sources(stored.id) == {"inspect": 1, "tau-bench": 1}
+    assert store.external.external_sources(stored.id) == {"inspect": 1, "tau-bench": 1}
     assert [v.verdict.source for v in run_external_verdicts(store, stored.name)] == [
         "inspect",
         "tau-bench",

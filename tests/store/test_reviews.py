@@ -21,18 +21,20 @@ from tests.store.store_factories import count_rows
 def test_labels_append_and_history_stays(store: Store, judged: dict) -> None:
     jid = judged["ids"][1]
     ev = judged["evaluation"]
-    first = store.add_review(jid, "judge_wrong", "ana", note="tool was right", evaluation_id=ev)
-    second = store.add_review(jid, "confirmed", "ana", evaluation_id=ev)
-    other = store.add_review(jid, "Golden wrong", "ben")
+    first = store.reviews.add_review(
+        jid, "judge_wrong", "ana", note="tool was right", evaluation_id=ev
+    )
+    second = store.reviews.add_review(jid, "confirmed", "ana", evaluation_id=ev)
+    other = store.reviews.add_review(jid, "Golden wrong", "ben")
     assert other.label == "golden_wrong" and other.evaluation_id is None
-    history = store.review_history(jid)
+    history = store.reviews.review_history(jid)
     assert [(r.reviewer, r.label) for r in history] == [
         ("ana", "judge_wrong"),
         ("ana", "confirmed"),
         ("ben", "golden_wrong"),
     ]
     assert history[0].note == "tool was right" and history[0] == first
-    latest = store.list_reviews(evaluation_id=ev, latest_per_reviewer=True)
+    latest = store.reviews.list_reviews(evaluation_id=ev, latest_per_reviewer=True)
     assert {(r.reviewer, r.label) for r in latest} == {
         ("ana", "confirmed"),
         ("ben", "golden_wrong"),
@@ -42,23 +44,23 @@ def test_labels_append_and_history_stays(store: Store, judged: dict) -> None:
 
 
 def test_reviews_of_an_evaluation_only(store: Store, judged: dict) -> None:
-    store.add_reviews(
+    store.reviews.add_reviews(
         [
             NewReview(judged["ids"][0], "confirmed", "ana"),
             NewReview(judged["ids"][2], "unclear", "ana", note="  "),
         ],
     )
-    assert len(store.list_reviews(evaluation_id=judged["evaluation"])) == 2
-    assert store.list_reviews(evaluation_id=judged["evaluation"] + 100) == []
-    (only,) = store.list_reviews(judgment_ids=[judged["ids"][2]])
+    assert len(store.reviews.list_reviews(evaluation_id=judged["evaluation"])) == 2
+    assert store.reviews.list_reviews(evaluation_id=judged["evaluation"] + 100) == []
+    (only,) = store.reviews.list_reviews(judgment_ids=[judged["ids"][2]])
     assert only.note is None  # blank notes are stored as no note
-    assert store.list_reviews(judgment_ids=[]) == []
+    assert store.reviews.list_reviews(judgment_ids=[]) == []
 
 
 def test_bad_reviews_write_nothing_and_name_every_problem(store: Store, judged: dict) -> None:
-    store.add_review(judged["ids"][0], "confirmed", "ana")
+    store.reviews.add_review(judged["ids"][0], "confirmed", "ana")
     with pytest.raises(InvalidInputError) as caught:
-        store.add_reviews(
+        store.reviews.add_reviews(
             [
                 NewReview(judged["ids"][1], "confirmed", "ana"),
                 NewReview(judged["ids"][1], "maybe", "ana"),
@@ -87,41 +89,41 @@ def test_label_and_reviewer_rules() -> None:
 
 
 def test_resolution_is_filled_once(store: Store, judged: dict) -> None:
-    review = store.add_review(judged["ids"][1], "judge_wrong", "ana")
+    review = store.reviews.add_review(judged["ids"][1], "judge_wrong", "ana")
     assert review.resolved_at is None
-    done = store.resolve_review(review.id, "rule standard@3 accepts the alias")
+    done = store.reviews.resolve_review(review.id, "rule standard@3 accepts the alias")
     assert done.resolution == "rule standard@3 accepts the alias" and done.resolved_at is not None
     with pytest.raises(ConflictError, match="already resolved"):
-        store.resolve_review(review.id, "something else")
-    assert store.review_history(judged["ids"][1])[0].resolution == done.resolution
+        store.reviews.resolve_review(review.id, "something else")
+    assert store.reviews.review_history(judged["ids"][1])[0].resolution == done.resolution
     with pytest.raises(InvalidInputError):
-        store.resolve_review(review.id, " ")
+        store.reviews.resolve_review(review.id, " ")
     with pytest.raises(NotFoundError):
-        store.resolve_review(12345, "x")
+        store.reviews.resolve_review(12345, "x")
 
 
 def test_context_queries(store: Store, judged: dict) -> None:
-    ctx = store.judgment_context(judged["ids"])
+    ctx = store.reviews.judgment_context(judged["ids"])
     assert set(ctx) == set(judged["ids"])
     entry = ctx[judged["ids"][1]]
     assert entry["case"] == judged["cases"][1] and entry["suite"] == "retail"
     assert entry["evaluations"] == [judged["evaluation"]] and entry["verdict"] == "FAIL"
-    rows = store.trace_judgments([judged["traces"][2]])
+    rows = store.reviews.trace_judgments([judged["traces"][2]])
     assert [(r["judgment_id"], r["evaluation_id"]) for r in rows] == [
         (judged["ids"][2], judged["evaluation"])
     ]
-    assert store.trace_judgments([]) == []
+    assert store.reviews.trace_judgments([]) == []
 
 
 def test_deleting_a_judgment_removes_its_reviews_but_an_evaluation_does_not(
     store: Store, judged: dict
 ) -> None:
-    review = store.add_review(
+    review = store.reviews.add_review(
         judged["ids"][0], "confirmed", "ana", evaluation_id=judged["evaluation"]
     )
     from rejudge.store._tables import EvaluationRow
 
     with store.engine.begin() as c:
         c.execute(EvaluationRow.__table__.delete())  # type: ignore[attr-defined]
-    (kept,) = store.list_reviews(judgment_ids=[judged["ids"][0]])
+    (kept,) = store.reviews.list_reviews(judgment_ids=[judged["ids"][0]])
     assert kept.id == review.id and kept.evaluation_id is None

@@ -66,9 +66,9 @@ def test_judgment_and_review_writes_join_the_block(store: Store) -> None:
         with store.atomic():
             judged = make_judged(store)
             jid, evaluation = judged["ids"][1], judged["evaluation"]
-            store.add_review(jid, "judge_wrong", "ana", evaluation_id=evaluation)
+            store.reviews.add_review(jid, "judge_wrong", "ana", evaluation_id=evaluation)
             # reads of the read models, inside the block, see its uncommitted writes
-            assert [r.label for r in store.review_history(jid)] == ["judge_wrong"]
+            assert [r.label for r in store.reviews.review_history(jid)] == ["judge_wrong"]
             assert store.get_evaluation(evaluation).id == evaluation
             assert len(list(store.iter_evaluation_rows(evaluation))) == 3
             raise Boom
@@ -76,7 +76,7 @@ def test_judgment_and_review_writes_join_the_block(store: Store) -> None:
     assert count_rows(store, RunRow) == 0
     # and the same writes outside a block land as before
     judged = make_judged(store)
-    store.add_review(judged["ids"][0], "confirmed", "ben")
+    store.reviews.add_review(judged["ids"][0], "confirmed", "ben")
     assert [count_rows(store, t) for t in (JudgmentRow, ReviewRow)] == [3, 1]
 
 

@@ -182,7 +182,7 @@ def test_two_evaluations_share_judgment_rows(store: Store, run: RunRecord, judge
 def test_baselines_are_immutable(store: Store, judged) -> None:  # type: ignore[no-untyped-def]
     evaluation_id, *_rest = judged
     report = {"accuracy": 0.66, "cases": [{"case": "case-000", "verdict": "FAIL"}]}
-    saved = store.save_baseline(
+    saved = store.baselines.save_baseline(
         name="main",
         evaluation_id=evaluation_id,
         report_hash="sha256:report",
@@ -194,20 +194,20 @@ def test_baselines_are_immutable(store: Store, judged) -> None:  # type: ignore[
     assert saved.report == report
     assert saved.input_hashes == {"rules": "sha256:r"}
     assert saved.note == "first lock"
-    assert store.get_baseline("main") == saved
+    assert store.baselines.get_baseline("main") == saved
     with pytest.raises(ConflictError, match="immutable"):
-        store.save_baseline(
+        store.baselines.save_baseline(
             name="main",
             evaluation_id=evaluation_id,
             report_hash="sha256:other",
             input_hashes={},
             report={},
         )
-    assert store.get_baseline("main").report_hash == "sha256:report"
-    other = store.save_baseline(
+    assert store.baselines.get_baseline("main").report_hash == "sha256:report"
+    other = store.baselines.save_baseline(
         name="next", evaluation_id=evaluation_id, report_hash="sha256:x", input_hashes={}, report={}
     )
-    assert [b.name for b in store.list_baselines()] == ["main", "next"]
+    assert [b.name for b in store.baselines.list_baselines()] == ["main", "next"]
     assert other.note is None
     with pytest.raises(NotFoundError, match="no baseline named 'gone'"):
-        store.get_baseline("gone")
+        store.baselines.get_baseline("gone")
