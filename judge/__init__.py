@@ -146,6 +146,8 @@ _EXPORTS: dict[str, str] = {
     "matcher_names": "rejudge.judge._matchers",
     "register_matcher": "rejudge.judge._matchers",
     "values_equal": "rejudge.judge._matchers",
+    "build_timeline": "rejudge.judge._timeline",
+    "json_diff": "rejudge.judge._timeline",
     "ReportBuilder": "rejudge.judge._report",
     "build_report": "rejudge.judge._report",
     "pass_hat_k": "rejudge.judge._report",

@@ -16,6 +16,7 @@ from rich.text import Text
 from rejudge.cli._ci_output import ci_options, write_ci_outputs
 from rejudge.cli._context import AppContext, json_option, pass_app, table
 from rejudge.cli._engine import engine_options, parse_engine, progress_bar
+from rejudge.cli._html import html_option, write_compare_html, write_report_html
 from rejudge.cli.tiers import TIER_HELP
 from rejudge.errors import InvalidInputError
 from rejudge.judge import (
@@ -650,6 +651,7 @@ def rejudge_cmd(
     "that follows the source's reward at the version that gave its verdicts, e.g. "
     "tau-bench-7362a17@1, when the run was judged under it; else EVAL's].",
 )
+@html_option
 @ci_options
 @json_option
 @pass_app
@@ -659,10 +661,21 @@ def report(
     against: str | None,
     source: str | None,
     rules: str | None,
+    html_path: Path | None,
     junit_xml_path: Path | None,
     github: bool,
 ) -> None:
     """The full report of an evaluation: summary, failures, tools, anomalies, every case."""
+    if html_path is not None:
+        if against is not None or rules is not None or source is not None:
+            raise click.UsageError(
+                "--html writes the whole report (its calibration holds every external source); "
+                "give it without --against, --source or --rules"
+            )
+        if junit_xml_path is not None or github:
+            raise click.UsageError("--html goes alone: write the CI outputs in another call")
+        write_report_html(app, evaluation, html_path)
+        return
     if against == "external":
         from rejudge.cli._agreement import render_agreement
         from rejudge.services import evaluation_agreement
@@ -687,10 +700,14 @@ def report(
 @click.command("compare")
 @click.argument("eval_a", metavar="EVAL_A")
 @click.argument("eval_b", metavar="EVAL_B")
+@html_option
 @json_option
 @pass_app
-def compare(app: AppContext, eval_a: str, eval_b: str) -> None:
+def compare(app: AppContext, eval_a: str, eval_b: str, html_path: Path | None) -> None:
     """Join two evaluations case by case: flips with causes, McNemar p, comparability."""
+    if html_path is not None:
+        write_compare_html(app, eval_a, eval_b, html_path)
+        return
     result = compare_evaluations(app.store, eval_a, eval_b)
     app.emit(result, lambda c: render_compare(c, result))
 

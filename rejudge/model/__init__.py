@@ -250,6 +250,13 @@ _EXPORTS: dict[str, str] = {
     "JudgeCalibration": "rejudge.model._judge_calibration",
     "WEAK_KAPPA": "rejudge.model._judge_calibration",
     # a report: its aggregate, its rows, pass^k
+    "ArgumentDiff": "rejudge.model._timeline",
+    "DiffStatus": "rejudge.model._timeline",
+    "StepFacts": "rejudge.model._timeline",
+    "StepKind": "rejudge.model._timeline",
+    "Timeline": "rejudge.model._timeline",
+    "TimelineCall": "rejudge.model._timeline",
+    "TimelineStep": "rejudge.model._timeline",
     "Anomaly": "rejudge.model._report",
     "PassHatK": "rejudge.model._report",
     "Report": "rejudge.model._report",
