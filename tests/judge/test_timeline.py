@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from hypothesis import given
+from hypothesis import given, settings
 from hypothesis import strategies as st
 from rejudge.judge import build_timeline, json_diff
 
@@ -66,6 +66,7 @@ def test_json_true_is_not_one_and_a_string_is_not_a_number() -> None:
     assert [d.status for d in json_diff({"a": 1}, {"a": 1.0})] == ["same"]
 
 
+@settings(deadline=None)  # a loaded shared machine: time is not the property
 @given(JSON)
 def test_a_value_against_itself_is_the_same_everywhere(value: Any) -> None:
     assert all(d.status == "same" for d in json_diff(value, value))
@@ -74,6 +75,7 @@ def test_a_value_against_itself_is_the_same_everywhere(value: Any) -> None:
 KEYS = st.text(alphabet="abc", min_size=1, max_size=3)
 
 
+@settings(deadline=None)
 @given(st.dictionaries(KEYS, JSON, max_size=4), st.dictionaries(KEYS, JSON, max_size=4))
 def test_every_top_level_key_of_either_side_is_reported_with_its_status(
     golden: dict, actual: dict
