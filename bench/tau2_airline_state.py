@@ -20,10 +20,10 @@ from typing import Any
 
 from rejudge.judge import judge, load_rule_set
 from rejudge.judge.tiers import world_of
-from rejudge.suites.importers import SHIPPED_TAU2_BENCH
-from rejudge.suites.importers._tau2_suite import tau2_registry
 from rejudge.suites.worlds import tau2_airline
 
+from rejudge.importers import SHIPPED_TAU2_BENCH
+from rejudge.importers._tau2_suite import tau2_registry
 from rejudge.importers._tau_bench import read_tau_file
 from rejudge.registry import REGISTRY
 

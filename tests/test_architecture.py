@@ -37,6 +37,8 @@ PURE_MODULES = (
     "rejudge.importers._inspect_read",
     "rejudge.importers._inspect_log",
     "rejudge.importers._bfcl_read",
+    "rejudge.importers._tau2_",
+    "rejudge.importers._shipped",
 )
 # what the model (rejudge.model) may use of ours: itself, the registry, errors
 MODEL_USES = ("rejudge.model", "rejudge.registry", "rejudge.errors", "rejudge._lazy")

@@ -1,7 +1,7 @@
 """Importer ``tau-bench``: a τ-bench trajectory file or a τ²-bench results document as one run.
 
 The file is parsed and checked whole first (:func:`rejudge.suites.importers.parse_tau_bench`,
-τ²'s plan from :mod:`rejudge.suites.importers._tau2_suite`); then its suite, one run, a trace
+τ²'s plan from :mod:`rejudge.importers._tau2_suite`); then its suite, one run, a trace
 per (task, trial) and each trial's reward as an external verdict are stored through
 :func:`rejudge.services._ingest.ingest_run`, all in one transaction. Replay re-derives such a
 run by parsing the file again the same way (:data:`TAU_BENCH`'s sources).
@@ -23,7 +23,8 @@ from rejudge.services._ingest import Evidence, SuiteSnapshot, VerdictItem, inges
 from rejudge.store import RunRecord, Store, SuiteRecord
 
 if TYPE_CHECKING:
-    from rejudge.suites.importers import Tau2Plan, TauImport
+    from rejudge.importers import Tau2Plan
+    from rejudge.suites.importers import TauImport
 
 __all__ = ["TauImportResult", "import_tau_bench", "read_tau_file"]
 
@@ -78,9 +79,9 @@ def read_tau_file(source: Path, tools: Path | None) -> tuple[Tau2Plan | None, Ta
 def _read(source: Path, tools: Path | None) -> tuple[Any, Tau2Plan | None, TauImport]:
     """:func:`read_tau_file`, and the file's JSON value as loaded (the import reads the reward
     version from it too, rather than parsing the file a second time)."""
+    from rejudge.importers._tau2_read import is_tau2_results
+    from rejudge.importers._tau2_suite import tau2_plan
     from rejudge.suites.importers import load_json, parse_tau_bench
-    from rejudge.suites.importers._tau2 import is_tau2_results
-    from rejudge.suites.importers._tau2_suite import tau2_plan
 
     data = load_json(source, "τ-bench file")
     tools_data = load_json(tools, "tools file") if tools is not None else None
@@ -115,12 +116,12 @@ def import_tau_bench(
     A τ² document imports into its domain's suite ``tau2-<domain>`` (``suite_name`` overrides
     it), every task of the document a case, so runs of several models share one suite; a
     document whose task differs from the stored suite's under the same id is refused
-    (:mod:`rejudge.suites.importers._tau2_suite` says why). Its run is named
+    (:mod:`rejudge.importers._tau2_suite` says why). Its run is named
     ``tau2-<domain>/<submission>/<model>``.
     """
+    from rejudge.importers._tau2_suite import task_conflicts, tau2_registry
     from rejudge.suites import suite_hash
     from rejudge.suites.importers import TAU_DOMAIN
-    from rejudge.suites.importers._tau2_suite import task_conflicts, tau2_registry
 
     source = Path(path)
     if source.is_dir():
@@ -277,7 +278,7 @@ def _run(store: Store, path: str | Path, **options: Any) -> TauImportResult:
 def _detect(sniff: Sniff) -> Detection:
     """A τ² results document (``tasks`` and ``simulations``) or a τ-bench trajectory file (a
     list of entries with ``task_id``, ``reward`` and ``traj``)."""
-    from rejudge.suites.importers._tau2 import is_tau2_results
+    from rejudge.importers._tau2_read import is_tau2_results
 
     if sniff.is_dir:
         return Detection.refuse("a folder, not a τ-bench file")

@@ -54,9 +54,9 @@ DEMO_TAU2_PAIR = ("tau2-airline/button/claude-opus-4-6", "tau2-airline/ironshell
 
 def tau2_model_vs_model(store: Store, say: Callable[[str], None]) -> ModelVsModel:
     """Import the shipped τ² runs, judge each once, and compare models on the same cases."""
+    from rejudge.importers import SHIPPED_TAU2_BENCH
     from rejudge.judge import mcnemar_exact
     from rejudge.services._external import run_external_verdicts
-    from rejudge.suites.importers import SHIPPED_TAU2_BENCH
 
     # judged under τ-bench's reading of a conversation, as the τ-bench run is
     rule_set = load_rule_set(DEMO_TAU_RULES)

@@ -1,5 +1,5 @@
 """Importers that turn other benchmarks' data into rejudge suites and runs (BFCL: :mod:`.bfcl`;
-τ-bench and τ²-bench runs: :mod:`._tau`, :mod:`._tau2`
+τ-bench runs: :mod:`._tau`, reading τ²-bench's through :mod:`rejudge.importers._tau2_read`
 (the version of τ-bench's reward that scored a file: :mod:`._tau_version`);
 the ``recorded`` domain of suites over other projects' cassettes: :mod:`._recorded`)."""
 
@@ -41,20 +41,8 @@ _EXPORTS: dict[str, str] = {
     "git_blob_id": "rejudge.suites.importers._tau_version",
     "reward_version_of": "rejudge.suites.importers._tau_version",
     "shown_reward_version": "rejudge.suites.importers._tau_version",
-    "SHIPPED_TAU2_BENCH": "rejudge.suites.importers._tau2",
     "hit_step_limit": "rejudge.suites.importers._tau",
     "with_world": "rejudge.suites.importers._tau",
-    "TAU2_SOURCE": "rejudge.suites.importers._tau2",
-    "is_tau2_results": "rejudge.suites.importers._tau2",
-    "tau2_entries": "rejudge.suites.importers._tau2",
-    "tau2_tasks": "rejudge.suites.importers._tau2",
-    "Relabel": "rejudge.suites.importers._tau2_tasks",
-    "TAU2_WORLDS": "rejudge.suites.importers._tau2_suite",
-    "Tau2Plan": "rejudge.suites.importers._tau2_suite",
-    "tau2_plan": "rejudge.suites.importers._tau2_suite",
-    "tau2_registry": "rejudge.suites.importers._tau2_suite",
-    "task_conflicts": "rejudge.suites.importers._tau2_suite",
-    "ran_tasks": "rejudge.suites.importers._tau2_tasks",
     "TauVerdict": "rejudge.suites.importers._tau",
     "case_id_of": "rejudge.suites.importers._tau",
     "load_json": "rejudge.suites.importers._tau",

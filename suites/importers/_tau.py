@@ -35,13 +35,13 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from rejudge.suites.importers._tau2 import TAU2_SOURCE, is_tau2_results, tau2_entries, tau2_tasks
 from rejudge.suites.importers._tau_tools import (
     inferred_registry,
     tau_registry,
 )
 
 from rejudge.errors import InvalidInputError
+from rejudge.importers._tau2_read import TAU2_SOURCE, is_tau2_results, tau2_entries, tau2_tasks
 from rejudge.model import (
     Case,
     Golden,

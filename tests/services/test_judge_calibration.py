@@ -10,8 +10,8 @@ from typing import Any
 import pytest
 from rejudge.judge import load_rubric, load_rule_set
 from rejudge.store import Store
-from rejudge.suites.importers import SHIPPED_TAU2_BENCH
 
+from rejudge.importers import SHIPPED_TAU2_BENCH
 from rejudge.services import (
     evaluation_judge_calibration,
     import_tau_bench,

@@ -12,9 +12,9 @@ from typing import Any
 import pytest
 from rejudge.store import Store
 from rejudge.store._tables import RunRow, TraceRow
-from rejudge.suites.importers import SHIPPED_TAU2_BENCH
 
 from rejudge.errors import InvalidInputError
+from rejudge.importers import SHIPPED_TAU2_BENCH
 from rejudge.registry import REGISTRY
 from rejudge.services import import_tau_bench, run_external_verdicts
 from tests.store.store_factories import count_rows
@@ -233,7 +233,7 @@ def test_judging_a_run_made_with_airline_data_of_another_version_is_a_one_line_e
 ) -> None:
     """A store whose airline registry names the world at a version this rejudge does not ship
     (τ²'s database of another commit): judging by state says so in one line, storing nothing."""
-    import rejudge.suites.importers._tau2_suite as tau2_suite
+    import rejudge.importers._tau2_suite as tau2_suite
 
     made = tau2_suite.tau2_registry
 

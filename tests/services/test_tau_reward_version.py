@@ -18,9 +18,9 @@ from rejudge.suites.importers import (
     git_blob_id,
     shown_reward_version,
 )
-from rejudge.suites.importers._tau2 import SHIPPED_TAU2_BENCH
 
 from rejudge.errors import InvalidInputError
+from rejudge.importers._tau2_read import SHIPPED_TAU2_BENCH
 from rejudge.services import import_tau_bench, run_external_verdicts
 from tests.store.store_factories import count_rows
 
@@ -224,8 +224,8 @@ def test_tau2s_action_basis_is_kept_and_checked_as_tau2_checked_it(tmp_path: Pat
     the case, and the state tier then passes a simulation exactly when τ²'s own recorded action
     checks all matched, on all 50 simulations."""
     from rejudge.judge import judge, load_rule_set
-    from rejudge.suites.importers import tau2_registry
 
+    from rejudge.importers import tau2_registry
     from rejudge.services import read_tau_file
 
     path, doc = _tau2_with_basis(tmp_path, ["ACTION"])
@@ -271,7 +271,8 @@ def test_the_importer_and_the_state_tier_know_the_same_reward_parts() -> None:
     """Each part the state tier knows is kept as a task's basis (the default one, as either
     order of it, is not kept); a part it does not know is refused."""
     from rejudge.judge.tiers import DEFAULT_REWARD_BASIS, REWARD_PARTS
-    from rejudge.suites.importers._tau2 import tau2_tasks
+
+    from rejudge.importers._tau2_read import tau2_tasks
 
     doc = json.loads((SHIPPED_TAU2_BENCH / "claude-sonnet-4-5_airline.json").read_text())
     task = doc["tasks"][0]

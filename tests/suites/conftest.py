@@ -7,7 +7,8 @@ import json
 from typing import Any
 
 import pytest
-from rejudge.suites.importers import SHIPPED_TAU2_BENCH
+
+from rejudge.importers import SHIPPED_TAU2_BENCH
 
 
 @functools.cache

@@ -23,7 +23,6 @@ from pathlib import Path
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from rejudge.suites.importers._tau2_tasks import ran_tasks
 from rejudge.suites.worlds.tau2_airline import (
     DATA_FILE,
     DB_SHA256,
@@ -33,6 +32,7 @@ from rejudge.suites.worlds.tau2_airline import (
 from rejudge.suites.worlds.tau2_airline.tools import TOOLS
 
 from rejudge.errors import InvalidInputError
+from rejudge.importers._tau2_tasks import ran_tasks
 from rejudge.model import WorldData, WorldMismatchError
 from rejudge.registry import REGISTRY
 from tests.suites.tau2_replay import agent_calls, communicated, db_match

@@ -19,10 +19,10 @@ import hashlib
 from pathlib import Path
 
 import pytest
-from rejudge.suites.importers._tau2_tasks import ran_tasks
 from rejudge.suites.worlds.tau2_retail import DATA_FILE, READ_TOOLS, Tau2RetailWorld, load_data
 
 from rejudge.errors import InvalidInputError
+from rejudge.importers._tau2_tasks import ran_tasks
 from rejudge.model import WorldData, WorldMismatchError
 from rejudge.registry import REGISTRY
 from tests.suites.tau2_replay import agent_calls, communicated, db_match

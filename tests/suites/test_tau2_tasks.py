@@ -8,8 +8,8 @@ from collections import Counter
 from typing import Any
 
 import pytest
-from rejudge.suites.importers import ran_tasks
 
+from rejudge.importers import ran_tasks
 from tests.suites.conftest import tau2_run
 
 #: shipped file -> (simulations re-keyed, by how)

@@ -31,9 +31,8 @@ import re
 from dataclasses import dataclass
 from typing import Any
 
-from rejudge.suites.importers._tau import SHIPPED_TAU_BENCH
-from rejudge.suites.importers._tau2_tasks import Relabel, ran_tasks
-
+from rejudge.importers._shipped import shipped_data
+from rejudge.importers._tau2_tasks import Relabel, ran_tasks
 from rejudge.model import Case, ToolRegistry
 
 __all__ = ["TAU2_WORLDS", "Tau2Plan", "tau2_plan", "tau2_registry", "task_conflicts"]
@@ -81,7 +80,9 @@ def _tools(domain: str) -> list[dict[str, Any]] | None:
 
         return list(TOOL_SCHEMAS)
     if domain == "airline":
-        tau = json.loads((SHIPPED_TAU_BENCH / "tools.json").read_text(encoding="utf-8"))
+        tau = json.loads(
+            shipped_data("tau-bench-airline", "tools.json").read_text(encoding="utf-8")
+        )
         return [t for t in tau if t["function"]["name"] != "think"] + [_FLIGHT_STATUS]
     return None
 

@@ -29,20 +29,21 @@ simulations, which carry ticks instead of messages, are refused by name.
 from __future__ import annotations
 
 import json
-from pathlib import Path
 from typing import Any
+
+from rejudge.importers._shipped import shipped_data
+from rejudge.importers._tau2_tasks import ran_tasks
 
 # τ²'s reward types and its default basis (src/tau2/data_model/tasks.py) are the state tier's,
 # which checks what a task's basis names
 from rejudge.judge.tiers import DEFAULT_REWARD_BASIS, REWARD_PARTS
-from rejudge.suites.importers._tau2_tasks import ran_tasks
 
 __all__ = ["SHIPPED_TAU2_BENCH", "TAU2_SOURCE", "is_tau2_results", "tau2_entries", "tau2_tasks"]
 
 TAU2_SOURCE = "tau2-bench"
 
 #: the six τ²-bench leaderboard runs shipped as package data (origin in their README)
-SHIPPED_TAU2_BENCH = Path(__file__).parent / "data" / "tau2-bench"
+SHIPPED_TAU2_BENCH = shipped_data("tau2-bench")
 
 
 def is_tau2_results(data: Any) -> bool:
