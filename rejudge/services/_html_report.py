@@ -49,7 +49,7 @@ def report_page_data(
     report = evaluation_report(store, evaluation, with_calibration=True)
     run_id = store.get_evaluation(report.evaluation).run_id
     agreements = []
-    for source in store.external_sources(run_id):
+    for source in store.external.external_sources(run_id):
         try:
             agreements.append(evaluation_agreement(store, report.evaluation, source=source))
         except NotFoundError:  # a source whose rule set the run was never judged under
