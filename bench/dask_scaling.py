@@ -75,7 +75,7 @@ def build(n: int) -> float:
     read_only = sorted(t.name for t in source.registry.tools if t.read_only)
     suite = snapshot_suite(store, source)
     run = store.create_run(name="bench", suite=suite, config=RunConfig(model="bench"))
-    pks = store.get_case_pks(suite.id)
+    pks = store.suites.get_case_pks(suite.id)
     cases = list(source.cases)
     rng = random.Random(7)
     templates: dict[tuple[str, int], tuple[dict[str, Any], Trace, str]] = {}

@@ -186,7 +186,7 @@ def build(path: Path, n: int, workload: str, reps: int) -> None:
     store = Store.open(f"sqlite:///{path}")
     suite = snapshot_suite(store, source)
     run = store.create_run(name="bench", suite=suite, config=RunConfig(model="bench"))
-    pks = store.get_case_pks(suite.id)
+    pks = store.suites.get_case_pks(suite.id)
     rng = random.Random(11)
     batch: list[Any] = []
     for case, trace in _traces(workload, n, list(source.cases), read_only, reps):

@@ -177,7 +177,7 @@ def insert(url: str, count: int) -> dict[str, Any]:
     try:
         reg = registry()
         suite_cases = cases()
-        suite = store.save_suite(
+        suite = store.suites.save_suite(
             name="bench",
             domain="bench",
             suite_hash=content_hash([c.hash for c in suite_cases]),
@@ -185,7 +185,7 @@ def insert(url: str, count: int) -> dict[str, Any]:
             cases=suite_cases,
         )
         run = store.create_run(name="bench-run", suite=suite, config=RunConfig(model="bench"))
-        pks = store.get_case_pks(suite.id)
+        pks = store.suites.get_case_pks(suite.id)
 
         def items() -> Iterator[tuple[int, int, Trace, str | None, str | None]]:
             for n in range(count):

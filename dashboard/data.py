@@ -303,7 +303,7 @@ def judgment_body(url: str, evaluation_id: int, trace_id: int) -> dict[str, Any]
 
 @st.cache_data(ttl=TTL_S, show_spinner=False)
 def rule_set_body(url: str, rule_set_id: int) -> dict[str, Any]:
-    return store(url).get_rule_set(rule_set_id).model_dump(mode="json")
+    return store(url).rule_sets.get_rule_set(rule_set_id).model_dump(mode="json")
 
 
 @st.cache_data(ttl=LIVE_TTL_S, show_spinner=False)

@@ -328,7 +328,7 @@ def test_the_store_write_check_catches_a_suites_writer(tmp_path: Path) -> None:
     module = tmp_path / "importer.py"
     module.write_text(
         "def load(store, suite):\n"
-        "    record = store.save_suite(name=suite.name)\n"
+        "    record = store.suites.save_suite(name=suite.name)\n"
         "    return store.create_run(name='x', suite=record, config=None)\n",
         encoding="utf-8",
     )

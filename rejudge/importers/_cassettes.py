@@ -83,7 +83,7 @@ def _write_atomic(data: bytes, dest: Path) -> None:
 
 def _resolve_suite(store: Store, suite: str) -> SuiteRecord:
     try:
-        return store.get_suite(suite)
+        return store.suites.get_suite(suite)
     except NotFoundError:
         from rejudge.services._suites import snapshot_suite
 
@@ -133,8 +133,8 @@ def import_cassettes(
     suite_rec: SuiteRecord | SuiteSnapshot
     if suite is not None:
         suite_rec = _resolve_suite(store, suite)
-        cases = store.get_cases(suite_rec.id)
-        registry = store.get_registry(suite_rec.registry_id)
+        cases = store.suites.get_cases(suite_rec.id)
+        registry = store.suites.get_registry(suite_rec.registry_id)
         plan = plan_files(
             root,
             case_ids=set(cases),

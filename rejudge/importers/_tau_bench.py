@@ -245,10 +245,12 @@ def _refuse_other_tasks(
     """A τ² document whose tasks differ from the stored suite's under the same ids stores
     nothing: ``compare`` joins runs by case id, so one name must mean one task."""
     try:
-        stored = store.get_suite(suite_name)
+        stored = store.suites.get_suite(suite_name)
     except NotFoundError:
         return
-    differing = conflicts({k: c for k, (_pk, c) in store.get_cases(stored.id).items()}, cases)
+    differing = conflicts(
+        {k: c for k, (_pk, c) in store.suites.get_cases(stored.id).items()}, cases
+    )
     if differing:
         shown = ", ".join(differing[:5]) + (
             f" and {len(differing) - 5} more" if len(differing) > 5 else ""

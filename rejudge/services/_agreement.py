@@ -101,7 +101,7 @@ def _agreement(
     tiers = []
     for tier, ev_id in sorted(chosen.items()):
         ev = store.get_evaluation(ev_id)
-        rules = store.get_rule_set(ev.rule_set_id).ref
+        rules = store.rule_sets.get_rule_set(ev.rule_set_id).ref
         rows = (
             {
                 "case": r["case_key"],
@@ -124,7 +124,7 @@ def _agreement(
         external_pass_rate=round(passed / len(external), 6) if external else None,
         external_pass_hat_k=external_pass_hat_k(external),
         tiers=tiers,
-        rules=store.get_rule_set(rule_set_id).ref if rule_set_id is not None else None,
+        rules=store.rule_sets.get_rule_set(rule_set_id).ref if rule_set_id is not None else None,
         rules_reason=rules_reason,
         external_versions=sorted(versions, key=lambda v: (v is None, v or "")),
     )
@@ -161,8 +161,10 @@ def evaluation_agreement(
     by_ref: dict[str, int] = {}
     for other in store.list_evaluations(ev.run_id):
         if other.status == "finished":
-            by_ref.setdefault(store.get_rule_set(other.rule_set_id).ref, other.rule_set_id)
-    own = store.get_rule_set(ev.rule_set_id).ref
+            by_ref.setdefault(
+                store.rule_sets.get_rule_set(other.rule_set_id).ref, other.rule_set_id
+            )
+    own = store.rule_sets.get_rule_set(ev.rule_set_id).ref
     if rules is not None:
         if rules.ref not in by_ref:
             raise NotFoundError(

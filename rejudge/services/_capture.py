@@ -78,7 +78,7 @@ def _store_capture(
         suite_record = save_suite_source(store, suite)
     else:
         reg = registry or registry_from_interactions(cassette.interactions, "captured")
-        suite_record = store.save_suite(
+        suite_record = store.suites.save_suite(
             name=result.run,
             domain=reg.domain,
             suite_hash=content_hash([reg.hash, case.hash]),

@@ -32,7 +32,7 @@ BASELINE_INPUTS = (
 def evaluation_meta(store: Store, evaluation_id: int | str) -> dict[str, Any]:
     """What an evaluation measured: run, model, tier, rules and every input hash."""
     ev = store.get_evaluation(evaluation_id)
-    rule_set = store.get_rule_set(ev.rule_set_id)
+    rule_set = store.rule_sets.get_rule_set(ev.rule_set_id)
     meta: dict[str, Any] = {
         "id": ev.id,
         "tier": ev.tier,

@@ -459,6 +459,6 @@ def run_demo(
 
 def _rule_set_id(store: Store, run_id: int, ref: str) -> int | None:
     for ev in store.list_evaluations(run_id):
-        if store.get_rule_set(ev.rule_set_id).ref == ref:
+        if store.rule_sets.get_rule_set(ev.rule_set_id).ref == ref:
             return ev.rule_set_id
     return None

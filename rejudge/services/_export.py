@@ -22,8 +22,8 @@ def evaluation_export_rows(store: Store, evaluation_id: int | str) -> Iterator[d
     """One dict per case and repetition, keys of :data:`EVALUATION_EXPORT_COLUMNS`, case order."""
     ev = store.get_evaluation(evaluation_id)
     run = store.get_run(ev.run_id)
-    suite = store.get_suite_by_id(run.suite_id)
-    rules = store.get_rule_set(ev.rule_set_id).ref
+    suite = store.suites.get_suite_by_id(run.suite_id)
+    rules = store.rule_sets.get_rule_set(ev.rule_set_id).ref
     rows = review_rows(store, ev.id)
     latest = latest_labels(r.as_dict() for r in store.reviews.list_reviews(evaluation_id=ev.id))
     for r in rows:
@@ -63,7 +63,7 @@ def evaluation_verdicts(store: Store, evaluation_id: int | str) -> Iterator[Expo
     the judge's reasons and the ids its trace had where it was imported from."""
     ev = store.get_evaluation(evaluation_id)
     run = store.get_run(ev.run_id)
-    rules = store.get_rule_set(ev.rule_set_id).ref
+    rules = store.rule_sets.get_rule_set(ev.rule_set_id).ref
     judged_at = ev.finished_at or ev.created_at
     # only imported traces have source ids: the map holds those, not every trace
     source_ids = {st.id: dict(st.trace.source_ids) for st in store.iter_traces(run.id)}
@@ -91,7 +91,7 @@ def evaluation_verdicts(store: Store, evaluation_id: int | str) -> Iterator[Expo
 def run_export_rows(store: Store, run_ref: str | int) -> Iterator[dict[str, Any]]:
     """One dict per trace of a run (streamed), keys of :data:`RUN_EXPORT_COLUMNS`."""
     run = store.get_run(run_ref)
-    suite = store.get_suite_by_id(run.suite_id)
+    suite = store.suites.get_suite_by_id(run.suite_id)
     for stored in store.iter_traces(run.id):
         trace = stored.trace
         yield {
@@ -126,7 +126,7 @@ def export_bfcl(
 
     evaluation = store.get_evaluation(evaluation_id)
     run = store.get_run(evaluation.run_id)
-    cases = {key: case for key, (_pk, case) in store.get_cases(run.suite_id).items()}
+    cases = {key: case for key, (_pk, case) in store.suites.get_cases(run.suite_id).items()}
     traces = {st.id: st.trace for st in store.iter_traces(run.id) if st.repetition == repetition}
     model = model_name or run.model
     files = score_files(

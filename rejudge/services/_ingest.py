@@ -55,7 +55,7 @@ class IngestResult:
 
 @dataclass(frozen=True)
 class SuiteSnapshot:
-    """A suite as :meth:`rejudge.Store.save_suite` stores it (the same (name, hash) again is a
+    """A suite as ``store.suites.save_suite`` stores it (the same (name, hash) again is a
     lookup): what an importer hands :func:`ingest_run` when the suite is not stored yet."""
 
     name: str
@@ -85,7 +85,7 @@ class SuiteSnapshot:
         )
 
     def save(self, store: Store) -> SuiteRecord:
-        return store.save_suite(
+        return store.suites.save_suite(
             name=self.name,
             domain=self.domain,
             suite_hash=self.suite_hash,
@@ -139,7 +139,7 @@ def ingest(
     spares the lookup to a caller that commits many small batches (``record``).
     """
     if case_pks is None:
-        case_pks = store.get_case_pks(run.suite_id)
+        case_pks = store.suites.get_case_pks(run.suite_id)
     existing: dict[tuple[str, int], dict[str, Any]] = {}
     if replace:
         wanted = {e.case_id for e in evidence}

@@ -77,7 +77,7 @@ def check_judge_cassettes(store: Store, run: RunRecord, cassettes: Path) -> list
     for ev in store.list_evaluations(run.id):
         if ev.tier != MODEL_GRADED:
             continue
-        rule_set = store.get_rule_set(ev.rule_set_id)
+        rule_set = store.rule_sets.get_rule_set(ev.rule_set_id)
         inputs = load_inputs(
             store,
             run,

@@ -144,7 +144,7 @@ def with_world(store: Store, inputs: JudgeInputs, world: str) -> JudgeInputs:
             field="world",
         )
     registry = inputs.registry.model_copy(update={"world": REGISTRY.get("world", world).ref})
-    return replace(inputs, registry=registry, registry_id=store.save_registry(registry))
+    return replace(inputs, registry=registry, registry_id=store.suites.save_registry(registry))
 
 
 def resolve_inputs(
@@ -161,8 +161,8 @@ def resolve_inputs(
     run = store.get_run(run_ref)
     registry_id, suite_hash = run.registry_id, run.suite_hash
     if suite_id is not None and suite_id != run.suite_id:
-        recorded = store.get_suite_by_id(run.suite_id)
-        chosen = store.get_suite_by_id(suite_id)
+        recorded = store.suites.get_suite_by_id(run.suite_id)
+        chosen = store.suites.get_suite_by_id(suite_id)
         if chosen.name != recorded.name:
             raise InvalidInputError(
                 f"run {run.name!r} recorded suite {recorded.name!r}; it can be judged against "
@@ -171,7 +171,7 @@ def resolve_inputs(
         registry_id, suite_hash = chosen.registry_id, chosen.hash
     suite = suite_id or run.suite_id
     builtin = any(r.hash == rule_set.hash for r in builtin_rule_sets())
-    rule_set_id = store.save_rule_set(rule_set, builtin=builtin)
+    rule_set_id = store.rule_sets.save_rule_set(rule_set, builtin=builtin)
     inputs = load_inputs(store, run, tier, rule_set, rule_set_id, suite, suite_hash, registry_id)
     return inputs if world is None else with_world(store, inputs, world)
 
@@ -187,7 +187,7 @@ def load_inputs(
     registry_id: int,
 ) -> JudgeInputs:
     """:class:`JudgeInputs` from ids already resolved (what a distributed worker reads)."""
-    cases = {key: case for key, (_pk, case) in store.get_cases(suite_id).items()}
+    cases = {key: case for key, (_pk, case) in store.suites.get_cases(suite_id).items()}
     return JudgeInputs(
         run=run,
         tier=tier,
@@ -196,7 +196,7 @@ def load_inputs(
         suite_id=suite_id,
         suite_hash=suite_hash,
         registry_id=registry_id,
-        registry=store.get_registry(registry_id),
+        registry=store.suites.get_registry(registry_id),
         cases=cases,
         groups={k: (c.dimension, c.category) for k, c in cases.items()},
     )
@@ -459,8 +459,8 @@ def judge_run_summary(
     ``world`` (``name@version``)."""
     suite_id = None
     if suite_snapshot is not None:
-        recorded = store.get_suite_by_id(store.get_run(run_ref).suite_id)
-        chosen = store.get_suite(
+        recorded = store.suites.get_suite_by_id(store.get_run(run_ref).suite_id)
+        chosen = store.suites.get_suite(
             recorded.name, None if suite_snapshot == "latest" else suite_snapshot
         )
         suite_id = chosen.id
@@ -532,7 +532,7 @@ def evaluation_report(
         run = store.get_run(ev.run_id)
     except NotFoundError:
         run = None
-    rule_set = store.get_rule_set(ev.rule_set_id)
+    rule_set = store.rule_sets.get_rule_set(ev.rule_set_id)
     report = build_report(
         iter_evaluation_rows(store, ev.id),
         harness_mode=run.harness_mode if run else None,
@@ -704,8 +704,8 @@ def rejudge(
 def applicable_tiers(store: Store, run_ref: str | int, names: Iterable[str]) -> list[str]:
     """The tiers of ``names`` that apply to at least one case of the run's suite."""
     run = store.get_run(run_ref)
-    registry = store.get_registry(run.registry_id)
-    cases = [case for _pk, case in store.get_cases(run.suite_id).values()]
+    registry = store.suites.get_registry(run.registry_id)
+    cases = [case for _pk, case in store.suites.get_cases(run.suite_id).values()]
     out = []
     for name in names:
         tier = get_tier(name)
@@ -735,7 +735,7 @@ def find_current_evaluation(
         for r in store.iter_trace_rows(run.id, decode=False)  # the bodies are not needed
     )
     for ev in reversed(candidates):
-        if store.get_rule_set(ev.rule_set_id).hash != rule_set.hash:
+        if store.rule_sets.get_rule_set(ev.rule_set_id).hash != rule_set.hash:
             continue
         judged = sorted(
             (r["case_key"], r["repetition"], r["trace_hash"])

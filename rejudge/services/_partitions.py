@@ -80,7 +80,7 @@ def _worker_context(spec: PartitionSpec) -> tuple[Store, Any, BatchJudge]:
     ident = (spec.url, spec.run_id, spec.tier, spec.rule_set_hash, spec.suite_id)
     cached = _WORKER.get("context")
     if cached is None or cached[0] != ident:
-        rule_set = store.get_rule_set(spec.rule_set_id)
+        rule_set = store.rule_sets.get_rule_set(spec.rule_set_id)
         run = store.get_run(spec.run_id)
         inputs = load_inputs(
             store,

@@ -177,7 +177,7 @@ async def record_suite_async(
     )
     # the live monitor expects this recording's jobs, not the whole suite's
     store.plan_run(run.id, [case.id for case in cases] if case_ids else None)
-    case_pks = store.get_case_pks(suite_record.id)
+    case_pks = store.suites.get_case_pks(suite_record.id)
     done_keys = store.trace_keys(run.id)
     jobs = [(case, rep) for case in cases for rep in range(config.repeat)]
     state = RecordProgress(total=len(jobs))

@@ -93,9 +93,11 @@ async def replay_run_async(
     started = time.perf_counter()
     record = _resolve(run, store)
     cassettes = Path(cassettes_dir)
-    suite = store.get_suite_by_id(record.suite_id)
-    registry = store.get_registry(record.registry_id)
-    cases: dict[str, Case] = {key: case for key, (_pk, case) in store.get_cases(suite.id).items()}
+    suite = store.suites.get_suite_by_id(record.suite_id)
+    registry = store.suites.get_registry(record.registry_id)
+    cases: dict[str, Case] = {
+        key: case for key, (_pk, case) in store.suites.get_cases(suite.id).items()
+    }
     # a tool world that lives on a server (MCP) replays its calls from the cassette too
     world = REPLAY_WORLDS.get(suite.domain)
     domain = world() if world is not None else get_domain(suite.domain)
@@ -164,7 +166,7 @@ def renormalize_run(
     record = _resolve(run, store)
     cassettes = Path(cassettes_dir)
     report = RenormalizeReport(run=record.name)
-    name_map = store.get_registry(record.registry_id).name_map or None
+    name_map = store.suites.get_registry(record.registry_id).name_map or None
     changed: list[Evidence] = []
     for stored in store.iter_traces(record.id):
         report.traces += 1

@@ -75,8 +75,8 @@ def stored_suite_summaries(store: Store) -> list[dict[str, Any]]:
     ``domain`` and ``runs`` (how many runs were recorded or imported on it)."""
     runs_by_suite = store.count_runs_by_suite()
     out: list[dict[str, Any]] = []
-    for record in store.list_suites():
-        cases = [case for _pk, case in store.get_cases(record.id).values()]
+    for record in store.suites.list_suites():
+        cases = [case for _pk, case in store.suites.get_cases(record.id).values()]
         dimensions: dict[str, int] = {}
         for case in cases:
             dimensions[case.dimension] = dimensions.get(case.dimension, 0) + 1
@@ -124,8 +124,8 @@ def stored_suite_source(store: Store, record: SuiteRecord) -> SuiteSource:
         name=record.name,
         domain=record.domain,
         format_version=record.format_version,
-        registry=store.get_registry(record.registry_id),
-        cases=tuple(case for _pk, case in store.get_cases(record.id).values()),
+        registry=store.suites.get_registry(record.registry_id),
+        cases=tuple(case for _pk, case in store.suites.get_cases(record.id).values()),
         description=str((record.meta or {}).get("description") or ""),
         manifest=manifest,
     )
@@ -138,7 +138,7 @@ def _stored(
         raise missing
     store = open_store()
     try:
-        record = store.get_suite(ref)
+        record = store.suites.get_suite(ref)
     except NotFoundError:
         raise missing from None
     return stored_suite_source(store, record)

@@ -161,7 +161,7 @@ def _rederive_cassettes(
 ) -> Verification:
     check = CHECKS["cassettes"]
     out = Verification(run.name, "cassettes", check.name, check.says)
-    name_map = store.get_registry(run.registry_id).name_map or None
+    name_map = store.suites.get_registry(run.registry_id).name_map or None
     for trace in stored:
         try:
             derived, cassette = rederive_trace(cassettes, trace, name_map)
@@ -178,7 +178,7 @@ def _replay_loop(
     from rejudge.recorder import REPLAY_WORLDS
     from rejudge.suites import get_domain
 
-    domain = store.get_suite_by_id(run.suite_id).domain
+    domain = store.suites.get_suite_by_id(run.suite_id).domain
     if domain not in REPLAY_WORLDS:
         try:
             get_domain(domain)

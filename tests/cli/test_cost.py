@@ -40,14 +40,14 @@ def _fill(url: str) -> None:
     store = Store.open(url)
     try:
         registry, cases = make_registry(), [make_case(i) for i in range(3)]
-        suite = store.save_suite(
+        suite = store.suites.save_suite(
             name="retail",
             domain="retail",
             suite_hash=suite_hash(cases, registry),
             registry=registry,
             cases=cases,
         )
-        pks = store.get_case_pks(suite.id)
+        pks = store.suites.get_case_pks(suite.id)
         for name, model in (
             ("priced", "acme-large-2026"),
             ("unpriced", "other-model"),

@@ -38,11 +38,11 @@ def seeded(tmp_path: Path) -> str:
     url = f"sqlite:///{tmp_path / 'cli.db'}"
     store = Store.open(url)
     try:
-        suite = store.save_suite(
+        suite = store.suites.save_suite(
             name="t", domain="retail", suite_hash="sha256:t", registry=REGISTRY, cases=CASES
         )
         run = store.create_run(name="r1", suite=suite, config=RunConfig(model="m"))
-        pks = store.get_case_pks(suite.id)
+        pks = store.suites.get_case_pks(suite.id)
         store.save_traces([(run.id, pks[t.case_id], t, None, None) for t in TRACES])
     finally:
         store.close()

@@ -47,11 +47,11 @@ def _registered(monkeypatch):
 
 def _seed(db: Path | str, run_name: str = "r1", traces=TRACES) -> None:
     st = Store.open(db if isinstance(db, str) else f"sqlite:///{db}")
-    suite = st.save_suite(
+    suite = st.suites.save_suite(
         name="t", domain="retail", suite_hash="sha256:t", registry=REGISTRY, cases=CASES
     )
     run = st.create_run(name=run_name, suite=suite, config=RunConfig(model=f"m-{run_name}"))
-    pks = st.get_case_pks(suite.id)
+    pks = st.suites.get_case_pks(suite.id)
     st.save_traces([(run.id, pks[t.case_id], t, None, None) for t in traces])
     st.close()
 

@@ -263,7 +263,7 @@ def test_judge_against_a_corrected_snapshot(
     store = Store.open(world["url"])
     try:
         fixed = [*CASES[:1], case(gcall("get_order", order_id="W448"), id="k2"), *CASES[2:]]
-        store.save_suite(
+        store.suites.save_suite(
             name="t", domain="retail", suite_hash="sha256:t2", registry=REGISTRY, cases=fixed
         )
     finally:

@@ -224,19 +224,19 @@ def build_store(
         built = Built(url=url, cassettes_dir=cassettes_dir)
         reg = registry()
         case_list = [make_case(i) for i in range(cases)]
-        suite = store.save_suite(
+        suite = store.suites.save_suite(
             name="retail-test",
             domain="retail",
             suite_hash=content_hash([c.hash for c in case_list] + [reg.hash]),
             registry=reg,
             cases=case_list,
         )
-        pks = store.get_case_pks(suite.id)
+        pks = store.suites.get_case_pks(suite.id)
         rules = {
             "1": RuleSet(name="t", version="1", settings={"free_text_rule": None}),
             "2": RuleSet(name="t", version="2", settings={"free_text_rule": "free_text"}),
         }
-        rule_ids = {v: store.save_rule_set(r) for v, r in rules.items()}
+        rule_ids = {v: store.rule_sets.save_rule_set(r) for v, r in rules.items()}
         built.rule_sets = {f"t@{v}": r for v, r in rules.items()}
         # (run, model, pass rate, rule versions, harness mode, how many cases)
         plans = [("run-a", models[0], 0.7, ["1", "2"], "production-parity", cases)]
@@ -349,16 +349,16 @@ def build_imported(url: str, cassettes_dir: Path) -> Built:
             )
             for i in range(3)
         ]
-        suite = store.save_suite(
+        suite = store.suites.save_suite(
             name="imported-test",
             domain="retail",
             suite_hash=content_hash([c.hash for c in case_list] + [reg.hash]),
             registry=reg,
             cases=case_list,
         )
-        pks = store.get_case_pks(suite.id)
+        pks = store.suites.get_case_pks(suite.id)
         rules = RuleSet(name="t", version="1", settings={"free_text_rule": None})
-        rule_id = store.save_rule_set(rules)
+        rule_id = store.rule_sets.save_rule_set(rules)
         built.rule_sets = {"t@1": rules}
         run = store.create_run(
             name="run-imported",

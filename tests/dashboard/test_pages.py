@@ -274,8 +274,8 @@ def test_live_monitor_follows_new_traces_as_they_land(fresh_built: Built) -> Non
 
     store = Store.open(fresh_built.url)
     try:
-        suite = store.get_suite("retail-test")
-        pks = store.get_case_pks(suite.id)
+        suite = store.suites.get_suite("retail-test")
+        pks = store.suites.get_case_pks(suite.id)
         run = store.create_run(
             name="run-live", suite=suite, config=RunConfig(model="model-live", repeat=1)
         )

@@ -311,12 +311,12 @@ def test_trends_open_on_a_readable_selection(tmp_path: Path) -> None:
 
         from rejudge.services import judge_run
 
-        suite = store.get_suite("retail-test")
+        suite = store.suites.get_suite("retail-test")
         source = store.get_run("run-a")
         rows = list(store.iter_traces(source.id))
         for n in range(8):
             run = store.create_run(name=f"r{n}", suite=suite, config=source.config.model_copy())
-            pks = store.get_case_pks(suite.id)
+            pks = store.suites.get_case_pks(suite.id)
             store.save_traces([(run.id, pks[t.case_key], t.trace, None, None) for t in rows])
             judge_run(store, f"r{n}", "golden", load_rule_set("standard@2"))
     finally:

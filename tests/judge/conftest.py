@@ -164,11 +164,11 @@ def replay(c: Case) -> Trace:
 def saved_run(st: Store, cases: list[Case], traces: list[Trace], *, run: str = "r1") -> RunRecord:
     """A suite of ``cases`` on this world's registry and a run of ``traces``, saved in ``st``
     (what the store-backed judging tests and bench/model_graded.py start from)."""
-    suite = st.save_suite(
+    suite = st.suites.save_suite(
         name="t", domain="retail", suite_hash="sha256:t", registry=REGISTRY, cases=cases
     )
     record = st.create_run(name=run, suite=suite, config=RunConfig(model="m"))
-    pks = st.get_case_pks(suite.id)
+    pks = st.suites.get_case_pks(suite.id)
     st.save_traces([(record.id, pks[t.case_id], t, None, None) for t in traces])
     return record
 

@@ -86,7 +86,7 @@ def corpus(tmp_path_factory):
     source = load_suite("retail")
     read_only = sorted(t.name for t in source.registry.tools if t.read_only)
     store = Store.open(f"sqlite:///{path}")
-    suite = store.save_suite(
+    suite = store.suites.save_suite(
         name="retail",
         domain="retail",
         suite_hash="sha256:retail",
@@ -94,7 +94,7 @@ def corpus(tmp_path_factory):
         cases=list(source.cases),
     )
     run = store.create_run(name="r", suite=suite, config=RunConfig(model="m"))
-    pks = store.get_case_pks(suite.id)
+    pks = store.suites.get_case_pks(suite.id)
     rows = []
     for rep in range(2):
         for n, c in enumerate(source.cases):
@@ -127,8 +127,8 @@ def test_batch_matches_judge_and_reads_back(store, tier):
     run = store.get_run("r")
     assert first.judged == first.written == store.count_traces(run.id)
     # every stored judgment is exactly judge()'s: same key, same hash
-    registry = store.get_registry(run.registry_id)
-    cases = {k: c for k, (_pk, c) in store.get_cases(run.suite_id).items()}
+    registry = store.suites.get_registry(run.registry_id)
+    cases = {k: c for k, (_pk, c) in store.suites.get_cases(run.suite_id).items()}
     expected = {}
     for row in store.iter_traces(run.id):
         j = judge(row.trace, cases[row.case_key], registry, tier, rules)

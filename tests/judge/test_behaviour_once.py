@@ -104,7 +104,7 @@ def test_repeated_trials_in_a_store_keep_judge_s_hashes(tmp_path, tier, monkeypa
     source = load_suite("retail")
     read_only = sorted(t.name for t in source.registry.tools if t.read_only)
     store = Store.open(f"sqlite:///{tmp_path / 'r.db'}")
-    suite = store.save_suite(
+    suite = store.suites.save_suite(
         name="retail",
         domain="retail",
         suite_hash="sha256:retail",
@@ -112,7 +112,7 @@ def test_repeated_trials_in_a_store_keep_judge_s_hashes(tmp_path, tier, monkeypa
         cases=list(source.cases),
     )
     run = store.create_run(name="r", suite=suite, config=RunConfig(model="m"))
-    pks = store.get_case_pks(suite.id)
+    pks = store.suites.get_case_pks(suite.id)
     rng = random.Random(3)
     rows = []
     for rep in range(4):
@@ -138,8 +138,8 @@ def test_repeated_trials_in_a_store_keep_judge_s_hashes(tmp_path, tier, monkeypa
         bodies_stored = c.exec_driver_sql("SELECT count(*) FROM judgment_bodies").scalar()
     # one stored body per behaviour (fewer when two behaviours judge alike)
     assert 0 < bodies_stored <= len(judged_in_full)
-    registry = store.get_registry(run.registry_id)
-    cases = {k: c for k, (_pk, c) in store.get_cases(run.suite_id).items()}
+    registry = store.suites.get_registry(run.registry_id)
+    cases = {k: c for k, (_pk, c) in store.suites.get_cases(run.suite_id).items()}
     expected = {}
     for row in store.iter_traces(run.id):
         j = judge(row.trace, cases[row.case_key], registry, tier, rules)

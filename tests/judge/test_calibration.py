@@ -208,11 +208,11 @@ TRACES = [
 
 @pytest.fixture
 def world(store: Store) -> dict[str, Any]:
-    suite = store.save_suite(
+    suite = store.suites.save_suite(
         name="t", domain="retail", suite_hash="sha256:t1", registry=REGISTRY, cases=CASES
     )
     run = store.create_run(name="r1", suite=suite, config=RunConfig(model="m"))
-    pks = store.get_case_pks(suite.id)
+    pks = store.suites.get_case_pks(suite.id)
     store.save_traces([(run.id, pks[t.case_id], t, None, None) for t in TRACES])
     e1 = judge_run(store, "r1", "golden", load_rule_set("standard@1")).evaluation_id
     return {"e1": e1, "suite": suite}
@@ -251,7 +251,7 @@ def test_review_fix_rejudge_resolve_and_lock(store: Store, world: dict[str, Any]
 
     # the case is corrected: a new snapshot of suite t; the run is re-judged against it
     fixed = [CASES[0], CASES[1], FIXED_C]
-    snap = store.save_suite(
+    snap = store.suites.save_suite(
         name="t", domain="retail", suite_hash="sha256:t2", registry=REGISTRY, cases=fixed
     )
     e2 = judge_run(
@@ -298,7 +298,7 @@ def test_explicit_resolution_and_queue(store: Store, world: dict[str, Any]) -> N
 
 
 def test_judging_against_another_suite_is_refused(store: Store, world: dict[str, Any]) -> None:
-    other = store.save_suite(
+    other = store.suites.save_suite(
         name="other", domain="retail", suite_hash="sha256:o", registry=REGISTRY, cases=CASES
     )
     with pytest.raises(InvalidInputError, match="another snapshot of that suite"):

@@ -86,7 +86,7 @@ def test_capture_records_cassette_and_trace(store: Store, tmp_path: Path) -> Non
     (stored,) = list(store.iter_traces(store.get_run("cap").id))
     assert stored.hash == trace.hash
     # the ad-hoc suite's registry comes from the tools the agent declared
-    assert store.get_registry(store.get_run("cap").registry_id).tool_names() == ["add"]
+    assert store.suites.get_registry(store.get_run("cap").registry_id).tool_names() == ["add"]
     assert renormalize_run(store, "cap", cassettes).changed == 0
 
 

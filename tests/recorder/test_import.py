@@ -84,14 +84,14 @@ def test_adhoc_import_of_every_real_cassette(store: Store) -> None:
         "openai-chat",
         "openai-responses",
     ]
-    cases = store.get_cases(result.suite.id)
+    cases = store.suites.get_cases(result.suite.id)
     assert len(cases) == 11
     _, case = cases["simonw-llm/test_responses_tool_use"]
     assert (
         case.golden.calls == []
         and case.instruction == "What is 1231 * 2331? Use the multiply tool."
     )
-    registry = store.get_registry(result.suite.registry_id)
+    registry = store.suites.get_registry(result.suite.registry_id)
     assert {"get_weather", "multiply", "get_capital", "llm_version", "retrieve_entity_info"} <= set(
         registry.tool_names()
     )

@@ -60,7 +60,7 @@ def fill(store: Store, n: int, *, name: str = "dask-run", seed: int = 7) -> str:
     read_only = sorted(t.name for t in source.registry.tools if t.read_only)
     suite = snapshot_suite(store, source)
     run = store.create_run(name=name, suite=suite, config=RunConfig(model="bench"))
-    pks = store.get_case_pks(suite.id)
+    pks = store.suites.get_case_pks(suite.id)
     cases = list(source.cases)
     rng = random.Random(seed)
     batch = []

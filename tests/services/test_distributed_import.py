@@ -284,7 +284,7 @@ def test_refused_workers_and_a_failing_partition(tmp_path: Path) -> None:
         assert message.startswith("the partition of cases ")
         assert f"({len(first)} file(s))" in message
         assert message.endswith("nothing was imported")
-        assert store.list_runs() == [] and store.list_suites() == []
+        assert store.list_runs() == [] and store.suites.list_suites() == []
     finally:
         store.close()
         stop(scheduler)

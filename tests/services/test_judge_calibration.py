@@ -81,11 +81,11 @@ def model_judged_store(tmp_path: Path) -> tuple[Path, Store, int]:
     ]
     db = tmp_path / "j.db"
     st = Store.open(f"sqlite:///{db}")
-    suite = st.save_suite(
+    suite = st.suites.save_suite(
         name="t", domain="retail", suite_hash="sha256:t", registry=REGISTRY, cases=cases
     )
     run = st.create_run(name="r1", suite=suite, config=RunConfig(model="m"))
-    pks = st.get_case_pks(suite.id)
+    pks = st.suites.get_case_pks(suite.id)
     st.save_traces(
         [
             (run.id, pks[c.id], trace(call("get_user", user_id="U101"), case_id=c.id), None, None)

@@ -26,11 +26,11 @@ CASES = [
 
 
 def _fill(store: Store, n: int = N_TRACES) -> None:
-    suite = store.save_suite(
+    suite = store.suites.save_suite(
         name="t", domain="retail", suite_hash="sha256:t", registry=REGISTRY, cases=CASES
     )
     run = store.create_run(name="r1", suite=suite, config=RunConfig(model="m"))
-    pks = store.get_case_pks(suite.id)
+    pks = store.suites.get_case_pks(suite.id)
     rows = []
     for i in range(n):
         # every trace its own behaviour (a value of its own), so every chunk writes judgments

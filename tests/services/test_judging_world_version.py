@@ -36,11 +36,11 @@ CASES = [
 @pytest.fixture()
 def store(tmp_path: Path):
     st = Store.open(f"sqlite:///{tmp_path / 'w.db'}")
-    suite = st.save_suite(
+    suite = st.suites.save_suite(
         name="w", domain="retail", suite_hash="sha256:w", registry=retail_registry(), cases=CASES
     )
     run = st.create_run(name="r1", suite=suite, config=RunConfig(model="m"))
-    pks = st.get_case_pks(suite.id)
+    pks = st.suites.get_case_pks(suite.id)
     # the agent asked for the exchange and never confirmed it (its result as the world gave it)
     asked = call(
         "request_exchange",

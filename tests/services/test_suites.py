@@ -23,7 +23,7 @@ def test_snapshot_and_edit(store: Store, tmp_path: Path) -> None:
     record = snapshot_suite(store, "retail")
     assert record.case_count == 72 and record.hash == load_suite("retail").hash
     assert snapshot_suite(store, "retail").id == record.id
-    cases = store.get_cases(record.id)
+    cases = store.suites.get_cases(record.id)
     assert list(cases)[:2] == ["fc-d1-001", "fc-d1-002"]
     assert cases["fc-d4-001"][1] == load_suite("retail").case("fc-d4-001")
     # edit one instruction in a copy: a new snapshot; the old one is still there
@@ -36,8 +36,8 @@ def test_snapshot_and_edit(store: Store, tmp_path: Path) -> None:
     (copy / "cases.jsonl").write_text("\n".join(lines) + "\n", encoding="utf-8")
     edited = snapshot_suite(store, copy)
     assert edited.id != record.id and edited.hash != record.hash
-    assert store.get_suite("retail", record.hash).id == record.id
-    assert store.get_suite("retail").id == edited.id
+    assert store.suites.get_suite("retail", record.hash).id == record.id
+    assert store.suites.get_suite("retail").id == edited.id
 
 
 def test_invalid_suite_is_refused(store: Store, tmp_path: Path) -> None:

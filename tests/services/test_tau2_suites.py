@@ -49,7 +49,7 @@ def test_two_models_airline_files_share_one_suite(store: Store) -> None:
     assert opus.run.model == "claude-opus-4-6"
     rewards = [v.verdict.value for v in run_external_verdicts(store, opus.run.name, "tau2-bench")]
     assert (len(rewards), sum(rewards)) == (44, 31)
-    registry = store.get_registry(sonnet.suite.registry_id)
+    registry = store.suites.get_registry(sonnet.suite.registry_id)
     assert registry.world == REGISTRY.get("world", "tau2-airline").ref
     assert registry.terminal_tools == ["transfer_to_human_agents"]
     assert "get_flight_status" in registry.tool_names() and "think" not in registry.tool_names()
@@ -65,7 +65,7 @@ def test_the_retail_suite_carries_the_world_and_re_keys_relabelled_simulations(
         114,
         113,
     )
-    registry = store.get_registry(result.suite.registry_id)
+    registry = store.suites.get_registry(result.suite.registry_id)
     assert registry.world == REGISTRY.get("world", "tau2-retail").ref
     assert registry.terminal_tools == ["transfer_to_human_agents"]
     run = store.get_run(result.run.id)
@@ -145,7 +145,7 @@ def test_nl_assertions_import_into_the_case_and_taus_judge_per_assertion(store: 
     """τ²'s ``nl_assertions`` become the case's; each simulation's ``met`` and justification
     read back as typed per-assertion verdicts of τ²'s model judge, in the case's order."""
     result = import_tau_bench(_file("toolorchestra_airline"), store)
-    cases = {k: c for k, (_pk, c) in store.get_cases(result.suite.id).items()}
+    cases = {k: c for k, (_pk, c) in store.suites.get_cases(result.suite.id).items()}
     raw = json.loads(_file("toolorchestra_airline").read_text(encoding="utf-8"))
     assert {f"task-{t['id']}": t["evaluation_criteria"]["nl_assertions"] for t in raw["tasks"]} == {
         k: c.nl_assertions for k, c in cases.items()

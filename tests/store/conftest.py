@@ -27,7 +27,7 @@ def cases() -> list[Case]:
 
 @pytest.fixture
 def suite(store: Store, registry: ToolRegistry, cases: list[Case]) -> SuiteRecord:
-    return store.save_suite(
+    return store.suites.save_suite(
         name="retail",
         domain="retail",
         suite_hash=suite_hash(cases, registry),
@@ -45,7 +45,7 @@ def run(store: Store, suite: SuiteRecord) -> RunRecord:
 @pytest.fixture
 def case_pks(store: Store, suite: SuiteRecord) -> dict[str, int]:
     """case id -> case row id of the ``suite`` snapshot."""
-    return store.get_case_pks(suite.id)
+    return store.suites.get_case_pks(suite.id)
 
 
 @pytest.fixture

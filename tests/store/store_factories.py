@@ -184,7 +184,7 @@ def make_judged(store: Store) -> dict[str, Any]:
     """A run of three traces judged into one evaluation (verdicts PASS, FAIL, FAIL)."""
     registry = make_registry()
     cases = [make_case(i) for i in range(3)]
-    suite = store.save_suite(
+    suite = store.suites.save_suite(
         name="retail",
         domain="retail",
         suite_hash=suite_hash(cases, registry),
@@ -192,11 +192,11 @@ def make_judged(store: Store) -> dict[str, Any]:
         cases=cases,
     )
     run = store.create_run(name="r", suite=suite, config=make_config())
-    pks = store.get_case_pks(suite.id)
+    pks = store.suites.get_case_pks(suite.id)
     traces = [make_trace(c.id, seed=i) for i, c in enumerate(cases)]
     store.save_traces([(run.id, pks[t.case_id], t, None, None) for t in traces])
     rules = make_rule_set()
-    rule_set_id = store.save_rule_set(rules)
+    rule_set_id = store.rule_sets.save_rule_set(rules)
     evaluation = store.create_evaluation(
         run_id=run.id, tier="ast", rule_set_id=rule_set_id, engine_version="0.1.0"
     )

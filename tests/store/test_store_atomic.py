@@ -88,7 +88,7 @@ def test_the_run_read_models_see_the_blocks_writes(store: Store, suite: SuiteRec
     with pytest.raises(Boom):
         with store.atomic():
             run = store.create_run(name="reads", suite=suite, config=make_config())
-            pks = store.get_case_pks(suite.id)
+            pks = store.suites.get_case_pks(suite.id)
             store.save_trace(run.id, pks["case-000"], make_trace("case-000", seed=1))
             store.save_trace(run.id, pks["case-001"], make_trace("case-001", seed=2))
             assert store.run_usage(run.id).traces == 2

@@ -72,7 +72,7 @@ def test_threads_saving_the_same_new_suite_make_one_snapshot(store: Store) -> No
     writers = 4
     records: list[SuiteRecord] = race(
         writers,
-        lambda: store.save_suite(
+        lambda: store.suites.save_suite(
             name="race",
             domain="retail",
             suite_hash=suite_hash(cases, registry),

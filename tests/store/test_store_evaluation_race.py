@@ -23,7 +23,7 @@ ROOT = Path(__file__).resolve().parents[2]
 
 
 def test_racing_threads_make_one_evaluation(store: Store, run: RunRecord) -> None:
-    rule_set_id = store.save_rule_set(load_rule_set("standard@2"), builtin=True)
+    rule_set_id = store.rule_sets.save_rule_set(load_rule_set("standard@2"), builtin=True)
     writers = 8
     results: list[tuple[int, bool]] = []
     for round_ in range(3):  # a few rounds: one lucky interleaving proves little
@@ -70,7 +70,7 @@ CHILD = f"ROUNDS = {ROUNDS}\n" + textwrap.dedent(
 
 
 def test_racing_processes_make_one_evaluation(store: Store, run: RunRecord, db_url: str) -> None:
-    rule_set_id = store.save_rule_set(load_rule_set("standard@2"), builtin=True)
+    rule_set_id = store.rule_sets.save_rule_set(load_rule_set("standard@2"), builtin=True)
     start = time.time() + 3.0
     procs = [
         subprocess.Popen(

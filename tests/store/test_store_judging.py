@@ -17,31 +17,31 @@ from tests.store.store_factories import count_rows, make_judgment, make_rule_set
 
 def test_rule_set_is_stored_once_and_round_trips(store: Store) -> None:
     rules = make_rule_set("1")
-    first = store.save_rule_set(rules, builtin=True)
-    assert store.save_rule_set(make_rule_set("1"), builtin=True) == first
+    first = store.rule_sets.save_rule_set(rules, builtin=True)
+    assert store.rule_sets.save_rule_set(make_rule_set("1"), builtin=True) == first
     assert count_rows(store, RuleSetRow) == 1
-    assert store.get_rule_set(first) == rules
-    second = store.save_rule_set(make_rule_set("2", strict=False))
+    assert store.rule_sets.get_rule_set(first) == rules
+    second = store.rule_sets.save_rule_set(make_rule_set("2", strict=False))
     assert second != first
-    assert store.get_rule_set(second).settings == {"strict_types": False}
+    assert store.rule_sets.get_rule_set(second).settings == {"strict_types": False}
     with store.engine.connect() as c:
         builtin = dict(c.execute(select(RuleSetRow.version, RuleSetRow.builtin)).all())
     assert builtin == {"1": True, "2": False}
 
 
 def test_rule_sets_are_immutable(store: Store) -> None:
-    store.save_rule_set(make_rule_set("1", strict=True))
+    store.rule_sets.save_rule_set(make_rule_set("1", strict=True))
     with pytest.raises(ConflictError, match=r"default@1 .*immutable"):
-        store.save_rule_set(make_rule_set("1", strict=False))
+        store.rule_sets.save_rule_set(make_rule_set("1", strict=False))
     assert count_rows(store, RuleSetRow) == 1
-    assert store.get_rule_set(store.save_rule_set(make_rule_set("1"))).settings == {
-        "strict_types": True
-    }
+    assert store.rule_sets.get_rule_set(
+        store.rule_sets.save_rule_set(make_rule_set("1"))
+    ).settings == {"strict_types": True}
 
 
 def test_missing_rule_set_is_not_found(store: Store) -> None:
     with pytest.raises(NotFoundError):
-        store.get_rule_set(999)
+        store.rule_sets.get_rule_set(999)
 
 
 # --------------------------------------------------------------------------- evaluations
@@ -57,7 +57,7 @@ def judged(
 ) -> tuple[int, int, list[Judgment], list[dict[str, object]]]:
     """An evaluation of the run with one judgment per trace (every third one a FAIL)."""
     rules = make_rule_set()
-    rule_set_id = store.save_rule_set(rules)
+    rule_set_id = store.rule_sets.save_rule_set(rules)
     by_key = {c.id: c for c in cases}
     store.save_traces(
         (run.id, case_pks[key], make_trace(key, rep, seed=rep), None, None)

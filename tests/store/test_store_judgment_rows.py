@@ -56,7 +56,7 @@ def test_rows_store_their_text_and_read_back_equal(
         _judgment(r["hash"], by_key[r["case_key"]], registry, n) for n, r in enumerate(rows)
     ]
     prepared = [PreparedJudgment.of(j) for j in judgments]
-    rule_set_id = store.save_rule_set(make_rule_set())
+    rule_set_id = store.rule_sets.save_rule_set(make_rule_set())
     evaluation_id = store.create_evaluation(
         run_id=run.id, tier="golden", rule_set_id=rule_set_id, engine_version="0.1.0"
     )

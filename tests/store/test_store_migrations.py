@@ -53,7 +53,10 @@ def test_empty_to_head_to_base_to_head(db_url: str) -> None:
     # the schema works after the round trip
     store = Store.open(db_url)
     try:
-        assert store.get_registry(store.save_registry(make_registry())) == make_registry()
+        assert (
+            store.suites.get_registry(store.suites.save_registry(make_registry()))
+            == make_registry()
+        )
     finally:
         store.close()
 
@@ -175,7 +178,7 @@ def test_0101_moves_judgment_bodies_out_and_back_without_a_byte_changing(db_url:
     source = load_suite("retail")
     store = Store.open(db_url)
     try:
-        suite = store.save_suite(
+        suite = store.suites.save_suite(
             name="retail",
             domain="retail",
             suite_hash="sha256:retail",
@@ -183,7 +186,7 @@ def test_0101_moves_judgment_bodies_out_and_back_without_a_byte_changing(db_url:
             cases=list(source.cases),
         )
         run = store.create_run(name="m", suite=suite, config=RunConfig(model="m"))
-        pks = store.get_case_pks(suite.id)
+        pks = store.suites.get_case_pks(suite.id)
         rows = [
             (run.id, pks[c.id], Trace(case_id=c.id, repetition=rep, final_text="ok"), None, None)
             for rep in range(3)

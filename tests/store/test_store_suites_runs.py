@@ -22,27 +22,27 @@ from tests.store.store_factories import (
 
 
 def test_registry_is_stored_once_by_content(store: Store, registry: ToolRegistry) -> None:
-    first = store.save_registry(registry)
-    again = store.save_registry(make_registry())
+    first = store.suites.save_registry(registry)
+    again = store.suites.save_registry(make_registry())
     assert first == again
     assert count_rows(store, RegistryRow) == 1
-    other = store.save_registry(make_registry(version="2"))
+    other = store.suites.save_registry(make_registry(version="2"))
     assert other != first
     assert count_rows(store, RegistryRow) == 2
 
 
 def test_registry_round_trips(store: Store, registry: ToolRegistry) -> None:
-    registry_id = store.save_registry(registry)
-    assert store.get_registry(registry_id) == registry
-    assert store.get_registry_by_hash(registry.hash) == registry
-    assert store.get_registry(registry_id).hash == registry.hash
+    registry_id = store.suites.save_registry(registry)
+    assert store.suites.get_registry(registry_id) == registry
+    assert store.suites.get_registry_by_hash(registry.hash) == registry
+    assert store.suites.get_registry(registry_id).hash == registry.hash
 
 
 def test_missing_registry_is_not_found(store: Store) -> None:
     with pytest.raises(NotFoundError):
-        store.get_registry(424242)
+        store.suites.get_registry(424242)
     with pytest.raises(NotFoundError):
-        store.get_registry_by_hash("sha256:" + "0" * 64)
+        store.suites.get_registry_by_hash("sha256:" + "0" * 64)
 
 
 # --------------------------------------------------------------------------- suites
@@ -54,16 +54,16 @@ def test_suite_snapshot_round_trips(
     assert suite.name == "retail"
     assert suite.case_count == len(cases)
     assert suite.meta == {"source": "tests"}
-    assert store.get_registry(suite.registry_id) == registry
-    stored = store.get_cases(suite.id)
+    assert store.suites.get_registry(suite.registry_id) == registry
+    stored = store.suites.get_cases(suite.id)
     assert list(stored) == [c.id for c in cases]  # suite order kept
     assert [case for _pk, case in stored.values()] == cases
-    by_pk = store.get_cases_by_ids(pk for pk, _case in stored.values())
+    by_pk = store.suites.get_cases_by_ids(pk for pk, _case in stored.values())
     assert sorted(c.id for c in by_pk.values()) == sorted(c.id for c in cases)
-    assert store.get_suite_by_id(suite.id) == suite
-    assert store.get_suite("retail") == suite
+    assert store.suites.get_suite_by_id(suite.id) == suite
+    assert store.suites.get_suite("retail") == suite
     # the keys alone: same ids, same order, same row ids as the full read
-    pks = store.get_case_pks(suite.id)
+    pks = store.suites.get_case_pks(suite.id)
     assert list(pks.items()) == [(key, pk) for key, (pk, _case) in stored.items()]
 
 
@@ -71,7 +71,7 @@ def test_given_case_hashes_are_stored_as_computed_ones(
     store: Store, registry: ToolRegistry, cases: list[Case]
 ) -> None:
     hashes = [c.hash for c in cases]
-    given = store.save_suite(
+    given = store.suites.save_suite(
         name="given",
         domain="retail",
         suite_hash=suite_hash(cases, registry),
@@ -79,7 +79,7 @@ def test_given_case_hashes_are_stored_as_computed_ones(
         cases=cases,
         case_hashes=hashes,
     )
-    computed = store.save_suite(
+    computed = store.suites.save_suite(
         name="computed",
         domain="retail",
         suite_hash=suite_hash(cases, registry),
@@ -95,7 +95,7 @@ def test_given_case_hashes_are_stored_as_computed_ones(
         by_suite.setdefault(suite_id, []).append(digest)
     assert by_suite[given.id] == by_suite[computed.id] == hashes
     with pytest.raises(ValueError, match="one hash per case"):
-        store.save_suite(
+        store.suites.save_suite(
             name="short",
             domain="retail",
             suite_hash="x",
@@ -108,7 +108,7 @@ def test_given_case_hashes_are_stored_as_computed_ones(
 def test_same_snapshot_is_a_lookup_not_a_new_row(
     store: Store, suite: SuiteRecord, registry: ToolRegistry, cases: list[Case]
 ) -> None:
-    again = store.save_suite(
+    again = store.suites.save_suite(
         name="retail",
         domain="retail",
         suite_hash=suite_hash(cases, registry),
@@ -132,7 +132,7 @@ def test_editing_a_case_makes_a_new_snapshot_and_old_traces_keep_theirs(
     store.save_trace(run.id, case_pks["case-001"], make_trace("case-001"))
     edited = list(cases)
     edited[1] = make_case(1, instruction="Cancel order #W101 please, it is broken.")
-    new = store.save_suite(
+    new = store.suites.save_suite(
         name="retail",
         domain="retail",
         suite_hash=suite_hash(edited, registry),
@@ -144,24 +144,24 @@ def test_editing_a_case_makes_a_new_snapshot_and_old_traces_keep_theirs(
     assert count_rows(store, SuiteRow) == 2
     assert count_rows(store, RegistryRow) == 1  # the unchanged registry is shared
     # the newest snapshot is what a name resolves to; the old one stays reachable by hash
-    assert store.get_suite("retail").id == new.id
-    assert store.get_suite("retail", suite.hash).id == suite.id
-    assert [s.id for s in store.list_suites()] == [suite.id, new.id]
+    assert store.suites.get_suite("retail").id == new.id
+    assert store.suites.get_suite("retail", suite.hash).id == suite.id
+    assert [s.id for s in store.suites.list_suites()] == [suite.id, new.id]
     # the trace still points at the case as it was when it was recorded
     (stored,) = list(store.iter_traces(run.id))
-    old_case = store.get_cases_by_ids([stored.case_pk])[stored.case_pk]
+    old_case = store.suites.get_cases_by_ids([stored.case_pk])[stored.case_pk]
     assert old_case == cases[1]
-    assert store.get_cases(new.id)["case-001"][1] == edited[1]
-    assert store.get_cases(suite.id)["case-001"][1] == cases[1]
+    assert store.suites.get_cases(new.id)["case-001"][1] == edited[1]
+    assert store.suites.get_cases(suite.id)["case-001"][1] == cases[1]
 
 
 def test_missing_suite_is_not_found(store: Store, suite: SuiteRecord) -> None:
     with pytest.raises(NotFoundError, match="no suite named 'nope'"):
-        store.get_suite("nope")
+        store.suites.get_suite("nope")
     with pytest.raises(NotFoundError):
-        store.get_suite("retail", "sha256:" + "f" * 64)
+        store.suites.get_suite("retail", "sha256:" + "f" * 64)
     with pytest.raises(NotFoundError):
-        store.get_suite_by_id(suite.id + 1000)
+        store.suites.get_suite_by_id(suite.id + 1000)
 
 
 # --------------------------------------------------------------------------- runs
@@ -256,7 +256,7 @@ def test_suite_with_duplicate_case_ids_is_refused_whole(
 
     cases = [make_case(1), make_case(2), make_case(1, instruction="same id again")]
     with pytest.raises(InvalidInputError, match="case-001|two cases"):
-        store.save_suite(
+        store.suites.save_suite(
             name="dup", domain="retail", suite_hash="sha256:dup", registry=registry, cases=cases
         )
     assert count_rows(store, SuiteRow) == 0
@@ -269,7 +269,7 @@ def test_resume_may_change_operational_knobs_only(store) -> None:
 
     registry = ToolRegistry(domain="ops", tools=[ToolSpec(name="f", read_only=True)])
     case = Case(id="c1", dimension="D1", category="x", instruction="i", golden=Golden())
-    suite = store.save_suite(
+    suite = store.suites.save_suite(
         name="ops", domain="ops", suite_hash="sha256:ops", registry=registry, cases=[case]
     )
     first = store.create_run(name="r", suite=suite, config=RunConfig(model="m", concurrency=1))

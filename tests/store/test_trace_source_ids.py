@@ -35,7 +35,7 @@ def test_source_ids_change_no_hash_and_are_absent_from_bodies_without_them() -> 
 
 
 def test_the_store_keeps_source_ids_under_the_trace_hash(store: Store) -> None:
-    suite = store.save_suite(
+    suite = store.suites.save_suite(
         name="s",
         domain="retail",
         suite_hash="sha256:s",
@@ -43,7 +43,7 @@ def test_the_store_keeps_source_ids_under_the_trace_hash(store: Store) -> None:
         cases=[case(gcall("get_order", order_id="W1"), id="k1")],
     )
     run = store.create_run(name="r", suite=suite, config=RunConfig(model="m"))
-    pk = store.get_case_pks(suite.id)["k1"]
+    pk = store.suites.get_case_pks(suite.id)["k1"]
     plain = trace(call("get_order", order_id="W1"), case_id="k1")
     sourced = plain.model_copy(update={"source_ids": IDS})
     store.save_traces([(run.id, pk, sourced, None, None)])

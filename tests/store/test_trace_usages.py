@@ -25,7 +25,7 @@ def test_trace_usages_read_each_traces_recorded_tokens(
     ]
     store.save_traces([(run.id, case_pks[t.case_id], t, None, None) for t in traces])
     other = store.create_run(
-        name="run-2", suite=store.get_suite_by_id(run.suite_id), config=run.config
+        name="run-2", suite=store.suites.get_suite_by_id(run.suite_id), config=run.config
     )
     store.save_traces([(other.id, case_pks["case-005"], make_trace("case-005"), None, None)])
 

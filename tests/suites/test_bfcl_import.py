@@ -184,7 +184,7 @@ def test_import_stores_and_writes_loadable_suites(store: Any, tmp_path: Path) ->
     assert first[0].cases == 16
     loaded = load_suite(tmp_path / "bfcl-live_parallel")
     assert loaded.hash == first[0].hash
-    assert store.get_suite("bfcl-live_parallel").hash == first[0].hash
+    assert store.suites.get_suite("bfcl-live_parallel").hash == first[0].hash
 
 
 @needs_bfcl

@@ -62,7 +62,9 @@ def test_list_stored_shows_the_store_snapshots(
 
     store = Store.open(db_url)
     try:
-        store.create_run(name="r", suite=store.get_suite("retail"), config=RunConfig(model="m"))
+        store.create_run(
+            name="r", suite=store.suites.get_suite("retail"), config=RunConfig(model="m")
+        )
     finally:
         store.close()
     (entry,) = json.loads(run_cli("--json", "suite", "list", "--stored").output)

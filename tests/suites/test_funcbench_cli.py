@@ -49,9 +49,9 @@ def test_generate_json_stores_and_writes(
     assert load_generated_suite(out).hash == expected.hash
     store = Store.open(db_url)
     try:
-        record = store.get_suite(expected.name)
+        record = store.suites.get_suite(expected.name)
         assert record.hash == expected.hash and record.case_count == 3
-        assert store.get_registry(record.registry_id).hash == expected.source.registry.hash
+        assert store.suites.get_registry(record.registry_id).hash == expected.source.registry.hash
     finally:
         store.close()
     # again: the same suite (a lookup), the same bytes on disk

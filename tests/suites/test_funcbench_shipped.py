@@ -99,7 +99,7 @@ def replayed(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
                 source = load_generated_suite(SUITES / default_suite_name(knobs))
                 suite = snapshot_suite(store, source)
                 run = store.create_run(name=str(meta["run"]), suite=suite, config=config)
-                pks = store.get_case_pks(suite.id)
+                pks = store.suites.get_case_pks(suite.id)
                 rows = []
                 for cassette in cassettes:
                     assert cassette.meta["config"] == meta["config"], cassette.path
