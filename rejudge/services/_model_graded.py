@@ -2,9 +2,9 @@
 get the judge's replies from their cassettes or record them through the recorder, hand them to
 the tier, store the judgments.
 
-Judge record modes (vcrpy's): ``none`` (the default) replays only, and every sample's cassette
-must exist before anything is written: a missing one is one error naming the case, and nothing
-is stored; ``new_episodes`` calls the judge only for the samples not recorded yet; ``all``
+Judge record modes (vcrpy's): ``none`` (the default) replays only, in one pass inside one
+transaction: a missing cassette is one error naming the case (and counting the others), and the
+transaction's rollback leaves nothing stored; ``new_episodes`` calls the judge only for the samples not recorded yet; ``all``
 records every sample of the traces it judges again (a judgment already stored under the same
 inputs stays a lookup: its key names the rubric, judge and prompt, not the reply).
 
@@ -39,6 +39,7 @@ from rejudge.model import (
     JudgeModel,
     Judgment,
     PreparedJudgment,
+    ReportSummary,
     Rubric,
     ToolRegistry,
     Trace,
@@ -207,15 +208,19 @@ def _missing_error(label: str, rubric: Rubric, more: int) -> InvalidInputError:
     )
 
 
-def _check_all_recorded(store: Store, planner: _Planner, inputs: JudgeInputs) -> None:
-    """Record mode ``none``: every sample's cassette exists, or nothing is written at all."""
-    missing: list[str] = []
-    for row in _rows(store, inputs, planner.options.chunk_size):
-        for label, path in planner.labels(row):
-            if not path.is_file():
-                missing.append(label)
-    if missing:
-        raise _missing_error(missing[0], planner.rubric, len(missing) - 1)
+def _missing_in(
+    planner: _Planner, items: list[_Item], rest: Iterator[list[dict[str, Any]]]
+) -> InvalidInputError | None:
+    """Record mode ``none``: the error naming the first sample of ``items`` whose cassette is
+    missing and counting every other missing one (the rest of the run's rows are planned again
+    to count them: only on this failing path), or None when all of ``items``' exist."""
+    missing = [job.label for item in items for job in item.jobs if not job.path.is_file()]
+    if not missing:
+        return None
+    for chunk in rest:
+        for row in chunk:
+            missing.extend(label for label, path in planner.labels(row) if not path.is_file())
+    return _missing_error(missing[0], planner.rubric, len(missing) - 1)
 
 
 def judge_item(planner: _Planner, item: _Item, root: Path) -> Judgment:
@@ -279,7 +284,33 @@ def judge_run_model_graded(
     inputs = resolve_inputs(store, run_ref, MODEL_GRADED, rule_set)
     planner = _Planner(inputs, options)
     if options.record == "none":
-        _check_all_recorded(store, planner, inputs)
+        # replay only: every sample's cassette must exist before anything is stored. One pass in
+        # one transaction, so each trace is decoded and its prompt rendered once (a first pass
+        # that only checked the cassettes did it all twice), and a missing cassette rolls back
+        # whatever was written before it, the evaluation too
+        with store.atomic():
+            evaluation_id, summary, judged, written = _judge_all(store, inputs, planner, progress)
+    else:
+        evaluation_id, summary, judged, written = _judge_all(store, inputs, planner, progress)
+    return JudgeSummary(
+        evaluation=evaluation_id,
+        run=inputs.run.name,
+        tier=MODEL_GRADED,
+        rules=options.rubric.ref,
+        summary=summary,
+        judged=judged,
+        written=written,
+        # the judge's verdicts are never shown without how far they can be trusted
+        judge_calibration=evaluation_judge_calibration(store, evaluation_id),
+    )
+
+
+def _judge_all(
+    store: Store, inputs: JudgeInputs, planner: _Planner, progress: Progress | None
+) -> tuple[int, ReportSummary, int, int]:
+    """Judge every trace into a new evaluation: (its id, summary, traces judged, new
+    judgments)."""
+    options = planner.options
     evaluation_id = store.create_evaluation(
         run_id=inputs.run.id,
         tier=MODEL_GRADED,
@@ -294,8 +325,13 @@ def judge_run_model_graded(
     size = options.chunk_size
     if options.record != "none":
         size = min(size, max(8, 4 * options.concurrency))
-    for chunk in _chunked(_rows(store, inputs, size), size):
+    chunks = _chunked(_rows(store, inputs, size), size)
+    for chunk in chunks:
         items = [planner.item(row) for row in chunk]
+        if options.record == "none":
+            missing = _missing_in(planner, items, chunks)
+            if missing is not None:
+                raise missing
         known = store.lookup_judgments([i.key for i in items])
         todo = [i for i in items if i.key not in known]
         if options.record != "none":
@@ -337,14 +373,4 @@ def judge_run_model_graded(
     summary = builder.report(harness_mode=inputs.run.harness_mode)
     inputs_hash = content_hash([inputs.inputs_hash, options.rubric.hash, options.judge.hash])
     store.finish_evaluation(evaluation_id, summary=summary, inputs_hash=inputs_hash)
-    return JudgeSummary(
-        evaluation=evaluation_id,
-        run=inputs.run.name,
-        tier=MODEL_GRADED,
-        rules=options.rubric.ref,
-        summary=summary,
-        judged=judged,
-        written=written,
-        # the judge's verdicts are never shown without how far they can be trusted
-        judge_calibration=evaluation_judge_calibration(store, evaluation_id),
-    )
+    return evaluation_id, summary, judged, written

@@ -489,3 +489,62 @@ def test_an_anthropic_judge_is_asked_in_its_own_wire_format() -> None:
         get_provider("openai"), JudgeModel(provider="openai"), "s", "u", RUBRIC.reply_schema, 0
     )
     assert openai["response_format"]["type"] == "json_schema"
+
+
+
+def _recorded(tmp_path: Path) -> Path:
+    """Judge cassettes of every trace of ``TRACES``, recorded from a loopback judge."""
+    cassettes = tmp_path / "c"
+    with serve(JudgeServer()) as url:
+        recording = _store(tmp_path / "rec.db")
+        judge_run_model_graded(recording, "r1", _options(cassettes, url, record="new_episodes"))
+        recording.close()
+    return cassettes
+
+
+def test_replay_renders_each_judged_trace_once(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Record mode none in one pass: each judged trace's prompt is rendered once (a checking
+    pass before the judging rendered every one twice)."""
+    import rejudge.services._model_graded as mg
+
+    cassettes = _recorded(tmp_path)
+    monkeypatch.setattr(socket.socket, "connect", _refuse)
+    rendered: list[str] = []
+    render = mg.render_prompt
+
+    def counted(*args: Any, **kwargs: Any) -> Any:
+        prompt = render(*args, **kwargs)
+        rendered.append(prompt.hash)
+        return prompt
+
+    monkeypatch.setattr(mg, "render_prompt", counted)
+    judge_run_model_graded(_store(tmp_path / "a.db"), "r1", _options(cassettes, chunk_size=1))
+    assert len(rendered) == 3 == len(set(rendered))  # three traces reach the judge, once each
+
+
+def test_a_late_missing_exchange_rolls_back_what_was_judged_before_it(
+    store: Store, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A cassette missing from the last chunk, after the chunks before it were judged and
+    linked, leaves no evaluation and no judgment (one transaction, rolled back; SQLite and
+    PostgreSQL), and the error names the sample."""
+    from rejudge.recorder import read_cassette
+    from sqlalchemy import text
+
+    cassettes = _recorded(tmp_path)
+    monkeypatch.setattr(socket.socket, "connect", _refuse)
+    # case a, repetition 1: the third of the four rows, judged after a and b were linked
+    [victim] = [
+        p
+        for p in cassettes.rglob("*__s0.json")
+        if (read_cassette(p).meta["case"], read_cassette(p).meta["repetition"]) == ("a", 1)
+    ]
+    victim.unlink()
+    saved_run(store, CASES, TRACES)
+    with pytest.raises(InvalidInputError, match=r"case 'a' \(repetition 1, sample 0\)"):
+        judge_run_model_graded(store, "r1", _options(cassettes, chunk_size=1))
+    assert store.list_evaluations(store.get_run("r1").id) == []
+    with store.engine.connect() as c:
+        assert c.execute(text("SELECT count(*) FROM judgments")).scalar() == 0
