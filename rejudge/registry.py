@@ -253,6 +253,7 @@ BUILTINS: dict[str, dict[str, str]] = {
         "otel": "rejudge.importers._otel",
         "bfcl-results": "rejudge.importers._bfcl_results",
         "chat-jsonl": "rejudge.importers._chat_jsonl",
+        "langfuse": "rejudge.importers._langfuse",
     },
 }
 

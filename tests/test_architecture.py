@@ -34,6 +34,7 @@ PURE = ("rejudge.judge", "rejudge.recorder", "rejudge.suites", "rejudge.model")
 PURE_MODULES = (
     "rejudge.importers._otel_",
     "rejudge.importers._conversation",
+    "rejudge.importers._langfuse_",
     "rejudge.importers._inspect_read",
     "rejudge.importers._inspect_log",
     "rejudge.importers._bfcl_read",

@@ -1,7 +1,7 @@
 """Importing, in one place: every way another program's evidence becomes a run.
 
 One module per importer (``_cassettes.py``, ``_inspect.py``, ``_bfcl_results.py``,
-``_tau_bench.py``, ``_otel.py``, ``_chat_jsonl.py``), each one :class:`Importer` registered at its
+``_tau_bench.py``, ``_otel.py``, ``_chat_jsonl.py``, ``_langfuse.py``), each one :class:`Importer` registered at its
 bottom: it *detects* a path (a :class:`Detection`, confidence and reason, from the
 :class:`Sniff` every detector shares), then *reads* it into the trace model and stores the run
 through :func:`rejudge.services.ingest_run`, the one path to a stored trace. The contract is
@@ -116,6 +116,19 @@ _EXPORTS: dict[str, str] = {
     "trace_of_facts": "rejudge.importers._otel_read",
     "trace_of_spans": "rejudge.importers._otel_read",
     "tool_call_of": "rejudge.importers._otel_read",
+    "LANGFUSE_SOURCE": "rejudge.importers._langfuse",
+    "LangfuseFile": "rejudge.importers._langfuse",
+    "LangfuseImportResult": "rejudge.importers._langfuse",
+    "import_langfuse": "rejudge.importers._langfuse",
+    "read_langfuse": "rejudge.importers._langfuse",
+    "LangfuseTrace": "rejudge.importers._langfuse_doc",
+    "is_observation": "rejudge.importers._langfuse_doc",
+    "is_trace": "rejudge.importers._langfuse_doc",
+    "traces_of_documents": "rejudge.importers._langfuse_doc",
+    "one_answer": "rejudge.importers._langfuse_messages",
+    "read_messages": "rejudge.importers._langfuse_messages",
+    "LANGFUSE_NORMALIZER_VERSION": "rejudge.importers._langfuse_read",
+    "trace_of_observations": "rejudge.importers._langfuse_read",
     "Conversation": "rejudge.importers._conversation",
     "conversation_trace": "rejudge.importers._conversation",
     "Span": "rejudge.importers._otel_spans",

@@ -23,6 +23,38 @@ __all__: list[str] = []
 ADHOC_DOMAIN = "imported"
 
 
+def adhoc_config(
+    *,
+    source_tag: str,
+    source: Path,
+    file_hash: str,
+    models: list[str],
+    providers: list[str],
+    anomalies: dict[str, list[str]],
+) -> RunConfig:
+    """The config of a run of traces from a tracer's file (``otel``, ``langfuse``): one model
+    and provider when every trace names the same, ``mixed`` when not, ``unknown`` when none."""
+    from rejudge.services import evidence_path
+
+    return RunConfig(
+        model=models[0]
+        if len(models) == 1
+        else ("mixed:" + ",".join(models) if models else "unknown"),
+        provider=providers[0] if len(providers) == 1 else ("mixed" if providers else "unknown"),
+        harness_mode="imported",
+        temperature=None,
+        tool_choice=None,
+        extra={
+            "source": source_tag,
+            "file": source.name,
+            "file_hash": file_hash,
+            "source_path": evidence_path(source),
+            "models": models,
+            "anomalies": anomalies,
+        },
+    )
+
+
 def store_adhoc_run(
     store: Any,
     source: Path,

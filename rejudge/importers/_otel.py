@@ -20,7 +20,7 @@ from pathlib import Path
 from typing import Any
 
 from rejudge.errors import InvalidInputError
-from rejudge.importers._adhoc import ADHOC_DOMAIN, store_adhoc_run
+from rejudge.importers._adhoc import ADHOC_DOMAIN, adhoc_config, store_adhoc_run
 from rejudge.importers._contract import Importer, ReplaySource, register_importer
 from rejudge.importers._otel_read import OtelTrace, trace_of_spans
 from rejudge.importers._otel_spans import Span, iter_documents, spans_of_document
@@ -123,26 +123,13 @@ def _case(item: OtelTrace, source: str) -> Case:
 
 
 def _config(read: OtelFile, source: Path) -> RunConfig:
-    from rejudge.services import evidence_path
-
-    models = sorted({m for t in read.traces for m in t.models})
-    providers = sorted({p for t in read.traces for p in t.providers})
-    return RunConfig(
-        model=models[0]
-        if len(models) == 1
-        else ("mixed:" + ",".join(models) if models else "unknown"),
-        provider=providers[0] if len(providers) == 1 else ("mixed" if providers else "unknown"),
-        harness_mode="imported",
-        temperature=None,
-        tool_choice=None,
-        extra={
-            "source": OTEL_SOURCE,
-            "file": source.name,
-            "file_hash": read.file_hash,
-            "source_path": evidence_path(source),
-            "models": models,
-            "anomalies": {t.trace_id: t.anomalies for t in read.traces if t.anomalies},
-        },
+    return adhoc_config(
+        source_tag=OTEL_SOURCE,
+        source=source,
+        file_hash=read.file_hash,
+        models=sorted({m for t in read.traces for m in t.models}),
+        providers=sorted({p for t in read.traces for p in t.providers}),
+        anomalies={t.trace_id: t.anomalies for t in read.traces if t.anomalies},
     )
 
 

@@ -10,6 +10,7 @@ from typing import Any
 OTEL_DATA = Path(__file__).resolve().parents[1] / "data" / "otel"
 ANY_AGENT = sorted((OTEL_DATA / "any-agent").glob("*_trace.json"))
 GENAI_FIXTURES = OTEL_DATA / "openinference-genai"
+LANGFUSE_TRACES = sorted((OTEL_DATA.parent / "langfuse" / "framework-traces").glob("*.trace.json"))
 
 
 def any_value(value: Any) -> dict[str, Any]:

@@ -23,7 +23,15 @@ from rejudge.services import (
     verify_run,
 )
 
-BUILT_INS = ["bfcl-results", "cassettes", "chat-jsonl", "inspect", "otel", "tau-bench"]
+BUILT_INS = [
+    "bfcl-results",
+    "cassettes",
+    "chat-jsonl",
+    "inspect",
+    "langfuse",
+    "otel",
+    "tau-bench",
+]
 
 
 def test_the_registry_lists_the_four_built_in_importers() -> None:
@@ -61,6 +69,7 @@ def test_no_importer_module_is_imported_until_looked_up() -> None:
         ("bfcl-results", "BFCL results"),
         ("otel", "OpenTelemetry span file"),
         ("chat-jsonl", "chat JSONL file"),
+        ("langfuse", "Langfuse export"),
     ],
 )
 def test_replay_finds_each_source_through_its_importer(source: str, kind: str) -> None:

@@ -1,0 +1,270 @@
+"""Importer ``langfuse``: Langfuse trace and observation exports as one run, a trace per trace.
+
+Reads what Langfuse writes or serves (:mod:`._langfuse_doc`: the public API's trace with its
+observations, the UI's download, observation lists and table exports as JSON or JSONL, the
+ingestion batch), the ChatML its integrations put in ``input``/``output``
+(:mod:`._langfuse_messages`), and rebuilds each trace from its observation tree
+(:mod:`._langfuse_read`, through the OpenTelemetry reader's walk; all pure). Each Langfuse trace
+becomes a trace of an ad-hoc case named by its trace id (no golden calls), in an ad-hoc suite
+whose registry holds the tools the observations show. Anomalies name the observation and field,
+in the run's config and the import's result. Importing the same file again is a lookup; replay
+re-derives the traces from the file.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from rejudge.errors import InvalidInputError
+from rejudge.importers._adhoc import ADHOC_DOMAIN, adhoc_config, store_adhoc_run
+from rejudge.importers._contract import Importer, ReplaySource, register_importer
+from rejudge.importers._langfuse_doc import (
+    LangfuseTrace,
+    is_observation,
+    is_trace,
+    traces_of_documents,
+)
+from rejudge.importers._langfuse_messages import read_messages
+from rejudge.importers._langfuse_read import trace_of_observations
+from rejudge.importers._otel_read import OtelTrace
+from rejudge.importers._otel_spans import iter_documents
+from rejudge.importers._sniff import Detection, Sniff
+from rejudge.model import Case, Golden, RunConfig, Trace
+from rejudge.recorder import scrub_text
+
+__all__ = [
+    "LANGFUSE_SOURCE",
+    "LangfuseFile",
+    "LangfuseImportResult",
+    "import_langfuse",
+    "read_langfuse",
+]
+
+LANGFUSE_SOURCE = "langfuse"
+#: the case metadata key holding a trace's Langfuse id (scores written back name it)
+LANGFUSE_TRACE_ID = "langfuse_trace_id"
+
+
+@dataclass
+class LangfuseFile:
+    """An export read: its traces (first-seen order), what was left out, and its hash."""
+
+    traces: list[OtelTrace]
+    names: dict[str, str | None]  # trace id -> the trace's name in Langfuse
+    problems: list[str]
+    file_hash: str
+    observations: int
+
+
+def _lines(path: Path, digest: Any) -> Iterator[bytes]:
+    with path.open("rb") as fh:
+        for line in fh:
+            digest.update(line)
+            yield line
+
+
+def _instruction(trace: LangfuseTrace) -> str | None:
+    """The user's words from the trace's own ``input`` (when no generation kept them)."""
+    found = read_messages(trace.fields.get("input"), output=False)
+    users = [m.text for m in found or [] if m.role == "user" and m.text]
+    return scrub_text(users[0]) if users else None
+
+
+def read_langfuse(path: str | Path) -> LangfuseFile:
+    """Read a Langfuse export whole (see the module)."""
+    source = Path(path)
+    if not source.is_file():
+        raise InvalidInputError(f"{source}: not a Langfuse export", file=str(source))
+    digest = hashlib.sha256()
+    problems: list[str] = []
+    documents = [
+        (f"document {n}", document)
+        for n, document in enumerate(iter_documents(_lines(source, digest), problems), start=1)
+    ]
+    found = traces_of_documents(documents, problems)
+    traces: list[OtelTrace] = []
+    names: dict[str, str | None] = {}
+    for item in found:
+        if not item.observations:
+            problems.append(f"trace {item.id}: no observations; left out")
+            continue
+        read = trace_of_observations(item)
+        read.instruction = read.instruction or _instruction(item)
+        traces.append(read)
+        name = item.fields.get("name")
+        names[item.id] = str(name) if name is not None else None
+    if not traces:
+        shown = f": {problems[0]}" if problems else ""
+        raise InvalidInputError(
+            f"{source}: no Langfuse trace with observations in the file{shown}", file=str(source)
+        )
+    count = sum(len(t.observations) for t in found)
+    return LangfuseFile(traces, names, problems, f"sha256:{digest.hexdigest()}", count)
+
+
+# --------------------------------------------------------------------------- the import
+
+
+@dataclass(frozen=True)
+class LangfuseImportResult:
+    run: str
+    run_id: int
+    suite: str
+    observations: int
+    traces: int
+    inserted: int
+    skipped: int
+    calls: int
+    anomalies: dict[str, list[str]] = field(default_factory=dict)
+    problems: list[str] = field(default_factory=list)
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "run": self.run,
+            "run_id": self.run_id,
+            "suite": self.suite,
+            "observations": self.observations,
+            "traces": self.traces,
+            "inserted": self.inserted,
+            "skipped": self.skipped,
+            "calls": self.calls,
+            "anomalies": self.anomalies,
+            "problems": self.problems,
+        }
+
+
+def _case(item: OtelTrace, name: str | None, source: str) -> Case:
+    metadata: dict[str, Any] = {"imported_from": source, LANGFUSE_TRACE_ID: item.trace_id}
+    if name:
+        metadata["langfuse_trace_name"] = name
+    return Case(
+        id=item.trace_id,
+        dimension=ADHOC_DOMAIN,
+        category=ADHOC_DOMAIN,
+        instruction=item.instruction or "(the trace holds no user message)",
+        golden=Golden(calls=[]),
+        metadata=metadata,
+    )
+
+
+def _config(read: LangfuseFile, source: Path) -> RunConfig:
+    return adhoc_config(
+        source_tag=LANGFUSE_SOURCE,
+        source=source,
+        file_hash=read.file_hash,
+        models=sorted({m for t in read.traces for m in t.models}),
+        providers=sorted({p for t in read.traces for p in t.providers}),
+        anomalies={t.trace_id: t.anomalies for t in read.traces if t.anomalies},
+    )
+
+
+def import_langfuse(
+    path: str | Path,
+    store: Any,
+    *,
+    run_name: str | None = None,
+    suite_name: str | None = None,
+) -> LangfuseImportResult:
+    """Import a Langfuse export as one run (see the module); all of it lands, or none of it."""
+    source = Path(path)
+    read = read_langfuse(source)
+    stored = store_adhoc_run(
+        store,
+        source,
+        [
+            (_case(t, read.names.get(t.trace_id), source.name), t.trace, t.tools)
+            for t in read.traces
+        ],
+        prefix="langfuse",
+        source_tag=LANGFUSE_SOURCE,
+        description=f"Langfuse traces of {source.name}",
+        file_hash=read.file_hash,
+        config=_config(read, source),
+        run_name=run_name,
+        suite_name=suite_name,
+    )
+    return LangfuseImportResult(
+        run=stored.run.name,
+        run_id=stored.run.id,
+        suite=stored.suite.name,
+        observations=read.observations,
+        traces=len(read.traces),
+        inserted=stored.inserted,
+        skipped=stored.skipped,
+        calls=sum(len(t.trace.calls) for t in read.traces),
+        anomalies={t.trace_id: t.anomalies for t in read.traces if t.anomalies},
+        problems=read.problems,
+    )
+
+
+# --------------------------------------------------------------------------- detect, replay
+
+
+def _is_event(value: Any) -> bool:
+    return isinstance(value, dict) and isinstance(value.get("body"), dict) and "type" in value
+
+
+def _detect_value(value: Any) -> Detection | None:
+    if isinstance(value, dict):
+        if isinstance(value.get("batch"), list) and value["batch"] and _is_event(value["batch"][0]):
+            kind = str(value["batch"][0].get("type"))
+            if kind.endswith(("-create", "-update")):
+                return Detection.accept(0.95, "a Langfuse ingestion batch ({batch: [events]})")
+        if is_trace(value):
+            listed = value["observations"]
+            if not listed or is_observation(listed[0]):
+                return Detection.accept(1.0, "a Langfuse trace with its observations")
+        data = value.get("data")
+        if isinstance(data, list) and data and (is_observation(data[0]) or is_trace(data[0])):
+            return Detection.accept(0.95, "a Langfuse API page ({data: [...]} of observations)")
+        if is_observation(value):
+            return Detection.accept(0.95, "Langfuse observations, one per line")
+    if isinstance(value, list) and value:
+        if is_observation(value[0]):
+            return Detection.accept(0.95, "a list of Langfuse observations")
+        if is_trace(value[0]):
+            return Detection.accept(0.95, "a list of Langfuse traces with their observations")
+    return None
+
+
+def _detect(sniff: Sniff) -> Detection:
+    """A trace with ``observations``, observations (an id and an ``ObservationType``: SPAN,
+    GENERATION, TOOL, ...) as a list, a ``{data: [...]}`` page or one per line, or an ingestion
+    ``{batch: [...]}``."""
+    if sniff.is_dir:
+        return Detection.refuse("a folder, not a Langfuse export")
+    for value in (sniff.whole_json(), sniff.first_json_line()):
+        found = _detect_value(value)
+        if found is not None:
+            return found
+    if sniff.starts_with in "{[" and '"parentObservationId"' in sniff.head_text:
+        return Detection.accept(0.6, "looks like Langfuse observations (parentObservationId)")
+    return Detection.refuse("no Langfuse trace, observation (type SPAN, GENERATION...) or batch")
+
+
+def _rederive(_config: RunConfig, path: Path) -> tuple[str, list[Trace]]:
+    read = read_langfuse(path)
+    return read.file_hash, [t.trace for t in read.traces]
+
+
+def _run(store: Any, path: str | Path, **options: Any) -> LangfuseImportResult:
+    return import_langfuse(path, store, **options)
+
+
+#: the Langfuse importer (options: ``run_name``, ``suite_name``)
+LANGFUSE: Importer[LangfuseImportResult] = Importer(
+    name="langfuse",
+    summary="Langfuse traces and observations (API, UI download, JSONL, ingestion batch) "
+    "as one run, a trace per Langfuse trace",
+    accepts="a Langfuse export: traces with observations, observation lists or JSONL, "
+    "or an ingestion batch",
+    run=_run,
+    sources={LANGFUSE_SOURCE: ReplaySource("Langfuse export", "file_hash", _rederive)},
+    to_json=LangfuseImportResult.to_json,
+    detect=_detect,
+)
+register_importer(LANGFUSE)

@@ -1,0 +1,181 @@
+"""Langfuse export files as traces of observations (pure: JSON values in, records out).
+
+The shapes Langfuse writes or serves, each as one JSON document, a JSON list or JSON Lines:
+
+- the public API's trace, ``GET /api/public/traces/{id}`` (``TraceWithFullDetails``: the
+  trace's fields and ``observations``, a list of ``ObservationsView``); a list of them, or one
+  per line;
+- the UI's download (``{"trace": {...}, "observations": [...]}``, the trace and each
+  observation as the web app's ``byId`` routes return them);
+- an observation list: ``GET /api/public/observations`` and ``/api/public/v2/observations``
+  (``{"data": [...], "meta": {...}}``), a table export as a JSON list or one observation per
+  line (JSONL); observations are grouped by their ``traceId``;
+- the ingestion batch (``POST /api/public/ingestion``: ``{"batch": [{type, body}]}``): a
+  ``trace-create`` names a trace, ``span|generation|event-create`` and the legacy
+  ``observation-create`` make an observation (its type from the event's), ``*-update`` events
+  merge into the observation of the same id, in order.
+
+Every observation is a plain dict as Langfuse spells it (``id``, ``traceId``, ``type``,
+``parentObservationId``, ``startTime``, ...); :mod:`._langfuse_read` reads its fields. What
+cannot be placed (no id, no trace id) is left out with a problem naming it.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+__all__ = ["LangfuseTrace", "traces_of_documents", "is_observation", "is_trace"]
+
+#: Langfuse's ``ObservationType`` (the ingestion API's enum); newer SDKs add the agent types
+OBSERVATION_TYPES = frozenset(
+    {
+        "SPAN",
+        "GENERATION",
+        "EVENT",
+        "AGENT",
+        "TOOL",
+        "CHAIN",
+        "RETRIEVER",
+        "EVALUATOR",
+        "EMBEDDING",
+        "GUARDRAIL",
+    }
+)
+_CREATE_TYPES = {
+    "span-create": "SPAN",
+    "generation-create": "GENERATION",
+    "event-create": "EVENT",
+}
+_UPDATES = frozenset({"span-update", "generation-update", "observation-update"})
+
+
+@dataclass
+class LangfuseTrace:
+    """One trace: its own fields (``name``, ``input``, ``output``, ...) and its observations."""
+
+    id: str
+    fields: dict[str, Any] = field(default_factory=dict)
+    observations: list[dict[str, Any]] = field(default_factory=list)
+
+
+def is_observation(value: Any) -> bool:
+    """An observation: an id and one of Langfuse's observation types."""
+    return (
+        isinstance(value, dict)
+        and isinstance(value.get("type"), str)
+        and value["type"].upper() in OBSERVATION_TYPES
+        and "id" in value
+    )
+
+
+def is_trace(value: Any) -> bool:
+    """A trace with its observations (the public API's or the UI's shape)."""
+    if not isinstance(value, dict):
+        return False
+    if isinstance(value.get("trace"), dict) and isinstance(value.get("observations"), list):
+        return True
+    return "id" in value and isinstance(value.get("observations"), list) and "type" not in value
+
+
+class _Collect:
+    def __init__(self, problems: list[str]) -> None:
+        self.problems = problems
+        self.traces: dict[str, LangfuseTrace] = {}
+        self.by_id: dict[str, dict[str, Any]] = {}
+
+    def trace(self, trace_id: Any) -> LangfuseTrace:
+        key = str(trace_id)
+        if key not in self.traces:
+            self.traces[key] = LangfuseTrace(key)
+        return self.traces[key]
+
+    def observation(self, raw: dict[str, Any], trace_id: Any, where: str) -> None:
+        trace_id = raw.get("traceId", trace_id)
+        if raw.get("id") in (None, ""):
+            self.problems.append(f"{where}: observation without an id; left out")
+            return
+        if trace_id in (None, ""):
+            self.problems.append(f"{where}: observation {raw['id']} names no traceId; left out")
+            return
+        key = str(raw["id"])
+        if key in self.by_id:  # the same observation twice (a page overlap): the later wins
+            self.by_id[key].update(raw)
+            return
+        observation = dict(raw)
+        self.by_id[key] = observation
+        self.trace(trace_id).observations.append(observation)
+
+    def full_trace(self, value: dict[str, Any], where: str) -> None:
+        if isinstance(value.get("trace"), dict):  # the UI's download
+            head = value["trace"]
+            listed = value["observations"]
+        else:
+            head = {k: v for k, v in value.items() if k != "observations"}
+            listed = value["observations"]
+        trace_id = head.get("id")
+        if trace_id in (None, ""):
+            self.problems.append(f"{where}: a trace without an id; left out")
+            return
+        trace = self.trace(trace_id)
+        trace.fields.update({k: v for k, v in head.items() if k not in ("observations", "scores")})
+        nested = head.get("observations") if isinstance(head.get("observations"), list) else []
+        # the UI's download lists each observation twice (the trace's summary rows and the
+        # full ones); the full ones, read last, win
+        for n, raw in enumerate([*nested, *listed]):
+            if isinstance(raw, dict):
+                self.observation(raw, trace_id, f"{where}: observation {n}")
+
+    def event(self, raw: Any, where: str) -> None:
+        if not isinstance(raw, dict) or not isinstance(raw.get("body"), dict):
+            self.problems.append(f"{where}: not an ingestion event with a body; left out")
+            return
+        kind, body = str(raw.get("type") or ""), raw["body"]
+        if kind == "trace-create":
+            if body.get("id") in (None, ""):
+                self.problems.append(f"{where}: trace-create without an id; left out")
+                return
+            self.trace(body["id"]).fields.update(body)
+        elif kind in _CREATE_TYPES or kind == "observation-create":
+            observation_type = _CREATE_TYPES.get(kind) or str(body.get("type") or "SPAN")
+            self.observation({**body, "type": observation_type}, body.get("traceId"), where)
+        elif kind in _UPDATES:
+            found = self.by_id.get(str(body.get("id")))
+            if found is None:
+                self.problems.append(f"{where}: {kind} of an unknown observation; left out")
+            else:
+                found.update({k: v for k, v in body.items() if v is not None})
+        # score-create and sdk-log carry no conversation
+
+
+def _walk(document: Any, collect: _Collect, where: str) -> None:
+    if isinstance(document, list):
+        for n, item in enumerate(document):
+            _walk(item, collect, f"{where}[{n}]")
+        return
+    if not isinstance(document, dict):
+        collect.problems.append(f"{where}: neither a trace nor an observation; left out")
+        return
+    if isinstance(document.get("batch"), list):
+        for n, event in enumerate(document["batch"]):
+            collect.event(event, f"{where} batch[{n}]")
+    elif is_trace(document):
+        collect.full_trace(document, where)
+    elif isinstance(document.get("data"), list):
+        for n, item in enumerate(document["data"]):
+            _walk(item, collect, f"{where} data[{n}]")
+    elif is_observation(document):
+        collect.observation(document, None, where)
+    else:
+        collect.problems.append(f"{where}: neither a trace nor an observation; left out")
+
+
+def traces_of_documents(
+    documents: list[tuple[str, Any]], problems: list[str]
+) -> list[LangfuseTrace]:
+    """The traces of parsed documents (each with where it came from: ``line 3``), in the
+    order their ids first appear."""
+    collect = _Collect(problems)
+    for where, document in documents:
+        _walk(document, collect, where)
+    return [t for t in collect.traces.values() if t.observations or t.fields]

@@ -1,0 +1,55 @@
+"""``rejudge import EXPORT.json``: a Langfuse export is detected, stored as one run (a trace per
+Langfuse trace), imported again as a lookup, replayed from the file; ``import list`` names it."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable
+from pathlib import Path
+
+from click.testing import Result
+
+REPO = Path(__file__).resolve().parents[2]
+TRACES = REPO / "tests" / "data" / "langfuse" / "framework-traces"
+KOOG = TRACES / "koog-2025-08-26.trace.json"
+
+
+def test_a_langfuse_export_imports_as_one_run_and_replays(run_cli: Callable[..., Result]) -> None:
+    out = run_cli("--json", "import", str(KOOG), "--name", "koog")
+    assert out.exit_code == 0, out.output
+    data = json.loads(out.output)
+    assert data["importer"] == "langfuse"
+    assert data["reason"] == "a Langfuse trace with its observations"
+    result = data["result"]
+    # koog greets with HelloTool and says goodbye with ByeTool: two calls, one trace
+    assert (result["run"], result["traces"], result["inserted"], result["calls"]) == (
+        "koog",
+        1,
+        1,
+        2,
+    )
+    assert result["anomalies"] == {} and result["observations"] == 11
+    again = run_cli("--json", "import", "with", "langfuse", str(KOOG), "--name", "koog")
+    assert again.exit_code == 0, again.output
+    assert json.loads(again.output)["inserted"] == 0
+    replayed = run_cli("replay", "koog")
+    assert replayed.exit_code == 0, replayed.output
+
+
+def test_import_list_names_langfuse(run_cli: Callable[..., Result]) -> None:
+    out = run_cli("--json", "import", "list")
+    assert out.exit_code == 0, out.output
+    rows = {r["name"]: r for r in json.loads(out.output)}
+    assert rows["langfuse"]["sources"] == ["langfuse"]
+    assert "Langfuse" in rows["langfuse"]["summary"]
+
+
+def test_an_export_of_no_trace_is_one_error_line(
+    run_cli: Callable[..., Result], tmp_path: Path
+) -> None:
+    empty = tmp_path / "observations.json"
+    empty.write_text(json.dumps({"data": [{"id": "o1", "type": "GENERATION"}], "meta": {}}))
+    out = run_cli("import", str(empty))
+    assert out.exit_code == 1
+    [line] = out.output.strip().splitlines()
+    assert line.startswith("Error: ") and "no Langfuse trace with observations" in line
