@@ -45,8 +45,6 @@ __all__ = [
 ]
 
 LANGFUSE_SOURCE = "langfuse"
-#: the case metadata key holding a trace's Langfuse id (scores written back name it)
-LANGFUSE_TRACE_ID = "langfuse_trace_id"
 
 
 @dataclass
@@ -138,7 +136,7 @@ class LangfuseImportResult:
 
 
 def _case(item: OtelTrace, name: str | None, source: str) -> Case:
-    metadata: dict[str, Any] = {"imported_from": source, LANGFUSE_TRACE_ID: item.trace_id}
+    metadata: dict[str, Any] = {"imported_from": source, "langfuse_trace_id": item.trace_id}
     if name:
         metadata["langfuse_trace_name"] = name
     return Case(

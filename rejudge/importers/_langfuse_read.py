@@ -31,6 +31,7 @@ from rejudge.importers._langfuse_messages import one_answer, read_messages
 from rejudge.importers._otel_messages import SpanFacts, facts_of, unwrap_json
 from rejudge.importers._otel_read import OtelTrace, trace_of_facts
 from rejudge.importers._otel_spans import Span
+from rejudge.model import SOURCE_LANGFUSE_OBSERVATION_ID, SOURCE_LANGFUSE_TRACE_ID
 from rejudge.recorder import scrub_value
 
 __all__ = ["LANGFUSE_NORMALIZER_VERSION", "trace_of_observations"]
@@ -296,7 +297,16 @@ def trace_of_observations(trace: LangfuseTrace) -> OtelTrace:
         read.append((span, facts))
     kept = _one_call_each(read)
     _name_tool_runs(kept)
-    built = trace_of_facts(trace.id, kept, normalizer_version=LANGFUSE_NORMALIZER_VERSION)
+    built = trace_of_facts(
+        trace.id,
+        kept,
+        normalizer_version=LANGFUSE_NORMALIZER_VERSION,
+        source_keys=(SOURCE_LANGFUSE_TRACE_ID, SOURCE_LANGFUSE_OBSERVATION_ID),
+    )
+    # a verdict judges the whole trace: its score goes on the trace, not on the root observation
+    built.trace = built.trace.model_copy(
+        update={"source_ids": {SOURCE_LANGFUSE_TRACE_ID: trace.id}}
+    )
     names = {str(o.get("id")): _where(o) for o in trace.observations}
     built.anomalies = [_renamed(a, names) for a in built.anomalies]
     return built

@@ -114,3 +114,20 @@ def test_an_unknown_evaluation_is_one_error_line(run_cli: Callable[..., Result])
     assert out.output.strip().splitlines() == [
         "Error: no evaluation 42 in the store (see `rejudge runs`)"
     ]
+
+
+def test_verdicts_on_an_imported_langfuse_trace_score_that_trace(
+    run_cli: Callable[..., Result],
+) -> None:
+    koog = REPO / "tests" / "data" / "langfuse" / "framework-traces" / "koog-2025-08-26.trace.json"
+    assert run_cli("import", str(koog), "--name", "koog").exit_code == 0
+    judged = run_cli("--json", "judge", "koog", "--tier", "outcome")
+    assert judged.exit_code == 0, judged.output
+    ev = str(json.loads(judged.output)["evaluation"])
+    lf = run_cli("export", ev, "--format", "langfuse-scores")
+    assert lf.exit_code == 0, lf.output
+    # the trace id Langfuse gave it, read from the file; a score on the trace, no observation
+    trace_id = json.loads(koog.read_text())["trace"]["id"]
+    events = scores(lf.output)
+    assert events and {e["body"]["traceId"] for e in events} == {trace_id}
+    assert all("observationId" not in e["body"] for e in events)

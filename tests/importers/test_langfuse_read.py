@@ -506,3 +506,10 @@ def test_a_generated_observation_tree_round_trips_its_calls(
     assert got == expected
     assert item.trace.final_text == "done" and item.instruction == "go"
     assert item.anomalies == []
+
+
+def test_the_langfuse_trace_id_is_kept_for_scores_written_back() -> None:
+    from rejudge.model import SOURCE_LANGFUSE_TRACE_ID
+
+    [item] = read_langfuse(TRACES["koog"]).traces
+    assert item.trace.source_ids == {SOURCE_LANGFUSE_TRACE_ID: "dff173a675b759ce1b70e522b27d6846"}
