@@ -263,6 +263,15 @@ def external_details(url: str, run_id: int, source: str) -> dict[tuple[str, int]
 
 
 @st.cache_data(ttl=TTL_S, show_spinner=False)
+def external_values(url: str, run_id: int, source: str) -> dict[tuple[str, int], float]:
+    """(case, repetition) -> the external verdict's value (τ-bench's reward)."""
+    return {
+        (v.case_key, v.repetition): v.verdict.value
+        for v in store(url).external.external_verdicts(run_id, source)
+    }
+
+
+@st.cache_data(ttl=TTL_S, show_spinner=False)
 def evaluation_report(url: str, evaluation_id: int) -> EvaluationReport:
     """The report `rejudge report EVAL` renders (without the review figures)."""
     from rejudge.services import evaluation_report as build

@@ -4,6 +4,8 @@ with rejudge's causes: why a trajectory got 0, or what rejudge saw that the rewa
 
 from __future__ import annotations
 
+from urllib.parse import urlencode
+
 import pandas as pd
 import streamlit as st
 from rejudge.dashboard import data
@@ -15,7 +17,7 @@ from rejudge.dashboard.links import clickable_table, follow_click, pair_url
 from rejudge.dashboard.sidebyside import pair_link
 
 from rejudge.errors import NotFoundError
-from rejudge.model import Agreement
+from rejudge.model import EXTERNAL_PASS_AT, Agreement
 from rejudge.services import evaluation_agreement
 
 ctx = context()
@@ -49,12 +51,19 @@ if not with_external:
         "No run carries an external verdict. Import one with its verdicts, e.g. "
         "`rejudge import tau-bench FILE`, and judge it."
     )
-ev = pick_evaluation(
-    "Evaluation",
-    rows,
-    key="ev",
-    default_index=with_external[-1] if with_external else len(rows) - 1,
-)
+
+
+def _opening(positions: list[int]) -> int:
+    """The evaluation the page opens on: the state tier (the one that replays τ-bench's check)
+    of the run with the most traces carrying an external verdict, under its newest rules; else
+    the newest evaluation of such a run."""
+    if not positions:
+        return len(rows) - 1
+    state = [i for i in positions if rows[i].tier == "state"] or positions
+    return max(state, key=lambda i: (rows[i].judgments, rows[i].id))
+
+
+ev = pick_evaluation("Evaluation", rows, key="ev", default_index=_opening(with_external))
 if ev is None:
     st.stop()
 result = _agreement(url, ev.id)
@@ -63,15 +72,76 @@ if isinstance(result, str):
     st.stop()
 
 source = result.source
-m = st.columns(3)
+mine = result.tier(ev.tier)
+m = st.columns(4)
 figure(m[0], "Source", source)
 figure(m[1], "Traces with a verdict", result.traces)
 figure(m[2], f"{source} success", pct(result.external_pass_rate))
+if mine is not None:
+    # the answer to "does this tier agree?": the share, with the count it is a share of
+    table = mine.table
+    figure(
+        m[3],
+        f"{ev.tier} agrees",
+        f"{pct(table.agreement)} ({table.pass_1 + table.fail_0} of {table.total})",
+        note="traces both sides scored",
+    )
 hat = result.external_pass_hat_k.values
 if hat:
-    cols = st.columns(min(len(hat), 8))
-    for column, (k, value) in zip(cols, hat.items(), strict=False):
-        figure(column, f"{source} pass^{k}", pct(value))
+    st.caption(
+        md_escape(
+            " · ".join(f"{source} pass^{k} {pct(value)}" for k, value in list(hat.items())[:8])
+        )
+    )
+
+# every trace of this evaluation against the external verdict, the disagreements first: a
+# row opens the trace, whose head says what was compared (for the state tier: the final-state
+# diff) — the answer to "why", also where the two agree
+values = data.external_values(url, ev.run_id, source)
+cases = data.evaluation_report(url, ev.id).cases
+listed = []
+for c in cases:
+    value = values.get((c.case, c.repetition))
+    if value is None or c.verdict not in ("PASS", "FAIL"):
+        continue
+    agrees = (c.verdict == "PASS") == (value >= EXTERNAL_PASS_AT)
+    listed.append((agrees, c, value))
+listed.sort(key=lambda item: (item[0], item[1].verdict != "FAIL"))
+st.subheader(f"Traces under {ev.tier} ({len(listed)})")
+if listed:
+    st.caption(
+        f"rejudge's {ev.tier} verdict beside {source}'s, disagreements first. Click a row to "
+        "open its trace: the verdict, its causes and what was compared sit at the top."
+    )
+    clickable_table(
+        pd.DataFrame(
+            [
+                {
+                    "case": c.case,
+                    "rep": c.repetition,
+                    "rejudge": c.verdict,
+                    source: value,
+                    "agree": "yes" if agrees else "NO",
+                    "causes": ", ".join(c.taxonomy),
+                }
+                for agrees, c, value in listed
+            ]
+        ),
+        [
+            "trace?"
+            + urlencode(
+                {
+                    "run": str(ev.run_id),
+                    "ev": str(ev.id),
+                    "tv_case": c.case,
+                    "rep": str(c.repetition),
+                }
+            )
+            for _agrees, c, _value in listed
+        ],
+        key="agree_traces",
+        height=250,
+    )
 
 summary = pd.DataFrame(
     [
@@ -134,9 +204,26 @@ if disagreements:
             for d in disagreements
         ]
     )
+    # a row opens its trace under this tier: the verdict, what was compared and the diff on top
+    opened = [
+        "trace?"
+        + urlencode(
+            {
+                "run": str(ev.run_id),
+                "ev": str(chosen.evaluation),
+                "tv_case": d.case,
+                "rep": str(d.repetition),
+            }
+        )
+        for d in disagreements
+    ]
+    st.caption(
+        f"{len(disagreements)} disagreement(s). Click a row to open its trace under {tier}; "
+        "the link column opens the two tiers side by side."
+    )
     clickable_table(
         table,
-        list(table["side by side"]),
+        opened,
         key="agree_rows",
         column_config={"side by side": st.column_config.LinkColumn(display_text="open")},
     )

@@ -16,6 +16,7 @@ from rejudge.dashboard.common import (
     pick_evaluation,
     pick_run,
 )
+from rejudge.dashboard.evidence import show_table
 from rejudge.dashboard.links import clickable_table, flip_picker, follow_click, pair_url
 from rejudge.dashboard.sidebyside import settings_diff
 from rejudge.judge import likely_settings
@@ -43,22 +44,30 @@ if not candidates:
 
 
 def _rule_pair(evs: list[EvaluationSummary]) -> tuple[int, int] | None:
-    """The first two evaluations of one tier under two rule sets (what the page is for)."""
-    for i, first in enumerate(evs):
-        for j in range(i + 1, len(evs)):
-            if evs[j].tier == first.tier and evs[j].rule_set_id != first.rule_set_id:
-                return i, j
+    """Two evaluations of one tier under the two newest rule sets it was judged under (what
+    the page is for): the golden tier's when it has such a pair, else the first tier's."""
+    tiers = sorted({e.tier for e in evs}, key=lambda t: (t != "golden", t))
+    for tier in tiers:
+        newest: dict[int, int] = {}  # rule set -> position of its newest evaluation
+        for position, ev in enumerate(evs):
+            if ev.tier == tier:
+                newest[ev.rule_set_id] = position
+        if len(newest) >= 2:
+            before, after = sorted(newest.values())[-2:]
+            return before, after
     return None
 
 
-# open on a run that has such a pair, when one does
+# open on the largest run that has such a pair (a rule change matters where there are traces)
 paired = [i for i, r in enumerate(candidates) if _rule_pair(by_run[r.id])]
-run = pick_run("Run", candidates, key="run", default_index=paired[0] if paired else 0)
+largest = max(paired, key=lambda i: (candidates[i].traces, candidates[i].id), default=0)
+top, left, right = st.columns(3)  # one row of pickers: the answer below fits the screen
+with top:
+    run = pick_run("Run", candidates, key="run", default_index=largest)
 if run is None:
     st.stop()
 evals = by_run[run.id]
 default_a, default_b = _rule_pair(evals) or (0, 1)
-left, right = st.columns(2)
 with left:
     ev_a = pick_evaluation("Rules A (before)", evals, key="ra", default_index=default_a)
 with right:
@@ -103,28 +112,69 @@ diff = settings_diff(
     RuleSet.model_validate(data.rule_set_body(url, ev_b.rule_set_id)),
 )
 changed_paths = [d["path"] for d in diff]
+every = data.flips(url, a, b, limit=100_000)
+attributed_all = [
+    likely_settings(
+        r.taxonomy_from,
+        r.taxonomy_to,
+        changed_paths,
+        verdict_a=r.from_verdict,
+        verdict_b=r.to_verdict,
+    )
+    for r in every
+]
 
-st.subheader("Flipped cases")
+# why they flipped, first: each changed setting, its two values and the flips it likely
+# explains; the last row counts the flips no changed setting explains
+st.subheader(md_escape(f"Why: {ev_a.rule_set} → {ev_b.rule_set}"))
+if diff:
+    show_table(
+        [
+            {
+                "setting": d["path"],
+                f"A · {ev_a.rule_set}": repr(d["a"]),
+                f"B · {ev_b.rule_set}": repr(d["b"]),
+                "flips it likely explains": sum(d["path"] in paths for paths in attributed_all),
+            }
+            for d in diff
+        ]
+        + [
+            {
+                "setting": "(none of them)",
+                "flips it likely explains": sum(not paths for paths in attributed_all),
+            }
+        ]
+    )
+    st.caption(
+        "A flip is explained by the changed settings that govern the failure codes that "
+        "appeared or disappeared (or the tier's applying, for a SKIP on one side); a flip can "
+        "have several. The side-by-side page shows both judgments in full."
+    )
+else:
+    st.caption("The two rule sets have identical settings.")
+
+st.subheader(f"Flipped cases ({len(every)})")
 direction = st.selectbox("Direction", ["all", *FLIP_DIRECTIONS], key="ri_dir")
 rows = data.flips(url, a, b, limit=1000, direction=None if direction == "all" else direction)
-attributed: list[list[str]] = []
 if not rows:
     st.success("No case changed verdict between these two rule sets.")
 else:
     frame = pd.DataFrame(rows).rename(columns=FLIP_COLUMNS)
     frame["codes before"] = frame["taxonomy_from"].map(lambda t: ", ".join(t or []))
     frame["codes after"] = frame["taxonomy_to"].map(lambda t: ", ".join(t or []))
-    attributed = [
-        likely_settings(
-            r.taxonomy_from,
-            r.taxonomy_to,
-            changed_paths,
-            verdict_a=r.from_verdict,
-            verdict_b=r.to_verdict,
+    frame["likely rule change"] = [
+        ", ".join(
+            likely_settings(
+                r.taxonomy_from,
+                r.taxonomy_to,
+                changed_paths,
+                verdict_a=r.from_verdict,
+                verdict_b=r.to_verdict,
+            )
         )
+        or "—"
         for r in rows
     ]
-    frame["likely rule change"] = [", ".join(paths) or "—" for paths in attributed]
     frame["side by side"] = [pair_url(a, b, r.case, r.repetition) for r in rows]
     clickable_table(
         frame[
@@ -133,9 +183,9 @@ else:
                 "repetition",
                 "from",
                 "to",
+                "likely rule change",
                 "codes before",
                 "codes after",
-                "likely rule change",
                 "cause",
                 "side by side",
             ]
@@ -144,38 +194,6 @@ else:
         key="ri_flips",
         column_config={"side by side": st.column_config.LinkColumn(display_text="open")},
     )
-    st.caption(
-        "“Likely rule change” names the changed settings that govern the failure codes that "
-        "appeared or disappeared (or the tier's applying, for a SKIP on one side); the "
-        "side-by-side page shows both judgments in full."
-    )
     flip_picker(rows, a, b, key="ri_open")
-
-st.subheader(md_escape(f"{ev_a.rule_set} → {ev_b.rule_set}"))
-if diff:
-    # one row per setting, A and B side by side (a rule set's description is a label: left out)
-    st.dataframe(
-        pd.DataFrame([{"setting": d["path"], "A": repr(d["a"]), "B": repr(d["b"])} for d in diff]),
-        hide_index=True,
-        width="stretch",
-        column_config={
-            "setting": st.column_config.TextColumn(width="medium"),
-            "A": st.column_config.TextColumn(f"A · {ev_a.rule_set}", width="medium"),
-            "B": st.column_config.TextColumn(f"B · {ev_b.rule_set}", width="medium"),
-        },
-    )
-    if rows:
-        per_setting = {path: sum(path in paths for paths in attributed) for path in changed_paths}
-        st.markdown("**Flips each changed setting likely explains**")
-        st.dataframe(
-            pd.DataFrame(
-                [{"setting": k, "flips": v} for k, v in per_setting.items()]
-                + [{"setting": "(none of them)", "flips": sum(not p for p in attributed)}]
-            ),
-            hide_index=True,
-            width="stretch",
-        )
-else:
-    st.caption("The two rule sets have identical settings.")
 
 follow_click()

@@ -33,7 +33,21 @@ def test_the_page_shows_the_report_numbers(tmp_path: Path) -> None:
     shown = metrics(at)
     assert shown["Traces with a verdict"] == "200"
     assert shown["tau-bench success"] == "42.0%"
-    table = at.dataframe[0].value
+    frames = [d.value for d in at.dataframe]
+    golden_table = next(t for t in expected["tiers"] if t["tier"] == "golden")["table"]
+    agreed = golden_table["pass_1"] + golden_table["fail_0"]
+    assert (
+        shown["golden agrees"] == f"{100 * agreed / golden_table['total']:.1f}% ({agreed} of 200)"
+    )
+    # every trace against the reward, the disagreements first; each row opens its trace
+    traces = next(f for f in frames if "agree" in f.columns)
+    assert len(traces) == golden_table["total"]
+    flags = list(traces["agree"])
+    assert (
+        flags == sorted(flags)
+        and flags.count("NO") == golden_table["pass_0"] + golden_table["fail_1"]
+    )
+    table = next(f for f in frames if "tier" in f.columns)
     for tier in expected["tiers"]:
         row = table[table["tier"] == tier["tier"]].iloc[0]
         assert row["FAIL / 1"] == tier["table"]["fail_1"]
@@ -45,7 +59,7 @@ def test_the_page_shows_the_report_numbers(tmp_path: Path) -> None:
     assert {label: int(text.split()[0]) for label, _s, _w, text in causes} == golden["causes"]
     counts = [int(text.split()[0]) for *_, text in causes]
     assert counts == sorted(counts, reverse=True) and causes[0][2] == 100
-    disagreements = at.dataframe[1].value
+    disagreements = next(f for f in frames if "side by side" in f.columns)
     assert len(disagreements) == len(golden["disagreements"])
     # every row opens side by side; what τ-bench checked (its reward_info) is beside rejudge's
     assert all(u.startswith("side_by_side?a=") for u in disagreements["side by side"])

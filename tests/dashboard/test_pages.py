@@ -129,19 +129,19 @@ def test_rule_impact_shows_flips_and_the_rule_diff(built: Built) -> None:
     frames = [d.value for d in at.dataframe]
     flips = next(f for f in frames if "codes before" in f.columns)
     assert len(flips) == len(expected["flips"])
-    diff = next(f for f in frames if "setting" in f.columns and "B" in f.columns)
-    assert list(diff["setting"]) == ["settings.free_text_rule"]
-    if expected["flips"]:
-        per_setting = next(f for f in frames if "flips" in f.columns)
-        assert list(per_setting["setting"]) == ["settings.free_text_rule", "(none of them)"]
-        # free_text_rule governs PARAM_WRONG_VALUE: flips where that code moved are its own
-        moved = sum(
-            ("PARAM_WRONG_VALUE" in f["taxonomy_from"]) != ("PARAM_WRONG_VALUE" in f["taxonomy_to"])
-            or ("PARAM_WRONG_FORMAT" in f["taxonomy_from"])
-            != ("PARAM_WRONG_FORMAT" in f["taxonomy_to"])
-            for f in expected["flips"]
-        )
-        assert int(per_setting["flips"].iloc[0]) == moved
+    # the settings that changed, their two values and the flips each explains, in one table
+    why = next(t for t in html_tables(at) if "setting" in t[0])
+    assert [row["setting"] for row in why] == ["settings.free_text_rule", "(none of them)"]
+    assert why[0]["A · t@1"] != why[0]["B · t@2"]
+    # free_text_rule governs PARAM_WRONG_VALUE: flips where that code moved are its own
+    moved = sum(
+        ("PARAM_WRONG_VALUE" in f["taxonomy_from"]) != ("PARAM_WRONG_VALUE" in f["taxonomy_to"])
+        or ("PARAM_WRONG_FORMAT" in f["taxonomy_from"])
+        != ("PARAM_WRONG_FORMAT" in f["taxonomy_to"])
+        for f in expected["flips"]
+    )
+    assert int(why[0]["flips it likely explains"]) == moved
+    assert int(why[1]["flips it likely explains"]) == len(expected["flips"]) - moved
 
 
 @SQLITE_ONLY

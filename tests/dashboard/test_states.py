@@ -95,8 +95,8 @@ def test_rule_impact_opens_on_one_tier_under_two_rule_sets(built: Built) -> None
     a = at.selectbox(key="pick_ra").value
     b = at.selectbox(key="pick_rb").value
     assert {a, b} == {built.evaluations["a1"], built.evaluations["a2"]}
-    diff = next(d.value for d in at.dataframe if "setting" in d.value.columns)
-    assert list(diff.columns) == ["setting", "A", "B"]
+    why = next(t for t in html_tables(at) if "setting" in t[0])
+    assert list(why[0]) == ["setting", "A · t@1", "B · t@2", "flips it likely explains"]
     flips = next(d.value for d in at.dataframe if "side by side" in d.value.columns)
     assert all(u.startswith("side_by_side?a=") for u in flips["side by side"])
 
