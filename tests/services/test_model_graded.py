@@ -491,7 +491,6 @@ def test_an_anthropic_judge_is_asked_in_its_own_wire_format() -> None:
     assert openai["response_format"]["type"] == "json_schema"
 
 
-
 def _recorded(tmp_path: Path) -> Path:
     """Judge cassettes of every trace of ``TRACES``, recorded from a loopback judge."""
     cassettes = tmp_path / "c"
