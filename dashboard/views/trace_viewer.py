@@ -35,11 +35,13 @@ from rejudge.dashboard.evidence import (
     show_value,
 )
 from rejudge.dashboard.links import ROW_CLICK, clicked_row
+from rejudge.dashboard.timeline_html import timeline_html
 from rejudge.dashboard.verdict_html import verdict_head, verdict_head_html
 from rejudge.judge.tiers import MODEL_GRADED
 from rejudge.store import TraceRowSummary
 
-from rejudge.services import trace_cost
+from rejudge.errors import RejudgeError
+from rejudge.services import trace_cost, trace_timeline
 
 LISTED = 2000
 
@@ -307,6 +309,22 @@ with st.expander("Judgment in full: every reason, golden vs actual call by call"
                 for c in r.get("calls") or []
             ]
         )
+
+# ---------------------------------------------------------------- timeline
+# the trace in order with each step's latency and tokens and each call's diff against golden
+# (the same renderer as `rejudge report --html`); drawn only while open, like the list
+timeline = st.expander(
+    "Timeline: step by step, with latency, tokens and the argument diff against golden",
+    key="tv_timeline_open",
+    on_change="rerun",
+)
+if timeline.open:
+    try:
+        shown = trace_timeline(body, case_body, detail.cassette_path, ctx.cassettes_dir, judgment)
+    except (RejudgeError, ValueError) as exc:  # a body this rejudge does not read as a trace
+        timeline.caption(md_escape(f"No timeline: {exc}"))
+    else:
+        timeline.html(timeline_html(shown))
 
 # ---------------------------------------------------------------- round cards
 st.subheader("Rounds")
