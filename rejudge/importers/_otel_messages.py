@@ -138,6 +138,40 @@ def _call_of(raw: Mapping[str, Any]) -> Call:
     )
 
 
+def _converse_blocks(content: Any, message: Message) -> bool:
+    """Content in the Bedrock Converse shape (Strands writes it): ``[{"text"}, {"toolUse":
+    {toolUseId, name, input}}, {"toolResult": {toolUseId, content: [{"text"}]}}]``, read into
+    ``message``; False when the content is not that shape."""
+    blocks = unwrap_json(content, 1) if isinstance(content, str) else content
+    if not isinstance(blocks, list) or not any(
+        isinstance(b, dict) and ("toolUse" in b or "toolResult" in b) for b in blocks
+    ):
+        return False
+    texts = []
+    for block in blocks:
+        if not isinstance(block, dict):
+            continue
+        use, result = block.get("toolUse"), block.get("toolResult")
+        if isinstance(use, dict):
+            ident = use.get("toolUseId")
+            message.calls.append(
+                Call(
+                    id=str(ident) if ident is not None else None,
+                    name=str(use.get("name") or ""),
+                    arguments=use.get("input"),
+                )
+            )
+        elif isinstance(result, dict):  # a message answers one call: the first result's
+            if message.call_id is None and result.get("toolUseId") is not None:
+                message.call_id = str(result["toolUseId"])
+                message.text = _text_of(result.get("content"))
+        elif "text" in block:
+            texts.append(str(block["text"]))
+    if texts and message.text is None:
+        message.text = "".join(texts)
+    return True
+
+
 def message_of(raw: Any) -> Message | None:
     """One message in any of the JSON shapes the conventions and SDKs use."""
     if not isinstance(raw, dict):
@@ -162,7 +196,12 @@ def message_of(raw: Any) -> Message | None:
         if texts:
             message.text = "".join(texts)
         return message
-    message.text = _text_of(raw.get("content"))
+    content = raw.get("content")
+    if content is None and isinstance(raw.get("message"), str | list):
+        content = raw["message"]  # Strands' gen_ai.choice: the message's content, as JSON text
+    if _converse_blocks(content, message):
+        return message
+    message.text = _text_of(content)
     calls = raw.get("tool_calls")
     for call in calls if isinstance(calls, list) else []:  # a malformed value is no call
         if isinstance(call, dict):
@@ -222,9 +261,10 @@ def _indexed_messages(attributes: Mapping[str, Any], prefix: str, inner: str) ->
         texts = [
             str(v)
             for k, v in sorted(get.items())
-            if k.startswith("contents.") and k.endswith("message_content.text")
+            if (k.startswith("contents.") and k.endswith("message_content.text"))
+            or (k.startswith("content.") and k.endswith(".text"))  # Strands: content.K.text
         ]
-        content = get.get("content")
+        content = get.get("content", get.get("text"))
         message.text = "".join(texts) if texts else _text_of(content)
         message.call_id = get.get("tool_call_id")
         message.finish_reason = get.get("finish_reason")
@@ -410,7 +450,7 @@ def _llm_facts(facts: SpanFacts, attributes: Mapping[str, Any], events: list[Any
     facts.usage = _usage(attributes)
 
 
-def _tool_facts(facts: SpanFacts, attributes: Mapping[str, Any]) -> None:
+def _tool_facts(facts: SpanFacts, attributes: Mapping[str, Any], events: list[Any]) -> None:
     facts.tool_name = _first(attributes, "gen_ai.tool.name", "tool.name")
     facts.tool_call_id = _first(attributes, "gen_ai.tool.call.id", "tool_call.id", "tool.call_id")
     arguments = _first(
@@ -421,9 +461,16 @@ def _tool_facts(facts: SpanFacts, attributes: Mapping[str, Any]) -> None:
         "input.value",
         "input",
     )
-    facts.tool_arguments = arguments
     result_keys = ("gen_ai.tool.call.result", "output.value", "gen_ai.output", "output")
     result = _first(attributes, *result_keys)
+    for event in events:  # Strands: the input as a gen_ai.tool.message, the result as a choice
+        body = dict(getattr(event, "attributes", {}) or {})
+        if event.name == "gen_ai.tool.message" and arguments is None:
+            arguments = body.get("content")
+        elif event.name == "gen_ai.choice" and result is None:
+            answer = message_of({"role": "assistant", **body})
+            result = answer.text if answer is not None else None
+    facts.tool_arguments = arguments
     if result is None:
         facts.problems.append("gen_ai.tool.call.result: missing (the exporter kept no result)")
     elif isinstance(result, str) and _looks_truncated(result):
@@ -470,5 +517,5 @@ def facts_of(attributes: Mapping[str, Any], events: list[Any]) -> SpanFacts:
         _llm_facts(facts, attributes, events)
         facts.tools = _tool_definitions(attributes)
     elif facts.kind == "tool":
-        _tool_facts(facts, attributes)
+        _tool_facts(facts, attributes, events)
     return facts
