@@ -124,6 +124,7 @@ _EXPORTS: dict[str, str] = {
     "NORMALIZER_VERSION": "rejudge.recorder._normalizer",
     "model_exchanges": "rejudge.recorder._normalizer",
     "normalize_exchanges": "rejudge.recorder._normalizer",
+    "tool_outcome": "rejudge.recorder._normalizer",
     "PendingCommit": "rejudge.recorder._record",
     "ProviderUnreachableError": "rejudge.recorder._record",
     "RecordProgress": "rejudge.recorder._record",

@@ -34,7 +34,13 @@ from rejudge.recorder.wire import (
 
 from rejudge.model import Round, ToolCall, Trace, TraceError
 
-__all__ = ["NORMALIZER_VERSION", "ModelExchange", "model_exchanges", "normalize_exchanges"]
+__all__ = [
+    "NORMALIZER_VERSION",
+    "ModelExchange",
+    "model_exchanges",
+    "normalize_exchanges",
+    "tool_outcome",
+]
 
 # bump when the same exchanges would normalize to a different trace
 NORMALIZER_VERSION = "1"
@@ -87,9 +93,9 @@ def _maybe_json(content: Any) -> Any:
     return content
 
 
-def _error_of(result: SentToolResult, value: Any) -> str | None:
+def _error_of(value: Any, is_error: bool | None) -> str | None:
     """The error a tool result signals, or ``None`` when it looks like a success."""
-    if result.is_error is True:
+    if is_error is True:
         return _short(value) or "tool reported an error"
     if isinstance(value, dict) and value.get("error") not in (None, False, "", {}):
         err = value["error"]
@@ -106,12 +112,21 @@ def _short(value: Any, limit: int = 500) -> str:
     return text if len(text) <= limit else text[: limit - 1] + "…"
 
 
-def _with_result(call: ToolCall, result: SentToolResult) -> ToolCall:
-    value = _maybe_json(result.content)
-    error = _error_of(result, value)
+def tool_outcome(content: Any, is_error: bool | None = None) -> tuple[Any, str | None]:
+    """(result, error) of a tool's answer as it was sent back to the model: the error it
+    signals (an error flag, an ``{"error": ...}`` object, text starting ``error:``) or None, and
+    the result, None when the payload is the error and nothing else (like a sandbox failure).
+    The one reading of a tool answer: cassettes here, span files in the otel importer, so one
+    conversation gives the same calls whichever way it was kept."""
+    value = _maybe_json(content)
+    error = _error_of(value, is_error)
     if error is not None and (not isinstance(value, dict) or set(value) <= {"error"}):
-        # the payload is the error and nothing else: like a sandbox failure, no result
         value = None
+    return value, error
+
+
+def _with_result(call: ToolCall, result: SentToolResult) -> ToolCall:
+    value, error = tool_outcome(result.content, result.is_error)
     return call.model_copy(update={"result": value, "ok": error is None, "error": error})
 
 

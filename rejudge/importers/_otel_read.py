@@ -40,7 +40,7 @@ from rejudge.model import (
     TraceError,
     UserTurn,
 )
-from rejudge.recorder import is_secret_name, scrub_text, scrub_value
+from rejudge.recorder import is_secret_name, scrub_text, scrub_value, tool_outcome
 
 __all__ = [
     "OTEL_NORMALIZER_VERSION",
@@ -52,7 +52,7 @@ __all__ = [
 ]
 
 #: bump when the same spans would give another trace
-OTEL_NORMALIZER_VERSION = "otel-1"
+OTEL_NORMALIZER_VERSION = "otel-2"  # 2: tool answers read as a cassette's (tool_outcome)
 
 
 @dataclass
@@ -101,14 +101,14 @@ def tool_call_of(call: Call, where: str, anomalies: list[str]) -> ToolCall:
     )
 
 
-def _result_value(value: Any) -> Any:
-    return unwrap_json(value)
-
-
 def _with_result(call: ToolCall, value: Any, error: str | None) -> ToolCall:
+    """The call with its result: a failed span's error, else the tool's answer read as a
+    cassette's is (``{"error": ...}`` and ``error: ...`` answers are failed calls), so one
+    conversation gives the same calls from its cassette and from its spans."""
     if error is not None:
         return call.model_copy(update={"result": None, "ok": False, "error": error})
-    return call.model_copy(update={"result": _result_value(value), "ok": True, "error": None})
+    result, failed = tool_outcome(unwrap_json(value))
+    return call.model_copy(update={"result": result, "ok": failed is None, "error": failed})
 
 
 def _from_tool_span(
