@@ -245,7 +245,7 @@ def trace_of_facts(
             Round(
                 index=len(rounds),
                 calls=calls,
-                text=answer.text,
+                text=answer.text or None,  # empty content is no text, as on the wire
                 finish_reason=answer.finish_reason or ("tool_calls" if calls else "stop"),
             )
         )
