@@ -393,6 +393,9 @@ def _usage(attributes: Mapping[str, Any]) -> dict[str, int]:
             "gen_ai.usage.completion_tokens",
             "llm.token_count.completion",
         ),
+        # OpenInference counts the total too (the GenAI conventions do not); a cassette keeps
+        # the provider's total_tokens
+        "total_tokens": ("llm.token_count.total", "gen_ai.usage.total_tokens"),
     }
     usage = {}
     for name, keys in pairs.items():
