@@ -179,7 +179,9 @@ def parse_openai_responses_sse(text: str) -> AssistantTurn:
         payload = load_json_event(data)
         if not isinstance(payload, dict):
             continue
-        kind = payload.get("type") or event
+        # an event type that is no string (a list, an object) names no event this reader knows
+        kind = payload.get("type") if isinstance(payload.get("type"), str) else None
+        kind = kind or event
         response = payload.get("response")
         if isinstance(response, dict) and isinstance(response.get("model"), str):
             model = response["model"]

@@ -527,3 +527,9 @@ def test_tool_specs_and_first_user_text() -> None:
     }
     assert [t.name for t in extract_tool_specs("gemini-generate-content", gem)] == ["k"]
     assert extract_first_user_text("gemini-generate-content", gem) == "g?"
+
+
+def test_a_responses_event_whose_type_is_no_string_is_skipped_not_raised() -> None:
+    # found by test_normalizer_never_raises: a list as the event type broke the set lookup
+    turn = parse_openai_responses_sse('data:{"type":[null]}\n\n')
+    assert turn.calls == [] and turn.text is None
