@@ -8,8 +8,10 @@ The shapes Langfuse writes or serves, each as one JSON document, a JSON list or 
 - the UI's download (``{"trace": {...}, "observations": [...]}``, the trace and each
   observation as the web app's ``byId`` routes return them);
 - an observation list: ``GET /api/public/observations`` and ``/api/public/v2/observations``
-  (``{"data": [...], "meta": {...}}``), a table export as a JSON list or one observation per
-  line (JSONL); observations are grouped by their ``traceId``;
+  (``{"data": [...], "meta": {...}}``), a JSON list or one observation per line (JSONL), and the
+  blob storage export's rows (JSON or JSONL, ClickHouse's snake_case columns: ``trace_id``,
+  ``parent_observation_id``, ``start_time`` as ``2025-06-11 14:01:34.290`` UTC,
+  ``provided_model_name``, ``usage_details``...); observations are grouped by their trace id;
 - the ingestion batch (``POST /api/public/ingestion``: ``{"batch": [{type, body}]}``): a
   ``trace-create`` names a trace, ``span|generation|event-create`` and the legacy
   ``observation-create`` make an observation (its type from the event's), ``*-update`` events
@@ -48,6 +50,35 @@ _CREATE_TYPES = {
     "event-create": "EVENT",
 }
 _UPDATES = frozenset({"span-update", "generation-update", "observation-update"})
+
+
+#: the blob storage export's columns (ClickHouse's snake_case, ``LEGACY_OBSERVATION_EXPORT_FIELDS``)
+#: as the API names the same fields
+_EXPORT_COLUMNS = {
+    "trace_id": "traceId",
+    "parent_observation_id": "parentObservationId",
+    "start_time": "startTime",
+    "end_time": "endTime",
+    "completion_start_time": "completionStartTime",
+    "status_message": "statusMessage",
+    "provided_model_name": "model",
+    "model_parameters": "modelParameters",
+    "usage_details": "usageDetails",
+    "cost_details": "costDetails",
+    "tool_definitions": "toolDefinitions",
+    "tool_calls": "toolCalls",
+}
+
+
+def _api_names(raw: dict[str, Any]) -> dict[str, Any]:
+    """An observation under the API's field names (a blob storage export row renamed)."""
+    if "trace_id" not in raw and "start_time" not in raw:
+        return dict(raw)
+    out = dict(raw)
+    for column, name in _EXPORT_COLUMNS.items():
+        if column in out and name not in out:
+            out[name] = out.pop(column)
+    return out
 
 
 @dataclass
@@ -91,6 +122,7 @@ class _Collect:
         return self.traces[key]
 
     def observation(self, raw: dict[str, Any], trace_id: Any, where: str) -> None:
+        raw = _api_names(raw)
         trace_id = raw.get("traceId", trace_id)
         if raw.get("id") in (None, ""):
             self.problems.append(f"{where}: observation without an id; left out")

@@ -23,7 +23,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Mapping
-from datetime import datetime
+from datetime import UTC, datetime
 from typing import Any
 
 from rejudge.importers._langfuse_doc import LangfuseTrace
@@ -56,6 +56,8 @@ def _time_ns(value: Any) -> int | None:
         parsed = datetime.fromisoformat(value.replace("Z", "+00:00"))
     except ValueError:
         return None
+    if parsed.tzinfo is None:  # the blob export's ClickHouse times are UTC, unmarked
+        parsed = parsed.replace(tzinfo=UTC)
     return int(parsed.timestamp()) * 10**9 + parsed.microsecond * 1000
 
 

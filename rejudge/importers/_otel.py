@@ -22,6 +22,7 @@ from typing import Any
 from rejudge.errors import InvalidInputError
 from rejudge.importers._adhoc import ADHOC_DOMAIN, adhoc_config, store_adhoc_run
 from rejudge.importers._contract import Importer, ReplaySource, register_importer
+from rejudge.importers._langfuse_doc import is_observation
 from rejudge.importers._otel_read import OtelTrace, trace_of_spans
 from rejudge.importers._otel_spans import Span, iter_documents, spans_of_document
 from rejudge.importers._sniff import Detection, Sniff
@@ -176,7 +177,14 @@ _SPAN_KEYS = ("trace_id", "traceId", "context", "span_id", "spanId")
 
 
 def _is_span(item: Any) -> bool:
-    return isinstance(item, dict) and "name" in item and any(k in item for k in _SPAN_KEYS)
+    # a Langfuse observation has a name and a traceId too, but its type is Langfuse's own
+    # (GENERATION, SPAN...): the langfuse importer's, not a span dump
+    return (
+        isinstance(item, dict)
+        and "name" in item
+        and any(k in item for k in _SPAN_KEYS)
+        and not is_observation(item)
+    )
 
 
 def _detect(sniff: Sniff) -> Detection:

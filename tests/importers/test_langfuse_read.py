@@ -238,7 +238,8 @@ def _public_api(name: str) -> dict[str, Any]:
 
 @pytest.mark.parametrize("name", ["koog", "claude-agent", "openai-agents"])
 def test_every_shape_langfuse_writes_gives_the_same_trace(name: str, tmp_path: Path) -> None:
-    expected = read_langfuse(TRACES[name]).traces[0].trace.hash
+    original = read_langfuse(TRACES[name]).traces[0].trace
+    expected = original.hash
     api = _public_api(name)
     observations = api["observations"]
     shapes: dict[str, str] = {
@@ -266,12 +267,35 @@ def test_every_shape_langfuse_writes_gives_the_same_trace(name: str, tmp_path: P
             }
         ),
     }
+    # the blob storage export: ClickHouse's columns and time format, a row per line
+    columns = {
+        "traceId": "trace_id",
+        "parentObservationId": "parent_observation_id",
+        "startTime": "start_time",
+        "endTime": "end_time",
+        "model": "provided_model_name",
+        "usageDetails": "usage_details",
+        "statusMessage": "status_message",
+    }
+    rows = [
+        {
+            columns.get(k, k): (
+                v.replace("T", " ").removesuffix("Z") if k in ("startTime", "endTime") and v else v
+            )
+            for k, v in o.items()
+            if k not in ("usage", "costDetails")
+        }
+        for o in observations
+    ]
+    shapes["blob-export.jsonl"] = "".join(json.dumps(r) + "\n" for r in rows)
     for file_name, text in shapes.items():
         path = tmp_path / file_name
         path.write_text(text)
         assert detect_importer(path).importer.name == "langfuse", file_name
         [item] = read_langfuse(path).traces
         assert item.trace.hash == expected, file_name
+        # times outside the hash: the same instants (ClickHouse's unmarked times are UTC)
+        assert item.trace.timings == original.timings, file_name
 
 
 def test_updates_in_a_batch_complete_the_observation(tmp_path: Path) -> None:
@@ -513,3 +537,15 @@ def test_the_langfuse_trace_id_is_kept_for_scores_written_back() -> None:
 
     [item] = read_langfuse(TRACES["koog"]).traces
     assert item.trace.source_ids == {SOURCE_LANGFUSE_TRACE_ID: "dff173a675b759ce1b70e522b27d6846"}
+
+
+def test_an_observation_list_is_no_span_dump_to_the_otel_importer(tmp_path: Path) -> None:
+    from rejudge.importers import detect_all
+
+    observations = _download("koog")["observations"]
+    listed, lines = tmp_path / "obs.json", tmp_path / "obs.jsonl"
+    listed.write_text(json.dumps(observations))
+    lines.write_text("".join(json.dumps(o) + "\n" for o in observations))
+    for path in (listed, lines):
+        said = dict(detect_all(path))
+        assert said["langfuse"].accepted and not said["otel"].accepted, path.name
