@@ -45,6 +45,7 @@ PAGES = [
     st.Page(
         "views/compare.py", title="Compare", icon=":material/compare_arrows:", url_path="compare"
     ),
+    st.Page("views/grid.py", title="Models", icon=":material/grid_on:", url_path="models"),
     st.Page(
         "views/rule_impact.py", title="Rule impact", icon=":material/rule:", url_path="rule_impact"
     ),

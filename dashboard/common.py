@@ -37,6 +37,7 @@ __all__ = [
     "pick_evaluation",
     "pick_run",
     "filters_widget",
+    "url_multiselect",
     "tool_badge",
     "md_escape",
     "store_errors",
@@ -50,6 +51,7 @@ __all__ = [
     "NOT_SCORABLE",
     "FLIP_CAUSES",
     "FLIP_COLUMNS",
+    "url_choice",
 ]
 
 FILTER_KEYS = {"suite": "Suite", "model": "Model", "tier": "Tier", "rule_set": "Rule set"}
@@ -179,17 +181,51 @@ def pick_run(
     return by_id.get(chosen) if chosen is not None else None
 
 
+# a filter's name in the URL (``?suite=a,b&rules=standard@2``), where it differs from its key
+URL_NAMES = {"rule_set": "rules"}
+
+
+def url_multiselect(label: str, options: list[str], *, key: str, param: str) -> list[str]:
+    """A multiselect kept in the URL as ``?param=a,b``, so a filtered view is a link. A link's
+    values seed the widget when it opens (values the store does not hold are said in a warning
+    and dropped: the unfiltered view shows); later the widget writes the URL."""
+    seen_key = f"_url_{key}"
+    raw = ",".join(st.query_params.get_all(param))
+    # a URL naming values this widget did not write is a link: it wins (a URL naming none, as
+    # after moving between pages, keeps what the session chose)
+    if raw and raw != st.session_state.get(seen_key, ""):
+        asked = [v for v in raw.split(",") if v]
+        unknown = [v for v in asked if v not in options]
+        if unknown:
+            st.warning(
+                md_escape(f"No {param} {', '.join(map(repr, unknown))} in this store")
+                + ": the filter is left out."
+            )
+        st.session_state[key] = [v for v in asked if v in options]
+    current = [v for v in st.session_state.get(key, []) if v in options]
+    st.session_state[key] = current
+    chosen = st.multiselect(label, options, key=key, placeholder="all")
+    written = ",".join(chosen)
+    if written:
+        st.query_params[param] = written
+    else:
+        st.query_params.pop(param, None)
+    st.session_state[seen_key] = written
+    return list(chosen)
+
+
 def filters_widget(options: FilterOptions, *, keys: tuple[str, ...]) -> dict[str, list[str]]:
-    """Multiselects for suite / model / tier / rule set, shared between pages by session key."""
+    """Multiselects for suite / model / tier / rule set, shared between pages by session key
+    and kept in the URL (:func:`url_multiselect`)."""
     columns = st.columns(len(keys))
     chosen: dict[str, list[str]] = {}
     for column, name in zip(columns, keys, strict=True):
         with column:
-            state_key = f"filter_{name}"
-            current = [v for v in st.session_state.get(state_key, []) if v in options.values(name)]
-            st.session_state[state_key] = current
-            chosen[name] = st.multiselect(
-                FILTER_KEYS[name], options.values(name), key=state_key, placeholder="all"
+            chosen[name] = url_multiselect(
+                FILTER_KEYS[name],
+                list(options.values(name)),
+                key=f"filter_{name}",
+                param=URL_NAMES.get(name, name),
             )
     return {k: v for k, v in chosen.items() if v}
 
@@ -313,3 +349,20 @@ def filter_cases(
         and (not wanted or wanted.intersection(c.taxonomy))
         and (not needle or needle in str(c.case).lower())
     ]
+
+
+def url_choice(name: str, options: list[str], default: str | None) -> str | None:
+    """The value ``?name=`` asks for among ``options``, else ``default``. A value that is not
+    among them is said on the page (a warning naming it), and the default view is shown: a
+    link to a suite since renamed still opens a page, and says why it shows something else."""
+    raw = st.query_params.get(name)
+    if raw is None or raw == "":
+        return default
+    if raw in options:
+        return str(raw)
+    st.warning(
+        md_escape(f"No {name} {raw!r} in this store: showing ")
+        + (md_escape(repr(default)) if default is not None else "everything")
+        + " instead."
+    )
+    return default

@@ -22,6 +22,7 @@ from rejudge.dashboard.common import (
     num,
     pct,
     pick_evaluation,
+    url_multiselect,
     verdict_caption,
 )
 from rejudge.dashboard.costs import prices, run_cost_caption
@@ -116,8 +117,10 @@ cases = report.cases
 verdicts = sorted({c.verdict for c in cases if c.verdict})
 codes = sorted({code for c in cases for code in c.taxonomy})
 f1, f2, f3 = st.columns([2, 2, 3])
-picked_verdicts = f1.multiselect("Verdict", verdicts, key="rp_verdict", placeholder="all")
-picked_codes = f2.multiselect("Cause", codes, key="rp_cause", placeholder="all")
+with f1:  # kept in the URL: a filtered report is a link
+    picked_verdicts = url_multiselect("Verdict", verdicts, key="rp_verdict", param="verdict")
+with f2:
+    picked_codes = url_multiselect("Cause", codes, key="rp_cause", param="cause")
 text = f3.text_input("Case contains", key="rp_text").strip()
 shown = filter_cases(cases, verdicts=picked_verdicts, causes=picked_codes, text=text)
 st.caption(f"{len(shown)} of {len(cases)} case(s) shown.")

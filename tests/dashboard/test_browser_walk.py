@@ -28,6 +28,7 @@ PAGES = [
     ("", "Overview"),
     ("report", "Report"),
     ("compare", "Compare"),
+    ("models", "Models"),
     ("rule_impact", "Rule impact"),
     ("trace", "Trace viewer"),
     ("side_by_side", "Side by side"),

@@ -17,6 +17,7 @@ PAGES = [
     "overview",
     "report",
     "compare",
+    "grid",
     "rule_impact",
     "trace_viewer",
     "side_by_side",
