@@ -94,7 +94,7 @@ def read_langfuse(path: str | Path) -> LangfuseFile:
         read.instruction = read.instruction or _instruction(item)
         traces.append(read)
         name = item.fields.get("name")
-        names[item.id] = str(name) if name is not None else None
+        names[item.id] = scrub_text(str(name)) if name is not None else None
     if not traces:
         shown = f": {problems[0]}" if problems else ""
         raise InvalidInputError(

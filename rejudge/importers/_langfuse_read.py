@@ -109,6 +109,8 @@ def _usage(observation: Mapping[str, Any]) -> dict[str, int]:
         raw = unwrap_json(observation.get(key))
         if not isinstance(raw, dict):
             continue
+        if str(raw.get("unit") or "TOKENS").upper() != "TOKENS":
+            continue  # characters, images, seconds...: not the tokens a trace's usage counts
         usage = {}
         for name, keys in pairs.items():
             value = _int(_first(raw, *keys))

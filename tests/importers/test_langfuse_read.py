@@ -549,3 +549,40 @@ def test_an_observation_list_is_no_span_dump_to_the_otel_importer(tmp_path: Path
     for path in (listed, lines):
         said = dict(detect_all(path))
         assert said["langfuse"].accepted and not said["otel"].accepted, path.name
+
+
+@settings(max_examples=150, deadline=None)
+@given(_JSON, _JSON, _JSON, _TYPES)
+def test_any_input_output_and_metadata_read_or_become_anomalies(
+    tmp_path_factory: Any, given_input: Any, given_output: Any, metadata: Any, kind: str
+) -> None:
+    """Whatever an integration put in an observation's input, output or metadata (as JSON or
+    as the JSON string the v2 API returns), the trace reads: a message, or an anomaly."""
+    observations = [
+        _obs("root", "AGENT", 0),
+        _obs("a", kind, 1, input=given_input, output=given_output, metadata=metadata),
+        _obs("b", "GENERATION", 2, input=json.dumps(given_input), output=json.dumps(given_output)),
+    ]
+    path = tmp_path_factory.mktemp("io") / "obs.json"
+    path.write_text(json.dumps(observations))
+    [item] = read_langfuse(path).traces
+    item.trace.hash  # noqa: B018 - every value in the trace is JSON
+    assert all(a.startswith("observation ") for a in item.anomalies)
+
+
+def test_usage_in_another_unit_is_no_token_count(tmp_path: Path) -> None:
+    observations = [
+        _obs(
+            "g1",
+            "GENERATION",
+            1,
+            input="Say hi",
+            output="hi",
+            usage={"input": 6, "output": 2, "unit": "CHARACTERS"},
+        ),
+        _obs("g2", "GENERATION", 3, input="Again", output="hi", usage={"input": 5, "output": 1}),
+    ]
+    path = tmp_path / "obs.json"
+    path.write_text(json.dumps(observations))
+    [item] = read_langfuse(path).traces
+    assert item.trace.usage == {"input_tokens": 5, "output_tokens": 1}
