@@ -43,6 +43,7 @@ _EXPORTS: dict[str, str] = {
     "scrub_value": "rejudge.recorder._cassettes",
     "serialize_cassette": "rejudge.recorder._cassettes",
     "write_cassette": "rejudge.recorder._cassettes",
+    "write_atomic": "rejudge.recorder._cassettes",
     "capture_meta": "rejudge.recorder._derive",
     "cassette_meta": "rejudge.recorder._derive",
     "outcome_meta": "rejudge.recorder._derive",

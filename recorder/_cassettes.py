@@ -62,6 +62,7 @@ __all__ = [
     "scrub_interaction",
     "serialize_cassette",
     "write_cassette",
+    "write_atomic",
     "read_cassette",
     "parse_cassette",
     "exchanges_from_interactions",
@@ -597,9 +598,17 @@ def write_cassette(
     one. ``fsync=True`` also survives a power loss (about 5-8 ms more per file on these disks);
     the default matches the store's own setting (SQLite WAL, synchronous=NORMAL).
     """
+    data = serialize_cassette(interactions, meta, as_json=as_json)
+    write_atomic(path, data, fsync=fsync)
+    return hash_bytes(data)
+
+
+def write_atomic(path: Path | str, data: bytes, *, fsync: bool = False) -> None:
+    """Write ``data`` to a temp file beside ``path`` and rename it over ``path`` (making its
+    folder): a killed process leaves the old file or the new one, never half of one, and two
+    writers of the same bytes race harmlessly. ``fsync`` as in :func:`write_cassette`."""
     target = Path(path)
     target.parent.mkdir(parents=True, exist_ok=True)
-    data = serialize_cassette(interactions, meta, as_json=as_json)
     fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=target.parent)
     try:
         with os.fdopen(fd, "wb") as handle:
@@ -614,7 +623,6 @@ def write_cassette(
         except FileNotFoundError:
             pass
         raise
-    return hash_bytes(data)
 
 
 # --------------------------------------------------------------------------- scrubbing a whole file

@@ -13,9 +13,7 @@ the stored path is the source file and the stored hash that file's own. The sour
 
 from __future__ import annotations
 
-import os
 import re
-import tempfile
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -35,6 +33,7 @@ from rejudge.recorder import (
     import_run_config,
     import_summary,
     plan_folder,
+    write_atomic,
 )
 from rejudge.services._evidence_paths import evidence_path
 from rejudge.services._ingest import Evidence, SuiteSnapshot, ingest_run
@@ -67,18 +66,6 @@ class ImportResult:
             self.skipped_files,
         )
         return summary
-
-
-def _write_atomic(data: bytes, dest: Path) -> None:
-    dest.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=".import-", dir=dest.parent)
-    try:
-        with os.fdopen(fd, "wb") as fh:
-            fh.write(data)
-        os.replace(tmp, dest)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
 
 
 def _resolve_suite(store: Store, suite: str) -> SuiteRecord:
@@ -187,7 +174,7 @@ def _store_import(
                 relative = f"{run.name}/{p.rel}"
                 dest = Path(copy_to) / relative
                 if not dest.exists() or hash_bytes(dest.read_bytes()) != p.cassette_hash:
-                    _write_atomic(p.data, dest)  # the scrubbed bytes, never the source's
+                    write_atomic(dest, p.data)  # the scrubbed bytes, never the source's
                 stored_path, stored_hash = evidence_path(dest, copy_to), p.cassette_hash
             out.append(Evidence(p.case_id, p.trace, stored_path, stored_hash))
         return out

@@ -46,6 +46,7 @@ from rejudge.model import (
     content_hash,
     judgment_key,
 )
+from rejudge.recorder import write_atomic
 from rejudge.recorder._judge_calls import (
     JUDGE_CASSETTE_FORMAT,
     JudgeEndpoint,
@@ -344,8 +345,9 @@ def _judge_all(
             if to_record:
                 target = rubric_file(root, inputs.run.name, options.rubric.hash)
                 if not target.exists():
-                    target.parent.mkdir(parents=True, exist_ok=True)
-                    target.write_text(options.rubric.model_dump_json(indent=2), encoding="utf-8")
+                    # atomically, as the cassettes beside it: a kill mid-write must not leave a
+                    # half rubric that replay would then fail to read
+                    write_atomic(target, options.rubric.model_dump_json(indent=2).encode())
             try:
                 record_judge_jobs(
                     to_record,

@@ -547,3 +547,35 @@ def test_a_late_missing_exchange_rolls_back_what_was_judged_before_it(
     assert store.list_evaluations(store.get_run("r1").id) == []
     with store.engine.connect() as c:
         assert c.execute(text("SELECT count(*) FROM judgments")).scalar() == 0
+
+
+class _Killed(BaseException):
+    """The process dying at this point (not an error anything would catch)."""
+
+
+def test_rubric_json_is_never_left_half_written(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """rubric.json (what replay of a user's rubric reads) is written to a temp file and renamed
+    in place, as the cassettes are: killed before the rename, no rubric.json and no temp file
+    is left; the next recording writes it whole."""
+    import os
+
+    from rejudge.model import Rubric
+    from rejudge.services._model_graded import rubric_file
+
+    cassettes = tmp_path / "c"
+    st = _store(tmp_path / "a.db")
+    target = rubric_file(cassettes, "r1", RUBRIC.hash)
+
+    def killed(src: object, dst: object) -> None:
+        raise _Killed
+
+    with serve(JudgeServer()) as url:
+        with monkeypatch.context() as m:
+            m.setattr(os, "replace", killed)
+            with pytest.raises(_Killed):
+                judge_run_model_graded(st, "r1", _options(cassettes, url, record="new_episodes"))
+        assert not target.exists() and list(target.parent.iterdir()) == []
+        judge_run_model_graded(st, "r1", _options(cassettes, url, record="new_episodes"))
+    assert Rubric.model_validate_json(target.read_text(encoding="utf-8")).hash == RUBRIC.hash
