@@ -9,10 +9,10 @@ Usage (from the repository root; PostgreSQL on 127.0.0.1:5432, the `dask` extra 
 What it does, per size:
 
 1. Creates its own database (``rejudge_bench_dask``, dropped and created again) and fills it
-   **in bulk**, not through the recorder or ``Store.save_traces``: the retail suite's golden
+   **in bulk**, not through the recorder or ``store.traces.save_traces``: the retail suite's golden
    sequences with realistic faults (the ``bench/judge_rejudge.py`` variants), one pydantic dump
    per (case, fault) template, then per trace only its repetition set, its canonical hash
-   computed (the same ``content_hash`` of the same dump ``Store.save_traces`` stores; checked on
+   computed (the same ``content_hash`` of the same dump ``store.traces.save_traces`` stores; checked on
    a sample) and the row sent by PostgreSQL ``COPY``. Every trace is distinct (its repetition
    differs), so every judgment is new. The ``trace_calls`` rows (dashboard aggregates only) are
    not written: judging never reads them.
@@ -74,7 +74,7 @@ def build(n: int) -> float:
     source = load_suite("retail")
     read_only = sorted(t.name for t in source.registry.tools if t.read_only)
     suite = snapshot_suite(store, source)
-    run = store.create_run(name="bench", suite=suite, config=RunConfig(model="bench"))
+    run = store.runs.create_run(name="bench", suite=suite, config=RunConfig(model="bench"))
     pks = store.suites.get_case_pks(suite.id)
     cases = list(source.cases)
     rng = random.Random(7)
@@ -120,7 +120,7 @@ def build(n: int) -> float:
         raw.commit()
     finally:
         raw.close()
-    store.finish_run(run.id)
+    store.runs.finish_run(run.id)
     with store.engine.begin() as c:
         c.exec_driver_sql("ANALYZE traces")
     store.close()

@@ -31,7 +31,7 @@ its own peak resident set size taken (``VmHWM`` after resetting it through
 ``/proc/self/clear_refs``):
 
 - ``floor``: what the judging service reads of every trace it judges, without judging it:
-  ``Store.iter_trace_rows(with_body=False)`` in chunks of 500, ``Store.trace_bodies`` of the
+  ``store.traces.iter_trace_rows(with_body=False)`` in chunks of 500, ``store.traces.trace_bodies`` of the
   chunk, each body decoded into a ``Trace`` (``rejudge.judge.decode_trace``), with the
   long-lived objects frozen as ``judge_run`` does. Measured twice (first and last phase of the
   process); the lower of the two CPU times is the floor the ratios ("x floor CPU") divide by.
@@ -185,7 +185,7 @@ def build(path: Path, n: int, workload: str, reps: int) -> None:
         source = dataclasses.replace(source, cases=copies)
     store = Store.open(f"sqlite:///{path}")
     suite = snapshot_suite(store, source)
-    run = store.create_run(name="bench", suite=suite, config=RunConfig(model="bench"))
+    run = store.runs.create_run(name="bench", suite=suite, config=RunConfig(model="bench"))
     pks = store.suites.get_case_pks(suite.id)
     rng = random.Random(11)
     batch: list[Any] = []
@@ -194,11 +194,11 @@ def build(path: Path, n: int, workload: str, reps: int) -> None:
         trace = trace.model_copy(update={"timings": timings})
         batch.append((run.id, pks[case.id], trace, None, None))
         if len(batch) >= 5000:
-            store.save_traces(batch)
+            store.traces.save_traces(batch)
             batch = []
     if batch:
-        store.save_traces(batch)
-    store.finish_run(run.id)
+        store.traces.save_traces(batch)
+    store.runs.finish_run(run.id)
     store.close()
 
 
@@ -264,27 +264,27 @@ def _floor(store: Store, run_id: int) -> int:
     """Read and decode every trace as the judging service does, judging nothing."""
     count = 0
     with long_lived_frozen():
-        rows = store.iter_trace_rows(run_id, with_body=False)
+        rows = store.traces.iter_trace_rows(run_id, with_body=False)
         while True:
             chunk = [row for _, row in zip(range(CHUNK), rows, strict=False)]
             if not chunk:
                 return count
-            bodies = store.trace_bodies([row["id"] for row in chunk])
+            bodies = store.traces.trace_bodies([row["id"] for row in chunk])
             for row in chunk:
                 decode_trace(bodies[row["id"]])
                 count += 1
 
 
 def _stream(store: Store, run_id: int) -> int:
-    return sum(1 for _row in store.iter_trace_rows(run_id))
+    return sum(1 for _row in store.traces.iter_trace_rows(run_id))
 
 
 def measure(path: Path, workers: int, tiers: list[str]) -> dict[str, Any]:
     counts = store_counts(path)
     store = Store.open(f"sqlite:///{path}")
     rules = load_rule_set(RULES)
-    run = store.get_run("bench")
-    n = store.count_traces(run.id)
+    run = store.runs.get_run("bench")
+    n = store.traces.count_traces(run.id)
     assert n == counts["traces"]
     out: dict[str, Any] = {**counts, "workers": workers, "rss_start_mb": 0.0, "tiers": {}}
     out["rss_start_mb"] = round(_status_kb("VmRSS") / 1024, 1)
@@ -324,7 +324,7 @@ def memory_profile(path: Path, tier: str, top: int = 12) -> dict[str, Any]:
     the chunk boundary (``judge_run``'s progress callback) where traced memory was highest."""
     store = Store.open(f"sqlite:///{path}")
     rules = load_rule_set(RULES)
-    run = store.get_run("bench")
+    run = store.runs.get_run("bench")
     tracemalloc.start(1)
     base = tracemalloc.get_traced_memory()[0]
     best: dict[str, Any] = {"current": 0, "snapshot": None, "at": 0}

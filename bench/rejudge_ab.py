@@ -67,7 +67,7 @@ def _measure(root: str, db: str, tier: str, reps: int) -> dict[str, Any]:
     # run by the checkout's own interpreter (its venv maps the checkout's folders, see main)
     judge_run, evaluation_report, load_rule_set, Store = _api()
     store = Store.open(f"sqlite:///{db}")
-    run = store.get_run("bench")
+    run = store.runs.get_run("bench")
     rules = load_rule_set("standard@2")
     c0 = time.process_time()
     first = judge_run(store, run.id, tier, rules)

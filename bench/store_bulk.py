@@ -8,9 +8,9 @@ Usage (from the repository root):
 For each backend it
 1. creates a fresh database (SQLite: a temporary file; PostgreSQL: a temporary database on the
    server, dropped at the end) and migrates it through ``Store.open``;
-2. bulk-inserts N synthetic traces with ``Store.save_traces`` (2-4 rounds, 1-3 calls per tool
+2. bulk-inserts N synthetic traces with ``store.traces.save_traces`` (2-4 rounds, 1-3 calls per tool
    round, realistic argument/result payloads; call rows included) and reports inserts/s;
-3. streams traces back with ``Store.iter_traces`` (each row validated into a ``Trace``) in a
+3. streams traces back with ``store.traces.iter_traces`` (each row validated into a ``Trace``) in a
    fresh subprocess per size (10,000 and N), so the two peaks are measured separately; it
    reports reads/s and the highest resident set size seen while streaming (``/proc/self/statm``
    sampled every 500 traces; ``resource.getrusage``'s high-water mark is reported too, but it
@@ -184,7 +184,7 @@ def insert(url: str, count: int) -> dict[str, Any]:
             registry=reg,
             cases=suite_cases,
         )
-        run = store.create_run(name="bench-run", suite=suite, config=RunConfig(model="bench"))
+        run = store.runs.create_run(name="bench-run", suite=suite, config=RunConfig(model="bench"))
         pks = store.suites.get_case_pks(suite.id)
 
         def items() -> Iterator[tuple[int, int, Trace, str | None, str | None]]:
@@ -201,11 +201,11 @@ def insert(url: str, count: int) -> dict[str, Any]:
 
         started = time.perf_counter()
         cpu_started = time.process_time()
-        inserted = store.save_traces(items())
+        inserted = store.traces.save_traces(items())
         elapsed = time.perf_counter() - started
         cpu = time.process_time() - cpu_started
         assert inserted == count, (inserted, count)
-        assert store.count_traces(run.id) == count
+        assert store.traces.count_traces(run.id) == count
         body_bytes = len(json.dumps(synthetic_trace(1).model_dump(mode="json")))
         store_s = max(elapsed - build_s_per_trace * count, 1e-9)
         return {
@@ -225,14 +225,14 @@ def stream_child(url: str, run_id: int, count: int) -> dict[str, Any]:
     """Runs in its own process: stream ``count`` traces, report time and peak RSS growth."""
     store = Store.open(url, migrate=False)
     # warm up imports, the pool and pydantic before the baseline
-    next(iter(store.iter_traces(run_id, yield_per=10)))
+    next(iter(store.traces.iter_traces(run_id, yield_per=10)))
     baseline = current_rss_mb()
     highest = baseline
     started = time.perf_counter()
     cpu_started = time.process_time()
     seen = 0
     calls = 0
-    for stored in islice(store.iter_traces(run_id), count):
+    for stored in islice(store.traces.iter_traces(run_id), count):
         seen += 1
         calls += len(stored.trace.calls)
         if seen % 500 == 0:  # sample the resident size as the stream goes

@@ -118,32 +118,32 @@ def _filters(filters: Mapping[str, Sequence[str]] | None) -> dict[str, list[str]
 
 @st.cache_data(ttl=TTL_S, show_spinner=False)
 def filter_options(url: str) -> FilterOptions:
-    return store(url).filter_options()
+    return store(url).catalog.filter_options()
 
 
 @st.cache_data(ttl=TTL_S, show_spinner=False)
 def runs(url: str, filters: dict[str, list[str]] | None = None) -> list[RunSummary]:
-    return store(url).run_summaries(_filters(filters))
+    return store(url).catalog.run_summaries(_filters(filters))
 
 
 @st.cache_data(ttl=TTL_S, show_spinner=False)
 def trace_statuses(url: str) -> dict[int, TraceStatuses]:
-    return store(url).trace_statuses()
+    return store(url).catalog.trace_statuses()
 
 
 @st.cache_data(ttl=TTL_S, show_spinner=False)
 def evaluations(url: str, filters: dict[str, list[str]] | None = None) -> list[EvaluationSummary]:
-    return store(url).evaluation_summaries(_filters(filters))
+    return store(url).catalog.evaluation_summaries(_filters(filters))
 
 
 @st.cache_data(ttl=TTL_S, show_spinner=False)
 def evaluations_by_id(url: str, ids: tuple[int, ...]) -> dict[int, EvaluationSummary]:
-    return {r.id: r for r in store(url).evaluation_summaries(ids=list(ids))}
+    return {r.id: r for r in store(url).catalog.evaluation_summaries(ids=list(ids))}
 
 
 @st.cache_data(ttl=TTL_S, show_spinner=False)
 def baselines(url: str) -> list[BaselineSummary]:
-    return store(url).baseline_summaries()
+    return store(url).catalog.baseline_summaries()
 
 
 @st.cache_data(ttl=TTL_S, show_spinner=False)
@@ -204,12 +204,12 @@ def per_case_passes(
 
 @st.cache_data(ttl=TTL_S, show_spinner=False)
 def run_traces(url: str, run_id: int, case_contains: str | None = None) -> list[TraceListing]:
-    return store(url).run_traces(run_id, case_contains=case_contains)
+    return store(url).traces.run_traces(run_id, case_contains=case_contains)
 
 
 @st.cache_data(ttl=TTL_S, show_spinner=False)
 def run_trace_count(url: str, run_id: int, case_contains: str | None = None) -> int:
-    return store(url).run_trace_count(run_id, case_contains=case_contains)
+    return store(url).traces.run_trace_count(run_id, case_contains=case_contains)
 
 
 @st.cache_data(ttl=TTL_S, show_spinner=False)
@@ -222,19 +222,19 @@ def trace_rows(
     tool: str | None = None,
     text: str | None = None,
 ) -> list[TraceRowSummary]:
-    return store(url).trace_rows(
+    return store(url).runs.trace_rows(
         run_id, evaluation_id, verdicts=verdicts, causes=causes, tool=tool, text=text
     )
 
 
 @st.cache_data(ttl=TTL_S, show_spinner=False)
 def run_tools(url: str, run_id: int) -> list[str]:
-    return store(url).run_tools(run_id)
+    return store(url).runs.run_tools(run_id)
 
 
 @st.cache_data(ttl=TTL_S, show_spinner=False)
 def run_usage(url: str, run_id: int) -> RunUsage:
-    return store(url).run_usage(run_id)
+    return store(url).runs.run_usage(run_id)
 
 
 @st.cache_data(ttl=TTL_S, show_spinner=False)
@@ -250,7 +250,7 @@ def run_cost(url: str, run_id: int, prices_path: str) -> RunCost:
 
 @st.cache_data(ttl=TTL_S, show_spinner=False)
 def runs_with_external_verdicts(url: str) -> set[int]:
-    return store(url).runs_with_external_verdicts()
+    return store(url).runs.runs_with_external_verdicts()
 
 
 @st.cache_data(ttl=TTL_S, show_spinner=False)
@@ -297,17 +297,17 @@ def judge_calibration(url: str, evaluation_id: int) -> JudgeCalibration:
 
 @st.cache_data(ttl=TTL_S, show_spinner=False)
 def evaluation_trace(url: str, evaluation_id: int, case_key: str, repetition: int) -> int | None:
-    return store(url).evaluation_trace(evaluation_id, case_key, repetition)
+    return store(url).traces.evaluation_trace(evaluation_id, case_key, repetition)
 
 
 @st.cache_data(ttl=TTL_S, show_spinner=False)
 def trace_detail(url: str, trace_id: int) -> TraceDetail | None:
-    return store(url).trace_detail(trace_id)
+    return store(url).traces.trace_detail(trace_id)
 
 
 @st.cache_data(ttl=TTL_S, show_spinner=False)
 def judgment_body(url: str, evaluation_id: int, trace_id: int) -> dict[str, Any] | None:
-    return store(url).judgment_body(evaluation_id, trace_id)
+    return store(url).traces.judgment_body(evaluation_id, trace_id)
 
 
 @st.cache_data(ttl=TTL_S, show_spinner=False)
@@ -317,39 +317,39 @@ def rule_set_body(url: str, rule_set_id: int) -> dict[str, Any]:
 
 @st.cache_data(ttl=LIVE_TTL_S, show_spinner=False)
 def run_progress(url: str, run_id: int) -> RunProgress | None:
-    return store(url).run_progress(run_id)
+    return store(url).traces.run_progress(run_id)
 
 
 @st.cache_data(ttl=LIVE_TTL_S, show_spinner=False)
 def pending_cases(url: str, run_id: int) -> list[PendingCase]:
-    return store(url).pending_cases(run_id)
+    return store(url).traces.pending_cases(run_id)
 
 
 @st.cache_data(ttl=LIVE_TTL_S, show_spinner=False)
 def recent_traces(url: str, run_id: int, limit: int = 20) -> list[RecentTrace]:
-    return store(url).recent_traces(run_id, limit=limit)
+    return store(url).traces.recent_traces(run_id, limit=limit)
 
 
 @st.cache_data(ttl=LIVE_TTL_S, show_spinner=False)
 def live_runs(url: str) -> list[RunSummary]:
-    return store(url).run_summaries()
+    return store(url).catalog.run_summaries()
 
 
 @st.cache_data(ttl=LIVE_TTL_S, show_spinner=False)
 def live_evaluations(url: str, run_id: int) -> list[EvaluationSummary]:
-    return [r for r in store(url).evaluation_summaries() if r.run_id == run_id]
+    return [r for r in store(url).catalog.evaluation_summaries() if r.run_id == run_id]
 
 
 @st.cache_data(ttl=TTL_S, show_spinner=False)
 def trend_points(url: str, filters: dict[str, list[str]] | None = None) -> list[TrendPoint]:
-    return store(url).trend_points(_filters(filters))
+    return store(url).catalog.trend_points(_filters(filters))
 
 
 @st.cache_data(ttl=TTL_S, show_spinner=False)
 def partial_histogram(
     url: str, filters: dict[str, list[str]] | None = None, bins: int = 10
 ) -> list[PartialBucket]:
-    return store(url).partial_histogram(_filters(filters), bins=bins)
+    return store(url).catalog.partial_histogram(_filters(filters), bins=bins)
 
 
 # Review at 100,000 judgments: the evaluation's rows (100k dicts) are a resource, not data, so a

@@ -1,6 +1,6 @@
 """Read model of what the store holds: runs, evaluations (with verdict counts), baselines, and
-the across-evaluations aggregates (trend points, the partial-score histogram): the methods of
-``CatalogReadsMixin``, which :class:`rejudge.store.Store` inherits.
+the across-evaluations aggregates (trend points, the partial-score histogram): ``CatalogRepository``,
+which ``Store`` hands out as ``store.catalog``.
 
 Counting happens in the database (one grouped scan of the evaluation links), never by loading
 judgments into Python. Results are named tuples: typed, yet as cheap to pickle (the dashboard's
@@ -14,8 +14,6 @@ from collections.abc import Sequence
 from datetime import datetime
 from typing import TYPE_CHECKING, Any, NamedTuple
 
-from rejudge.store._errors import DatabaseUnavailableError
-from rejudge.store._migrate import _unavailable as unavailable_error
 from rejudge.store._read_common import (
     _T_BASE,
     _T_EJ,
@@ -31,13 +29,13 @@ from rejudge.store._read_common import (
     rule_ref,
     verdict_columns,
 )
+from rejudge.store._unit_of_work import Repository
 from sqlalchemy import case, func, select
-from sqlalchemy.exc import DatabaseError, DBAPIError, InterfaceError, OperationalError
 
 from rejudge.model import VERDICTS, TraceStatuses
 
 if TYPE_CHECKING:
-    from sqlalchemy import Engine
+    pass
 
 __all__ = [
     "FilterOptions",
@@ -145,37 +143,12 @@ class PartialBucket(NamedTuple):
     n: int
 
 
-class CatalogReadsMixin:
-    """``Store``'s reads of what it holds: runs, evaluations, baselines and their aggregates.
+class CatalogRepository(Repository):
+    """``store.catalog``: what the store holds (runs, evaluations, baselines) and their aggregates.
 
-    Named ``*_summaries`` where ``Store`` already has a ``list_*`` method returning records:
+    Named ``*_summaries`` where a repository already has a ``list_*`` method returning records:
     these return the dashboard's rows with counts, those the records the services work on.
     """
-
-    if TYPE_CHECKING:
-        # provided by ``Store``
-        engine: Engine
-
-        # the atomic()-joining transaction and connection (Store._begin / _connect)
-        def _begin(self) -> Any: ...
-
-        def _connect(self) -> Any: ...
-
-    def unavailable(self, exc: BaseException) -> DatabaseUnavailableError | None:
-        """``exc`` as the one-line error a lost or refused database gives, or None when it is
-        something else: a reader (the dashboard) that outlives a database restart shows this
-        line instead of the driver's traceback."""
-        if isinstance(exc, DatabaseUnavailableError):
-            return exc
-        # OperationalError: refused, dropped, a missing table; a bare DatabaseError is what
-        # SQLite says of a file that is no longer a database
-        if (
-            isinstance(exc, OperationalError | InterfaceError)
-            or type(exc) is DatabaseError
-            or (isinstance(exc, DBAPIError) and exc.connection_invalidated)
-        ):
-            return unavailable_error(self.engine, exc)
-        return None
 
     def filter_options(self) -> FilterOptions:
         """Distinct suites, models, tiers and rule sets (name@version) that evaluations or runs use."""

@@ -130,6 +130,54 @@ def _decode_array(text: str, cache: dict[str, list[Any]]) -> list[Any]:
     return [None if v is None else list(v) for v in hit]
 
 
+def body_path_columns(
+    backend: str, column: Any, body_paths: Mapping[str, Sequence[str]] | None
+) -> tuple[list[Any], Callable[[Sequence[Any], dict[str, list[Any]]], dict[str, Any]]]:
+    """Columns selecting the JSON values at ``body_paths`` (label -> object keys) of a JSON
+    column, and a decoder of those columns' values into ``{label: value or None}``.
+
+    SQLite parses a body once for all paths (``json_extract`` with several paths returns
+    one JSON array); PostgreSQL reads each path from the binary JSONB.
+    """
+    labels = list(body_paths or {})
+    paths = [list(body_paths[label]) for label in labels]  # type: ignore[index]
+    if any(not path for path in paths):
+        raise InvalidInputError("a body path names at least one key")
+    if not labels:
+        return [], lambda _values, _cache: {}
+    if backend == "postgresql":
+        cols = [
+            cast(func.jsonb_extract_path(column, *path), Text).label(f"path_{i}")
+            for i, path in enumerate(paths)
+        ]
+
+        def each(values: Sequence[Any], cache: dict[str, list[Any]]) -> dict[str, Any]:
+            return {
+                label: _decode_small(text, cache)
+                for label, text in zip(labels, values, strict=True)
+            }
+
+        return cols, each
+    selectors = ["$" + "".join("." + json.dumps(str(k)) for k in path) for path in paths]
+    if len(selectors) == 1:
+        # one path: json_extract returns a bare SQL value for a string; quote it back
+        one = func.json_quote(func.json_extract(column, selectors[0])).label("path_0")
+
+        def single(values: Sequence[Any], cache: dict[str, list[Any]]) -> dict[str, Any]:
+            return {labels[0]: _decode_small(values[0], cache)}
+
+        return [one], single
+    together = func.json_extract(column, *selectors).label("paths")
+
+    def array(values: Sequence[Any], cache: dict[str, list[Any]]) -> dict[str, Any]:
+        text = values[0]
+        if text is None:
+            return dict.fromkeys(labels)
+        return dict(zip(labels, _decode_array(text, cache), strict=True))
+
+    return [together], array
+
+
 class JudgmentStoreMixin:
     """``Store``'s evaluation and judgment methods (see :class:`store.repository.Store`)."""
 
@@ -313,7 +361,7 @@ class JudgmentStoreMixin:
         its body: a re-judge of unchanged inputs is this one query per batch.
         """
         t = _T_JUDG.c
-        path_cols, decode_paths = self._body_paths(_T_BODY.c.body, body_paths)
+        path_cols, decode_paths = body_path_columns(self.backend, _T_BODY.c.body, body_paths)
         cols = [
             t.key,
             t.id,
@@ -603,7 +651,7 @@ class JudgmentStoreMixin:
         if with_body:
             # as text, decoded row by row (see iter_trace_rows)
             cols.append(cast(_T_BODY.c.body, Text).label("body"))
-        path_cols, decode_paths = self._body_paths(_T_BODY.c.body, body_paths)
+        path_cols, decode_paths = body_path_columns(self.backend, _T_BODY.c.body, body_paths)
         n_plain = len(cols)
         cols += path_cols
         query = (
@@ -634,50 +682,3 @@ class JudgmentStoreMixin:
                     if path_cols:
                         out.update(decode_paths(values[n_plain:], cache))
                     yield out
-
-    def _body_paths(
-        self, column: Any, body_paths: Mapping[str, Sequence[str]] | None
-    ) -> tuple[list[Any], Callable[[Sequence[Any], dict[str, list[Any]]], dict[str, Any]]]:
-        """Columns selecting the JSON values at ``body_paths`` (label -> object keys) of a JSON
-        column, and a decoder of those columns' values into ``{label: value or None}``.
-
-        SQLite parses a body once for all paths (``json_extract`` with several paths returns
-        one JSON array); PostgreSQL reads each path from the binary JSONB.
-        """
-        labels = list(body_paths or {})
-        paths = [list(body_paths[label]) for label in labels]  # type: ignore[index]
-        if any(not path for path in paths):
-            raise InvalidInputError("a body path names at least one key")
-        if not labels:
-            return [], lambda _values, _cache: {}
-        if self.backend == "postgresql":
-            cols = [
-                cast(func.jsonb_extract_path(column, *path), Text).label(f"path_{i}")
-                for i, path in enumerate(paths)
-            ]
-
-            def each(values: Sequence[Any], cache: dict[str, list[Any]]) -> dict[str, Any]:
-                return {
-                    label: _decode_small(text, cache)
-                    for label, text in zip(labels, values, strict=True)
-                }
-
-            return cols, each
-        selectors = ["$" + "".join("." + json.dumps(str(k)) for k in path) for path in paths]
-        if len(selectors) == 1:
-            # one path: json_extract returns a bare SQL value for a string; quote it back
-            one = func.json_quote(func.json_extract(column, selectors[0])).label("path_0")
-
-            def single(values: Sequence[Any], cache: dict[str, list[Any]]) -> dict[str, Any]:
-                return {labels[0]: _decode_small(values[0], cache)}
-
-            return [one], single
-        together = func.json_extract(column, *selectors).label("paths")
-
-        def array(values: Sequence[Any], cache: dict[str, list[Any]]) -> dict[str, Any]:
-            text = values[0]
-            if text is None:
-                return dict.fromkeys(labels)
-            return dict(zip(labels, _decode_array(text, cache), strict=True))
-
-        return [together], array

@@ -1,8 +1,8 @@
 """Read model of one run's traces for browsing them: a filtered listing with each trace's verdict,
 causes, tools and token usage under one evaluation, the run's usage totals and each trace's
 usage (what a run's cost is computed from), which runs carry an
-external verdict, and which SQLite file the store reads. The methods of ``RunReadsMixin``, which
-:class:`rejudge.store.Store` inherits.
+external verdict. ``RunReads``, which ``store.runs``
+(:class:`rejudge.store._runs.RunRepository`) inherits.
 
 Usage and timings are read out of the stored body with the JSON path operators both backends
 have (SQLite ``json_extract``, PostgreSQL ``#>``), summed in the database.
@@ -11,15 +11,15 @@ have (SQLite ``json_extract``, PostgreSQL ``#>``), summed in the database.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from pathlib import Path
-from typing import TYPE_CHECKING, Any, NamedTuple
+from typing import TYPE_CHECKING, NamedTuple
 
 from rejudge.store._read_common import _T_CALL, _T_EJ, _T_JUDG, _T_TRACE
 from rejudge.store._tables import ExternalVerdictRow
+from rejudge.store._unit_of_work import Repository
 from sqlalchemy import Text, and_, cast, exists, func, select
 
 if TYPE_CHECKING:
-    from sqlalchemy import Engine, Table
+    from sqlalchemy import Table
 
 __all__ = ["TraceRowSummary", "RunUsage", "TraceUsage"]
 
@@ -72,21 +72,8 @@ def _elapsed():  # noqa: ANN202 - a SQL expression
     return _T_TRACE.c.body[("timings", "elapsed_s")].as_float()
 
 
-class RunReadsMixin:
-    """``Store``'s reads for browsing a run's traces."""
-
-    if TYPE_CHECKING:
-        engine: Engine
-
-        # the atomic()-joining connection (Store._connect)
-        def _connect(self) -> Any: ...
-
-    def sqlite_file(self) -> Path | None:
-        """The SQLite file this store reads (None for another backend or an in-memory one)."""
-        url = self.engine.url
-        if url.get_backend_name() != "sqlite" or not url.database or url.database == ":memory:":
-            return None
-        return Path(url.database).resolve()
+class RunReads(Repository):
+    """The reads for browsing a run's traces."""
 
     def runs_with_external_verdicts(self) -> set[int]:
         """Ids of the runs one of whose traces carries an external verdict."""

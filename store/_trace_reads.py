@@ -1,6 +1,6 @@
 """Read model of one run's traces: the trace list and one trace's detail (for the trace viewer),
-and a run's progress while it is being recorded (for the live monitor): the methods of
-``TraceReadsMixin``, which :class:`rejudge.store.Store` inherits.
+and a run's progress while it is being recorded (for the live monitor): ``TraceReads``,
+which ``store.traces`` (:class:`rejudge.store._traces.TraceRepository`) inherits.
 
 Row lists that grow with the run take a ``limit``; a trace's tool-call badges come from the call
 rows in one query for all listed traces.
@@ -12,7 +12,8 @@ from collections.abc import Sequence
 from datetime import datetime
 from typing import TYPE_CHECKING, Any, NamedTuple
 
-from rejudge.store._catalog_reads import RunSummary
+from rejudge.store._catalog_reads import CatalogRepository, RunSummary
+from rejudge.store._judgments import body_path_columns
 from rejudge.store._read_common import (
     _T_BODY,
     _T_CALL,
@@ -21,16 +22,16 @@ from rejudge.store._read_common import (
     _T_JUDG,
     _T_RUN,
     _T_TRACE,
-    Filters,
     aware,
     count_if,
 )
+from rejudge.store._unit_of_work import Repository, UnitOfWork
 from sqlalchemy import func, select
 
 from rejudge.model import put_trace_hash
 
 if TYPE_CHECKING:
-    from sqlalchemy import Engine
+    pass
 
 __all__ = ["TraceListing", "TraceDetail", "RunProgress", "PendingCase", "RecentTrace"]
 
@@ -96,22 +97,13 @@ class RecentTrace(NamedTuple):
     answered: frozenset[int] = frozenset()
 
 
-class TraceReadsMixin:
-    """``Store``'s reads of one run's traces and of its progress while it is recorded."""
+class TraceReads(Repository):
+    """The reads of one run's traces and of its progress while it is recorded."""
 
-    if TYPE_CHECKING:
-        # provided by ``Store``
-        engine: Engine
-
-        # the atomic()-joining transaction and connection (Store._begin / _connect)
-        def _begin(self) -> Any: ...
-
-        def _connect(self) -> Any: ...
-
-        def run_summaries(self, filters: Filters | None = None) -> list[RunSummary]: ...
-
-        # JudgmentStoreMixin's: columns of a JSON column's values at some paths, and a decoder
-        def _body_paths(self, column: Any, body_paths: Any) -> tuple[list[Any], Any]: ...
+    def __init__(self, uow: UnitOfWork, catalog: CatalogRepository) -> None:
+        super().__init__(uow)
+        # a run's progress starts from its catalog summary
+        self._catalog = catalog
 
     def run_traces(
         self, run_id: int, *, case_contains: str | None = None, limit: int = 2000
@@ -190,7 +182,7 @@ class TraceReadsMixin:
 
     def run_progress(self, run_id: int) -> RunProgress | None:
         """Counts for a run being recorded: traces so far, statuses, calls ok/failed, times."""
-        runs = [r for r in self.run_summaries() if r.id == run_id]
+        runs = [r for r in self._catalog.run_summaries() if r.id == run_id]
         if not runs:
             return None
         with self._connect() as c:
@@ -288,7 +280,9 @@ class TraceReadsMixin:
             .order_by(_T_TRACE.c.id.desc())
             .limit(limit)
         )
-        turns_cols, decode = self._body_paths(_T_TRACE.c.body, {"turns": ["user_turns"]})
+        turns_cols, decode = body_path_columns(
+            self.backend, _T_TRACE.c.body, {"turns": ["user_turns"]}
+        )
         query = query.add_columns(*turns_cols)
         with self._connect() as c:
             rows = c.execute(query).all()

@@ -330,7 +330,7 @@ def test_the_store_write_check_catches_a_suites_writer(tmp_path: Path) -> None:
     module.write_text(
         "def load(store, suite):\n"
         "    record = store.suites.save_suite(name=suite.name)\n"
-        "    return store.create_run(name='x', suite=record, config=None)\n",
+        "    return store.runs.create_run(name='x', suite=record, config=None)\n",
         encoding="utf-8",
     )
     assert [attr for _line, attr in _calls(module, PURE_STORE_WRITES)] == [

@@ -141,7 +141,7 @@ def stored_run(tmp_path: Path) -> str:
         config = RunConfig(model="m", provider="p", harness_mode="imported")
         with store.atomic():  # the one ingest path, in one transaction
             suite_rec = save_suite_source(store, suite)
-            run = store.create_run(name="plugged", suite=suite_rec, config=config)
+            run = store.runs.create_run(name="plugged", suite=suite_rec, config=config)
             ingest(store, run, evidence)
     finally:
         store.close()

@@ -64,8 +64,8 @@ def db_current(app: AppContext) -> None:
 @pass_app
 def runs(app: AppContext) -> None:
     """List recorded and imported runs."""
-    rows = app.store.list_runs()
-    statuses = app.store.trace_statuses()
+    rows = app.store.runs.list_runs()
+    statuses = app.store.catalog.trace_statuses()
     no_trace = TraceStatuses()
     data = [
         {

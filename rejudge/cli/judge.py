@@ -577,7 +577,7 @@ def _judge_model_graded(
         endpoint=JudgeEndpoint(base_url=base_url, api_key=api_key),
         concurrency=concurrency,
     )
-    total = app.store.count_traces(app.store.get_run(run).id)
+    total = app.store.traces.count_traces(app.store.runs.get_run(run).id)
     with progress_bar(app, total, f"judging under {rubric.ref} by {judge_model.model}") as tick:
         result = judge_run_model_graded(app.store, run, options, progress=tick)
     app.emit(result, lambda c: render_judged(c, result))

@@ -436,10 +436,10 @@ def renormalize(app: AppContext, run: str, dry_run: bool) -> None:
 @pass_app
 def traces(app: AppContext, run: str, case_id: str | None) -> None:
     """Show RUN's normalized traces, round by round."""
-    record = app.store.get_run(run)
+    record = app.store.runs.get_run(run)
     items = [
         trace_json(t.case_key, t.repetition, t.trace)
-        for t in app.store.iter_traces(record.id, case_key=case_id)
+        for t in app.store.traces.iter_traces(record.id, case_key=case_id)
     ]
     if case_id is not None and not items:
         raise InvalidInputError(f"run {record.name!r} has no trace for case {case_id!r}")

@@ -70,7 +70,7 @@ def run_agreement(
 ) -> Agreement:
     """Per tier, the run's latest finished evaluation (under ``rule_set_id`` when given; ``prefer``:
     tier -> evaluation id to use for that tier) against the external verdicts of ``source``."""
-    record = store.get_run(run)
+    record = store.runs.get_run(run)
     return _agreement(
         store,
         record,
@@ -189,7 +189,7 @@ def evaluation_agreement(
     prefer = {ev.tier: ev.id} if chosen == own else None
     return _agreement(
         store,
-        store.get_run(ev.run_id),
+        store.runs.get_run(ev.run_id),
         read,
         rule_set_id=by_ref.get(chosen, ev.rule_set_id),
         prefer=prefer,

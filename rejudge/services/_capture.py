@@ -91,7 +91,7 @@ def _store_capture(
         harness_mode="imported",
         temperature=None,
     )
-    run = store.create_run(name=result.run, suite=suite_record, config=config)
+    run = store.runs.create_run(name=result.run, suite=suite_record, config=config)
     name_map = suite.registry.name_map or None if suite is not None else None
     item = evidence_of(
         cassette,

@@ -48,7 +48,7 @@ def evaluation_meta(store: Store, evaluation_id: int | str) -> dict[str, Any]:
         # its rule set decides nothing: the rubric and the judge model do
         meta["rules"] = judged_by(store, ev.id) or meta["rules"]
     try:
-        run = store.get_run(ev.run_id)
+        run = store.runs.get_run(ev.run_id)
     except NotFoundError:
         return meta
     meta.update(

@@ -59,7 +59,7 @@ def trace_cost(
 
 def run_cost(store: Store, run_ref: str | int, prices: PriceTable) -> RunCost:
     """The cost of every trace of the run ``run_ref`` (a name or an id), and their total."""
-    run = store.get_run(run_ref)
+    run = store.runs.get_run(run_ref)
     traces = (
         TraceCost(
             trace_id=u.id,
@@ -70,6 +70,6 @@ def run_cost(store: Store, run_ref: str | int, prices: PriceTable) -> RunCost:
             output_tokens=u.output_tokens,
             cost=trace_cost(prices, run.model, u.input_tokens, u.output_tokens),
         )
-        for u in store.trace_usages(run.id)
+        for u in store.runs.trace_usages(run.id)
     )
     return RunCost.of(run.name, prices, traces)

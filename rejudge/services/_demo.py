@@ -219,8 +219,8 @@ def load_cassette_runs(
         if config is None:
             skipped.append(DemoSkipped(folder.name, "no run config in the cassettes"))
             continue
-        run = store.create_run(name=run_name, suite=snapshot, config=config)
-        done = store.trace_keys(run.id)
+        run = store.runs.create_run(name=run_name, suite=snapshot, config=config)
+        done = store.traces.trace_keys(run.id)
         evidence = []
         for cassette in cassettes:
             case_id = str(cassette.meta["case"])
@@ -232,7 +232,7 @@ def load_cassette_runs(
         inserted = ingest(store, run, evidence).inserted if evidence else 0
         outcomes = Counter(_outcome_of(c.meta) for c in cassettes)
         if run.status != "finished":
-            store.finish_run(run.id, "finished")
+            store.runs.finish_run(run.id, "finished")
         runs.append(
             DemoRun(
                 run=run.name,
@@ -311,7 +311,7 @@ def _import_shipped(store: Store, say: Progress) -> list[DemoRun]:
         )
     # how the conversations ended, as the store holds them (τ-bench stopped five at its step
     # limit): never one status for the whole run; one read for every run imported
-    statuses = store.trace_statuses()
+    statuses = store.catalog.trace_statuses()
     return [replace(r, outcomes=statuses[r.run_id].as_dict()) for r in runs]
 
 

@@ -117,7 +117,7 @@ def demo_model_graded(
     pair: tuple[str, str, Comparison] | None = None
     for run_name, rubric_ref in DEMO_JUDGED:
         try:
-            run = store.get_run(run_name)
+            run = store.runs.get_run(run_name)
         except NotFoundError:
             continue
         root = _root_for(run_name, roots)

@@ -21,7 +21,7 @@ __all__ = ["evaluation_export_rows", "evaluation_verdicts", "export_bfcl", "run_
 def evaluation_export_rows(store: Store, evaluation_id: int | str) -> Iterator[dict[str, Any]]:
     """One dict per case and repetition, keys of :data:`EVALUATION_EXPORT_COLUMNS`, case order."""
     ev = store.get_evaluation(evaluation_id)
-    run = store.get_run(ev.run_id)
+    run = store.runs.get_run(ev.run_id)
     suite = store.suites.get_suite_by_id(run.suite_id)
     rules = store.rule_sets.get_rule_set(ev.rule_set_id).ref
     rows = review_rows(store, ev.id)
@@ -62,11 +62,11 @@ def evaluation_verdicts(store: Store, evaluation_id: int | str) -> Iterator[Expo
     """An evaluation's judgments as :class:`ExportedVerdict` (case order, streamed), each with
     the judge's reasons and the ids its trace had where it was imported from."""
     ev = store.get_evaluation(evaluation_id)
-    run = store.get_run(ev.run_id)
+    run = store.runs.get_run(ev.run_id)
     rules = store.rule_sets.get_rule_set(ev.rule_set_id).ref
     judged_at = ev.finished_at or ev.created_at
     # only imported traces have source ids: the map holds those, not every trace
-    source_ids = {st.id: dict(st.trace.source_ids) for st in store.iter_traces(run.id)}
+    source_ids = {st.id: dict(st.trace.source_ids) for st in store.traces.iter_traces(run.id)}
     source_ids = {k: v for k, v in source_ids.items() if v}
     for r in store.iter_evaluation_rows(ev.id, body_paths={"reasons": ["reasons"]}):
         reasons = r.get("reasons")
@@ -90,9 +90,9 @@ def evaluation_verdicts(store: Store, evaluation_id: int | str) -> Iterator[Expo
 
 def run_export_rows(store: Store, run_ref: str | int) -> Iterator[dict[str, Any]]:
     """One dict per trace of a run (streamed), keys of :data:`RUN_EXPORT_COLUMNS`."""
-    run = store.get_run(run_ref)
+    run = store.runs.get_run(run_ref)
     suite = store.suites.get_suite_by_id(run.suite_id)
-    for stored in store.iter_traces(run.id):
+    for stored in store.traces.iter_traces(run.id):
         trace = stored.trace
         yield {
             "run": run.name,
@@ -125,9 +125,11 @@ def export_bfcl(
     from rejudge.importers import score_file_path, score_files
 
     evaluation = store.get_evaluation(evaluation_id)
-    run = store.get_run(evaluation.run_id)
+    run = store.runs.get_run(evaluation.run_id)
     cases = {key: case for key, (_pk, case) in store.suites.get_cases(run.suite_id).items()}
-    traces = {st.id: st.trace for st in store.iter_traces(run.id) if st.repetition == repetition}
+    traces = {
+        st.id: st.trace for st in store.traces.iter_traces(run.id) if st.repetition == repetition
+    }
     model = model_name or run.model
     files = score_files(
         store.iter_evaluation_rows(evaluation.id, with_body=True), cases, traces, model, repetition

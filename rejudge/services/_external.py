@@ -51,7 +51,7 @@ def record_external_verdicts(
     different one is refused unless ``replace``. Returns the number of rows written."""
     if not (source or "").strip():
         raise InvalidInputError("an external verdict needs a source name", field="source")
-    record = store.get_run(run)
+    record = store.runs.get_run(run)
     triples: list[tuple[str, int, ExternalVerdict]] = []
     for item in verdicts:
         case_key, repetition, value = item[0], item[1], item[2]
@@ -66,4 +66,4 @@ def run_external_verdicts(
     store: Store, run: str | int, source: str | None = None
 ) -> list[StoredExternalVerdict]:
     """The external verdicts on run ``run``'s traces (of one ``source``, or all)."""
-    return store.external.external_verdicts(store.get_run(run).id, source)
+    return store.external.external_verdicts(store.runs.get_run(run).id, source)

@@ -143,7 +143,7 @@ def ingest(
     existing: dict[tuple[str, int], dict[str, Any]] = {}
     if replace:
         wanted = {e.case_id for e in evidence}
-        for row in store.iter_trace_rows(run.id, decode=False):
+        for row in store.traces.iter_trace_rows(run.id, decode=False):
             if row["case_key"] in wanted:
                 existing[(row["case_key"], row["repetition"])] = row
     rows: list[tuple[int, int, Trace, str | None, str | None]] = []
@@ -154,13 +154,15 @@ def ingest(
             if found["hash"] == item.trace.hash and found["cassette_hash"] == item.cassette_hash:
                 unchanged += 1
             else:
-                store.replace_trace(found["id"], item.trace, cassette_hash=item.cassette_hash)
+                store.traces.replace_trace(
+                    found["id"], item.trace, cassette_hash=item.cassette_hash
+                )
                 replaced += 1
             continue
         rows.append(
             (run.id, case_pks[item.case_id], item.trace, item.cassette_path, item.cassette_hash)
         )
-    inserted = store.save_traces(rows) if rows else 0
+    inserted = store.traces.save_traces(rows) if rows else 0
     return IngestResult(inserted, replaced, unchanged + len(rows) - inserted)
 
 
@@ -203,7 +205,7 @@ def ingest_run(
 
     with store.atomic():
         suite_rec = suite.save(store) if isinstance(suite, SuiteSnapshot) else suite
-        run = store.create_run(name=name, suite=suite_rec, config=config)
+        run = store.runs.create_run(name=name, suite=suite_rec, config=config)
         items = evidence(run, suite_rec) if callable(evidence) else evidence
         result = ingest(store, run, items)
         written = 0
@@ -211,8 +213,8 @@ def ingest_run(
             written += record_external_verdicts(
                 store, run.id, source, list(said), version=(verdict_versions or {}).get(source)
             )
-        store.finish_run(run.id, "finished")
-        finished = store.get_run(run.id)
+        store.runs.finish_run(run.id, "finished")
+        finished = store.runs.get_run(run.id)
     return IngestedRun(
         run=finished,
         suite=suite_rec,

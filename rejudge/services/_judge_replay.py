@@ -62,7 +62,7 @@ def _rows_with_traces(store: Store, evaluation_id: int) -> Iterator[tuple[dict[s
     """An evaluation's rows (with their judgment bodies) and their traces' stored bodies, a page
     at a time: an evaluation's bodies are never all held at once."""
     for page in _chunked(store.iter_evaluation_rows(evaluation_id, with_body=True), _PAGE):
-        bodies = store.trace_bodies([r["trace_id"] for r in page])
+        bodies = store.traces.trace_bodies([r["trace_id"] for r in page])
         for row in page:
             yield row, bodies[row["trace_id"]]
 

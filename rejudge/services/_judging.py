@@ -158,7 +158,7 @@ def resolve_inputs(
     """Read (and check) what :func:`judge_run` judges with; the rule set is stored.
     ``world``: another version of the registry's world (:func:`with_world`)."""
     get_tier(tier)  # unknown tier: fail before touching the store
-    run = store.get_run(run_ref)
+    run = store.runs.get_run(run_ref)
     registry_id, suite_hash = run.registry_id, run.suite_hash
     if suite_id is not None and suite_id != run.suite_id:
         recorded = store.suites.get_suite_by_id(run.suite_id)
@@ -272,11 +272,11 @@ def judge_chunk_here(
     one representative per behaviour not judged before (only its body is read), copies for
     the rest (see :meth:`BatchJudge.plan`)."""
     plan = batch.plan(chunk, keys, known)
-    bodies = store.trace_bodies(plan.body_ids) if plan.reps else {}
-    return batch.complete(plan, batch.judge_now(plan.judge_rows(bodies)), store.trace_bodies)
+    bodies = store.traces.trace_bodies(plan.body_ids) if plan.reps else {}
+    return batch.complete(plan, batch.judge_now(plan.judge_rows(bodies)), store.traces.trace_bodies)
 
 
-#: trace rows read per query while judging a run (see ``Store.iter_trace_rows(page_size=)``)
+#: trace rows read per query while judging a run (see ``store.traces.iter_trace_rows(page_size=)``)
 ROW_PAGE = 5000
 
 
@@ -361,7 +361,7 @@ def judge_run(
         # across every chunk's commit and keep SQLite from restarting its WAL
         stream = (
             row
-            for row in store.iter_trace_rows(
+            for row in store.traces.iter_trace_rows(
                 run.id, shard=shard, with_body=False, page_size=ROW_PAGE
             )
             if row["case_key"] in cases
@@ -377,7 +377,7 @@ def judge_run(
 
         def settle_pending(item: Pending) -> None:
             rows, rkeys, rknown, plan, fut = item
-            fresh = batch.complete(plan, fut.result(), store.trace_bodies)
+            fresh = batch.complete(plan, fut.result(), store.traces.trace_bodies)
             done(rows, settle(rows, rkeys, rknown, fresh))
 
         for chunk in _chunked(stream, chunk_size):
@@ -392,10 +392,10 @@ def judge_run(
                 continue
             plan = batch.plan(chunk, keys, known)
             if not plan.reps:
-                fresh = batch.complete(plan, [], store.trace_bodies)
+                fresh = batch.complete(plan, [], store.traces.trace_bodies)
                 done(chunk, settle(chunk, keys, known, fresh))
                 continue
-            rows_to_judge = plan.judge_rows(store.trace_bodies(plan.body_ids))
+            rows_to_judge = plan.judge_rows(store.traces.trace_bodies(plan.body_ids))
             pending.append((chunk, keys, known, plan, batch.submit(rows_to_judge)))
             while len(pending) >= 2 * workers:  # bounded window: memory stays flat
                 settle_pending(pending.pop(0))
@@ -459,7 +459,7 @@ def judge_run_summary(
     ``world`` (``name@version``)."""
     suite_id = None
     if suite_snapshot is not None:
-        recorded = store.suites.get_suite_by_id(store.get_run(run_ref).suite_id)
+        recorded = store.suites.get_suite_by_id(store.runs.get_run(run_ref).suite_id)
         chosen = store.suites.get_suite(
             recorded.name, None if suite_snapshot == "latest" else suite_snapshot
         )
@@ -477,7 +477,7 @@ def judge_run_summary(
     )
     return JudgeSummary(
         evaluation=result.evaluation_id,
-        run=store.get_run(result.run_id).name,
+        run=store.runs.get_run(result.run_id).name,
         tier=result.tier,
         rules=result.rules,
         summary=result.summary,
@@ -529,7 +529,7 @@ def evaluation_report(
     adds the review figures (what ``rejudge report`` shows)."""
     ev = store.get_evaluation(evaluation_id)
     try:
-        run = store.get_run(ev.run_id)
+        run = store.runs.get_run(ev.run_id)
     except NotFoundError:
         run = None
     rule_set = store.rule_sets.get_rule_set(ev.rule_set_id)
@@ -594,13 +594,13 @@ def plan_rejudge(
     for tier in tiers:
         get_tier(tier)  # unknown tier: fail before anything else
     if runs is None:
-        records = [store.get_run(r["id"]) for r in store.list_runs()]
+        records = [store.runs.get_run(r["id"]) for r in store.runs.list_runs()]
         if not records:
             raise NotFoundError("the store holds no run to re-judge")
     else:
         if not runs:
             raise InvalidInputError("name at least one run, or ask for every run", field="all_runs")
-        records = [store.get_run(ref) for ref in runs]
+        records = [store.runs.get_run(ref) for ref in runs]
     jobs: list[tuple[RunRecord, str, int]] = []
     skipped: list[dict[str, Any]] = []
     seen: set[int] = set()
@@ -626,7 +626,7 @@ def plan_rejudge(
             if not graded:  # a run skipped for its model judge is not "never judged" too
                 skipped.append({"run": run.name, "reason": "never judged; name a tier"})
             continue
-        count = store.count_traces(run.id)
+        count = store.traces.count_traces(run.id)
         if shard is not None:
             index, n = shard
             count = count // n + (1 if index < count % n else 0)  # approximate for the bar
@@ -703,7 +703,7 @@ def rejudge(
 
 def applicable_tiers(store: Store, run_ref: str | int, names: Iterable[str]) -> list[str]:
     """The tiers of ``names`` that apply to at least one case of the run's suite."""
-    run = store.get_run(run_ref)
+    run = store.runs.get_run(run_ref)
     registry = store.suites.get_registry(run.registry_id)
     cases = [case for _pk, case in store.suites.get_cases(run.suite_id).values()]
     out = []
@@ -722,7 +722,7 @@ def find_current_evaluation(
     Used to make a repeated demo a lookup: the evaluation must cover the same trace hashes the
     run holds now, so a renormalized or extended run is judged again.
     """
-    run = store.get_run(run_ref)
+    run = store.runs.get_run(run_ref)
     candidates = [
         ev
         for ev in store.list_evaluations(run.id)
@@ -732,7 +732,7 @@ def find_current_evaluation(
         return None
     current = sorted(
         (r["case_key"], r["repetition"], r["hash"])
-        for r in store.iter_trace_rows(run.id, decode=False)  # the bodies are not needed
+        for r in store.traces.iter_trace_rows(run.id, decode=False)  # the bodies are not needed
     )
     for ev in reversed(candidates):
         if store.rule_sets.get_rule_set(ev.rule_set_id).hash != rule_set.hash:

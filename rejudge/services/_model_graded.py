@@ -194,7 +194,7 @@ def _label(row: dict[str, Any], sample: int) -> str:
 
 def _rows(store: Store, inputs: JudgeInputs, page_size: int) -> Iterator[dict[str, Any]]:
     # pages of a chunk's size: bodies of more rows than are judged at once are never held
-    for row in store.iter_trace_rows(inputs.run.id, decode=False, page_size=page_size):
+    for row in store.traces.iter_trace_rows(inputs.run.id, decode=False, page_size=page_size):
         if row["case_key"] in inputs.cases:
             yield row
 

@@ -40,7 +40,7 @@ def worker_identity(url: str) -> tuple[str, str, str | None]:
     """(rejudge version, engine version, why the store cannot be reached or None): run on every
     worker before anything is submitted."""
     try:
-        _worker_store(url).count_traces(-1)
+        _worker_store(url).traces.count_traces(-1)
         problem = None
     except Exception as exc:  # reported to the driver as one line, never raised here
         problem = f"{type(exc).__name__}: {str(exc).splitlines()[0] if str(exc) else ''}"
@@ -81,7 +81,7 @@ def _worker_context(spec: PartitionSpec) -> tuple[Store, Any, BatchJudge]:
     cached = _WORKER.get("context")
     if cached is None or cached[0] != ident:
         rule_set = store.rule_sets.get_rule_set(spec.rule_set_id)
-        run = store.get_run(spec.run_id)
+        run = store.runs.get_run(spec.run_id)
         inputs = load_inputs(
             store,
             run,
@@ -110,7 +110,7 @@ def judge_partition(spec: PartitionSpec, first_id: int, last_id: int) -> tuple[i
     store, inputs, batch = _worker_context(spec)
     stream = (
         row
-        for row in store.iter_trace_rows(
+        for row in store.traces.iter_trace_rows(
             spec.run_id, shard=spec.shard, with_body=False, id_range=(first_id, last_id)
         )
         if row["case_key"] in inputs.cases

@@ -78,7 +78,7 @@ def commit_batch(
     """
     folder = cassette_path(cassettes_dir, run.name, "_", 0).parent
     with _run_lock(folder):
-        have = store.stored_cassette_hashes(run.id, {item.trace.case_id for item in items})
+        have = store.traces.stored_cassette_hashes(run.id, {item.trace.case_id for item in items})
         evidence: list[Evidence] = []
         digests: dict[tuple[str, int], str] = {}
         results: list[bool] = []
@@ -96,7 +96,7 @@ def commit_batch(
             results.append(True)
         if evidence and ingest(store, run, evidence, case_pks=case_pks).inserted != len(evidence):
             # a writer that does not share this lock (another machine) won some keys
-            now = store.stored_cassette_hashes(run.id, {key[0] for key in digests})
+            now = store.traces.stored_cassette_hashes(run.id, {key[0] for key in digests})
             results = [
                 ok
                 and now.get((i.trace.case_id, i.trace.repetition))
@@ -172,13 +172,13 @@ async def record_suite_async(
         )
 
     suite_record = save_suite_source(store, suite)
-    run = store.create_run(
+    run = store.runs.create_run(
         name=run_name or _default_run_name(suite.name, config), suite=suite_record, config=config
     )
     # the live monitor expects this recording's jobs, not the whole suite's
-    store.plan_run(run.id, [case.id for case in cases] if case_ids else None)
+    store.runs.plan_run(run.id, [case.id for case in cases] if case_ids else None)
     case_pks = store.suites.get_case_pks(suite_record.id)
-    done_keys = store.trace_keys(run.id)
+    done_keys = store.traces.trace_keys(run.id)
     jobs = [(case, rep) for case in cases for rep in range(config.repeat)]
     state = RecordProgress(total=len(jobs))
     pending = []
@@ -208,10 +208,12 @@ async def record_suite_async(
         sleep=sleep,
         base_delay_s=base_delay_s,
     )
-    status = run_status(store.trace_keys(run.id), [c.id for c in suite.cases], jobs, config.repeat)
+    status = run_status(
+        store.traces.trace_keys(run.id), [c.id for c in suite.cases], jobs, config.repeat
+    )
     if status != "running":
-        store.finish_run(run.id, status)
-    return RecordSummary(run=store.get_run(run.id), progress=state, cassettes_dir=cassettes)
+        store.runs.finish_run(run.id, status)
+    return RecordSummary(run=store.runs.get_run(run.id), progress=state, cassettes_dir=cassettes)
 
 
 def record_suite(

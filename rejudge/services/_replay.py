@@ -45,7 +45,7 @@ __all__ = [
 
 
 def _resolve(run: RunRecord | str | int, store: Store) -> RunRecord:
-    return run if isinstance(run, RunRecord) else store.get_run(run)
+    return run if isinstance(run, RunRecord) else store.runs.get_run(run)
 
 
 def open_trace_cassette(cassettes: Path, stored: StoredTrace) -> CassetteFile:
@@ -106,7 +106,7 @@ async def replay_run_async(
     report = ReplayReport(run=record.name)
     wanted = set(case_ids) if case_ids is not None else None
     stored_traces = [
-        t for t in store.iter_traces(record.id) if wanted is None or t.case_key in wanted
+        t for t in store.traces.iter_traces(record.id) if wanted is None or t.case_key in wanted
     ]
     report.traces = len(stored_traces)
 
@@ -168,7 +168,7 @@ def renormalize_run(
     report = RenormalizeReport(run=record.name)
     name_map = store.suites.get_registry(record.registry_id).name_map or None
     changed: list[Evidence] = []
-    for stored in store.iter_traces(record.id):
+    for stored in store.traces.iter_traces(record.id):
         report.traces += 1
         try:
             trace, cassette = rederive_trace(cassettes, stored, name_map)

@@ -116,7 +116,7 @@ def calibration_summary(
     gaps = gaps_from(rows, reviews, resolutions)
     suite = None
     try:
-        suite = store.suites.get_suite_by_id(store.get_run(ev.run_id).suite_id)
+        suite = store.suites.get_suite_by_id(store.runs.get_run(ev.run_id).suite_id)
     except NotFoundError:
         pass
     by_jid = {r["judgment_id"]: r for r in rows}

@@ -73,7 +73,7 @@ def stored_suite_summaries(store: Store) -> list[dict[str, Any]]:
     with ``suite import-bfcl``, generated with ``generate funcbench``, snapshotted by a
     recording), oldest first per name, with the keys of :func:`suite_summaries` plus ``id``,
     ``domain`` and ``runs`` (how many runs were recorded or imported on it)."""
-    runs_by_suite = store.count_runs_by_suite()
+    runs_by_suite = store.runs.count_runs_by_suite()
     out: list[dict[str, Any]] = []
     for record in store.suites.list_suites():
         cases = [case for _pk, case in store.suites.get_cases(record.id).values()]

@@ -90,7 +90,7 @@ def timeout_failures(
 
     cases = {case.id: case for case in source.cases}
     out: dict[tuple[str, int], str] = {}
-    for stored in store.iter_traces(run_id):
+    for stored in store.traces.iter_traces(run_id):
         trace = stored.trace
         if trace.status != "agent_error" or trace.error is None:
             continue

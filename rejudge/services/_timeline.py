@@ -150,10 +150,10 @@ def trace_timeline(
 def _stored_timeline(
     store: Store, evaluation_id: int, trace_id: int, cassettes_dir: Path | None
 ) -> Timeline | None:
-    detail = store.trace_detail(trace_id)
+    detail = store.traces.trace_detail(trace_id)
     if detail is None or detail.body is None:
         return None
-    judgment = store.judgment_body(evaluation_id, trace_id)
+    judgment = store.traces.judgment_body(evaluation_id, trace_id)
     return trace_timeline(
         detail.body, detail.case_body, detail.cassette_path, cassettes_dir, judgment
     )
@@ -183,7 +183,7 @@ def flip_timelines(
     sides = [(int(comparison.b), "b"), (int(comparison.a), "a")]
     for flip in comparison.flips:
         for evaluation_id, _side in sides:
-            trace_id = store.evaluation_trace(evaluation_id, flip.case, flip.repetition)
+            trace_id = store.traces.evaluation_trace(evaluation_id, flip.case, flip.repetition)
             if trace_id is None:
                 continue
             timeline = _stored_timeline(store, evaluation_id, trace_id, cassettes_dir)

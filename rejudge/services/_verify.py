@@ -269,9 +269,11 @@ def verify_run(
     of the path the run recorded (a run imported before paths were recorded has none).
     """
     started = time.perf_counter()
-    record = run if isinstance(run, RunRecord) else store.get_run(run)
+    record = run if isinstance(run, RunRecord) else store.runs.get_run(run)
     wanted = set(case_ids) if case_ids is not None else None
-    stored = [t for t in store.iter_traces(record.id) if wanted is None or t.case_key in wanted]
+    stored = [
+        t for t in store.traces.iter_traces(record.id) if wanted is None or t.case_key in wanted
+    ]
     origin = run_origin(record.config)
     if source_file is not None and origin != "results-file":
         raise InvalidInputError(

@@ -53,7 +53,7 @@ def _fill(url: str) -> None:
             ("unpriced", "other-model"),
             ("mixed", "mixed:acme-large,acme-small"),
         ):
-            run = store.create_run(name=name, suite=suite, config=make_config(model))
+            run = store.runs.create_run(name=name, suite=suite, config=make_config(model))
             traces = []
             for i, rep, tokens_in, tokens_out in USAGE:
                 usage = {} if tokens_in is None else {"input_tokens": tokens_in}
@@ -61,7 +61,7 @@ def _fill(url: str) -> None:
                     usage["output_tokens"] = tokens_out
                 trace = make_trace(f"case-{i:03d}", rep).model_copy(update={"usage": usage})
                 traces.append((run.id, pks[trace.case_id], trace, None, None))
-            store.save_traces(traces)
+            store.traces.save_traces(traces)
     finally:
         store.close()
 

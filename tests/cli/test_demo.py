@@ -190,7 +190,7 @@ def test_demo_end_to_end_twice(run_cli, cassettes, offline, tmp_path) -> None:
     ]
     store = Store.open(f"sqlite:///{tmp_path / 'cli.db'}")
     try:
-        assert store.count_traces() == 18 + 211 + 358
+        assert store.traces.count_traces() == 18 + 211 + 358
         # a golden and a state evaluation per τ² run, and the model judge's, once: the
         # second demo replayed nothing again
         judged = [j["evaluation"] for j in data["model_graded"]["judged"]]

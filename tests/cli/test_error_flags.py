@@ -41,9 +41,9 @@ def seeded(tmp_path: Path) -> str:
         suite = store.suites.save_suite(
             name="t", domain="retail", suite_hash="sha256:t", registry=REGISTRY, cases=CASES
         )
-        run = store.create_run(name="r1", suite=suite, config=RunConfig(model="m"))
+        run = store.runs.create_run(name="r1", suite=suite, config=RunConfig(model="m"))
         pks = store.suites.get_case_pks(suite.id)
-        store.save_traces([(run.id, pks[t.case_id], t, None, None) for t in TRACES])
+        store.traces.save_traces([(run.id, pks[t.case_id], t, None, None) for t in TRACES])
     finally:
         store.close()
     return url

@@ -50,9 +50,9 @@ def _seed(db: Path | str, run_name: str = "r1", traces=TRACES) -> None:
     suite = st.suites.save_suite(
         name="t", domain="retail", suite_hash="sha256:t", registry=REGISTRY, cases=CASES
     )
-    run = st.create_run(name=run_name, suite=suite, config=RunConfig(model=f"m-{run_name}"))
+    run = st.runs.create_run(name=run_name, suite=suite, config=RunConfig(model=f"m-{run_name}"))
     pks = st.suites.get_case_pks(suite.id)
-    st.save_traces([(run.id, pks[t.case_id], t, None, None) for t in traces])
+    st.traces.save_traces([(run.id, pks[t.case_id], t, None, None) for t in traces])
     st.close()
 
 

@@ -268,7 +268,7 @@ def world(tmp_path_factory: pytest.TempPathFactory) -> Built:
         )
         rules = load_rule_set("standard@2")
         built = Built(url=url, cassettes_dir=root / "cassettes")
-        built.runs["world"] = store.get_run("world").id
+        built.runs["world"] = store.runs.get_run("world").id
         for tier in ("golden", "contract"):
             built.evaluations[tier] = judge_run(store, "world", tier, rules).evaluation_id
         built.traces = result.traces if hasattr(result, "traces") else 0

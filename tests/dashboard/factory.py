@@ -251,7 +251,7 @@ def build_store(
                 repeat=repeat,
                 harness_mode=harness,  # type: ignore[arg-type]
             )
-            run = store.create_run(name=run_name, suite=suite, config=config)
+            run = store.runs.create_run(name=run_name, suite=suite, config=config)
             built.runs[run_name] = run.id
             traces: list[tuple[int, int, Trace, str | None, str | None]] = []
             for case in case_list[:n_cases]:
@@ -261,11 +261,11 @@ def build_store(
                     if cassettes_dir is not None and run_name == "run-a":
                         cassette = _write_cassette(cassettes_dir, run_name, trace)
                     traces.append((run.id, pks[case.id], trace, cassette, None))
-            store.save_traces(traces)
+            store.traces.save_traces(traces)
             built.traces += len(traces)
             trace_ids = {
                 (row["case_key"], row["repetition"]): row["id"]
-                for row in store.iter_trace_rows(run.id)
+                for row in store.traces.iter_trace_rows(run.id)
             }
             first: dict[tuple[str, int], str] = {}
             for version in versions:
@@ -308,7 +308,7 @@ def build_store(
                 )
                 built.judgments += len(links)
             if not (running_run and run_name == "run-a"):
-                store.finish_run(run.id)
+                store.runs.finish_run(run.id)
         return built
     finally:
         store.close()
@@ -360,7 +360,7 @@ def build_imported(url: str, cassettes_dir: Path) -> Built:
         rules = RuleSet(name="t", version="1", settings={"free_text_rule": None})
         rule_id = store.rule_sets.save_rule_set(rules)
         built.rule_sets = {"t@1": rules}
-        run = store.create_run(
+        run = store.runs.create_run(
             name="run-imported",
             suite=suite,
             config=RunConfig(model="imported", base_url="http://127.0.0.1:8080/v1", repeat=1),
@@ -408,9 +408,9 @@ def build_imported(url: str, cassettes_dir: Path) -> Built:
                 final_text=f"The answer. {HOSTILE}",
             )
             rows.append((run.id, pks[case.id], trace, real, None))
-        store.save_traces(rows)
+        store.traces.save_traces(rows)
         built.traces = len(rows)
-        trace_ids = {r["case_key"]: r["id"] for r in store.iter_trace_rows(run.id)}
+        trace_ids = {r["case_key"]: r["id"] for r in store.traces.iter_trace_rows(run.id)}
         ev = store.create_evaluation(
             run_id=run.id, tier=TIER, rule_set_id=rule_id, engine_version=ENGINE
         )
@@ -434,7 +434,7 @@ def build_imported(url: str, cassettes_dir: Path) -> Built:
             )
         store.link_judgments(ev, links)
         store.finish_evaluation(ev, summary=_summary(store, ev), inputs_hash=content_hash([ev]))
-        store.finish_run(run.id)
+        store.runs.finish_run(run.id)
         built.judgments = len(links)
         return built
     finally:

@@ -245,7 +245,7 @@ def test_compare_page_in_headless_chromium(served: tuple[Built, int], tmp_path: 
 def _trace_ids(url: str, run: int) -> dict[str, int]:
     store = Store.open(url)
     try:
-        return {t.case_key: t.id for t in store.run_traces(run)}
+        return {t.case_key: t.id for t in store.traces.run_traces(run)}
     finally:
         store.close()
 
@@ -257,8 +257,8 @@ def _flip_with_a_difference(built: Built, a: int, b: int) -> dict:
     try:
         for flip in judge_compare(built.url, a, b)["flips"]:
             bodies = [
-                store.trace_detail(
-                    store.evaluation_trace(ev, flip["case"], flip["repetition"])
+                store.traces.trace_detail(
+                    store.traces.evaluation_trace(ev, flip["case"], flip["repetition"])
                 ).body
                 for ev in (a, b)
             ]

@@ -177,8 +177,8 @@ def test_every_page_of_the_world_corpus(browser: Any, world_served: tuple[Built,
     try:
         search = next(
             t.id
-            for t in store.run_traces(world.runs["world"])
-            if "test_web_search_tool/" in (store.trace_detail(t.id).cassette_path or "")
+            for t in store.traces.run_traces(world.runs["world"])
+            if "test_web_search_tool/" in (store.traces.trace_detail(t.id).cassette_path or "")
         )
     finally:
         store.close()

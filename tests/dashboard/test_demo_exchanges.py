@@ -24,10 +24,10 @@ def _first_exchanges(url: str) -> dict[str, object]:
     store = Store.open(url)
     try:
         out = {}
-        for run in store.list_runs():
-            if run_origin(store.get_run(run["id"]).config) == "results-file":
+        for run in store.runs.list_runs():
+            if run_origin(store.runs.get_run(run["id"]).config) == "results-file":
                 continue
-            trace = next(iter(store.iter_traces(run["id"])))
+            trace = next(iter(store.traces.iter_traces(run["id"])))
             # the dashboard's default: ./cassettes, which does not exist here
             out[run["name"]] = load_exchanges(Path("cassettes"), trace.cassette_path)
         return out

@@ -59,7 +59,9 @@ def _open_trace(imported: Built, case: str) -> AppTest:
     store = Store.open(imported.url)
     try:
         wanted = next(
-            t.id for t in store.run_traces(imported.runs["run-imported"]) if t.case_key == case
+            t.id
+            for t in store.traces.run_traces(imported.runs["run-imported"])
+            if t.case_key == case
         )
     finally:
         store.close()

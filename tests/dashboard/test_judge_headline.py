@@ -42,7 +42,7 @@ def test_compare_names_the_weak_sides_judge(twice: tuple[Built, int, int, str]) 
 def test_trace_viewer_judgment(twice: tuple[Built, int, int, str]) -> None:
     built, golden, graded, warning = twice
     st = Store.open(built.url)
-    run = st.get_run("r1").id
+    run = st.runs.get_run("r1").id
     st.close()
     viewer = app_on(built, "trace_viewer", run=str(run), ev=str(graded))
     assert warning in _warnings(viewer)

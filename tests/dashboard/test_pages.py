@@ -171,11 +171,11 @@ def test_trace_viewer_badges_follow_each_call(built: Built) -> None:
     try:
         checked = 0
         at = app_on(built, "trace_viewer", run=str(built.runs["run-b"]))
-        traces = store.run_traces(built.runs["run-b"])
+        traces = store.traces.run_traces(built.runs["run-b"])
         for trace_id in [t.id for t in traces[:6]]:
             at.selectbox(key="tv_trace").set_value(trace_id).run()
             assert not at.exception
-            detail = store.trace_detail(trace_id)
+            detail = store.traces.trace_detail(trace_id)
             assert detail is not None and detail.body is not None
             body = detail.body
             cards = [m.value for m in at.markdown if m.value.startswith("**Round ")]
@@ -276,13 +276,13 @@ def test_live_monitor_follows_new_traces_as_they_land(fresh_built: Built) -> Non
     try:
         suite = store.suites.get_suite("retail-test")
         pks = store.suites.get_case_pks(suite.id)
-        run = store.create_run(
+        run = store.runs.create_run(
             name="run-live", suite=suite, config=RunConfig(model="model-live", repeat=1)
         )
         rng = random.Random(1)
 
         def record(indexes: range) -> None:
-            store.save_traces(
+            store.traces.save_traces(
                 (run.id, pks[f"c{i:05d}"], make_trace(make_case(i), 0, rng, "live"), None, None)
                 for i in indexes
             )
@@ -298,12 +298,12 @@ def test_live_monitor_follows_new_traces_as_they_land(fresh_built: Built) -> Non
         assert metrics(at)["Traces"] == "9 / 12"
         assert any("In progress: **c00009**" in i.value for i in at.info)
         # a recording of a subset (record --case x3) expects only those
-        store.plan_run(run.id, ["c00000", "c00001", "c00010"])
+        store.runs.plan_run(run.id, ["c00000", "c00001", "c00010"])
         st.cache_data.clear()
         at.run()
         assert metrics(at)["Traces"] == "2 / 3"  # c00000 and c00001 of the three
         assert any("In progress: **c00010**" in i.value for i in at.info)
-        store.finish_run(run.id)
+        store.runs.finish_run(run.id)
         st.cache_data.clear()
         at.run()
         assert metrics(at)["Time left"] == "done"

@@ -31,9 +31,9 @@ def evaluation(tmp_path: Path) -> tuple[str, int]:
         suite = store.suites.save_suite(
             name="t", domain="retail", suite_hash="sha256:t", registry=REGISTRY, cases=CASES
         )
-        run = store.create_run(name="r1", suite=suite, config=RunConfig(model="m"))
+        run = store.runs.create_run(name="r1", suite=suite, config=RunConfig(model="m"))
         pks = store.suites.get_case_pks(suite.id)
-        store.save_traces([(run.id, pks[t.case_id], t, None, None) for t in TRACES])
+        store.traces.save_traces([(run.id, pks[t.case_id], t, None, None) for t in TRACES])
         ev = judge_run(store, "r1", "golden", load_rule_set("standard@2")).evaluation_id
     finally:
         store.close()

@@ -50,7 +50,7 @@ def test_compare_shows_what_accuracy_leaves_out(built: Built) -> None:
     at = app_on(built, "compare", a=str(a), b=str(b))
     store = Store.open(built.url)
     try:
-        rows = {r.id: r for r in store.evaluation_summaries(ids=[a, b])}
+        rows = {r.id: r for r in store.catalog.evaluation_summaries(ids=[a, b])}
     finally:
         store.close()
     captions = [c.value for c in at.caption]
@@ -131,7 +131,7 @@ def test_overview_holds_the_latest_against_its_baseline(tmp_path: Path) -> None:
         store.baselines.save_baseline(
             name="before", evaluation_id=base, report_hash="0" * 64, input_hashes={}, report={}
         )
-        accuracy = {r.id: r.accuracy for r in store.evaluation_summaries()}
+        accuracy = {r.id: r.accuracy for r in store.catalog.evaluation_summaries()}
     finally:
         store.close()
     at = app_on(built)
@@ -183,8 +183,8 @@ def test_side_by_side_marks_the_arguments_that_differ(built: Built) -> None:
         for flip in judge_compare(built.url, a, b)["flips"][:8]:
             bodies = []
             for ev in (a, b):
-                trace = store.evaluation_trace(ev, flip["case"], flip["repetition"])
-                detail = store.trace_detail(trace)
+                trace = store.traces.evaluation_trace(ev, flip["case"], flip["repetition"])
+                detail = store.traces.trace_detail(trace)
                 bodies.append(detail.body)
             at = app_on(
                 built,
@@ -312,12 +312,14 @@ def test_trends_open_on_a_readable_selection(tmp_path: Path) -> None:
         from rejudge.services import judge_run
 
         suite = store.suites.get_suite("retail-test")
-        source = store.get_run("run-a")
-        rows = list(store.iter_traces(source.id))
+        source = store.runs.get_run("run-a")
+        rows = list(store.traces.iter_traces(source.id))
         for n in range(8):
-            run = store.create_run(name=f"r{n}", suite=suite, config=source.config.model_copy())
+            run = store.runs.create_run(
+                name=f"r{n}", suite=suite, config=source.config.model_copy()
+            )
             pks = store.suites.get_case_pks(suite.id)
-            store.save_traces([(run.id, pks[t.case_key], t.trace, None, None) for t in rows])
+            store.traces.save_traces([(run.id, pks[t.case_key], t.trace, None, None) for t in rows])
             judge_run(store, f"r{n}", "golden", load_rule_set("standard@2"))
     finally:
         store.close()
@@ -371,7 +373,8 @@ def test_side_by_side_says_when_both_sides_are_one_trace_and_diffs_the_text(buil
     store = Store.open(built.url)
     try:
         bodies = [
-            store.trace_detail(store.evaluation_trace(ev, "c00000", 0)).body for ev in (a1, b1)
+            store.traces.trace_detail(store.traces.evaluation_trace(ev, "c00000", 0)).body
+            for ev in (a1, b1)
         ]
     finally:
         store.close()

@@ -24,8 +24,8 @@ def test_the_overview_shows_every_run_s_statuses_as_stored(demo_store: tuple[str
     assert shown[DEMO_TAU_RUN] == "200 (completed 195, step_limit 5)"
     store = Store.open(url)
     try:
-        stored = store.trace_statuses()
-        names = {r["id"]: r["name"] for r in store.list_runs()}
+        stored = store.catalog.trace_statuses()
+        names = {r["id"]: r["name"] for r in store.runs.list_runs()}
     finally:
         store.close()
     assert shown == {names[run_id]: s.describe() for run_id, s in stored.items()}

@@ -64,10 +64,10 @@ def test_the_trace_viewer_shows_a_search_round_in_order(world: Built) -> None:
     try:
         trace = next(
             t
-            for t in store.run_traces(world.runs["world"])
+            for t in store.traces.run_traces(world.runs["world"])
             # a case is named by its path under the imported folder
             if t.case_key.rsplit("/", 1)[-1] == "anthropic_claude_sonnet_4_0"
-            and "test_web_search_tool/" in (store.trace_detail(t.id).cassette_path or "")
+            and "test_web_search_tool/" in (store.traces.trace_detail(t.id).cassette_path or "")
         )
     finally:
         store.close()
@@ -88,7 +88,7 @@ def test_every_trace_of_the_world_corpus_opens(world: Built) -> None:
     event stream's body is bytes, shown as text), without an exception."""
     store = Store.open(world.url)
     try:
-        ids = [t.id for t in store.run_traces(world.runs["world"])]
+        ids = [t.id for t in store.traces.run_traces(world.runs["world"])]
     finally:
         store.close()
     at = app_on(world, "trace_viewer", run=str(world.runs["world"]))

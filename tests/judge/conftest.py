@@ -167,9 +167,9 @@ def saved_run(st: Store, cases: list[Case], traces: list[Trace], *, run: str = "
     suite = st.suites.save_suite(
         name="t", domain="retail", suite_hash="sha256:t", registry=REGISTRY, cases=cases
     )
-    record = st.create_run(name=run, suite=suite, config=RunConfig(model="m"))
+    record = st.runs.create_run(name=run, suite=suite, config=RunConfig(model="m"))
     pks = st.suites.get_case_pks(suite.id)
-    st.save_traces([(record.id, pks[t.case_id], t, None, None) for t in traces])
+    st.traces.save_traces([(record.id, pks[t.case_id], t, None, None) for t in traces])
     return record
 
 

@@ -93,13 +93,13 @@ def corpus(tmp_path_factory):
         registry=source.registry,
         cases=list(source.cases),
     )
-    run = store.create_run(name="r", suite=suite, config=RunConfig(model="m"))
+    run = store.runs.create_run(name="r", suite=suite, config=RunConfig(model="m"))
     pks = store.suites.get_case_pks(suite.id)
     rows = []
     for rep in range(2):
         for n, c in enumerate(source.cases):
             rows.append((run.id, pks[c.id], _trace(c, (n + rep) % 6, rep, read_only), None, None))
-    store.save_traces(rows)
+    store.traces.save_traces(rows)
     store.close()
     return path
 
@@ -124,13 +124,13 @@ def _judgments(store: Store, evaluation_id: int) -> dict[str, tuple[str, str]]:
 def test_batch_matches_judge_and_reads_back(store, tier):
     rules = load_rule_set("standard@2")
     first = judge_run(store, "r", tier, rules, chunk_size=50)
-    run = store.get_run("r")
-    assert first.judged == first.written == store.count_traces(run.id)
+    run = store.runs.get_run("r")
+    assert first.judged == first.written == store.traces.count_traces(run.id)
     # every stored judgment is exactly judge()'s: same key, same hash
     registry = store.suites.get_registry(run.registry_id)
     cases = {k: c for k, (_pk, c) in store.suites.get_cases(run.suite_id).items()}
     expected = {}
-    for row in store.iter_traces(run.id):
+    for row in store.traces.iter_traces(run.id):
         j = judge(row.trace, cases[row.case_key], registry, tier, rules)
         expected[j.key] = (j.hash, j.verdict)
     assert _judgments(store, first.evaluation_id) == expected
@@ -180,5 +180,5 @@ def test_partly_judged_run_judges_only_the_rest(store):
     rules = load_rule_set("standard@2")
     half = judge_run(store, "r", "contract", rules, shard=(0, 2))
     full = judge_run(store, "r", "contract", rules)
-    assert full.judged == store.count_traces(store.get_run("r").id)
+    assert full.judged == store.traces.count_traces(store.runs.get_run("r").id)
     assert full.written == full.judged - half.judged

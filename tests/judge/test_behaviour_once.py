@@ -111,7 +111,7 @@ def test_repeated_trials_in_a_store_keep_judge_s_hashes(tmp_path, tier, monkeypa
         registry=source.registry,
         cases=list(source.cases),
     )
-    run = store.create_run(name="r", suite=suite, config=RunConfig(model="m"))
+    run = store.runs.create_run(name="r", suite=suite, config=RunConfig(model="m"))
     pks = store.suites.get_case_pks(suite.id)
     rng = random.Random(3)
     rows = []
@@ -120,7 +120,7 @@ def test_repeated_trials_in_a_store_keep_judge_s_hashes(tmp_path, tier, monkeypa
             t = _trace(c, n % 6, rep, read_only)
             t = t.model_copy(update={"timings": {"wall_s": rng.random()}})
             rows.append((run.id, pks[c.id], t, None, None))
-    store.save_traces(rows)
+    store.traces.save_traces(rows)
     rules = load_rule_set("standard@2")
     judged_in_full = []
     real = BatchJudge.judge_now
@@ -141,7 +141,7 @@ def test_repeated_trials_in_a_store_keep_judge_s_hashes(tmp_path, tier, monkeypa
     registry = store.suites.get_registry(run.registry_id)
     cases = {k: c for k, (_pk, c) in store.suites.get_cases(run.suite_id).items()}
     expected = {}
-    for row in store.iter_traces(run.id):
+    for row in store.traces.iter_traces(run.id):
         j = judge(row.trace, cases[row.case_key], registry, tier, rules)
         expected[j.key] = (j.hash, j.verdict)
     stored = {

@@ -211,9 +211,9 @@ def world(store: Store) -> dict[str, Any]:
     suite = store.suites.save_suite(
         name="t", domain="retail", suite_hash="sha256:t1", registry=REGISTRY, cases=CASES
     )
-    run = store.create_run(name="r1", suite=suite, config=RunConfig(model="m"))
+    run = store.runs.create_run(name="r1", suite=suite, config=RunConfig(model="m"))
     pks = store.suites.get_case_pks(suite.id)
-    store.save_traces([(run.id, pks[t.case_id], t, None, None) for t in TRACES])
+    store.traces.save_traces([(run.id, pks[t.case_id], t, None, None) for t in TRACES])
     e1 = judge_run(store, "r1", "golden", load_rule_set("standard@1")).evaluation_id
     return {"e1": e1, "suite": suite}
 

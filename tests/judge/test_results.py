@@ -49,7 +49,7 @@ def test_report_json_and_the_locked_hash(store) -> None:  # noqa: F811
     full = evaluation_report(store, ev, with_calibration=True).to_json()
     assert list(full)[-1] == "calibration" and full["calibration"] == calibration_summary(store, ev)
     rows = evaluation_rows(store, ev)
-    run = store.get_run("r1")
+    run = store.runs.get_run("r1")
     built = build_report(
         rows,
         harness_mode=run.harness_mode,

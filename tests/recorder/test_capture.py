@@ -83,10 +83,10 @@ def test_capture_records_cassette_and_trace(store: Store, tmp_path: Path) -> Non
     text = cap.cassette_path.read_text()
     assert SECRET not in text and "secret-cookie-value" not in text
     assert read_cassette(cap.cassette_path).meta["case"] == "mine-1"
-    (stored,) = list(store.iter_traces(store.get_run("cap").id))
+    (stored,) = list(store.traces.iter_traces(store.runs.get_run("cap").id))
     assert stored.hash == trace.hash
     # the ad-hoc suite's registry comes from the tools the agent declared
-    assert store.suites.get_registry(store.get_run("cap").registry_id).tool_names() == ["add"]
+    assert store.suites.get_registry(store.runs.get_run("cap").registry_id).tool_names() == ["add"]
     assert renormalize_run(store, "cap", cassettes).changed == 0
 
 
@@ -201,7 +201,7 @@ def test_pytest_plugin_marker(pytester: pytest.Pytester, tmp_path: Path) -> None
     assert (cassettes / "plug" / "p1__r0.yaml").exists()
     s = Store.open(db)
     try:
-        (stored,) = list(s.iter_traces(s.get_run("plug").id))
+        (stored,) = list(s.traces.iter_traces(s.runs.get_run("plug").id))
         assert stored.case_key == "p1" and stored.trace.rounds[0].calls[0].name == "add"
     finally:
         s.close()

@@ -95,7 +95,7 @@ def test_adhoc_import_of_every_real_cassette(store: Store) -> None:
     assert {"get_weather", "multiply", "get_capital", "llm_version", "retrieve_entity_info"} <= set(
         registry.tool_names()
     )
-    traces = {t.case_key: t for t in store.iter_traces(result.run.id)}
+    traces = {t.case_key: t for t in store.traces.iter_traces(result.run.id)}
     chain = traces["simonw-llm/test_tool_use_chain_of_two_calls"]
     assert [(c.name, c.arguments, c.result) for c in chain.trace.calls] == [
         ("lookup_population", {"country": "Crumpet"}, "123124"),
@@ -107,7 +107,7 @@ def test_adhoc_import_of_every_real_cassette(store: Store) -> None:
     # importing again is a lookup: same run, nothing duplicated
     again = import_cassettes(REAL, store)
     assert again.run.id == result.run.id and again.inserted == 0 and again.skipped == 11
-    assert store.count_traces(result.run.id) == 11
+    assert store.traces.count_traces(result.run.id) == 11
 
 
 def test_import_with_suite_names_cases_and_repetitions(store: Store, tmp_path: Path) -> None:
@@ -122,9 +122,9 @@ def test_import_with_suite_names_cases_and_repetitions(store: Store, tmp_path: P
     copies = tmp_path / "copies"
     result = import_cassettes(src, store, suite="retail", run_name="imp", copy_to=copies)
     assert result.inserted == 3 and result.run.name == "imp" and result.suite.name == "retail"
-    keys = sorted((t.case_key, t.repetition) for t in store.iter_traces(result.run.id))
+    keys = sorted((t.case_key, t.repetition) for t in store.traces.iter_traces(result.run.id))
     assert keys == [("fc-d1-001", 0), ("fc-d1-002", 1), ("fc-d1-003", 2)]
-    stored = {t.case_key: t for t in store.iter_traces(result.run.id)}
+    stored = {t.case_key: t for t in store.traces.iter_traces(result.run.id)}
     # under --cassettes, which the stored path names so it resolves from anywhere
     folder = copies.resolve().as_posix()
     assert stored["fc-d1-003"].cassette_path == f"cassettes:{folder}//imp/weird name.yaml"
@@ -147,7 +147,7 @@ def test_unknown_case_stops_the_import_with_nothing_stored(store: Store, tmp_pat
         CassetteImportError, match="1 cassette\\(s\\) name no case of the suite: no-such-case.yaml"
     ):
         import_cassettes(tmp_path, store, suite="retail")
-    assert store.count_traces() == 0
+    assert store.traces.count_traces() == 0
 
 
 def test_corrupt_cassette_names_the_file(store: Store, tmp_path: Path) -> None:
@@ -155,7 +155,7 @@ def test_corrupt_cassette_names_the_file(store: Store, tmp_path: Path) -> None:
     (tmp_path / "b.yaml").write_text("interactions:\n  - request: [unclosed\n")
     with pytest.raises(CassetteError, match="b.yaml: invalid YAML at line"):
         import_cassettes(tmp_path, store)
-    assert store.count_traces() == 0
+    assert store.traces.count_traces() == 0
 
 
 def test_empty_folder_and_bad_mapping(tmp_path: Path) -> None:

@@ -154,8 +154,8 @@ def test_import_copy_and_store_hold_no_secret(tmp_path: Path) -> None:
 
     store = Store.open(f"sqlite:///{db_file}")
     try:
-        run = store.get_run("imp")
-        (trace,) = list(store.iter_traces(run.id))
+        run = store.runs.get_run("imp")
+        (trace,) = list(store.traces.iter_traces(run.id))
         assert trace.cassette_path == f"cassettes:{cas.resolve().as_posix()}//imp/weather.yaml"
         report = renormalize_run(store, run, cas)
         assert report.traces == 1 and report.unchanged == 1 and report.changed == 0
@@ -184,8 +184,8 @@ def test_a_file_imported_where_it_lies_derives_the_same_secret_free_trace_again(
 
     store = Store.open(f"sqlite:///{db_file}")
     try:
-        run = store.get_run("here")
-        (trace,) = list(store.iter_traces(run.id))
+        run = store.runs.get_run("here")
+        (trace,) = list(store.traces.iter_traces(run.id))
         assert Path(trace.cassette_path) == source.resolve()
         assert trace.cassette_hash == hash_bytes(source.read_bytes())
         report = renormalize_run(store, run, tmp_path / "cas")

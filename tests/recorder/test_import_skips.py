@@ -62,7 +62,7 @@ def _invoke(tmp_path: Path, *args: str):
 def _counts(tmp_path: Path) -> tuple[int, int]:
     store = Store.open(f"sqlite:///{tmp_path / 'r.db'}")
     try:
-        return len(store.list_runs()), store.count_traces()
+        return len(store.runs.list_runs()), store.traces.count_traces()
     finally:
         store.close()
 

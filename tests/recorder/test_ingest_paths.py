@@ -63,7 +63,7 @@ def demo_hashes(tmp_path_factory: pytest.TempPathFactory) -> dict[str, dict[tupl
         sources = {name: load_suite(name) for name in builtin_suites()}
         runs, _skipped = load_cassette_runs(store, CASSETTES, sources, {})
         return {
-            r.run: {(t.case_key, t.repetition): t.hash for t in store.iter_traces(r.run_id)}
+            r.run: {(t.case_key, t.repetition): t.hash for t in store.traces.iter_traces(r.run_id)}
             for r in runs
         }
     finally:
@@ -90,7 +90,9 @@ def test_import_gives_the_recorded_and_demo_hashes(
     store = Store.open(f"sqlite:///{tmp_path / 'import.db'}")
     try:
         result = import_cassettes(folder, store, _suite_of(folder))
-        imported = {(t.case_key, t.repetition): t.hash for t in store.iter_traces(result.run.id)}
+        imported = {
+            (t.case_key, t.repetition): t.hash for t in store.traces.iter_traces(result.run.id)
+        }
         assert result.inserted == len(files)
         # the run config the cassettes recorded, not harness mode "imported"
         first = read_cassette(files[0]).meta["config"]
@@ -112,7 +114,9 @@ def test_retail_import_equals_the_demo_all_72(
     store = Store.open(f"sqlite:///{tmp_path / 'retail.db'}")
     try:
         result = import_cassettes(CASSETTES / "smollm2-retail", store, "retail")
-        imported = {(t.case_key, t.repetition): t.hash for t in store.iter_traces(result.run.id)}
+        imported = {
+            (t.case_key, t.repetition): t.hash for t in store.traces.iter_traces(result.run.id)
+        }
         statuses = result.summary()["statuses"]
     finally:
         store.close()
@@ -139,6 +143,6 @@ def test_a_case_recorded_on_another_suite_version_is_refused(tmp_path: Path) -> 
     try:
         with pytest.raises(CassetteImportError, match="another version of their case.*fc-d1-001"):
             import_cassettes(src, store, "retail")
-        assert store.list_runs() == []
+        assert store.runs.list_runs() == []
     finally:
         store.close()

@@ -158,8 +158,8 @@ def test_results_are_what_the_server_answered(stdio_run: dict[str, Any]) -> None
     missing = got["missing"]["rounds"][0]["calls"][0]
     assert missing["ok"] is False and got["missing"]["status"] == "completed"
     stored = Store.open(f"sqlite:///{stdio_run['root'] / 'r.db'}")
-    run = stored.get_run("notes-run")
-    trace = next(t.trace for t in stored.iter_traces(run.id, case_key="missing"))
+    run = stored.runs.get_run("notes-run")
+    trace = next(t.trace for t in stored.traces.iter_traces(run.id, case_key="missing"))
     assert "no note n9" in trace.rounds[0].calls[0].error
     stored.close()
 

@@ -85,7 +85,7 @@ def test_record_writes_cassettes_and_rows_and_replay_matches(store: Store, tmp_p
     assert summary.recorded == len(CASES) * 2
     assert seen[-1].done == seen[-1].total == 14
     assert seen[-1].agent_errors == 4  # "loops" and "fails", twice each
-    traces = {(t.case_key, t.repetition): t for t in store.iter_traces(summary.run.id)}
+    traces = {(t.case_key, t.repetition): t for t in store.traces.iter_traces(summary.run.id)}
     assert len(traces) == 14
     by_case = {key: t.trace for (key, rep), t in traces.items() if rep == 0}
     assert by_case["c0"].rounds[0].calls[0].result == {"sum": 5}
@@ -157,7 +157,7 @@ def test_resume_records_only_what_is_missing(store: Store, tmp_path: Path) -> No
         second = _record(store, server, cassettes)
         requests_after = len(server.requests)
     assert second.progress.skipped == 2 and second.recorded == len(CASES) - 2
-    keys = [(t.case_key, t.repetition) for t in store.iter_traces(second.run.id)]
+    keys = [(t.case_key, t.repetition) for t in store.traces.iter_traces(second.run.id)]
     assert len(keys) == len(set(keys)) == len(CASES)
     assert read_cassette(orphan).meta["case"] == "c2"  # re-recorded
     assert "c0" not in str(server.requests[requests_before:requests_after])
@@ -186,7 +186,7 @@ def test_two_recorders_on_one_run_never_duplicate(store: Store, tmp_path: Path) 
         for t in threads:
             t.join()
     assert len(results) == 2
-    stored = list(store.iter_traces(store.get_run("run1").id))
+    stored = list(store.traces.iter_traces(store.runs.get_run("run1").id))
     keys = [(t.case_key, t.repetition) for t in stored]
     assert sorted(keys) == sorted({(c.id, 0) for c in CASES})
     # every row's cassette on disk is the one the row describes
@@ -250,7 +250,7 @@ def test_anthropic_streaming_record_and_replay(store: Store, tmp_path: Path) -> 
             api_key=SECRET,
             run_name="anth",
         )
-    (stored,) = list(store.iter_traces(summary.run.id))
+    (stored,) = list(store.traces.iter_traces(summary.run.id))
     assert [c.result for c in stored.trace.rounds[0].calls] == [{"sum": 5}, {"sum": 2}]
     assert SECRET not in resolve_evidence_path(stored.cassette_path, cassettes).read_text()
     assert replay_run(store, "anth", cassettes).ok
@@ -277,7 +277,7 @@ def test_network_failures_replay_from_the_cassettes_account(store: Store, tmp_pa
         sleep=_no_sleep,
     )
     assert summary.progress.agent_errors == 2
-    (first, _second) = list(store.iter_traces(summary.run.id))
+    (first, _second) = list(store.traces.iter_traces(summary.run.id))
     assert first.trace.error.kind == "retries_exhausted" and first.trace.rounds == []
     report = replay_run(store, "down", cassettes)
     assert report.ok, report.divergences
@@ -300,7 +300,7 @@ def test_concurrency_changes_neither_traces_nor_requests_and_each_worker_keeps_i
                 [c.model_dump(exclude={"id"}) for c in rnd.calls] for rnd in t.trace.rounds
             ]
             + [t.trace.status, t.trace.error, t.trace.final_text]
-            for t in store.iter_traces(store.get_run(run).id)
+            for t in store.traces.iter_traces(store.runs.get_run(run).id)
         }
 
     assert calls_without_ids("serial") == calls_without_ids("parallel")
@@ -334,7 +334,7 @@ def test_a_failing_store_ends_the_run_with_its_error_not_a_hang(
     def down(*args: Any, **kwargs: Any) -> int:
         raise DatabaseUnavailableError("database went away")
 
-    monkeypatch.setattr(Store, "save_traces", down)
+    monkeypatch.setattr(store.traces, "save_traces", down)
     with FakeModelServer(ScriptedModel(SCRIPT)) as server:
         with pytest.raises(DatabaseUnavailableError, match="went away"):
             _record(store, server, tmp_path / "c", config={"concurrency": 2})
@@ -345,7 +345,7 @@ def test_llama_cpp_provider_records_results_and_replays(store: Store, tmp_path: 
     cassettes = tmp_path / "cassettes"
     with FakeModelServer(ScriptedModel(SCRIPT)) as server:
         summary = _record(store, server, cassettes, config={"provider": "llama-cpp"})
-    traces = {t.case_key: t.trace for t in store.iter_traces(summary.run.id)}
+    traces = {t.case_key: t.trace for t in store.traces.iter_traces(summary.run.id)}
     assert traces["c0"].rounds[0].calls[0].result == {"sum": 5}
     assert traces["c0"].rounds[0].calls[0].ok is True
     report = replay_run(store, "run1", cassettes)
@@ -366,8 +366,8 @@ def test_a_provider_that_never_answers_stops_the_run_and_records_nothing(
     config = RunConfig(model="m", base_url=f"http://127.0.0.1:{port}/v1", max_retries=0)
     with pytest.raises(ProviderUnreachableError, match=r"no response from http://127\.0\.0\.1:"):
         record_suite(store, suite(CASES), config, cassettes, run_name="down", sleep=_no_sleep)
-    run = store.get_run("down")
-    assert store.trace_keys(run.id) == set()
+    run = store.runs.get_run("down")
+    assert store.traces.trace_keys(run.id) == set()
     assert not list(cassettes.glob("down/*.yaml"))
 
     with FakeModelServer(ScriptedModel(SCRIPT), port=port) as up:
@@ -401,7 +401,7 @@ def test_one_unreachable_trace_among_answered_ones_is_recorded_as_agent_error(
             store, server, cassettes, config={"max_retries": 0}, transport=FlakyTransport()
         )
     assert summary.recorded == len(CASES)
-    traces = {t.case_key: t.trace for t in store.iter_traces(summary.run.id)}
+    traces = {t.case_key: t.trace for t in store.traces.iter_traces(summary.run.id)}
     assert traces["c0"].error.kind == "retries_exhausted" and traces["c0"].rounds == []
     assert traces["c1"].status != "agent_error"
 
@@ -416,11 +416,11 @@ def test_a_case_subset_ends_partial_and_the_rest_finishes_the_run(
         first = _record(store, server, cassettes, case_ids=["c0", "c2"])
         assert first.recorded == 2 and first.run.status == "partial"
         assert first.run.finished_at is not None
-        assert store.get_run("run1").status == "partial"
+        assert store.runs.get_run("run1").status == "partial"
         rest = _record(store, server, cassettes)
     assert rest.recorded == len(CASES) - 2 and rest.progress.skipped == 2
     assert rest.run.status == "finished"
-    assert store.count_traces(rest.run.id) == len(CASES)
+    assert store.traces.count_traces(rest.run.id) == len(CASES)
 
 
 def test_a_full_run_ends_finished(store: Store, tmp_path: Path) -> None:
@@ -437,9 +437,9 @@ def test_a_recording_of_a_subset_expects_only_its_traces(store: Store, tmp_path:
     seen: list[tuple[int, int, list[str]]] = []
 
     def watch(_state: RecordProgress) -> None:
-        run = next((r for r in store.run_summaries() if r.run == "run1"), None)
+        run = next((r for r in store.catalog.run_summaries() if r.run == "run1"), None)
         if run is not None:
-            pending = [p.case for p in store.pending_cases(run.id, limit=100)]
+            pending = [p.case for p in store.traces.pending_cases(run.id, limit=100)]
             seen.append((run.traces, run.expected_traces, pending))
 
     with FakeModelServer(ScriptedModel(SCRIPT)) as server:
@@ -449,5 +449,5 @@ def test_a_recording_of_a_subset_expects_only_its_traces(store: Store, tmp_path:
         assert seen and all(expected == 6 for _done, expected, _p in seen)
         assert all(set(pending) <= {"c0", "c1"} for _d, _e, pending in seen)
         _record(store, server, cassettes, config={"repeat": 3})
-    whole = next(r for r in store.run_summaries() if r.run == "run1")
+    whole = next(r for r in store.catalog.run_summaries() if r.run == "run1")
     assert whole.expected_traces == len(CASES) * 3 == whole.traces

@@ -59,7 +59,7 @@ def fill(store: Store, n: int, *, name: str = "dask-run", seed: int = 7) -> str:
     source = load_suite("retail")
     read_only = sorted(t.name for t in source.registry.tools if t.read_only)
     suite = snapshot_suite(store, source)
-    run = store.create_run(name=name, suite=suite, config=RunConfig(model="bench"))
+    run = store.runs.create_run(name=name, suite=suite, config=RunConfig(model="bench"))
     pks = store.suites.get_case_pks(suite.id)
     cases = list(source.cases)
     rng = random.Random(seed)
@@ -68,8 +68,8 @@ def fill(store: Store, n: int, *, name: str = "dask-run", seed: int = 7) -> str:
         case = cases[i % len(cases)]
         trace = _trace(case, read_only, rng.choice([0, 0, 0, 1, 2, 3, 4, 5]), i // len(cases))
         batch.append((run.id, pks[case.id], trace, None, None))
-    store.save_traces(batch)
-    store.finish_run(run.id)
+    store.traces.save_traces(batch)
+    store.runs.finish_run(run.id)
     return name
 
 

@@ -58,15 +58,16 @@ def _open(tmp_path: Path, name: str) -> Store:
 
 def _stored(store: Store, result: ImportResult) -> dict[str, Any]:
     """What an import left in the store, in terms that do not depend on row ids."""
-    run = store.get_run(result.run.id)
+    run = store.runs.get_run(result.run.id)
     traces = sorted(
         (r["case_key"], r["repetition"], r["hash"], r["cassette_hash"])
-        for r in store.iter_trace_rows(run.id, decode=False)
+        for r in store.traces.iter_trace_rows(run.id, decode=False)
     )
     # each import copies into a folder of its own, which the stored path names: compare the
     # paths under it
     paths = sorted(
-        r["cassette_path"].rsplit("//", 1)[-1] for r in store.iter_trace_rows(run.id, decode=False)
+        r["cassette_path"].rsplit("//", 1)[-1]
+        for r in store.traces.iter_trace_rows(run.id, decode=False)
     )
     return {
         "suite": (result.suite.name, result.suite.hash),
@@ -162,7 +163,7 @@ def test_a_suite_import_numbers_repetitions_as_the_local_one(
         try:
             with pytest.raises(CassetteError) as caught:
                 import_cassettes(src, store, "retail", engine=engine, strict=True)
-            assert store.list_runs() == []
+            assert store.runs.list_runs() == []
             errors.append(str(caught.value))
         finally:
             store.close()
@@ -284,7 +285,7 @@ def test_refused_workers_and_a_failing_partition(tmp_path: Path) -> None:
         assert message.startswith("the partition of cases ")
         assert f"({len(first)} file(s))" in message
         assert message.endswith("nothing was imported")
-        assert store.list_runs() == [] and store.suites.list_suites() == []
+        assert store.runs.list_runs() == [] and store.suites.list_suites() == []
     finally:
         store.close()
         stop(scheduler)
@@ -297,7 +298,7 @@ def test_unreachable_scheduler(tmp_path: Path) -> None:
         with pytest.raises(ClusterError, match="no Dask scheduler answers at tcp://127.0.0.1") as e:
             import_cassettes(WORLD, store, engine=engine, strict=False)
         assert "\n" not in str(e.value)
-        assert store.list_runs() == []
+        assert store.runs.list_runs() == []
     finally:
         store.close()
 

@@ -78,7 +78,7 @@ def test_a_cassette_import_that_fails_at_its_end_leaves_no_adhoc_suite(
     def lost(*args: object, **kwargs: object) -> None:
         raise LostDatabase("the database went away as the run was finished")
 
-    monkeypatch.setattr(store, "finish_run", lost)
+    monkeypatch.setattr(store.runs, "finish_run", lost)
     with pytest.raises(LostDatabase):
         import_cassettes(folder, store, copy_to=tmp_path / "copies", strict=False)
     assert (
@@ -110,7 +110,7 @@ def test_a_bfcl_results_import_whose_later_category_fails_stores_nothing(
             json.dumps({"id": case_id, "result": "[f(a=1)]"}) + "\n", encoding="utf-8"
         )
     finished: list[int] = []
-    real_finish = store.finish_run
+    real_finish = store.runs.finish_run
 
     def second_fails(run_id: int, status: str) -> None:
         finished.append(run_id)
@@ -118,7 +118,7 @@ def test_a_bfcl_results_import_whose_later_category_fails_stores_nothing(
             raise LostDatabase("the database went away as the second category's run was finished")
         real_finish(run_id, status)
 
-    monkeypatch.setattr(store, "finish_run", second_fails)
+    monkeypatch.setattr(store.runs, "finish_run", second_fails)
     with pytest.raises(LostDatabase):
         import_bfcl_results(store, folder, "m")
     assert len(finished) == 2  # the first category was stored before the second failed

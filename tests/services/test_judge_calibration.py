@@ -84,9 +84,9 @@ def model_judged_store(tmp_path: Path) -> tuple[Path, Store, int]:
     suite = st.suites.save_suite(
         name="t", domain="retail", suite_hash="sha256:t", registry=REGISTRY, cases=cases
     )
-    run = st.create_run(name="r1", suite=suite, config=RunConfig(model="m"))
+    run = st.runs.create_run(name="r1", suite=suite, config=RunConfig(model="m"))
     pks = st.suites.get_case_pks(suite.id)
-    st.save_traces(
+    st.traces.save_traces(
         [
             (run.id, pks[c.id], trace(call("get_user", user_id="U101"), case_id=c.id), None, None)
             for c in cases

@@ -29,7 +29,7 @@ def _fill(store: Store, n: int = N_TRACES) -> None:
     suite = store.suites.save_suite(
         name="t", domain="retail", suite_hash="sha256:t", registry=REGISTRY, cases=CASES
     )
-    run = store.create_run(name="r1", suite=suite, config=RunConfig(model="m"))
+    run = store.runs.create_run(name="r1", suite=suite, config=RunConfig(model="m"))
     pks = store.suites.get_case_pks(suite.id)
     rows = []
     for i in range(n):
@@ -41,7 +41,7 @@ def _fill(store: Store, n: int = N_TRACES) -> None:
                 call("request_cancel", order_id="W441", reason=f"r{i}"), case_id="b", repetition=i
             )
         rows.append((run.id, pks[t.case_id], t, None, None))
-    store.save_traces(rows)
+    store.traces.save_traces(rows)
 
 
 @pytest.fixture()

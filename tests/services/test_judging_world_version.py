@@ -39,7 +39,7 @@ def store(tmp_path: Path):
     suite = st.suites.save_suite(
         name="w", domain="retail", suite_hash="sha256:w", registry=retail_registry(), cases=CASES
     )
-    run = st.create_run(name="r1", suite=suite, config=RunConfig(model="m"))
+    run = st.runs.create_run(name="r1", suite=suite, config=RunConfig(model="m"))
     pks = st.suites.get_case_pks(suite.id)
     # the agent asked for the exchange and never confirmed it (its result as the world gave it)
     asked = call(
@@ -52,7 +52,7 @@ def store(tmp_path: Path):
     world = REGISTRY.get("world", "retail@1")
     given = world.execute(world.new_state(), asked.name, dict(asked.arguments or {}))
     t = trace(asked.model_copy(update={"result": given.content}), case_id="x")
-    st.save_traces([(run.id, pks["x"], t, None, None)])
+    st.traces.save_traces([(run.id, pks["x"], t, None, None)])
     yield st
     st.close()
 

@@ -111,7 +111,7 @@ def test_a_missing_exchange_names_the_case_and_stores_nothing(
         judge_run_model_graded(st, "r1", _options(tmp_path / "none"))
     assert "case 'a'" in str(info.value) and "new_episodes" in str(info.value)
     assert info.value.field == "judge_record"
-    assert st.list_evaluations(st.get_run("r1").id) == []
+    assert st.list_evaluations(st.runs.get_run("r1").id) == []
 
 
 def test_cli_missing_exchange_is_one_line_naming_the_flag(tmp_path: Path, blocked: None) -> None:
@@ -158,7 +158,7 @@ def test_cli_refuses_the_other_paths_flags_instead_of_ignoring_them(
     lines = [line for line in result.output.splitlines() if line.strip()]
     assert len(lines) == 1 and lines[0].startswith("Error: ") and named in lines[0]
     st = Store.open(f"sqlite:///{db}")
-    assert st.list_evaluations(st.get_run("r1").id) == []  # nothing judged
+    assert st.list_evaluations(st.runs.get_run("r1").id) == []  # nothing judged
     st.close()
 
 
@@ -338,7 +338,7 @@ def test_replay_judges_every_model_graded_judgment_again_from_its_cassettes(
         judge_run_model_graded(
             st, "r1", _options(cassettes, url, record="new_episodes", rubric=mine)
         )
-    run = st.get_run("r1")
+    run = st.runs.get_run("r1")
     with pytest.MonkeyPatch.context() as mp:
         mp.setattr(socket.socket, "connect", _refuse)
         checks = check_judge_cassettes(st, run, cassettes)
@@ -465,7 +465,7 @@ def test_the_demo_reuses_a_model_graded_evaluation_only_while_it_is_current(
         ev = judge_run_model_graded(
             st, "r1", _options(tmp_path / "c", url, record="new_episodes")
         ).evaluation
-    run = st.get_run("r1").id
+    run = st.runs.get_run("r1").id
     model = JudgeModel().model
     assert _reused(st, run, RUBRIC.ref, model) == ev
     assert _reused(st, run, DEFAULT_RUBRIC, model) is None  # another rubric's

@@ -68,7 +68,7 @@ def test_the_retail_suite_carries_the_world_and_re_keys_relabelled_simulations(
     registry = store.suites.get_registry(result.suite.registry_id)
     assert registry.world == REGISTRY.get("world", "tau2-retail").ref
     assert registry.terminal_tools == ["transfer_to_human_agents"]
-    run = store.get_run(result.run.id)
+    run = store.runs.get_run(result.run.id)
     assert run.name == "tau2-retail/toolorchestra/gpt-4.1-mini-2025-04-14"
     first = run.config.extra["relabelled"][0]
     assert (first["index"], first["recorded"], first["ran"]) == (0, "0", "89")

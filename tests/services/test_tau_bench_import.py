@@ -23,7 +23,7 @@ TOOLS = SHIPPED_TAU_BENCH / "tools.json"
 def test_the_file_is_one_run_with_its_rewards(store: Store) -> None:
     result = import_tau_bench(FILE, store, tools=TOOLS, run_name="tau")
     assert (result.cases, result.trials, result.inserted, result.verdicts) == (50, 4, 200, 200)
-    run = store.get_run("tau")
+    run = store.runs.get_run("tau")
     assert run.harness_mode == "imported" and run.config.repeat == 4
     rewards = {
         (f"task-{e['task_id']:03d}", e["trial"]): e["reward"] for e in json.loads(FILE.read_text())

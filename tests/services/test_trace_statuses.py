@@ -22,10 +22,10 @@ def _stored(url: str) -> tuple[dict[str, TraceStatuses], dict[str, Counter[str]]
     """Per run name: the store's counts, and the statuses of its traces read one by one."""
     store = Store.open(url)
     try:
-        counts = store.trace_statuses()
-        names = {r["id"]: r["name"] for r in store.list_runs()}
+        counts = store.catalog.trace_statuses()
+        names = {r["id"]: r["name"] for r in store.runs.list_runs()}
         one_by_one = {
-            names[run_id]: Counter(t.trace.status for t in store.iter_traces(run_id))
+            names[run_id]: Counter(t.trace.status for t in store.traces.iter_traces(run_id))
             for run_id in counts
         }
         return {names[k]: v for k, v in counts.items()}, one_by_one

@@ -39,7 +39,7 @@ def suite(store: Store, registry: ToolRegistry, cases: list[Case]) -> SuiteRecor
 
 @pytest.fixture
 def run(store: Store, suite: SuiteRecord) -> RunRecord:
-    return store.create_run(name="run-1", suite=suite, config=make_config())
+    return store.runs.create_run(name="run-1", suite=suite, config=make_config())
 
 
 @pytest.fixture

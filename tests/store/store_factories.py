@@ -191,10 +191,10 @@ def make_judged(store: Store) -> dict[str, Any]:
         registry=registry,
         cases=cases,
     )
-    run = store.create_run(name="r", suite=suite, config=make_config())
+    run = store.runs.create_run(name="r", suite=suite, config=make_config())
     pks = store.suites.get_case_pks(suite.id)
     traces = [make_trace(c.id, seed=i) for i, c in enumerate(cases)]
-    store.save_traces([(run.id, pks[t.case_id], t, None, None) for t in traces])
+    store.traces.save_traces([(run.id, pks[t.case_id], t, None, None) for t in traces])
     rules = make_rule_set()
     rule_set_id = store.rule_sets.save_rule_set(rules)
     evaluation = store.create_evaluation(
@@ -206,7 +206,7 @@ def make_judged(store: Store) -> dict[str, Any]:
         for t, c, v in zip(traces, cases, verdicts, strict=True)
     ]
     ids = store.save_judgments(judgments)
-    trace_ids = {r["case_key"]: r["id"] for r in store.iter_trace_rows(run.id)}
+    trace_ids = {r["case_key"]: r["id"] for r in store.traces.iter_trace_rows(run.id)}
     store.link_judgments(
         evaluation,
         [

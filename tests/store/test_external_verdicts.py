@@ -17,7 +17,7 @@ from tests.store.store_factories import count_rows, make_trace
 @pytest.fixture
 def stored(store: Store, run: RunRecord, case_pks: dict[str, int]) -> RunRecord:
     keys = sorted(case_pks)[:2]
-    store.save_traces(
+    store.traces.save_traces(
         [
             (run.id, case_pks[k], make_trace(k, rep, seed=i), None, None)
             for i, k in enumerate(keys)
@@ -28,7 +28,7 @@ def stored(store: Store, run: RunRecord, case_pks: dict[str, int]) -> RunRecord:
 
 
 def _keys(store: Store, run: RunRecord) -> list[tuple[str, int]]:
-    return sorted(store.trace_keys(run.id))
+    return sorted(store.traces.trace_keys(run.id))
 
 
 def test_verdicts_round_trip_with_their_detail(store: Store, stored: RunRecord) -> None:

@@ -24,7 +24,7 @@ def store(built: Built) -> Iterator[Store]:  # noqa: F811
 
 
 def test_evaluation_numbers_match_the_judge_report(built: Built, store: Store) -> None:  # noqa: F811
-    rows = {r.id: r for r in store.evaluation_summaries()}
+    rows = {r.id: r for r in store.catalog.evaluation_summaries()}
     assert set(rows) == set(built.evaluations.values())
     for ev in built.evaluations.values():
         report = judge_report(built.url, ev)
@@ -46,9 +46,9 @@ def test_evaluation_numbers_match_the_judge_report(built: Built, store: Store) -
         assert store.taxonomy_counts(ev) == report["taxonomy_counts"]
         curve = pass_curve(store.pass_histogram(ev))
         assert {str(p["k"]): round(p["pass^k"], 6) for p in curve} == report["pass_at_k"]
-        info = store.evaluation_info(ev)
+        info = store.catalog.evaluation_info(ev)
         assert info is not None and (info.id, info.verdict_counts) == (row.id, row.verdict_counts)
-    assert store.evaluation_info(10**9) is None
+    assert store.catalog.evaluation_info(10**9) is None
 
 
 def test_group_counts_refuse_an_unknown_grouping(built: Built, store: Store) -> None:  # noqa: F811
@@ -70,75 +70,75 @@ def test_per_case_passes_put_inconsistent_cases_first(built: Built, store: Store
 
 
 def test_catalog_runs_filters_and_baselines(built: Built, store: Store) -> None:  # noqa: F811
-    runs = {r.run: r for r in store.run_summaries()}
+    runs = {r.run: r for r in store.catalog.run_summaries()}
     assert set(runs) == {"run-a", "run-b", "run-c"}
     assert runs["run-a"].status == "running" and runs["run-b"].status == "finished"
     assert runs["run-a"].traces == runs["run-a"].expected_traces == 36
     assert runs["run-c"].harness_mode == "oracle-assisted"
     assert runs["run-a"].repetitions == 3
     assert runs["run-a"].started_at is not None and runs["run-a"].started_at.tzinfo is not None
-    only_b = store.run_summaries({"model": ["model-b"]})
+    only_b = store.catalog.run_summaries({"model": ["model-b"]})
     assert [r.run for r in only_b] == ["run-b"]
-    rules2 = store.evaluation_summaries({"rule_set": ["t@2"]})
+    rules2 = store.catalog.evaluation_summaries({"rule_set": ["t@2"]})
     assert [r.id for r in rules2] == [built.evaluations["a2"]]
-    opts = store.filter_options()
+    opts = store.catalog.filter_options()
     assert opts.rule_set == ["t@1", "t@2"] and opts.tier == ["golden"]
     assert (
         "model-b" in opts.values("model")
         and opts.values("model") == opts.model
         and opts.values("nope") == []
     )
-    baselines = store.baseline_summaries()
+    baselines = store.catalog.baseline_summaries()
     assert all(b.evaluation_id in built.evaluations.values() for b in baselines)
 
 
 def test_live_progress_and_badges(built: Built, store: Store) -> None:  # noqa: F811
     run_id = built.runs["run-a"]
-    progress = store.run_progress(run_id)
+    progress = store.traces.run_progress(run_id)
     assert progress is not None
     assert progress.run.traces == 36 and progress.statuses == {"completed": 36}
     total_calls = progress.calls_ok + progress.calls_failed + progress.calls_unexecuted
     assert total_calls > 0 and progress.calls_failed > 0
     assert progress.last_trace_at is not None
-    assert store.run_progress(10**9) is None
-    assert store.pending_cases(run_id) == []  # every (case, repetition) recorded
-    partial = store.pending_cases(built.runs["run-c"])
+    assert store.traces.run_progress(10**9) is None
+    assert store.traces.pending_cases(run_id) == []  # every (case, repetition) recorded
+    partial = store.traces.pending_cases(built.runs["run-c"])
     assert partial and partial[0].case == "c00006" and partial[0].done == 0
-    assert store.pending_cases(10**9) == []
-    recent = store.recent_traces(run_id, limit=5)
+    assert store.traces.pending_cases(10**9) == []
+    recent = store.traces.recent_traces(run_id, limit=5)
     assert len(recent) == 5 and recent[0].id > recent[-1].id
     for trace in recent:
         assert len(trace.rounds) == trace.round_count
-    assert store.round_badges([]) == {}
+    assert store.traces.round_badges([]) == {}
 
 
 def test_trace_list_detail_and_judgment(built: Built, store: Store) -> None:  # noqa: F811
     run_id = built.runs["run-b"]
-    traces = store.run_traces(run_id)
+    traces = store.traces.run_traces(run_id)
     assert len(traces) == 36
     assert [(t.case_key, t.repetition) for t in traces] == sorted(
         (t.case_key, t.repetition) for t in traces
     )
     one = traces[0]
-    assert {t.case_key for t in store.run_traces(run_id, case_contains=one.case_key)} == {
+    assert {t.case_key for t in store.traces.run_traces(run_id, case_contains=one.case_key)} == {
         one.case_key
     }
-    detail = store.trace_detail(one.id)
+    detail = store.traces.trace_detail(one.id)
     assert detail is not None and detail.run_id == run_id and detail.case_key == one.case_key
     assert detail.body is not None and len(detail.body["rounds"]) == one.round_count
     assert detail.case_body is not None
-    assert store.trace_detail(10**9) is None
-    body = store.judgment_body(built.evaluations["b1"], one.id)
+    assert store.traces.trace_detail(10**9) is None
+    body = store.traces.judgment_body(built.evaluations["b1"], one.id)
     assert body is not None and body["verdict"] in ("PASS", "FAIL", "SKIP", "AGENT_ERROR")
-    assert store.judgment_body(built.evaluations["a1"], one.id) is None
+    assert store.traces.judgment_body(built.evaluations["a1"], one.id) is None
 
 
 def test_trend_points_and_partial_histogram(built: Built, store: Store) -> None:  # noqa: F811
-    points = store.trend_points()
+    points = store.catalog.trend_points()
     assert len(points) == len(built.evaluations)
-    hist = store.partial_histogram({"rule_set": ["t@1"]})
+    hist = store.catalog.partial_histogram({"rule_set": ["t@1"]})
     total = sum(h.n for h in hist)
-    t1 = [e for e in store.evaluation_summaries() if e.rule_set == "t@1"]
+    t1 = [e for e in store.catalog.evaluation_summaries() if e.rule_set == "t@1"]
     expected = sum(e.PASS + e.FAIL for e in t1)  # SKIP/AGENT_ERROR carry no score
     assert total == expected
     assert all(0 <= h.bucket < 10 for h in hist)

@@ -18,29 +18,29 @@ def test_an_error_in_the_block_stores_nothing(store: Store, suite: SuiteRecord) 
     runs_before = count_rows(store, RunRow)
     with pytest.raises(Boom):
         with store.atomic():
-            run = store.create_run(name="half", suite=suite, config=make_config())
+            run = store.runs.create_run(name="half", suite=suite, config=make_config())
             # a read inside the block sees the block's own write
-            assert store.get_run(run.id).name == "half"
+            assert store.runs.get_run(run.id).name == "half"
             raise Boom
     assert count_rows(store, RunRow) == runs_before
     with pytest.raises(Exception, match="half"):
-        store.get_run("half")
+        store.runs.get_run("half")
 
 
 def test_a_block_that_ends_commits_everything(store: Store, suite: SuiteRecord) -> None:
     with store.atomic():
-        run = store.create_run(name="whole", suite=suite, config=make_config())
-        store.finish_run(run.id, "finished")
-    assert store.get_run("whole").status == "finished"
+        run = store.runs.create_run(name="whole", suite=suite, config=make_config())
+        store.runs.finish_run(run.id, "finished")
+    assert store.runs.get_run("whole").status == "finished"
 
 
 def test_blocks_nest_into_the_outer_transaction(store: Store, suite: SuiteRecord) -> None:
     suites_before = count_rows(store, SuiteRow)
     with pytest.raises(Boom):
         with store.atomic():
-            store.create_run(name="outer", suite=suite, config=make_config())
+            store.runs.create_run(name="outer", suite=suite, config=make_config())
             with store.atomic():
-                store.create_run(name="inner", suite=suite, config=make_config())
+                store.runs.create_run(name="inner", suite=suite, config=make_config())
             # the inner block's end commits nothing of its own
             raise Boom
     assert count_rows(store, RunRow) == 0
@@ -87,12 +87,12 @@ def test_the_run_read_models_see_the_blocks_writes(store: Store, suite: SuiteRec
 
     with pytest.raises(Boom):
         with store.atomic():
-            run = store.create_run(name="reads", suite=suite, config=make_config())
+            run = store.runs.create_run(name="reads", suite=suite, config=make_config())
             pks = store.suites.get_case_pks(suite.id)
-            store.save_trace(run.id, pks["case-000"], make_trace("case-000", seed=1))
-            store.save_trace(run.id, pks["case-001"], make_trace("case-001", seed=2))
-            assert store.run_usage(run.id).traces == 2
-            assert len(store.trace_rows(run.id)) == 2
-            assert store.run_tools(run.id) != []
+            store.traces.save_trace(run.id, pks["case-000"], make_trace("case-000", seed=1))
+            store.traces.save_trace(run.id, pks["case-001"], make_trace("case-001", seed=2))
+            assert store.runs.run_usage(run.id).traces == 2
+            assert len(store.runs.trace_rows(run.id)) == 2
+            assert store.runs.run_tools(run.id) != []
             raise Boom
     assert count_rows(store, TraceRow) == 0

@@ -19,7 +19,7 @@ def test_threads_saving_the_same_trace_make_one_row(
 ) -> None:
     writers = 6
     trace = make_trace("case-001", seed=4)
-    results = race(writers, lambda: store.save_trace(run.id, case_pks["case-001"], trace))
+    results = race(writers, lambda: store.traces.save_trace(run.id, case_pks["case-001"], trace))
     assert sorted(results) == [False] * (writers - 1) + [True]
     assert count_rows(store, TraceRow) == 1
     assert count_rows(store, CallRow) == len(trace.calls)
@@ -36,7 +36,7 @@ CHILD = textwrap.dedent(
     store = Store.open(url)
     inserted = 0
     for rep in range(20):  # the same 20 traces in both processes, racing
-        inserted += store.save_trace(run_id, case_pk, make_trace("case-002", rep, seed=rep))
+        inserted += store.traces.save_trace(run_id, case_pk, make_trace("case-002", rep, seed=rep))
     store.close()
     print(inserted)
     """
@@ -94,7 +94,7 @@ KILLED_CHILD = textwrap.dedent(
     url, run_id, case_pk = sys.argv[1], int(sys.argv[2]), int(sys.argv[3])
     store = Store.open(url)
     for rep in range(100_000):  # far more than it gets to write before it is killed
-        store.save_trace(run_id, case_pk, make_trace("case-003", rep, rounds=2 + rep % 3, seed=rep))
+        store.traces.save_trace(run_id, case_pk, make_trace("case-003", rep, rounds=2 + rep % 3, seed=rep))
     """
 )
 
@@ -109,7 +109,7 @@ def test_kill_9_while_writing_leaves_only_complete_traces(
     child = subprocess.Popen(args, cwd=ROOT, stderr=subprocess.PIPE, text=True)
     try:
         deadline = time.monotonic() + 60
-        while store.count_traces(run.id) < 30:
+        while store.traces.count_traces(run.id) < 30:
             assert child.poll() is None, child.stderr.read() if child.stderr else ""
             assert time.monotonic() < deadline, "the writer never got going"
             time.sleep(0.05)
@@ -118,7 +118,7 @@ def test_kill_9_while_writing_leaves_only_complete_traces(
         child.wait(timeout=30)
         if child.stderr:
             child.stderr.close()
-    written = store.count_traces(run.id)
+    written = store.traces.count_traces(run.id)
     assert written >= 30
     reopened = Store.open(db_url)
     try:
@@ -133,7 +133,7 @@ def test_kill_9_while_writing_leaves_only_complete_traces(
             )
         # every stored trace has all its call rows: complete traces or none
         assert {tid: calls.get(tid, 0) for tid in per_trace} == per_trace
-        for stored in reopened.iter_traces(run.id):
+        for stored in reopened.traces.iter_traces(run.id):
             assert stored.trace == make_trace(
                 "case-003",
                 stored.repetition,
@@ -141,9 +141,9 @@ def test_kill_9_while_writing_leaves_only_complete_traces(
                 seed=stored.repetition,
             )
         # resuming skips what is there and fills the rest
-        keys = reopened.trace_keys(run.id)
+        keys = reopened.traces.trace_keys(run.id)
         assert len(keys) == written
-        assert reopened.save_trace(
+        assert reopened.traces.save_trace(
             run.id, case_pks["case-003"], make_trace("case-003", written + 1000)
         )
     finally:

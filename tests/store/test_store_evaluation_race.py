@@ -57,7 +57,7 @@ CHILD = f"ROUNDS = {ROUNDS}\n" + textwrap.dedent(
 
     url, run_id, rule_set_id, start = sys.argv[1], int(sys.argv[2]), int(sys.argv[3]), float(sys.argv[4])
     store = Store.open(url)
-    store.list_runs()  # connect and migrate-check before the start line
+    store.runs.list_runs()  # connect and migrate-check before the start line
     while time.time() < start:  # a barrier across processes: one agreed instant
         pass
     for i in range(ROUNDS):  # many tuples: some calls of different processes do overlap

@@ -59,7 +59,7 @@ def judged(
     rules = make_rule_set()
     rule_set_id = store.rule_sets.save_rule_set(rules)
     by_key = {c.id: c for c in cases}
-    store.save_traces(
+    store.traces.save_traces(
         (run.id, case_pks[key], make_trace(key, rep, seed=rep), None, None)
         for key in sorted(case_pks)
         for rep in range(2)
@@ -69,7 +69,7 @@ def judged(
     )
     judgments: list[Judgment] = []
     links: list[dict[str, object]] = []
-    stored = list(store.iter_traces(run.id))
+    stored = list(store.traces.iter_traces(run.id))
     for n, st in enumerate(stored):
         verdict = "FAIL" if n % 3 == 0 else "PASS"
         judgments.append(

@@ -32,8 +32,8 @@ def _judgment(trace_hash: str, case: Case, registry: ToolRegistry, n: int) -> Ju
 
 def _stored(store: Store, run: RunRecord, cases: list[Case], case_pks: dict[str, int]) -> list:
     traces = [make_trace(c.id, seed=i) for i, c in enumerate(cases)]
-    store.save_traces([(run.id, case_pks[t.case_id], t, None, None) for t in traces])
-    return list(store.iter_trace_rows(run.id))
+    store.traces.save_traces([(run.id, case_pks[t.case_id], t, None, None) for t in traces])
+    return list(store.traces.iter_trace_rows(run.id))
 
 
 def test_prepared_judgment_hash_is_the_judgment_hash(registry: ToolRegistry, cases) -> None:  # type: ignore[no-untyped-def]
@@ -152,7 +152,7 @@ def test_trace_rows_undecoded(
     store: Store, run: RunRecord, cases: list[Case], case_pks: dict[str, int]
 ) -> None:
     decoded = _stored(store, run, cases, case_pks)
-    raw = list(store.iter_trace_rows(run.id, decode=False))
+    raw = list(store.traces.iter_trace_rows(run.id, decode=False))
     assert [r["id"] for r in raw] == [r["id"] for r in decoded]
     for text_row, row in zip(raw, decoded, strict=True):
         assert isinstance(text_row["body"], str)

@@ -185,14 +185,14 @@ def test_0101_moves_judgment_bodies_out_and_back_without_a_byte_changing(db_url:
             registry=source.registry,
             cases=list(source.cases),
         )
-        run = store.create_run(name="m", suite=suite, config=RunConfig(model="m"))
+        run = store.runs.create_run(name="m", suite=suite, config=RunConfig(model="m"))
         pks = store.suites.get_case_pks(suite.id)
         rows = [
             (run.id, pks[c.id], Trace(case_id=c.id, repetition=rep, final_text="ok"), None, None)
             for rep in range(3)
             for c in list(source.cases)[:5]
         ]
-        store.save_traces(rows)
+        store.traces.save_traces(rows)
         result = judge_run(store, "m", "golden", load_rule_set("standard@2"))
 
         def reads() -> list[tuple]:

@@ -129,7 +129,7 @@ def test_editing_a_case_makes_a_new_snapshot_and_old_traces_keep_theirs(
     cases: list[Case],
     case_pks: dict[str, int],
 ) -> None:
-    store.save_trace(run.id, case_pks["case-001"], make_trace("case-001"))
+    store.traces.save_trace(run.id, case_pks["case-001"], make_trace("case-001"))
     edited = list(cases)
     edited[1] = make_case(1, instruction="Cancel order #W101 please, it is broken.")
     new = store.suites.save_suite(
@@ -148,7 +148,7 @@ def test_editing_a_case_makes_a_new_snapshot_and_old_traces_keep_theirs(
     assert store.suites.get_suite("retail", suite.hash).id == suite.id
     assert [s.id for s in store.suites.list_suites()] == [suite.id, new.id]
     # the trace still points at the case as it was when it was recorded
-    (stored,) = list(store.iter_traces(run.id))
+    (stored,) = list(store.traces.iter_traces(run.id))
     old_case = store.suites.get_cases_by_ids([stored.case_pk])[stored.case_pk]
     assert old_case == cases[1]
     assert store.suites.get_cases(new.id)["case-001"][1] == edited[1]
@@ -185,67 +185,69 @@ def test_create_run_records_its_inputs(
 
 
 def test_same_run_resumes(store: Store, suite: SuiteRecord, run: RunRecord) -> None:
-    again = store.create_run(name="run-1", suite=suite, config=make_config())
+    again = store.runs.create_run(name="run-1", suite=suite, config=make_config())
     assert again == run
-    assert len(store.list_runs()) == 1
+    assert len(store.runs.list_runs()) == 1
 
 
 def test_run_with_other_inputs_conflicts(store: Store, suite: SuiteRecord, run: RunRecord) -> None:
     with pytest.raises(ConflictError, match="different suite or configuration") as info:
-        store.create_run(name="run-1", suite=suite, config=make_config(temperature=0.7))
+        store.runs.create_run(name="run-1", suite=suite, config=make_config(temperature=0.7))
     # the message names what differs, with both values, and only that
     message = str(info.value)
     assert f"temperature: stored {make_config().temperature!r}, now 0.7" in message
     assert "base_url" not in message and "model:" not in message
     with pytest.raises(ConflictError, match=r"base_url: stored .*, now 'http://127.0.0.1:1/v1'"):
-        store.create_run(
+        store.runs.create_run(
             name="run-1",
             suite=suite,
             config=make_config().model_copy(update={"base_url": "http://127.0.0.1:1/v1"}),
         )
     # a local server restarted on another port: the message says which port resumes the run
     local = make_config().model_copy(update={"base_url": "http://127.0.0.1:5000/v1"})
-    store.create_run(name="run-local", suite=suite, config=local)
+    store.runs.create_run(name="run-local", suite=suite, config=local)
     moved = local.model_copy(update={"base_url": "http://127.0.0.1:5001/v1"})
     with pytest.raises(ConflictError, match=r"restart it on port 5000 to resume\)"):
-        store.create_run(name="run-local", suite=suite, config=moved)
+        store.runs.create_run(name="run-local", suite=suite, config=moved)
     elsewhere = local.model_copy(update={"base_url": "http://10.0.0.2:5001/v1"})
     with pytest.raises(ConflictError) as remote:
-        store.create_run(name="run-local", suite=suite, config=elsewhere)
+        store.runs.create_run(name="run-local", suite=suite, config=elsewhere)
     assert "serve-local" not in str(remote.value)
     # an operational knob (concurrency) is not part of a run's identity: it resumes
-    assert store.create_run(name="run-1", suite=suite, config=make_config(concurrency=7)) == run
+    assert (
+        store.runs.create_run(name="run-1", suite=suite, config=make_config(concurrency=7)) == run
+    )
     with pytest.raises(ConflictError, match="already exists"):
-        store.create_run(name="run-1", suite=suite, config=make_config(), resume=False)
+        store.runs.create_run(name="run-1", suite=suite, config=make_config(), resume=False)
 
 
 def test_get_run_by_name_or_id(store: Store, run: RunRecord) -> None:
-    assert store.get_run("run-1") == run
-    assert store.get_run(run.id) == run
-    assert store.get_run(str(run.id)) == run
+    assert store.runs.get_run("run-1") == run
+    assert store.runs.get_run(run.id) == run
+    assert store.runs.get_run(str(run.id)) == run
     with pytest.raises(NotFoundError):
-        store.get_run("run-2")
+        store.runs.get_run("run-2")
     with pytest.raises(NotFoundError):
-        store.get_run(run.id + 1000)
+        store.runs.get_run(run.id + 1000)
 
 
 def test_list_runs_counts_traces_and_finish_sets_status(
     store: Store, suite: SuiteRecord, run: RunRecord, case_pks: dict[str, int]
 ) -> None:
-    other = store.create_run(name="run-2", suite=suite, config=make_config("gpt-x", repeat=2))
+    other = store.runs.create_run(name="run-2", suite=suite, config=make_config("gpt-x", repeat=2))
     for key in ("case-000", "case-002"):
-        store.save_trace(run.id, case_pks[key], make_trace(key))
-    store.finish_run(run.id)
-    listed = store.list_runs()
+        store.traces.save_trace(run.id, case_pks[key], make_trace(key))
+    store.runs.finish_run(run.id)
+    listed = store.runs.list_runs()
     assert [r["name"] for r in listed] == ["run-1", "run-2"]
     assert listed[0]["traces"] == 2 and listed[1]["traces"] == 0
     assert listed[0]["suite"] == "retail"
     assert listed[1]["model"] == "gpt-x" and listed[1]["repeat"] == 2
     assert listed[0]["status"] == "finished" and listed[0]["finished_at"] is not None
     assert listed[1]["status"] == "running"
-    assert store.get_run(other.id).status == "running"
-    store.finish_run(other.id, status="interrupted")
-    assert store.get_run("run-2").status == "interrupted"
+    assert store.runs.get_run(other.id).status == "running"
+    store.runs.finish_run(other.id, status="interrupted")
+    assert store.runs.get_run("run-2").status == "interrupted"
     assert count_rows(store, TraceRow) == 2
 
 
@@ -272,10 +274,10 @@ def test_resume_may_change_operational_knobs_only(store) -> None:
     suite = store.suites.save_suite(
         name="ops", domain="ops", suite_hash="sha256:ops", registry=registry, cases=[case]
     )
-    first = store.create_run(name="r", suite=suite, config=RunConfig(model="m", concurrency=1))
-    again = store.create_run(
+    first = store.runs.create_run(name="r", suite=suite, config=RunConfig(model="m", concurrency=1))
+    again = store.runs.create_run(
         name="r", suite=suite, config=RunConfig(model="m", concurrency=16, rpm=60)
     )
     assert again.id == first.id
     with pytest.raises(ConflictError):
-        store.create_run(name="r", suite=suite, config=RunConfig(model="m", temperature=0.7))
+        store.runs.create_run(name="r", suite=suite, config=RunConfig(model="m", temperature=0.7))

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 from rejudge.store import RunRecord, Store, SuiteRecord
-from rejudge.store import _repository as repository
+from rejudge.store import _traces as traces_module
 from rejudge.store._tables import CallRow, TraceRow
 from sqlalchemy import select
 
@@ -40,14 +40,14 @@ def test_save_trace_once_and_read_it_back(
     store: Store, run: RunRecord, case_pks: dict[str, int]
 ) -> None:
     trace = make_trace("case-003", seed=3)  # seed 3 adds a call whose arguments did not parse
-    assert store.save_trace(
+    assert store.traces.save_trace(
         run.id,
         case_pks["case-003"],
         trace,
         cassette_path="run-1/case-003.yaml",
         cassette_hash="sha256:abc",
     )
-    (stored,) = list(store.iter_traces(run.id))
+    (stored,) = list(store.traces.iter_traces(run.id))
     assert stored.trace == trace
     assert stored.hash == trace.hash
     assert stored.case_key == "case-003"
@@ -65,48 +65,51 @@ def test_saving_the_same_trace_again_writes_nothing(
     store: Store, run: RunRecord, case_pks: dict[str, int]
 ) -> None:
     trace = make_trace("case-000")
-    assert store.save_trace(run.id, case_pks["case-000"], trace) is True
+    assert store.traces.save_trace(run.id, case_pks["case-000"], trace) is True
     calls = count_rows(store, CallRow)
     # a resumed recorder may produce a different trace for the same slot: the first one stays
-    assert store.save_trace(run.id, case_pks["case-000"], make_trace("case-000", seed=9)) is False
+    assert (
+        store.traces.save_trace(run.id, case_pks["case-000"], make_trace("case-000", seed=9))
+        is False
+    )
     assert count_rows(store, TraceRow) == 1
     assert count_rows(store, CallRow) == calls
-    (stored,) = list(store.iter_traces(run.id))
+    (stored,) = list(store.traces.iter_traces(run.id))
     assert stored.trace == trace
     # another repetition is another trace
-    assert store.save_trace(run.id, case_pks["case-000"], make_trace("case-000", 1)) is True
-    assert store.trace_keys(run.id) == {("case-000", 0), ("case-000", 1)}
+    assert store.traces.save_trace(run.id, case_pks["case-000"], make_trace("case-000", 1)) is True
+    assert store.traces.trace_keys(run.id) == {("case-000", 0), ("case-000", 1)}
 
 
 def test_bulk_save_spans_batches_and_is_idempotent(
     store: Store, run: RunRecord, case_pks: dict[str, int], monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.setattr(repository, "BATCH", 100)  # small batches: same code, fewer rows
+    monkeypatch.setattr(traces_module, "BATCH", 100)  # small batches: same code, fewer rows
     keys = sorted(case_pks)
     items = [
         (run.id, case_pks[key], make_trace(key, rep, rounds=2 + rep % 3, seed=rep), None, None)
         for rep in range(42)
         for key in keys
     ]  # 252 traces: more than two write batches, the last one partial
-    assert store.save_traces(items) == len(items)
-    assert store.count_traces(run.id) == len(items)
+    assert store.traces.save_traces(items) == len(items)
+    assert store.traces.count_traces(run.id) == len(items)
     assert count_rows(store, CallRow) == sum(len(item[2].calls) for item in items)
     # all again, plus 6 new ones: only the new ones are written
     extra = [(run.id, case_pks[key], make_trace(key, 999), None, None) for key in keys]
-    assert store.save_traces(items + extra) == len(extra)
-    assert store.count_traces(run.id) == len(items) + len(extra)
-    assert store.count_traces() == len(items) + len(extra)
+    assert store.traces.save_traces(items + extra) == len(extra)
+    assert store.traces.count_traces(run.id) == len(items) + len(extra)
+    assert store.traces.count_traces() == len(items) + len(extra)
     # duplicates inside one call are written once
     dup = (run.id, case_pks[keys[0]], make_trace(keys[0], 5000), None, None)
-    assert store.save_traces([dup, dup]) == 1
+    assert store.traces.save_traces([dup, dup]) == 1
 
 
 def test_call_rows_follow_each_trace_in_a_bulk_save(
     store: Store, run: RunRecord, case_pks: dict[str, int]
 ) -> None:
     traces = {key: make_trace(key, seed=i) for i, key in enumerate(sorted(case_pks))}
-    store.save_traces((run.id, case_pks[k], t, None, None) for k, t in traces.items())
-    for stored in store.iter_traces(run.id):
+    store.traces.save_traces((run.id, case_pks[k], t, None, None) for k, t in traces.items())
+    for stored in store.traces.iter_traces(run.id):
         assert call_rows(store, stored.id) == expected_call_rows(traces[stored.case_key])
 
 
@@ -118,18 +121,18 @@ def test_iter_traces_streams_in_id_order_with_small_batches(
         for rep in range(10)
         for key in sorted(case_pks)
     ]
-    store.save_traces(items)
-    streamed = list(store.iter_traces(run.id, yield_per=7))
+    store.traces.save_traces(items)
+    streamed = list(store.traces.iter_traces(run.id, yield_per=7))
     assert len(streamed) == len(items)
     ids = [s.id for s in streamed]
     assert ids == sorted(ids)
     assert {(s.case_key, s.repetition): s.trace for s in streamed} == {
         (t.case_id, t.repetition): t for _r, _c, t, _p, _h in items
     }
-    rows = list(store.iter_trace_rows(run.id, yield_per=3))
+    rows = list(store.traces.iter_trace_rows(run.id, yield_per=3))
     assert [r["id"] for r in rows] == ids
     assert rows[0]["body"] == streamed[0].trace.model_dump(mode="json")
-    only = list(store.iter_traces(run.id, case_key="case-004"))
+    only = list(store.traces.iter_traces(run.id, case_key="case-004"))
     assert len(only) == 10 and {s.case_key for s in only} == {"case-004"}
 
 
@@ -141,8 +144,8 @@ def test_trace_rows_in_keyset_pages_are_the_streamed_rows(
         for rep in range(4)
         for key in sorted(case_pks)
     ]
-    store.save_traces(items)
-    ids = [r["id"] for r in store.iter_trace_rows(run.id)]
+    store.traces.save_traces(items)
+    ids = [r["id"] for r in store.traces.iter_trace_rows(run.id)]
     lo, hi = ids[3], ids[-4]
     for options in (
         {},
@@ -152,11 +155,11 @@ def test_trace_rows_in_keyset_pages_are_the_streamed_rows(
         {"id_range": (lo, hi)},
         {"case_key": "case-002"},
     ):
-        streamed = list(store.iter_trace_rows(run.id, **options))  # type: ignore[arg-type]
+        streamed = list(store.traces.iter_trace_rows(run.id, **options))  # type: ignore[arg-type]
         assert streamed
         # page sizes that divide the rows, do not, and exceed them
         for size in (1, 4, 7, len(ids), len(ids) + 1):
-            paged = list(store.iter_trace_rows(run.id, page_size=size, **options))  # type: ignore[arg-type]
+            paged = list(store.traces.iter_trace_rows(run.id, page_size=size, **options))  # type: ignore[arg-type]
             assert paged == streamed, (options, size)
 
 
@@ -168,10 +171,11 @@ def test_shards_partition_the_traces(
         for rep in range(5)
         for key in sorted(case_pks)
     ]
-    store.save_traces(items)
-    every = {s.id for s in store.iter_traces(run.id)}
+    store.traces.save_traces(items)
+    every = {s.id for s in store.traces.iter_traces(run.id)}
     shards = [
-        {s.id for s in store.iter_traces(run.id, shard=(i, 4), yield_per=4)} for i in range(4)
+        {s.id for s in store.traces.iter_traces(run.id, shard=(i, 4), yield_per=4)}
+        for i in range(4)
     ]
     assert set().union(*shards) == every
     assert sum(len(s) for s in shards) == len(every)
@@ -181,15 +185,15 @@ def test_shards_partition_the_traces(
 def test_iter_traces_filters_by_run(
     store: Store, suite: SuiteRecord, run: RunRecord, case_pks: dict[str, int]
 ) -> None:
-    other = store.create_run(name="run-2", suite=suite, config=make_config("other"))
-    store.save_trace(run.id, case_pks["case-000"], make_trace("case-000"))
-    store.save_trace(other.id, case_pks["case-000"], make_trace("case-000"))
-    store.save_trace(other.id, case_pks["case-001"], make_trace("case-001"))
-    assert [s.run_id for s in store.iter_traces(run.id)] == [run.id]
-    assert len(list(store.iter_traces(other.id))) == 2
-    assert len(list(store.iter_traces())) == 3
-    assert store.trace_keys(other.id) == {("case-000", 0), ("case-001", 0)}
-    assert store.count_traces(other.id) == 2
+    other = store.runs.create_run(name="run-2", suite=suite, config=make_config("other"))
+    store.traces.save_trace(run.id, case_pks["case-000"], make_trace("case-000"))
+    store.traces.save_trace(other.id, case_pks["case-000"], make_trace("case-000"))
+    store.traces.save_trace(other.id, case_pks["case-001"], make_trace("case-001"))
+    assert [s.run_id for s in store.traces.iter_traces(run.id)] == [run.id]
+    assert len(list(store.traces.iter_traces(other.id))) == 2
+    assert len(list(store.traces.iter_traces())) == 3
+    assert store.traces.trace_keys(other.id) == {("case-000", 0), ("case-001", 0)}
+    assert store.traces.count_traces(other.id) == 2
 
 
 def test_trace_statuses_count_each_run_s_traces_by_status(
@@ -197,8 +201,8 @@ def test_trace_statuses_count_each_run_s_traces_by_status(
 ) -> None:
     """One grouped read on each backend: per run, its traces by status, most first; a run
     without traces is absent (the demo, ``rejudge runs`` and the dashboard read it)."""
-    other = store.create_run(name="run-2", suite=suite, config=make_config("other"))
-    store.create_run(name="run-3", suite=suite, config=make_config("empty"))
+    other = store.runs.create_run(name="run-2", suite=suite, config=make_config("other"))
+    store.runs.create_run(name="run-3", suite=suite, config=make_config("empty"))
     statuses = ["completed", "step_limit", "completed", "agent_error", "completed"]
     rows = [
         (
@@ -211,8 +215,8 @@ def test_trace_statuses_count_each_run_s_traces_by_status(
         for i, status in enumerate(statuses)
     ]
     rows.append((other.id, case_pks["case-000"], make_trace("case-000"), None, None))
-    store.save_traces(rows)
-    counted = store.trace_statuses()
+    store.traces.save_traces(rows)
+    counted = store.catalog.trace_statuses()
     assert set(counted) == {run.id, other.id}
     assert counted[run.id].counts == (("completed", 3), ("agent_error", 1), ("step_limit", 1))
     assert counted[run.id].describe() == "5 (completed 3, agent_error 1, step_limit 1)"
@@ -222,15 +226,15 @@ def test_trace_statuses_count_each_run_s_traces_by_status(
 def test_replace_trace_rewrites_body_hash_and_call_rows(
     store: Store, run: RunRecord, case_pks: dict[str, int]
 ) -> None:
-    store.save_trace(
+    store.traces.save_trace(
         run.id, case_pks["case-002"], make_trace("case-002", seed=1), cassette_hash="sha256:old"
     )
-    (before,) = list(store.iter_traces(run.id))
+    (before,) = list(store.traces.iter_traces(run.id))
     renormalized = make_trace("case-002", rounds=4, seed=3).model_copy(
         update={"normalizer_version": "2"}
     )
-    store.replace_trace(before.id, renormalized, cassette_hash="sha256:new")
-    (after,) = list(store.iter_traces(run.id))
+    store.traces.replace_trace(before.id, renormalized, cassette_hash="sha256:new")
+    (after,) = list(store.traces.iter_traces(run.id))
     assert after.id == before.id
     assert after.trace == renormalized
     assert after.hash == renormalized.hash != before.hash
@@ -244,15 +248,15 @@ def test_replace_trace_rewrites_body_hash_and_call_rows(
         ).one()
     assert tuple(row) == (4, len(renormalized.calls), "2")
     # without a cassette hash the old one is kept
-    store.replace_trace(after.id, make_trace("case-002"))
-    (kept,) = list(store.iter_traces(run.id))
+    store.traces.replace_trace(after.id, make_trace("case-002"))
+    (kept,) = list(store.traces.iter_traces(run.id))
     assert kept.cassette_hash == "sha256:new"
 
 
 def test_deleting_a_run_cascades_to_traces_and_calls(
     store: Store, run: RunRecord, case_pks: dict[str, int]
 ) -> None:
-    store.save_trace(run.id, case_pks["case-001"], make_trace("case-001"))
+    store.traces.save_trace(run.id, case_pks["case-001"], make_trace("case-001"))
     assert count_rows(store, CallRow) > 0
     from rejudge.store._tables import RunRow
 

@@ -42,11 +42,11 @@ def test_the_store_keeps_source_ids_under_the_trace_hash(store: Store) -> None:
         registry=REGISTRY,
         cases=[case(gcall("get_order", order_id="W1"), id="k1")],
     )
-    run = store.create_run(name="r", suite=suite, config=RunConfig(model="m"))
+    run = store.runs.create_run(name="r", suite=suite, config=RunConfig(model="m"))
     pk = store.suites.get_case_pks(suite.id)["k1"]
     plain = trace(call("get_order", order_id="W1"), case_id="k1")
     sourced = plain.model_copy(update={"source_ids": IDS})
-    store.save_traces([(run.id, pk, sourced, None, None)])
-    [stored] = list(store.iter_traces(run.id))
+    store.traces.save_traces([(run.id, pk, sourced, None, None)])
+    [stored] = list(store.traces.iter_traces(run.id))
     assert stored.hash == plain.hash == sourced.hash
     assert stored.trace.source_ids == IDS

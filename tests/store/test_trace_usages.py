@@ -1,4 +1,4 @@
-"""``Store.trace_usages``: every trace of a run with the token usage its body records (what a
+"""``store.runs.trace_usages``: every trace of a run with the token usage its body records (what a
 run's cost is computed from), on SQLite and PostgreSQL, and the same sums as ``run_usage``."""
 
 from __future__ import annotations
@@ -23,15 +23,15 @@ def test_trace_usages_read_each_traces_recorded_tokens(
         make_trace(f"case-{i:03d}", rep).model_copy(update={"usage": usage})
         for i, rep, usage in USAGES
     ]
-    store.save_traces([(run.id, case_pks[t.case_id], t, None, None) for t in traces])
-    other = store.create_run(
+    store.traces.save_traces([(run.id, case_pks[t.case_id], t, None, None) for t in traces])
+    other = store.runs.create_run(
         name="run-2", suite=store.suites.get_suite_by_id(run.suite_id), config=run.config
     )
-    store.save_traces([(other.id, case_pks["case-005"], make_trace("case-005"), None, None)])
+    store.traces.save_traces([(other.id, case_pks["case-005"], make_trace("case-005"), None, None)])
 
-    usages = store.trace_usages(run.id)
+    usages = store.runs.trace_usages(run.id)
     assert all(isinstance(u, TraceUsage) for u in usages)
-    ids = {(r["case_key"], r["repetition"]): r["id"] for r in store.iter_trace_rows(run.id)}
+    ids = {(r["case_key"], r["repetition"]): r["id"] for r in store.traces.iter_trace_rows(run.id)}
     assert [(u.case_key, u.repetition, u.input_tokens, u.output_tokens) for u in usages] == [
         ("case-000", 0, 10**9, 3),
         ("case-000", 1, 900, None),
@@ -39,7 +39,7 @@ def test_trace_usages_read_each_traces_recorded_tokens(
         ("case-002", 0, 1200, 80),
     ]
     assert [u.id for u in usages] == [ids[(u.case_key, u.repetition)] for u in usages]
-    totals = store.run_usage(run.id)
+    totals = store.runs.run_usage(run.id)
     recorded = [u for u in usages if u.input_tokens is not None]
     assert totals.with_usage == len(recorded)
     assert totals.input_tokens == sum(u.input_tokens or 0 for u in recorded)
@@ -47,4 +47,4 @@ def test_trace_usages_read_each_traces_recorded_tokens(
 
 
 def test_a_run_without_traces_has_no_usages(store: Store, run: RunRecord) -> None:
-    assert store.trace_usages(run.id) == []
+    assert store.runs.trace_usages(run.id) == []

@@ -223,7 +223,7 @@ def test_results_round_trip_import_judge_export(store: Any, tmp_path: Path) -> N
     assert summary.traces == 16 and summary.inserted == 16
     assert summary.undecodable == 4
     assert len(summary.bad_lines) == 1 and len(summary.unknown_ids) == 1
-    run = store.get_run(summary.run)
+    run = store.runs.get_run(summary.run)
     assert run.harness_mode == "imported"
     again = import_bfcl_results(store, tmp_path / "result", "my-model")
     assert again[0].inserted == 0  # idempotent

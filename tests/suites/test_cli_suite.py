@@ -62,7 +62,7 @@ def test_list_stored_shows_the_store_snapshots(
 
     store = Store.open(db_url)
     try:
-        store.create_run(
+        store.runs.create_run(
             name="r", suite=store.suites.get_suite("retail"), config=RunConfig(model="m")
         )
     finally:

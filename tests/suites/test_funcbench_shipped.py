@@ -98,7 +98,7 @@ def replayed(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
                 knobs = Knobs(**config.extra["knobs"])
                 source = load_generated_suite(SUITES / default_suite_name(knobs))
                 suite = snapshot_suite(store, source)
-                run = store.create_run(name=str(meta["run"]), suite=suite, config=config)
+                run = store.runs.create_run(name=str(meta["run"]), suite=suite, config=config)
                 pks = store.suites.get_case_pks(suite.id)
                 rows = []
                 for cassette in cassettes:
@@ -108,13 +108,15 @@ def replayed(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
                     trace = trace_from_cassette(cassette.interactions, cassette.meta, case_id, rep)
                     relative = cassette.path.relative_to(CASSETTES).as_posix()
                     rows.append((run.id, pks[case_id], trace, relative, cassette.sha256))
-                assert store.save_traces(rows) == len(rows)
-                store.finish_run(run.id, "finished")
+                assert store.traces.save_traces(rows) == len(rows)
+                store.runs.finish_run(run.id, "finished")
 
                 out["replays"][run.name] = replay_run(store, run.id, CASSETTES, concurrency=4)
 
                 evaluation = judge_run(store, run.id, "outcome", rules).evaluation_id
-                traces = {(t.case_key, t.repetition): t.trace for t in store.iter_traces(run.id)}
+                traces = {
+                    (t.case_key, t.repetition): t.trace for t in store.traces.iter_traces(run.id)
+                }
                 cases = {case.id: case for case in source.cases}
                 counts: Counter[str] = Counter()
                 first: Counter[str] = Counter()

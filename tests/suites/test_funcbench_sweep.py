@@ -125,17 +125,17 @@ def test_sweep_with_a_type_solver(tmp_path: Path) -> None:
         ]
         assert [s["failed"] for s in result["failure_types"]] == [0, 0]
         # restatement arm: the runs are separate and record the option
-        runs = {r["name"] if isinstance(r, dict) else r: r for r in store.list_runs()}
+        runs = {r["name"] if isinstance(r, dict) else r: r for r in store.runs.list_runs()}
         assert len(runs) == 4
         restated = [c for c in result["cells"] if c["restate"]]
-        run = store.get_run(restated[0]["run"])
+        run = store.runs.get_run(restated[0]["run"])
         assert run.config.restate_known_values
         # again: everything is a lookup or skipped, same figures
         again = run_sweep(
             store, tmp_path / "cassettes", options, transport=httpx.MockTransport(type_solver)
         )
         assert again["table"] == result["table"]
-        assert len(store.list_runs()) == 4
+        assert len(store.runs.list_runs()) == 4
     finally:
         store.close()
 

@@ -206,7 +206,7 @@ def test_the_import_stores_tau2_verdicts(store: Store, tmp_path: Path) -> None:
     path.write_text(json.dumps(_document()))
     result = import_tau_bench(path, store, run_name="tau2")
     assert (result.cases, result.inserted, result.verdicts) == (1, 2, 2)
-    run = store.get_run("tau2")
+    run = store.runs.get_run("tau2")
     assert run.model == "claude-3-7-sonnet" and run.provider == "tau2-bench"
     assert [v.verdict.source for v in run_external_verdicts(store, "tau2")] == ["tau2-bench"] * 2
     with pytest.raises(InvalidInputError, match="dir layout"):
