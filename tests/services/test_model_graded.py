@@ -544,7 +544,7 @@ def test_a_late_missing_exchange_rolls_back_what_was_judged_before_it(
     saved_run(store, CASES, TRACES)
     with pytest.raises(InvalidInputError, match=r"case 'a' \(repetition 1, sample 0\)"):
         judge_run_model_graded(store, "r1", _options(cassettes, chunk_size=1))
-    assert store.list_evaluations(store.get_run("r1").id) == []
+    assert store.list_evaluations(store.runs.get_run("r1").id) == []
     with store.engine.connect() as c:
         assert c.execute(text("SELECT count(*) FROM judgments")).scalar() == 0
 
