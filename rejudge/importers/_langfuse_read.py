@@ -37,7 +37,7 @@ from rejudge.recorder import scrub_value
 __all__ = ["LANGFUSE_NORMALIZER_VERSION", "trace_of_observations"]
 
 #: bump when the same observations would give another trace
-LANGFUSE_NORMALIZER_VERSION = "langfuse-1"
+LANGFUSE_NORMALIZER_VERSION = "langfuse-2"
 
 _KINDS = {"GENERATION": "llm", "TOOL": "tool", "AGENT": "agent"}
 _TOOL_NAME_KEYS = ("gen_ai.tool.name", "tool.name", "ai.toolCall.name")
@@ -98,12 +98,14 @@ def _int(value: Any) -> int | None:
 
 
 def _usage(observation: Mapping[str, Any]) -> dict[str, int]:
-    """Tokens in and out: ``usageDetails`` (``input``/``output``, or OpenAI's
+    """Tokens in, out and in total: ``usageDetails`` (``input``/``output``, or OpenAI's
     ``prompt_tokens``/``input_tokens`` shapes), else the deprecated ``usage``
     (``input``/``output`` or ``promptTokens``/``completionTokens``)."""
     pairs = {
         "input_tokens": ("input", "prompt_tokens", "input_tokens", "promptTokens"),
         "output_tokens": ("output", "completion_tokens", "output_tokens", "completionTokens"),
+        # as a cassette keeps the provider's total and the otel reader OpenInference's
+        "total_tokens": ("total", "total_tokens", "totalTokens"),
     }
     for key in ("usageDetails", "usage"):
         raw = unwrap_json(observation.get(key))

@@ -162,11 +162,11 @@ def test_each_framework_trace_reads_as_a_person_reads_it(name: str) -> None:
     assert trace.usage["input_tokens"] > 0 and trace.timings["latency_s"] > 0
     if name in MODELS:
         assert item.models == [MODELS[name]]
-    assert trace.normalizer_version == "langfuse-1"
+    assert trace.normalizer_version == "langfuse-2"
 
 
 def test_usage_and_latency_are_langfuses() -> None:
-    # claude-agent: four generations; usageDetails input 5+7+11+11?, read from the file itself
+    # claude-agent: four generations, each with its usageDetails (read from the file itself)
     path = TRACES["claude-agent"]
     observations = json.loads(path.read_text())["observations"]
     generations = [o for o in observations if o["type"] == "GENERATION"]
@@ -174,8 +174,9 @@ def test_usage_and_latency_are_langfuses() -> None:
     assert item.trace.usage == {
         "input_tokens": sum(o["usageDetails"]["input"] for o in generations),
         "output_tokens": sum(o["usageDetails"]["output"] for o in generations),
+        "total_tokens": sum(o["usageDetails"]["total"] for o in generations),
     }
-    assert item.trace.usage == {"input_tokens": 34, "output_tokens": 232}
+    assert item.trace.usage == {"input_tokens": 34, "output_tokens": 232, "total_tokens": 266}
     # the trace ran from its first observation's start to its last one's end
     assert item.trace.timings["latency_s"] == pytest.approx(7.36, abs=0.001)
 
