@@ -15,6 +15,8 @@ Pure (no Streamlit): the timeline renderer (:mod:`rejudge.dashboard.timeline_htm
 
 from __future__ import annotations
 
+import html
+import re
 from functools import lru_cache
 
 from markdown_it import MarkdownIt
@@ -39,6 +41,31 @@ def _known_rules(md: MarkdownIt) -> set[str]:
     )
 
 
+# what plain prose never holds: a character that may start Markdown (emphasis, code, a
+# heading, a quote, a table, a link or image, raw HTML, an entity, an escape), an underscore at
+# a word's edge, whitespace a line starts or ends with (indented code, a hard break), any
+# whitespace but a space and a newline (Markdown strips or keeps each its own way), a NUL
+_MARKUP = re.compile(
+    r"[*`#>|\[\]<&\\~\x00]|[^\S \n]|(?<![A-Za-z0-9])_|_(?![A-Za-z0-9])|^[ ]|[ ]$", re.M
+)
+# a line that starts a list item or a setext underline is not prose either
+_BLOCK_START = re.compile(r"^(?:[^\w\n]|\d+[.)])", re.M)
+
+
+def _prose_html(text: str) -> str | None:
+    """What markdown-it renders for plain prose (paragraphs split on blank lines, lines kept),
+    without parsing; None when ``text`` may hold Markdown. Most evidence is prose, and parsing
+    it was most of a 200-trace report's time (bench/html_report.py)."""
+    if _MARKUP.search(text) or _BLOCK_START.search(text):
+        return None
+    paragraphs = [p for p in re.split(r"\n(?:[ ]*\n)+", text.strip("\n")) if p]
+    escaped = (html.escape(p, quote=False).replace('"', "&quot;") for p in paragraphs)
+    return "".join(f"<p>{p}</p>\n" for p in escaped)
+
+
+@lru_cache(maxsize=4096)
 def markdown_html(text: str) -> str:
-    """``text`` (untrusted Markdown) as HTML with no live element: see the module."""
-    return _parser().render(text)
+    """``text`` (untrusted Markdown) as HTML with no live element: see the module. The same
+    text (an instruction a trace repeats, a user's stock reply) is rendered once."""
+    prose = _prose_html(text)
+    return prose if prose is not None else _parser().render(text)

@@ -8,6 +8,8 @@ from html.parser import HTMLParser
 from pathlib import Path
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from rejudge.dashboard.compare_html import compare_page
 from rejudge.dashboard.markdown_html import markdown_html
 from rejudge.dashboard.report_html import report_page
@@ -181,3 +183,27 @@ def test_pages_of_the_imported_hostile_store_are_inert(tmp_path: Path) -> None:
     for page in (report_page(report, timelines), compare_page(comparison, timelines)):
         assert_inert(page, style_tags=1)
         assert page.count(HOSTILE.replace("<", "&lt;").replace(">", "&gt;")[:40]) >= 3
+
+
+PROSE = st.text(
+    alphabet=st.sampled_from(list("ab Z9_.,:;-=+()'\"/?\n\x00\x0c\u00a0é1")) | st.characters(),
+    max_size=60,
+)
+
+
+@settings(max_examples=600, deadline=None)
+@given(PROSE)
+def test_the_prose_shortcut_renders_what_markdown_it_renders(text: str) -> None:
+    from rejudge.dashboard.markdown_html import _parser, _prose_html
+
+    shortcut = _prose_html(text)
+    if shortcut is not None:
+        assert shortcut == _parser().render(text)
+
+
+def test_the_prose_shortcut_takes_plain_replies_and_leaves_markdown() -> None:
+    from rejudge.dashboard.markdown_html import _prose_html
+
+    assert _prose_html("Sure, my user ID is mia_li_3668.\n\nThanks!") is not None
+    for text in ("**bold**", "1. one", "- item", "a  \nb", "see [x](y)", "x_y_ z _e_"):
+        assert _prose_html(text) is None, text
