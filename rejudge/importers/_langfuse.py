@@ -83,7 +83,8 @@ def read_langfuse(path: str | Path) -> LangfuseFile:
         (f"document {n}", document)
         for n, document in enumerate(iter_documents(_lines(source, digest), problems), start=1)
     ]
-    found = traces_of_documents(documents, problems)
+    # the trace view's log download names its trace only in its file name (trace-<id>.json)
+    found = traces_of_documents(documents, problems, source.stem.removeprefix("trace-"))
     traces: list[OtelTrace] = []
     names: dict[str, str | None] = {}
     for item in found:
@@ -216,6 +217,9 @@ def _detect_value(value: Any) -> Detection | None:
             listed = value["observations"]
             if not listed or is_observation(listed[0]):
                 return Detection.accept(1.0, "a Langfuse trace with its observations")
+        listed = value.get("observations")
+        if isinstance(listed, list) and listed and is_observation(listed[0]):
+            return Detection.accept(0.95, "a Langfuse trace download ({observations: [...]})")
         data = value.get("data")
         if isinstance(data, list) and data and (is_observation(data[0]) or is_trace(data[0])):
             return Detection.accept(0.95, "a Langfuse API page ({data: [...]} of observations)")

@@ -5,8 +5,11 @@ The shapes Langfuse writes or serves, each as one JSON document, a JSON list or 
 - the public API's trace, ``GET /api/public/traces/{id}`` (``TraceWithFullDetails``: the
   trace's fields and ``observations``, a list of ``ObservationsView``); a list of them, or one
   per line;
-- the UI's download (``{"trace": {...}, "observations": [...]}``, the trace and each
-  observation as the web app's ``byId`` routes return them);
+- the UI's downloads: the trace view's (``{"trace": {...}, "observations": [...]}``, as the web
+  app's ``byId`` routes return them), the server's ``/api/traces/{id}/download``
+  (``{"observations": [...], "scores": [...]}``) and the log view's (a list of observations in
+  tree order with a ``depth``, no trace or parent id: the file ``trace-<id>.json`` names the
+  trace);
 - an observation list: ``GET /api/public/observations`` and ``/api/public/v2/observations``
   (``{"data": [...], "meta": {...}}``), a JSON list or one observation per line (JSONL), and the
   blob storage export's rows (JSON or JSONL, ClickHouse's snake_case columns: ``trace_id``,
@@ -110,8 +113,9 @@ def is_trace(value: Any) -> bool:
 
 
 class _Collect:
-    def __init__(self, problems: list[str]) -> None:
+    def __init__(self, problems: list[str], default_trace_id: str | None) -> None:
         self.problems = problems
+        self.default_trace_id = default_trace_id
         self.traces: dict[str, LangfuseTrace] = {}
         self.by_id: dict[str, dict[str, Any]] = {}
 
@@ -123,7 +127,9 @@ class _Collect:
 
     def observation(self, raw: dict[str, Any], trace_id: Any, where: str) -> None:
         raw = _api_names(raw)
-        trace_id = raw.get("traceId", trace_id)
+        if not (raw.get("traceId") or trace_id) and "depth" in raw:
+            trace_id = self.default_trace_id  # a log download's row: its file names the trace
+        trace_id = raw.get("traceId") or trace_id
         if raw.get("id") in (None, ""):
             self.problems.append(f"{where}: observation without an id; left out")
             return
@@ -180,9 +186,26 @@ class _Collect:
         # score-create and sdk-log carry no conversation
 
 
+def _parents_from_depth(items: list[Any]) -> list[Any]:
+    """The trace view's log download lists observations in tree order with a ``depth`` and no
+    parent id: each one's parent is the nearest earlier one a level up."""
+    if not items or not all(isinstance(i, dict) and isinstance(i.get("depth"), int) for i in items):
+        return items
+    if any("parentObservationId" in i for i in items):
+        return items
+    path: list[Any] = []  # the ids of the current branch, by depth
+    out = []
+    for item in items:
+        depth = max(0, min(item["depth"], len(path)))
+        path = path[:depth]
+        out.append({**item, "parentObservationId": path[-1] if path else None})
+        path.append(item.get("id"))
+    return out
+
+
 def _walk(document: Any, collect: _Collect, where: str) -> None:
     if isinstance(document, list):
-        for n, item in enumerate(document):
+        for n, item in enumerate(_parents_from_depth(document)):
             _walk(item, collect, f"{where}[{n}]")
         return
     if not isinstance(document, dict):
@@ -193,6 +216,9 @@ def _walk(document: Any, collect: _Collect, where: str) -> None:
             collect.event(event, f"{where} batch[{n}]")
     elif is_trace(document):
         collect.full_trace(document, where)
+    elif isinstance(document.get("observations"), list):  # the server download: no trace row
+        for n, item in enumerate(document["observations"]):
+            _walk(item, collect, f"{where} observations[{n}]")
     elif isinstance(document.get("data"), list):
         for n, item in enumerate(document["data"]):
             _walk(item, collect, f"{where} data[{n}]")
@@ -203,11 +229,12 @@ def _walk(document: Any, collect: _Collect, where: str) -> None:
 
 
 def traces_of_documents(
-    documents: list[tuple[str, Any]], problems: list[str]
+    documents: list[tuple[str, Any]], problems: list[str], default_trace_id: str | None = None
 ) -> list[LangfuseTrace]:
     """The traces of parsed documents (each with where it came from: ``line 3``), in the
-    order their ids first appear."""
-    collect = _Collect(problems)
+    order their ids first appear; an observation naming no trace belongs to
+    ``default_trace_id`` when given (the log download's, named by its file)."""
+    collect = _Collect(problems, default_trace_id)
     for where, document in documents:
         _walk(document, collect, where)
     return [t for t in collect.traces.values() if t.observations or t.fields]

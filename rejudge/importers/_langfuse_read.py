@@ -161,7 +161,10 @@ def _llm_facts(observation: Mapping[str, Any], attributes: dict[str, Any]) -> Sp
     facts.provider = from_span.provider if from_span else None
     facts.usage = _usage(observation) or (from_span.usage if from_span else {})
     facts.tools = from_span.tools if from_span else []
-    for tool in unwrap_json(observation.get("toolDefinitions")) or []:
+    definitions = unwrap_json(observation.get("toolDefinitions"))
+    if isinstance(definitions, dict):  # the server download keys them by name
+        definitions = list(definitions.values())
+    for tool in definitions if isinstance(definitions, list) else []:
         tool = unwrap_json(tool)
         if isinstance(tool, dict) and isinstance(tool.get("name"), str):
             parameters = unwrap_json(tool.get("parameters"))

@@ -587,3 +587,43 @@ def test_usage_in_another_unit_is_no_token_count(tmp_path: Path) -> None:
     path.write_text(json.dumps(observations))
     [item] = read_langfuse(path).traces
     assert item.trace.usage == {"input_tokens": 5, "output_tokens": 1}
+
+
+def test_the_web_apps_other_downloads_give_the_same_trace(tmp_path: Path) -> None:
+    """The server's trace download (``{observations, scores}``, each observation with its
+    traceId) and the log view's (observations in tree order with a depth, no trace or parent
+    id; the file is ``trace-<id>.json``)."""
+    api = _public_api("openai-agents")
+    original = read_langfuse(TRACES["openai-agents"]).traces[0].trace
+    server = tmp_path / "trace-export.json"
+    server.write_text(json.dumps({"observations": api["observations"], "scores": []}))
+    assert detect_importer(server).importer.name == "langfuse"
+    assert read_langfuse(server).traces[0].trace.hash == original.hash
+
+    by_id = {o["id"]: o for o in api["observations"]}
+
+    def depth(o: dict[str, Any]) -> int:
+        parent = o.get("parentObservationId")
+        return 0 if parent is None else 1 + depth(by_id[parent])
+
+    def tree(parent: str | None) -> list[dict[str, Any]]:
+        children = sorted(
+            (o for o in api["observations"] if o.get("parentObservationId") == parent),
+            key=lambda o: o["startTime"],
+        )
+        return [x for o in children for x in [o, *tree(o["id"])]]
+
+    rows = [
+        {k: o.get(k) for k in ("id", "type", "name", "startTime", "endTime", "input", "output")}
+        | {"depth": depth(o), "metadata": o.get("metadata")}
+        for o in tree(None)
+    ]
+    assert len(rows) == len(api["observations"])
+    log = tmp_path / f"trace-{api['id']}.json"
+    log.write_text(json.dumps(rows))
+    assert detect_importer(log).importer.name == "langfuse"
+    [item] = read_langfuse(log).traces
+    assert item.trace_id == api["id"]
+    # the rows keep no usageDetails: the token counts come from the OpenInference attributes
+    # Langfuse kept in the metadata, so even they agree
+    assert item.trace.hash == original.hash and item.trace.usage["total_tokens"] == 184
