@@ -36,8 +36,8 @@ from rejudge.dashboard.report_html import report_page
 from rejudge.judge import load_rule_set
 from rejudge.judge.tiers import tier_names
 from rejudge.store import Store
-from rejudge.suites.importers import SHIPPED_TAU_BENCH
 
+from rejudge.importers import SHIPPED_TAU_BENCH
 from rejudge.services import (
     applicable_tiers,
     compare_evaluations,

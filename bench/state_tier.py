@@ -23,7 +23,8 @@ import tracemalloc
 
 from rejudge.judge import judge, load_rule_set
 from rejudge.judge.tiers import world_of
-from rejudge.suites.importers import SHIPPED_TAU_BENCH, parse_tau_bench
+
+from rejudge.importers import SHIPPED_TAU_BENCH, parse_tau_bench
 
 
 def main() -> None:

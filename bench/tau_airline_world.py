@@ -26,9 +26,9 @@ import time
 from collections.abc import Callable
 from typing import Any
 
-from rejudge.suites.importers import SHIPPED_TAU_BENCH
 from rejudge.suites.worlds.tau_airline import AirlineWorld, load_data
 
+from rejudge.importers import SHIPPED_TAU_BENCH
 from rejudge.model import content_hash
 
 

@@ -33,8 +33,8 @@ from typing import Any
 from rejudge.judge import load_rule_set
 from rejudge.judge.tiers import tier_names
 from rejudge.store import Store
-from rejudge.suites.importers import SHIPPED_TAU_BENCH
 
+from rejudge.importers import SHIPPED_TAU_BENCH
 from rejudge.services import applicable_tiers, import_tau_bench, judge_run, run_agreement
 
 PG = "postgresql+psycopg://postgres@127.0.0.1:5432/test"

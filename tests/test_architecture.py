@@ -40,6 +40,9 @@ PURE_MODULES = (
     "rejudge.importers._bfcl_read",
     "rejudge.importers._tau2_",
     "rejudge.importers._shipped",
+    "rejudge.importers._tau_read",
+    "rejudge.importers._tau_tools",
+    "rejudge.importers._tau_version",
 )
 # what the model (rejudge.model) may use of ours: itself, the registry, errors
 MODEL_USES = ("rejudge.model", "rejudge.registry", "rejudge.errors", "rejudge._lazy")

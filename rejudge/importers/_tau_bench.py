@@ -1,9 +1,9 @@
 """Importer ``tau-bench``: a τ-bench trajectory file or a τ²-bench results document as one run.
 
-The file is parsed and checked whole first (:func:`rejudge.suites.importers.parse_tau_bench`,
-τ²'s plan from :mod:`rejudge.importers._tau2_suite`); then its suite, one run, a trace
-per (task, trial) and each trial's reward as an external verdict are stored through
-:func:`rejudge.services._ingest.ingest_run`, all in one transaction. Replay re-derives such a
+The file is parsed and checked whole first (:func:`._tau_read.read_tau`, which tells a τ²
+document from a τ-bench file and gives τ²'s plan, :mod:`._tau2_suite`); then its suite, one
+run, a trace per (task, trial) and each trial's reward as an external verdict are stored
+through :func:`rejudge.services._ingest.ingest_run`, all in one transaction. Replay re-derives such a
 run by parsing the file again the same way (:data:`TAU_BENCH`'s sources).
 """
 
@@ -23,8 +23,8 @@ from rejudge.services._ingest import Evidence, SuiteSnapshot, VerdictItem, inges
 from rejudge.store import RunRecord, Store, SuiteRecord
 
 if TYPE_CHECKING:
-    from rejudge.importers import Tau2Plan
-    from rejudge.suites.importers import TauImport
+    from rejudge.importers._tau2_suite import Tau2Plan
+    from rejudge.importers._tau_read import TauImport
 
 __all__ = ["TauImportResult", "import_tau_bench", "read_tau_file"]
 
@@ -79,16 +79,11 @@ def read_tau_file(source: Path, tools: Path | None) -> tuple[Tau2Plan | None, Ta
 def _read(source: Path, tools: Path | None) -> tuple[Any, Tau2Plan | None, TauImport]:
     """:func:`read_tau_file`, and the file's JSON value as loaded (the import reads the reward
     version from it too, rather than parsing the file a second time)."""
-    from rejudge.importers._tau2_read import is_tau2_results
-    from rejudge.importers._tau2_suite import tau2_plan
-    from rejudge.suites.importers import load_json, parse_tau_bench
+    from rejudge.importers._tau_read import load_json, read_tau
 
     data = load_json(source, "τ-bench file")
     tools_data = load_json(tools, "tools file") if tools is not None else None
-    plan = tau2_plan(data, source.stem) if is_tau2_results(data) else None
-    if plan is not None and tools_data is None:
-        tools_data = plan.tools
-    parsed = parse_tau_bench(
+    plan, parsed = read_tau(
         data, source=source.name, tools=tools_data, tools_source=str(tools or "")
     )
     return data, plan, parsed
@@ -120,8 +115,8 @@ def import_tau_bench(
     ``tau2-<domain>/<submission>/<model>``.
     """
     from rejudge.importers._tau2_suite import task_conflicts, tau2_registry
+    from rejudge.importers._tau_tools import TAU_DOMAIN
     from rejudge.suites import suite_hash
-    from rejudge.suites.importers import TAU_DOMAIN
 
     source = Path(path)
     if source.is_dir():
@@ -228,7 +223,7 @@ def _reward_version(
         if plan.git_commit is None:
             return None, None
         return str(plan.git_commit), "the τ² code commit the document names (info.git_commit)"
-    from rejudge.suites.importers._tau_version import reward_version_of
+    from rejudge.importers._tau_version import reward_version_of
 
     raw = source.read_bytes()  # its git blob id names a file τ-bench published
     found = reward_version_of(given, raw, data, source=source.name)

@@ -265,7 +265,7 @@ def _outcome_of(meta: dict[str, Any]) -> str:
 def _import_shipped(store: Store, say: Progress) -> list[DemoRun]:
     """The τ-bench run and the real-world recordings that ship as package data, imported through
     the import services (a lookup when they are stored already)."""
-    from rejudge.suites.importers import SHIPPED_TAU_BENCH
+    from rejudge.importers import SHIPPED_TAU_BENCH
 
     runs: list[DemoRun] = []
     say("importing τ-bench's GPT-4o airline run")

@@ -1,7 +1,6 @@
-"""Importers that turn other benchmarks' data into rejudge suites and runs (BFCL: :mod:`.bfcl`;
-τ-bench runs: :mod:`._tau`, reading τ²-bench's through :mod:`rejudge.importers._tau2_read`
-(the version of τ-bench's reward that scored a file: :mod:`._tau_version`);
-the ``recorded`` domain of suites over other projects' cassettes: :mod:`._recorded`)."""
+"""What is left here of importing other benchmarks' data (BFCL's categories as suites:
+:mod:`._bfcl`; the ``recorded`` domain of suites over other projects' cassettes:
+:mod:`._recorded`). τ-bench's and τ²-bench's readers live in :mod:`rejudge.importers`."""
 
 from __future__ import annotations
 
@@ -29,25 +28,6 @@ _EXPORTS: dict[str, str] = {
     "wire_name": "rejudge.suites.importers._bfcl",
     "RECORDED_DOMAIN": "rejudge.suites.importers._recorded",
     "RecordedDomain": "rejudge.suites.importers._recorded",
-    "SHIPPED_TAU_BENCH": "rejudge.suites.importers._tau",
-    "TAU_DOMAIN": "rejudge.suites.importers._tau_tools",
-    "TAU_READ_ONLY_TOOLS": "rejudge.suites.importers._tau_tools",
-    "inferred_registry": "rejudge.suites.importers._tau_tools",
-    "TAU_SOURCE": "rejudge.suites.importers._tau",
-    "TauImport": "rejudge.suites.importers._tau",
-    "KNOWN_FILES": "rejudge.suites.importers._tau_version",
-    "TAU_REWARD_VERSIONS": "rejudge.suites.importers._tau_version",
-    "RewardVersion": "rejudge.suites.importers._tau_version",
-    "git_blob_id": "rejudge.suites.importers._tau_version",
-    "reward_version_of": "rejudge.suites.importers._tau_version",
-    "shown_reward_version": "rejudge.suites.importers._tau_version",
-    "hit_step_limit": "rejudge.suites.importers._tau",
-    "with_world": "rejudge.suites.importers._tau",
-    "TauVerdict": "rejudge.suites.importers._tau",
-    "case_id_of": "rejudge.suites.importers._tau",
-    "load_json": "rejudge.suites.importers._tau",
-    "parse_tau_bench": "rejudge.suites.importers._tau",
-    "tau_registry": "rejudge.suites.importers._tau_tools",
 }
 
 __all__ = sorted(_EXPORTS)

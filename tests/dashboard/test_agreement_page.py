@@ -8,8 +8,8 @@ from pathlib import Path
 
 from rejudge.judge import load_rule_set
 from rejudge.store import Store
-from rejudge.suites.importers import SHIPPED_TAU_BENCH
 
+from rejudge.importers import SHIPPED_TAU_BENCH
 from rejudge.services import evaluation_agreement, import_tau_bench, judge_run
 from tests.dashboard.conftest import app_on, evidence, html_bars, metrics
 from tests.dashboard.factory import Built, build_store

@@ -15,9 +15,9 @@ from click.testing import CliRunner
 from rejudge.dashboard.report_html import report_page
 from rejudge.judge import load_rule_set
 from rejudge.store import Store
-from rejudge.suites.importers import SHIPPED_TAU_BENCH
 
 from rejudge.cli import cli
+from rejudge.importers import SHIPPED_TAU_BENCH
 from rejudge.services import evaluation_report, import_tau_bench, judge_run, trace_timeline
 from tests.dashboard.factory import build_imported
 from tests.dashboard.test_browser import CHROMIUM, CHROMIUM_FLAGS

@@ -8,10 +8,10 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from rejudge.suites.importers import SHIPPED_TAU_BENCH
 
 from rejudge.importers import (
     SHIPPED_TAU2_BENCH,
+    SHIPPED_TAU_BENCH,
     Detection,
     Importer,
     NoImporterError,

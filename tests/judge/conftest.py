@@ -182,7 +182,7 @@ def registry() -> ToolRegistry:
 def tau():
     """τ-bench's GPT-4o airline run parsed as the import parses it: (parse, cases by id,
     τ-bench's reward by (case, repetition))."""
-    from rejudge.suites.importers import SHIPPED_TAU_BENCH, parse_tau_bench
+    from rejudge.importers import SHIPPED_TAU_BENCH, parse_tau_bench
 
     data = json.loads((SHIPPED_TAU_BENCH / "gpt-4o-airline.json").read_text(encoding="utf-8"))
     tools = json.loads((SHIPPED_TAU_BENCH / "tools.json").read_text(encoding="utf-8"))

@@ -5,9 +5,9 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from rejudge.suites.importers import SHIPPED_TAU_BENCH
 
 from rejudge.errors import InvalidInputError
+from rejudge.importers import SHIPPED_TAU_BENCH
 from rejudge.services import evidence_path, resolve_evidence_path
 
 REPO = Path(__file__).resolve().parents[2]

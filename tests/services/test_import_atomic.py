@@ -11,8 +11,8 @@ from pathlib import Path
 import pytest
 from rejudge.store import Store
 from rejudge.store._tables import RunRow, SuiteRow, TraceRow
-from rejudge.suites.importers import SHIPPED_TAU_BENCH
 
+from rejudge.importers import SHIPPED_TAU_BENCH
 from rejudge.services import (
     import_bfcl_results,
     import_cassettes,

@@ -14,8 +14,8 @@ import pytest
 from click.testing import Result
 from rejudge.judge import load_rule_set
 from rejudge.store import Store
-from rejudge.suites.importers import SHIPPED_TAU_BENCH
 
+from rejudge.importers import SHIPPED_TAU_BENCH
 from rejudge.services import (
     evaluation_agreement,
     evaluation_rows,

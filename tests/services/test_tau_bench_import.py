@@ -11,8 +11,8 @@ from pathlib import Path
 from click.testing import Result
 from rejudge.store import Store
 from rejudge.store._tables import RunRow, TraceRow
-from rejudge.suites.importers import SHIPPED_TAU_BENCH
 
+from rejudge.importers import SHIPPED_TAU_BENCH
 from rejudge.services import import_tau_bench, run_external_verdicts
 from tests.store.store_factories import count_rows
 

@@ -1,6 +1,6 @@
 """`rejudge import tau-bench --reward-version`: the version of τ-bench's reward that scored a
 file is recorded with its verdicts, by default what the file shows, and a file that shows
-nothing is refused with one line asking for it (suites/importers/_tau_version.py)."""
+nothing is refused with one line asking for it (rejudge/importers/_tau_version.py)."""
 
 from __future__ import annotations
 
@@ -12,14 +12,9 @@ import pytest
 from click.testing import Result
 from rejudge.store import Store, downgrade, upgrade
 from rejudge.store._tables import RunRow
-from rejudge.suites.importers import (
-    KNOWN_FILES,
-    SHIPPED_TAU_BENCH,
-    git_blob_id,
-    shown_reward_version,
-)
 
 from rejudge.errors import InvalidInputError
+from rejudge.importers import KNOWN_FILES, SHIPPED_TAU_BENCH, git_blob_id, shown_reward_version
 from rejudge.importers._tau2_read import SHIPPED_TAU2_BENCH
 from rejudge.services import import_tau_bench, run_external_verdicts
 from tests.store.store_factories import count_rows
@@ -146,7 +141,8 @@ def test_verdicts_stored_before_versions_read_none_and_gain_theirs(db_url: str) 
 
 def test_every_reward_version_has_the_rule_set_that_follows_it() -> None:
     from rejudge.judge import EXTERNAL_RULE_SETS, load_rule_set
-    from rejudge.suites.importers import TAU_REWARD_VERSIONS
+
+    from rejudge.importers import TAU_REWARD_VERSIONS
 
     rewards = {"7362a17": "outputs-else-db", "59a200c": "db-and-outputs"}
     for version in TAU_REWARD_VERSIONS:

@@ -19,8 +19,8 @@ from typing import Any
 import pytest
 import yaml
 from rejudge.store import Store
-from rejudge.suites.importers import SHIPPED_TAU_BENCH
 
+from rejudge.importers import SHIPPED_TAU_BENCH
 from rejudge.model import RunConfig
 from rejudge.services import (
     CHECKS,

@@ -15,11 +15,11 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from rejudge.suites.importers import SHIPPED_TAU_BENCH
 from rejudge.suites.worlds.tau_airline import DATA_DIR, AirlineWorld, load_data
 from rejudge.suites.worlds.tau_airline._world import SIGNATURES
 
 from rejudge.errors import InvalidInputError
+from rejudge.importers import SHIPPED_TAU_BENCH
 from rejudge.model import WorldState, content_hash
 from rejudge.registry import REGISTRY
 

@@ -35,13 +35,11 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from rejudge.suites.importers._tau_tools import (
-    inferred_registry,
-    tau_registry,
-)
-
 from rejudge.errors import InvalidInputError
+from rejudge.importers._shipped import shipped_data
 from rejudge.importers._tau2_read import TAU2_SOURCE, is_tau2_results, tau2_entries, tau2_tasks
+from rejudge.importers._tau2_suite import Tau2Plan, tau2_plan
+from rejudge.importers._tau_tools import inferred_registry, tau_registry
 from rejudge.model import (
     Case,
     Golden,
@@ -60,6 +58,7 @@ __all__ = [
     "TauImport",
     "TauVerdict",
     "parse_tau_bench",
+    "read_tau",
     "case_id_of",
     "load_json",
     "SHIPPED_TAU_BENCH",
@@ -78,7 +77,7 @@ _MAX_PROBLEMS = 20
 _FREE_TEXT: dict[str, tuple[str, ...]] = {"transfer_to_human_agents": ("summary",)}
 
 #: the τ-bench run shipped as package data (GPT-4o on airline; origin in its README)
-SHIPPED_TAU_BENCH = Path(__file__).parent / "data" / "tau-bench-airline"
+SHIPPED_TAU_BENCH = shipped_data("tau-bench-airline")
 
 
 @dataclass(frozen=True)
@@ -280,15 +279,46 @@ def hit_step_limit(entry: dict[str, Any]) -> bool:
     return "reward_info" in info and info["reward_info"] is None
 
 
+def read_tau(
+    data: Any,
+    *,
+    source: str = "file",
+    tools: Any | None = None,
+    tools_source: str = "tools",
+    domain_tools: bool = True,
+) -> tuple[Tau2Plan | None, TauImport]:
+    """A loaded τ-bench trajectory file or τ²-bench results document, read as the import reads
+    it: its τ² plan (None for a τ-bench file) and the parse. The one place the read tells the
+    two formats apart (``rejudge import``'s detector asks the same :func:`is_tau2_results` of
+    the sniffed file). ``source``: the file's name (a τ² run is named from its stem);
+    ``tools``: the loaded OpenAI function schemas, else a τ² document of a domain whose world
+    ships here takes its domain's fixed tools (``domain_tools``) and any other file has its
+    registry inferred from its calls (marked inferred)."""
+    if not is_tau2_results(data):
+        return None, _parse(data, False, source, tools, tools_source)
+    plan = tau2_plan(data, Path(source).stem)
+    if tools is None and domain_tools:
+        tools = plan.tools
+    return plan, _parse(data, True, source, tools, tools_source)
+
+
 def parse_tau_bench(
     data: Any, *, source: str = "file", tools: Any | None = None, tools_source: str = "tools"
 ) -> TauImport:
-    """Parse a loaded τ-bench trajectory file (``json.load`` of it). ``tools``: the loaded
-    OpenAI function schemas; None infers the registry from the calls (marked inferred)."""
+    """Parse a loaded τ-bench trajectory file (``json.load`` of it) or τ²-bench document.
+    ``tools``: the loaded OpenAI function schemas; None infers the registry from the calls
+    (marked inferred), a τ² document's too (:func:`read_tau` gives it its domain's)."""
+    _plan, parsed = read_tau(
+        data, source=source, tools=tools, tools_source=tools_source, domain_tools=False
+    )
+    return parsed
+
+
+def _parse(data: Any, tau2: bool, source: str, tools: Any | None, tools_source: str) -> TauImport:
     problems: list[str] = []
     source_name, model = TAU_SOURCE, None
     every_task: dict[Any, dict[str, Any]] = {}  # τ²: each task of the document is a case
-    if is_tau2_results(data):
+    if tau2:
         raw = data
         every_task = tau2_tasks(raw, source, [])
         data, problems = tau2_entries(raw, source)

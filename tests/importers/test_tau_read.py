@@ -9,9 +9,9 @@ import json
 from typing import Any
 
 import pytest
-from rejudge.suites.importers import SHIPPED_TAU_BENCH, TAU_READ_ONLY_TOOLS, parse_tau_bench
 
 from rejudge.errors import InvalidInputError
+from rejudge.importers import SHIPPED_TAU_BENCH, TAU_READ_ONLY_TOOLS, parse_tau_bench
 
 FILE = SHIPPED_TAU_BENCH / "gpt-4o-airline.json"
 TOOLS = SHIPPED_TAU_BENCH / "tools.json"

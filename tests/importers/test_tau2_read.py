@@ -15,9 +15,9 @@ from typing import Any
 
 import pytest
 from rejudge.store import Store
-from rejudge.suites.importers import parse_tau_bench
 
 from rejudge.errors import InvalidInputError
+from rejudge.importers import parse_tau_bench
 from rejudge.services import import_tau_bench, run_external_verdicts
 
 
