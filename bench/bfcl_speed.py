@@ -80,7 +80,7 @@ class _Item(NamedTuple):
 def _items(per_category: int) -> tuple[list[_Item], dict[str, tuple[Any, str]]]:
     """Every sampled case's possible answers and mutations, and each category's registry with
     its hash (hashes are given as ``judge_run`` gives them: the store has them)."""
-    from rejudge.suites.importers import build_suite
+    from rejudge.importers import build_suite
 
     registries: dict[str, tuple[Any, str]] = {}
     items = []
@@ -221,8 +221,8 @@ def by_mutation(per_category: int, repeat: int) -> list[dict[str, Any]]:
 
 def end_to_end() -> dict[str, Any]:
     from rejudge.store import Store
-    from rejudge.suites.importers import CATEGORIES, build_suite
 
+    from rejudge.importers import CATEGORIES, build_suite
     from rejudge.services import export_bfcl, import_bfcl_results, judge_run
 
     rules = bfcl_rules("1")

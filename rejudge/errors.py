@@ -14,7 +14,7 @@ apply), so a caller can act on it without parsing the message::
      │    ├── TierNotFoundError            rejudge.judge.tiers
      │    ├── PluginError                  rejudge.registry: a plugin failed to load
      │    ├── UnknownWireFormatError       rejudge.recorder.wire
-     │    └── BfclNotInstalledError        rejudge.suites.importers._bfcl (also BfclError)
+     │    └── BfclNotInstalledError        rejudge.importers._bfcl_suite (also BfclError)
      ├── ConflictError                     the store already holds something else under that key
      ├── InvalidInputError                 input that cannot be used as given
      │    ├── RuleSetError                 rejudge.judge._rulesets
@@ -45,7 +45,7 @@ apply), so a caller can act on it without parsing the message::
      │         └── KnobError               (also InvalidInputError)
      ├── ToolError                         raised by a sandbox tool; the model sees it as a result
      ├── Unsupported                       rejudge.judge.bfcl._values: a value bfcl-eval cannot take
-     ├── BfclError                         rejudge.suites.importers._bfcl
+     ├── BfclError                         rejudge.importers._bfcl_suite
      ├── DemoError                         rejudge.services._demo
      └── ClusterError                      rejudge.services._distributed: the Dask cluster
 
@@ -153,8 +153,8 @@ _EXPORTS: dict[str, str] = {
     "KnobError": "rejudge.suites.generators._funcbench",
     "GenomeSetupError": "rejudge.suites.domains.genome.domain",
     "InspectLogError": "rejudge.importers._inspect_log",
-    "BfclError": "rejudge.suites.importers._bfcl",
-    "BfclNotInstalledError": "rejudge.suites.importers._bfcl",
+    "BfclError": "rejudge.importers._bfcl_suite",
+    "BfclNotInstalledError": "rejudge.importers._bfcl_suite",
     "DemoError": "rejudge.services._demo",
     "NoImporterError": "rejudge.importers._detect",
     "ClusterError": "rejudge.services._distributed",

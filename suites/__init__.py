@@ -92,9 +92,9 @@ BUILTIN_DOMAIN_MODULES: tuple[str, ...] = (
     "rejudge.suites.domains.retail",  # seed 001
     "rejudge.suites.domains.genome",  # seed 000's shape
     "rejudge.suites.domains.funcbench",  # seed 003: generated graphs, silent failures
-    "rejudge.suites.importers._bfcl",  # imported BFCL categories (stub executor)
+    "rejudge.suites.domains.bfcl",  # imported BFCL categories (stub executor)
     "rejudge.suites.domains.mcp",  # an MCP server's tools (calls run on the server)
-    "rejudge.suites.importers._recorded",  # suites over cassettes recorded elsewhere
+    "rejudge.suites.domains.recorded",  # suites over cassettes recorded elsewhere
 )
 # --- end of built-in domains ----------------------------------------------------------------------
 

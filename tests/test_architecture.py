@@ -38,6 +38,8 @@ PURE_MODULES = (
     "rejudge.importers._inspect_read",
     "rejudge.importers._inspect_log",
     "rejudge.importers._bfcl_read",
+    "rejudge.importers._bfcl_schema",
+    "rejudge.importers._bfcl_suite",
     "rejudge.importers._tau2_",
     "rejudge.importers._shipped",
     "rejudge.importers._tau_read",
@@ -347,3 +349,81 @@ def test_every_known_trace_writer_still_writes() -> None:
     for module, path in _modules():
         if module in KNOWN_TRACE_WRITERS:
             assert any(w in path.read_text(encoding="utf-8") for w in TRACE_WRITES), module
+
+
+# importing has one home (issue 38): only rejudge.importers registers importers (kind
+# "importer", or register_importer) and every built-in importer is declared there; suites/ keeps
+# suites (case files, domains, worlds) and the other benchmarks' shipped data, never code that
+# reads those files; and a τ² results document is told from a τ-bench file only there
+IMPORTER_HOME = "rejudge.importers"
+FORMAT_PREDICATES = ("is_tau2_results",)
+
+
+def _called_name(node: ast.Call) -> str | None:
+    if isinstance(node.func, ast.Attribute):
+        return node.func.attr
+    if isinstance(node.func, ast.Name):
+        return node.func.id
+    return None
+
+
+def _importer_registrations(path: Path) -> Iterator[tuple[int, str]]:
+    tree = ast.parse(path.read_text(encoding="utf-8"), filename=str(path))
+    for node in ast.walk(tree):
+        if not isinstance(node, ast.Call):
+            continue
+        name = _called_name(node)
+        first = node.args[0] if node.args else None
+        kind = first.value if isinstance(first, ast.Constant) else None
+        if name == "register_importer" or (
+            name in ("register", "register_factory", "configure") and kind == "importer"
+        ):
+            yield node.lineno, str(name)
+        elif name in FORMAT_PREDICATES:
+            yield node.lineno, str(name)
+
+
+def _importing_outside_its_home() -> list[str]:
+    found = []
+    for module, path in _modules():
+        if _within(module, IMPORTER_HOME):
+            continue
+        for line, name in _importer_registrations(path):
+            found.append(f"{path.relative_to(REPO)}:{line} ({module}): {name}")
+    return found
+
+
+def test_only_the_importers_home_registers_importers_or_tells_formats_apart() -> None:
+    assert _importing_outside_its_home() == []
+
+
+def test_every_builtin_importer_lives_in_the_importers_home() -> None:
+    from rejudge.registry import BUILTINS
+
+    assert {m for m in BUILTINS["importer"].values() if not _within(m, IMPORTER_HOME)} == set()
+
+
+def test_suites_hold_no_importer_code() -> None:
+    # suites/importers/ keeps only the shipped runs (data); stores name them by that place
+    assert (
+        sorted(str(p.relative_to(REPO)) for p in (REPO / "suites").rglob("importers/**/*.py")) == []
+    )
+    assert not any(_within(m, "rejudge.suites.importers") for m, _path in _modules())
+
+
+def test_the_importer_home_check_catches_a_registration(tmp_path: Path) -> None:
+    module = tmp_path / "elsewhere.py"
+    module.write_text(
+        "from rejudge.registry import REGISTRY\n"
+        "REGISTRY.register('importer', 'x', object())\n"
+        "register_importer(X)\n"
+        "REGISTRY.register('tier', 'y', object())\n"
+        "if is_tau2_results(data):\n"
+        "    pass\n",
+        encoding="utf-8",
+    )
+    assert sorted(_importer_registrations(module)) == [
+        (2, "register"),
+        (3, "register_importer"),
+        (5, "is_tau2_results"),
+    ]

@@ -93,7 +93,6 @@ LIBRARY_PACKAGES = [
     "rejudge.recorder.providers",
     "rejudge.suites",
     "rejudge.suites.generators",
-    "rejudge.suites.importers",
     "rejudge.services",
     "rejudge.importers",
 ]

@@ -16,7 +16,7 @@ from rich.console import Console
 
 from rejudge import services
 from rejudge.cli._context import AppContext, json_option, pass_app, table
-from rejudge.suites.importers import CATEGORIES
+from rejudge.importers import CATEGORIES
 
 __all__ = ["import_bfcl", "bfcl_results", "export", "export_bfcl"]
 

@@ -29,9 +29,10 @@ from pathlib import Path
 from typing import Any
 
 from rejudge.errors import InvalidInputError, NotFoundError
+from rejudge.importers._bfcl_schema import CATEGORIES
+from rejudge.importers._bfcl_suite import build_suite
 from rejudge.model import Case, Round, ToolCall, Trace, content_hash
 from rejudge.suites._case_format import SuiteSource
-from rejudge.suites.importers._bfcl import CATEGORIES, build_suite
 
 __all__ = [
     "NORMALIZER_VERSION",

@@ -1,7 +1,7 @@
 """BFCL into the store: its AST categories as suites (``suite import-bfcl``) and its result files
 as imported runs (``import bfcl-results``), one run per category.
 
-The parsing and building are pure (:mod:`rejudge.suites.importers._bfcl`,
+The parsing and building are pure (:mod:`rejudge.importers._bfcl_suite`,
 :mod:`rejudge.importers._bfcl_read`); this stores what they give, every category in
 one transaction (all land, or none), each run through
 :func:`rejudge.services._ingest.ingest_run`. Replay re-derives a results run by reading its
@@ -24,7 +24,7 @@ from rejudge.services._ingest import Evidence, SuiteSnapshot, ingest_run
 from rejudge.store import Store
 
 if TYPE_CHECKING:
-    from rejudge.suites.importers import ImportedSuite
+    from rejudge.importers import ImportedSuite
 
 __all__ = ["BfclResultImport", "import_bfcl", "import_bfcl_results"]
 
@@ -42,14 +42,9 @@ def import_bfcl(
     """Import BFCL categories (default: every AST category): snapshot each suite in ``store``
     and/or write it as a suite folder under ``out_dir``. The snapshot is keyed by the suite
     hash, so importing twice is a lookup. Returns an
-    :class:`rejudge.suites.importers.ImportedSuite` per category."""
+    :class:`rejudge.importers.ImportedSuite` per category."""
+    from rejudge.importers import bfcl_categories, build_suite, imported_suite, suite_meta
     from rejudge.suites import write_suite
-    from rejudge.suites.importers import (
-        bfcl_categories,
-        build_suite,
-        imported_suite,
-        suite_meta,
-    )
 
     wanted = bfcl_categories(categories)
     sources = [(category, build_suite(category, data_dir)) for category in wanted]

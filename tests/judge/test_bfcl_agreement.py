@@ -104,7 +104,7 @@ def _last_value(values: Any) -> tuple[bool, Any]:
 
 
 def _base_outputs(case: Case) -> Iterator[tuple[str, list[dict[str, Any]]]]:
-    from rejudge.suites.importers import render_value
+    from rejudge.importers import render_value
 
     golden = [{_bfcl_name(c.tool): dict(c.params)} for c in case.golden.calls]
     yield "answer:first", golden
@@ -254,13 +254,9 @@ def _replace(
 
 def sample_cases(case_count: int = PER_CATEGORY) -> Iterator[tuple[str, dict[str, Any], Case]]:
     """(category, BFCL prompt entry, imported case) for an even sample of every category."""
-    from rejudge.suites.importers._bfcl import (
-        CATEGORIES,
-        _category_file,
-        bfcl_data_dir,
-        build_suite,
-    )
-    from rejudge.suites.importers._bfcl import read_jsonl as read
+    from rejudge.importers._bfcl_schema import CATEGORIES
+    from rejudge.importers._bfcl_suite import _category_file, bfcl_data_dir, build_suite
+    from rejudge.importers._bfcl_suite import read_jsonl as read
 
     data = bfcl_data_dir()
     for category in CATEGORIES:
@@ -278,7 +274,8 @@ def sample_cases(case_count: int = PER_CATEGORY) -> Iterator[tuple[str, dict[str
 @pytest.mark.skipif(BFCL_MISSING, reason=SKIP_REASON)
 def test_bfcl_ast_agrees_with_bfcl_eval() -> None:
     from rejudge.judge import judge
-    from rejudge.suites.importers import build_suite
+
+    from rejudge.importers import build_suite
 
     checker = load_bfcl_checker()
     rules = bfcl_rules("1")

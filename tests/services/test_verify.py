@@ -207,7 +207,7 @@ def test_bfcl_results_re_derive_and_an_edited_file_is_refused(
     tmp_path: Path, offline: None, run_cli: Any
 ) -> None:
     pytest.importorskip("bfcl_eval", reason="needs bfcl-eval (pip install --no-deps bfcl-eval)")
-    from rejudge.suites.importers import build_suite
+    from rejudge.importers import build_suite
 
     suite = build_suite("simple_python")
     results = tmp_path / "BFCL_v4_simple_python_result.json"

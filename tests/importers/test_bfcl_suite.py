@@ -13,9 +13,9 @@ import jsonschema
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from rejudge.suites.importers._bfcl import _name_map, convert_parameters, wire_name
 
 from rejudge.importers import category_of, decode_result, trace_from_result
+from rejudge.importers._bfcl_schema import _name_map, convert_parameters, wire_name
 
 BFCL_MISSING = importlib.util.find_spec("bfcl_eval") is None
 needs_bfcl = pytest.mark.skipif(
@@ -139,12 +139,8 @@ def test_category_from_file_or_id() -> None:
 
 @needs_bfcl
 def test_every_category_imports_consistently() -> None:
-    from rejudge.suites.importers._bfcl import (
-        CATEGORIES,
-        _category_file,
-        bfcl_data_dir,
-        build_suite,
-    )
+    from rejudge.importers._bfcl_schema import CATEGORIES
+    from rejudge.importers._bfcl_suite import _category_file, bfcl_data_dir, build_suite
 
     data = bfcl_data_dir()
     for category, info in CATEGORIES.items():
@@ -190,8 +186,8 @@ def test_import_stores_and_writes_loadable_suites(store: Any, tmp_path: Path) ->
 @needs_bfcl
 def test_results_round_trip_import_judge_export(store: Any, tmp_path: Path) -> None:
     from rejudge.judge import load_rule_set
-    from rejudge.suites.importers import build_suite
 
+    from rejudge.importers import build_suite
     from rejudge.services import export_bfcl, import_bfcl_results, judge_run
 
     suite = build_suite("live_parallel")
