@@ -33,6 +33,14 @@ def _accuracy(key: str, label: str, value: float | None, counts: VerdictCounts) 
     return figure(key, label, rate(value, counts.PASS, counts.scored, "scored"), value)
 
 
+def _judge_lines(c: Comparison) -> str:
+    """A model judge's line for each side judged by one (red when weak), the CLI's words."""
+    return "".join(
+        f'<p class="{"rj-warn" if weak else ""}">{esc(line)}</p>'
+        for line, weak in c.judge_headlines()
+    )
+
+
 def _figures(c: Comparison) -> str:
     d = c.discordant
     delta = "n/a" if c.accuracy_delta is None else f"{100 * c.accuracy_delta:+.1f} pts"
@@ -129,6 +137,7 @@ def compare_page(
         + _side("A", c.a, c.meta_a)
         + _side("B", c.b, c.meta_b)
         + f'<p class="{reading_cls}"><b>{esc(c.reading())}</b></p>'
+        + _judge_lines(c)
         + "<h2>Summary</h2>"
         + _figures(c)
         + lined_up

@@ -192,7 +192,7 @@ def _calibration(report: EvaluationReport, agreements: Iterable[Agreement]) -> s
     parts = []
     if report.judge_calibration is not None:
         parts.append(_judge_calibration(report.judge_calibration))
-    if report.calibration and report.calibration.get("reviewed"):
+    if report.calibration:  # none reviewed yet is a figure too (0 of N)
         parts.append(_review(report.calibration))
     parts.extend(agreement_section(a) for a in agreements)
     if not parts:

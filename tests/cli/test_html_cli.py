@@ -4,6 +4,7 @@ failing (or flipped) trace has its timeline, and bad input is one ``Error:`` lin
 
 from __future__ import annotations
 
+import html
 import json
 from html.parser import HTMLParser
 from pathlib import Path
@@ -134,3 +135,17 @@ def test_html_refuses_the_flags_it_would_drop(run_cli, built: Built, tmp_path: P
         result = _cli(run_cli, built, "report", ev, "--html", out, *extra)
         assert result.exit_code == 2, result.output
         assert "--html" in result.output
+
+
+def test_compare_page_says_a_weak_model_judge_is_weak(tmp_path: Path) -> None:
+    from tests.services.test_judge_calibration import _cli as judge_cli
+    from tests.services.test_judge_calibration import judged_twice
+
+    db, golden, graded, warning = judged_twice(tmp_path)
+    out = tmp_path / "c.html"
+    code, output = judge_cli(db, "compare", str(golden), str(graded), "--html", str(out))
+    assert code == 0, output
+    text = out.read_text(encoding="utf-8")
+    line = html.escape("B's judge: " + warning)
+    assert f'<p class="rj-warn">{line}</p>' in text
+    assert "A&#x27;s judge" not in text
