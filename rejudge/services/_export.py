@@ -65,9 +65,7 @@ def evaluation_verdicts(store: Store, evaluation_id: int | str) -> Iterator[Expo
     run = store.runs.get_run(ev.run_id)
     rules = store.rule_sets.get_rule_set(ev.rule_set_id).ref
     judged_at = ev.finished_at or ev.created_at
-    # only imported traces have source ids: the map holds those, not every trace
-    source_ids = {st.id: dict(st.trace.source_ids) for st in store.traces.iter_traces(run.id)}
-    source_ids = {k: v for k, v in source_ids.items() if v}
+    source_ids = _source_ids(store, run.id)
     for r in store.iter_evaluation_rows(ev.id, body_paths={"reasons": ["reasons"]}):
         reasons = r.get("reasons")
         yield ExportedVerdict(
@@ -86,6 +84,21 @@ def evaluation_verdicts(store: Store, evaluation_id: int | str) -> Iterator[Expo
             reasons=tuple(str(x) for x in reasons) if isinstance(reasons, list) else (),
             source_ids=source_ids.get(r["trace_id"], {}),
         )
+
+
+def _source_ids(store: Store, run_id: int) -> dict[int, dict[str, str]]:
+    """Trace id -> the trace's source ids, for the traces that have any (imported ones). The
+    bodies are read as text and only those naming ``source_ids`` decoded: no trace is
+    validated into the model to learn that it has none."""
+    out: dict[int, dict[str, str]] = {}
+    for row in store.traces.iter_trace_rows(run_id, decode=False):
+        text = row["body"]
+        if '"source_ids"' not in text:
+            continue
+        ids = json.loads(text).get("source_ids")
+        if isinstance(ids, dict) and ids:
+            out[int(row["id"])] = {str(k): str(v) for k, v in ids.items()}
+    return out
 
 
 def run_export_rows(store: Store, run_ref: str | int) -> Iterator[dict[str, Any]]:
