@@ -168,7 +168,14 @@ def _item_messages(raw: Any) -> list[Message] | None:
                 if role == "tool" and part.call_id is None and raw.get("tool_call_id"):
                     part.call_id = str(raw["tool_call_id"])
         return messages
-    message = message_of({**raw, "role": role})
+    listed = raw.get("tool_calls")
+    langchain = (
+        isinstance(listed, list)
+        and bool(listed)
+        and all(isinstance(c, dict) and "args" in c for c in listed)
+    )
+    # LangChain's calls ({name, args, id}) are read by _extra_calls, not as OpenAI's
+    message = message_of({**raw, "role": role, **({"tool_calls": None} if langchain else {})})
     if message is None:
         return None
     message.calls += _extra_calls(raw)
@@ -289,16 +296,9 @@ def _read(value: Any, *, output: bool) -> list[Message] | None:
                 if isinstance(c, dict)
             ]
         )
-    if isinstance(value.get("output"), list):  # an OpenAI Responses response
+    if isinstance(value.get("output"), list):  # an OpenAI Responses response: one answer
         found = _list_messages(value["output"])
-        if found is not None:
-            merged = Message("assistant")
-            for message in found:
-                merged.calls += message.calls
-                if message.text:
-                    merged.text = (merged.text or "") + message.text
-            return [merged]
-        return None
+        return one_answer(found) if found is not None else None
     if isinstance(value.get("content"), dict) and "role" not in value:  # ADK's LlmResponse
         return _choice_messages([{"message": value["content"], **value}])
     if isinstance(value.get("message"), dict):  # one choice

@@ -299,10 +299,8 @@ def trace_of_observations(trace: LangfuseTrace) -> OtelTrace:
         observation = scrub_value(raw, drop_secret_names=True)
         span = _span(observation, trace.id)
         facts = _facts(observation)
-        facts.problems = [f"{p}" for p in facts.problems]
-        for field in ("startTime",):
-            if span.start_ns is None:
-                facts.problems.append(f"{field}: missing or not a time")
+        if span.start_ns is None:  # the tree walk orders calls by it: say it was not there
+            facts.problems.append("startTime: missing or not a time")
         read.append((span, facts))
     kept = _one_call_each(read)
     _name_tool_runs(kept)
