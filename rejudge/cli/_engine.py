@@ -14,6 +14,7 @@ from rich.progress import (
     BarColumn,
     MofNCompleteColumn,
     Progress,
+    TaskID,
     TaskProgressColumn,
     TextColumn,
     TimeRemainingColumn,
@@ -41,7 +42,21 @@ def progress_bar(app: AppContext, total: int, label: str) -> Iterator[Any]:
         transient=False,
     ) as bar:
         task = bar.add_task(label, total=total or None)
-        yield lambda n: bar.advance(task, n)
+        yield _Tick(bar, task)
+
+
+class _Tick:
+    """What :func:`progress_bar` yields: called with a count of items done; ``total(n)`` sets
+    the bar's length when the service learns it (the CLI never counts in the store itself)."""
+
+    def __init__(self, bar: Progress, task: TaskID) -> None:
+        self.bar, self.task = bar, task
+
+    def __call__(self, n: int) -> None:
+        self.bar.advance(self.task, n)
+
+    def total(self, n: int) -> None:
+        self.bar.update(self.task, total=n or None)
 
 
 def parse_engine(engine: str, scheduler: str | None, workers: int) -> DaskEngine | None:

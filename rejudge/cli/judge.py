@@ -29,6 +29,7 @@ from rejudge.judge import (
     RejudgeResult,
     load_rule_set,
 )
+from rejudge.judge.tiers import MODEL_GRADED
 from rejudge.model import JudgeCalibration, ReportSummary
 from rejudge.services import (
     check_evaluation_baseline,
@@ -477,7 +478,7 @@ def judge_cmd(
     With --tier model-graded a model judges each trace against a rubric; its exchanges are
     cassettes under the cassette folder, replayed offline (the default) or recorded."""
     _refuse_flags_of_the_other_path(tier)
-    if tier == "model-graded":
+    if tier == MODEL_GRADED:
         _judge_model_graded(
             app,
             run,
@@ -525,7 +526,7 @@ _MODEL_GRADED_ONLY = (
 
 def _refuse_flags_of_the_other_path(tier: str) -> None:
     ctx = click.get_current_context()
-    model_graded = tier == "model-graded"
+    model_graded = tier == MODEL_GRADED
     names = _RULE_TIER_ONLY if model_graded else _MODEL_GRADED_ONLY
     flags = [
         max(p.opts, key=len)
@@ -534,7 +535,7 @@ def _refuse_flags_of_the_other_path(tier: str) -> None:
         and ctx.get_parameter_source(p.name) is click.core.ParameterSource.COMMANDLINE
     ]
     if flags:
-        goes_with = "the rule tiers" if model_graded else "--tier model-graded"
+        goes_with = "the rule tiers" if model_graded else f"--tier {MODEL_GRADED}"
         raise InvalidInputError(
             f"{', '.join(flags)} {'goes' if len(flags) == 1 else 'go'} with {goes_with}, "
             f"not --tier {tier}"
@@ -577,9 +578,8 @@ def _judge_model_graded(
         endpoint=JudgeEndpoint(base_url=base_url, api_key=api_key),
         concurrency=concurrency,
     )
-    total = app.store.traces.count_traces(app.store.runs.get_run(run).id)
-    with progress_bar(app, total, f"judging under {rubric.ref} by {judge_model.model}") as tick:
-        result = judge_run_model_graded(app.store, run, options, progress=tick)
+    with progress_bar(app, 0, f"judging under {rubric.ref} by {judge_model.model}") as tick:
+        result = judge_run_model_graded(app.store, run, options, progress=tick, total=tick.total)
     app.emit(result, lambda c: render_judged(c, result))
 
 

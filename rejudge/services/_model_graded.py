@@ -271,9 +271,11 @@ def judge_run_model_graded(
     options: ModelGradedOptions,
     *,
     progress: Progress | None = None,
+    total: Progress | None = None,
 ) -> JudgeSummary:
     """Judge every stored trace of a run under ``options.rubric`` by ``options.judge`` into a new
-    evaluation (see the module docstring for the record modes)."""
+    evaluation (see the module docstring for the record modes). ``total`` is told the number
+    of traces before the first is judged (a progress bar's length); ``progress`` each chunk's."""
     if options.record not in JUDGE_RECORD_MODES:
         raise InvalidInputError(
             f"judge record mode must be one of {', '.join(JUDGE_RECORD_MODES)}",
@@ -284,6 +286,8 @@ def judge_run_model_graded(
     rule_set = load_rule_set(DEFAULT_RULE_SET)
     inputs = resolve_inputs(store, run_ref, MODEL_GRADED, rule_set)
     planner = _Planner(inputs, options)
+    if total is not None:
+        total(store.traces.count_traces(inputs.run.id))
     if options.record == "none":
         # replay only: every sample's cassette must exist before anything is stored. One pass in
         # one transaction, so each trace is decoded and its prompt rendered once (a first pass

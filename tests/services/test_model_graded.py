@@ -579,3 +579,21 @@ def test_rubric_json_is_never_left_half_written(
         assert not target.exists() and list(target.parent.iterdir()) == []
         judge_run_model_graded(st, "r1", _options(cassettes, url, record="new_episodes"))
     assert Rubric.model_validate_json(target.read_text(encoding="utf-8")).hash == RUBRIC.hash
+
+
+def test_the_service_tells_a_progress_bar_its_length_before_the_first_trace(
+    tmp_path: Path,
+) -> None:
+    """The CLI's bar learns the run's trace count from the judging service (``total``), told
+    once before any chunk is judged; the CLI itself reads nothing from the store."""
+    events: list[tuple[str, int]] = []
+    with serve(JudgeServer()) as url:
+        judge_run_model_graded(
+            _store(tmp_path / "a.db"),
+            "r1",
+            _options(tmp_path / "c", url, record="new_episodes"),
+            progress=lambda n: events.append(("done", n)),
+            total=lambda n: events.append(("total", n)),
+        )
+    assert events[0] == ("total", len(TRACES))
+    assert sum(n for kind, n in events if kind == "done") == len(TRACES)
