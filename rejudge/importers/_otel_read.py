@@ -189,6 +189,19 @@ def _user_turns(llms: list[_Llm]) -> tuple[str | None, list[UserTurn]]:
     return instruction, turns if len(turns) > 1 else []
 
 
+def _round_timing(llm: _Llm) -> dict[str, Any] | None:
+    """A round's model span as the timeline reads it (``elapsed_s`` and its tokens), None when
+    the span says neither. Timings are outside the trace's hash: a re-import hashes the same."""
+    out: dict[str, Any] = {}
+    start, end = llm.span.start_ns, llm.span.end_ns
+    if start is not None and end is not None and end >= start:
+        out["elapsed_s"] = round((end - start) / 1e9, 6)
+    for key in ("input_tokens", "output_tokens"):
+        if isinstance(llm.facts.usage.get(key), int):
+            out[key] = llm.facts.usage[key]
+    return out or None
+
+
 def trace_of_spans(trace_id: str, spans: Iterable[Span]) -> OtelTrace:
     """The trace of one trace id's spans (any order; file order breaks start-time ties)."""
     read: list[tuple[Span, SpanFacts]] = []
@@ -228,6 +241,8 @@ def trace_of_facts(
     tools.sort(key=lambda t: _sort_key(t[0], tool_order[id(t[0])]))
 
     rounds: list[Round] = []
+    # each round's model span: its duration and tokens, the timeline's per-step figures
+    round_times: list[dict[str, Any] | None] = []
     claimed: set[int] = set()  # tool spans (index in ``tools``) already answering a call
     for i, llm in enumerate(llms):
         where = _where(llm.span)
@@ -249,6 +264,7 @@ def trace_of_facts(
                 finish_reason=answer.finish_reason or ("tool_calls" if calls else "stop"),
             )
         )
+        round_times.append(_round_timing(llm))
         if llm.span.error is not None:
             anomalies.append(f"{where}: status: error ({llm.span.error})")
     for n, (span, facts) in enumerate(tools):
@@ -265,6 +281,8 @@ def trace_of_facts(
     if starts and ends:
         timings["latency_s"] = round((max(ends) - min(starts)) / 1e9, 6)
         timings["started_unix_ns"] = min(starts)
+    if any(t is not None for t in round_times):
+        timings["rounds"] = round_times
     roots = [s for s in all_spans if s.parent_id is None]
     failed = next((s for s in roots if s.error is not None), None)
     error = (

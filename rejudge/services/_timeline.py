@@ -8,7 +8,7 @@ Where a step's figures come from, in the order they are trusted:
   server's work on that response), else a provider's processing-time header
   (``openai-processing-ms``, ...);
 - the trace's per-round timings, when the evidence gave them (``timings.rounds[i]``: an
-  importer's span times);
+  OpenTelemetry or Langfuse import's model span, its duration and tokens);
 - tokens from the response's usage, read by the wire format that speaks it.
 
 Only model exchanges count as steps (an embeddings call or a telemetry ping is not a round), in
@@ -90,11 +90,26 @@ def _facts(exchange: Exchange, wire: str, round_ms: float | None) -> StepFacts:
     return StepFacts(latency, tokens_in, tokens_out, source)
 
 
+def _round_tokens(timings: Mapping[str, Any], position: int, key: str) -> int | None:
+    rounds = timings.get("rounds")
+    if not isinstance(rounds, list) or position >= len(rounds):
+        return None
+    value = rounds[position].get(key) if isinstance(rounds[position], dict) else None
+    return value if isinstance(value, int) and not isinstance(value, bool) else None
+
+
 def _timings_only(timings: Mapping[str, Any], rounds: int) -> list[StepFacts | None]:
+    """Each round's figures from the trace's own timings (an importer's span times and
+    tokens), for a trace whose cassette is absent or unreadable."""
     out: list[StepFacts | None] = []
     for i in range(rounds):
-        ms = _round_ms(timings, i)
-        out.append(None if ms is None else StepFacts(ms, source="trace timings"))
+        facts = StepFacts(
+            _round_ms(timings, i),
+            _round_tokens(timings, i, "input_tokens"),
+            _round_tokens(timings, i, "output_tokens"),
+            "trace timings",
+        )
+        out.append(None if facts.empty else facts)
     return out
 
 
