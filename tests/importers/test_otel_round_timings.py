@@ -8,9 +8,9 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+
 from rejudge.importers import read_otel
 from rejudge.services import cassette_step_facts
-
 from tests.importers.conftest import ANY_AGENT, spans_of
 
 
