@@ -53,27 +53,92 @@ figure(m[2], "PASS / FAIL", f"{counts.PASS} / {counts.FAIL}")
 figure(m[3], "SKIP / AGENT_ERROR", f"{counts.SKIP} / {counts.AGENT_ERROR}")
 figure(m[4], "Average partial", num(summary.average_partial_score))
 st.caption(verdict_caption(ev))
-if ev.tier == MODEL_GRADED:  # a model judge's verdicts come with how far to trust them
-    calibration = data.judge_calibration(url, ev.id)
+calibration = data.judge_calibration(url, ev.id) if ev.tier == MODEL_GRADED else None
+if calibration is not None:  # a model judge's verdicts come with how far to trust them
     judge_headline(st, calibration.headline, calibration.warning is not None)
-    if calibration.against:
-        show_table(
-            [
-                {
-                    "against": a.name,
-                    "unit": a.unit,
-                    "both scored": a.items,
-                    "PASS·1 / PASS·0 / FAIL·1 / FAIL·0": (
-                        f"{a.table.pass_1} / {a.table.pass_0} / {a.table.fail_1} / {a.table.fail_0}"
-                    ),
-                    "agreement": pct(a.table.agreement),
-                    "kappa": num(a.kappa),
-                    "stricter": a.stricter or "neither",
-                    "judge unscored": a.judge_unscored,
-                }
-                for a in calibration.against
-            ]
-        )
+st.subheader("Cases")
+cases = report.cases
+verdicts = sorted({c.verdict for c in cases if c.verdict})
+codes = sorted({code for c in cases for code in c.taxonomy})
+f1, f2, f3 = st.columns([2, 2, 3])
+with f1:  # kept in the URL: a filtered report is a link
+    picked_verdicts = url_multiselect("Verdict", verdicts, key="rp_verdict", param="verdict")
+with f2:
+    picked_codes = url_multiselect("Cause", codes, key="rp_cause", param="cause")
+text = f3.text_input("Case contains", key="rp_text").strip()
+# what failed first: the rows people open a report for (the case order within each verdict)
+order = {"FAIL": 0, "AGENT_ERROR": 1, "SKIP": 2, "PASS": 3}
+shown = sorted(
+    filter_cases(cases, verdicts=picked_verdicts, causes=picked_codes, text=text),
+    key=lambda c: order.get(c.verdict or "", 4),
+)
+st.caption(f"{len(shown)} of {len(cases)} case(s) shown.")
+if shown:
+    frame = pd.DataFrame(
+        [
+            {
+                "case": c.case,
+                "rep": c.repetition,
+                "verdict": c.verdict,
+                "causes": ", ".join(c.taxonomy),
+                "partial": c.partial_score,
+                "trace": "trace?"
+                + urlencode(
+                    {
+                        "run": str(ev.run_id),
+                        "ev": str(ev.id),
+                        "tv_case": c.case,
+                        "rep": str(c.repetition),
+                    }
+                ),
+            }
+            for c in shown
+        ]
+    )
+    d1, d2, _ = st.columns([1, 1, 4])
+    plain = [c.to_json() for c in shown]
+    d1.download_button(
+        "Download CSV",
+        export_csv(ev, shown, data.evaluation_reasons(url, ev.id)),
+        file_name=f"evaluation-{ev.id}-cases.csv",
+        mime="text/csv",
+        key="rp_csv",
+    )
+    d2.download_button(
+        "Download JSONL",
+        "".join(json.dumps(c, ensure_ascii=False) + "\n" for c in plain),
+        file_name=f"evaluation-{ev.id}-cases.jsonl",
+        mime="application/x-ndjson",
+        key="rp_jsonl",
+    )
+    clickable_table(
+        frame,
+        list(frame["trace"]),
+        key="rp_cases",
+        column_config={
+            "partial": st.column_config.NumberColumn(format="%.2f"),
+            "trace": st.column_config.LinkColumn(display_text="open"),
+        },
+    )
+
+if calibration is not None and calibration.against:
+    show_table(
+        [
+            {
+                "against": a.name,
+                "unit": a.unit,
+                "both scored": a.items,
+                "PASS·1 / PASS·0 / FAIL·1 / FAIL·0": (
+                    f"{a.table.pass_1} / {a.table.pass_0} / {a.table.fail_1} / {a.table.fail_0}"
+                ),
+                "agreement": pct(a.table.agreement),
+                "kappa": num(a.kappa),
+                "stricter": a.stricter or "neither",
+                "judge unscored": a.judge_unscored,
+            }
+            for a in calibration.against
+        ]
+    )
 usage = data.run_usage(url, ev.run_id)
 price_table = prices(ctx)
 if usage.traces:
@@ -112,65 +177,6 @@ if anomalies:
             [{"case": a.case, "rep": a.repetition, "flags": ", ".join(a.flags)} for a in anomalies]
         )
 
-st.subheader("Cases")
-cases = report.cases
-verdicts = sorted({c.verdict for c in cases if c.verdict})
-codes = sorted({code for c in cases for code in c.taxonomy})
-f1, f2, f3 = st.columns([2, 2, 3])
-with f1:  # kept in the URL: a filtered report is a link
-    picked_verdicts = url_multiselect("Verdict", verdicts, key="rp_verdict", param="verdict")
-with f2:
-    picked_codes = url_multiselect("Cause", codes, key="rp_cause", param="cause")
-text = f3.text_input("Case contains", key="rp_text").strip()
-shown = filter_cases(cases, verdicts=picked_verdicts, causes=picked_codes, text=text)
-st.caption(f"{len(shown)} of {len(cases)} case(s) shown.")
-if shown:
-    frame = pd.DataFrame(
-        [
-            {
-                "case": c.case,
-                "rep": c.repetition,
-                "verdict": c.verdict,
-                "causes": ", ".join(c.taxonomy),
-                "partial": c.partial_score,
-                "trace": "trace?"
-                + urlencode(
-                    {
-                        "run": str(ev.run_id),
-                        "ev": str(ev.id),
-                        "tv_case": c.case,
-                        "rep": str(c.repetition),
-                    }
-                ),
-            }
-            for c in shown
-        ]
-    )
-    clickable_table(
-        frame,
-        list(frame["trace"]),
-        key="rp_cases",
-        column_config={
-            "partial": st.column_config.NumberColumn(format="%.2f"),
-            "trace": st.column_config.LinkColumn(display_text="open"),
-        },
-    )
-    d1, d2, _ = st.columns([1, 1, 4])
-    plain = [c.to_json() for c in shown]
-    d1.download_button(
-        "Download CSV",
-        export_csv(ev, shown, data.evaluation_reasons(url, ev.id)),
-        file_name=f"evaluation-{ev.id}-cases.csv",
-        mime="text/csv",
-        key="rp_csv",
-    )
-    d2.download_button(
-        "Download JSONL",
-        "".join(json.dumps(c, ensure_ascii=False) + "\n" for c in plain),
-        file_name=f"evaluation-{ev.id}-cases.jsonl",
-        mime="application/x-ndjson",
-        key="rp_jsonl",
-    )
 # drawn while open: a whole report's JSON is long, and a closed expander would still carry it
 as_json = st.expander(
     "As JSON (what `rejudge report EVAL --json` prints)", key="rp_json_open", on_change="rerun"

@@ -275,3 +275,27 @@ def world(tmp_path_factory: pytest.TempPathFactory) -> Built:
     finally:
         store.close()
     return built
+
+
+@pytest.fixture(scope="session")
+def demo_served(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[str, int]]:
+    """`rejudge demo` into a store of its own, served by `rejudge dashboard`: (store URL, port).
+    Shared by the browser tests (the walk of every page, the six questions)."""
+    import subprocess
+    import sys
+
+    from tests.dashboard.test_browser import _dashboard  # a test module: imported when used
+
+    root = tmp_path_factory.mktemp("demo-browser")
+    url = f"sqlite:///{root / 'demo.db'}"
+    cassettes = APP.parents[1] / "cassettes"
+    done = subprocess.run(
+        [sys.executable, "-m", "rejudge", "--db", url, "--cassettes", str(cassettes), "demo"],
+        cwd=root,
+        capture_output=True,
+        text=True,
+        timeout=900,
+    )
+    assert done.returncode == 0, done.stdout[-2000:] + done.stderr[-2000:]
+    with _dashboard(url, root, cassettes) as (port, _proc):
+        yield url, port

@@ -6,8 +6,6 @@ the whole session; skips only when Debian's chromium is absent."""
 
 from __future__ import annotations
 
-import subprocess
-import sys
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -55,24 +53,6 @@ def browser() -> Iterator[Any]:
             yield chromium
         finally:
             chromium.close()
-
-
-@pytest.fixture(scope="session")
-def demo_served(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[str, int]]:
-    """`rejudge demo` into a store of its own, served by `rejudge dashboard`."""
-    root = tmp_path_factory.mktemp("demo-browser")
-    url = f"sqlite:///{root / 'demo.db'}"
-    cassettes = ROOT / "cassettes"
-    done = subprocess.run(
-        [sys.executable, "-m", "rejudge", "--db", url, "--cassettes", str(cassettes), "demo"],
-        cwd=root,
-        capture_output=True,
-        text=True,
-        timeout=900,
-    )
-    assert done.returncode == 0, done.stdout[-2000:] + done.stderr[-2000:]
-    with _dashboard(url, root, cassettes) as (port, _proc):
-        yield url, port
 
 
 @pytest.fixture(scope="session")

@@ -5,7 +5,7 @@ does not hold is said and the default view shown."""
 from __future__ import annotations
 
 import pytest
-from hypothesis import given
+from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from rejudge.dashboard.grid import GridColumn, build_grid, cell_text
 
@@ -17,6 +17,8 @@ SQLITE_ONLY = pytest.mark.parametrize("built", ["sqlite"], indirect=True)
 verdicts = st.sampled_from(["PASS", "FAIL", "SKIP", "AGENT_ERROR", None])
 
 
+# nested lists: slow to generate on a loaded two-core machine, not a slow test
+@settings(suppress_health_check=[HealthCheck.too_slow], deadline=None)
 @given(
     st.lists(
         st.lists(st.tuples(st.integers(0, 5), st.integers(0, 2), verdicts), max_size=20), max_size=4
