@@ -397,6 +397,18 @@ def test_only_the_importers_home_registers_importers_or_tells_formats_apart() ->
     assert _importing_outside_its_home() == []
 
 
+def test_a_tau2_document_is_told_apart_in_one_place() -> None:
+    # the importer's detector and its read both ask _tau_read.tau_flavor, which alone asks
+    # is_tau2_results (before: the detector, the read and the parse each asked it)
+    calls = [
+        (module, line)
+        for module, path in _modules()
+        for line, name in _importer_registrations(path)
+        if name == "is_tau2_results"
+    ]
+    assert [module for module, _line in calls] == ["rejudge.importers._tau_read"]
+
+
 def test_every_builtin_importer_lives_in_the_importers_home() -> None:
     from rejudge.registry import BUILTINS
 

@@ -133,6 +133,7 @@ _EXPORTS: dict[str, str] = {
     "load_json": "rejudge.importers._tau_read",
     "parse_tau_bench": "rejudge.importers._tau_read",
     "read_tau": "rejudge.importers._tau_read",
+    "tau_flavor": "rejudge.importers._tau_read",
     "tau_registry": "rejudge.importers._tau_tools",
     "TauImportResult": "rejudge.importers._tau_bench",
     "import_tau_bench": "rejudge.importers._tau_bench",

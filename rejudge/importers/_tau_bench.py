@@ -275,17 +275,18 @@ def _run(store: Store, path: str | Path, **options: Any) -> TauImportResult:
 def _detect(sniff: Sniff) -> Detection:
     """A τ² results document (``tasks`` and ``simulations``) or a τ-bench trajectory file (a
     list of entries with ``task_id``, ``reward`` and ``traj``)."""
-    from rejudge.importers._tau2_read import is_tau2_results
+    from rejudge.importers._tau2_read import TAU2_SOURCE
+    from rejudge.importers._tau_read import TAU_SOURCE, tau_flavor
 
     if sniff.is_dir:
         return Detection.refuse("a folder, not a τ-bench file")
     data = sniff.whole_json()
-    if is_tau2_results(data):
+    flavor = tau_flavor(data)
+    if flavor == TAU2_SOURCE:
         return Detection.accept(0.95, "a τ²-bench results document (tasks and simulations)")
+    if flavor == TAU_SOURCE:
+        return Detection.accept(0.9, "a τ-bench trajectory file (task_id, reward, traj)")
     if isinstance(data, list):
-        first = data[0] if data else None
-        if isinstance(first, dict) and {"task_id", "reward", "traj"} <= set(first):
-            return Detection.accept(0.9, "a τ-bench trajectory file (task_id, reward, traj)")
         return Detection.refuse("a JSON list whose entries have no task_id, reward and traj")
     head = sniff.head_text
     if data is None and sniff.starts_with == "[" and '"traj"' in head and '"task_id"' in head:

@@ -59,6 +59,7 @@ __all__ = [
     "TauVerdict",
     "parse_tau_bench",
     "read_tau",
+    "tau_flavor",
     "case_id_of",
     "load_json",
     "SHIPPED_TAU_BENCH",
@@ -279,6 +280,20 @@ def hit_step_limit(entry: dict[str, Any]) -> bool:
     return "reward_info" in info and info["reward_info"] is None
 
 
+def tau_flavor(data: Any) -> str | None:
+    """Whose file a loaded JSON value is: ``tau2-bench`` (a τ²-bench results document, with
+    ``tasks`` and ``simulations``), ``tau-bench`` (a list whose first entry has ``task_id``,
+    ``reward`` and ``traj``), else None. The one place the two formats are told apart:
+    ``rejudge import``'s detector asks it of the sniffed file, :func:`read_tau` of the loaded
+    one (which parses anything but a τ² document as τ-bench entries, naming what is wrong)."""
+    if is_tau2_results(data):
+        return TAU2_SOURCE
+    first = data[0] if isinstance(data, list) and data else None
+    if isinstance(first, dict) and {"task_id", "reward", "traj"} <= set(first):
+        return TAU_SOURCE
+    return None
+
+
 def read_tau(
     data: Any,
     *,
@@ -288,13 +303,12 @@ def read_tau(
     domain_tools: bool = True,
 ) -> tuple[Tau2Plan | None, TauImport]:
     """A loaded τ-bench trajectory file or τ²-bench results document, read as the import reads
-    it: its τ² plan (None for a τ-bench file) and the parse. The one place the read tells the
-    two formats apart (``rejudge import``'s detector asks the same :func:`is_tau2_results` of
-    the sniffed file). ``source``: the file's name (a τ² run is named from its stem);
+    it: its τ² plan (None for a τ-bench file) and the parse, the format told by
+    :func:`tau_flavor`. ``source``: the file's name (a τ² run is named from its stem);
     ``tools``: the loaded OpenAI function schemas, else a τ² document of a domain whose world
     ships here takes its domain's fixed tools (``domain_tools``) and any other file has its
     registry inferred from its calls (marked inferred)."""
-    if not is_tau2_results(data):
+    if tau_flavor(data) != TAU2_SOURCE:
         return None, _parse(data, False, source, tools, tools_source)
     plan = tau2_plan(data, Path(source).stem)
     if tools is None and domain_tools:

@@ -100,3 +100,21 @@ def test_each_bad_entry_is_named(raw: list[dict[str, Any]], tools: list) -> None
     assert "are not a JSON object ('{user_id: mia')" in message
     assert "appears twice" in message
     assert "\n" not in message
+
+
+def test_one_function_tells_the_two_formats_apart(raw: list[dict[str, Any]]) -> None:
+    # the detector and read_tau both ask tau_flavor (tests/test_architecture.py holds
+    # is_tau2_results to it); a τ² document read the import's way gets its plan, a τ-bench
+    # file none, and what is neither has no flavor
+    from rejudge.importers import SHIPPED_TAU2_BENCH, read_tau, tau_flavor
+
+    tau2 = json.loads((SHIPPED_TAU2_BENCH / "toolorchestra_retail.json").read_text())
+    assert tau_flavor(raw) == "tau-bench"
+    assert tau_flavor(tau2) == "tau2-bench"
+    assert tau_flavor([{"task_id": 1, "reward": 1.0}]) is None
+    assert tau_flavor({"resourceSpans": []}) is None
+    assert tau_flavor([]) is None
+    plan, parsed = read_tau(tau2, source="toolorchestra_retail.json")
+    assert plan is not None and plan.domain == "retail"
+    assert parsed.source_name == "tau2-bench" and not parsed.registry_inferred
+    assert read_tau(raw, source=FILE.name)[0] is None
