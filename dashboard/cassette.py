@@ -29,15 +29,13 @@ from rejudge.recorder import (
 from rejudge.recorder.wire import WIRE_UNKNOWN, detect_wire_format, is_event_stream, parse_response
 
 from rejudge.errors import RejudgeError
-from rejudge.services import resolve_evidence_path
+from rejudge.services import LATENCY_HEADERS, resolve_evidence_path
 
 __all__ = ["CassetteView", "ExchangeView", "load_exchanges", "exchange_view", "as_text"]
 
 _MAX_BYTES = 20 * 1024 * 1024
 # request keys that hold the tool schemas, per wire format family (OpenAI, Anthropic, Gemini)
 _TOOL_KEYS = ("tools", "functions", "toolConfig")
-# response headers that time the provider's own work, in the order we trust them
-_LATENCY_HEADERS = ("openai-processing-ms", "x-envoy-upstream-service-time", "req-cost-time")
 
 
 def as_text(body: Any) -> str:
@@ -117,7 +115,7 @@ def _split_tools(body: Any) -> tuple[Any, list[str], Any]:
 
 
 def _latency(headers: dict[str, list[str]], timings: dict[str, Any] | None) -> float | None:
-    for name in _LATENCY_HEADERS:
+    for name in LATENCY_HEADERS:
         values = headers.get(name)
         if values:
             try:

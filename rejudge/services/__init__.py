@@ -127,6 +127,7 @@ _EXPORTS: dict[str, str] = {
     "report_page_data": "rejudge.services._html_report",
     "compare_page_data": "rejudge.services._html_report",
     "TIMELINE_VERDICTS": "rejudge.services._timeline",
+    "LATENCY_HEADERS": "rejudge.services._timeline",
     "cassette_step_facts": "rejudge.services._timeline",
     "failing_timelines": "rejudge.services._timeline",
     "flip_timelines": "rejudge.services._timeline",

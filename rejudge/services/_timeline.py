@@ -36,16 +36,18 @@ __all__ = [
     "failing_timelines",
     "flip_timelines",
     "TIMELINE_VERDICTS",
+    "LATENCY_HEADERS",
 ]
 
 #: the verdicts whose traces a report shows as timelines
 TIMELINE_VERDICTS = ("FAIL", "AGENT_ERROR")
-# response headers that time the provider's own work, in the order they are trusted
-_LATENCY_HEADERS = ("openai-processing-ms", "x-envoy-upstream-service-time", "req-cost-time")
+#: response headers that time the provider's own work, in the order they are trusted (the
+#: dashboard's exchange view reads the same)
+LATENCY_HEADERS = ("openai-processing-ms", "x-envoy-upstream-service-time", "req-cost-time")
 
 
 def _header_ms(exchange: Exchange) -> tuple[float | None, str | None]:
-    for name in _LATENCY_HEADERS:
+    for name in LATENCY_HEADERS:
         for value in exchange.response_headers.get(name) or []:
             try:
                 return float(value), name

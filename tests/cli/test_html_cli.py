@@ -149,3 +149,21 @@ def test_compare_page_says_a_weak_model_judge_is_weak(tmp_path: Path) -> None:
     line = html.escape("B's judge: " + warning)
     assert f'<p class="rj-warn">{line}</p>' in text
     assert "A&#x27;s judge" not in text
+
+
+def test_a_missing_cassette_is_named_and_the_rest_renders(
+    run_cli, built: Built, tmp_path: Path
+) -> None:
+    ev = str(built.evaluations["a1"])
+    data = json.loads(_cli(run_cli, built, "report", ev, "--json").output)
+    failing = [c for c in data["cases"] if c["verdict"] in ("FAIL", "AGENT_ERROR")]
+    first = failing[0]
+    assert built.cassettes_dir is not None
+    gone = built.cassettes_dir / "run-a" / f"{first['case']}__r{first['repetition']}.yaml"
+    gone.unlink()
+    out = tmp_path / "r.html"
+    assert _cli(run_cli, built, "report", ev, "--html", str(out)).exit_code == 0
+    text = out.read_text(encoding="utf-8")
+    assert text.count("no per-step figures") == 1
+    assert html.escape(str(gone)) in text
+    assert _read(out).traces == len(failing)  # every failing trace still has its timeline
