@@ -40,7 +40,7 @@ def lines(store: Store, workers: int) -> list[str]:
     out = []
     for tier in CALL_TIERS:
         result = judge_run(store, "bench", tier, rules, workers=workers)
-        for r in store.iter_evaluation_rows(result.evaluation_id, with_body=True):
+        for r in store.judgments.iter_evaluation_rows(result.evaluation_id, with_body=True):
             out.append(
                 canonical_json(
                     [

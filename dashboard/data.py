@@ -148,12 +148,12 @@ def baselines(url: str) -> list[BaselineSummary]:
 
 @st.cache_data(ttl=TTL_S, show_spinner=False)
 def group_counts(url: str, evaluation_id: int, by: str) -> dict[str, GroupSummary]:
-    return store(url).group_counts(evaluation_id, by)
+    return store(url).evaluations.group_counts(evaluation_id, by)
 
 
 @st.cache_data(ttl=TTL_S, show_spinner=False)
 def taxonomy_counts(url: str, evaluation_id: int) -> dict[str, int]:
-    return store(url).taxonomy_counts(evaluation_id)
+    return store(url).evaluations.taxonomy_counts(evaluation_id)
 
 
 @st.cache_data(ttl=TTL_S, show_spinner=False)
@@ -192,14 +192,16 @@ def flip_count(url: str, a: int, b: int, **filters: Any) -> dict[str, int]:
 
 @st.cache_data(ttl=TTL_S, show_spinner=False)
 def pass_histogram(url: str, evaluation_id: int) -> list[PassCell]:
-    return store(url).pass_histogram(evaluation_id)
+    return store(url).evaluations.pass_histogram(evaluation_id)
 
 
 @st.cache_data(ttl=TTL_S, show_spinner=False)
 def per_case_passes(
     url: str, evaluation_id: int, only_inconsistent: bool = False
 ) -> list[CasePasses]:
-    return store(url).per_case_passes(evaluation_id, only_inconsistent=only_inconsistent)
+    return store(url).evaluations.per_case_passes(
+        evaluation_id, only_inconsistent=only_inconsistent
+    )
 
 
 @st.cache_data(ttl=TTL_S, show_spinner=False)

@@ -1,6 +1,6 @@
 """Read model of one evaluation: verdict counts per dimension or category, taxonomy counts, and
-the per-case repetition counts pass^k is computed from: the methods of ``EvaluationReadsMixin``,
-which :class:`rejudge.store.Store` inherits.
+the per-case repetition counts pass^k is computed from: ``EvaluationReads``,
+which ``store.evaluations`` (:class:`rejudge.store._evaluations.EvaluationRepository`) inherits.
 
 Everything is grouped in the database over the evaluation's link rows (which carry the verdict,
 partial score, case key, dimension and category), so no judgment body is parsed.
@@ -13,12 +13,13 @@ from typing import TYPE_CHECKING, Any, NamedTuple
 from rejudge.store._errors import InvalidInputError
 from rejudge.store._read_common import _T_EJ, _T_JUDG, accuracy, count_if, verdict_columns
 from rejudge.store._tables import ReviewRow
+from rejudge.store._unit_of_work import Repository
 from sqlalchemy import Table, and_, case, distinct, func, select, true
 
 from rejudge.model import VERDICTS
 
 if TYPE_CHECKING:
-    from sqlalchemy import Engine
+    pass
 
 __all__ = ["GroupSummary", "PassCell", "CasePasses"]
 
@@ -79,20 +80,8 @@ def _per_case(evaluation_id: int) -> Any:
     )
 
 
-class EvaluationReadsMixin:
-    """``Store``'s reads of one evaluation: verdicts per group, taxonomy, pass^k counts."""
-
-    if TYPE_CHECKING:
-        # provided by ``Store``
-        engine: Engine
-
-        # the atomic()-joining transaction and connection (Store._begin / _connect)
-        def _begin(self) -> Any: ...
-
-        def _connect(self) -> Any: ...
-
-        @property
-        def backend(self) -> str: ...
+class EvaluationReads(Repository):
+    """The reads of one evaluation: verdicts per group, taxonomy, pass^k counts."""
 
     def verdict_counts(self, evaluation_id: int) -> dict[str, int]:
         query = (

@@ -1,20 +1,18 @@
-"""Evaluations and judgments: ``Store``'s methods that create and finish evaluations, store
-judgments (insert-or-ignore by key), link them to evaluations and stream them back.
+"""Judgments: stored once per key (insert-or-ignore, so judging the same inputs twice is a
+lookup), their bodies kept once per behaviour, linked to the evaluations that use them, and
+streamed back.
 
-``JudgmentStoreMixin`` holds them; :class:`store.repository.Store` inherits from it.
+``JudgmentRepository`` is ``store.judgments``; evaluations are :mod:`rejudge.store._evaluations`.
 """
 
 from __future__ import annotations
 
-import hashlib
 import json
 from collections.abc import Callable, Iterator, Mapping, Sequence
-from contextlib import contextmanager
 from typing import TYPE_CHECKING, Any
 
 from rejudge.store._batching import BATCH, chunks
-from rejudge.store._errors import InvalidInputError, NotFoundError
-from rejudge.store._records import EvaluationRecord, evaluation_record_from_row
+from rejudge.store._errors import InvalidInputError
 from rejudge.store._tables import (
     EvaluationJudgmentRow,
     EvaluationRow,
@@ -23,19 +21,18 @@ from rejudge.store._tables import (
     TraceRow,
     utcnow,
 )
-from sqlalchemy import Table, Text, cast, func, select, update
+from rejudge.store._unit_of_work import Repository
+from sqlalchemy import Table, Text, cast, func, select
 from sqlalchemy.engine import Connection
 
 from rejudge.model import (
     Judgment,
     PreparedJudgment,
-    ReportSummary,
-    canonical_json,
     put_trace_hash,
 )
 
 if TYPE_CHECKING:
-    from sqlalchemy import Engine
+    pass
 
 # the store's own: Store composes it; nothing here is for the facade
 __all__: list[str] = []
@@ -79,7 +76,7 @@ _LINK_COLUMNS = (
 #: from how many rows a PostgreSQL write goes through COPY (below it, the staging statements
 #: cost more than they save)
 _COPY_FROM = 20
-#: :meth:`JudgmentStoreMixin.lookup_judgments`'s query without body paths
+#: :meth:`JudgmentRepository.lookup_judgments`'s query without body paths
 _LOOKUP_SQL = (
     'SELECT "key", "id", "verdict", "partial_score", CAST("taxonomy" AS TEXT), '
     'CAST("anomalies" AS TEXT), CAST("implicated_tools" AS TEXT) FROM "judgments" '
@@ -87,20 +84,6 @@ _LOOKUP_SQL = (
 )
 #: bound parameters per statement (SQLite's default limit is 32,766 since 3.32)
 _MAX_VARIABLES = 30000
-
-
-def _new_evaluation_row(
-    run_id: int, tier: str, rule_set_id: int, engine_version: str
-) -> dict[str, Any]:
-    return {
-        "run_id": run_id,
-        "tier": tier,
-        "rule_set_id": rule_set_id,
-        "engine_version": engine_version,
-        "status": "running",
-        "summary": {},
-        "created_at": utcnow(),
-    }
 
 
 def _decode_small(text: str | None, cache: dict[str, list[Any]]) -> Any:
@@ -178,165 +161,8 @@ def body_path_columns(
     return [together], array
 
 
-class JudgmentStoreMixin:
-    """``Store``'s evaluation and judgment methods (see :class:`store.repository.Store`)."""
-
-    if TYPE_CHECKING:
-        # provided by ``Store``
-        engine: Engine
-
-        # the atomic()-joining transaction and connection (Store._begin / _connect)
-        def _begin(self) -> Any: ...
-
-        def _connect(self) -> Any: ...
-
-        @property
-        def backend(self) -> str: ...
-
-    # ------------------------------------------------------------------ evaluations
-
-    def create_evaluation(
-        self, *, run_id: int, tier: str, rule_set_id: int, engine_version: str
-    ) -> int:
-        with self._begin() as c:
-            return int(
-                c.execute(
-                    _T_EVAL.insert().returning(_T_EVAL.c.id),
-                    [_new_evaluation_row(run_id, tier, rule_set_id, engine_version)],
-                ).scalar_one()
-            )
-
-    def find_or_create_evaluation(
-        self, *, run_id: int, tier: str, rule_set_id: int, engine_version: str
-    ) -> tuple[int, bool]:
-        """The oldest evaluation of (run, tier, rule set, engine version), created if there is
-        none: ``(id, created)``. Atomic across processes and machines sharing the database, so
-        shards of one re-judge started at the same instant converge on one evaluation: the
-        look-up and the insert run in one transaction holding a lock on that tuple (PostgreSQL:
-        a transaction-scoped advisory lock on a 64-bit digest of it; SQLite: ``BEGIN
-        IMMEDIATE``, the database's single write lock, taken before the look-up)."""
-        t = _T_EVAL.c
-        query = (
-            select(t.id)
-            .where(
-                t.run_id == run_id,
-                t.tier == tier,
-                t.rule_set_id == rule_set_id,
-                t.engine_version == engine_version,
-            )
-            .order_by(t.id)
-            .limit(1)
-        )
-        with self._begin() as c:
-            if self.backend == "postgresql":
-                digest = hashlib.sha256(
-                    canonical_json(
-                        ["evaluation", run_id, tier, rule_set_id, engine_version]
-                    ).encode()
-                ).digest()
-                c.execute(
-                    select(
-                        func.pg_advisory_xact_lock(int.from_bytes(digest[:8], "big", signed=True))
-                    )
-                )
-            else:
-                # the driver would begin lazily at the insert, after the look-up: begin here,
-                # as a writer, so a second caller waits (busy timeout) and then sees the row
-                c.exec_driver_sql("BEGIN IMMEDIATE")
-            found = c.execute(query).scalar()
-            if found is not None:
-                return int(found), False
-            created = c.execute(
-                _T_EVAL.insert().returning(t.id),
-                [_new_evaluation_row(run_id, tier, rule_set_id, engine_version)],
-            ).scalar_one()
-            return int(created), True
-
-    @contextmanager
-    def claim_evaluation(self, evaluation_id: int) -> Iterator[bool]:
-        """Hold the right to drive ``evaluation_id`` for the duration: yields False when another
-        process holds it now. PostgreSQL: a session-level advisory lock on a connection kept
-        open for the duration, so a driver that dies releases it with its connection (a rerun
-        can resume at once); SQLite, one machine's file, always yields True."""
-        if self.backend != "postgresql":
-            yield True
-            return
-        digest = hashlib.sha256(canonical_json(["claim", evaluation_id]).encode()).digest()
-        key = int.from_bytes(digest[:8], "big", signed=True)
-        # its own connection, never an open atomic() block's: the lock lives as long as this
-        # connection (a session lock), and its commits must not commit the block
-        with self.engine.connect() as c:
-            won = bool(c.execute(select(func.pg_try_advisory_lock(key))).scalar())
-            c.commit()
-            try:
-                yield won
-            finally:
-                if won:
-                    c.execute(select(func.pg_advisory_unlock(key)))
-                    c.commit()
-
-    def trace_id_ranges(
-        self, run_id: int, size: int, *, shard: tuple[int, int] | None = None
-    ) -> list[tuple[int, int, int]]:
-        """A run's traces cut into consecutive id ranges of ``size`` traces (the last may be
-        shorter): ``[(first id, last id, count), ...]`` in id order, computed by the database
-        (one window query, no id list shipped). ``shard=(i, n)`` counts only ids % n == i."""
-        if size < 1:
-            raise InvalidInputError("a partition holds at least one trace", field="partition")
-        t = _T_TRACE.c
-        part = ((func.row_number().over(order_by=t.id) - 1) // size).label("part")
-        inner = select(t.id, part).where(t.run_id == run_id)
-        if shard is not None:
-            index, count = shard
-            inner = inner.where(t.id % count == index)
-        sub = inner.subquery()
-        query = (
-            select(func.min(sub.c.id), func.max(sub.c.id), func.count())
-            .group_by(sub.c.part)
-            .order_by(sub.c.part)
-        )
-        with self._connect() as c:
-            return [(int(lo), int(hi), int(n)) for lo, hi, n in c.execute(query)]
-
-    def finish_evaluation(
-        self,
-        evaluation_id: int,
-        *,
-        summary: ReportSummary,
-        inputs_hash: str,
-        status: str = "finished",
-    ) -> None:
-        with self._begin() as c:
-            c.execute(
-                update(_T_EVAL)
-                .where(_T_EVAL.c.id == evaluation_id)
-                .values(
-                    summary=summary.to_json(),
-                    inputs_hash=inputs_hash,
-                    status=status,
-                    finished_at=utcnow(),
-                )
-            )
-
-    def get_evaluation(self, evaluation_id: int | str) -> EvaluationRecord:
-        try:
-            ident = int(evaluation_id)
-        except (TypeError, ValueError):
-            raise NotFoundError(
-                f"evaluation ids are numbers, got {evaluation_id!r}", field="evaluation"
-            ) from None
-        with self._connect() as c:
-            row = c.execute(select(_T_EVAL).where(_T_EVAL.c.id == ident)).first()
-        if row is None:
-            raise NotFoundError(f"no evaluation {evaluation_id} in the store", field="evaluation")
-        return evaluation_record_from_row(row)
-
-    def list_evaluations(self, run_id: int | None = None) -> list[EvaluationRecord]:
-        query = select(_T_EVAL).order_by(_T_EVAL.c.id)
-        if run_id is not None:
-            query = query.where(_T_EVAL.c.run_id == run_id)
-        with self._connect() as c:
-            return [evaluation_record_from_row(r) for r in c.execute(query).all()]
+class JudgmentRepository(Repository):
+    """``store.judgments``: find, save, link and stream judgments."""
 
     def find_judgments(self, keys: Sequence[str]) -> dict[str, int]:
         """judgment key -> row id for the keys already judged (lookups, not new rows)."""

@@ -12,15 +12,14 @@ from __future__ import annotations
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Any
 
 from rejudge.store._baselines import BaselineRepository
 from rejudge.store._catalog_reads import CatalogRepository
 from rejudge.store._engine import make_engine
 from rejudge.store._errors import DatabaseUnavailableError
-from rejudge.store._evaluation_reads import EvaluationReadsMixin
+from rejudge.store._evaluations import EvaluationRepository
 from rejudge.store._external import ExternalVerdictRepository
-from rejudge.store._judgments import JudgmentStoreMixin
+from rejudge.store._judgments import JudgmentRepository
 from rejudge.store._migrate import _unavailable as unavailable_error
 from rejudge.store._migrate import ensure_schema
 from rejudge.store._reviews import ReviewRepository
@@ -30,13 +29,12 @@ from rejudge.store._suites import SuiteRepository
 from rejudge.store._traces import TraceRepository
 from rejudge.store._unit_of_work import UnitOfWork
 from sqlalchemy import Engine
-from sqlalchemy.engine import Connection
 from sqlalchemy.exc import DatabaseError, DBAPIError, InterfaceError, OperationalError
 
 __all__ = ["Store"]
 
 
-class Store(JudgmentStoreMixin, EvaluationReadsMixin):
+class Store:
     """All persistence. Construct with an engine, or use ``Store.open(url)``."""
 
     def __init__(self, engine: Engine) -> None:
@@ -48,6 +46,8 @@ class Store(JudgmentStoreMixin, EvaluationReadsMixin):
         self.runs = RunRepository(self._uow)
         self.catalog = CatalogRepository(self._uow)
         self.traces = TraceRepository(self._uow, self.catalog)
+        self.evaluations = EvaluationRepository(self._uow)
+        self.judgments = JudgmentRepository(self._uow)
         self.reviews = ReviewRepository(self._uow)
         self.baselines = BaselineRepository(self._uow)
         self.external = ExternalVerdictRepository(self._uow)
@@ -107,12 +107,3 @@ class Store(JudgmentStoreMixin, EvaluationReadsMixin):
         """
         with self._uow.atomic():
             yield
-
-    def _begin(self) -> Any:
-        return self._uow.begin()
-
-    def _connect(self) -> Any:
-        return self._uow.connect()
-
-    def _conn(self, conn: Connection | None) -> Any:
-        return self._uow.conn(conn)

@@ -98,7 +98,7 @@ def review_export(
     unreviewed: bool,
 ) -> None:
     """Write EVAL's review queue as CSV: every FAIL, anomaly-flagged judgments, sampled PASSes."""
-    ev = app.store.get_evaluation(evaluation)
+    ev = app.store.evaluations.get_evaluation(evaluation)
     items = review_queue(app.store, ev.id, sample_passes=sample_passes, seed=seed)
     if unreviewed:
         items = [i for i in items if not i["reviewed"]]
@@ -158,7 +158,7 @@ def review_import(app: AppContext, file: Path, reviewer: str | None) -> None:
 @pass_app
 def review_summary(app: AppContext, evaluation: str) -> None:
     """Review figures of EVAL: coverage, misjudgment rate, golden errors, kappa, open labels."""
-    ev = app.store.get_evaluation(evaluation)
+    ev = app.store.evaluations.get_evaluation(evaluation)
     data = calibration_summary(app.store, ev.id)
     app.emit(data, lambda c: render_calibration(c, data))
 

@@ -93,14 +93,14 @@ def _agreement(
     """:func:`run_agreement` on external verdicts already read (``read``: :func:`_external`)."""
     source, external, versions = read
     chosen: dict[str, int] = {}
-    for ev in store.list_evaluations(record.id):
+    for ev in store.evaluations.list_evaluations(record.id):
         if ev.status != "finished" or (rule_set_id is not None and ev.rule_set_id != rule_set_id):
             continue
         chosen[ev.tier] = ev.id  # ascending ids: the latest wins
     chosen.update(prefer or {})
     tiers = []
     for tier, ev_id in sorted(chosen.items()):
-        ev = store.get_evaluation(ev_id)
+        ev = store.evaluations.get_evaluation(ev_id)
         rules = store.rule_sets.get_rule_set(ev.rule_set_id).ref
         rows = (
             {
@@ -110,7 +110,9 @@ def _agreement(
                 "taxonomy": r["taxonomy"] or [],
                 "reasons": r.get("reasons") or [],
             }
-            for r in store.iter_evaluation_rows(ev.id, body_paths={"reasons": ["reasons"]})
+            for r in store.judgments.iter_evaluation_rows(
+                ev.id, body_paths={"reasons": ["reasons"]}
+            )
         )
         agreement = tier_agreement(rows, external, tier=tier, evaluation=ev.id, rules=rules)
         if agreement.table.total == 0 and not _applies(store, ev.id):
@@ -133,7 +135,9 @@ def _agreement(
 def _applies(store: Store, evaluation_id: int) -> bool:
     """Whether the tier applied to any case of the evaluation (a SKIP "tier does not apply"
     on every row means it did not: such an evaluation has no place in an agreement table)."""
-    for row in store.iter_evaluation_rows(evaluation_id, body_paths={"reasons": ["reasons"]}):
+    for row in store.judgments.iter_evaluation_rows(
+        evaluation_id, body_paths={"reasons": ["reasons"]}
+    ):
         reasons = row.get("reasons") or []
         if row["verdict"] != "SKIP" or not str(reasons[0] if reasons else "").startswith(
             TIER_DOES_NOT_APPLY
@@ -154,12 +158,12 @@ def evaluation_agreement(
     that follows the source's reward at the version that gave its verdicts
     (:func:`rejudge.judge.matching_rule_set`: τ-bench's 7362a17 or 59a200c) when the run was
     judged under it; else EVAL's own. The result says which and why."""
-    ev = store.get_evaluation(evaluation_id)
+    ev = store.evaluations.get_evaluation(evaluation_id)
     # read once: the rule set is chosen by the verdicts' versions, then they are compared
     read = _external(store, ev.run_id, source)
     name, _verdicts, versions = read
     by_ref: dict[str, int] = {}
-    for other in store.list_evaluations(ev.run_id):
+    for other in store.evaluations.list_evaluations(ev.run_id):
         if other.status == "finished":
             by_ref.setdefault(
                 store.rule_sets.get_rule_set(other.rule_set_id).ref, other.rule_set_id

@@ -38,7 +38,7 @@ def lock_evaluation_baseline(
     With ``require_review`` the lock is refused (:class:`ReviewRequiredError`, listing every gap)
     until every FAIL is reviewed and no ``judge_wrong`` label is unresolved.
     """
-    ev = store.get_evaluation(evaluation_id)
+    ev = store.evaluations.get_evaluation(evaluation_id)
     if require_review:
         gaps = review_gaps(store, ev.id)
         if gaps:
@@ -91,7 +91,7 @@ def check_evaluation_baseline(
         raise InvalidInputError(
             "the allowed accuracy drop must be >= 0 (an absolute drop, e.g. 0.02)", field="max_drop"
         )
-    ev = store.get_evaluation(evaluation_id)
+    ev = store.evaluations.get_evaluation(evaluation_id)
     record = store.baselines.get_baseline(against)
     baseline = {
         "name": record.name,

@@ -23,10 +23,12 @@ def evaluation_ci_results(
     """The evaluation's cases as CI tests; with ``check`` (the result of
     :func:`rejudge.services.check_evaluation_baseline` for it) each case also carries its
     verdict in that baseline, so an accepted failure is told from a new one."""
-    ev = store.get_evaluation(evaluation_id)
+    ev = store.evaluations.get_evaluation(evaluation_id)
     report = evaluation_report(store, ev.id)
     details: dict[tuple[str, int], dict[str, Any]] = {}
-    rows = store.iter_evaluation_rows(ev.id, body_paths={"reasons": ["reasons"], "diff": ["diff"]})
+    rows = store.judgments.iter_evaluation_rows(
+        ev.id, body_paths={"reasons": ["reasons"], "diff": ["diff"]}
+    )
     for row in rows:
         if row["verdict"] in _NOT_PASSING:
             details[(str(row["case_key"]), int(row["repetition"]))] = {

@@ -31,7 +31,7 @@ BASELINE_INPUTS = (
 
 def evaluation_meta(store: Store, evaluation_id: int | str) -> dict[str, Any]:
     """What an evaluation measured: run, model, tier, rules and every input hash."""
-    ev = store.get_evaluation(evaluation_id)
+    ev = store.evaluations.get_evaluation(evaluation_id)
     rule_set = store.rule_sets.get_rule_set(ev.rule_set_id)
     meta: dict[str, Any] = {
         "id": ev.id,
@@ -68,7 +68,10 @@ def evaluation_inputs(store: Store, evaluation_id: int | str) -> dict[str, Any]:
     """The input hashes a baseline binds (see :data:`BASELINE_INPUTS`)."""
     meta = evaluation_meta(store, evaluation_id)
     case_hashes = sorted(
-        {(r["case_key"], r["case_hash"]) for r in store.iter_evaluation_rows(int(meta["id"]))}
+        {
+            (r["case_key"], r["case_hash"])
+            for r in store.judgments.iter_evaluation_rows(int(meta["id"]))
+        }
     )
     inputs = {key: meta.get(key) for key in BASELINE_INPUTS if key != "cases_hash"}
     inputs["cases_hash"] = content_hash([list(pair) for pair in case_hashes])

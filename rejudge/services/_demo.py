@@ -458,7 +458,7 @@ def run_demo(
 
 
 def _rule_set_id(store: Store, run_id: int, ref: str) -> int | None:
-    for ev in store.list_evaluations(run_id):
+    for ev in store.evaluations.list_evaluations(run_id):
         if store.rule_sets.get_rule_set(ev.rule_set_id).ref == ref:
             return ev.rule_set_id
     return None

@@ -95,7 +95,7 @@ def _root_for(run: str, roots: list[Path]) -> Path | None:
 
 def _latest(store: Store, run_id: int, tier: str) -> int | None:
     found = None
-    for ev in store.list_evaluations(run_id):
+    for ev in store.evaluations.list_evaluations(run_id):
         if ev.tier == tier and ev.status == "finished":
             found = ev.id
     return found

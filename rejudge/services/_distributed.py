@@ -173,7 +173,7 @@ class DaskCluster:
         evaluation_id = _find_or_create_evaluation(
             store, run.id, tier, inputs.rule_set_id, reuse=True
         )
-        with store.claim_evaluation(evaluation_id) as won:
+        with store.evaluations.claim_evaluation(evaluation_id) as won:
             if not won:
                 raise ConflictError(
                     f"evaluation {evaluation_id} (run {run.name!r}, tier {tier}, rules "
@@ -195,7 +195,9 @@ class DaskCluster:
                 chunk_size=chunk_size,
                 engine_version=ENGINE_VERSION,
             )
-            ranges = store.trace_id_ranges(run.id, self.engine.partition_size, shard=shard)
+            ranges = store.evaluations.trace_id_ranges(
+                run.id, self.engine.partition_size, shard=shard
+            )
             judged, written = self._run_partitions(spec, ranges, run.name, progress)
             # no builder saw the partitions' judgments: the summary is read back from the store
             return finish_judging(store, evaluation_id, inputs, tier, rule_set, judged, written)

@@ -20,7 +20,7 @@ __all__ = ["evaluation_export_rows", "evaluation_verdicts", "export_bfcl", "run_
 
 def evaluation_export_rows(store: Store, evaluation_id: int | str) -> Iterator[dict[str, Any]]:
     """One dict per case and repetition, keys of :data:`EVALUATION_EXPORT_COLUMNS`, case order."""
-    ev = store.get_evaluation(evaluation_id)
+    ev = store.evaluations.get_evaluation(evaluation_id)
     run = store.runs.get_run(ev.run_id)
     suite = store.suites.get_suite_by_id(run.suite_id)
     rules = store.rule_sets.get_rule_set(ev.rule_set_id).ref
@@ -61,12 +61,12 @@ def evaluation_export_rows(store: Store, evaluation_id: int | str) -> Iterator[d
 def evaluation_verdicts(store: Store, evaluation_id: int | str) -> Iterator[ExportedVerdict]:
     """An evaluation's judgments as :class:`ExportedVerdict` (case order, streamed), each with
     the judge's reasons and the ids its trace had where it was imported from."""
-    ev = store.get_evaluation(evaluation_id)
+    ev = store.evaluations.get_evaluation(evaluation_id)
     run = store.runs.get_run(ev.run_id)
     rules = store.rule_sets.get_rule_set(ev.rule_set_id).ref
     judged_at = ev.finished_at or ev.created_at
     source_ids = _source_ids(store, run.id)
-    for r in store.iter_evaluation_rows(ev.id, body_paths={"reasons": ["reasons"]}):
+    for r in store.judgments.iter_evaluation_rows(ev.id, body_paths={"reasons": ["reasons"]}):
         reasons = r.get("reasons")
         yield ExportedVerdict(
             evaluation=ev.id,
@@ -137,7 +137,7 @@ def export_bfcl(
     one summary per file written. One repetition is exported; a SKIPped case is left out."""
     from rejudge.importers import score_file_path, score_files
 
-    evaluation = store.get_evaluation(evaluation_id)
+    evaluation = store.evaluations.get_evaluation(evaluation_id)
     run = store.runs.get_run(evaluation.run_id)
     cases = {key: case for key, (_pk, case) in store.suites.get_cases(run.suite_id).items()}
     traces = {
@@ -145,7 +145,7 @@ def export_bfcl(
     }
     model = model_name or run.model
     files = score_files(
-        store.iter_evaluation_rows(evaluation.id, with_body=True), cases, traces, model, repetition
+        store.judgments.iter_evaluation_rows(evaluation.id, with_body=True), cases, traces, model, repetition
     )
     if not files:
         raise InvalidInputError(

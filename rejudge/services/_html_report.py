@@ -47,7 +47,7 @@ def report_page_data(
 ) -> ReportPageData:
     """The report ``rejudge report EVAL --json`` prints, with what the page adds."""
     report = evaluation_report(store, evaluation, with_calibration=True)
-    run_id = store.get_evaluation(report.evaluation).run_id
+    run_id = store.evaluations.get_evaluation(report.evaluation).run_id
     agreements = []
     for source in store.external.external_sources(run_id):
         try:

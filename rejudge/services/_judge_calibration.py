@@ -72,12 +72,12 @@ def _assertion_results(given: Any) -> list[bool | None]:
 def evaluation_judge_calibration(store: Store, evaluation_id: int | str) -> JudgeCalibration:
     """The calibration of evaluation ``evaluation_id`` (any tier: a rule tier's works the same
     way, though it is shown only for a model judge's)."""
-    ev = store.get_evaluation(evaluation_id)
+    ev = store.evaluations.get_evaluation(evaluation_id)
     verdicts: dict[Key, str] = {}
     assertions: dict[Key, list[bool | None]] = {}
     by_judgment: dict[int, Key] = {}
     judge: str | None = None
-    for row in store.iter_evaluation_rows(
+    for row in store.judgments.iter_evaluation_rows(
         ev.id, body_paths={"assertions": ["details", "assertions"], "judge": ["details", "judge"]}
     ):
         key = (str(row["case_key"]), int(row["repetition"] or 0))
@@ -102,14 +102,14 @@ def evaluation_judge_calibration(store: Store, evaluation_id: int | str) -> Judg
         )
 
     latest: dict[str, int] = {}
-    for other in store.list_evaluations(ev.run_id):
+    for other in store.evaluations.list_evaluations(ev.run_id):
         if other.status == "finished" and other.tier != MODEL_GRADED_TIER and other.id != ev.id:
             latest[other.tier] = other.id  # ascending ids: the latest wins
     first = [t for t in _FIRST_TIERS if t in latest]
     for tier in first + sorted(set(latest) - set(first)):
         passed = {
             (str(r["case_key"]), int(r["repetition"] or 0)): r["verdict"] == "PASS"
-            for r in store.iter_evaluation_rows(latest[tier])
+            for r in store.judgments.iter_evaluation_rows(latest[tier])
             if r["verdict"] in ("PASS", "FAIL")
         }
         references.append(CalibrationReference("tier", tier, passed, evaluation=latest[tier]))

@@ -61,7 +61,9 @@ def _rubric(root: Path, run: str, ref: str, wanted: str) -> Rubric | None:
 def _rows_with_traces(store: Store, evaluation_id: int) -> Iterator[tuple[dict[str, Any], str]]:
     """An evaluation's rows (with their judgment bodies) and their traces' stored bodies, a page
     at a time: an evaluation's bodies are never all held at once."""
-    for page in _chunked(store.iter_evaluation_rows(evaluation_id, with_body=True), _PAGE):
+    for page in _chunked(
+        store.judgments.iter_evaluation_rows(evaluation_id, with_body=True), _PAGE
+    ):
         bodies = store.traces.trace_bodies([r["trace_id"] for r in page])
         for row in page:
             yield row, bodies[row["trace_id"]]
@@ -74,7 +76,7 @@ def check_judge_cassettes(store: Store, run: RunRecord, cassettes: Path) -> list
     # (ref, hash) -> the rubric or None: looked up (and a user's rubric.json read) once, not
     # once per judgment
     rubrics: dict[tuple[str, str], Rubric | None] = {}
-    for ev in store.list_evaluations(run.id):
+    for ev in store.evaluations.list_evaluations(run.id):
         if ev.tier != MODEL_GRADED:
             continue
         rule_set = store.rule_sets.get_rule_set(ev.rule_set_id)

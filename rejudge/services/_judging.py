@@ -62,13 +62,13 @@ def _find_or_create_evaluation(
 ) -> int:
     """``reuse`` (a shard): the evaluation every shard of this (run, tier, rule set, engine
     version) shares, created by whichever shard comes first (atomically: see
-    :meth:`Store.find_or_create_evaluation`); otherwise a new evaluation."""
+    ``store.evaluations.find_or_create_evaluation``); otherwise a new evaluation."""
     if reuse:
-        evaluation_id, _created = store.find_or_create_evaluation(
+        evaluation_id, _created = store.evaluations.find_or_create_evaluation(
             run_id=run_id, tier=tier, rule_set_id=rule_set_id, engine_version=ENGINE_VERSION
         )
         return evaluation_id
-    return store.create_evaluation(
+    return store.evaluations.create_evaluation(
         run_id=run_id, tier=tier, rule_set_id=rule_set_id, engine_version=ENGINE_VERSION
     )
 
@@ -257,7 +257,7 @@ def settle_chunk(
                     "anomalies": found["anomalies"] or [],
                 }
             )
-    store.save_and_link_judgments(evaluation_id, [p for p, *_ in fresh], links)
+    store.judgments.save_and_link_judgments(evaluation_id, [p for p, *_ in fresh], links)
     return len(fresh)
 
 
@@ -383,7 +383,7 @@ def judge_run(
         for chunk in _chunked(stream, chunk_size):
             keys = [batch.key(r["case_key"], r["hash"]) for r in chunk]
             # the key depends on the inputs only: look them up before judging anything
-            known = store.lookup_judgments(keys)
+            known = store.judgments.lookup_judgments(keys)
             if workers == 1:
                 done(
                     chunk,
@@ -430,7 +430,9 @@ def finish_judging(
             harness_mode=run.harness_mode,
             include_cases=False,
         ).summary
-    store.finish_evaluation(evaluation_id, summary=summary, inputs_hash=inputs.inputs_hash)
+    store.evaluations.finish_evaluation(
+        evaluation_id, summary=summary, inputs_hash=inputs.inputs_hash
+    )
     return JudgeRunResult(
         evaluation_id=evaluation_id,
         run_id=run.id,
@@ -498,7 +500,7 @@ def iter_evaluation_rows(
     store: Store, evaluation_id: int, body_paths: Mapping[str, Sequence[str]] | None = None
 ) -> Iterator[dict[str, Any]]:
     """:func:`evaluation_rows`, streamed (memory stays flat however large the evaluation)."""
-    for r in store.iter_evaluation_rows(evaluation_id, body_paths=body_paths):
+    for r in store.judgments.iter_evaluation_rows(evaluation_id, body_paths=body_paths):
         row = {
             "case": r["case_key"],
             "repetition": r["repetition"],
@@ -527,7 +529,7 @@ def evaluation_report(
 ) -> EvaluationReport:
     """The full report (DESIGN §11 ``report``) of a stored evaluation; ``with_calibration``
     adds the review figures (what ``rejudge report`` shows)."""
-    ev = store.get_evaluation(evaluation_id)
+    ev = store.evaluations.get_evaluation(evaluation_id)
     try:
         run = store.runs.get_run(ev.run_id)
     except NotFoundError:
@@ -609,7 +611,7 @@ def plan_rejudge(
             continue
         seen.add(run.id)
         wanted = list(dict.fromkeys(tiers)) or sorted(
-            {ev.tier for ev in store.list_evaluations(run.id)}
+            {ev.tier for ev in store.evaluations.list_evaluations(run.id)}
         )
         graded = MODEL_GRADED in wanted
         if graded:
@@ -725,7 +727,7 @@ def find_current_evaluation(
     run = store.runs.get_run(run_ref)
     candidates = [
         ev
-        for ev in store.list_evaluations(run.id)
+        for ev in store.evaluations.list_evaluations(run.id)
         if ev.tier == tier and ev.engine_version == ENGINE_VERSION and ev.status == "finished"
     ]
     if not candidates:
@@ -739,7 +741,7 @@ def find_current_evaluation(
             continue
         judged = sorted(
             (r["case_key"], r["repetition"], r["trace_hash"])
-            for r in store.iter_evaluation_rows(ev.id)
+            for r in store.judgments.iter_evaluation_rows(ev.id)
         )
         if judged == current:
             return ev.id

@@ -259,7 +259,7 @@ def judged_by(store: Store, evaluation_id: int) -> str | None:
     read from its first judgment that called the judge (None when none did); what its report
     and comparisons show where other tiers show their rule set."""
     paths = {"rubric": ("details", "judge", "rubric"), "model": ("details", "judge", "model")}
-    for row in store.iter_evaluation_rows(evaluation_id, body_paths=paths):
+    for row in store.judgments.iter_evaluation_rows(evaluation_id, body_paths=paths):
         if row.get("rubric") and row.get("model"):
             return f"{row['rubric']} by {row['model']}"
     return None
@@ -316,7 +316,7 @@ def _judge_all(
     """Judge every trace into a new evaluation: (its id, summary, traces judged, new
     judgments)."""
     options = planner.options
-    evaluation_id = store.create_evaluation(
+    evaluation_id = store.evaluations.create_evaluation(
         run_id=inputs.run.id,
         tier=MODEL_GRADED,
         rule_set_id=inputs.rule_set_id,
@@ -337,7 +337,7 @@ def _judge_all(
             missing = _missing_in(planner, items, chunks)
             if missing is not None:
                 raise missing
-        known = store.lookup_judgments([i.key for i in items])
+        known = store.judgments.lookup_judgments([i.key for i in items])
         todo = [i for i in items if i.key not in known]
         if options.record != "none":
             to_record = [
@@ -378,5 +378,5 @@ def _judge_all(
             progress(len(chunk))
     summary = builder.report(harness_mode=inputs.run.harness_mode)
     inputs_hash = content_hash([inputs.inputs_hash, options.rubric.hash, options.judge.hash])
-    store.finish_evaluation(evaluation_id, summary=summary, inputs_hash=inputs_hash)
+    store.evaluations.finish_evaluation(evaluation_id, summary=summary, inputs_hash=inputs_hash)
     return evaluation_id, summary, judged, written

@@ -118,7 +118,7 @@ def judge_partition(spec: PartitionSpec, first_id: int, last_id: int) -> tuple[i
     linked = written = 0
     for chunk in _chunked(stream, spec.chunk_size):
         keys = [batch.key(r["case_key"], r["hash"]) for r in chunk]
-        known = store.lookup_judgments(keys)
+        known = store.judgments.lookup_judgments(keys)
         fresh = judge_chunk_here(store, batch, chunk, keys, known)
         written += settle_chunk(store, spec.evaluation_id, inputs, chunk, keys, known, fresh)
         linked += len(chunk)

@@ -14,7 +14,9 @@ def evaluation_reasons(store: Store, evaluation_id: int) -> dict[tuple[str, int]
     """(case, repetition) -> the judgment's reasons, in the judge's order (empty for a PASS
     that needed none)."""
     out: dict[tuple[str, int], tuple[str, ...]] = {}
-    for row in store.iter_evaluation_rows(evaluation_id, body_paths={"reasons": ["reasons"]}):
+    for row in store.judgments.iter_evaluation_rows(
+        evaluation_id, body_paths={"reasons": ["reasons"]}
+    ):
         reasons = row.get("reasons") or []
         key = (str(row["case_key"]), int(row["repetition"]))
         out[key] = tuple(str(r) for r in reasons) if isinstance(reasons, list) else (str(reasons),)

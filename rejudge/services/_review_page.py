@@ -65,7 +65,7 @@ def review_page_state(
     the caller keeps them between clicks; they change only when the evaluation does) and its
     reviews once; ``base`` is the queue before labels (:func:`unlabelled_queue` of the same rows,
     sample and seed), which labels never change, so a caller keeps that too."""
-    ev = store.get_evaluation(evaluation_id)
+    ev = store.evaluations.get_evaluation(evaluation_id)
     if rows is None:
         rows = review_rows(store, ev.id)
     reviews = [r.as_dict() for r in store.reviews.list_reviews(evaluation_id=ev.id)]
@@ -87,13 +87,13 @@ def review_page_state(
 def evaluation_review_rows(store: Store, evaluation_id: int | str) -> list[dict[str, Any]]:
     """An evaluation's rows as review needs them (verdicts, anomalies, keys): what
     :func:`review_page_state` takes as ``rows``."""
-    return review_rows(store, store.get_evaluation(evaluation_id).id)
+    return review_rows(store, store.evaluations.get_evaluation(evaluation_id).id)
 
 
 def review_stamp(store: Store, evaluation_id: int) -> tuple[int, int, int]:
     """(reviews, the newest review id, resolved reviews) of an evaluation: changes with every
     label or resolution, so a page caches its queue under it and a write invalidates it."""
-    return store.review_stamp(evaluation_id)
+    return store.evaluations.review_stamp(evaluation_id)
 
 
 def judgment_labels(store: Store, judgment_id: int) -> list[ReviewRecord]:

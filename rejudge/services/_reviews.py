@@ -51,11 +51,11 @@ _NO_REVIEWER = "no reviewer (fill the reviewer column or give a default reviewer
 
 def review_rows(store: Store, evaluation_id: int | str) -> list[dict[str, Any]]:
     """An evaluation's rows with judgment ids and keys, anomalies and the report's fields."""
-    ev = store.get_evaluation(evaluation_id)
+    ev = store.evaluations.get_evaluation(evaluation_id)
     out = []
     # the judgment's anomalies come as their own column: no body is read (at 100,000 rows the
     # bodies were most of the review page's time)
-    for r in store.iter_evaluation_rows(ev.id):
+    for r in store.judgments.iter_evaluation_rows(ev.id):
         out.append(
             {
                 "judgment_id": int(r["judgment_id"]),
@@ -109,7 +109,7 @@ def calibration_summary(
 
     ``rows`` (:func:`review_rows`) and ``reviews`` (its reviews as dicts) may be passed when the
     caller holds them already: the review page reads 100,000 rows once, not twice per click."""
-    ev = store.get_evaluation(evaluation_id)
+    ev = store.evaluations.get_evaluation(evaluation_id)
     rows = review_rows(store, ev.id) if rows is None else rows
     reviews, resolutions = _reviews_and_resolutions(store, ev.id, reviews)
     figures = calibration_figures(rows, reviews, resolutions)
@@ -151,7 +151,7 @@ def calibration_summary(
 
 def review_gaps(store: Store, evaluation_id: int | str) -> list[str]:
     """Why the evaluation cannot be locked with ``--require-review`` (empty: it can)."""
-    ev = store.get_evaluation(evaluation_id)
+    ev = store.evaluations.get_evaluation(evaluation_id)
     rows = review_rows(store, ev.id)
     reviews, resolutions = _reviews_and_resolutions(store, ev.id)
     return gaps_from(rows, reviews, resolutions)
@@ -170,7 +170,7 @@ def review_queue(
     """:func:`build_queue` over a stored evaluation, with each item's latest labels attached
     (``rows`` and ``reviews`` as for :func:`calibration_summary`; ``base``: the queue of
     :func:`unlabelled_queue` for the same rows, sample and seed, when the caller keeps it)."""
-    ev = store.get_evaluation(evaluation_id)
+    ev = store.evaluations.get_evaluation(evaluation_id)
     if base is None:
         rows = review_rows(store, ev.id) if rows is None else rows
         base = unlabelled_queue(rows, sample_passes=sample_passes, seed=seed)
@@ -219,13 +219,13 @@ def import_review_csv(
     """
     rows, errors = parse_review_csv(text)
     keys = sorted({r["judgment_key"] for r in rows if r["judgment_key"]})
-    ids = store.find_judgments(keys)
+    ids = store.judgments.find_judgments(keys)
     context = store.reviews.judgment_context(ids.values())
     evaluations = {r["evaluation"] for r in rows if r["evaluation"] is not None}
     known_evaluations = set()
     for ev in evaluations:
         try:
-            known_evaluations.add(store.get_evaluation(ev).id)
+            known_evaluations.add(store.evaluations.get_evaluation(ev).id)
         except NotFoundError:
             pass
     seen: dict[tuple[int, str], int] = {}

@@ -112,7 +112,7 @@ def summarize_cell(
     first: dict[str, int] = {}
     efficiencies: list[float] = []
     redundant: list[int] = []
-    for row in store.iter_evaluation_rows(evaluation_id, with_body=True):
+    for row in store.judgments.iter_evaluation_rows(evaluation_id, with_body=True):
         body = row.get("body") or {}
         details = body.get("details") or {}
         verdict = row["verdict"]

@@ -183,7 +183,7 @@ def failing_timelines(
     order, each with its judgment's verdict, causes and reasons."""
     wanted = [
         int(row["trace_id"])
-        for row in store.iter_evaluation_rows(evaluation_id)
+        for row in store.judgments.iter_evaluation_rows(evaluation_id)
         if row["verdict"] in TIMELINE_VERDICTS
     ]
     for trace_id in wanted:

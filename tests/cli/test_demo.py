@@ -195,7 +195,7 @@ def test_demo_end_to_end_twice(run_cli, cassettes, offline, tmp_path) -> None:
         # second demo replayed nothing again
         judged = [j["evaluation"] for j in data["model_graded"]["judged"]]
         assert [j["evaluation"] for j in again["model_graded"]["judged"]] == judged
-        assert len(store.list_evaluations()) == (
+        assert len(store.evaluations.list_evaluations()) == (
             len(data["evaluations"]) + 2 * len(mvm["runs"]) + len(judged)
         )
     finally:

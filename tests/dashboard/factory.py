@@ -269,7 +269,7 @@ def build_store(
             }
             first: dict[tuple[str, int], str] = {}
             for version in versions:
-                ev = store.create_evaluation(
+                ev = store.evaluations.create_evaluation(
                     run_id=run.id, tier=TIER, rule_set_id=rule_ids[version], engine_version=ENGINE
                 )
                 built.evaluations[f"{run_name[-1]}{version}"] = ev
@@ -287,7 +287,7 @@ def build_store(
                         first[key] = verdict
                     judgments.append(_judgment(trace, case, reg, rules[version], verdict, rng))
                     meta.append((trace, case))
-                ids = store.save_judgments(judgments)
+                ids = store.judgments.save_judgments(judgments)
                 links: list[dict[str, Any]] = []
                 for judgment, (trace, case) in zip(judgments, meta, strict=True):
                     links.append(
@@ -302,8 +302,8 @@ def build_store(
                             "partial_score": judgment.partial_score,
                         }
                     )
-                store.link_judgments(ev, links)
-                store.finish_evaluation(
+                store.judgments.link_judgments(ev, links)
+                store.evaluations.finish_evaluation(
                     ev, summary=_summary(store, ev), inputs_hash=content_hash([ev])
                 )
                 built.judgments += len(links)
@@ -411,14 +411,14 @@ def build_imported(url: str, cassettes_dir: Path) -> Built:
         store.traces.save_traces(rows)
         built.traces = len(rows)
         trace_ids = {r["case_key"]: r["id"] for r in store.traces.iter_trace_rows(run.id)}
-        ev = store.create_evaluation(
+        ev = store.evaluations.create_evaluation(
             run_id=run.id, tier=TIER, rule_set_id=rule_id, engine_version=ENGINE
         )
         built.evaluations["imported"] = ev
         judgments, links = [], []
         for (_r, _pk, trace, _c, _h), case in zip(rows, case_list, strict=True):
             judgments.append(judge(trace, case, reg, TIER, rules))
-        ids = store.save_judgments(judgments)
+        ids = store.judgments.save_judgments(judgments)
         for judgment, case in zip(judgments, case_list, strict=True):
             links.append(
                 {
@@ -432,8 +432,10 @@ def build_imported(url: str, cassettes_dir: Path) -> Built:
                     "partial_score": judgment.partial_score,
                 }
             )
-        store.link_judgments(ev, links)
-        store.finish_evaluation(ev, summary=_summary(store, ev), inputs_hash=content_hash([ev]))
+        store.judgments.link_judgments(ev, links)
+        store.evaluations.finish_evaluation(
+            ev, summary=_summary(store, ev), inputs_hash=content_hash([ev])
+        )
         store.runs.finish_run(run.id)
         built.judgments = len(links)
         return built

@@ -143,7 +143,7 @@ def test_hostile_evidence_fetches_nothing_and_runs_nothing(browser, tmp_path: Pa
     try:
         ev = built.evaluations["imported"]
         timelines = []
-        for row in store.iter_evaluation_rows(ev):
+        for row in store.judgments.iter_evaluation_rows(ev):
             detail = store.traces.trace_detail(int(row["trace_id"]))
             assert detail is not None and detail.body is not None
             timelines.append(

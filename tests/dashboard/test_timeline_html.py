@@ -167,7 +167,7 @@ def test_pages_of_the_imported_hostile_store_are_inert(tmp_path: Path) -> None:
     try:
         ev = built.evaluations["imported"]
         timelines = []
-        for row in store.iter_evaluation_rows(ev):
+        for row in store.judgments.iter_evaluation_rows(ev):
             detail = store.traces.trace_detail(int(row["trace_id"]))
             assert detail is not None and detail.body is not None
             timelines.append(

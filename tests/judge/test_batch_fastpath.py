@@ -116,7 +116,7 @@ def store(corpus, tmp_path):
 def _judgments(store: Store, evaluation_id: int) -> dict[str, tuple[str, str]]:
     return {
         r["judgment_key"]: (r["judgment_hash"], r["verdict"])
-        for r in store.iter_evaluation_rows(evaluation_id)
+        for r in store.judgments.iter_evaluation_rows(evaluation_id)
     }
 
 

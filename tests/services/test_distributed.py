@@ -86,7 +86,7 @@ def _judged(store: Store, evaluation_id: int) -> list[tuple[str, int, str]]:
 def _hashes(store: Store, evaluation_id: int) -> list[tuple[str, int, str]]:
     return sorted(
         (r["case_key"], r["repetition"], r["judgment_hash"])
-        for r in store.iter_evaluation_rows(evaluation_id)
+        for r in store.judgments.iter_evaluation_rows(evaluation_id)
     )
 
 
@@ -116,7 +116,7 @@ def test_same_judgments_as_one_process(cluster: Any) -> None:
             assert sorted(ticks) == [100] * 7  # one tick per partition, every trace counted
             assert _hashes(a, one.evaluation_id) == _hashes(b, many.evaluation_id)
             assert many.summary == one.summary
-            assert b.get_evaluation(many.evaluation_id).status == "finished"
+            assert b.evaluations.get_evaluation(many.evaluation_id).status == "finished"
             # again on the cluster: the run's one evaluation, every judgment a lookup
             again = judge_run(b, "dask-run", "golden", rule_set, engine=_engine(cluster))
             assert (again.evaluation_id, again.judged, again.written) == (
@@ -134,7 +134,10 @@ def test_shard_on_the_cluster_judges_only_its_traces(cluster: Any, pg_store: Sto
     rule_set = load_rule_set(RULES)
     plan = plan_rejudge(pg_store, ["dask-run"], ["golden"], shard=(1, 3))
     result = rejudge(pg_store, plan, rule_set, shard=(1, 3), engine=_engine(cluster))
-    ids = {r["trace_id"] for r in pg_store.iter_evaluation_rows(result.evaluations[0].evaluation)}
+    ids = {
+        r["trace_id"]
+        for r in pg_store.judgments.iter_evaluation_rows(result.evaluations[0].evaluation)
+    }
     assert len(ids) == 100 and all(i % 3 == 1 for i in ids)
 
 
@@ -167,7 +170,7 @@ def test_a_worker_killed_mid_task(cluster: Any, client: Any, pg_store: Store) ->
     )
     assert _count(pg_store, "SELECT count(DISTINCT trace_id) FROM evaluation_judgments") == n
     assert _count(pg_store, "SELECT count(*) FROM judgments") == n
-    assert pg_store.get_evaluation(ev).status == "finished"
+    assert pg_store.evaluations.get_evaluation(ev).status == "finished"
     client.wait_for_workers(2, timeout=30)  # the nanny restarts the killed one
 
 
@@ -195,7 +198,7 @@ def test_a_worker_killed_holding_judged_partitions(
         _count(pg_store, f"SELECT count(*) FROM evaluation_judgments WHERE evaluation_id={ev}") == n
     )
     assert _count(pg_store, "SELECT count(*) FROM judgments") == n
-    assert pg_store.get_evaluation(ev).status == "finished"
+    assert pg_store.evaluations.get_evaluation(ev).status == "finished"
     client.wait_for_workers(2, timeout=60)  # the nannies restart the killed ones
 
 
@@ -220,7 +223,7 @@ def test_scheduler_gone_then_resumed(cluster: Any, pg_store: Store) -> None:
     finally:
         stop(scheduler, worker)
     assert "\n" not in str(caught.value)
-    (ev,) = pg_store.list_evaluations()
+    (ev,) = pg_store.evaluations.list_evaluations()
     assert ev.status == "running"
     linked = _count(pg_store, "SELECT count(*) FROM evaluation_judgments")
     assert 100 <= linked < n
@@ -230,7 +233,7 @@ def test_scheduler_gone_then_resumed(cluster: Any, pg_store: Store) -> None:
     assert resumed.evaluation_id == ev.id
     # every trace is distinct: each judgment linked before the loss was written before it
     assert resumed.judged == n and resumed.written == n - linked
-    assert pg_store.get_evaluation(ev.id).status == "finished"
+    assert pg_store.evaluations.get_evaluation(ev.id).status == "finished"
     assert _count(pg_store, "SELECT count(*) FROM evaluation_judgments") == n
     assert _count(pg_store, "SELECT count(*) FROM judgments") == n
 
@@ -259,7 +262,7 @@ def test_two_concurrent_rejudges_of_one_evaluation(cluster: Any, pg_store: Store
     assert f"evaluation {first.evaluation_id}" in str(second[0])
     assert "being judged by another" in str(second[0])
     assert first.judged == 600
-    (ev,) = pg_store.list_evaluations()
+    (ev,) = pg_store.evaluations.list_evaluations()
     assert ev.status == "finished"
 
 
@@ -281,7 +284,7 @@ def test_a_partition_failing_every_retry_is_named(cluster: Any, pg_store: Store)
     first, last = bad - 50, bad + 49  # the partition of traces 101..200 (ids in order)
     assert f"partition of traces {first}..{last}" in message and "after 1 retries" in message
     assert "\n" not in message
-    (ev,) = pg_store.list_evaluations()
+    (ev,) = pg_store.evaluations.list_evaluations()
     assert ev.status == "running"
 
 
@@ -294,7 +297,7 @@ def test_sqlite_store_is_refused(tmp_path: Path) -> None:
         fill(store, 10)
         with pytest.raises(InvalidInputError, match="needs a store every worker can reach"):
             judge_run(store, "dask-run", "golden", load_rule_set(RULES), engine=DaskEngine())
-        assert store.list_evaluations() == []
+        assert store.evaluations.list_evaluations() == []
     finally:
         store.close()
     result = CliRunner().invoke(
@@ -324,7 +327,7 @@ def test_unreachable_scheduler(pg_store: Store) -> None:
     with pytest.raises(ClusterError, match="no Dask scheduler answers at tcp://127.0.0.1") as e:
         judge_run(pg_store, "dask-run", "golden", load_rule_set(RULES), engine=engine)
     assert "\n" not in str(e.value)
-    assert pg_store.list_evaluations() == []
+    assert pg_store.evaluations.list_evaluations() == []
 
 
 def test_workers_without_rejudge_or_of_another_engine_are_refused(pg_store: Store) -> None:
@@ -348,7 +351,7 @@ def test_workers_without_rejudge_or_of_another_engine_are_refused(pg_store: Stor
             finally:
                 stop(worker)
                 wait_no_workers(str(engine.scheduler))
-        assert pg_store.list_evaluations() == []
+        assert pg_store.evaluations.list_evaluations() == []
     finally:
         stop(scheduler)
 

@@ -58,7 +58,7 @@ def store(tmp_path: Path):
 
 
 def _judgment(store: Store, evaluation_id: int):
-    (row,) = list(store.iter_evaluation_rows(evaluation_id))
+    (row,) = list(store.judgments.iter_evaluation_rows(evaluation_id))
     return row
 
 

@@ -54,7 +54,7 @@ def _options(cassettes: Path, url: str | None = None, **kw: Any) -> ModelGradedO
 
 
 def _hashes(st: Store, evaluation: int) -> dict[tuple[str, int], str]:
-    rows = st.iter_evaluation_rows(evaluation)
+    rows = st.judgments.iter_evaluation_rows(evaluation)
     return {(r["case_key"], r["repetition"]): r["judgment_hash"] for r in rows}
 
 
@@ -111,7 +111,7 @@ def test_a_missing_exchange_names_the_case_and_stores_nothing(
         judge_run_model_graded(st, "r1", _options(tmp_path / "none"))
     assert "case 'a'" in str(info.value) and "new_episodes" in str(info.value)
     assert info.value.field == "judge_record"
-    assert st.list_evaluations(st.runs.get_run("r1").id) == []
+    assert st.evaluations.list_evaluations(st.runs.get_run("r1").id) == []
 
 
 def test_cli_missing_exchange_is_one_line_naming_the_flag(tmp_path: Path, blocked: None) -> None:
@@ -158,7 +158,7 @@ def test_cli_refuses_the_other_paths_flags_instead_of_ignoring_them(
     lines = [line for line in result.output.splitlines() if line.strip()]
     assert len(lines) == 1 and lines[0].startswith("Error: ") and named in lines[0]
     st = Store.open(f"sqlite:///{db}")
-    assert st.list_evaluations(st.runs.get_run("r1").id) == []  # nothing judged
+    assert st.evaluations.list_evaluations(st.runs.get_run("r1").id) == []  # nothing judged
     st.close()
 
 
@@ -258,7 +258,9 @@ def test_samples_vote_and_every_sample_is_recorded(tmp_path: Path) -> None:
         )
     assert result.summary.verdict_counts.PASS == 3
     assert len(list((cassettes / "r1" / "judge").rglob("*__s*.json"))) == 9
-    bodies = [r["body"] for r in st.iter_evaluation_rows(result.evaluation, with_body=True)]
+    bodies = [
+        r["body"] for r in st.judgments.iter_evaluation_rows(result.evaluation, with_body=True)
+    ]
     judged = [b for b in bodies if b["verdict"] == "PASS"]
     assert len(judged) == 3
     assert all(b["details"]["votes"] == {"PASS": 2, "FAIL": 1, "INVALID": 0} for b in judged)
@@ -544,7 +546,7 @@ def test_a_late_missing_exchange_rolls_back_what_was_judged_before_it(
     saved_run(store, CASES, TRACES)
     with pytest.raises(InvalidInputError, match=r"case 'a' \(repetition 1, sample 0\)"):
         judge_run_model_graded(store, "r1", _options(cassettes, chunk_size=1))
-    assert store.list_evaluations(store.runs.get_run("r1").id) == []
+    assert store.evaluations.list_evaluations(store.runs.get_run("r1").id) == []
     with store.engine.connect() as c:
         assert c.execute(text("SELECT count(*) FROM judgments")).scalar() == 0
 

@@ -35,7 +35,7 @@ def _hashes(db: Path, evaluation: int) -> dict[tuple[str, int], str]:
     try:
         return {
             (r["case_key"], r["repetition"]): r["judgment_hash"]
-            for r in st.iter_evaluation_rows(evaluation)
+            for r in st.judgments.iter_evaluation_rows(evaluation)
         }
     finally:
         st.close()

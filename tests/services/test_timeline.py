@@ -72,7 +72,7 @@ def test_a_stored_failing_trace_becomes_a_timeline_with_its_judgment(tmp_path: P
     store = Store.open(built.url)
     try:
         evaluation = built.evaluations["a1"]
-        rows = list(store.iter_evaluation_rows(evaluation))
+        rows = list(store.judgments.iter_evaluation_rows(evaluation))
         failing = [r for r in rows if r["verdict"] in ("FAIL", "AGENT_ERROR")]
         assert failing, "the factory's seed gives run-a failures"
         timelines = list(failing_timelines(store, evaluation, tmp_path))

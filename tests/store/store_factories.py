@@ -197,7 +197,7 @@ def make_judged(store: Store) -> dict[str, Any]:
     store.traces.save_traces([(run.id, pks[t.case_id], t, None, None) for t in traces])
     rules = make_rule_set()
     rule_set_id = store.rule_sets.save_rule_set(rules)
-    evaluation = store.create_evaluation(
+    evaluation = store.evaluations.create_evaluation(
         run_id=run.id, tier="ast", rule_set_id=rule_set_id, engine_version="0.1.0"
     )
     verdicts = ["PASS", "FAIL", "FAIL"]
@@ -205,9 +205,9 @@ def make_judged(store: Store) -> dict[str, Any]:
         make_judgment(t, c, registry, rules, verdict=v)
         for t, c, v in zip(traces, cases, verdicts, strict=True)
     ]
-    ids = store.save_judgments(judgments)
+    ids = store.judgments.save_judgments(judgments)
     trace_ids = {r["case_key"]: r["id"] for r in store.traces.iter_trace_rows(run.id)}
-    store.link_judgments(
+    store.judgments.link_judgments(
         evaluation,
         [
             {

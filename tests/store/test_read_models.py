@@ -32,19 +32,19 @@ def test_evaluation_numbers_match_the_judge_report(built: Built, store: Store) -
         assert {v: row.verdict_counts[v] for v in report["verdict_counts"]} == report[
             "verdict_counts"
         ]
-        assert store.verdict_counts(ev) == row.verdict_counts
+        assert store.evaluations.verdict_counts(ev) == row.verdict_counts
         assert row.scored == report["scored_count"]
         assert row.accuracy == report["accuracy"]
         assert row.avg_partial == pytest.approx(report["average_partial_score"], abs=1e-6)
         assert row.judgments == sum(row.verdict_counts.values())
         for by, key in (("dimension", "dimensions"), ("category", "categories")):
-            groups = store.group_counts(ev, by)
+            groups = store.evaluations.group_counts(ev, by)
             assert set(groups) == set(report[key])
             for name, summary in report[key].items():
                 assert groups[name].accuracy == summary["accuracy"]
                 assert groups[name].scored == summary["scored_count"]
-        assert store.taxonomy_counts(ev) == report["taxonomy_counts"]
-        curve = pass_curve(store.pass_histogram(ev))
+        assert store.evaluations.taxonomy_counts(ev) == report["taxonomy_counts"]
+        curve = pass_curve(store.evaluations.pass_histogram(ev))
         assert {str(p["k"]): round(p["pass^k"], 6) for p in curve} == report["pass_at_k"]
         info = store.catalog.evaluation_info(ev)
         assert info is not None and (info.id, info.verdict_counts) == (row.id, row.verdict_counts)
@@ -53,20 +53,20 @@ def test_evaluation_numbers_match_the_judge_report(built: Built, store: Store) -
 
 def test_group_counts_refuse_an_unknown_grouping(built: Built, store: Store) -> None:  # noqa: F811
     with pytest.raises(InvalidInputError, match="dimension or category"):
-        store.group_counts(built.evaluations["a1"], "model")
+        store.evaluations.group_counts(built.evaluations["a1"], "model")
 
 
 def test_per_case_passes_put_inconsistent_cases_first(built: Built, store: Store) -> None:  # noqa: F811
     ev = built.evaluations["a1"]
-    rows = store.per_case_passes(ev)
-    cells = store.pass_histogram(ev)
+    rows = store.evaluations.per_case_passes(ev)
+    cells = store.evaluations.pass_histogram(ev)
     assert len(rows) == sum(c.cases for c in cells)
     mixed = [0 < r.passed < r.scored for r in rows]
     assert mixed == sorted(mixed, reverse=True), "inconsistent cases come first"
-    only = store.per_case_passes(ev, only_inconsistent=True)
+    only = store.evaluations.per_case_passes(ev, only_inconsistent=True)
     assert [r.case for r in only] == [r.case for r, m in zip(rows, mixed, strict=True) if m]
     assert all(r.repetitions == 3 for r in rows)
-    assert len(store.per_case_passes(ev, limit=2)) == 2
+    assert len(store.evaluations.per_case_passes(ev, limit=2)) == 2
 
 
 def test_catalog_runs_filters_and_baselines(built: Built, store: Store) -> None:  # noqa: F811

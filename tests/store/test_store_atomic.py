@@ -69,8 +69,8 @@ def test_judgment_and_review_writes_join_the_block(store: Store) -> None:
             store.reviews.add_review(jid, "judge_wrong", "ana", evaluation_id=evaluation)
             # reads of the read models, inside the block, see its uncommitted writes
             assert [r.label for r in store.reviews.review_history(jid)] == ["judge_wrong"]
-            assert store.get_evaluation(evaluation).id == evaluation
-            assert len(list(store.iter_evaluation_rows(evaluation))) == 3
+            assert store.evaluations.get_evaluation(evaluation).id == evaluation
+            assert len(list(store.judgments.iter_evaluation_rows(evaluation))) == 3
             raise Boom
     assert [count_rows(store, t) for t in tables] == [0, 0, 0, 0, 0]
     assert count_rows(store, RunRow) == 0

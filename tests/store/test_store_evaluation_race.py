@@ -30,7 +30,7 @@ def test_racing_threads_make_one_evaluation(store: Store, run: RunRecord) -> Non
         tier = f"tier-{round_}"
         results = race(
             writers,
-            lambda tier=tier: store.find_or_create_evaluation(
+            lambda tier=tier: store.evaluations.find_or_create_evaluation(
                 run_id=run.id, tier=tier, rule_set_id=rule_set_id, engine_version="9"
             ),
         )
@@ -38,11 +38,11 @@ def test_racing_threads_make_one_evaluation(store: Store, run: RunRecord) -> Non
         assert sorted(created for _ev, created in results) == [False] * (writers - 1) + [True]
     assert count_rows(store, EvaluationRow) == 3
     # another tuple is another evaluation; the same tuple again is found, not created
-    other, created = store.find_or_create_evaluation(
+    other, created = store.evaluations.find_or_create_evaluation(
         run_id=run.id, tier="tier-0", rule_set_id=rule_set_id, engine_version="10"
     )
     assert created and other not in {ev for ev, _ in results}
-    again = store.find_or_create_evaluation(
+    again = store.evaluations.find_or_create_evaluation(
         run_id=run.id, tier="tier-0", rule_set_id=rule_set_id, engine_version="10"
     )
     assert again == (other, False)
@@ -61,7 +61,7 @@ CHILD = f"ROUNDS = {ROUNDS}\n" + textwrap.dedent(
     while time.time() < start:  # a barrier across processes: one agreed instant
         pass
     for i in range(ROUNDS):  # many tuples: some calls of different processes do overlap
-        ev, created = store.find_or_create_evaluation(
+        ev, created = store.evaluations.find_or_create_evaluation(
             run_id=run_id, tier=f"shard-race-{i}", rule_set_id=rule_set_id, engine_version="9"
         )
         print(i, ev, int(created))

@@ -64,7 +64,7 @@ def judged(
         for key in sorted(case_pks)
         for rep in range(2)
     )
-    evaluation_id = store.create_evaluation(
+    evaluation_id = store.evaluations.create_evaluation(
         run_id=run.id, tier="ast", rule_set_id=rule_set_id, engine_version="0.1.0"
     )
     judgments: list[Judgment] = []
@@ -75,7 +75,7 @@ def judged(
         judgments.append(
             make_judgment(st.trace, by_key[st.case_key], registry, rules, verdict=verdict)
         )
-    ids = store.save_judgments(judgments)
+    ids = store.judgments.save_judgments(judgments)
     for st, judgment in zip(stored, judgments, strict=True):
         case = by_key[st.case_key]
         links.append(
@@ -90,59 +90,59 @@ def judged(
                 "partial_score": judgment.partial_score,
             }
         )
-    store.link_judgments(evaluation_id, links)
+    store.judgments.link_judgments(evaluation_id, links)
     return evaluation_id, rule_set_id, judgments, links
 
 
 def test_evaluation_lifecycle(store: Store, run: RunRecord, judged) -> None:  # type: ignore[no-untyped-def]
     evaluation_id, rule_set_id, _judgments, _links = judged
-    record = store.get_evaluation(evaluation_id)
+    record = store.evaluations.get_evaluation(evaluation_id)
     assert (record.run_id, record.tier, record.rule_set_id) == (run.id, "ast", rule_set_id)
     assert record.status == "running" and record.summary is None and record.finished_at is None
     rows = [{"case": "a", "verdict": "PASS"}, {"case": "b", "verdict": "FAIL", "repetition": 1}]
     summary = build_report(rows, include_cases=False).summary
-    store.finish_evaluation(evaluation_id, summary=summary, inputs_hash="sha256:inputs")
-    done = store.get_evaluation(str(evaluation_id))
+    store.evaluations.finish_evaluation(evaluation_id, summary=summary, inputs_hash="sha256:inputs")
+    done = store.evaluations.get_evaluation(str(evaluation_id))
     assert done.status == "finished"
     assert done.summary == summary and done.summary.accuracy == 0.5
     assert done.inputs_hash == "sha256:inputs"
     assert done.finished_at is not None
-    second = store.create_evaluation(
+    second = store.evaluations.create_evaluation(
         run_id=run.id, tier="completion", rule_set_id=rule_set_id, engine_version="0.1.0"
     )
-    assert [e.id for e in store.list_evaluations()] == [evaluation_id, second]
-    assert [e.id for e in store.list_evaluations(run.id)] == [evaluation_id, second]
-    assert store.list_evaluations(run.id + 1000) == []
+    assert [e.id for e in store.evaluations.list_evaluations()] == [evaluation_id, second]
+    assert [e.id for e in store.evaluations.list_evaluations(run.id)] == [evaluation_id, second]
+    assert store.evaluations.list_evaluations(run.id + 1000) == []
 
 
 def test_unknown_evaluation_is_not_found(store: Store) -> None:
     with pytest.raises(NotFoundError, match="no evaluation 77"):
-        store.get_evaluation(77)
+        store.evaluations.get_evaluation(77)
     with pytest.raises(NotFoundError, match="are numbers"):
-        store.get_evaluation("latest")
+        store.evaluations.get_evaluation("latest")
 
 
 def test_judgments_are_insert_or_ignore_by_key(store: Store, judged) -> None:  # type: ignore[no-untyped-def]
     _evaluation_id, _rules, judgments, _links = judged
     rows = count_rows(store, JudgmentRow)
     assert rows == len({j.key for j in judgments}) == len(judgments)
-    first = store.find_judgments([j.key for j in judgments])
-    again = store.save_judgments(judgments)
+    first = store.judgments.find_judgments([j.key for j in judgments])
+    again = store.judgments.save_judgments(judgments)
     assert again == first
     assert count_rows(store, JudgmentRow) == rows
-    assert store.find_judgments(["sha256:nothing"]) == {}
+    assert store.judgments.find_judgments(["sha256:nothing"]) == {}
     # a judgment of the same inputs is a lookup, even if the new body differs
     changed = judgments[0].model_copy(update={"reasons": ["re-judged"]})
     assert changed.key == judgments[0].key
-    assert store.save_judgments([changed]) == {changed.key: first[changed.key]}
+    assert store.judgments.save_judgments([changed]) == {changed.key: first[changed.key]}
     assert count_rows(store, JudgmentRow) == rows
 
 
 def test_links_are_idempotent_and_rows_stream_in_case_order(store: Store, judged) -> None:  # type: ignore[no-untyped-def]
     evaluation_id, _rules, judgments, links = judged
-    store.link_judgments(evaluation_id, links)  # again: nothing new
+    store.judgments.link_judgments(evaluation_id, links)  # again: nothing new
     assert count_rows(store, EvaluationJudgmentRow) == len(links)
-    rows = list(store.iter_evaluation_rows(evaluation_id, yield_per=5))
+    rows = list(store.judgments.iter_evaluation_rows(evaluation_id, yield_per=5))
     assert [(r["case_key"], r["repetition"]) for r in rows] == sorted(
         (str(link["case_key"]), int(link["repetition"]))
         for link in links  # type: ignore[call-overload]
@@ -156,7 +156,7 @@ def test_links_are_idempotent_and_rows_stream_in_case_order(store: Store, judged
         assert row["trace_hash"] == judgment.trace_hash
         assert row["tier"] == "ast"
         assert "body" not in row
-    with_body = list(store.iter_evaluation_rows(evaluation_id, with_body=True))
+    with_body = list(store.judgments.iter_evaluation_rows(evaluation_id, with_body=True))
     assert all(Judgment.model_validate(r["body"]) == by_key[r["judgment_key"]] for r in with_body)
     verdicts = [r["verdict"] for r in rows]
     assert verdicts.count("FAIL") == sum(j.verdict == "FAIL" for j in judgments) > 0
@@ -164,15 +164,15 @@ def test_links_are_idempotent_and_rows_stream_in_case_order(store: Store, judged
 
 def test_two_evaluations_share_judgment_rows(store: Store, run: RunRecord, judged) -> None:  # type: ignore[no-untyped-def]
     evaluation_id, rule_set_id, judgments, links = judged
-    second = store.create_evaluation(
+    second = store.evaluations.create_evaluation(
         run_id=run.id, tier="ast", rule_set_id=rule_set_id, engine_version="0.1.0"
     )
-    ids = store.save_judgments(judgments)
-    store.link_judgments(second, links)
+    ids = store.judgments.save_judgments(judgments)
+    store.judgments.link_judgments(second, links)
     assert count_rows(store, JudgmentRow) == len(judgments)
     assert count_rows(store, EvaluationJudgmentRow) == 2 * len(links)
-    a = [r["judgment_id"] for r in store.iter_evaluation_rows(evaluation_id)]
-    b = [r["judgment_id"] for r in store.iter_evaluation_rows(second)]
+    a = [r["judgment_id"] for r in store.judgments.iter_evaluation_rows(evaluation_id)]
+    b = [r["judgment_id"] for r in store.judgments.iter_evaluation_rows(second)]
     assert a == b and set(a) == set(ids.values())
 
 

@@ -57,7 +57,7 @@ def test_rows_store_their_text_and_read_back_equal(
     ]
     prepared = [PreparedJudgment.of(j) for j in judgments]
     rule_set_id = store.rule_sets.save_rule_set(make_rule_set())
-    evaluation_id = store.create_evaluation(
+    evaluation_id = store.evaluations.create_evaluation(
         run_id=run.id, tier="golden", rule_set_id=rule_set_id, engine_version="0.1.0"
     )
     links = [
@@ -73,15 +73,17 @@ def test_rows_store_their_text_and_read_back_equal(
         }
         for p, r in zip(prepared, rows, strict=True)
     ]
-    store.save_and_link_judgments(evaluation_id, prepared, links)
-    store.save_and_link_judgments(evaluation_id, prepared, links)  # repeated: harmless
+    store.judgments.save_and_link_judgments(evaluation_id, prepared, links)
+    store.judgments.save_and_link_judgments(evaluation_id, prepared, links)  # repeated: harmless
     assert count_rows(store, JudgmentRow) == len(rows)
     assert count_rows(store, EvaluationJudgmentRow) == len(rows)
 
     paths = {"tools": ("details", "implicated_tools"), "flags": ("anomalies",)}
     paths["note"] = ("details", "note")
     paths["absent"] = ("details", "nothing", "here")
-    read = list(store.iter_evaluation_rows(evaluation_id, with_body=True, body_paths=paths))
+    read = list(
+        store.judgments.iter_evaluation_rows(evaluation_id, with_body=True, body_paths=paths)
+    )
     assert len(read) == len(rows)
     by_jkey = {j.key: j for j in judgments}
     for r in read:
@@ -97,15 +99,19 @@ def test_rows_store_their_text_and_read_back_equal(
         assert r["note"] == judgment.details.get("note")  # a string value, not JSON text
         assert r["absent"] is None
 
-    single = list(store.iter_evaluation_rows(evaluation_id, body_paths={"note": paths["note"]}))
+    single = list(
+        store.judgments.iter_evaluation_rows(evaluation_id, body_paths={"note": paths["note"]})
+    )
     assert [r["note"] for r in single] == [
         by_jkey[r["judgment_key"]].details.get("note") for r in single
     ]
     assert any(r["note"] == "naïve" for r in single)
 
-    found = store.lookup_judgments([p.key for p in prepared] + ["sha256:nope"], body_paths=paths)
+    found = store.judgments.lookup_judgments(
+        [p.key for p in prepared] + ["sha256:nope"], body_paths=paths
+    )
     assert set(found) == {p.key for p in prepared}
-    ids = store.find_judgments([p.key for p in prepared])
+    ids = store.judgments.find_judgments([p.key for p in prepared])
     for p, j in zip(prepared, judgments, strict=True):
         hit = found[p.key]
         assert hit["id"] == ids[p.key]
@@ -123,15 +129,15 @@ def test_rows_store_their_text_and_read_back_equal(
     assert second["taxonomy"] == ["wrong_tool", "extra_call"]
 
     # a second evaluation links the same judgments by id (the lookup path)
-    other = store.create_evaluation(
+    other = store.evaluations.create_evaluation(
         run_id=run.id, tier="golden", rule_set_id=rule_set_id, engine_version="0.1.0"
     )
     by_id = [{**{k: v for k, v in link.items() if k != "judgment_key"}} for link in links]
     for link, p in zip(by_id, prepared, strict=True):
         link["judgment_id"] = ids[p.key]
-    store.save_and_link_judgments(other, [], by_id)
-    assert [r["judgment_id"] for r in store.iter_evaluation_rows(other)] == [
-        r["judgment_id"] for r in store.iter_evaluation_rows(evaluation_id)
+    store.judgments.save_and_link_judgments(other, [], by_id)
+    assert [r["judgment_id"] for r in store.judgments.iter_evaluation_rows(other)] == [
+        r["judgment_id"] for r in store.judgments.iter_evaluation_rows(evaluation_id)
     ]
     assert count_rows(store, JudgmentRow) == len(rows)
 
@@ -140,11 +146,11 @@ def test_save_judgment_rows_is_insert_or_ignore(
     store: Store, registry: ToolRegistry, cases: list[Case]
 ) -> None:
     judgments = [_judgment(f"sha256:{n}", cases[0], registry, n) for n in range(3)]
-    ids = store.save_judgment_rows([PreparedJudgment.of(j) for j in judgments])
+    ids = store.judgments.save_judgment_rows([PreparedJudgment.of(j) for j in judgments])
     assert set(ids) == {j.key for j in judgments}
-    again = store.save_judgments(judgments)
+    again = store.judgments.save_judgments(judgments)
     assert again == ids
-    assert store.save_judgment_rows([]) == {}
+    assert store.judgments.save_judgment_rows([]) == {}
     assert count_rows(store, JudgmentRow) == 3
 
 

@@ -157,7 +157,7 @@ def test_0003_fills_the_report_columns_of_existing_judgments(db_url: str) -> Non
         engine.dispose()
     store = Store.open(db_url)
     try:
-        found = store.lookup_judgments(["k0", "k1"])
+        found = store.judgments.lookup_judgments(["k0", "k1"])
     finally:
         store.close()
     assert found["k0"]["anomalies"] == ["judge_error"]
@@ -198,7 +198,7 @@ def test_0101_moves_judgment_bodies_out_and_back_without_a_byte_changing(db_url:
         def reads() -> list[tuple]:
             return [
                 (r["judgment_key"], r["judgment_hash"], r["verdict"], canonical_json(r["body"]))
-                for r in store.iter_evaluation_rows(result.evaluation_id, with_body=True)
+                for r in store.judgments.iter_evaluation_rows(result.evaluation_id, with_body=True)
             ]
 
         before = reads()

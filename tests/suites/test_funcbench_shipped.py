@@ -120,7 +120,7 @@ def replayed(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
                 cases = {case.id: case for case in source.cases}
                 counts: Counter[str] = Counter()
                 first: Counter[str] = Counter()
-                for row in store.iter_evaluation_rows(evaluation, with_body=True):
+                for row in store.judgments.iter_evaluation_rows(evaluation, with_body=True):
                     body = row.get("body") or {}
                     verdict = row["verdict"]
                     if verdict == "AGENT_ERROR" and any(
