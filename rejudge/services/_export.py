@@ -145,7 +145,11 @@ def export_bfcl(
     }
     model = model_name or run.model
     files = score_files(
-        store.judgments.iter_evaluation_rows(evaluation.id, with_body=True), cases, traces, model, repetition
+        store.judgments.iter_evaluation_rows(evaluation.id, with_body=True),
+        cases,
+        traces,
+        model,
+        repetition,
     )
     if not files:
         raise InvalidInputError(
