@@ -214,8 +214,8 @@ def test_e_is_the_live_run_healthy(walk: Walk, demo_served: tuple[str, int]) -> 
     walk.sidebar("Live monitor", "Live monitor")
     store = _store(demo_served[0])
     try:
-        runs = {r.run: r.id for r in store.run_summaries()}
-        statuses = store.trace_statuses()
+        runs = {r.run: r.id for r in store.catalog.run_summaries()}
+        statuses = store.catalog.trace_statuses()
     finally:
         store.close()
     # the imported τ-bench run has episodes cut at their step limit: pick it (two clicks)
@@ -252,7 +252,7 @@ def test_f_export_what_i_see(walk: Walk, demo_served: tuple[str, int]) -> None:
     assert walk.clicks <= MAX_CLICKS
     store = _store(demo_served[0])
     try:
-        summary = next(e for e in store.evaluation_summaries(ids=[ev]))
+        summary = next(e for e in store.catalog.evaluation_summaries(ids=[ev]))
         report = evaluation_report(store, ev)
         reasons = evaluation_reasons(store, ev)
     finally:
