@@ -21,7 +21,7 @@ without actions, a call to a tool the registry lacks, arguments that are not JSO
 trial) and raised together, one line each, before anything is returned.
 
 τ²-bench's results (one document of ``info``, ``tasks``, ``simulations``) are first turned into
-the same entries (:mod:`._tau2`: the task's brief, its agent-side actions with their compared
+the same entries (:mod:`._tau2_read`: the task's brief, its agent-side actions with their compared
 arguments, ``communicate_info`` as required outputs, ``nl_assertions`` as the case's NL
 assertions), then checked and built the same way; their rewards are verdicts of source
 ``tau2-bench``, whose ``reward_info`` carries τ²'s model judge's verdict on each NL assertion
