@@ -39,7 +39,7 @@ __all__ = [
 
 CHAT_JSONL_SOURCE = "chat-jsonl"
 CHAT_DOMAIN = ADHOC_DOMAIN
-CHAT_NORMALIZER_VERSION = "chat-jsonl/1"
+CHAT_NORMALIZER_VERSION = "chat-jsonl/2"  # 2: tool answers and empty texts read as a cassette's
 
 
 @dataclass

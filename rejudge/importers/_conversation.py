@@ -24,6 +24,7 @@ from dataclasses import dataclass, field
 from rejudge.importers._otel_messages import Message, unwrap_json
 from rejudge.importers._otel_read import OTEL_NORMALIZER_VERSION, tool_call_of
 from rejudge.model import Round, ToolCall, Trace, UserTurn
+from rejudge.recorder import tool_outcome
 
 __all__ = ["Conversation", "conversation_trace"]
 
@@ -76,14 +77,16 @@ def conversation_trace(
                 unanswered.remove(spot)
             i, position = spot
             calls = rounds[i][1]
+            # the answer read as a cassette's is: {"error": ...} and "error: ..." are failures
+            result, error = tool_outcome(unwrap_json(message.text))
             calls[position] = calls[position].model_copy(
-                update={"result": unwrap_json(message.text), "ok": True, "error": None}
+                update={"result": result, "ok": error is None, "error": error}
             )
     built = [
         Round(
             index=i,
             calls=calls,
-            text=message.text,
+            text=message.text or None,  # empty content is no text, as on the wire
             finish_reason=message.finish_reason or ("tool_calls" if calls else "stop"),
         )
         for i, (message, calls) in enumerate(rounds)

@@ -1,4 +1,5 @@
-"""Shared helpers of the importer tests: the real span files and OTLP built from spans."""
+"""Shared helpers of the importer tests: the real span files, OTLP built from spans, and the
+shipped cassettes whose model called tools (one conversation kept in several formats)."""
 
 from __future__ import annotations
 
@@ -7,9 +8,27 @@ import json
 from pathlib import Path
 from typing import Any
 
+import yaml
+
 OTEL_DATA = Path(__file__).resolve().parents[1] / "data" / "otel"
 ANY_AGENT = sorted((OTEL_DATA / "any-agent").glob("*_trace.json"))
 GENAI_FIXTURES = OTEL_DATA / "openinference-genai"
+REPO = OTEL_DATA.parents[2]
+
+
+def tool_call_cassettes() -> list[Path]:
+    """The shipped cassettes of an OpenAI-compatible server (llama.cpp's, serving SmolLM2)
+    whose model called tools and whose every exchange succeeded (a recorded 500 is a failed
+    call, not a conversation)."""
+    out = []
+    for path in sorted(REPO.glob("cassettes/smollm2-*/*.yaml")):
+        interactions = yaml.safe_load(path.read_text(encoding="utf-8"))["interactions"]
+        called = any("tool_calls" in str(i["response"]["body"]) for i in interactions)
+        if called and all(i["response"]["status"]["code"] == 200 for i in interactions):
+            out.append(path)
+    return out
+
+
 LANGFUSE_TRACES = sorted((OTEL_DATA.parent / "langfuse" / "framework-traces").glob("*.trace.json"))
 
 

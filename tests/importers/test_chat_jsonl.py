@@ -9,11 +9,18 @@ from typing import Any
 
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from rejudge.recorder import read_cassette, trace_of
 
 from rejudge.errors import InvalidInputError
 from rejudge.importers import detect_importer
 from rejudge.importers._chat_jsonl import read_chat
-from tests.importers.conftest import PLAIN_LINE, TOOL_LINE, WEATHER_TOOL, write_lines
+from tests.importers.conftest import (
+    PLAIN_LINE,
+    TOOL_LINE,
+    WEATHER_TOOL,
+    tool_call_cassettes,
+    write_lines,
+)
 
 KEY = "sk-" + "A1b2C3d4E5f6G7h8J9k0"
 
@@ -127,3 +134,33 @@ def test_a_non_list_tool_calls_is_no_call_not_a_crash(tmp_path: Path) -> None:
     # hypothesis found this one: message_of iterated whatever tool_calls held
     read = read_chat(write_lines(tmp_path / "odd.jsonl", [{"role": "assistant", "tool_calls": 1}]))
     assert read.lines[0].trace.calls == []
+
+
+def test_a_cassettes_conversation_as_chat_jsonl_reads_as_the_cassette(tmp_path: Path) -> None:
+    """One derivation across formats: each shipped cassette whose model called tools, written
+    as the fine-tuning line of its last exchange (the messages sent, then the answer), gives
+    the cassette's calls (results, failures), texts and finish reasons."""
+    cassettes = tool_call_cassettes()
+    assert len(cassettes) >= 10
+    expected, lines = [], []
+    for path in cassettes:
+        cassette = read_cassette(path)
+        last = cassette.interactions[-1]
+        sent = json.loads(last["request"]["body"])["messages"]
+        answer = json.loads(last["response"]["body"]["string"])["choices"][0]["message"]
+        lines.append(json.dumps({"messages": [*sent, answer]}))
+        expected.append(trace_of(cassette))
+    read = read_chat(write_lines(tmp_path / "chats.jsonl", *lines))
+    assert len(read.lines) == len(expected)
+    failed = 0
+    for want, line in zip(expected, read.lines, strict=True):
+        got = line.trace
+        assert [(c.id, c.name, c.arguments, c.result, c.ok, c.error) for c in got.calls] == [
+            (c.id, c.name, c.arguments, c.result, c.ok, c.error) for c in want.calls
+        ]
+        assert [(r.text, r.finish_reason) for r in got.rounds] == [
+            (r.text, r.finish_reason) for r in want.rounds
+        ]
+        assert got.final_text == want.final_text
+        failed += sum(not c.ok for c in want.calls)
+    assert failed > 0  # the comparison covers answers that are errors

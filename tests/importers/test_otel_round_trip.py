@@ -31,12 +31,12 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-import yaml
 from rejudge.recorder import read_cassette, trace_of
 from rejudge.recorder._capture import capture_cassette
 
 from rejudge.importers import read_otel
 from rejudge.model import Case, Golden, Trace
+from tests.importers.conftest import tool_call_cassettes
 
 openai = pytest.importorskip("openai", reason="the otel-oracle extra's openai is not installed")
 sdk_trace = pytest.importorskip(
@@ -75,19 +75,7 @@ DIFFERS = {
 }
 
 
-def _tool_call_cassettes() -> list[Path]:
-    """The shipped cassettes of an OpenAI-compatible server whose model called tools and whose
-    every exchange succeeded (a recorded 500 is a failed call, not a conversation)."""
-    out = []
-    for path in sorted(REPO.glob("cassettes/smollm2-*/*.yaml")):
-        interactions = yaml.safe_load(path.read_text(encoding="utf-8"))["interactions"]
-        called = any("tool_calls" in str(i["response"]["body"]) for i in interactions)
-        if called and all(i["response"]["status"]["code"] == 200 for i in interactions):
-            out.append(path)
-    return out
-
-
-CASSETTES = _tool_call_cassettes()
+CASSETTES = tool_call_cassettes()
 
 
 @pytest.fixture
