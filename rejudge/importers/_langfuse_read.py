@@ -243,8 +243,7 @@ def _name_tool_runs(read: list[tuple[Span, SpanFacts]]) -> None:
             taken.add(str(found.id))
 
 
-def _facts(observation: Mapping[str, Any]) -> SpanFacts:
-    attributes = _attributes(observation)
+def _facts(observation: Mapping[str, Any], attributes: dict[str, Any]) -> SpanFacts:
     kind = _KINDS.get(str(observation.get("type") or "").upper())
     if kind == "llm":
         return _llm_facts(observation, attributes)
@@ -255,7 +254,7 @@ def _facts(observation: Mapping[str, Any]) -> SpanFacts:
     return SpanFacts(kind=kind or "other")
 
 
-def _span(observation: Mapping[str, Any], trace_id: str) -> Span:
+def _span(observation: Mapping[str, Any], trace_id: str, attributes: dict[str, Any]) -> Span:
     error = None
     if str(observation.get("level") or "").upper() == "ERROR":
         error = str(observation.get("statusMessage") or "level ERROR")
@@ -267,7 +266,7 @@ def _span(observation: Mapping[str, Any], trace_id: str) -> Span:
         name=f"{observation.get('type')} {observation.get('name')}",
         start_ns=_time_ns(observation.get("startTime")),
         end_ns=_time_ns(observation.get("endTime")),
-        attributes=_attributes(observation),
+        attributes=attributes,
         error=error,
     )
 
@@ -297,8 +296,9 @@ def trace_of_observations(trace: LangfuseTrace) -> OtelTrace:
     read: list[tuple[Span, SpanFacts]] = []
     for raw in trace.observations:
         observation = scrub_value(raw, drop_secret_names=True)
-        span = _span(observation, trace.id)
-        facts = _facts(observation)
+        attributes = _attributes(observation)  # metadata is often a JSON string: parsed once
+        span = _span(observation, trace.id, attributes)
+        facts = _facts(observation, attributes)
         if span.start_ns is None:  # the tree walk orders calls by it: say it was not there
             facts.problems.append("startTime: missing or not a time")
         read.append((span, facts))
