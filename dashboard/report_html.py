@@ -69,11 +69,18 @@ def _summary(report: EvaluationReport) -> str:
         rows = [[w.tool, w.failures] for w in s.worst_tools]
         parts.append("<h3>Worst tools</h3>" + table(["tool", "FAILs"], rows, numeric=1))
     if s.pass_at_k is not None:
-        rows = [[k, pct(v)] for k, v in s.pass_at_k.values.items()]
+        scored: dict[str, int] = {}
+        for row in report.cases:
+            if row.verdict in ("PASS", "FAIL"):
+                scored[row.case] = scored.get(row.case, 0) + 1
+        rows = [
+            [k, pct(v), sum(1 for n in scored.values() if n >= k)]
+            for k, v in s.pass_at_k.values.items()
+        ]
         parts.append(
             "<h3>pass^k</h3>"
             + '<p class="rj-note">over the cases with at least k scored repetitions</p>'
-            + table(["k", "pass^k"], rows, numeric=1)
+            + table(["k", "pass^k", "cases"], rows, numeric=2)
         )
     if s.anomalies:
         rows = [[a.case, a.repetition, ", ".join(a.flags)] for a in s.anomalies]

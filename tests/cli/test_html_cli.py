@@ -167,3 +167,21 @@ def test_a_missing_cassette_is_named_and_the_rest_renders(
     assert text.count("no per-step figures") == 1
     assert html.escape(str(gone)) in text
     assert _read(out).traces == len(failing)  # every failing trace still has its timeline
+
+
+def test_pass_hat_k_names_how_many_cases_it_is_over(run_cli, built: Built, tmp_path: Path) -> None:
+    ev = str(built.evaluations["a1"])
+    data = json.loads(_cli(run_cli, built, "report", ev, "--json").output)
+    out = tmp_path / "r.html"
+    assert _cli(run_cli, built, "report", ev, "--html", str(out)).exit_code == 0
+    text = out.read_text(encoding="utf-8")
+    table = text.split("pass^k</h3>", 1)[1].split("</table>", 1)[0]
+    scored: dict[str, int] = {}
+    for row in data["cases"]:
+        if row["verdict"] in ("PASS", "FAIL"):
+            scored[row["case"]] = scored.get(row["case"], 0) + 1
+    for k, value in data["summary"]["pass_at_k"].items():
+        over = sum(1 for n in scored.values() if n >= int(k))
+        shown = "n/a" if value is None else f"{100 * value:.1f}%"
+        cells = f'<td>{k}</td><td class="n">{shown}</td><td class="n">{over}</td>'
+        assert cells in table, (k, table)
