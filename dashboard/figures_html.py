@@ -23,11 +23,21 @@ __all__ = ["figure_html"]
 
 _BOX = "margin:0 0 0.25rem 0"
 _LABEL = "font-size:0.875rem;opacity:0.8;overflow-wrap:anywhere;margin-bottom:0.1rem"
-_VALUE = "font-size:2.25rem;line-height:1.2;overflow-wrap:anywhere"
+# a value breaks between words; only a word wider than its column breaks inside (never
+# "complete/d" in a narrow column: a long word takes the smaller size first)
+_VALUE = "font-size:2.25rem;line-height:1.2;overflow-wrap:break-word"
+_LONG_VALUE = "font-size:1.5rem;line-height:1.3;overflow-wrap:break-word"
+#: a value with a word longer than this takes the smaller size
+LONG_WORD = 7
 _DELTA = "font-size:0.875rem;padding:0.1rem 0.5rem;border-radius:1rem;display:inline-block"
 _RISE = "color:#0f7a36;background:rgba(33,195,84,0.15)"
 _FALL = "color:#c1121f;background:rgba(255,43,43,0.12)"
 _NOTE = "cursor:help;opacity:0.6;font-size:0.75rem;margin-left:0.35rem"
+
+
+def _value_style(shown: str) -> str:
+    longest = max((len(word) for word in shown.split()), default=0)
+    return _LONG_VALUE if longest > LONG_WORD else _VALUE
 
 
 def figure_html(
@@ -43,7 +53,7 @@ def figure_html(
     )
     parts = [
         f'<div class="rj-figure-label" style="{_LABEL}">{html.escape(label)}{hint}</div>',
-        f'<div class="rj-figure-value" style="{_VALUE}">{html.escape(shown)}</div>',
+        f'<div class="rj-figure-value" style="{_value_style(shown)}">{html.escape(shown)}</div>',
     ]
     if delta:
         tone = _FALL if delta.lstrip().startswith(("-", "−")) else _RISE

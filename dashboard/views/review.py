@@ -72,9 +72,19 @@ queue, figures = state.queue, state.figures
 done = state.reviewed
 st.progress(done / len(queue) if queue else 1.0, text=f"{done} of {len(queue)} reviewed")
 m = st.columns(6)
-figure(m[0], "Reviewed", f"{figures['reviewed']}")
-figure(m[1], "FAIL coverage", pct(figures["fails"]["coverage"]))
-figure(m[2], "Misjudgment rate", pct(figures["misjudgment_rate"]))
+# every rate with the counts it is a rate of: "100% (12 of 12)", never a bare "100%"
+fails = figures["fails"]
+figure(m[0], "Reviewed", f"{figures['reviewed']} of {figures['judgments']}")
+figure(
+    m[1],
+    "FAIL coverage",
+    f"{pct(fails['coverage'])} ({fails['reviewed']} of {fails['total']})",
+)
+figure(
+    m[2],
+    "Misjudgment rate",
+    f"{pct(figures['misjudgment_rate'])} ({figures['misjudged']} of {figures['reviewed']})",
+)
 figure(m[3], "Golden errors", str(figures["golden_errors"]))
 figure(m[4], "Unclear", str(figures["unclear"]))
 figure(m[5], "Kappa", num(figures["agreement"]["kappa"]))

@@ -188,7 +188,21 @@ figure(head[0], "Status", body.get("status", detail.status))
 figure(head[1], "Rounds", len(body.get("rounds") or []))
 figure(head[2], "Calls", sum(len(r.get("calls") or []) for r in body.get("rounds") or []))
 elapsed = timings.get("elapsed_s") or timings.get("wall_s")
-figure(head[3], "Time", "—" if elapsed is None else f"{float(elapsed):.2f} s")
+# latency always: when the trace recorded no time, its cassette's exchanges did
+latencies = [
+    e.latency_ms for e in (exchanges.exchanges if exchanges else []) if e.latency_ms is not None
+]
+if elapsed is not None:
+    figure(head[3], "Time", f"{float(elapsed):.2f} s")
+elif latencies:
+    figure(
+        head[3],
+        "Time",
+        f"{sum(latencies) / 1000:.2f} s",
+        note=f"the model's latency over {len(latencies)} recorded exchange(s)",
+    )
+else:
+    figure(head[3], "Time", "—", note="neither the trace nor a cassette recorded a time")
 tokens_in = usage.get("input_tokens")
 tokens_out = usage.get("output_tokens")
 cost = (

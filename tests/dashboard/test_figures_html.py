@@ -54,3 +54,11 @@ def test_hostile_text_makes_no_tag_attribute_or_link() -> None:
 def test_any_text_reads_back_unchanged(label: str, value: str) -> None:
     f = figures_in(figure_html(label, value))[0]
     assert (f.label, f.value) == (label, value)  # line breaks too: the parser keeps text as is
+
+
+def test_a_long_word_takes_the_smaller_size_and_no_value_breaks_anywhere() -> None:
+    number = figure_html("Rounds", "15")
+    word = figure_html("Status", "completed")
+    assert "font-size:2.25rem" in number and "font-size:1.5rem" in word
+    for shown in (number, word):
+        assert "overflow-wrap:anywhere" not in shown.split('class="rj-figure-value"')[1]

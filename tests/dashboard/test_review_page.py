@@ -52,7 +52,9 @@ def test_label_the_queue(evaluation: tuple[str, int]) -> None:
     assert not at.exception, [e.value for e in at.exception]
     at.number_input(key="rv_sample").set_value(1).run()
     shown = metrics(at)
-    assert shown["Reviewed"] == "0" and shown["FAIL coverage"] == "0.0%"
+    assert shown["Reviewed"].startswith("0 of ") and shown["FAIL coverage"].startswith(
+        "0.0% (0 of "
+    )
     picker = at.selectbox(key="rv_item")
     assert len(picker.options) == 3  # two FAILs and one sampled PASS
     assert "k1" in str(picker.value) or picker.value is not None
@@ -77,8 +79,13 @@ def test_label_the_queue(evaluation: tuple[str, int]) -> None:
         store.close()
     assert labels == [("confirmed", "ana", None, ev), ("judge_wrong", "ana", "tool ok", ev)]
     shown = metrics(at)
-    assert shown["FAIL coverage"] == "100.0%"
-    assert shown["Misjudgment rate"] == f"{100 * expected['misjudgment_rate']:.1f}%"
+    # every rate with its counts, as the calibration counts them
+    fails = expected["fails"]
+    assert shown["FAIL coverage"] == f"100.0% ({fails['reviewed']} of {fails['total']})"
+    assert shown["Misjudgment rate"] == (
+        f"{100 * expected['misjudgment_rate']:.1f}% "
+        f"({expected['misjudged']} of {expected['reviewed']})"
+    )
     assert shown["Golden errors"] == "0"
     flagged = [e for e in at.expander if "Flagged by reviewers" in e.label]
     assert flagged and "1 (1 open)" in flagged[0].label
@@ -125,10 +132,10 @@ def test_the_reviewer_is_remembered_and_a_label_shows_at_once(
     at.button(key="rv_confirmed").click().run()
     assert not at.exception, [e.value for e in at.exception]
     # the queue (cached between clicks) shows the new label at once and moved on
-    assert metrics(at)["Reviewed"] == "1"
+    assert metrics(at)["Reviewed"].startswith("1 of ")
     assert at.selectbox(key="rv_item").value != first
     at.button(key="rv_next").click().run()
-    assert metrics(at)["Reviewed"] == "1"
+    assert metrics(at)["Reviewed"].startswith("1 of ")
 
     again = AppTest.from_file(str(APP), default_timeout=60)
     again.session_state["db_url"] = url

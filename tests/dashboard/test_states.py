@@ -382,3 +382,32 @@ def test_side_by_side_says_when_both_sides_are_one_trace_and_diffs_the_text(buil
     shown = [c.value for c in other.code if c.language == "diff"]
     assert shown == ([expected] if expected else [])
     assert text_diff("[round 0]\nyes", "[round 0]\nno").splitlines()[-2:] == ["-yes", "+no"]
+
+
+def test_a_trace_whose_cassette_is_gone_names_the_file_and_renders_the_rest(
+    fresh_built: Built,
+) -> None:
+    run = fresh_built.runs["run-a"]
+    store = Store.open(fresh_built.url)
+    try:
+        trace = store.traces.run_traces(run)[0]
+        detail = store.traces.trace_detail(trace.id)
+    finally:
+        store.close()
+    assert detail is not None and detail.cassette_path and fresh_built.cassettes_dir is not None
+    gone = fresh_built.cassettes_dir / detail.cassette_path
+    gone.unlink()
+    at = app_on(
+        fresh_built,
+        "trace_viewer",
+        run=str(run),
+        trace=str(trace.id),
+        ev=str(fresh_built.evaluations["a1"]),
+    )
+    warnings = [w.value.replace("\\", "") for w in at.warning]
+    assert any("Evidence missing" in w and gone.name in w for w in warnings), warnings
+    # the rest comes from the store and renders: the verdict head, the rounds, the figures
+    heads = [h.proto.body for h in at.get("html") if 'class="rj-head"' in h.proto.body]
+    assert len(heads) == 1 and 'class="rj-verdict"' in heads[0]
+    assert "**Round 0**" in "\n".join(m.value for m in at.markdown)
+    assert metrics(at)["Rounds"] != "—"
