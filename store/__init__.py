@@ -55,6 +55,7 @@ if TYPE_CHECKING:
     from rejudge.store._run_reads import RunUsage as RunUsage
     from rejudge.store._run_reads import TraceRowSummary as TraceRowSummary
     from rejudge.store._run_reads import TraceUsage as TraceUsage
+    from rejudge.store._runs import RunListing as RunListing
     from rejudge.store._tables import Base as Base
     from rejudge.store._trace_reads import PendingCase as PendingCase
     from rejudge.store._trace_reads import RecentTrace as RecentTrace
@@ -102,6 +103,7 @@ _EXPORTS: dict[str, str] = {
     "TraceRowSummary": "rejudge.store._run_reads",
     "RunUsage": "rejudge.store._run_reads",
     "TraceUsage": "rejudge.store._run_reads",
+    "RunListing": "rejudge.store._runs",
     "TraceListing": "rejudge.store._trace_reads",
     "TraceDetail": "rejudge.store._trace_reads",
     "RunProgress": "rejudge.store._trace_reads",

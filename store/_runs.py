@@ -7,7 +7,8 @@ from :mod:`rejudge.store._run_reads`.
 
 from __future__ import annotations
 
-from typing import Any
+from datetime import datetime
+from typing import NamedTuple
 
 from rejudge.store._errors import ConflictError, NotFoundError
 from rejudge.store._records import (
@@ -22,12 +23,28 @@ from sqlalchemy import Table, func, select, update
 
 from rejudge.model import RunConfig
 
-__all__: list[str] = []
+__all__ = ["RunListing"]
 
 _T_REG: Table = RegistryRow.__table__  # type: ignore[assignment]
 _T_SUITE: Table = SuiteRow.__table__  # type: ignore[assignment]
 _T_RUN: Table = RunRow.__table__  # type: ignore[assignment]
 _T_TRACE: Table = TraceRow.__table__  # type: ignore[assignment]
+
+
+class RunListing(NamedTuple):
+    """One run as ``rejudge db runs`` lists it: its suite's name and how many traces it holds."""
+
+    id: int
+    name: str
+    suite: str
+    model: str
+    provider: str
+    harness_mode: str
+    repeat: int
+    traces: int
+    status: str
+    started_at: datetime
+    finished_at: datetime | None
 
 
 class RunRepository(RunReads):
@@ -106,7 +123,7 @@ class RunRepository(RunReads):
         with self._connect() as c:
             return {int(suite_id): int(n) for suite_id, n in c.execute(query).all()}
 
-    def list_runs(self) -> list[dict[str, Any]]:
+    def list_runs(self) -> list[RunListing]:
         """Every run with its suite name and trace count (one query)."""
         counts = (
             select(_T_TRACE.c.run_id, func.count().label("traces"))
@@ -122,19 +139,19 @@ class RunRepository(RunReads):
         with self._connect() as c:
             rows = c.execute(query).all()
         return [
-            {
-                "id": r.id,
-                "name": r.name,
-                "suite": r.suite_name,
-                "model": r.model,
-                "provider": r.provider,
-                "harness_mode": r.harness_mode,
-                "repeat": (r.config or {}).get("repeat", 1),
-                "traces": int(r.traces or 0),
-                "status": r.status,
-                "started_at": r.started_at,
-                "finished_at": r.finished_at,
-            }
+            RunListing(
+                id=r.id,
+                name=r.name,
+                suite=r.suite_name,
+                model=r.model,
+                provider=r.provider,
+                harness_mode=r.harness_mode,
+                repeat=(r.config or {}).get("repeat", 1),
+                traces=int(r.traces or 0),
+                status=r.status,
+                started_at=r.started_at,
+                finished_at=r.finished_at,
+            )
             for r in rows
         ]
 

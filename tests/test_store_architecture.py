@@ -29,7 +29,6 @@ KNOWN_DICT_RETURNS = {
     ("_reviews.py", "ReviewRepository.trace_judgments"),
     ("_reviews.py", "ReviewRecord.as_dict"),
     ("_external.py", "StoredExternalVerdict.as_dict"),
-    ("_runs.py", "RunRepository.list_runs"),
     ("_trace_reads.py", "TraceReads.judgment_body"),
     ("_traces.py", "TraceRepository.iter_trace_rows"),
 }

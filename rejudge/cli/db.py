@@ -69,18 +69,18 @@ def runs(app: AppContext) -> None:
     no_trace = TraceStatuses()
     data = [
         {
-            "id": r["name"],
-            "run_id": r["id"],
-            "suite": r["suite"],
-            "model": r["model"],
-            "provider": r["provider"],
-            "harness_mode": r["harness_mode"],
-            "repeat": r["repeat"],
-            "traces": r["traces"],
+            "id": r.name,
+            "run_id": r.id,
+            "suite": r.suite,
+            "model": r.model,
+            "provider": r.provider,
+            "harness_mode": r.harness_mode,
+            "repeat": r.repeat,
+            "traces": r.traces,
             # how the traces ended, as the store holds them (the run's own status is below)
-            "trace_statuses": statuses.get(r["id"], no_trace).as_dict(),
-            "status": r["status"],
-            "started_at": r["started_at"],
+            "trace_statuses": statuses.get(r.id, no_trace).as_dict(),
+            "status": r.status,
+            "started_at": r.started_at,
         }
         for r in rows
     ]

@@ -596,7 +596,7 @@ def plan_rejudge(
     for tier in tiers:
         get_tier(tier)  # unknown tier: fail before anything else
     if runs is None:
-        records = [store.runs.get_run(r["id"]) for r in store.runs.list_runs()]
+        records = [store.runs.get_run(r.id) for r in store.runs.list_runs()]
         if not records:
             raise NotFoundError("the store holds no run to re-judge")
     else:

@@ -25,11 +25,11 @@ def _first_exchanges(url: str) -> dict[str, object]:
     try:
         out = {}
         for run in store.runs.list_runs():
-            if run_origin(store.runs.get_run(run["id"]).config) == "results-file":
+            if run_origin(store.runs.get_run(run.id).config) == "results-file":
                 continue
-            trace = next(iter(store.traces.iter_traces(run["id"])))
+            trace = next(iter(store.traces.iter_traces(run.id)))
             # the dashboard's default: ./cassettes, which does not exist here
-            out[run["name"]] = load_exchanges(Path("cassettes"), trace.cassette_path)
+            out[run.name] = load_exchanges(Path("cassettes"), trace.cassette_path)
         return out
     finally:
         store.close()

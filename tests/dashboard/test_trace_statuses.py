@@ -25,7 +25,7 @@ def test_the_overview_shows_every_run_s_statuses_as_stored(demo_store: tuple[str
     store = Store.open(url)
     try:
         stored = store.catalog.trace_statuses()
-        names = {r["id"]: r["name"] for r in store.runs.list_runs()}
+        names = {r.id: r.name for r in store.runs.list_runs()}
     finally:
         store.close()
     assert shown == {names[run_id]: s.describe() for run_id, s in stored.items()}

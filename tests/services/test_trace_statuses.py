@@ -23,7 +23,7 @@ def _stored(url: str) -> tuple[dict[str, TraceStatuses], dict[str, Counter[str]]
     store = Store.open(url)
     try:
         counts = store.catalog.trace_statuses()
-        names = {r["id"]: r["name"] for r in store.runs.list_runs()}
+        names = {r.id: r.name for r in store.runs.list_runs()}
         one_by_one = {
             names[run_id]: Counter(t.trace.status for t in store.traces.iter_traces(run_id))
             for run_id in counts

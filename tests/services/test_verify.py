@@ -74,9 +74,9 @@ def test_the_origin_picks_the_check() -> None:
 def test_every_demo_run_verifies_offline_from_another_folder(demo: Store) -> None:
     checks = {}
     for run in demo.runs.list_runs():
-        report = verify_run(demo, run["name"], Path("cassettes"))
+        report = verify_run(demo, run.name, Path("cassettes"))
         assert report.ok and report.traces > 0, report.as_dict()["divergences"][:2]
-        checks[run["name"]] = report.check
+        checks[run.name] = report.check
     assert checks["tau-bench-gpt-4o-airline"] == "results-rederive"
     assert (
         checks["real-world-simonw-llm"] == checks["real-world-pydantic-ai"] == ("cassette-rederive")
@@ -90,9 +90,9 @@ def test_every_demo_run_verifies_offline_from_another_folder(demo: Store) -> Non
 def test_the_c5_sweep_runs_sit_on_the_suite_they_were_recorded_with(demo: Store) -> None:
     # every FuncBenchGen suite names its cases fb-001...: ids alone put c5 on the c3 suite
     for run in demo.runs.list_runs():
-        if run["name"].startswith("sweep-"):
-            core = run["name"].split("-c", 1)[1].split("-", 1)[0]
-            assert run["suite"].startswith(f"funcbench-c{core}-"), run
+        if run.name.startswith("sweep-"):
+            core = run.name.split("-c", 1)[1].split("-", 1)[0]
+            assert run.suite.startswith(f"funcbench-c{core}-"), run
 
 
 def test_replay_cli_names_its_check_and_no_internal_name(
@@ -195,7 +195,7 @@ def test_an_old_store_still_finds_the_demo_cassettes(
     monkeypatch.chdir(tmp_path)
     store = Store.open(f"sqlite:///{db}")
     try:
-        run = store.runs.list_runs()[0]["name"]
+        run = store.runs.list_runs()[0].name
         report = verify_run(store, run, Path("cassettes"))
         # found and re-run (the shipped cassettes were re-recorded since, so hashes may differ)
         assert report.traces and all(r.outcome != "not checked" for r in report.results)

@@ -239,12 +239,12 @@ def test_list_runs_counts_traces_and_finish_sets_status(
         store.traces.save_trace(run.id, case_pks[key], make_trace(key))
     store.runs.finish_run(run.id)
     listed = store.runs.list_runs()
-    assert [r["name"] for r in listed] == ["run-1", "run-2"]
-    assert listed[0]["traces"] == 2 and listed[1]["traces"] == 0
-    assert listed[0]["suite"] == "retail"
-    assert listed[1]["model"] == "gpt-x" and listed[1]["repeat"] == 2
-    assert listed[0]["status"] == "finished" and listed[0]["finished_at"] is not None
-    assert listed[1]["status"] == "running"
+    assert [r.name for r in listed] == ["run-1", "run-2"]
+    assert listed[0].traces == 2 and listed[1].traces == 0
+    assert listed[0].suite == "retail"
+    assert listed[1].model == "gpt-x" and listed[1].repeat == 2
+    assert listed[0].status == "finished" and listed[0].finished_at is not None
+    assert listed[1].status == "running"
     assert store.runs.get_run(other.id).status == "running"
     store.runs.finish_run(other.id, status="interrupted")
     assert store.runs.get_run("run-2").status == "interrupted"

@@ -125,7 +125,7 @@ def test_sweep_with_a_type_solver(tmp_path: Path) -> None:
         ]
         assert [s["failed"] for s in result["failure_types"]] == [0, 0]
         # restatement arm: the runs are separate and record the option
-        runs = {r["name"] if isinstance(r, dict) else r: r for r in store.runs.list_runs()}
+        runs = {r.name: r for r in store.runs.list_runs()}
         assert len(runs) == 4
         restated = [c for c in result["cells"] if c["restate"]]
         run = store.runs.get_run(restated[0]["run"])
