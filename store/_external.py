@@ -59,7 +59,7 @@ class StoredExternalVerdict:
 
 
 class ExternalVerdictRepository(Repository):
-    """``Store``'s external-verdict methods (written per run, keyed by case and repetition)."""
+    """``store.external``: external verdicts (written per run, keyed by case and repetition)."""
 
     def save_external_verdicts(
         self,

@@ -34,7 +34,7 @@ from rejudge.model import (
 if TYPE_CHECKING:
     pass
 
-# the store's own: Store composes it; nothing here is for the facade
+# the store's own: Store hands it out as store.judgments; nothing here is for the facade
 __all__: list[str] = []
 
 _T_EVAL: Table = EvaluationRow.__table__  # type: ignore[assignment]

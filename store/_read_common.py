@@ -1,7 +1,8 @@
 """What the read-model modules share: the tables, the counting expressions and the filters.
 
-The read models (the mixins of :mod:`rejudge.store._catalog_reads`, ``_evaluation_reads`` and
-``_trace_reads``, whose methods :class:`rejudge.store.Store` inherits)
+The read models (:mod:`rejudge.store._catalog_reads`, ``_evaluation_reads``, ``_trace_reads``
+and ``_run_reads``: the catalog repository and the reads the evaluations, traces and runs
+repositories inherit)
 answer the dashboard's questions with aggregates computed in the database; these helpers build
 the expressions they share (none of them runs a query, so none takes the store).
 """

@@ -120,8 +120,8 @@ def _existing(conn: Any, table: Table, ids: set[int]) -> set[int]:
 
 
 class ReviewRepository(Repository):
-    """The review methods of :class:`Store` (append-only labels, their resolution, and the
-    context a reviewer sees)."""
+    """``store.reviews``: append-only labels, their resolution, and the context a reviewer
+    sees."""
 
     def add_reviews(self, reviews: Sequence[NewReview]) -> list[int]:
         """Append labels in one transaction; all or nothing. Returns the new row ids, in order.
