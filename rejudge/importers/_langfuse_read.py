@@ -142,6 +142,7 @@ def _where(observation: Mapping[str, Any]) -> str:
 def _llm_facts(observation: Mapping[str, Any], attributes: dict[str, Any]) -> SpanFacts:
     facts = SpanFacts(kind="llm")
     from_span = facts_of(attributes, []) if attributes else None
+    read_from_span = False
     for field, output in (("input", False), ("output", True)):
         raw = observation.get(field)
         found = read_messages(raw, output=output)
@@ -149,6 +150,7 @@ def _llm_facts(observation: Mapping[str, Any], attributes: dict[str, Any]) -> Sp
             found = from_span.outputs if output else from_span.inputs
             if found is not None and output:
                 found = one_answer(found)
+            read_from_span = read_from_span or found is not None
             if found is not None and raw is not None:
                 facts.problems.append(f"{field}: no message shape; read from the span attributes")
         elif found is None and raw is not None:
@@ -157,6 +159,8 @@ def _llm_facts(observation: Mapping[str, Any], attributes: dict[str, Any]) -> Sp
             facts.outputs = found
         else:
             facts.inputs = found
+    if read_from_span and from_span is not None:  # what the attributes lacked, said as theirs
+        facts.problems += from_span.problems
     facts.model = observation.get("model") or (from_span.model if from_span else None)
     facts.provider = from_span.provider if from_span else None
     facts.usage = _usage(observation) or (from_span.usage if from_span else {})

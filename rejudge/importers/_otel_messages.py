@@ -427,6 +427,9 @@ def _llm_facts(facts: SpanFacts, attributes: Mapping[str, Any], events: list[Any
         )
     elif _has_prefix(attributes, ("llm.output_messages.",)):
         outputs = _indexed_messages(attributes, "llm.output_messages", "message.")
+        first = min(_indexed(attributes, "llm.output_messages"), default=0)
+        if first > 0:  # a streamed answer, a message per chunk, whose first chunks were dropped
+            problems.append(f"llm.output_messages: starts at message {first} (cut short)")
     elif _has_prefix(attributes, ("gen_ai.completion.",)):
         outputs = _indexed_messages(attributes, "gen_ai.completion", "")
     elif "gen_ai.completion" in attributes:

@@ -201,6 +201,11 @@ def test_reads_that_fall_short_say_so_naming_observation_and_field() -> None:
         "(GENERATION backend.openai.chat.start-14): output messages: missing" in a
         for a in beeai.anomalies
     )
+    # its answer streamed a message per token; Langfuse kept them from the 233rd on
+    assert (
+        "observation f50f7bbf13112df9 (GENERATION backend.openai.chat.success-16): "
+        "llm.output_messages: starts at message 233 (cut short)"
+    ) in beeai.anomalies
 
 
 def test_the_three_joke_tools_called_at_once_get_their_own_results() -> None:

@@ -480,3 +480,18 @@ def test_openinference_tool_schemas_are_read() -> None:
     }
     item = trace_of_spans("ab" * 16, [_span(1, "ChatCompletion", attrs, parent=None)])
     assert [(t.name, t.parameters) for t in item.tools] == [("f", schema)]
+
+
+def test_indexed_output_messages_cut_at_the_front_are_an_anomaly() -> None:
+    # a streamed answer written a message per chunk, its first chunks dropped by the exporter
+    attrs = {
+        "openinference.span.kind": "LLM",
+        "llm.output_messages.7.message.role": "assistant",
+        "llm.output_messages.7.message.content": " world",
+        "llm.output_messages.8.message.role": "assistant",
+        "llm.output_messages.8.message.content": "!",
+    }
+    item = trace_of_spans("ab" * 16, [_span(1, "ChatCompletion", attrs, parent=None)])
+    assert item.anomalies == [
+        f"span {1:016x} (ChatCompletion): llm.output_messages: starts at message 7 (cut short)"
+    ]
