@@ -141,7 +141,7 @@ def compare_page(
         + "<h2>Summary</h2>"
         + _figures(c)
         + lined_up
-        + (f"<ul>{differences}</ul>" if differences else "")
+        + (f"<p>What differs between A and B:</p><ul>{differences}</ul>" if differences else "")
         + _judges(c)
         + _flips(c)
         + _dimensions(c)
