@@ -143,9 +143,9 @@ def export() -> None:
 def export_eval(app: AppContext, evaluation: str, fmt: str, out: Path | None) -> None:
     """One row per case and repetition: verdict, taxonomy, partial score, tier, rules, model and
     every input hash (columns: docs/calibration.md). Or the verdicts back out to a tracer:
-    ``otel``, each judgment as a gen_ai.evaluation.result event (OTLP JSON logs, a request per
-    line) on its trace's span; ``langfuse-scores``, Langfuse score-create batches, a request
-    body per line (docs/exports.md)."""
+    otel, each judgment as a gen_ai.evaluation.result event (OTLP JSON logs, a request per
+    line) on its trace's span; langfuse-scores, Langfuse score-create batches, a request body
+    per line (docs/exports.md)."""
     if fmt in ("otel", "langfuse-scores"):
         verdicts = evaluation_verdicts(app.store, evaluation)
         documents = (
