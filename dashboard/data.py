@@ -282,14 +282,6 @@ def evaluation_report(url: str, evaluation_id: int) -> EvaluationReport:
 
 
 @st.cache_data(ttl=TTL_S, show_spinner=False)
-def evaluation_reasons(url: str, evaluation_id: int) -> dict[tuple[str, int], tuple[str, ...]]:
-    """(case, repetition) -> the judge's reasons (what the Report's download carries)."""
-    from rejudge.services import evaluation_reasons as read
-
-    return read(store(url), evaluation_id)
-
-
-@st.cache_data(ttl=TTL_S, show_spinner=False)
 def judge_calibration(url: str, evaluation_id: int) -> JudgeCalibration:
     """A model judge's calibration (what `rejudge report EVAL` prints beside its verdicts)."""
     from rejudge.services import evaluation_judge_calibration

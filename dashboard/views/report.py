@@ -9,6 +9,7 @@ in the trace viewer. The CSV and JSONL downloads hold exactly the rows the filte
 from __future__ import annotations
 
 import json
+from functools import partial
 from urllib.parse import urlencode
 
 import pandas as pd
@@ -30,9 +31,18 @@ from rejudge.dashboard.evidence import show_table, show_value
 from rejudge.dashboard.exports import export_csv
 from rejudge.dashboard.links import clickable_table, follow_click
 from rejudge.judge.tiers import MODEL_GRADED
+from rejudge.store import EvaluationSummary
+
+from rejudge.model import ReportRow
+from rejudge.services import evaluation_reasons
 
 ctx = context()
 url = ctx.db_url
+
+
+def _csv(ev: EvaluationSummary, shown: list[ReportRow]) -> str:
+    return export_csv(ev, shown, evaluation_reasons(data.store(url), ev.id))
+
 
 st.title("Report")
 rows = data.evaluations(url)
@@ -99,7 +109,9 @@ if shown:
     plain = [c.to_json() for c in shown]
     d1.download_button(
         "Download CSV",
-        export_csv(ev, shown, data.evaluation_reasons(url, ev.id)),
+        # built when clicked (on Streamlit's download thread): the judge's reasons are read
+        # from every judgment body, work a page that only shows the table need not do
+        partial(_csv, ev, shown),
         file_name=f"evaluation-{ev.id}-cases.csv",
         mime="text/csv",
         key="rp_csv",
