@@ -28,8 +28,9 @@ import io
 import random
 from collections import Counter, defaultdict
 from collections.abc import Iterable, Mapping, Sequence
+from datetime import datetime
 from itertools import combinations
-from typing import Any
+from typing import Any, Protocol
 
 from rejudge.errors import InvalidInputError
 from rejudge.model import REVIEW_LABELS, normalize_label
@@ -154,20 +155,54 @@ def agreement(latest: Mapping[int, Mapping[str, Mapping[str, Any]]]) -> dict[str
     }
 
 
+class JudgmentInputs(Protocol):
+    """What a judgment was judged from and what it said."""
+
+    @property
+    def trace_hash(self) -> str: ...
+    @property
+    def case_hash(self) -> str: ...
+    @property
+    def rule_set_hash(self) -> str: ...
+    @property
+    def engine_version(self) -> str: ...
+    @property
+    def tier(self) -> str: ...
+    @property
+    def verdict(self) -> str: ...
+
+
+class JudgedInputs(JudgmentInputs, Protocol):
+    """A reviewed judgment's inputs and the evaluations linking it (``judgment_context``)."""
+
+    @property
+    def evaluations(self) -> list[int]: ...
+
+
+class LaterJudgment(JudgmentInputs, Protocol):
+    """One (evaluation, judgment) of a reviewed trace (``trace_judgments``)."""
+
+    @property
+    def evaluation_id(self) -> int: ...
+    @property
+    def evaluation_created_at(self) -> datetime: ...
+    @property
+    def case_key(self) -> str: ...
+
+
 def resolve_reviews(
     reviews: Iterable[Mapping[str, Any]],
-    judged: Mapping[int, Mapping[str, Any]],
-    later: Iterable[Mapping[str, Any]],
+    judged: Mapping[int, JudgedInputs],
+    later: Iterable[LaterJudgment],
 ) -> dict[int, dict[str, Any] | None]:
     """review id -> its resolution (``{"at", "by", "text", "evaluation"}``) or None.
 
-    ``judged``: judgment id -> its inputs (``trace_hash``, ``case_hash``, ``rule_set_hash``,
-    ``engine_version``, ``tier``, ``verdict``, ``evaluations``: ids linking it). ``later``: every
+    ``judged``: judgment id -> its inputs (``store.reviews.judgment_context``). ``later``: every
     (evaluation, judgment) row of the same traces (``store.reviews.trace_judgments``).
     """
-    by_trace: dict[str, list[Mapping[str, Any]]] = defaultdict(list)
+    by_trace: dict[str, list[LaterJudgment]] = defaultdict(list)
     for row in later:
-        by_trace[str(row["trace_hash"])].append(row)
+        by_trace[row.trace_hash].append(row)
     out: dict[int, dict[str, Any] | None] = {}
     for review in reviews:
         rid = int(review["id"])
@@ -184,31 +219,28 @@ def resolve_reviews(
         if j is None or label not in ("golden_wrong", "judge_wrong"):
             out[rid] = None
             continue
-        since = review.get("evaluation_id") or max(j.get("evaluations") or [0])
+        since = review.get("evaluation_id") or max(j.evaluations or [0])
         found = None
-        for row in by_trace.get(str(j["trace_hash"]), []):
-            if int(row["evaluation_id"]) <= int(since) or row["tier"] != j["tier"]:
+        for row in by_trace.get(j.trace_hash, []):
+            if row.evaluation_id <= int(since) or row.tier != j.tier:
                 continue
-            if label == "golden_wrong" and row["case_hash"] != j["case_hash"]:
+            if label == "golden_wrong" and row.case_hash != j.case_hash:
                 found = (
                     row,
-                    f"case {row['case_key']} corrected (case {str(j['case_hash'])[:19]} -> "
-                    f"{str(row['case_hash'])[:19]}); re-judged in evaluation "
-                    f"{row['evaluation_id']}: {j['verdict']} -> {row['verdict']}",
+                    f"case {row.case_key} corrected (case {j.case_hash[:19]} -> "
+                    f"{row.case_hash[:19]}); re-judged in evaluation "
+                    f"{row.evaluation_id}: {j.verdict} -> {row.verdict}",
                 )
             elif (
                 label == "judge_wrong"
-                and row["case_hash"] == j["case_hash"]
-                and (
-                    row["rule_set_hash"] != j["rule_set_hash"]
-                    or row["engine_version"] != j["engine_version"]
-                )
-                and row["verdict"] != j["verdict"]
+                and row.case_hash == j.case_hash
+                and (row.rule_set_hash != j.rule_set_hash or row.engine_version != j.engine_version)
+                and row.verdict != j.verdict
             ):
                 found = (
                     row,
-                    f"re-judged under other rules in evaluation {row['evaluation_id']}: "
-                    f"{j['verdict']} -> {row['verdict']}",
+                    f"re-judged under other rules in evaluation {row.evaluation_id}: "
+                    f"{j.verdict} -> {row.verdict}",
                 )
             if found:
                 break
@@ -217,9 +249,9 @@ def resolve_reviews(
             if found is None
             else {
                 "by": "re-judge",
-                "at": found[0].get("evaluation_created_at"),
+                "at": found[0].evaluation_created_at,
                 "text": found[1],
-                "evaluation": int(found[0]["evaluation_id"]),
+                "evaluation": found[0].evaluation_id,
             }
         )
     return out

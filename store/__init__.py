@@ -49,8 +49,10 @@ if TYPE_CHECKING:
     from rejudge.store._records import SuiteRecord as SuiteRecord
     from rejudge.store._repository import Store as Store
     from rejudge.store._reviews import MAX_REVIEWER_LENGTH as MAX_REVIEWER_LENGTH
+    from rejudge.store._reviews import JudgmentContext as JudgmentContext
     from rejudge.store._reviews import NewReview as NewReview
     from rejudge.store._reviews import ReviewRecord as ReviewRecord
+    from rejudge.store._reviews import TraceJudgment as TraceJudgment
     from rejudge.store._reviews import check_reviewer as check_reviewer
     from rejudge.store._run_reads import RunUsage as RunUsage
     from rejudge.store._run_reads import TraceRowSummary as TraceRowSummary
@@ -87,6 +89,8 @@ _EXPORTS: dict[str, str] = {
     "BaselineRecord": "rejudge.store._records",
     "MAX_REVIEWER_LENGTH": "rejudge.store._reviews",
     "NewReview": "rejudge.store._reviews",
+    "JudgmentContext": "rejudge.store._reviews",
+    "TraceJudgment": "rejudge.store._reviews",
     "ReviewRecord": "rejudge.store._reviews",
     "check_reviewer": "rejudge.store._reviews",
     "StoredExternalVerdict": "rejudge.store._external",

@@ -15,7 +15,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from datetime import datetime
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 from rejudge.store._batching import chunks
 from rejudge.store._errors import ConflictError, InvalidInputError, NotFoundError
@@ -36,7 +36,14 @@ from rejudge.model import REVIEW_LABELS, normalize_label
 if TYPE_CHECKING:
     pass
 
-__all__ = ["MAX_REVIEWER_LENGTH", "NewReview", "ReviewRecord", "check_reviewer"]
+__all__ = [
+    "MAX_REVIEWER_LENGTH",
+    "JudgmentContext",
+    "NewReview",
+    "ReviewRecord",
+    "TraceJudgment",
+    "check_reviewer",
+]
 
 _T_REV: Table = ReviewRow.__table__  # type: ignore[assignment]
 _T_JUDG: Table = JudgmentRow.__table__  # type: ignore[assignment]
@@ -81,6 +88,41 @@ class ReviewRecord:
             "resolved_at": self.resolved_at.isoformat() if self.resolved_at else None,
             "resolution": self.resolution,
         }
+
+
+class JudgmentContext(NamedTuple):
+    """Where a judgment was judged: its case and suite, its input hashes and verdict, and the
+    evaluations linking it (ascending ids)."""
+
+    judgment_id: int
+    judgment_key: str
+    case: str
+    repetition: int
+    suite: str
+    suite_hash: str
+    verdict: str
+    trace_hash: str
+    case_hash: str
+    rule_set_hash: str
+    tier: str
+    engine_version: str
+    evaluations: list[int]
+
+
+class TraceJudgment(NamedTuple):
+    """One (evaluation, judgment) of a trace: what a review's resolution is computed from."""
+
+    evaluation_id: int
+    evaluation_created_at: datetime
+    judgment_id: int
+    case_key: str
+    repetition: int
+    verdict: str
+    trace_hash: str
+    case_hash: str
+    rule_set_hash: str
+    tier: str
+    engine_version: str
 
 
 def check_reviewer(name: str | None) -> str:
@@ -252,11 +294,11 @@ class ReviewRepository(Repository):
             row = c.execute(select(_T_REV).where(_T_REV.c.id == int(review_id))).mappings().one()
         return _record(row)
 
-    def judgment_context(self, judgment_ids: Iterable[int]) -> dict[int, dict[str, Any]]:
+    def judgment_context(self, judgment_ids: Iterable[int]) -> dict[int, JudgmentContext]:
         """judgment id -> where it was judged: case key, repetition, suite name and hash, the
         judgment's input hashes, verdict, and the evaluations linking it (ascending ids)."""
         wanted = sorted({int(i) for i in judgment_ids})
-        out: dict[int, dict[str, Any]] = {}
+        out: dict[int, JudgmentContext] = {}
         query = (
             select(
                 _T_EJ.c.judgment_id,
@@ -284,25 +326,25 @@ class ReviewRepository(Repository):
                 for m in c.execute(query.where(_T_EJ.c.judgment_id.in_(chunk))).mappings():
                     entry = out.get(m["judgment_id"])
                     if entry is None:
-                        entry = out[m["judgment_id"]] = {
-                            "judgment_id": m["judgment_id"],
-                            "judgment_key": m["key"],
-                            "case": m["case_key"],
-                            "repetition": m["repetition"],
-                            "suite": m["suite"],
-                            "suite_hash": m["suite_hash"],
-                            "verdict": m["verdict"],
-                            "trace_hash": m["trace_hash"],
-                            "case_hash": m["case_hash"],
-                            "rule_set_hash": m["rule_set_hash"],
-                            "tier": m["tier"],
-                            "engine_version": m["engine_version"],
-                            "evaluations": [],
-                        }
-                    entry["evaluations"].append(m["evaluation_id"])
+                        entry = out[m["judgment_id"]] = JudgmentContext(
+                            judgment_id=m["judgment_id"],
+                            judgment_key=m["key"],
+                            case=m["case_key"],
+                            repetition=m["repetition"],
+                            suite=m["suite"],
+                            suite_hash=m["suite_hash"],
+                            verdict=m["verdict"],
+                            trace_hash=m["trace_hash"],
+                            case_hash=m["case_hash"],
+                            rule_set_hash=m["rule_set_hash"],
+                            tier=m["tier"],
+                            engine_version=m["engine_version"],
+                            evaluations=[],
+                        )
+                    entry.evaluations.append(m["evaluation_id"])
         return out
 
-    def trace_judgments(self, trace_hashes: Iterable[str]) -> list[dict[str, Any]]:
+    def trace_judgments(self, trace_hashes: Iterable[str]) -> list[TraceJudgment]:
         """Every (evaluation, judgment) of the given trace hashes: evaluation id and time, judgment
         id, verdict and input hashes, case key and repetition. What a review's resolution is computed
         from (a later evaluation of the same trace under a different case or rule set)."""
@@ -325,12 +367,12 @@ class ReviewRepository(Repository):
             .join(_T_EVAL, _T_EVAL.c.id == _T_EJ.c.evaluation_id)
             .order_by(_T_EJ.c.evaluation_id, _T_EJ.c.judgment_id)
         )
-        out: list[dict[str, Any]] = []
+        out: list[TraceJudgment] = []
         with self._connect() as c:
             for chunk in chunks(wanted):
                 out.extend(
-                    dict(m)
+                    TraceJudgment(**m)
                     for m in c.execute(query.where(_T_JUDG.c.trace_hash.in_(chunk))).mappings()
                 )
-        out.sort(key=lambda r: (r["evaluation_id"], r["judgment_id"]))
+        out.sort(key=lambda r: (r.evaluation_id, r.judgment_id))
         return out

@@ -92,7 +92,7 @@ def _reviews_and_resolutions(
     if not flagged:
         return reviews, {}
     context = store.reviews.judgment_context(flagged)
-    later = store.reviews.trace_judgments({c["trace_hash"] for c in context.values()})
+    later = store.reviews.trace_judgments({c.trace_hash for c in context.values()})
     return reviews, resolve_reviews(reviews, context, later)
 
 
@@ -242,19 +242,15 @@ def import_review_csv(
         elif (
             ev is not None
             and jid is not None
-            and ev not in context.get(jid, {}).get("evaluations", [])
+            and (jid not in context or ev not in context[jid].evaluations)
         ):
             errors.append(
                 f"row {line}: judgment {row['judgment_key'][:19]}... is not in evaluation {ev}"
             )
-        if (
-            jid is not None
-            and row["case"]
-            and context.get(jid, {}).get("case") not in (None, row["case"])
-        ):
+        if jid is not None and row["case"] and jid in context and context[jid].case != row["case"]:
             errors.append(
                 f"row {line}: case {row['case']!r} does not match the judgment's case "
-                f"{context[jid]['case']!r}"
+                f"{context[jid].case!r}"
             )
         reviewer = (row["reviewer"] or default_reviewer or "").strip()
         if not reviewer:

@@ -106,10 +106,10 @@ def test_context_queries(store: Store, judged: dict) -> None:
     ctx = store.reviews.judgment_context(judged["ids"])
     assert set(ctx) == set(judged["ids"])
     entry = ctx[judged["ids"][1]]
-    assert entry["case"] == judged["cases"][1] and entry["suite"] == "retail"
-    assert entry["evaluations"] == [judged["evaluation"]] and entry["verdict"] == "FAIL"
+    assert entry.case == judged["cases"][1] and entry.suite == "retail"
+    assert entry.evaluations == [judged["evaluation"]] and entry.verdict == "FAIL"
     rows = store.reviews.trace_judgments([judged["traces"][2]])
-    assert [(r["judgment_id"], r["evaluation_id"]) for r in rows] == [
+    assert [(r.judgment_id, r.evaluation_id) for r in rows] == [
         (judged["ids"][2], judged["evaluation"])
     ]
     assert store.reviews.trace_judgments([]) == []
