@@ -34,7 +34,7 @@ if TYPE_CHECKING:
     from rejudge.services._record import record_suite as record_suite
     from rejudge.services._replay import renormalize_run as renormalize_run
     from rejudge.services._replay import replay_run as replay_run
-    from rejudge.store._repository import Store as Store
+    from rejudge.store._store import Store as Store
 
 __version__ = "0.1.0"
 
@@ -48,7 +48,7 @@ _EXPORTS: dict[str, str] = {
     "RunConfig": "rejudge.model._schemas",
     "ToolRegistry": "rejudge.model._schemas",
     "content_hash": "rejudge.model._hashing",
-    "Store": "rejudge.store._repository",
+    "Store": "rejudge.store._store",
     # the main entry points: evidence in, judgments out, comparisons and gates (the pure
     # judge itself is rejudge.judge.judge: a root name `judge` would shadow the subpackage)
     "capture": "rejudge.services._capture",

@@ -47,7 +47,6 @@ if TYPE_CHECKING:
     from rejudge.store._records import RunRecord as RunRecord
     from rejudge.store._records import StoredTrace as StoredTrace
     from rejudge.store._records import SuiteRecord as SuiteRecord
-    from rejudge.store._repository import Store as Store
     from rejudge.store._reviews import MAX_REVIEWER_LENGTH as MAX_REVIEWER_LENGTH
     from rejudge.store._reviews import JudgmentContext as JudgmentContext
     from rejudge.store._reviews import NewReview as NewReview
@@ -58,6 +57,7 @@ if TYPE_CHECKING:
     from rejudge.store._run_reads import TraceRowSummary as TraceRowSummary
     from rejudge.store._run_reads import TraceUsage as TraceUsage
     from rejudge.store._runs import RunListing as RunListing
+    from rejudge.store._store import Store as Store
     from rejudge.store._tables import Base as Base
     from rejudge.store._trace_reads import PendingCase as PendingCase
     from rejudge.store._trace_reads import RecentTrace as RecentTrace
@@ -69,7 +69,7 @@ if TYPE_CHECKING:
 # tests/test_public_api.py keeps this table complete)
 _EXPORTS: dict[str, str] = {
     # the repository
-    "Store": "rejudge.store._repository",
+    "Store": "rejudge.store._store",
     # the engine and the schema: connecting, migrating
     "DEFAULT_DB_URL": "rejudge.store._engine",
     "make_engine": "rejudge.store._engine",

@@ -79,7 +79,7 @@ def _library_files() -> list[Path]:
 
 def test_the_scan_sees_the_library() -> None:
     names = {p.relative_to(ROOT).as_posix() for p in _library_files()}
-    assert {"store/_repository.py", "judge/_baseline.py", "rejudge/services/_judging.py"} <= names
+    assert {"store/_store.py", "judge/_baseline.py", "rejudge/services/_judging.py"} <= names
     assert not any(n.startswith("rejudge/cli/") or n.startswith("dashboard/") for n in names)
 
 

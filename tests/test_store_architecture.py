@@ -69,7 +69,7 @@ def test_every_store_module_is_one_concept_of_at_most_600_lines(path: Path) -> N
 
 
 def test_store_is_only_the_entry() -> None:
-    bases, names = _store_methods(_parse(STORE / "_repository.py"))
+    bases, names = _store_methods(_parse(STORE / "_store.py"))
     assert bases == [], f"Store composes {bases}: hand a repository out as an attribute instead"
     extra = set(names) - STORE_METHODS - {"__init__"}
     assert not extra, f"Store defines queries {sorted(extra)}: move them to a repository"

@@ -47,7 +47,7 @@ from rejudge.services._demo_result import (
     Tau2Run,
 )
 from rejudge.importers._cassettes import ImportResult
-from rejudge.store._repository import Store
+from rejudge.store._store import Store
 from rejudge.model._schemas import Case, Judgment, RuleSet, Trace
 
 
