@@ -301,7 +301,7 @@ def trace_detail(url: str, trace_id: int) -> TraceDetail | None:
 
 @st.cache_data(ttl=TTL_S, show_spinner=False)
 def judgment_body(url: str, evaluation_id: int, trace_id: int) -> dict[str, Any] | None:
-    return store(url).traces.judgment_body(evaluation_id, trace_id)
+    return store(url).judgments.judgment_body(evaluation_id, trace_id)
 
 
 @st.cache_data(ttl=TTL_S, show_spinner=False)

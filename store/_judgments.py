@@ -231,6 +231,18 @@ class JudgmentRepository(Repository):
                     found[r[0]] = out
         return found
 
+    def judgment_body(self, evaluation_id: int, trace_id: int) -> dict[str, Any] | None:
+        """The stored body of the judgment ``evaluation_id`` linked for ``trace_id``."""
+        query = (
+            select(_T_BODY.c.body, _T_JUDG.c.trace_hash)
+            .join(_T_JUDG, _T_JUDG.c.body_id == _T_BODY.c.id)
+            .join(_T_EJ, _T_EJ.c.judgment_id == _T_JUDG.c.id)
+            .where(_T_EJ.c.evaluation_id == evaluation_id, _T_EJ.c.trace_id == trace_id)
+        )
+        with self._connect() as c:
+            row = c.execute(query).first()
+        return put_trace_hash(dict(row.body), row.trace_hash) if row is not None else None
+
     def save_judgments(self, judgments: Sequence[Judgment]) -> dict[str, int]:
         """Bulk insert-or-ignore judgments by key; returns key -> row id for all of them."""
         return self.save_judgment_rows([PreparedJudgment.of(j) for j in judgments])

@@ -15,11 +15,9 @@ from typing import TYPE_CHECKING, Any, NamedTuple
 from rejudge.store._catalog_reads import CatalogRepository, RunSummary
 from rejudge.store._judgments import body_path_columns
 from rejudge.store._read_common import (
-    _T_BODY,
     _T_CALL,
     _T_CASE,
     _T_EJ,
-    _T_JUDG,
     _T_RUN,
     _T_TRACE,
     aware,
@@ -27,8 +25,6 @@ from rejudge.store._read_common import (
 )
 from rejudge.store._unit_of_work import Repository, UnitOfWork
 from sqlalchemy import func, select
-
-from rejudge.model import put_trace_hash
 
 if TYPE_CHECKING:
     pass
@@ -155,18 +151,6 @@ class TraceReads(Repository):
         with self._connect() as c:
             row = c.execute(query).mappings().first()
         return TraceDetail(**row) if row is not None else None
-
-    def judgment_body(self, evaluation_id: int, trace_id: int) -> dict[str, Any] | None:
-        """The stored body of the judgment ``evaluation_id`` linked for ``trace_id``."""
-        query = (
-            select(_T_BODY.c.body, _T_JUDG.c.trace_hash)
-            .join(_T_JUDG, _T_JUDG.c.body_id == _T_BODY.c.id)
-            .join(_T_EJ, _T_EJ.c.judgment_id == _T_JUDG.c.id)
-            .where(_T_EJ.c.evaluation_id == evaluation_id, _T_EJ.c.trace_id == trace_id)
-        )
-        with self._connect() as c:
-            row = c.execute(query).first()
-        return put_trace_hash(dict(row.body), row.trace_hash) if row is not None else None
 
     def evaluation_trace(self, evaluation_id: int, case_key: str, repetition: int) -> int | None:
         """The trace ``evaluation_id`` judged for ``case_key`` repetition ``repetition`` (None

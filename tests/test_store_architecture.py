@@ -27,7 +27,7 @@ KNOWN_DICT_RETURNS = {
     ("_judgments.py", "JudgmentRepository.iter_evaluation_rows"),
     ("_reviews.py", "ReviewRecord.as_dict"),
     ("_external.py", "StoredExternalVerdict.as_dict"),
-    ("_trace_reads.py", "TraceReads.judgment_body"),
+    ("_judgments.py", "JudgmentRepository.judgment_body"),
     ("_traces.py", "TraceRepository.iter_trace_rows"),
 }
 

@@ -170,7 +170,7 @@ def _stored_timeline(
     detail = store.traces.trace_detail(trace_id)
     if detail is None or detail.body is None:
         return None
-    judgment = store.traces.judgment_body(evaluation_id, trace_id)
+    judgment = store.judgments.judgment_body(evaluation_id, trace_id)
     return trace_timeline(
         detail.body, detail.case_body, detail.cassette_path, cassettes_dir, judgment
     )

@@ -128,9 +128,9 @@ def test_trace_list_detail_and_judgment(built: Built, store: Store) -> None:  # 
     assert detail.body is not None and len(detail.body["rounds"]) == one.round_count
     assert detail.case_body is not None
     assert store.traces.trace_detail(10**9) is None
-    body = store.traces.judgment_body(built.evaluations["b1"], one.id)
+    body = store.judgments.judgment_body(built.evaluations["b1"], one.id)
     assert body is not None and body["verdict"] in ("PASS", "FAIL", "SKIP", "AGENT_ERROR")
-    assert store.traces.judgment_body(built.evaluations["a1"], one.id) is None
+    assert store.judgments.judgment_body(built.evaluations["a1"], one.id) is None
 
 
 def test_trend_points_and_partial_histogram(built: Built, store: Store) -> None:  # noqa: F811
