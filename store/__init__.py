@@ -1,5 +1,7 @@
-"""The store: the repository (:class:`Store`), the engine factory and the migrations runner,
-the records and read models it hands out, and its errors.
+"""The store: its entry (:class:`Store`, which hands out one repository per concept:
+``store.suites``, ``store.runs``, ``store.traces``, ``store.evaluations``, ``store.judgments``,
+...), the engine factory and the migrations runner, the records and read models the
+repositories hand out, and its errors.
 
 The data model it persists (cases, traces, registries, judgments) and its hashing are
 :mod:`rejudge.model`'s; this package holds all of rejudge's SQL.
@@ -68,7 +70,7 @@ if TYPE_CHECKING:
 # public name -> the private module that defines it (each module's __all__;
 # tests/test_public_api.py keeps this table complete)
 _EXPORTS: dict[str, str] = {
-    # the repository
+    # the entry (its repositories are its attributes)
     "Store": "rejudge.store._store",
     # the engine and the schema: connecting, migrating
     "DEFAULT_DB_URL": "rejudge.store._engine",
