@@ -5,6 +5,7 @@ from __future__ import annotations
 from rich.console import Console
 
 from rejudge.cli._context import table
+from rejudge.cli._figures import rate
 from rejudge.model import Agreement
 
 __all__ = ["render_agreement"]
@@ -44,7 +45,8 @@ def render_agreement(c: Console, result: Agreement, *, max_listed: int = 10) -> 
                 tb.pass_0,
                 tb.fail_1,
                 tb.fail_0,
-                _pct(tb.agreement),
+                # with its count: "100.0%" alone hides whether it is of 2 traces or 200
+                rate(tb.pass_1 + tb.fail_0, tb.total),
                 _num(tb.kappa),
                 t.not_scored + t.no_external,
             ]

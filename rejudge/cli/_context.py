@@ -40,7 +40,9 @@ F = TypeVar("F", bound=Callable[..., Any])
 class AppContext:
     def __init__(self, settings: Settings) -> None:
         self.settings = settings
-        self.console = Console(highlight=False, soft_wrap=True)
+        # lines wrap at word boundaries at the terminal's width (COLUMNS, else 80 when piped):
+        # a line longer than the terminal would be folded mid-word by the terminal itself
+        self.console = Console(highlight=False, soft_wrap=False)
         self._store: Store | None = None
         #: set by a command's own ``--json`` (:func:`json_option`)
         self.json_requested = False

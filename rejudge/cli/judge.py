@@ -16,6 +16,7 @@ from rich.text import Text
 from rejudge.cli._ci_output import ci_options, write_ci_outputs
 from rejudge.cli._context import AppContext, json_option, pass_app, table
 from rejudge.cli._engine import engine_options, parse_engine, progress_bar
+from rejudge.cli._figures import rate, verdict_rate
 from rejudge.cli._html import html_option, write_compare_html, write_report_html
 from rejudge.cli.tiers import TIER_HELP
 from rejudge.errors import InvalidInputError
@@ -70,7 +71,7 @@ def render_summary(c: Console, head: Mapping[str, Any], summary: ReportSummary) 
         f"tier {head.get('tier')}  rules {escape(str(head.get('rules')))}"
     )
     c.print(
-        f"accuracy {_pct(summary.accuracy)} over {summary.scored_count} scored  "
+        f"accuracy {rate(counts.PASS, summary.scored_count)} scored  "
         f"(PASS {counts.PASS}  FAIL {counts.FAIL}  "
         f"SKIP {counts.SKIP}  AGENT_ERROR {counts.AGENT_ERROR})  "
         f"average partial score {summary.average_partial_score}"
@@ -114,7 +115,11 @@ def render_judge_calibration(c: Console, cal: JudgeCalibration) -> None:
             a.name,
             a.unit,
             a.items,
-            f"{a.table.pass_1}/{a.table.pass_0}/{a.table.fail_1}/{a.table.fail_0}",
+            # four cells, not "84/109/0/7": the judge's PASS/FAIL against the reference's 1/0
+            a.table.pass_1,
+            a.table.pass_0,
+            a.table.fail_1,
+            a.table.fail_0,
             "n/a" if a.table.agreement is None else f"{a.table.agreement:.2f}",
             "n/a" if a.kappa is None else f"{a.kappa:.2f}",
             a.stricter or "neither",
@@ -129,7 +134,10 @@ def render_judge_calibration(c: Console, cal: JudgeCalibration) -> None:
                 "against",
                 "unit",
                 "both scored",
-                "P·1/P·0/F·1/F·0",
+                "P·1",
+                "P·0",
+                "F·1",
+                "F·0",
                 "agreement",
                 "kappa",
                 "stricter",
@@ -188,9 +196,9 @@ def render_compare(c: Console, comparison: Comparison) -> None:
     ma, mb = data.get("meta_a", {}), data.get("meta_b", {})
     c.print(
         f"[bold]A[/bold] evaluation {data['a']} ({escape(str(ma.get('run')))}, {ma.get('tier')}, "
-        f"{escape(str(ma.get('rules')))}): accuracy {_pct(data['accuracy_a'])}   "
+        f"{escape(str(ma.get('rules')))}): accuracy {verdict_rate(comparison.verdict_counts_a)}   "
         f"[bold]B[/bold] evaluation {data['b']} ({escape(str(mb.get('run')))}, {mb.get('tier')}, "
-        f"{escape(str(mb.get('rules')))}): accuracy {_pct(data['accuracy_b'])}"
+        f"{escape(str(mb.get('rules')))}): accuracy {verdict_rate(comparison.verdict_counts_b)}"
     )
     d = data["discordant"]
     # the kind first: what A and B differ in decides how everything below reads
@@ -287,7 +295,7 @@ def render_rejudged(c: Console, result: RejudgeResult) -> None:
             e.tier,
             e.judged,
             e.written,
-            _pct(e.summary.accuracy),
+            verdict_rate(e.summary.verdict_counts),
             e.summary.verdict_counts.PASS,
             e.summary.verdict_counts.FAIL,
         ]

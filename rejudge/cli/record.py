@@ -372,7 +372,7 @@ def replay(app: AppContext, run: str, case_ids: tuple[str, ...], source_file: Pa
         if report.judgments:
             same = sum(1 for j in report.judgments if j.outcome == "same")
             c.print(
-                f"{same}/{len(report.judgments)} model-graded judgment(s) judged again from "
+                f"{same} of {len(report.judgments)} model-graded judgment(s) judged again from "
                 "their judge cassettes with the same hash",
                 highlight=False,
             )
@@ -387,16 +387,16 @@ def replay(app: AppContext, run: str, case_ids: tuple[str, ...], source_file: Pa
             else "[red]not verified[/] (evidence not at hand)"
         )
         if report.origin == "recorded":
-            head = f"{report.matched}/{report.traces} traces of {escape(report.run)} re-derived"
+            head = f"{report.matched} of {report.traces} traces of {escape(report.run)} re-derived"
         elif report.origin == "cassettes":
-            head = f"re-derived from cassettes: {report.matched}/{report.traces}"
+            head = f"re-derived from cassettes: {report.matched} of {report.traces}"
         elif report.source is not None and report.source.at_hand:
             head = (
                 f"re-derived from the {report.source.kind} {escape(str(report.source.path))}: "
-                f"{report.matched}/{report.traces}"
+                f"{report.matched} of {report.traces}"
             )
         else:
-            head = f"re-derived from the results file: {report.matched}/{report.traces}"
+            head = f"re-derived from the results file: {report.matched} of {report.traces}"
         c.print(f"{head} with the same hash in {report.elapsed_s:.2f}s: {verdict}", highlight=False)
 
     app.emit(report.as_dict(), render)

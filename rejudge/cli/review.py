@@ -14,6 +14,7 @@ from rich.console import Console
 from rich.text import Text
 
 from rejudge.cli._context import AppContext, json_option, pass_app, table
+from rejudge.cli._figures import rate
 from rejudge.errors import InvalidInputError
 from rejudge.judge import ReviewImportError, queue_csv
 from rejudge.services import calibration_summary, import_review_csv, resolve_review, review_queue
@@ -30,8 +31,8 @@ def render_calibration(c: Console, cal: dict[str, Any]) -> None:
     fails, passes = cal["fails"], cal["passes"]
     c.print(
         f"[bold]review[/bold]: {cal['reviewed']} of {cal['judgments']} judgment(s) reviewed; "
-        f"FAILs {fails['reviewed']}/{fails['total']} ({_pct(fails['coverage'])}), "
-        f"PASSes {passes['reviewed']}/{passes['total']} ({_pct(passes['coverage'])})"
+        f"FAILs {rate(fails['reviewed'], fails['total'])}, "
+        f"PASSes {rate(passes['reviewed'], passes['total'])}"
     )
     kappa = cal["agreement"]["kappa"]
     c.print(

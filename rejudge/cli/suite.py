@@ -132,7 +132,7 @@ def suite_selftest(ctx: click.Context, app: AppContext, suite_ref: str, no_judge
             c.print(table(f"{source.name}: failing cases", ["case", "problem"], rows))
         judged = "executed and judged" if report.judged else "executed"
         c.print(
-            f"{source.name}: {data['passed']}/{data['cases']} cases pass "
+            f"{source.name}: {data['passed']} of {data['cases']} cases pass "
             f"({report.calls_executed} golden calls {judged})"
         )
 

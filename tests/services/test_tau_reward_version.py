@@ -67,7 +67,7 @@ def test_a_file_that_shows_nothing_is_refused_and_given_it_is_recorded(
         "part",
     )
     assert given.exit_code == 0, given.output
-    assert "τ-bench reward version 59a200c: given explicitly" in given.output
+    assert "τ-bench reward version 59a200c: given explicitly" in " ".join(given.output.split())
     verdicts = run_external_verdicts(db, "part")
     assert len(verdicts) == 8 and {v.verdict.version for v in verdicts} == {"59a200c"}
 

@@ -105,7 +105,7 @@ def test_validate_valid_and_broken(run_cli: Callable[..., Result], tmp_path: Pat
 def test_selftest(run_cli: Callable[..., Result]) -> None:
     human = run_cli("suite", "selftest", "retail", "--no-judge")
     assert human.exit_code == 0, human.output
-    assert "72/72 cases pass" in human.output
+    assert "72 of 72 cases pass" in human.output
     data = json.loads(run_cli("--json", "suite", "selftest", "retail", "--no-judge").output)
     assert data["ok"] is True and data["failed"] == 0 and len(data["results"]) == 72
 
