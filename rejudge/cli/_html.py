@@ -46,6 +46,8 @@ def _written(app: AppContext, path: Path, text: str, timelines: int, what: str) 
             f"wrote {path} ({size / 1024:.0f} KiB): {what}, {timelines} trace timeline(s)",
             markup=False,
             highlight=False,
+            # one line however long the path: a script reads the file's name from it whole
+            soft_wrap=True,
         )
 
     app.emit(facts, render)
