@@ -125,7 +125,7 @@ def render_full(c: Console, result: DemoResult) -> None:
         by_key.setdefault((e.run, e.tier), {})[e.rules] = e
     rules = list(dict.fromkeys(e.rules for e in result.evaluations))
     scored_runs = _scored_runs(result)
-    rows = []
+    rows: list[list[str]] = []
     for (run, tier), per_rules in by_key.items():
         if run not in scored_runs:
             continue
@@ -263,11 +263,11 @@ def render_full(c: Console, result: DemoResult) -> None:
         # would not fit 80 columns; a cause every flip shares goes in the title too
         for run in dict.fromkeys(row[0] for row in shown):
             own = [row[1:] for row in shown if row[0] == run]
-            causes = {row[3] for row in own}
+            shared = {row[3] for row in own}
             columns = ["tier", "case", "verdict", "cause", "codes"]
             title = f"Flips of {run} from {rules_a} to {rules_b}{more}"
-            if len(causes) == 1:
-                title += f"; cause: {causes.pop()}"
+            if len(shared) == 1:
+                title += f"; cause: {shared.pop()}"
                 columns.remove("cause")
                 own = [row[:3] + row[4:] for row in own]
             c.print(table(escape(title), columns, own))
