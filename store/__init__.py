@@ -52,6 +52,7 @@ if TYPE_CHECKING:
     from rejudge.store._reviews import MAX_REVIEWER_LENGTH as MAX_REVIEWER_LENGTH
     from rejudge.store._reviews import JudgmentContext as JudgmentContext
     from rejudge.store._reviews import NewReview as NewReview
+    from rejudge.store._reviews import ReviewJson as ReviewJson
     from rejudge.store._reviews import ReviewRecord as ReviewRecord
     from rejudge.store._reviews import TraceJudgment as TraceJudgment
     from rejudge.store._reviews import check_reviewer as check_reviewer
@@ -93,6 +94,7 @@ _EXPORTS: dict[str, str] = {
     "NewReview": "rejudge.store._reviews",
     "JudgmentContext": "rejudge.store._reviews",
     "TraceJudgment": "rejudge.store._reviews",
+    "ReviewJson": "rejudge.store._reviews",
     "ReviewRecord": "rejudge.store._reviews",
     "check_reviewer": "rejudge.store._reviews",
     "StoredExternalVerdict": "rejudge.store._external",

@@ -44,19 +44,6 @@ class StoredExternalVerdict:
     trace_hash: str
     verdict: ExternalVerdict
 
-    def as_dict(self) -> dict[str, Any]:
-        return {
-            "trace_id": self.trace_id,
-            "case": self.case_key,
-            "repetition": self.repetition,
-            "trace_hash": self.trace_hash,
-            "source": self.verdict.source,
-            "value": self.verdict.value,
-            "passed": self.verdict.passed,
-            "detail": self.verdict.detail,
-            "version": self.verdict.version,
-        }
-
 
 class ExternalVerdictRepository(Repository):
     """``store.external``: external verdicts (written per run, keyed by case and repetition)."""

@@ -15,7 +15,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from datetime import datetime
-from typing import TYPE_CHECKING, Any, NamedTuple
+from typing import TYPE_CHECKING, Any, NamedTuple, TypedDict
 
 from rejudge.store._batching import chunks
 from rejudge.store._errors import ConflictError, InvalidInputError, NotFoundError
@@ -40,6 +40,7 @@ __all__ = [
     "MAX_REVIEWER_LENGTH",
     "JudgmentContext",
     "NewReview",
+    "ReviewJson",
     "ReviewRecord",
     "TraceJudgment",
     "check_reviewer",
@@ -64,6 +65,21 @@ class NewReview:
     evaluation_id: int | None = None
 
 
+class ReviewJson(TypedDict):
+    """A review as JSON (``ReviewRecord.as_dict``): what ``--json`` prints and what the pure
+    judge's calibration reads (``latest_labels``, ``resolve_reviews``), times in ISO 8601."""
+
+    id: int
+    judgment_id: int
+    evaluation_id: int | None
+    label: str
+    reviewer: str
+    note: str | None
+    created_at: str | None
+    resolved_at: str | None
+    resolution: str | None
+
+
 @dataclass(frozen=True)
 class ReviewRecord:
     id: int
@@ -76,7 +92,7 @@ class ReviewRecord:
     resolved_at: datetime | None
     resolution: str | None
 
-    def as_dict(self) -> dict[str, Any]:
+    def as_dict(self) -> ReviewJson:
         return {
             "id": self.id,
             "judgment_id": self.judgment_id,

@@ -25,8 +25,6 @@ STORE_METHODS = {"open", "close", "backend", "atomic", "sqlite_file", "unavailab
 KNOWN_DICT_RETURNS = {
     ("_judgments.py", "JudgmentRepository.lookup_judgments"),
     ("_judgments.py", "JudgmentRepository.iter_evaluation_rows"),
-    ("_reviews.py", "ReviewRecord.as_dict"),
-    ("_external.py", "StoredExternalVerdict.as_dict"),
     ("_judgments.py", "JudgmentRepository.judgment_body"),
     ("_traces.py", "TraceRepository.iter_trace_rows"),
 }

@@ -203,6 +203,7 @@ _EXPORTS: dict[str, str] = {
     "unlabelled_queue": "rejudge.services._reviews",
     "with_labels": "rejudge.services._reviews",
     "review_rows": "rejudge.services._reviews",
+    "ReviewRow": "rejudge.services._reviews",
     "Published": "rejudge.services._suites",
     "open_suite": "rejudge.services._suites",
     "publish_suite": "rejudge.services._suites",

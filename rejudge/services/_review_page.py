@@ -12,7 +12,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from rejudge.services._reviews import calibration_summary, review_queue, review_rows
+from rejudge.services._reviews import ReviewRow, calibration_summary, review_queue, review_rows
 from rejudge.store import ReviewRecord, Store
 
 __all__ = [
@@ -55,7 +55,7 @@ def review_page_state(
     *,
     sample_passes: int = 0,
     seed: int = 0,
-    rows: list[dict[str, Any]] | None = None,
+    rows: list[ReviewRow] | None = None,
     base: list[dict[str, Any]] | None = None,
 ) -> ReviewPageState:
     """The review queue of an evaluation (every FAIL, every anomaly, a seeded PASS sample of
@@ -84,7 +84,7 @@ def review_page_state(
     )
 
 
-def evaluation_review_rows(store: Store, evaluation_id: int | str) -> list[dict[str, Any]]:
+def evaluation_review_rows(store: Store, evaluation_id: int | str) -> list[ReviewRow]:
     """An evaluation's rows as review needs them (verdicts, anomalies, keys): what
     :func:`review_page_state` takes as ``rows``."""
     return review_rows(store, store.evaluations.get_evaluation(evaluation_id).id)

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from collections import Counter
 from datetime import datetime
-from typing import Any
+from typing import Any, TypedDict
 
 from rejudge.errors import NotFoundError
 from rejudge.judge import (
@@ -22,11 +22,13 @@ from rejudge.judge import (
 )
 from rejudge.store import (
     NewReview,
+    ReviewJson,
     ReviewRecord,
     Store,
 )
 
 __all__ = [
+    "ReviewRow",
     "review_rows",
     "calibration_summary",
     "review_gaps",
@@ -49,10 +51,35 @@ def resolve_review(
 _NO_REVIEWER = "no reviewer (fill the reviewer column or give a default reviewer)"
 
 
-def review_rows(store: Store, evaluation_id: int | str) -> list[dict[str, Any]]:
+class ReviewRow(TypedDict):
+    """One judgment of an evaluation as review reads it (:func:`review_rows`): what the pure
+    judge's queue and calibration figures take (``rejudge.judge.build_queue``,
+    ``calibration_figures``, ``gaps_from``), and what the review page and CSV export show."""
+
+    judgment_id: int
+    judgment_key: str
+    trace_id: int
+    case: str
+    repetition: int
+    dimension: str | None
+    category: str | None
+    verdict: str
+    taxonomy: list[str]
+    partial_score: float | None
+    anomalies: list[str]
+    trace_hash: str
+    case_hash: str
+    registry_hash: str
+    rule_set_hash: str
+    tier: str
+    engine_version: str
+    judgment_hash: str
+
+
+def review_rows(store: Store, evaluation_id: int | str) -> list[ReviewRow]:
     """An evaluation's rows with judgment ids and keys, anomalies and the report's fields."""
     ev = store.evaluations.get_evaluation(evaluation_id)
-    out = []
+    out: list[ReviewRow] = []
     # the judgment's anomalies come as their own column: no body is read (at 100,000 rows the
     # bodies were most of the review page's time)
     for r in store.judgments.iter_evaluation_rows(ev.id):
@@ -82,8 +109,8 @@ def review_rows(store: Store, evaluation_id: int | str) -> list[dict[str, Any]]:
 
 
 def _reviews_and_resolutions(
-    store: Store, evaluation_id: int, reviews: list[dict[str, Any]] | None = None
-) -> tuple[list[dict[str, Any]], dict[int, dict[str, Any] | None]]:
+    store: Store, evaluation_id: int, reviews: list[ReviewJson] | None = None
+) -> tuple[list[ReviewJson], dict[int, dict[str, Any] | None]]:
     if reviews is None:
         reviews = [r.as_dict() for r in store.reviews.list_reviews(evaluation_id=evaluation_id)]
     flagged = {
@@ -100,8 +127,8 @@ def calibration_summary(
     store: Store,
     evaluation_id: int | str,
     *,
-    rows: list[dict[str, Any]] | None = None,
-    reviews: list[dict[str, Any]] | None = None,
+    rows: list[ReviewRow] | None = None,
+    reviews: list[ReviewJson] | None = None,
 ) -> dict[str, Any]:
     """The ``calibration`` block of ``rejudge report`` for a stored evaluation: the figures of
     :func:`calibration_figures`, the gaps that keep it from a reviewed baseline, and every
@@ -163,8 +190,8 @@ def review_queue(
     *,
     sample_passes: int = 0,
     seed: int = 0,
-    rows: list[dict[str, Any]] | None = None,
-    reviews: list[dict[str, Any]] | None = None,
+    rows: list[ReviewRow] | None = None,
+    reviews: list[ReviewJson] | None = None,
     base: list[dict[str, Any]] | None = None,
 ) -> list[dict[str, Any]]:
     """:func:`build_queue` over a stored evaluation, with each item's latest labels attached
@@ -180,7 +207,7 @@ def review_queue(
 
 
 def unlabelled_queue(
-    rows: list[dict[str, Any]], *, sample_passes: int = 0, seed: int = 0
+    rows: list[ReviewRow], *, sample_passes: int = 0, seed: int = 0
 ) -> list[dict[str, Any]]:
     """The queue's items before any label: which judgments, why, in what order. It depends on
     the rows, the sample and the seed only, never on the reviews (build_queue's sample is
