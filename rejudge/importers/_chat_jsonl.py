@@ -20,8 +20,13 @@ from pathlib import Path
 from typing import Any
 
 from rejudge.errors import InvalidInputError
-from rejudge.importers._adhoc import ADHOC_DOMAIN, store_adhoc_run
-from rejudge.importers._contract import Importer, ReplaySource, register_importer
+from rejudge.importers._adhoc import (
+    ADHOC_DOMAIN,
+    AdhocImportResult,
+    file_importer,
+    store_adhoc_run,
+)
+from rejudge.importers._contract import Importer
 from rejudge.importers._conversation import conversation_trace
 from rejudge.importers._otel_messages import Message, message_of
 from rejudge.importers._sniff import Detection, Sniff
@@ -145,30 +150,8 @@ def read_chat(path: str | Path) -> ChatFile:
 # --------------------------------------------------------------------------- the import
 
 
-@dataclass(frozen=True)
-class ChatImportResult:
-    run: str
-    run_id: int
-    suite: str
-    traces: int
-    inserted: int
-    skipped: int
-    calls: int
-    anomalies: dict[str, list[str]] = field(default_factory=dict)
-    problems: list[str] = field(default_factory=list)
-
-    def to_json(self) -> dict[str, Any]:
-        return {
-            "run": self.run,
-            "run_id": self.run_id,
-            "suite": self.suite,
-            "traces": self.traces,
-            "inserted": self.inserted,
-            "skipped": self.skipped,
-            "calls": self.calls,
-            "anomalies": self.anomalies,
-            "problems": self.problems,
-        }
+class ChatImportResult(AdhocImportResult):
+    """What importing a chat JSONL file stored (a trace per conversation)."""
 
 
 def import_chat_jsonl(
@@ -225,17 +208,8 @@ def import_chat_jsonl(
         run_name=run_name,
         suite_name=suite_name,
     )
-    return ChatImportResult(
-        run=stored.run.name,
-        run_id=stored.run.id,
-        suite=stored.suite.name,
-        traces=len(read.lines),
-        inserted=stored.inserted,
-        skipped=stored.skipped,
-        calls=sum(len(line.trace.calls) for line in read.lines),
-        anomalies=anomalies,
-        problems=read.problems,
-    )
+    traces = [line.trace for line in read.lines]
+    return ChatImportResult.of(stored, traces, anomalies, read.problems)
 
 
 # --------------------------------------------------------------------------- detect, replay
@@ -261,23 +235,19 @@ def _detect(sniff: Sniff) -> Detection:
     return Detection.refuse("its first line is no chat conversation ({messages: [...]})")
 
 
-def _rederive(_config: RunConfig, path: Path) -> tuple[str, list[Trace]]:
+def _rederive(path: Path) -> tuple[str, list[Trace]]:
     read = read_chat(path)
     return read.file_hash, [line.trace for line in read.lines]
 
 
-def _run(store: Any, path: str | Path, **options: Any) -> ChatImportResult:
-    return import_chat_jsonl(path, store, **options)
-
-
 #: the chat JSONL importer (options: ``run_name``, ``suite_name``)
-CHAT_JSONL: Importer[ChatImportResult] = Importer(
-    name="chat-jsonl",
+CHAT_JSONL: Importer[ChatImportResult] = file_importer(
+    "chat-jsonl",
     summary="OpenAI chat-messages JSONL (fine-tuning form) as one run, a trace per line",
     accepts="a JSONL file of {messages: [...]} conversations or message lists",
-    run=_run,
-    sources={CHAT_JSONL_SOURCE: ReplaySource("chat JSONL file", "file_hash", _rederive)},
-    to_json=ChatImportResult.to_json,
     detect=_detect,
+    imports=import_chat_jsonl,
+    source_tag=CHAT_JSONL_SOURCE,
+    kind="chat JSONL file",
+    rederive=_rederive,
 )
-register_importer(CHAT_JSONL)

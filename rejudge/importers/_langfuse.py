@@ -14,14 +14,19 @@ re-derives the traces from the file.
 from __future__ import annotations
 
 import hashlib
-from collections.abc import Iterator
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from rejudge.errors import InvalidInputError
-from rejudge.importers._adhoc import ADHOC_DOMAIN, adhoc_config, store_adhoc_run
-from rejudge.importers._contract import Importer, ReplaySource, register_importer
+from rejudge.importers._adhoc import (
+    ADHOC_DOMAIN,
+    AdhocImportResult,
+    file_importer,
+    hashed_lines,
+    import_tracer_file,
+)
+from rejudge.importers._contract import Importer
 from rejudge.importers._langfuse_doc import (
     LangfuseTrace,
     is_observation,
@@ -33,7 +38,7 @@ from rejudge.importers._langfuse_read import trace_of_observations
 from rejudge.importers._otel_read import OtelTrace
 from rejudge.importers._otel_spans import iter_documents
 from rejudge.importers._sniff import Detection, Sniff
-from rejudge.model import Case, Golden, RunConfig, Trace
+from rejudge.model import Case, Golden, Trace
 from rejudge.recorder import scrub_text
 
 __all__ = [
@@ -58,13 +63,6 @@ class LangfuseFile:
     observations: int
 
 
-def _lines(path: Path, digest: Any) -> Iterator[bytes]:
-    with path.open("rb") as fh:
-        for line in fh:
-            digest.update(line)
-            yield line
-
-
 def _instruction(trace: LangfuseTrace) -> str | None:
     """The user's words from the trace's own ``input`` (when no generation kept them)."""
     found = read_messages(trace.fields.get("input"), output=False)
@@ -81,7 +79,9 @@ def read_langfuse(path: str | Path) -> LangfuseFile:
     problems: list[str] = []
     documents = [
         (f"document {n}", document)
-        for n, document in enumerate(iter_documents(_lines(source, digest), problems), start=1)
+        for n, document in enumerate(
+            iter_documents(hashed_lines(source, digest), problems), start=1
+        )
     ]
     # the trace view's log download names its trace only in its file name (trace-<id>.json)
     found = traces_of_documents(documents, problems, source.stem.removeprefix("trace-"))
@@ -108,32 +108,12 @@ def read_langfuse(path: str | Path) -> LangfuseFile:
 # --------------------------------------------------------------------------- the import
 
 
-@dataclass(frozen=True)
-class LangfuseImportResult:
-    run: str
-    run_id: int
-    suite: str
+@dataclass(frozen=True, kw_only=True)
+class LangfuseImportResult(AdhocImportResult):
     observations: int
-    traces: int
-    inserted: int
-    skipped: int
-    calls: int
-    anomalies: dict[str, list[str]] = field(default_factory=dict)
-    problems: list[str] = field(default_factory=list)
 
-    def to_json(self) -> dict[str, Any]:
-        return {
-            "run": self.run,
-            "run_id": self.run_id,
-            "suite": self.suite,
-            "observations": self.observations,
-            "traces": self.traces,
-            "inserted": self.inserted,
-            "skipped": self.skipped,
-            "calls": self.calls,
-            "anomalies": self.anomalies,
-            "problems": self.problems,
-        }
+    def _counted(self) -> dict[str, int]:
+        return {"observations": self.observations}
 
 
 def _case(item: OtelTrace, name: str | None, source: str) -> Case:
@@ -150,17 +130,6 @@ def _case(item: OtelTrace, name: str | None, source: str) -> Case:
     )
 
 
-def _config(read: LangfuseFile, source: Path) -> RunConfig:
-    return adhoc_config(
-        source_tag=LANGFUSE_SOURCE,
-        source=source,
-        file_hash=read.file_hash,
-        models=sorted({m for t in read.traces for m in t.models}),
-        providers=sorted({p for t in read.traces for p in t.providers}),
-        anomalies={t.trace_id: t.anomalies for t in read.traces if t.anomalies},
-    )
-
-
 def import_langfuse(
     path: str | Path,
     store: Any,
@@ -171,32 +140,18 @@ def import_langfuse(
     """Import a Langfuse export as one run (see the module); all of it lands, or none of it."""
     source = Path(path)
     read = read_langfuse(source)
-    stored = store_adhoc_run(
+    return import_tracer_file(
+        LangfuseImportResult,
         store,
         source,
-        [
-            (_case(t, read.names.get(t.trace_id), source.name), t.trace, t.tools)
-            for t in read.traces
-        ],
+        read,
+        [_case(t, read.names.get(t.trace_id), source.name) for t in read.traces],
         prefix="langfuse",
         source_tag=LANGFUSE_SOURCE,
         description=f"Langfuse traces of {source.name}",
-        file_hash=read.file_hash,
-        config=_config(read, source),
         run_name=run_name,
         suite_name=suite_name,
-    )
-    return LangfuseImportResult(
-        run=stored.run.name,
-        run_id=stored.run.id,
-        suite=stored.suite.name,
         observations=read.observations,
-        traces=len(read.traces),
-        inserted=stored.inserted,
-        skipped=stored.skipped,
-        calls=sum(len(t.trace.calls) for t in read.traces),
-        anomalies={t.trace_id: t.anomalies for t in read.traces if t.anomalies},
-        problems=read.problems,
     )
 
 
@@ -248,25 +203,21 @@ def _detect(sniff: Sniff) -> Detection:
     return Detection.refuse("no Langfuse trace, observation (type SPAN, GENERATION...) or batch")
 
 
-def _rederive(_config: RunConfig, path: Path) -> tuple[str, list[Trace]]:
+def _rederive(path: Path) -> tuple[str, list[Trace]]:
     read = read_langfuse(path)
     return read.file_hash, [t.trace for t in read.traces]
 
 
-def _run(store: Any, path: str | Path, **options: Any) -> LangfuseImportResult:
-    return import_langfuse(path, store, **options)
-
-
 #: the Langfuse importer (options: ``run_name``, ``suite_name``)
-LANGFUSE: Importer[LangfuseImportResult] = Importer(
-    name="langfuse",
+LANGFUSE: Importer[LangfuseImportResult] = file_importer(
+    "langfuse",
     summary="Langfuse traces and observations (API, UI download, JSONL, ingestion batch) "
     "as one run, a trace per Langfuse trace",
     accepts="a Langfuse export: traces with observations, observation lists or JSONL, "
     "or an ingestion batch",
-    run=_run,
-    sources={LANGFUSE_SOURCE: ReplaySource("Langfuse export", "file_hash", _rederive)},
-    to_json=LangfuseImportResult.to_json,
     detect=_detect,
+    imports=import_langfuse,
+    source_tag=LANGFUSE_SOURCE,
+    kind="Langfuse export",
+    rederive=_rederive,
 )
-register_importer(LANGFUSE)

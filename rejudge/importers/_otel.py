@@ -14,19 +14,24 @@ from __future__ import annotations
 
 import gc
 import hashlib
-from collections.abc import Iterator
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from rejudge.errors import InvalidInputError
-from rejudge.importers._adhoc import ADHOC_DOMAIN, adhoc_config, store_adhoc_run
-from rejudge.importers._contract import Importer, ReplaySource, register_importer
+from rejudge.importers._adhoc import (
+    ADHOC_DOMAIN,
+    AdhocImportResult,
+    file_importer,
+    hashed_lines,
+    import_tracer_file,
+)
+from rejudge.importers._contract import Importer
 from rejudge.importers._langfuse_doc import is_observation
 from rejudge.importers._otel_read import OtelTrace, trace_of_spans
 from rejudge.importers._otel_spans import Span, iter_documents, spans_of_document
 from rejudge.importers._sniff import Detection, Sniff
-from rejudge.model import Case, Golden, RunConfig, Trace
+from rejudge.model import Case, Golden, Trace
 
 __all__ = ["OTEL_DOMAIN", "OTEL_SOURCE", "OtelFile", "OtelImportResult", "import_otel", "read_otel"]
 
@@ -42,13 +47,6 @@ class OtelFile:
     problems: list[str]
     file_hash: str
     spans: int
-
-
-def _lines(path: Path, digest: Any) -> Iterator[bytes]:
-    with path.open("rb") as fh:
-        for line in fh:
-            digest.update(line)
-            yield line
 
 
 def read_otel(path: str | Path) -> OtelFile:
@@ -67,7 +65,7 @@ def read_otel(path: str | Path) -> OtelFile:
     collecting = gc.isenabled()
     gc.disable()
     try:
-        for document in iter_documents(_lines(source, digest), problems):
+        for document in iter_documents(hashed_lines(source, digest), problems):
             for span in spans_of_document(document, problems):
                 by_trace.setdefault(span.trace_id, []).append(span)
                 count += 1
@@ -84,32 +82,12 @@ def read_otel(path: str | Path) -> OtelFile:
 # --------------------------------------------------------------------------- the import
 
 
-@dataclass(frozen=True)
-class OtelImportResult:
-    run: str
-    run_id: int
-    suite: str
+@dataclass(frozen=True, kw_only=True)
+class OtelImportResult(AdhocImportResult):
     spans: int
-    traces: int
-    inserted: int
-    skipped: int
-    calls: int
-    anomalies: dict[str, list[str]] = field(default_factory=dict)
-    problems: list[str] = field(default_factory=list)
 
-    def to_json(self) -> dict[str, Any]:
-        return {
-            "run": self.run,
-            "run_id": self.run_id,
-            "suite": self.suite,
-            "spans": self.spans,
-            "traces": self.traces,
-            "inserted": self.inserted,
-            "skipped": self.skipped,
-            "calls": self.calls,
-            "anomalies": self.anomalies,
-            "problems": self.problems,
-        }
+    def _counted(self) -> dict[str, int]:
+        return {"spans": self.spans}
 
 
 def _case(item: OtelTrace, source: str) -> Case:
@@ -123,17 +101,6 @@ def _case(item: OtelTrace, source: str) -> Case:
     )
 
 
-def _config(read: OtelFile, source: Path) -> RunConfig:
-    return adhoc_config(
-        source_tag=OTEL_SOURCE,
-        source=source,
-        file_hash=read.file_hash,
-        models=sorted({m for t in read.traces for m in t.models}),
-        providers=sorted({p for t in read.traces for p in t.providers}),
-        anomalies={t.trace_id: t.anomalies for t in read.traces if t.anomalies},
-    )
-
-
 def import_otel(
     path: str | Path,
     store: Any,
@@ -144,29 +111,18 @@ def import_otel(
     """Import a span file as one run (see the module); all of it lands, or none of it."""
     source = Path(path)
     read = read_otel(source)
-    stored = store_adhoc_run(
+    return import_tracer_file(
+        OtelImportResult,
         store,
         source,
-        [(_case(t, source.name), t.trace, t.tools) for t in read.traces],
+        read,
+        [_case(t, source.name) for t in read.traces],
         prefix="otel",
         source_tag=OTEL_SOURCE,
         description=f"traces of {source.name}",
-        file_hash=read.file_hash,
-        config=_config(read, source),
         run_name=run_name,
         suite_name=suite_name,
-    )
-    return OtelImportResult(
-        run=stored.run.name,
-        run_id=stored.run.id,
-        suite=stored.suite.name,
         spans=read.spans,
-        traces=len(read.traces),
-        inserted=stored.inserted,
-        skipped=stored.skipped,
-        calls=sum(len(t.trace.calls) for t in read.traces),
-        anomalies={t.trace_id: t.anomalies for t in read.traces if t.anomalies},
-        problems=read.problems,
     )
 
 
@@ -210,24 +166,20 @@ def _detect(sniff: Sniff) -> Detection:
     return Detection.refuse("no resourceSpans and no spans with trace and span ids")
 
 
-def _rederive(_config: RunConfig, path: Path) -> tuple[str, list[Trace]]:
+def _rederive(path: Path) -> tuple[str, list[Trace]]:
     read = read_otel(path)
     return read.file_hash, [t.trace for t in read.traces]
 
 
-def _run(store: Any, path: str | Path, **options: Any) -> OtelImportResult:
-    return import_otel(path, store, **options)
-
-
 #: the OpenTelemetry importer (options: ``run_name``, ``suite_name``)
-OTEL: Importer[OtelImportResult] = Importer(
-    name="otel",
+OTEL: Importer[OtelImportResult] = file_importer(
+    "otel",
     summary="OpenTelemetry spans (GenAI or OpenInference conventions) as one run, "
     "a trace per trace id",
     accepts="an OTLP JSON file (resourceSpans) or a span dump (JSON Lines or a JSON list)",
-    run=_run,
-    sources={OTEL_SOURCE: ReplaySource("OpenTelemetry span file", "file_hash", _rederive)},
-    to_json=OtelImportResult.to_json,
     detect=_detect,
+    imports=import_otel,
+    source_tag=OTEL_SOURCE,
+    kind="OpenTelemetry span file",
+    rederive=_rederive,
 )
-register_importer(OTEL)
