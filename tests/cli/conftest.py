@@ -10,9 +10,8 @@ from rejudge.judge import load_rule_set
 from rejudge.store import Store
 
 from rejudge.cli import cli
-from rejudge.model import RunConfig
 from rejudge.services import judge_run
-from tests.judge.conftest import REGISTRY, call, case, gcall, trace
+from tests.judge.conftest import call, case, gcall, saved_run, trace
 
 
 @pytest.fixture
@@ -48,12 +47,7 @@ def world(tmp_path: Path, run_cli: Callable[..., Result]) -> dict[str, Any]:
     url = f"sqlite:///{tmp_path / 'cli.db'}"
     store = Store.open(url)
     try:
-        suite = store.suites.save_suite(
-            name="t", domain="retail", suite_hash="sha256:t", registry=REGISTRY, cases=CASES
-        )
-        run = store.runs.create_run(name="r1", suite=suite, config=RunConfig(model="m"))
-        pks = store.suites.get_case_pks(suite.id)
-        store.traces.save_traces([(run.id, pks[t.case_id], t, None, None) for t in TRACES])
+        saved_run(store, CASES, TRACES)
         ev = judge_run(store, "r1", "golden", load_rule_set("standard@2")).evaluation_id
     finally:
         store.close()

@@ -16,8 +16,7 @@ from click.testing import Result
 from rejudge.judge import REVIEW_CSV_COLUMNS
 from rejudge.store import Store
 
-from rejudge.model import RunConfig
-from tests.judge.conftest import REGISTRY, call, case, gcall, trace
+from tests.judge.conftest import call, case, gcall, saved_run, trace
 
 ROOT = Path(__file__).resolve().parents[2]
 CASES = [case(gcall("get_order", order_id="W441"), id="a"), case(id="n", negative=True)]
@@ -38,12 +37,7 @@ def seeded(tmp_path: Path) -> str:
     url = f"sqlite:///{tmp_path / 'cli.db'}"
     store = Store.open(url)
     try:
-        suite = store.suites.save_suite(
-            name="t", domain="retail", suite_hash="sha256:t", registry=REGISTRY, cases=CASES
-        )
-        run = store.runs.create_run(name="r1", suite=suite, config=RunConfig(model="m"))
-        pks = store.suites.get_case_pks(suite.id)
-        store.traces.save_traces([(run.id, pks[t.case_id], t, None, None) for t in TRACES])
+        saved_run(store, CASES, TRACES)
     finally:
         store.close()
     return url

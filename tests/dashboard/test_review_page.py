@@ -10,10 +10,9 @@ from rejudge.judge import load_rule_set
 from rejudge.store import Store
 from streamlit.testing.v1 import AppTest
 
-from rejudge.model import RunConfig
 from rejudge.services import calibration_summary, judge_run
 from tests.dashboard.conftest import html_tables, metrics
-from tests.judge.conftest import REGISTRY, call, case, gcall, trace
+from tests.judge.conftest import call, case, gcall, saved_run, trace
 
 APP = Path(__file__).resolve().parents[2] / "dashboard" / "app.py"
 CASES = [case(gcall("get_order", order_id=f"W44{i}"), id=f"k{i}") for i in range(1, 6)]
@@ -28,12 +27,7 @@ def evaluation(tmp_path: Path) -> tuple[str, int]:
     url = f"sqlite:///{tmp_path / 'review.db'}"
     store = Store.open(url)
     try:
-        suite = store.suites.save_suite(
-            name="t", domain="retail", suite_hash="sha256:t", registry=REGISTRY, cases=CASES
-        )
-        run = store.runs.create_run(name="r1", suite=suite, config=RunConfig(model="m"))
-        pks = store.suites.get_case_pks(suite.id)
-        store.traces.save_traces([(run.id, pks[t.case_id], t, None, None) for t in TRACES])
+        saved_run(store, CASES, TRACES)
         ev = judge_run(store, "r1", "golden", load_rule_set("standard@2")).evaluation_id
     finally:
         store.close()

@@ -69,13 +69,13 @@ def model_judged_store(tmp_path: Path) -> tuple[Path, Store, int]:
 
     from rejudge.recorder import JudgeEndpoint
 
-    from rejudge.model import JudgeModel, RunConfig
+    from rejudge.model import JudgeModel
     from rejudge.services import (
         ModelGradedOptions,
         judge_run_model_graded,
         record_external_verdicts,
     )
-    from tests.judge.conftest import REGISTRY, call, case, trace
+    from tests.judge.conftest import call, case, saved_run, trace
     from tests.services.judge_server import JudgeServer, serve
 
     cases = [
@@ -83,17 +83,7 @@ def model_judged_store(tmp_path: Path) -> tuple[Path, Store, int]:
     ]
     db = tmp_path / "j.db"
     st = Store.open(f"sqlite:///{db}")
-    suite = st.suites.save_suite(
-        name="t", domain="retail", suite_hash="sha256:t", registry=REGISTRY, cases=cases
-    )
-    run = st.runs.create_run(name="r1", suite=suite, config=RunConfig(model="m"))
-    pks = st.suites.get_case_pks(suite.id)
-    st.traces.save_traces(
-        [
-            (run.id, pks[c.id], trace(call("get_user", user_id="U101"), case_id=c.id), None, None)
-            for c in cases
-        ]
-    )
+    saved_run(st, cases, [trace(call("get_user", user_id="U101"), case_id=c.id) for c in cases])
     # the outside judge: t0, t1 both met; t2, t3 neither
     outside = {f"t{i}": i < 2 for i in range(4)}
     record_external_verdicts(
