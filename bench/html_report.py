@@ -31,22 +31,24 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from rejudge.dashboard.compare_html import compare_page
-from rejudge.dashboard.report_html import report_page
-from rejudge.judge import load_rule_set
-from rejudge.judge.tiers import tier_names
-from rejudge.store import Store
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
 
-from rejudge.importers import SHIPPED_TAU_BENCH
-from rejudge.services import (
+from rejudge.dashboard.compare_html import compare_page  # noqa: E402
+from rejudge.dashboard.report_html import report_page  # noqa: E402
+from rejudge.judge import load_rule_set  # noqa: E402
+from rejudge.judge.tiers import tier_names  # noqa: E402
+from rejudge.store import Store  # noqa: E402
+
+from rejudge.services import (  # noqa: E402
     applicable_tiers,
     compare_evaluations,
     compare_page_data,
     evaluation_report,
-    import_tau_bench,
     judge_run,
     report_page_data,
 )
+from tests.judge.conftest import tau_store  # noqa: E402
 
 
 def _median(fn: Callable[[], Any], repeat: int) -> tuple[float, Any]:
@@ -80,13 +82,7 @@ def main() -> int:
     with tempfile.TemporaryDirectory() as tmp:
         folder = Path(tmp)
         url = f"sqlite:///{folder / 'tau.db'}"
-        store = Store.open(url)
-        import_tau_bench(
-            SHIPPED_TAU_BENCH / "gpt-4o-airline.json",
-            store,
-            tools=SHIPPED_TAU_BENCH / "tools.json",
-            run_name="tau",
-        )
+        store = tau_store(url)
         rules = load_rule_set("standard@2")
         evaluations = {
             tier: judge_run(store, "tau", tier, rules).evaluation_id

@@ -7,23 +7,16 @@ import json
 from pathlib import Path
 
 from rejudge.judge import load_rule_set
-from rejudge.store import Store
 
-from rejudge.importers import SHIPPED_TAU_BENCH
-from rejudge.services import evaluation_agreement, import_tau_bench, judge_run
+from rejudge.services import evaluation_agreement, judge_run
 from tests.dashboard.conftest import app_on, evidence, html_bars, metrics
 from tests.dashboard.factory import Built, build_store
+from tests.judge.conftest import tau_store
 
 
 def test_the_page_shows_the_report_numbers(tmp_path: Path) -> None:
     url = f"sqlite:///{tmp_path / 'agree.db'}"
-    store = Store.open(url)
-    import_tau_bench(
-        SHIPPED_TAU_BENCH / "gpt-4o-airline.json",
-        store,
-        tools=SHIPPED_TAU_BENCH / "tools.json",
-        run_name="tau",
-    )
+    store = tau_store(url)
     rules = load_rule_set("standard@2")
     ev = judge_run(store, "tau", "golden", rules).evaluation_id
     judge_run(store, "tau", "completion", rules)
@@ -69,13 +62,7 @@ def test_the_page_shows_the_report_numbers(tmp_path: Path) -> None:
 
 def test_the_page_opens_on_an_evaluation_with_external_verdicts(tmp_path: Path) -> None:
     url = f"sqlite:///{tmp_path / 'agree.db'}"
-    store = Store.open(url)
-    import_tau_bench(
-        SHIPPED_TAU_BENCH / "gpt-4o-airline.json",
-        store,
-        tools=SHIPPED_TAU_BENCH / "tools.json",
-        run_name="tau",
-    )
+    store = tau_store(url)
     ev = judge_run(store, "tau", "golden", load_rule_set("standard@2")).evaluation_id
     store.close()
     newer = build_store(url, cases=3, repeat=1, with_run_b=False)  # no external verdict

@@ -17,10 +17,10 @@ from rejudge.judge import load_rule_set
 from rejudge.store import Store
 
 from rejudge.cli import cli
-from rejudge.importers import SHIPPED_TAU_BENCH
-from rejudge.services import evaluation_report, import_tau_bench, judge_run, trace_timeline
+from rejudge.services import evaluation_report, judge_run, trace_timeline
 from tests.dashboard.factory import build_imported
 from tests.dashboard.test_browser import CHROMIUM, CHROMIUM_FLAGS
+from tests.judge.conftest import tau_store
 
 pytestmark = [
     pytest.mark.slow,
@@ -37,14 +37,8 @@ def tau_pages(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
     the golden tier, written by the CLI."""
     root = tmp_path_factory.mktemp("tau-html")
     url = f"sqlite:///{root / 'tau.db'}"
-    store = Store.open(url)
+    store = tau_store(url)
     try:
-        import_tau_bench(
-            SHIPPED_TAU_BENCH / "gpt-4o-airline.json",
-            store,
-            tools=SHIPPED_TAU_BENCH / "tools.json",
-            run_name="tau",
-        )
         rules = load_rule_set("standard@2")
         state = judge_run(store, "tau", "state", rules).evaluation_id
         golden = judge_run(store, "tau", "golden", rules).evaluation_id

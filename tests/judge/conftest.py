@@ -173,6 +173,24 @@ def saved_run(st: Store, cases: list[Case], traces: list[Trace], *, run: str = "
     return record
 
 
+def tau_store(url: str) -> Store:
+    """The store at ``url``, opened, with τ-bench's GPT-4o airline run imported as ``tau`` (200
+    traces with τ-bench's rewards; what the τ-bench pages' tests and bench/html_report.py judge)."""
+    from rejudge.store import Store
+
+    from rejudge.importers import SHIPPED_TAU_BENCH
+    from rejudge.services import import_tau_bench
+
+    store = Store.open(url)
+    import_tau_bench(
+        SHIPPED_TAU_BENCH / "gpt-4o-airline.json",
+        store,
+        tools=SHIPPED_TAU_BENCH / "tools.json",
+        run_name="tau",
+    )
+    return store
+
+
 @pytest.fixture()
 def registry() -> ToolRegistry:
     return REGISTRY
