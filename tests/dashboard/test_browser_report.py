@@ -1,12 +1,11 @@
 """The static reports in a real browser: headless Chromium (Debian's, driven by Playwright)
 opens `rejudge report --html` and `rejudge compare --html` files of the shipped τ-bench import
-(200 traces) from file:// with every network request aborted, in under 2 s, and finds the
-headings and figures; the page of the hostile imported store fetches nothing, runs nothing and
+(200 traces) from file:// with every network request aborted and finds the headings and
+figures (how long generating them takes is bench/html_report.py's to measure, not an assert's); the page of the hostile imported store fetches nothing, runs nothing and
 holds no image, link or script. Skips only when Debian's chromium is absent."""
 
 from __future__ import annotations
 
-import time
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -28,7 +27,6 @@ pytestmark = [
         CHROMIUM is None, reason="Debian's chromium is not installed (apt-get install -y chromium)"
     ),
 ]
-OPEN_BUDGET_S = 2.0
 
 
 @pytest.fixture(scope="module")
@@ -67,7 +65,7 @@ def browser() -> Iterator[object]:
             chromium.close()
 
 
-def _open_offline(browser, path: Path) -> tuple[object, float, list[str], list[str]]:
+def _open_offline(browser, path: Path) -> tuple[object, list[str], list[str]]:
     """``path`` opened from disk with every request but the file itself aborted: the page, the
     seconds to its load event, the other requests it made, and console errors."""
     page = browser.new_page(viewport={"width": 1280, "height": 900})
@@ -84,18 +82,15 @@ def _open_offline(browser, path: Path) -> tuple[object, float, list[str], list[s
     page.route("**/*", guard)
     page.on("request", lambda r: requests.append(r.url))
     page.on("console", lambda m: errors.append(m.text) if m.type == "error" else None)
-    started = time.perf_counter()
     page.goto(own, wait_until="load")
-    took = time.perf_counter() - started
-    return page, took, [r for r in requests if r != own], errors
+    return page, [r for r in requests if r != own], errors
 
 
-def test_the_report_opens_offline_fast_with_its_headings(browser, tau_pages) -> None:
+def test_the_report_opens_offline_with_its_headings(browser, tau_pages) -> None:
     path = tau_pages["report"]
     assert path.stat().st_size < 5 * 1024 * 1024
-    page, took, others, errors = _open_offline(browser, path)
+    page, others, errors = _open_offline(browser, path)
     try:
-        assert took < OPEN_BUDGET_S, f"{took:.2f} s"
         assert others == [] and errors == []
         headings = page.locator("h2").all_inner_texts()
         assert {"Summary", "Calibration"} <= set(headings)
@@ -118,10 +113,9 @@ def test_the_report_opens_offline_fast_with_its_headings(browser, tau_pages) -> 
         page.close()
 
 
-def test_the_comparison_opens_offline_fast_with_its_flips(browser, tau_pages) -> None:
-    page, took, others, errors = _open_offline(browser, tau_pages["compare"])
+def test_the_comparison_opens_offline_with_its_flips(browser, tau_pages) -> None:
+    page, others, errors = _open_offline(browser, tau_pages["compare"])
     try:
-        assert took < OPEN_BUDGET_S, f"{took:.2f} s"
         assert others == [] and errors == []
         flips = int(page.locator('[data-key="flips"]').get_attribute("data-value") or "-1")
         assert flips > 0
@@ -148,7 +142,7 @@ def test_hostile_evidence_fetches_nothing_and_runs_nothing(browser, tmp_path: Pa
         store.close()
     path = tmp_path / "hostile.html"
     path.write_text(report_page(report, timelines), encoding="utf-8")
-    page, _took, others, errors = _open_offline(browser, path)
+    page, others, errors = _open_offline(browser, path)
     try:
         page.evaluate("document.querySelectorAll('details').forEach(d => d.open = true)")
         page.wait_for_timeout(200)  # what an opened fold would fetch, it would ask for now
