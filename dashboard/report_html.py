@@ -114,19 +114,7 @@ def _judge_calibration(cal: JudgeCalibration) -> str:
     parts = [f'<p class="{cls}">{esc(cal.headline)}</p>']
     if cal.against:
         rows = [
-            [
-                a.name,
-                a.unit,
-                a.items,
-                a.table.pass_1,
-                a.table.pass_0,
-                a.table.fail_1,
-                a.table.fail_0,
-                rate(a.table.agreement, a.table.pass_1 + a.table.fail_0, a.table.total),
-                "n/a" if a.kappa is None else f"{a.kappa:.2f}",
-                a.stricter or "neither",
-                a.judge_unscored,
-            ]
+            a.row(rate(a.table.agreement, a.table.pass_1 + a.table.fail_0, a.table.total))
             for a in cal.against
         ]
         columns = ["against", "unit", "both scored", "PASS·1", "PASS·0", "FAIL·1", "FAIL·0"]

@@ -110,21 +110,9 @@ def render_judge_calibration(c: Console, cal: JudgeCalibration) -> None:
     render_judge_headline(c, cal)
     if not cal.against:
         return
+    # four cells, not "84/109/0/7": the judge's PASS/FAIL against the reference's 1/0
     rows = [
-        [
-            a.name,
-            a.unit,
-            a.items,
-            # four cells, not "84/109/0/7": the judge's PASS/FAIL against the reference's 1/0
-            a.table.pass_1,
-            a.table.pass_0,
-            a.table.fail_1,
-            a.table.fail_0,
-            "n/a" if a.table.agreement is None else f"{a.table.agreement:.2f}",
-            "n/a" if a.kappa is None else f"{a.kappa:.2f}",
-            a.stricter or "neither",
-            a.judge_unscored,
-        ]
+        a.row("n/a" if a.table.agreement is None else f"{a.table.agreement:.2f}")
         for a in cal.against
     ]
     c.print(

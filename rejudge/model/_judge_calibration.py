@@ -97,6 +97,27 @@ class CalibrationAgainst:
             what = f"kappa {kappa:.2f}"
         return f"{what} vs {self.name} on {self.items} {self.unit}"
 
+    def row(self, agreement: str) -> list[str | int]:
+        """This reference's row of a calibration table, as the CLI and the dashboard show it:
+        name, unit, items both scored, the four cells (the judge's PASS/FAIL against the
+        reference's 1/0), ``agreement`` (as the renderer writes a rate), kappa, who is stricter,
+        and the items the judge left unscored."""
+        t = self.table
+        kappa = "n/a" if self.kappa is None else f"{self.kappa:.2f}"
+        return [
+            self.name,
+            self.unit,
+            self.items,
+            t.pass_1,
+            t.pass_0,
+            t.fail_1,
+            t.fail_0,
+            agreement,
+            kappa,
+            self.stricter or "neither",
+            self.judge_unscored,
+        ]
+
     def to_json(self) -> dict[str, Any]:
         return {
             "kind": self.kind,
