@@ -277,7 +277,9 @@ def _assemble(
     # over the rule set's order, as ever (float addition depends on the order)
     score = float(round(sum([w * breakdown[k] for k, w in pairs]), 6))
     extra: list[str] = []
-    if score == 0.0:
+    # a zero score although every call executed says a call-scoring rule may be wrong; a
+    # tier whose score measures no call (a model judge's) says nothing of the kind
+    if score == 0.0 and getattr(tier, "scores_calls", True) is not False:
         calls = trace.calls
         if calls and all(c.ok is True for c in calls):
             extra.append(ANOMALY_ZERO_SCORE_ALL_EXECUTED)

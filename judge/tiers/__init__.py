@@ -43,6 +43,7 @@ _EXPORTS: dict[str, str] = {
     "JudgeCall": "rejudge.judge.tiers._model_graded",
     "JudgeReply": "rejudge.judge.tiers._model_graded",
     "MODEL_GRADED": "rejudge.judge.tiers._model_graded",
+    "MODEL_GRADED_VERSION": "rejudge.judge.tiers._model_graded",
     "ModelGradedTier": "rejudge.judge.tiers._model_graded",
     "RUBRIC_NOT_MET": "rejudge.judge.tiers._model_graded",
     "verdict_of": "rejudge.judge.tiers._model_graded",

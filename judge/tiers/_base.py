@@ -14,6 +14,9 @@ A tier is an object with:
 - ``evaluate(ctx: judge.context.JudgeContext) -> TierResult``: the pure scoring;
 - optionally ``uses_registry_index = False`` when ``evaluate`` never reads the compiled registry
   facts (``ctx.index``, the analysed calls): batch judging then does not build them up front.
+- optionally ``scores_calls = False`` when the partial score is not a measure of the trace's
+  calls (a model judge's score): the engine then never flags a zero score although every call
+  executed (``zero_partial_score_all_calls_executed``), an anomaly of call-scoring rules only.
 
 The engine handles SKIP, AGENT_ERROR, hashing, precedence ordering of codes, partial-score
 weighting, anomaly flags and turning any exception into a recorded ``JUDGE_ERROR``; a tier only

@@ -33,6 +33,7 @@ from ._base import TierResult, register_tier
 
 __all__ = [
     "MODEL_GRADED",
+    "MODEL_GRADED_VERSION",
     "JUDGE_OUTPUT_INVALID",
     "JUDGE_SPLIT",
     "RUBRIC_NOT_MET",
@@ -54,6 +55,14 @@ tx.register_code(JUDGE_SPLIT, 980, "(model-graded) the judge's samples split eve
 tx.register_code(
     JUDGE_OUTPUT_INVALID, 985, "(model-graded) no judge reply the rubric's schema accepts (a SKIP)"
 )
+
+#: the tier's own version, part of every model-graded judgment's key (through its judge hash,
+#: :func:`rejudge.model.model_graded_key`) and recorded in its details (``judge.tier_version``):
+#: bump it when a change to this tier or to what the engine makes of its result can change a
+#: model-graded judgment, so unchanged inputs are judged again rather than looked up. 1: the
+#: first; 2: a judge FAIL no longer carries the rule anomaly
+#: ``zero_partial_score_all_calls_executed``.
+MODEL_GRADED_VERSION = 2
 
 #: the longest raw reply kept in a judgment (a reply is capped by max_tokens anyway)
 _RAW_CHARS = 4000
@@ -86,6 +95,8 @@ class ModelGradedTier:
     )
     partial_family: str = "contract"
     uses_registry_index: ClassVar[bool] = False
+    # the score is the judge's, not a measure of the calls: no call-scoring anomaly applies
+    scores_calls: ClassVar[bool] = False
     applies_to: ClassVar[str] = "cases the rubric has inputs for (NL assertions, outputs, a world)"
     rubric: Rubric | None = None
     judge: JudgeModel | None = None
@@ -100,7 +111,7 @@ class ModelGradedTier:
             rubric=rubric,
             judge=judge,
             call=call,
-            _hash=model_graded_key(rubric.hash, judge.hash, prompt_hash),
+            _hash=model_graded_key(rubric.hash, judge.hash, prompt_hash, MODEL_GRADED_VERSION),
         )
 
     def with_replies(self, replies: tuple[JudgeReply, ...]) -> ModelGradedTier:
@@ -176,6 +187,7 @@ def verdict_of(
             "model": judge.model,
             # everything else that shapes a reply: a flip under other params names them
             "params": judge.model_dump(mode="json", exclude={"provider", "model"}),
+            "tier_version": MODEL_GRADED_VERSION,
         },
         "prompt_hash": call.prompt.hash,
         "samples": samples,

@@ -126,6 +126,10 @@ def _hash_of(obj: BaseModel) -> str:
     return value
 
 
-def model_graded_key(rubric_hash: str, judge_hash: str, prompt_hash: str) -> str:
-    """What a model-graded judgment adds to its key: the rubric, the judge and the prompt."""
-    return content_hash([rubric_hash, judge_hash, prompt_hash])
+def model_graded_key(rubric_hash: str, judge_hash: str, prompt_hash: str, tier_version: int) -> str:
+    """What a model-graded judgment adds to its key: the rubric, the judge, the prompt and,
+    from version 2 on, the tier's version (version 1's keys are hashed without it, as they
+    were stored)."""
+    if tier_version == 1:
+        return content_hash([rubric_hash, judge_hash, prompt_hash])
+    return content_hash([rubric_hash, judge_hash, prompt_hash, f"model-graded/{tier_version}"])

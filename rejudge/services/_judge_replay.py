@@ -4,8 +4,9 @@ must re-derive the same trace hash.
 
 The rubric comes from the registry when its hash is a known one's, else from the ``rubric.json``
 the recording wrote beside the cassettes (checked against the hash too); the judge model and its
-parameters from the judgment itself. A judgment whose rubric is nowhere at hand is *not checked*
-(and says why), never passed.
+parameters from the judgment itself. A judgment whose rubric is nowhere at hand, or that an
+older version of the tier judged (``details.judge.tier_version``), is *not checked* (and says
+why), never passed.
 """
 
 from __future__ import annotations
@@ -18,7 +19,7 @@ from typing import Any
 
 from rejudge.errors import RejudgeError
 from rejudge.judge import builtin_rubrics
-from rejudge.judge.tiers import MODEL_GRADED
+from rejudge.judge.tiers import MODEL_GRADED, MODEL_GRADED_VERSION
 from rejudge.model import JudgeModel, Rubric
 from rejudge.store import RunRecord, Store
 
@@ -101,6 +102,16 @@ def check_judge_cassettes(store: Store, run: RunRecord, cassettes: Path) -> list
             out.append(check)
             if not judge_info or not (body.get("details") or {}).get("samples"):
                 check.outcome, check.message = SAME, ("no judge call (skipped before the judge)")
+                continue
+            version = judge_info.get("tier_version", 1)  # version 1 did not record it
+            if version != MODEL_GRADED_VERSION:
+                check.outcome, check.message = (
+                    NOT_CHECKED,
+                    (
+                        f"judged by version {version} of the model-graded tier, this is "
+                        f"version {MODEL_GRADED_VERSION}: judge the run again to check it"
+                    ),
+                )
                 continue
             named = (judge_info["rubric"], judge_info["rubric_hash"])
             if named not in rubrics:

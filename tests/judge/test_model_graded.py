@@ -21,6 +21,7 @@ from rejudge.judge.tiers import (
     ASSERTION_NOT_MET,
     JUDGE_OUTPUT_INVALID,
     JUDGE_SPLIT,
+    MODEL_GRADED_VERSION,
     RUBRIC_NOT_MET,
     JudgeCall,
     JudgeReply,
@@ -28,9 +29,9 @@ from rejudge.judge.tiers import (
     get_tier,
 )
 
-from rejudge.model import Case, JudgeModel, Judgment, Trace, judgment_key
+from rejudge.model import Case, JudgeModel, Judgment, Trace, judgment_key, model_graded_key
 
-from .conftest import REGISTRY, call, case, trace
+from .conftest import REGISTRY, call, case, gcall, trace
 
 TASK = load_rubric("task-success@1")  # the whole conversation (the default is brief)
 NL = load_rubric(NL_ASSERTIONS_RUBRIC)
@@ -177,6 +178,34 @@ def test_key_adds_rubric_judge_and_prompt_only_for_this_tier() -> None:
     assert judge(t, c, REGISTRY, answered).verdict == "FAIL"
     with pytest.raises(RuntimeError, match="bind the tier"):
         tier.with_replies(())
+
+
+def test_a_judge_fail_carries_no_call_scoring_anomaly() -> None:
+    # a binary judge FAIL scores 0 while every call executed: the rule tiers flag that as a
+    # suspicious rule, which says nothing of a model judge's verdict
+    t = trace(call("get_user", user_id="U101"))
+    assert all(c.ok is True for c in t.calls)
+    failed = _judge([_reply(False)], t=t)
+    assert failed.verdict == "FAIL" and failed.partial_score == 0.0
+    assert failed.anomalies == []
+    # a rule tier scoring the same trace 0 is still flagged (tests/judge/test_tiers.py's case)
+    strict = case(gcall("request_cancel", order_id="W441", reason="x"), allowed_extra=[])
+    rule = judge(t, strict, REGISTRY, "contract")
+    assert rule.partial_score == 0.0
+    assert rule.anomalies == ["zero_partial_score_all_calls_executed"]
+
+
+def test_the_tier_version_is_in_the_key_and_the_details() -> None:
+    j = _judge([_reply(True)])
+    assert j.details["judge"]["tier_version"] == MODEL_GRADED_VERSION
+    prompt_hash = j.details["prompt_hash"]
+    assert j.judge_hash == model_graded_key(
+        TASK.hash, JUDGE.hash, prompt_hash, MODEL_GRADED_VERSION
+    )
+    # another version of the tier is another key: its judgments are judged again, not looked up
+    assert j.judge_hash != model_graded_key(
+        TASK.hash, JUDGE.hash, prompt_hash, MODEL_GRADED_VERSION - 1
+    )
 
 
 def test_unbound_tier_judges_nothing() -> None:

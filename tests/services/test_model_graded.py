@@ -12,6 +12,7 @@ from typing import Any
 import pytest
 from click.testing import CliRunner
 from rejudge.judge import DEFAULT_RUBRIC, load_rubric, load_rule_set
+from rejudge.judge.tiers import MODEL_GRADED_VERSION
 from rejudge.recorder import JudgeEndpoint, JudgeMissError, JudgeServerError, RetryPolicy
 from rejudge.store import Store
 
@@ -363,6 +364,15 @@ def test_replay_judges_every_model_graded_judgment_again_from_its_cassettes(
     (cassettes / "r1" / "judge" / mine.hash.split(":")[1][:16] / "rubric.json").unlink()
     unchecked = [c for c in check_judge_cassettes(st, run, cassettes) if c.outcome == "not checked"]
     assert len(unchecked) == 3 and "mine@7" in (unchecked[0].message or "")
+    # judgments another version of the tier gave are not this version's to check: said, never
+    # passed (as if this rejudge were the tier's next version)
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setattr("rejudge.services._judge_replay.MODEL_GRADED_VERSION", 99)
+        later = check_judge_cassettes(st, run, cassettes)
+    judged = [c for c in later if c.message != "no judge call (skipped before the judge)"]
+    assert judged and all(c.outcome == "not checked" for c in judged)
+    said = f"version {MODEL_GRADED_VERSION} of the model-graded tier, this is version 99"
+    assert said in (judged[0].message or "")
 
 
 def test_a_rule_set_re_judge_passes_model_graded_over(tmp_path: Path) -> None:
