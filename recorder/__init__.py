@@ -89,7 +89,7 @@ _EXPORTS: dict[str, str] = {
     "build_llama_server": "rejudge.recorder._llama_build",
     "default_build_dir": "rejudge.recorder._llama_build",
     "find_llama_server": "rejudge.recorder._llama_build",
-    "LocalModelError": "rejudge.recorder._local_server",
+    "LocalModelError": "rejudge.recorder._llama_build",
     "LocalModelServer": "rejudge.recorder._local_server",
     "MODEL_NAME": "rejudge.recorder._local_server",
     "PORTABLE_REBUILD": "rejudge.recorder._local_server",

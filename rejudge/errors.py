@@ -36,7 +36,7 @@ apply), so a caller can act on it without parsing the message::
      │    └── ToolServerError              rejudge.recorder._mcp: an MCP server failed
      ├── CassetteError                     rejudge.recorder._cassettes
      ├── CassetteImportError               rejudge.recorder._importer
-     ├── LocalModelError                   rejudge.recorder._local_server
+     ├── LocalModelError                   rejudge.recorder._llama_build
      ├── SuiteError                        rejudge.suites
      │    ├── SuiteFormatError             (also InvalidInputError)
      │    ├── SuiteNotFoundError           (also NotFoundError)
@@ -143,7 +143,7 @@ _EXPORTS: dict[str, str] = {
     "ToolServerError": "rejudge.recorder._mcp",
     "CassetteError": "rejudge.recorder._cassettes",
     "CassetteImportError": "rejudge.recorder._importer",
-    "LocalModelError": "rejudge.recorder._local_server",
+    "LocalModelError": "rejudge.recorder._llama_build",
     "SuiteError": "rejudge.suites._errors",
     "SuiteFormatError": "rejudge.suites._errors",
     "SuiteNotFoundError": "rejudge.suites._errors",

@@ -439,3 +439,165 @@ def test_the_importer_home_check_catches_a_registration(tmp_path: Path) -> None:
         (3, "register_importer"),
         (5, "is_tau2_results"),
     ]
+
+
+# no import cycles among modules (issue 40): what a module imports when it runs (at its top or
+# inside a function; a lazy import is still a dependency) must never lead back to it. Imports
+# under ``if TYPE_CHECKING:`` are left out: they are how a type checker sees a lazy facade's
+# names and never run. ``from package import submodule`` depends on the submodule, a facade's
+# name on the module defining it.
+
+
+def _type_checking_only(node: ast.AST) -> bool:
+    if not isinstance(node, ast.If):
+        return False
+    test = node.test
+    return (isinstance(test, ast.Name) and test.id == "TYPE_CHECKING") or (
+        isinstance(test, ast.Attribute) and test.attr == "TYPE_CHECKING"
+    )
+
+
+def _run_time_nodes(tree: ast.AST) -> Iterator[ast.AST]:
+    stack = [tree]
+    while stack:
+        node = stack.pop()
+        if _type_checking_only(node):
+            assert isinstance(node, ast.If)
+            stack.extend(node.orelse)
+            continue
+        yield node
+        stack.extend(ast.iter_child_nodes(node))
+
+
+def _run_time_dependencies(
+    module: str, source: str, known: set[str], is_package: bool = False
+) -> Iterator[tuple[int, str]]:
+    """(line, module of ours) for each run-time import of ``module`` (given its source)."""
+
+    def known_prefix(name: str) -> str | None:
+        parts = name.split(".")
+        while parts and ".".join(parts) not in known:
+            parts.pop()
+        return ".".join(parts) or None
+
+    for node in _run_time_nodes(ast.parse(source)):
+        if isinstance(node, ast.Import):
+            for alias in node.names:
+                if (found := known_prefix(alias.name)) is not None:
+                    yield node.lineno, found
+        elif isinstance(node, ast.ImportFrom):
+            if node.level:
+                base = module.split(".")
+                base = base[: len(base) - node.level + (1 if is_package else 0)]
+                target = ".".join(base + ([node.module] if node.module else []))
+            else:
+                target = node.module or ""
+            exports = _facade(target)
+            for alias in node.names:
+                submodule = f"{target}.{alias.name}"
+                name = submodule if submodule in known else exports.get(alias.name, target)
+                if (found := known_prefix(name)) is not None:
+                    yield node.lineno, found
+
+
+def _import_cycles(graph: dict[str, dict[str, int]]) -> list[list[str]]:
+    """The strongly connected components of more than one module (Tarjan, iterative)."""
+    index: dict[str, int] = {}
+    low: dict[str, int] = {}
+    stack: list[str] = []
+    on_stack: set[str] = set()
+    cycles: list[list[str]] = []
+    for root in graph:
+        if root in index:
+            continue
+        work = [(root, iter(graph[root]))]
+        index[root] = low[root] = len(index)
+        stack.append(root)
+        on_stack.add(root)
+        while work:
+            node, edges = work[-1]
+            for target in edges:
+                if target not in index:
+                    index[target] = low[target] = len(index)
+                    stack.append(target)
+                    on_stack.add(target)
+                    work.append((target, iter(graph.get(target, {}))))
+                    break
+                if target in on_stack:
+                    low[node] = min(low[node], index[target])
+            else:
+                work.pop()
+                if work:
+                    low[work[-1][0]] = min(low[work[-1][0]], low[node])
+                if low[node] == index[node]:
+                    component = []
+                    while True:
+                        member = stack.pop()
+                        on_stack.discard(member)
+                        component.append(member)
+                        if member == node:
+                            break
+                    if len(component) > 1:
+                        cycles.append(sorted(component))
+    return cycles
+
+
+def _dependency_graph() -> dict[str, dict[str, int]]:
+    paths = dict(_modules())
+    known = set(paths)
+    graph: dict[str, dict[str, int]] = {}
+    for module, path in paths.items():
+        edges = graph.setdefault(module, {})
+        source = path.read_text(encoding="utf-8")
+        for line, target in _run_time_dependencies(
+            module, source, known, path.name == "__init__.py"
+        ):
+            if target != module:
+                edges.setdefault(target, line)
+    return graph
+
+
+def test_no_import_cycles_among_modules() -> None:
+    graph = _dependency_graph()
+    found = [
+        " <-> ".join(
+            f"{m} (line {graph[m][n]} -> {n})" for m in cycle for n in graph[m] if n in cycle
+        )
+        for cycle in _import_cycles(graph)
+    ]
+    assert found == []
+
+
+def test_the_cycle_rule_catches_a_cycle() -> None:
+    # the cycle issue 40 broke: _judging -> _distributed -> _partitions -> _judging
+    known = {
+        "rejudge.services",
+        "rejudge.services._judging",
+        "rejudge.services._distributed",
+        "rejudge.services._partitions",
+    }
+    sources = {
+        "rejudge.services._judging": (
+            "def judge_run():\n    from rejudge.services._distributed import open_cluster\n"
+        ),
+        "rejudge.services._distributed": "from . import _partitions\n",
+        "rejudge.services._partitions": (
+            "from typing import TYPE_CHECKING\n"
+            "if TYPE_CHECKING:\n    from rejudge.services._distributed import DaskEngine\n"
+            "def judge_partition():\n    from rejudge.services._judging import settle_chunk\n"
+        ),
+    }
+    graph = {
+        m: {t: line for line, t in _run_time_dependencies(m, s, known)} for m, s in sources.items()
+    }
+    assert graph["rejudge.services._partitions"] == {"rejudge.services._judging": 5}
+    assert _import_cycles(graph) == [sorted(sources)]
+    # a type-only import back is no cycle
+    sources["rejudge.services._partitions"] = (
+        "from typing import TYPE_CHECKING\n"
+        "if TYPE_CHECKING:\n    from rejudge.services._judging import settle_chunk\n"
+    )
+    graph = {
+        m: {t: line for line, t in _run_time_dependencies(m, s, known)} for m, s in sources.items()
+    }
+    assert _import_cycles(graph) == []

@@ -12,7 +12,7 @@ from rejudge.model import Comparison, JudgeCalibration, canonical_json, content_
 from rejudge.store import Store
 
 from ._judge_calibration import evaluation_judge_calibration
-from ._judging import evaluation_rows
+from ._judge_steps import evaluation_rows
 
 __all__ = ["BASELINE_INPUTS", "evaluation_meta", "evaluation_inputs", "compare_evaluations"]
 
@@ -43,7 +43,7 @@ def evaluation_meta(store: Store, evaluation_id: int | str) -> dict[str, Any]:
         "status": ev.status,
     }
     if ev.tier == MODEL_GRADED:
-        from rejudge.services._model_graded import judged_by
+        from rejudge.services._judge_steps import judged_by
 
         # its rule set decides nothing: the rubric and the judge model do
         meta["rules"] = judged_by(store, ev.id) or meta["rules"]

@@ -166,8 +166,8 @@ def _reused(store: Store, run_id: int, rubric: str, model: str) -> int | None:
     its report names its judge: a repeated demo is a lookup."""
     from rejudge.judge import DEFAULT_RULE_SET, load_rule_set
     from rejudge.judge.tiers import MODEL_GRADED
+    from rejudge.services._judge_steps import judged_by
     from rejudge.services._judging import find_current_evaluation
-    from rejudge.services._model_graded import judged_by
 
     ev = find_current_evaluation(store, run_id, MODEL_GRADED, load_rule_set(DEFAULT_RULE_SET))
     return ev if ev is not None and judged_by(store, ev) == f"{rubric} by {model}" else None

@@ -30,10 +30,16 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from rejudge.errors import InvalidInputError, RejudgeError
+from rejudge.errors import InvalidInputError
 from rejudge.judge import ENGINE_VERSION, JudgeRunResult
 from rejudge.model import RuleSet
+from rejudge.services._judge_steps import (
+    _find_or_create_evaluation,
+    finish_judging,
+    resolve_inputs,
+)
 from rejudge.services._partitions import (
+    ClusterError,
     PartitionSpec,
     judge_partition,
     rejudge_version,
@@ -45,7 +51,6 @@ if TYPE_CHECKING:
     from distributed import Client, Future
 
 __all__ = [
-    "ClusterError",
     "DaskEngine",
     "DaskCluster",
     "open_cluster",
@@ -54,13 +59,6 @@ __all__ = [
 ]
 
 Progress = Callable[[int], None]
-
-
-class ClusterError(RejudgeError):
-    """The Dask cluster cannot judge or import: no scheduler answers, its Dask or a worker's
-    rejudge is of another version, a worker cannot reach the store (judging) or does not see the
-    folder (importing), the scheduler was lost mid-run, or a partition failed every retry (the
-    message names it)."""
 
 
 @dataclass(frozen=True)
@@ -161,11 +159,6 @@ class DaskCluster:
         """:func:`rejudge.services.judge_run` on the cluster: the run's one evaluation of
         (tier, rules, engine version), found or created, judged partition by partition."""
         from rejudge.errors import ConflictError
-        from rejudge.services._judging import (
-            _find_or_create_evaluation,
-            finish_judging,
-            resolve_inputs,
-        )
 
         store = self.store
         inputs = resolve_inputs(store, run_ref, tier, rule_set, suite_id)

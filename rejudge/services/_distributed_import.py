@@ -44,12 +44,11 @@ from rejudge.recorder import (
     read_cassettes,
 )
 from rejudge.services._distributed import (
-    ClusterError,
     DaskEngine,
     connect_cluster,
     lost_on_a_worker,
 )
-from rejudge.services._partitions import rejudge_version
+from rejudge.services._partitions import ClusterError, rejudge_version
 
 if TYPE_CHECKING:
     from distributed import Client

@@ -23,7 +23,7 @@ from rejudge.judge.tiers import MODEL_GRADED, MODEL_GRADED_VERSION
 from rejudge.model import JudgeModel, Rubric
 from rejudge.store import RunRecord, Store
 
-from ._judging import _chunked, load_inputs
+from ._judge_steps import _chunked, load_inputs
 from ._model_graded import ModelGradedOptions, _Planner, judge_item, rubric_file
 
 __all__ = ["JudgeCheck", "check_judge_cassettes"]

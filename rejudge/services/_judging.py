@@ -7,13 +7,14 @@ asked). Judgments are keyed by their inputs, so a trace already judged under the
 not judged or written again (insert-or-ignore on the key), and ``shard=(i, n)`` judges only
 traces whose id % n == i: n machines sharing one PostgreSQL store split a large re-judge and
 converge on one evaluation per (run, tier, rules, engine version). ``engine=DaskEngine(...)``
-runs the same judging as tasks on a Dask cluster (:mod:`rejudge.services._distributed`), with
-the helpers below (:func:`resolve_inputs`, :func:`settle_chunk`) shared by both.
+runs the same judging as tasks on a Dask cluster (:mod:`rejudge.services._distributed`); the
+steps both share (:func:`resolve_inputs`, :func:`settle_chunk`, ...) are in
+:mod:`rejudge.services._judge_steps`.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from concurrent.futures import Future
 from contextlib import ExitStack
 from dataclasses import dataclass, field
@@ -32,11 +33,21 @@ from rejudge.judge import (
     RejudgeResult,
     ReportBuilder,
     build_report,
-    builtin_rule_sets,
 )
 from rejudge.judge.tiers import MODEL_GRADED, get_tier
-from rejudge.model import Case, RuleSet, ToolRegistry, content_hash
+from rejudge.model import RuleSet
 from rejudge.store import RunRecord, Store
+
+from ._judge_steps import (
+    _chunked,
+    _find_or_create_evaluation,
+    finish_judging,
+    iter_evaluation_rows,
+    judge_chunk_here,
+    judged_by,
+    resolve_inputs,
+    settle_chunk,
+)
 
 if TYPE_CHECKING:
     from rejudge.services._distributed import DaskEngine
@@ -44,8 +55,6 @@ if TYPE_CHECKING:
 __all__ = [
     "judge_run",
     "judge_run_summary",
-    "evaluation_rows",
-    "iter_evaluation_rows",
     "evaluation_report",
     "RejudgePlan",
     "plan_rejudge",
@@ -55,225 +64,6 @@ __all__ = [
 ]
 
 Progress = Callable[[int], None]
-
-
-def _find_or_create_evaluation(
-    store: Store, run_id: int, tier: str, rule_set_id: int, reuse: bool
-) -> int:
-    """``reuse`` (a shard): the evaluation every shard of this (run, tier, rule set, engine
-    version) shares, created by whichever shard comes first (atomically: see
-    ``store.evaluations.find_or_create_evaluation``); otherwise a new evaluation."""
-    if reuse:
-        evaluation_id, _created = store.evaluations.find_or_create_evaluation(
-            run_id=run_id, tier=tier, rule_set_id=rule_set_id, engine_version=ENGINE_VERSION
-        )
-        return evaluation_id
-    return store.evaluations.create_evaluation(
-        run_id=run_id, tier=tier, rule_set_id=rule_set_id, engine_version=ENGINE_VERSION
-    )
-
-
-def _chunked(it: Iterator[dict[str, Any]], size: int) -> Iterator[list[dict[str, Any]]]:
-    chunk: list[dict[str, Any]] = []
-    for row in it:
-        chunk.append(row)
-        if len(chunk) >= size:
-            yield chunk
-            chunk = []
-    if chunk:
-        yield chunk
-
-
-@dataclass(frozen=True)
-class JudgeInputs:
-    """What judging one run under (tier, rules) reads, resolved from the store once: the run,
-    the suite snapshot judged against, its cases and registry, the stored rule set's id."""
-
-    run: RunRecord
-    tier: str
-    rule_set: RuleSet
-    rule_set_id: int
-    suite_id: int
-    suite_hash: str
-    registry_id: int
-    registry: ToolRegistry
-    cases: dict[str, Case]
-    #: case key -> (dimension, category): what a link to the evaluation carries
-    groups: dict[str, tuple[str | None, str | None]]
-
-    @property
-    def inputs_hash(self) -> str:
-        return content_hash(
-            [
-                self.suite_hash,
-                self.registry.hash,
-                self.rule_set.hash,
-                self.tier,
-                ENGINE_VERSION,
-                self.run.harness_mode,
-                sorted(c.hash for c in self.cases.values()),
-            ]
-        )
-
-
-def with_world(store: Store, inputs: JudgeInputs, world: str) -> JudgeInputs:
-    """``inputs`` judged under another version of their registry's world (``name@version``,
-    e.g. ``retail@2``): the registry with that world's reference, stored, so every judgment
-    is keyed by the version it was judged under. A bad key is an error naming ``--world``."""
-    from dataclasses import replace
-
-    from rejudge.judge.tiers import world_versions
-    from rejudge.registry import REGISTRY
-
-    name, _, version = world.partition("@")
-    ref = inputs.registry.world
-    if not name or not version:
-        raise InvalidInputError(
-            f"a world is named NAME@VERSION (e.g. retail@2), got {world!r}", field="world"
-        )
-    if ref is None or ref.name != name:
-        has = f"names world {ref.name!r}" if ref is not None else "names no world"
-        raise InvalidInputError(
-            f"world {world}: run {inputs.run.name!r} is judged against a registry that {has}",
-            field="world",
-        )
-    known = world_versions(name)
-    if world not in known:
-        raise InvalidInputError(
-            f"world {world}: unknown version of world {name!r} (known: {', '.join(known)})",
-            field="world",
-        )
-    registry = inputs.registry.model_copy(update={"world": REGISTRY.get("world", world).ref})
-    return replace(inputs, registry=registry, registry_id=store.suites.save_registry(registry))
-
-
-def resolve_inputs(
-    store: Store,
-    run_ref: str | int,
-    tier: str,
-    rule_set: RuleSet,
-    suite_id: int | None = None,
-    world: str | None = None,
-) -> JudgeInputs:
-    """Read (and check) what :func:`judge_run` judges with; the rule set is stored.
-    ``world``: another version of the registry's world (:func:`with_world`)."""
-    get_tier(tier)  # unknown tier: fail before touching the store
-    run = store.runs.get_run(run_ref)
-    registry_id, suite_hash = run.registry_id, run.suite_hash
-    if suite_id is not None and suite_id != run.suite_id:
-        recorded = store.suites.get_suite_by_id(run.suite_id)
-        chosen = store.suites.get_suite_by_id(suite_id)
-        if chosen.name != recorded.name:
-            raise InvalidInputError(
-                f"run {run.name!r} recorded suite {recorded.name!r}; it can be judged against "
-                f"another snapshot of that suite, not against {chosen.name!r}"
-            )
-        registry_id, suite_hash = chosen.registry_id, chosen.hash
-    suite = suite_id or run.suite_id
-    builtin = any(r.hash == rule_set.hash for r in builtin_rule_sets())
-    rule_set_id = store.rule_sets.save_rule_set(rule_set, builtin=builtin)
-    inputs = load_inputs(store, run, tier, rule_set, rule_set_id, suite, suite_hash, registry_id)
-    return inputs if world is None else with_world(store, inputs, world)
-
-
-def load_inputs(
-    store: Store,
-    run: RunRecord,
-    tier: str,
-    rule_set: RuleSet,
-    rule_set_id: int,
-    suite_id: int,
-    suite_hash: str,
-    registry_id: int,
-) -> JudgeInputs:
-    """:class:`JudgeInputs` from ids already resolved (what a distributed worker reads)."""
-    cases = {key: case for key, (_pk, case) in store.suites.get_cases(suite_id).items()}
-    return JudgeInputs(
-        run=run,
-        tier=tier,
-        rule_set=rule_set,
-        rule_set_id=rule_set_id,
-        suite_id=suite_id,
-        suite_hash=suite_hash,
-        registry_id=registry_id,
-        registry=store.suites.get_registry(registry_id),
-        cases=cases,
-        groups={k: (c.dimension, c.category) for k, c in cases.items()},
-    )
-
-
-def settle_chunk(
-    store: Store,
-    evaluation_id: int,
-    inputs: JudgeInputs,
-    rows: list[dict[str, Any]],
-    keys: list[str],
-    known: dict[str, dict[str, Any]],
-    fresh: list[Judged],
-    builder: ReportBuilder | None = None,
-) -> int:
-    """Write a chunk's new judgments and link every trace of the chunk to the evaluation, in
-    one transaction (insert-or-ignore on the judgment key and on (evaluation, trace): writing
-    a chunk twice, e.g. a retried partition, changes nothing). Returns how many were new."""
-    for p, taxonomy, tools, anomalies in fresh:
-        known[p.key] = {
-            "id": None,  # not known before the insert: linked by key
-            "verdict": p.verdict,
-            "partial_score": p.partial_score,
-            "taxonomy": taxonomy,
-            "implicated_tools": tools,
-            "anomalies": anomalies,
-        }
-    links = []
-    for row, key in zip(rows, keys, strict=True):
-        found = known[key]
-        case_key = row["case_key"]
-        dimension, category = inputs.groups[case_key]
-        link = {
-            "trace_id": row["id"],
-            "case_key": case_key,
-            "repetition": row["repetition"],
-            "dimension": dimension,
-            "category": category,
-            "verdict": found["verdict"],
-            "partial_score": found["partial_score"],
-        }
-        if found["id"] is None:
-            link["judgment_key"] = key
-        else:
-            link["judgment_id"] = found["id"]
-        links.append(link)
-        if builder is not None:
-            builder.add(
-                {
-                    "case": case_key,
-                    "repetition": row["repetition"],
-                    "verdict": found["verdict"],
-                    "taxonomy": found["taxonomy"],
-                    "partial_score": found["partial_score"],
-                    "dimension": dimension,
-                    "category": category,
-                    "implicated_tools": found["implicated_tools"] or [],
-                    "anomalies": found["anomalies"] or [],
-                }
-            )
-    store.judgments.save_and_link_judgments(evaluation_id, [p for p, *_ in fresh], links)
-    return len(fresh)
-
-
-def judge_chunk_here(
-    store: Store,
-    batch: BatchJudge,
-    chunk: list[dict[str, Any]],
-    keys: list[str],
-    known: dict[str, dict[str, Any]],
-) -> list[Judged]:
-    """The new judgments of a chunk of rows streamed without bodies, judged in this process:
-    one representative per behaviour not judged before (only its body is read), copies for
-    the rest (see :meth:`BatchJudge.plan`)."""
-    plan = batch.plan(chunk, keys, known)
-    bodies = store.traces.trace_bodies(plan.body_ids) if plan.reps else {}
-    return batch.complete(plan, batch.judge_now(plan.judge_rows(bodies)), store.traces.trace_bodies)
 
 
 #: trace rows read per query while judging a run (see ``store.traces.iter_trace_rows(page_size=)``)
@@ -407,43 +197,6 @@ def judge_run(
     )
 
 
-def finish_judging(
-    store: Store,
-    evaluation_id: int,
-    inputs: JudgeInputs,
-    tier: str,
-    rule_set: RuleSet,
-    judged: int,
-    written: int,
-    *,
-    builder: ReportBuilder | None = None,
-) -> JudgeRunResult:
-    """The evaluation's summary (aggregated while linking, or read back from the store when no
-    ``builder`` saw every judgment: a shard, a distributed run), stored with the evaluation
-    marked finished; the run's result. Every engine ends a judging here."""
-    run = inputs.run
-    if builder is not None:
-        summary = builder.report(harness_mode=run.harness_mode)
-    else:
-        summary = build_report(
-            iter_evaluation_rows(store, evaluation_id),
-            harness_mode=run.harness_mode,
-            include_cases=False,
-        ).summary
-    store.evaluations.finish_evaluation(
-        evaluation_id, summary=summary, inputs_hash=inputs.inputs_hash
-    )
-    return JudgeRunResult(
-        evaluation_id=evaluation_id,
-        run_id=run.id,
-        tier=tier,
-        rules=rule_set.ref,
-        judged=judged,
-        written=written,
-        summary=summary,
-    )
-
-
 def judge_run_summary(
     store: Store,
     run_ref: str | int,
@@ -488,42 +241,6 @@ def judge_run_summary(
     )
 
 
-def evaluation_rows(
-    store: Store, evaluation_id: int, body_paths: Mapping[str, Sequence[str]] | None = None
-) -> list[dict[str, Any]]:
-    """An evaluation's rows in the shape :func:`rejudge.judge._report.build_report` takes;
-    ``body_paths`` (as the store's) adds those fields of each judgment body where present."""
-    return list(iter_evaluation_rows(store, evaluation_id, body_paths))
-
-
-def iter_evaluation_rows(
-    store: Store, evaluation_id: int, body_paths: Mapping[str, Sequence[str]] | None = None
-) -> Iterator[dict[str, Any]]:
-    """:func:`evaluation_rows`, streamed (memory stays flat however large the evaluation)."""
-    for r in store.judgments.iter_evaluation_rows(evaluation_id, body_paths=body_paths):
-        row = {
-            "case": r["case_key"],
-            "repetition": r["repetition"],
-            "verdict": r["verdict"],
-            "taxonomy": list(r.get("taxonomy") or []),
-            "partial_score": r["partial_score"],
-            "dimension": r["dimension"],
-            "category": r["category"],
-            "implicated_tools": r["implicated_tools"] or [],
-            "anomalies": r["anomalies"] or [],
-            "trace_hash": r["trace_hash"],
-            "case_hash": r["case_hash"],
-            "registry_hash": r["registry_hash"],
-            "rule_set_hash": r["rule_set_hash"],
-            "tier": r["tier"],
-            "engine_version": r["engine_version"],
-        }
-        for label in body_paths or ():
-            if r.get(label) is not None:
-                row[label] = r[label]
-        yield row
-
-
 def evaluation_report(
     store: Store, evaluation_id: int | str, *, with_calibration: bool = False
 ) -> EvaluationReport:
@@ -551,8 +268,6 @@ def evaluation_report(
             judge_calibration = evaluation_judge_calibration(store, ev.id)
     rules = rule_set.ref
     if ev.tier == MODEL_GRADED:
-        from rejudge.services._model_graded import judged_by
-
         rules = judged_by(store, ev.id) or rules
     return EvaluationReport(
         evaluation=ev.id,

@@ -60,14 +60,13 @@ from rejudge.recorder._judge_calls import (
 )
 from rejudge.recorder.providers import get_provider
 from rejudge.services._judge_calibration import evaluation_judge_calibration
-from rejudge.services._judging import JudgeInputs, _chunked, resolve_inputs, settle_chunk
+from rejudge.services._judge_steps import JudgeInputs, _chunked, resolve_inputs, settle_chunk
 from rejudge.store import Store
 
 __all__ = [
     "JUDGE_RECORD_MODES",
     "ModelGradedOptions",
     "judge_item",
-    "judged_by",
     "judge_run_model_graded",
     "rubric_file",
 ]
@@ -252,17 +251,6 @@ def rubric_file(root: Path, run: str, rubric_hash: str) -> Path:
     """Where a run's judge cassettes keep the rubric they were recorded under (so a rubric
     from a user's file can be checked by ``replay`` too)."""
     return judge_rubric_dir(root, run, rubric_hash) / "rubric.json"
-
-
-def judged_by(store: Store, evaluation_id: int) -> str | None:
-    """``"task-success@1 by SmolLM2-135M-Instruct"``: what judged a model-graded evaluation,
-    read from its first judgment that called the judge (None when none did); what its report
-    and comparisons show where other tiers show their rule set."""
-    paths = {"rubric": ("details", "judge", "rubric"), "model": ("details", "judge", "model")}
-    for row in store.judgments.iter_evaluation_rows(evaluation_id, body_paths=paths):
-        if row.get("rubric") and row.get("model"):
-            return f"{row['rubric']} by {row['model']}"
-    return None
 
 
 def judge_run_model_graded(

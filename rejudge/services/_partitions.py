@@ -13,10 +13,19 @@ import gc
 from dataclasses import dataclass
 from typing import Any
 
+from rejudge.errors import RejudgeError
 from rejudge.judge import ENGINE_VERSION, BatchJudge
+from rejudge.services._judge_steps import _chunked, judge_chunk_here, load_inputs, settle_chunk
 from rejudge.store import Store
 
-__all__ = ["PartitionSpec", "judge_partition", "worker_identity"]
+__all__ = ["ClusterError", "PartitionSpec", "judge_partition", "worker_identity"]
+
+
+class ClusterError(RejudgeError):
+    """The Dask cluster cannot judge or import: no scheduler answers, its Dask or a worker's
+    rejudge is of another version, a worker cannot reach the store (judging) or does not see the
+    folder (importing), the scheduler was lost mid-run, or a partition failed every retry (the
+    message names it)."""
 
 
 def rejudge_version() -> str:
@@ -67,11 +76,7 @@ class PartitionSpec:
 
 def _worker_context(spec: PartitionSpec) -> tuple[Store, Any, BatchJudge]:
     """The store, inputs and judge for ``spec``, built once per worker and judging."""
-    from rejudge.services._judging import load_inputs
-
     if spec.engine_version != ENGINE_VERSION:  # a worker that joined after the check
-        from rejudge.services._distributed import ClusterError
-
         raise ClusterError(
             f"this worker judges with engine {ENGINE_VERSION}, the judging asks for "
             f"{spec.engine_version}"
@@ -105,8 +110,6 @@ def _worker_context(spec: PartitionSpec) -> tuple[Store, Any, BatchJudge]:
 def judge_partition(spec: PartitionSpec, first_id: int, last_id: int) -> tuple[int, int]:
     """One task: judge the run's traces with first_id <= id <= last_id into the evaluation;
     returns (traces linked, judgments written)."""
-    from rejudge.services._judging import _chunked, judge_chunk_here, settle_chunk
-
     store, inputs, batch = _worker_context(spec)
     stream = (
         row

@@ -6,9 +6,8 @@ Importing this package registers the domain as ``genome``.
 from __future__ import annotations
 
 from rejudge.suites._domain import register_domain
-from rejudge.suites.domains.genome.domain import GenomeDomain, GenomeSetupError
+from rejudge.suites.domains.genome.domain import GenomeDomain, GenomeSetupError, build_registry
 from rejudge.suites.domains.genome.sandbox import GenomeSandbox
-from rejudge.suites.domains.genome.tools import build_registry
 
 __all__ = ["GenomeDomain", "GenomeSandbox", "GenomeSetupError", "build_registry"]
 

@@ -5,19 +5,57 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterator
+from functools import cache
 from typing import Any
 
+from rejudge.suites.domains.genome.genome import load_genome
 from rejudge.suites.domains.genome.sandbox import GenomeSandbox
-from rejudge.suites.domains.genome.tools import DOMAIN_NAME, annotation_ids, build_registry
-from rejudge.suites.domains.genome.world import SETUP_KEY, GenomeSetupError, genome_world
+from rejudge.suites.domains.genome.tools import (
+    ALTERNATIVE_KEYS,
+    DOMAIN_NAME,
+    EQUIVALENCES,
+    FOLLOW_UPS,
+    REGISTRY_VERSION,
+    annotation_ids,
+    tool_specs,
+)
+from rejudge.suites.domains.genome.world import (
+    SETUP_KEY,
+    GenomeSetupError,
+    genome_world,
+    load_data,
+)
 
 from rejudge.model import Case, ToolRegistry
 
-__all__ = ["GenomeDomain", "GenomeSetupError", "CASE_ID_PATTERN", "SETUP_KEY"]
+__all__ = ["GenomeDomain", "GenomeSetupError", "CASE_ID_PATTERN", "SETUP_KEY", "build_registry"]
 
 # gs-<area>-NNN (simple suite) and gc-<area>-NNN (complex suite); <area> is the dimension
 CASE_ID_PATTERN = r"g[sc]-[a-z]+-\d{3}"
 _ID = re.compile(r"g[sc]-(?P<area>[a-z]+)-\d{3}")
+
+
+@cache
+def build_registry() -> ToolRegistry:
+    genome = load_genome()
+    gene_keys = sorted({g.id for g in genome.genes} | {g.name for g in genome.genes})
+    return ToolRegistry(
+        domain=DOMAIN_NAME,
+        version=REGISTRY_VERSION,
+        tools=list(tool_specs()),
+        equivalences=[list(group) for group in EQUIVALENCES],
+        alternative_keys={
+            t: {p: list(k) for p, k in m.items()} for t, m in ALTERNATIVE_KEYS.items()
+        },
+        follow_ups={t: list(f) for t, f in FOLLOW_UPS.items()},
+        fixture_ids={
+            "gene_id": gene_keys,
+            "gene_ids": gene_keys,
+            "chromosome": genome.chromosome_names(),
+        },
+        # the world the tools act on: the judge's state tier applies to genome cases
+        world=load_data().ref,
+    )
 
 
 class GenomeDomain:

@@ -22,9 +22,8 @@ from functools import cache
 from typing import Any
 
 from rejudge.suites.domains.genome.genome import load_genome
-from rejudge.suites.domains.genome.world import load_data
 
-from rejudge.model import ToolRegistry, ToolSpec
+from rejudge.model import ToolSpec
 
 __all__ = [
     "DOMAIN_NAME",
@@ -35,7 +34,6 @@ __all__ = [
     "READ_ONLY_LOOKUPS",
     "annotation_ids",
     "tool_specs",
-    "build_registry",
 ]
 
 DOMAIN_NAME = "genome"
@@ -612,26 +610,3 @@ def annotation_ids() -> list[str]:
     """
     genome = load_genome()
     return sorted({g.id for g in genome.genes} | {f.id for f in genome.features})
-
-
-@cache
-def build_registry() -> ToolRegistry:
-    genome = load_genome()
-    gene_keys = sorted({g.id for g in genome.genes} | {g.name for g in genome.genes})
-    return ToolRegistry(
-        domain=DOMAIN_NAME,
-        version=REGISTRY_VERSION,
-        tools=list(tool_specs()),
-        equivalences=[list(group) for group in EQUIVALENCES],
-        alternative_keys={
-            t: {p: list(k) for p, k in m.items()} for t, m in ALTERNATIVE_KEYS.items()
-        },
-        follow_ups={t: list(f) for t, f in FOLLOW_UPS.items()},
-        fixture_ids={
-            "gene_id": gene_keys,
-            "gene_ids": gene_keys,
-            "chromosome": genome.chromosome_names(),
-        },
-        # the world the tools act on: the judge's state tier applies to genome cases
-        world=load_data().ref,
-    )

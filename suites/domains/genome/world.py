@@ -27,6 +27,7 @@ from rejudge.suites.domains.genome._reads import ReadTools
 from rejudge.suites.domains.genome._tools_base import DEFAULT_VIEW_WIDTH, SESSION
 from rejudge.suites.domains.genome._views import ViewTools
 from rejudge.suites.domains.genome.genome import DATA_PATH, Genome, load_genome
+from rejudge.suites.domains.genome.tools import REGISTRY_VERSION, tool_specs
 
 from rejudge.errors import InvalidInputError
 from rejudge.model import ToolRegistry, WorldData, WorldState, world_key
@@ -139,10 +140,8 @@ class GenomeWorld(ReadTools, ViewTools, EditTools, SchemaWorld):
 @cache
 def genome_world() -> GenomeWorld:
     """The world on the shipped genome, built once per process (what the registry keeps)."""
-    # the argument check needs the tools' schemas only (the domain's registry also names this
-    # world, whose data hash needs the data first)
-    from rejudge.suites.domains.genome.tools import REGISTRY_VERSION, tool_specs
-
+    # the argument check needs the tools' schemas only (the domain's registry, in domain.py,
+    # also names this world, whose data hash needs the data first)
     checks = ToolRegistry(domain=NAME, version=REGISTRY_VERSION, tools=list(tool_specs()))
     return GenomeWorld(load_data(), checks, load_genome())
 
