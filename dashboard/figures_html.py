@@ -32,7 +32,15 @@ LONG_WORD = 7
 _DELTA = "font-size:0.875rem;padding:0.1rem 0.5rem;border-radius:1rem;display:inline-block"
 _RISE = "color:#0f7a36;background:rgba(33,195,84,0.15)"
 _FALL = "color:#c1121f;background:rgba(255,43,43,0.12)"
-_NOTE = "cursor:help;opacity:0.6;font-size:0.75rem;margin-left:0.35rem"
+# the note's mark: a letter i in a circle drawn by CSS (a border), not the glyph U+24D8, which
+# no font of a plain Debian (DejaVu, Liberation) holds: headless Chromium drew it as an empty box
+_NOTE = (
+    "cursor:help;opacity:0.6;margin-left:0.35rem;display:inline-block;width:1.05em;"
+    "height:1.05em;line-height:1em;border:1px solid currentColor;border-radius:50%;"
+    "text-align:center;font-size:0.7rem;font-weight:600;font-style:normal;vertical-align:1px"
+)
+#: what the note's mark shows (a letter every font has)
+NOTE_MARK = "i"
 
 
 def _value_style(shown: str) -> str:
@@ -47,7 +55,7 @@ def figure_html(
     such as ``"+3.1 pts"`` (its sign picks the colour); ``note`` explains the figure on hover."""
     shown = "—" if value is None else str(value)
     hint = (
-        f'<span class="rj-figure-note" title="{html.escape(note)}" style="{_NOTE}">ⓘ</span>'
+        f'<span class="rj-figure-note" title="{html.escape(note)}" style="{_NOTE}">{NOTE_MARK}</span>'
         if note
         else ""
     )
