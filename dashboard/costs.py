@@ -18,9 +18,27 @@ from rejudge.dashboard.common import AppContext, md_escape
 from rejudge.errors import RejudgeError
 from rejudge.model import Cost, NoCost, PriceTable, RunCost, format_amount
 
-__all__ = ["prices", "run_cost_caption", "trace_cost_shown", "tokens_metric"]
+__all__ = [
+    "NO_PRICES_NOTE",
+    "no_prices_note",
+    "prices",
+    "run_cost_caption",
+    "trace_cost_shown",
+    "tokens_metric",
+]
 
 TOKENS_HELP = "as the provider reported it; no price is recorded, so no cost"
+#: shown, not hovered, on every page that would show a cost when the dashboard has no table
+NO_PRICES_NOTE = (
+    "Cost: none shown, as no price table was given (a run records tokens, not prices). "
+    "`rejudge dashboard --prices FILE` shows what each trace and run cost "
+    "(the file's format: docs/prices/README.md)."
+)
+
+
+def no_prices_note(where: Any = st) -> None:
+    """The visible note that no cost is shown and how to have one (``where``: a column)."""
+    where.caption(NO_PRICES_NOTE)
 
 
 def prices(ctx: AppContext) -> PriceTable | None:

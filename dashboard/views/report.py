@@ -26,7 +26,7 @@ from rejudge.dashboard.common import (
     url_multiselect,
     verdict_caption,
 )
-from rejudge.dashboard.costs import prices, run_cost_caption
+from rejudge.dashboard.costs import no_prices_note, prices, run_cost_caption
 from rejudge.dashboard.evidence import show_table, show_value
 from rejudge.dashboard.exports import export_csv
 from rejudge.dashboard.links import clickable_table, follow_click
@@ -158,13 +158,11 @@ if usage.traces:
         f"Tokens over the run's {usage.traces} trace(s): {usage.input_tokens:,} in · "
         f"{usage.output_tokens:,} out ({usage.with_usage} trace(s) record usage); wall time "
         + (f"{usage.elapsed_s:.1f} s" if usage.elapsed_s is not None else "not recorded")
-        + (
-            "."
-            if price_table is not None
-            else ". Cost: no price is recorded with a run, so none is computed."
-        )
+        + "."
     )
-    if price_table is not None and ctx.prices_file is not None:
+    if price_table is None:
+        no_prices_note()
+    elif ctx.prices_file is not None:
         st.caption(run_cost_caption(data.run_cost(url, ev.run_id, str(ctx.prices_file))))
 
 left, right = st.columns(2)

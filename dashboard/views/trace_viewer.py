@@ -24,7 +24,7 @@ from rejudge.dashboard.common import (
     query_int,
     verdict_shown,
 )
-from rejudge.dashboard.costs import prices, tokens_metric, trace_cost_shown
+from rejudge.dashboard.costs import no_prices_note, prices, tokens_metric, trace_cost_shown
 from rejudge.dashboard.diffview import diff_tables
 from rejudge.dashboard.evidence import (
     render_exchanges,
@@ -217,6 +217,8 @@ cost = (
 )
 tokens_shown, tokens_help = tokens_metric(usage, cost)
 figure(head[4], "Tokens in / out", tokens_shown, note=tokens_help)
+if price_table is None:
+    no_prices_note(head[4])
 if body.get("error"):
     err = body["error"]
     st.error(md_escape(f"Trace error ({err.get('kind')}): {err.get('message')}"))

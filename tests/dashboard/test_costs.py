@@ -15,7 +15,13 @@ import pytest
 from click.testing import CliRunner
 from rejudge.dashboard import PRICES_ENV
 from rejudge.dashboard.common import parse_args
-from rejudge.dashboard.costs import TOKENS_HELP, run_cost_caption, tokens_metric, trace_cost_shown
+from rejudge.dashboard.costs import (
+    NO_PRICES_NOTE,
+    TOKENS_HELP,
+    run_cost_caption,
+    tokens_metric,
+    trace_cost_shown,
+)
 from rejudge.dashboard.figures_html import figure_html
 from streamlit.testing.v1 import AppTest
 
@@ -138,18 +144,19 @@ def test_the_report_page_shows_the_runs_cost(priced: tuple[Built, Path]) -> None
     [cost] = [_decoded(c.value) for c in at.caption if c.value.startswith("Cost over the run")]
     # run-a: 4 cases x 2 repetitions, each 100 in / 10 out at 2.50 / 10.00 per million
     assert cost.startswith("Cost over the run: 0.0028 USD over 8 priced trace(s) · 0 unpriced")
-    assert not any("no price is recorded" in c.value for c in at.caption)
+    assert NO_PRICES_NOTE not in [c.value for c in at.caption]
     evil = _with_prices(built, prices, "report", ev=str(built.evaluations["b1"]))
     texts = [_decoded(c.value) for c in evil.caption]
     assert any(t.startswith("Cost over the run: 0.00088 USD over 8") for t in texts)
     assert not any(LINKABLE.search(t) for t in texts)
 
 
-def test_without_a_table_the_report_page_is_unchanged(priced: tuple[Built, Path]) -> None:
+def test_without_a_table_the_report_page_says_so_in_view(priced: tuple[Built, Path]) -> None:
     built, _prices = priced
     at = app_on(built, "report", ev=str(built.evaluations["a1"]))
     assert not any(c.value.startswith("Cost over the run") for c in at.caption)
-    assert any("no price is recorded with a run" in c.value for c in at.caption)
+    # written on the page (a caption), not only in a hover note
+    assert NO_PRICES_NOTE in [c.value for c in at.caption]
 
 
 def test_the_trace_viewer_shows_the_traces_cost(priced: tuple[Built, Path]) -> None:
@@ -163,4 +170,6 @@ def test_the_trace_viewer_shows_the_traces_cost(priced: tuple[Built, Path]) -> N
     assert set(listing["cost"]) == {"0.00035 USD"}
     plain = app_on(built, "trace_viewer", run=str(built.runs["run-a"]))
     assert metrics(plain)["Tokens in / out"] == "100 / 10"
+    assert NO_PRICES_NOTE in [c.value for c in plain.caption]
+    assert NO_PRICES_NOTE not in [c.value for c in at.caption]
     assert not any("cost" in d.value.columns for d in plain.dataframe)
