@@ -190,6 +190,24 @@ def flip_count(url: str, a: int, b: int, **filters: Any) -> dict[str, int]:
     return out
 
 
+def opening_case(url: str, a: int, b: int) -> tuple[str, int] | None:
+    """The (case, repetition) Side by side opens on when the address names none: the first
+    PASS→FAIL flip of A → B, else its first flip, else B's (then A's) first failing trace."""
+    found = compare_summary(url, a, b)
+    if found is not None and found.comparison.flips:
+        flips = sorted(found.comparison.flips, key=lambda f: (f.case, f.repetition))
+        first = next((f for f in flips if (f.from_verdict, f.to_verdict) == ("PASS", "FAIL")), None)
+        chosen = first or flips[0]
+        return chosen.case, chosen.repetition
+    summaries = evaluations_by_id(url, (b, a))
+    for ev in (b, a):
+        if ev in summaries:
+            failing = trace_rows(url, summaries[ev].run_id, ev, ("FAIL",))
+            if failing:
+                return failing[0].case_key, failing[0].repetition
+    return None
+
+
 @st.cache_data(ttl=TTL_S, show_spinner=False)
 def pass_histogram(url: str, evaluation_id: int) -> list[PassCell]:
     return store(url).evaluations.pass_histogram(evaluation_id)

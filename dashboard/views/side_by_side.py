@@ -35,15 +35,24 @@ rows = data.evaluations(url)
 if not rows:
     st.info("No evaluations yet. Judge a run with `rejudge judge RUN --tier T`.")
     st.stop()
+# without A and B in the address: Compare's opening pair (the newest that can be compared), so
+# the page opens on a pair with flips to show rather than two unrelated evaluations
+ids = [r.id for r in rows]
+default_a, default_b = len(rows) - 2, len(rows) - 1
+if query_int("a") is None and query_int("b") is None and len(rows) > 1:
+    pair = data.cached_default_pair(url, len(rows), ids[-1])
+    if pair is not None:
+        default_a, default_b = ids.index(pair[0]), ids.index(pair[1])
 left, right = st.columns(2)
 with left:
-    ev_a = pick_evaluation("Evaluation A", rows, key="a", default_index=len(rows) - 2)
+    ev_a = pick_evaluation("Evaluation A", rows, key="a", default_index=default_a)
 with right:
-    ev_b = pick_evaluation("Evaluation B", rows, key="b", default_index=len(rows) - 1)
+    ev_b = pick_evaluation("Evaluation B", rows, key="b", default_index=default_b)
 if ev_a is None or ev_b is None:
     st.stop()
 
 flips = data.flips(url, ev_a.id, ev_b.id, limit=1000)
+flip_choices = sorted({f"{f.case} · r{f.repetition}" for f in flips})
 c1, c2, c3, c4 = st.columns([3, 3, 1, 1])
 if "sbs_case" not in st.session_state:
     st.session_state["sbs_case"] = str(st.query_params.get("case") or "")
@@ -51,6 +60,14 @@ if "sbs_case" not in st.session_state:
     # B may show another repetition (pass^k opens a passing and a failing one of one case)
     rep_b = query_int("rep_b")
     st.session_state["sbs_rep_b"] = st.session_state["sbs_rep"] if rep_b is None else rep_b
+    if not st.session_state["sbs_case"]:
+        # no case in the address: open on the first flip, else B's first failing case
+        opening = data.opening_case(url, ev_a.id, ev_b.id)
+        if opening is not None:
+            st.session_state["sbs_case"], rep = opening
+            st.session_state["sbs_rep"] = st.session_state["sbs_rep_b"] = rep
+            if f"{opening[0]} · r{rep}" in flip_choices:
+                st.session_state["sbs_flip"] = f"{opening[0]} · r{rep}"
 
 
 def _picked() -> None:
@@ -63,7 +80,7 @@ def _picked() -> None:
 
 
 with c1:
-    choices = ["", *sorted({f"{f.case} · r{f.repetition}" for f in flips})]
+    choices = ["", *flip_choices]
     st.selectbox(
         f"A flipped case ({len(flips)} flips)",
         choices,

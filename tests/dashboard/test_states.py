@@ -11,6 +11,7 @@ import pytest
 from rejudge.dashboard.common import delta_shown, p_value
 from rejudge.dashboard.sidebyside import differing_arguments, settings_diff
 from rejudge.store import Store
+from streamlit.testing.v1 import AppTest
 
 from rejudge.model import RuleSet
 from tests.dashboard.conftest import app_on, figures, html_tables, judge_compare, metrics
@@ -228,10 +229,37 @@ def test_compare_links_each_flip_to_the_side_by_side_page(built: Built) -> None:
     assert links
 
 
+def _opening(at: AppTest) -> tuple[str, int, dict[str, str]]:
+    """The case, repetition and verdicts Side by side shows."""
+    shown = metrics(at)
+    return at.text_input(key="sbs_case").value, int(at.number_input(key="sbs_rep").value), shown
+
+
 @SQLITE_ONLY
-def test_side_by_side_without_a_case_asks_for_one_and_names_a_missing_one(built: Built) -> None:
+def test_side_by_side_opens_on_the_first_flip_and_names_a_missing_case(built: Built) -> None:
     a, b = built.evaluations["a1"], built.evaluations["a2"]
+    flips = judge_compare(built.url, a, b)["flips"]
+    in_order = sorted(flips, key=lambda f: (f["case"], f["repetition"]))
+    # a PASS that became a FAIL first (what a reviewer of a new rule version looks at), else any
+    regressions = [f for f in in_order if (f["from"], f["to"]) == ("PASS", "FAIL")]
+    first = (regressions or in_order)[0]
     at = app_on(built, "side_by_side", a=str(a), b=str(b))
+    case, rep, shown = _opening(at)
+    assert (case, rep) == (first["case"], first["repetition"])
+    assert (shown["Verdict A"], shown["Verdict B"]) == (first["from"], first["to"])
+    assert any(f"cause: **{first['cause']}**" in i.value for i in at.info)
+    # nothing flipped (A is B): B's first failing trace, by case and repetition
+    ev = built.evaluations["b1"]
+    store = Store.open(built.url)
+    try:
+        rows = list(store.judgments.iter_evaluation_rows(ev))
+    finally:
+        store.close()
+    failing = min((r["case_key"], r["repetition"]) for r in rows if r["verdict"] == "FAIL")
+    case, rep, shown = _opening(app_on(built, "side_by_side", a=str(ev), b=str(ev)))
+    assert (case, rep) == failing and shown["Verdict B"] == "FAIL"
+    # emptied, it asks for a case
+    at.text_input(key="sbs_case").set_value("").run()
     assert any("Pick a flipped case" in i.value for i in at.info)
     at = app_on(built, "side_by_side", a=str(a), b=str(b), case="no-such-case", rep="0")
     assert any("Neither evaluation judged" in w.value for w in at.warning)
