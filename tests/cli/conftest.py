@@ -1,5 +1,6 @@
 from __future__ import annotations
 
+import json
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -27,6 +28,26 @@ def run_cli(tmp_path: Path) -> Callable[..., Result]:
         )
 
     return invoke
+
+
+def import_as_one_run(
+    run_cli: Callable[..., Result], path: Path, importer: str, name: str
+) -> dict[str, Any]:
+    """``rejudge --json import PATH --name NAME`` (the importer detected), which must store the
+    run; then the same file named with ``import with IMPORTER`` must be a lookup (nothing
+    inserted) and ``replay NAME`` must re-derive the run from it. Returns the first import's
+    JSON (its ``importer``, ``reason`` and ``result``) for the caller's own checks."""
+    out = run_cli("--json", "import", str(path), "--name", name)
+    assert out.exit_code == 0, out.output
+    data: dict[str, Any] = json.loads(out.output)
+    assert data["importer"] == importer, data
+    assert data["result"]["run"] == name and data["result"]["inserted"] > 0, data
+    again = run_cli("--json", "import", "with", importer, str(path), "--name", name)
+    assert again.exit_code == 0, again.output
+    assert json.loads(again.output)["inserted"] == 0
+    replayed = run_cli("replay", name)
+    assert replayed.exit_code == 0, replayed.output
+    return data
 
 
 CASES = [

@@ -3,12 +3,12 @@
 
 from __future__ import annotations
 
-import json
 from collections.abc import Callable
 from pathlib import Path
 
 from click.testing import Result
 
+from tests.cli.conftest import import_as_one_run
 from tests.importers.conftest import PLAIN_LINE, TOOL_LINE, write_lines
 
 
@@ -16,10 +16,8 @@ def test_a_chat_file_imports_as_one_run_and_replays(
     run_cli: Callable[..., Result], tmp_path: Path
 ) -> None:
     path = write_lines(tmp_path / "train.jsonl", TOOL_LINE, PLAIN_LINE)
-    out = run_cli("--json", "import", str(path), "--name", "chats")
-    assert out.exit_code == 0, out.output
-    data = json.loads(out.output)
-    assert data["importer"] == "chat-jsonl" and data["reason"].startswith("chat JSONL")
+    data = import_as_one_run(run_cli, path, "chat-jsonl", "chats")
+    assert data["reason"].startswith("chat JSONL")
     result = data["result"]
     assert (result["run"], result["traces"], result["inserted"], result["calls"]) == (
         "chats",
@@ -27,11 +25,6 @@ def test_a_chat_file_imports_as_one_run_and_replays(
         2,
         1,
     )
-    again = run_cli("--json", "import", "with", "chat-jsonl", str(path), "--name", "chats")
-    assert again.exit_code == 0, again.output
-    assert json.loads(again.output)["inserted"] == 0
-    replayed = run_cli("replay", "chats")
-    assert replayed.exit_code == 0, replayed.output
 
 
 def test_a_chat_file_of_no_conversation_is_one_error_line(

@@ -9,16 +9,15 @@ from pathlib import Path
 
 from click.testing import Result
 
+from tests.cli.conftest import import_as_one_run
+
 REPO = Path(__file__).resolve().parents[2]
 TRACES = REPO / "tests" / "data" / "langfuse" / "framework-traces"
 KOOG = TRACES / "koog-2025-08-26.trace.json"
 
 
 def test_a_langfuse_export_imports_as_one_run_and_replays(run_cli: Callable[..., Result]) -> None:
-    out = run_cli("--json", "import", str(KOOG), "--name", "koog")
-    assert out.exit_code == 0, out.output
-    data = json.loads(out.output)
-    assert data["importer"] == "langfuse"
+    data = import_as_one_run(run_cli, KOOG, "langfuse", "koog")
     assert data["reason"] == "a Langfuse trace with its observations"
     result = data["result"]
     # koog greets with HelloTool and says goodbye with ByeTool: two calls, one trace
@@ -29,11 +28,6 @@ def test_a_langfuse_export_imports_as_one_run_and_replays(run_cli: Callable[...,
         2,
     )
     assert result["anomalies"] == {} and result["observations"] == 11
-    again = run_cli("--json", "import", "with", "langfuse", str(KOOG), "--name", "koog")
-    assert again.exit_code == 0, again.output
-    assert json.loads(again.output)["inserted"] == 0
-    replayed = run_cli("replay", "koog")
-    assert replayed.exit_code == 0, replayed.output
 
 
 def test_import_list_names_langfuse(run_cli: Callable[..., Result]) -> None:

@@ -9,15 +9,15 @@ from pathlib import Path
 
 from click.testing import Result
 
+from tests.cli.conftest import import_as_one_run
+
 REPO = Path(__file__).resolve().parents[2]
 SPANS = REPO / "tests" / "data" / "otel" / "any-agent" / "OPENAI_trace.json"
 
 
 def test_a_span_file_imports_as_one_run_and_replays(run_cli: Callable[..., Result]) -> None:
-    out = run_cli("--json", "import", str(SPANS), "--name", "spans")
-    assert out.exit_code == 0, out.output
-    data = json.loads(out.output)
-    assert data["importer"] == "otel" and data["reason"].startswith("a span dump")
+    data = import_as_one_run(run_cli, SPANS, "otel", "spans")
+    assert data["reason"].startswith("a span dump")
     result = data["result"]
     assert (result["run"], result["traces"], result["inserted"], result["calls"]) == (
         "spans",
@@ -26,11 +26,6 @@ def test_a_span_file_imports_as_one_run_and_replays(run_cli: Callable[..., Resul
         2,
     )
     assert result["anomalies"] == {} and result["spans"] == 6
-    again = run_cli("--json", "import", "with", "otel", str(SPANS), "--name", "spans")
-    assert again.exit_code == 0, again.output
-    assert json.loads(again.output)["inserted"] == 0
-    replayed = run_cli("replay", "spans")
-    assert replayed.exit_code == 0, replayed.output
 
 
 def test_a_span_file_with_no_spans_is_one_error_line(
