@@ -192,9 +192,11 @@ def result_text(result: ToolResult) -> str:
     return json.dumps(result.as_message_content(), ensure_ascii=False, sort_keys=True, default=str)
 
 
-def _execute(
-    sandbox: Sandbox, registry: ToolRegistry, call: ToolCall, known_names: set[str]
-) -> ToolResult:
+def _checked_call(
+    registry: ToolRegistry, call: ToolCall, known_names: set[str]
+) -> tuple[str, dict[str, Any]] | ToolResult:
+    """The checks before any call runs: an unknown tool or unparsed arguments is an error
+    result for the model; else the tool's original name and the call's arguments."""
     original = registry.name_map.get(call.name, call.name)
     if call.name not in known_names and original not in known_names:
         available = ", ".join(sorted(known_names))
@@ -206,8 +208,17 @@ def _execute(
             ok=False,
             error=f"could not parse the arguments of {call.name}: {call.parse_error}",
         )
+    return original, dict(call.arguments)
+
+
+def _execute(
+    sandbox: Sandbox, registry: ToolRegistry, call: ToolCall, known_names: set[str]
+) -> ToolResult:
+    checked = _checked_call(registry, call, known_names)
+    if isinstance(checked, ToolResult):
+        return checked
     try:
-        result = sandbox.execute(original, dict(call.arguments))
+        result = sandbox.execute(*checked)
     except Exception as exc:  # a sandbox bug must not end the run; the model sees an error
         return ToolResult(ok=False, error=f"{type(exc).__name__}: {exc}")
     if not isinstance(result, ToolResult):
@@ -221,18 +232,10 @@ async def _execute_on_server(
     """A call on a tool server (an MCP executor: ``call_tool(name, arguments, tape)``), which
     records its own exchanges in the trace's tape. The same checks as a sandbox call first; a
     :class:`ToolServerError` (the server hung or exited) is the caller's to end the trace."""
-    original = registry.name_map.get(call.name, call.name)
-    if call.name not in known_names and original not in known_names:
-        available = ", ".join(sorted(known_names))
-        return ToolResult(
-            ok=False, error=f"unknown tool {call.name!r}; available tools: {available}"
-        )
-    if call.arguments is None:
-        return ToolResult(
-            ok=False,
-            error=f"could not parse the arguments of {call.name}: {call.parse_error}",
-        )
-    result: ToolResult = await executor.call_tool(original, dict(call.arguments), tape)
+    checked = _checked_call(registry, call, known_names)
+    if isinstance(checked, ToolResult):
+        return checked
+    result: ToolResult = await executor.call_tool(*checked, tape)
     return result
 
 
