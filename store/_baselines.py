@@ -7,13 +7,11 @@ from typing import Any
 
 from rejudge.store._errors import ConflictError, NotFoundError
 from rejudge.store._records import BaselineRecord
-from rejudge.store._tables import BaselineRow, utcnow
+from rejudge.store._tables import _T_BASE, utcnow
 from rejudge.store._unit_of_work import Repository
-from sqlalchemy import Table, select
+from sqlalchemy import select
 
 __all__: list[str] = []
-
-_T_BASE: Table = BaselineRow.__table__  # type: ignore[assignment]
 
 
 class BaselineRepository(Repository):

@@ -15,13 +15,6 @@ from datetime import datetime
 from typing import TYPE_CHECKING, Any, NamedTuple
 
 from rejudge.store._read_common import (
-    _T_BASE,
-    _T_EJ,
-    _T_EVAL,
-    _T_RULES,
-    _T_RUN,
-    _T_SUITE,
-    _T_TRACE,
     Filters,
     accuracy,
     apply_filters,
@@ -29,6 +22,7 @@ from rejudge.store._read_common import (
     rule_ref,
     verdict_columns,
 )
+from rejudge.store._tables import _T_BASE, _T_EJ, _T_EVAL, _T_RULES, _T_RUN, _T_SUITE, _T_TRACE
 from rejudge.store._unit_of_work import Repository
 from sqlalchemy import case, func, select
 

@@ -11,10 +11,10 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any, NamedTuple
 
 from rejudge.store._errors import InvalidInputError
-from rejudge.store._read_common import _T_EJ, _T_JUDG, accuracy, count_if, verdict_columns
-from rejudge.store._tables import ReviewRow
+from rejudge.store._read_common import accuracy, count_if, verdict_columns
+from rejudge.store._tables import _T_EJ, _T_JUDG, _T_REV
 from rejudge.store._unit_of_work import Repository
-from sqlalchemy import Table, and_, case, distinct, func, select, true
+from sqlalchemy import and_, case, distinct, func, select, true
 
 from rejudge.model import VERDICTS
 
@@ -149,7 +149,7 @@ class EvaluationReads(Repository):
         """(reviews, newest review id, resolved reviews) of the judgments an evaluation links:
         any label or resolution changes it, so a reader can cache what it derives from the
         reviews under it."""
-        rev: Table = ReviewRow.__table__  # type: ignore[assignment]
+        rev = _T_REV
         linked = select(_T_EJ.c.judgment_id).where(_T_EJ.c.evaluation_id == evaluation_id)
         query = select(
             func.count(),

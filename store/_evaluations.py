@@ -16,15 +16,12 @@ from typing import Any
 from rejudge.store._errors import InvalidInputError, NotFoundError
 from rejudge.store._evaluation_reads import EvaluationReads
 from rejudge.store._records import EvaluationRecord, evaluation_record_from_row
-from rejudge.store._tables import EvaluationRow, TraceRow, utcnow
-from sqlalchemy import Table, func, select, update
+from rejudge.store._tables import _T_EVAL, _T_TRACE, utcnow
+from sqlalchemy import func, select, update
 
 from rejudge.model import ReportSummary, canonical_json
 
 __all__: list[str] = []
-
-_T_EVAL: Table = EvaluationRow.__table__  # type: ignore[assignment]
-_T_TRACE: Table = TraceRow.__table__  # type: ignore[assignment]
 
 
 def _new_evaluation_row(

@@ -19,9 +19,9 @@ from typing import TYPE_CHECKING, Any
 
 from rejudge.store._batching import chunks
 from rejudge.store._errors import ConflictError, InvalidInputError
-from rejudge.store._tables import ExternalVerdictRow, TraceRow, utcnow
+from rejudge.store._tables import _T_EXT, _T_TRACE, utcnow
 from rejudge.store._unit_of_work import Repository
-from sqlalchemy import Table, func, select, update
+from sqlalchemy import func, select, update
 
 from rejudge.model import ExternalVerdict
 
@@ -29,9 +29,6 @@ if TYPE_CHECKING:
     from sqlalchemy.engine import Connection
 
 __all__ = ["StoredExternalVerdict"]
-
-_T_EXT: Table = ExternalVerdictRow.__table__  # type: ignore[assignment]
-_T_TRACE: Table = TraceRow.__table__  # type: ignore[assignment]
 
 
 @dataclass(frozen=True)

@@ -14,11 +14,9 @@ from typing import TYPE_CHECKING, Any
 from rejudge.store._batching import BATCH, chunks
 from rejudge.store._errors import InvalidInputError
 from rejudge.store._tables import (
-    EvaluationJudgmentRow,
-    EvaluationRow,
-    JudgmentBodyRow,
-    JudgmentRow,
-    TraceRow,
+    _T_BODY,
+    _T_EJ,
+    _T_JUDG,
     utcnow,
 )
 from rejudge.store._unit_of_work import Repository
@@ -37,11 +35,6 @@ if TYPE_CHECKING:
 # the store's own: Store hands it out as store.judgments; nothing here is for the facade
 __all__: list[str] = []
 
-_T_EVAL: Table = EvaluationRow.__table__  # type: ignore[assignment]
-_T_JUDG: Table = JudgmentRow.__table__  # type: ignore[assignment]
-_T_BODY: Table = JudgmentBodyRow.__table__  # type: ignore[assignment]
-_T_EJ: Table = EvaluationJudgmentRow.__table__  # type: ignore[assignment]
-_T_TRACE: Table = TraceRow.__table__  # type: ignore[assignment]
 
 _JUDGMENT_COLUMNS = (
     "key",

@@ -14,17 +14,10 @@ from datetime import UTC, datetime
 from typing import Any
 
 from rejudge.store._tables import (
-    BaselineRow,
-    CallRow,
-    CaseRow,
-    EvaluationJudgmentRow,
-    EvaluationRow,
-    JudgmentBodyRow,
-    JudgmentRow,
-    RuleSetRow,
-    RunRow,
-    SuiteRow,
-    TraceRow,
+    _T_EVAL,
+    _T_RULES,
+    _T_RUN,
+    _T_SUITE,
 )
 from sqlalchemy import Table, case, func, literal
 from sqlalchemy.sql import ColumnElement, Select
@@ -35,17 +28,6 @@ from rejudge.model import accuracy as accuracy  # the one formula (VerdictCounts
 # shared by the read-model modules only: nothing here is part of the store's public face
 __all__: list[str] = []
 
-_T_RUN: Table = RunRow.__table__  # type: ignore[assignment]
-_T_SUITE: Table = SuiteRow.__table__  # type: ignore[assignment]
-_T_CASE: Table = CaseRow.__table__  # type: ignore[assignment]
-_T_TRACE: Table = TraceRow.__table__  # type: ignore[assignment]
-_T_CALL: Table = CallRow.__table__  # type: ignore[assignment]
-_T_RULES: Table = RuleSetRow.__table__  # type: ignore[assignment]
-_T_EVAL: Table = EvaluationRow.__table__  # type: ignore[assignment]
-_T_JUDG: Table = JudgmentRow.__table__  # type: ignore[assignment]
-_T_BODY: Table = JudgmentBodyRow.__table__  # type: ignore[assignment]
-_T_EJ: Table = EvaluationJudgmentRow.__table__  # type: ignore[assignment]
-_T_BASE: Table = BaselineRow.__table__  # type: ignore[assignment]
 
 # suite / model / tier / rule set (name@version) -> the values to keep; empty means all
 Filters = Mapping[str, Sequence[str]]

@@ -20,12 +20,12 @@ from typing import TYPE_CHECKING, Any, NamedTuple, TypedDict
 from rejudge.store._batching import chunks
 from rejudge.store._errors import ConflictError, InvalidInputError, NotFoundError
 from rejudge.store._tables import (
-    EvaluationJudgmentRow,
-    EvaluationRow,
-    JudgmentRow,
-    ReviewRow,
-    RunRow,
-    SuiteRow,
+    _T_EJ,
+    _T_EVAL,
+    _T_JUDG,
+    _T_REV,
+    _T_RUN,
+    _T_SUITE,
     utcnow,
 )
 from rejudge.store._unit_of_work import Repository
@@ -46,12 +46,6 @@ __all__ = [
     "check_reviewer",
 ]
 
-_T_REV: Table = ReviewRow.__table__  # type: ignore[assignment]
-_T_JUDG: Table = JudgmentRow.__table__  # type: ignore[assignment]
-_T_EJ: Table = EvaluationJudgmentRow.__table__  # type: ignore[assignment]
-_T_EVAL: Table = EvaluationRow.__table__  # type: ignore[assignment]
-_T_RUN: Table = RunRow.__table__  # type: ignore[assignment]
-_T_SUITE: Table = SuiteRow.__table__  # type: ignore[assignment]
 
 MAX_REVIEWER_LENGTH = 200
 

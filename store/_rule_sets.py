@@ -4,15 +4,13 @@ name@version (changed rules need a new version, so a stored judgment's rules nev
 from __future__ import annotations
 
 from rejudge.store._errors import ConflictError, NotFoundError
-from rejudge.store._tables import RuleSetRow, utcnow
+from rejudge.store._tables import _T_RULES, utcnow
 from rejudge.store._unit_of_work import Repository
-from sqlalchemy import Table, select
+from sqlalchemy import select
 
 from rejudge.model import RuleSet
 
 __all__: list[str] = []
-
-_T_RULES: Table = RuleSetRow.__table__  # type: ignore[assignment]
 
 
 class RuleSetRepository(Repository):

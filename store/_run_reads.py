@@ -13,17 +13,14 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, NamedTuple
 
-from rejudge.store._read_common import _T_CALL, _T_EJ, _T_JUDG, _T_TRACE
-from rejudge.store._tables import ExternalVerdictRow
+from rejudge.store._tables import _T_CALL, _T_EJ, _T_EXT, _T_JUDG, _T_TRACE
 from rejudge.store._unit_of_work import Repository
 from sqlalchemy import Text, and_, cast, exists, func, select
 
 if TYPE_CHECKING:
-    from sqlalchemy import Table
+    pass
 
 __all__ = ["TraceRowSummary", "RunUsage", "TraceUsage"]
-
-_T_EXT: Table = ExternalVerdictRow.__table__  # type: ignore[assignment]
 
 
 class TraceRowSummary(NamedTuple):

@@ -18,17 +18,18 @@ from rejudge.store._records import (
     run_record_from_row,
 )
 from rejudge.store._run_reads import RunReads
-from rejudge.store._tables import RegistryRow, RunRow, SuiteRow, TraceRow, utcnow
-from sqlalchemy import Table, func, select, update
+from rejudge.store._tables import (
+    _T_REG,
+    _T_RUN,
+    _T_SUITE,
+    _T_TRACE,
+    utcnow,
+)
+from sqlalchemy import func, select, update
 
 from rejudge.model import RunConfig
 
 __all__ = ["RunListing"]
-
-_T_REG: Table = RegistryRow.__table__  # type: ignore[assignment]
-_T_SUITE: Table = SuiteRow.__table__  # type: ignore[assignment]
-_T_RUN: Table = RunRow.__table__  # type: ignore[assignment]
-_T_TRACE: Table = TraceRow.__table__  # type: ignore[assignment]
 
 
 class RunListing(NamedTuple):

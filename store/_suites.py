@@ -12,19 +12,15 @@ from typing import Any
 from rejudge.store._batching import chunks
 from rejudge.store._errors import InvalidInputError, NotFoundError
 from rejudge.store._records import SuiteRecord, suite_record_from_row
-from rejudge.store._tables import CaseRow, RegistryRow, SuiteRow, utcnow
+from rejudge.store._tables import _T_CASE, _T_REG, _T_SUITE, utcnow
 from rejudge.store._unit_of_work import Repository
-from sqlalchemy import Table, select
+from sqlalchemy import select
 from sqlalchemy.engine import Connection
 from sqlalchemy.exc import IntegrityError
 
 from rejudge.model import Case, ToolRegistry, content_hash
 
 __all__: list[str] = []
-
-_T_REG: Table = RegistryRow.__table__  # type: ignore[assignment]
-_T_SUITE: Table = SuiteRow.__table__  # type: ignore[assignment]
-_T_CASE: Table = CaseRow.__table__  # type: ignore[assignment]
 
 
 class SuiteRepository(Repository):

@@ -19,6 +19,7 @@ from sqlalchemy import (
     Integer,
     MetaData,
     String,
+    Table,
     Text,
     UniqueConstraint,
 )
@@ -288,3 +289,21 @@ class ExternalVerdictRow(Base):
     # versions); null when not known (every verdict stored before migration 0103)
     version: Mapped[str | None] = mapped_column(String(100), nullable=True)
     created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utcnow)
+
+
+# every table as the Core handle the repositories write their queries on: one typed name per
+# table, for every module (the ORM types __table__ as a FromClause)
+_T_REG: Table = RegistryRow.__table__  # type: ignore[assignment]
+_T_SUITE: Table = SuiteRow.__table__  # type: ignore[assignment]
+_T_CASE: Table = CaseRow.__table__  # type: ignore[assignment]
+_T_RUN: Table = RunRow.__table__  # type: ignore[assignment]
+_T_TRACE: Table = TraceRow.__table__  # type: ignore[assignment]
+_T_CALL: Table = CallRow.__table__  # type: ignore[assignment]
+_T_RULES: Table = RuleSetRow.__table__  # type: ignore[assignment]
+_T_EVAL: Table = EvaluationRow.__table__  # type: ignore[assignment]
+_T_BODY: Table = JudgmentBodyRow.__table__  # type: ignore[assignment]
+_T_JUDG: Table = JudgmentRow.__table__  # type: ignore[assignment]
+_T_EJ: Table = EvaluationJudgmentRow.__table__  # type: ignore[assignment]
+_T_BASE: Table = BaselineRow.__table__  # type: ignore[assignment]
+_T_REV: Table = ReviewRow.__table__  # type: ignore[assignment]
+_T_EXT: Table = ExternalVerdictRow.__table__  # type: ignore[assignment]

@@ -14,15 +14,8 @@ from typing import TYPE_CHECKING, Any, NamedTuple
 
 from rejudge.store._catalog_reads import CatalogRepository, RunSummary
 from rejudge.store._judgments import body_path_columns
-from rejudge.store._read_common import (
-    _T_CALL,
-    _T_CASE,
-    _T_EJ,
-    _T_RUN,
-    _T_TRACE,
-    aware,
-    count_if,
-)
+from rejudge.store._read_common import aware, count_if
+from rejudge.store._tables import _T_CALL, _T_CASE, _T_EJ, _T_RUN, _T_TRACE
 from rejudge.store._unit_of_work import Repository, UnitOfWork
 from sqlalchemy import func, select
 

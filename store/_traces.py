@@ -14,16 +14,14 @@ from typing import Any
 
 from rejudge.store._batching import BATCH, chunks
 from rejudge.store._records import StoredTrace
-from rejudge.store._tables import CallRow, TraceRow, utcnow
+from rejudge.store._tables import _T_CALL, _T_TRACE, TraceRow, utcnow
 from rejudge.store._trace_reads import TraceReads
-from sqlalchemy import Table, Text, cast, func, select, update
+from sqlalchemy import Text, cast, func, select, update
 
 from rejudge.model import Trace, behaviour_hash, trace_content_hash
 
 __all__: list[str] = []
 
-_T_TRACE: Table = TraceRow.__table__  # type: ignore[assignment]
-_T_CALL: Table = CallRow.__table__  # type: ignore[assignment]
 
 _INSERT_PAGE = 100
 
