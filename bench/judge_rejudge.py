@@ -269,14 +269,18 @@ def _floor(store: Store, run_id: int) -> int:
             chunk = [row for _, row in zip(range(CHUNK), rows, strict=False)]
             if not chunk:
                 return count
-            bodies = store.traces.trace_bodies([row["id"] for row in chunk])
+            bodies = store.traces.trace_bodies([row.id for row in chunk])
             for row in chunk:
-                decode_trace(bodies[row["id"]])
+                decode_trace(bodies[row.id])
                 count += 1
 
 
 def _stream(store: Store, run_id: int) -> int:
-    return sum(1 for _row in store.traces.iter_trace_rows(run_id))
+    count = 0
+    for row in store.traces.iter_trace_rows(run_id):
+        json.loads(row.body)
+        count += 1
+    return count
 
 
 def measure(path: Path, workers: int, tiers: list[str]) -> dict[str, Any]:

@@ -64,6 +64,7 @@ _EXPORTS: dict[str, str] = {
     "JudgeRow": "rejudge.judge._batch",
     "Judged": "rejudge.judge._batch",
     "KeyMaker": "rejudge.judge._batch",
+    "TraceRowLike": "rejudge.judge._batch",
     "decode_trace": "rejudge.judge._batch",
     "long_lived_frozen": "rejudge.judge._batch",
     "REVIEW_CSV_COLUMNS": "rejudge.judge._calibration",

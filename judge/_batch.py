@@ -19,12 +19,12 @@ from __future__ import annotations
 
 import gc
 import json
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Container, Iterator, Sequence
 from concurrent.futures import Future, ProcessPoolExecutor
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from json.encoder import encode_basestring
-from typing import Any
+from typing import Any, Protocol
 
 from rejudge.model import (
     Case,
@@ -47,6 +47,7 @@ __all__ = [
     "Judged",
     "JudgeRow",
     "KeyMaker",
+    "TraceRowLike",
     "decode_trace",
     "long_lived_frozen",
 ]
@@ -181,6 +182,23 @@ def _judge_rows(rows: list[JudgeRow]) -> list[Judged]:
 Behaviour = tuple[str, str]
 
 
+class TraceRowLike(Protocol):
+    """What the engine reads of a stored trace's row (``rejudge.store.StreamedTrace``, read
+    without its body): the judge imports nothing of the store."""
+
+    @property
+    def id(self) -> int: ...
+
+    @property
+    def case_key(self) -> str: ...
+
+    @property
+    def hash(self) -> str: ...
+
+    @property
+    def behaviour_hash(self) -> str | None: ...
+
+
 @dataclass
 class ChunkPlan:
     """What a chunk of stored rows needs judged: one *representative* row per behaviour not
@@ -189,18 +207,18 @@ class ChunkPlan:
     earlier in the batch (``copies``). Rows without a behaviour hash are representatives of
     their own."""
 
-    reps: list[tuple[dict[str, Any], str]] = field(default_factory=list)
-    followers: dict[Behaviour, list[tuple[dict[str, Any], str]]] = field(default_factory=dict)
+    reps: list[tuple[TraceRowLike, str]] = field(default_factory=list)
+    followers: dict[Behaviour, list[tuple[TraceRowLike, str]]] = field(default_factory=dict)
     copies: list[Judged] = field(default_factory=list)
 
     @property
     def body_ids(self) -> list[int]:
         """The trace ids whose bodies judging this chunk reads."""
-        return [row["id"] for row, _key in self.reps]
+        return [row.id for row, _key in self.reps]
 
     def judge_rows(self, bodies: dict[int, str]) -> list[JudgeRow]:
         """The representatives as rows to judge, with their fetched ``bodies`` (id -> text)."""
-        return [(row["case_key"], row["hash"], bodies[row["id"]], key) for row, key in self.reps]
+        return [(row.case_key, row.hash, bodies[row.id], key) for row, key in self.reps]
 
 
 def _copy(earlier: _Template, trace_hash: str, key: str) -> Judged | None:
@@ -269,7 +287,7 @@ class BatchJudge:
         return _judge_rows(rows)
 
     def plan(
-        self, chunk: list[dict[str, Any]], keys: list[str], known: dict[str, Any]
+        self, chunk: Sequence[TraceRowLike], keys: list[str], known: Container[str]
     ) -> ChunkPlan:
         """What judging ``chunk`` (stored rows with ``behaviour_hash``, bodies not needed)
         takes, given the judgment ``keys`` of its rows and the ones ``known`` (stored)."""
@@ -279,13 +297,13 @@ class BatchJudge:
             if key in known or key in planned:
                 continue
             planned.add(key)
-            digest = row.get("behaviour_hash")
+            digest = row.behaviour_hash
             if digest is None:
                 plan.reps.append((row, key))
                 continue
-            behaviour = (row["case_key"], digest)
+            behaviour = (row.case_key, digest)
             earlier = self._seen.get(behaviour)
-            copied = _copy(earlier, row["hash"], key) if earlier is not None else None
+            copied = _copy(earlier, row.hash, key) if earlier is not None else None
             if copied is not None:
                 plan.copies.append(copied)
             elif behaviour in plan.followers:
@@ -306,13 +324,13 @@ class BatchJudge:
         follower whose representative's body cannot be shared (see
         ``rejudge.model._judgment_text``) is judged here, its body read with ``fetch``."""
         out = list(plan.copies)
-        alone: list[tuple[dict[str, Any], str]] = []
+        alone: list[tuple[TraceRowLike, str]] = []
         for (row, _key), made in zip(plan.reps, judged, strict=True):
             out.append(made)
-            digest = row.get("behaviour_hash")
+            digest = row.behaviour_hash
             if digest is None:
                 continue
-            behaviour = (row["case_key"], digest)
+            behaviour = (row.case_key, digest)
             p = made[0]
             earlier: _Template = (*made, JudgmentTemplate(p.shared_json, p.offset))
             if p.offset >= 0:
@@ -320,16 +338,16 @@ class BatchJudge:
                     self._seen.clear()
                 self._seen[behaviour] = earlier
             for follower, key in plan.followers.get(behaviour, []):
-                copied = _copy(earlier, follower["hash"], key)
+                copied = _copy(earlier, follower.hash, key)
                 if copied is None:
                     alone.append((follower, key))
                 else:
                     out.append(copied)
         if alone:
-            bodies = fetch([row["id"] for row, _key in alone])
+            bodies = fetch([row.id for row, _key in alone])
             out.extend(
                 self.judge_now(
-                    [(row["case_key"], row["hash"], bodies[row["id"]], key) for row, key in alone]
+                    [(row.case_key, row.hash, bodies[row.id], key) for row, key in alone]
                 )
             )
         return out

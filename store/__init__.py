@@ -38,6 +38,7 @@ if TYPE_CHECKING:
     from rejudge.store._evaluation_reads import GroupSummary as GroupSummary
     from rejudge.store._evaluation_reads import PassCell as PassCell
     from rejudge.store._external import StoredExternalVerdict as StoredExternalVerdict
+    from rejudge.store._judgments import KnownJudgment as KnownJudgment
     from rejudge.store._migrate import alembic_config as alembic_config
     from rejudge.store._migrate import current_revision as current_revision
     from rejudge.store._migrate import downgrade as downgrade
@@ -67,6 +68,7 @@ if TYPE_CHECKING:
     from rejudge.store._trace_reads import RunProgress as RunProgress
     from rejudge.store._trace_reads import TraceDetail as TraceDetail
     from rejudge.store._trace_reads import TraceListing as TraceListing
+    from rejudge.store._traces import StreamedTrace as StreamedTrace
 
 # public name -> the private module that defines it (each module's __all__;
 # tests/test_public_api.py keeps this table complete)
@@ -98,6 +100,8 @@ _EXPORTS: dict[str, str] = {
     "ReviewRecord": "rejudge.store._reviews",
     "check_reviewer": "rejudge.store._reviews",
     "StoredExternalVerdict": "rejudge.store._external",
+    "StreamedTrace": "rejudge.store._traces",
+    "KnownJudgment": "rejudge.store._judgments",
     # the read models (the dashboard's aggregates, as named tuples)
     "FilterOptions": "rejudge.store._catalog_reads",
     "RunSummary": "rejudge.store._catalog_reads",

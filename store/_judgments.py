@@ -9,7 +9,8 @@ from __future__ import annotations
 
 import json
 from collections.abc import Callable, Iterator, Mapping, Sequence
-from typing import TYPE_CHECKING, Any
+from types import MappingProxyType
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 from rejudge.store._batching import BATCH, chunks
 from rejudge.store._errors import InvalidInputError
@@ -32,8 +33,8 @@ from rejudge.model import (
 if TYPE_CHECKING:
     pass
 
-# the store's own: Store hands it out as store.judgments; nothing here is for the facade
-__all__: list[str] = []
+# the repository is the store's own (Store hands it out as store.judgments); its rows are public
+__all__ = ["KnownJudgment"]
 
 
 _JUDGMENT_COLUMNS = (
@@ -154,6 +155,27 @@ def body_path_columns(
     return [together], array
 
 
+#: no body path asked for
+_NO_PATHS: Mapping[str, Any] = MappingProxyType({})
+
+
+class KnownJudgment(NamedTuple):
+    """A stored judgment as linking it to an evaluation (and summarizing it) needs it, without
+    its body: what :meth:`JudgmentRepository.lookup_judgments` returns per key. A judging
+    makes one too for a judgment of its own not inserted yet (``id`` None: linked by its key).
+    """
+
+    id: int | None
+    verdict: str
+    partial_score: float | None
+    taxonomy: list[str] | None
+    anomalies: list[str] | None
+    implicated_tools: list[str] | None
+    #: under each label of the lookup's ``body_paths``, the body's value at that path (None
+    #: when absent)
+    paths: Mapping[str, Any] = _NO_PATHS
+
+
 class JudgmentRepository(Repository):
     """``store.judgments``: find, save, link and stream judgments."""
 
@@ -171,10 +193,9 @@ class JudgmentRepository(Repository):
 
     def lookup_judgments(
         self, keys: Sequence[str], *, body_paths: Mapping[str, Sequence[str]] | None = None
-    ) -> dict[str, dict[str, Any]]:
-        """judgment key -> ``{"id", "verdict", "partial_score", "taxonomy", "anomalies",
-        "implicated_tools"}`` (plus, under each label of ``body_paths``, the body's value at that
-        path) for the keys already judged.
+    ) -> dict[str, KnownJudgment]:
+        """judgment key -> :class:`KnownJudgment` (with, under each label of ``body_paths`` in
+        its ``paths``, the body's value at that path) for the keys already judged.
 
         What linking a judgment to an evaluation (and summarizing it) needs, without decoding
         its body: a re-judge of unchanged inputs is this one query per batch.
@@ -191,7 +212,7 @@ class JudgmentRepository(Repository):
             cast(t.implicated_tools, Text),
             *path_cols,
         ]
-        found: dict[str, dict[str, Any]] = {}
+        found: dict[str, KnownJudgment] = {}
         cache: dict[str, list[Any]] = {}
         pg = self.backend == "postgresql"
         with self._connect() as c:
@@ -211,17 +232,15 @@ class JudgmentRepository(Repository):
                         where, args = f"IN ({', '.join('?' * len(chunk))})", tuple(chunk)
                     rows = c.exec_driver_sql(_LOOKUP_SQL.format(where=where), args)
                 for r in rows:
-                    out = {
-                        "id": r[1],
-                        "verdict": r[2],
-                        "partial_score": r[3],
-                        "taxonomy": _decode_small(r[4], cache),
-                        "anomalies": _decode_small(r[5], cache),
-                        "implicated_tools": _decode_small(r[6], cache),
-                    }
-                    if path_cols:
-                        out.update(decode_paths(r[7:], cache))
-                    found[r[0]] = out
+                    found[r[0]] = KnownJudgment(
+                        r[1],
+                        r[2],
+                        r[3],
+                        _decode_small(r[4], cache),
+                        _decode_small(r[5], cache),
+                        _decode_small(r[6], cache),
+                        decode_paths(r[7:], cache) if path_cols else _NO_PATHS,
+                    )
         return found
 
     def judgment_body(self, evaluation_id: int, trace_id: int) -> dict[str, Any] | None:

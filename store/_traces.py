@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Collection, Iterable, Iterator, Sequence
-from typing import Any
+from typing import Any, NamedTuple
 
 from rejudge.store._batching import BATCH, chunks
 from rejudge.store._records import StoredTrace
@@ -20,10 +20,32 @@ from sqlalchemy import Text, cast, func, select, update
 
 from rejudge.model import Trace, behaviour_hash, trace_content_hash
 
-__all__: list[str] = []
+__all__ = ["StreamedTrace"]
 
 
 _INSERT_PAGE = 100
+
+
+class StreamedTrace(NamedTuple):
+    """A stored trace as :meth:`TraceRepository.iter_trace_rows` streams it: its row's columns
+    and its body as the stored JSON text (None when read ``with_body=False``), decoded by the
+    caller only where it needs it (judging decodes a behaviour's representative, once)."""
+
+    id: int
+    run_id: int
+    case_id: int
+    case_key: str
+    repetition: int
+    hash: str
+    behaviour_hash: str | None
+    cassette_path: str | None
+    cassette_hash: str | None
+    body: str | None
+
+
+#: a streamed row built from the query's values (its columns in the fields' order): a named
+#: tuple made without its __new__'s per-field arguments, as cheap as the tuple itself
+_streamed = tuple.__new__
 
 
 class TraceRepository(TraceReads):
@@ -189,16 +211,17 @@ class TraceRepository(TraceReads):
         for row in self.iter_trace_rows(
             run_id, case_key=case_key, yield_per=yield_per, shard=shard
         ):
+            assert row.body is not None  # read with its body
             yield StoredTrace(
-                id=row["id"],
-                run_id=row["run_id"],
-                case_pk=row["case_id"],
-                case_key=row["case_key"],
-                repetition=row["repetition"],
-                hash=row["hash"],
-                trace=Trace.model_validate(row["body"]),
-                cassette_path=row["cassette_path"],
-                cassette_hash=row["cassette_hash"],
+                id=row.id,
+                run_id=row.run_id,
+                case_pk=row.case_id,
+                case_key=row.case_key,
+                repetition=row.repetition,
+                hash=row.hash,
+                trace=Trace.model_validate(json.loads(row.body)),
+                cassette_path=row.cassette_path,
+                cassette_hash=row.cassette_hash,
             )
 
     def iter_trace_rows(
@@ -208,14 +231,13 @@ class TraceRepository(TraceReads):
         case_key: str | None = None,
         yield_per: int = BATCH,
         shard: tuple[int, int] | None = None,
-        decode: bool = True,
         id_range: tuple[int, int] | None = None,
         with_body: bool = True,
         page_size: int | None = None,
-    ) -> Iterator[dict[str, Any]]:
-        """Like ``iter_traces`` but yields raw row dicts (body as decoded JSON; with
-        ``decode=False`` as the stored JSON text, for a caller that decodes it elsewhere or only
-        when needed; with ``with_body=False`` no body: see :meth:`trace_bodies`).
+    ) -> Iterator[StreamedTrace]:
+        """Like ``iter_traces`` but yields the rows (:class:`StreamedTrace`), each body as the
+        stored JSON text, for a caller that decodes it elsewhere or only when needed; with
+        ``with_body=False`` no body (None: see :meth:`trace_bodies`).
         ``id_range=(lo, hi)`` keeps the traces with lo <= id <= hi (one partition of a
         distributed judging).
 
@@ -224,24 +246,13 @@ class TraceRepository(TraceReads):
         yielded: for a caller that writes while it iterates (a judging commits every chunk).
         One streaming read would hold its snapshot open across those commits, and on SQLite
         no checkpoint could then restart the WAL, which grows with every commit."""
-        columns: list[Any] = [
-            _T_TRACE.c.id,
-            _T_TRACE.c.run_id,
-            _T_TRACE.c.case_id,
-            _T_TRACE.c.case_key,
-            _T_TRACE.c.repetition,
-            _T_TRACE.c.hash,
-            _T_TRACE.c.behaviour_hash,
-            _T_TRACE.c.cassette_path,
-            _T_TRACE.c.cassette_hash,
-        ]
+        # the fields' order (the rows are made of the values as they come)
+        columns: list[Any] = [_T_TRACE.c[name] for name in StreamedTrace._fields[:-1]]
         if with_body:
             # fetched as text and decoded row by row: drivers decode a whole fetch batch of
             # JSON(B) at once, and thousands of live bodies make the garbage collector the
             # bottleneck (psycopg: ~3x slower reads)
             columns.append(cast(_T_TRACE.c.body, Text).label("body"))
-        else:
-            decode = False
         query = select(*columns).order_by(_T_TRACE.c.id)
         if run_id is not None:
             query = query.where(_T_TRACE.c.run_id == run_id)
@@ -252,40 +263,32 @@ class TraceRepository(TraceReads):
             query = query.where(_T_TRACE.c.id % count == index)
         if id_range is not None:
             query = query.where(_T_TRACE.c.id.between(*id_range))
+        # the values come in the fields' order; without a body, one None completes them
+        tail = () if with_body else (None,)
         if page_size is not None:
-            yield from self._trace_row_pages(query, page_size, decode)
+            yield from self._trace_row_pages(query, page_size, tail)
             return
         with self._connect() as c:
             # the options go on the statement, not the connection: an atomic() block's connection
             # must not stay streaming for the writes after this read
             stream = {"stream_results": True, "yield_per": yield_per}
             result = c.execute(query, execution_options=stream)
-            names = list(result.keys())
-            # plain tuples zipped into dicts: ~1/3 cheaper per row than RowMapping -> dict
             for partition in result.partitions():
                 for values in partition:
-                    out = dict(zip(names, values, strict=True))
-                    if decode:
-                        out["body"] = json.loads(out["body"])
-                    yield out
+                    yield _streamed(StreamedTrace, (*values, *tail))
 
     def _trace_row_pages(
-        self, query: Any, page_size: int, decode: bool
-    ) -> Iterator[dict[str, Any]]:
+        self, query: Any, page_size: int, tail: tuple[None, ...]
+    ) -> Iterator[StreamedTrace]:
         """The rows of ``query`` (ordered by trace id) page by page; see ``iter_trace_rows``."""
         last: int | None = None
         while True:
             page_query = query if last is None else query.where(_T_TRACE.c.id > last)
             with self._connect() as c:
-                result = c.execute(page_query.limit(page_size))
-                names = list(result.keys())
-                page = result.all()
+                page = c.execute(page_query.limit(page_size)).all()
             # the connection is back in the pool (its read ended) before any row is yielded
             for values in page:
-                out = dict(zip(names, values, strict=True))
-                if decode:
-                    out["body"] = json.loads(out["body"])
-                yield out
+                yield _streamed(StreamedTrace, (*values, *tail))
             if len(page) < page_size:
                 return
             last = page[-1][0]

@@ -91,13 +91,13 @@ def _source_ids(store: Store, run_id: int) -> dict[int, dict[str, str]]:
     bodies are read as text and only those naming ``source_ids`` decoded: no trace is
     validated into the model to learn that it has none."""
     out: dict[int, dict[str, str]] = {}
-    for row in store.traces.iter_trace_rows(run_id, decode=False):
-        text = row["body"]
-        if '"source_ids"' not in text:
+    for row in store.traces.iter_trace_rows(run_id):
+        text = row.body
+        if text is None or '"source_ids"' not in text:
             continue
         ids = json.loads(text).get("source_ids")
         if isinstance(ids, dict) and ids:
-            out[int(row["id"])] = {str(k): str(v) for k, v in ids.items()}
+            out[row.id] = {str(k): str(v) for k, v in ids.items()}
     return out
 
 

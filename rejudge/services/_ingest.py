@@ -20,7 +20,7 @@ from typing import Any
 from rejudge.model import Case, RunConfig, ToolRegistry, Trace
 from rejudge.recorder import CassetteFile, trace_of
 from rejudge.services._evidence_paths import evidence_path
-from rejudge.store import RunRecord, Store, SuiteRecord
+from rejudge.store import RunRecord, Store, StreamedTrace, SuiteRecord
 
 __all__ = [
     "Evidence",
@@ -140,23 +140,21 @@ def ingest(
     """
     if case_pks is None:
         case_pks = store.suites.get_case_pks(run.suite_id)
-    existing: dict[tuple[str, int], dict[str, Any]] = {}
+    existing: dict[tuple[str, int], StreamedTrace] = {}
     if replace:
         wanted = {e.case_id for e in evidence}
-        for row in store.traces.iter_trace_rows(run.id, decode=False):
-            if row["case_key"] in wanted:
-                existing[(row["case_key"], row["repetition"])] = row
+        for row in store.traces.iter_trace_rows(run.id, with_body=False):
+            if row.case_key in wanted:
+                existing[(row.case_key, row.repetition)] = row
     rows: list[tuple[int, int, Trace, str | None, str | None]] = []
     replaced = unchanged = 0
     for item in evidence:
         found = existing.get((item.case_id, item.trace.repetition))
         if found is not None:
-            if found["hash"] == item.trace.hash and found["cassette_hash"] == item.cassette_hash:
+            if found.hash == item.trace.hash and found.cassette_hash == item.cassette_hash:
                 unchanged += 1
             else:
-                store.traces.replace_trace(
-                    found["id"], item.trace, cassette_hash=item.cassette_hash
-                )
+                store.traces.replace_trace(found.id, item.trace, cassette_hash=item.cassette_hash)
                 replaced += 1
             continue
         rows.append(

@@ -15,7 +15,7 @@ import json
 from collections.abc import Iterator
 from dataclasses import asdict, dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
 from rejudge.errors import RejudgeError
 from rejudge.judge import builtin_rubrics
@@ -57,6 +57,15 @@ def _rubric(root: Path, run: str, ref: str, wanted: str) -> Rubric | None:
     except (OSError, ValueError):
         return None
     return rubric if rubric.hash == wanted and rubric.ref == ref else None
+
+
+class _JudgedTrace(NamedTuple):
+    """A judgment's trace as the planner reads it (``TraceToJudge``)."""
+
+    case_key: str
+    repetition: int
+    hash: str
+    body: str
 
 
 def _rows_with_traces(store: Store, evaluation_id: int) -> Iterator[tuple[dict[str, Any], str]]:
@@ -134,12 +143,12 @@ def check_judge_cassettes(store: Store, run: RunRecord, cassettes: Path) -> list
             if planner is None:
                 options = ModelGradedOptions(rubric=rubric, judge=judge, cassettes=cassettes)
                 planner = planners[key] = _Planner(inputs, options)
-            trace_row = {
-                "hash": row["trace_hash"],
-                "case_key": row["case_key"],
-                "repetition": row["repetition"],
-                "body": trace_body,
-            }
+            trace_row = _JudgedTrace(
+                case_key=row["case_key"],
+                repetition=row["repetition"],
+                hash=row["trace_hash"],
+                body=trace_body,
+            )
             try:
                 item = planner.item(trace_row)
                 again = judge_item(planner, item, cassettes)

@@ -10,9 +10,9 @@ none of them imports another's (no import cycle: tests/test_architecture.py).
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, TypeVar
 
 from rejudge.errors import InvalidInputError
 from rejudge.judge import (
@@ -26,7 +26,7 @@ from rejudge.judge import (
 )
 from rejudge.judge.tiers import get_tier
 from rejudge.model import Case, RuleSet, ToolRegistry, content_hash
-from rejudge.store import RunRecord, Store
+from rejudge.store import KnownJudgment, RunRecord, Store, StreamedTrace
 
 __all__ = ["evaluation_rows", "iter_evaluation_rows", "judged_by"]
 
@@ -47,8 +47,11 @@ def _find_or_create_evaluation(
     )
 
 
-def _chunked(it: Iterator[dict[str, Any]], size: int) -> Iterator[list[dict[str, Any]]]:
-    chunk: list[dict[str, Any]] = []
+_Row = TypeVar("_Row")
+
+
+def _chunked(it: Iterable[_Row], size: int) -> Iterator[list[_Row]]:
+    chunk: list[_Row] = []
     for row in it:
         chunk.append(row)
         if len(chunk) >= size:
@@ -180,9 +183,9 @@ def settle_chunk(
     store: Store,
     evaluation_id: int,
     inputs: JudgeInputs,
-    rows: list[dict[str, Any]],
+    rows: Sequence[StreamedTrace],
     keys: list[str],
-    known: dict[str, dict[str, Any]],
+    known: dict[str, KnownJudgment],
     fresh: list[Judged],
     builder: ReportBuilder | None = None,
 ) -> int:
@@ -190,45 +193,39 @@ def settle_chunk(
     one transaction (insert-or-ignore on the judgment key and on (evaluation, trace): writing
     a chunk twice, e.g. a retried partition, changes nothing). Returns how many were new."""
     for p, taxonomy, tools, anomalies in fresh:
-        known[p.key] = {
-            "id": None,  # not known before the insert: linked by key
-            "verdict": p.verdict,
-            "partial_score": p.partial_score,
-            "taxonomy": taxonomy,
-            "implicated_tools": tools,
-            "anomalies": anomalies,
-        }
-    links = []
+        # not known before the insert (no id): linked by key
+        known[p.key] = KnownJudgment(None, p.verdict, p.partial_score, taxonomy, anomalies, tools)
+    links: list[dict[str, Any]] = []
     for row, key in zip(rows, keys, strict=True):
         found = known[key]
-        case_key = row["case_key"]
+        case_key = row.case_key
         dimension, category = inputs.groups[case_key]
         link = {
-            "trace_id": row["id"],
+            "trace_id": row.id,
             "case_key": case_key,
-            "repetition": row["repetition"],
+            "repetition": row.repetition,
             "dimension": dimension,
             "category": category,
-            "verdict": found["verdict"],
-            "partial_score": found["partial_score"],
+            "verdict": found.verdict,
+            "partial_score": found.partial_score,
         }
-        if found["id"] is None:
+        if found.id is None:
             link["judgment_key"] = key
         else:
-            link["judgment_id"] = found["id"]
+            link["judgment_id"] = found.id
         links.append(link)
         if builder is not None:
             builder.add(
                 {
                     "case": case_key,
-                    "repetition": row["repetition"],
-                    "verdict": found["verdict"],
-                    "taxonomy": found["taxonomy"],
-                    "partial_score": found["partial_score"],
+                    "repetition": row.repetition,
+                    "verdict": found.verdict,
+                    "taxonomy": found.taxonomy,
+                    "partial_score": found.partial_score,
                     "dimension": dimension,
                     "category": category,
-                    "implicated_tools": found["implicated_tools"] or [],
-                    "anomalies": found["anomalies"] or [],
+                    "implicated_tools": found.implicated_tools or [],
+                    "anomalies": found.anomalies or [],
                 }
             )
     store.judgments.save_and_link_judgments(evaluation_id, [p for p, *_ in fresh], links)
@@ -238,9 +235,9 @@ def settle_chunk(
 def judge_chunk_here(
     store: Store,
     batch: BatchJudge,
-    chunk: list[dict[str, Any]],
+    chunk: list[StreamedTrace],
     keys: list[str],
-    known: dict[str, dict[str, Any]],
+    known: dict[str, KnownJudgment],
 ) -> list[Judged]:
     """The new judgments of a chunk of rows streamed without bodies, judged in this process:
     one representative per behaviour not judged before (only its body is read), copies for

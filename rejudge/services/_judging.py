@@ -36,7 +36,7 @@ from rejudge.judge import (
 )
 from rejudge.judge.tiers import MODEL_GRADED, get_tier
 from rejudge.model import RuleSet
-from rejudge.store import RunRecord, Store
+from rejudge.store import KnownJudgment, RunRecord, Store, StreamedTrace
 
 from ._judge_steps import (
     _chunked,
@@ -127,14 +127,14 @@ def judge_run(
     builder = ReportBuilder(include_cases=False) if shard is None else None
 
     def settle(
-        rows: list[dict[str, Any]],
+        rows: list[StreamedTrace],
         keys: list[str],
-        known: dict[str, dict[str, Any]],
+        known: dict[str, KnownJudgment],
         fresh: list[Judged],
     ) -> int:
         return settle_chunk(store, evaluation_id, inputs, rows, keys, known, fresh, builder)
 
-    def done(rows: list[dict[str, Any]], n_written: int) -> None:
+    def done(rows: list[StreamedTrace], n_written: int) -> None:
         nonlocal judged, written
         judged += len(rows)
         written += n_written
@@ -154,12 +154,12 @@ def judge_run(
             for row in store.traces.iter_trace_rows(
                 run.id, shard=shard, with_body=False, page_size=ROW_PAGE
             )
-            if row["case_key"] in cases
+            if row.case_key in cases
         )
         Pending = tuple[
-            list[dict[str, Any]],
+            list[StreamedTrace],
             list[str],
-            dict[str, dict[str, Any]],
+            dict[str, KnownJudgment],
             ChunkPlan,
             Future[list[Judged]],
         ]
@@ -171,7 +171,7 @@ def judge_run(
             done(rows, settle(rows, rkeys, rknown, fresh))
 
         for chunk in _chunked(stream, chunk_size):
-            keys = [batch.key(r["case_key"], r["hash"]) for r in chunk]
+            keys = [batch.key(r.case_key, r.hash) for r in chunk]
             # the key depends on the inputs only: look them up before judging anything
             known = store.judgments.lookup_judgments(keys)
             if workers == 1:
@@ -448,8 +448,8 @@ def find_current_evaluation(
     if not candidates:
         return None
     current = sorted(
-        (r["case_key"], r["repetition"], r["hash"])
-        for r in store.traces.iter_trace_rows(run.id, decode=False)  # the bodies are not needed
+        (r.case_key, r.repetition, r.hash)
+        for r in store.traces.iter_trace_rows(run.id, with_body=False)  # the bodies are not needed
     )
     for ev in reversed(candidates):
         if store.rule_sets.get_rule_set(ev.rule_set_id).hash != rule_set.hash:

@@ -19,7 +19,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Literal
+from typing import Any, Literal, Protocol
 
 from rejudge.errors import InvalidInputError
 from rejudge.judge import (
@@ -61,7 +61,7 @@ from rejudge.recorder._judge_calls import (
 from rejudge.recorder.providers import get_provider
 from rejudge.services._judge_calibration import evaluation_judge_calibration
 from rejudge.services._judge_steps import JudgeInputs, _chunked, resolve_inputs, settle_chunk
-from rejudge.store import Store
+from rejudge.store import Store, StreamedTrace
 
 __all__ = [
     "JUDGE_RECORD_MODES",
@@ -87,11 +87,28 @@ class ModelGradedOptions:
     chunk_size: int = 200
 
 
+class TraceToJudge(Protocol):
+    """What the model-graded planner reads of a stored trace: a streamed row
+    (:class:`rejudge.store.StreamedTrace`) or a judgment's own trace, replayed."""
+
+    @property
+    def case_key(self) -> str: ...
+
+    @property
+    def repetition(self) -> int: ...
+
+    @property
+    def hash(self) -> str: ...
+
+    @property
+    def body(self) -> str | None: ...
+
+
 @dataclass
 class _Item:
     """One trace of the chunk: what judging it needs."""
 
-    row: dict[str, Any]
+    row: TraceToJudge
     trace: Trace
     case: Case
     tier: ModelGradedTier
@@ -140,18 +157,18 @@ class _Planner:
         # judge_cassette_path's, the rubric's folder computed once per run
         return self.rubric_dir / judge_cassette_name(prompt.hash, self.judge, sample)
 
-    def labels(self, row: dict[str, Any]) -> Iterator[tuple[str, Path]]:
+    def labels(self, row: TraceToJudge) -> Iterator[tuple[str, Path]]:
         """(label, cassette path) of every sample of a row: what record mode none checks."""
-        trace = decode_trace(row["body"])
-        prompt = self.prompt_of(trace, self.inputs.cases[row["case_key"]])
+        trace = decode_trace(_body(row))
+        prompt = self.prompt_of(trace, self.inputs.cases[row.case_key])
         if prompt is None:
             return
         for sample in range(self.judge.samples):
             yield _label(row, sample), self.path(prompt, sample)
 
-    def item(self, row: dict[str, Any]) -> _Item:
-        trace = decode_trace(row["body"])
-        case = self.inputs.cases[row["case_key"]]
+    def item(self, row: TraceToJudge) -> _Item:
+        trace = decode_trace(_body(row))
+        case = self.inputs.cases[row.case_key]
         prompt = self.prompt_of(trace, case)
         jobs: list[JudgeJob] = []
         tier = self.unbound
@@ -171,13 +188,13 @@ class _Planner:
                     "prompt_hash": prompt.hash,
                     "sample": sample,
                     "path": path,
-                    "case": row["case_key"],
-                    "repetition": row["repetition"],
+                    "case": row.case_key,
+                    "repetition": row.repetition,
                 }
                 jobs.append(JudgeJob(self.path(prompt, sample), body, meta, _label(row, sample)))
         key = judgment_key(
-            row["hash"],
-            self.case_hashes[row["case_key"]],
+            row.hash,
+            self.case_hashes[row.case_key],
             self.registry_hash,
             MODEL_GRADED,
             self.rule_set_hash,
@@ -187,14 +204,19 @@ class _Planner:
         return _Item(row, trace, case, tier, jobs, key)
 
 
-def _label(row: dict[str, Any], sample: int) -> str:
-    return f"case {row['case_key']!r} (repetition {row['repetition']}, sample {sample})"
+def _body(row: TraceToJudge) -> str:
+    assert row.body is not None  # streamed with its body
+    return row.body
 
 
-def _rows(store: Store, inputs: JudgeInputs, page_size: int) -> Iterator[dict[str, Any]]:
+def _label(row: TraceToJudge, sample: int) -> str:
+    return f"case {row.case_key!r} (repetition {row.repetition}, sample {sample})"
+
+
+def _rows(store: Store, inputs: JudgeInputs, page_size: int) -> Iterator[StreamedTrace]:
     # pages of a chunk's size: bodies of more rows than are judged at once are never held
-    for row in store.traces.iter_trace_rows(inputs.run.id, decode=False, page_size=page_size):
-        if row["case_key"] in inputs.cases:
+    for row in store.traces.iter_trace_rows(inputs.run.id, page_size=page_size):
+        if row.case_key in inputs.cases:
             yield row
 
 
@@ -209,7 +231,7 @@ def _missing_error(label: str, rubric: Rubric, more: int) -> InvalidInputError:
 
 
 def _missing_in(
-    planner: _Planner, items: list[_Item], rest: Iterator[list[dict[str, Any]]]
+    planner: _Planner, items: list[_Item], rest: Iterator[list[StreamedTrace]]
 ) -> InvalidInputError | None:
     """Record mode ``none``: the error naming the first sample of ``items`` whose cassette is
     missing and counting every other missing one (the rest of the run's rows are planned again
@@ -240,8 +262,8 @@ def judge_item(planner: _Planner, item: _Item, root: Path) -> Judgment:
         inputs.registry,
         tier,
         inputs.rule_set,
-        trace_hash=item.row["hash"],
-        case_hash=planner.case_hashes[item.row["case_key"]],
+        trace_hash=item.row.hash,
+        case_hash=planner.case_hashes[item.row.case_key],
         registry_hash=planner.registry_hash,
         rule_set_hash=planner.rule_set_hash,
     )

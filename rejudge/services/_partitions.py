@@ -116,11 +116,11 @@ def judge_partition(spec: PartitionSpec, first_id: int, last_id: int) -> tuple[i
         for row in store.traces.iter_trace_rows(
             spec.run_id, shard=spec.shard, with_body=False, id_range=(first_id, last_id)
         )
-        if row["case_key"] in inputs.cases
+        if row.case_key in inputs.cases
     )
     linked = written = 0
     for chunk in _chunked(stream, spec.chunk_size):
-        keys = [batch.key(r["case_key"], r["hash"]) for r in chunk]
+        keys = [batch.key(r.case_key, r.hash) for r in chunk]
         known = store.judgments.lookup_judgments(keys)
         fresh = judge_chunk_here(store, batch, chunk, keys, known)
         written += settle_chunk(store, spec.evaluation_id, inputs, chunk, keys, known, fresh)

@@ -264,7 +264,7 @@ def build_store(
             store.traces.save_traces(traces)
             built.traces += len(traces)
             trace_ids = {
-                (row["case_key"], row["repetition"]): row["id"]
+                (row.case_key, row.repetition): row.id
                 for row in store.traces.iter_trace_rows(run.id)
             }
             first: dict[tuple[str, int], str] = {}
@@ -410,7 +410,7 @@ def build_imported(url: str, cassettes_dir: Path) -> Built:
             rows.append((run.id, pks[case.id], trace, real, None))
         store.traces.save_traces(rows)
         built.traces = len(rows)
-        trace_ids = {r["case_key"]: r["id"] for r in store.traces.iter_trace_rows(run.id)}
+        trace_ids = {r.case_key: r.id for r in store.traces.iter_trace_rows(run.id)}
         ev = store.evaluations.create_evaluation(
             run_id=run.id, tier=TIER, rule_set_id=rule_id, engine_version=ENGINE
         )

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import random
+from typing import NamedTuple
 
 import pytest
 from hypothesis import given, settings
@@ -44,6 +45,15 @@ def test_the_judge_reads_neither_repetition_nor_timings(trace, case, tier, rules
     assert {**a, "trace_hash": "sha256:b"} == b
 
 
+class _Row(NamedTuple):
+    """A stored trace's row as the engine reads it (rejudge.judge.TraceRowLike)."""
+
+    id: int
+    case_key: str
+    hash: str
+    behaviour_hash: str | None
+
+
 @settings(max_examples=60, deadline=None)
 @given(
     traces(),
@@ -62,27 +72,20 @@ def test_rows_judged_once_are_the_rows_judged_each(trace, case, tier, copies, ch
         t = trace.model_copy(update={"repetition": rep, "timings": times})
         body = t.model_dump(mode="json")
         bodies[i] = json.dumps(body)  # as the store's JSON column writes it
-        rows.append(
-            {
-                "id": i,
-                "case_key": case.id,
-                "hash": f"sha256:{i:064x}",
-                "behaviour_hash": behaviour_hash(body),
-            }
-        )
+        rows.append(_Row(i, case.id, f"sha256:{i:064x}", behaviour_hash(body)))
     judge_ = BatchJudge(REGISTRY, {case.id: case}, rules, tier)
     together = []
     judged_in_full = 0
     for start in range(0, len(rows), chunk):
         part = rows[start : start + chunk]
-        keys = [f"key{r['id']}" for r in part]
+        keys = [f"key{r.id}" for r in part]
         plan = judge_.plan(part, keys, {})
         judged_in_full += len(plan.reps)
         made = judge_.judge_now(plan.judge_rows(bodies))
         together.extend(judge_.complete(plan, made, lambda ids: {i: bodies[i] for i in ids}))
-    assert len({r["behaviour_hash"] for r in rows}) == 1
+    assert len({r.behaviour_hash for r in rows}) == 1
     assert judged_in_full == 1 or any(p.offset < 0 for p, *_ in together)
-    assert sorted(p.key for p, *_ in together) == sorted(f"key{r['id']}" for r in rows)
+    assert sorted(p.key for p, *_ in together) == sorted(f"key{r.id}" for r in rows)
     for prepared, *_rest in together:
         i = int(prepared.key[3:])
         body = judge_body(
@@ -91,7 +94,7 @@ def test_rows_judged_once_are_the_rows_judged_each(trace, case, tier, copies, ch
             REGISTRY,
             tier,
             rules,
-            trace_hash=rows[i]["hash"],
+            trace_hash=rows[i].hash,
         )
         assert prepared == PreparedJudgment.from_body(body, prepared.key)
         assert prepared.body_json == canonical_json(body)

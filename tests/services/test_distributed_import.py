@@ -60,14 +60,14 @@ def _stored(store: Store, result: ImportResult) -> dict[str, Any]:
     """What an import left in the store, in terms that do not depend on row ids."""
     run = store.runs.get_run(result.run.id)
     traces = sorted(
-        (r["case_key"], r["repetition"], r["hash"], r["cassette_hash"])
-        for r in store.traces.iter_trace_rows(run.id, decode=False)
+        (r.case_key, r.repetition, r.hash, r.cassette_hash)
+        for r in store.traces.iter_trace_rows(run.id, with_body=False)
     )
     # each import copies into a folder of its own, which the stored path names: compare the
     # paths under it
     paths = sorted(
-        r["cassette_path"].rsplit("//", 1)[-1]
-        for r in store.traces.iter_trace_rows(run.id, decode=False)
+        (r.cassette_path or "").rsplit("//", 1)[-1]
+        for r in store.traces.iter_trace_rows(run.id, with_body=False)
     )
     return {
         "suite": (result.suite.name, result.suite.hash),

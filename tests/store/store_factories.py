@@ -206,7 +206,7 @@ def make_judged(store: Store) -> dict[str, Any]:
         for t, c, v in zip(traces, cases, verdicts, strict=True)
     ]
     ids = store.judgments.save_judgments(judgments)
-    trace_ids = {r["case_key"]: r["id"] for r in store.traces.iter_trace_rows(run.id)}
+    trace_ids = {r.case_key: r.id for r in store.traces.iter_trace_rows(run.id)}
     store.judgments.link_judgments(
         evaluation,
         [

@@ -52,9 +52,7 @@ def test_rows_store_their_text_and_read_back_equal(
 ) -> None:  # type: ignore[no-untyped-def]
     rows = _stored(store, run, cases, case_pks)
     by_key = {c.id: c for c in cases}
-    judgments = [
-        _judgment(r["hash"], by_key[r["case_key"]], registry, n) for n, r in enumerate(rows)
-    ]
+    judgments = [_judgment(r.hash, by_key[r.case_key], registry, n) for n, r in enumerate(rows)]
     prepared = [PreparedJudgment.of(j) for j in judgments]
     rule_set_id = store.rule_sets.save_rule_set(make_rule_set())
     evaluation_id = store.evaluations.create_evaluation(
@@ -63,11 +61,11 @@ def test_rows_store_their_text_and_read_back_equal(
     links = [
         {
             "judgment_key": p.key,
-            "trace_id": r["id"],
-            "case_key": r["case_key"],
-            "repetition": r["repetition"],
-            "dimension": by_key[r["case_key"]].dimension,
-            "category": by_key[r["case_key"]].category,
+            "trace_id": r.id,
+            "case_key": r.case_key,
+            "repetition": r.repetition,
+            "dimension": by_key[r.case_key].dimension,
+            "category": by_key[r.case_key].category,
             "verdict": p.verdict,
             "partial_score": p.partial_score,
         }
@@ -114,19 +112,21 @@ def test_rows_store_their_text_and_read_back_equal(
     ids = store.judgments.find_judgments([p.key for p in prepared])
     for p, j in zip(prepared, judgments, strict=True):
         hit = found[p.key]
-        assert hit["id"] == ids[p.key]
-        assert (hit["verdict"], hit["partial_score"], hit["taxonomy"]) == (
+        assert hit.id == ids[p.key]
+        assert (hit.verdict, hit.partial_score, hit.taxonomy) == (
             j.verdict,
             j.partial_score,
             j.taxonomy,
         )
-        assert hit["flags"] == j.anomalies and hit["tools"] == j.details.get("implicated_tools")
-        assert hit["anomalies"] == j.anomalies
-        assert hit["implicated_tools"] == j.details.get("implicated_tools")
+        assert hit.paths["flags"] == j.anomalies
+        assert hit.paths["tools"] == j.details.get("implicated_tools")
+        assert hit.anomalies == j.anomalies
+        assert hit.implicated_tools == j.details.get("implicated_tools")
     # decoded lists are fresh copies: changing one changes no other row
     first, second = (found[p.key] for p in prepared[1:4:2])
-    first["taxonomy"].append("mutated")
-    assert second["taxonomy"] == ["wrong_tool", "extra_call"]
+    assert first.taxonomy is not None
+    first.taxonomy.append("mutated")
+    assert second.taxonomy == ["wrong_tool", "extra_call"]
 
     # a second evaluation links the same judgments by id (the lookup path)
     other = store.evaluations.create_evaluation(
@@ -157,9 +157,11 @@ def test_save_judgment_rows_is_insert_or_ignore(
 def test_trace_rows_undecoded(
     store: Store, run: RunRecord, cases: list[Case], case_pks: dict[str, int]
 ) -> None:
-    decoded = _stored(store, run, cases, case_pks)
-    raw = list(store.traces.iter_trace_rows(run.id, decode=False))
-    assert [r["id"] for r in raw] == [r["id"] for r in decoded]
-    for text_row, row in zip(raw, decoded, strict=True):
-        assert isinstance(text_row["body"], str)
-        assert json.loads(text_row["body"]) == row["body"]
+    raw = _stored(store, run, cases, case_pks)
+    traces = list(store.traces.iter_traces(run.id))
+    assert [r.id for r in raw] == [t.id for t in traces]
+    for text_row, stored in zip(raw, traces, strict=True):
+        assert isinstance(text_row.body, str)
+        assert json.loads(text_row.body) == stored.trace.model_dump(mode="json")
+    bare = list(store.traces.iter_trace_rows(run.id, with_body=False))
+    assert [r._replace(body=None) for r in raw] == bare

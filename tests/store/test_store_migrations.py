@@ -160,9 +160,9 @@ def test_0003_fills_the_report_columns_of_existing_judgments(db_url: str) -> Non
         found = store.judgments.lookup_judgments(["k0", "k1"])
     finally:
         store.close()
-    assert found["k0"]["anomalies"] == ["judge_error"]
-    assert found["k0"]["implicated_tools"] == ["get_order", "é"]
-    assert found["k1"]["anomalies"] == [] and found["k1"]["implicated_tools"] is None
+    assert found["k0"].anomalies == ["judge_error"]
+    assert found["k0"].implicated_tools == ["get_order", "é"]
+    assert found["k1"].anomalies == [] and found["k1"].implicated_tools is None
 
 
 def test_0101_moves_judgment_bodies_out_and_back_without_a_byte_changing(db_url: str) -> None:

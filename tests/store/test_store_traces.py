@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import json
+
 import pytest
 from rejudge.store import RunRecord, Store, SuiteRecord
 from rejudge.store import _traces as traces_module
@@ -130,8 +132,9 @@ def test_iter_traces_streams_in_id_order_with_small_batches(
         (t.case_id, t.repetition): t for _r, _c, t, _p, _h in items
     }
     rows = list(store.traces.iter_trace_rows(run.id, yield_per=3))
-    assert [r["id"] for r in rows] == ids
-    assert rows[0]["body"] == streamed[0].trace.model_dump(mode="json")
+    assert [r.id for r in rows] == ids
+    assert rows[0].body is not None
+    assert json.loads(rows[0].body) == streamed[0].trace.model_dump(mode="json")
     only = list(store.traces.iter_traces(run.id, case_key="case-004"))
     assert len(only) == 10 and {s.case_key for s in only} == {"case-004"}
 
@@ -145,12 +148,11 @@ def test_trace_rows_in_keyset_pages_are_the_streamed_rows(
         for key in sorted(case_pks)
     ]
     store.traces.save_traces(items)
-    ids = [r["id"] for r in store.traces.iter_trace_rows(run.id)]
+    ids = [r.id for r in store.traces.iter_trace_rows(run.id)]
     lo, hi = ids[3], ids[-4]
     for options in (
         {},
         {"with_body": False},
-        {"decode": False},
         {"shard": (1, 3)},
         {"id_range": (lo, hi)},
         {"case_key": "case-002"},

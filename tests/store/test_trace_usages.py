@@ -31,7 +31,7 @@ def test_trace_usages_read_each_traces_recorded_tokens(
 
     usages = store.runs.trace_usages(run.id)
     assert all(isinstance(u, TraceUsage) for u in usages)
-    ids = {(r["case_key"], r["repetition"]): r["id"] for r in store.traces.iter_trace_rows(run.id)}
+    ids = {(r.case_key, r.repetition): r.id for r in store.traces.iter_trace_rows(run.id)}
     assert [(u.case_key, u.repetition, u.input_tokens, u.output_tokens) for u in usages] == [
         ("case-000", 0, 10**9, 3),
         ("case-000", 1, 900, None),
