@@ -61,6 +61,8 @@ if TYPE_CHECKING:
     from rejudge.store._run_reads import TraceRowSummary as TraceRowSummary
     from rejudge.store._run_reads import TraceUsage as TraceUsage
     from rejudge.store._runs import RunListing as RunListing
+    from rejudge.store._staging import STAGED_RUN_STATUS as STAGED_RUN_STATUS
+    from rejudge.store._staging import STAGED_SUITE_PREFIX as STAGED_SUITE_PREFIX
     from rejudge.store._store import Store as Store
     from rejudge.store._tables import Base as Base
     from rejudge.store._trace_reads import PendingCase as PendingCase
@@ -116,6 +118,8 @@ _EXPORTS: dict[str, str] = {
     "RunUsage": "rejudge.store._run_reads",
     "TraceUsage": "rejudge.store._run_reads",
     "RunListing": "rejudge.store._runs",
+    "STAGED_RUN_STATUS": "rejudge.store._staging",
+    "STAGED_SUITE_PREFIX": "rejudge.store._staging",
     "TraceListing": "rejudge.store._trace_reads",
     "TraceDetail": "rejudge.store._trace_reads",
     "RunProgress": "rejudge.store._trace_reads",

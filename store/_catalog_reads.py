@@ -22,6 +22,7 @@ from rejudge.store._read_common import (
     rule_ref,
     verdict_columns,
 )
+from rejudge.store._staging import STAGED_RUN_STATUS
 from rejudge.store._tables import _T_BASE, _T_EJ, _T_EVAL, _T_RULES, _T_RUN, _T_SUITE, _T_TRACE
 from rejudge.store._unit_of_work import Repository
 from sqlalchemy import case, func, select
@@ -192,6 +193,7 @@ class CatalogRepository(Repository):
             )
             .join(_T_SUITE, _T_SUITE.c.id == _T_RUN.c.suite_id)
             .outerjoin(counts, counts.c.run_id == _T_RUN.c.id)
+            .where(_T_RUN.c.status != STAGED_RUN_STATUS)  # an import in progress: no run yet
             .order_by(_T_RUN.c.id)
         )
         query = apply_filters(query, filters, evaluations=False)

@@ -25,6 +25,7 @@ from rejudge.store._migrate import ensure_schema
 from rejudge.store._reviews import ReviewRepository
 from rejudge.store._rule_sets import RuleSetRepository
 from rejudge.store._runs import RunRepository
+from rejudge.store._staging import StagingRepository
 from rejudge.store._suites import SuiteRepository
 from rejudge.store._traces import TraceRepository
 from rejudge.store._unit_of_work import UnitOfWork
@@ -51,6 +52,7 @@ class Store:
         self.reviews = ReviewRepository(self._uow)
         self.baselines = BaselineRepository(self._uow)
         self.external = ExternalVerdictRepository(self._uow)
+        self.staging = StagingRepository(self._uow, self.suites)
 
     @classmethod
     def open(cls, url: str, *, migrate: bool = True) -> Store:

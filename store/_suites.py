@@ -166,7 +166,9 @@ class SuiteRepository(Repository):
 
     def list_suites(self) -> list[SuiteRecord]:
         with self._connect() as c:
-            rows = c.execute(select(_T_SUITE).order_by(_T_SUITE.c.name, _T_SUITE.c.id)).all()
+            # a staged suite (an import in progress, store/_staging.py) is no snapshot yet
+            query = select(_T_SUITE).where(_T_SUITE.c.hash.not_like("importing:%"))
+            rows = c.execute(query.order_by(_T_SUITE.c.name, _T_SUITE.c.id)).all()
         return [suite_record_from_row(r) for r in rows]
 
     def get_cases(self, suite_id: int) -> dict[str, tuple[int, Case]]:

@@ -90,6 +90,13 @@ def _parse_options(run_name: str | None, options: tuple[str, ...]) -> dict[str, 
     return given
 
 
+def _file_progress(app: AppContext, path: Path) -> Any:
+    """The bar a streaming import ticks (rich, on stderr; silent under --json): the file's
+    bytes read, then stored, so its length is twice the file's size."""
+    size = path.stat().st_size if path.is_file() else 0
+    return progress_bar(app, 2 * size, f"importing {path.name} (bytes read, then stored)")
+
+
 @click.command("FILE")
 @click.argument("path", type=click.Path(path_type=Path), metavar="FILE")
 @_importer_options
@@ -100,7 +107,8 @@ def import_detected_cmd(
 ) -> None:
     """Import FILE with the importer that recognises its format."""
     given = _parse_options(run_name, options)
-    done = import_detected(app.store, path, **given)
+    with _file_progress(app, path) as tick:
+        done = import_detected(app.store, path, progress=tick, **given)
     data = done.to_json()
 
     def render(c: Console) -> None:
@@ -357,7 +365,11 @@ def import_with_cmd(
     """Import PATH with the importer NAME (`rejudge import list` names them, plugins' too)."""
     importer = get_importer(importer_name)
     given = _parse_options(run_name, options)
-    data = importer.to_json(importer(app.store, path, **given))
+    if not importer.streams:
+        data = importer.to_json(importer(app.store, path, **given))
+    else:
+        with _file_progress(app, path) as tick:
+            data = importer.to_json(importer(app.store, path, progress=tick, **given))
     app.emit(data, lambda c: render_import_result(c, importer_name, data))
 
 

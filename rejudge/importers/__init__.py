@@ -88,6 +88,7 @@ _EXPORTS: dict[str, str] = {
     "ChatLine": "rejudge.importers._chat_jsonl",
     "import_chat_jsonl": "rejudge.importers._chat_jsonl",
     "read_chat": "rejudge.importers._chat_jsonl",
+    "iter_chat": "rejudge.importers._chat_jsonl",
     "ImportResult": "rejudge.importers._cassettes",
     "import_cassettes": "rejudge.importers._cassettes",
     "InspectImportResult": "rejudge.importers._inspect",
@@ -144,6 +145,10 @@ _EXPORTS: dict[str, str] = {
     "OtelImportResult": "rejudge.importers._otel",
     "import_otel": "rejudge.importers._otel",
     "read_otel": "rejudge.importers._otel",
+    "iter_otel": "rejudge.importers._otel",
+    "OtelStream": "rejudge.importers._otel",
+    "Groups": "rejudge.importers._spill",
+    "SPILL_BUDGET": "rejudge.importers._spill",
     "Call": "rejudge.importers._otel_messages",
     "Message": "rejudge.importers._otel_messages",
     "SpanFacts": "rejudge.importers._otel_messages",
@@ -175,6 +180,9 @@ _EXPORTS: dict[str, str] = {
     "SpanEvent": "rejudge.importers._otel_spans",
     "iter_documents": "rejudge.importers._otel_spans",
     "spans_of_document": "rejudge.importers._otel_spans",
+    "iter_sized_documents": "rejudge.importers._otel_spans",
+    "pack_span": "rejudge.importers._otel_spans",
+    "unpack_span": "rejudge.importers._otel_spans",
     "import_inspect": "rejudge.importers._inspect",
 }
 

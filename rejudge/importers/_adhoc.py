@@ -5,22 +5,24 @@ written once.
 Each trace is the one trace of its own case (no golden calls); the suite's registry holds every
 tool the traces offer or call (the first spec seen of a name, in name order). Suite and run are
 named ``PREFIX-STEM-HASH`` (the file's stem and the first ten hex digits of its hash) unless
-named; importing the same file again is a lookup (:func:`rejudge.services.ingest_run`).
+named; the traces are stored as they are read, a batch per transaction, and the run is visible
+once whole; importing the same file again is a lookup (:func:`rejudge.services.ingest_staged`).
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator, Sequence
+import hashlib
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol, Self, TypeVar
 
 from rejudge.importers._contract import Detect, Importer, ReplaySource, register_importer
-from rejudge.model import Case, RunConfig, ToolRegistry, ToolSpec, Trace
+from rejudge.model import Case, RunConfig, Trace
 
 if TYPE_CHECKING:
     from rejudge.importers._otel_read import OtelTrace
-    from rejudge.services import IngestedRun
+    from rejudge.services import IngestedRun, StagedItem
 
 __all__: list[str] = []
 
@@ -51,20 +53,22 @@ class AdhocImportResult:
     def of(
         cls,
         stored: IngestedRun,
-        traces: Sequence[Trace],
+        traces: int,
+        calls: int,
         anomalies: dict[str, list[str]],
         problems: list[str],
         **counted: int,
     ) -> Self:
-        """The result of storing ``traces`` as ``stored`` (``counted``: a subclass's counts)."""
+        """The result of storing ``traces`` traces making ``calls`` calls as ``stored``
+        (``counted``: a subclass's counts)."""
         return cls(
             run=stored.run.name,
             run_id=stored.run.id,
             suite=stored.suite.name,
-            traces=len(traces),
+            traces=traces,
             inserted=stored.inserted,
             skipped=stored.skipped,
-            calls=sum(len(trace.calls) for trace in traces),
+            calls=calls,
             anomalies=anomalies,
             problems=problems,
             **counted,
@@ -121,47 +125,55 @@ def adhoc_config(
     )
 
 
+def hash_file(path: Path, chunk: int = 1 << 20) -> str:
+    """``sha256:<hex>`` of a file's bytes, read a MiB at a time (a run's name and its resume key
+    are made of it before the file is read for its traces)."""
+    digest = hashlib.sha256()
+    with path.open("rb") as fh:
+        while block := fh.read(chunk):
+            digest.update(block)
+    return f"sha256:{digest.hexdigest()}"
+
+
 def store_adhoc_run(
     store: Any,
     source: Path,
-    items: Sequence[tuple[Case, Trace, Sequence[ToolSpec]]],
+    items: Iterable[StagedItem],
     *,
     prefix: str,
     source_tag: str,
     description: str,
     file_hash: str,
-    config: RunConfig,
+    config: Callable[[], RunConfig],
     run_name: str | None,
     suite_name: str | None,
+    progress: Callable[[int], None] | None = None,
 ) -> IngestedRun:
-    """Store ``items`` (each case, its trace and the tools it offers) as one run; all of it
-    lands, or none of it."""
-    from rejudge.services import Evidence, SuiteSnapshot, ingest_run
-    from rejudge.suites import suite_hash
+    """Store ``items`` (each case, its trace and the tools it offers), read as they come, as one
+    run: a batch per transaction, visible once all of it is stored (a killed import resumes,
+    :func:`rejudge.services.ingest_staged`). ``config()`` is the run's configuration, asked once
+    every item is read."""
+    from rejudge.services import ingest_staged
 
-    tools: dict[str, ToolSpec] = {}
-    for _case, _trace, specs in items:
-        for spec in specs:
-            tools.setdefault(spec.name, spec)
-    registry = ToolRegistry(
-        domain=ADHOC_DOMAIN, version="1", tools=[tools[k] for k in sorted(tools)]
-    )
-    cases = [case for case, _trace, _specs in items]
     default_name = f"{prefix}-{source.stem}-{file_hash.split(':', 1)[1][:10]}"
-    suite = SuiteSnapshot(
-        name=suite_name or default_name,
-        domain=ADHOC_DOMAIN,
-        suite_hash=suite_hash(1, registry, cases),
-        registry=registry,
-        cases=cases,
-        meta={"description": description, "adhoc": True, "source": source_tag},
-    )
-    return ingest_run(
+    return ingest_staged(
         store,
-        suite,
-        name=run_name or default_name,
+        items,
+        run_name=run_name or default_name,
+        suite_name=suite_name or default_name,
+        domain=ADHOC_DOMAIN,
+        suite_meta={"description": description, "adhoc": True, "source": source_tag},
+        file_hash=file_hash,
         config=config,
-        evidence=[Evidence(case.id, trace, None, None) for case, trace, _specs in items],
+        provisional=adhoc_config(
+            source_tag=source_tag,
+            source=source,
+            file_hash=file_hash,
+            models=[],
+            providers=[],
+            anomalies={},
+        ),
+        progress=progress,
     )
 
 
@@ -190,6 +202,8 @@ def import_tracer_file(
     """Store a tracer's traces (each with the case made of it) as one run, its config naming
     their models, providers and anomalies (:func:`adhoc_config`); returns ``result`` of it
     (``counted``: what the result's subclass counts of the file)."""
+    from rejudge.services import StagedItem
+
     anomalies = {t.trace_id: t.anomalies for t in read.traces if t.anomalies}
     config = adhoc_config(
         source_tag=source_tag,
@@ -202,17 +216,17 @@ def import_tracer_file(
     stored = store_adhoc_run(
         store,
         source,
-        [(case, t.trace, t.tools) for case, t in zip(cases, read.traces, strict=True)],
+        [StagedItem(case, t.trace, t.tools) for case, t in zip(cases, read.traces, strict=True)],
         prefix=prefix,
         source_tag=source_tag,
         description=description,
         file_hash=read.file_hash,
-        config=config,
+        config=lambda: config,
         run_name=run_name,
         suite_name=suite_name,
     )
-    traces = [t.trace for t in read.traces]
-    return result.of(stored, traces, anomalies, read.problems, **counted)
+    calls = sum(len(t.trace.calls) for t in read.traces)
+    return result.of(stored, len(read.traces), calls, anomalies, read.problems, **counted)
 
 
 def file_importer(
@@ -225,10 +239,12 @@ def file_importer(
     source_tag: str,
     kind: str,
     rederive: Callable[[Path], tuple[str, list[Trace]]],
+    streams: bool = False,
 ) -> Importer[R]:
     """Register (and return) the importer of one file as one ad-hoc run: ``imports(path, store,
     **options)`` imports it, and replay re-derives its run from the file (``rederive(path)`` ->
-    the file's hash, its traces), the run's config naming the file's hash under ``file_hash``."""
+    the file's hash, its traces), the run's config naming the file's hash under ``file_hash``;
+    ``streams``: ``imports`` takes ``progress`` (:attr:`Importer.streams`)."""
 
     def run(store: Any, path: str | Path, **options: Any) -> R:
         return imports(path, store, **options)
@@ -243,6 +259,7 @@ def file_importer(
         run=run,
         sources={source_tag: ReplaySource(kind, "file_hash", rederive_run)},
         detect=detect,
+        streams=streams,
     )
     register_importer(importer)
     return importer

@@ -13,8 +13,8 @@ text redacted, as the otel importer does.
 
 from __future__ import annotations
 
-import hashlib
 import json
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -24,6 +24,7 @@ from rejudge.importers._adhoc import (
     ADHOC_DOMAIN,
     AdhocImportResult,
     file_importer,
+    hash_file,
     store_adhoc_run,
 )
 from rejudge.importers._contract import Importer
@@ -39,11 +40,14 @@ __all__ = [
     "ChatImportResult",
     "ChatLine",
     "import_chat_jsonl",
+    "iter_chat",
     "read_chat",
 ]
 
 CHAT_JSONL_SOURCE = "chat-jsonl"
 CHAT_DOMAIN = ADHOC_DOMAIN
+#: a line past this is refused: it is parsed whole, and a file is read a line at a time
+LINE_LIMIT = 128 * 1024 * 1024
 CHAT_NORMALIZER_VERSION = "chat-jsonl/2"  # 2: tool answers and empty texts read as a cassette's
 
 
@@ -124,27 +128,49 @@ def _read_line(number: int, text: str, problems: list[str]) -> ChatLine | None:
     return ChatLine(case_id, read.trace, read.instruction, list(tools.values()), anomalies)
 
 
-def read_chat(path: str | Path) -> ChatFile:
-    """Read a chat JSONL file whole (see the module)."""
+def iter_chat(
+    path: str | Path,
+    problems: list[str],
+    *,
+    progress: Callable[[int], None] | None = None,
+) -> Iterator[tuple[ChatLine, int]]:
+    """A chat JSONL file's conversations as they are read, a line at a time (memory holds one
+    line), each with its line's bytes; what is left out goes to ``problems``. A line over
+    :data:`LINE_LIMIT` bytes is refused (it would be parsed whole)."""
     source = Path(path)
     if not source.is_file():
         raise InvalidInputError(f"{source}: not a chat JSONL file", file=str(source))
-    digest = hashlib.sha256()
-    problems: list[str] = []
-    lines: list[ChatLine] = []
+    read = 0
     with source.open("rb") as fh:
         for number, raw in enumerate(fh, start=1):
-            digest.update(raw)
+            if progress is not None:
+                progress(len(raw))
+            if len(raw) > LINE_LIMIT:
+                raise InvalidInputError(
+                    f"{source}: line {number} holds {len(raw) // (1024 * 1024)} MiB; a chat "
+                    f"JSONL line over {LINE_LIMIT // (1024 * 1024)} MiB is refused (it is "
+                    "parsed whole): one conversation per line",
+                    file=str(source),
+                )
             text = raw.decode("utf-8", errors="replace").lstrip("\ufeff")
             if not text.strip():
                 continue
             line = _read_line(number, text, problems)
             if line is not None:
-                lines.append(line)
-    if not lines:
+                read += 1
+                yield line, len(raw)
+    if not read:
         shown = f": {problems[0]}" if problems else ""
         raise InvalidInputError(f"{source}: no conversation in the file{shown}", file=str(source))
-    return ChatFile(lines, problems, f"sha256:{digest.hexdigest()}")
+
+
+def read_chat(path: str | Path) -> ChatFile:
+    """Read a chat JSONL file whole (what replay re-derives a run from; an import streams,
+    :func:`iter_chat`)."""
+    source = Path(path)
+    problems: list[str] = []
+    lines = [line for line, _size in iter_chat(source, problems)]
+    return ChatFile(lines, problems, hash_file(source))
 
 
 # --------------------------------------------------------------------------- the import
@@ -160,56 +186,68 @@ def import_chat_jsonl(
     *,
     run_name: str | None = None,
     suite_name: str | None = None,
+    progress: Callable[[int], None] | None = None,
 ) -> ChatImportResult:
-    """Import a chat JSONL file as one run; all of it lands, or none of it."""
-    from rejudge.services import evidence_path
+    """Import a chat JSONL file as one run, streamed a line at a time and stored a batch per
+    transaction; the run is visible once all of it is stored (a killed import, run again,
+    resumes). ``progress`` is called with bytes: the file's size as it is read, then again as
+    its traces are stored."""
+    from rejudge.services import StagedItem, evidence_path
 
     source = Path(path)
-    read = read_chat(source)
-    anomalies = {line.case_id: line.anomalies for line in read.lines if line.anomalies}
-    config = RunConfig(
-        model="unknown",
-        provider="unknown",
-        harness_mode="imported",
-        temperature=None,
-        tool_choice=None,
-        extra={
-            "source": CHAT_JSONL_SOURCE,
-            "file": source.name,
-            "file_hash": read.file_hash,
-            "source_path": evidence_path(source),
-            "anomalies": anomalies,
-        },
-    )
-    items = [
-        (
-            Case(
+    if not source.is_file():
+        raise InvalidInputError(f"{source}: not a chat JSONL file", file=str(source))
+    file_hash = hash_file(source)
+    problems: list[str] = []
+    anomalies: dict[str, list[str]] = {}
+    counts = {"traces": 0, "calls": 0}
+
+    def items() -> Iterator[StagedItem]:
+        for line, size in iter_chat(source, problems, progress=progress):
+            counts["traces"] += 1
+            counts["calls"] += len(line.trace.calls)
+            if line.anomalies:
+                anomalies[line.case_id] = line.anomalies
+            case = Case(
                 id=line.case_id,
                 dimension=CHAT_DOMAIN,
                 category=CHAT_DOMAIN,
                 instruction=line.instruction or "(the conversation holds no user message)",
                 golden=Golden(calls=[]),
                 metadata={"imported_from": source.name},
-            ),
-            line.trace,
-            line.tools,
+            )
+            yield StagedItem(case, line.trace, line.tools, size)
+
+    def config() -> RunConfig:
+        return RunConfig(
+            model="unknown",
+            provider="unknown",
+            harness_mode="imported",
+            temperature=None,
+            tool_choice=None,
+            extra={
+                "source": CHAT_JSONL_SOURCE,
+                "file": source.name,
+                "file_hash": file_hash,
+                "source_path": evidence_path(source),
+                "anomalies": anomalies,
+            },
         )
-        for line in read.lines
-    ]
+
     stored = store_adhoc_run(
         store,
         source,
-        items,
+        items(),
         prefix="chat",
         source_tag=CHAT_JSONL_SOURCE,
         description=f"conversations of {source.name}",
-        file_hash=read.file_hash,
+        file_hash=file_hash,
         config=config,
         run_name=run_name,
         suite_name=suite_name,
+        progress=progress,
     )
-    traces = [line.trace for line in read.lines]
-    return ChatImportResult.of(stored, traces, anomalies, read.problems)
+    return ChatImportResult.of(stored, counts["traces"], counts["calls"], anomalies, problems)
 
 
 # --------------------------------------------------------------------------- detect, replay
@@ -250,4 +288,5 @@ CHAT_JSONL: Importer[ChatImportResult] = file_importer(
     source_tag=CHAT_JSONL_SOURCE,
     kind="chat JSONL file",
     rederive=_rederive,
+    streams=True,
 )

@@ -93,6 +93,9 @@ class Importer(Generic[R]):
     sources: Mapping[str, ReplaySource] = field(default_factory=dict)
     to_json: Callable[[R], Any] = _json_of
     detect: Detect = _detects_nothing
+    #: ``run`` takes ``progress``, a callable given the bytes it has read and stored (twice
+    #: the file's size in all: read, then stored), which ``rejudge import`` draws as a bar
+    streams: bool = False
 
     def __call__(self, store: Any, path: str | Path, **options: Any) -> R:
         return self.run(store, path, **options)

@@ -9,6 +9,7 @@ each refused, on one line, so a user sees at once whether the file is of a forma
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -106,9 +107,18 @@ class DetectedImport:
         }
 
 
-def import_detected(store: Any, path: str | Path, **options: Any) -> DetectedImport:
+def import_detected(
+    store: Any,
+    path: str | Path,
+    *,
+    progress: Callable[[int], None] | None = None,
+    **options: Any,
+) -> DetectedImport:
     """Import ``path`` with the importer that takes it (:func:`detect_importer`), passing
-    ``options`` on; the importer's own errors are raised as they are."""
+    ``options`` on, and ``progress`` when the importer reports it (:attr:`Importer.streams`);
+    the importer's own errors are raised as they are."""
     detected = detect_importer(path)
     importer = detected.importer
+    if progress is not None and importer.streams:
+        options["progress"] = progress
     return DetectedImport(detected, importer.to_json(importer(store, path, **options)))

@@ -8,13 +8,20 @@ them to judge against an oracle, or judge with tiers that need none), in an ad-h
 registry holds the tools the spans show. What could not be read right is kept as anomalies,
 each naming its span and field, in the run's config and in the import's result. Importing the
 same file again is a lookup; replay re-derives the traces from the file.
+
+A file of any size streams (:func:`iter_otel`): spans wait, grouped by trace id, in memory up
+to a budget and past it in a scratch file; traces are built one at a time in trace id order and
+stored a batch per transaction into a staged run, visible once the last batch is in (a killed
+import, run again, resumes: :func:`rejudge.services.ingest_staged`). One JSON document over
+:data:`DOCUMENT_LIMIT` (a file that is one pretty-printed export) is refused, asking for JSON
+Lines.
 """
 
 from __future__ import annotations
 
 import gc
-import hashlib
-from dataclasses import dataclass
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -22,18 +29,34 @@ from rejudge.errors import InvalidInputError
 from rejudge.importers._adhoc import (
     ADHOC_DOMAIN,
     AdhocImportResult,
+    adhoc_config,
     file_importer,
-    hashed_lines,
-    import_tracer_file,
+    hash_file,
+    store_adhoc_run,
 )
 from rejudge.importers._contract import Importer
 from rejudge.importers._langfuse_doc import is_observation
 from rejudge.importers._otel_read import OtelTrace, trace_of_spans
-from rejudge.importers._otel_spans import Span, iter_documents, spans_of_document
+from rejudge.importers._otel_spans import (
+    iter_sized_documents,
+    pack_span,
+    spans_of_document,
+    unpack_span,
+)
 from rejudge.importers._sniff import Detection, Sniff
-from rejudge.model import Case, Golden, Trace
+from rejudge.importers._spill import SPILL_BUDGET, Groups
+from rejudge.model import Case, Golden, RunConfig, Trace
 
-__all__ = ["OTEL_DOMAIN", "OTEL_SOURCE", "OtelFile", "OtelImportResult", "import_otel", "read_otel"]
+__all__ = [
+    "OTEL_DOMAIN",
+    "OTEL_SOURCE",
+    "OtelFile",
+    "OtelImportResult",
+    "OtelStream",
+    "import_otel",
+    "iter_otel",
+    "read_otel",
+]
 
 OTEL_SOURCE = "otel"
 OTEL_DOMAIN = ADHOC_DOMAIN
@@ -49,34 +72,106 @@ class OtelFile:
     spans: int
 
 
-def read_otel(path: str | Path) -> OtelFile:
-    """Read a span file whole into traces (spans are grouped by trace id, whatever the order
-    they come in: a collector writes a trace's spans across many lines)."""
+#: the largest JSON document a span file may hold (a line, or the whole file when it is one
+#: document over several lines): it must be parsed whole, so past this it is refused and JSON
+#: Lines asked for, which stream
+DOCUMENT_LIMIT = 128 * 1024 * 1024
+
+
+@dataclass
+class OtelStream:
+    """What reading a span file found, filled in as :func:`iter_otel` yields its traces
+    (complete once it has yielded the last)."""
+
+    problems: list[str] = field(default_factory=list)
+    spans: int = 0
+    traces: int = 0
+    calls: int = 0
+    models: set[str] = field(default_factory=set)
+    providers: set[str] = field(default_factory=set)
+    anomalies: dict[str, list[str]] = field(default_factory=dict)
+
+    def note(self, item: OtelTrace) -> None:
+        self.traces += 1
+        self.calls += len(item.trace.calls)
+        self.models.update(item.models)
+        self.providers.update(item.providers)
+        if item.anomalies:
+            self.anomalies[item.trace_id] = item.anomalies
+
+
+def _lines(path: Path, progress: Callable[[int], None] | None) -> Iterator[bytes]:
+    with path.open("rb") as fh:
+        if progress is None:
+            yield from fh
+            return
+        done = 0
+        for line in fh:
+            done += len(line)
+            if done >= 1 << 20:  # a tick per MiB: a bar's redraw is not free
+                progress(done)
+                done = 0
+            yield line
+        if done:
+            progress(done)
+
+
+def iter_otel(
+    path: str | Path,
+    found: OtelStream,
+    *,
+    progress: Callable[[int], None] | None = None,
+    budget: int = SPILL_BUDGET,
+    scratch_dir: str | Path | None = None,
+) -> Iterator[tuple[OtelTrace, int]]:
+    """A span file's traces in trace id order, one at a time, each with the bytes its spans
+    came from; ``found`` fills in as they come. Spans are grouped by trace id whatever the order
+    they come in (a collector writes a trace's spans across many lines) in bounded memory:
+    past ``budget`` bytes, the spans read so far wait in a scratch file (:mod:`._spill`), so
+    memory holds the budget and one trace, not the file. ``progress`` is called with the bytes
+    read."""
     source = Path(path)
     if not source.is_file():
         raise InvalidInputError(f"{source}: not a span file", file=str(source))
-    digest = hashlib.sha256()
-    problems: list[str] = []
-    by_trace: dict[str, list[Span]] = {}
-    count = 0
-    # the spans held until every trace id is complete are millions of small acyclic objects:
-    # the cyclic collector would walk all of them again on every full collection (at 40 MB it
-    # took half the time), so it is paused while they are read and built
-    collecting = gc.isenabled()
-    gc.disable()
-    try:
-        for document in iter_documents(hashed_lines(source, digest), problems):
-            for span in spans_of_document(document, problems):
-                by_trace.setdefault(span.trace_id, []).append(span)
-                count += 1
-        traces = [trace_of_spans(trace_id, by_trace.pop(trace_id)) for trace_id in sorted(by_trace)]
-    finally:
-        if collecting:
-            gc.enable()
-    if not traces:
+    problems = found.problems
+    with Groups(pack_span, unpack_span, budget=budget, scratch_dir=scratch_dir) as groups:
+        # the spans held while the file is read are many small acyclic objects: the cyclic
+        # collector would walk all of them again on every full collection (at 40 MB it took
+        # half the time), so it is paused while they are read (not while traces are built and
+        # stored: that makes garbage it must collect)
+        collecting = gc.isenabled()
+        gc.disable()
+        try:
+            lines = _lines(source, progress)
+            for document, size in iter_sized_documents(lines, problems, limit=DOCUMENT_LIMIT):
+                spans = list(spans_of_document(document, problems))
+                share = size // len(spans) if spans else 0
+                for span in spans:
+                    groups.add(span.trace_id, span, share)
+                found.spans += len(spans)
+        except InvalidInputError as exc:
+            raise InvalidInputError(f"{source}: {exc}", file=str(source)) from None
+        finally:
+            if collecting:
+                gc.enable()
+        for trace_id, spans, weight in groups.groups():
+            item = trace_of_spans(trace_id, spans)
+            found.note(item)
+            yield item, weight
+    if not found.traces:
         shown = f": {problems[0]}" if problems else ""
         raise InvalidInputError(f"{source}: no spans in the file{shown}", file=str(source))
-    return OtelFile(traces, problems, f"sha256:{digest.hexdigest()}", count)
+
+
+def read_otel(path: str | Path) -> OtelFile:
+    """Read a span file whole into traces (what replay re-derives a run from; an import
+    streams, :func:`iter_otel`)."""
+    source = Path(path)
+    if not source.is_file():
+        raise InvalidInputError(f"{source}: not a span file", file=str(source))
+    found = OtelStream()
+    traces = [item for item, _weight in iter_otel(source, found)]
+    return OtelFile(traces, found.problems, hash_file(source), found.spans)
 
 
 # --------------------------------------------------------------------------- the import
@@ -107,22 +202,49 @@ def import_otel(
     *,
     run_name: str | None = None,
     suite_name: str | None = None,
+    progress: Callable[[int], None] | None = None,
 ) -> OtelImportResult:
-    """Import a span file as one run (see the module); all of it lands, or none of it."""
+    """Import a span file as one run (see the module), streamed: memory holds a bounded part of
+    the file and one trace, traces are stored a batch per transaction, and the run is visible
+    once all of it is stored (a killed import, run again, resumes). ``progress`` is called with
+    bytes: the file's size as it is read, then again as its traces are stored."""
+    from rejudge.services import StagedItem
+
     source = Path(path)
-    read = read_otel(source)
-    return import_tracer_file(
-        OtelImportResult,
+    if not source.is_file():
+        raise InvalidInputError(f"{source}: not a span file", file=str(source))
+    file_hash = hash_file(source)
+    found = OtelStream()
+
+    def items() -> Iterator[StagedItem]:
+        for item, weight in iter_otel(source, found, progress=progress):
+            yield StagedItem(_case(item, source.name), item.trace, item.tools, weight)
+
+    def config() -> RunConfig:
+        return adhoc_config(
+            source_tag=OTEL_SOURCE,
+            source=source,
+            file_hash=file_hash,
+            models=sorted(found.models),
+            providers=sorted(found.providers),
+            anomalies=found.anomalies,
+        )
+
+    stored = store_adhoc_run(
         store,
         source,
-        read,
-        [_case(t, source.name) for t in read.traces],
+        items(),
         prefix="otel",
         source_tag=OTEL_SOURCE,
         description=f"traces of {source.name}",
+        file_hash=file_hash,
+        config=config,
         run_name=run_name,
         suite_name=suite_name,
-        spans=read.spans,
+        progress=progress,
+    )
+    return OtelImportResult.of(
+        stored, found.traces, found.calls, found.anomalies, found.problems, spans=found.spans
     )
 
 
@@ -182,4 +304,5 @@ OTEL: Importer[OtelImportResult] = file_importer(
     source_tag=OTEL_SOURCE,
     kind="OpenTelemetry span file",
     rederive=_rederive,
+    streams=True,
 )

@@ -29,7 +29,17 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
 
-__all__ = ["Span", "SpanEvent", "iter_documents", "spans_of_document"]
+from rejudge.errors import InvalidInputError
+
+__all__ = [
+    "Span",
+    "SpanEvent",
+    "iter_documents",
+    "iter_sized_documents",
+    "pack_span",
+    "spans_of_document",
+    "unpack_span",
+]
 
 _HEX = re.compile(r"[0-9a-fA-F]+")
 
@@ -56,6 +66,39 @@ class Span:
     events: list[SpanEvent] = field(default_factory=list)
     error: str | None = None  # the status message of a span whose status is an error
     resource: dict[str, Any] = field(default_factory=dict)
+
+
+def pack_span(span: Span) -> tuple[Any, ...]:
+    """A span as plain data (what ``marshal`` writes when spans are spilled to disk)."""
+    return (
+        span.trace_id,
+        span.span_id,
+        span.parent_id,
+        span.name,
+        span.start_ns,
+        span.end_ns,
+        span.attributes,
+        [(e.name, e.time_ns, e.attributes) for e in span.events],
+        span.error,
+        span.resource,
+    )
+
+
+def unpack_span(data: Any) -> Span:
+    """:func:`pack_span` undone."""
+    trace_id, span_id, parent_id, name, start, end, attributes, events, error, resource = data
+    return Span(
+        trace_id,
+        span_id,
+        parent_id,
+        name,
+        start,
+        end,
+        attributes,
+        [SpanEvent(n, t, a) for n, t, a in events],
+        error,
+        resource,
+    )
 
 
 # --------------------------------------------------------------------------- values
@@ -269,31 +312,57 @@ def spans_of_document(document: Any, problems: list[str]) -> Iterator[Span]:
 def iter_documents(lines: Iterable[bytes], problems: list[str]) -> Iterator[Any]:
     """The JSON values of a span file given as its lines: the whole file when it is one JSON
     document (a list or an object over several lines), else one value per non-blank line."""
+    for document, _size in iter_sized_documents(lines, problems):
+        yield document
+
+
+def _too_big(size: int, limit: int, what: str) -> InvalidInputError:
+    mib = 1024 * 1024
+    return InvalidInputError(
+        f"{what} of {size / mib:.0f} MiB or more: past {limit // mib} MiB a span file is read "
+        "only as JSON Lines (one OTLP export or span per line), which streams in bounded "
+        "memory, since one JSON document must be parsed whole; the collector's file exporter "
+        "writes JSON Lines, or convert it: jq -c '.resourceSpans[] | {resourceSpans: [.]}'"
+    )
+
+
+def iter_sized_documents(
+    lines: Iterable[bytes], problems: list[str], *, limit: int | None = None
+) -> Iterator[tuple[Any, int]]:
+    """:func:`iter_documents` with each value's size in bytes; a document (a line, or the file
+    when it is one document over several lines) over ``limit`` bytes is refused
+    (:class:`~rejudge.errors.InvalidInputError`) before it is parsed."""
     pending: list[bytes] = []
+    pending_size = 0
     first = True
     for number, line in enumerate(lines, start=1):
+        if limit is not None and len(line) > limit:
+            raise _too_big(len(line), limit, f"line {number} is one JSON document")
         if first:
-            stripped = line.strip()
-            if not stripped:
+            if not line.strip():
                 continue
             first = False
             try:
-                yield json.loads(line)
+                yield json.loads(line), len(line)
                 continue
             except ValueError:
                 pending.append(line)  # a document spread over lines: read it whole
+                pending_size = len(line)
                 continue
         if pending:
             pending.append(line)
+            pending_size += len(line)
+            if limit is not None and pending_size > limit:
+                raise _too_big(pending_size, limit, "the file is one JSON document over lines")
             continue
         if not line.strip():
             continue
         try:
-            yield json.loads(line)
+            yield json.loads(line), len(line)
         except ValueError as exc:
             problems.append(f"line {number}: not JSON ({exc})")
     if pending:
         try:
-            yield json.loads(b"".join(pending))
+            yield json.loads(b"".join(pending)), pending_size
         except ValueError as exc:
             problems.append(f"not JSON and not JSON Lines ({exc})")

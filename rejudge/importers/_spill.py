@@ -1,0 +1,139 @@
+"""Records grouped by a key in bounded memory: what lets a span file of any size be read a
+trace at a time although a trace's spans may lie anywhere in it.
+
+:class:`Groups` holds what it is given in memory up to a budget (bytes of the file they were
+read from); past it, everything held is written to a scratch SQLite file (stdlib ``sqlite3``,
+``marshal``-packed, in a temporary folder removed on close) and memory starts again. Read back,
+the groups come in key order, each with its records in the order they were added, so a reader
+gets the same groups whatever the budget: memory is bounded by the budget plus the largest
+group, not by the file. A file that fits the budget never touches the disk.
+"""
+
+from __future__ import annotations
+
+import marshal
+import sqlite3
+import tempfile
+from collections.abc import Callable, Iterator
+from pathlib import Path
+from typing import Any, Generic, TypeVar
+
+__all__ = ["Groups", "SPILL_BUDGET"]
+
+#: bytes of the file held in memory before they are spilled (Python objects of parsed JSON take
+#: several times their text's size: 8 MiB of spans hold some 40-60 MiB)
+SPILL_BUDGET = 8 * 1024 * 1024
+
+T = TypeVar("T")
+
+
+class Groups(Generic[T]):
+    """Records by key, read back key by key (see the module). ``pack`` turns a record into
+    plain data ``marshal`` writes (dicts, lists, tuples, strings, numbers), ``unpack`` back."""
+
+    def __init__(
+        self,
+        pack: Callable[[T], Any],
+        unpack: Callable[[Any], T],
+        *,
+        budget: int = SPILL_BUDGET,
+        scratch_dir: str | Path | None = None,
+    ) -> None:
+        self._pack, self._unpack = pack, unpack
+        self._budget = budget
+        self._scratch_dir = scratch_dir
+        self._held: dict[str, list[T]] = {}
+        self._weights: dict[str, int] = {}
+        self._held_bytes = 0
+        self._seq = 0
+        self._folder: tempfile.TemporaryDirectory[str] | None = None
+        self._db: sqlite3.Connection | None = None
+        self.spilled = 0  # how many times memory was written out
+
+    def add(self, key: str, record: T, weight: int) -> None:
+        group = self._held.get(key)
+        if group is None:
+            self._held[key] = group = []
+            self._weights[key] = 0
+        group.append(record)
+        self._weights[key] += weight
+        self._held_bytes += weight
+        if self._held_bytes > self._budget:
+            self._spill()
+
+    def _open(self) -> sqlite3.Connection:
+        if self._db is None:
+            self._folder = tempfile.TemporaryDirectory(
+                prefix="rejudge-spill-", dir=self._scratch_dir
+            )
+            self._db = sqlite3.connect(
+                Path(self._folder.name) / "groups.sqlite", isolation_level=None
+            )
+            self._db.execute("PRAGMA journal_mode=OFF")
+            self._db.execute("PRAGMA synchronous=OFF")
+            self._db.execute(
+                "CREATE TABLE chunk (key TEXT NOT NULL, seq INTEGER NOT NULL, weight INTEGER, "
+                "data BLOB NOT NULL)"
+            )
+        return self._db
+
+    def _spill(self) -> None:
+        if not self._held:
+            return
+        db = self._open()
+        rows = []
+        for key, records in self._held.items():
+            self._seq += 1
+            packed = marshal.dumps([self._pack(r) for r in records])
+            rows.append((key, self._seq, self._weights[key], packed))
+        db.execute("BEGIN")
+        db.executemany("INSERT INTO chunk VALUES (?, ?, ?, ?)", rows)
+        db.execute("COMMIT")
+        self._held.clear()
+        self._weights.clear()
+        self._held_bytes = 0
+        self.spilled += 1
+
+    def __len__(self) -> int:
+        """How many keys are held in memory (the spilled ones are not counted)."""
+        return len(self._held)
+
+    def groups(self) -> Iterator[tuple[str, list[T], int]]:
+        """Every key in order with its records (in the order added) and their weight."""
+        if self._db is None:
+            held, weights = self._held, self._weights
+            self._held, self._weights, self._held_bytes = {}, {}, 0
+            for key in sorted(held):
+                yield key, held.pop(key), weights[key]
+            return
+        self._spill()
+        db = self._db
+        db.execute("CREATE INDEX chunk_key ON chunk (key, seq)")
+        current: str | None = None
+        records: list[T] = []
+        weight = 0
+        for key, chunk_weight, data in db.execute(
+            "SELECT key, weight, data FROM chunk ORDER BY key, seq"
+        ):
+            if key != current:
+                if current is not None:
+                    yield current, records, weight
+                current, records, weight = key, [], 0
+            records.extend(self._unpack(item) for item in marshal.loads(data))
+            weight += chunk_weight
+        if current is not None:
+            yield current, records, weight
+
+    def close(self) -> None:
+        if self._db is not None:
+            self._db.close()
+            self._db = None
+        if self._folder is not None:
+            self._folder.cleanup()
+            self._folder = None
+
+    def __enter__(self) -> Groups[T]:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()

@@ -1,0 +1,138 @@
+"""Span files of any size stream (issue 38 item 7): spans are grouped by trace id in bounded
+memory (:mod:`rejudge.importers._spill`), and the traces are the same whatever the budget, the
+order the spans come in, or how many lines a trace is spread over."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from rejudge.errors import InvalidInputError
+from rejudge.importers import Groups, OtelStream, iter_otel, read_otel
+from rejudge.importers import _otel as otel_module
+from tests.importers.conftest import ANY_AGENT, otlp_export, spans_of
+
+
+def test_groups_come_back_by_key_in_the_order_added_whatever_the_budget() -> None:
+    added = [(f"k{n % 7}", {"n": n, "text": "x" * (n % 5)}) for n in range(200)]
+    outputs = []
+    for budget in (0, 50, 10**9):
+        with Groups[dict[str, Any]](lambda r: r, lambda d: d, budget=budget) as groups:
+            for key, record in added:
+                groups.add(key, record, weight=10)
+            got = list(groups.groups())
+            outputs.append((budget, groups.spilled, got))
+    (_b0, spilled_small, small), (_b1, spilled_mid, mid), (_b2, spilled_none, whole) = outputs
+    assert spilled_small == 200 and spilled_mid > 1 and spilled_none == 0
+    assert small == mid == whole
+    assert [key for key, _records, _w in whole] == sorted({k for k, _r in added})
+    k3 = next(records for key, records, _w in whole if key == "k3")
+    assert [r["n"] for r in k3] == [n for n in range(200) if n % 7 == 3]
+    assert all(weight == 10 * len(records) for _key, records, weight in whole)
+
+
+def test_the_scratch_file_is_gone_once_closed(tmp_path: Path) -> None:
+    groups = Groups[int](lambda r: r, lambda d: d, budget=0, scratch_dir=tmp_path)
+    groups.add("a", 1, 1)
+    assert list(tmp_path.iterdir())  # spilled: a scratch folder exists
+    assert list(groups.groups()) == [("a", [1], 1)]
+    groups.close()
+    assert list(tmp_path.iterdir()) == []
+
+
+def _spread_file(path: Path, copies: int = 3, *, secret: str | None = None) -> Path:
+    """The any-agent traces, ``copies`` times with fresh ids, each trace's spans over two lines
+    written five traces apart, and the lines of a trace shuffled against its start order."""
+    lines: list[str] = []
+    later: list[tuple[int, str]] = []
+    n = 0
+    for _ in range(copies):
+        for source in ANY_AGENT:
+            n += 1
+            spans = []
+            for s in spans_of(source):
+                s = json.loads(json.dumps(s))
+                s["context"]["trace_id"] = n
+                s["context"]["span_id"] = (n << 20) + (s["context"]["span_id"] & 0xFFFFF)
+                if s.get("parent") and s["parent"].get("span_id"):
+                    s["parent"]["span_id"] = (n << 20) + (s["parent"]["span_id"] & 0xFFFFF)
+                if secret is not None:
+                    s["attributes"]["http.request.header.authorization"] = f"Bearer {secret}"
+                spans.append(s)
+            spans.reverse()  # ended-first, as a collector exports them
+            half = len(spans) // 2
+            lines.append(json.dumps(otlp_export(spans[:half])))
+            later.append((n + 5, json.dumps(otlp_export(spans[half:]))))
+            while later and later[0][0] <= n:
+                lines.append(later.pop(0)[1])
+    lines.extend(line for _n, line in later)
+    path.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    return path
+
+
+def _traces(path: Path, budget: int) -> tuple[list[tuple[str, str, list[str]]], OtelStream]:
+    found = OtelStream()
+    out = [
+        (item.trace_id, item.trace.hash, item.anomalies)
+        for item, _weight in iter_otel(path, found, budget=budget)
+    ]
+    return out, found
+
+
+def test_a_trace_spread_over_lines_reads_the_same_spilled_or_held(tmp_path: Path) -> None:
+    path = _spread_file(tmp_path / "spread.jsonl")
+    held, found_held = _traces(path, budget=10**12)
+    spilled, found_spilled = _traces(path, budget=1)  # every span waits on disk
+    assert len(held) == 3 * len(ANY_AGENT)
+    assert spilled == held
+    assert found_spilled.spans == found_held.spans and found_spilled.anomalies
+    assert found_spilled.anomalies == found_held.anomalies
+    # each trace is its framework's conversation as its own file gives it, split or not
+    originals = [read_otel(source).traces[0].trace for source in ANY_AGENT]
+    copies = [item.trace for item, _w in iter_otel(path, OtelStream(), budget=1)]
+    for n, trace in enumerate(copies):
+        original = originals[n % len(ANY_AGENT)]
+        assert [(c.name, c.arguments, c.result) for c in trace.calls] == [
+            (c.name, c.arguments, c.result) for c in original.calls
+        ]
+        assert trace.final_text == original.final_text
+    # and as the whole-file reader (replay's) reads it
+    assert [(t.trace_id, t.trace.hash) for t in read_otel(path).traces] == [
+        (i, h) for i, h, _a in held
+    ]
+
+
+def test_a_span_missing_its_id_is_named_and_secrets_are_scrubbed_when_spilled(
+    tmp_path: Path,
+) -> None:
+    key = "sk-proj-" + "A1b2C3d4" * 6
+    path = _spread_file(tmp_path / "secret.jsonl", copies=1, secret=key)
+    broken = otlp_export(spans_of(ANY_AGENT[0])[:1])
+    del broken["resourceSpans"][0]["scopeSpans"][0]["spans"][0]["traceId"]
+    with path.open("a", encoding="utf-8") as fh:
+        fh.write(json.dumps(broken) + "\n")
+    found = OtelStream()
+    items = [item for item, _w in iter_otel(path, found, budget=1)]
+    assert any("no usable traceId; left out" in p for p in found.problems)
+    for item in items:
+        dumped = item.trace.model_dump_json()
+        assert key not in dumped and "authorization" not in dumped.lower()
+
+
+def test_one_document_too_big_to_stream_is_refused_in_one_line(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    pretty = tmp_path / "export.json"
+    pretty.write_text(json.dumps(otlp_export(spans_of(ANY_AGENT[0])), indent=2))
+    monkeypatch.setattr(otel_module, "DOCUMENT_LIMIT", 4096)
+    with pytest.raises(InvalidInputError) as err:
+        read_otel(pretty)
+    message = str(err.value)
+    assert "\n" not in message and message.startswith(f"{pretty}: the file is one JSON document")
+    assert "JSON Lines" in message and "bounded memory" in message
+    # under the limit, the same document reads whole
+    monkeypatch.setattr(otel_module, "DOCUMENT_LIMIT", 10**9)
+    assert read_otel(pretty).traces
