@@ -18,6 +18,7 @@ from typing import Any, NamedTuple
 
 import streamlit as st
 from rejudge.dashboard import summary
+from rejudge.dashboard.kept import StoreState, kept, store_state
 from rejudge.judge import count_by_cause, select_flips
 from rejudge.store import (
     BaselineSummary,
@@ -156,9 +157,33 @@ def taxonomy_counts(url: str, evaluation_id: int) -> dict[str, int]:
     return store(url).evaluations.taxonomy_counts(evaluation_id)
 
 
-@st.cache_data(ttl=TTL_S, show_spinner=False)
+def state(url: str) -> StoreState | None:
+    """The SQLite store's state (:mod:`.kept`); None for PostgreSQL."""
+    return store_state(_opened(url).file)
+
+
 def compare_summary(url: str, a: int, b: int) -> summary.CompareSummary | None:
+    """The judge's comparison of ``a`` and ``b``: kept while a SQLite store is unchanged (in
+    memory and on disk, :mod:`.kept`), for the TTL on PostgreSQL."""
+    now = state(url)
+    if now is None:
+        return _compare_summary(url, a, b)
+    return _kept_compare_summary(url, a, b, now)
+
+
+@st.cache_data(ttl=TTL_S, show_spinner=False)
+def _compare_summary(url: str, a: int, b: int) -> summary.CompareSummary | None:
     return summary.compare_summary(store(url), a, b)
+
+
+# the result itself, not a pickled copy per call: a 100k comparison is megabytes
+@st.cache_resource(show_spinner=False, max_entries=16)
+def _kept_compare_summary(
+    url: str, a: int, b: int, now: StoreState
+) -> summary.CompareSummary | None:
+    file = _opened(url).file
+    assert file is not None  # a state is read from a file
+    return kept(file, ("compare", a, b), now, lambda: summary.compare_summary(store(url), a, b))
 
 
 @st.cache_data(ttl=TTL_S, show_spinner=False)
@@ -291,12 +316,31 @@ def external_values(url: str, run_id: int, source: str) -> dict[tuple[str, int],
     }
 
 
-@st.cache_data(ttl=TTL_S, show_spinner=False)
 def evaluation_report(url: str, evaluation_id: int) -> EvaluationReport:
-    """The report `rejudge report EVAL` renders (without the review figures)."""
+    """The report `rejudge report EVAL` renders (without the review figures); kept as
+    :func:`compare_summary` is."""
+    now = state(url)
+    if now is None:
+        return _evaluation_report(url, evaluation_id)
+    return _kept_evaluation_report(url, evaluation_id, now)
+
+
+def _build_report(url: str, evaluation_id: int) -> EvaluationReport:
     from rejudge.services import evaluation_report as build
 
     return build(store(url), evaluation_id)
+
+
+@st.cache_data(ttl=TTL_S, show_spinner=False)
+def _evaluation_report(url: str, evaluation_id: int) -> EvaluationReport:
+    return _build_report(url, evaluation_id)
+
+
+@st.cache_resource(show_spinner=False, max_entries=16)
+def _kept_evaluation_report(url: str, evaluation_id: int, now: StoreState) -> EvaluationReport:
+    file = _opened(url).file
+    assert file is not None
+    return kept(file, ("report", evaluation_id), now, lambda: _build_report(url, evaluation_id))
 
 
 @st.cache_data(ttl=TTL_S, show_spinner=False)
