@@ -22,6 +22,12 @@ same page configuration, the same eleven pages and sidebar links, each page only
 No page of the dashboard can be ready sooner than its floor page on the same machine, so the
 ratio of the two says what the dashboard's own work costs.
 
+``--synthetic N`` serves a store of N synthetic traces instead of ``--db`` (issue 39: "every page
+under 2 s cold on a 100k-trace store"): built once under ``--workdir`` through the store's bulk
+path (``tests/dashboard/factory.py``: ``save_traces`` and ``save_judgments`` in batches; run-a
+judged under rules t@1 and t@2, run-b under t@1, 10 repetitions per case, so N traces carry
+1.5 N judgments) and reused when present.
+
 ``--elements`` measures what one Streamlit element costs a page on first use, instead of the
 dashboard: the floor app's pages become a bare page (its heading) and one page per element of
 :data:`ELEMENTS` (the heading and that element), served by Streamlit alone; the table adds each
@@ -29,6 +35,7 @@ page's cold and warm time over the bare page. No store is read (``--db`` is not 
 
     python bench/dashboard_browser.py --db sqlite:////tmp/dash-demo.db [--repeat 3]
         [--warm reload|new-context] [--python PYTHON] [--floor] [--pages compare,review] [--json OUT]
+    python bench/dashboard_browser.py --synthetic 100000 [--workdir /tmp/rejudge-browser-bench]
     python bench/dashboard_browser.py --elements [--repeat 5] [--json OUT]
 """
 
@@ -234,6 +241,35 @@ def _between(browser, base: str, label: str, heading: str, home: str) -> float:
         page.close()
 
 
+SYNTHETIC_REPEAT = 10  # repetitions per case in a --synthetic store
+
+
+def synthetic_store(workdir: Path, traces: int) -> str:
+    """The URL of a store of ``traces`` synthetic traces under ``workdir``, built through the
+    store's bulk path the first time (two runs of ``traces / 2`` each) and reused after."""
+    sys.path.insert(0, str(ROOT))
+    from tests.dashboard.factory import build_store
+
+    workdir.mkdir(parents=True, exist_ok=True)
+    db, done = workdir / f"synthetic-{traces}.db", workdir / f"synthetic-{traces}.json"
+    url = f"sqlite:///{db}"
+    if db.exists() and done.exists():
+        return url
+    db.unlink(missing_ok=True)
+    cases = max(1, traces // (2 * SYNTHETIC_REPEAT))
+    started = time.perf_counter()
+    built = build_store(url, cases=cases, repeat=SYNTHETIC_REPEAT, seed=11)
+    took = time.perf_counter() - started
+    info = {"traces": built.traces, "judgments": built.judgments, "build_s": round(took, 1)}
+    done.write_text(json.dumps(info))
+    print(
+        f"built {db}: {built.traces:,} traces, {built.judgments:,} judgments in {took:.0f} s "
+        f"({db.stat().st_size / 1e6:.0f} MB)",
+        file=sys.stderr,
+    )
+    return url
+
+
 def main() -> None:
     from playwright.sync_api import sync_playwright
 
@@ -265,10 +301,19 @@ def main() -> None:
         help="measure what each Streamlit element costs on first use (a bare page and one page "
         "per element, Streamlit alone) instead of the dashboard",
     )
+    parser.add_argument(
+        "--synthetic",
+        type=int,
+        metavar="N",
+        help="serve a store of N synthetic traces (built under --workdir once) instead of --db",
+    )
+    parser.add_argument("--workdir", default="/tmp/rejudge-browser-bench")
     parser.add_argument("--json")
     args = parser.parse_args()
+    if args.synthetic:
+        args.db = synthetic_store(Path(args.workdir), args.synthetic)
     if not args.elements and not args.db:
-        parser.error("--db is required (or --elements)")
+        parser.error("--db is required (or --synthetic N, or --elements)")
     app_pages = _element_pages() if args.elements else PAGES
     pages = app_pages
     if args.pages is not None:
