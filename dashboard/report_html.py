@@ -156,7 +156,7 @@ def agreement_section(agreement: Agreement) -> str:
     src = agreement.source
     head = (
         f"<h3>Against {esc(src)}'s verdicts</h3><p>{esc(agreement.traces)} trace(s); "
-        f"{esc(src)} success {esc(pct(agreement.external_pass_rate))}"
+        f"{esc(src)} success {esc(agreement.external_success())}"
         + (
             f"; rules {esc(agreement.rules)}: {esc(agreement.rules_reason)}"
             if agreement.rules

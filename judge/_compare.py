@@ -276,6 +276,9 @@ def compare(
             "delta": delta,
             "scored_a": da.scored_count,
             "scored_b": db.scored_count,
+            # each accuracy's count beside it (PASS of scored), as every rate is shown
+            "passed_a": da.verdict_counts.PASS,
+            "passed_b": db.verdict_counts.PASS,
         }
     acc_a, acc_b = counts_a.accuracy, counts_b.accuracy
     differs = _differing(paired_causes, both_hashed, meta_a, meta_b)

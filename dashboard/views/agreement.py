@@ -76,7 +76,7 @@ mine = result.tier(ev.tier)
 m = st.columns(4)
 figure(m[0], "Source", source)
 figure(m[1], "Traces with a verdict", result.traces)
-figure(m[2], f"{source} success", pct(result.external_pass_rate))
+figure(m[2], f"{source} success", result.external_success())
 if mine is not None:
     # the answer to "does this tier agree?": the share, with the count it is a share of
     table = mine.table

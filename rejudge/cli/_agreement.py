@@ -23,7 +23,7 @@ def render_agreement(c: Console, result: Agreement, *, max_listed: int = 10) -> 
     hat = "  ".join(f"k={k}: {_pct(v)}" for k, v in result.external_pass_hat_k.values.items())
     c.print(
         f"run {result.run} against {result.source}: {result.traces} trace(s), "
-        f"{result.source} success {_pct(result.external_pass_rate)}; its pass^k {hat}",
+        f"{result.source} success {result.external_success()}; its pass^k {hat}",
         markup=False,
     )
     if result.rules is not None and result.rules_reason is not None:

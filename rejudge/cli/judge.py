@@ -85,7 +85,7 @@ def render_summary(c: Console, head: Mapping[str, Any], summary: ReportSummary) 
                 d.verdict_counts.PASS,
                 d.verdict_counts.FAIL,
                 d.verdict_counts.SKIP + d.verdict_counts.AGENT_ERROR,
-                _pct(d.accuracy),
+                verdict_rate(d.verdict_counts),
             ]
             for name, d in summary.dimensions.items()
         ]
@@ -142,7 +142,8 @@ def render_report(c: Console, report: EvaluationReport) -> None:
         render_judge_headline(c, report.judge_calibration)
     render_summary(c, report.to_json(), summary)
     if summary.top_failures:
-        rows = [[t.code, t.count, _pct(t.share)] for t in summary.top_failures]
+        fails = summary.verdict_counts.FAIL
+        rows = [[t.code, t.count, rate(t.count, fails)] for t in summary.top_failures]
         c.print(table("Top failures (primary cause)", ["code", "FAILs", "share"], rows))
     if summary.worst_tools:
         rows = [[w.tool, w.failures] for w in summary.worst_tools]
@@ -255,8 +256,8 @@ def render_compare(c: Console, comparison: Comparison) -> None:
         rows = [
             [
                 name,
-                _pct(v["accuracy_a"]),
-                _pct(v["accuracy_b"]),
+                rate(v["passed_a"], v["scored_a"]),
+                rate(v["passed_b"], v["scored_b"]),
                 "n/a" if v["delta"] is None else f"{100 * v['delta']:+.1f}",
             ]
             for name, v in dims.items()
@@ -300,10 +301,18 @@ def render_rejudged(c: Console, result: RejudgeResult) -> None:
         c.print(f"skipped run {s['run']}: {s['reason']}", markup=False)
 
 
+def _lock_accuracy(lock: BaselineLock) -> str:
+    """The locked accuracy with its count when the lock holds its verdict counts."""
+    counts = lock.verdict_counts
+    if not counts:
+        return _pct(lock.accuracy)
+    return rate(counts.get("PASS", 0), counts.get("PASS", 0) + counts.get("FAIL", 0))
+
+
 def render_lock(c: Console, lock: BaselineLock) -> None:
     c.print(
         f"baseline [bold]{lock.baseline}[/bold] locked on evaluation {lock.evaluation} "
-        f"(accuracy {_pct(lock.accuracy)}, report {lock.report_sha256[:19]})"
+        f"(accuracy {_lock_accuracy(lock)}, report {lock.report_sha256[:19]})"
     )
 
 

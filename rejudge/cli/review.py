@@ -36,7 +36,7 @@ def render_calibration(c: Console, cal: dict[str, Any]) -> None:
     )
     kappa = cal["agreement"]["kappa"]
     c.print(
-        f"judge misjudgment rate {_pct(cal['misjudgment_rate'])} ({cal['misjudged']} judge wrong), "
+        f"judge misjudgment rate {rate(cal['misjudged'], cal['reviewed'])} judge wrong, "
         f"golden errors {cal['golden_errors']}, unclear {cal['unclear']}, "
         f"disputed {cal['disputed']}, "
         f"kappa {'n/a' if kappa is None else f'{kappa:.3f}'}"

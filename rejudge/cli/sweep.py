@@ -13,6 +13,7 @@ from rich.console import Console
 
 from rejudge._settings import api_key_from_env
 from rejudge.cli._context import AppContext, json_option, pass_app, table
+from rejudge.cli._figures import rate as figure_rate
 from rejudge.errors import InvalidInputError
 from rejudge.services import SweepOptions, run_sweep
 
@@ -27,10 +28,6 @@ def _cores(value: str) -> tuple[int, ...]:
     if not cores or any(c < 1 for c in cores):
         raise click.BadParameter("give core counts as positive integers, e.g. 5,10,20")
     return cores
-
-
-def _pct(value: float | None) -> str:
-    return "-" if value is None else f"{100 * value:.1f}%"
 
 
 @click.group()
@@ -101,9 +98,11 @@ def sweep_funcbench(
     def progress(cell: dict[str, Any]) -> None:
         if not app.json:
             arm = "restate" if cell["restate"] else "plain"
+            n = cell["counts"]
+            scored = n.get("PASS", 0) + n.get("FAIL", 0) + n.get("timeout", 0)
             app.console.print(
-                f"core {cell['core']} ({arm}): success {_pct(cell['success'])} "
-                f"{cell['counts']} run {cell['run']}"
+                f"core {cell['core']} ({arm}): success {figure_rate(n.get('PASS', 0), scored)} "
+                f"{n} run {cell['run']}"
             )
 
     result = run_sweep(
@@ -117,8 +116,22 @@ def sweep_funcbench(
 
     def render(c: Console) -> None:
         core_cols = [str(n) for n in options.cores]
+        # each rate with its count (issue 39): success is PASS of PASS + FAIL + timeout, a
+        # failure type's share is of the arm's failed cells
+        cells = {(cell["restate"], str(cell["core"])): cell for cell in result["cells"]}
+
+        def success(restate: bool, core: str) -> str:
+            cell = cells.get((restate, core))
+            if cell is None:
+                return "-"
+            n = cell["counts"]
+            return figure_rate(n.get("PASS", 0), n.get("PASS", 0) + n.get("FAIL", 0) + n["timeout"])
+
         rows = [
-            ["with restatement" if r["restate"] else "plain", *(_pct(r.get(k)) for k in core_cols)]
+            [
+                "with restatement" if r["restate"] else "plain",
+                *(success(r["restate"], k) for k in core_cols),
+            ]
             for r in result["table"]
         ]
         c.print(table(f"Success rate by core nodes — {options.model}", ["", *core_cols], rows))
@@ -127,12 +140,21 @@ def sweep_funcbench(
             arm: sum(c["counts"]["timeout"] for c in result["cells"] if c["restate"] == arm)
             for arm in (False, True)
         }
+
+        def share(restate: bool, key: str, failed: int) -> str:
+            n = sum(
+                cell["first_failure"].get(key, 0)
+                for cell in result["cells"]
+                if cell["restate"] == restate
+            )
+            return figure_rate(n, failed) if failed else "-"
+
         rows = [
             [
                 "with restatement" if s["restate"] else "plain",
                 s["failed"],
                 timeouts[s["restate"]],
-                *(_pct(s.get(k)) for k in keys),
+                *(share(s["restate"], k, s["failed"]) for k in keys),
             ]
             for s in result["failure_types"]
         ]

@@ -170,6 +170,19 @@ class Agreement:
     rules_reason: str | None = None
     # the versions of the source that gave the verdicts (None: not recorded)
     external_versions: list[str | None] = field(default_factory=list)
+    # how many of the ``traces`` the source passed: the count beside its pass rate
+    external_passed: int | None = None
+
+    def external_success(self) -> str:
+        """The source's pass rate with its count, ``42.0% (84 of 200)`` (``n/a`` with none)."""
+        if self.external_pass_rate is None:
+            return "n/a"
+        rate = f"{100 * self.external_pass_rate:.1f}%"
+        return (
+            rate
+            if self.external_passed is None
+            else f"{rate} ({self.external_passed} of {self.traces})"
+        )
 
     def tier(self, name: str) -> TierAgreement | None:
         """The agreement of tier ``name``, None when the run was not judged under it."""
@@ -186,4 +199,5 @@ class Agreement:
             "rules": self.rules,
             "rules_reason": self.rules_reason,
             "external_versions": list(self.external_versions),
+            "external_passed": self.external_passed,
         }

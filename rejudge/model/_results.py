@@ -205,7 +205,12 @@ class Comparison(Result):
         if self.kind == "judge":
             j = self.judges
             kappa = "n/a" if j is None or j.kappa is None else f"{j.kappa:.3f}"
-            agreement = "n/a" if j is None or j.agreement is None else f"{100 * j.agreement:.1f}%"
+            agreement = (
+                "n/a"
+                if j is None or j.agreement is None
+                # with its count: the pairs both judges scored and agreed on
+                else f"{100 * j.agreement:.1f}% ({j.pass_pass + j.fail_fail} of {j.total})"
+            )
             stricter = "" if j is None else f"{j.sentence()}; "
             return (
                 f"Judge comparison (the same traces, another judge: {judge}): {stricter}"

@@ -129,6 +129,7 @@ def _agreement(
         rules=store.rule_sets.get_rule_set(rule_set_id).ref if rule_set_id is not None else None,
         rules_reason=rules_reason,
         external_versions=sorted(versions, key=lambda v: (v is None, v or "")),
+        external_passed=passed,
     )
 
 

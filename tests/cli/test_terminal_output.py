@@ -131,6 +131,29 @@ def test_every_command_prints_plain_fitting_text(outputs, env_name: str) -> None
     assert not found, "\n".join(f"{name}: {p[:3]}" for name, p in found.items())
 
 
+# a rate printed without its count (issue 39: "100%" alone hides whether it is 1 of 1 or 200 of
+# 200): a percentage not followed by "(n of N)". Not rates of a count: pass^k (an estimator,
+# "k=2: 27.3%"), a confidence level ("95% interval") and a shift in points.
+BARE_RATE = re.compile(
+    r"(?<![=\d.])(?<!k=\d: )(?<!k=\d )\d+(\.\d+)?%(?!\s*\(\d+ of \d+\))(?! (interval|CI|Wilson))"
+)
+
+
+def _bare_rates(text: str) -> list[str]:
+    """Each bare rate with the text around it; prose wrapped at words is read as one line."""
+    flat = " ".join(text.split())
+    return [flat[max(0, m.start() - 60) : m.end() + 20] for m in BARE_RATE.finditer(flat)]
+
+
+def test_every_rate_has_its_count(outputs) -> None:
+    found = {
+        name: bare
+        for (name, env), result in outputs.items()
+        if env == "120 columns" and (bare := _bare_rates(ANSI.sub("", result.output)))
+    }
+    assert not found, "\n".join(f"{name}: {lines[:3]}" for name, lines in found.items())
+
+
 def test_the_checks_catch_what_they_look_for() -> None:
     """The three checks fail on the faults they name (so a pass above means something)."""
     bad: Callable[[str], Result] = lambda text: Result(  # noqa: E731
@@ -146,6 +169,9 @@ def test_the_checks_catch_what_they_look_for() -> None:
     assert _check("x", "80 columns", bad("x" * 81 + "\n"))
     assert _check("x", "80 columns", bad("│ 16.0% (32/16… │\n"))
     assert not _check("x", "80 columns", bad("16.0% (32 of 200)\n" + "x" * 80 + "\n"))
+    assert _bare_rates("tau-bench success 42.0%; its pass^k k=1: 42.0%")
+    assert _bare_rates("│ multi-turn │ 32 │ 168 │ 16.0% │")
+    assert not _bare_rates("success 42.0% (84 of 200); pass^k k=1: 42.0%  k=2 27.3% [95% CI]")
 
 
 def test_demo_fits_two_screens_and_opens_with_the_questions(outputs) -> None:
