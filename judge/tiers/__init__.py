@@ -51,6 +51,7 @@ _EXPORTS: dict[str, str] = {
     "FAILURE_TYPES": "rejudge.judge.tiers._outcome",
     "OUTCOME": "rejudge.judge.tiers._outcome",
     "OutcomeTier": "rejudge.judge.tiers._outcome",
+    "as_int": "rejudge.judge.tiers._outcome",
     "numbers_in": "rejudge.judge.tiers._outcome",
     "REWARD_PARTS": "rejudge.judge.tiers._reward",
     "DEFAULT_REWARD_BASIS": "rejudge.judge.tiers._reward",

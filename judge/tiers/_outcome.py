@@ -51,7 +51,7 @@ from .. import _taxonomy as tx
 from .._context import JudgeContext, safe_value
 from ._base import TierResult, register_tier
 
-__all__ = ["OutcomeTier", "OUTCOME", "CALL_CAP_EXCEEDED", "FAILURE_TYPES", "numbers_in"]
+__all__ = ["OutcomeTier", "OUTCOME", "CALL_CAP_EXCEEDED", "FAILURE_TYPES", "as_int", "numbers_in"]
 
 CALL_CAP_EXCEEDED = "CALL_CAP_EXCEEDED"
 tx.register_code(
@@ -77,7 +77,9 @@ def numbers_in(text: str | None) -> set[float]:
     return {float(m) for m in _NUMBER.findall(text)}
 
 
-def _as_int(value: Any) -> int | None:
+def as_int(value: Any) -> int | None:
+    """An argument as an integer: ints and integral floats count, booleans and strings do not
+    (the FuncBenchGen sandbox compares a call's arguments with their true values so too)."""
     if isinstance(value, bool):
         return None
     if isinstance(value, int):
@@ -95,7 +97,7 @@ def _result_int(value: Any) -> int | None:
             value = json.loads(value)
         except ValueError:
             return None
-    return _as_int(value)
+    return as_int(value)
 
 
 def _key(name: str, args: dict[str, Any]) -> str:
@@ -179,8 +181,8 @@ class OutcomeTier:
                     detail = f"takes {len(params)} ({', '.join(params)}), got {len(ac.args)}"
                 else:
                     named_ok += 1
-                    unknown = [p for p in params if _as_int(ac.args[p]) not in known]
-                    wrong = [p for p in params if _as_int(ac.args[p]) != values[params[p]["var"]]]
+                    unknown = [p for p in params if as_int(ac.args[p]) not in known]
+                    wrong = [p for p in params if as_int(ac.args[p]) != values[params[p]["var"]]]
                     if unknown:
                         code = tx.UNKNOWN_VALUE
                         detail = ", ".join(f"{p}={ac.args[p]!r} not known yet" for p in unknown)

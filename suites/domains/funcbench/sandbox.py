@@ -20,22 +20,12 @@ from __future__ import annotations
 import hashlib
 from typing import Any
 
+from rejudge.judge.tiers import as_int
 from rejudge.suites._domain import ToolResult
 
 from rejudge.model import canonical_json
 
 __all__ = ["FuncBenchSandbox", "as_int", "wrong_value"]
-
-
-def as_int(value: Any) -> int | None:
-    """An argument as an integer: ints and integral floats count, booleans and strings do not."""
-    if isinstance(value, bool):
-        return None
-    if isinstance(value, int):
-        return value
-    if isinstance(value, float) and value.is_integer():
-        return int(value)
-    return None
 
 
 def wrong_value(function: str, arguments: dict[str, Any], true_value: int) -> int:
