@@ -39,7 +39,7 @@ def test_nothing_scored_reads_a_dash_without_interval_or_bar(tmp_path: Path) -> 
 
     store = Store.open(built.url)
     try:  # every judgment of a2 becomes SKIP: nothing scored
-        from rejudge.store._read_common import _T_EJ
+        from rejudge.store._tables import _T_EJ
 
         with store.engine.begin() as c:
             c.execute(

@@ -291,7 +291,7 @@ def test_pass_k_says_not_scorable_when_repetitions_are_not_scored(tmp_path: Path
     built = build_store(f"sqlite:///{tmp_path / 'r.db'}", cases=3, repeat=4, with_run_b=False)
     store = Store.open(built.url)
     try:  # every repetition of a1 is SKIP: four recorded, none scorable
-        from rejudge.store._read_common import _T_EJ
+        from rejudge.store._tables import _T_EJ
 
         with store.engine.begin() as c:
             c.execute(
