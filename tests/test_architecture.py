@@ -601,3 +601,84 @@ def test_the_cycle_rule_catches_a_cycle() -> None:
         m: {t: line for line, t in _run_time_dependencies(m, s, known)} for m, s in sources.items()
     }
     assert _import_cycles(graph) == []
+
+
+# the CLI only parses and prints (issue 40): it opens the store (rejudge.store.Store, in
+# cli/_context.py) and hands it to one service, which reads and writes; it imports nothing else
+# of the store (not its repositories, engine or migrations) but the URL redaction it prints, and
+# calls no repository (store.runs, store.traces, ...) itself
+CLI_STORE_NAMES = {"Store", "redact_url"}
+REPOSITORIES = (
+    "suites",
+    "rule_sets",
+    "runs",
+    "traces",
+    "evaluations",
+    "judgments",
+    "reviews",
+    "baselines",
+    "external",
+    "catalog",
+)
+
+
+def _store_receiver(node: ast.expr) -> bool:
+    return (isinstance(node, ast.Name) and node.id == "store") or (
+        isinstance(node, ast.Attribute) and node.attr == "store"
+    )
+
+
+def _cli_store_uses(source: str) -> Iterator[tuple[int, str]]:
+    """(line, what) for each store name the CLI imports beyond CLI_STORE_NAMES and each
+    repository it reaches through a store."""
+    for node in ast.walk(ast.parse(source)):
+        if isinstance(node, ast.ImportFrom) and _within(node.module or "", "rejudge.store"):
+            for alias in node.names:
+                if node.module != "rejudge.store" or alias.name not in CLI_STORE_NAMES:
+                    yield node.lineno, f"imports {node.module}.{alias.name}"
+        elif isinstance(node, ast.Import):
+            for alias in node.names:
+                if _within(alias.name, "rejudge.store"):
+                    yield node.lineno, f"imports {alias.name}"
+        elif isinstance(node, ast.Attribute) and node.attr in REPOSITORIES:
+            if _store_receiver(node.value):
+                yield node.lineno, f"calls the store's repository .{node.attr}"
+
+
+def test_the_cli_reads_the_store_only_through_services() -> None:
+    found = [
+        f"{path.relative_to(REPO)}:{line}: {what}"
+        for module, path in _modules()
+        if _within(module, "rejudge.cli")
+        for line, what in _cli_store_uses(path.read_text(encoding="utf-8"))
+    ]
+    assert found == []
+
+
+def test_the_cli_store_rule_catches_its_edges() -> None:
+    source = (
+        "from rejudge.store import Store, redact_url\n"
+        "from rejudge.store import make_engine\n"
+        "from rejudge.store._runs import RunRepository\n"
+        "import rejudge.store._migrate\n"
+        "def runs(app, store):\n"
+        "    app.store.runs.list_runs()\n"
+        "    store.traces.iter_traces(1)\n"
+        "    app.summary.runs\n"
+        "    services.list_runs_with_statuses(app.store)\n"
+    )
+    assert sorted(_cli_store_uses(source)) == [
+        (2, "imports rejudge.store.make_engine"),
+        (3, "imports rejudge.store._runs.RunRepository"),
+        (4, "imports rejudge.store._migrate"),
+        (6, "calls the store's repository .runs"),
+        (7, "calls the store's repository .traces"),
+    ]
+
+
+def test_the_harness_policy_is_a_service_the_cli_calls() -> None:
+    # what a recording's harness mode allows (round budget, the step count disclosed) is
+    # decided in rejudge.services, not where the flags are parsed
+    for module, path in _modules():
+        if _within(module, "rejudge.cli"):
+            assert "HarnessAssistance(" not in path.read_text(encoding="utf-8"), module

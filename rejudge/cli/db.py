@@ -7,7 +7,8 @@ from rich.console import Console
 
 from rejudge.cli._context import AppContext, json_option, pass_app, table
 from rejudge.model import TraceStatuses
-from rejudge.store import current_revision, head_revision, make_engine, redact_url, upgrade
+from rejudge.services import database_revision, list_runs_with_statuses, upgrade_database
+from rejudge.store import redact_url
 
 
 @click.group()
@@ -20,13 +21,8 @@ def db() -> None:
 @pass_app
 def db_upgrade(app: AppContext) -> None:
     """Apply every migration up to this version's head."""
-    engine = make_engine(app.settings.db_url)
-    try:
-        upgrade(engine)
-        revision = current_revision(engine)
-    finally:
-        engine.dispose()
-    data = {"db": redact_url(app.settings.db_url), "revision": revision, "head": head_revision()}
+    revision, head = upgrade_database(app.settings.db_url)
+    data = {"db": redact_url(app.settings.db_url), "revision": revision, "head": head}
     app.emit(
         data, lambda c: c.print(f"{data['db']} is at revision {revision} (head)", markup=False)
     )
@@ -37,12 +33,7 @@ def db_upgrade(app: AppContext) -> None:
 @pass_app
 def db_current(app: AppContext) -> None:
     """Show the database's schema revision (no migration is applied)."""
-    engine = make_engine(app.settings.db_url)
-    try:
-        revision = current_revision(engine)
-    finally:
-        engine.dispose()
-    head = head_revision()
+    revision, head = database_revision(app.settings.db_url)
     data = {
         "db": redact_url(app.settings.db_url),
         "revision": revision,
@@ -64,8 +55,7 @@ def db_current(app: AppContext) -> None:
 @pass_app
 def runs(app: AppContext) -> None:
     """List recorded and imported runs."""
-    rows = app.store.runs.list_runs()
-    statuses = app.store.catalog.trace_statuses()
+    rows, statuses = list_runs_with_statuses(app.store)
     no_trace = TraceStatuses()
     data = [
         {

@@ -155,9 +155,8 @@ def export_eval(app: AppContext, evaluation: str, fmt: str, out: Path | None) ->
         )
         _emit_text(lambda f: _write_jsonl(documents, f), out)
         return
-    ev = app.store.evaluations.get_evaluation(evaluation)
     columns = [name for name, _, _ in EVALUATION_EXPORT_COLUMNS]
-    rows = evaluation_export_rows(app.store, ev.id)
+    rows = evaluation_export_rows(app.store, evaluation)
     if fmt == "jsonl":
         _emit_text(lambda f: _write_jsonl(rows, f), out)
     elif fmt == "csv":

@@ -20,7 +20,7 @@ from rich.progress import (
 from rejudge._settings import api_key_from_env
 from rejudge.cli._context import AppContext, json_option, pass_app, table
 from rejudge.errors import InvalidInputError
-from rejudge.model import HarnessAssistance, RunConfig, Trace
+from rejudge.model import RunConfig, Trace
 
 __all__ = ["record", "replay", "renormalize", "traces", "trace_json"]
 
@@ -206,7 +206,7 @@ def record(
     from rejudge import suites
     from rejudge.recorder import RecordProgress
     from rejudge.recorder.providers import get_provider, provider_names
-    from rejudge.services import record_suite
+    from rejudge.services import harness_assistance, record_suite
 
     if provider not in provider_names():
         raise InvalidInputError(
@@ -227,10 +227,7 @@ def record(
         provider=provider,
         base_url=base_url,
         harness_mode=harness_mode,  # type: ignore[arg-type]
-        harness_assistance=HarnessAssistance(
-            expected_step_count_disclosed=harness_mode == "oracle-assisted",
-            round_budget="expected+4" if harness_mode == "oracle-assisted" else 10,
-        ),
+        harness_assistance=harness_assistance(harness_mode),  # type: ignore[arg-type]
         temperature=temperature,
         seed=seed,
         max_tokens=max_tokens,
@@ -436,13 +433,10 @@ def renormalize(app: AppContext, run: str, dry_run: bool) -> None:
 @pass_app
 def traces(app: AppContext, run: str, case_id: str | None) -> None:
     """Show RUN's normalized traces, round by round."""
-    record = app.store.runs.get_run(run)
-    items = [
-        trace_json(t.case_key, t.repetition, t.trace)
-        for t in app.store.traces.iter_traces(record.id, case_key=case_id)
-    ]
-    if case_id is not None and not items:
-        raise InvalidInputError(f"run {record.name!r} has no trace for case {case_id!r}")
+    from rejudge.services import run_traces
+
+    stored = run_traces(app.store, run, case_id).traces
+    items = [trace_json(t.case_key, t.repetition, t.trace) for t in stored]
 
     def render(console: Console) -> None:
         rows = []

@@ -16,8 +16,13 @@ from rich.text import Text
 from rejudge.cli._context import AppContext, json_option, pass_app, table
 from rejudge.cli._figures import rate
 from rejudge.errors import InvalidInputError
-from rejudge.judge import ReviewImportError, queue_csv
-from rejudge.services import calibration_summary, import_review_csv, resolve_review, review_queue
+from rejudge.judge import ReviewImportError
+from rejudge.services import (
+    calibration_summary,
+    import_review_csv,
+    resolve_review,
+    review_queue_file,
+)
 
 __all__ = ["review", "render_calibration"]
 
@@ -99,11 +104,10 @@ def review_export(
     unreviewed: bool,
 ) -> None:
     """Write EVAL's review queue as CSV: every FAIL, anomaly-flagged judgments, sampled PASSes."""
-    ev = app.store.evaluations.get_evaluation(evaluation)
-    items = review_queue(app.store, ev.id, sample_passes=sample_passes, seed=seed)
-    if unreviewed:
-        items = [i for i in items if not i["reviewed"]]
-    text = queue_csv(items, ev.id)
+    queue = review_queue_file(
+        app.store, evaluation, sample_passes=sample_passes, seed=seed, unreviewed=unreviewed
+    )
+    text, rows = queue.text, queue.rows
     if out is None:
         click.echo(text, nl=False)
         return
@@ -111,11 +115,11 @@ def review_export(
         out.write_text(text, encoding="utf-8")
     except OSError as exc:
         raise InvalidInputError(f"cannot write {out}: {exc.strerror or exc}") from None
-    data = {"evaluation": ev.id, "out": str(out), "rows": len(items)}
+    data = {"evaluation": queue.evaluation, "out": str(out), "rows": rows}
     app.emit(
         data,
         lambda c: c.print(
-            f"wrote {len(items)} row(s) to {out}; fill label, reviewer, note", markup=False
+            f"wrote {rows} row(s) to {out}; fill label, reviewer, note", markup=False
         ),
     )
 
@@ -159,8 +163,7 @@ def review_import(app: AppContext, file: Path, reviewer: str | None) -> None:
 @pass_app
 def review_summary(app: AppContext, evaluation: str) -> None:
     """Review figures of EVAL: coverage, misjudgment rate, golden errors, kappa, open labels."""
-    ev = app.store.evaluations.get_evaluation(evaluation)
-    data = calibration_summary(app.store, ev.id)
+    data = calibration_summary(app.store, evaluation)
     app.emit(data, lambda c: render_calibration(c, data))
 
 

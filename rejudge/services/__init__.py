@@ -58,6 +58,15 @@ if TYPE_CHECKING:
 # public name -> the private module that defines it (each module's __all__;
 # tests/test_public_api.py keeps this table complete)
 _EXPORTS: dict[str, str] = {
+    "DatabaseRevision": "rejudge.services._database",
+    "RunsAndStatuses": "rejudge.services._database",
+    "RunTraces": "rejudge.services._database",
+    "database_revision": "rejudge.services._database",
+    "list_runs_with_statuses": "rejudge.services._database",
+    "run_traces": "rejudge.services._database",
+    "upgrade_database": "rejudge.services._database",
+    "ReviewQueueFile": "rejudge.services._reviews",
+    "review_queue_file": "rejudge.services._reviews",
     "evaluation_agreement": "rejudge.services._agreement",
     "run_agreement": "rejudge.services._agreement",
     "evaluation_judge_calibration": "rejudge.services._judge_calibration",
@@ -185,6 +194,7 @@ _EXPORTS: dict[str, str] = {
     "mcp_world_for_suite": "rejudge.services._mcp",
     "snapshot_mcp_suite": "rejudge.services._mcp",
     "RecordSummary": "rejudge.services._record",
+    "harness_assistance": "rejudge.services._record",
     "commit_batch": "rejudge.services._record",
     "record_suite": "rejudge.services._record",
     "record_suite_async": "rejudge.services._record",

@@ -11,7 +11,7 @@ from typing import Any
 
 from rejudge.errors import InvalidInputError
 from rejudge.judge import ExportedVerdict, item_label, latest_labels
-from rejudge.store import Store
+from rejudge.store import EvaluationRecord, Store
 
 from ._reviews import review_rows
 
@@ -19,8 +19,12 @@ __all__ = ["evaluation_export_rows", "evaluation_verdicts", "export_bfcl", "run_
 
 
 def evaluation_export_rows(store: Store, evaluation_id: int | str) -> Iterator[dict[str, Any]]:
-    """One dict per case and repetition, keys of :data:`EVALUATION_EXPORT_COLUMNS`, case order."""
-    ev = store.evaluations.get_evaluation(evaluation_id)
+    """One dict per case and repetition, keys of :data:`EVALUATION_EXPORT_COLUMNS`, case order.
+    The evaluation is looked up now: an unknown one fails before anything is written."""
+    return _evaluation_export_rows(store, store.evaluations.get_evaluation(evaluation_id))
+
+
+def _evaluation_export_rows(store: Store, ev: EvaluationRecord) -> Iterator[dict[str, Any]]:
     run = store.runs.get_run(ev.run_id)
     suite = store.suites.get_suite_by_id(run.suite_id)
     rules = store.rule_sets.get_rule_set(ev.rule_set_id).ref

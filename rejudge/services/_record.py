@@ -23,7 +23,7 @@ from pathlib import Path
 from typing import Any
 
 from rejudge.errors import NotFoundError
-from rejudge.model import Case, RunConfig
+from rejudge.model import Case, HarnessAssistance, HarnessMode, RunConfig
 from rejudge.recorder import RecorderError, cassette_path, write_cassette
 from rejudge.recorder._record import PendingCommit, ProgressCallback, RecordProgress, record_jobs
 from rejudge.services._evidence_paths import evidence_path
@@ -35,7 +35,23 @@ try:  # POSIX advisory locks; elsewhere the row's unique key alone prevents dupl
 except ImportError:  # pragma: no cover
     fcntl = None  # type: ignore[assignment]
 
-__all__ = ["RecordSummary", "record_suite", "record_suite_async", "commit_batch", "run_status"]
+__all__ = [
+    "RecordSummary",
+    "harness_assistance",
+    "record_suite",
+    "record_suite_async",
+    "commit_batch",
+    "run_status",
+]
+
+
+def harness_assistance(mode: HarnessMode) -> HarnessAssistance:
+    """The harness policy of a recording in ``mode``: an oracle-assisted run is told the
+    expected number of steps and gets that many rounds plus four; any other gets 10 rounds."""
+    oracle = mode == "oracle-assisted"
+    return HarnessAssistance(
+        expected_step_count_disclosed=oracle, round_budget="expected+4" if oracle else 10
+    )
 
 
 @dataclass

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from collections import Counter
 from datetime import datetime
-from typing import Any, TypedDict
+from typing import Any, NamedTuple, TypedDict
 
 from rejudge.errors import NotFoundError
 from rejudge.judge import (
@@ -18,6 +18,7 @@ from rejudge.judge import (
     gaps_from,
     latest_labels,
     parse_review_csv,
+    queue_csv,
     resolve_reviews,
 )
 from rejudge.store import (
@@ -33,6 +34,8 @@ __all__ = [
     "calibration_summary",
     "review_gaps",
     "review_queue",
+    "ReviewQueueFile",
+    "review_queue_file",
     "unlabelled_queue",
     "with_labels",
     "import_review_csv",
@@ -182,6 +185,26 @@ def review_gaps(store: Store, evaluation_id: int | str) -> list[str]:
     rows = review_rows(store, ev.id)
     reviews, resolutions = _reviews_and_resolutions(store, ev.id)
     return gaps_from(rows, reviews, resolutions)
+
+
+class ReviewQueueFile(NamedTuple):
+    """An evaluation's review queue as the CSV a reviewer fills in, and its number of rows."""
+
+    evaluation: int
+    rows: int
+    text: str
+
+
+def review_queue_file(
+    store: Store, evaluation_id: int | str, *, sample_passes: int, seed: int, unreviewed: bool
+) -> ReviewQueueFile:
+    """``rejudge review export``: :func:`review_queue` (only the items nobody has labeled yet
+    when ``unreviewed``) written as CSV (:func:`rejudge.judge.queue_csv`)."""
+    ev = store.evaluations.get_evaluation(evaluation_id)
+    items = review_queue(store, ev.id, sample_passes=sample_passes, seed=seed)
+    if unreviewed:
+        items = [i for i in items if not i["reviewed"]]
+    return ReviewQueueFile(ev.id, len(items), queue_csv(items, ev.id))
 
 
 def review_queue(
