@@ -682,3 +682,20 @@ def test_the_harness_policy_is_a_service_the_cli_calls() -> None:
     for module, path in _modules():
         if _within(module, "rejudge.cli"):
             assert "HarnessAssistance(" not in path.read_text(encoding="utf-8"), module
+
+
+# runs are built through ingest (issue 40): a run is created and finished only by
+# ingest_run (every importer, capture, the demo) and by recording, which creates its run before
+# the model answers and stores each batch through ingest as it comes
+RUN_WRITES = ("create_run", "finish_run")
+RUN_BUILDERS = ("rejudge.services._ingest", "rejudge.services._record")
+
+
+def test_runs_are_built_through_ingest() -> None:
+    found = [
+        f"{path.relative_to(REPO)}:{line} ({module}): .{attr}"
+        for module, path in _modules()
+        if module not in RUN_BUILDERS and not _within(module, "rejudge.store")
+        for line, attr in _calls(path, RUN_WRITES)
+    ]
+    assert found == []

@@ -18,7 +18,7 @@ from typing import Any
 
 from rejudge.model import Case, RunConfig, ToolRegistry, content_hash
 from rejudge.recorder import Capture, capture_cassette, registry_from_interactions
-from rejudge.services._ingest import evidence_of, ingest, save_suite_source, stored_path
+from rejudge.services._ingest import SuiteSnapshot, evidence_of, ingest_run, stored_path
 from rejudge.store import Store
 
 __all__ = ["capture", "Capture", "open_store"]
@@ -75,10 +75,10 @@ def _store_capture(
     case, suite, cassette = result.case, result.suite, result.cassette
     assert case is not None and cassette is not None  # filled by capture_cassette
     if suite is not None:
-        suite_record = save_suite_source(store, suite)
+        snapshot = SuiteSnapshot.of_source(suite)
     else:
         reg = registry or registry_from_interactions(cassette.interactions, "captured")
-        suite_record = store.suites.save_suite(
+        snapshot = SuiteSnapshot(
             name=result.run,
             domain=reg.domain,
             suite_hash=content_hash([reg.hash, case.hash]),
@@ -91,7 +91,6 @@ def _store_capture(
         harness_mode="imported",
         temperature=None,
     )
-    run = store.runs.create_run(name=result.run, suite=suite_record, config=config)
     name_map = suite.registry.name_map or None if suite is not None else None
     item = evidence_of(
         cassette,
@@ -100,5 +99,14 @@ def _store_capture(
         stored_path(cassette.path, cassettes_dir),
         name_map=name_map,
     )
-    done = ingest(store, run, [item], replace=True)
+    # as before, a capture does not mark its run finished
+    done = ingest_run(
+        store,
+        snapshot,
+        name=result.run,
+        config=config,
+        evidence=[item],
+        replace=True,
+        finish="never",
+    )
     return bool(done.inserted or done.replaced)

@@ -37,7 +37,7 @@ from rejudge.importers._tau_bench import import_tau_bench
 from rejudge.judge import load_rule_set
 from rejudge.judge.tiers import MODEL_GRADED, tier_names
 from rejudge.model import EvaluationReport
-from rejudge.recorder import CassetteError, read_cassette, run_config_from_meta
+from rejudge.recorder import CassetteError, CassetteFile, read_cassette, run_config_from_meta
 from rejudge.services._agreement import evaluation_agreement, run_agreement
 from rejudge.services._compare import compare_evaluations
 from rejudge.services._demo_judge import demo_model_graded
@@ -53,7 +53,7 @@ from rejudge.services._demo_result import (
 )
 from rejudge.services._demo_tau import DEMO_TAU_RULES, tau2_model_vs_model
 from rejudge.services._evidence_paths import evidence_path, shipped_cassette_roots
-from rejudge.services._ingest import evidence_of, ingest
+from rejudge.services._ingest import Evidence, evidence_of, ingest_run
 from rejudge.services._judging import (
     applicable_tiers,
     evaluation_report,
@@ -61,7 +61,7 @@ from rejudge.services._judging import (
     judge_run,
 )
 from rejudge.services._suites import snapshot_suite
-from rejudge.store import Store, SuiteRecord
+from rejudge.store import RunRecord, Store, SuiteRecord
 from rejudge.suites import builtin_suites, load_suite
 
 __all__ = [
@@ -219,20 +219,26 @@ def load_cassette_runs(
         if config is None:
             skipped.append(DemoSkipped(folder.name, "no run config in the cassettes"))
             continue
-        run = store.runs.create_run(name=run_name, suite=snapshot, config=config)
-        done = store.traces.trace_keys(run.id)
-        evidence = []
-        for cassette in cassettes:
-            case_id = str(cassette.meta["case"])
-            rep = int(cassette.meta.get("repetition", 0))
-            if (case_id, rep) in done:
-                continue
-            # named by a root that resolves wherever the store is read (the shipped folder)
-            evidence.append(evidence_of(cassette, case_id, rep, evidence_path(cassette.path)))
-        inserted = ingest(store, run, evidence).inserted if evidence else 0
+
+        def evidence_of_run(
+            run: RunRecord, _suite: SuiteRecord, cassettes: list[CassetteFile] = cassettes
+        ) -> list[Evidence]:
+            done = store.traces.trace_keys(run.id)
+            evidence = []
+            for cassette in cassettes:
+                case_id = str(cassette.meta["case"])
+                rep = int(cassette.meta.get("repetition", 0))
+                if (case_id, rep) in done:
+                    continue
+                # named by a root that resolves wherever the store is read (the shipped folder)
+                evidence.append(evidence_of(cassette, case_id, rep, evidence_path(cassette.path)))
+            return evidence
+
+        stored = ingest_run(
+            store, snapshot, name=run_name, config=config, evidence=evidence_of_run, finish="once"
+        )
+        run, inserted = stored.run, stored.inserted
         outcomes = Counter(_outcome_of(c.meta) for c in cassettes)
-        if run.status != "finished":
-            store.runs.finish_run(run.id, "finished")
         runs.append(
             DemoRun(
                 run=run.name,

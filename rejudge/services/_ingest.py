@@ -15,7 +15,7 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
 from rejudge.model import Case, RunConfig, ToolRegistry, Trace
 from rejudge.recorder import CassetteFile, trace_of
@@ -177,6 +177,7 @@ class IngestedRun:
     inserted: int
     skipped: int  # evidence the run held already
     verdicts: int = 0  # external verdict rows written
+    replaced: int = 0  # traces rewritten (``replace=True``: their trace or cassette changed)
 
 
 def ingest_run(
@@ -188,6 +189,8 @@ def ingest_run(
     evidence: Sequence[Evidence] | Callable[[RunRecord, SuiteRecord], Sequence[Evidence]],
     verdicts: Mapping[str, Sequence[VerdictItem]] | None = None,
     verdict_versions: Mapping[str, str] | None = None,
+    replace: bool = False,
+    finish: Literal["always", "once", "never"] = "always",
 ) -> IngestedRun:
     """Store one imported run in one transaction: snapshot ``suite`` (a stored one is used as it
     is), create run ``name`` with ``config``, :func:`ingest` its ``evidence``, record each
@@ -198,6 +201,10 @@ def ingest_run(
     ``evidence`` may be a function of the new run and its suite, for evidence that is named
     after the run (a copied cassette's path); it is called inside the transaction. Called
     inside an open ``store.atomic()`` block, everything joins that block's transaction.
+
+    ``replace``: as :func:`ingest`'s (``capture`` recording a case again). ``finish``: mark the
+    run finished ``"always"`` (an import), ``"once"`` (unless it is already: the demo's shipped
+    runs keep the time they were first finished) or ``"never"`` (a capture).
     """
     from rejudge.services._external import record_external_verdicts
 
@@ -205,13 +212,14 @@ def ingest_run(
         suite_rec = suite.save(store) if isinstance(suite, SuiteSnapshot) else suite
         run = store.runs.create_run(name=name, suite=suite_rec, config=config)
         items = evidence(run, suite_rec) if callable(evidence) else evidence
-        result = ingest(store, run, items)
+        result = ingest(store, run, items, replace=replace)
         written = 0
         for source, said in sorted((verdicts or {}).items()):
             written += record_external_verdicts(
                 store, run.id, source, list(said), version=(verdict_versions or {}).get(source)
             )
-        store.runs.finish_run(run.id, "finished")
+        if finish == "always" or (finish == "once" and run.status != "finished"):
+            store.runs.finish_run(run.id, "finished")
         finished = store.runs.get_run(run.id)
     return IngestedRun(
         run=finished,
@@ -219,4 +227,5 @@ def ingest_run(
         inserted=result.inserted,
         skipped=len(items) - result.inserted,
         verdicts=written,
+        replaced=result.replaced,
     )
