@@ -176,6 +176,9 @@ by_cause = ", ".join(f"{k}: {v}" for k, v in counts.items() if k != "total") or 
 st.caption(f"{counts['total']} flips match ({by_cause}); showing {len(shown)}.")
 if shown:
     frame = pd.DataFrame(shown).rename(columns=FLIP_COLUMNS)
+    # every input that differs, as `rejudge compare` lists them (a model judge's rubric, model
+    # or parameters too), not only the first
+    frame["cause"] = [", ".join(f.causes) or f.cause for f in shown]
     frame["taxonomy_a"] = frame["taxonomy_from"].map(lambda t: ", ".join(t or []))
     frame["taxonomy_b"] = frame["taxonomy_to"].map(lambda t: ", ".join(t or []))
     frame["side by side"] = [pair_url(a, b, f.case, f.repetition) for f in shown]
