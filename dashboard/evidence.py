@@ -21,7 +21,12 @@ import streamlit as st
 from rejudge.dashboard.blocks import Block, content_blocks
 from rejudge.dashboard.cassette import CassetteView, ExchangeView
 from rejudge.dashboard.common import NO_CALL_BADGE, md_escape, tool_badge
-from rejudge.dashboard.evidence_html import json_html, table_html, text_html
+from rejudge.dashboard.evidence_html import (
+    json_html,
+    markdown_block_html,
+    table_html,
+    text_html,
+)
 
 __all__ = [
     "structured",
@@ -66,6 +71,12 @@ def structured(value: Any) -> Any | None:
 def show_text(value: str, *, height: int | None = None) -> None:
     """Untrusted text, verbatim (no Markdown): wrapped, in a box like a code box."""
     st.html(text_html(value, height=height))
+
+
+def show_message(value: str) -> None:
+    """A message (the model's text, a user's turn) with its Markdown rendered, inert: a tag,
+    link or image in it stays text (:func:`.evidence_html.markdown_block_html`)."""
+    st.html(markdown_block_html(value))
 
 
 def show_table(rows: Sequence[dict[str, Any]]) -> None:
@@ -143,7 +154,7 @@ def user_turns(body: dict[str, Any], before: int) -> None:
         if int(turn.get("before_round", -1)) == before:
             with st.container(border=True):
                 st.markdown(f"**User** (message #{int(turn.get('position', 0))})")
-                show_text(str(turn.get("text", "")))
+                show_message(str(turn.get("text", "")))
 
 
 def _call(call: dict[str, Any], highlighted: Collection[str]) -> None:
@@ -240,7 +251,7 @@ def render_round(
                             expanded=False,
                         )
                     if alt.get("text"):
-                        show_text(str(alt["text"]))
+                        show_message(str(alt["text"]))
 
 
 def _text_and_server_tools(rnd: dict[str, Any], kind: str) -> None:
@@ -255,7 +266,7 @@ def _text_and_server_tools(rnd: dict[str, Any], kind: str) -> None:
                 "text: the response's text blocks joined (the trace does not keep their order "
                 "among the provider's tool blocks; the cassette does)"
             )
-        show_text(str(rnd["text"]))
+        show_message(str(rnd["text"]))
     for server in servers:
         st.markdown(
             f"{SERVER_TOOL_BADGE} **{md_escape(str(server.get('name', '?')))}** "
@@ -276,7 +287,7 @@ def render_ending(body: dict[str, Any]) -> None:
     final = body.get("final_text")
     if final and not (rounds and rounds[-1].get("text") == final):
         st.markdown(f"**Final answer** &nbsp; {ANSWER_BADGE}")
-        show_text(str(final))
+        show_message(str(final))
 
 
 def render_rounds(

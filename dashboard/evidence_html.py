@@ -21,7 +21,9 @@ import json
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-__all__ = ["text_html", "json_html", "table_html", "cell_text"]
+from rejudge.dashboard.markdown_html import markdown_html
+
+__all__ = ["text_html", "markdown_block_html", "json_html", "table_html", "cell_text"]
 
 # the look of st.code's box, in colours that read on the light and the dark theme
 _BOX = (
@@ -40,6 +42,17 @@ _CELL = (
 def _pre(kind: str, text: str, height: int | None) -> str:
     scroll = f";max-height:{int(height)}px;overflow:auto" if height else ""
     return f'<pre class="{kind}" style="{_BOX}{scroll}">{html.escape(text)}</pre>'
+
+
+# a model's or a user's message, its Markdown rendered: prose in the page's font; a word breaks
+# only when it is wider than the line on its own (never "compl/eted" to fit a narrow column)
+_MARKDOWN = "font-size:0.95rem;line-height:1.5;overflow-wrap:break-word;margin-bottom:0.5rem"
+
+
+def markdown_block_html(value: str) -> str:
+    """A message as rendered Markdown (emphasis, lists, code, tables) with every HTML tag, link
+    and image in it shown as text (:func:`rejudge.dashboard.markdown_html.markdown_html`)."""
+    return f'<div class="rj-md" style="{_MARKDOWN}">{markdown_html(value)}</div>'
 
 
 def text_html(value: str, *, height: int | None = None) -> str:

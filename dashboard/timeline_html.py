@@ -60,7 +60,7 @@ CSS: dict[str, str] = {
     "rj-meta": "font-size:0.8rem;opacity:0.75;margin-bottom:0.25rem",
     "rj-call": "margin:0.35rem 0 0.35rem 0.6rem;padding-left:0.6rem;border-left:1px dashed #97a6c3",
     "rj-sum": "cursor:pointer;font-size:0.85rem;opacity:0.85",
-    "rj-md": "overflow-wrap:anywhere;font-size:0.95rem",
+    "rj-md": "overflow-wrap:break-word;font-size:0.95rem",
     "rj-text": _BOX,
     "rj-json": _BOX,
     "rj-argdiff": "border-collapse:collapse;font-size:0.8rem;margin:0.25rem 0",

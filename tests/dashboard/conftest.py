@@ -163,6 +163,13 @@ def evidence(at: AppTest, kind: str | None = None) -> list[str]:
     return found
 
 
+def messages(at: AppTest) -> list[str]:
+    """The messages the page shows with their Markdown rendered (``rj-md`` blocks), as HTML."""
+    return [
+        element.proto.body for element in at.get("html") if 'class="rj-md"' in element.proto.body
+    ]
+
+
 class TableParser(HTMLParser):
     """Reads the cells of every `<table>` fed to it (the static tables of `st.html`)."""
 

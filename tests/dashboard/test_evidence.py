@@ -14,7 +14,7 @@ from rejudge.dashboard.cassette import load_exchanges
 from rejudge.store import Store
 from streamlit.testing.v1 import AppTest
 
-from tests.dashboard.conftest import APP, app_on, evidence, metrics
+from tests.dashboard.conftest import APP, app_on, evidence, messages, metrics
 from tests.dashboard.factory import (
     GZIP,
     HOSTILE,
@@ -81,8 +81,13 @@ def test_hostile_evidence_is_never_markup(imported: Built) -> None:
             assert token not in element.proto.body, element.proto.body
     shown = evidence(at, "text")
     assert any(HOSTILE in c for c in shown)  # the instruction, verbatim, as text
-    assert any("And now?" in c for c in shown)  # the second user turn, in place
-    assert any("another choice" in c for c in shown)  # the n>1 alternative
+    # the messages (the second user turn, the n>1 alternative, the answer) are Markdown
+    # rendered: emphasis takes effect, the image and the tag stay escaped text
+    said = messages(at)
+    for start in ("And now?", "another choice", "The answer."):
+        block = next(m for m in said if start in m)
+        assert "<strong>bold</strong>" in block, block
+        assert "![pixel](http://203.0.113.9/pixel.png)" in block and "&lt;img src=" in block
     markdown = "\n".join(m.value for m in at.markdown)
     assert "provider tool" in markdown and "web\\_search" in markdown
     assert ":blue-badge[answer]" in markdown and "yellow-badge" not in markdown

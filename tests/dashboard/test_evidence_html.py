@@ -10,7 +10,13 @@ from html.parser import HTMLParser
 
 from hypothesis import given
 from hypothesis import strategies as st
-from rejudge.dashboard.evidence_html import cell_text, json_html, table_html, text_html
+from rejudge.dashboard.evidence_html import (
+    cell_text,
+    json_html,
+    markdown_block_html,
+    table_html,
+    text_html,
+)
 
 from tests.dashboard.conftest import TableParser
 
@@ -81,3 +87,18 @@ def test_a_table_keeps_its_columns_rows_and_cells() -> None:
     assert table[1] == ["get<order>", "True", '{"id": 1}', ""]
     assert table[2] == ["x", "", "", "—"]
     assert cell_text(None) == "—" and cell_text(1.5) == "1.5" and cell_text([1]) == "[1]"
+
+
+def test_a_message_renders_its_markdown_and_nothing_live() -> None:
+    shown = markdown_block_html(
+        "First line\nsecond line\n\n**Booked** the flight:\n\n- UA 12\n- UA 13\n\n"
+        '<script>alert(1)</script> <img src=x onerror="alert(2)"> [a](javascript:alert(3))'
+    )
+    assert shown.startswith('<div class="rj-md"') and "overflow-wrap:break-word" in shown
+    assert "<strong>Booked</strong>" in shown and shown.count("<li>") == 2
+    # the paragraph keeps its line break (a soft break, not a literal "\n" shown as text)
+    assert "First line\nsecond line" in shown and "\\n" not in shown
+    # a tag, an event handler or a link in the text is shown as text, escaped
+    assert "&lt;script&gt;" in shown and "&lt;img" in shown
+    assert "<script" not in shown and "<img" not in shown and "<a " not in shown
+    assert {t.lower() for t in TAG.findall(shown)} == {"div", "p", "strong", "ul", "li"}
