@@ -21,6 +21,7 @@ __all__ = [
     "pair_url",
     "trace_url",
     "flip_picker",
+    "flips_table",
     "clickable_table",
     "clicked_row",
     "follow_click",
@@ -65,6 +66,20 @@ def flip_picker(rows: Sequence[Flip], a: int, b: int, *, key: str) -> None:
             icon=":material/view_column_2:",
             query_params=pair_link(a, b, flip.case, flip.repetition),
         )
+
+
+def flips_table(frame: Any, rows: Sequence[Flip], a: int, b: int, *, key: str) -> None:
+    """A table of flips of A against B (``frame``: their columns as the page shows them, one row
+    a flip of ``rows``), each row opening its flip side by side (a last link column, and a click
+    on the row), then :func:`flip_picker` under it. ``key`` prefixes the widgets' keys."""
+    frame = frame.assign(**{"side by side": [pair_url(a, b, f.case, f.repetition) for f in rows]})
+    clickable_table(
+        frame,
+        list(frame["side by side"]),
+        key=f"{key}_flips",
+        column_config={"side by side": st.column_config.LinkColumn(display_text="open")},
+    )
+    flip_picker(rows, a, b, key=f"{key}_open")
 
 
 def clickable_table(

@@ -22,7 +22,7 @@ from rejudge.dashboard.common import (
     query_int,
 )
 from rejudge.dashboard.evidence import show_value
-from rejudge.dashboard.links import clickable_table, flip_picker, follow_click, pair_url
+from rejudge.dashboard.links import flips_table, follow_click
 from rejudge.store import EvaluationSummary
 
 from rejudge.model import FLIP_DIRECTIONS, SIGNIFICANCE_LEVEL
@@ -181,27 +181,8 @@ if shown:
     frame["cause"] = [", ".join(f.causes) or f.cause for f in shown]
     frame["taxonomy_a"] = frame["taxonomy_from"].map(lambda t: ", ".join(t or []))
     frame["taxonomy_b"] = frame["taxonomy_to"].map(lambda t: ", ".join(t or []))
-    frame["side by side"] = [pair_url(a, b, f.case, f.repetition) for f in shown]
-    clickable_table(
-        frame[
-            [
-                "case",
-                "repetition",
-                "from",
-                "to",
-                "cause",
-                "dimension",
-                "category",
-                "taxonomy_a",
-                "taxonomy_b",
-                "side by side",
-            ]
-        ],
-        list(frame["side by side"]),
-        key="cmp_flips",
-        column_config={"side by side": st.column_config.LinkColumn(display_text="open")},
-    )
-    flip_picker(shown, a, b, key="cmp_open")
+    columns = ["case", "repetition", "from", "to", "cause", "dimension", "category"]
+    flips_table(frame[[*columns, "taxonomy_a", "taxonomy_b"]], shown, a, b, key="cmp")
 
 # ---------------------------------------------------------------- per group charts
 

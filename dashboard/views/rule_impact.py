@@ -17,7 +17,7 @@ from rejudge.dashboard.common import (
     pick_run,
 )
 from rejudge.dashboard.evidence import show_table
-from rejudge.dashboard.links import clickable_table, flip_picker, follow_click, pair_url
+from rejudge.dashboard.links import flips_table, follow_click
 from rejudge.dashboard.sidebyside import settings_diff
 from rejudge.judge import likely_settings
 from rejudge.store import EvaluationSummary
@@ -175,25 +175,7 @@ else:
         or "—"
         for r in rows
     ]
-    frame["side by side"] = [pair_url(a, b, r.case, r.repetition) for r in rows]
-    clickable_table(
-        frame[
-            [
-                "case",
-                "repetition",
-                "from",
-                "to",
-                "likely rule change",
-                "codes before",
-                "codes after",
-                "cause",
-                "side by side",
-            ]
-        ],
-        list(frame["side by side"]),
-        key="ri_flips",
-        column_config={"side by side": st.column_config.LinkColumn(display_text="open")},
-    )
-    flip_picker(rows, a, b, key="ri_open")
+    columns = ["case", "repetition", "from", "to", "likely rule change", "codes before"]
+    flips_table(frame[[*columns, "codes after", "cause"]], rows, a, b, key="ri")
 
 follow_click()
