@@ -265,7 +265,28 @@ def bedrock_shaped(body: Any) -> bool:
     return _blocks_shaped(body["messages"])
 
 
-class BedrockConverse(WireFormat):
+class _AwsStreamed(WireFormat):
+    """A Bedrock API, whose streamed responses are AWS event streams (binary, not SSE): such a
+    body is :meth:`assemble_stream`'s, other bytes are JSON."""
+
+    def streamed(self, body: Any, response_headers: Mapping[str, Any] | None) -> bool:
+        """The response body is an AWS event stream."""
+        return looks_like_event_stream(body)
+
+    def parse_response(
+        self, body: Any, response_headers: Mapping[str, Any] | None = None
+    ) -> AssistantTurn:
+        if self.streamed(body, response_headers):
+            return self.assemble_stream(body)
+        if isinstance(body, (bytes, bytearray)):
+            try:
+                body = strict_loads(bytes(body))
+            except (ValueError, RecursionError, UnicodeDecodeError):
+                return AssistantTurn(error="response body is neither JSON nor an event stream")
+        return super().parse_response(body, response_headers)
+
+
+class BedrockConverse(_AwsStreamed):
     """``POST /model/<id>/converse`` and ``/converse-stream``; also a Converse-shaped body, or a
     ``messages`` request answered with an AWS event stream."""
 
@@ -299,18 +320,9 @@ class BedrockConverse(WireFormat):
     def assemble_stream(self, text: Any) -> AssistantTurn:
         return parse_bedrock_stream(text)
 
-    def parse_response(
-        self, body: Any, response_headers: Mapping[str, Any] | None = None
-    ) -> AssistantTurn:
+    def streamed(self, body: Any, response_headers: Mapping[str, Any] | None) -> bool:
         ctype = (header_value(response_headers, "content-type") or "").lower()
-        if "vnd.amazon.eventstream" in ctype or looks_like_event_stream(body):
-            return parse_bedrock_stream(body)
-        if isinstance(body, (bytes, bytearray)):
-            try:
-                body = strict_loads(bytes(body))
-            except (ValueError, RecursionError, UnicodeDecodeError):
-                return AssistantTurn(error="response body is neither JSON nor an event stream")
-        return super().parse_response(body, response_headers)
+        return "vnd.amazon.eventstream" in ctype or looks_like_event_stream(body)
 
     def tool_results(self, request_body: Any) -> list[SentToolResult]:
         out: list[SentToolResult] = []

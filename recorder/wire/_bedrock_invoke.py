@@ -18,13 +18,13 @@ from __future__ import annotations
 import base64
 import binascii
 import re
-from collections.abc import Mapping
 from dataclasses import replace
 from typing import Any
 
 from rejudge.recorder.wire._anthropic import ANTHROPIC_MESSAGES
 from rejudge.recorder.wire._bedrock import (
     BEDROCK_CONVERSE,
+    _AwsStreamed,
     assemble_converse_events,
     bedrock_invoke_body,
     bedrock_model_in_url,
@@ -40,7 +40,7 @@ from rejudge.recorder.wire._common import (
     load_json_event,
     strict_loads,
 )
-from rejudge.recorder.wire._eventstream import decode_event_stream, looks_like_event_stream
+from rejudge.recorder.wire._eventstream import decode_event_stream
 from rejudge.recorder.wire._format import DETECT_BODY, DETECT_NONE, DETECT_PATH, Probe, WireFormat
 
 from rejudge.model import ToolSpec
@@ -117,7 +117,7 @@ def parse_invoke_stream(data: Any) -> AssistantTurn:
     return replace(turn, truncated=turn.truncated or cut, error=err or turn.error)
 
 
-class BedrockInvokeModel(WireFormat):
+class BedrockInvokeModel(_AwsStreamed):
     """``POST /model/<id>/invoke`` and ``/invoke-with-response-stream`` with an Anthropic or
     Nova body (found by path and body together: the path alone says nothing of the format), or
     such a body with Bedrock's version marker behind any URL."""
@@ -145,18 +145,6 @@ class BedrockInvokeModel(WireFormat):
 
     def assemble_stream(self, text: Any) -> AssistantTurn:
         return parse_invoke_stream(text)
-
-    def parse_response(
-        self, body: Any, response_headers: Mapping[str, Any] | None = None
-    ) -> AssistantTurn:
-        if looks_like_event_stream(body):
-            return parse_invoke_stream(body)
-        if isinstance(body, (bytes, bytearray)):
-            try:
-                body = strict_loads(bytes(body))
-            except (ValueError, RecursionError, UnicodeDecodeError):
-                return AssistantTurn(error="response body is neither JSON nor an event stream")
-        return super().parse_response(body, response_headers)
 
     def tool_results(self, request_body: Any) -> list[SentToolResult]:
         vendor = _vendor(request_body)
