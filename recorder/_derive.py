@@ -73,6 +73,19 @@ def outcome_meta(outcome: LoopOutcome) -> dict[str, Any]:
     }
 
 
+def _meta_head(run_name: str, case: Case, repetition: int) -> dict[str, Any]:
+    """What every cassette's ``rejudge`` block starts with: its format, the rejudge that wrote
+    it, and the run, case and repetition it holds."""
+    return {
+        "cassette_format": CASSETTE_FORMAT,
+        "rejudge_version": rejudge_version(),
+        "run": run_name,
+        "case": case.id,
+        "case_hash": case.hash,
+        "repetition": repetition,
+    }
+
+
 def cassette_meta(
     *,
     run_name: str,
@@ -83,12 +96,7 @@ def cassette_meta(
 ) -> dict[str, Any]:
     """The ``rejudge`` block of a cassette the loop recorded."""
     return {
-        "cassette_format": CASSETTE_FORMAT,
-        "rejudge_version": rejudge_version(),
-        "run": run_name,
-        "case": case.id,
-        "case_hash": case.hash,
-        "repetition": repetition,
+        **_meta_head(run_name, case, repetition),
         "provider": config.provider,
         "model": config.model,
         "stream": config.stream,
@@ -101,15 +109,7 @@ def cassette_meta(
 
 def capture_meta(*, run_name: str, case: Case, repetition: int) -> dict[str, Any]:
     """The ``rejudge`` block of a cassette ``capture`` recorded (no outcome: the user's loop)."""
-    return {
-        "cassette_format": CASSETTE_FORMAT,
-        "rejudge_version": rejudge_version(),
-        "run": run_name,
-        "case": case.id,
-        "case_hash": case.hash,
-        "repetition": repetition,
-        "captured": True,
-    }
+    return {**_meta_head(run_name, case, repetition), "captured": True}
 
 
 def _apply_outcome(trace: Trace, outcome: dict[str, Any]) -> Trace:
