@@ -18,6 +18,7 @@ from rejudge.store._tables import (
     _T_RULES,
     _T_RUN,
     _T_SUITE,
+    _T_TRACE,
 )
 from sqlalchemy import Table, case, func, literal
 from sqlalchemy.sql import ColumnElement, Select
@@ -28,6 +29,16 @@ from rejudge.model import accuracy as accuracy  # the one formula (VerdictCounts
 # shared by the read-model modules only: nothing here is part of the store's public face
 __all__: list[str] = []
 
+
+#: what a listing of a run's traces shows of each: id, case, repetition, status, rounds, calls
+TRACE_LISTING: tuple[Any, ...] = (
+    _T_TRACE.c.id,
+    _T_TRACE.c.case_key,
+    _T_TRACE.c.repetition,
+    _T_TRACE.c.status,
+    _T_TRACE.c.round_count,
+    _T_TRACE.c.call_count,
+)
 
 # suite / model / tier / rule set (name@version) -> the values to keep; empty means all
 Filters = Mapping[str, Sequence[str]]

@@ -13,6 +13,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, NamedTuple
 
+from rejudge.store._read_common import TRACE_LISTING
 from rejudge.store._tables import _T_CALL, _T_EJ, _T_EXT, _T_JUDG, _T_TRACE
 from rejudge.store._unit_of_work import Repository
 from sqlalchemy import Text, and_, cast, exists, func, select
@@ -140,12 +141,7 @@ class RunReads(Repository):
         ej = _T_EJ.alias("ej")
         query = (
             select(
-                _T_TRACE.c.id,
-                _T_TRACE.c.case_key,
-                _T_TRACE.c.repetition,
-                _T_TRACE.c.status,
-                _T_TRACE.c.round_count,
-                _T_TRACE.c.call_count,
+                *TRACE_LISTING,
                 ej.c.verdict,
                 _T_JUDG.c.taxonomy,
                 _usage("input_tokens").label("input_tokens"),

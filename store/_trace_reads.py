@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING, Any, NamedTuple
 
 from rejudge.store._catalog_reads import CatalogRepository, RunSummary
 from rejudge.store._judgments import body_path_columns
-from rejudge.store._read_common import aware, count_if
+from rejudge.store._read_common import TRACE_LISTING, aware, count_if
 from rejudge.store._tables import _T_CALL, _T_CASE, _T_EJ, _T_RUN, _T_TRACE
 from rejudge.store._unit_of_work import Repository, UnitOfWork
 from sqlalchemy import func, select
@@ -98,14 +98,7 @@ class TraceReads(Repository):
         self, run_id: int, *, case_contains: str | None = None, limit: int = 2000
     ) -> list[TraceListing]:
         query = (
-            select(
-                _T_TRACE.c.id,
-                _T_TRACE.c.case_key,
-                _T_TRACE.c.repetition,
-                _T_TRACE.c.status,
-                _T_TRACE.c.round_count,
-                _T_TRACE.c.call_count,
-            )
+            select(*TRACE_LISTING)
             .where(_T_TRACE.c.run_id == run_id)
             .order_by(_T_TRACE.c.case_key, _T_TRACE.c.repetition)
             .limit(limit)
