@@ -18,8 +18,6 @@ from collections.abc import Callable, Collection, Sequence
 from typing import Any
 
 import streamlit as st
-from rejudge.dashboard.blocks import Block, content_blocks
-from rejudge.dashboard.cassette import CassetteView, ExchangeView
 from rejudge.dashboard.common import NO_CALL_BADGE, md_escape, tool_badge
 from rejudge.dashboard.evidence_html import (
     json_html,
@@ -27,6 +25,9 @@ from rejudge.dashboard.evidence_html import (
     table_html,
     text_html,
 )
+
+from rejudge.model import Block
+from rejudge.services import CassetteView, ExchangeView
 
 __all__ = [
     "structured",
@@ -351,13 +352,11 @@ def render_exchanges(view: CassetteView | None, *, key: str = "ex") -> None:
 
 def round_blocks(view: CassetteView | None) -> Callable[[int], Sequence[Block] | None]:
     """Round position -> its response's blocks in recorded order: the cassette's model
-    exchanges (those whose response has a known shape) taken in order, one per round."""
+    exchanges (those whose response has a known shape) taken in order, one per round. The
+    blocks are the exchanges service's (read by the wire formats' reader), never parsed here."""
     found: list[list[Block]] = []
     if view is not None and not view.error:
-        for ex in view.exchanges:
-            got = content_blocks(ex.response, ex.raw_response)
-            if got is not None:
-                found.append(got)
+        found = [ex.blocks for ex in view.exchanges if ex.blocks is not None]
 
     def lookup(position: int) -> Sequence[Block] | None:
         return found[position] if position < len(found) else None

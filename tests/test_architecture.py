@@ -123,6 +123,10 @@ def _rules(module: str, target: str) -> list[str]:
         broken.append("the store imports nothing of ours but errors")
     if _within(module, "rejudge.dashboard") and top == "sqlalchemy":
         broken.append("the dashboard's SQL lives in rejudge.store")
+    if _within(module, "rejudge.dashboard") and _within(target, "rejudge.recorder"):
+        # the wire formats and the cassette are read once, by the recorder's readers, which a
+        # service calls (rejudge.services.load_exchanges: exchanges and their content blocks)
+        broken.append("the dashboard imports no wire or cassette reader; it shows a service's")
     ours = top == "rejudge" and target != "rejudge"
     if _within(module, "rejudge.model") and ours and not _within(target, *MODEL_USES):
         broken.append("the model uses only itself, the registry and errors")
@@ -230,6 +234,9 @@ def test_the_comparison_rule_catches_its_edge(
         ("rejudge.services._ingest", "rejudge.cli.record", "nothing imports the CLI"),
         ("rejudge.store._store", "rejudge.judge._engine", "imports nothing of ours"),
         ("rejudge.dashboard.app", "sqlalchemy", "SQL lives in rejudge.store"),
+        ("rejudge.dashboard.blocks", "rejudge.recorder.wire._anthropic", "no wire or cassette"),
+        ("rejudge.dashboard.cassette", "rejudge.recorder.wire", "no wire or cassette reader"),
+        ("rejudge.dashboard.cassette", "rejudge.recorder._cassettes", "no wire or cassette"),
         ("rejudge.services._ingest", "store.schemas", "bare top-level name"),
         ("rejudge.model._world", "rejudge.store._store", "the model uses only"),
         ("rejudge.model._world", "rejudge.store", "the model uses only"),
@@ -253,6 +260,8 @@ def test_each_rule_catches_its_edge(module: str, target: str, rule: str) -> None
         ("rejudge.cli.judge", "rejudge.services._judging"),
         ("rejudge.__main__", "rejudge.cli"),
         ("rejudge.dashboard.app", "rejudge.store.read_models"),
+        ("rejudge.dashboard.evidence", "rejudge.services._exchanges"),
+        ("rejudge.dashboard.evidence", "rejudge.model._blocks"),
         ("rejudge.model._world", "rejudge.model._hashing"),
         ("rejudge.model._judgment_text", "rejudge.model._schemas"),
         ("rejudge.model._world", "rejudge.registry"),

@@ -12,7 +12,6 @@ from typing import Any
 import pandas as pd
 import streamlit as st
 from rejudge.dashboard import data
-from rejudge.dashboard.cassette import load_exchanges
 from rejudge.dashboard.common import (
     context,
     eval_label,
@@ -41,7 +40,7 @@ from rejudge.judge.tiers import MODEL_GRADED
 from rejudge.store import TraceRowSummary
 
 from rejudge.errors import RejudgeError
-from rejudge.services import trace_cost, trace_timeline
+from rejudge.services import load_exchanges, trace_cost, trace_timeline
 
 LISTED = 2000
 

@@ -33,6 +33,7 @@ from rejudge.recorder.wire._bedrock_invoke import (
     BedrockInvokeModel,
     parse_invoke_stream,
 )
+from rejudge.recorder.wire._blocks import content_blocks
 from rejudge.recorder.wire._cohere import (
     COHERE_CHAT,
     CohereChat,
@@ -198,6 +199,7 @@ __all__ = [
     "bedrock_model_in_url",
     "bedrock_shaped",
     "compact_json",
+    "content_blocks",
     "decode_event_stream",
     "describe_wire_formats",
     "detect_wire_format",

@@ -39,6 +39,7 @@ if TYPE_CHECKING:
     from rejudge.model._agreement import Disagreement as Disagreement
     from rejudge.model._agreement import TierAgreement as TierAgreement
     from rejudge.model._agreement import cohens_kappa as cohens_kappa
+    from rejudge.model._blocks import Block as Block
     from rejudge.model._comparison import COMPARISON_FORMAT_VERSION as COMPARISON_FORMAT_VERSION
     from rejudge.model._comparison import COMPARISON_KINDS as COMPARISON_KINDS
     from rejudge.model._comparison import FLIP_CAUSES as FLIP_CAUSES
@@ -195,6 +196,7 @@ _EXPORTS: dict[str, str] = {
     "ToolRegistry": "rejudge.model._schemas",
     "ToolSpec": "rejudge.model._schemas",
     "Trace": "rejudge.model._schemas",
+    "Block": "rejudge.model._blocks",
     "TRACE_FORMAT_VERSION": "rejudge.model._schemas",
     "SOURCE_ID_KEYS": "rejudge.model._schemas",
     "SOURCE_LANGFUSE_OBSERVATION_ID": "rejudge.model._schemas",

@@ -58,6 +58,11 @@ if TYPE_CHECKING:
 # public name -> the private module that defines it (each module's __all__;
 # tests/test_public_api.py keeps this table complete)
 _EXPORTS: dict[str, str] = {
+    "CassetteView": "rejudge.services._exchanges",
+    "ExchangeView": "rejudge.services._exchanges",
+    "as_text": "rejudge.services._exchanges",
+    "exchange_view": "rejudge.services._exchanges",
+    "load_exchanges": "rejudge.services._exchanges",
     "DatabaseRevision": "rejudge.services._database",
     "RunsAndStatuses": "rejudge.services._database",
     "RunTraces": "rejudge.services._database",

@@ -1,5 +1,5 @@
 """The raw exchanges of the demo's runs open in the trace viewer from any working folder
-(issue 27 item 1): dashboard/cassette.py reads the path each trace stored, whatever its root."""
+(issue 27 item 1): the exchanges service (services/_exchanges.py) reads the path each trace stored, whatever its root."""
 
 from __future__ import annotations
 
@@ -8,10 +8,9 @@ import shutil
 from pathlib import Path
 
 import pytest
-from rejudge.dashboard.cassette import load_exchanges
 from rejudge.store import Store
 
-from rejudge.services import run_origin
+from rejudge.services import load_exchanges, run_origin
 
 SHIPPED = Path(__file__).resolve().parents[2] / "cassettes"
 OLD_STORE = (

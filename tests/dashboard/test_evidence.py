@@ -10,10 +10,10 @@ from pathlib import Path
 
 import pytest
 import streamlit as st
-from rejudge.dashboard.cassette import load_exchanges
 from rejudge.store import Store
 from streamlit.testing.v1 import AppTest
 
+from rejudge.services import load_exchanges
 from tests.dashboard.conftest import APP, app_on, evidence, messages, metrics
 from tests.dashboard.factory import (
     GZIP,

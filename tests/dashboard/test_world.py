@@ -5,10 +5,10 @@ and a provider-side tool's round shows its blocks in the order the provider sent
 from __future__ import annotations
 
 import pytest
-from rejudge.dashboard.blocks import content_blocks
-from rejudge.dashboard.cassette import load_exchanges
+from rejudge.recorder.wire import content_blocks
 from rejudge.store import Store
 
+from rejudge.services import load_exchanges
 from tests.dashboard.conftest import WORLD, app_on
 from tests.dashboard.factory import Built
 

@@ -308,7 +308,7 @@ def test_import_reads_gz_cassettes_and_names_cases(tmp_path: Path) -> None:
 def test_dashboard_shows_what_the_importer_reads(tmp_path: Path, rel: str) -> None:
     import shutil
 
-    from rejudge.dashboard.cassette import load_exchanges
+    from rejudge.services import load_exchanges
 
     shutil.copy(REAL / rel, tmp_path / "c.yaml")
     view = load_exchanges(tmp_path, "c.yaml")

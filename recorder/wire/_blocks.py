@@ -1,29 +1,26 @@
-"""A model response's content blocks in the order the provider sent them, read from the cassette.
+"""A model response's content blocks in the order the provider sent them, read from its body.
 
 The normalized trace keeps a round's text (all text blocks joined), its client calls and its
 provider-side tool uses as separate lists: the order of the blocks between them is not recorded
-in the trace. The raw response is, so the trace viewer shows it from there: Anthropic's
+in the trace. The raw response is, so they are read from there: Anthropic's
 ``content`` list (text, thinking, ``tool_use``, ``server_tool_use`` and the tool's
 ``*_tool_result``), the Responses API's ``output`` items (reasoning, ``*_call`` items, messages,
 function calls), and a Chat Completions message (reasoning text, content, tool calls). An
 Anthropic stream is rebuilt from its ``content_block_*`` events.
 
-Pure (no Streamlit): the page renders each :class:`Block` as text or JSON under its label.
+Pure: the exchanges service (:mod:`rejudge.services._exchanges`) attaches each response's
+blocks to its exchange, and the dashboard renders each :class:`rejudge.model.Block` as text or
+JSON under its label; it parses no wire format itself.
 """
 
 from __future__ import annotations
 
 import json
-from typing import Any, NamedTuple
+from typing import Any
 
-__all__ = ["Block", "content_blocks"]
+from rejudge.model import Block
 
-
-class Block(NamedTuple):
-    # text, thinking, call (the client's tool call), server_input, server_result, other
-    kind: str
-    label: str
-    value: Any
+__all__ = ["content_blocks"]
 
 
 def _anthropic(content: list[Any]) -> list[Block]:

@@ -7,7 +7,9 @@ pydantic-ai's ``parsed_body``, old httpx-stub responses, Ruby VCR, ``.yaml.gz``)
 (text, calls, finish reason, usage); the raw body stays one click away. The request's tool
 schemas (often most of the bytes) are split off, so the page can keep them collapsed.
 
-No Streamlit here: the view models are plain data, so tests read them directly.
+Each response's content blocks in the order the provider sent them are read by the wire
+formats' reader too (:func:`rejudge.recorder.wire.content_blocks`), so the dashboard shows what
+this service read and parses no wire format itself. The view models are plain data.
 """
 
 from __future__ import annotations
@@ -17,6 +19,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from rejudge.errors import RejudgeError
+from rejudge.model import Block
 from rejudge.recorder import (
     SECRET_REQUEST_HEADERS,
     SECRET_RESPONSE_HEADERS,
@@ -26,10 +30,15 @@ from rejudge.recorder import (
     read_cassette,
     scrub_headers,
 )
-from rejudge.recorder.wire import WIRE_UNKNOWN, detect_wire_format, is_event_stream, parse_response
-
-from rejudge.errors import RejudgeError
-from rejudge.services import LATENCY_HEADERS, resolve_evidence_path
+from rejudge.recorder.wire import (
+    WIRE_UNKNOWN,
+    content_blocks,
+    detect_wire_format,
+    is_event_stream,
+    parse_response,
+)
+from rejudge.services._evidence_paths import resolve_evidence_path
+from rejudge.services._timeline import LATENCY_HEADERS
 
 __all__ = ["CassetteView", "ExchangeView", "load_exchanges", "exchange_view", "as_text"]
 
@@ -71,6 +80,8 @@ class ExchangeView:
     raw_request: str
     raw_response: str
     notes: list[str] = field(default_factory=list)
+    # the response's content blocks in recorded order (None: a response of no shape known)
+    blocks: list[Block] | None = None
 
     @property
     def title(self) -> str:
@@ -183,6 +194,7 @@ def exchange_view(exchange: Exchange, timings: dict[str, Any] | None = None) -> 
         raw_request=as_text(exchange.request_body),
         raw_response=as_text(body),
         notes=notes,
+        blocks=content_blocks(response, as_text(body)),
     )
 
 
