@@ -1,15 +1,21 @@
-"""Reading OpenTelemetry span files: rejudge's reader against ``json.loads`` over the same bytes,
-and the reader's peak RSS as the file grows (issue 38: at most 3x json.loads, RSS flat).
+"""Importing OpenTelemetry span files: rejudge against ``json.loads`` over the same bytes, and
+peak RSS as the file grows (issue 38: at most 3x json.loads, RSS flat from 10 MB to 1 GB).
 
 The file is the real any-agent traces (tests/data/otel/any-agent, seven frameworks) repeated
 with fresh trace and span ids until it reaches each size, written as the collector's file
-exporter writes OTLP JSON: one ``{"resourceSpans": ...}`` export per line, one trace's spans
-per line. Each size is measured in a fresh process (so peak RSS is that size's), alternating
-json.loads (every line parsed, nothing kept) and :func:`rejudge.importers.read_otel` (spans
-read, grouped by trace id, every trace rebuilt), best of ``--rounds``.
+exporter writes OTLP JSON: one ``{"resourceSpans": ...}`` export per line. By default each line
+holds one trace's spans; ``--spread`` splits each trace over two lines eight traces apart (as a
+collector flushing batches does), so spans must be grouped across lines. Each size is measured
+in a fresh process per measurement (so peak RSS is that size's), alternating: json.loads (every
+line parsed, nothing kept), ``spans`` (the same and every span decoded: ids, times, typed
+attribute values; nothing grouped), ``read`` (:func:`rejudge.importers.iter_otel`: spans grouped by
+trace id in bounded memory, every trace rebuilt, nothing stored) and ``import``
+(:func:`rejudge.importers.import_otel` into a new SQLite store: the same, and every trace
+stored a batch per transaction in a staged run, sealed at the end), best of ``--rounds``.
 
-    python bench/otel_import.py                      # 10 and 40 MB
-    python bench/otel_import.py --sizes 10 100 --rounds 3 --json
+    python bench/otel_import.py                      # 10 and 100 MB
+    python bench/otel_import.py --sizes 10 100 1000 --rounds 1 --spread --json
+    python bench/otel_import.py --write FILE --sizes 10   # only write the file (kill -9 test)
 """
 
 from __future__ import annotations
@@ -17,6 +23,7 @@ from __future__ import annotations
 import argparse
 import json
 import resource
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -27,13 +34,15 @@ REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
 
 
-def write_file(path: Path, megabytes: int) -> int:
+def write_file(path: Path, megabytes: float, *, spread: bool = False) -> int:
+    """Write a span file of about ``megabytes`` MB; how many traces it holds."""
     from tests.importers.conftest import ANY_AGENT, otlp_export, spans_of
 
     traces = [spans_of(p) for p in ANY_AGENT]
-    target = megabytes * 1024 * 1024
+    target = int(megabytes * 1024 * 1024)
     written = 0
     n = 0
+    later: list[tuple[int, str]] = []  # (write after trace n, line): a trace's second half
     with path.open("w", encoding="utf-8") as fh:
         while written < target:
             for spans in traces:
@@ -46,30 +55,66 @@ def write_file(path: Path, megabytes: int) -> int:
                     if s.get("parent") and s["parent"].get("span_id"):
                         s["parent"]["span_id"] = (n << 20) + (s["parent"]["span_id"] & 0xFFFFF)
                     fresh.append(s)
-                line = json.dumps(otlp_export(fresh)) + "\n"
-                fh.write(line)
-                written += len(line.encode("utf-8"))
+                parts = [fresh]
+                if spread and len(fresh) > 1:
+                    half = len(fresh) // 2
+                    parts = [fresh[:half]]
+                    later.append((n + 8, json.dumps(otlp_export(fresh[half:])) + "\n"))
+                for part in parts:
+                    line = json.dumps(otlp_export(part)) + "\n"
+                    fh.write(line)
+                    written += len(line.encode("utf-8"))
+                while later and later[0][0] <= n:
+                    line = later.pop(0)[1]
+                    fh.write(line)
+                    written += len(line.encode("utf-8"))
+        for _n, line in later:
+            fh.write(line)
     return n
 
 
 def measure(path: Path, what: str) -> dict[str, float]:
     """In this process: one pass of ``what`` over the file, its seconds and peak RSS."""
+    tmp = Path(tempfile.mkdtemp(prefix="otel-bench-"))
+    store = None
     if what != "json":
         # imported before the clock starts: the package's import (pydantic, the recorder's
-        # scrubber) is a fixed cost of the process, not of the bytes
-        from rejudge.importers import read_otel
+        # scrubber, the store) is a fixed cost of the process, not of the bytes
+        from rejudge.store import Store
 
-        read_otel(Path(str(REPO / "tests" / "data" / "otel" / "any-agent" / "AGNO_trace.json")))
+        from rejudge.importers import OtelStream, import_otel, iter_otel
+
+        sample = REPO / "tests" / "data" / "otel" / "any-agent" / "AGNO_trace.json"
+        list(iter_otel(sample, OtelStream()))
+        if what == "import":
+            store = Store.open(f"sqlite:///{tmp / 'bench.sqlite'}")
+            import_otel(sample, store)
     start = time.perf_counter()
+    traces = 0
     if what == "json":
         with path.open("rb") as fh:
             for line in fh:
                 json.loads(line)
-        traces = 0
+    elif what == "spans":
+        from rejudge.importers import iter_sized_documents, spans_of_document
+
+        problems: list[str] = []
+        with path.open("rb") as fh:
+            for document, _size in iter_sized_documents(fh, problems):
+                for _span in spans_of_document(document, problems):
+                    pass
+    elif what == "read":
+        found = OtelStream()
+        for _item in iter_otel(path, found):
+            pass
+        traces = found.traces
     else:
-        traces = len(read_otel(path).traces)
+        traces = import_otel(path, store).traces
     seconds = time.perf_counter() - start
     rss_mib = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+    if store is not None:
+        store.close()
+    shutil.rmtree(tmp, ignore_errors=True)
     return {"seconds": seconds, "rss_mib": rss_mib, "traces": traces}
 
 
@@ -84,47 +129,67 @@ def in_child(path: Path, what: str) -> dict[str, float]:
     return result
 
 
+WHAT = ("json", "spans", "read", "import")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    parser.add_argument("--sizes", type=int, nargs="+", default=[10, 40], metavar="MB")
-    parser.add_argument("--rounds", type=int, default=3)
+    parser.add_argument("--sizes", type=float, nargs="+", default=[10, 100], metavar="MB")
+    parser.add_argument("--rounds", type=int, default=2)
+    parser.add_argument("--spread", action="store_true", help="a trace over two lines")
     parser.add_argument("--json", action="store_true")
+    parser.add_argument("--write", metavar="FILE", help="only write a file of the first size")
     parser.add_argument("--child", nargs=2, metavar=("WHAT", "FILE"), help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.child:
         print(json.dumps(measure(Path(args.child[1]), args.child[0])))
         return
+    if args.write:
+        print(write_file(Path(args.write), args.sizes[0], spread=args.spread))
+        return
     rows = []
     with tempfile.TemporaryDirectory() as tmp:
         for size in args.sizes:
-            path = Path(tmp) / f"spans-{size}mb.jsonl"
-            traces = write_file(path, size)
+            path = Path(tmp) / f"spans-{size:g}mb.jsonl"
+            traces = write_file(path, size, spread=args.spread)
             best: dict[str, dict[str, float]] = {}
             for _ in range(args.rounds):
-                for what in ("json", "otel"):
+                for what in WHAT:
                     got = in_child(path, what)
                     if what not in best or got["seconds"] < best[what]["seconds"]:
                         best[what] = got
+            json_s = best["json"]["seconds"]
             rows.append(
                 {
                     "mb": round(path.stat().st_size / 1024 / 1024, 1),
                     "traces": traces,
-                    "json_loads_s": round(best["json"]["seconds"], 3),
-                    "read_otel_s": round(best["otel"]["seconds"], 3),
-                    "ratio": round(best["otel"]["seconds"] / best["json"]["seconds"], 2),
+                    "json_loads_s": round(json_s, 3),
+                    "spans_s": round(best["spans"]["seconds"], 3),
+                    "read_s": round(best["read"]["seconds"], 3),
+                    "import_s": round(best["import"]["seconds"], 3),
+                    "spans_ratio": round(best["spans"]["seconds"] / json_s, 2),
+                    "read_ratio": round(best["read"]["seconds"] / json_s, 2),
+                    "import_ratio": round(best["import"]["seconds"] / json_s, 2),
                     "json_rss_mib": round(best["json"]["rss_mib"], 1),
-                    "read_otel_rss_mib": round(best["otel"]["rss_mib"], 1),
+                    "spans_rss_mib": round(best["spans"]["rss_mib"], 1),
+                    "read_rss_mib": round(best["read"]["rss_mib"], 1),
+                    "import_rss_mib": round(best["import"]["rss_mib"], 1),
                 }
             )
             path.unlink()
     if args.json:
         print(json.dumps(rows, indent=2))
         return
-    print("MB      traces  json.loads s  read_otel s  ratio  RSS json MiB  RSS read_otel MiB")
+    print(
+        "MB      traces  json.loads s  spans s  read s   import s  spans/json  read/json  "
+        "import/json  RSS MiB json  spans  read  import"
+    )
     for r in rows:
         print(
-            f"{r['mb']:<7} {r['traces']:<7} {r['json_loads_s']:<13} {r['read_otel_s']:<12} "
-            f"{r['ratio']:<6} {r['json_rss_mib']:<13} {r['read_otel_rss_mib']}"
+            f"{r['mb']:<7} {r['traces']:<7} {r['json_loads_s']:<13} {r['spans_s']:<8} "
+            f"{r['read_s']:<8} {r['import_s']:<9} {r['spans_ratio']:<11} {r['read_ratio']:<10} "
+            f"{r['import_ratio']:<12} {r['json_rss_mib']:<12} {r['spans_rss_mib']:<6} "
+            f"{r['read_rss_mib']:<5} {r['import_rss_mib']}"
         )
 
 
