@@ -40,8 +40,17 @@ ctx = context()
 url = ctx.db_url
 
 
+#: rows the cases grid lists at most: at 50,000 cases the grid's data alone took seconds to
+#: build, send and mount (bench/README.md, "100k-trace store"); the downloads hold every row
+LISTED = 1000
+
+
 def _csv(ev: EvaluationSummary, shown: list[ReportRow]) -> str:
     return export_csv(ev, shown, evaluation_reasons(data.store(url), ev.id))
+
+
+def _jsonl(shown: list[ReportRow]) -> str:
+    return "".join(json.dumps(c.to_json(), ensure_ascii=False) + "\n" for c in shown)
 
 
 st.title("Report")
@@ -82,7 +91,16 @@ shown = sorted(
     filter_cases(cases, verdicts=picked_verdicts, causes=picked_codes, text=text),
     key=lambda c: order.get(c.verdict or "", 4),
 )
-st.caption(f"{len(shown)} of {len(cases)} case(s) shown.")
+listed = shown[:LISTED]
+st.caption(
+    f"{len(shown)} of {len(cases)} case(s) match"
+    + (
+        f"; the grid lists the first {LISTED:,} (filter to narrow; the downloads hold all "
+        f"{len(shown):,})."
+        if len(shown) > LISTED
+        else "."
+    )
+)
 if shown:
     frame = pd.DataFrame(
         [
@@ -102,11 +120,10 @@ if shown:
                     }
                 ),
             }
-            for c in shown
+            for c in listed
         ]
     )
     d1, d2, _ = st.columns([1, 1, 4])
-    plain = [c.to_json() for c in shown]
     d1.download_button(
         "Download CSV",
         # built when clicked (on Streamlit's download thread): the judge's reasons are read
@@ -118,7 +135,7 @@ if shown:
     )
     d2.download_button(
         "Download JSONL",
-        "".join(json.dumps(c, ensure_ascii=False) + "\n" for c in plain),
+        partial(_jsonl, shown),  # built when clicked, as the CSV is
         file_name=f"evaluation-{ev.id}-cases.jsonl",
         mime="application/x-ndjson",
         key="rp_jsonl",

@@ -74,3 +74,22 @@ def test_a_model_judges_report_shows_its_calibration_beside_its_verdicts(tmp_pat
     rows = next(t for t in html_tables(at) if t and "against" in t[0])
     assert [r["against"] for r in rows] == [a.name for a in calibration.against]
     assert [r["kappa"] for r in rows] == [num(a.kappa) for a in calibration.against]
+
+
+def test_a_large_report_lists_the_first_rows_and_says_so(tmp_path) -> None:
+    from tests.dashboard.factory import build_store
+
+    built = build_store(f"sqlite:///{tmp_path / 'big.db'}", cases=120, repeat=10, with_run_b=False)
+    ev = built.evaluations["a1"]
+    summary = judge_report(built.url, ev)
+    cases = sum(summary["verdict_counts"].values())
+    assert cases == 1200
+    at = app_on(built, "report", ev=str(ev))
+    grid = at.dataframe[0].value
+    assert len(grid) == 1000
+    # FAILs first: the grid's first rows are the report's failing cases
+    assert grid["verdict"].iloc[0] == "FAIL"
+    assert any(
+        c.value.startswith(f"{cases} of {cases} case(s) match; the grid lists the first 1,000")
+        for c in at.caption
+    )
