@@ -37,3 +37,13 @@ def test_the_judge_library_example_runs(demo_db: Path, capsys: pytest.CaptureFix
     printed = capsys.readouterr().out.splitlines()
     assert printed[0].split()[0] in {"PASS", "FAIL", "SKIP", "AGENT_ERROR"}
     assert len(printed) == 2 and printed[1].split()[0].isdigit()
+
+
+def test_the_docs_name_the_default_rubric_the_code_uses() -> None:
+    from rejudge.judge import DEFAULT_RUBRIC, builtin_rubric_refs
+
+    text = (REPO / "docs" / "model-graded.md").read_text(encoding="utf-8")
+    said = re.findall(r"`([\w-]+@\d+)`, \*\*the default\*\*", text)
+    assert said == [DEFAULT_RUBRIC]
+    # every built-in rubric is named in the docs
+    assert [ref for ref in builtin_rubric_refs() if f"`{ref}`" not in text] == []
