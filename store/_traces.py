@@ -287,11 +287,20 @@ class TraceRepository(TraceReads):
             with self._connect() as c:
                 page = c.execute(page_query.limit(page_size)).all()
             # the connection is back in the pool (its read ended) before any row is yielded
-            for values in page:
-                yield _streamed(StreamedTrace, (*values, *tail))
-            if len(page) < page_size:
+            more = len(page) == page_size
+            if more:
+                last = page[-1][0]
+            # each row is let go of as it is handed out, so the page is never held whole
+            # beyond its fetch and two pages never at once (the next is fetched after the
+            # last row of this one went)
+            page.reverse()
+            while page:
+                values = page.pop()
+                row = _streamed(StreamedTrace, (*values, *tail))
+                del values
+                yield row
+            if not more:
                 return
-            last = page[-1][0]
 
     def trace_bodies(self, trace_ids: Sequence[int]) -> dict[int, str]:
         """trace id -> stored body as JSON text, for the ids given (those that exist): what a
