@@ -84,9 +84,22 @@ def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--traces", type=int, default=10000)
     parser.add_argument("--rounds", type=int, default=3)
+    parser.add_argument(
+        "--work",
+        type=Path,
+        default=None,
+        help="keep the stores and judge cassettes here (kept after the run; a rerun with the "
+        "same --traces records no exchange again: new_episodes finds them all)",
+    )
+    parser.add_argument(
+        "--memory-only", action="store_true", help="only the peak traced memory, no timing"
+    )
     args = parser.parse_args()
     n = args.traces
-    work = Path(tempfile.mkdtemp(prefix="mg-bench-"))
+    work = args.work or Path(tempfile.mkdtemp(prefix="mg-bench-"))
+    work.mkdir(parents=True, exist_ok=True)
+    for old in work.glob("*.db*"):
+        old.unlink()  # fresh stores every run; the cassettes are what is kept
     try:
         traces = _traces(n)
         rubric, judge = load_rubric(DEFAULT_RUBRIC), JudgeModel()
@@ -109,7 +122,7 @@ def main() -> None:
         replay = ModelGradedOptions(rubric=rubric, judge=judge, cassettes=cassettes)
         rules = load_rule_set("standard@2")
         per: dict[str, list[float]] = {"golden": [], "model-graded": [], "unchanged": []}
-        for r in range(args.rounds):
+        for r in range(0 if args.memory_only else args.rounds):
             golden = _store(work / f"g{r}.db", traces)
             per["golden"].append(_cpu(judge_run, golden, "r", "golden", rules) / n)
             golden.close()
@@ -117,12 +130,13 @@ def main() -> None:
             per["model-graded"].append(_cpu(judge_run_model_graded, graded, "r", replay) / n)
             per["unchanged"].append(_cpu(judge_run_model_graded, graded, "r", replay) / n)
             graded.close()
-        g, m, u = (statistics.median(per[k]) for k in ("golden", "model-graded", "unchanged"))
-        print(
-            f"{n} traces, per trace (CPU, median of {args.rounds}): golden {g * 1e6:.0f} us, "
-            f"model-graded replay {m * 1e6:.0f} us ({m / g:.2f}x golden), "
-            f"model-graded unchanged re-judge {u * 1e6:.0f} us ({u / g:.2f}x golden)"
-        )
+        if not args.memory_only:
+            g, m, u = (statistics.median(per[k]) for k in ("golden", "model-graded", "unchanged"))
+            print(
+                f"{n} traces, per trace (CPU, median of {args.rounds}): golden {g * 1e6:.0f} us, "
+                f"model-graded replay {m * 1e6:.0f} us ({m / g:.2f}x golden), "
+                f"model-graded unchanged re-judge {u * 1e6:.0f} us ({u / g:.2f}x golden)"
+            )
         # the report's aggregation (pass^k per case over repetitions) is shared with every
         # tier, so the golden tier's peak at the same sizes is printed beside
         peaks: dict[tuple[str, int], int] = {}
@@ -144,7 +158,8 @@ def main() -> None:
                 f"{n} traces {large / 1e6:.1f} MB ({large / small:.2f}x for 5x the traces)"
             )
     finally:
-        shutil.rmtree(work, ignore_errors=True)
+        if args.work is None:
+            shutil.rmtree(work, ignore_errors=True)
 
 
 if __name__ == "__main__":
