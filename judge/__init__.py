@@ -88,6 +88,8 @@ _EXPORTS: dict[str, str] = {
     "judge_calibration": "rejudge.judge._judge_calibration",
     "review_reference": "rejudge.judge._judge_calibration",
     "verdict_table": "rejudge.judge._judge_calibration",
+    "merge_table": "rejudge.judge._judge_calibration",
+    "merge_assertions": "rejudge.judge._judge_calibration",
     "CiResults": "rejudge.judge._ci",
     "ci_results": "rejudge.judge._ci",
     "github_annotations": "rejudge.judge._ci",

@@ -17,8 +17,9 @@ The service (:mod:`rejudge.services._judge_calibration`) reads the store and cal
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
+from typing import Any
 
 from rejudge.model import AgreementTable, CalibrationAgainst, CalibrationKind, JudgeCalibration
 
@@ -27,6 +28,8 @@ __all__ = [
     "AssertionReference",
     "verdict_table",
     "assertion_table",
+    "merge_table",
+    "merge_assertions",
     "review_reference",
     "judge_calibration",
 ]
@@ -35,44 +38,93 @@ Key = tuple[str, int]
 SCORED = ("PASS", "FAIL")
 
 
+#: items in ascending key order (a trace id, or (case, repetition)): what a streamed side is
+Ordered = Callable[[], Iterable[tuple[Any, Any]]]
+
+
 @dataclass(frozen=True)
 class CalibrationReference:
     """A reference of whole-trace verdicts: a tier's evaluation, an external source, reviews.
-    ``passed`` holds only the items it scored."""
+    ``passed`` holds only the items it scored: a mapping, or a function giving (key, passed)
+    pairs in ascending key order afresh on every call (streamed from the store)."""
 
     kind: CalibrationKind  # "review", "tier" or "external"
     name: str
-    passed: Mapping[Key, bool]
+    passed: Mapping[Any, bool] | Ordered
     evaluation: int | None = None
     source: str | None = None
 
 
 @dataclass(frozen=True)
 class AssertionReference:
-    """A reference of per-assertion verdicts: (case, repetition) -> {index: met}."""
+    """A reference of per-assertion verdicts: key -> {index: met}, a mapping or a function
+    giving (key, {index: met}) pairs in ascending key order."""
 
     name: str
-    met: Mapping[Key, Mapping[int, bool]]
+    met: Mapping[Any, Mapping[int, bool]] | Ordered
     source: str | None = None
+
+
+def _ordered(side: Mapping[Any, Any] | Ordered) -> Iterable[tuple[Any, Any]]:
+    return sorted(side.items()) if isinstance(side, Mapping) else side()
+
+
+def merge_table(
+    judge: Iterable[tuple[Any, str]], reference: Iterable[tuple[Any, bool]]
+) -> tuple[AgreementTable, int, int]:
+    """(table, judge_unscored, reference_missing) of the judge's verdicts against a reference
+    of whole-trace pass/fail, both given in ascending key order (each key once): one merge,
+    counts only, nothing per item held."""
+    counts = [0, 0, 0, 0]  # pass_1, pass_0, fail_1, fail_0
+    unscored = missing = 0
+    refs = iter(reference)
+    ref = next(refs, None)
+    for key, verdict in judge:
+        while ref is not None and ref[0] < key:
+            ref = next(refs, None)
+        theirs = ref[1] if ref is not None and ref[0] == key else None
+        if verdict not in SCORED:
+            unscored += theirs is not None
+        elif theirs is None:
+            missing += 1
+        else:
+            counts[(0 if verdict == "PASS" else 2) + (0 if theirs else 1)] += 1
+    return AgreementTable(*counts), unscored, missing
 
 
 def verdict_table(
     judge: Mapping[Key, str], reference: Mapping[Key, bool]
 ) -> tuple[AgreementTable, int, int]:
     """(table, judge_unscored, reference_missing) of the judge's verdicts against a reference
-    of whole-trace pass/fail."""
-    cells: list[tuple[bool, bool]] = []
+    of whole-trace pass/fail (:func:`merge_table` over the two sorted)."""
+    return merge_table(sorted(judge.items()), sorted(reference.items()))
+
+
+def merge_assertions(
+    judge: Iterable[tuple[Any, Sequence[bool | None]]],
+    reference: Iterable[tuple[Any, Mapping[int, bool]]],
+) -> tuple[AgreementTable, int, int]:
+    """(table, judge_unscored, reference_missing) assertion by assertion: the judge's met/not
+    met at each index against the reference's, both in ascending key order, for every trace
+    the judge's evaluation holds (``judge``); an assertion the judge gave no result for (an
+    invalid reply) is unscored."""
+    counts = [0, 0, 0, 0]
     unscored = missing = 0
-    for key, verdict in judge.items():
-        ref = reference.get(key)
-        if verdict not in SCORED:
-            unscored += ref is not None
-            continue
-        if ref is None:
-            missing += 1
-            continue
-        cells.append((verdict == "PASS", ref))
-    return AgreementTable.of(cells), unscored, missing
+    refs = iter(reference)
+    ref = next(refs, None)
+    for key, results in judge:
+        while ref is not None and ref[0] < key:
+            ref = next(refs, None)
+        theirs: Mapping[int, bool] = ref[1] if ref is not None and ref[0] == key else {}
+        given = list(results or ())
+        for index, met in theirs.items():
+            mine = given[index] if 0 <= index < len(given) else None
+            if mine is None:
+                unscored += 1
+            else:
+                counts[(0 if mine else 2) + (0 if met else 1)] += 1
+        missing += sum(1 for i, mine in enumerate(given) if mine is not None and i not in theirs)
+    return AgreementTable(*counts), unscored, missing
 
 
 def assertion_table(
@@ -80,22 +132,10 @@ def assertion_table(
     judge: Mapping[Key, Sequence[bool | None]],
     reference: Mapping[Key, Mapping[int, bool]],
 ) -> tuple[AgreementTable, int, int]:
-    """(table, judge_unscored, reference_missing) assertion by assertion: the judge's met/not
-    met at each index against the reference's. Only traces the judge's evaluation holds
-    count; an assertion the judge gave no result for (an invalid reply) is unscored."""
-    cells: list[tuple[bool, bool]] = []
-    unscored = missing = 0
-    for key in judge_verdicts:
-        given = list(judge.get(key) or ())
-        ref = reference.get(key) or {}
-        for index, met in ref.items():
-            mine = given[index] if 0 <= index < len(given) else None
-            if mine is None:
-                unscored += 1
-            else:
-                cells.append((mine, met))
-        missing += sum(1 for i, mine in enumerate(given) if mine is not None and i not in ref)
-    return AgreementTable.of(cells), unscored, missing
+    """(table, judge_unscored, reference_missing) assertion by assertion (:func:`merge_assertions`
+    over the traces ``judge_verdicts`` holds, sorted)."""
+    held = ((key, judge.get(key) or ()) for key in sorted(judge_verdicts))
+    return merge_assertions(held, sorted(reference.items()))
 
 
 def review_reference(judge: Mapping[Key, str], labels: Mapping[Key, str]) -> dict[Key, bool]:
@@ -113,22 +153,37 @@ def review_reference(judge: Mapping[Key, str], labels: Mapping[Key, str]) -> dic
     return out
 
 
+#: the judge's side streamed: (key, verdict, per-assertion results) in ascending key order,
+#: afresh on every call
+JudgeRows = Callable[[], Iterable[tuple[Any, str, Sequence[bool | None]]]]
+
+
 def judge_calibration(
     evaluation: int,
     tier: str,
-    verdicts: Mapping[Key, str],
+    verdicts: Mapping[Key, str] | JudgeRows,
     *,
     judge: str | None = None,
     references: Sequence[CalibrationReference] = (),
     assertions: Mapping[Key, Sequence[bool | None]] | None = None,
     assertion_references: Sequence[AssertionReference] = (),
 ) -> JudgeCalibration:
-    """The judge's verdicts (``verdicts``: (case, repetition) -> verdict; ``assertions``: its
-    per-assertion met/not met) against each reference. A reference with no item in common
-    and nothing unscored is left out: it says nothing about this judge."""
+    """The judge's verdicts (``verdicts``: (case, repetition) -> verdict, with ``assertions``
+    its per-assertion met/not met; or a :data:`JudgeRows` function streaming both) against
+    each reference, one merge per reference. A reference with no item in common and nothing
+    unscored is left out: it says nothing about this judge."""
+    if isinstance(verdicts, Mapping):
+        held, given = verdicts, assertions or {}
+
+        def rows() -> Iterable[tuple[Any, str, Sequence[bool | None]]]:
+            return ((k, v, given.get(k) or ()) for k, v in sorted(held.items()))
+    else:
+        rows = verdicts
     against: list[CalibrationAgainst] = []
     for ref in references:
-        table, unscored, missing = verdict_table(verdicts, ref.passed)
+        table, unscored, missing = merge_table(
+            ((k, v) for k, v, _a in rows()), _ordered(ref.passed)
+        )
         if table.total == 0 and unscored == 0:
             continue
         against.append(
@@ -143,7 +198,9 @@ def judge_calibration(
             )
         )
     for aref in assertion_references:
-        table, unscored, missing = assertion_table(verdicts, assertions or {}, aref.met)
+        table, unscored, missing = merge_assertions(
+            ((k, a) for k, _v, a in rows()), _ordered(aref.met)
+        )
         if table.total == 0 and unscored == 0:
             continue
         against.append(

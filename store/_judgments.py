@@ -467,8 +467,11 @@ class JudgmentRepository(Repository):
         with_body: bool = False,
         body_paths: Mapping[str, Sequence[str]] | None = None,
         yield_per: int = BATCH,
+        by_trace: bool = False,
     ) -> Iterator[dict[str, Any]]:
-        """Stream an evaluation's per-trace rows (case order), optionally with judgment bodies.
+        """Stream an evaluation's per-trace rows (case order, or trace id order with
+        ``by_trace``: what a merge of two evaluations of one run reads), optionally with
+        judgment bodies.
 
         Each row carries the judgment's ``taxonomy``, ``anomalies`` and ``implicated_tools``
         (None when the judgment names none) without its body.
@@ -508,7 +511,9 @@ class JudgmentRepository(Repository):
             select(*cols)
             .join(_T_JUDG, _T_JUDG.c.id == _T_EJ.c.judgment_id)
             .where(_T_EJ.c.evaluation_id == evaluation_id)
-            .order_by(_T_EJ.c.case_key, _T_EJ.c.repetition)
+            .order_by(
+                *((_T_EJ.c.trace_id,) if by_trace else (_T_EJ.c.case_key, _T_EJ.c.repetition))
+            )
         )
         if with_body or path_cols:
             query = query.join(_T_BODY, _T_BODY.c.id == _T_JUDG.c.body_id)

@@ -15,7 +15,7 @@ computation (:func:`rejudge.judge.judge_calibration`):
 
 from __future__ import annotations
 
-from collections import defaultdict
+from collections.abc import Callable, Iterator
 from typing import Any
 
 from rejudge.judge import (
@@ -28,7 +28,7 @@ from rejudge.judge import (
 )
 from rejudge.judge.tiers import MODEL_GRADED
 from rejudge.model import JudgeCalibration
-from rejudge.store import Store
+from rejudge.store import Store, StoredExternalVerdict
 
 __all__ = ["MODEL_GRADED_TIER", "evaluation_judge_calibration", "source_label"]
 
@@ -69,37 +69,52 @@ def _assertion_results(given: Any) -> list[bool | None]:
     return [out.get(i) for i in range(max(out, default=-1) + 1)]
 
 
+_PATHS = {"assertions": ["details", "assertions"], "judge": ["details", "judge"]}
+
+
 def evaluation_judge_calibration(store: Store, evaluation_id: int | str) -> JudgeCalibration:
     """The calibration of evaluation ``evaluation_id`` (any tier: a rule tier's works the same
-    way, though it is shown only for a model judge's)."""
+    way, though it is shown only for a model judge's).
+
+    Streamed: every side is read in trace id order and merged with the judge's rows, counts
+    only, so nothing per trace is held (the evaluation is read once per reference). Only the
+    few reviewed items and the external sources' verdicts (the store hands those over whole)
+    are held."""
     ev = store.evaluations.get_evaluation(evaluation_id)
-    verdicts: dict[Key, str] = {}
-    assertions: dict[Key, list[bool | None]] = {}
-    by_judgment: dict[int, Key] = {}
+
+    def rows() -> Iterator[tuple[int, str, list[bool | None]]]:
+        for row in store.judgments.iter_evaluation_rows(ev.id, body_paths=_PATHS, by_trace=True):
+            yield int(row["trace_id"]), str(row["verdict"]), _assertion_results(row["assertions"])
+
     judge: str | None = None
-    for row in store.judgments.iter_evaluation_rows(
-        ev.id, body_paths={"assertions": ["details", "assertions"], "judge": ["details", "judge"]}
-    ):
-        key = (str(row["case_key"]), int(row["repetition"] or 0))
-        verdicts[key] = str(row["verdict"])
-        by_judgment[int(row["judgment_id"])] = key
-        results = _assertion_results(row.get("assertions"))
-        if results:
-            assertions[key] = results
+    any_assertions = False
+    # one pass for what the calibration names and whether the judge gave per-assertion results
+    for row in store.judgments.iter_evaluation_rows(ev.id, body_paths=_PATHS, by_trace=True):
         judge = judge or _judge_label(row.get("judge"))
+        any_assertions = any_assertions or bool(_assertion_results(row.get("assertions")))
+        if judge is not None and any_assertions:
+            break
 
     references: list[CalibrationReference] = []
-    labels = {
-        by_judgment[jid]: label
-        for jid, by_reviewer in latest_labels(
-            r.as_dict() for r in store.reviews.list_reviews(evaluation_id=ev.id)
-        ).items()
-        if jid in by_judgment and (label := item_label(by_reviewer)) is not None
-    }
-    if labels:
-        references.append(
-            CalibrationReference("review", "human review", review_reference(verdicts, labels))
-        )
+    reviewed = latest_labels(r.as_dict() for r in store.reviews.list_reviews(evaluation_id=ev.id))
+    if reviewed:
+        labels = {
+            jid: label
+            for jid, by_reviewer in reviewed.items()
+            if (label := item_label(by_reviewer)) is not None
+        }
+        # the reviewed items' verdicts, by trace: as few as there are reviews
+        verdicts: dict[int, str] = {}
+        by_trace: dict[int, str] = {}
+        for row in store.judgments.iter_evaluation_rows(ev.id, by_trace=True):
+            label = labels.get(int(row["judgment_id"]))
+            if label is not None:
+                verdicts[int(row["trace_id"])] = str(row["verdict"])
+                by_trace[int(row["trace_id"])] = label
+        if by_trace:
+            references.append(
+                CalibrationReference("review", "human review", review_reference(verdicts, by_trace))
+            )
 
     latest: dict[str, int] = {}
     for other in store.evaluations.list_evaluations(ev.run_id):
@@ -107,38 +122,52 @@ def evaluation_judge_calibration(store: Store, evaluation_id: int | str) -> Judg
             latest[other.tier] = other.id  # ascending ids: the latest wins
     first = [t for t in _FIRST_TIERS if t in latest]
     for tier in first + sorted(set(latest) - set(first)):
-        passed = {
-            (str(r["case_key"]), int(r["repetition"] or 0)): r["verdict"] == "PASS"
-            for r in store.judgments.iter_evaluation_rows(latest[tier])
-            if r["verdict"] in ("PASS", "FAIL")
-        }
-        references.append(CalibrationReference("tier", tier, passed, evaluation=latest[tier]))
+        references.append(
+            CalibrationReference(
+                "tier", tier, _tier_passed(store, latest[tier]), evaluation=latest[tier]
+            )
+        )
 
     assertion_references: list[AssertionReference] = []
     for source in store.external.external_sources(ev.run_id):
-        stored = store.external.external_verdicts(ev.run_id, source)
+        stored = sorted(store.external.external_verdicts(ev.run_id, source), key=_trace_id)
         references.append(
             CalibrationReference(
                 "external",
                 source_label(source),
-                {(v.case_key, v.repetition): v.verdict.passed for v in stored},
+                {v.trace_id: v.verdict.passed for v in stored},
                 source=source,
             )
         )
-        met: dict[Key, dict[int, bool]] = defaultdict(dict)
-        for v in stored:
-            for a in v.verdict.assertions:
-                met[(v.case_key, v.repetition)][a.index] = a.met
-        if met and assertions:
+        met = {
+            v.trace_id: {a.index: a.met for a in v.verdict.assertions}
+            for v in stored
+            if v.verdict.assertions
+        }
+        if met and any_assertions:
             assertion_references.append(
                 AssertionReference(_JUDGE_NAMES.get(source, f"{source}'s judge"), met, source)
             )
     return judge_calibration(
         ev.id,
         ev.tier,
-        verdicts,
+        rows,
         judge=judge,
         references=references,
-        assertions=assertions,
         assertion_references=assertion_references,
     )
+
+
+def _trace_id(verdict: StoredExternalVerdict) -> int:
+    return verdict.trace_id
+
+
+def _tier_passed(store: Store, evaluation: int) -> Callable[[], Iterator[tuple[int, bool]]]:
+    """A tier's scored verdicts, streamed in trace id order, afresh on every call."""
+
+    def passed() -> Iterator[tuple[int, bool]]:
+        for r in store.judgments.iter_evaluation_rows(evaluation, by_trace=True):
+            if r["verdict"] in ("PASS", "FAIL"):
+                yield int(r["trace_id"]), r["verdict"] == "PASS"
+
+    return passed

@@ -186,3 +186,25 @@ def test_a_judge_that_passes_everything_the_reference_fails_is_weak() -> None:
     calibration = judge_calibration(3, "model-graded", verdicts, references=[reference])
     assert calibration.warning == "weak judge: kappa 0.00 vs state on 2 traces"
     assert calibration.against[0].stricter == "reference"
+
+
+@settings(deadline=None)  # a loaded shared machine: time is not the property
+@given(_JUDGE, _REFERENCE)
+def test_a_streamed_calibration_is_the_mapping_one(
+    judge: dict[Key, str], reference: dict[Key, bool]
+) -> None:
+    # the service streams each side in key order (trace ids) through functions: the same
+    # figures as the mappings, each reference merged with the judge's rows once
+    def rows() -> list[tuple[Key, str, list[bool | None]]]:
+        return [(k, v, []) for k, v in sorted(judge.items())]
+
+    def ordered() -> list[tuple[Key, bool]]:
+        return sorted(reference.items())
+
+    held = judge_calibration(
+        1, "model-graded", judge, references=[CalibrationReference("tier", "state", reference)]
+    )
+    streamed = judge_calibration(
+        1, "model-graded", rows, references=[CalibrationReference("tier", "state", ordered)]
+    )
+    assert streamed == held
