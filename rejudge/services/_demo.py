@@ -240,12 +240,9 @@ def load_cassette_runs(
         run, inserted = stored.run, stored.inserted
         outcomes = Counter(_outcome_of(c.meta) for c in cassettes)
         runs.append(
-            DemoRun(
-                run=run.name,
-                run_id=run.id,
-                suite=suite_name,
-                model=run.model,
-                harness_mode=run.harness_mode,
+            _demo_run(
+                run,
+                suite_name,
                 traces=len(cassettes),
                 inserted=inserted,
                 outcomes=dict(sorted(outcomes.items(), key=lambda kv: (-kv[1], kv[0]))),
@@ -268,6 +265,31 @@ def _outcome_of(meta: dict[str, Any]) -> str:
 # --------------------------------------------------------------------------- the demo
 
 
+def _demo_run(
+    run: RunRecord,
+    suite: str,
+    *,
+    traces: int,
+    inserted: int,
+    outcomes: dict[str, int],
+    source: str | None = None,
+    tau_rules: bool = False,
+) -> DemoRun:
+    """A run the demo stored, as its result names it (name, id, model and harness mode)."""
+    return DemoRun(
+        run=run.name,
+        run_id=run.id,
+        suite=suite,
+        model=run.model,
+        harness_mode=run.harness_mode,
+        traces=traces,
+        inserted=inserted,
+        outcomes=outcomes,
+        source=source,
+        tau_rules=tau_rules,
+    )
+
+
 def _import_shipped(store: Store, say: Progress) -> list[DemoRun]:
     """The τ-bench run and the real-world recordings that ship as package data, imported through
     the import services (a lookup when they are stored already)."""
@@ -283,12 +305,9 @@ def _import_shipped(store: Store, say: Progress) -> list[DemoRun]:
         model="gpt-4o",
     )
     runs.append(
-        DemoRun(
-            run=tau.run.name,
-            run_id=tau.run.id,
-            suite=tau.suite.name,
-            model=tau.run.model,
-            harness_mode=tau.run.harness_mode,
+        _demo_run(
+            tau.run,
+            tau.suite.name,
             traces=tau.inserted + tau.skipped,
             inserted=tau.inserted,
             outcomes={},  # below, from the store
@@ -303,12 +322,9 @@ def _import_shipped(store: Store, say: Progress) -> list[DemoRun]:
             root / folder, store, "real-world", run_name=f"real-world-{folder}"
         )
         runs.append(
-            DemoRun(
-                run=imported.run.name,
-                run_id=imported.run.id,
-                suite=imported.suite.name,
-                model=imported.run.model,
-                harness_mode=imported.run.harness_mode,
+            _demo_run(
+                imported.run,
+                imported.suite.name,
                 traces=len(imported.planned),
                 inserted=imported.inserted,
                 outcomes={},  # below, from the store
