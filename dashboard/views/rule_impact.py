@@ -22,7 +22,7 @@ from rejudge.dashboard.sidebyside import settings_diff
 from rejudge.judge import likely_settings
 from rejudge.store import EvaluationSummary
 
-from rejudge.model import FLIP_DIRECTIONS, RuleSet
+from rejudge.model import FLIP_DIRECTIONS, Flip, RuleSet
 
 ctx = context()
 url = ctx.db_url
@@ -112,17 +112,21 @@ diff = settings_diff(
     RuleSet.model_validate(data.rule_set_body(url, ev_b.rule_set_id)),
 )
 changed_paths = [d["path"] for d in diff]
-every = data.flips(url, a, b, limit=100_000)
-attributed_all = [
-    likely_settings(
-        r.taxonomy_from,
-        r.taxonomy_to,
+
+
+def _likely(flip: Flip) -> list[str]:
+    """The changed settings that likely flipped ``flip``."""
+    return likely_settings(
+        flip.taxonomy_from,
+        flip.taxonomy_to,
         changed_paths,
-        verdict_a=r.from_verdict,
-        verdict_b=r.to_verdict,
+        verdict_a=flip.from_verdict,
+        verdict_b=flip.to_verdict,
     )
-    for r in every
-]
+
+
+every = data.flips(url, a, b, limit=100_000)
+attributed_all = [_likely(r) for r in every]
 
 # why they flipped, first: each changed setting, its two values and the flips it likely
 # explains; the last row counts the flips no changed setting explains
@@ -162,19 +166,7 @@ else:
     frame = pd.DataFrame(rows).rename(columns=FLIP_COLUMNS)
     frame["codes before"] = frame["taxonomy_from"].map(lambda t: ", ".join(t or []))
     frame["codes after"] = frame["taxonomy_to"].map(lambda t: ", ".join(t or []))
-    frame["likely rule change"] = [
-        ", ".join(
-            likely_settings(
-                r.taxonomy_from,
-                r.taxonomy_to,
-                changed_paths,
-                verdict_a=r.from_verdict,
-                verdict_b=r.to_verdict,
-            )
-        )
-        or "—"
-        for r in rows
-    ]
+    frame["likely rule change"] = [", ".join(_likely(r)) or "—" for r in rows]
     columns = ["case", "repetition", "from", "to", "likely rule change", "codes before"]
     flips_table(frame[[*columns, "codes after", "cause"]], rows, a, b, key="ri")
 
