@@ -22,6 +22,7 @@ from __future__ import annotations
 import hashlib
 import re
 from collections.abc import Mapping
+from json.encoder import encode_basestring
 from typing import Any, NamedTuple
 
 from rejudge.model._hashing import HASH_ALGORITHM, canonical_json, hash_bytes
@@ -173,9 +174,9 @@ class PreparedJudgment(NamedTuple):
             engine_version=body["engine_version"],
             verdict=body["verdict"],
             partial_score=body["partial_score"],
-            taxonomy_json=canonical_json(body["taxonomy"]),
-            anomalies_json=canonical_json(body["anomalies"]),
-            implicated_tools_json=None if tools is None else canonical_json(tools),
+            taxonomy_json=_names_json(body["taxonomy"]),
+            anomalies_json=_names_json(body["anomalies"]),
+            implicated_tools_json=None if tools is None else _names_json(tools),
         )
 
     def for_trace(
@@ -192,6 +193,16 @@ class PreparedJudgment(NamedTuple):
         if digest is None:
             return None
         return self._replace(key=key, hash=digest, trace_hash=trace_hash)
+
+
+def _names_json(value: Any) -> str:
+    """``canonical_json`` of a judgment's short lists (taxonomy codes, anomaly flags, tool
+    names): a list of strings is joined with the encoder's own string escape (the same text,
+    without building an encoder's state per call); anything else goes through
+    ``canonical_json``."""
+    if type(value) is list and all(type(v) is str for v in value):
+        return "[" + ",".join(map(encode_basestring, value)) + "]"
+    return canonical_json(value)
 
 
 def text_hash(text: str) -> str:

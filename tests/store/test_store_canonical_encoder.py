@@ -89,3 +89,17 @@ def test_non_finite_and_unknown_values_are_still_refused() -> None:
             canonical_json(bad)
     with pytest.raises(TypeError, match="cannot canonicalize object"):
         canonical_json(object())
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    st.lists(st.text(), max_size=6)
+    | st.lists(st.text(max_size=4) | st.integers() | st.none(), max_size=4)
+    | values
+)
+def test_a_judgments_short_lists_are_the_reference_text(value: Any) -> None:
+    """A prepared judgment's taxonomy, anomalies and tools columns (lists of strings joined
+    without the encoder, anything else through it): the reference text, escapes and all."""
+    from rejudge.model._judgment_text import _names_json
+
+    assert outcome(_names_json, value) == outcome(reference, value)
