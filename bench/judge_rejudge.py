@@ -49,6 +49,13 @@ the load, the two workloads and the floor in one run see the same load.
 ``--memory`` runs the first judging of each store under ``tracemalloc`` instead (slow, not
 timed) and prints the traced peak and the allocation sites alive at the chunk boundary where
 the traced memory was highest.
+
+``--checkout LABEL=ROOT=PYTHON`` (repeatable) measures other checkouts of rejudge beside this
+one in the same run, each by its own ``bench/judge_rejudge.py`` and interpreter (e.g. a
+worktree of an older commit with its own venv): each builds its own stores (an older rejudge
+refuses a database a newer one migrated; the traces are the same, drawn from the same seeds,
+and their counts are checked equal), and per (size, workload) the checkouts are measured one
+after the other, so they see the same load. The table gets a ``checkout`` column.
 """
 
 from __future__ import annotations
@@ -370,18 +377,20 @@ def memory_profile(path: Path, tier: str, top: int = 12) -> dict[str, Any]:
 
 def _table(results: list[dict[str, Any]], tiers: list[str]) -> str:
     lines = [
-        "| traces | workload | distinct behaviours | workers | tier | phase | wall s | CPU s "
-        "| CPU µs/trace | x floor CPU | phase peak RSS MB |",
-        "|---:|---|---:|---:|---|---|---:|---:|---:|---:|---:|",
+        "| checkout | traces | workload | distinct behaviours | workers | tier | phase | wall s "
+        "| CPU s | CPU µs/trace | x floor CPU | phase peak RSS MB |",
+        "|---|---:|---|---:|---:|---|---|---:|---:|---:|---:|---:|",
     ]
     for r in results:
         share = f"{r['behaviours']:,} ({r['behaviours'] / r['traces']:.0%})"
-        head = f"| {r['traces']:,} | {r['workload']} | {share} | {r['workers']} "
+        head = f"| {r['checkout']} | {r['traces']:,} | {r['workload']} | {share} | {r['workers']} "
         floor_cpu = r["floor_cpu_s"]
         phases = [
             ("-", "floor (first phase)", r["floor_start"]),
             ("-", "stream + json.loads", r["stream"]),
         ]
+        if r["floor_end"] is None:  # a checkout whose script reported the lower floor only
+            phases[0] = ("-", "floor (min of 2)", r["floor_start"])
         for tier in tiers:
             t = r["tiers"][tier]
             phases += [
@@ -389,7 +398,8 @@ def _table(results: list[dict[str, Any]], tiers: list[str]) -> str:
                 (tier, "re-judge, unchanged", t["lookup"]),
                 (tier, "report", t["report"]),
             ]
-        phases.append(("-", "floor (last phase)", r["floor_end"]))
+        if r["floor_end"] is not None:
+            phases.append(("-", "floor (last phase)", r["floor_end"]))
         for tier, name, p in phases:
             lines.append(
                 f"{head}| {tier} | {name} | {p['wall_s']} | {p['cpu_s']} | {p['cpu_us']} "
@@ -398,10 +408,25 @@ def _table(results: list[dict[str, Any]], tiers: list[str]) -> str:
     return "\n".join(lines)
 
 
-def _run_self(*args: str) -> str:
-    proc = subprocess.run(
-        [sys.executable, __file__, *args], check=True, capture_output=True, text=True
-    )
+#: a checkout measured: (label, its root, its interpreter); "this" is the script's own
+Checkout = tuple[str, Path, str]
+
+
+def _checkout(spec: str) -> Checkout:
+    label, sep, rest = spec.partition("=")
+    root, sep2, python = rest.partition("=")
+    if not (sep and sep2 and label and root and python):
+        raise SystemExit(f"--checkout {spec!r}: expected LABEL=ROOT=PYTHON")
+    if not (Path(root) / "bench" / "judge_rejudge.py").is_file():
+        raise SystemExit(f"--checkout {spec!r}: no bench/judge_rejudge.py under {root}")
+    return label, Path(root), python
+
+
+def _run_self(*args: str, checkout: Checkout | None = None) -> str:
+    python, script = sys.executable, __file__
+    if checkout is not None:
+        python, script = checkout[2], str(checkout[1] / "bench" / "judge_rejudge.py")
+    proc = subprocess.run([python, script, *args], check=True, capture_output=True, text=True)
     return proc.stdout
 
 
@@ -414,6 +439,13 @@ def main() -> int:
     parser.add_argument("--tiers", default="golden")
     parser.add_argument("--json", action="store_true")
     parser.add_argument("--memory", action="store_true", help="tracemalloc the first judging")
+    parser.add_argument(
+        "--checkout",
+        action="append",
+        default=[],
+        metavar="LABEL=ROOT=PYTHON",
+        help="another checkout measured beside this one (its own script and interpreter)",
+    )
     parser.add_argument("--build", metavar="PATH", help=argparse.SUPPRESS)
     parser.add_argument("--workload", default="trials", help=argparse.SUPPRESS)
     parser.add_argument("--measure", metavar="PATH", help=argparse.SUPPRESS)
@@ -435,57 +467,76 @@ def main() -> int:
         print(json.dumps(memory_profile(Path(args.profile), tiers[0])))
         return 0
 
+    checkouts: list[Checkout | None] = [None, *(_checkout(c) for c in args.checkout)]
+
+    def label(checkout: Checkout | None) -> str:
+        return "this" if checkout is None else checkout[0]
+
     results = []
     with tempfile.TemporaryDirectory(prefix="rejudge-bench-") as tmp:
         for size in [int(s) for s in args.sizes.split(",")]:
-            bases = {}
+            bases: dict[tuple[str, str], Path] = {}
             for workload in workloads:
-                base = bases[workload] = Path(tmp) / f"base-{size}-{workload}.db"
-                t0 = time.perf_counter()
-                _run_self("--build", str(base), "-n", str(size), "--workload", workload)
-                counts = store_counts(base)
-                print(
-                    f"built {size:,} traces ({workload}) in {time.perf_counter() - t0:.1f}s: "
-                    f"{counts['behaviours']:,} distinct behaviours "
-                    f"({counts['behaviours'] / counts['traces']:.1%}) over "
-                    f"{counts['cases']:,} cases",
-                    file=sys.stderr,
-                )
-                if counts["traces"] != size:
-                    raise SystemExit(f"{workload}: {counts['traces']} traces, not {size}")
-                if workload == "distinct" and counts["behaviours"] != size:
-                    raise SystemExit(
-                        f"distinct: {counts['behaviours']:,} distinct behaviours in {size:,} traces"
-                    )
-            # the workloads one after the other, so they see the same load
-            for workers in [1] if args.memory else [int(w) for w in args.workers.split(",")]:
-                for workload in workloads:
-                    work = Path(tmp) / f"work-{size}-{workload}-{workers}.db"
-                    shutil.copyfile(bases[workload], work)
-                    if args.memory:
-                        result = json.loads(
-                            _run_self("--profile", str(work), "--tiers", ",".join(tiers))
-                        )
-                    else:
-                        result = json.loads(
-                            _run_self(
-                                "--measure",
-                                str(work),
-                                "--workers",
-                                str(workers),
-                                "--tiers",
-                                ",".join(tiers),
-                            )
-                        )
-                    result["workload"] = workload
-                    result["size"] = size
-                    results.append(result)
+                seen: dict[str, int] | None = None
+                for checkout in checkouts:
+                    name = label(checkout)
+                    base = Path(tmp) / f"base-{size}-{workload}-{name}.db"
+                    bases[name, workload] = base
+                    t0 = time.perf_counter()
+                    _run_self(
+                        "--build", str(base), "-n", str(size), "--workload", workload,
+                        checkout=checkout,
+                    )  # fmt: skip
+                    counts = store_counts(base)
                     print(
-                        f"measured {size:,} traces ({workload}) x {workers} worker(s)",
+                        f"built {size:,} traces ({workload}, {name}) in "
+                        f"{time.perf_counter() - t0:.1f}s: {counts['behaviours']:,} distinct "
+                        f"behaviours ({counts['behaviours'] / counts['traces']:.1%}) over "
+                        f"{counts['cases']:,} cases",
                         file=sys.stderr,
                     )
-                    for suffix in ("", "-wal", "-shm"):
-                        Path(f"{work}{suffix}").unlink(missing_ok=True)
+                    if counts["traces"] != size:
+                        raise SystemExit(f"{workload}: {counts['traces']} traces, not {size}")
+                    if workload == "distinct" and counts["behaviours"] != size:
+                        raise SystemExit(
+                            f"distinct: {counts['behaviours']:,} distinct behaviours in "
+                            f"{size:,} traces"
+                        )
+                    if seen is not None and counts != seen:
+                        raise SystemExit(f"{name} built other traces: {counts} against {seen}")
+                    seen = counts
+            # the workloads and checkouts one after the other, so they see the same load
+            for workers in [1] if args.memory else [int(w) for w in args.workers.split(",")]:
+                for workload in workloads:
+                    for checkout in checkouts:
+                        name = label(checkout)
+                        work = Path(tmp) / f"work-{size}-{workload}-{workers}-{name}.db"
+                        shutil.copyfile(bases[name, workload], work)
+                        if args.memory:
+                            out = _run_self(
+                                "--profile", str(work), "--tiers", ",".join(tiers),
+                                checkout=checkout,
+                            )  # fmt: skip
+                        else:
+                            out = _run_self(
+                                "--measure", str(work), "--workers", str(workers),
+                                "--tiers", ",".join(tiers), checkout=checkout,
+                            )  # fmt: skip
+                        result = json.loads(out)
+                        if "floor_cpu_s" not in result and "floor" in result:
+                            # ec3b801's script: the lower of its two floor passes only
+                            result["floor_start"], result["floor_end"] = result["floor"], None
+                            result["floor_cpu_s"] = result["floor"]["cpu_s"]
+                        result["workload"] = workload
+                        result["size"] = size
+                        result["checkout"] = name
+                        results.append(result)
+                        print(
+                            f"measured {size:,} traces ({workload}, {name}) x {workers} worker(s)",
+                            file=sys.stderr,
+                        )
+                        for suffix in ("", "-wal", "-shm"):
+                            Path(f"{work}{suffix}").unlink(missing_ok=True)
             for base in bases.values():
                 base.unlink(missing_ok=True)
     if args.json or args.memory:
