@@ -31,8 +31,9 @@ its own peak resident set size taken (``VmHWM`` after resetting it through
 ``/proc/self/clear_refs``):
 
 - ``floor``: what the judging service reads of every trace it judges, without judging it:
-  ``store.traces.iter_trace_rows(with_body=False)`` in chunks of 500, ``store.traces.trace_bodies`` of the
-  chunk, each body decoded into a ``Trace`` (``rejudge.judge.decode_trace``), with the
+  ``store.traces.iter_trace_rows(with_body=False)`` in ``judge_run``'s chunks,
+  ``store.traces.trace_bodies`` of the chunk, each body decoded into a ``Trace``
+  (``rejudge.judge.decode_trace``), with the
   long-lived objects frozen as ``judge_run`` does. Measured twice (first and last phase of the
   process); the lower of the two CPU times is the floor the ratios ("x floor CPU") divide by.
   ``stream`` is the plain ``iter_trace_rows`` with bodies decoded by ``json.loads``, for
@@ -62,6 +63,7 @@ from __future__ import annotations
 
 import argparse
 import dataclasses
+import inspect
 import json
 import math
 import random
@@ -90,7 +92,7 @@ from rejudge.services import evaluation_report, judge_run, snapshot_suite  # noq
 
 WORKLOADS = ("distinct", "trials")
 RULES = "standard@2"
-CHUNK = 500  # judge_run's chunk size
+CHUNK = inspect.signature(judge_run).parameters["chunk_size"].default  # judge_run's chunk size
 
 
 # --------------------------------------------------------------------------- building the stores
