@@ -16,13 +16,6 @@ __all__ = ["DEFAULT_DB_URL", "make_engine", "redact_url", "backend_name"]
 
 DEFAULT_DB_URL = "sqlite:///rejudge.db"
 _SQLITE_BUSY_TIMEOUT_MS = 30_000
-#: each SQLite connection's page cache, in KiB (SQLite's default is 2,000): enough for what one
-#: judging chunk touches (its trace pages, the judgment key and trace-hash index leaves it looks
-#: up and inserts into, the evaluation's link pages), so a chunk's dirty pages are not spilled
-#: and read back before its commit. A bound, not a reservation: a connection's cache grows to it
-#: only as it reads that much. 100,000 distinct traces, first judging (bench/README.md): system
-#: CPU 46-48 -> 33 µs a trace
-_SQLITE_CACHE_KIB = 16_384
 
 
 def redact_url(url: str) -> str:
@@ -43,7 +36,6 @@ def _sqlite_pragmas(dbapi_connection: Any, _record: Any) -> None:
     cursor.execute("PRAGMA foreign_keys=ON")
     cursor.execute(f"PRAGMA busy_timeout={_SQLITE_BUSY_TIMEOUT_MS}")
     cursor.execute("PRAGMA synchronous=NORMAL")
-    cursor.execute(f"PRAGMA cache_size=-{_SQLITE_CACHE_KIB}")
     cursor.close()
 
 
