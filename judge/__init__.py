@@ -74,7 +74,6 @@ _EXPORTS: dict[str, str] = {
     "agreement": "rejudge.judge._calibration",
     "build_queue": "rejudge.judge._calibration",
     "calibration_figures": "rejudge.judge._calibration",
-    "cohen_kappa": "rejudge.judge._calibration",
     "gaps_from": "rejudge.judge._calibration",
     "item_label": "rejudge.judge._calibration",
     "latest_labels": "rejudge.judge._calibration",

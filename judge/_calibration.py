@@ -13,8 +13,8 @@ Definitions (docs/calibration.md has the long form):
 - A reviewer's label on a judgment is their *latest* row for it (reviews are append-only).
 - An item's label is the label every reviewer gave; reviewers who disagree make it ``disputed``.
 - Misjudgment rate = items labeled ``judge_wrong`` / reviewed items.
-- Cohen's kappa per pair of reviewers over the items both labeled; with more than one pair,
-  ``kappa`` is their mean (Light's kappa).
+- Cohen's kappa (:func:`rejudge.model.kappa_of`, the one kappa) per pair of reviewers over the
+  items both labeled; with more than one pair, ``kappa`` is their mean (Light's kappa).
 - A ``golden_wrong`` label is resolved when a later evaluation judged the same trace (same tier)
   under a different case hash (the case was corrected); a ``judge_wrong`` label when a later
   evaluation judged the same trace and case under other rules or another engine and the verdict
@@ -27,13 +27,13 @@ import csv
 import io
 import random
 from collections import Counter, defaultdict
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Iterable, Mapping
 from datetime import datetime
 from itertools import combinations
 from typing import Any, Protocol
 
 from rejudge.errors import InvalidInputError
-from rejudge.model import REVIEW_LABELS, normalize_label
+from rejudge.model import REVIEW_LABELS, kappa_of, normalize_label
 
 __all__ = [
     "REVIEW_LABELS",
@@ -42,7 +42,6 @@ __all__ = [
     "ReviewRequiredError",
     "latest_labels",
     "item_label",
-    "cohen_kappa",
     "agreement",
     "resolve_reviews",
     "calibration_figures",
@@ -110,27 +109,6 @@ def item_label(by_reviewer: Mapping[str, Mapping[str, Any]]) -> str | None:
     return labels.pop() if len(labels) == 1 else DISPUTED
 
 
-def cohen_kappa(
-    pairs: Sequence[tuple[str, str]], categories: Sequence[str] = REVIEW_LABELS
-) -> float | None:
-    """Cohen's kappa of two raters over paired labels: (p_o - p_e) / (1 - p_e).
-
-    None when there are no pairs, or when chance agreement is certain (both raters used one and
-    the same category for every item: kappa is undefined there).
-    """
-    n = len(pairs)
-    if n == 0:
-        return None
-    cats = list(dict.fromkeys([*categories, *(a for a, _ in pairs), *(b for _, b in pairs)]))
-    first = Counter(a for a, _ in pairs)
-    second = Counter(b for _, b in pairs)
-    p_o = sum(1 for a, b in pairs if a == b) / n
-    p_e = sum(first[c] * second[c] for c in cats) / (n * n)
-    if p_e >= 1.0:
-        return None
-    return round((p_o - p_e) / (1 - p_e), 6)
-
-
 def agreement(latest: Mapping[int, Mapping[str, Mapping[str, Any]]]) -> dict[str, Any]:
     """Pairwise agreement between reviewers over the items both labeled."""
     shared: dict[tuple[str, str], list[tuple[str, str]]] = defaultdict(list)
@@ -144,7 +122,7 @@ def agreement(latest: Mapping[int, Mapping[str, Mapping[str, Any]]]) -> dict[str
                 "reviewers": [a, b],
                 "items": len(labels),
                 "observed_agreement": _ratio(sum(1 for x, y in labels if x == y), len(labels)),
-                "kappa": cohen_kappa(labels),
+                "kappa": kappa_of(Counter(labels)),
             }
         )
     kappas: list[float] = [float(p["kappa"]) for p in pairs if p["kappa"] is not None]

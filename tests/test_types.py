@@ -148,7 +148,7 @@ def test_a_facade_that_hides_its_types_fails_the_check(tmp_path: Path) -> None:
     snippet = tmp_path / "snippet.py"
     snippet.write_text(
         "from typing import assert_type\nimport rejudge.judge\n"
-        "assert_type(rejudge.judge.cohen_kappa([]), float | None)\n",
+        "assert_type(rejudge.judge.verdict_table({}, {})[1], int)\n",
         encoding="utf-8",
     )
     proc = _mypy("--strict", str(snippet))

@@ -39,6 +39,7 @@ if TYPE_CHECKING:
     from rejudge.model._agreement import Disagreement as Disagreement
     from rejudge.model._agreement import TierAgreement as TierAgreement
     from rejudge.model._agreement import cohens_kappa as cohens_kappa
+    from rejudge.model._agreement import kappa_of as kappa_of
     from rejudge.model._blocks import Block as Block
     from rejudge.model._comparison import COMPARISON_FORMAT_VERSION as COMPARISON_FORMAT_VERSION
     from rejudge.model._comparison import COMPARISON_KINDS as COMPARISON_KINDS
@@ -281,6 +282,7 @@ _EXPORTS: dict[str, str] = {
     "Agreement": "rejudge.model._agreement",
     "AgreementTable": "rejudge.model._agreement",
     "cohens_kappa": "rejudge.model._agreement",
+    "kappa_of": "rejudge.model._agreement",
     "Disagreement": "rejudge.model._agreement",
     "TierAgreement": "rejudge.model._agreement",
     # what a run cost under a user's price table

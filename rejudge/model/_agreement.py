@@ -19,7 +19,8 @@ give by chance). The computation from judgment rows is the judge's
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections import Counter
+from collections.abc import Hashable, Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -31,6 +32,7 @@ __all__ = [
     "TierAgreement",
     "Agreement",
     "cohens_kappa",
+    "kappa_of",
 ]
 
 
@@ -38,20 +40,37 @@ def _round(value: float | None) -> float | None:
     return None if value is None else round(value, 6)
 
 
-def cohens_kappa(pass_1: int, pass_0: int, fail_1: int, fail_0: int) -> float | None:
-    """Cohen's kappa of a 2x2 table: (p_o - p_e) / (1 - p_e). None on an empty table; when
-    both sides give one answer only (p_e = 1) the kappa is undefined: 1.0 if they agree on
-    every trace, else None."""
-    n = pass_1 + pass_0 + fail_1 + fail_0
+def kappa_of(counts: Mapping[tuple[Hashable, Hashable], int]) -> float | None:
+    """Cohen's kappa of two raters from how many items got each (first's label, second's
+    label) pair, any number of categories: (p_o - p_e) / (1 - p_e), rounded to 6 places.
+
+    The one kappa of rejudge (2x2 tables of verdicts, reviewers' labels). None on no item, and
+    None when chance agreement is certain (p_e = 1: both raters gave one and the same label to
+    every item): Cohen's formula is 0/0 there, and full agreement on a single class says
+    nothing beyond chance, so it is *undefined*, never 1.0 (docs/calibration.md). Where it is
+    undefined the raw agreement is shown instead."""
+    n = sum(counts.values())
     if n == 0:
         return None
-    observed = (pass_1 + fail_0) / n
-    rejudge_pass = (pass_1 + pass_0) / n
-    external_pass = (pass_1 + fail_1) / n
-    expected = rejudge_pass * external_pass + (1 - rejudge_pass) * (1 - external_pass)
-    if expected >= 1.0:
-        return 1.0 if observed == 1.0 else None
-    return _round((observed - expected) / (1 - expected))
+    first: Counter[Hashable] = Counter()
+    second: Counter[Hashable] = Counter()
+    agreeing = 0
+    for (a, b), count in counts.items():
+        first[a] += count
+        second[b] += count
+        agreeing += count if a == b else 0
+    p_o = agreeing / n
+    p_e = sum(first[c] * second[c] for c in first) / (n * n)
+    if p_e >= 1.0:
+        return None
+    return _round((p_o - p_e) / (1 - p_e))
+
+
+def cohens_kappa(pass_1: int, pass_0: int, fail_1: int, fail_0: int) -> float | None:
+    """:func:`kappa_of` a 2x2 table (rows one side's PASS/FAIL, columns the other's 1/0)."""
+    return kappa_of(
+        {(True, True): pass_1, (True, False): pass_0, (False, True): fail_1, (False, False): fail_0}
+    )
 
 
 @dataclass(frozen=True)

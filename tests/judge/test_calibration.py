@@ -3,15 +3,17 @@ and the review -> fix -> re-judge -> resolved workflow on a real store (both bac
 
 from __future__ import annotations
 
+from collections import Counter
 from typing import Any
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from rejudge.judge import (
     ReviewRequiredError,
     agreement,
     build_queue,
     calibration_figures,
-    cohen_kappa,
     gaps_from,
     latest_labels,
     load_rule_set,
@@ -19,7 +21,7 @@ from rejudge.judge import (
 from rejudge.store import Store
 
 from rejudge.errors import InvalidInputError
-from rejudge.model import RunConfig
+from rejudge.model import RunConfig, cohens_kappa, kappa_of
 from rejudge.services import (
     calibration_summary,
     compare_evaluations,
@@ -46,6 +48,11 @@ def test_kappa_hand_computed() -> None:
     assert cohen_kappa(pairs) == pytest.approx(0.4)
 
 
+def cohen_kappa(pairs: list[tuple[str, str]]) -> float | None:
+    # the reviewers' kappa is the one kappa of rejudge over their label pairs' counts
+    return kappa_of(Counter(pairs))
+
+
 def test_kappa_edges() -> None:
     assert cohen_kappa([("confirmed", "confirmed"), ("unclear", "unclear")]) == pytest.approx(1.0)
     # always opposite: p_o = 0, p_e = 0.5 -> -1
@@ -60,6 +67,29 @@ def test_kappa_edges() -> None:
     assert cohen_kappa(three) == pytest.approx((2 / 3 - 1 / 3) / (1 - 1 / 3))
     assert cohen_kappa([]) is None
     assert cohen_kappa([("confirmed", "confirmed")] * 3) is None  # chance agreement is certain
+
+
+_LABEL = st.sampled_from(["confirmed", "judge_wrong", "golden_wrong", "unclear"])
+
+
+@settings(deadline=None)  # a loaded shared machine: time is not the property
+@given(st.lists(st.tuples(_LABEL, _LABEL), max_size=40))
+def test_one_kappa_for_labels_and_verdicts(pairs: list[tuple[str, str]]) -> None:
+    kappa = cohen_kappa(pairs)
+    # undefined exactly when there is no item or both raters gave one and the same label
+    assert (kappa is None) == (
+        not pairs or len({*(a for a, _ in pairs), *(b for _, b in pairs)}) == 1
+    )
+    if kappa is not None:
+        assert -1.0 <= kappa <= 1.0
+        assert kappa == cohen_kappa([(b, a) for a, b in pairs])  # symmetric in the raters
+        assert (kappa == 1.0) == all(a == b for a, b in pairs)
+    # two classes: the 2x2 table's kappa is the same function's
+    binary = [(a == "confirmed", b == "confirmed") for a, b in pairs]
+    cells = Counter(binary)
+    assert cohens_kappa(
+        cells[(True, True)], cells[(True, False)], cells[(False, True)], cells[(False, False)]
+    ) == kappa_of(cells)
 
 
 # --------------------------------------------------------------------------- figures

@@ -21,21 +21,30 @@ def test_kappa_of_a_worked_table() -> None:
     # p_o = 35/50 = 0.7; rejudge passes 25/50, the source 30/50: p_e = .5*.6 + .5*.4 = 0.5
     assert cohens_kappa(20, 5, 10, 15) == pytest.approx(0.4)
     assert cohens_kappa(0, 0, 0, 0) is None
-    assert cohens_kappa(10, 0, 0, 0) == 1.0  # one answer on both sides, every trace agreeing
+    # one answer on both sides, every trace agreeing: p_e = 1, Cohen's formula is 0/0 and the
+    # kappa undefined (docs/calibration.md), never 1.0
+    assert cohens_kappa(10, 0, 0, 0) is None
+    assert cohens_kappa(0, 0, 0, 10) is None
     assert cohens_kappa(0, 10, 0, 0) == 0.0  # each side one answer, never the same one
 
 
 @given(st.lists(st.tuples(st.booleans(), st.booleans()), min_size=1, max_size=60))
-def test_kappa_is_one_exactly_when_every_trace_agrees(pairs: list[tuple[bool, bool]]) -> None:
+def test_kappa_is_one_exactly_when_every_trace_agrees_on_both_classes(
+    pairs: list[tuple[bool, bool]],
+) -> None:
     cells = {
         (a, b): sum(1 for p in pairs if p == (a, b)) for a in (True, False) for b in (True, False)
     }
     kappa = cohens_kappa(
         cells[(True, True)], cells[(True, False)], cells[(False, True)], cells[(False, False)]
     )
-    if all(a == b for a, b in pairs):
+    single_class = len(set(pairs)) == 1 and pairs[0][0] == pairs[0][1]
+    if single_class:
+        assert kappa is None  # chance agreement is certain: undefined
+    elif all(a == b for a, b in pairs):
         assert kappa == 1.0
-    elif kappa is not None:
+    else:
+        assert kappa is not None
         assert -1.0 <= kappa < 1.0
 
 
