@@ -45,14 +45,14 @@ def lines(store: Store, workers: int) -> list[str]:
                 canonical_json(
                     [
                         tier,
-                        r["case_key"],
-                        r["repetition"],
-                        r["judgment_key"],
-                        r["judgment_hash"],
-                        r["verdict"],
-                        r["partial_score"],
-                        r["taxonomy"],
-                        canonical_json(r["body"]),
+                        r.case_key,
+                        r.repetition,
+                        r.judgment_key,
+                        r.judgment_hash,
+                        r.verdict,
+                        r.partial_score,
+                        r.taxonomy,
+                        canonical_json(r.body),
                     ]
                 )
             )

@@ -38,6 +38,7 @@ if TYPE_CHECKING:
     from rejudge.store._evaluation_reads import GroupSummary as GroupSummary
     from rejudge.store._evaluation_reads import PassCell as PassCell
     from rejudge.store._external import StoredExternalVerdict as StoredExternalVerdict
+    from rejudge.store._judgments import EvaluatedTrace as EvaluatedTrace
     from rejudge.store._judgments import KnownJudgment as KnownJudgment
     from rejudge.store._migrate import alembic_config as alembic_config
     from rejudge.store._migrate import current_revision as current_revision
@@ -104,6 +105,7 @@ _EXPORTS: dict[str, str] = {
     "StoredExternalVerdict": "rejudge.store._external",
     "StreamedTrace": "rejudge.store._traces",
     "KnownJudgment": "rejudge.store._judgments",
+    "EvaluatedTrace": "rejudge.store._judgments",
     # the read models (the dashboard's aggregates, as named tuples)
     "FilterOptions": "rejudge.store._catalog_reads",
     "RunSummary": "rejudge.store._catalog_reads",

@@ -34,7 +34,7 @@ if TYPE_CHECKING:
     pass
 
 # the repository is the store's own (Store hands it out as store.judgments); its rows are public
-__all__ = ["KnownJudgment"]
+__all__ = ["EvaluatedTrace", "KnownJudgment"]
 
 
 _JUDGMENT_COLUMNS = (
@@ -174,6 +174,43 @@ class KnownJudgment(NamedTuple):
     #: under each label of the lookup's ``body_paths``, the body's value at that path (None
     #: when absent)
     paths: Mapping[str, Any] = _NO_PATHS
+
+
+class EvaluatedTrace(NamedTuple):
+    """One trace of an evaluation with its judgment, as
+    :meth:`JudgmentRepository.iter_evaluation_rows` streams it: the link's columns (case,
+    group, verdict), the judgment's id, key, hash, codes and input hashes, and on request its
+    body (decoded, with its trace hash) or the body's values at some paths."""
+
+    trace_id: int
+    case_key: str
+    repetition: int
+    dimension: str | None
+    category: str | None
+    verdict: str
+    partial_score: float | None
+    judgment_id: int
+    judgment_key: str
+    judgment_hash: str
+    taxonomy: list[str] | None
+    anomalies: list[str] | None
+    implicated_tools: list[str] | None
+    trace_hash: str
+    case_hash: str
+    registry_hash: str
+    rule_set_hash: str
+    engine_version: str
+    tier: str
+    #: the judgment's body (read ``with_body=True``; None otherwise)
+    body: dict[str, Any] | None = None
+    #: under each label of the read's ``body_paths``, the body's value at that path (None when
+    #: absent)
+    paths: Mapping[str, Any] = _NO_PATHS
+
+
+#: a row made of the query's values (the columns in the fields' order), without __new__'s
+#: per-field arguments
+_evaluated = tuple.__new__
 
 
 class JudgmentRepository(Repository):
@@ -468,19 +505,19 @@ class JudgmentRepository(Repository):
         body_paths: Mapping[str, Sequence[str]] | None = None,
         yield_per: int = BATCH,
         by_trace: bool = False,
-    ) -> Iterator[dict[str, Any]]:
-        """Stream an evaluation's per-trace rows (case order, or trace id order with
-        ``by_trace``: what a merge of two evaluations of one run reads), optionally with
-        judgment bodies.
+    ) -> Iterator[EvaluatedTrace]:
+        """Stream an evaluation's per-trace rows (:class:`EvaluatedTrace`; case order, or trace
+        id order with ``by_trace``: what a merge of two evaluations of one run reads),
+        optionally with judgment bodies.
 
         Each row carries the judgment's ``taxonomy``, ``anomalies`` and ``implicated_tools``
         (None when the judgment names none) without its body.
 
-        ``body_paths`` (label -> path of object keys) adds, under each label, the value at that
-        path of the judgment body (None when absent), extracted by the database: a caller that
-        needs two small fields does not decode every whole body.
+        ``body_paths`` (label -> path of object keys) adds to each row's ``paths``, under each
+        label, the value at that path of the judgment body (None when absent), extracted by the
+        database: a caller that needs two small fields does not decode every whole body.
         """
-        cols = [
+        cols: list[Any] = [
             _T_EJ.c.trace_id,
             _T_EJ.c.case_key,
             _T_EJ.c.repetition,
@@ -488,12 +525,12 @@ class JudgmentRepository(Repository):
             _T_EJ.c.category,
             _T_EJ.c.verdict,
             _T_EJ.c.partial_score,
-            _T_JUDG.c.id.label("judgment_id"),
-            _T_JUDG.c.key.label("judgment_key"),
-            _T_JUDG.c.hash.label("judgment_hash"),
-            cast(_T_JUDG.c.taxonomy, Text).label("taxonomy"),
-            cast(_T_JUDG.c.anomalies, Text).label("anomalies"),
-            cast(_T_JUDG.c.implicated_tools, Text).label("implicated_tools"),
+            _T_JUDG.c.id,
+            _T_JUDG.c.key,
+            _T_JUDG.c.hash,
+            cast(_T_JUDG.c.taxonomy, Text),
+            cast(_T_JUDG.c.anomalies, Text),
+            cast(_T_JUDG.c.implicated_tools, Text),
             _T_JUDG.c.trace_hash,
             _T_JUDG.c.case_hash,
             _T_JUDG.c.registry_hash,
@@ -503,7 +540,7 @@ class JudgmentRepository(Repository):
         ]
         if with_body:
             # as text, decoded row by row (see iter_trace_rows)
-            cols.append(cast(_T_BODY.c.body, Text).label("body"))
+            cols.append(cast(_T_BODY.c.body, Text))
         path_cols, decode_paths = body_path_columns(self.backend, _T_BODY.c.body, body_paths)
         n_plain = len(cols)
         cols += path_cols
@@ -522,18 +559,21 @@ class JudgmentRepository(Repository):
             # must not stay streaming for the writes after this read
             stream = {"stream_results": True, "yield_per": yield_per}
             result = c.execute(query, execution_options=stream)
-            names = list(result.keys())
             cache: dict[str, list[Any]] = {}
             # bodies (text) are decoded row by row as they are yielded, not a partition at a
             # time: thousands of live decoded bodies make the garbage collector ~3x slower
             for partition in result.partitions():
-                for values in partition:
-                    out = dict(zip(names[:n_plain], values[:n_plain], strict=True))
-                    out["taxonomy"] = _decode_small(out["taxonomy"], cache)
-                    out["anomalies"] = _decode_small(out["anomalies"], cache)
-                    out["implicated_tools"] = _decode_small(out["implicated_tools"], cache)
-                    if with_body:
-                        out["body"] = put_trace_hash(json.loads(out["body"]), out["trace_hash"])
-                    if path_cols:
-                        out.update(decode_paths(values[n_plain:], cache))
-                    yield out
+                for v in partition:
+                    # the columns in the fields' order, the JSON lists decoded
+                    yield _evaluated(
+                        EvaluatedTrace,
+                        (
+                            *v[:10],
+                            _decode_small(v[10], cache),
+                            _decode_small(v[11], cache),
+                            _decode_small(v[12], cache),
+                            *v[13:19],
+                            put_trace_hash(json.loads(v[19]), v[13]) if with_body else None,
+                            decode_paths(v[n_plain:], cache) if path_cols else _NO_PATHS,
+                        ),
+                    )

@@ -23,7 +23,6 @@ MAX_LINES = 600
 STORE_METHODS = {"open", "close", "backend", "atomic", "sqlite_file", "unavailable"}
 # (module, class.method) still returning dict[str, Any], each to become a typed row
 KNOWN_DICT_RETURNS = {
-    ("_judgments.py", "JudgmentRepository.iter_evaluation_rows"),
     ("_judgments.py", "JudgmentRepository.judgment_body"),
 }
 

@@ -26,7 +26,7 @@ from collections import defaultdict
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, Protocol
 
 from rejudge.errors import InvalidInputError, NotFoundError
 from rejudge.importers._bfcl_schema import CATEGORIES
@@ -361,8 +361,37 @@ def _decoded(trace: Trace | None) -> Any:
     return out
 
 
+class JudgedRow(Protocol):
+    """What a BFCL score file reads of an evaluation's row (``rejudge.store.EvaluatedTrace``,
+    read with its body): this reader imports nothing of the store."""
+
+    @property
+    def trace_id(self) -> int: ...
+
+    @property
+    def case_key(self) -> str: ...
+
+    @property
+    def repetition(self) -> int: ...
+
+    @property
+    def category(self) -> str | None: ...
+
+    @property
+    def verdict(self) -> str: ...
+
+    @property
+    def taxonomy(self) -> list[str] | None: ...
+
+    @property
+    def tier(self) -> str: ...
+
+    @property
+    def body(self) -> dict[str, Any] | None: ...
+
+
 def score_files(
-    rows: Iterable[dict[str, Any]],
+    rows: Iterable[JudgedRow],
     cases: dict[str, Case],
     traces: dict[int, Trace],
     model: str,
@@ -377,37 +406,37 @@ def score_files(
     """
     per_category: dict[str, dict[str, Any]] = {}
     for row in rows:
-        if row["repetition"] != repetition or row["verdict"] == "SKIP":
+        if row.repetition != repetition or row.verdict == "SKIP":
             continue
-        case = cases.get(row["case_key"])
+        case = cases.get(row.case_key)
         meta = (case.metadata.get("bfcl") if case is not None else None) or {}
-        category = meta.get("category") or row.get("category") or "unknown"
+        category = meta.get("category") or row.category or "unknown"
         bucket = per_category.setdefault(category, {"correct": 0, "total": 0, "failures": []})
         bucket["total"] += 1
-        if row["verdict"] == "PASS":
+        if row.verdict == "PASS":
             bucket["correct"] += 1
             continue
-        body = row.get("body") or {}
+        body = row.body or {}
         details = body.get("details") or {}
-        taxonomy = list(row.get("taxonomy") or [])
+        taxonomy = list(row.taxonomy or [])
         error_type = details.get("bfcl_error_type") or (
             "rejudge:agent_error"
-            if row["verdict"] == "AGENT_ERROR"
+            if row.verdict == "AGENT_ERROR"
             else f"rejudge:{taxonomy[0]}"
             if taxonomy
             else "rejudge:fail"
         )
         bucket["failures"].append(
             {
-                "id": row["case_key"],
+                "id": row.case_key,
                 "model_name": model,
                 "test_category": category,
                 "valid": False,
                 "error": list(body.get("reasons") or []) or taxonomy,
                 "error_type": error_type,
                 "rejudge_taxonomy": taxonomy,
-                "rejudge_tier": row["tier"],
-                "model_result_decoded": _decoded(traces.get(row["trace_id"])),
+                "rejudge_tier": row.tier,
+                "model_result_decoded": _decoded(traces.get(row.trace_id)),
                 "possible_answer": meta.get("ground_truth"),
             }
         )

@@ -104,11 +104,11 @@ def _agreement(
         rules = store.rule_sets.get_rule_set(ev.rule_set_id).ref
         rows = (
             {
-                "case": r["case_key"],
-                "repetition": r["repetition"],
-                "verdict": r["verdict"],
-                "taxonomy": r["taxonomy"] or [],
-                "reasons": r.get("reasons") or [],
+                "case": r.case_key,
+                "repetition": r.repetition,
+                "verdict": r.verdict,
+                "taxonomy": r.taxonomy or [],
+                "reasons": r.paths.get("reasons") or [],
             }
             for r in store.judgments.iter_evaluation_rows(
                 ev.id, body_paths={"reasons": ["reasons"]}
@@ -139,8 +139,8 @@ def _applies(store: Store, evaluation_id: int) -> bool:
     for row in store.judgments.iter_evaluation_rows(
         evaluation_id, body_paths={"reasons": ["reasons"]}
     ):
-        reasons = row.get("reasons") or []
-        if row["verdict"] != "SKIP" or not str(reasons[0] if reasons else "").startswith(
+        reasons = row.paths.get("reasons") or []
+        if row.verdict != "SKIP" or not str(reasons[0] if reasons else "").startswith(
             TIER_DOES_NOT_APPLY
         ):
             return True

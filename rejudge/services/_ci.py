@@ -30,10 +30,10 @@ def evaluation_ci_results(
         ev.id, body_paths={"reasons": ["reasons"], "diff": ["diff"]}
     )
     for row in rows:
-        if row["verdict"] in _NOT_PASSING:
-            details[(str(row["case_key"]), int(row["repetition"]))] = {
-                "reasons": row.get("reasons") or [],
-                "diff": row.get("diff") or [],
+        if row.verdict in _NOT_PASSING:
+            details[(str(row.case_key), int(row.repetition))] = {
+                "reasons": row.paths.get("reasons") or [],
+                "diff": row.paths.get("diff") or [],
             }
     baseline_cases: dict[tuple[str, int], str | None] | None = None
     if check is not None and check.baseline is not None:

@@ -68,10 +68,7 @@ def evaluation_inputs(store: Store, evaluation_id: int | str) -> dict[str, Any]:
     """The input hashes a baseline binds (see :data:`BASELINE_INPUTS`)."""
     meta = evaluation_meta(store, evaluation_id)
     case_hashes = sorted(
-        {
-            (r["case_key"], r["case_hash"])
-            for r in store.judgments.iter_evaluation_rows(int(meta["id"]))
-        }
+        {(r.case_key, r.case_hash) for r in store.judgments.iter_evaluation_rows(int(meta["id"]))}
     )
     inputs = {key: meta.get(key) for key in BASELINE_INPUTS if key != "cases_hash"}
     inputs["cases_hash"] = content_hash([list(pair) for pair in case_hashes])

@@ -71,22 +71,22 @@ def evaluation_verdicts(store: Store, evaluation_id: int | str) -> Iterator[Expo
     judged_at = ev.finished_at or ev.created_at
     source_ids = _source_ids(store, run.id)
     for r in store.judgments.iter_evaluation_rows(ev.id, body_paths={"reasons": ["reasons"]}):
-        reasons = r.get("reasons")
+        reasons = r.paths.get("reasons")
         yield ExportedVerdict(
             evaluation=ev.id,
             run=run.name,
-            case=r["case_key"],
-            repetition=int(r["repetition"]),
-            tier=r["tier"],
+            case=r.case_key,
+            repetition=int(r.repetition),
+            tier=r.tier,
             rules=rules,
-            verdict=r["verdict"],
-            judgment_key=r["judgment_key"],
-            trace_hash=r["trace_hash"],
+            verdict=r.verdict,
+            judgment_key=r.judgment_key,
+            trace_hash=r.trace_hash,
             judged_at=judged_at,
-            taxonomy=tuple(r.get("taxonomy") or ()),
-            partial_score=None if r["partial_score"] is None else float(r["partial_score"]),
+            taxonomy=tuple(r.taxonomy or ()),
+            partial_score=None if r.partial_score is None else float(r.partial_score),
             reasons=tuple(str(x) for x in reasons) if isinstance(reasons, list) else (),
-            source_ids=source_ids.get(r["trace_id"], {}),
+            source_ids=source_ids.get(r.trace_id, {}),
         )
 
 

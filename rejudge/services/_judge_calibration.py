@@ -84,14 +84,14 @@ def evaluation_judge_calibration(store: Store, evaluation_id: int | str) -> Judg
 
     def rows() -> Iterator[tuple[int, str, list[bool | None]]]:
         for row in store.judgments.iter_evaluation_rows(ev.id, body_paths=_PATHS, by_trace=True):
-            yield int(row["trace_id"]), str(row["verdict"]), _assertion_results(row["assertions"])
+            yield int(row.trace_id), str(row.verdict), _assertion_results(row.paths["assertions"])
 
     judge: str | None = None
     any_assertions = False
     # one pass for what the calibration names and whether the judge gave per-assertion results
     for row in store.judgments.iter_evaluation_rows(ev.id, body_paths=_PATHS, by_trace=True):
-        judge = judge or _judge_label(row.get("judge"))
-        any_assertions = any_assertions or bool(_assertion_results(row.get("assertions")))
+        judge = judge or _judge_label(row.paths.get("judge"))
+        any_assertions = any_assertions or bool(_assertion_results(row.paths.get("assertions")))
         if judge is not None and any_assertions:
             break
 
@@ -107,10 +107,10 @@ def evaluation_judge_calibration(store: Store, evaluation_id: int | str) -> Judg
         verdicts: dict[int, str] = {}
         by_trace: dict[int, str] = {}
         for row in store.judgments.iter_evaluation_rows(ev.id, by_trace=True):
-            label = labels.get(int(row["judgment_id"]))
+            label = labels.get(int(row.judgment_id))
             if label is not None:
-                verdicts[int(row["trace_id"])] = str(row["verdict"])
-                by_trace[int(row["trace_id"])] = label
+                verdicts[int(row.trace_id)] = str(row.verdict)
+                by_trace[int(row.trace_id)] = label
         if by_trace:
             references.append(
                 CalibrationReference("review", "human review", review_reference(verdicts, by_trace))
@@ -167,7 +167,7 @@ def _tier_passed(store: Store, evaluation: int) -> Callable[[], Iterator[tuple[i
 
     def passed() -> Iterator[tuple[int, bool]]:
         for r in store.judgments.iter_evaluation_rows(evaluation, by_trace=True):
-            if r["verdict"] in ("PASS", "FAIL"):
-                yield int(r["trace_id"]), r["verdict"] == "PASS"
+            if r.verdict in ("PASS", "FAIL"):
+                yield int(r.trace_id), r.verdict == "PASS"
 
     return passed

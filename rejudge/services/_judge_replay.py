@@ -21,7 +21,7 @@ from rejudge.errors import RejudgeError
 from rejudge.judge import builtin_rubrics
 from rejudge.judge.tiers import MODEL_GRADED, MODEL_GRADED_VERSION
 from rejudge.model import JudgeModel, Rubric
-from rejudge.store import RunRecord, Store
+from rejudge.store import EvaluatedTrace, RunRecord, Store
 
 from ._judge_steps import _chunked, load_inputs
 from ._model_graded import ModelGradedOptions, _Planner, judge_item, rubric_file
@@ -68,15 +68,15 @@ class _JudgedTrace(NamedTuple):
     body: str
 
 
-def _rows_with_traces(store: Store, evaluation_id: int) -> Iterator[tuple[dict[str, Any], str]]:
+def _rows_with_traces(store: Store, evaluation_id: int) -> Iterator[tuple[EvaluatedTrace, str]]:
     """An evaluation's rows (with their judgment bodies) and their traces' stored bodies, a page
     at a time: an evaluation's bodies are never all held at once."""
     for page in _chunked(
         store.judgments.iter_evaluation_rows(evaluation_id, with_body=True), _PAGE
     ):
-        bodies = store.traces.trace_bodies([r["trace_id"] for r in page])
+        bodies = store.traces.trace_bodies([r.trace_id for r in page])
         for row in page:
-            yield row, bodies[row["trace_id"]]
+            yield row, bodies[row.trace_id]
 
 
 def check_judge_cassettes(store: Store, run: RunRecord, cassettes: Path) -> list[JudgeCheck]:
@@ -102,12 +102,12 @@ def check_judge_cassettes(store: Store, run: RunRecord, cassettes: Path) -> list
         )
         planners: dict[tuple[str, str], _Planner] = {}
         for row, trace_body in _rows_with_traces(store, ev.id):
-            if row["judgment_key"] in seen:
+            if row.judgment_key in seen:
                 continue
-            seen.add(row["judgment_key"])
-            body = row["body"]
+            seen.add(row.judgment_key)
+            body = row.body or {}
             judge_info = (body.get("details") or {}).get("judge")
-            check = JudgeCheck(case=row["case_key"], repetition=row["repetition"], evaluation=ev.id)
+            check = JudgeCheck(case=row.case_key, repetition=row.repetition, evaluation=ev.id)
             out.append(check)
             if not judge_info or not (body.get("details") or {}).get("samples"):
                 check.outcome, check.message = SAME, ("no judge call (skipped before the judge)")
@@ -144,9 +144,9 @@ def check_judge_cassettes(store: Store, run: RunRecord, cassettes: Path) -> list
                 options = ModelGradedOptions(rubric=rubric, judge=judge, cassettes=cassettes)
                 planner = planners[key] = _Planner(inputs, options)
             trace_row = _JudgedTrace(
-                case_key=row["case_key"],
-                repetition=row["repetition"],
-                hash=row["trace_hash"],
+                case_key=row.case_key,
+                repetition=row.repetition,
+                hash=row.trace_hash,
                 body=trace_body,
             )
             try:
@@ -155,7 +155,7 @@ def check_judge_cassettes(store: Store, run: RunRecord, cassettes: Path) -> list
             except RejudgeError as exc:
                 check.outcome, check.message = DIVERGED, (str(exc))
                 continue
-            if again.hash == row["judgment_hash"]:
+            if again.hash == row.judgment_hash:
                 check.outcome, check.message = SAME, (None)
             else:
                 check.outcome, check.message = (

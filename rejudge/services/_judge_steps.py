@@ -298,25 +298,26 @@ def iter_evaluation_rows(
     """:func:`evaluation_rows`, streamed (memory stays flat however large the evaluation)."""
     for r in store.judgments.iter_evaluation_rows(evaluation_id, body_paths=body_paths):
         row = {
-            "case": r["case_key"],
-            "repetition": r["repetition"],
-            "verdict": r["verdict"],
-            "taxonomy": list(r.get("taxonomy") or []),
-            "partial_score": r["partial_score"],
-            "dimension": r["dimension"],
-            "category": r["category"],
-            "implicated_tools": r["implicated_tools"] or [],
-            "anomalies": r["anomalies"] or [],
-            "trace_hash": r["trace_hash"],
-            "case_hash": r["case_hash"],
-            "registry_hash": r["registry_hash"],
-            "rule_set_hash": r["rule_set_hash"],
-            "tier": r["tier"],
-            "engine_version": r["engine_version"],
+            "case": r.case_key,
+            "repetition": r.repetition,
+            "verdict": r.verdict,
+            "taxonomy": list(r.taxonomy or []),
+            "partial_score": r.partial_score,
+            "dimension": r.dimension,
+            "category": r.category,
+            "implicated_tools": r.implicated_tools or [],
+            "anomalies": r.anomalies or [],
+            "trace_hash": r.trace_hash,
+            "case_hash": r.case_hash,
+            "registry_hash": r.registry_hash,
+            "rule_set_hash": r.rule_set_hash,
+            "tier": r.tier,
+            "engine_version": r.engine_version,
         }
         for label in body_paths or ():
-            if r.get(label) is not None:
-                row[label] = r[label]
+            value = r.paths.get(label)
+            if value is not None:
+                row[label] = value
         yield row
 
 
@@ -326,6 +327,6 @@ def judged_by(store: Store, evaluation_id: int) -> str | None:
     and comparisons show where other tiers show their rule set."""
     paths = {"rubric": ("details", "judge", "rubric"), "model": ("details", "judge", "model")}
     for row in store.judgments.iter_evaluation_rows(evaluation_id, body_paths=paths):
-        if row.get("rubric") and row.get("model"):
-            return f"{row['rubric']} by {row['model']}"
+        if row.paths.get("rubric") and row.paths.get("model"):
+            return f"{row.paths['rubric']} by {row.paths['model']}"
     return None

@@ -460,7 +460,7 @@ def find_current_evaluation(
         if store.rule_sets.get_rule_set(ev.rule_set_id).hash != rule_set.hash:
             continue
         judged = sorted(
-            (r["case_key"], r["repetition"], r["trace_hash"])
+            (r.case_key, r.repetition, r.trace_hash)
             for r in store.judgments.iter_evaluation_rows(ev.id)
         )
         if judged == current:

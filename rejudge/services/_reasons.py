@@ -17,7 +17,7 @@ def evaluation_reasons(store: Store, evaluation_id: int) -> dict[tuple[str, int]
     for row in store.judgments.iter_evaluation_rows(
         evaluation_id, body_paths={"reasons": ["reasons"]}
     ):
-        reasons = row.get("reasons") or []
-        key = (str(row["case_key"]), int(row["repetition"]))
+        reasons = row.paths.get("reasons") or []
+        key = (str(row.case_key), int(row.repetition))
         out[key] = tuple(str(r) for r in reasons) if isinstance(reasons, list) else (str(reasons),)
     return out

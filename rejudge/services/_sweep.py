@@ -113,15 +113,15 @@ def summarize_cell(
     efficiencies: list[float] = []
     redundant: list[int] = []
     for row in store.judgments.iter_evaluation_rows(evaluation_id, with_body=True):
-        body = row.get("body") or {}
+        body = row.body or {}
         details = body.get("details") or {}
-        verdict = row["verdict"]
+        verdict = row.verdict
         if verdict == "AGENT_ERROR":
             reasons = body.get("reasons") or []
             kind = "timeout" if any(r.startswith("round_budget") for r in reasons) else verdict
             counts[kind] += 1
             if kind == "timeout":
-                key = (timeouts or {}).get((row["case_key"], row["repetition"]), "timeout")
+                key = (timeouts or {}).get((row.case_key, row.repetition), "timeout")
                 first[key] = first.get(key, 0) + 1
             continue
         counts[verdict] = counts.get(verdict, 0) + 1

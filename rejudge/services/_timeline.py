@@ -182,9 +182,9 @@ def failing_timelines(
     """The timeline of every trace ``evaluation_id`` judged FAIL or AGENT_ERROR, in case
     order, each with its judgment's verdict, causes and reasons."""
     wanted = [
-        int(row["trace_id"])
+        int(row.trace_id)
         for row in store.judgments.iter_evaluation_rows(evaluation_id)
-        if row["verdict"] in TIMELINE_VERDICTS
+        if row.verdict in TIMELINE_VERDICTS
     ]
     for trace_id in wanted:
         timeline = _stored_timeline(store, evaluation_id, trace_id, cassettes_dir)

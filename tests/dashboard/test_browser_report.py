@@ -132,7 +132,7 @@ def test_hostile_evidence_fetches_nothing_and_runs_nothing(browser, tmp_path: Pa
         ev = built.evaluations["imported"]
         timelines = []
         for row in store.judgments.iter_evaluation_rows(ev):
-            detail = store.traces.trace_detail(int(row["trace_id"]))
+            detail = store.traces.trace_detail(int(row.trace_id))
             assert detail is not None and detail.body is not None
             timelines.append(
                 trace_timeline(detail.body, detail.case_body, detail.cassette_path, tmp_path / "c")

@@ -255,7 +255,7 @@ def test_side_by_side_opens_on_the_first_flip_and_names_a_missing_case(built: Bu
         rows = list(store.judgments.iter_evaluation_rows(ev))
     finally:
         store.close()
-    failing = min((r["case_key"], r["repetition"]) for r in rows if r["verdict"] == "FAIL")
+    failing = min((r.case_key, r.repetition) for r in rows if r.verdict == "FAIL")
     case, rep, shown = _opening(app_on(built, "side_by_side", a=str(ev), b=str(ev)))
     assert (case, rep) == failing and shown["Verdict B"] == "FAIL"
     # emptied, it asks for a case

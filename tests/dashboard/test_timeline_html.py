@@ -168,7 +168,7 @@ def test_pages_of_the_imported_hostile_store_are_inert(tmp_path: Path) -> None:
         ev = built.evaluations["imported"]
         timelines = []
         for row in store.judgments.iter_evaluation_rows(ev):
-            detail = store.traces.trace_detail(int(row["trace_id"]))
+            detail = store.traces.trace_detail(int(row.trace_id))
             assert detail is not None and detail.body is not None
             timelines.append(
                 trace_timeline(detail.body, detail.case_body, detail.cassette_path, tmp_path)

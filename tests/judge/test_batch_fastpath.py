@@ -115,7 +115,7 @@ def store(corpus, tmp_path):
 
 def _judgments(store: Store, evaluation_id: int) -> dict[str, tuple[str, str]]:
     return {
-        r["judgment_key"]: (r["judgment_hash"], r["verdict"])
+        r.judgment_key: (r.judgment_hash, r.verdict)
         for r in store.judgments.iter_evaluation_rows(evaluation_id)
     }
 

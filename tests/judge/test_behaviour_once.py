@@ -148,7 +148,7 @@ def test_repeated_trials_in_a_store_keep_judge_s_hashes(tmp_path, tier, monkeypa
         j = judge(row.trace, cases[row.case_key], registry, tier, rules)
         expected[j.key] = (j.hash, j.verdict)
     stored = {
-        r["judgment_key"]: (r["judgment_hash"], r["verdict"])
+        r.judgment_key: (r.judgment_hash, r.verdict)
         for r in store.judgments.iter_evaluation_rows(result.evaluation_id)
     }
     assert stored == expected

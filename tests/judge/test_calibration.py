@@ -250,8 +250,8 @@ def world(store: Store) -> dict[str, Any]:
 
 def judgment_of(store: Store, evaluation: int, case_key: str) -> int:
     for r in store.judgments.iter_evaluation_rows(evaluation):
-        if r["case_key"] == case_key:
-            return int(r["judgment_id"])
+        if r.case_key == case_key:
+            return int(r.judgment_id)
     raise AssertionError(case_key)
 
 

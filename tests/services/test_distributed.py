@@ -85,7 +85,7 @@ def _judged(store: Store, evaluation_id: int) -> list[tuple[str, int, str]]:
 
 def _hashes(store: Store, evaluation_id: int) -> list[tuple[str, int, str]]:
     return sorted(
-        (r["case_key"], r["repetition"], r["judgment_hash"])
+        (r.case_key, r.repetition, r.judgment_hash)
         for r in store.judgments.iter_evaluation_rows(evaluation_id)
     )
 
@@ -135,7 +135,7 @@ def test_shard_on_the_cluster_judges_only_its_traces(cluster: Any, pg_store: Sto
     plan = plan_rejudge(pg_store, ["dask-run"], ["golden"], shard=(1, 3))
     result = rejudge(pg_store, plan, rule_set, shard=(1, 3), engine=_engine(cluster))
     ids = {
-        r["trace_id"]
+        r.trace_id
         for r in pg_store.judgments.iter_evaluation_rows(result.evaluations[0].evaluation)
     }
     assert len(ids) == 100 and all(i % 3 == 1 for i in ids)

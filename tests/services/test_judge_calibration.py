@@ -41,10 +41,8 @@ def test_an_evaluation_is_set_against_the_other_tier_the_reward_and_the_reviews(
     assert calibration.against[1].table == golden_vs_reward.table
     assert calibration.against[0].evaluation == state
     # the golden tier's rows against the state tier's, trace by trace
-    state_rows = {r["case_key"]: r["verdict"] for r in store.judgments.iter_evaluation_rows(state)}
-    golden_rows = {
-        r["case_key"]: r["verdict"] for r in store.judgments.iter_evaluation_rows(golden)
-    }
+    state_rows = {r.case_key: r.verdict for r in store.judgments.iter_evaluation_rows(state)}
+    golden_rows = {r.case_key: r.verdict for r in store.judgments.iter_evaluation_rows(golden)}
     both = [k for k in golden_rows if {golden_rows[k], state_rows.get(k)} <= {"PASS", "FAIL"}]
     assert calibration.against[0].items == len(both)
     assert calibration.against[0].table.agreement == round(

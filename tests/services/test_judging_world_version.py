@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 from rejudge.judge import load_rule_set
-from rejudge.store import Store
+from rejudge.store import EvaluatedTrace, Store
 from rejudge.suites.domains.retail import retail_registry
 
 from rejudge.errors import InvalidInputError
@@ -57,7 +57,7 @@ def store(tmp_path: Path):
     st.close()
 
 
-def _judgment(store: Store, evaluation_id: int):
+def _judgment(store: Store, evaluation_id: int) -> EvaluatedTrace:
     (row,) = list(store.judgments.iter_evaluation_rows(evaluation_id))
     return row
 
@@ -67,14 +67,13 @@ def test_another_world_version_is_its_own_judgment(store: Store) -> None:
     own = judge_run(store, "r1", "state", rules)
     other = judge_run(store, "r1", "state", rules, world="retail@2")
     a, b = _judgment(store, own.evaluation_id), _judgment(store, other.evaluation_id)
-    assert a["verdict"] == b["verdict"] == "FAIL"
-    assert a["registry_hash"] != b["registry_hash"]  # keyed by the version judged under
+    assert a.verdict == b.verdict == "FAIL"
+    assert a.registry_hash != b.registry_hash  # keyed by the version judged under
     assert own.summary.taxonomy_counts == other.summary.taxonomy_counts == {"STATE_WRONG": 1}
     # judging again under the suite's own version finds every judgment already made
     again = judge_run(store, "r1", "state", rules)
-    assert (
-        again.written == 0
-        and _judgment(store, again.evaluation_id)["registry_hash"] == (a["registry_hash"])
+    assert again.written == 0 and _judgment(store, again.evaluation_id).registry_hash == (
+        a.registry_hash
     )
 
 

@@ -56,7 +56,7 @@ def _options(cassettes: Path, url: str | None = None, **kw: Any) -> ModelGradedO
 
 def _hashes(st: Store, evaluation: int) -> dict[tuple[str, int], str]:
     rows = st.judgments.iter_evaluation_rows(evaluation)
-    return {(r["case_key"], r["repetition"]): r["judgment_hash"] for r in rows}
+    return {(r.case_key, r.repetition): r.judgment_hash for r in rows}
 
 
 @pytest.fixture()
@@ -259,9 +259,7 @@ def test_samples_vote_and_every_sample_is_recorded(tmp_path: Path) -> None:
         )
     assert result.summary.verdict_counts.PASS == 3
     assert len(list((cassettes / "r1" / "judge").rglob("*__s*.json"))) == 9
-    bodies = [
-        r["body"] for r in st.judgments.iter_evaluation_rows(result.evaluation, with_body=True)
-    ]
+    bodies = [r.body for r in st.judgments.iter_evaluation_rows(result.evaluation, with_body=True)]
     judged = [b for b in bodies if b["verdict"] == "PASS"]
     assert len(judged) == 3
     assert all(b["details"]["votes"] == {"PASS": 2, "FAIL": 1, "INVALID": 0} for b in judged)

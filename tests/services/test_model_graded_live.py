@@ -34,7 +34,7 @@ def _hashes(db: Path, evaluation: int) -> dict[tuple[str, int], str]:
     st = Store.open(f"sqlite:///{db}")
     try:
         return {
-            (r["case_key"], r["repetition"]): r["judgment_hash"]
+            (r.case_key, r.repetition): r.judgment_hash
             for r in st.judgments.iter_evaluation_rows(evaluation)
         }
     finally:

@@ -73,13 +73,13 @@ def test_a_stored_failing_trace_becomes_a_timeline_with_its_judgment(tmp_path: P
     try:
         evaluation = built.evaluations["a1"]
         rows = list(store.judgments.iter_evaluation_rows(evaluation))
-        failing = [r for r in rows if r["verdict"] in ("FAIL", "AGENT_ERROR")]
+        failing = [r for r in rows if r.verdict in ("FAIL", "AGENT_ERROR")]
         assert failing, "the factory's seed gives run-a failures"
         timelines = list(failing_timelines(store, evaluation, tmp_path))
         assert [(t.case_id, t.repetition, t.verdict) for t in timelines] == [
-            (r["case_key"], r["repetition"], r["verdict"]) for r in failing
+            (r.case_key, r.repetition, r.verdict) for r in failing
         ]
-        detail = store.traces.trace_detail(int(failing[0]["trace_id"]))
+        detail = store.traces.trace_detail(int(failing[0].trace_id))
         assert detail is not None and detail.body is not None
         # the factory's cassettes hold one response and no timing: one step, no figures
         first = timelines[0]

@@ -143,22 +143,22 @@ def test_links_are_idempotent_and_rows_stream_in_case_order(store: Store, judged
     store.judgments.link_judgments(evaluation_id, links)  # again: nothing new
     assert count_rows(store, EvaluationJudgmentRow) == len(links)
     rows = list(store.judgments.iter_evaluation_rows(evaluation_id, yield_per=5))
-    assert [(r["case_key"], r["repetition"]) for r in rows] == sorted(
+    assert [(r.case_key, r.repetition) for r in rows] == sorted(
         (str(link["case_key"]), int(link["repetition"]))
         for link in links  # type: ignore[call-overload]
     )
     by_key = {j.key: j for j in judgments}
     for row in rows:
-        judgment = by_key[row["judgment_key"]]
-        assert row["verdict"] == judgment.verdict
-        assert row["taxonomy"] == judgment.taxonomy
-        assert row["judgment_hash"] == judgment.hash
-        assert row["trace_hash"] == judgment.trace_hash
-        assert row["tier"] == "ast"
+        judgment = by_key[row.judgment_key]
+        assert row.verdict == judgment.verdict
+        assert row.taxonomy == judgment.taxonomy
+        assert row.judgment_hash == judgment.hash
+        assert row.trace_hash == judgment.trace_hash
+        assert row.tier == "ast"
         assert "body" not in row
     with_body = list(store.judgments.iter_evaluation_rows(evaluation_id, with_body=True))
-    assert all(Judgment.model_validate(r["body"]) == by_key[r["judgment_key"]] for r in with_body)
-    verdicts = [r["verdict"] for r in rows]
+    assert all(Judgment.model_validate(r.body) == by_key[r.judgment_key] for r in with_body)
+    verdicts = [r.verdict for r in rows]
     assert verdicts.count("FAIL") == sum(j.verdict == "FAIL" for j in judgments) > 0
 
 
@@ -171,8 +171,8 @@ def test_two_evaluations_share_judgment_rows(store: Store, run: RunRecord, judge
     store.judgments.link_judgments(second, links)
     assert count_rows(store, JudgmentRow) == len(judgments)
     assert count_rows(store, EvaluationJudgmentRow) == 2 * len(links)
-    a = [r["judgment_id"] for r in store.judgments.iter_evaluation_rows(evaluation_id)]
-    b = [r["judgment_id"] for r in store.judgments.iter_evaluation_rows(second)]
+    a = [r.judgment_id for r in store.judgments.iter_evaluation_rows(evaluation_id)]
+    b = [r.judgment_id for r in store.judgments.iter_evaluation_rows(second)]
     assert a == b and set(a) == set(ids.values())
 
 

@@ -85,25 +85,25 @@ def test_rows_store_their_text_and_read_back_equal(
     assert len(read) == len(rows)
     by_jkey = {j.key: j for j in judgments}
     for r in read:
-        judgment = by_jkey[r["judgment_key"]]
-        assert Judgment.model_validate(r["body"]) == judgment
-        assert r["judgment_hash"] == judgment.hash
-        assert r["taxonomy"] == judgment.taxonomy
-        assert r["tools"] == judgment.details.get("implicated_tools")
-        assert r["flags"] == judgment.anomalies
+        judgment = by_jkey[r.judgment_key]
+        assert Judgment.model_validate(r.body) == judgment
+        assert r.judgment_hash == judgment.hash
+        assert r.taxonomy == judgment.taxonomy
+        assert r.paths["tools"] == judgment.details.get("implicated_tools")
+        assert r.paths["flags"] == judgment.anomalies
         # the two report facts come from their own columns, equal to the body's values
-        assert r["anomalies"] == judgment.anomalies
-        assert r["implicated_tools"] == judgment.details.get("implicated_tools")
-        assert r["note"] == judgment.details.get("note")  # a string value, not JSON text
-        assert r["absent"] is None
+        assert r.anomalies == judgment.anomalies
+        assert r.implicated_tools == judgment.details.get("implicated_tools")
+        assert r.paths["note"] == judgment.details.get("note")  # a string value, not JSON text
+        assert r.paths["absent"] is None
 
     single = list(
         store.judgments.iter_evaluation_rows(evaluation_id, body_paths={"note": paths["note"]})
     )
-    assert [r["note"] for r in single] == [
-        by_jkey[r["judgment_key"]].details.get("note") for r in single
+    assert [r.paths["note"] for r in single] == [
+        by_jkey[r.judgment_key].details.get("note") for r in single
     ]
-    assert any(r["note"] == "naïve" for r in single)
+    assert any(r.paths["note"] == "naïve" for r in single)
 
     found = store.judgments.lookup_judgments(
         [p.key for p in prepared] + ["sha256:nope"], body_paths=paths
@@ -136,8 +136,8 @@ def test_rows_store_their_text_and_read_back_equal(
     for link, p in zip(by_id, prepared, strict=True):
         link["judgment_id"] = ids[p.key]
     store.judgments.save_and_link_judgments(other, [], by_id)
-    assert [r["judgment_id"] for r in store.judgments.iter_evaluation_rows(other)] == [
-        r["judgment_id"] for r in store.judgments.iter_evaluation_rows(evaluation_id)
+    assert [r.judgment_id for r in store.judgments.iter_evaluation_rows(other)] == [
+        r.judgment_id for r in store.judgments.iter_evaluation_rows(evaluation_id)
     ]
     assert count_rows(store, JudgmentRow) == len(rows)
 

@@ -197,7 +197,7 @@ def test_0101_moves_judgment_bodies_out_and_back_without_a_byte_changing(db_url:
 
         def reads() -> list[tuple]:
             return [
-                (r["judgment_key"], r["judgment_hash"], r["verdict"], canonical_json(r["body"]))
+                (r.judgment_key, r.judgment_hash, r.verdict, canonical_json(r.body))
                 for r in store.judgments.iter_evaluation_rows(result.evaluation_id, with_body=True)
             ]
 

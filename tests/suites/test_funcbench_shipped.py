@@ -121,18 +121,18 @@ def replayed(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
                 counts: Counter[str] = Counter()
                 first: Counter[str] = Counter()
                 for row in store.judgments.iter_evaluation_rows(evaluation, with_body=True):
-                    body = row.get("body") or {}
-                    verdict = row["verdict"]
+                    body = row.body or {}
+                    verdict = row.verdict
                     if verdict == "AGENT_ERROR" and any(
                         r.startswith("round_budget") for r in body.get("reasons") or []
                     ):
                         # cut off at the round budget: a timeout, attributed to its first
                         # failing call as the outcome tier sees the calls it made
                         counts["timeout"] += 1
-                        trace = traces[(row["case_key"], row["repetition"])]
+                        trace = traces[(row.case_key, row.repetition)]
                         ended = trace.model_copy(update={"status": "completed", "error": None})
                         verdict_of_calls = judge(
-                            ended, cases[row["case_key"]], source.registry, "outcome", rules
+                            ended, cases[row.case_key], source.registry, "outcome", rules
                         )
                         assert verdict_of_calls.verdict == "FAIL"
                         assert verdict_of_calls.details["timeout"] is True
