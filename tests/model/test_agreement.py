@@ -99,6 +99,7 @@ def test_an_agreement_dumps_in_the_order_a_script_reads() -> None:
         "rules",
         "rules_reason",
         "external_versions",
+        "external_passed",
     ]
     assert data["external_pass_hat_k"] == {"1": 0.6}  # JSON keys are strings
     [dumped] = data["tiers"]
