@@ -4,27 +4,70 @@
 - ``Store`` is only the entry: no base class (no mixin), and no method but opening, closing,
   the backend, the unit of work and two facts of its engine; its queries live in the
   repositories it hands out;
-- no repository method returns ``dict[str, Any]``: rows cross the layers as the model's objects
-  or typed rows. The methods that still do are listed below; the list may only shrink (the test
-  fails when a listed method stops returning one, so it is kept true).
+- no public function or method of ``store/`` or ``rejudge/services/`` is annotated to return
+  ``dict[str, Any]``, or a ``list``/``Iterator``/``Iterable``/``Sequence`` of dicts: rows cross
+  the layers as the model's objects or typed rows (named tuples, frozen dataclasses; a
+  ``TypedDict`` for a JSON shape). The ones that still do are listed below; the list may only
+  shrink (the test fails when a listed one stops returning one, so it is kept true).
 """
 
 from __future__ import annotations
 
 import ast
+import re
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
-STORE = Path(__file__).resolve().parents[1] / "store"
+ROOT = Path(__file__).resolve().parents[1]
+STORE = ROOT / "store"
+SERVICES = ROOT / "rejudge" / "services"
 MAX_LINES = 600
 # what Store may define besides __init__: the entry's own, never a query
 STORE_METHODS = {"open", "close", "backend", "atomic", "sqlite_file", "unavailable"}
 # (module, class.method) still returning dict[str, Any], each to become a typed row
 KNOWN_DICT_RETURNS = {
-    ("_judgments.py", "JudgmentRepository.judgment_body"),
+    # store/: a private helper's decoder, and a judgment's stored body (JSON as stored)
+    ("store", "_judgments.py", "body_path_columns"),
+    ("store", "_judgments.py", "JudgmentRepository.judgment_body"),
+    # services: comparison inputs, --json views of results, exports, review figures, suites
+    ("services", "_compare.py", "evaluation_meta"),
+    ("services", "_compare.py", "evaluation_inputs"),
+    ("services", "_demo_judge.py", "DemoJudged.to_json"),
+    ("services", "_demo_judge.py", "DemoModelGraded.to_json"),
+    ("services", "_demo_result.py", "DemoRun.to_json"),
+    ("services", "_demo_result.py", "DemoEvaluation.to_json"),
+    ("services", "_demo_result.py", "DemoComparison.to_json"),
+    ("services", "_demo_result.py", "DemoTierComparison.to_json"),
+    ("services", "_demo_result.py", "DemoHeadline.to_json"),
+    ("services", "_demo_result.py", "PassRate.to_json"),
+    ("services", "_demo_result.py", "Tau2Run.to_json"),
+    ("services", "_demo_result.py", "DemoResult.to_json"),
+    ("services", "_export.py", "evaluation_export_rows"),
+    ("services", "_export.py", "run_export_rows"),
+    ("services", "_export.py", "export_bfcl"),
+    ("services", "_judge_replay.py", "JudgeCheck.as_dict"),
+    ("services", "_judge_steps.py", "evaluation_rows"),
+    ("services", "_judge_steps.py", "iter_evaluation_rows"),
+    ("services", "_mcp.py", "McpSuiteSnapshot.to_json"),
+    ("services", "_results_replay.py", "ResultsFile.as_dict"),
+    ("services", "_reviews.py", "calibration_summary"),
+    ("services", "_reviews.py", "review_queue"),
+    ("services", "_reviews.py", "unlabelled_queue"),
+    ("services", "_reviews.py", "with_labels"),
+    ("services", "_reviews.py", "import_review_csv"),
+    ("services", "_suites.py", "suite_summaries"),
+    ("services", "_suites.py", "stored_suite_summaries"),
+    ("services", "_suites.py", "Published.summary"),
+    ("services", "_sweep.py", "summarize_cell"),
+    ("services", "_sweep.py", "run_sweep"),
+    ("services", "_sweep.py", "sweep_table"),
+    ("services", "_verify.py", "TraceCheck.as_dict"),
+    ("services", "_verify.py", "Verification.as_dict"),
 }
+#: a return annotation that hands out untyped rows
+_UNTYPED = re.compile(r"dict\[str, Any\]|(list|Iterator|Iterable|Sequence)\[dict\[")
 
 
 def _store_methods(tree: ast.Module) -> tuple[list[str], list[str]]:
@@ -42,15 +85,25 @@ def _store_methods(tree: ast.Module) -> tuple[list[str], list[str]]:
 
 
 def _dict_returns(tree: ast.Module) -> Iterator[str]:
-    """class.method of every public method whose return annotation holds dict[str, Any]."""
+    """The name (``function`` or ``Class.method``) of every public function and public method of
+    a public class whose return annotation hands out untyped rows (``dict[str, Any]``, or a
+    list/iterator/iterable/sequence of dicts)."""
     for node in tree.body:
-        if not isinstance(node, ast.ClassDef):
+        if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef):
+            items = [(node.name, node)]
+        elif isinstance(node, ast.ClassDef) and not node.name.startswith("_"):
+            items = [
+                (f"{node.name}.{item.name}", item)
+                for item in node.body
+                if isinstance(item, ast.FunctionDef | ast.AsyncFunctionDef)
+            ]
+        else:
             continue
-        for item in node.body:
-            if not isinstance(item, ast.FunctionDef) or item.name.startswith("_"):
+        for name, item in items:
+            if item.name.startswith("_") or item.returns is None:
                 continue
-            if item.returns is not None and "dict[str, Any]" in ast.unparse(item.returns):
-                yield f"{node.name}.{item.name}"
+            if _UNTYPED.search(ast.unparse(item.returns)):
+                yield name
 
 
 def _parse(path: Path) -> ast.Module:
@@ -77,14 +130,15 @@ def test_the_entry_rule_catches_a_mixin_and_a_query() -> None:
     assert set(names) - STORE_METHODS == {"get_run"}
 
 
-def test_no_repository_returns_a_dict_beyond_the_known_ones() -> None:
+def test_no_store_or_service_returns_a_dict_beyond_the_known_ones() -> None:
     found = {
-        (path.name, method)
-        for path in sorted(STORE.glob("*.py"))
-        for method in _dict_returns(_parse(path))
+        (folder, path.name, name)
+        for folder, root in (("store", STORE), ("services", SERVICES))
+        for path in sorted(root.glob("*.py"))
+        for name in _dict_returns(_parse(path))
     }
     new = found - KNOWN_DICT_RETURNS
-    assert not new, f"return a typed row, not dict[str, Any]: {sorted(new)}"
+    assert not new, f"return a typed row, not dict[str, Any] (or dicts): {sorted(new)}"
     fixed = KNOWN_DICT_RETURNS - found
     assert not fixed, f"these return typed rows now; drop them from KNOWN_DICT_RETURNS: {fixed}"
 
@@ -95,5 +149,16 @@ def test_the_dict_rule_catches_a_dict_return() -> None:
         "    def list_runs(self) -> list[dict[str, Any]]: ...\n"
         "    def get_run(self, ref: str) -> RunRecord: ...\n"
         "    def _row(self) -> dict[str, Any]: ...\n"
+        "    def rows(self) -> Iterator[dict[str, int]]: ...\n"
+        "    def json(self) -> RunJson: ...\n"
+        "class _Private:\n"
+        "    def rows(self) -> dict[str, Any]: ...\n"
+        "def summaries(names: list[str]) -> Sequence[dict[str, str]]: ...\n"
+        "def counts() -> dict[str, int]: ...\n"
+        "def _helper() -> dict[str, Any]: ...\n"
     )
-    assert list(_dict_returns(ast.parse(source))) == ["RunRepository.list_runs"]
+    assert list(_dict_returns(ast.parse(source))) == [
+        "RunRepository.list_runs",
+        "RunRepository.rows",
+        "summaries",
+    ]
