@@ -19,7 +19,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, TypeVar
 
 from rejudge.model import AgreementTable, CalibrationAgainst, CalibrationKind, JudgeCalibration
 
@@ -35,6 +35,8 @@ __all__ = [
 ]
 
 Key = tuple[str, int]
+# any hashable item key (a trace id, a (case, repetition) pair): review_reference only matches them
+ItemKey = TypeVar("ItemKey")
 SCORED = ("PASS", "FAIL")
 
 
@@ -138,10 +140,12 @@ def assertion_table(
     return merge_assertions(held, sorted(reference.items()))
 
 
-def review_reference(judge: Mapping[Key, str], labels: Mapping[Key, str]) -> dict[Key, bool]:
+def review_reference(
+    judge: Mapping[ItemKey, str], labels: Mapping[ItemKey, str]
+) -> dict[ItemKey, bool]:
     """What reviewers say the verdict should have been, where they say it: ``confirmed`` keeps
     the judge's PASS/FAIL, ``judge_wrong`` turns it; other labels say nothing."""
-    out: dict[Key, bool] = {}
+    out: dict[ItemKey, bool] = {}
     for key, label in labels.items():
         verdict = judge.get(key)
         if verdict not in SCORED:

@@ -20,6 +20,7 @@ from typing import Any
 from rejudge.model import (
     ArgumentDiff,
     Case,
+    DiffStatus,
     StepFacts,
     Timeline,
     TimelineCall,
@@ -74,7 +75,7 @@ def json_diff(golden: Any, actual: Any, path: str = "") -> list[ArgumentDiff]:
             else:
                 out.extend(json_diff(golden[i], actual[i], sub))
         return out
-    status = "same" if _same(golden, actual) else "changed"
+    status: DiffStatus = "same" if _same(golden, actual) else "changed"
     return [ArgumentDiff(path or "(arguments)", status, golden=golden, actual=actual)]
 
 

@@ -146,8 +146,9 @@ def _generated_suite_for(
     recorded against is rebuilt exactly, and its hash is checked by the cases it must hold.
     """
     config = run_config_from_meta(meta, "sweep cassettes")
-    knobs = (config.extra or {}).get("knobs") if config is not None else None
-    if not isinstance(knobs, dict) or (config.extra or {}).get("sweep") != "funcbench":
+    extra = (config.extra or {}) if config is not None else {}
+    knobs = extra.get("knobs")
+    if not isinstance(knobs, dict) or extra.get("sweep") != "funcbench":
         return None
     import rejudge.suites.domains.funcbench  # noqa: F401  registers the domain
     from rejudge.suites.generators import Knobs, generate_suite

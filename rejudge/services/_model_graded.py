@@ -129,8 +129,9 @@ class _Planner:
         self.options = options
         self.rubric, self.judge = options.rubric, options.judge
         self.provider = get_provider(self.judge.provider)
-        self.base = get_tier(MODEL_GRADED)
-        assert isinstance(self.base, ModelGradedTier)
+        base = get_tier(MODEL_GRADED)
+        assert isinstance(base, ModelGradedTier)
+        self.base = base
         self.case_hashes = {k: c.hash for k, c in inputs.cases.items()}
         self.registry_hash = inputs.registry.hash
         self.rule_set_hash = inputs.rule_set.hash
