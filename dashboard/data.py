@@ -26,6 +26,7 @@ from rejudge.store import (
     EvaluationSummary,
     FilterOptions,
     GroupSummary,
+    JudgmentBody,
     PartialBucket,
     PassCell,
     PendingCase,
@@ -362,7 +363,7 @@ def trace_detail(url: str, trace_id: int) -> TraceDetail | None:
 
 
 @st.cache_data(ttl=TTL_S, show_spinner=False)
-def judgment_body(url: str, evaluation_id: int, trace_id: int) -> dict[str, Any] | None:
+def judgment_body(url: str, evaluation_id: int, trace_id: int) -> JudgmentBody | None:
     return store(url).judgments.judgment_body(evaluation_id, trace_id)
 
 

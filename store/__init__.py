@@ -38,8 +38,9 @@ if TYPE_CHECKING:
     from rejudge.store._evaluation_reads import GroupSummary as GroupSummary
     from rejudge.store._evaluation_reads import PassCell as PassCell
     from rejudge.store._external import StoredExternalVerdict as StoredExternalVerdict
-    from rejudge.store._judgments import EvaluatedTrace as EvaluatedTrace
-    from rejudge.store._judgments import KnownJudgment as KnownJudgment
+    from rejudge.store._judgment_rows import EvaluatedTrace as EvaluatedTrace
+    from rejudge.store._judgment_rows import JudgmentBody as JudgmentBody
+    from rejudge.store._judgment_rows import KnownJudgment as KnownJudgment
     from rejudge.store._migrate import alembic_config as alembic_config
     from rejudge.store._migrate import current_revision as current_revision
     from rejudge.store._migrate import downgrade as downgrade
@@ -104,8 +105,9 @@ _EXPORTS: dict[str, str] = {
     "check_reviewer": "rejudge.store._reviews",
     "StoredExternalVerdict": "rejudge.store._external",
     "StreamedTrace": "rejudge.store._traces",
-    "KnownJudgment": "rejudge.store._judgments",
-    "EvaluatedTrace": "rejudge.store._judgments",
+    "KnownJudgment": "rejudge.store._judgment_rows",
+    "EvaluatedTrace": "rejudge.store._judgment_rows",
+    "JudgmentBody": "rejudge.store._judgment_rows",
     # the read models (the dashboard's aggregates, as named tuples)
     "FilterOptions": "rejudge.store._catalog_reads",
     "RunSummary": "rejudge.store._catalog_reads",

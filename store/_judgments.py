@@ -8,12 +8,13 @@ streamed back.
 from __future__ import annotations
 
 import json
+import typing
 from collections.abc import Callable, Iterator, Mapping, Sequence
-from types import MappingProxyType
-from typing import TYPE_CHECKING, Any, NamedTuple
+from typing import TYPE_CHECKING, Any
 
 from rejudge.store._batching import BATCH, chunks
 from rejudge.store._errors import InvalidInputError
+from rejudge.store._judgment_rows import _NO_PATHS, EvaluatedTrace, JudgmentBody, KnownJudgment
 from rejudge.store._tables import (
     _T_BODY,
     _T_EJ,
@@ -33,8 +34,8 @@ from rejudge.model import (
 if TYPE_CHECKING:
     pass
 
-# the repository is the store's own (Store hands it out as store.judgments); its rows are public
-__all__ = ["EvaluatedTrace", "KnownJudgment"]
+# the store's own: Store hands it out as store.judgments; its rows are in _judgment_rows
+__all__: list[str] = []
 
 
 _JUDGMENT_COLUMNS = (
@@ -155,59 +156,6 @@ def body_path_columns(
     return [together], array
 
 
-#: no body path asked for
-_NO_PATHS: Mapping[str, Any] = MappingProxyType({})
-
-
-class KnownJudgment(NamedTuple):
-    """A stored judgment as linking it to an evaluation (and summarizing it) needs it, without
-    its body: what :meth:`JudgmentRepository.lookup_judgments` returns per key. A judging
-    makes one too for a judgment of its own not inserted yet (``id`` None: linked by its key).
-    """
-
-    id: int | None
-    verdict: str
-    partial_score: float | None
-    taxonomy: list[str] | None
-    anomalies: list[str] | None
-    implicated_tools: list[str] | None
-    #: under each label of the lookup's ``body_paths``, the body's value at that path (None
-    #: when absent)
-    paths: Mapping[str, Any] = _NO_PATHS
-
-
-class EvaluatedTrace(NamedTuple):
-    """One trace of an evaluation with its judgment, as
-    :meth:`JudgmentRepository.iter_evaluation_rows` streams it: the link's columns (case,
-    group, verdict), the judgment's id, key, hash, codes and input hashes, and on request its
-    body (decoded, with its trace hash) or the body's values at some paths."""
-
-    trace_id: int
-    case_key: str
-    repetition: int
-    dimension: str | None
-    category: str | None
-    verdict: str
-    partial_score: float | None
-    judgment_id: int
-    judgment_key: str
-    judgment_hash: str
-    taxonomy: list[str] | None
-    anomalies: list[str] | None
-    implicated_tools: list[str] | None
-    trace_hash: str
-    case_hash: str
-    registry_hash: str
-    rule_set_hash: str
-    engine_version: str
-    tier: str
-    #: the judgment's body (read ``with_body=True``; None otherwise)
-    body: dict[str, Any] | None = None
-    #: under each label of the read's ``body_paths``, the body's value at that path (None when
-    #: absent)
-    paths: Mapping[str, Any] = _NO_PATHS
-
-
 #: a row made of the query's values (the columns in the fields' order), without __new__'s
 #: per-field arguments
 _evaluated = tuple.__new__
@@ -280,7 +228,7 @@ class JudgmentRepository(Repository):
                     )
         return found
 
-    def judgment_body(self, evaluation_id: int, trace_id: int) -> dict[str, Any] | None:
+    def judgment_body(self, evaluation_id: int, trace_id: int) -> JudgmentBody | None:
         """The stored body of the judgment ``evaluation_id`` linked for ``trace_id``."""
         query = (
             select(_T_BODY.c.body, _T_JUDG.c.trace_hash)
@@ -290,7 +238,9 @@ class JudgmentRepository(Repository):
         )
         with self._connect() as c:
             row = c.execute(query).first()
-        return put_trace_hash(dict(row.body), row.trace_hash) if row is not None else None
+        if row is None:
+            return None
+        return typing.cast(JudgmentBody, put_trace_hash(dict(row.body), row.trace_hash))
 
     def save_judgments(self, judgments: Sequence[Judgment]) -> dict[str, int]:
         """Bulk insert-or-ignore judgments by key; returns key -> row id for all of them."""

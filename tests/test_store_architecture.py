@@ -28,9 +28,8 @@ MAX_LINES = 600
 STORE_METHODS = {"open", "close", "backend", "atomic", "sqlite_file", "unavailable"}
 # (module, class.method) still returning dict[str, Any], each to become a typed row
 KNOWN_DICT_RETURNS = {
-    # store/: a private helper's decoder, and a judgment's stored body (JSON as stored)
+    # store/: the decoder of body paths' values a query hands its repository
     ("store", "_judgments.py", "body_path_columns"),
-    ("store", "_judgments.py", "JudgmentRepository.judgment_body"),
     # services: comparison inputs, --json views of results, exports, review figures, suites
     ("services", "_compare.py", "evaluation_meta"),
     ("services", "_compare.py", "evaluation_inputs"),
