@@ -179,7 +179,8 @@ def _server(
                 time.sleep(0.05)
         yield port, time.perf_counter() - started
     finally:
-        os.killpg(proc.pid, signal.SIGTERM)
+        with contextlib.suppress(ProcessLookupError):  # a server that exited by itself
+            os.killpg(proc.pid, signal.SIGTERM)
         try:
             proc.wait(timeout=15)
         except subprocess.TimeoutExpired:
