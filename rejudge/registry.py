@@ -28,9 +28,21 @@ import importlib
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from importlib import metadata
-from typing import Any
+from typing import TYPE_CHECKING, Any, Literal, overload
 
 from rejudge.errors import NotFoundError
+
+if TYPE_CHECKING:
+    # what each kind holds, for a type checker only (the registry imports nothing at run time:
+    # every layer imports it)
+    from rejudge.importers._contract import Importer
+    from rejudge.judge.tiers._base import Tier
+    from rejudge.model._rubric import Rubric
+    from rejudge.model._schemas import RuleSet
+    from rejudge.model._world import World
+    from rejudge.recorder.providers._base import Provider
+    from rejudge.recorder.wire._format import WireFormat
+    from rejudge.suites._domain import Domain
 
 __all__ = [
     "BUILTINS",
@@ -138,7 +150,26 @@ class Registry:
 
     # ------------------------------------------------------------------ lookups
 
+    @overload
+    def get(self, kind: Literal["tier"], name: str) -> Tier: ...
+    @overload
+    def get(self, kind: Literal["wire_format"], name: str) -> WireFormat: ...
+    @overload
+    def get(self, kind: Literal["world"], name: str) -> World: ...
+    @overload
+    def get(self, kind: Literal["domain"], name: str) -> Domain: ...
+    @overload
+    def get(self, kind: Literal["rule_set"], name: str) -> RuleSet: ...
+    @overload
+    def get(self, kind: Literal["rubric"], name: str) -> Rubric: ...
+    @overload
+    def get(self, kind: Literal["provider"], name: str) -> Provider: ...
+    @overload
+    def get(self, kind: Literal["importer"], name: str) -> Importer[Any]: ...
+    @overload
+    def get(self, kind: str, name: str) -> object: ...
     def get(self, kind: str, name: str) -> Any:
+        """The ``name`` of ``kind``, typed by kind (a tier is a Tier, a world a World...)."""
         entry = self._kinds[kind]
         value = entry.values.get(name)  # the fast path: judging looks a tier up per trace
         if value is not None:
@@ -161,6 +192,24 @@ class Registry:
             raise entry.error(f"unknown {KINDS[kind]} {name!r} (known: {known})", field=kind)
         return value
 
+    @overload
+    def find(self, kind: Literal["tier"], name: str) -> Tier | None: ...
+    @overload
+    def find(self, kind: Literal["wire_format"], name: str) -> WireFormat | None: ...
+    @overload
+    def find(self, kind: Literal["world"], name: str) -> World | None: ...
+    @overload
+    def find(self, kind: Literal["domain"], name: str) -> Domain | None: ...
+    @overload
+    def find(self, kind: Literal["rule_set"], name: str) -> RuleSet | None: ...
+    @overload
+    def find(self, kind: Literal["rubric"], name: str) -> Rubric | None: ...
+    @overload
+    def find(self, kind: Literal["provider"], name: str) -> Provider | None: ...
+    @overload
+    def find(self, kind: Literal["importer"], name: str) -> Importer[Any] | None: ...
+    @overload
+    def find(self, kind: str, name: str) -> object | None: ...
     def find(self, kind: str, name: str) -> Any | None:
         """Like :meth:`get`, but None for an unknown name."""
         try:

@@ -35,6 +35,9 @@ from rejudge.model._results import (
     JudgeRunResult,
 )
 from rejudge.model._world import World
+from rejudge.importers._contract import Importer
+from rejudge.judge.tiers._base import Tier
+from rejudge.recorder.providers._base import Provider
 from rejudge.registry import REGISTRY, Registry
 from rejudge.services._demo_result import (
     DemoEvaluation,
@@ -72,7 +75,10 @@ def check(
     # the registry is typed; what a kind holds is the plugin's own (a tier, a wire format...)
     assert_type(REGISTRY, Registry)
     assert_type(REGISTRY.names("tier"), list[str])
-    assert_type(REGISTRY.get("tier", "golden"), Any)
+    assert_type(REGISTRY.get("tier", "golden"), Tier)
+    assert_type(REGISTRY.get("world", "retail"), World)
+    assert_type(REGISTRY.find("provider", "openai"), Provider | None)
+    assert_type(REGISTRY.get("importer", "otel"), Importer[Any])
 
 
 def check_root_and_services(store: rejudge.Store, rules: rejudge.RuleSet) -> None:
