@@ -53,6 +53,7 @@ if TYPE_CHECKING:
     from rejudge.errors import TierNotFoundError as TierNotFoundError
     from rejudge.errors import ToolError as ToolError
     from rejudge.errors import ToolServerError as ToolServerError
+    from rejudge.errors import UnknownProviderError as UnknownProviderError
     from rejudge.errors import UnknownWireFormatError as UnknownWireFormatError
     from rejudge.errors import Unsupported as Unsupported
     from rejudge.errors import WorldMismatchError as WorldMismatchError

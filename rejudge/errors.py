@@ -14,6 +14,7 @@ apply), so a caller can act on it without parsing the message::
      │    ├── TierNotFoundError            rejudge.judge.tiers
      │    ├── PluginError                  rejudge.registry: a plugin failed to load
      │    ├── UnknownWireFormatError       rejudge.recorder.wire
+     │    ├── UnknownProviderError         rejudge.recorder.providers (also RecorderError)
      │    └── BfclNotInstalledError        rejudge.importers._bfcl_suite (also BfclError)
      ├── ConflictError                     the store already holds something else under that key
      ├── InvalidInputError                 input that cannot be used as given
@@ -85,6 +86,7 @@ if TYPE_CHECKING:
     from rejudge.recorder._mcp import ToolServerError as ToolServerError
     from rejudge.recorder._record import ProviderUnreachableError as ProviderUnreachableError
     from rejudge.recorder._tape import ReplayMissError as ReplayMissError
+    from rejudge.recorder.providers._base import UnknownProviderError as UnknownProviderError
     from rejudge.recorder.wire._registry import UnknownWireFormatError as UnknownWireFormatError
     from rejudge.registry import PluginError as PluginError
     from rejudge.services._demo import DemoError as DemoError
@@ -173,6 +175,7 @@ _EXPORTS: dict[str, str] = {
     "ReviewRequiredError": "rejudge.judge._calibration",
     "Unsupported": "rejudge.judge.bfcl._values",
     "UnknownWireFormatError": "rejudge.recorder.wire._registry",
+    "UnknownProviderError": "rejudge.recorder.providers._base",
     "RecorderError": "rejudge.recorder._http",
     "ProviderCallError": "rejudge.recorder._http",
     "ProviderUnreachableError": "rejudge.recorder._record",

@@ -19,6 +19,7 @@ from typing import Any
 from rejudge.recorder._http import RecorderError
 from rejudge.recorder.wire import AssistantTurn, WireFormat
 
+from rejudge.errors import NotFoundError
 from rejudge.model import ToolCall
 from rejudge.registry import REGISTRY
 
@@ -143,7 +144,12 @@ def _check_provider(name: str, provider: Any) -> None:
         raise ValueError(f"provider {name!r} is not a Provider")
 
 
-REGISTRY.configure("provider", check=_check_provider)
+class UnknownProviderError(RecorderError, NotFoundError):
+    """No provider of that name is registered (``field`` is ``"provider"``): the registry's one
+    "unknown provider 'x' (known: ...)" error, still a recorder error for its callers."""
+
+
+REGISTRY.configure("provider", error=UnknownProviderError, check=_check_provider)
 
 
 def register_provider(name: str, factory: Callable[[], Provider]) -> None:
@@ -158,12 +164,7 @@ def provider_names() -> list[str]:
 
 
 def get_provider(name: str) -> Provider:
-    provider: Provider | None = REGISTRY.find("provider", name)
-    if provider is None:
-        raise RecorderError(
-            f"unknown provider {name!r}: choose one of {', '.join(provider_names())}"
-        )
-    return provider
+    return REGISTRY.get("provider", name)
 
 
 def decode_text(body: bytes) -> str:
