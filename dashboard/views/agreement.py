@@ -14,6 +14,7 @@ from rejudge.dashboard.common import context, figure, md_escape, num, pct, pick_
 from rejudge.dashboard.evidence import show_text, show_value
 from rejudge.dashboard.external import external_checked
 from rejudge.dashboard.links import clickable_table, follow_click, pair_url
+from rejudge.dashboard.opening import evaluations_or_stop
 from rejudge.dashboard.sidebyside import pair_link
 
 from rejudge.errors import NotFoundError
@@ -39,10 +40,7 @@ def _agreement(db_url: str, evaluation_id: int) -> Agreement | str:
         return str(exc)
 
 
-rows = data.evaluations(url)
-if not rows:
-    st.info("No evaluations yet.")
-    st.stop()
+rows = evaluations_or_stop(url, "No evaluations yet.")
 # open on the newest evaluation of a run that carries an external verdict (the page is for them)
 external_runs = data.runs_with_external_verdicts(url)
 with_external = [i for i, r in enumerate(rows) if r.run_id in external_runs]

@@ -18,11 +18,10 @@ from rejudge.dashboard.common import (
     md_escape,
     p_value,
     pct,
-    pick_evaluation,
-    query_int,
 )
 from rejudge.dashboard.evidence import show_value
 from rejudge.dashboard.links import flips_table, follow_click
+from rejudge.dashboard.opening import evaluations_or_stop, pick_pair
 from rejudge.store import EvaluationSummary
 
 from rejudge.model import FLIP_DIRECTIONS, SIGNIFICANCE_LEVEL
@@ -31,25 +30,7 @@ ctx = context()
 url = ctx.db_url
 
 st.title("Compare")
-rows = data.evaluations(url)
-if len(rows) < 1:
-    st.info("No evaluations yet. Judge a run with `rejudge judge RUN --tier T`.")
-    st.stop()
-
-# without A and B in the address: the newest pair that can be compared, not merely the newest
-ids = [r.id for r in rows]
-default_a, default_b = len(rows) - 2, len(rows) - 1
-if query_int("a") is None and query_int("b") is None:
-    pair = data.cached_default_pair(url, len(rows), ids[-1]) if len(rows) > 1 else None
-    if pair is not None:
-        default_a, default_b = ids.index(pair[0]), ids.index(pair[1])
-left, right = st.columns(2)
-with left:
-    ev_a = pick_evaluation("Evaluation A", rows, key="a", default_index=default_a)
-with right:
-    ev_b = pick_evaluation("Evaluation B", rows, key="b", default_index=default_b)
-if ev_a is None or ev_b is None:
-    st.stop()
+ev_a, ev_b = pick_pair(url, evaluations_or_stop(url))
 a, b = ev_a.id, ev_b.id
 # the sidebar's Compare link comes back to this pair
 st.session_state["compare_pair"] = {"a": str(a), "b": str(b)}

@@ -13,6 +13,7 @@ from rejudge.dashboard import data
 from rejudge.dashboard.common import context, url_choice
 from rejudge.dashboard.evidence import show_table
 from rejudge.dashboard.grid import GridColumn, build_grid, cell_text
+from rejudge.dashboard.opening import evaluations_or_stop
 from rejudge.store import EvaluationSummary
 
 ctx = context()
@@ -24,10 +25,7 @@ st.caption(
     "(and rules) chosen. Rates are PASS / (PASS + FAIL) with a 95% Wilson interval: where two "
     "intervals overlap, the grid alone does not rank the two runs (Compare runs the paired test)."
 )
-evaluations = data.evaluations(url)
-if not evaluations:
-    st.info("No evaluations yet. Judge a run with `rejudge judge RUN --tier T`.")
-    st.stop()
+evaluations = evaluations_or_stop(url)
 
 # (suite, tier) -> run -> its newest evaluation
 newest: dict[tuple[str, str], dict[int, EvaluationSummary]] = {}

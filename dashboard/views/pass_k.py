@@ -8,8 +8,9 @@ import pandas as pd
 import streamlit as st
 from rejudge.dashboard import data
 from rejudge.dashboard.charts import chart, field
-from rejudge.dashboard.common import NOT_SCORABLE, context, figure, pct, pick_evaluation
+from rejudge.dashboard.common import NOT_SCORABLE, context, figure, pct
 from rejudge.dashboard.links import clickable_table, follow_click, pair_url
+from rejudge.dashboard.opening import evaluations_or_stop, pick_newest
 from rejudge.dashboard.sidebyside import pair_link
 from rejudge.dashboard.stats import pass_curve
 
@@ -21,13 +22,7 @@ st.caption(
     "pass^k is the chance that k independent repetitions of a case all pass (τ-bench's unbiased "
     "estimator: the mean over cases of C(c, k) / C(n, k), n scored repetitions, c passes)."
 )
-rows = data.evaluations(url)
-if not rows:
-    st.info("No evaluations yet.")
-    st.stop()
-ev = pick_evaluation("Evaluation", rows, key="ev", default_index=len(rows) - 1)
-if ev is None:
-    st.stop()
+ev = pick_newest(evaluations_or_stop(url, "No evaluations yet."))
 ev_id = ev.id
 histogram = data.pass_histogram(url, ev_id)
 curve = pass_curve(histogram)

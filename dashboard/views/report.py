@@ -22,7 +22,6 @@ from rejudge.dashboard.common import (
     judge_headline,
     num,
     pct,
-    pick_evaluation,
     url_multiselect,
     verdict_caption,
 )
@@ -30,6 +29,7 @@ from rejudge.dashboard.costs import no_prices_note, prices, run_cost_caption
 from rejudge.dashboard.evidence import show_table, show_value
 from rejudge.dashboard.exports import export_csv
 from rejudge.dashboard.links import clickable_table, follow_click
+from rejudge.dashboard.opening import evaluations_or_stop, pick_newest
 from rejudge.judge.tiers import MODEL_GRADED
 from rejudge.store import EvaluationSummary
 
@@ -54,13 +54,7 @@ def _jsonl(shown: list[ReportRow]) -> str:
 
 
 st.title("Report")
-rows = data.evaluations(url)
-if not rows:
-    st.info("No evaluations yet. Judge a run with `rejudge judge RUN --tier T`.")
-    st.stop()
-ev = pick_evaluation("Evaluation", rows, key="ev", default_index=len(rows) - 1)
-if ev is None:
-    st.stop()
+ev = pick_newest(evaluations_or_stop(url))
 report = data.evaluation_report(url, ev.id)
 summary = report.summary
 counts = summary.verdict_counts

@@ -18,6 +18,7 @@ from rejudge.dashboard import data
 from rejudge.dashboard.common import context, figure, md_escape, num, pct, pick_evaluation
 from rejudge.dashboard.diffview import diff_tables
 from rejudge.dashboard.evidence import render_rounds, show_table, show_text, show_value
+from rejudge.dashboard.opening import evaluations_or_stop
 
 from rejudge.errors import RejudgeError
 from rejudge.services import judgment_labels, label_judgment, review_stamp
@@ -37,10 +38,7 @@ st.caption(
     "there). Keys: 1 confirmed · 2 judge wrong · 3 golden wrong · 4 unclear · N next · P previous."
 )
 
-evaluations = data.evaluations(url)
-if not evaluations:
-    st.info("No evaluations yet. Judge a run with `rejudge judge RUN --tier T`.")
-    st.stop()
+evaluations = evaluations_or_stop(url)
 c1, c2, c3, c4 = st.columns([3, 2, 1, 1])
 with c1:
     ev_row = pick_evaluation(

@@ -13,11 +13,11 @@ from rejudge.dashboard.common import (
     md_escape,
     p_value,
     pct,
-    pick_evaluation,
     pick_run,
 )
 from rejudge.dashboard.evidence import show_table
 from rejudge.dashboard.links import flips_table, follow_click
+from rejudge.dashboard.opening import pick_two
 from rejudge.dashboard.sidebyside import settings_diff
 from rejudge.judge import likely_settings
 from rejudge.store import EvaluationSummary
@@ -67,13 +67,13 @@ with top:
 if run is None:
     st.stop()
 evals = by_run[run.id]
-default_a, default_b = _rule_pair(evals) or (0, 1)
-with left:
-    ev_a = pick_evaluation("Rules A (before)", evals, key="ra", default_index=default_a)
-with right:
-    ev_b = pick_evaluation("Rules B (after)", evals, key="rb", default_index=default_b)
-if ev_a is None or ev_b is None:
-    st.stop()
+ev_a, ev_b = pick_two(
+    evals,
+    ("Rules A (before)", "Rules B (after)"),
+    ("ra", "rb"),
+    _rule_pair(evals) or (0, 1),
+    columns=(left, right),
+)
 a, b = ev_a.id, ev_b.id
 if ev_a.rule_set == ev_b.rule_set:
     st.warning(

@@ -17,11 +17,11 @@ from rejudge.dashboard.common import (
     figure,
     md_escape,
     num,
-    pick_evaluation,
     query_int,
     verdict_shown,
 )
 from rejudge.dashboard.evidence import render_ending, render_round, show_table
+from rejudge.dashboard.opening import evaluations_or_stop, pick_pair
 from rejudge.dashboard.sidebyside import call_highlights, settings_diff
 from rejudge.dashboard.textdiff import output_text, text_diff
 
@@ -31,25 +31,8 @@ ctx = context()
 url = ctx.db_url
 
 st.title("Side by side")
-rows = data.evaluations(url)
-if not rows:
-    st.info("No evaluations yet. Judge a run with `rejudge judge RUN --tier T`.")
-    st.stop()
-# without A and B in the address: Compare's opening pair (the newest that can be compared), so
-# the page opens on a pair with flips to show rather than two unrelated evaluations
-ids = [r.id for r in rows]
-default_a, default_b = len(rows) - 2, len(rows) - 1
-if query_int("a") is None and query_int("b") is None and len(rows) > 1:
-    pair = data.cached_default_pair(url, len(rows), ids[-1])
-    if pair is not None:
-        default_a, default_b = ids.index(pair[0]), ids.index(pair[1])
-left, right = st.columns(2)
-with left:
-    ev_a = pick_evaluation("Evaluation A", rows, key="a", default_index=default_a)
-with right:
-    ev_b = pick_evaluation("Evaluation B", rows, key="b", default_index=default_b)
-if ev_a is None or ev_b is None:
-    st.stop()
+# Compare's opening pair, so the page opens on a pair with flips to show
+ev_a, ev_b = pick_pair(url, evaluations_or_stop(url))
 
 flips = data.flips(url, ev_a.id, ev_b.id, limit=1000)
 flip_choices = sorted({f"{f.case} · r{f.repetition}" for f in flips})
