@@ -1,10 +1,11 @@
 """What τ-bench's airline world (``tau_airline``) and τ²'s (``tau2_airline``) do to the letter
 alike: τ²'s airline tools descend from τ-bench's, and both worlds' recordings show the same
-constants, airport list, reservation and certificate numbering, and calculator.
+constants, airport list, reservation and certificate numbering, calculator, and the way a
+change of baggage or flights is checked, paid and written.
 
 Only behaviour is here, never wording: τ-bench words a refusal in lower case and τ² capitalises
-it, and each prints its own records, so the calculator raises a :class:`ToolError` with its
-reason and each world words it its own way.
+it, and each prints its own records, so a shared rule raises a :class:`ToolError` with its
+reason in lower case and each world words it its own way.
 """
 
 from __future__ import annotations
@@ -28,6 +29,8 @@ __all__ = [
     "INSURANCE_PER_PASSENGER",
     "PRICE_PER_NONFREE_BAG",
     "arithmetic",
+    "change_baggages",
+    "change_flights",
     "free_certificate_id",
     "new_reservation_id",
     "next_day",
@@ -147,3 +150,122 @@ def arithmetic(expression: str) -> Any:
     τ²'s reads: "'(' was never closed (<string>, line 1)"), ArithmeticError ("division by
     zero"), ValueError or TypeError (a complex power)."""
     return _evaluate(ast.parse(expression.strip(), filename="<string>", mode="eval"))
+
+
+# ---------------------------------------------------------------------- changes
+#
+# A change that costs money is paid with one method of the reservation owner's profile: a
+# certificate cannot pay for it, a gift card must hold the amount (and is charged it), a credit
+# card always can. Every check runs before the first write. Each world looks up the reservation
+# and its owner itself (each words "not found" its own way) and prints the changed reservation.
+
+#: a world's lookup of a user, refusing (in its words) one that is not there
+UserOf = Callable[[WorldState, str], dict[str, Any]]
+
+
+def _check_change_payment(
+    state: WorldState, user_of: UserOf, user_id: str, payment_id: str, amount: int | float
+) -> None:
+    # a change names no id when its method is missing (a booking does)
+    method = user_of(state, user_id).get("payment_methods", {}).get(payment_id)
+    if method is None:
+        raise ToolError("payment method not found")
+    if method.get("source") == "certificate":
+        raise ToolError("certificate cannot be used to update reservation")
+    if method.get("source") == "gift_card" and method["amount"] < amount:
+        raise ToolError("gift card balance is not enough")
+
+
+def _charge(
+    state: WorldState, reservation: dict[str, Any], payment_id: str, amount: int | float
+) -> None:
+    """Charge ``amount`` (a refund when negative) to an already checked method."""
+    user = state.edit("users", reservation["user_id"])
+    method = user["payment_methods"][payment_id]
+    if method.get("source") == "gift_card":
+        method["amount"] -= amount
+    reservation["payment_history"].append({"payment_id": payment_id, "amount": amount})
+
+
+def change_baggages(
+    state: WorldState,
+    user_of: UserOf,
+    reservation_id: str,
+    current: dict[str, Any],
+    total_baggages: int,
+    nonfree_baggages: int,
+    payment_id: str,
+) -> dict[str, Any]:
+    """Reservation ``reservation_id`` (as it is, ``current``) with its bags changed, paid with
+    ``payment_id``: the edited reservation."""
+    # fewer paid bags than before is no refund: only added ones are charged
+    price = PRICE_PER_NONFREE_BAG * max(0, nonfree_baggages - current["nonfree_baggages"])
+    _check_change_payment(state, user_of, current["user_id"], payment_id, price)
+    reservation = state.edit("reservations", reservation_id)
+    reservation["total_baggages"] = total_baggages
+    reservation["nonfree_baggages"] = nonfree_baggages
+    if price != 0:
+        _charge(state, reservation, payment_id, price)
+    return reservation
+
+
+#: a requested flight (``{flight_number, date}``) the reservation does not hold in its cabin:
+#: checked bookable for the seats, its price per seat and the entry it becomes (each world
+#: checks and words it its own way)
+PriceFlight = Callable[[dict[str, Any], int], tuple[int | float, dict[str, Any]]]
+#: a flight the reservation holds, in its cabin: the entry it stays as (its price paid kept)
+KeepFlight = Callable[[dict[str, Any], dict[str, Any]], dict[str, Any]]
+
+
+def _held(current: dict[str, Any], item: dict[str, Any]) -> dict[str, Any] | None:
+    return next(
+        (
+            old
+            for old in current["flights"]
+            if old["flight_number"] == item["flight_number"] and old["date"] == item["date"]
+        ),
+        None,
+    )
+
+
+def change_flights(
+    state: WorldState,
+    user_of: UserOf,
+    reservation_id: str,
+    current: dict[str, Any],
+    cabin: str,
+    flights: list[dict[str, Any]],
+    payment_id: str,
+    *,
+    price_flight: PriceFlight,
+    keep_flight: KeepFlight,
+    writes_cabin: bool,
+) -> dict[str, Any]:
+    """Reservation ``reservation_id`` (as it is, ``current``) with its flights changed to
+    ``flights`` in ``cabin``, the difference paid (or refunded) with ``payment_id``: the edited
+    reservation.
+
+    ``writes_cabin`` is False for τ-bench, whose recordings show the old cabin after a change
+    of cabin, though the new flights are priced in the new one."""
+    seats = len(current["passengers"])
+    new_flights, new_total = [], 0
+    for item in flights:
+        kept = _held(current, item)
+        if kept is not None and cabin == current["cabin"]:
+            # a flight the reservation already holds, in its cabin, keeps the price paid (not
+            # today's) and is not checked again: it may have left or be full by now
+            price, shown = kept["price"], keep_flight(item, kept)
+        else:
+            price, shown = price_flight(item, seats)
+        new_flights.append(shown)
+        new_total += price
+    old_total = sum(flight["price"] for flight in current["flights"])
+    difference = (new_total - old_total) * seats
+    _check_change_payment(state, user_of, current["user_id"], payment_id, difference)
+    reservation = state.edit("reservations", reservation_id)
+    reservation["flights"] = new_flights
+    if writes_cabin:
+        reservation["cabin"] = cabin
+    if difference != 0:
+        _charge(state, reservation, payment_id, difference)
+    return reservation

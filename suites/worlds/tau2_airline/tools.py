@@ -25,6 +25,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
+from rejudge.suites._errors import ToolError
 from rejudge.suites.worlds.tau2_airline import reads, writes
 from rejudge.suites.worlds.tau2_airline.records import _Refused
 
@@ -50,6 +51,10 @@ def run(state: WorldState, name: str, arguments: dict[str, Any]) -> CallResult:
         return CallResult(True, tool(state, **arguments))
     except _Refused as exc:
         return CallResult(False, f"Error: {exc}")
+    except ToolError as exc:
+        # a rule shared with τ-bench (rejudge.suites.worlds._airline) refuses in its lower case
+        reason = str(exc)
+        return CallResult(False, f"Error: {reason[:1].upper()}{reason[1:]}")
     except TypeError as exc:
         if exc.__traceback__ is None or exc.__traceback__.tb_next is not None:
             raise  # raised inside the tool: the world words it as any other exception

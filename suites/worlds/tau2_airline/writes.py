@@ -15,6 +15,8 @@ from rejudge.suites.worlds._airline import (
     CREATED_AT,
     INSURANCE_PER_PASSENGER,
     PRICE_PER_NONFREE_BAG,
+    change_baggages,
+    change_flights,
     free_certificate_id,
     new_reservation_id,
 )
@@ -170,26 +172,8 @@ def send_certificate(state: WorldState, user_id: str, amount: int | float) -> st
 
 
 # ---------------------------------------------------------------------- changes
-
-
-def _check_payment(state: WorldState, user_id: str, payment_id: str, amount: int) -> None:
-    # a change names no id when its method is missing (a booking does)
-    method = user_record(state, user_id)["payment_methods"].get(payment_id)
-    if method is None:
-        raise _Refused("Payment method not found")
-    if method["source"] == "certificate":
-        raise _Refused("Certificate cannot be used to update reservation")
-    if method["source"] == "gift_card" and method["amount"] < amount:
-        raise _Refused("Gift card balance is not enough")
-
-
-def _charge(state: WorldState, reservation: dict[str, Any], payment_id: str, amount: int) -> None:
-    """Charge ``amount`` (a refund when negative) to an already checked method."""
-    user = state.edit("users", reservation["user_id"])
-    method = user["payment_methods"][payment_id]
-    if method["source"] == "gift_card":
-        method["amount"] -= amount
-    reservation["payment_history"].append({"payment_id": payment_id, "amount": amount})
+# (checked, paid and written as τ-bench's are: rejudge.suites.worlds._airline; its lower-case
+# refusals are capitalised by tools.run)
 
 
 def update_reservation_baggages(
@@ -200,15 +184,17 @@ def update_reservation_baggages(
     payment_id: str,
 ) -> str:
     current = reservation_record(state, reservation_id)
-    # fewer paid bags than before is no refund: only added ones are charged
-    price = PRICE_PER_NONFREE_BAG * max(0, nonfree_baggages - current["nonfree_baggages"])
-    _check_payment(state, current["user_id"], payment_id, price)
-    reservation = state.edit("reservations", reservation_id)
-    reservation["total_baggages"] = total_baggages
-    reservation["nonfree_baggages"] = nonfree_baggages
-    if price != 0:
-        _charge(state, reservation, payment_id, price)
-    return dump(reservation)
+    return dump(
+        change_baggages(
+            state,
+            user_record,
+            reservation_id,
+            current,
+            total_baggages,
+            nonfree_baggages,
+            payment_id,
+        )
+    )
 
 
 def update_reservation_flights(
@@ -219,34 +205,20 @@ def update_reservation_flights(
     payment_id: str,
 ) -> str:
     current = reservation_record(state, reservation_id)
-    seats = len(current["passengers"])
-    new_flights, new_total = [], 0
-    for item in flights:
-        kept = next(
-            (
-                old
-                for old in current["flights"]
-                if old["flight_number"] == item["flight_number"] and old["date"] == item["date"]
-            ),
-            None,
-        )
-        if kept is not None and cabin == current["cabin"]:
-            # a flight the reservation holds, in its cabin, keeps the price paid and is not
-            # checked again (it may have left or be full by now)
-            price, shown = kept["price"], dict(kept)
-        else:
-            price, shown = _priced(state, item, cabin, seats)
-        new_flights.append(shown)
-        new_total += price
-    old_total = sum(flight["price"] for flight in current["flights"])
-    difference = (new_total - old_total) * seats
-    _check_payment(state, current["user_id"], payment_id, difference)
-    reservation = state.edit("reservations", reservation_id)
-    reservation["flights"] = new_flights
-    reservation["cabin"] = cabin
-    if difference != 0:
-        _charge(state, reservation, payment_id, difference)
-    return dump(reservation)
+    changed = change_flights(
+        state,
+        user_record,
+        reservation_id,
+        current,
+        cabin,
+        flights,
+        payment_id,
+        price_flight=lambda item, seats: _priced(state, item, cabin, seats),
+        # a held flight stays as it was booked (τ²'s model form)
+        keep_flight=lambda _item, kept: dict(kept),
+        writes_cabin=True,
+    )
+    return dump(changed)
 
 
 def update_reservation_passengers(

@@ -28,67 +28,22 @@ from collections.abc import Callable
 from functools import partial
 from typing import Any
 
-from rejudge.suites.worlds.tau2_retail.reads import (
-    calculate,
-    find_user_id_by_email,
-    find_user_id_by_name_zip,
-    get_order_details,
-    get_product_details,
-    get_user_details,
-    list_all_product_types,
-    transfer_to_human_agents,
-)
+from rejudge.suites.worlds.tau2_retail import reads, writes
 from rejudge.suites.worlds.tau2_retail.records import _Refused
-from rejudge.suites.worlds.tau2_retail.writes import (
-    cancel_pending_order,
-    exchange_delivered_order_items,
-    modify_pending_order_address,
-    modify_pending_order_items,
-    modify_pending_order_payment,
-    modify_user_address,
-    return_delivered_order_items,
-)
 
 from rejudge.model import CallResult, WorldState
 
 __all__ = ["READ_TOOLS", "TERMINAL_TOOLS", "TOOLS", "TOOLS_REVISION_2", "run"]
 
-#: tools that only read the database, or have no side effect at all
-READ_TOOLS = frozenset(
-    {
-        "calculate",
-        "find_user_id_by_email",
-        "find_user_id_by_name_zip",
-        "get_order_details",
-        "get_product_details",
-        "get_user_details",
-        "list_all_product_types",
-    }
-)
 #: the tool that ends the conversation (changes nothing; τ²'s DB check is unaffected by it)
 TERMINAL_TOOLS = frozenset({"transfer_to_human_agents"})
-
-
-TOOLS: dict[str, Callable[..., str]] = {
-    fn.__name__: fn
-    for fn in (
-        calculate,
-        cancel_pending_order,
-        exchange_delivered_order_items,
-        find_user_id_by_email,
-        find_user_id_by_name_zip,
-        get_order_details,
-        get_product_details,
-        get_user_details,
-        list_all_product_types,
-        modify_pending_order_address,
-        modify_pending_order_items,
-        modify_pending_order_payment,
-        modify_user_address,
-        return_delivered_order_items,
-        transfer_to_human_agents,
-    )
-}
+#: every tool, by name (in name order): the functions :mod:`.reads` and :mod:`.writes` export
+TOOLS: dict[str, Callable[..., str]] = dict(
+    sorted((name, getattr(module, name)) for module in (reads, writes) for name in module.__all__)
+)
+#: tools that only read the database, or have no side effect at all: those of :mod:`.reads`
+#: but the terminal one
+READ_TOOLS = frozenset(reads.__all__) - TERMINAL_TOOLS
 
 
 #: revision 2 (world version ``8d005b0-2``): what revision 1 got wrong against τ²'s own tools
