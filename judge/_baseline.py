@@ -69,6 +69,14 @@ def judge_changes(mismatches: list[dict[str, Any]]) -> list[str]:
     return [p.cause for p in KEY_PARAMETERS if p.side == "judge" and p.field in names]
 
 
+def _counts(report: Mapping[str, Any]) -> tuple[int | None, int | None]:
+    """(PASS, scored) of a report, the two counts its accuracy is a rate of; None where the
+    report does not hold them."""
+    counts = report.get("verdict_counts")
+    passed = counts.get("PASS") if isinstance(counts, Mapping) else None
+    return passed, report.get("scored_count")
+
+
 def check_baseline(
     baseline: Mapping[str, Any],
     report: Mapping[str, Any],
@@ -122,6 +130,8 @@ def check_baseline(
     acc_old = baseline["report"].get("accuracy")
     acc_new = report.get("accuracy")
     drop = round(acc_old - acc_new, 6) if acc_old is not None and acc_new is not None else None
+    passed_old, scored_old = _counts(baseline["report"])
+    passed_new, scored_new = _counts(report)
     reasons = []
     if fail_on_flip and flips:
         reasons.append(f"{len(flips)} PASS->FAIL flip(s)")
@@ -136,6 +146,11 @@ def check_baseline(
         "accuracy_baseline": acc_old,
         "accuracy_current": acc_new,
         "accuracy_drop": drop,
+        # each accuracy's count beside it (issue 39: a rate never without its count)
+        "passed_baseline": passed_old,
+        "scored_baseline": scored_old,
+        "passed_current": passed_new,
+        "scored_current": scored_new,
         "flips": flips,
         "missing_cases": [{"case": c, "repetition": r} for c, r in missing],
         "input_mismatches": mismatches,

@@ -77,6 +77,7 @@ def pass_hat_k_all(outcomes: Mapping[Any, tuple[int, int]], max_k: int) -> PassH
     c_n = [1] * len(items)
     c_c = [1] * len(items)
     out: dict[int, float | None] = {}
+    cases: dict[int, int] = {}
     for k in range(1, max_k + 1):
         values = []
         for i, (n, c) in enumerate(items):
@@ -86,7 +87,8 @@ def pass_hat_k_all(outcomes: Mapping[Any, tuple[int, int]], max_k: int) -> PassH
             c_c[i] = c_c[i] * (c - k + 1) // k if c >= k else 0
             values.append(c_c[i] / c_n[i])
         out[k] = _round(sum(values) / len(values)) if values else None
-    return PassHatK(out)
+        cases[k] = len(values)
+    return PassHatK(out, cases)
 
 
 def row_tools(row: Mapping[str, Any]) -> list[str]:

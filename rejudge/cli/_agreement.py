@@ -5,14 +5,10 @@ from __future__ import annotations
 from rich.console import Console
 
 from rejudge.cli._context import table
-from rejudge.cli._figures import rate
+from rejudge.cli._figures import pass_hat_k, rate
 from rejudge.model import Agreement
 
 __all__ = ["render_agreement"]
-
-
-def _pct(value: float | None) -> str:
-    return "n/a" if value is None else f"{100 * value:.1f}%"
 
 
 def _num(value: float | None) -> str:
@@ -20,7 +16,7 @@ def _num(value: float | None) -> str:
 
 
 def render_agreement(c: Console, result: Agreement, *, max_listed: int = 10) -> None:
-    hat = "  ".join(f"k={k}: {_pct(v)}" for k, v in result.external_pass_hat_k.values.items())
+    hat = pass_hat_k(result.external_pass_hat_k)
     c.print(
         f"run {result.run} against {result.source}: {result.traces} trace(s), "
         f"{result.source} success {result.external_success()}; its pass^k {hat}",

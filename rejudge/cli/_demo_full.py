@@ -19,7 +19,7 @@ from rich.text import Text
 
 from rejudge.cli._agreement import render_agreement
 from rejudge.cli._context import table
-from rejudge.cli._figures import of, pass_fail, pct, rate, verdict_rate
+from rejudge.cli._figures import of, pass_fail, pass_hat_k, pct, rate, verdict_rate
 from rejudge.model import AgreementTable
 
 if TYPE_CHECKING:
@@ -204,8 +204,7 @@ def render_full(c: Console, result: DemoResult) -> None:
         mix = ", ".join(f"{k} {n}" for k, n in h.verdict_counts.to_json().items() if n)
         line = f"{h.run} (eval {h.evaluation}): {mix}; accuracy {verdict_rate(h.verdict_counts)}"
         if h.pass_at_k is not None:
-            pass_k = h.pass_at_k.values.items()
-            line += "; pass^k " + " ".join(f"k={k} {_pct(v)}" for k, v in pass_k)
+            line += "; pass^k " + pass_hat_k(h.pass_at_k, sep=" ", join=" ")
         top = ", ".join(f"{t.code} {t.count}" for t in h.top_failures)
         c.print(line + (f"; top causes {top}" if top else ""), markup=False)
 

@@ -7,9 +7,9 @@ pair as ``35 PASS, 37 FAIL``.
 
 from __future__ import annotations
 
-from rejudge.model import VerdictCounts
+from rejudge.model import PassHatK, VerdictCounts
 
-__all__ = ["pct", "rate", "verdict_rate", "pass_fail", "of"]
+__all__ = ["pct", "rate", "verdict_rate", "pass_fail", "of", "pass_hat_k"]
 
 
 def pct(value: float | None) -> str:
@@ -42,3 +42,18 @@ def pass_fail(counts: VerdictCounts) -> str:
         if n
     ]
     return ", ".join(parts)
+
+
+def pass_hat_k(hat: PassHatK, sep: str = ": ", join: str = "  ") -> str:
+    """``k=1: 42.0%  k=2: 27.3% (over 50 cases)``: pass^k is a mean over cases, not a count's
+    rate, so its count is the cases it is over (those with at least k scored repetitions),
+    given once when every k has the same and beside each k when not. Bare only for a
+    pass^k read back from JSON, which holds no counts."""
+    shown = {k: f"k={k}{sep}{pct(v)}" for k, v in hat.values.items()}
+    counts = {hat.cases[k] for k in shown if k in hat.cases}
+    if len(hat.cases) < len(shown) or not counts:
+        return join.join(shown.values())
+    if len(counts) == 1:
+        n = counts.pop()
+        return join.join(shown.values()) + f" (over {n} case{'' if n == 1 else 's'})"
+    return join.join(f"{text} ({hat.cases[k]} cases)" for k, text in shown.items())

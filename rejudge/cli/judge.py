@@ -16,7 +16,7 @@ from rich.text import Text
 from rejudge.cli._ci_output import ci_options, write_ci_outputs
 from rejudge.cli._context import AppContext, json_option, pass_app, table
 from rejudge.cli._engine import engine_options, parse_engine, progress_bar
-from rejudge.cli._figures import rate, verdict_rate
+from rejudge.cli._figures import pass_hat_k, rate, verdict_rate
 from rejudge.cli._html import html_option, write_compare_html, write_report_html
 from rejudge.cli.tiers import TIER_HELP
 from rejudge.errors import InvalidInputError
@@ -94,9 +94,7 @@ def render_summary(c: Console, head: Mapping[str, Any], summary: ReportSummary) 
     if taxonomy:
         c.print(table("Failure causes", ["code", "FAILs"], [[k, v] for k, v in taxonomy.items()]))
     if summary.pass_at_k is not None:
-        c.print(
-            "pass^k  " + "  ".join(f"k={k}: {_pct(v)}" for k, v in summary.pass_at_k.values.items())
-        )
+        c.print("pass^k  " + pass_hat_k(summary.pass_at_k))
 
 
 def render_judge_headline(c: Console, cal: JudgeCalibration) -> None:
@@ -316,11 +314,18 @@ def render_lock(c: Console, lock: BaselineLock) -> None:
     )
 
 
+def _counted(accuracy: float | None, passed: int | None, scored: int | None) -> str:
+    """An accuracy with its count ("16.0% (32 of 200)"); bare only when the locked report
+    holds no counts."""
+    if passed is None or scored is None:
+        return _pct(accuracy)
+    return rate(passed, scored)
+
+
 def render_check(c: Console, check: BaselineCheck) -> None:
-    c.print(
-        f"baseline {check.baseline}: accuracy {_pct(check.accuracy_baseline)} -> "
-        f"{_pct(check.accuracy_current)}"
-    )
+    baseline = _counted(check.accuracy_baseline, check.passed_baseline, check.scored_baseline)
+    current = _counted(check.accuracy_current, check.passed_current, check.scored_current)
+    c.print(f"baseline {check.baseline}: accuracy {baseline} -> {current}", markup=False)
     for m in check.input_mismatches:
         c.print(f"[yellow]input differs[/yellow]: {escape(str(m['input']))}")
     if check.judge_changed:

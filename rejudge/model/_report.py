@@ -130,9 +130,14 @@ class ReportRow:
 
 @dataclass(frozen=True, slots=True)
 class PassHatK:
-    """τ-bench's pass^k for k = 1..max_k (None where no case has k scored repetitions)."""
+    """τ-bench's pass^k for k = 1..max_k (None where no case has k scored repetitions).
+
+    ``cases`` says how many cases each k's mean is over (those with at least k scored
+    repetitions), so a terminal can write the count beside the rate. It is not in the JSON (a
+    locked report's hash covers that), so a summary read back from JSON has none."""
 
     values: dict[int, float | None]
+    cases: dict[int, int] = field(default_factory=dict, compare=False)
 
     @property
     def max_k(self) -> int:

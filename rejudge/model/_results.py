@@ -264,6 +264,12 @@ class BaselineCheck(Result):
     accuracy_baseline: float | None
     accuracy_current: float | None
     accuracy_drop: float | None
+    # the counts each accuracy is a rate of (PASS of PASS + FAIL); None where the locked report
+    # does not hold them
+    passed_baseline: int | None
+    scored_baseline: int | None
+    passed_current: int | None
+    scored_current: int | None
     flips: list[dict[str, Any]]
     missing_cases: list[dict[str, Any]]
     input_mismatches: list[dict[str, Any]]

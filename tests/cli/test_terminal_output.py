@@ -29,6 +29,7 @@ MARKUP += ("[dim", "[/dim", "[italic", "[/italic", "[magenta", "[/magenta")
 ANSI = re.compile(r"\x1b\[[0-9;?]*[A-Za-z]")
 # a cell Rich cut short: an ellipsis at the end of a line or just before a table's border
 CUT = re.compile(r"\S…[ ]*([│┃|]|$)", re.MULTILINE)
+BASELINE = "tau-locked"  # locked on the τ-bench golden evaluation by the fixture
 ENVIRONMENTS = {
     "80 columns": (80, {"COLUMNS": "80"}),
     "120 columns": (120, {"COLUMNS": "120"}),
@@ -41,12 +42,14 @@ def demo_store(tmp_path_factory) -> tuple[str, Any]:
     """The demo store, built once: its URL and the demo's result."""
     from rejudge.store import Store
 
-    from rejudge.services import run_demo
+    from rejudge.services import lock_evaluation_baseline, run_demo
 
     url = f"sqlite:///{tmp_path_factory.mktemp('terminal') / 'demo.db'}"
     store = Store.open(url)
     try:
         result = run_demo(store, REPO / "cassettes")
+        tau = next(h for h in result.headlines if h.run == "tau-bench-gpt-4o-airline")
+        lock_evaluation_baseline(store, tau.evaluation, BASELINE)
     finally:
         store.close()
     return url, result
@@ -70,6 +73,11 @@ def _commands(result: Any) -> dict[str, list[str]]:
         "compare tiers": ["compare", str(tiers.a), str(tiers.b)],
         "compare judges": ["compare", str(judged.beside["state"][0]), str(judged.evaluation)],
         "review summary": ["review", "summary", str(tau.evaluation)],
+        "baseline check": ["baseline", "check", str(tau.evaluation), "--against", BASELINE],
+        "baseline check, rules changed": [
+            *("baseline", "check", str(versions.b), "--against", BASELINE),
+            "--allow-mismatch",
+        ],
         "traces": ["traces", small],
         "tiers": ["tiers"],
         "rules list": ["rules", "list"],
@@ -139,10 +147,23 @@ BARE_RATE = re.compile(
 )
 
 
+# pass^k's figures ("k=1: 42.0%  k=2: 27.3%") are means over cases: their count is the cases
+# they are over, once for all k ("(over 50 cases)") or beside each k ("(50 cases)")
+PASS_K = re.compile(
+    r"pass\^k ((?:k=\d+:? (?:n/a|\d+(?:\.\d+)?%)(?: \(\d+ cases?\))? ?)+)(\(over \d+ cases?\))?"
+)
+
+
 def _bare_rates(text: str) -> list[str]:
     """Each bare rate with the text around it; prose wrapped at words is read as one line."""
     flat = " ".join(text.split())
-    return [flat[max(0, m.start() - 60) : m.end() + 20] for m in BARE_RATE.finditer(flat)]
+    bare = [flat[max(0, m.start() - 60) : m.end() + 20] for m in BARE_RATE.finditer(flat)]
+    bare += [
+        flat[max(0, m.start() - 20) : m.end() + 20]
+        for m in PASS_K.finditer(flat)
+        if m.group(2) is None and not re.search(r"\(\d+ cases?\)", m.group(1))
+    ]
+    return bare
 
 
 def test_every_rate_has_its_count(outputs) -> None:
@@ -171,7 +192,20 @@ def test_the_checks_catch_what_they_look_for() -> None:
     assert not _check("x", "80 columns", bad("16.0% (32 of 200)\n" + "x" * 80 + "\n"))
     assert _bare_rates("tau-bench success 42.0%; its pass^k k=1: 42.0%")
     assert _bare_rates("│ multi-turn │ 32 │ 168 │ 16.0% │")
-    assert not _bare_rates("success 42.0% (84 of 200); pass^k k=1: 42.0%  k=2 27.3% [95% CI]")
+    assert not _bare_rates("success 42.0% (84 of 200); pass^k k=1: 42.0%  k=2 27.3% (over 9 cases)")
+    assert not _bare_rates("pass^k k=1: 42.0% (50 cases)  k=2: 27.3% (48 cases) [95% CI]")
+    assert _bare_rates("success 42.0% (84 of 200); its pass^k k=1: 42.0%  k=2: 27.3%")
+    assert _bare_rates("baseline b: accuracy 16.0% -> 16.0%")
+
+
+def test_rated_commands_are_covered(outputs) -> None:
+    """The rate check above reads the commands that print pass^k and a baseline check's
+    accuracies (so its pass covers them)."""
+    text = {name: ANSI.sub("", r.output) for (name, env), r in outputs.items() if env == "NO_COLOR"}
+    assert PASS_K.search(" ".join(text["report"].split()))
+    assert "its pass^k" in text["report --against external"]
+    assert re.search(r"accuracy \d+\.\d% \(\d+ of \d+\) -> ", text["baseline check"])
+    assert "judge changed" in text["baseline check, rules changed"]
 
 
 def test_demo_fits_two_screens_and_opens_with_the_questions(outputs) -> None:

@@ -114,6 +114,16 @@ def test_report_pass_at_k_over_repetitions():
     assert rep["pass_at_k"]["4"] == pytest.approx(0.5)
 
 
+def test_pass_at_k_counts_the_cases_each_k_is_over():
+    # a: 4 scored repetitions, b: 2, c: 1 -> k=1 over 3 cases, k=2 over 2, k=3 and k=4 over 1
+    rows = [row("a", v, rep=i) for i, v in enumerate(["PASS", "FAIL", "PASS", "FAIL"])]
+    rows += [row("b", "PASS", rep=i) for i in range(2)] + [row("c", "FAIL")]
+    hat = build_report(rows).summary.pass_at_k
+    assert hat is not None and hat.cases == {1: 3, 2: 2, 3: 1, 4: 1}
+    # the JSON (what a baseline locks and hashes) is the values alone, as before
+    assert hat.to_json() == {"1": hat[1], "2": hat[2], "3": hat[3], "4": hat[4]}
+
+
 def test_compare_flips_causes_and_comparability():
     h = {"case_hash": "c", "registry_hash": "r", "tier": "golden", "trace_hash": "t"}
     a = [
@@ -170,6 +180,9 @@ def test_baseline_lock_and_check():
     assert base["report_sha256"] == report_hash(build_report(base_rows).to_json())
     same = check_baseline(base, build_report(base_rows).to_json(), inputs)
     assert same["regression"] is False
+    # each accuracy with the counts it is a rate of (PASS of PASS + FAIL)
+    assert (same["passed_baseline"], same["scored_baseline"]) == (2, 3)
+    assert (same["passed_current"], same["scored_current"]) == (2, 3)
     worse = check_baseline(
         base,
         build_report([row("c1", "PASS"), row("c2", "FAIL"), row("c3", "PASS")]).to_json(),
@@ -194,6 +207,7 @@ def test_baseline_lock_and_check():
         max_accuracy_drop=0.5,
     )
     assert drop["regression"] is False and drop["accuracy_drop"] == pytest.approx(1 / 3, abs=1e-6)
+    assert (drop["passed_current"], drop["scored_current"]) == (1, 3)
     with pytest.raises(BaselineMismatchError, match="rule_set_hash"):
         check_baseline(
             base, build_report(base_rows).to_json(), {**inputs, "rule_set_hash": "other"}
