@@ -21,7 +21,7 @@ from jsonschema import validators as _validators
 from jsonschema.exceptions import SchemaError
 from pydantic import ValidationError
 
-from rejudge.errors import InvalidInputError, NotFoundError
+from rejudge.errors import InvalidInputError
 from rejudge.model import Rubric
 from rejudge.registry import REGISTRY
 
@@ -252,21 +252,10 @@ def load_rubric(ref: str | Path) -> Rubric:
                 line = getattr(exc, "lineno", 1)
                 raise RubricError(f"{path}:{line}: not valid JSON: {exc}", field="rubric") from None
         return rubric_from_text(content, str(path))
-    refs = builtin_rubric_refs()
     if "@" not in text:
-        matching = [r for r in refs if r.split("@")[0] == text]
-        if not matching:
-            raise NotFoundError(
-                f"no rubric named {text!r} (known: {', '.join(refs)}); "
-                "give a YAML/JSON file path for your own",
-                field="rubric",
-            )
-        text = matching[-1]
-    if text not in refs:
-        raise NotFoundError(
-            f"no rubric {text} (known: {', '.join(refs)}); give a YAML/JSON file path for your own",
-            field="rubric",
-        )
+        # a bare name is its latest version; an unknown one gets the registry's one error
+        matching = [r for r in builtin_rubric_refs() if r.split("@")[0] == text]
+        text = matching[-1] if matching else text
     rubric: Rubric = REGISTRY.get("rubric", text)
     return rubric
 

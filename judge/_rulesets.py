@@ -66,7 +66,7 @@ from pydantic import (
     model_serializer,
 )
 
-from rejudge.errors import InvalidInputError, NotFoundError
+from rejudge.errors import InvalidInputError
 from rejudge.model import RuleSet
 from rejudge.registry import REGISTRY
 
@@ -409,20 +409,10 @@ def load_rule_set(ref: str | Path) -> RuleSet:
             )
         return rule_set_from_dict(_read_file(path), source=str(path))
     name, version = parse_ref(text)
-    refs = builtin_refs()
     if version is None:
-        matching = [r for r in refs if r.split("@")[0] == name]
-        if not matching:
-            raise NotFoundError(
-                f"no built-in rule set named {name!r} (known: {', '.join(refs)})", field="rules"
-            )
-        return _load_builtin(matching[-1])
-    if f"{name}@{version}" not in refs:
-        raise NotFoundError(
-            f"no built-in rule set {name}@{version} (known: {', '.join(refs)}); "
-            "give a YAML/JSON file path for your own",
-            field="rules",
-        )
+        # a bare name is its latest version; an unknown one gets the registry's one error
+        matching = [r for r in builtin_refs() if r.split("@")[0] == name]
+        return _load_builtin(matching[-1] if matching else name)
     return _load_builtin(f"{name}@{version}")
 
 
@@ -501,8 +491,9 @@ def diff_rule_sets(a: RuleSet, b: RuleSet) -> list[dict[str, Any]]:
     return rows
 
 
-# the shipped rule sets: one registry entry per file, read and validated on first lookup (then
-# kept: rule sets are immutable)
-REGISTRY.configure("rule_set", check=_check_rule_set)
+# the shipped rule sets: one registry entry per file (each declared in the registry's BUILTINS),
+# read and validated on first lookup (then kept: rule sets are immutable). An unknown one is
+# reported as given by ``--rules``.
+REGISTRY.configure("rule_set", check=_check_rule_set, field="rules")
 for _path in sorted(BUILTIN_DIR.glob("*@*.yaml")):
     REGISTRY.register_factory("rule_set", _path.stem, partial(_read_builtin, _path))

@@ -80,6 +80,11 @@ class _Kind:
     declared: dict[str, str] = field(default_factory=dict)
     error: type[NotFoundError] = NotFoundError
     check: Callable[[str, Any], None] | None = None
+    #: the ``field`` of the error a failed lookup raises (the kind unless configured: the CLI
+    #: names the option that carried it, and a rule set is given by ``--rules``)
+    field: str | None = None
+    #: every declared module imported (so a listing imports nothing again)
+    loaded: bool = False
 
 
 class Registry:
@@ -105,18 +110,25 @@ class Registry:
         *,
         error: type[NotFoundError] | None = None,
         check: Callable[[str, Any], None] | None = None,
+        field: str | None = None,
     ) -> None:
-        """Set the error a failed lookup raises and a check every registered value must pass
-        (called with the name and the value; raises ``ValueError`` to refuse it)."""
+        """Set the error a failed lookup raises (and its ``field``, the kind by default) and a
+        check every registered value must pass (called with the name and the value; raises
+        ``ValueError`` to refuse it)."""
         entry = self._kind(kind)
         if error is not None:
             entry.error = error
         if check is not None:
             entry.check = check
+        if field is not None:
+            entry.field = field
 
     def declare(self, kind: str, name: str, module: str) -> None:
-        """A built-in ``name`` that ``module`` registers when imported (on first lookup)."""
-        self._kind(kind).declared.setdefault(name, module)
+        """A built-in ``name`` that ``module`` registers when imported (on first lookup). Only
+        :data:`BUILTINS` calls it (and tests standing in for a new line of it)."""
+        entry = self._kind(kind)
+        entry.declared.setdefault(name, module)
+        entry.loaded = False
 
     def register(self, kind: str, name: str, value: Any, *, replace: bool = False) -> None:
         entry = self._kind(kind)
@@ -188,8 +200,12 @@ class Registry:
             return built
         value = entry.values.get(name)
         if value is None:
+            # names() imports every built-in of the kind, and so its package, which configures
+            # the kind's error: read entry.error after it
             known = ", ".join(self.names(kind)) or "none"
-            raise entry.error(f"unknown {KINDS[kind]} {name!r} (known: {known})", field=kind)
+            raise entry.error(
+                f"unknown {KINDS[kind]} {name!r} (known: {known})", field=entry.field or kind
+            )
         return value
 
     @overload
@@ -225,16 +241,39 @@ class Registry:
         entry = self._kind(kind)
         if not load:
             return sorted({*entry.declared, *entry.values, *entry.factories})
-        for module in dict.fromkeys(entry.declared.values()):
-            importlib.import_module(module)
+        if not entry.loaded:
+            for module in dict.fromkeys(entry.declared.values()):
+                importlib.import_module(module)
+            entry.loaded = True
         self.load_plugins()
         return sorted({*entry.values, *entry.factories})
 
+    @overload
+    def items(self, kind: Literal["tier"]) -> Iterator[tuple[str, Tier]]: ...
+    @overload
+    def items(self, kind: Literal["wire_format"]) -> Iterator[tuple[str, WireFormat]]: ...
+    @overload
+    def items(self, kind: Literal["world"]) -> Iterator[tuple[str, World]]: ...
+    @overload
+    def items(self, kind: Literal["domain"]) -> Iterator[tuple[str, Domain]]: ...
+    @overload
+    def items(self, kind: Literal["rule_set"]) -> Iterator[tuple[str, RuleSet]]: ...
+    @overload
+    def items(self, kind: Literal["rubric"]) -> Iterator[tuple[str, Rubric]]: ...
+    @overload
+    def items(self, kind: Literal["provider"]) -> Iterator[tuple[str, Provider]]: ...
+    @overload
+    def items(self, kind: Literal["importer"]) -> Iterator[tuple[str, Importer[Any]]]: ...
+    @overload
+    def items(self, kind: str) -> Iterator[tuple[str, object]]: ...
     def items(self, kind: str) -> Iterator[tuple[str, Any]]:
-        """``(name, value)`` in registration order (detection order for wire formats)."""
-        names = self.names(kind)
+        """``(name, value)``: the built-ins in :data:`BUILTINS`' order (detection order for wire
+        formats), then the others in registration order (plugins', tests'). The order is the
+        table's whatever a process happened to import first."""
+        names = set(self.names(kind))
         entry = self._kinds[kind]
-        ordered = [*entry.values, *(n for n in entry.factories if n not in entry.values)]
+        registered = [*entry.values, *(n for n in entry.factories if n not in entry.values)]
+        ordered = [*entry.declared, *(n for n in registered if n not in entry.declared)]
         for name in ordered:
             if name in names:
                 yield name, self.get(kind, name)
@@ -264,11 +303,26 @@ class Registry:
             self.plugins.append(ep.name)
 
 
-#: built-ins whose modules a process may never have imported when it looks them up (a judging
-#: worker looks a world up without importing the suites; replay looks an importer up by the
-#: source a run's config names): kind -> name -> the module that registers it. The other kinds'
-#: built-ins are declared by their packages.
+#: every built-in of every kind, the one way one is declared: kind -> name -> the module that
+#: registers it when imported (through its kind's ``register_*``). Listings and lookups in any
+#: process see every built-in without importing anything first (a judging worker looks a world up
+#: without importing the suites; replay looks an importer up by the source a run's config names),
+#: and a name's module is imported on its first lookup. A module registers only the names its
+#: lines here give it (tests/test_architecture.py checks both ways). For the wire formats the
+#: order is detection order: formats first here win ties.
 BUILTINS: dict[str, dict[str, str]] = {
+    # the core tiers live together in one module
+    "tier": {
+        "state": "rejudge.judge.tiers._state",
+        "contract": "rejudge.judge.tiers._calls",
+        "execution": "rejudge.judge.tiers._calls",
+        "completion": "rejudge.judge.tiers._calls",
+        "completion-contract": "rejudge.judge.tiers._calls",
+        "golden": "rejudge.judge.tiers._calls",
+        "outcome": "rejudge.judge.tiers._outcome",
+        "bfcl-ast": "rejudge.judge.tiers._bfcl_ast",
+        "model-graded": "rejudge.judge.tiers._model_graded",
+    },
     # a world by its bare name (its latest version) and by ``name@version``, one key per
     # version shipped: a registry made with an old version is judged under that version
     "world": {
@@ -287,12 +341,31 @@ BUILTINS: dict[str, dict[str, str]] = {
         "genome": "rejudge.suites.domains.genome.world",
         "genome@1": "rejudge.suites.domains.genome.world",
     },
-    # the shipped rubrics (judge/rubrics/*.yaml), registered when their module is imported
+    # the shipped rule sets (judge/rulesets/*.yaml), one line per file (released versions are
+    # never edited), each read on its first lookup
+    "rule_set": {
+        "bfcl@1": "rejudge.judge._rulesets",
+        "bfcl@2": "rejudge.judge._rulesets",
+        "standard@1": "rejudge.judge._rulesets",
+        "standard@2": "rejudge.judge._rulesets",
+        "tau-bench@1": "rejudge.judge._rulesets",
+        "tau-bench@2": "rejudge.judge._rulesets",
+        "tau-bench-7362a17@1": "rejudge.judge._rulesets",
+        "tau-bench-59a200c@1": "rejudge.judge._rulesets",
+    },
+    # the shipped rubrics (judge/rubrics/*.yaml), one line per file
     "rubric": {
         "task-success@1": "rejudge.judge._rubrics",
         "nl-assertions@1": "rejudge.judge._rubrics",
         "task-success-brief@1": "rejudge.judge._rubrics",
         "nl-assertions-brief@1": "rejudge.judge._rubrics",
+    },
+    # the clients the recorder talks to models through
+    "provider": {
+        "openai": "rejudge.recorder.providers",
+        "local": "rejudge.recorder.providers",
+        "llama-cpp": "rejudge.recorder.providers",
+        "anthropic": "rejudge.recorder.providers",
     },
     # each importer's module registers its Importer (rejudge.importers._contract) at its bottom
     "importer": {

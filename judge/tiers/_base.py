@@ -24,10 +24,11 @@ returns its causes (taxonomy codes, an empty list meaning PASS), its diff, reaso
 components in [0, 1].
 
 Adding a tier: a module that defines the class and calls :func:`register_tier` at import time.
-A built-in tier (``outcome``, ``bfcl-ast``, ``state``) also gets one line in :data:`BUILTIN_TIERS`,
-so its module is imported on the first lookup of its name; a tier of another package registers
-through the ``rejudge.plugins`` entry-point group (:mod:`rejudge.registry`). A name is only ever looked up: no module is imported because a user typed
-its name. New taxonomy codes go through :func:`judge.taxonomy.register_code`.
+A built-in tier also gets one line in ``rejudge.registry.BUILTINS["tier"]`` (the one way any
+built-in is declared), so its module is imported on the first lookup of its name; a tier of
+another package registers through the ``rejudge.plugins`` entry-point group
+(:mod:`rejudge.registry`). A name is only ever looked up: no module is imported because a user
+typed its name. New taxonomy codes go through :func:`judge.taxonomy.register_code`.
 """
 
 from __future__ import annotations
@@ -38,7 +39,7 @@ from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
 
 from rejudge.errors import NotFoundError
 from rejudge.model import Case, ToolRegistry
-from rejudge.registry import REGISTRY
+from rejudge.registry import BUILTINS, REGISTRY
 
 if TYPE_CHECKING:
     from rejudge.judge._context import JudgeContext
@@ -90,20 +91,10 @@ class Tier(Protocol):
     def evaluate(self, ctx: JudgeContext) -> TierResult: ...
 
 
-# built-in tier name -> the module that registers it (imported on first lookup of the name).
-# ``calls`` holds the five core tiers and is loaded before any lookup, so they always win.
-_CORE_MODULE = "rejudge.judge.tiers._calls"
-BUILTIN_TIERS: dict[str, str] = {
-    "state": "rejudge.judge.tiers._state",
-    "contract": _CORE_MODULE,
-    "execution": _CORE_MODULE,
-    "completion": _CORE_MODULE,
-    "completion-contract": _CORE_MODULE,
-    "golden": _CORE_MODULE,
-    "outcome": "rejudge.judge.tiers._outcome",
-    "bfcl-ast": "rejudge.judge.tiers._bfcl_ast",
-    "model-graded": "rejudge.judge.tiers._model_graded",
-}
+# the built-in tiers: name -> the module that registers it (their lines in the registry's table).
+# The core tiers' module is loaded before any lookup, so they always win.
+BUILTIN_TIERS: dict[str, str] = BUILTINS["tier"]
+_CORE_MODULE = BUILTIN_TIERS["contract"]
 
 
 def _check_tier(name: str, tier: Any) -> None:
@@ -114,8 +105,6 @@ def _check_tier(name: str, tier: Any) -> None:
 
 
 REGISTRY.configure("tier", error=TierNotFoundError, check=_check_tier)
-for _name, _module in BUILTIN_TIERS.items():
-    REGISTRY.declare("tier", _name, _module)
 
 
 def register_tier(tier: Tier, *, replace: bool = False) -> None:

@@ -103,6 +103,8 @@ _NOT_FOUND_HINTS: dict[str, str] = {
     "run": "see `rejudge runs`",
     "evaluation": "see `rejudge runs`",
     "baseline": "lock one with `rejudge baseline lock EVAL --name NAME`",
+    "rules": "or give a YAML/JSON file path for your own",
+    "rubric": "or give a YAML/JSON file path for your own",
 }
 
 

@@ -145,8 +145,7 @@ def replay_source(source: str | None) -> ReplaySource | None:
     files wrote it)."""
     if not source:
         return None
-    for _name, value in REGISTRY.items("importer"):
-        importer: Importer[Any] = value
+    for _name, importer in REGISTRY.items("importer"):
         found = importer.sources.get(source)
         if found is not None:
             return found

@@ -133,7 +133,10 @@ def test_report_json_has_cases(run_cli, seeded) -> None:
     [
         (["judge", "nope", "--tier", "golden"], "no run 'nope'"),
         (["judge", "r1", "--tier", "nope"], "unknown tier 'nope'"),
-        (["judge", "r1", "--tier", "golden", "--rules", "standard@99"], "no built-in rule set"),
+        (
+            ["judge", "r1", "--tier", "golden", "--rules", "standard@99"],
+            "unknown rule set 'standard@99'",
+        ),
         (["report", "999"], "no evaluation 999"),
         (["report", "abc"], "evaluation ids are numbers"),
         (["compare", "1", "999"], "no evaluation"),
