@@ -341,6 +341,33 @@ BUILTINS: dict[str, dict[str, str]] = {
         "genome": "rejudge.suites.domains.genome.world",
         "genome@1": "rejudge.suites.domains.genome.world",
     },
+    # the domains a suite names (importing each module registers its domain): one line per
+    # imported BFCL category (a stub executor each)
+    "domain": {
+        "retail": "rejudge.suites.domains.retail",  # seed 001
+        "genome": "rejudge.suites.domains.genome",  # seed 000's shape
+        "funcbench": "rejudge.suites.domains.funcbench",  # seed 003: generated graphs
+        "mcp": "rejudge.suites.domains.mcp",  # an MCP server's tools (calls run on the server)
+        "recorded": "rejudge.suites.domains.recorded",  # suites over cassettes recorded elsewhere
+        **{
+            f"bfcl-{category}": "rejudge.suites.domains.bfcl"
+            for category in (
+                "simple_python",
+                "simple_java",
+                "simple_javascript",
+                "multiple",
+                "parallel",
+                "parallel_multiple",
+                "irrelevance",
+                "live_simple",
+                "live_multiple",
+                "live_parallel",
+                "live_parallel_multiple",
+                "live_relevance",
+                "live_irrelevance",
+            )
+        },
+    },
     # the shipped rule sets (judge/rulesets/*.yaml), one line per file (released versions are
     # never edited), each read on its first lookup
     "rule_set": {

@@ -1,12 +1,12 @@
 """Suites and domains: the case format, tool worlds (registries, fixtures, sandboxes),
 validation and the golden self-test.
 
-Importing this package registers every built-in domain with :mod:`suites.domain`.
+The built-in domains are declared in ``rejudge.registry.BUILTINS["domain"]`` (the one way any
+built-in is declared): a domain's module is imported, and registers it, on the first lookup of
+its name, so importing this package imports none of them.
 """
 
 from __future__ import annotations
-
-import importlib
 
 from rejudge.suites._answers import (
     ANSWER_RULES,
@@ -86,20 +86,6 @@ from rejudge.suites._validate import (
     validate_case_lines,
     validate_suite,
 )
-
-# --- built-in domains: importing each module registers its domain. One line per domain. ---------
-BUILTIN_DOMAIN_MODULES: tuple[str, ...] = (
-    "rejudge.suites.domains.retail",  # seed 001
-    "rejudge.suites.domains.genome",  # seed 000's shape
-    "rejudge.suites.domains.funcbench",  # seed 003: generated graphs, silent failures
-    "rejudge.suites.domains.bfcl",  # imported BFCL categories (stub executor)
-    "rejudge.suites.domains.mcp",  # an MCP server's tools (calls run on the server)
-    "rejudge.suites.domains.recorded",  # suites over cassettes recorded elsewhere
-)
-# --- end of built-in domains ----------------------------------------------------------------------
-
-for _module in BUILTIN_DOMAIN_MODULES:
-    importlib.import_module(_module)
 
 __all__ = [
     "CaseChecks",
