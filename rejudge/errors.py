@@ -87,7 +87,7 @@ if TYPE_CHECKING:
     from rejudge.recorder._record import ProviderUnreachableError as ProviderUnreachableError
     from rejudge.recorder._tape import ReplayMissError as ReplayMissError
     from rejudge.recorder.providers._base import UnknownProviderError as UnknownProviderError
-    from rejudge.recorder.wire._registry import UnknownWireFormatError as UnknownWireFormatError
+    from rejudge.recorder.wire._register import UnknownWireFormatError as UnknownWireFormatError
     from rejudge.registry import PluginError as PluginError
     from rejudge.services._demo import DemoError as DemoError
     from rejudge.services._distributed import ClusterError as ClusterError
@@ -174,7 +174,7 @@ _EXPORTS: dict[str, str] = {
     "ReviewImportError": "rejudge.judge._calibration",
     "ReviewRequiredError": "rejudge.judge._calibration",
     "Unsupported": "rejudge.judge.bfcl._values",
-    "UnknownWireFormatError": "rejudge.recorder.wire._registry",
+    "UnknownWireFormatError": "rejudge.recorder.wire._register",
     "UnknownProviderError": "rejudge.recorder.providers._base",
     "RecorderError": "rejudge.recorder._http",
     "ProviderCallError": "rejudge.recorder._http",

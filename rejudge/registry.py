@@ -323,6 +323,18 @@ BUILTINS: dict[str, dict[str, str]] = {
         "bfcl-ast": "rejudge.judge.tiers._bfcl_ast",
         "model-graded": "rejudge.judge.tiers._model_graded",
     },
+    # each format's module registers it at its bottom; this order is detection order
+    "wire_format": {
+        "openai-chat": "rejudge.recorder.wire._openai_chat",
+        "openai-responses": "rejudge.recorder.wire._openai_responses",
+        "anthropic-messages": "rejudge.recorder.wire._anthropic",
+        "gemini-generate-content": "rejudge.recorder.wire._gemini",
+        "bedrock-converse": "rejudge.recorder.wire._bedrock",
+        "bedrock-invoke-model": "rejudge.recorder.wire._bedrock_invoke",
+        "cohere-chat": "rejudge.recorder.wire._cohere",
+        "cohere-chat-v1": "rejudge.recorder.wire._cohere_v1",
+        "ollama-chat": "rejudge.recorder.wire._ollama",
+    },
     # a world by its bare name (its latest version) and by ``name@version``, one key per
     # version shipped: a registry made with an old version is judged under that version
     "world": {

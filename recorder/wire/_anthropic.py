@@ -31,6 +31,7 @@ from rejudge.recorder.wire._format import (
     Probe,
     WireFormat,
 )
+from rejudge.recorder.wire._register import register_wire_format
 
 from rejudge.model import ServerToolUse, ToolSpec
 
@@ -361,3 +362,5 @@ class AnthropicMessages(WireFormat):
 
 
 ANTHROPIC_MESSAGES = AnthropicMessages()
+
+register_wire_format(ANTHROPIC_MESSAGES)

@@ -39,6 +39,7 @@ from rejudge.recorder.wire._format import (
     WireFormat,
     header_value,
 )
+from rejudge.recorder.wire._register import register_wire_format
 
 from rejudge.model import ToolCall, ToolSpec
 
@@ -412,3 +413,5 @@ def _result_content(content: Any) -> Any:
 
 
 BEDROCK_CONVERSE = BedrockConverse()
+
+register_wire_format(BEDROCK_CONVERSE)

@@ -42,6 +42,7 @@ from rejudge.recorder.wire._common import (
 )
 from rejudge.recorder.wire._eventstream import decode_event_stream
 from rejudge.recorder.wire._format import DETECT_BODY, DETECT_NONE, DETECT_PATH, Probe, WireFormat
+from rejudge.recorder.wire._register import register_wire_format
 
 from rejudge.model import ToolSpec
 
@@ -164,3 +165,5 @@ class BedrockInvokeModel(_AwsStreamed):
 
 
 BEDROCK_INVOKE_MODEL = BedrockInvokeModel()
+
+register_wire_format(BEDROCK_INVOKE_MODEL)

@@ -36,6 +36,7 @@ from rejudge.recorder.wire._format import (
     is_event_stream,
 )
 from rejudge.recorder.wire._openai_chat import openai_chat_echoed_calls, openai_chat_tool_results
+from rejudge.recorder.wire._register import register_wire_format
 
 from rejudge.model import ToolSpec
 
@@ -235,3 +236,5 @@ class CohereChat(WireFormat):
 
 
 COHERE_CHAT = CohereChat()
+
+register_wire_format(COHERE_CHAT)

@@ -36,6 +36,7 @@ from rejudge.recorder.wire._format import (
     Probe,
     WireFormat,
 )
+from rejudge.recorder.wire._register import register_wire_format
 
 from rejudge.model import ToolCall, ToolSpec
 
@@ -262,3 +263,5 @@ class CohereChatV1(WireFormat):
 
 
 COHERE_CHAT_V1 = CohereChatV1()
+
+register_wire_format(COHERE_CHAT_V1)

@@ -33,6 +33,7 @@ from rejudge.recorder.wire._format import (
     WireFormat,
     is_event_stream,
 )
+from rejudge.recorder.wire._register import register_wire_format
 
 from rejudge.model import Alternative, ToolCall, ToolSpec
 
@@ -327,3 +328,5 @@ class GeminiGenerateContent(WireFormat):
 
 
 GEMINI_GENERATE_CONTENT = GeminiGenerateContent()
+
+register_wire_format(GEMINI_GENERATE_CONTENT)

@@ -34,6 +34,7 @@ from rejudge.recorder.wire._format import (
     Probe,
     WireFormat,
 )
+from rejudge.recorder.wire._register import register_wire_format
 
 from rejudge.model import ToolCall, ToolSpec
 
@@ -241,3 +242,5 @@ class OllamaChat(WireFormat):
 
 
 OLLAMA_CHAT = OllamaChat()
+
+register_wire_format(OLLAMA_CHAT)

@@ -32,6 +32,7 @@ from rejudge.recorder.wire._format import (
     WireFormat,
     is_event_stream,
 )
+from rejudge.recorder.wire._register import register_wire_format
 
 from rejudge.model import Alternative, ToolCall, ToolSpec
 
@@ -409,3 +410,5 @@ class OpenAIChat(WireFormat):
 
 
 OPENAI_CHAT = OpenAIChat()
+
+register_wire_format(OPENAI_CHAT)

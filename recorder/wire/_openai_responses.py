@@ -31,6 +31,7 @@ from rejudge.recorder.wire._format import (
     WireFormat,
     is_event_stream,
 )
+from rejudge.recorder.wire._register import register_wire_format
 
 from rejudge.model import ServerToolUse, ToolCall, ToolSpec
 
@@ -395,3 +396,5 @@ class OpenAIResponses(WireFormat):
 
 
 OPENAI_RESPONSES = OpenAIResponses()
+
+register_wire_format(OPENAI_RESPONSES)

@@ -1,11 +1,12 @@
 """The wire formats by name, and the format-generic entry points built on them.
 
-The built-in formats are registered at the bottom of this module (:data:`WIRE_FORMATS` is their
-names, in order); a new format is a :class:`~.format.WireFormat`
-subclass in its own module, added with :func:`register_wire_format` (or by a plugin, as
-``registry.register("wire_format", name, fmt)``): the formats live in the one extension
-registry (:mod:`rejudge.registry`, kind ``wire_format``). Detection asks every registered format,
-in registration order, and keeps the surest answer, so no function here names a format, and
+A format is a :class:`~.format.WireFormat` subclass in its own module, which registers it at its
+bottom with :func:`register_wire_format` (:mod:`._register`); a built-in one also has its line in
+``rejudge.registry.BUILTINS["wire_format"]`` (:data:`WIRE_FORMATS` is their names, in that order),
+so its module is imported on first use, and a plugin's registers the same way: the formats live
+in the one extension registry (:mod:`rejudge.registry`, kind ``wire_format``). Detection asks
+every registered format, the built-ins in their table's order and then the others, and keeps the
+surest answer, so no function here names a format, and
 :func:`describe_wire_formats` lists them for people from the registry itself, so no message's
 list of formats can go stale.
 """
@@ -15,11 +16,6 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from rejudge.recorder.wire._anthropic import ANTHROPIC_MESSAGES
-from rejudge.recorder.wire._bedrock import BEDROCK_CONVERSE
-from rejudge.recorder.wire._bedrock_invoke import BEDROCK_INVOKE_MODEL
-from rejudge.recorder.wire._cohere import COHERE_CHAT
-from rejudge.recorder.wire._cohere_v1 import COHERE_CHAT_V1
 from rejudge.recorder.wire._common import (
     WIRE_UNKNOWN,
     AssistantTurn,
@@ -34,15 +30,11 @@ from rejudge.recorder.wire._format import (
     is_event_stream,
     make_probe,
 )
-from rejudge.recorder.wire._gemini import GEMINI_GENERATE_CONTENT
 from rejudge.recorder.wire._nonmodel import non_model_kind
-from rejudge.recorder.wire._ollama import OLLAMA_CHAT
-from rejudge.recorder.wire._openai_chat import OPENAI_CHAT
-from rejudge.recorder.wire._openai_responses import OPENAI_RESPONSES
+from rejudge.recorder.wire._register import UnknownWireFormatError, register_wire_format
 
-from rejudge.errors import NotFoundError
 from rejudge.model import ToolSpec
-from rejudge.registry import REGISTRY
+from rejudge.registry import BUILTINS, REGISTRY
 
 __all__ = [
     "WIRE_FORMATS",
@@ -62,38 +54,10 @@ __all__ = [
 ]
 
 
-class UnknownWireFormatError(NotFoundError):
-    """No wire format of that name is registered (``field`` is ``"wire_format"``)."""
-
-
-def _check_wire_format(name: str, wire_format: Any) -> None:
-    if name == WIRE_UNKNOWN or getattr(wire_format, "name", None) != name:
-        raise ValueError(
-            f"a wire format needs a name other than {WIRE_UNKNOWN!r}, and is registered under it"
-        )
-
-
-REGISTRY.configure("wire_format", error=UnknownWireFormatError, check=_check_wire_format)
-
-
-def register_wire_format(wire_format: WireFormat, *, replace: bool = False) -> None:
-    """Add a format under its ``name``; registering another object under a taken name needs
-    ``replace=True``. Formats registered first win ties in detection."""
-    name = wire_format.name
-    if name == WIRE_UNKNOWN or not isinstance(name, str) or not name:
-        raise ValueError(f"a wire format needs a name other than {WIRE_UNKNOWN!r}")
-    REGISTRY.register("wire_format", name, wire_format, replace=replace)
-
-
 def get_wire_format(name: str) -> WireFormat:
-    wire_format: WireFormat | None = REGISTRY.find("wire_format", name)
-    if wire_format is None:
-        # the known names in detection order (the registry's own message sorts them)
-        known = ", ".join(f.name for f in wire_formats())
-        raise UnknownWireFormatError(
-            f"unknown wire format {name!r} (known: {known})", field="wire_format"
-        )
-    return wire_format
+    """The format called ``name``; an unknown one raises the registry's one error,
+    :class:`UnknownWireFormatError` ("unknown wire format 'x' (known: ...)")."""
+    return REGISTRY.get("wire_format", name)
 
 
 def wire_formats() -> list[WireFormat]:
@@ -181,18 +145,5 @@ def extract_first_user_text(wire_format: str, request_body: Any) -> str | None:
     return found.first_user_text(request_body) if found is not None else None
 
 
-for _builtin in (
-    OPENAI_CHAT,
-    OPENAI_RESPONSES,
-    ANTHROPIC_MESSAGES,
-    GEMINI_GENERATE_CONTENT,
-    BEDROCK_CONVERSE,
-    BEDROCK_INVOKE_MODEL,
-    COHERE_CHAT,
-    COHERE_CHAT_V1,
-    OLLAMA_CHAT,
-):
-    register_wire_format(_builtin)
-
-# the built-in formats' names, read from the registry rather than kept as a second list
-WIRE_FORMATS: tuple[str, ...] = tuple(f.name for f in wire_formats())
+# the built-in formats' names, in detection order: their lines in the registry's table
+WIRE_FORMATS: tuple[str, ...] = tuple(BUILTINS["wire_format"])
