@@ -16,29 +16,22 @@ from typing import Any
 from rejudge.recorder.wire._common import (
     WIRE_COHERE,
     AssistantTurn,
-    EchoedCall,
-    SentToolResult,
     as_dict,
-    function_tool_specs,
     int_usage,
     iter_sse,
     load_json_event,
     make_call,
     text_or_none,
-    user_texts_of,
 )
 from rejudge.recorder.wire._format import (
     DETECT_NONE,
     DETECT_PATH,
     DETECT_RESPONSE,
     Probe,
-    WireFormat,
     is_event_stream,
 )
-from rejudge.recorder.wire._openai_chat import openai_chat_echoed_calls, openai_chat_tool_results
+from rejudge.recorder.wire._openai_chat import ChatCompletionsRequests
 from rejudge.recorder.wire._register import register_wire_format
-
-from rejudge.model import ToolSpec
 
 __all__ = ["parse_cohere_chat", "parse_cohere_sse", "CohereChat", "COHERE_CHAT"]
 
@@ -195,8 +188,9 @@ def _cohere_response(response: Any) -> bool:
     return False
 
 
-class CohereChat(WireFormat):
-    """``POST .../v2/chat``; also a chat-shaped request answered in Cohere's shape."""
+class CohereChat(ChatCompletionsRequests):
+    """``POST .../v2/chat``; also a chat-shaped request answered in Cohere's shape. Its requests
+    are chat completions' (``role: tool`` messages; document contents are kept as sent)."""
 
     name = WIRE_COHERE
     provider = "cohere"
@@ -220,19 +214,6 @@ class CohereChat(WireFormat):
 
     def assemble_stream(self, text: str) -> AssistantTurn:
         return parse_cohere_sse(text)
-
-    def tool_results(self, request_body: Any) -> list[SentToolResult]:
-        # role: tool messages as in chat completions; document contents are kept as sent
-        return openai_chat_tool_results(request_body)
-
-    def echoed_calls(self, request_body: Any) -> list[list[EchoedCall]]:
-        return openai_chat_echoed_calls(request_body)
-
-    def tool_specs(self, request_body: Any) -> list[ToolSpec]:
-        return function_tool_specs(request_body)
-
-    def user_texts(self, request_body: Any) -> list[str]:
-        return user_texts_of(as_dict(request_body).get("messages"))
 
 
 COHERE_CHAT = CohereChat()

@@ -365,7 +365,25 @@ def _chat_response(response: Any) -> bool:
     return '"choices"' in head or '"error"' in head
 
 
-class OpenAIChat(WireFormat):
+class ChatCompletionsRequests(WireFormat):
+    """The request side of chat completions: a ``messages`` history whose ``role: tool``
+    messages carry results and whose assistant messages echo ``tool_calls``, and ``tools``
+    offered. APIs that take requests in this shape (Cohere v2 chat) read them with these."""
+
+    def tool_results(self, request_body: Any) -> list[SentToolResult]:
+        return openai_chat_tool_results(request_body)
+
+    def echoed_calls(self, request_body: Any) -> list[list[EchoedCall]]:
+        return openai_chat_echoed_calls(request_body)
+
+    def tool_specs(self, request_body: Any) -> list[ToolSpec]:
+        return function_tool_specs(request_body)
+
+    def user_texts(self, request_body: Any) -> list[str]:
+        return user_texts_of(as_dict(request_body).get("messages"))
+
+
+class OpenAIChat(ChatCompletionsRequests):
     """``POST .../chat/completions``; also any ``messages`` request Anthropic would not send."""
 
     name = WIRE_OPENAI_CHAT
@@ -395,18 +413,6 @@ class OpenAIChat(WireFormat):
 
     def assemble_stream(self, text: str) -> AssistantTurn:
         return parse_openai_chat_sse(text)
-
-    def tool_results(self, request_body: Any) -> list[SentToolResult]:
-        return openai_chat_tool_results(request_body)
-
-    def echoed_calls(self, request_body: Any) -> list[list[EchoedCall]]:
-        return openai_chat_echoed_calls(request_body)
-
-    def tool_specs(self, request_body: Any) -> list[ToolSpec]:
-        return function_tool_specs(request_body)
-
-    def user_texts(self, request_body: Any) -> list[str]:
-        return user_texts_of(as_dict(request_body).get("messages"))
 
 
 OPENAI_CHAT = OpenAIChat()
