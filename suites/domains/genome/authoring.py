@@ -65,33 +65,39 @@ COMPLEX_DIMENSIONS = ("lookup", "analysis", "annotation", "browse", "similarity"
 # --------------------------------------------------------------------------- suites
 
 
-def simple_manifest() -> SuiteManifest:
+def _manifest(
+    name: str, prefix: str, dimensions: tuple[str, ...], description: str
+) -> SuiteManifest:
+    # both suites: the genome domain, case ids <prefix>-<dimension>-NNN, the same two versions
     return SuiteManifest(
-        name=SIMPLE_NAME,
+        name=name,
         domain="genome",
         format_version=1,
-        description=(
-            "Single genome-browser operations over the synthetic genome: gene search, "
-            "sequence retrieval, navigation and zoom, tabs, translation/GC/ORFs, similarity "
-            "search (call-only), queued annotation edits and exports."
-        ),
-        id_pattern="gs-(" + "|".join(SIMPLE_DIMENSIONS) + r")-\d{3}",
-        versions=_version_2(SIMPLE_NAME),
+        description=description,
+        id_pattern=prefix + "-(" + "|".join(dimensions) + r")-\d{3}",
+        versions=_version_2(name),
+    )
+
+
+def simple_manifest() -> SuiteManifest:
+    return _manifest(
+        SIMPLE_NAME,
+        "gs",
+        SIMPLE_DIMENSIONS,
+        "Single genome-browser operations over the synthetic genome: gene search, "
+        "sequence retrieval, navigation and zoom, tabs, translation/GC/ORFs, similarity "
+        "search (call-only), queued annotation edits and exports.",
     )
 
 
 def complex_manifest() -> SuiteManifest:
-    return SuiteManifest(
-        name=COMPLEX_NAME,
-        domain="genome",
-        format_version=1,
-        description=(
-            "Multi-step genome-browser workflows validated step by step: lookups, analysis "
-            "chains, queue-then-apply annotation edits with exports, tab and view handling, "
-            "similarity searches (call-only)."
-        ),
-        id_pattern="gc-(" + "|".join(COMPLEX_DIMENSIONS) + r")-\d{3}",
-        versions=_version_2(COMPLEX_NAME),
+    return _manifest(
+        COMPLEX_NAME,
+        "gc",
+        COMPLEX_DIMENSIONS,
+        "Multi-step genome-browser workflows validated step by step: lookups, analysis "
+        "chains, queue-then-apply annotation edits with exports, tab and view handling, "
+        "similarity searches (call-only).",
     )
 
 
