@@ -1,7 +1,7 @@
 """What τ-bench's airline world (``tau_airline``) and τ²'s (``tau2_airline``) do to the letter
 alike: τ²'s airline tools descend from τ-bench's, and both worlds' recordings show the same
-constants, airport list, reservation and certificate numbering, calculator, and the way a
-change of baggage or flights is checked, paid and written.
+constants, airport list, reservation and certificate numbering, calculator, how a booking is
+paid, and the way a change of baggage or flights is checked, paid and written.
 
 Only behaviour is here, never wording: τ-bench words a refusal in lower case and τ² capitalises
 it, and each prints its own records, so a shared rule raises a :class:`ToolError` with its
@@ -29,6 +29,7 @@ __all__ = [
     "INSURANCE_PER_PASSENGER",
     "PRICE_PER_NONFREE_BAG",
     "arithmetic",
+    "book_payments",
     "change_baggages",
     "change_flights",
     "free_certificate_id",
@@ -150,6 +151,44 @@ def arithmetic(expression: str) -> Any:
     τ²'s reads: "'(' was never closed (<string>, line 1)"), ArithmeticError ("division by
     zero"), ValueError or TypeError (a complex power)."""
     return _evaluate(ast.parse(expression.strip(), filename="<string>", mode="eval"))
+
+
+# ---------------------------------------------------------------------- booking
+
+
+def book_payments(
+    state: WorldState,
+    user_id: str,
+    user: dict[str, Any],
+    payments: list[dict[str, Any]],
+    total: int | float,
+) -> str:
+    """Pay a new booking of ``total`` with ``payments`` (``{payment_id, amount}``) from the
+    profile ``user`` of ``user_id``, and give it its id: every method must be the user's, a gift
+    card or certificate must hold its amount, and the amounts must add up to ``total``. A gift
+    card is charged; a certificate is spent whole (it leaves the profile). The new id is added
+    to the user's reservations; the world writes the reservation itself."""
+    for payment in payments:
+        method = user.get("payment_methods", {}).get(payment["payment_id"])
+        if method is None:
+            raise ToolError(f"payment method {payment['payment_id']} not found")
+        # a gift card and a certificate hold what is left in "amount"; a credit card has no limit
+        has_balance = method.get("source") in ("gift_card", "certificate")
+        if has_balance and method["amount"] < payment["amount"]:
+            raise ToolError(f"not enough balance in payment method {payment['payment_id']}")
+    paid = sum(payment["amount"] for payment in payments)
+    if paid != total:
+        raise ToolError(f"payment amount does not add up, total price is {total}, but paid {paid}")
+    reservation_id = new_reservation_id(state)
+    owner = state.edit("users", user_id)
+    for payment in payments:
+        method = owner["payment_methods"][payment["payment_id"]]
+        if method.get("source") == "gift_card":
+            method["amount"] -= payment["amount"]
+        elif method.get("source") == "certificate":
+            del owner["payment_methods"][payment["payment_id"]]
+    owner["reservations"].append(reservation_id)
+    return reservation_id
 
 
 # ---------------------------------------------------------------------- changes

@@ -14,11 +14,12 @@ from functools import cache
 from pathlib import Path
 from typing import Any
 
+from rejudge.suites.worlds._tau2 import Tau2World
 from rejudge.suites.worlds.tau2_airline.records import reservation_form
 from rejudge.suites.worlds.tau2_airline.tools import READ_TOOLS, TERMINAL_TOOLS, TOOLS, run
 
 from rejudge.errors import InvalidInputError
-from rejudge.model import CallResult, World, WorldData, WorldState, world_key
+from rejudge.model import CallResult, WorldData, WorldState, world_key
 from rejudge.registry import REGISTRY
 
 __all__ = [
@@ -78,7 +79,7 @@ def load_data(path: Path = DATA_FILE) -> WorldData:
 _TOOL_NAMES = frozenset(TOOLS)
 
 
-class Tau2AirlineWorld(World):
+class Tau2AirlineWorld(Tau2World):
     name = NAME
     version = VERSION
     terminal_tools = TERMINAL_TOOLS
@@ -86,11 +87,7 @@ class Tau2AirlineWorld(World):
     def tool_names(self) -> frozenset[str]:
         return _TOOL_NAMES
 
-    def call(self, state: WorldState, name: str, arguments: dict[str, Any]) -> CallResult:
-        if name not in TOOLS:
-            return CallResult(False, f"Error: Tool '{name}' not found.")
-        if not isinstance(arguments, dict):
-            return CallResult(False, f"Error: the arguments of {name} are not an object")
+    def run(self, state: WorldState, name: str, arguments: dict[str, Any]) -> CallResult:
         return run(state, name, arguments)
 
     def failure(self, name: str, exc: Exception) -> CallResult:

@@ -19,8 +19,9 @@ world answers as ``Error: <message>`` and rolls back.
 
 from __future__ import annotations
 
-import json
 from typing import Any
+
+from rejudge.suites.worlds._tau2 import _Refused, dump, record
 
 from rejudge.model import WorldState
 
@@ -35,17 +36,6 @@ __all__ = [
 
 _FLIGHT_FIELDS = ("flight_number", "origin", "destination", "date", "price")
 _PASSENGER_FIELDS = ("first_name", "last_name", "dob")
-
-
-class _Refused(Exception):
-    """A tool's own refusal: the world answers ``Error: <message>``."""
-
-    # private: control flow inside the world package, never raised out of it (the world turns
-    # it into a failed result), so it is no RejudgeError of the library's tree
-
-
-def dump(value: Any) -> str:
-    return json.dumps(value)
 
 
 def reservation_form(reservation: dict[str, Any]) -> dict[str, Any]:
@@ -65,21 +55,12 @@ def passenger(item: dict[str, Any]) -> dict[str, Any]:
 
 
 def user_record(state: WorldState, user_id: str) -> dict[str, Any]:
-    user = state.get("users", user_id)
-    if user is None:
-        raise _Refused(f"User {user_id} not found")
-    return user
+    return record(state, "users", user_id, f"User {user_id} not found")
 
 
 def reservation_record(state: WorldState, reservation_id: str) -> dict[str, Any]:
-    reservation = state.get("reservations", reservation_id)
-    if reservation is None:
-        raise _Refused(f"Reservation {reservation_id} not found")
-    return reservation
+    return record(state, "reservations", reservation_id, f"Reservation {reservation_id} not found")
 
 
 def flight_record(state: WorldState, flight_number: str) -> dict[str, Any]:
-    flight = state.get("flights", flight_number)
-    if flight is None:
-        raise _Refused(f"Flight {flight_number} not found")
-    return flight
+    return record(state, "flights", flight_number, f"Flight {flight_number} not found")

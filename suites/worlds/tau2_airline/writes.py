@@ -15,10 +15,10 @@ from rejudge.suites.worlds._airline import (
     CREATED_AT,
     INSURANCE_PER_PASSENGER,
     PRICE_PER_NONFREE_BAG,
+    book_payments,
     change_baggages,
     change_flights,
     free_certificate_id,
-    new_reservation_id,
 )
 from rejudge.suites.worlds.tau2_airline.records import (
     _Refused,
@@ -67,13 +67,6 @@ def _entry(flight: dict[str, Any], date: str, price: int) -> dict[str, Any]:
     }
 
 
-def _method(user: dict[str, Any], payment_id: str) -> dict[str, Any]:
-    method = user["payment_methods"].get(payment_id)
-    if method is None:
-        raise _Refused(f"Payment method {payment_id} not found")
-    return method
-
-
 def book_reservation(
     state: WorldState,
     user_id: str,
@@ -99,28 +92,9 @@ def book_reservation(
         total += INSURANCE_PER_PASSENGER * len(people)
     total += PRICE_PER_NONFREE_BAG * nonfree_baggages
 
+    # a payment keeps only its model's two fields
     payments = [{"payment_id": p["payment_id"], "amount": p["amount"]} for p in payment_methods]
-    for payment in payments:
-        method = _method(user, payment["payment_id"])
-        if (
-            method["source"] in ("gift_card", "certificate")
-            and method["amount"] < payment["amount"]
-        ):
-            raise _Refused(f"Not enough balance in payment method {payment['payment_id']}")
-    paid = sum(payment["amount"] for payment in payments)
-    if paid != total:
-        raise _Refused(f"Payment amount does not add up, total price is {total}, but paid {paid}")
-
-    reservation_id = new_reservation_id(state)
-    owner = state.edit("users", user_id)
-    for payment in payments:
-        method = owner["payment_methods"][payment["payment_id"]]
-        if method["source"] == "gift_card":
-            method["amount"] -= payment["amount"]
-        elif method["source"] == "certificate":
-            # a certificate is spent whole: it leaves the profile
-            del owner["payment_methods"][payment["payment_id"]]
-    owner["reservations"].append(reservation_id)
+    reservation_id = book_payments(state, user_id, user, payments, total)
     for shown in booked:
         # the seats are taken (and stay taken when the reservation is cancelled: the oracle,
         # τ²'s own environment, shows both)

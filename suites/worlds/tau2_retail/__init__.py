@@ -16,6 +16,7 @@ from functools import cache
 from pathlib import Path
 from typing import Any
 
+from rejudge.suites.worlds._tau2 import Tau2World
 from rejudge.suites.worlds.tau2_retail.records import order_form
 from rejudge.suites.worlds.tau2_retail.schemas import TOOL_SCHEMAS
 from rejudge.suites.worlds.tau2_retail.tools import (
@@ -27,7 +28,7 @@ from rejudge.suites.worlds.tau2_retail.tools import (
 )
 
 from rejudge.errors import InvalidInputError
-from rejudge.model import CallResult, World, WorldData, WorldState, world_key
+from rejudge.model import CallResult, WorldData, WorldState, world_key
 from rejudge.registry import REGISTRY
 
 __all__ = [
@@ -81,7 +82,7 @@ def load_data(path: Path = DATA_FILE) -> WorldData:
 _TOOL_NAMES = frozenset(TOOLS)
 
 
-class Tau2RetailWorld(World):
+class Tau2RetailWorld(Tau2World):
     name = NAME
     version = VERSION
     terminal_tools = TERMINAL_TOOLS
@@ -90,11 +91,7 @@ class Tau2RetailWorld(World):
     def tool_names(self) -> frozenset[str]:
         return _TOOL_NAMES
 
-    def call(self, state: WorldState, name: str, arguments: dict[str, Any]) -> CallResult:
-        if name not in TOOLS:
-            return CallResult(False, f"Error: Tool '{name}' not found.")
-        if not isinstance(arguments, dict):
-            return CallResult(False, f"Error: the arguments of {name} are not an object")
+    def run(self, state: WorldState, name: str, arguments: dict[str, Any]) -> CallResult:
         return run(state, name, arguments, self.tools)
 
 

@@ -8,9 +8,10 @@ world answers as ``Error: <message>`` and rolls back.
 
 from __future__ import annotations
 
-import json
 from collections import Counter
 from typing import Any
+
+from rejudge.suites.worlds._tau2 import _Refused, dump, record
 
 from rejudge.model import WorldState
 
@@ -44,34 +45,17 @@ ORDER_FIELDS = (
 CANCEL_REASONS = ("no longer needed", "ordered by mistake")
 
 
-class _Refused(Exception):
-    """A tool's own refusal: the world answers ``Error: <message>``."""
-
-    # private: control flow inside the world package, never raised out of it (the world turns
-    # it into a failed result), so it is no RejudgeError of the library's tree
-
-
 def order_form(order: dict[str, Any]) -> dict[str, Any]:
     """An order as τ²'s model holds it: the file's fields, then every optional one (null)."""
     return {**order, **{k: order.get(k) for k in ORDER_FIELDS}}
 
 
-def dump(value: Any) -> str:
-    return json.dumps(value)
-
-
 def user_record(state: WorldState, user_id: str) -> dict[str, Any]:
-    user = state.get("users", user_id)
-    if user is None:
-        raise _Refused("User not found")
-    return user
+    return record(state, "users", user_id, "User not found")
 
 
 def order_record(state: WorldState, order_id: str) -> dict[str, Any]:
-    order = state.get("orders", order_id)
-    if order is None:
-        raise _Refused("Order not found")
-    return order
+    return record(state, "orders", order_id, "Order not found")
 
 
 def payment_method(state: WorldState, user_id: str, method_id: str) -> dict[str, Any]:

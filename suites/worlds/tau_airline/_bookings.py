@@ -14,21 +14,15 @@ from rejudge.suites.worlds._airline import (
     CREATED_AT,
     INSURANCE_PER_PASSENGER,
     PRICE_PER_NONFREE_BAG,
+    book_payments,
     free_certificate_id,
-    new_reservation_id,
 )
 
 from rejudge.model import CallResult, WorldState
 
-from ._results import ToolFailure, ok, payment_method, priced_flight, reservation_of, user_of
+from ._results import ok, priced_flight, reservation_of, user_of
 
 __all__ = ["BOOKING_TOOLS"]
-
-
-def has_balance(method: dict[str, Any]) -> bool:
-    # a gift card and a certificate both hold what is left in "amount"; a credit card has no
-    # limit
-    return method.get("source") in ("gift_card", "certificate")
 
 
 def book_reservation(
@@ -55,28 +49,7 @@ def book_reservation(
         total += INSURANCE_PER_PASSENGER * len(passengers)
     total += PRICE_PER_NONFREE_BAG * nonfree_baggages
 
-    for payment in payment_methods:
-        method = payment_method(user, payment["payment_id"])
-        if method is None:
-            raise ToolFailure(f"payment method {payment['payment_id']} not found")
-        if has_balance(method) and method["amount"] < payment["amount"]:
-            raise ToolFailure(f"not enough balance in payment method {payment['payment_id']}")
-    paid = sum(payment["amount"] for payment in payment_methods)
-    if paid != total:
-        raise ToolFailure(
-            f"payment amount does not add up, total price is {total}, but paid {paid}"
-        )
-
-    reservation_id = new_reservation_id(state)
-    owner = state.edit("users", user_id)
-    for payment in payment_methods:
-        method = owner["payment_methods"][payment["payment_id"]]
-        if method.get("source") == "gift_card":
-            method["amount"] -= payment["amount"]
-        elif method.get("source") == "certificate":
-            # a certificate is spent whole: it leaves the profile
-            del owner["payment_methods"][payment["payment_id"]]
-    owner["reservations"].append(reservation_id)
+    reservation_id = book_payments(state, user_id, user, payment_methods, total)
     reservation = {
         "reservation_id": reservation_id,
         "user_id": user_id,

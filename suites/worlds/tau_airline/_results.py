@@ -22,7 +22,6 @@ __all__ = [
     "entry",
     "error",
     "ok",
-    "payment_method",
     "priced_flight",
     "reservation_of",
     "user_of",
@@ -59,10 +58,6 @@ def reservation_of(state: WorldState, reservation_id: str) -> dict[str, Any]:
     if reservation is None:
         raise ToolFailure("reservation not found")
     return reservation
-
-
-def payment_method(user: dict[str, Any], payment_id: str) -> dict[str, Any] | None:
-    return user.get("payment_methods", {}).get(payment_id)
 
 
 def priced_flight(
