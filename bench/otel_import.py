@@ -16,6 +16,12 @@ stored a batch per transaction in a staged run, sealed at the end), best of ``--
     python bench/otel_import.py                      # 10 and 100 MB
     python bench/otel_import.py --sizes 10 100 1000 --rounds 1 --spread --json
     python bench/otel_import.py --write FILE --sizes 10   # only write the file (kill -9 test)
+    python bench/otel_import.py --sizes 10 100 --spread --checkout main=/work/main=python
+
+``--checkout LABEL=ROOT=PYTHON`` (repeatable) measures another checkout of rejudge on the same
+files beside this one: its own bench/otel_import.py is run as the child, with its interpreter,
+alternating with this one's in each round so both see the same load; ``json.loads`` is measured
+once (it is the same code everywhere). The rows get a ``checkout`` column.
 """
 
 from __future__ import annotations
@@ -118,9 +124,26 @@ def measure(path: Path, what: str) -> dict[str, float]:
     return {"seconds": seconds, "rss_mib": rss_mib, "traces": traces}
 
 
-def in_child(path: Path, what: str) -> dict[str, float]:
+#: a checkout measured: (label, its root, its interpreter); None is this script's own
+Checkout = tuple[str, Path, str]
+
+
+def _checkout(spec: str) -> Checkout:
+    label, sep, rest = spec.partition("=")
+    root, sep2, python = rest.rpartition("=")
+    if not (sep and sep2 and label and root and python):
+        raise SystemExit(f"--checkout {spec!r}: expected LABEL=ROOT=PYTHON")
+    if not (Path(root) / "bench" / "otel_import.py").is_file():
+        raise SystemExit(f"--checkout {spec!r}: no bench/otel_import.py under {root}")
+    return label, Path(root), python
+
+
+def in_child(path: Path, what: str, checkout: Checkout | None = None) -> dict[str, float]:
+    python, script = sys.executable, __file__
+    if checkout is not None:  # its script puts its own root first on sys.path
+        python, script = checkout[2], str(checkout[1] / "bench" / "otel_import.py")
     out = subprocess.run(
-        [sys.executable, __file__, "--child", what, str(path)],
+        [python, script, "--child", what, str(path)],
         capture_output=True,
         text=True,
         check=True,
@@ -139,6 +162,13 @@ def main() -> None:
     parser.add_argument("--spread", action="store_true", help="a trace over two lines")
     parser.add_argument("--json", action="store_true")
     parser.add_argument("--write", metavar="FILE", help="only write a file of the first size")
+    parser.add_argument(
+        "--checkout",
+        action="append",
+        default=[],
+        metavar="LABEL=ROOT=PYTHON",
+        help="another checkout measured beside this one (its own script and interpreter)",
+    )
     parser.add_argument("--child", nargs=2, metavar=("WHAT", "FILE"), help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.child:
@@ -147,46 +177,54 @@ def main() -> None:
     if args.write:
         print(write_file(Path(args.write), args.sizes[0], spread=args.spread))
         return
+    checkouts: list[Checkout | None] = [None, *(_checkout(c) for c in args.checkout)]
     rows = []
     with tempfile.TemporaryDirectory() as tmp:
         for size in args.sizes:
             path = Path(tmp) / f"spans-{size:g}mb.jsonl"
             traces = write_file(path, size, spread=args.spread)
-            best: dict[str, dict[str, float]] = {}
+            best: dict[tuple[str, int], dict[str, float]] = {}
             for _ in range(args.rounds):
                 for what in WHAT:
-                    got = in_child(path, what)
-                    if what not in best or got["seconds"] < best[what]["seconds"]:
-                        best[what] = got
-            json_s = best["json"]["seconds"]
-            rows.append(
-                {
-                    "mb": round(path.stat().st_size / 1024 / 1024, 1),
-                    "traces": traces,
-                    "json_loads_s": round(json_s, 3),
-                    "spans_s": round(best["spans"]["seconds"], 3),
-                    "read_s": round(best["read"]["seconds"], 3),
-                    "import_s": round(best["import"]["seconds"], 3),
-                    "spans_ratio": round(best["spans"]["seconds"] / json_s, 2),
-                    "read_ratio": round(best["read"]["seconds"] / json_s, 2),
-                    "import_ratio": round(best["import"]["seconds"] / json_s, 2),
-                    "json_rss_mib": round(best["json"]["rss_mib"], 1),
-                    "spans_rss_mib": round(best["spans"]["rss_mib"], 1),
-                    "read_rss_mib": round(best["read"]["rss_mib"], 1),
-                    "import_rss_mib": round(best["import"]["rss_mib"], 1),
-                }
-            )
+                    for n, checkout in enumerate(checkouts):
+                        if what == "json" and n:
+                            continue  # the same code in every checkout
+                        got = in_child(path, what, checkout)
+                        key = (what, 0 if what == "json" else n)
+                        if key not in best or got["seconds"] < best[key]["seconds"]:
+                            best[key] = got
+            json_s = best[("json", 0)]["seconds"]
+            for n, checkout in enumerate(checkouts):
+                of = {what: best[(what, 0 if what == "json" else n)] for what in WHAT}
+                rows.append(
+                    {
+                        "checkout": "this" if checkout is None else checkout[0],
+                        "mb": round(path.stat().st_size / 1024 / 1024, 1),
+                        "traces": traces,
+                        "json_loads_s": round(json_s, 3),
+                        "spans_s": round(of["spans"]["seconds"], 3),
+                        "read_s": round(of["read"]["seconds"], 3),
+                        "import_s": round(of["import"]["seconds"], 3),
+                        "spans_ratio": round(of["spans"]["seconds"] / json_s, 2),
+                        "read_ratio": round(of["read"]["seconds"] / json_s, 2),
+                        "import_ratio": round(of["import"]["seconds"] / json_s, 2),
+                        "json_rss_mib": round(of["json"]["rss_mib"], 1),
+                        "spans_rss_mib": round(of["spans"]["rss_mib"], 1),
+                        "read_rss_mib": round(of["read"]["rss_mib"], 1),
+                        "import_rss_mib": round(of["import"]["rss_mib"], 1),
+                    }
+                )
             path.unlink()
     if args.json:
         print(json.dumps(rows, indent=2))
         return
     print(
-        "MB      traces  json.loads s  spans s  read s   import s  spans/json  read/json  "
+        "checkout  MB      traces  json.loads s  spans s  read s   import s  spans/json  read/json  "
         "import/json  RSS MiB json  spans  read  import"
     )
     for r in rows:
         print(
-            f"{r['mb']:<7} {r['traces']:<7} {r['json_loads_s']:<13} {r['spans_s']:<8} "
+            f"{r['checkout']:<9} {r['mb']:<7} {r['traces']:<7} {r['json_loads_s']:<13} {r['spans_s']:<8} "
             f"{r['read_s']:<8} {r['import_s']:<9} {r['spans_ratio']:<11} {r['read_ratio']:<10} "
             f"{r['import_ratio']:<12} {r['json_rss_mib']:<12} {r['spans_rss_mib']:<6} "
             f"{r['read_rss_mib']:<5} {r['import_rss_mib']}"
