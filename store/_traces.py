@@ -18,7 +18,7 @@ from rejudge.store._tables import _T_CALL, _T_TRACE, TraceRow, utcnow
 from rejudge.store._trace_reads import TraceReads
 from sqlalchemy import Text, cast, func, select, update
 
-from rejudge.model import Trace, behaviour_hash, trace_content_hash
+from rejudge.model import Trace, behaviour_hash, trace_hashes
 
 __all__ = ["StreamedTrace"]
 
@@ -60,11 +60,11 @@ class TraceRepository(TraceReads):
         cassette_hash: str | None,
     ) -> dict[str, Any]:
         body = trace.model_dump(mode="json")
-        # same value as ``trace.hash`` (canonical JSON without timings and source ids), from the
-        # one dump
-        digest = trace_content_hash(body)
+        # the same values as ``trace.hash`` and ``behaviour_hash(body)``, from the one dump
+        # encoded once
+        digest, behaviour = trace_hashes(body)
         return {
-            "behaviour_hash": behaviour_hash(body),
+            "behaviour_hash": behaviour,
             "run_id": run_id,
             "case_id": case_pk,
             "case_key": trace.case_id,

@@ -318,11 +318,31 @@ def _event_messages(events: list[Any]) -> tuple[list[Message], list[Message]]:
 # --------------------------------------------------------------------------- one span
 
 
-def _has_prefix(attributes: Mapping[str, Any], prefixes: tuple[str, ...]) -> bool:
-    return any(key.startswith(prefixes) for key in attributes)
+#: the key prefixes the conventions are told apart by (``llm.input_messages.0.message.role``
+#: says OpenInference's indexed messages)
+_PREFIXES = (
+    "gen_ai.input.messages",
+    "gen_ai.prompt",
+    "llm.input_messages",
+    "llm.input_messages.",
+    "gen_ai.prompt.",
+    "llm.output_messages.",
+    "gen_ai.completion.",
+)
+_LLM_PREFIXES = frozenset(("gen_ai.input.messages", "gen_ai.prompt", "llm.input_messages"))
 
 
-def _kind(attributes: Mapping[str, Any]) -> str:
+def _prefixes(attributes: Mapping[str, Any]) -> set[str]:
+    """Which of :data:`_PREFIXES` some key starts with, found in one pass over the keys (a span
+    has dozens of keys and is asked about several prefixes: one pass, not one per prefix)."""
+    found: set[str] = set()
+    for key in attributes:
+        if key.startswith(_PREFIXES):
+            found.update(p for p in _PREFIXES if key.startswith(p))
+    return found
+
+
+def _kind(attributes: Mapping[str, Any], prefixes: set[str]) -> str:
     operation = str(attributes.get("gen_ai.operation.name") or "").lower()
     openinference = str(attributes.get("openinference.span.kind") or "").upper()
     if operation == "execute_tool" or openinference == "TOOL":
@@ -331,7 +351,7 @@ def _kind(attributes: Mapping[str, Any]) -> str:
         return "llm"
     if operation in AGENT_OPERATIONS or openinference == "AGENT":
         return "agent"
-    if _has_prefix(attributes, ("gen_ai.input.messages", "gen_ai.prompt", "llm.input_messages")):
+    if not _LLM_PREFIXES.isdisjoint(prefixes):
         return "llm"
     if "tool.name" in attributes or "gen_ai.tool.name" in attributes:
         return "tool"
@@ -407,7 +427,9 @@ def _usage(attributes: Mapping[str, Any]) -> dict[str, int]:
     return usage
 
 
-def _llm_facts(facts: SpanFacts, attributes: Mapping[str, Any], events: list[Any]) -> None:
+def _llm_facts(
+    facts: SpanFacts, attributes: Mapping[str, Any], events: list[Any], prefixes: set[str]
+) -> None:
     problems = facts.problems
     inputs: list[Message] | None = None
     outputs: list[Message] | None = None
@@ -415,9 +437,9 @@ def _llm_facts(facts: SpanFacts, attributes: Mapping[str, Any], events: list[Any
         inputs = _messages_of(
             attributes["gen_ai.input.messages"], "gen_ai.input.messages", problems
         )
-    elif _has_prefix(attributes, ("llm.input_messages.",)):
+    elif "llm.input_messages." in prefixes:
         inputs = _indexed_messages(attributes, "llm.input_messages", "message.")
-    elif _has_prefix(attributes, ("gen_ai.prompt.",)):
+    elif "gen_ai.prompt." in prefixes:
         inputs = _indexed_messages(attributes, "gen_ai.prompt", "")
     elif "gen_ai.prompt" in attributes:
         inputs = _messages_of(attributes["gen_ai.prompt"], "gen_ai.prompt", problems)
@@ -425,12 +447,12 @@ def _llm_facts(facts: SpanFacts, attributes: Mapping[str, Any], events: list[Any
         outputs = _output_messages(
             attributes["gen_ai.output.messages"], "gen_ai.output.messages", problems
         )
-    elif _has_prefix(attributes, ("llm.output_messages.",)):
+    elif "llm.output_messages." in prefixes:
         outputs = _indexed_messages(attributes, "llm.output_messages", "message.")
         first = min(_indexed(attributes, "llm.output_messages"), default=0)
         if first > 0:  # a streamed answer, a message per chunk, whose first chunks were dropped
             problems.append(f"llm.output_messages: starts at message {first} (cut short)")
-    elif _has_prefix(attributes, ("gen_ai.completion.",)):
+    elif "gen_ai.completion." in prefixes:
         outputs = _indexed_messages(attributes, "gen_ai.completion", "")
     elif "gen_ai.completion" in attributes:
         outputs = _output_messages(attributes["gen_ai.completion"], "gen_ai.completion", problems)
@@ -518,9 +540,10 @@ def facts_of(attributes: Mapping[str, Any], events: list[Any]) -> SpanFacts:
     if details:
         # content recorded on the details event reads as if it were on the span
         attributes = {**{k: v for e in details for k, v in e.attributes.items()}, **attributes}
-    facts = SpanFacts(kind=_kind(attributes))
+    prefixes = _prefixes(attributes)
+    facts = SpanFacts(kind=_kind(attributes, prefixes))
     if facts.kind == "llm":
-        _llm_facts(facts, attributes, events)
+        _llm_facts(facts, attributes, events, prefixes)
         facts.tools = _tool_definitions(attributes)
     elif facts.kind == "tool":
         _tool_facts(facts, attributes, events)

@@ -72,11 +72,21 @@ class OtelTrace:
 def scrub_attributes(attributes: dict[str, Any]) -> dict[str, Any]:
     """Attributes without secret headers (``http.request.header.authorization``...), provider
     keys redacted in every text."""
-    return {
-        key: (scrub_text(value) if isinstance(value, str) else scrub_value(value))
-        for key, value in attributes.items()
-        if not is_secret_name(key)
-    }
+    out = {}
+    for key, value in attributes.items():
+        if is_secret_name(key):
+            continue
+        kind = value.__class__
+        if kind is str:
+            out[key] = scrub_text(value)
+        elif kind in _SCALARS or value is None:  # nothing in them to scrub
+            out[key] = value
+        else:
+            out[key] = scrub_value(value)
+    return out
+
+
+_SCALARS = frozenset((int, float, bool))
 
 
 # --------------------------------------------------------------------------- calls
@@ -231,7 +241,8 @@ def trace_of_facts(
     all_spans: list[Span] = []
     for order, (span, facts) in enumerate(read):
         all_spans.append(span)
-        anomalies.extend(f"{_where(span)}: {p}" for p in facts.problems)
+        if facts.problems:
+            anomalies.extend(f"{_where(span)}: {p}" for p in facts.problems)
         if facts.kind == "llm":
             llms.append(_Llm(span, facts, order))
         elif facts.kind == "tool":

@@ -42,6 +42,7 @@ __all__ = [
 ]
 
 _HEX = re.compile(r"[0-9a-fA-F]+")
+_LOWER_HEX = re.compile(r"[0-9a-f]+")
 
 
 @dataclass
@@ -130,8 +131,15 @@ def _otlp_attributes(items: Any) -> dict[str, Any]:
     if isinstance(items, dict):  # some writers put a plain mapping here
         return _flatten(items)
     for item in items or []:
-        if isinstance(item, dict) and isinstance(item.get("key"), str):
-            out[item["key"]] = _otlp_value(item.get("value"))
+        if isinstance(item, dict):
+            key = item.get("key")
+            if isinstance(key, str):
+                value = item.get("value")
+                # most values are strings: read without the walk through every type
+                if value.__class__ is dict and "stringValue" in value:
+                    out[key] = value["stringValue"]
+                else:
+                    out[key] = _otlp_value(value)
     return out
 
 
@@ -156,6 +164,9 @@ def _hex_id(value: Any, width: int) -> str | None:
     or an integer; None when it is none of them (or all zeros, OTLP's "no parent")."""
     if value is None or value == "":
         return None
+    if value.__class__ is str and len(value) == width and _LOWER_HEX.fullmatch(value):
+        # the OTLP JSON rule (lowercase hex of the width): as it is unless all zeros
+        return None if value.count("0") == width else value
     if isinstance(value, int) and not isinstance(value, bool):
         text = f"{value:0{width}x}"
     elif isinstance(value, str):

@@ -64,6 +64,7 @@ if TYPE_CHECKING:
     from rejudge.model._hashing import content_hash as content_hash
     from rejudge.model._hashing import hash_bytes as hash_bytes
     from rejudge.model._hashing import trace_content_hash as trace_content_hash
+    from rejudge.model._hashing import trace_hashes as trace_hashes
     from rejudge.model._judge_calibration import WEAK_KAPPA as WEAK_KAPPA
     from rejudge.model._judge_calibration import CalibrationAgainst as CalibrationAgainst
     from rejudge.model._judge_calibration import CalibrationKind as CalibrationKind
@@ -226,6 +227,7 @@ _EXPORTS: dict[str, str] = {
     "NOT_BEHAVIOUR": "rejudge.model._hashing",
     "NOT_CONTENT": "rejudge.model._hashing",
     "trace_content_hash": "rejudge.model._hashing",
+    "trace_hashes": "rejudge.model._hashing",
     # a judgment's canonical text cut around its trace hash, and the judgment ready for the store
     "join_judgment_text": "rejudge.model._judgment_text",
     "JudgmentTemplate": "rejudge.model._judgment_text",

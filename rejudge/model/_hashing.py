@@ -22,6 +22,7 @@ __all__ = [
     "content_hash",
     "hash_bytes",
     "trace_content_hash",
+    "trace_hashes",
 ]
 
 
@@ -91,3 +92,20 @@ def behaviour_hash(body: dict[str, Any]) -> str:
     :data:`NOT_BEHAVIOUR`: the same for every repeated trial that behaved the same. Stored with
     each trace (``traces.behaviour_hash``), so judging groups repeats without decoding them."""
     return content_hash({k: v for k, v in body.items() if k not in NOT_BEHAVIOUR})
+
+
+def trace_hashes(body: dict[str, Any]) -> tuple[str, str]:
+    """(:func:`trace_content_hash`, :func:`behaviour_hash`) of a stored trace body, the same
+    values, from one encoding of it: the canonical JSON of a mapping is ``{`` its sorted keys,
+    each with its value's canonical JSON, ``}``, and the two texts differ only by the keys they
+    leave out, so every value (the rounds are nearly all of it) is encoded once, not twice."""
+    if not all(isinstance(key, str) for key in body):
+        return trace_content_hash(body), behaviour_hash(body)
+    members = [
+        (key, f"{_ENCODER.encode(key)}:{_ENCODER.encode(body[key])}")
+        for key in sorted(body)
+        if key not in NOT_CONTENT
+    ]
+    content = "{" + ",".join(text for _key, text in members) + "}"
+    behaviour = "{" + ",".join(text for key, text in members if key not in NOT_BEHAVIOUR) + "}"
+    return hash_bytes(content.encode("utf-8")), hash_bytes(behaviour.encode("utf-8"))

@@ -11,7 +11,15 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from rejudge.model import canonical_json, content_hash, hash_bytes, judgment_key
+from rejudge.model import (
+    behaviour_hash,
+    canonical_json,
+    content_hash,
+    hash_bytes,
+    judgment_key,
+    trace_content_hash,
+    trace_hashes,
+)
 from tests.store.store_factories import make_case, make_registry, make_rule_set, make_trace
 
 JSON_SCALARS = (
@@ -115,3 +123,22 @@ def test_canonical_json_ignores_dict_insertion_order(value: dict, rnd) -> None: 
     shuffled = dict(items)
     assert canonical_json(shuffled) == canonical_json(value)
     assert content_hash(shuffled) == content_hash(value)
+
+
+# the keys a stored trace body has, and others, so the left-out keys are drawn often
+BODY_KEYS = st.sampled_from(
+    ["rounds", "timings", "source_ids", "repetition", "case_id", "status", "é", "", 'a"b']
+) | st.text(max_size=8)
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.dictionaries(BODY_KEYS, JSON_VALUES, max_size=8))
+def test_trace_hashes_from_one_encoding_equal_the_two_hashes(body: dict[str, object]) -> None:
+    assert trace_hashes(body) == (trace_content_hash(body), behaviour_hash(body))
+
+
+def test_trace_hashes_of_a_stored_body() -> None:
+    trace = make_trace("case-1")
+    body = trace.model_dump(mode="json")
+    body["timings"] = {"latency_s": 1.5}  # outside both hashes
+    assert trace_hashes(body) == (trace.hash, behaviour_hash(body))
