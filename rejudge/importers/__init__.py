@@ -96,7 +96,9 @@ if TYPE_CHECKING:
     from rejudge.importers._langfuse import LANGFUSE_SOURCE as LANGFUSE_SOURCE
     from rejudge.importers._langfuse import LangfuseFile as LangfuseFile
     from rejudge.importers._langfuse import LangfuseImportResult as LangfuseImportResult
+    from rejudge.importers._langfuse import LangfuseStream as LangfuseStream
     from rejudge.importers._langfuse import import_langfuse as import_langfuse
+    from rejudge.importers._langfuse import iter_langfuse as iter_langfuse
     from rejudge.importers._langfuse import read_langfuse as read_langfuse
     from rejudge.importers._langfuse_doc import LangfuseTrace as LangfuseTrace
     from rejudge.importers._langfuse_doc import is_observation as is_observation
@@ -316,6 +318,8 @@ _EXPORTS: dict[str, str] = {
     "LANGFUSE_SOURCE": "rejudge.importers._langfuse",
     "LangfuseFile": "rejudge.importers._langfuse",
     "LangfuseImportResult": "rejudge.importers._langfuse",
+    "LangfuseStream": "rejudge.importers._langfuse",
+    "iter_langfuse": "rejudge.importers._langfuse",
     "import_langfuse": "rejudge.importers._langfuse",
     "read_langfuse": "rejudge.importers._langfuse",
     "LangfuseTrace": "rejudge.importers._langfuse_doc",

@@ -9,11 +9,20 @@ becomes a trace of an ad-hoc case named by its trace id (no golden calls), in an
 whose registry holds the tools the observations show. Anomalies name the observation and field,
 in the run's config and the import's result. Importing the same file again is a lookup; replay
 re-derives the traces from the file.
+
+An export of any size streams (:func:`iter_langfuse`), as a span file does: JSON Lines a line
+at a time, one document (a list, an API page's ``{"data": [...]}``) an item at a time
+(:mod:`._json_stream`); what each says of a trace waits, grouped by trace id, in memory up to a
+budget and past it in a scratch file (:mod:`._spill`); traces are built one at a time, in the
+order their ids first appear, and stored a batch per transaction into a staged run. Read whole:
+an ingestion batch (a request body) and a log download (one trace). Unlike a whole read, an
+observation id seen under two trace ids stays in both, and an update event that names no trace
+finds its observation only within its own batch (the SDKs name the trace in every update).
 """
 
 from __future__ import annotations
 
-import hashlib
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -22,30 +31,37 @@ from rejudge.errors import InvalidInputError
 from rejudge.importers._adhoc import (
     ADHOC_DOMAIN,
     AdhocImportResult,
+    adhoc_config,
     file_importer,
-    hashed_lines,
-    import_tracer_file,
+    hash_file,
+    store_adhoc_run,
 )
 from rejudge.importers._contract import Importer
+from rejudge.importers._json_stream import Piece, iter_pieces
 from rejudge.importers._langfuse_doc import (
     LangfuseTrace,
+    Record,
+    Router,
+    build_trace,
     is_observation,
     is_trace,
-    traces_of_documents,
 )
 from rejudge.importers._langfuse_messages import read_messages
 from rejudge.importers._langfuse_read import trace_of_observations
+from rejudge.importers._otel import OtelStream
 from rejudge.importers._otel_read import OtelTrace
-from rejudge.importers._otel_spans import iter_documents
 from rejudge.importers._sniff import Detection, Sniff
-from rejudge.model import Case, Golden, Trace
+from rejudge.importers._spill import SPILL_BUDGET, Groups
+from rejudge.model import Case, Golden, RunConfig, Trace
 from rejudge.recorder import scrub_text
 
 __all__ = [
     "LANGFUSE_SOURCE",
     "LangfuseFile",
     "LangfuseImportResult",
+    "LangfuseStream",
     "import_langfuse",
+    "iter_langfuse",
     "read_langfuse",
 ]
 
@@ -70,39 +86,162 @@ def _instruction(trace: LangfuseTrace) -> str | None:
     return scrub_text(users[0]) if users else None
 
 
-def read_langfuse(path: str | Path) -> LangfuseFile:
-    """Read a Langfuse export whole (see the module)."""
+@dataclass
+class LangfuseStream(OtelStream):
+    """What reading an export found, filled in as :func:`iter_langfuse` yields its traces
+    (complete once it has yielded the last)."""
+
+    observations: int = 0
+
+
+class _Document:
+    """One document's pieces (:mod:`._json_stream`) walked as they come, as the whole document
+    would be: a top-level list item by item (a log download, whose rows need each other to find
+    their parents, is read whole: it is one trace), an object's ``data`` items one by one, its
+    other members once it ends."""
+
+    def __init__(self, router: Router, number: int, flush: Callable[[int], None]) -> None:
+        self.router, self.number, self.flush = router, number, flush
+        self.where = f"document {number}"
+        self.items = 0
+        self.rows: list[Any] | None = None  # a log download's rows
+        self.members: dict[str, Any] = {}
+        self.size = 0
+        self.streamed = False
+
+    def piece(self, piece: Piece) -> None:
+        if piece.key is None and not piece.item:  # a whole document
+            self.router.walk(piece.value, self.where)
+            self.flush(piece.size)
+        elif piece.key is None:  # an item of a top-level list
+            first = self.items == 0
+            self.items += 1
+            value = piece.value
+            if first and isinstance(value, dict) and isinstance(value.get("depth"), int):
+                if "parentObservationId" not in value:
+                    self.rows = []
+            if self.rows is not None:
+                self.rows.append(value)
+                self.size += piece.size
+            else:
+                self.router.walk(value, f"{self.where}[{self.items - 1}]")
+                self.flush(piece.size)
+        elif piece.opened:  # a streamed list starts: the key is the API page's data
+            self.members[piece.key] = []
+            self.streamed = True
+        elif piece.item:
+            self.router.walk(piece.value, f"{self.where} data[{self.items}]")
+            self.items += 1
+            self.flush(piece.size)
+        else:
+            self.members[piece.key] = piece.value
+            self.size += piece.size
+
+    def end(self) -> None:
+        if self.rows is not None:
+            self.router.walk(self.rows, self.where)
+        elif self.members:
+            rest = self.members
+            # its data items are walked already; the rest only when the whole document would
+            # have been read as something else (a batch, a trace, a download), whose data
+            # Langfuse never sends beside them
+            page = self.streamed and not (
+                isinstance(rest.get("batch"), list)
+                or is_trace(rest)
+                or isinstance(rest.get("observations"), list)
+            )
+            if not page:
+                self.router.walk(rest, self.where)
+        self.flush(self.size)
+
+
+def iter_langfuse(
+    path: str | Path,
+    found: LangfuseStream,
+    *,
+    budget: int = SPILL_BUDGET,
+    scratch_dir: str | Path | None = None,
+    progress: Callable[[int], None] | None = None,
+) -> Iterator[tuple[OtelTrace, str | None, int]]:
+    """An export's traces in the order their ids first appear, one at a time, each with its
+    name in Langfuse and the bytes its records came from; ``found`` fills in as they come. The
+    file is read a value at a time (JSON Lines by line, one document by item:
+    :mod:`._json_stream`) and what it says of each trace is grouped by trace id in bounded
+    memory (:mod:`._spill`: past ``budget`` bytes, in a scratch file), so memory holds the
+    budget and one trace, not the file. ``progress`` is called with the bytes read."""
     source = Path(path)
     if not source.is_file():
         raise InvalidInputError(f"{source}: not a Langfuse export", file=str(source))
-    digest = hashlib.sha256()
-    problems: list[str] = []
-    documents = [
-        (f"document {n}", document)
-        for n, document in enumerate(
-            iter_documents(hashed_lines(source, digest), problems), start=1
+    problems = found.problems
+    pending: list[tuple[str, Record]] = []
+    with Groups(_same, _same, budget=budget, scratch_dir=scratch_dir, first_seen=True) as groups:
+
+        def flush(size: int) -> None:
+            share = size // len(pending) if pending else 0
+            for key, record in pending:
+                groups.add(key, record, share)
+            pending.clear()
+
+        # the trace view's log download names its trace only in its file name (trace-<id>.json)
+        router = Router(
+            lambda key, record: pending.append((key, record)),
+            problems,
+            source.stem.removeprefix("trace-"),
         )
-    ]
-    # the trace view's log download names its trace only in its file name (trace-<id>.json)
-    found = traces_of_documents(documents, problems, source.stem.removeprefix("trace-"))
-    traces: list[OtelTrace] = []
-    names: dict[str, str | None] = {}
-    for item in found:
-        if not item.observations:
-            problems.append(f"trace {item.id}: no observations; left out")
-            continue
-        read = trace_of_observations(item)
-        read.instruction = read.instruction or _instruction(item)
-        traces.append(read)
-        name = item.fields.get("name")
-        names[item.id] = scrub_text(str(name)) if name is not None else None
-    if not traces:
+        document: _Document | None = None
+        reported = 0
+        with source.open("rb") as fh:
+            for piece in iter_pieces(fh, problems):
+                if document is None or piece.document != document.number:
+                    if document is not None:
+                        document.end()
+                    document = _Document(router, piece.document, flush)
+                document.piece(piece)
+                if progress is not None and fh.tell() - reported >= 1 << 20:
+                    progress(fh.tell() - reported)  # a tick per MiB: a redraw is not free
+                    reported = fh.tell()
+            if document is not None:
+                document.end()
+            if progress is not None and fh.tell() > reported:
+                progress(fh.tell() - reported)
+        found.spilled = groups.spilled
+        for key, records, weight in groups.groups():
+            trace = build_trace(key, records, problems)
+            if trace is None:
+                continue
+            if not trace.observations:
+                problems.append(f"trace {trace.id}: no observations; left out")
+                continue
+            item = trace_of_observations(trace)
+            item.instruction = item.instruction or _instruction(trace)
+            name = trace.fields.get("name")
+            found.note(item)
+            found.observations += len(trace.observations)
+            yield item, (scrub_text(str(name)) if name is not None else None), weight
+    if not found.traces:
         shown = f": {problems[0]}" if problems else ""
         raise InvalidInputError(
             f"{source}: no Langfuse trace with observations in the file{shown}", file=str(source)
         )
-    count = sum(len(t.observations) for t in found)
-    return LangfuseFile(traces, names, problems, f"sha256:{digest.hexdigest()}", count)
+
+
+def _same(record: Record) -> Record:
+    return record  # a record is plain data already (marshal writes it as it is)
+
+
+def read_langfuse(path: str | Path) -> LangfuseFile:
+    """Read a Langfuse export whole into traces (what replay re-derives a run from; an import
+    streams, :func:`iter_langfuse`)."""
+    source = Path(path)
+    if not source.is_file():
+        raise InvalidInputError(f"{source}: not a Langfuse export", file=str(source))
+    found = LangfuseStream()
+    traces: list[OtelTrace] = []
+    names: dict[str, str | None] = {}
+    for item, name, _weight in iter_langfuse(source, found):
+        traces.append(item)
+        names[item.trace_id] = name
+    return LangfuseFile(traces, names, found.problems, hash_file(source), found.observations)
 
 
 # --------------------------------------------------------------------------- the import
@@ -136,22 +275,55 @@ def import_langfuse(
     *,
     run_name: str | None = None,
     suite_name: str | None = None,
+    progress: Callable[[int], None] | None = None,
 ) -> LangfuseImportResult:
-    """Import a Langfuse export as one run (see the module); all of it lands, or none of it."""
+    """Import a Langfuse export as one run (see the module), streamed as a span file is
+    (:func:`rejudge.importers.import_otel`): memory holds a bounded part of the file and one
+    trace, traces are stored a batch per transaction, and the run is visible once all of it is
+    stored (a killed import, run again, resumes). ``progress`` is called with bytes: the file's
+    size as it is read, then again as its traces are stored."""
+    from rejudge.services import StagedItem
+
     source = Path(path)
-    read = read_langfuse(source)
-    return import_tracer_file(
-        LangfuseImportResult,
+    if not source.is_file():
+        raise InvalidInputError(f"{source}: not a Langfuse export", file=str(source))
+    file_hash = hash_file(source)
+    found = LangfuseStream()
+
+    def items() -> Iterator[StagedItem]:
+        for item, name, weight in iter_langfuse(source, found, progress=progress):
+            yield StagedItem(_case(item, name, source.name), item.trace, item.tools, weight)
+
+    def config() -> RunConfig:
+        return adhoc_config(
+            source_tag=LANGFUSE_SOURCE,
+            source=source,
+            file_hash=file_hash,
+            models=sorted(found.models),
+            providers=sorted(found.providers),
+            anomalies=found.anomalies,
+        )
+
+    stored = store_adhoc_run(
         store,
         source,
-        read,
-        [_case(t, read.names.get(t.trace_id), source.name) for t in read.traces],
+        items(),
         prefix="langfuse",
         source_tag=LANGFUSE_SOURCE,
         description=f"Langfuse traces of {source.name}",
+        file_hash=file_hash,
+        config=config,
         run_name=run_name,
         suite_name=suite_name,
-        observations=read.observations,
+        progress=progress,
+    )
+    return LangfuseImportResult.of(
+        stored,
+        found.traces,
+        found.calls,
+        found.anomalies,
+        found.problems,
+        observations=found.observations,
     )
 
 
@@ -220,4 +392,5 @@ LANGFUSE: Importer[LangfuseImportResult] = file_importer(
     source_tag=LANGFUSE_SOURCE,
     kind="Langfuse export",
     rederive=_rederive,
+    streams=True,
 )

@@ -27,10 +27,19 @@ cannot be placed (no id, no trace id) is left out with a problem naming it.
 
 from __future__ import annotations
 
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
-__all__ = ["LangfuseTrace", "traces_of_documents", "is_observation", "is_trace"]
+__all__ = [
+    "LangfuseTrace",
+    "Record",
+    "Router",
+    "build_trace",
+    "is_observation",
+    "is_trace",
+    "traces_of_documents",
+]
 
 #: Langfuse's ``ObservationType`` (the ingestion API's enum); newer SDKs add the agent types
 OBSERVATION_TYPES = frozenset(
@@ -112,18 +121,36 @@ def is_trace(value: Any) -> bool:
     return "id" in value and isinstance(value.get("observations"), list) and "type" not in value
 
 
-class _Collect:
-    def __init__(self, problems: list[str], default_trace_id: str | None) -> None:
+#: what an export says of one trace, in file order: ``(what, payload, where, event)``: the
+#: trace's own ``fields``, an ``observation`` (API field names), or an ``update`` event's body
+#: (``event`` names the event, for the problem of one that updates nothing)
+Record = tuple[str, dict[str, Any], str, str]
+
+
+class Router:
+    """Reads documents into :data:`Record` s, each given to ``add`` with the key of the trace it
+    is about, as the documents come: nothing is held but the ids of one ingestion batch's
+    observations (an update event naming no trace finds it by them). :func:`build_trace` then
+    makes a trace of one key's records."""
+
+    def __init__(
+        self,
+        add: Callable[[str, Record], None],
+        problems: list[str],
+        default_trace_id: str | None,
+    ) -> None:
+        self.add = add
         self.problems = problems
         self.default_trace_id = default_trace_id
-        self.traces: dict[str, LangfuseTrace] = {}
-        self.by_id: dict[str, dict[str, Any]] = {}
+        self._batch: dict[str, str] = {}  # this batch's observation ids -> their trace's key
 
-    def trace(self, trace_id: Any) -> LangfuseTrace:
-        key = str(trace_id)
-        if key not in self.traces:
-            self.traces[key] = LangfuseTrace(key)
-        return self.traces[key]
+    def walk(self, document: Any, where: str) -> None:
+        """Route one document (see the module for the shapes)."""
+        self._batch = {}
+        _walk(document, self, where)
+
+    def trace(self, trace_id: Any, fields: dict[str, Any]) -> None:
+        self.add(str(trace_id), ("fields", fields, "", ""))
 
     def observation(self, raw: dict[str, Any], trace_id: Any, where: str) -> None:
         raw = _api_names(raw)
@@ -136,13 +163,8 @@ class _Collect:
         if trace_id in (None, ""):
             self.problems.append(f"{where}: observation {raw['id']} names no traceId; left out")
             return
-        key = str(raw["id"])
-        if key in self.by_id:  # the same observation twice (a page overlap): the later wins
-            self.by_id[key].update(raw)
-            return
-        observation = dict(raw)
-        self.by_id[key] = observation
-        self.trace(trace_id).observations.append(observation)
+        self._batch[str(raw["id"])] = str(trace_id)
+        self.add(str(trace_id), ("observation", raw, where, ""))
 
     def full_trace(self, value: dict[str, Any], where: str) -> None:
         if isinstance(value.get("trace"), dict):  # the UI's download
@@ -155,8 +177,7 @@ class _Collect:
         if trace_id in (None, ""):
             self.problems.append(f"{where}: a trace without an id; left out")
             return
-        trace = self.trace(trace_id)
-        trace.fields.update({k: v for k, v in head.items() if k not in ("observations", "scores")})
+        self.trace(trace_id, {k: v for k, v in head.items() if k not in ("observations", "scores")})
         nested = head.get("observations") if isinstance(head.get("observations"), list) else []
         # the UI's download lists each observation twice (the trace's summary rows and the
         # full ones); the full ones, read last, win
@@ -173,17 +194,45 @@ class _Collect:
             if body.get("id") in (None, ""):
                 self.problems.append(f"{where}: trace-create without an id; left out")
                 return
-            self.trace(body["id"]).fields.update(body)
+            self.trace(body["id"], body)
         elif kind in _CREATE_TYPES or kind == "observation-create":
             observation_type = _CREATE_TYPES.get(kind) or str(body.get("type") or "SPAN")
             self.observation({**body, "type": observation_type}, body.get("traceId"), where)
         elif kind in _UPDATES:
-            found = self.by_id.get(str(body.get("id")))
-            if found is None:
+            # an update names its trace (the SDKs send traceId); one that does not is placed by
+            # the observation it updates, when its batch created it
+            trace_id = body.get("traceId") or self._batch.get(str(body.get("id")))
+            if trace_id in (None, ""):
                 self.problems.append(f"{where}: {kind} of an unknown observation; left out")
             else:
-                found.update({k: v for k, v in body.items() if v is not None})
+                self.add(str(trace_id), ("update", body, where, kind))
         # score-create and sdk-log carry no conversation
+
+
+def build_trace(key: str, records: Iterable[Record], problems: list[str]) -> LangfuseTrace | None:
+    """One trace of its records in file order: its fields, its observations (the same id
+    again merges into the first, the later fields winning: a page overlap), updates merged
+    into the observation they name; None when the records hold neither fields nor
+    observations."""
+    trace = LangfuseTrace(key)
+    by_id: dict[str, dict[str, Any]] = {}
+    for what, payload, where, event in records:
+        if what == "fields":
+            trace.fields.update(payload)
+        elif what == "observation":
+            oid = str(payload["id"])
+            if oid in by_id:
+                by_id[oid].update(payload)
+            else:
+                by_id[oid] = observation = dict(payload)
+                trace.observations.append(observation)
+        else:
+            found = by_id.get(str(payload.get("id")))
+            if found is None:
+                problems.append(f"{where}: {event} of an unknown observation; left out")
+            else:
+                found.update({k: v for k, v in payload.items() if v is not None})
+    return trace if trace.observations or trace.fields else None
 
 
 def _parents_from_depth(items: list[Any]) -> list[Any]:
@@ -203,7 +252,7 @@ def _parents_from_depth(items: list[Any]) -> list[Any]:
     return out
 
 
-def _walk(document: Any, collect: _Collect, where: str) -> None:
+def _walk(document: Any, collect: Router, where: str) -> None:
     if isinstance(document, list):
         for n, item in enumerate(_parents_from_depth(document)):
             _walk(item, collect, f"{where}[{n}]")
@@ -233,8 +282,14 @@ def traces_of_documents(
 ) -> list[LangfuseTrace]:
     """The traces of parsed documents (each with where it came from: ``line 3``), in the
     order their ids first appear; an observation naming no trace belongs to
-    ``default_trace_id`` when given (the log download's, named by its file)."""
-    collect = _Collect(problems, default_trace_id)
+    ``default_trace_id`` when given (the log download's, named by its file). (A file of any
+    size streams instead, :func:`rejudge.importers._langfuse.iter_langfuse`: the same records
+    grouped in bounded memory.)"""
+    grouped: dict[str, list[Record]] = {}
+    router = Router(
+        lambda key, record: grouped.setdefault(key, []).append(record), problems, default_trace_id
+    )
     for where, document in documents:
-        _walk(document, collect, where)
-    return [t for t in collect.traces.values() if t.observations or t.fields]
+        router.walk(document, where)
+    built = (build_trace(key, records, problems) for key, records in grouped.items())
+    return [trace for trace in built if trace is not None]

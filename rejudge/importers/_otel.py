@@ -90,6 +90,7 @@ class OtelStream:
     models: set[str] = field(default_factory=set)
     providers: set[str] = field(default_factory=set)
     anomalies: dict[str, list[str]] = field(default_factory=dict)
+    spilled: int = 0  # how many times the records held were written out to the scratch file
 
     def note(self, item: OtelTrace) -> None:
         self.traces += 1
@@ -154,6 +155,7 @@ def iter_otel(
         finally:
             if collecting:
                 gc.enable()
+        found.spilled = groups.spilled
         for trace_id, spans, weight in groups.groups():
             item = trace_of_spans(trace_id, spans)
             found.note(item)

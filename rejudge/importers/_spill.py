@@ -4,9 +4,10 @@ trace at a time although a trace's spans may lie anywhere in it.
 :class:`Groups` holds what it is given in memory up to a budget (bytes of the file they were
 read from); past it, everything held is written to a scratch SQLite file (stdlib ``sqlite3``,
 ``marshal``-packed, in a temporary folder removed on close) and memory starts again. Read back,
-the groups come in key order, each with its records in the order they were added, so a reader
-gets the same groups whatever the budget: memory is bounded by the budget plus the largest
-group, not by the file. A file that fits the budget never touches the disk.
+the groups come in key order (or, asked, in the order their keys were first added), each with
+its records in the order they were added, so a reader gets the same groups whatever the budget:
+memory is bounded by the budget plus the largest group, not by the file. A file that fits the
+budget never touches the disk.
 """
 
 from __future__ import annotations
@@ -38,8 +39,10 @@ class Groups(Generic[T]):
         *,
         budget: int = SPILL_BUDGET,
         scratch_dir: str | Path | None = None,
+        first_seen: bool = False,
     ) -> None:
         self._pack, self._unpack = pack, unpack
+        self._first_seen = first_seen  # groups in the order keys came, not in key order
         self._budget = budget
         self._scratch_dir = scratch_dir
         self._held: dict[str, list[T]] = {}
@@ -99,16 +102,20 @@ class Groups(Generic[T]):
         return len(self._held)
 
     def groups(self) -> Iterator[tuple[str, list[T], int]]:
-        """Every key in order with its records (in the order added) and their weight."""
+        """Every key in order (see the module) with its records (in the order added) and their
+        weight."""
         if self._db is None:
             held, weights = self._held, self._weights
             self._held, self._weights, self._held_bytes = {}, {}, 0
-            for key in sorted(held):
+            for key in list(held) if self._first_seen else sorted(held):
                 yield key, held.pop(key), weights[key]
             return
         self._spill()
         db = self._db
         db.execute("CREATE INDEX chunk_key ON chunk (key, seq)")
+        if self._first_seen:
+            yield from self._first_seen_groups(db)
+            return
         current: str | None = None
         records: list[T] = []
         weight = 0
@@ -123,6 +130,21 @@ class Groups(Generic[T]):
             weight += chunk_weight
         if current is not None:
             yield current, records, weight
+
+    def _first_seen_groups(self, db: sqlite3.Connection) -> Iterator[tuple[str, list[T], int]]:
+        # a spill writes its keys in the order they came and numbers its chunks on from the
+        # last spill's, so a key's first chunk number is where it was first added; the keys are
+        # sorted by it in SQLite (on disk past its cache), each group then read by its index
+        keys = db.execute("SELECT key, MIN(seq) AS first FROM chunk GROUP BY key ORDER BY first")
+        for key, _first in keys:
+            records: list[T] = []
+            weight = 0
+            for chunk_weight, data in db.execute(
+                "SELECT weight, data FROM chunk WHERE key = ? ORDER BY seq", (key,)
+            ):
+                records.extend(self._unpack(item) for item in marshal.loads(data))
+                weight += chunk_weight
+            yield key, records, weight
 
     def close(self) -> None:
         if self._db is not None:

@@ -34,6 +34,24 @@ def test_groups_come_back_by_key_in_the_order_added_whatever_the_budget() -> Non
     assert all(weight == 10 * len(records) for _key, records, weight in whole)
 
 
+def test_groups_can_come_back_in_the_order_their_keys_first_came() -> None:
+    # keys first seen in an order that is not theirs, some only after several spills
+    added = [(f"k{(n * 5) % 11}", n) for n in range(120)] + [("a-late", 999), ("k3", 1000)]
+    seen = list(dict.fromkeys(key for key, _n in added))
+    assert seen != sorted(seen)
+    outputs = []
+    for budget in (0, 30, 10**9):
+        with Groups[int](lambda r: r, lambda d: d, budget=budget, first_seen=True) as groups:
+            for key, n in added:
+                groups.add(key, n, weight=3)
+            outputs.append((groups.spilled, list(groups.groups())))
+    (spilled_small, small), (spilled_mid, mid), (spilled_none, whole) = outputs
+    assert spilled_small == len(added) and spilled_mid > 1 and spilled_none == 0
+    assert small == mid == whole
+    assert [key for key, _records, _w in whole] == seen
+    assert dict((k, r) for k, r, _w in whole)["k3"] == [n for k, n in added if k == "k3"]
+
+
 def test_the_scratch_file_is_gone_once_closed(tmp_path: Path) -> None:
     groups = Groups[int](lambda r: r, lambda d: d, budget=0, scratch_dir=tmp_path)
     groups.add("a", 1, 1)
