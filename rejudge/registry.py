@@ -1,13 +1,16 @@
 """The one extension registry: every kind of thing rejudge looks up by name.
 
 Kinds (:data:`KINDS`): ``tier``, ``wire_format``, ``world``, ``domain``, ``rule_set``,
-``rubric``, ``provider``, ``importer``. A name is only ever *looked up*: no module is imported because a
-user typed its name. Three ways a name gets here:
+``rubric``, ``provider``, ``importer``. A name is only ever *looked up*: no module is imported
+because a user typed its name. Two ways a name gets here:
 
-- **registered**: ``register(kind, name, value)`` (or ``register_factory`` for something costly
-  to build, such as a world's 5 MB of data: built on its first lookup, then kept);
-- **declared built-in**: ``declare(kind, name, module)``: the module registers the name when it
-  is imported, which happens on the name's first lookup (so ``import rejudge`` stays cheap);
+- **a built-in**, declared one way for every kind: its line in :data:`BUILTINS` (kind -> name ->
+  module). Listings and lookups in any process see it without importing anything; its module is
+  imported on the name's first lookup (so ``import rejudge`` stays cheap) and registers it at
+  its top level through the kind's ``register_*`` helper, which calls ``register(kind, name,
+  value)`` (or ``register_factory`` for something costly to build, such as a world's 5 MB of
+  data: built on its first lookup, then kept). tests/test_architecture_builtins.py checks that
+  every built-in is registered by the module its line names, and nothing else is;
 - **a plugin**: another package names a callable in the ``rejudge.plugins`` entry-point group
   (as simonw/llm's plugins do)::
 
@@ -18,8 +21,10 @@ user typed its name. Three ways a name gets here:
   or a listing is asked for; it calls ``registry.register(...)`` for what it adds. A plugin that
   fails to load is reported by name, never swallowed.
 
-A lookup of an unknown name raises the kind's :class:`~rejudge.errors.NotFoundError` subclass
-with the known names, so every "unknown X" message in rejudge says the same thing.
+(A program may also call ``register`` itself, as the tests do.) A lookup of an unknown name raises the kind's :class:`~rejudge.errors.NotFoundError` subclass
+(configured by the kind's package) with ``unknown KIND 'NAME' (known: a, b, c)``, every built-in
+and plugin's name sorted; each kind's wrapper (``get_tier``, ``get_wire_format``,
+``load_rule_set``, ...) reaches this one error rather than composing its own.
 """
 
 from __future__ import annotations
@@ -399,12 +404,12 @@ BUILTINS: dict[str, dict[str, str]] = {
         "task-success-brief@1": "rejudge.judge._rubrics",
         "nl-assertions-brief@1": "rejudge.judge._rubrics",
     },
-    # the clients the recorder talks to models through
+    # the clients the recorder talks to models through (each registered by its client's module)
     "provider": {
-        "openai": "rejudge.recorder.providers",
-        "local": "rejudge.recorder.providers",
-        "llama-cpp": "rejudge.recorder.providers",
-        "anthropic": "rejudge.recorder.providers",
+        "openai": "rejudge.recorder.providers._openai",
+        "local": "rejudge.recorder.providers._openai",
+        "llama-cpp": "rejudge.recorder.providers._openai",
+        "anthropic": "rejudge.recorder.providers._anthropic",
     },
     # each importer's module registers its Importer (rejudge.importers._contract) at its bottom
     "importer": {

@@ -3,7 +3,7 @@
 Every file a row names exists (a ``<name>`` placeholder: the folder holds at least one file of
 that shape, the ones already added), no row names more than two files, and a new importer, tier
 and world are found by the registry from their two files alone: the module written, and the one
-line that declares it (a ``BUILTINS`` / ``BUILTIN_TIERS`` line is what ``REGISTRY.declare(kind,
+line that declares it (a ``BUILTINS`` line is what ``REGISTRY.declare(kind,
 name, module)`` does when its table is imported, so the test declares it the same way).
 """
 

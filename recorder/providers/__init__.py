@@ -1,4 +1,8 @@
-"""Providers: translate the neutral conversation into a wire request and the response back."""
+"""Providers: translate the neutral conversation into a wire request and the response back.
+
+Each built-in provider is registered by its client's module (``register_provider`` at its
+bottom) and declared by its line in ``rejudge.registry.BUILTINS["provider"]``.
+"""
 
 from __future__ import annotations
 
@@ -45,30 +49,3 @@ __all__ = [
     "provider_names",
     "register_provider",
 ]
-
-register_provider("openai", lambda: OpenAIChatProvider())
-register_provider(
-    "local",
-    lambda: OpenAIChatProvider(
-        name="local",
-        default_base_url="http://127.0.0.1:8000/v1",
-        api_key_env=None,  # a local server takes no key
-        stream_usage=False,
-        # llama-cpp-python's server answers 500 to an assistant message with content null
-        null_content="",
-    ),
-)
-register_provider(
-    "llama-cpp",
-    lambda: OpenAIChatProvider(
-        name="llama-cpp",
-        default_base_url="http://127.0.0.1:8000/v1",
-        api_key_env=None,
-        stream_usage=False,
-        null_content="",
-        # chatml-function-calling never renders role "tool": without an echo the model never
-        # sees a result and repeats its call until the round budget ends
-        echo_tool_results=True,
-    ),
-)
-register_provider("anthropic", lambda: AnthropicMessagesProvider())

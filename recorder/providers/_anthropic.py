@@ -13,6 +13,7 @@ from rejudge.recorder.providers._base import (
     ToolMessage,
     UserMessage,
     WireRequest,
+    register_provider,
 )
 from rejudge.recorder.wire import WIRE_ANTHROPIC, get_wire_format
 
@@ -126,3 +127,6 @@ class AnthropicMessagesProvider(Provider):
 
     def auth_headers(self, api_key: str | None) -> dict[str, str]:
         return {"x-api-key": api_key} if api_key else {}
+
+
+register_provider("anthropic", lambda: AnthropicMessagesProvider())

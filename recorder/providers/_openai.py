@@ -13,6 +13,7 @@ from rejudge.recorder.providers._base import (
     ToolMessage,
     UserMessage,
     WireRequest,
+    register_provider,
 )
 from rejudge.recorder.wire import WIRE_OPENAI_CHAT, get_wire_format
 
@@ -129,3 +130,31 @@ class OpenAIChatProvider(Provider):
 
     def auth_headers(self, api_key: str | None) -> dict[str, str]:
         return {"authorization": f"Bearer {api_key}"} if api_key else {}
+
+
+# the built-in providers over OpenAI chat: the hosted API and two local servers
+register_provider("openai", lambda: OpenAIChatProvider())
+register_provider(
+    "local",
+    lambda: OpenAIChatProvider(
+        name="local",
+        default_base_url="http://127.0.0.1:8000/v1",
+        api_key_env=None,  # a local server takes no key
+        stream_usage=False,
+        # llama-cpp-python's server answers 500 to an assistant message with content null
+        null_content="",
+    ),
+)
+register_provider(
+    "llama-cpp",
+    lambda: OpenAIChatProvider(
+        name="llama-cpp",
+        default_base_url="http://127.0.0.1:8000/v1",
+        api_key_env=None,
+        stream_usage=False,
+        null_content="",
+        # chatml-function-calling never renders role "tool": without an echo the model never
+        # sees a result and repeats its call until the round budget ends
+        echo_tool_results=True,
+    ),
+)
