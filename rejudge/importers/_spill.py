@@ -3,7 +3,9 @@ trace at a time although a trace's spans may lie anywhere in it.
 
 :class:`Groups` holds what it is given in memory up to a budget (bytes of the file they were
 read from); past it, everything held is written to a scratch SQLite file (stdlib ``sqlite3``,
-``marshal``-packed, in a temporary folder removed on close) and memory starts again. Read back,
+``marshal``-packed, in a temporary folder removed on close; a process killed before it closes
+leaves its folder, named by its pid, which the next spill in that place removes once that
+process is gone) and memory starts again. Read back,
 the groups come in key order (or, asked, in the order their keys were first added), each with
 its records in the order they were added, so a reader gets the same groups whatever the budget:
 memory is bounded by the budget plus the largest group, not by the file. A file that fits the
@@ -13,6 +15,9 @@ budget never touches the disk.
 from __future__ import annotations
 
 import marshal
+import os
+import re
+import shutil
 import sqlite3
 import tempfile
 from collections.abc import Callable, Iterator
@@ -26,6 +31,34 @@ __all__ = ["Groups", "SPILL_BUDGET"]
 SPILL_BUDGET = 8 * 1024 * 1024
 
 T = TypeVar("T")
+
+_PREFIX = "rejudge-spill-"
+_FOLDER = re.compile(rf"{_PREFIX}(\d+)-")
+
+
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True  # another user's process
+    return True
+
+
+def _remove_stale(scratch_dir: str | Path | None) -> None:
+    """Remove the scratch folders that processes killed mid-import left (kill -9 runs no
+    cleanup): those named by a pid that is no longer running. A live import's folder is left
+    alone, and a pid reused since only keeps its folder a while longer."""
+    where = Path(scratch_dir if scratch_dir is not None else tempfile.gettempdir())
+    try:
+        names = os.listdir(where)
+    except OSError:
+        return
+    for name in names:
+        found = _FOLDER.match(name)
+        if found is not None and not _alive(int(found.group(1))):
+            shutil.rmtree(where / name, ignore_errors=True)
 
 
 class Groups(Generic[T]):
@@ -66,8 +99,9 @@ class Groups(Generic[T]):
 
     def _open(self) -> sqlite3.Connection:
         if self._db is None:
+            _remove_stale(self._scratch_dir)
             self._folder = tempfile.TemporaryDirectory(
-                prefix="rejudge-spill-", dir=self._scratch_dir
+                prefix=f"{_PREFIX}{os.getpid()}-", dir=self._scratch_dir
             )
             self._db = sqlite3.connect(
                 Path(self._folder.name) / "groups.sqlite", isolation_level=None

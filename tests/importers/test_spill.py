@@ -5,6 +5,10 @@ order the spans come in, or how many lines a trace is spread over."""
 from __future__ import annotations
 
 import json
+import os
+import signal
+import subprocess
+import sys
 from pathlib import Path
 from typing import Any
 
@@ -154,3 +158,36 @@ def test_one_document_too_big_to_stream_is_refused_in_one_line(
     # under the limit, the same document reads whole
     monkeypatch.setattr(otel_module, "DOCUMENT_LIMIT", 10**9)
     assert read_otel(pretty).traces
+
+
+def test_a_scratch_folder_left_by_a_killed_import_is_removed_by_the_next(tmp_path: Path) -> None:
+    """kill -9 runs no cleanup: the killed process's scratch folder stays until the next spill
+    in the same place sees that its process is gone; a live process's folder is left alone."""
+    child = subprocess.Popen(
+        [
+            sys.executable,
+            "-c",
+            "import sys, time\n"
+            "from rejudge.importers._spill import Groups\n"
+            f"g = Groups(lambda r: r, lambda d: d, budget=0, scratch_dir={str(tmp_path)!r})\n"
+            "g.add('k', {'span': 1}, 10)\n"
+            "print('spilled', flush=True)\n"
+            "time.sleep(60)\n",
+        ],
+        stdout=subprocess.PIPE,
+        text=True,
+    )
+    assert child.stdout is not None and child.stdout.readline().strip() == "spilled"
+    [left] = list(tmp_path.iterdir())
+    assert left.name.startswith(f"rejudge-spill-{child.pid}-")
+    os.kill(child.pid, signal.SIGKILL)
+    child.wait()
+    assert left.exists()  # nothing ran on the kill
+    with Groups[int](lambda r: r, lambda d: d, budget=0, scratch_dir=tmp_path) as live:
+        live.add("a", 1, 1)  # this spill clears the dead process's folder, not its own
+        [mine] = list(tmp_path.iterdir())
+        assert mine.name.startswith(f"rejudge-spill-{os.getpid()}-")
+        with Groups[int](lambda r: r, lambda d: d, budget=0, scratch_dir=tmp_path) as other:
+            other.add("b", 2, 1)
+            assert mine.exists() and len(list(tmp_path.iterdir())) == 2
+    assert list(tmp_path.iterdir()) == []
