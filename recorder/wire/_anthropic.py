@@ -19,6 +19,7 @@ from rejudge.recorder.wire._common import (
     iter_sse,
     load_json_event,
     make_call,
+    nonempty_str,
     text_or_none,
     user_texts_of,
 )
@@ -62,7 +63,7 @@ def _server_tools(
     """``(kind, id, name, input)`` of each server block, with the result block sent under its id."""
     return [
         ServerToolUse(
-            id=bid if isinstance(bid, str) and bid else None,
+            id=nonempty_str(bid),
             name=name if isinstance(name, str) else kind,
             input=raw_input,
             result=results.get(bid),
@@ -260,7 +261,7 @@ def anthropic_tool_results(body: Any) -> list[SentToolResult]:
             is_error = block.get("is_error")
             out.append(
                 SentToolResult(
-                    call_id=cid if isinstance(cid, str) and cid else None,
+                    call_id=nonempty_str(cid),
                     content=_result_content(block.get("content")),
                     is_error=is_error if isinstance(is_error, bool) else None,
                 )

@@ -25,6 +25,7 @@ from rejudge.recorder.wire._common import (
     compact_json,
     load_json_event,
     make_call,
+    nonempty_str,
     strict_loads,
     text_or_none,
     tool_spec,
@@ -336,7 +337,7 @@ class BedrockConverse(_AwsStreamed):
                 status = result.get("status")
                 out.append(
                     SentToolResult(
-                        call_id=cid if isinstance(cid, str) and cid else None,
+                        call_id=nonempty_str(cid),
                         content=_result_content(result.get("content")),
                         is_error=(status == "error") if isinstance(status, str) else None,
                     )
@@ -355,7 +356,7 @@ class BedrockConverse(_AwsStreamed):
                     cid = use.get("toolUseId")
                     turn.append(
                         EchoedCall(
-                            id=cid if isinstance(cid, str) and cid else None,
+                            id=nonempty_str(cid),
                             name=use.get("name") if isinstance(use.get("name"), str) else None,
                             arguments_raw=compact_json(use["input"]) if "input" in use else None,
                         )

@@ -24,10 +24,8 @@ from rejudge.recorder.wire._common import (
     text_or_none,
 )
 from rejudge.recorder.wire._format import (
-    DETECT_NONE,
-    DETECT_PATH,
-    DETECT_RESPONSE,
     Probe,
+    detect_chat_answered,
     is_event_stream,
 )
 from rejudge.recorder.wire._openai_chat import ChatCompletionsRequests
@@ -197,13 +195,7 @@ class CohereChat(ChatCompletionsRequests):
     title = "Cohere v2 chat"
 
     def detect(self, probe: Probe) -> int:
-        if probe.path.endswith("/v2/chat"):
-            return DETECT_PATH
-        body = probe.body
-        if isinstance(body, dict) and isinstance(body.get("messages"), list):
-            if _cohere_response(probe.response):
-                return DETECT_RESPONSE
-        return DETECT_NONE
+        return detect_chat_answered(probe, "/v2/chat", _cohere_response)
 
     def other_endpoint(self, probe: Probe) -> bool:
         # embeddings and reranking (v1 and v2) carry no chat turn

@@ -25,6 +25,7 @@ from rejudge.recorder.wire._common import (
     int_usage,
     iter_json_lines,
     make_call,
+    nonempty_str,
     text_or_none,
     tool_spec,
 )
@@ -83,7 +84,7 @@ def parse_cohere_v1_chat(body: dict[str, Any]) -> AssistantTurn:
         err = "the model's generation failed"
     text = body.get("text")
     return AssistantTurn(
-        text=text if isinstance(text, str) and text else None,
+        text=nonempty_str(text),
         calls=_calls(body.get("tool_calls")),
         finish_reason=finish if isinstance(finish, str) else None,
         usage=_usage(body.get("meta")),
@@ -232,7 +233,7 @@ class CohereChatV1(WireFormat):
                 cid, name = tc.get("id"), tc.get("name")
                 turn.append(
                     EchoedCall(
-                        id=cid if isinstance(cid, str) and cid else None,
+                        id=nonempty_str(cid),
                         name=name if isinstance(name, str) else None,
                         arguments_raw=compact_json(args) if args is not None else None,
                     )

@@ -289,6 +289,12 @@ def load_json_event(data: str) -> Any:
         return None
 
 
+def nonempty_str(value: Any) -> str | None:
+    """``value`` when it is a non-empty string, else None: how a reader keeps an id, a name or a
+    text a body may leave out, send empty or send as another JSON type."""
+    return value if isinstance(value, str) and value else None
+
+
 def text_or_none(parts: list[str]) -> str | None:
     text = "".join(parts)
     return text if text != "" else None

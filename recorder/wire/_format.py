@@ -21,7 +21,7 @@ Parsers never raise on malformed input: what cannot be read is reported in the t
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any, ClassVar
 from urllib.parse import urlsplit
@@ -119,6 +119,20 @@ def make_probe(
         except (ValueError, RecursionError):
             body = None
     return Probe(path=path, body=body, headers=response_headers, response=response_body, host=host)
+
+
+def detect_chat_answered(probe: Probe, path_suffix: str, answered: Callable[[Any], bool]) -> int:
+    """How surely ``probe`` speaks an API whose endpoint path ends in ``path_suffix`` and whose
+    requests look like chat completions' (a ``messages`` list): its path names it; without
+    that, only a response in its own shape (``answered``) does, since the request alone could
+    be any chat API's."""
+    if probe.path.endswith(path_suffix):
+        return DETECT_PATH
+    body = probe.body
+    if isinstance(body, dict) and isinstance(body.get("messages"), list):
+        if answered(probe.response):
+            return DETECT_RESPONSE
+    return DETECT_NONE
 
 
 def is_event_stream(body: Any, response_headers: Mapping[str, Any] | None = None) -> bool:

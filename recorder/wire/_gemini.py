@@ -20,6 +20,7 @@ from rejudge.recorder.wire._common import (
     iter_sse,
     load_json_event,
     make_call,
+    nonempty_str,
     strict_loads,
     text_or_none,
     tool_spec,
@@ -191,7 +192,7 @@ def gemini_tool_results(body: Any) -> list[SentToolResult]:
                 response = response["return_value"]
             out.append(
                 SentToolResult(
-                    call_id=cid if isinstance(cid, str) and cid else None,
+                    call_id=nonempty_str(cid),
                     content=response,
                     name=fr.get("name") if isinstance(fr.get("name"), str) else None,
                 )
@@ -217,7 +218,7 @@ def gemini_echoed_calls(body: Any) -> list[list[EchoedCall]]:
                 cid = fc.get("id")
                 turn.append(
                     EchoedCall(
-                        id=cid if isinstance(cid, str) and cid else None,
+                        id=nonempty_str(cid),
                         name=fc.get("name") if isinstance(fc.get("name"), str) else None,
                         arguments_raw=compact_json(fc.get("args"))
                         if fc.get("args") is not None

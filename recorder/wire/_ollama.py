@@ -24,15 +24,14 @@ from rejudge.recorder.wire._common import (
     iter_json_lines,
     load_json_event,
     make_call,
+    nonempty_str,
     text_or_none,
     user_texts_of,
 )
 from rejudge.recorder.wire._format import (
-    DETECT_NONE,
-    DETECT_PATH,
-    DETECT_RESPONSE,
     Probe,
     WireFormat,
+    detect_chat_answered,
 )
 from rejudge.recorder.wire._register import register_wire_format
 
@@ -160,13 +159,7 @@ class OllamaChat(WireFormat):
     title = "Ollama chat"
 
     def detect(self, probe: Probe) -> int:
-        if probe.path.endswith("/api/chat"):
-            return DETECT_PATH
-        body = probe.body
-        if isinstance(body, dict) and isinstance(body.get("messages"), list):
-            if ollama_response(probe.response):
-                return DETECT_RESPONSE
-        return DETECT_NONE
+        return detect_chat_answered(probe, "/api/chat", ollama_response)
 
     def other_endpoint(self, probe: Probe) -> bool:
         # embeddings, model listings and pulls of the same API carry no chat turn
@@ -202,9 +195,9 @@ class OllamaChat(WireFormat):
             cid = msg.get("tool_call_id")
             out.append(
                 SentToolResult(
-                    call_id=cid if isinstance(cid, str) and cid else None,
+                    call_id=nonempty_str(cid),
                     content=msg.get("content"),
-                    name=name if isinstance(name, str) and name else None,
+                    name=nonempty_str(name),
                 )
             )
         return out

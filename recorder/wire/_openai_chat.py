@@ -20,6 +20,7 @@ from rejudge.recorder.wire._common import (
     load_json_event,
     make_call,
     make_freeform_call,
+    nonempty_str,
     stream_head,
     text_or_none,
     user_texts_of,
@@ -304,7 +305,7 @@ def openai_chat_tool_results(body: Any) -> list[SentToolResult]:
             cid = msg.get("tool_call_id")
             out.append(
                 SentToolResult(
-                    call_id=cid if isinstance(cid, str) and cid else None,
+                    call_id=nonempty_str(cid),
                     content=_message_text(msg.get("content")),
                     name=msg.get("name") if isinstance(msg.get("name"), str) else None,
                 )
@@ -341,7 +342,7 @@ def openai_chat_echoed_calls(body: Any) -> list[list[EchoedCall]]:
             args = fn.get("input") if custom else fn.get("arguments")
             turn.append(
                 EchoedCall(
-                    id=cid if isinstance(cid, str) and cid else None,
+                    id=nonempty_str(cid),
                     name=fn.get("name") if isinstance(fn.get("name"), str) else None,
                     arguments_raw=args if isinstance(args, str) else None,
                 )

@@ -18,6 +18,7 @@ from rejudge.recorder.wire._common import (
     load_json_event,
     make_call,
     make_freeform_call,
+    nonempty_str,
     parse_arguments,
     stream_head,
     text_or_none,
@@ -91,7 +92,7 @@ def _server_tool(item: dict[str, Any]) -> ServerToolUse | None:
         result = next(iter(result.values()))
     item_id = item.get("id")
     return ServerToolUse(
-        id=item_id if isinstance(item_id, str) and item_id else None,
+        id=nonempty_str(item_id),
         name=name,
         input=raw_input or None,
         result=result,
@@ -297,7 +298,7 @@ def openai_responses_tool_results(body: Any) -> list[SentToolResult]:
         cid = item.get("call_id")
         out.append(
             SentToolResult(
-                call_id=cid if isinstance(cid, str) and cid else None,
+                call_id=nonempty_str(cid),
                 content=_output_content(item.get("output")),
             )
         )
@@ -316,7 +317,7 @@ def openai_responses_echoed_calls(body: Any) -> list[list[EchoedCall]]:
             args = item.get("input" if item.get("type") == "custom_tool_call" else "arguments")
             current.append(
                 EchoedCall(
-                    id=cid if isinstance(cid, str) and cid else None,
+                    id=nonempty_str(cid),
                     name=item.get("name") if isinstance(item.get("name"), str) else None,
                     arguments_raw=args if isinstance(args, str) else None,
                 )
