@@ -1,7 +1,8 @@
 """What τ-bench's airline world (``tau_airline``) and τ²'s (``tau2_airline``) do to the letter
 alike: τ²'s airline tools descend from τ-bench's, and both worlds' recordings show the same
 constants, airport list, reservation and certificate numbering, calculator, how a booking is
-paid, and the way a change of baggage or flights is checked, paid and written.
+paid and a cancellation refunded, and the way a change of baggage or flights is checked, paid
+and written.
 
 Only behaviour is here, never wording: τ-bench words a refusal in lower case and τ² capitalises
 it, and each prints its own records, so a shared rule raises a :class:`ToolError` with its
@@ -30,6 +31,7 @@ __all__ = [
     "PRICE_PER_NONFREE_BAG",
     "arithmetic",
     "book_payments",
+    "cancel",
     "change_baggages",
     "change_flights",
     "free_certificate_id",
@@ -189,6 +191,19 @@ def book_payments(
             del owner["payment_methods"][payment["payment_id"]]
     owner["reservations"].append(reservation_id)
     return reservation_id
+
+
+def cancel(state: WorldState, reservation_id: str) -> dict[str, Any]:
+    """Cancel an existing reservation: every payment is refunded to where it came from, as a
+    negative entry of the history. The edited reservation."""
+    reservation = state.edit("reservations", reservation_id)
+    refunds = [
+        {"payment_id": payment["payment_id"], "amount": -payment["amount"]}
+        for payment in reservation["payment_history"]
+    ]
+    reservation["payment_history"].extend(refunds)
+    reservation["status"] = "cancelled"
+    return reservation
 
 
 # ---------------------------------------------------------------------- changes

@@ -16,6 +16,7 @@ from rejudge.suites.worlds._airline import (
     INSURANCE_PER_PASSENGER,
     PRICE_PER_NONFREE_BAG,
     book_payments,
+    cancel,
     change_baggages,
     change_flights,
     free_certificate_id,
@@ -122,15 +123,7 @@ def book_reservation(
 
 def cancel_reservation(state: WorldState, reservation_id: str) -> str:
     reservation_record(state, reservation_id)
-    reservation = state.edit("reservations", reservation_id)
-    # every payment is refunded to where it came from, a negative entry of the history
-    refunds = [
-        {"payment_id": payment["payment_id"], "amount": -payment["amount"]}
-        for payment in reservation["payment_history"]
-    ]
-    reservation["payment_history"].extend(refunds)
-    reservation["status"] = "cancelled"
-    return dump(reservation)
+    return dump(cancel(state, reservation_id))
 
 
 def send_certificate(state: WorldState, user_id: str, amount: int | float) -> str:

@@ -15,6 +15,7 @@ from rejudge.suites.worlds._airline import (
     INSURANCE_PER_PASSENGER,
     PRICE_PER_NONFREE_BAG,
     book_payments,
+    cancel,
     free_certificate_id,
 )
 
@@ -71,15 +72,7 @@ def book_reservation(
 
 def cancel_reservation(state: WorldState, reservation_id: str) -> CallResult:
     reservation_of(state, reservation_id)
-    reservation = state.edit("reservations", reservation_id)
-    # every payment is refunded to where it came from, as a negative entry of the history
-    refunds = [
-        {"payment_id": payment["payment_id"], "amount": -payment["amount"]}
-        for payment in reservation["payment_history"]
-    ]
-    reservation["payment_history"].extend(refunds)
-    reservation["status"] = "cancelled"
-    return ok(reservation)
+    return ok(cancel(state, reservation_id))
 
 
 def send_certificate(state: WorldState, user_id: str, amount: int | float) -> CallResult:
