@@ -11,7 +11,7 @@ from rejudge.judge import load_rule_set
 from rejudge.store import EvaluatedTrace, Store
 from rejudge.suites.domains.retail import retail_registry
 
-from rejudge.errors import InvalidInputError
+from rejudge.errors import InvalidInputError, NotFoundError
 from rejudge.model import RunConfig
 from rejudge.registry import REGISTRY
 from rejudge.services import judge_run
@@ -79,7 +79,9 @@ def test_another_world_version_is_its_own_judgment(store: Store) -> None:
 
 def test_a_bad_world_version_is_one_error_naming_the_option(store: Store) -> None:
     rules = load_rule_set("standard@2")
-    with pytest.raises(InvalidInputError, match=r"^world retail@9: unknown version of world "):
+    with pytest.raises(
+        NotFoundError, match=r"^unknown world 'retail@9' \(known: genome, genome@1, "
+    ):
         judge_run(store, "r1", "state", rules, world="retail@9")
     with pytest.raises(InvalidInputError, match=r"^world genome@1: run 'r1' is judged"):
         judge_run(store, "r1", "state", rules, world="genome@1")
