@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -240,17 +241,20 @@ def record(
     )
     cassettes = app.settings.cassettes_dir
 
+    # one call either way; the terminal also passes a progress callback for its bar
+    record = partial(
+        record_suite,
+        app.store,
+        loaded,
+        config,
+        cassettes,
+        list(case_ids) or None,
+        api_key,
+        run_name=run_name,
+        domain=domain,
+    )
     if app.json:
-        summary = record_suite(
-            app.store,
-            loaded,
-            config,
-            cassettes,
-            list(case_ids) or None,
-            api_key,
-            run_name=run_name,
-            domain=domain,
-        )
+        summary = record()
     else:
         columns = (
             TextColumn("[bold]{task.description}"),
@@ -271,17 +275,7 @@ def record(
                 )
                 bar.update(task, total=state.total, completed=state.done, counts=counts)
 
-            summary = record_suite(
-                app.store,
-                loaded,
-                config,
-                cassettes,
-                list(case_ids) or None,
-                api_key,
-                progress=on_progress,
-                run_name=run_name,
-                domain=domain,
-            )
+            summary = record(progress=on_progress)
     state = summary.progress
     data = {
         "run": summary.run.name,
