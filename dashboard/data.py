@@ -7,17 +7,26 @@ passes. The reads themselves live in ``rejudge.store`` (catalog, evaluation and 
 models, methods of ``Store``) and ``rejudge.services``; a comparison is the judge's, through the
 compare service (:mod:`rejudge.dashboard.summary`), cached once per pair, and the flip views
 select from it. This module only adds the caching.
+
+On a SQLite store the reads are kept while the store is unchanged, not for a TTL: each is keyed
+by the file's state (:mod:`.kept`: its and its log's modification time and size), in memory and
+on disk, so a new server on an unchanged store (a cold session) reads them back instead of
+running the SQL again. At 100,000 traces a page's aggregates took 0.2-0.6 s each, several per
+page, on every fresh start (bench/README.md, "100k-trace store"). PostgreSQL, which has no such
+state, keeps the TTL.
 """
 
 from __future__ import annotations
 
+import functools
 import os
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
-from typing import Any, NamedTuple
+from typing import Any, NamedTuple, TypeVar
 
 import streamlit as st
-from rejudge.dashboard import summary
+from rejudge.dashboard import stats, summary
+from rejudge.dashboard.grid import Grid, GridColumn, build_grid
 from rejudge.dashboard.kept import StoreState, kept, store_state
 from rejudge.judge import count_by_cause, select_flips
 from rejudge.store import (
@@ -60,6 +69,7 @@ from rejudge.services import run_cost as services_run_cost
 
 TTL_S = 30
 LIVE_TTL_S = 1
+R = TypeVar("R")
 
 
 class _Opened(NamedTuple):
@@ -118,42 +128,79 @@ def _filters(filters: Mapping[str, Sequence[str]] | None) -> dict[str, list[str]
     return {k: list(v) for k, v in filters.items() if v}
 
 
-@st.cache_data(ttl=TTL_S, show_spinner=False)
+#: every read the decorator below wraps, by name (what a kept read calls on a miss)
+_READS: dict[str, Callable[..., Any]] = {}
+
+
+def _stored(ttl: float = TTL_S) -> Callable[[Callable[..., R]], Callable[..., R]]:
+    """A read of the store ``read(url, *args)``, cached: kept under the SQLite store's state (in
+    memory and on disk, see the module) or, without a state (PostgreSQL), for ``ttl`` seconds."""
+
+    def wrap(read: Callable[..., R]) -> Callable[..., R]:
+        timed = st.cache_data(ttl=ttl, show_spinner=False)(read)
+        name = f"{read.__name__}"
+        _READS[name] = read
+
+        @functools.wraps(read)
+        def cached(url: str, *args: Any, **kwargs: Any) -> R:
+            now = state(url)
+            if now is None:
+                return timed(url, *args, **kwargs)
+            return _kept_read(url, name, args, tuple(sorted(kwargs.items())), now)  # type: ignore[no-any-return]
+
+        return cached
+
+    return wrap
+
+
+# in memory, by state: a write to the store moves the state, so older entries are never hit
+# again and fall out (max_entries); the disk copy is what a new server reads
+@st.cache_data(show_spinner=False, max_entries=256)
+def _kept_read(
+    url: str, name: str, args: tuple[Any, ...], kwargs: tuple[tuple[str, Any], ...], now: StoreState
+) -> Any:
+    file = _opened(url).file
+    assert file is not None  # a state is read from a file
+    read = _READS[name]
+    return kept(file, ("read", name, args, kwargs), now, lambda: read(url, *args, **dict(kwargs)))
+
+
+@_stored()
 def filter_options(url: str) -> FilterOptions:
     return store(url).catalog.filter_options()
 
 
-@st.cache_data(ttl=TTL_S, show_spinner=False)
+@_stored()
 def runs(url: str, filters: dict[str, list[str]] | None = None) -> list[RunSummary]:
     return store(url).catalog.run_summaries(_filters(filters))
 
 
-@st.cache_data(ttl=TTL_S, show_spinner=False)
+@_stored()
 def trace_statuses(url: str) -> dict[int, TraceStatuses]:
     return store(url).catalog.trace_statuses()
 
 
-@st.cache_data(ttl=TTL_S, show_spinner=False)
+@_stored()
 def evaluations(url: str, filters: dict[str, list[str]] | None = None) -> list[EvaluationSummary]:
     return store(url).catalog.evaluation_summaries(_filters(filters))
 
 
-@st.cache_data(ttl=TTL_S, show_spinner=False)
+@_stored()
 def evaluations_by_id(url: str, ids: tuple[int, ...]) -> dict[int, EvaluationSummary]:
     return {r.id: r for r in store(url).catalog.evaluation_summaries(ids=list(ids))}
 
 
-@st.cache_data(ttl=TTL_S, show_spinner=False)
+@_stored()
 def baselines(url: str) -> list[BaselineSummary]:
     return store(url).catalog.baseline_summaries()
 
 
-@st.cache_data(ttl=TTL_S, show_spinner=False)
+@_stored()
 def group_counts(url: str, evaluation_id: int, by: str) -> dict[str, GroupSummary]:
     return store(url).evaluations.group_counts(evaluation_id, by)
 
 
-@st.cache_data(ttl=TTL_S, show_spinner=False)
+@_stored()
 def taxonomy_counts(url: str, evaluation_id: int) -> dict[str, int]:
     return store(url).evaluations.taxonomy_counts(evaluation_id)
 
@@ -187,7 +234,7 @@ def _kept_compare_summary(
     return kept(file, ("compare", a, b), now, lambda: summary.compare_summary(store(url), a, b))
 
 
-@st.cache_data(ttl=TTL_S, show_spinner=False)
+@_stored()
 def cached_default_pair(url: str, count: int, newest: int) -> tuple[int, int] | None:
     """Compare's opening pair (see ``dashboard.pairs``), kept while the evaluations are the same."""
     from rejudge.dashboard.pairs import default_pair
@@ -199,6 +246,7 @@ def cached_default_pair(url: str, count: int, newest: int) -> tuple[int, int] | 
     return default_pair(evaluations(url), comparable)
 
 
+@_stored()
 def flips(url: str, a: int, b: int, limit: int = 1000, **filters: Any) -> list[Flip]:
     """The comparison's flips a view asks for (filters of :func:`rejudge.judge.select_flips`)."""
     found = compare_summary(url, a, b)
@@ -207,6 +255,7 @@ def flips(url: str, a: int, b: int, limit: int = 1000, **filters: Any) -> list[F
     return select_flips(found.comparison.flips, **filters)[:limit]
 
 
+@_stored()
 def flip_count(url: str, a: int, b: int, **filters: Any) -> dict[str, int]:
     """Flips per cause (``total`` included) among those :func:`flips` selects."""
     found = compare_summary(url, a, b)
@@ -216,6 +265,7 @@ def flip_count(url: str, a: int, b: int, **filters: Any) -> dict[str, int]:
     return out
 
 
+@_stored()
 def opening_case(url: str, a: int, b: int) -> tuple[str, int] | None:
     """The (case, repetition) Side by side opens on when the address names none: the first
     PASS→FAIL flip of A → B, else its first flip, else B's (then A's) first failing trace."""
@@ -234,12 +284,28 @@ def opening_case(url: str, a: int, b: int) -> tuple[str, int] | None:
     return None
 
 
-@st.cache_data(ttl=TTL_S, show_spinner=False)
+@_stored()
 def pass_histogram(url: str, evaluation_id: int) -> list[PassCell]:
     return store(url).evaluations.pass_histogram(evaluation_id)
 
 
-@st.cache_data(ttl=TTL_S, show_spinner=False)
+@_stored()
+def pass_curve(url: str, evaluation_id: int) -> list[dict[str, Any]]:
+    """pass^k for k = 1..the most repetitions (:func:`dashboard.stats.pass_curve`): at 50,000
+    cases the estimator's sums take most of a second, so the curve is kept, not the cells."""
+    return stats.pass_curve(pass_histogram(url, evaluation_id))
+
+
+@_stored()
+def case_grid(url: str, columns: tuple[tuple[int, str], ...]) -> Grid:
+    """The models grid of ``columns`` ((evaluation, label) each, :mod:`dashboard.grid`): kept,
+    so an open does not read each column's whole report (50,000 rows each at 100k)."""
+    return build_grid(
+        [GridColumn(ev, label, evaluation_report(url, ev).cases) for ev, label in columns]
+    )
+
+
+@_stored()
 def per_case_passes(
     url: str, evaluation_id: int, only_inconsistent: bool = False
 ) -> list[CasePasses]:
@@ -248,17 +314,17 @@ def per_case_passes(
     )
 
 
-@st.cache_data(ttl=TTL_S, show_spinner=False)
+@_stored()
 def run_traces(url: str, run_id: int, case_contains: str | None = None) -> list[TraceListing]:
     return store(url).traces.run_traces(run_id, case_contains=case_contains)
 
 
-@st.cache_data(ttl=TTL_S, show_spinner=False)
+@_stored()
 def run_trace_count(url: str, run_id: int, case_contains: str | None = None) -> int:
     return store(url).traces.run_trace_count(run_id, case_contains=case_contains)
 
 
-@st.cache_data(ttl=TTL_S, show_spinner=False)
+@_stored()
 def trace_rows(
     url: str,
     run_id: int,
@@ -273,12 +339,12 @@ def trace_rows(
     )
 
 
-@st.cache_data(ttl=TTL_S, show_spinner=False)
+@_stored()
 def run_tools(url: str, run_id: int) -> list[str]:
     return store(url).runs.run_tools(run_id)
 
 
-@st.cache_data(ttl=TTL_S, show_spinner=False)
+@_stored()
 def run_usage(url: str, run_id: int) -> RunUsage:
     return store(url).runs.run_usage(run_id)
 
@@ -294,12 +360,12 @@ def run_cost(url: str, run_id: int, prices_path: str) -> RunCost:
     return services_run_cost(store(url), run_id, price_table(prices_path))
 
 
-@st.cache_data(ttl=TTL_S, show_spinner=False)
+@_stored()
 def runs_with_external_verdicts(url: str) -> set[int]:
     return store(url).runs.runs_with_external_verdicts()
 
 
-@st.cache_data(ttl=TTL_S, show_spinner=False)
+@_stored()
 def external_details(url: str, run_id: int, source: str) -> dict[tuple[str, int], Any]:
     """(case, repetition) -> what the external verdict recorded (e.g. τ-bench's reward_info)."""
     return {
@@ -308,7 +374,7 @@ def external_details(url: str, run_id: int, source: str) -> dict[tuple[str, int]
     }
 
 
-@st.cache_data(ttl=TTL_S, show_spinner=False)
+@_stored()
 def external_values(url: str, run_id: int, source: str) -> dict[tuple[str, int], float]:
     """(case, repetition) -> the external verdict's value (τ-bench's reward)."""
     return {
@@ -344,7 +410,7 @@ def _kept_evaluation_report(url: str, evaluation_id: int, now: StoreState) -> Ev
     return kept(file, ("report", evaluation_id), now, lambda: _build_report(url, evaluation_id))
 
 
-@st.cache_data(ttl=TTL_S, show_spinner=False)
+@_stored()
 def judge_calibration(url: str, evaluation_id: int) -> JudgeCalibration:
     """A model judge's calibration (what `rejudge report EVAL` prints beside its verdicts)."""
     from rejudge.services import evaluation_judge_calibration
@@ -372,37 +438,37 @@ def rule_set_body(url: str, rule_set_id: int) -> dict[str, Any]:
     return store(url).rule_sets.get_rule_set(rule_set_id).model_dump(mode="json")
 
 
-@st.cache_data(ttl=LIVE_TTL_S, show_spinner=False)
+@_stored(LIVE_TTL_S)
 def run_progress(url: str, run_id: int) -> RunProgress | None:
     return store(url).traces.run_progress(run_id)
 
 
-@st.cache_data(ttl=LIVE_TTL_S, show_spinner=False)
+@_stored(LIVE_TTL_S)
 def pending_cases(url: str, run_id: int) -> list[PendingCase]:
     return store(url).traces.pending_cases(run_id)
 
 
-@st.cache_data(ttl=LIVE_TTL_S, show_spinner=False)
+@_stored(LIVE_TTL_S)
 def recent_traces(url: str, run_id: int, limit: int = 20) -> list[RecentTrace]:
     return store(url).traces.recent_traces(run_id, limit=limit)
 
 
-@st.cache_data(ttl=LIVE_TTL_S, show_spinner=False)
+@_stored(LIVE_TTL_S)
 def live_runs(url: str) -> list[RunSummary]:
     return store(url).catalog.run_summaries()
 
 
-@st.cache_data(ttl=LIVE_TTL_S, show_spinner=False)
+@_stored(LIVE_TTL_S)
 def live_evaluations(url: str, run_id: int) -> list[EvaluationSummary]:
     return [r for r in store(url).catalog.evaluation_summaries() if r.run_id == run_id]
 
 
-@st.cache_data(ttl=TTL_S, show_spinner=False)
+@_stored()
 def trend_points(url: str, filters: dict[str, list[str]] | None = None) -> list[TrendPoint]:
     return store(url).catalog.trend_points(_filters(filters))
 
 
-@st.cache_data(ttl=TTL_S, show_spinner=False)
+@_stored()
 def partial_histogram(
     url: str, filters: dict[str, list[str]] | None = None, bins: int = 10
 ) -> list[PartialBucket]:
@@ -434,12 +500,23 @@ def review_state(
     judgments: int,
     stamp: tuple[int, int, int],
 ) -> ReviewPageState:
-    """The review page's queue and figures (read-only: shared by every session)."""
-    return review_page_state(
-        store(url),
-        evaluation_id,
-        sample_passes=sample_passes,
-        seed=seed,
-        rows=_review_rows(url, evaluation_id, judgments),
-        base=_review_base(url, evaluation_id, judgments, sample_passes, seed),
-    )
+    """The review page's queue and figures (read-only: shared by every session); on a SQLite
+    store also kept on disk under its state, so a new server opens an unchanged evaluation's
+    review without reading its rows (at 100,000 judgments: seconds). A label moves the state:
+    the next queue is built from the rows this server holds."""
+
+    def build() -> ReviewPageState:
+        return review_page_state(
+            store(url),
+            evaluation_id,
+            sample_passes=sample_passes,
+            seed=seed,
+            rows=_review_rows(url, evaluation_id, judgments),
+            base=_review_base(url, evaluation_id, judgments, sample_passes, seed),
+        )
+
+    now = state(url)
+    file = _opened(url).file
+    if now is None or file is None:
+        return build()
+    return kept(file, ("review", evaluation_id, sample_passes, seed, stamp), now, build)

@@ -35,7 +35,7 @@ __all__ = ["StoreState", "store_state", "kept"]
 
 T = TypeVar("T")
 #: files kept on disk at most (the oldest go first)
-MAX_FILES = 64
+MAX_FILES = 512
 #: a state: the database file's and its log's (mtime in ns, size); the log's None when empty
 StoreState = tuple[tuple[int, int], tuple[int, int] | None]
 

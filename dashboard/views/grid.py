@@ -12,7 +12,7 @@ import streamlit as st
 from rejudge.dashboard import data
 from rejudge.dashboard.common import context, url_choice
 from rejudge.dashboard.evidence import show_table
-from rejudge.dashboard.grid import GridColumn, build_grid, cell_text
+from rejudge.dashboard.grid import cell_text
 from rejudge.dashboard.opening import evaluations_or_stop
 from rejudge.store import EvaluationSummary
 
@@ -66,13 +66,14 @@ else:
             chosen[ev.run_id] = ev
 
 columns = [
-    GridColumn(ev.id, f"{ev.run} · {ev.model}", data.evaluation_report(url, ev.id).cases)
-    for ev in sorted(chosen.values(), key=lambda e: e.run_id)
+    (ev.id, f"{ev.run} · {ev.model}") for ev in sorted(chosen.values(), key=lambda e: e.run_id)
 ]
-grid = build_grid(columns)
+grid = data.case_grid(url, tuple(columns))
 # short column heads (run names are long): r1, r2, ... named in full in the table of rates
-heads = [f"r{i + 1} · {c.label.split(' · ')[0].split('/')[-1]}" for i, c in enumerate(columns)]
-head_of = {c.evaluation: h for c, h in zip(columns, heads, strict=True)}
+heads = [
+    f"r{i + 1} · {label.split(' · ')[0].split('/')[-1]}" for i, (_, label) in enumerate(columns)
+]
+head_of = {evaluation: h for (evaluation, _), h in zip(columns, heads, strict=True)}
 ranked = sorted(grid.rates, key=lambda r: (-(r.rate or 0.0), r.label))
 show_table(
     [

@@ -12,7 +12,6 @@ from rejudge.dashboard.common import NOT_SCORABLE, context, figure, pct
 from rejudge.dashboard.links import clickable_table, follow_click, pair_url
 from rejudge.dashboard.opening import evaluations_or_stop, pick_newest
 from rejudge.dashboard.sidebyside import pair_link
-from rejudge.dashboard.stats import pass_curve
 
 ctx = context()
 url = ctx.db_url
@@ -25,7 +24,7 @@ st.caption(
 ev = pick_newest(evaluations_or_stop(url, "No evaluations yet."))
 ev_id = ev.id
 histogram = data.pass_histogram(url, ev_id)
-curve = pass_curve(histogram)
+curve = data.pass_curve(url, ev_id)
 
 all_pass = sum(h.cases for h in histogram if h.n > 0 and h.c == h.n)
 all_fail = sum(h.cases for h in histogram if h.n > 0 and h.c == 0)

@@ -7,10 +7,13 @@ from __future__ import annotations
 import os
 import sqlite3
 import tempfile
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 from rejudge.dashboard.kept import kept, store_state
+
+from tests.dashboard.factory import Built, build_store
 
 
 @pytest.fixture
@@ -80,3 +83,119 @@ def test_a_folder_others_can_write_is_not_used(tmp_path: Path, private_tmp: Path
 def test_no_file_no_state(tmp_path: Path) -> None:
     assert store_state(None) is None
     assert store_state(tmp_path / "missing.db") is None
+
+
+# ---- the dashboard's reads (dashboard/data.py): kept under the store's state, so a new server
+# (nothing in memory) on an unchanged store reads them back, and a write reads the store again
+
+
+@pytest.fixture
+def small_store(tmp_path: Path, private_tmp: Path) -> Iterator[Built]:
+    import streamlit as st
+
+    built = build_store(f"sqlite:///{tmp_path / 'rejudge.db'}", cases=4, repeat=2)
+    st.cache_data.clear()
+    st.cache_resource.clear()
+    yield built
+    st.cache_data.clear()
+    st.cache_resource.clear()
+
+
+def _new_server() -> None:
+    """What a fresh ``rejudge dashboard`` has in memory: nothing."""
+    import streamlit as st
+
+    st.cache_data.clear()
+    st.cache_resource.clear()
+
+
+def _counting(monkeypatch: pytest.MonkeyPatch, cls: type, name: str) -> list[int]:
+    calls: list[int] = []
+    real = getattr(cls, name)
+
+    def counted(self: object, *args: object, **kwargs: object) -> object:
+        calls.append(1)
+        return real(self, *args, **kwargs)
+
+    monkeypatch.setattr(cls, name, counted)
+    return calls
+
+
+def test_a_new_server_reads_an_unchanged_stores_reads_back(
+    small_store: Built, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from rejudge.dashboard import data
+
+    from rejudge.services import lock_evaluation_baseline
+
+    url = small_store.url
+    calls = _counting(monkeypatch, type(data.store(url).catalog), "evaluation_summaries")
+    first = data.evaluations(url)
+    assert len(calls) == 1 and len(first) == 3
+    _new_server()
+    assert data.evaluations(url) == first
+    assert len(calls) == 1  # read back from disk: no SQL
+    # a write moves the store's state: the next read is the store's, with the write in it
+    assert data.baselines(url) == []
+    lock_evaluation_baseline(data.store(url), small_store.evaluations["a1"], "kept-test")
+    _new_server()
+    assert data.evaluations(url) == first  # the same evaluations, read again
+    assert len(calls) == 2
+    assert [b.name for b in data.baselines(url)] == ["kept-test"]
+
+
+def test_the_review_queue_is_read_back_by_a_new_server(
+    small_store: Built, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from rejudge.dashboard import data
+
+    import rejudge.services._review_page as review_page
+    from rejudge.services import review_stamp
+
+    url = small_store.url
+    ev = small_store.evaluations["a1"]
+    calls = _counting_function(monkeypatch, review_page, "review_page_state", data)
+    judgments = data.evaluations_by_id(url, (ev,))[ev].judgments
+    stamp = review_stamp(data.store(url), ev)
+    first = data.review_state(url, ev, 2, 0, judgments, stamp)
+    assert len(calls) == 1 and first.queue
+    _new_server()
+    again = data.review_state(url, ev, 2, 0, judgments, stamp)
+    assert (again.queue, again.figures) == (first.queue, first.figures)
+    assert len(calls) == 1
+
+
+def _counting_function(
+    monkeypatch: pytest.MonkeyPatch, module: object, name: str, user: object
+) -> list[int]:
+    """Count calls of ``module.name`` as ``user`` (a module that imported it) makes them."""
+    calls: list[int] = []
+    real = getattr(module, name)
+
+    def counted(*args: object, **kwargs: object) -> object:
+        calls.append(1)
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(user, name, counted)
+    return calls
+
+
+def test_the_kept_grid_and_pass_curve_are_the_computed_ones(small_store: Built) -> None:
+    from rejudge.dashboard import data
+    from rejudge.dashboard.grid import GridColumn, build_grid
+    from rejudge.dashboard.stats import pass_curve
+
+    from rejudge.services import evaluation_report
+
+    url = small_store.url
+    evs = small_store.evaluations
+    columns = ((evs["a1"], "run-a"), (evs["b1"], "run-b"))
+    store = data.store(url)
+    expected = build_grid(
+        [GridColumn(ev, label, evaluation_report(store, ev).cases) for ev, label in columns]
+    )
+    curve = pass_curve(store.evaluations.pass_histogram(evs["a1"]))
+    for _ in range(2):  # computed, then read back by a new server
+        assert data.case_grid(url, columns) == expected
+        assert data.pass_curve(url, evs["a1"]) == curve
+        _new_server()
