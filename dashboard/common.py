@@ -24,7 +24,7 @@ from rejudge.store import (
 
 from rejudge.errors import RejudgeError
 from rejudge.model import FLIP_CAUSES as _CAUSES
-from rejudge.model import UNKNOWN_CAUSE, ReportRow
+from rejudge.model import UNKNOWN_CAUSE
 
 __all__ = [
     "AppContext",
@@ -44,7 +44,6 @@ __all__ = [
     "query_int",
     "p_value",
     "delta_shown",
-    "filter_cases",
     "verdict_caption",
     "not_scorable",
     "verdict_shown",
@@ -329,26 +328,6 @@ def verdict_caption(ev: EvaluationSummary) -> str:
         f"n={ev.scored} scored ({ev.PASS} PASS · {ev.FAIL} FAIL) · "
         f"{ev.SKIP} SKIP · {ev.AGENT_ERROR} AGENT_ERROR"
     )
-
-
-def filter_cases(
-    cases: list[ReportRow],
-    *,
-    verdicts: list[str] | None = None,
-    causes: list[str] | None = None,
-    text: str = "",
-) -> list[ReportRow]:
-    """A report's cases with a verdict in ``verdicts``, a taxonomy code in ``causes`` and
-    ``text`` in the case id (case-insensitive); an empty filter keeps everything."""
-    needle = text.lower()
-    wanted = set(causes or ())
-    return [
-        c
-        for c in cases
-        if (not verdicts or c.verdict in verdicts)
-        and (not wanted or wanted.intersection(c.taxonomy))
-        and (not needle or needle in str(c.case).lower())
-    ]
 
 
 def url_choice(name: str, options: list[str], default: str | None) -> str | None:

@@ -25,9 +25,13 @@ from pathlib import Path
 from typing import Any, NamedTuple, TypeVar
 
 import streamlit as st
+from rejudge.dashboard import report_view as view
 from rejudge.dashboard import stats, summary
+from rejudge.dashboard.explained import Explained
+from rejudge.dashboard.explained import explained as count_explained
 from rejudge.dashboard.grid import Grid, GridColumn, build_grid
 from rejudge.dashboard.kept import StoreState, kept, store_state
+from rejudge.dashboard.report_view import ReportOptions, ReportRows
 from rejudge.judge import count_by_cause, select_flips
 from rejudge.store import (
     BaselineSummary,
@@ -235,6 +239,21 @@ def _kept_compare_summary(
 
 
 @_stored()
+def compare_figures(url: str, a: int, b: int) -> summary.CompareSummary | None:
+    """:func:`compare_summary` without its flips (:func:`dashboard.summary.without_flips`):
+    kept small, so the Compare page opens without reading every flip back."""
+    found = compare_summary(url, a, b)
+    return None if found is None else summary.without_flips(found)
+
+
+@_stored()
+def explained(url: str, a: int, b: int, changed: tuple[str, ...]) -> Explained:
+    """How many of A → B's flips each changed setting likely explains (:mod:`.explained`)."""
+    found = compare_summary(url, a, b)
+    return count_explained([] if found is None else found.comparison.flips, changed)
+
+
+@_stored()
 def cached_default_pair(url: str, count: int, newest: int) -> tuple[int, int] | None:
     """Compare's opening pair (see ``dashboard.pairs``), kept while the evaluations are the same."""
     from rejudge.dashboard.pairs import default_pair
@@ -408,6 +427,23 @@ def _kept_evaluation_report(url: str, evaluation_id: int, now: StoreState) -> Ev
     file = _opened(url).file
     assert file is not None
     return kept(file, ("report", evaluation_id), now, lambda: _build_report(url, evaluation_id))
+
+
+@_stored()
+def report_options(url: str, evaluation_id: int) -> ReportOptions:
+    """The Report page's summary and filter choices (:mod:`.report_view`), kept without the
+    report's rows."""
+    report = evaluation_report(url, evaluation_id)
+    return view.report_options(report.summary, report.cases)
+
+
+@_stored()
+def report_rows(
+    url: str, evaluation_id: int, verdicts: tuple[str, ...], causes: tuple[str, ...], text: str
+) -> ReportRows:
+    """The rows the Report page lists for its filters (:mod:`.report_view`)."""
+    cases = evaluation_report(url, evaluation_id).cases
+    return view.report_rows(cases, verdicts, causes, text)
 
 
 @_stored()

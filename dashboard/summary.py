@@ -9,7 +9,7 @@ side on its own: the 95% Wilson interval of each accuracy.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 from rejudge.dashboard.stats import wilson_interval
@@ -19,7 +19,7 @@ from rejudge.errors import NotFoundError
 from rejudge.model import Comparison, JudgeAgreement
 from rejudge.services import compare_evaluations
 
-__all__ = ["Difference", "CompareSummary", "compare_summary"]
+__all__ = ["Difference", "CompareSummary", "compare_summary", "without_flips"]
 
 # the inputs the page names when they differ (the hash beside a rule set's name says nothing more)
 _SHOWN_DIFFERENCES = ("tier", "rules", "model", "run", "engine_version")
@@ -39,6 +39,8 @@ class CompareSummary:
     comparison: Comparison
     ci_a: tuple[float, float]
     ci_b: tuple[float, float]
+    #: how many flips the comparison has (kept when :func:`without_flips` drops the list)
+    flip_count: int
 
     # ---- the comparison's own figures, named as the page uses them
     @property
@@ -110,10 +112,6 @@ class CompareSummary:
         return self.comparison.discordant["fail_to_pass"]
 
     @property
-    def flip_count(self) -> int:
-        return len(self.comparison.flips)
-
-    @property
     def other_flips(self) -> int:
         # to or from SKIP / AGENT_ERROR: every flip that is not one of the two PASS/FAIL kinds
         return self.flip_count - self.pass_to_fail - self.fail_to_pass
@@ -138,4 +136,13 @@ def compare_summary(store: Store, a: int, b: int) -> CompareSummary | None:
         comparison=cmp,
         ci_a=wilson_interval(ca.PASS, ca.scored),
         ci_b=wilson_interval(cb.PASS, cb.scored),
+        flip_count=len(cmp.flips),
     )
+
+
+def without_flips(found: CompareSummary) -> CompareSummary:
+    """``found`` without its list of flips (every figure kept, :attr:`~CompareSummary.flip_count`
+    too): what the Compare page's figures need, a few kilobytes where the flips of two
+    50,000-trace evaluations are megabytes to read back (the page selects flips with
+    ``dashboard.data.flips``)."""
+    return replace(found, comparison=replace(found.comparison, flips=[]))

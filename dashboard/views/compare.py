@@ -4,8 +4,6 @@ intervals, flips, per-group and taxonomy. Nothing about A against B is computed 
 
 from __future__ import annotations
 
-from dataclasses import replace
-
 import pandas as pd
 import streamlit as st
 from rejudge.dashboard import data
@@ -36,7 +34,7 @@ ev_a, ev_b = pick_pair(url, evaluations_or_stop(url))
 a, b = ev_a.id, ev_b.id
 # the sidebar's Compare link comes back to this pair
 st.session_state["compare_pair"] = {"a": str(a), "b": str(b)}
-s = data.compare_summary(url, a, b)
+s = data.compare_figures(url, a, b)  # its flips are selected below (data.flips)
 if s is None:
     st.error("One of the evaluations is gone from the store; pick another.")
     st.stop()
@@ -135,10 +133,11 @@ if s.kind == "evidence" and s.comparable and s.mcnemar_p is not None:
         st.info(message)
 
 with st.expander("As JSON (the keys of `rejudge compare --json`, without the flips list)"):
-    # the flips are left out before dumping, not after: an expander's body runs closed too,
-    # and dumping 25,800 flips (a 100k store) took a second of every open of the page
-    without_flips = replace(s.comparison, flips=[]).to_json()
-    show_value({k: v for k, v in without_flips.items() if k not in ("flips", "meta_a", "meta_b")})
+    # the figures come without their flips (data.compare_figures): an expander's body runs
+    # closed too, and dumping 25,800 flips (a 100k store) took a second of every open
+    show_value(
+        {k: v for k, v in s.comparison.to_json().items() if k not in ("flips", "meta_a", "meta_b")}
+    )
 
 # ---------------------------------------------------------------- flips
 st.subheader("Flips")

@@ -18,7 +18,6 @@ from rejudge.dashboard import data
 from rejudge.dashboard.common import (
     context,
     figure,
-    filter_cases,
     judge_headline,
     num,
     pct,
@@ -30,6 +29,7 @@ from rejudge.dashboard.evidence import show_table, show_value
 from rejudge.dashboard.exports import export_csv
 from rejudge.dashboard.links import clickable_table, follow_click
 from rejudge.dashboard.opening import evaluations_or_stop, pick_newest
+from rejudge.dashboard.report_view import LISTED, shown_rows
 from rejudge.judge.tiers import MODEL_GRADED
 from rejudge.store import EvaluationSummary
 
@@ -40,23 +40,25 @@ ctx = context()
 url = ctx.db_url
 
 
-#: rows the cases grid lists at most: at 50,000 cases the grid's data alone took seconds to
-#: build, send and mount (bench/README.md, "100k-trace store"); the downloads hold every row
-LISTED = 1000
+def _shown(ev: EvaluationSummary, filters: tuple[list[str], list[str], str]) -> list[ReportRow]:
+    # every row the filters leave, from the whole report (read only when a download asks)
+    return shown_rows(data.evaluation_report(url, ev.id).cases, *filters)
 
 
-def _csv(ev: EvaluationSummary, shown: list[ReportRow]) -> str:
-    return export_csv(ev, shown, evaluation_reasons(data.store(url), ev.id))
+def _csv(ev: EvaluationSummary, filters: tuple[list[str], list[str], str]) -> str:
+    return export_csv(ev, _shown(ev, filters), evaluation_reasons(data.store(url), ev.id))
 
 
-def _jsonl(shown: list[ReportRow]) -> str:
-    return "".join(json.dumps(c.to_json(), ensure_ascii=False) + "\n" for c in shown)
+def _jsonl(ev: EvaluationSummary, filters: tuple[list[str], list[str], str]) -> str:
+    return "".join(json.dumps(c.to_json(), ensure_ascii=False) + "\n" for c in _shown(ev, filters))
 
 
 st.title("Report")
 ev = pick_newest(evaluations_or_stop(url))
-report = data.evaluation_report(url, ev.id)
-summary = report.summary
+# the summary, the filters' choices and the listed rows, never the report's every row: at
+# 50,000 rows reading the whole report back was most of the page's time (dashboard/report_view)
+options = data.report_options(url, ev.id)
+summary = options.summary
 counts = summary.verdict_counts
 
 m = st.columns(5)
@@ -70,32 +72,26 @@ calibration = data.judge_calibration(url, ev.id) if ev.tier == MODEL_GRADED else
 if calibration is not None:  # a model judge's verdicts come with how far to trust them
     judge_headline(st, calibration.headline, calibration.warning is not None)
 st.subheader("Cases")
-cases = report.cases
-verdicts = sorted({c.verdict for c in cases if c.verdict})
-codes = sorted({code for c in cases for code in c.taxonomy})
+verdicts, codes = options.verdicts, options.codes
 f1, f2, f3 = st.columns([2, 2, 3])
 with f1:  # kept in the URL: a filtered report is a link
     picked_verdicts = url_multiselect("Verdict", verdicts, key="rp_verdict", param="verdict")
 with f2:
     picked_codes = url_multiselect("Cause", codes, key="rp_cause", param="cause")
 text = f3.text_input("Case contains", key="rp_text").strip()
-# what failed first: the rows people open a report for (the case order within each verdict)
-order = {"FAIL": 0, "AGENT_ERROR": 1, "SKIP": 2, "PASS": 3}
-shown = sorted(
-    filter_cases(cases, verdicts=picked_verdicts, causes=picked_codes, text=text),
-    key=lambda c: order.get(c.verdict or "", 4),
-)
-listed = shown[:LISTED]
+filters = (list(picked_verdicts), list(picked_codes), text)
+rows = data.report_rows(url, ev.id, tuple(picked_verdicts), tuple(picked_codes), text)
+listed = rows.listed
 st.caption(
-    f"{len(shown)} of {len(cases)} case(s) match"
+    f"{rows.matching} of {options.cases} case(s) match"
     + (
         f"; the grid lists the first {LISTED:,} (filter to narrow; the downloads hold all "
-        f"{len(shown):,})."
-        if len(shown) > LISTED
+        f"{rows.matching:,})."
+        if rows.matching > LISTED
         else "."
     )
 )
-if shown:
+if rows.matching:
     frame = pd.DataFrame(
         [
             {
@@ -122,14 +118,14 @@ if shown:
         "Download CSV",
         # built when clicked (on Streamlit's download thread): the judge's reasons are read
         # from every judgment body, work a page that only shows the table need not do
-        partial(_csv, ev, shown),
+        partial(_csv, ev, filters),
         file_name=f"evaluation-{ev.id}-cases.csv",
         mime="text/csv",
         key="rp_csv",
     )
     d2.download_button(
         "Download JSONL",
-        partial(_jsonl, shown),  # built when clicked, as the CSV is
+        partial(_jsonl, ev, filters),  # built when clicked, as the CSV is
         file_name=f"evaluation-{ev.id}-cases.jsonl",
         mime="application/x-ndjson",
         key="rp_jsonl",
@@ -204,6 +200,6 @@ as_json = st.expander(
 )
 if as_json.open:
     with as_json:
-        show_value(report.to_json())
+        show_value(data.evaluation_report(url, ev.id).to_json())
 
 follow_click()

@@ -16,13 +16,13 @@ from rejudge.dashboard.common import (
     pick_run,
 )
 from rejudge.dashboard.evidence import show_table
+from rejudge.dashboard.explained import likely
 from rejudge.dashboard.links import flips_table, follow_click
 from rejudge.dashboard.opening import pick_two
 from rejudge.dashboard.sidebyside import settings_diff
-from rejudge.judge import likely_settings
 from rejudge.store import EvaluationSummary
 
-from rejudge.model import FLIP_DIRECTIONS, Flip, RuleSet
+from rejudge.model import FLIP_DIRECTIONS, RuleSet
 
 ctx = context()
 url = ctx.db_url
@@ -83,7 +83,7 @@ if ev_a.rule_set == ev_b.rule_set:
 if ev_a.tier != ev_b.tier:
     st.warning(md_escape(f"The tiers differ ({ev_a.tier} vs {ev_b.tier}): flips mix two changes."))
 
-s = data.compare_summary(url, a, b)
+s = data.compare_figures(url, a, b)  # figures only: the flips are selected below
 if s is None:
     st.stop()
 m1, m2, m3, m4 = st.columns(4)
@@ -114,19 +114,8 @@ diff = settings_diff(
 changed_paths = [d["path"] for d in diff]
 
 
-def _likely(flip: Flip) -> list[str]:
-    """The changed settings that likely flipped ``flip``."""
-    return likely_settings(
-        flip.taxonomy_from,
-        flip.taxonomy_to,
-        changed_paths,
-        verdict_a=flip.from_verdict,
-        verdict_b=flip.to_verdict,
-    )
-
-
-every = data.flips(url, a, b, limit=100_000)
-attributed_all = [_likely(r) for r in every]
+# counted over every flip, kept as counts (dashboard/explained.py): the page lists 1,000 flips
+counted = data.explained(url, a, b, tuple(changed_paths))
 
 # why they flipped, first: each changed setting, its two values and the flips it likely
 # explains; the last row counts the flips no changed setting explains
@@ -138,14 +127,14 @@ if diff:
                 "setting": d["path"],
                 f"A · {ev_a.rule_set}": repr(d["a"]),
                 f"B · {ev_b.rule_set}": repr(d["b"]),
-                "flips it likely explains": sum(d["path"] in paths for paths in attributed_all),
+                "flips it likely explains": counted.by_setting.get(d["path"], 0),
             }
             for d in diff
         ]
         + [
             {
                 "setting": "(none of them)",
-                "flips it likely explains": sum(not paths for paths in attributed_all),
+                "flips it likely explains": counted.unexplained,
             }
         ]
     )
@@ -157,7 +146,7 @@ if diff:
 else:
     st.caption("The two rule sets have identical settings.")
 
-st.subheader(f"Flipped cases ({len(every)})")
+st.subheader(f"Flipped cases ({counted.flips})")
 direction = st.selectbox("Direction", ["all", *FLIP_DIRECTIONS], key="ri_dir")
 rows = data.flips(url, a, b, limit=1000, direction=None if direction == "all" else direction)
 if not rows:
@@ -166,7 +155,7 @@ else:
     frame = pd.DataFrame(rows).rename(columns=FLIP_COLUMNS)
     frame["codes before"] = frame["taxonomy_from"].map(lambda t: ", ".join(t or []))
     frame["codes after"] = frame["taxonomy_to"].map(lambda t: ", ".join(t or []))
-    frame["likely rule change"] = [", ".join(_likely(r)) or "—" for r in rows]
+    frame["likely rule change"] = [", ".join(likely(r, changed_paths)) or "—" for r in rows]
     columns = ["case", "repetition", "from", "to", "likely rule change", "codes before"]
     flips_table(frame[[*columns, "codes after", "cause"]], rows, a, b, key="ri")
 

@@ -90,3 +90,17 @@ def test_the_flip_filters_narrow_the_judges_flips(built: Built, store: Store) ->
         select_flips(every, direction="sideways")
     models = compare_summary(store, built.evaluations["a1"], built.evaluations["b1"])
     assert models is not None and {f.cause for f in models.comparison.flips} == {"trace changed"}
+
+
+def test_the_figures_without_the_flips_keep_every_figure(built: Built, store: Store) -> None:
+    """What the Compare page keeps for its figures: the comparison less its flip list, every
+    other key and the number of flips as they were."""
+    from rejudge.dashboard.summary import without_flips
+
+    full = compare_summary(store, built.evaluations["a1"], built.evaluations["a2"])
+    assert full is not None and full.comparison.flips
+    light = without_flips(full)
+    assert light.comparison.flips == [] and light.flip_count == len(full.comparison.flips)
+    assert (light.ci_a, light.ci_b, light.other_flips) == (full.ci_a, full.ci_b, full.other_flips)
+    expected = {k: v for k, v in full.comparison.to_json().items() if k != "flips"}
+    assert {k: v for k, v in light.comparison.to_json().items() if k != "flips"} == expected

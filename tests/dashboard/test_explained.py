@@ -1,0 +1,39 @@
+"""The Rule impact page's "Why" counts (dashboard/explained.py): each changed setting's flips,
+counted as the page's per-flip column names them, and the flips none of them explains."""
+
+from __future__ import annotations
+
+from rejudge.dashboard.explained import explained, likely
+from rejudge.judge import _taxonomy as tx
+
+from rejudge.model import Flip
+
+
+def _flip(case: str, before: list[str], after: list[str], to: str = "FAIL") -> Flip:
+    return Flip(
+        case=case,
+        repetition=0,
+        from_verdict="PASS" if to == "FAIL" else "FAIL",
+        to_verdict=to,
+        cause="rules changed",
+        taxonomy_from=before,
+        taxonomy_to=after,
+    )
+
+
+def test_counts_agree_with_each_flips_likely_settings() -> None:
+    changed = ["settings.free_text_rule", "settings.whitelist"]
+    flips = [
+        _flip("c1", [], [tx.PARAM_WRONG_VALUE]),  # the free-text rule's code
+        _flip("c2", [], [tx.TOOL_UNEXPECTED]),  # the whitelist's
+        _flip("c3", [tx.PARAM_WRONG_VALUE], [], to="PASS"),
+        _flip("c4", [], [tx.TOOL_MISSING]),  # neither's
+    ]
+    got = explained(flips, changed)
+    per_flip = [likely(f, changed) for f in flips]
+    assert got.flips == 4
+    assert got.by_setting == {p: sum(p in paths for paths in per_flip) for p in changed}
+    assert got.unexplained == sum(not paths for paths in per_flip)
+    assert got.by_setting == {"settings.free_text_rule": 2, "settings.whitelist": 1}
+    assert got.unexplained == 1
+    assert explained([], changed) == type(got)(0, dict.fromkeys(changed, 0), 0)
