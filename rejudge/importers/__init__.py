@@ -93,6 +93,8 @@ if TYPE_CHECKING:
     from rejudge.importers._inspect_read import InspectVerdict as InspectVerdict
     from rejudge.importers._inspect_read import parse_inspect_samples as parse_inspect_samples
     from rejudge.importers._inspect_read import score_value as score_value
+    from rejudge.importers._json_stream import Piece as Piece
+    from rejudge.importers._json_stream import iter_pieces as iter_pieces
     from rejudge.importers._langfuse import LANGFUSE_SOURCE as LANGFUSE_SOURCE
     from rejudge.importers._langfuse import LangfuseFile as LangfuseFile
     from rejudge.importers._langfuse import LangfuseImportResult as LangfuseImportResult
@@ -101,6 +103,9 @@ if TYPE_CHECKING:
     from rejudge.importers._langfuse import iter_langfuse as iter_langfuse
     from rejudge.importers._langfuse import read_langfuse as read_langfuse
     from rejudge.importers._langfuse_doc import LangfuseTrace as LangfuseTrace
+    from rejudge.importers._langfuse_doc import Record as Record
+    from rejudge.importers._langfuse_doc import Router as Router
+    from rejudge.importers._langfuse_doc import build_trace as build_trace
     from rejudge.importers._langfuse_doc import is_observation as is_observation
     from rejudge.importers._langfuse_doc import is_trace as is_trace
     from rejudge.importers._langfuse_doc import traces_of_documents as traces_of_documents
@@ -302,6 +307,11 @@ _EXPORTS: dict[str, str] = {
     "iter_otel": "rejudge.importers._otel",
     "OtelStream": "rejudge.importers._otel",
     "Groups": "rejudge.importers._spill",
+    "Record": "rejudge.importers._langfuse_doc",
+    "Router": "rejudge.importers._langfuse_doc",
+    "build_trace": "rejudge.importers._langfuse_doc",
+    "Piece": "rejudge.importers._json_stream",
+    "iter_pieces": "rejudge.importers._json_stream",
     "SPILL_BUDGET": "rejudge.importers._spill",
     "Call": "rejudge.importers._otel_messages",
     "Message": "rejudge.importers._otel_messages",
