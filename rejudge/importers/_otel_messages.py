@@ -38,6 +38,7 @@ LLM_OPERATIONS = frozenset(
 )
 AGENT_OPERATIONS = frozenset({"invoke_agent", "create_agent", "agent"})
 _TRUNCATED = ("...", "…", "[truncated]", "<truncated>")
+_JSON_OPENERS = ("{", "[", '"')
 
 
 @dataclass
@@ -79,6 +80,16 @@ def unwrap_json(value: Any, depth: int = 3) -> Any:
     for _ in range(depth):
         if not isinstance(value, str):
             return value
+        head = value[:1]
+        if head in _JSON_OPENERS and not value[-1].isspace():
+            # nothing to strip (most values): parsed as they are, not copied first
+            try:
+                value = json.loads(value)
+            except ValueError:
+                return value
+            continue
+        if head not in _JSON_OPENERS and not head.isspace():
+            return value  # empty, or text that is no JSON value of these
         text = value.strip()
         if not text or text[0] not in '{["':
             return value

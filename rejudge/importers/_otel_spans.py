@@ -131,15 +131,17 @@ def _otlp_attributes(items: Any) -> dict[str, Any]:
     if isinstance(items, dict):  # some writers put a plain mapping here
         return _flatten(items)
     for item in items or []:
+        try:  # the usual item, {"key": "...", "value": {"stringValue": "..."}}, read directly
+            key, value = item["key"], item["value"]
+            if key.__class__ is str and value.__class__ is dict and "stringValue" in value:
+                out[key] = value["stringValue"]
+                continue
+        except (TypeError, KeyError):
+            pass
         if isinstance(item, dict):
             key = item.get("key")
             if isinstance(key, str):
-                value = item.get("value")
-                # most values are strings: read without the walk through every type
-                if value.__class__ is dict and "stringValue" in value:
-                    out[key] = value["stringValue"]
-                else:
-                    out[key] = _otlp_value(value)
+                out[key] = _otlp_value(item.get("value"))
     return out
 
 

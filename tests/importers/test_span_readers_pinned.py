@@ -13,12 +13,16 @@ from __future__ import annotations
 import hashlib
 import json
 from pathlib import Path
+from typing import Any
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from rejudge.errors import InvalidInputError
 from rejudge.importers import read_otel
 from rejudge.importers._langfuse import read_langfuse
+from rejudge.importers._otel_messages import unwrap_json
 from rejudge.importers._otel_read import OtelTrace
 from tests.importers.conftest import ANY_AGENT, GENAI_FIXTURES, LANGFUSE_TRACES, OTEL_DATA, REPO
 
@@ -119,3 +123,34 @@ def test_langfuse_reading_is_unchanged(path: Path) -> None:
     assert (
         digest(read.traces, [*read.problems, json.dumps(read.names)]) == PINNED_LANGFUSE[path.name]
     )
+
+
+def _unwrap_reference(value: Any, depth: int = 3) -> Any:
+    """unwrap_json as first written: strip, and parse what starts like a JSON value."""
+    for _ in range(depth):
+        if not isinstance(value, str):
+            return value
+        text = value.strip()
+        if not text or text[0] not in '{["':
+            return value
+        try:
+            value = json.loads(text)
+        except ValueError:
+            return value
+    return value
+
+
+SPACE = st.sampled_from(["", " ", "\n", "\t", "\x0c", "\u00a0"])
+CORE = st.one_of(
+    st.text(max_size=8),
+    st.sampled_from(['{"a": 1}', '"x"', '"{\\"b\\": [1]}"', '[1, "2"]', "{bad", "[", '"']),
+)
+
+
+@settings(max_examples=500, deadline=None)
+@given(SPACE, CORE, SPACE, st.integers(1, 3))
+def test_unwrap_json_without_copying_is_the_stripping_one(
+    before: str, core: str, after: str, depth: int
+) -> None:
+    value = before + core + after
+    assert unwrap_json(value, depth) == _unwrap_reference(value, depth)
