@@ -1,0 +1,196 @@
+"""Importing Langfuse exports: peak RSS and time as the file grows (issue 38 item 7: a big export
+imports in memory bounded by one trace), against ``json.loads`` over the same bytes.
+
+The file is the real framework traces (tests/data/langfuse/framework-traces, 20 traces of 15
+frameworks) as observations, repeated with fresh ids until it reaches each size, the traces'
+observations interleaved as an API listing gives them; written as JSON Lines (``--shape jsonl``,
+one observation per line, the blob storage export's shape) or as one pretty-printed API page
+(``--shape page``, ``{"data": [...], "meta": {...}}``). Each measurement runs in a fresh process
+(so its peak RSS is that size's), best of ``--rounds``: ``json`` (the file parsed, line by line
+or whole, nothing kept) and ``import`` (:func:`rejudge.importers.import_langfuse` into a new
+SQLite store).
+
+    python bench/langfuse_import.py --sizes 10 50 --shape jsonl
+    python bench/langfuse_import.py --sizes 10 50 --shape page --checkout before=ROOT=PYTHON
+
+``--checkout LABEL=ROOT=PYTHON`` measures another checkout's import on the same files (this
+script copied under its ROOT/bench/ runs there with its interpreter), alternating per round.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import resource
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(REPO))
+
+
+def write_file(path: Path, megabytes: float, shape: str) -> int:
+    """Write an export of about ``megabytes`` MB; how many traces it holds."""
+    sources = sorted((REPO / "tests/data/langfuse/framework-traces").glob("*.trace.json"))
+    documents = [json.loads(p.read_text()) for p in sources]
+    target = int(megabytes * 1024 * 1024)
+    written, copy, traces = 0, 0, 0
+    with path.open("w", encoding="utf-8") as fh:
+        if shape == "page":
+            fh.write('{\n "meta": {"page": 1},\n "data": [\n')
+        first = True
+        while written < target:
+            per_trace = []
+            for index, document in enumerate(documents):
+                head = document.get("trace", document)
+                fresh = []
+                for raw in document["observations"]:
+                    raw = {"traceId": head["id"], **raw}
+                    for key in ("id", "traceId", "parentObservationId"):
+                        if raw.get(key):
+                            raw[key] = f"{raw[key]}-{copy}.{index}"
+                    fresh.append(raw)
+                per_trace.append(fresh)
+                traces += 1
+            for n in range(max(len(t) for t in per_trace)):
+                for trace in per_trace:
+                    if n < len(trace):
+                        if shape == "page":
+                            text = ("" if first else ",\n") + json.dumps(trace[n], indent=2)
+                        else:
+                            text = json.dumps(trace[n]) + "\n"
+                        first = False
+                        fh.write(text)
+                        written += len(text.encode("utf-8"))
+            copy += 1
+        if shape == "page":
+            fh.write("\n ]\n}\n")
+    return traces
+
+
+def measure(path: Path, what: str) -> dict[str, float]:
+    """In this process: one pass of ``what`` over the file, its seconds and peak RSS."""
+    tmp = Path(tempfile.mkdtemp(prefix="langfuse-bench-"))
+    store = None
+    if what == "import":
+        # imported before the clock starts: a fixed cost of the process, not of the bytes
+        from rejudge.store import Store
+
+        from rejudge.importers import import_langfuse
+
+        store = Store.open(f"sqlite:///{tmp / 'bench.sqlite'}")
+    start, cpu_start = time.perf_counter(), time.process_time()
+    traces = 0
+    if what == "json":
+        with path.open("rb") as fh:
+            head = fh.read(1)
+            fh.seek(0)
+            if head == b"{" and path.suffix == ".json":
+                json.loads(fh.read())
+            else:
+                for line in fh:
+                    json.loads(line)
+    else:
+        traces = import_langfuse(path, store).traces
+    seconds = time.perf_counter() - start
+    cpu = time.process_time() - cpu_start
+    rss_mib = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+    if store is not None:
+        store.close()
+    shutil.rmtree(tmp, ignore_errors=True)
+    return {"seconds": seconds, "cpu": cpu, "rss_mib": rss_mib, "traces": traces}
+
+
+Checkout = tuple[str, Path, str]
+
+
+def _checkout(spec: str) -> Checkout:
+    label, sep, rest = spec.partition("=")
+    root, sep2, python = rest.rpartition("=")
+    if not (sep and sep2 and label and root and python):
+        raise SystemExit(f"--checkout {spec!r}: expected LABEL=ROOT=PYTHON")
+    if not (Path(root) / "bench" / "langfuse_import.py").is_file():
+        raise SystemExit(f"--checkout {spec!r}: copy bench/langfuse_import.py under {root}/bench")
+    return label, Path(root), python
+
+
+def in_child(path: Path, what: str, checkout: Checkout | None) -> dict[str, float]:
+    python, script = sys.executable, __file__
+    if checkout is not None:
+        python, script = checkout[2], str(checkout[1] / "bench" / "langfuse_import.py")
+    out = subprocess.run(
+        [python, script, "--child", what, str(path)], capture_output=True, text=True, check=True
+    ).stdout
+    result: dict[str, float] = json.loads(out)
+    return result
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--sizes", type=float, nargs="+", default=[10, 50], metavar="MB")
+    parser.add_argument("--shape", choices=("jsonl", "page"), default="jsonl")
+    parser.add_argument("--rounds", type=int, default=1)
+    parser.add_argument("--json", action="store_true")
+    parser.add_argument("--checkout", action="append", default=[], metavar="LABEL=ROOT=PYTHON")
+    parser.add_argument("--child", nargs=2, metavar=("WHAT", "FILE"), help=argparse.SUPPRESS)
+    args = parser.parse_args()
+    if args.child:
+        print(json.dumps(measure(Path(args.child[1]), args.child[0])))
+        return
+    checkouts: list[Checkout | None] = [None, *(_checkout(c) for c in args.checkout)]
+    rows = []
+    with tempfile.TemporaryDirectory() as tmp:
+        for size in args.sizes:
+            suffix = ".json" if args.shape == "page" else ".jsonl"
+            path = Path(tmp) / f"langfuse-{size:g}mb{suffix}"
+            traces = write_file(path, size, args.shape)
+            best: dict[tuple[str, int], dict[str, float]] = {}
+            for _ in range(args.rounds):
+                for what in ("json", "import"):
+                    for n, checkout in enumerate(checkouts):
+                        if what == "json" and n:
+                            continue
+                        got = in_child(path, what, checkout)
+                        key = (what, n)
+                        old = best.get(key)
+                        best[key] = (
+                            got if old is None else {k: min(v, got[k]) for k, v in old.items()}
+                        )
+            js = best[("json", 0)]
+            for n, checkout in enumerate(checkouts):
+                imp = best[("import", n)]
+                rows.append(
+                    {
+                        "checkout": "this" if checkout is None else checkout[0],
+                        "shape": args.shape,
+                        "mb": round(path.stat().st_size / 1024 / 1024, 1),
+                        "traces": traces,
+                        "json_loads_s": round(js["seconds"], 3),
+                        "import_s": round(imp["seconds"], 3),
+                        "import_ratio": round(imp["seconds"] / js["seconds"], 2),
+                        "import_cpu_ratio": round(imp["cpu"] / js["cpu"], 2),
+                        "json_rss_mib": round(js["rss_mib"], 1),
+                        "import_rss_mib": round(imp["rss_mib"], 1),
+                    }
+                )
+            path.unlink()
+    if args.json:
+        print(json.dumps(rows, indent=2))
+        return
+    print(
+        "checkout  shape  MB     traces  json s  import s  import/json  CPU ratio  RSS json  import"
+    )
+    for r in rows:
+        print(
+            f"{r['checkout']:<9} {r['shape']:<6} {r['mb']:<6} {r['traces']:<7} "
+            f"{r['json_loads_s']:<7} {r['import_s']:<9} {r['import_ratio']:<12} "
+            f"{r['import_cpu_ratio']:<10} {r['json_rss_mib']:<9} {r['import_rss_mib']}"
+        )
+
+
+if __name__ == "__main__":
+    main()
