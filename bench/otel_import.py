@@ -104,12 +104,21 @@ def measure(path: Path, what: str) -> dict[str, float]:
             for line in fh:
                 json.loads(line)
     elif what == "spans":
-        from rejudge.importers import iter_sized_documents, spans_of_document
-
         problems: list[str] = []
-        with path.open("rb") as fh:
-            for document, _size in iter_sized_documents(fh, problems):
-                for _span in spans_of_document(document, problems):
+        try:  # the reader's own path: the file read in pieces, each piece's spans decoded
+            from rejudge.importers._json_stream import iter_pieces
+            from rejudge.importers._otel_spans import STREAMED_KEYS, spans_of_pieces
+        except ImportError:  # a checkout from before the file was read in pieces
+            from rejudge.importers import iter_sized_documents, spans_of_document
+
+            with path.open("rb") as fh:
+                for document, _size in iter_sized_documents(fh, problems):
+                    for _span in spans_of_document(document, problems):
+                        pass
+        else:
+            with path.open("rb") as fh:
+                pieces = iter_pieces(fh, problems, stream_keys=STREAMED_KEYS)
+                for _spans, _size in spans_of_pieces(pieces, problems):
                     pass
     elif what == "read":
         found = OtelStream()

@@ -8,7 +8,8 @@ from the start through a window: each top-level value in turn (one, or JSON Line
 lines), a top-level list item by item, a top-level object member by member with the items of a
 list under one of ``stream_keys`` (an API page's ``data``) one by one, so a ``{"data": [...],
 "meta": {...}}`` page of any length streams; any other value is parsed whole (a member that is
-one trace is bounded by that trace; past :data:`VALUE_LIMIT` it is refused). Each piece carries
+one trace is bounded by that trace; past a limit, :data:`VALUE_LIMIT` by default, it is
+refused: :class:`TooBig`). Each piece carries
 its size (bytes of its line, or characters of its text), what a reader spreads a memory budget
 by.
 """
@@ -21,7 +22,7 @@ from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from typing import IO, Any
 
-__all__ = ["Piece", "iter_pieces"]
+__all__ = ["Piece", "TooBig", "iter_pieces"]
 
 _DECODER = json.JSONDecoder()
 _SPACE = " \t\n\r"
@@ -32,6 +33,16 @@ CHUNK = 1 << 20
 VALUE_LIMIT = 128 * 1024 * 1024
 #: how much of the file tells JSON Lines (its first line parses alone) from one document
 HEAD_BYTES = 64 * 1024
+
+
+class TooBig(ValueError):
+    """A value past the limit (a line, or one value of a document), refused before it is
+    parsed: ``where`` it starts, its ``size`` so far and the ``limit``, for the reader's
+    message."""
+
+    def __init__(self, where: str, size: int, limit: int) -> None:
+        super().__init__(f"{where}: a JSON value of {size} characters or more")
+        self.where, self.size, self.limit = where, size, limit
 
 
 @dataclass(frozen=True)
@@ -54,10 +65,12 @@ class _Window:
     """The text of a file from a position on, read a chunk at a time, the consumed part
     dropped so memory holds about one value."""
 
-    def __init__(self, fh: IO[str]) -> None:
+    def __init__(self, fh: IO[str], limit: int) -> None:
         self._fh = fh
+        self._limit = limit
         self.text = ""
         self.pos = 0
+        self._start = 0  # the characters dropped before ``text``
         self.eof = False
         self._chunk = CHUNK
 
@@ -68,6 +81,7 @@ class _Window:
         if not block:
             self.eof = True
             return False
+        self._start += self.pos
         self.text = self.text[self.pos :] + block
         self.pos = 0
         return True
@@ -105,19 +119,19 @@ class _Window:
             if end >= len(self.text) and self._grow():
                 continue
             size = end - self.pos
+            if size > self._limit:  # it fitted in the window, but is past the limit all the same
+                raise TooBig(f"the value at character {self._start + self.pos}", size, self._limit)
             self.pos = end
             self._chunk = CHUNK
             return value, size
 
     def _grow(self) -> bool:
-        """Read more for a value cut off (False at the end of the file); a value past
-        :data:`VALUE_LIMIT` is refused (a syntax error too: it reads as cut off until then)."""
-        if len(self.text) - self.pos > VALUE_LIMIT:
-            raise ValueError(
-                f"a value of more than {VALUE_LIMIT // (1024 * 1024)} MiB at character "
-                f"{self.pos}, or not JSON"
-            )
-        self._chunk = min(self._chunk * 2, VALUE_LIMIT)
+        """Read more for a value cut off (False at the end of the file); a value past the
+        limit is refused (a syntax error too: it reads as cut off until then)."""
+        if len(self.text) - self.pos > self._limit:
+            where = f"the value at character {self._start + self.pos}"
+            raise TooBig(where, len(self.text) - self.pos, self._limit)
+        self._chunk = min(self._chunk * 2, max(self._limit, CHUNK))
         return self._more()
 
 
@@ -187,12 +201,19 @@ def _first_line(head: bytes, whole: bool) -> bytes | None:
 
 
 def iter_pieces(
-    fh: IO[bytes], problems: list[str], *, stream_keys: Iterable[str] = ("data",)
+    fh: IO[bytes],
+    problems: list[str],
+    *,
+    stream_keys: Iterable[str] = ("data",),
+    limit: int | None = None,
 ) -> Iterator[Piece]:
     """The values of a JSON file opened in binary (see the module): a JSON Lines file's lines
     (a line that is not JSON is a problem, the rest is read), or one document in pieces. A
-    document that is not JSON is a problem, reported after the pieces read before it broke."""
+    document that is not JSON is a problem, reported after the pieces read before it broke. A
+    line or value longer than ``limit`` (:data:`VALUE_LIMIT` unless given) raises
+    :class:`TooBig`."""
     keys = frozenset(stream_keys)
+    limit = VALUE_LIMIT if limit is None else limit
     start = fh.tell()
     head = fh.read(HEAD_BYTES)
     fh.seek(start)
@@ -202,6 +223,8 @@ def iter_pieces(
     if line is not None and _parses(line):
         number = 0
         for line_number, line in enumerate(fh, start=1):
+            if len(line) > limit:
+                raise TooBig(f"line {line_number}", len(line), limit)
             if not line.strip():
                 continue
             try:
@@ -215,12 +238,14 @@ def iter_pieces(
     # one document over several lines (or JSON Lines whose first line is longer than the head):
     # top-level values one after the other, each in pieces
     text = io.TextIOWrapper(fh, encoding="utf-8-sig", errors="strict", newline="")
-    window = _Window(text)
+    window = _Window(text, limit)
     number = 0
     try:
         while window.peek():
             number += 1
             yield from _pieces(window, number, keys)
+    except TooBig:
+        raise
     except (ValueError, RecursionError) as exc:
         problems.append(f"not JSON and not JSON Lines ({exc})")
     finally:

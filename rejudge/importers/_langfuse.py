@@ -37,7 +37,7 @@ from rejudge.importers._adhoc import (
     store_adhoc_run,
 )
 from rejudge.importers._contract import Importer
-from rejudge.importers._json_stream import Piece, iter_pieces
+from rejudge.importers._json_stream import Piece, TooBig, iter_pieces
 from rejudge.importers._langfuse_doc import (
     LangfuseTrace,
     Record,
@@ -190,20 +190,28 @@ def iter_langfuse(
         )
         document: _Document | None = None
         reported = 0
-        with source.open("rb") as fh:
-            for piece in iter_pieces(fh, problems):
-                if document is None or piece.document != document.number:
-                    if document is not None:
-                        document.end()
-                    document = _Document(router, piece.document, flush)
-                document.piece(piece)
-                if progress is not None and fh.tell() - reported >= 1 << 20:
-                    progress(fh.tell() - reported)  # a tick per MiB: a redraw is not free
-                    reported = fh.tell()
-            if document is not None:
-                document.end()
-            if progress is not None and fh.tell() > reported:
-                progress(fh.tell() - reported)
+        try:
+            with source.open("rb") as fh:
+                for piece in iter_pieces(fh, problems):
+                    if document is None or piece.document != document.number:
+                        if document is not None:
+                            document.end()
+                        document = _Document(router, piece.document, flush)
+                    document.piece(piece)
+                    if progress is not None and fh.tell() - reported >= 1 << 20:
+                        progress(fh.tell() - reported)  # a tick per MiB: a redraw is not free
+                        reported = fh.tell()
+                if document is not None:
+                    document.end()
+                if progress is not None and fh.tell() > reported:
+                    progress(fh.tell() - reported)
+        except TooBig as exc:
+            raise InvalidInputError(
+                f"{source}: {exc.where} is one JSON value of {exc.size // (1024 * 1024)} MiB or "
+                f"more: past {exc.limit // (1024 * 1024)} MiB a value (a line, an item of a "
+                "list) is refused, since each is parsed whole",
+                file=str(source),
+            ) from None
         found.spilled = groups.spilled
         for key, records, weight in groups.groups():
             trace = build_trace(key, records, problems)

@@ -12,9 +12,9 @@ same file again is a lookup; replay re-derives the traces from the file.
 A file of any size streams (:func:`iter_otel`): spans wait, grouped by trace id, in memory up
 to a budget and past it in a scratch file; traces are built one at a time in trace id order and
 stored a batch per transaction into a staged run, visible once the last batch is in (a killed
-import, run again, resumes: :func:`rejudge.services.ingest_staged`). One JSON document over
-:data:`DOCUMENT_LIMIT` (a file that is one pretty-printed export) is refused, asking for JSON
-Lines.
+import, run again, resumes: :func:`rejudge.services.ingest_staged`). A file that is one
+document (a pretty-printed export, a list of spans) is read an export or span at a time
+(:mod:`._json_stream`); one value over :data:`DOCUMENT_LIMIT` is refused.
 """
 
 from __future__ import annotations
@@ -35,14 +35,10 @@ from rejudge.importers._adhoc import (
     store_adhoc_run,
 )
 from rejudge.importers._contract import Importer
+from rejudge.importers._json_stream import TooBig, iter_pieces
 from rejudge.importers._langfuse_doc import is_observation
 from rejudge.importers._otel_read import OtelTrace, trace_of_spans
-from rejudge.importers._otel_spans import (
-    iter_sized_documents,
-    pack_span,
-    spans_of_document,
-    unpack_span,
-)
+from rejudge.importers._otel_spans import STREAMED_KEYS, pack_span, spans_of_pieces, unpack_span
 from rejudge.importers._sniff import Detection, Sniff
 from rejudge.importers._spill import SPILL_BUDGET, Groups
 from rejudge.model import Case, Golden, RunConfig, Trace
@@ -72,9 +68,8 @@ class OtelFile:
     spans: int
 
 
-#: the largest JSON document a span file may hold (a line, or the whole file when it is one
-#: document over several lines): it must be parsed whole, so past this it is refused and JSON
-#: Lines asked for, which stream
+#: the largest JSON value a span file may hold (a line of JSON Lines, or one export or span of a
+#: document read an item at a time): each is parsed whole, so past this it is refused
 DOCUMENT_LIMIT = 128 * 1024 * 1024
 
 
@@ -101,20 +96,15 @@ class OtelStream:
             self.anomalies[item.trace_id] = item.anomalies
 
 
-def _lines(path: Path, progress: Callable[[int], None] | None) -> Iterator[bytes]:
-    with path.open("rb") as fh:
-        if progress is None:
-            yield from fh
-            return
-        done = 0
-        for line in fh:
-            done += len(line)
-            if done >= 1 << 20:  # a tick per MiB: a bar's redraw is not free
-                progress(done)
-                done = 0
-            yield line
-        if done:
-            progress(done)
+def _too_big(exc: TooBig) -> str:
+    mib = 1024 * 1024
+    return (
+        f"{exc.where} is one JSON value of {exc.size / mib:.0f} MiB or more: past "
+        f"{exc.limit // mib} MiB a value (a line, or one export or span of a document) is "
+        "refused, since each is parsed whole; JSON Lines of one OTLP export per line (the "
+        "collector's file exporter writes them) streams in bounded memory, or split it: "
+        "jq -c '.resourceSpans[] | {resourceSpans: [.]}'"
+    )
 
 
 def iter_otel(
@@ -143,15 +133,21 @@ def iter_otel(
         collecting = gc.isenabled()
         gc.disable()
         try:
-            lines = _lines(source, progress)
-            for document, size in iter_sized_documents(lines, problems, limit=DOCUMENT_LIMIT):
-                spans = list(spans_of_document(document, problems))
-                share = size // len(spans) if spans else 0
-                for span in spans:
-                    groups.add(span.trace_id, span, share)
-                found.spans += len(spans)
-        except InvalidInputError as exc:
-            raise InvalidInputError(f"{source}: {exc}", file=str(source)) from None
+            with source.open("rb") as fh:
+                pieces = iter_pieces(fh, problems, stream_keys=STREAMED_KEYS, limit=DOCUMENT_LIMIT)
+                reported = 0
+                for spans, size in spans_of_pieces(pieces, problems):
+                    share = size // len(spans) if spans else 0
+                    for span in spans:
+                        groups.add(span.trace_id, span, share)
+                    found.spans += len(spans)
+                    if progress is not None and fh.tell() - reported >= 1 << 20:
+                        progress(fh.tell() - reported)  # a tick per MiB: a redraw is not free
+                        reported = fh.tell()
+                if progress is not None and fh.tell() > reported:
+                    progress(fh.tell() - reported)
+        except TooBig as exc:
+            raise InvalidInputError(f"{source}: {_too_big(exc)}", file=str(source)) from None
         finally:
             if collecting:
                 gc.enable()

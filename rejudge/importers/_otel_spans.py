@@ -30,6 +30,7 @@ from datetime import datetime
 from typing import Any
 
 from rejudge.errors import InvalidInputError
+from rejudge.importers._json_stream import Piece
 
 __all__ = [
     "Span",
@@ -38,6 +39,7 @@ __all__ = [
     "iter_sized_documents",
     "pack_span",
     "spans_of_document",
+    "spans_of_pieces",
     "unpack_span",
 ]
 
@@ -303,16 +305,7 @@ def spans_of_document(document: Any, problems: list[str]) -> Iterator[Span]:
         return
     if "resourceSpans" in document:
         for rs in document.get("resourceSpans") or []:
-            if not isinstance(rs, dict):
-                continue
-            resource = _otlp_attributes((rs.get("resource") or {}).get("attributes"))
-            scopes = rs.get("scopeSpans") or rs.get("instrumentationLibrarySpans") or []
-            for scope in scopes:
-                for raw in (scope or {}).get("spans") or []:
-                    if isinstance(raw, dict):
-                        span = _otlp_span(raw, resource, problems)
-                        if span is not None:
-                            yield span
+            yield from _resource_spans(rs, problems)
         return
     if isinstance(document.get("spans"), list):
         yield from spans_of_document(document["spans"], problems)
@@ -320,6 +313,56 @@ def spans_of_document(document: Any, problems: list[str]) -> Iterator[Span]:
     span = _dumped_span(document, problems)
     if span is not None:
         yield span
+
+
+def _resource_spans(rs: Any, problems: list[str]) -> Iterator[Span]:
+    """The spans of one ``resourceSpans`` entry (a resource, its scopes and their spans)."""
+    if not isinstance(rs, dict):
+        return
+    resource = _otlp_attributes((rs.get("resource") or {}).get("attributes"))
+    scopes = rs.get("scopeSpans") or rs.get("instrumentationLibrarySpans") or []
+    for scope in scopes:
+        for raw in (scope or {}).get("spans") or []:
+            if isinstance(raw, dict):
+                span = _otlp_span(raw, resource, problems)
+                if span is not None:
+                    yield span
+
+
+#: the lists of a top-level object read an item at a time (:mod:`._json_stream`)
+STREAMED_KEYS = ("resourceSpans", "spans")
+
+
+def spans_of_pieces(
+    pieces: Iterable[Piece], problems: list[str]
+) -> Iterator[tuple[list[Span], int]]:
+    """The spans of a span file read in pieces (:func:`._json_stream.iter_pieces` with
+    :data:`STREAMED_KEYS`), a batch per piece with the piece's size, as
+    :func:`spans_of_document` reads each whole document: an export's ``resourceSpans`` or a
+    wrapper's ``spans`` an item at a time, any other object once it ends. (An object holding
+    both lists gives both's spans; a whole read gives the ``resourceSpans`` only.)"""
+    number = 0
+    rest: dict[str, Any] = {}
+    rest_size = 0
+    streamed = False
+    for piece in pieces:
+        if piece.document != number:
+            if rest and not streamed:
+                yield list(spans_of_document(rest, problems)), rest_size
+            number, rest, rest_size, streamed = piece.document, {}, 0, False
+        if piece.key is None:  # a whole document, or an item of a top-level list
+            yield list(spans_of_document(piece.value, problems)), piece.size
+        elif piece.opened:
+            streamed = True
+        elif piece.item and piece.key == "resourceSpans":
+            yield list(_resource_spans(piece.value, problems)), piece.size
+        elif piece.item:
+            yield list(spans_of_document(piece.value, problems)), piece.size
+        else:
+            rest[piece.key] = piece.value
+            rest_size += piece.size
+    if rest and not streamed:
+        yield list(spans_of_document(rest, problems)), rest_size
 
 
 def iter_documents(lines: Iterable[bytes], problems: list[str]) -> Iterator[Any]:

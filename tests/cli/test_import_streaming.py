@@ -73,7 +73,7 @@ def test_a_streamed_import_draws_a_progress_bar_on_a_terminal_and_none_under_jso
     assert "importing" not in shown
 
 
-def test_one_document_too_big_to_stream_is_one_error_line(
+def test_a_value_too_big_to_stream_is_one_error_line(
     run_cli: Callable[..., Result], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     pretty = tmp_path / "export.json"
@@ -82,7 +82,7 @@ def test_one_document_too_big_to_stream_is_one_error_line(
     out = run_cli("import", str(pretty))
     assert out.exit_code == 1
     lines = out.output.strip().splitlines()
-    assert len(lines) == 1 and lines[0].startswith(f"Error: {pretty}: the file is one JSON")
+    assert len(lines) == 1 and lines[0].startswith(f"Error: {pretty}: the value at character")
     assert "JSON Lines" in lines[0]
     listed = run_cli("--json", "runs")
     assert listed.exit_code == 0 and json.loads(listed.output) == []  # nothing left behind

@@ -14,9 +14,10 @@ from typing import Any
 import pytest
 from rejudge.recorder import scrub_text
 
+from rejudge.errors import InvalidInputError
 from rejudge.importers import LangfuseStream, iter_langfuse
 from rejudge.importers import _json_stream as json_stream
-from rejudge.importers._json_stream import iter_pieces
+from rejudge.importers._json_stream import TooBig, iter_pieces
 from rejudge.importers._langfuse import _instruction
 from rejudge.importers._langfuse_doc import traces_of_documents
 from rejudge.importers._langfuse_read import trace_of_observations
@@ -181,10 +182,29 @@ def test_a_broken_line_or_document_is_a_problem_not_a_traceback() -> None:
 
 def test_a_value_past_the_limit_is_refused(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(json_stream, "CHUNK", 16)
-    monkeypatch.setattr(json_stream, "VALUE_LIMIT", 64)
-    got, problems = _pieces('[\n "short",\n "' + "x" * 500 + '"\n]')
-    assert [p[2] for p in got] == ["short"]
-    assert len(problems) == 1 and "a value of more than" in problems[0]
+    problems: list[str] = []
+    text = '[\n "short",\n "' + "x" * 500 + '"\n]'
+    pieces = iter_pieces(io.BytesIO(text.encode()), problems, limit=64)
+    assert next(pieces).value == "short"
+    with pytest.raises(TooBig) as err:
+        next(pieces)
+    assert err.value.where == "the value at character 13"  # 0-based and err.value.limit == 64
+    lines = iter_pieces(io.BytesIO(b'{"a": 1}\n{"b": "' + b"y" * 100 + b'"}\n'), [], limit=64)
+    assert next(lines).value == {"a": 1}
+    with pytest.raises(TooBig, match="line 2"):
+        next(lines)
+
+
+def test_a_langfuse_value_past_the_limit_is_one_error_line(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    path = _write(tmp_path / "page.json", "page")
+    monkeypatch.setattr(json_stream, "VALUE_LIMIT", 1024)
+    with pytest.raises(InvalidInputError) as err:
+        list(iter_langfuse(path, LangfuseStream()))
+    message = str(err.value)
+    assert "\n" not in message and message.startswith(f"{path}: the value at character")
+    assert "is refused" in message
 
 
 def test_the_streamed_import_is_the_whole_reads_run(tmp_path: Path) -> None:

@@ -144,20 +144,42 @@ def test_a_span_missing_its_id_is_named_and_secrets_are_scrubbed_when_spilled(
         assert key not in dumped and "authorization" not in dumped.lower()
 
 
-def test_one_document_too_big_to_stream_is_refused_in_one_line(
+def test_one_document_streams_and_a_value_too_big_is_refused_in_one_line(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
+    # one pretty-printed export of every trace, a resourceSpans entry each: read an entry at a
+    # time, as the same exports one per line are
+    exports = [otlp_export(spans_of(p)) for p in ANY_AGENT]
     pretty = tmp_path / "export.json"
-    pretty.write_text(json.dumps(otlp_export(spans_of(ANY_AGENT[0])), indent=2))
+    pretty.write_text(
+        json.dumps({"resourceSpans": [e["resourceSpans"][0] for e in exports]}, indent=2)
+    )
+    lines = tmp_path / "export.jsonl"
+    lines.write_text("".join(json.dumps(e) + "\n" for e in exports))
+    as_lines = [(t.trace_id, t.trace.hash, t.anomalies) for t in read_otel(lines).traces]
+    largest = max(len(json.dumps(e["resourceSpans"][0], indent=2)) for e in exports)
+    monkeypatch.setattr(otel_module, "DOCUMENT_LIMIT", largest * 2)  # not the whole file
+    assert pretty.stat().st_size > largest * 2
+    found = OtelStream()
+    streamed = [
+        (i.trace_id, i.trace.hash, i.anomalies) for i, _w in iter_otel(pretty, found, budget=1)
+    ]
+    assert streamed == as_lines and len(streamed) == len(ANY_AGENT) and found.spilled > 1
+    # a list of dumped spans, and a {"spans": [...]} wrapper, item by item too
+    dumped = [s for p in ANY_AGENT for s in spans_of(p)]
+    for name, value in (("list.json", dumped), ("wrapped.json", {"n": 1, "spans": dumped})):
+        path = tmp_path / name
+        path.write_text(json.dumps(value, indent=1))
+        assert [(t.trace_id, t.trace.hash) for t in read_otel(path).traces] == [
+            (i, h) for i, h, _a in as_lines
+        ]
+    # one entry over the limit is refused, in one line
     monkeypatch.setattr(otel_module, "DOCUMENT_LIMIT", 4096)
     with pytest.raises(InvalidInputError) as err:
         read_otel(pretty)
     message = str(err.value)
-    assert "\n" not in message and message.startswith(f"{pretty}: the file is one JSON document")
+    assert "\n" not in message and message.startswith(f"{pretty}: the value at character")
     assert "JSON Lines" in message and "bounded memory" in message
-    # under the limit, the same document reads whole
-    monkeypatch.setattr(otel_module, "DOCUMENT_LIMIT", 10**9)
-    assert read_otel(pretty).traces
 
 
 def test_a_scratch_folder_left_by_a_killed_import_is_removed_by_the_next(tmp_path: Path) -> None:
