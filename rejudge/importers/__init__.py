@@ -94,6 +94,7 @@ if TYPE_CHECKING:
     from rejudge.importers._inspect_read import parse_inspect_samples as parse_inspect_samples
     from rejudge.importers._inspect_read import score_value as score_value
     from rejudge.importers._json_stream import Piece as Piece
+    from rejudge.importers._json_stream import TooBig as TooBig
     from rejudge.importers._json_stream import iter_pieces as iter_pieces
     from rejudge.importers._langfuse import LANGFUSE_SOURCE as LANGFUSE_SOURCE
     from rejudge.importers._langfuse import LangfuseFile as LangfuseFile
@@ -135,12 +136,14 @@ if TYPE_CHECKING:
     from rejudge.importers._otel_read import tool_call_of as tool_call_of
     from rejudge.importers._otel_read import trace_of_facts as trace_of_facts
     from rejudge.importers._otel_read import trace_of_spans as trace_of_spans
+    from rejudge.importers._otel_spans import STREAMED_KEYS as STREAMED_KEYS
     from rejudge.importers._otel_spans import Span as Span
     from rejudge.importers._otel_spans import SpanEvent as SpanEvent
     from rejudge.importers._otel_spans import iter_documents as iter_documents
     from rejudge.importers._otel_spans import iter_sized_documents as iter_sized_documents
     from rejudge.importers._otel_spans import pack_span as pack_span
     from rejudge.importers._otel_spans import spans_of_document as spans_of_document
+    from rejudge.importers._otel_spans import spans_of_pieces as spans_of_pieces
     from rejudge.importers._otel_spans import unpack_span as unpack_span
     from rejudge.importers._shipped import shipped_data as shipped_data
     from rejudge.importers._sniff import HEAD_BYTES as HEAD_BYTES
@@ -312,6 +315,9 @@ _EXPORTS: dict[str, str] = {
     "build_trace": "rejudge.importers._langfuse_doc",
     "Piece": "rejudge.importers._json_stream",
     "iter_pieces": "rejudge.importers._json_stream",
+    "TooBig": "rejudge.importers._json_stream",
+    "STREAMED_KEYS": "rejudge.importers._otel_spans",
+    "spans_of_pieces": "rejudge.importers._otel_spans",
     "SPILL_BUDGET": "rejudge.importers._spill",
     "Call": "rejudge.importers._otel_messages",
     "Message": "rejudge.importers._otel_messages",
