@@ -133,6 +133,7 @@ if TYPE_CHECKING:
     from rejudge.importers._otel_read import OTEL_NORMALIZER_VERSION as OTEL_NORMALIZER_VERSION
     from rejudge.importers._otel_read import OtelTrace as OtelTrace
     from rejudge.importers._otel_read import scrub_attributes as scrub_attributes
+    from rejudge.importers._otel_read import scrub_span as scrub_span
     from rejudge.importers._otel_read import tool_call_of as tool_call_of
     from rejudge.importers._otel_read import trace_of_facts as trace_of_facts
     from rejudge.importers._otel_read import trace_of_spans as trace_of_spans
@@ -328,6 +329,7 @@ _EXPORTS: dict[str, str] = {
     "OTEL_NORMALIZER_VERSION": "rejudge.importers._otel_read",
     "OtelTrace": "rejudge.importers._otel_read",
     "scrub_attributes": "rejudge.importers._otel_read",
+    "scrub_span": "rejudge.importers._otel_read",
     "trace_of_facts": "rejudge.importers._otel_read",
     "trace_of_spans": "rejudge.importers._otel_read",
     "tool_call_of": "rejudge.importers._otel_read",

@@ -53,7 +53,7 @@ from rejudge.importers._otel_read import OtelTrace
 from rejudge.importers._sniff import Detection, Sniff
 from rejudge.importers._spill import SPILL_BUDGET, Groups
 from rejudge.model import Case, Golden, RunConfig, Trace
-from rejudge.recorder import scrub_text
+from rejudge.recorder import scrub_text, scrub_value
 
 __all__ = [
     "LANGFUSE_SOURCE",
@@ -174,7 +174,9 @@ def iter_langfuse(
         raise InvalidInputError(f"{source}: not a Langfuse export", file=str(source))
     problems = found.problems
     pending: list[tuple[str, Record]] = []
-    with Groups(_same, _same, budget=budget, scratch_dir=scratch_dir, first_seen=True) as groups:
+    with Groups(
+        _scrubbed, _same, budget=budget, scratch_dir=scratch_dir, first_seen=True
+    ) as groups:
 
         def flush(size: int) -> None:
             share = size // len(pending) if pending else 0
@@ -233,8 +235,17 @@ def iter_langfuse(
         )
 
 
+def _scrubbed(record: Record) -> Record:
+    """A record as it is spilled to a scratch file (which a process killed with -9 leaves on
+    disk): plain data already, for ``marshal``, but scrubbed as a trace's observations are when
+    read (secret-named keys dropped, provider keys redacted). Scrubbing again gives the same, so
+    the traces are the same spilled or held; only a spilled record pays for it twice."""
+    what, payload, where, event = record
+    return what, scrub_value(payload, drop_secret_names=True), where, event
+
+
 def _same(record: Record) -> Record:
-    return record  # a record is plain data already (marshal writes it as it is)
+    return record  # a record is plain data already (marshal reads it back as it was)
 
 
 def read_langfuse(path: str | Path) -> LangfuseFile:

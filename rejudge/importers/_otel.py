@@ -37,7 +37,7 @@ from rejudge.importers._adhoc import (
 from rejudge.importers._contract import Importer
 from rejudge.importers._json_stream import TooBig, iter_pieces
 from rejudge.importers._langfuse_doc import is_observation
-from rejudge.importers._otel_read import OtelTrace, trace_of_spans
+from rejudge.importers._otel_read import OtelTrace, scrub_span, trace_of_spans
 from rejudge.importers._otel_spans import STREAMED_KEYS, pack_span, spans_of_pieces, unpack_span
 from rejudge.importers._sniff import Detection, Sniff
 from rejudge.importers._spill import SPILL_BUDGET, Groups
@@ -139,7 +139,9 @@ def iter_otel(
                 for spans, size in spans_of_pieces(pieces, problems):
                     share = size // len(spans) if spans else 0
                     for span in spans:
-                        groups.add(span.trace_id, span, share)
+                        # scrubbed before it is held: past the budget it is written to a
+                        # scratch file, which a process killed with -9 leaves on disk
+                        groups.add(span.trace_id, scrub_span(span), share)
                     found.spans += len(spans)
                     if progress is not None and fh.tell() - reported >= 1 << 20:
                         progress(fh.tell() - reported)  # a tick per MiB: a redraw is not free
@@ -153,7 +155,7 @@ def iter_otel(
                 gc.enable()
         found.spilled = groups.spilled
         for trace_id, spans, weight in groups.groups():
-            item = trace_of_spans(trace_id, spans)
+            item = trace_of_spans(trace_id, spans, scrubbed=True)
             found.note(item)
             yield item, weight
     if not found.traces:

@@ -46,6 +46,7 @@ __all__ = [
     "OTEL_NORMALIZER_VERSION",
     "OtelTrace",
     "scrub_attributes",
+    "scrub_span",
     "tool_call_of",
     "trace_of_facts",
     "trace_of_spans",
@@ -212,13 +213,23 @@ def _round_timing(llm: _Llm) -> dict[str, Any] | None:
     return out or None
 
 
-def trace_of_spans(trace_id: str, spans: Iterable[Span]) -> OtelTrace:
-    """The trace of one trace id's spans (any order; file order breaks start-time ties)."""
+def scrub_span(span: Span) -> Span:
+    """``span`` (edited in place) with its and its events' attributes scrubbed
+    (:func:`scrub_attributes`), as they may be written anywhere, a scratch file included."""
+    span.attributes = scrub_attributes(span.attributes)
+    for event in span.events:
+        event.attributes = scrub_attributes(event.attributes)
+    return span
+
+
+def trace_of_spans(trace_id: str, spans: Iterable[Span], *, scrubbed: bool = False) -> OtelTrace:
+    """The trace of one trace id's spans (any order; file order breaks start-time ties).
+    ``scrubbed`` says :func:`scrub_span` already ran on each (a streamed read scrubs a span
+    as it is read, before it can be spilled to disk): scrubbing is not done twice."""
     read: list[tuple[Span, SpanFacts]] = []
     for span in spans:
-        span.attributes = scrub_attributes(span.attributes)
-        for event in span.events:
-            event.attributes = scrub_attributes(event.attributes)
+        if not scrubbed:
+            scrub_span(span)
         read.append((span, facts_of(span.attributes, span.events)))
     return trace_of_facts(trace_id, read)
 

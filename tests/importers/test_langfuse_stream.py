@@ -225,3 +225,27 @@ def test_the_streamed_import_is_the_whole_reads_run(tmp_path: Path) -> None:
     digest = hashlib.sha256(path.read_bytes()).hexdigest()
     assert result.run.endswith(digest[:10])
     store.close()
+
+
+def test_records_are_scrubbed_before_they_are_spilled_to_disk(tmp_path: Path) -> None:
+    """A scratch file outlives a process killed with -9: what is spilled holds no secret, no
+    more than a stored row does (a secret-named key dropped, a provider key redacted)."""
+    key = "sk-" + "A1b2C3d4E5f6G7h8J9k0"
+    observations = _observations()
+    observations[0]["metadata"] = {"authorization": "Bearer tok-" + "9" * 20, "kept": "yes"}
+    observations[-1]["statusMessage"] = f"your key is {key}"
+    path = tmp_path / "export.jsonl"
+    path.write_text("".join(json.dumps(o) + "\n" for o in observations), encoding="utf-8")
+    scratch = tmp_path / "scratch"
+    scratch.mkdir()
+    found = LangfuseStream()
+    traces = iter_langfuse(path, found, budget=1, scratch_dir=scratch)
+    first = next(traces)  # the records are on disk while the traces are built
+    on_disk = b"".join(p.read_bytes() for p in sorted(scratch.rglob("*")) if p.is_file())
+    assert found.spilled > 0 and b"your key is" in on_disk  # the records are there, scrubbed
+    assert key.encode() not in on_disk
+    assert b"tok-99999999" not in on_disk and b"authorization" not in on_disk
+    traces.close()
+    # and the traces are the ones read without spilling
+    held = [_derived(item, name) for item, name, _w in iter_langfuse(path, LangfuseStream())]
+    assert _derived(first[0], first[1]) == held[0]

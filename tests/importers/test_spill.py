@@ -213,3 +213,34 @@ def test_a_scratch_folder_left_by_a_killed_import_is_removed_by_the_next(tmp_pat
             other.add("b", 2, 1)
             assert mine.exists() and len(list(tmp_path.iterdir())) == 2
     assert list(tmp_path.iterdir()) == []
+
+
+KEY = "sk-" + "A1b2C3d4E5f6G7h8J9k0"  # a provider key's shape (scrub_text redacts it)
+
+
+def _scratch_bytes(scratch: Path) -> bytes:
+    """Every byte of the scratch files under ``scratch`` (the spill's SQLite file)."""
+    return b"".join(p.read_bytes() for p in sorted(scratch.rglob("*")) if p.is_file())
+
+
+def test_spans_are_scrubbed_before_they_are_spilled_to_disk(tmp_path: Path) -> None:
+    """A scratch file outlives a process killed with -9: what is spilled holds no secret, no
+    more than a stored row does (a secret header dropped, a provider key redacted)."""
+    spans = spans_of(ANY_AGENT[0])
+    spans[0]["attributes"]["http.request.header.authorization"] = "Bearer tok-" + "9" * 20
+    spans[-1]["attributes"]["note"] = f"your key is {KEY}"
+    path = tmp_path / "spans.json"
+    path.write_text(json.dumps(otlp_export(spans)), encoding="utf-8")
+    scratch = tmp_path / "scratch"
+    scratch.mkdir()
+    found = OtelStream()
+    traces = iter_otel(path, found, budget=0, scratch_dir=scratch)
+    item, _weight = next(traces)  # the spans are on disk while the traces are built
+    on_disk = _scratch_bytes(scratch)
+    assert found.spilled > 0 and b"your key is" in on_disk  # the spans are there, scrubbed
+    assert KEY.encode() not in on_disk
+    assert b"tok-99999999" not in on_disk and b"authorization" not in on_disk
+    traces.close()
+    # and the trace is the one read without spilling
+    whole, _w = next(iter_otel(path, OtelStream()))
+    assert item.trace.model_dump() == whole.trace.model_dump()
