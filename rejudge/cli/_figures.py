@@ -54,6 +54,9 @@ def pass_hat_k(hat: PassHatK, sep: str = ": ", join: str = "  ") -> str:
     if len(hat.cases) < len(shown) or not counts:
         return join.join(shown.values())
     if len(counts) == 1:
-        n = counts.pop()
-        return join.join(shown.values()) + f" (over {n} case{'' if n == 1 else 's'})"
-    return join.join(f"{text} ({hat.cases[k]} cases)" for k, text in shown.items())
+        return join.join(shown.values()) + f" (over {_cases(counts.pop())})"
+    return join.join(f"{text} ({_cases(hat.cases[k])})" for k, text in shown.items())
+
+
+def _cases(n: int) -> str:
+    return f"{n} case{'' if n == 1 else 's'}"
