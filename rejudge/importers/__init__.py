@@ -132,7 +132,6 @@ if TYPE_CHECKING:
     from rejudge.importers._otel_messages import unwrap_json as unwrap_json
     from rejudge.importers._otel_read import OTEL_NORMALIZER_VERSION as OTEL_NORMALIZER_VERSION
     from rejudge.importers._otel_read import OtelTrace as OtelTrace
-    from rejudge.importers._otel_read import scrub_attributes as scrub_attributes
     from rejudge.importers._otel_read import scrub_span as scrub_span
     from rejudge.importers._otel_read import tool_call_of as tool_call_of
     from rejudge.importers._otel_read import trace_of_facts as trace_of_facts
@@ -143,6 +142,7 @@ if TYPE_CHECKING:
     from rejudge.importers._otel_spans import iter_documents as iter_documents
     from rejudge.importers._otel_spans import iter_sized_documents as iter_sized_documents
     from rejudge.importers._otel_spans import pack_span as pack_span
+    from rejudge.importers._otel_spans import scrub_attributes as scrub_attributes
     from rejudge.importers._otel_spans import spans_of_document as spans_of_document
     from rejudge.importers._otel_spans import spans_of_pieces as spans_of_pieces
     from rejudge.importers._otel_spans import unpack_span as unpack_span
@@ -328,7 +328,7 @@ _EXPORTS: dict[str, str] = {
     "unwrap_json": "rejudge.importers._otel_messages",
     "OTEL_NORMALIZER_VERSION": "rejudge.importers._otel_read",
     "OtelTrace": "rejudge.importers._otel_read",
-    "scrub_attributes": "rejudge.importers._otel_read",
+    "scrub_attributes": "rejudge.importers._otel_spans",
     "scrub_span": "rejudge.importers._otel_read",
     "trace_of_facts": "rejudge.importers._otel_read",
     "trace_of_spans": "rejudge.importers._otel_read",

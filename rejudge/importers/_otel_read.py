@@ -29,7 +29,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from rejudge.importers._otel_messages import Call, Message, SpanFacts, facts_of, unwrap_json
-from rejudge.importers._otel_spans import Span
+from rejudge.importers._otel_spans import Span, scrub_attributes
 from rejudge.model import (
     SOURCE_OTEL_SPAN_ID,
     SOURCE_OTEL_TRACE_ID,
@@ -40,12 +40,11 @@ from rejudge.model import (
     TraceError,
     UserTurn,
 )
-from rejudge.recorder import is_secret_name, scrub_text, scrub_value, tool_outcome
+from rejudge.recorder import tool_outcome
 
 __all__ = [
     "OTEL_NORMALIZER_VERSION",
     "OtelTrace",
-    "scrub_attributes",
     "scrub_span",
     "tool_call_of",
     "trace_of_facts",
@@ -68,26 +67,6 @@ class OtelTrace:
     tools: list[ToolSpec]
     anomalies: list[str] = field(default_factory=list)
     span_ids: list[str] = field(default_factory=list)  # every span of the trace, file order
-
-
-def scrub_attributes(attributes: dict[str, Any]) -> dict[str, Any]:
-    """Attributes without secret headers (``http.request.header.authorization``...), provider
-    keys redacted in every text."""
-    out = {}
-    for key, value in attributes.items():
-        if is_secret_name(key):
-            continue
-        kind = value.__class__
-        if kind is str:
-            out[key] = scrub_text(value)
-        elif kind in _SCALARS or value is None:  # nothing in them to scrub
-            out[key] = value
-        else:
-            out[key] = scrub_value(value)
-    return out
-
-
-_SCALARS = frozenset((int, float, bool))
 
 
 # --------------------------------------------------------------------------- calls

@@ -31,6 +31,7 @@ from typing import Any
 
 from rejudge.errors import InvalidInputError
 from rejudge.importers._json_stream import Piece
+from rejudge.recorder import is_secret_name, scrub_text, scrub_value
 
 __all__ = [
     "Span",
@@ -38,6 +39,7 @@ __all__ = [
     "iter_documents",
     "iter_sized_documents",
     "pack_span",
+    "scrub_attributes",
     "spans_of_document",
     "spans_of_pieces",
     "unpack_span",
@@ -126,6 +128,35 @@ def _otlp_value(value: Any) -> Any:
     if "bytesValue" in value:
         return value["bytesValue"]  # base64 text: kept as the exporter wrote it
     return None  # an empty AnyValue
+
+
+def scrub_attributes(attributes: dict[str, Any]) -> dict[str, Any]:
+    """Attributes without secret headers (``http.request.header.authorization``...), provider
+    keys redacted in every text."""
+    out = {}
+    for key, value in attributes.items():
+        if is_secret_name(key):
+            continue
+        kind = value.__class__
+        if kind is str:
+            out[key] = scrub_text(value)
+        elif kind in _SCALARS or value is None:  # nothing in them to scrub
+            out[key] = value
+        else:
+            out[key] = scrub_value(value)
+    return out
+
+
+_SCALARS = frozenset((int, float, bool))
+
+
+def _resource(attributes: Any) -> Any:
+    # a resource's attributes are scrubbed as they are read, once for the spans that share
+    # them: no trace reads them, but they are spilled with each span (and SDKs put the
+    # process's command line there, keys passed as arguments included)
+    if isinstance(attributes, dict):
+        return scrub_attributes(attributes)
+    return scrub_value(attributes, drop_secret_names=True)
 
 
 def _otlp_attributes(items: Any) -> dict[str, Any]:
@@ -289,7 +320,7 @@ def _dumped_span(raw: dict[str, Any], problems: list[str]) -> Span | None:
         else _otlp_attributes(attributes),
         events=events,
         error=_status_error(raw.get("status")),
-        resource=(resource.get("attributes") or {}) if isinstance(resource, dict) else {},
+        resource=_resource(resource.get("attributes") or {}) if isinstance(resource, dict) else {},
     )
 
 
@@ -319,7 +350,7 @@ def _resource_spans(rs: Any, problems: list[str]) -> Iterator[Span]:
     """The spans of one ``resourceSpans`` entry (a resource, its scopes and their spans)."""
     if not isinstance(rs, dict):
         return
-    resource = _otlp_attributes((rs.get("resource") or {}).get("attributes"))
+    resource = _resource(_otlp_attributes((rs.get("resource") or {}).get("attributes")))
     scopes = rs.get("scopeSpans") or rs.get("instrumentationLibrarySpans") or []
     for scope in scopes:
         for raw in (scope or {}).get("spans") or []:

@@ -17,7 +17,7 @@ import pytest
 from rejudge.errors import InvalidInputError
 from rejudge.importers import Groups, OtelStream, iter_otel, read_otel
 from rejudge.importers import _otel as otel_module
-from tests.importers.conftest import ANY_AGENT, otlp_export, spans_of
+from tests.importers.conftest import ANY_AGENT, any_value, otlp_export, spans_of
 
 
 def test_groups_come_back_by_key_in_the_order_added_whatever_the_budget() -> None:
@@ -229,8 +229,14 @@ def test_spans_are_scrubbed_before_they_are_spilled_to_disk(tmp_path: Path) -> N
     spans = spans_of(ANY_AGENT[0])
     spans[0]["attributes"]["http.request.header.authorization"] = "Bearer tok-" + "9" * 20
     spans[-1]["attributes"]["note"] = f"your key is {KEY}"
+    export = otlp_export(spans)
+    # SDKs put the process's command line in the resource: a key passed as an argument too
+    export["resourceSpans"][0]["resource"]["attributes"] += [
+        {"key": "process.command_args", "value": any_value(["agent.py", "--key", KEY])},
+        {"key": "x_api_key", "value": any_value("tok-" + "9" * 20)},
+    ]
     path = tmp_path / "spans.json"
-    path.write_text(json.dumps(otlp_export(spans)), encoding="utf-8")
+    path.write_text(json.dumps(export), encoding="utf-8")
     scratch = tmp_path / "scratch"
     scratch.mkdir()
     found = OtelStream()
@@ -238,9 +244,22 @@ def test_spans_are_scrubbed_before_they_are_spilled_to_disk(tmp_path: Path) -> N
     item, _weight = next(traces)  # the spans are on disk while the traces are built
     on_disk = _scratch_bytes(scratch)
     assert found.spilled > 0 and b"your key is" in on_disk  # the spans are there, scrubbed
-    assert KEY.encode() not in on_disk
+    assert b"agent.py" in on_disk and KEY.encode() not in on_disk
     assert b"tok-99999999" not in on_disk and b"authorization" not in on_disk
+    assert b"x_api_key" not in on_disk
     traces.close()
     # and the trace is the one read without spilling
     whole, _w = next(iter_otel(path, OtelStream()))
     assert item.trace.model_dump() == whole.trace.model_dump()
+
+
+def test_a_dumped_spans_resource_is_scrubbed_as_it_is_read() -> None:
+    from rejudge.importers._otel_spans import spans_of_document
+
+    dumped = {
+        "name": "chat",
+        "context": {"trace_id": 1, "span_id": 2},
+        "resource": {"attributes": {"process.command_args": ["a.py", KEY], "api_key": "x"}},
+    }
+    [span] = spans_of_document(dumped, [])
+    assert span.resource == {"process.command_args": ["a.py", "REDACTED"]}
