@@ -18,6 +18,7 @@ pass, which a machine shared with other work disturbs far less (the ratios of bo
     python bench/otel_import.py                      # 10 and 100 MB
     python bench/otel_import.py --sizes 10 100 1000 --rounds 1 --spread --json
     python bench/otel_import.py --write FILE --sizes 10   # only write the file (kill -9 test)
+    python bench/otel_import.py --sizes 10 100 --document  # one pretty-printed OTLP document
     python bench/otel_import.py --sizes 10 100 --spread --checkout main=/work/main=python
 
 ``--checkout LABEL=ROOT=PYTHON`` (repeatable) measures another checkout of rejudge on the same
@@ -81,6 +82,18 @@ def write_file(path: Path, megabytes: float, *, spread: bool = False) -> int:
     return n
 
 
+def as_document(lines: Path, path: Path) -> None:
+    """The exports of a JSON Lines span file as one pretty-printed OTLP export (what an SDK's
+    or a tool's single-file dump looks like), written an entry at a time."""
+    with lines.open("rb") as src, path.open("w", encoding="utf-8") as out:
+        out.write('{\n "resourceSpans": [\n')
+        for n, line in enumerate(src):
+            entries = json.loads(line)["resourceSpans"]
+            for m, entry in enumerate(entries):
+                out.write(("" if n == 0 and m == 0 else ",\n") + json.dumps(entry, indent=1))
+        out.write("\n ]\n}\n")
+
+
 def measure(path: Path, what: str) -> dict[str, float]:
     """In this process: one pass of ``what`` over the file, its seconds and peak RSS."""
     tmp = Path(tempfile.mkdtemp(prefix="otel-bench-"))
@@ -101,8 +114,11 @@ def measure(path: Path, what: str) -> dict[str, float]:
     traces = 0
     if what == "json":
         with path.open("rb") as fh:
-            for line in fh:
-                json.loads(line)
+            if path.suffix == ".json":  # one document: parsed whole
+                json.loads(fh.read())
+            else:
+                for line in fh:
+                    json.loads(line)
     elif what == "spans":
         problems: list[str] = []
         try:  # the reader's own path: the file read in pieces, each piece's spans decoded
@@ -172,6 +188,11 @@ def main() -> None:
     parser.add_argument("--sizes", type=float, nargs="+", default=[10, 100], metavar="MB")
     parser.add_argument("--rounds", type=int, default=2)
     parser.add_argument("--spread", action="store_true", help="a trace over two lines")
+    parser.add_argument(
+        "--document",
+        action="store_true",
+        help="the same exports as one pretty-printed OTLP document instead of JSON Lines",
+    )
     parser.add_argument("--json", action="store_true")
     parser.add_argument("--write", metavar="FILE", help="only write a file of the first size")
     parser.add_argument(
@@ -195,6 +216,10 @@ def main() -> None:
         for size in args.sizes:
             path = Path(tmp) / f"spans-{size:g}mb.jsonl"
             traces = write_file(path, size, spread=args.spread)
+            if args.document:
+                lines, path = path, path.with_suffix(".json")
+                as_document(lines, path)
+                lines.unlink()
             best: dict[tuple[str, int], dict[str, float]] = {}
             for _ in range(args.rounds):
                 for what in WHAT:
