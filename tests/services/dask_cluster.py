@@ -18,6 +18,10 @@ from typing import Any
 
 DATA = Path(__file__).parent / "data"
 DASK = str(Path(sys.executable).with_name("dask"))
+#: how long a test waits for nannies to bring back the workers it killed: a restart spawns a
+#: fresh interpreter that imports dask and rejudge, seconds on a quiet machine but over a minute
+#: on two cores under load (a CI run with load average 10 timed out at 60 s)
+RESTART_TIMEOUT = 180
 
 
 @contextmanager

@@ -32,6 +32,7 @@ from rejudge.services import (  # noqa: E402
 from tests.conftest import require_postgres  # noqa: E402
 from tests.services.dask_cluster import (  # noqa: E402
     DATA,
+    RESTART_TIMEOUT,
     free_port,
     kill_holders_of_unread_results,
     start_scheduler,
@@ -171,7 +172,7 @@ def test_a_worker_killed_mid_task(cluster: Any, client: Any, pg_store: Store) ->
     assert _count(pg_store, "SELECT count(DISTINCT trace_id) FROM evaluation_judgments") == n
     assert _count(pg_store, "SELECT count(*) FROM judgments") == n
     assert pg_store.evaluations.get_evaluation(ev).status == "finished"
-    client.wait_for_workers(2, timeout=30)  # the nanny restarts the killed one
+    client.wait_for_workers(2, timeout=RESTART_TIMEOUT)  # the nanny restarts the killed one
 
 
 def test_a_worker_killed_holding_judged_partitions(
@@ -199,7 +200,7 @@ def test_a_worker_killed_holding_judged_partitions(
     )
     assert _count(pg_store, "SELECT count(*) FROM judgments") == n
     assert pg_store.evaluations.get_evaluation(ev).status == "finished"
-    client.wait_for_workers(2, timeout=60)  # the nannies restart the killed ones
+    client.wait_for_workers(2, timeout=RESTART_TIMEOUT)  # the nannies restart the killed ones
 
 
 def test_scheduler_gone_then_resumed(cluster: Any, pg_store: Store) -> None:

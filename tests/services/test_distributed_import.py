@@ -35,6 +35,7 @@ from rejudge.services import (  # noqa: E402
 )
 from tests.services.dask_cluster import (  # noqa: E402
     DATA,
+    RESTART_TIMEOUT,
     free_port,
     kill_holders_of_unread_results,
     start_scheduler,
@@ -208,7 +209,7 @@ def test_a_worker_killed_mid_import(dask_cluster: Any, tmp_path: Path) -> None:
         assert killed, "no worker was busy to kill"
         local = plan_folder(src)
         assert result.planned == local.traces and result.skipped_files == local.skipped
-        client.wait_for_workers(2, timeout=60)  # the nanny restarts the killed one
+        client.wait_for_workers(2, timeout=RESTART_TIMEOUT)  # the nanny restarts the killed one
 
 
 def _world_copies(src: Path, n: int) -> None:
@@ -248,7 +249,7 @@ def test_a_worker_killed_holding_results_not_yet_read(dask_cluster: Any, tmp_pat
         assert killed, "no worker held a finished partition to kill"
         local = plan_folder(src)
         assert result.planned == local.traces and result.skipped_files == local.skipped
-        client.wait_for_workers(2, timeout=60)  # the nannies restart the killed ones
+        client.wait_for_workers(2, timeout=RESTART_TIMEOUT)  # the nannies restart the killed ones
 
 
 # --------------------------------------------------------------------------- bad input
