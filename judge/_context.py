@@ -29,7 +29,7 @@ from rejudge.model import (
 from . import _taxonomy as tx
 from ._fasterrors import compile_errors
 from ._fastschema import compile_fast
-from ._matchers import MatchResult, match_value, values_equal
+from ._matchers import MatchOptions, MatchResult, match_value, values_equal
 from ._rulesets import RuleSettings, settings_of
 
 __all__ = [
@@ -448,8 +448,20 @@ class JudgeContext:
     def _whitelist_pair(self) -> tuple[list[str], frozenset[str]]:
         pair = self._whitelist
         if pair is None:
-            names = self._compute_whitelist()
-            pair = self._whitelist = (names, frozenset(names))
+            # the case, the settings and the registry decide it: kept per (case, settings,
+            # index) across the traces of a batch (callers copy the list before handing it on)
+            case, settings, index = self.case, self.settings, self.index
+            key = (id(case), id(settings), id(index))
+            hit = _WHITELISTS.get(key)
+            if hit is not None and hit[0] is case and hit[1] is settings and hit[2] is index:
+                pair = hit[3]
+            else:
+                names = self._compute_whitelist()
+                pair = (names, frozenset(names))
+                if len(_WHITELISTS) > 4096:
+                    _WHITELISTS.clear()
+                _WHITELISTS[key] = (case, settings, index, pair)
+            self._whitelist = pair
         return pair
 
     def _compute_whitelist(self) -> list[str]:
@@ -485,6 +497,27 @@ class JudgeContext:
         base, options = self.settings.alias(rule)
         return match_value(base, golden, actual, options)
 
+    def param_plan(self, golden: GoldenCall) -> tuple[ParamPlan, ...]:
+        """A golden call's parameters in sorted order, each with its golden value, its rule
+        (:meth:`rule_for`) and that rule's matcher and options (``settings.alias``): what
+        :meth:`check_params` compares every call against. It depends on the golden call, the
+        settings and the registry only, so it is made once per golden call, not per trace."""
+        index = self.index
+        settings = self.settings
+        key = (id(golden), id(settings), id(index))
+        hit = _PARAM_PLANS.get(key)
+        if hit is not None and hit[0] is golden and hit[1] is settings and hit[2] is index:
+            return hit[3]
+        plan = []
+        for param in sorted(golden.params):
+            gval = golden.params[param]
+            rule = self.rule_for(golden, golden.tool, param, gval)
+            plan.append((param, gval, rule, *settings.alias(rule)))
+        if len(_PARAM_PLANS) > 4096:
+            _PARAM_PLANS.clear()
+        _PARAM_PLANS[key] = (golden, settings, index, tuple(plan))
+        return _PARAM_PLANS[key][3]
+
     def check_params(self, slot: Slot, call: ActualCall, mode: str) -> list[ParamCheck]:
         """Compare a slot's golden parameters with a call's arguments.
 
@@ -495,9 +528,7 @@ class JudgeContext:
         golden = slot.call
         checks: list[ParamCheck] = []
         args = call.args
-        for param in sorted(golden.params):
-            gval = golden.params[param]
-            rule = self.rule_for(golden, slot.tool, param, gval)
+        for param, gval, rule, base, options in self.param_plan(golden):
             if args is None:
                 checks.append(
                     ParamCheck(
@@ -507,7 +538,7 @@ class JudgeContext:
                 continue
             if param in args:
                 aval = args[param]
-                res = self.compare(rule, gval, aval)
+                res = match_value(base, gval, aval, options)  # self.compare(rule, gval, aval)
                 if res.ok:
                     checks.append(ParamCheck(param, rule, gval, aval, True, "ok"))
                     continue
@@ -599,6 +630,22 @@ def _reads_conversation_as_is(settings: RuleSettings) -> bool:
     )
 
 
+#: one golden parameter as checked: (name, golden value, rule, matcher name, match options)
+ParamPlan = tuple[str, Any, str, str, MatchOptions]
+
+# (id(golden call), id(settings), id(index)) -> (golden call, settings, index, its plan): held,
+# so no id is reused while its entry is kept (see JudgeContext.param_plan)
+_PARAM_PLANS: dict[
+    tuple[int, int, int], tuple[GoldenCall, RuleSettings, RegistryIndex, tuple[ParamPlan, ...]]
+] = {}
+
+# (id(case), id(settings), id(index)) -> (case, settings, index, its whitelist as a sorted list
+# and a set); held, as above
+_WHITELISTS: dict[
+    tuple[int, int, int],
+    tuple[Case, RuleSettings, RegistryIndex, tuple[list[str], frozenset[str]]],
+] = {}
+
 # (id(case), id(settings), id(registry)) -> (case, settings, registry, the case's view)
 _CASE_VIEWS: dict[tuple[int, int, int], tuple[Case, RuleSettings, ToolRegistry, Case]] = {}
 
@@ -608,6 +655,8 @@ def clear_case_caches() -> None:
     ends, so its cases do not stay alive after it (a later batch's cases fill them again)."""
     _CASE_CACHE.clear()
     _CASE_VIEWS.clear()
+    _PARAM_PLANS.clear()
+    _WHITELISTS.clear()
 
 
 def case_for_tiers(case: Case, settings: RuleSettings, registry: ToolRegistry) -> Case:

@@ -38,6 +38,8 @@ __all__ = [
 ]
 
 _KEY = '"trace_hash":'
+#: what comes before the trace hash's own characters where it is put back
+_FRAGMENT_HEAD = "," + _KEY + '"'
 _PLAIN_HASH = re.compile(r"[A-Za-z0-9:._-]+\Z")
 
 
@@ -74,25 +76,30 @@ def put_trace_hash(body: dict[str, Any], trace_hash: str) -> dict[str, Any]:
 class JudgmentTemplate:
     """The hash of the same shared text for many trace hashes, cheaply: the prefix before the
     trace hash is hashed once; each trace adds its hash and the short tail (the keys after
-    ``trace_hash`` in sorted order: ``verdict``, ``warnings``)."""
+    ``trace_hash`` in sorted order: ``verdict``, ``warnings``).
 
-    __slots__ = ("_prefix", "_tail", "offset")
+    The prefix is hashed at the first :meth:`hash_for`, not when the template is made: the
+    judging service makes one for every judgment it may copy later, and a run of distinct
+    behaviours never copies one (that hash was a third pass over every body)."""
+
+    __slots__ = ("_shared", "_prefix", "_tail", "offset")
 
     def __init__(self, shared: str, offset: int) -> None:
         self.offset = offset
-        if offset < 0:
-            self._prefix = None
-            self._tail = b""
-            return
-        head = (shared[:offset] + "," + _KEY + '"').encode("utf-8")
-        self._prefix = hashlib.sha256(head)
-        self._tail = ('"' + shared[offset:]).encode("utf-8")
+        self._shared: str | None = shared if offset >= 0 else None
+        self._prefix: Any = None
+        self._tail = b""
 
     def hash_for(self, trace_hash: str) -> str | None:
         """``sha256:<hex>`` of the whole body for ``trace_hash``; None when this text cannot
         be shared (its trace hash is part of it) or the hash would need an escape."""
-        if self._prefix is None or not _PLAIN_HASH.match(trace_hash):
+        if self.offset < 0 or not _PLAIN_HASH.match(trace_hash):
             return None
+        if self._prefix is None:
+            shared, offset = self._shared or "", self.offset
+            self._prefix = hashlib.sha256((shared[:offset] + _FRAGMENT_HEAD).encode("utf-8"))
+            self._tail = ('"' + shared[offset:]).encode("utf-8")
+            self._shared = None  # the hash state holds what is needed
         h = self._prefix.copy()
         h.update(trace_hash.encode("ascii"))
         h.update(self._tail)
@@ -150,6 +157,7 @@ class PreparedJudgment(NamedTuple):
         text = canonical_json(body)
         tools = body["details"].get("implicated_tools")
         shared, offset = split_judgment_text(text, body["trace_hash"])
+        digest, shared_digest = _text_hashes(text, shared, offset)
         return cls(
             key=key
             if key is not None
@@ -162,9 +170,9 @@ class PreparedJudgment(NamedTuple):
                 body["engine_version"],
                 body.get("judge_hash"),
             ),
-            hash=hash_bytes(text.encode("utf-8")),
+            hash=digest,
             shared_json=shared,
-            shared_hash=text_hash(shared),
+            shared_hash=shared_digest,
             offset=offset,
             trace_hash=body["trace_hash"],
             case_hash=body["case_hash"],
@@ -203,6 +211,26 @@ def _names_json(value: Any) -> str:
     if type(value) is list and all(type(v) is str for v in value):
         return "[" + ",".join(map(encode_basestring, value)) + "]"
     return canonical_json(value)
+
+
+def _text_hashes(text: str, shared: str, offset: int) -> tuple[str, str]:
+    """``(text_hash(text), text_hash(shared))`` for ``shared, offset = split_judgment_text(
+    text, ...)``, hashing the bytes they have in common once: both start with
+    ``shared[:offset]`` (nearly all of a body; the keys after ``trace_hash`` are only
+    ``verdict`` and ``warnings``), so its hash state is copied instead of hashed twice. A body
+    kept whole is its own shared text: one hash."""
+    if offset < 0:
+        whole = text_hash(text)
+        return whole, whole
+    rest = shared[offset:]
+    head = hashlib.sha256(shared[:offset].encode("utf-8"))
+    tail = rest.encode("utf-8")
+    of_shared = head.copy()
+    of_shared.update(tail)
+    # the text between them: ``,"trace_hash":"<hash>"``, what the split took out
+    head.update(text[offset : len(text) - len(rest)].encode("utf-8"))
+    head.update(tail)
+    return f"{HASH_ALGORITHM}:{head.hexdigest()}", f"{HASH_ALGORITHM}:{of_shared.hexdigest()}"
 
 
 def text_hash(text: str) -> str:

@@ -91,3 +91,31 @@ def test_prepared_judgment_for_another_trace_is_judging_that_trace():
     assert copy.shared_json is prepared.shared_json  # one string, pickled once
     whole = PreparedJudgment.from_body(body_of(a, {"reasons": [a]}), "key-a")
     assert whole.offset == -1 and whole.for_trace(b, "key-b") is None
+
+
+@settings(max_examples=300, deadline=None)
+@given(hashes, st.text(max_size=4).map(lambda t: f"sha256:{t}"), extras)
+def test_prepared_hashes_are_the_hashes_of_the_texts(trace_hash, odd_hash, extra):
+    """from_body hashes the text the two hashes share once: the same as hashing the whole body
+    and the shared text each on its own (non-ASCII text, escaped or odd hashes, whole bodies)."""
+    for h in (trace_hash, odd_hash):
+        body = body_of(h, extra)
+        prepared = PreparedJudgment.from_body(body, "k")
+        text = canonical_json(body)
+        shared, offset = split_judgment_text(text, h)
+        assert (prepared.shared_json, prepared.offset) == (shared, offset)
+        assert prepared.hash == hash_bytes(text.encode("utf-8"))
+        assert prepared.shared_hash == hash_bytes(shared.encode("utf-8"))
+        assert prepared.body_json == text
+
+
+@settings(max_examples=100, deadline=None)
+@given(hashes, hashes, hashes, extras)
+def test_a_template_hashes_every_trace_alike_however_often_used(first, b, c, extra):
+    """The template hashes its prefix at its first use and keeps it: later uses agree."""
+    shared, offset = split_judgment_text(canonical_json(body_of(first, extra)), first)
+    template = JudgmentTemplate(shared, offset)
+    fresh = [JudgmentTemplate(shared, offset).hash_for(h) for h in (b, c, b)]
+    assert [template.hash_for(h) for h in (b, c, b)] == fresh
+    if offset >= 0:
+        assert fresh[0] == hash_bytes(canonical_json(body_of(b, extra)).encode("utf-8"))
