@@ -19,6 +19,7 @@ reply is used.
 from __future__ import annotations
 
 import asyncio
+import os
 import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
@@ -27,7 +28,7 @@ from typing import Any
 from urllib.parse import urlsplit
 
 import httpx
-from rejudge.recorder._cassettes import CassetteError, read_cassette, write_cassette
+from rejudge.recorder._cassettes import CassetteError, CassetteFile, parse_cassette, write_cassette
 from rejudge.recorder._http import ProviderCallError, RecorderError, RetryPolicy, send_with_retries
 from rejudge.recorder._tape import TAPE_EXTENSION, Tape, TapeTransport, differing_fields
 from rejudge.recorder.providers import (
@@ -94,9 +95,16 @@ class JudgeEndpoint:
 
 @dataclass(frozen=True)
 class JudgeJob:
-    """One sample to fetch: the request body and the cassette it is recorded in."""
+    """One sample to fetch: the request body and the cassette it is recorded in.
 
-    path: Path
+    ``path`` is text, not a :class:`~pathlib.Path`: pathlib interns every part of a path it
+    parses (``sys.intern``), and a run has one cassette name a trace, so a Path a trace churned
+    the interpreter's table of interned strings, which is rebuilt (megabytes, the size of
+    everything interned in the process) whenever enough names have come and gone, i.e. in
+    the middle of some later judging (bench/README.md, "Re-judging a recorded model-graded
+    evaluation")."""
+
+    path: str
     body: dict[str, Any]
     meta: dict[str, Any]
     label: str
@@ -168,16 +176,43 @@ def _reply_text(provider: Provider, exchange_body: Any) -> str | None:
     return turn.text
 
 
+def _read_judge_cassette(path: str) -> CassetteFile | None:
+    """:func:`read_cassette` of a judge cassette, None when it does not exist. Its path is
+    never made a Path (see :class:`JudgeJob`); the errors are read_cassette's, word for word."""
+    try:
+        with open(path, "rb") as handle:
+            data = handle.read()
+    except FileNotFoundError:
+        return None
+    except OSError as exc:
+        if not os.path.exists(path):
+            return None
+        problem = f"{path}: cannot read: {exc.strerror or exc}"
+        raise JudgeMissError(f"judge cassette {path} cannot be read: {problem}") from None
+    try:
+        return parse_cassette(data, path)
+    except CassetteError as exc:
+        raise JudgeMissError(f"judge cassette {path} cannot be read: {exc}") from None
+
+
+def _relative(root: Path, path: str) -> str:
+    """``path`` relative to ``root`` as ``str(Path(path).relative_to(root))`` gives it, the
+    file name never parsed by pathlib (only its folder, the same for every trace)."""
+    folder, name = os.path.split(path)
+    parent = Path(folder)
+    if not parent.is_relative_to(root):
+        return path
+    inside = str(parent.relative_to(root))
+    return name if inside == "." else os.path.join(inside, name)
+
+
 def replay_judge_sample(root: Path, job: JudgeJob, provider_name: str) -> RecordedReply | None:
     """The recorded reply of ``job``, or None when its cassette does not exist. A cassette that
     exists but was recorded for other inputs, or answers another request, is a
     :class:`JudgeMissError` (it is never used)."""
-    try:
-        cassette = read_cassette(job.path)
-    except CassetteError as exc:
-        if not job.path.exists():
-            return None
-        raise JudgeMissError(f"judge cassette {job.path} cannot be read: {exc}") from None
+    cassette = _read_judge_cassette(job.path)
+    if cassette is None:
+        return None
     for key in ("rubric_hash", "prompt_hash", "judge_hash", "sample"):
         if cassette.meta.get(key) != job.meta[key]:
             raise JudgeMissError(
@@ -204,7 +239,7 @@ def replay_judge_sample(root: Path, job: JudgeJob, provider_name: str) -> Record
             f"{', '.join(diff[:5])}): it is not replayed"
         )
     exchange = cassette.exchanges[-1]
-    relative = str(job.path.relative_to(root)) if job.path.is_relative_to(root) else str(job.path)
+    relative = _relative(root, job.path)
     if exchange.status is None or not 200 <= exchange.status < 300:
         return RecordedReply(text=None, cassette=relative)
     return RecordedReply(_reply_text(get_provider(provider_name), exchange.response_body), relative)

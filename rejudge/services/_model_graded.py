@@ -16,6 +16,7 @@ URL; what was recorded and stored before stays.
 
 from __future__ import annotations
 
+import os
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -136,7 +137,11 @@ class _Planner:
         self.registry_hash = inputs.registry.hash
         self.rule_set_hash = inputs.rule_set.hash
         self.unbound = self.base.bind(self.rubric, self.judge, None)
-        self.rubric_dir = judge_rubric_dir(options.cassettes, inputs.run.name, self.rubric.hash)
+        # text: a trace's cassette path is this folder and its name joined, never parsed by
+        # pathlib, which interns every part (see JudgeJob)
+        self.rubric_dir = str(
+            judge_rubric_dir(options.cassettes, inputs.run.name, self.rubric.hash)
+        )
         # what every cassette's rejudge block says of the judging (its own fields added per job)
         self.meta: dict[str, Any] = {
             "format": JUDGE_CASSETTE_FORMAT,
@@ -154,11 +159,11 @@ class _Planner:
             return None
         return render_prompt(self.rubric, trace, case, registry)
 
-    def path(self, prompt: RenderedPrompt, sample: int) -> Path:
-        # judge_cassette_path's, the rubric's folder computed once per run
-        return self.rubric_dir / judge_cassette_name(prompt.hash, self.judge, sample)
+    def path(self, prompt: RenderedPrompt, sample: int) -> str:
+        # str(judge_cassette_path(...)), the rubric's folder computed once per run
+        return os.path.join(self.rubric_dir, judge_cassette_name(prompt.hash, self.judge, sample))
 
-    def labels(self, row: TraceToJudge) -> Iterator[tuple[str, Path]]:
+    def labels(self, row: TraceToJudge) -> Iterator[tuple[str, str]]:
         """(label, cassette path) of every sample of a row: what record mode none checks."""
         trace = decode_trace(_body(row))
         prompt = self.prompt_of(trace, self.inputs.cases[row.case_key])
@@ -237,12 +242,12 @@ def _missing_in(
     """Record mode ``none``: the error naming the first sample of ``items`` whose cassette is
     missing and counting every other missing one (the rest of the run's rows are planned again
     to count them: only on this failing path), or None when all of ``items``' exist."""
-    missing = [job.label for item in items for job in item.jobs if not job.path.is_file()]
+    missing = [job.label for item in items for job in item.jobs if not os.path.isfile(job.path)]
     if not missing:
         return None
     for chunk in rest:
         for row in chunk:
-            missing.extend(label for label, path in planner.labels(row) if not path.is_file())
+            missing.extend(label for label, path in planner.labels(row) if not os.path.isfile(path))
     return _missing_error(missing[0], planner.rubric, len(missing) - 1)
 
 
@@ -355,7 +360,7 @@ def _judge_all(
                 job
                 for item in todo
                 for job in item.jobs
-                if options.record == "all" or not job.path.is_file()
+                if options.record == "all" or not os.path.isfile(job.path)
             ]
             if to_record:
                 target = rubric_file(root, inputs.run.name, options.rubric.hash)

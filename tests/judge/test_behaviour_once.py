@@ -153,3 +153,29 @@ def test_repeated_trials_in_a_store_keep_judge_s_hashes(tmp_path, tier, monkeypa
     }
     assert stored == expected
     store.close()
+
+
+def test_the_batchs_memory_of_behaviours_stays_under_its_bound(monkeypatch):
+    """A batch remembers at most ``_BEHAVIOURS_MAX`` behaviours (cleared when full), however
+    many distinct ones it judges: golden's peak memory stops growing once it is full (at
+    4,096; bench/README.md, "Re-judging a recorded model-graded evaluation")."""
+    import rejudge.judge._batch as batch_module
+
+    from .conftest import call, case, gcall, trace
+
+    monkeypatch.setattr(batch_module, "_BEHAVIOURS_MAX", 4)
+    c = case(gcall("get_order", order_id="W441"), id="c1")
+    judge_ = BatchJudge(REGISTRY, {"c1": c}, RULES[-1], "golden")
+    sizes, copies = [], 0
+    for i in range(11):  # ten distinct behaviours, then the last one again
+        t = trace(call("get_order", order_id=f"W{min(i, 9)}"), case_id="c1", repetition=i)
+        body = t.model_dump(mode="json")
+        row = _Row(i, "c1", f"sha256:{i:064x}", behaviour_hash(body))
+        plan = judge_.plan([row], [f"key{i}"], {})
+        copies += len(plan.copies)
+        made = judge_.judge_now(plan.judge_rows({i: json.dumps(body)}))
+        judge_.complete(plan, made, lambda ids: {})
+        sizes.append(len(judge_._seen))
+    assert max(sizes) == 4  # filled to the bound, never past it
+    assert sizes[:5] == [1, 2, 3, 4, 1]  # cleared when full
+    assert copies == 1  # a behaviour remembered is still copied, not judged again
