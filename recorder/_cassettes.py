@@ -509,6 +509,18 @@ def parse_cassette(
     dropped, keys in strings redacted). The file's ``sha256`` is always the hash of ``data``.
     The interactions and every body are checked here, so a bad file fails when it is read.
     """
+    interactions, meta, sha256 = parse_cassette_parts(data, name, scrub=scrub)
+    cassette = CassetteFile(Path(name), interactions, meta, sha256)
+    _ = cassette.exchanges  # decode now: a bad interaction or body names the file here
+    return cassette
+
+
+def parse_cassette_parts(
+    data: bytes | str, name: str = "<cassette>", *, scrub: bool = False
+) -> tuple[list[dict[str, Any]], dict[str, Any], str]:
+    """:func:`parse_cassette` up to the :class:`CassetteFile`: (interactions, ``rejudge``
+    block, sha256), with no Path made of ``name`` (a replay that reads one cassette a trace
+    must not intern every file name: see rejudge.recorder._judge_calls.JudgeJob)."""
     original = data.encode("utf-8") if isinstance(data, str) else data
     text, _zipped = _document_text(original, name)
     document = _load_document(text, name)
@@ -516,14 +528,7 @@ def parse_cassette(
         document = _scrub_document(document)
     interactions = _interactions(document, name)
     raw_meta = document.get("rejudge") if isinstance(document, dict) else None
-    cassette = CassetteFile(
-        Path(name),
-        interactions,
-        raw_meta if isinstance(raw_meta, dict) else {},
-        hash_bytes(original),
-    )
-    _ = cassette.exchanges  # decode now: a bad interaction or body names the file here
-    return cassette
+    return interactions, raw_meta if isinstance(raw_meta, dict) else {}, hash_bytes(original)
 
 
 def read_cassette(path: str | Path, *, scrub: bool = False) -> CassetteFile:

@@ -28,7 +28,13 @@ from typing import Any
 from urllib.parse import urlsplit
 
 import httpx
-from rejudge.recorder._cassettes import CassetteError, CassetteFile, parse_cassette, write_cassette
+from rejudge.recorder._cassettes import (
+    CassetteError,
+    Exchange,
+    exchanges_from_interactions,
+    parse_cassette_parts,
+    write_cassette,
+)
 from rejudge.recorder._http import ProviderCallError, RecorderError, RetryPolicy, send_with_retries
 from rejudge.recorder._tape import TAPE_EXTENSION, Tape, TapeTransport, differing_fields
 from rejudge.recorder.providers import (
@@ -108,6 +114,10 @@ class JudgeJob:
     body: dict[str, Any]
     meta: dict[str, Any]
     label: str
+    #: ``path`` relative to the cassette root, as a judgment names its cassette (the root's
+    #: part made once per run: a Path a trace, even of the folder alone, interned its parts
+    #: afresh whenever the last Path holding them had gone)
+    cassette: str = ""
 
 
 def _hex(hash_text: str, n: int) -> str:
@@ -176,9 +186,18 @@ def _reply_text(provider: Provider, exchange_body: Any) -> str | None:
     return turn.text
 
 
-def _read_judge_cassette(path: str) -> CassetteFile | None:
-    """:func:`read_cassette` of a judge cassette, None when it does not exist. Its path is
-    never made a Path (see :class:`JudgeJob`); the errors are read_cassette's, word for word."""
+@dataclass(frozen=True)
+class _JudgeCassette:
+    """What a judge replay reads of its cassette (a CassetteFile but for its Path)."""
+
+    interactions: list[dict[str, Any]]
+    meta: dict[str, Any]
+    exchanges: list[Exchange]
+
+
+def _read_judge_cassette(path: str) -> _JudgeCassette | None:
+    """:func:`read_cassette` of a judge cassette, None when it does not exist. No Path is made
+    of it (see :class:`JudgeJob`); the errors are read_cassette's, word for word."""
     try:
         with open(path, "rb") as handle:
             data = handle.read()
@@ -190,23 +209,14 @@ def _read_judge_cassette(path: str) -> CassetteFile | None:
         problem = f"{path}: cannot read: {exc.strerror or exc}"
         raise JudgeMissError(f"judge cassette {path} cannot be read: {problem}") from None
     try:
-        return parse_cassette(data, path)
+        interactions, meta, _sha256 = parse_cassette_parts(data, path)
+        exchanges = exchanges_from_interactions(interactions, path)
     except CassetteError as exc:
         raise JudgeMissError(f"judge cassette {path} cannot be read: {exc}") from None
+    return _JudgeCassette(interactions, meta, exchanges)
 
 
-def _relative(root: Path, path: str) -> str:
-    """``path`` relative to ``root`` as ``str(Path(path).relative_to(root))`` gives it, the
-    file name never parsed by pathlib (only its folder, the same for every trace)."""
-    folder, name = os.path.split(path)
-    parent = Path(folder)
-    if not parent.is_relative_to(root):
-        return path
-    inside = str(parent.relative_to(root))
-    return name if inside == "." else os.path.join(inside, name)
-
-
-def replay_judge_sample(root: Path, job: JudgeJob, provider_name: str) -> RecordedReply | None:
+def replay_judge_sample(job: JudgeJob, provider_name: str) -> RecordedReply | None:
     """The recorded reply of ``job``, or None when its cassette does not exist. A cassette that
     exists but was recorded for other inputs, or answers another request, is a
     :class:`JudgeMissError` (it is never used)."""
@@ -239,10 +249,11 @@ def replay_judge_sample(root: Path, job: JudgeJob, provider_name: str) -> Record
             f"{', '.join(diff[:5])}): it is not replayed"
         )
     exchange = cassette.exchanges[-1]
-    relative = _relative(root, job.path)
     if exchange.status is None or not 200 <= exchange.status < 300:
-        return RecordedReply(text=None, cassette=relative)
-    return RecordedReply(_reply_text(get_provider(provider_name), exchange.response_body), relative)
+        return RecordedReply(text=None, cassette=job.cassette)
+    return RecordedReply(
+        _reply_text(get_provider(provider_name), exchange.response_body), job.cassette
+    )
 
 
 def _dumps(body: dict[str, Any]) -> str:

@@ -151,7 +151,7 @@ def check_judge_cassettes(store: Store, run: RunRecord, cassettes: Path) -> list
             )
             try:
                 item = planner.item(trace_row)
-                again = judge_item(planner, item, cassettes)
+                again = judge_item(planner, item)
             except RejudgeError as exc:
                 check.outcome, check.message = DIVERGED, (str(exc))
                 continue

@@ -139,9 +139,10 @@ class _Planner:
         self.unbound = self.base.bind(self.rubric, self.judge, None)
         # text: a trace's cassette path is this folder and its name joined, never parsed by
         # pathlib, which interns every part (see JudgeJob)
-        self.rubric_dir = str(
-            judge_rubric_dir(options.cassettes, inputs.run.name, self.rubric.hash)
-        )
+        rubric_dir = judge_rubric_dir(options.cassettes, inputs.run.name, self.rubric.hash)
+        self.rubric_dir = str(rubric_dir)
+        # as str(path.relative_to(root)) named a judgment's cassette
+        self.relative_dir = str(rubric_dir.relative_to(options.cassettes))
         # what every cassette's rejudge block says of the judging (its own fields added per job)
         self.meta: dict[str, Any] = {
             "format": JUDGE_CASSETTE_FORMAT,
@@ -197,7 +198,16 @@ class _Planner:
                     "case": row.case_key,
                     "repetition": row.repetition,
                 }
-                jobs.append(JudgeJob(self.path(prompt, sample), body, meta, _label(row, sample)))
+                name = judge_cassette_name(prompt.hash, self.judge, sample)
+                jobs.append(
+                    JudgeJob(
+                        os.path.join(self.rubric_dir, name),
+                        body,
+                        meta,
+                        _label(row, sample),
+                        os.path.join(self.relative_dir, name),
+                    )
+                )
         key = judgment_key(
             row.hash,
             self.case_hashes[row.case_key],
@@ -251,12 +261,12 @@ def _missing_in(
     return _missing_error(missing[0], planner.rubric, len(missing) - 1)
 
 
-def judge_item(planner: _Planner, item: _Item, root: Path) -> Judgment:
+def judge_item(planner: _Planner, item: _Item) -> Judgment:
     """Judge one planned trace from its recorded judge exchanges (a missing one is an error)."""
     options = planner.options
     replies = []
     for job in item.jobs:
-        reply = replay_judge_sample(root, job, options.judge.provider)
+        reply = replay_judge_sample(job, options.judge.provider)
         if reply is None:
             raise _missing_error(job.label, options.rubric, 0)
         replies.append(JudgeReply(job.meta["sample"], reply.text, reply.cassette))
@@ -382,7 +392,7 @@ def _judge_all(
                 ) from None
         fresh = []
         for item in todo:
-            j = judge_item(planner, item, root)
+            j = judge_item(planner, item)
             prepared = PreparedJudgment.of(j, item.key)
             fresh.append(
                 (prepared, list(j.taxonomy), j.details.get("implicated_tools"), list(j.anomalies))

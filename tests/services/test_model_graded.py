@@ -6,13 +6,14 @@ from __future__ import annotations
 
 import json
 import socket
+import sys
 from pathlib import Path
 from typing import Any
 
 import pytest
 from click.testing import CliRunner
-from rejudge.judge import DEFAULT_RUBRIC, load_rubric, load_rule_set
-from rejudge.judge.tiers import MODEL_GRADED_VERSION
+from rejudge.judge import DEFAULT_RUBRIC, DEFAULT_RULE_SET, load_rubric, load_rule_set
+from rejudge.judge.tiers import MODEL_GRADED, MODEL_GRADED_VERSION
 from rejudge.recorder import JudgeEndpoint, JudgeMissError, JudgeServerError, RetryPolicy
 from rejudge.store import Store
 
@@ -20,6 +21,8 @@ from rejudge.cli import cli
 from rejudge.errors import InvalidInputError
 from rejudge.model import JudgeModel
 from rejudge.services import ModelGradedOptions, judge_run_model_graded
+from rejudge.services._judge_steps import resolve_inputs
+from rejudge.services._model_graded import _Planner, judge_item
 from tests.judge.conftest import call, case, gcall, saved_run, trace
 from tests.services.judge_server import JudgeServer, serve, verdict_reply
 
@@ -609,32 +612,31 @@ def test_the_service_tells_a_progress_bar_its_length_before_the_first_trace(
     assert sum(n for kind, n in events if kind == "done") == len(TRACES)
 
 
-def test_a_judge_cassettes_name_is_never_interned(tmp_path: Path) -> None:
+def test_planning_and_replaying_a_trace_interns_nothing(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     """A trace's judge cassette path stays text from planning to replay. pathlib interns every
-    part of a path it parses, so one Path a trace churned the interpreter's table of interned
-    strings, whose rebuild then fell inside some later judging: a second replay of 20,000
-    traces in one process peaked 3.8 MB above the first (bench/README.md)."""
-    import os
-    import sys
-
-    from rejudge.judge import DEFAULT_RULE_SET
-    from rejudge.judge.tiers import MODEL_GRADED
-
-    from rejudge.services._judge_steps import resolve_inputs
-    from rejudge.services._model_graded import _Planner, judge_item
-
+    part of a path it parses (sys.intern), and the interned strings go when the last Path
+    holding them goes: one Path a trace churned the interpreter's table of interned strings,
+    whose rebuild then fell inside some later judging (a second replay of 20,000 traces in one
+    process peaked 3.8 MB above the first: bench/README.md)."""
     cassettes = _recorded(tmp_path)
     st = _store(tmp_path / "a.db")
     inputs = resolve_inputs(st, "r1", MODEL_GRADED, load_rule_set(DEFAULT_RULE_SET))
     planner = _Planner(inputs, _options(cassettes))
-    rows = st.traces.iter_trace_rows(inputs.run.id, page_size=10)
-    items = [planner.item(row) for row in rows if row.case_key in inputs.cases]
-    for item in items:
-        judge_item(planner, item, cassettes)  # replayed: read, matched, judged
-    jobs = [job for item in items for job in item.jobs]  # held, so an interned part would stay
-    assert len(jobs) == 3
-    for job in jobs:
-        name = os.path.basename(os.fspath(job.path))
-        probe = "".join(list(name))  # equal to the name, another object
-        assert sys.intern(probe) is probe, f"{name} was interned"
+    rows = list(st.traces.iter_trace_rows(inputs.run.id, page_size=10))
+    interned: list[str] = []
+    intern = sys.intern
+
+    def counted(text: str) -> str:
+        interned.append(text)
+        return intern(text)
+
+    monkeypatch.setattr(sys, "intern", counted)
+    judged = [planner.item(row) for row in rows if row.case_key in inputs.cases]
+    for item in judged:
+        judge_item(planner, item)  # replayed: read, matched, judged
+    monkeypatch.undo()
+    assert sum(len(item.jobs) for item in judged) == 3
+    assert interned == [], interned
     st.close()
