@@ -19,6 +19,7 @@ from rejudge.dashboard.common import context, figure, md_escape, num, pct, pick_
 from rejudge.dashboard.diffview import diff_tables
 from rejudge.dashboard.evidence import render_rounds, show_table, show_text, show_value
 from rejudge.dashboard.opening import evaluations_or_stop
+from rejudge.dashboard.paging import around
 
 from rejudge.errors import RejudgeError
 from rejudge.services import judgment_labels, label_judgment, review_stamp
@@ -160,9 +161,16 @@ n1, n2, n3 = st.columns([1, 6, 1])
 with n1:
     st.button("Previous", on_click=_step, args=(-1,), shortcut="P", key="rv_prev")
 with n2:
+    # a window of the queue around the current item, not all of it (dashboard/paging.py)
+    listed = around(ids, st.session_state["rv_item"])
     item_id = st.selectbox(
-        "Item", ids, key="rv_item", format_func=_label, label_visibility="collapsed"
+        "Item", listed, key="rv_item", format_func=_label, label_visibility="collapsed"
     )
+    if len(listed) < len(ids):
+        st.caption(
+            f"Item {ids.index(int(item_id)) + 1:,} of {len(ids):,}; the list shows the "
+            f"{len(listed)} around it, Previous and Next go through all."
+        )
 with n3:
     st.button("Next", on_click=_step, args=(1,), shortcut="N", key="rv_next")
 item = by_id[int(item_id)]
