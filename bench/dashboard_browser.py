@@ -18,7 +18,7 @@ The first start (process start to the health check answering) is timed too. Prin
 table of medians; nothing is asserted (a loaded machine makes a page slow, not wrong).
 
 ``--floor`` measures Streamlit's own floor beside the app, in alternating rounds: an app with the
-same page configuration, the same eleven pages and sidebar links, each page only its heading.
+same page configuration, the same twelve pages and sidebar links, each page only its heading.
 No page of the dashboard can be ready sooner than its floor page on the same machine, so the
 ratio of the two says what the dashboard's own work costs.
 
@@ -62,6 +62,7 @@ ROOT = Path(__file__).resolve().parents[1]
 PAGES = [
     ("", "Overview", "Overview"),
     ("compare", "Compare", "Compare"),
+    ("models", "Models", "Models"),
     ("rule_impact", "Rule impact", "Rule impact"),
     ("trace", "Trace viewer", "Trace viewer"),
     ("side_by_side", "Side by side", "Side by side"),
