@@ -51,6 +51,7 @@ if TYPE_CHECKING:
     from rejudge.errors import SuiteFormatError as SuiteFormatError
     from rejudge.errors import SuiteNotFoundError as SuiteNotFoundError
     from rejudge.errors import TierNotFoundError as TierNotFoundError
+    from rejudge.errors import TooBig as TooBig
     from rejudge.errors import ToolError as ToolError
     from rejudge.errors import ToolServerError as ToolServerError
     from rejudge.errors import UnknownProviderError as UnknownProviderError

@@ -25,6 +25,7 @@ apply), so a caller can act on it without parsing the message::
      │    ├── ReviewRequiredError          rejudge.judge._calibration
      │    ├── InspectLogError              rejudge.importers._inspect_log
      │    ├── NoImporterError              rejudge.importers: no importer takes a file
+     │    ├── TooBig                       rejudge.importers._json_stream: a JSON value past the limit
      │    ├── WorldMismatchError           rejudge.model: a world of other data than keyed
      │    ├── PriceTableError              rejudge.model: a price table that cannot be used
      │    └── GenomeSetupError             rejudge.suites.domains.genome
@@ -67,6 +68,7 @@ if TYPE_CHECKING:
     from rejudge.importers._bfcl_suite import BfclNotInstalledError as BfclNotInstalledError
     from rejudge.importers._detect import NoImporterError as NoImporterError
     from rejudge.importers._inspect_log import InspectLogError as InspectLogError
+    from rejudge.importers._json_stream import TooBig as TooBig
     from rejudge.judge._baseline import BaselineMismatchError as BaselineMismatchError
     from rejudge.judge._calibration import ReviewImportError as ReviewImportError
     from rejudge.judge._calibration import ReviewRequiredError as ReviewRequiredError
@@ -164,6 +166,7 @@ class InvalidInputError(RejudgeError):
 
 # the errors defined beside the code that raises them: public name -> defining module
 _EXPORTS: dict[str, str] = {
+    "TooBig": "rejudge.importers._json_stream",
     "TierNotFoundError": "rejudge.judge.tiers._base",
     "PluginError": "rejudge.registry",
     "WorldMismatchError": "rejudge.model._world",

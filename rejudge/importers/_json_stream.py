@@ -22,6 +22,8 @@ from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from typing import IO, Any
 
+from rejudge.errors import InvalidInputError
+
 __all__ = ["Piece", "TooBig", "iter_pieces"]
 
 _DECODER = json.JSONDecoder()
@@ -35,10 +37,11 @@ VALUE_LIMIT = 128 * 1024 * 1024
 HEAD_BYTES = 64 * 1024
 
 
-class TooBig(ValueError):
+class TooBig(InvalidInputError, ValueError):
     """A value past the limit (a line, or one value of a document), refused before it is
     parsed: ``where`` it starts, its ``size`` so far and the ``limit``, for the reader's
-    message."""
+    message. Bad input, so a :class:`~rejudge.errors.InvalidInputError`; still a
+    ``ValueError``, as a JSON reader's refusals are."""
 
     def __init__(self, where: str, size: int, limit: int) -> None:
         super().__init__(f"{where}: a JSON value of {size} characters or more")
