@@ -366,6 +366,8 @@ BUILTINS: dict[str, dict[str, str]] = {
         "funcbench": "rejudge.suites.domains.funcbench",  # seed 003: generated graphs
         "mcp": "rejudge.suites.domains.mcp",  # an MCP server's tools (calls run on the server)
         "recorded": "rejudge.suites.domains.recorded",  # suites over cassettes recorded elsewhere
+        # BFCL v4's AST categories in BFCL's order: the one list of them
+        # (rejudge.importers._bfcl_schema.CATEGORIES is read from it)
         **{
             f"bfcl-{category}": "rejudge.suites.domains.bfcl"
             for category in (

@@ -18,6 +18,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from rejudge.model import GoldenCall
+from rejudge.registry import BUILTINS
 
 __all__ = [
     "CATEGORIES",
@@ -58,24 +59,12 @@ def _info(name: str) -> CategoryInfo:
     return CategoryInfo(name, kind, language)
 
 
-#: the AST categories of BFCL v4 this importer reads, in BFCL's order
+#: the AST categories of BFCL v4 this importer reads, in BFCL's order: the registry's built-in
+#: ``bfcl-<category>`` domains are the one list of them (a domain per category)
 CATEGORIES: dict[str, CategoryInfo] = {
-    name: _info(name)
-    for name in (
-        "simple_python",
-        "simple_java",
-        "simple_javascript",
-        "multiple",
-        "parallel",
-        "parallel_multiple",
-        "irrelevance",
-        "live_simple",
-        "live_multiple",
-        "live_parallel",
-        "live_parallel_multiple",
-        "live_relevance",
-        "live_irrelevance",
-    )
+    name.removeprefix("bfcl-"): _info(name.removeprefix("bfcl-"))
+    for name in BUILTINS["domain"]
+    if name.startswith("bfcl-")
 }
 
 

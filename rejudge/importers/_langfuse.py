@@ -155,6 +155,18 @@ class _Document:
         self.flush(self.size)
 
 
+def _item_of(trace: LangfuseTrace, problems: list[str]) -> tuple[OtelTrace, str | None] | None:
+    """One grouped trace derived, with its scrubbed name; None (a problem said) when it holds
+    no observation. The one derivation a streamed and a whole read share."""
+    if not trace.observations:
+        problems.append(f"trace {trace.id}: no observations; left out")
+        return None
+    item = trace_of_observations(trace)
+    item.instruction = item.instruction or _instruction(trace)
+    name = trace.fields.get("name")
+    return item, (scrub_text(str(name)) if name is not None else None)
+
+
 def iter_langfuse(
     path: str | Path,
     found: LangfuseStream,
@@ -219,15 +231,13 @@ def iter_langfuse(
             trace = build_trace(key, records, problems)
             if trace is None:
                 continue
-            if not trace.observations:
-                problems.append(f"trace {trace.id}: no observations; left out")
+            derived = _item_of(trace, problems)
+            if derived is None:
                 continue
-            item = trace_of_observations(trace)
-            item.instruction = item.instruction or _instruction(trace)
-            name = trace.fields.get("name")
+            item, name = derived
             found.note(item)
             found.observations += len(trace.observations)
-            yield item, (scrub_text(str(name)) if name is not None else None), weight
+            yield item, name, weight
     if not found.traces:
         shown = f": {problems[0]}" if problems else ""
         raise InvalidInputError(

@@ -12,15 +12,13 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from rejudge.recorder import scrub_text
 
 from rejudge.errors import InvalidInputError
 from rejudge.importers import LangfuseStream, iter_langfuse
 from rejudge.importers import _json_stream as json_stream
 from rejudge.importers._json_stream import TooBig, iter_pieces
-from rejudge.importers._langfuse import _instruction
+from rejudge.importers._langfuse import _item_of
 from rejudge.importers._langfuse_doc import traces_of_documents
-from rejudge.importers._langfuse_read import trace_of_observations
 from rejudge.importers._otel_spans import iter_documents
 from tests.importers.conftest import LANGFUSE_TRACES
 
@@ -75,13 +73,9 @@ def _whole(path: Path) -> tuple[list[Any], list[str]]:
         documents = [(f"document {n}", d) for n, d in enumerate(iter_documents(fh, problems), 1)]
     out = []
     for trace in traces_of_documents(documents, problems, path.stem.removeprefix("trace-")):
-        if not trace.observations:
-            problems.append(f"trace {trace.id}: no observations; left out")
-            continue
-        item = trace_of_observations(trace)
-        item.instruction = item.instruction or _instruction(trace)
-        name = trace.fields.get("name")
-        out.append(_derived(item, scrub_text(str(name)) if name is not None else None))
+        derived = _item_of(trace, problems)
+        if derived is not None:
+            out.append(_derived(*derived))
     return out, problems
 
 
