@@ -242,7 +242,8 @@ def record(
     cassettes = app.settings.cassettes_dir
 
     # one call either way; the terminal also passes a progress callback for its bar
-    record = partial(
+    # (named run_suite, not `record`: that would shadow this command inside its own body)
+    run_suite = partial(
         record_suite,
         app.store,
         loaded,
@@ -254,7 +255,7 @@ def record(
         domain=domain,
     )
     if app.json:
-        summary = record()
+        summary = run_suite()
     else:
         columns = (
             TextColumn("[bold]{task.description}"),
@@ -275,7 +276,7 @@ def record(
                 )
                 bar.update(task, total=state.total, completed=state.done, counts=counts)
 
-            summary = record(progress=on_progress)
+            summary = run_suite(progress=on_progress)
     state = summary.progress
     data = {
         "run": summary.run.name,
