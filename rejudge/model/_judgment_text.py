@@ -82,28 +82,44 @@ class JudgmentTemplate:
     judging service makes one for every judgment it may copy later, and a run of distinct
     behaviours never copies one (that hash was a third pass over every body)."""
 
-    __slots__ = ("_shared", "_prefix", "_tail", "offset")
+    __slots__ = ("_shared", "_state", "offset")
 
     def __init__(self, shared: str, offset: int) -> None:
         self.offset = offset
         self._shared: str | None = shared if offset >= 0 else None
-        self._prefix: Any = None
-        self._tail = b""
+        # (prefix hash, tail) in ONE attribute: a thread sees both or neither, never a made
+        # prefix with a tail still to come (templates are shared across judging threads)
+        self._state: tuple[Any, bytes] | None = None
 
     def hash_for(self, trace_hash: str) -> str | None:
         """``sha256:<hex>`` of the whole body for ``trace_hash``; None when this text cannot
         be shared (its trace hash is part of it) or the hash would need an escape."""
         if self.offset < 0 or not _PLAIN_HASH.match(trace_hash):
             return None
-        if self._prefix is None:
-            shared, offset = self._shared or "", self.offset
-            self._prefix = hashlib.sha256((shared[:offset] + _FRAGMENT_HEAD).encode("utf-8"))
-            self._tail = ('"' + shared[offset:]).encode("utf-8")
-            self._shared = None  # the hash state holds what is needed
-        h = self._prefix.copy()
+        state = self._state
+        if state is None:
+            state = self._made_state()
+        prefix, tail = state
+        h = prefix.copy()
         h.update(trace_hash.encode("ascii"))
-        h.update(self._tail)
+        h.update(tail)
         return f"{HASH_ALGORITHM}:{h.hexdigest()}"
+
+    def _made_state(self) -> tuple[Any, bytes]:
+        """The prefix hashed and the tail cut, once (two threads racing here make the same
+        state; either one kept is right). The state is published before the text is let go,
+        so a thread that finds no text finds the state."""
+        shared = self._shared
+        if shared is None:
+            state = self._state
+            assert state is not None  # published before _shared was cleared
+            return state
+        offset = self.offset
+        prefix = hashlib.sha256((shared[:offset] + _FRAGMENT_HEAD).encode("utf-8"))
+        state = (prefix, ('"' + shared[offset:]).encode("utf-8"))
+        self._state = state
+        self._shared = None  # the hash state holds what is needed
+        return state
 
 
 class PreparedJudgment(NamedTuple):

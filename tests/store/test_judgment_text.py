@@ -119,3 +119,33 @@ def test_a_template_hashes_every_trace_alike_however_often_used(first, b, c, ext
     assert [template.hash_for(h) for h in (b, c, b)] == fresh
     if offset >= 0:
         assert fresh[0] == hash_bytes(canonical_json(body_of(b, extra)).encode("utf-8"))
+
+
+class _TextThatLetsAnotherUseIn(str):
+    """Shared text whose tail cut lets another user of the template in first: the point where
+    a second judging thread may read a template a first one is still preparing."""
+
+    template: JudgmentTemplate | None = None
+    seen: list[str | None]
+
+    def __getitem__(self, key):  # type: ignore[override]
+        part = str.__getitem__(self, key)
+        if isinstance(key, slice) and key.start is not None and self.template is not None:
+            template, self.template = self.template, None  # once: no recursion
+            self.seen.append(template.hash_for("sha256:" + "b" * 64))
+        return part
+
+
+def test_a_template_read_while_it_is_being_prepared_hashes_right():
+    """A second thread that reads the template between its prefix and its tail being made
+    sees neither half or both: never a prefix with no tail (a wrong hash, and stored so)."""
+    other = "sha256:" + "b" * 64
+    shared, offset = split_judgment_text(canonical_json(body_of("sha256:a", {})), "sha256:a")
+    assert offset >= 0
+    text = _TextThatLetsAnotherUseIn(shared)
+    text.seen = []
+    template = JudgmentTemplate(text, offset)
+    text.template = template
+    expected = hash_bytes(canonical_json(body_of(other, {})).encode("utf-8"))
+    assert template.hash_for(other) == expected
+    assert text.seen == [expected]  # the one let in mid-way got the right hash too
