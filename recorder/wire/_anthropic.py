@@ -17,11 +17,12 @@ from rejudge.recorder.wire._common import (
     function_tool_specs,
     int_usage,
     iter_sse,
+    joined_texts,
     load_json_event,
     make_call,
+    messages_user_texts,
     nonempty_str,
     text_or_none,
-    user_texts_of,
 )
 from rejudge.recorder.wire._format import (
     DETECT_BODY,
@@ -34,7 +35,7 @@ from rejudge.recorder.wire._format import (
 )
 from rejudge.recorder.wire._register import register_wire_format
 
-from rejudge.model import ServerToolUse, ToolSpec
+from rejudge.model import ServerToolUse
 
 __all__ = [
     "parse_anthropic_message",
@@ -234,18 +235,6 @@ def parse_anthropic_sse(text: str) -> AssistantTurn:
     )
 
 
-def _result_content(content: Any) -> Any:
-    if isinstance(content, list):
-        parts: list[str] = [
-            p["text"]
-            for p in content
-            if isinstance(p, dict) and p.get("type") == "text" and isinstance(p.get("text"), str)
-        ]
-        if len(parts) == len(content):
-            return "".join(parts)
-    return content
-
-
 def anthropic_tool_results(body: Any) -> list[SentToolResult]:
     """Every ``tool_result`` block of the user messages of a messages request."""
     out: list[SentToolResult] = []
@@ -262,7 +251,7 @@ def anthropic_tool_results(body: Any) -> list[SentToolResult]:
             out.append(
                 SentToolResult(
                     call_id=nonempty_str(cid),
-                    content=_result_content(block.get("content")),
+                    content=joined_texts(block.get("content"), "text"),
                     is_error=is_error if isinstance(is_error, bool) else None,
                 )
             )
@@ -343,23 +332,12 @@ class AnthropicMessages(WireFormat):
             return DETECT_BODY if anthropic_shaped(probe) else DETECT_NONE
         return DETECT_HEADERS if probe.has_header_prefix("anthropic-") else DETECT_NONE
 
-    def parse_message(self, body: dict[str, Any]) -> AssistantTurn:
-        return parse_anthropic_message(body)
-
-    def assemble_stream(self, text: str) -> AssistantTurn:
-        return parse_anthropic_sse(text)
-
-    def tool_results(self, request_body: Any) -> list[SentToolResult]:
-        return anthropic_tool_results(request_body)
-
-    def echoed_calls(self, request_body: Any) -> list[list[EchoedCall]]:
-        return anthropic_echoed_calls(request_body)
-
-    def tool_specs(self, request_body: Any) -> list[ToolSpec]:
-        return function_tool_specs(request_body)
-
-    def user_texts(self, request_body: Any) -> list[str]:
-        return user_texts_of(as_dict(request_body).get("messages"))
+    parse_message = staticmethod(parse_anthropic_message)
+    assemble_stream = staticmethod(parse_anthropic_sse)
+    tool_results = staticmethod(anthropic_tool_results)
+    echoed_calls = staticmethod(anthropic_echoed_calls)
+    tool_specs = staticmethod(function_tool_specs)
+    user_texts = staticmethod(messages_user_texts)
 
 
 ANTHROPIC_MESSAGES = AnthropicMessages()

@@ -316,11 +316,8 @@ class BedrockConverse(_AwsStreamed):
     def model_in_url(self, url: str) -> str | None:
         return bedrock_model_in_url(url)
 
-    def parse_message(self, body: dict[str, Any]) -> AssistantTurn:
-        return parse_bedrock_converse(body)
-
-    def assemble_stream(self, text: Any) -> AssistantTurn:
-        return parse_bedrock_stream(text)
+    parse_message = staticmethod(parse_bedrock_converse)
+    assemble_stream = staticmethod(parse_bedrock_stream)
 
     def streamed(self, body: Any, response_headers: Mapping[str, Any] | None) -> bool:
         ctype = (header_value(response_headers, "content-type") or "").lower()

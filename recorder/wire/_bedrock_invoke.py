@@ -135,8 +135,7 @@ class BedrockInvokeModel(_AwsStreamed):
         # behind a redacted URL, the body's Bedrock-only version marker still says it
         return DETECT_BODY if bedrock_invoke_body(probe.body) else DETECT_NONE
 
-    def model_in_url(self, url: str) -> str | None:
-        return bedrock_model_in_url(url)
+    model_in_url = staticmethod(bedrock_model_in_url)
 
     def parse_message(self, body: dict[str, Any]) -> AssistantTurn:
         # the response's own shape names its vendor (no request body reaches a parser)
@@ -144,8 +143,7 @@ class BedrockInvokeModel(_AwsStreamed):
             return BEDROCK_CONVERSE.parse_message(body)
         return ANTHROPIC_MESSAGES.parse_message(body)
 
-    def assemble_stream(self, text: Any) -> AssistantTurn:
-        return parse_invoke_stream(text)
+    assemble_stream = staticmethod(parse_invoke_stream)
 
     def tool_results(self, request_body: Any) -> list[SentToolResult]:
         vendor = _vendor(request_body)

@@ -201,11 +201,8 @@ class CohereChat(ChatCompletionsRequests):
         # embeddings and reranking (v1 and v2) carry no chat turn
         return probe.last_segment in ("embed", "rerank", "tokenize", "detokenize", "classify")
 
-    def parse_message(self, body: dict[str, Any]) -> AssistantTurn:
-        return parse_cohere_chat(body)
-
-    def assemble_stream(self, text: str) -> AssistantTurn:
-        return parse_cohere_sse(text)
+    parse_message = staticmethod(parse_cohere_chat)
+    assemble_stream = staticmethod(parse_cohere_sse)
 
 
 COHERE_CHAT = CohereChat()

@@ -207,8 +207,7 @@ class CohereChatV1(WireFormat):
     # a stream is one JSON event per line (``application/stream+json``), never SSE
     json_lines_stream = True
 
-    def parse_message(self, body: dict[str, Any]) -> AssistantTurn:
-        return parse_cohere_v1_chat(body)
+    parse_message = staticmethod(parse_cohere_v1_chat)
 
     def assemble_stream(self, text: str) -> AssistantTurn:
         return parse_cohere_v1_stream(list(iter_json_lines(text)))

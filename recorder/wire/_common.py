@@ -300,6 +300,23 @@ def text_or_none(parts: list[str]) -> str | None:
     return text if text != "" else None
 
 
+def joined_texts(content: Any, block_type: str | None = None) -> Any:
+    """A tool result's content as a request sent it: a list of text parts (``{"text": ...}``,
+    each of ``type`` ``block_type`` when given) joined into one text, anything else as it came
+    (a string, or a list with other parts, an image say, which no text can stand for)."""
+    if isinstance(content, list):
+        parts: list[str] = [
+            p["text"]
+            for p in content
+            if isinstance(p, dict)
+            and (block_type is None or p.get("type") == block_type)
+            and isinstance(p.get("text"), str)
+        ]
+        if len(parts) == len(content):
+            return "".join(parts)
+    return content
+
+
 def error_message(body: Any) -> str | None:
     """The provider's error message when ``body`` is an error object, else ``None``."""
     if not isinstance(body, dict):
@@ -411,6 +428,11 @@ def user_texts_of(messages: Any) -> list[str]:
             if text:
                 out.append(text)
     return out
+
+
+def messages_user_texts(request_body: Any) -> list[str]:
+    """:func:`user_texts_of` a request's ``messages`` (chat completions', Anthropic's)."""
+    return user_texts_of(as_dict(request_body).get("messages"))
 
 
 def stream_head(response: Any, limit: int = 4000) -> str | None:

@@ -152,6 +152,11 @@ class WireFormat(ABC):
     ``name`` is the registry key stored on traces' exchanges; ``provider`` names the API family
     (``openai``, ``anthropic``, ``gemini``) that imported runs record as their provider;
     ``title`` is the API's name for people (the name when empty).
+
+    A method that is one of the format's module functions is declared as that function
+    (``tool_results = staticmethod(anthropic_tool_results)``), not wrapped in a method that
+    only calls it: the function stays the one place that reads the body (the protocol's
+    arguments are positional, so the function's own parameter names serve).
     """
 
     name: ClassVar[str]
@@ -171,11 +176,11 @@ class WireFormat(ABC):
         return False
 
     @abstractmethod
-    def parse_message(self, body: dict[str, Any]) -> AssistantTurn:
+    def parse_message(self, body: dict[str, Any], /) -> AssistantTurn:
         """One non-streamed response, decoded from JSON."""
 
     @abstractmethod
-    def assemble_stream(self, text: str) -> AssistantTurn:
+    def assemble_stream(self, text: str, /) -> AssistantTurn:
         """A whole server-sent-event response body, assembled into one turn."""
 
     def parse_response(
@@ -213,19 +218,19 @@ class WireFormat(ABC):
         return AssistantTurn(error="response body is not a JSON object")
 
     @abstractmethod
-    def tool_results(self, request_body: Any) -> list[SentToolResult]:
+    def tool_results(self, request_body: Any, /) -> list[SentToolResult]:
         """The tool results a request sends back to the model, in conversation order."""
 
     @abstractmethod
-    def echoed_calls(self, request_body: Any) -> list[list[EchoedCall]]:
+    def echoed_calls(self, request_body: Any, /) -> list[list[EchoedCall]]:
         """The calls of each earlier assistant turn that a request repeats, in order."""
 
     @abstractmethod
-    def tool_specs(self, request_body: Any) -> list[ToolSpec]:
+    def tool_specs(self, request_body: Any, /) -> list[ToolSpec]:
         """The function tools a request offered the model."""
 
     @abstractmethod
-    def user_texts(self, request_body: Any) -> list[str]:
+    def user_texts(self, request_body: Any, /) -> list[str]:
         """The text of every user message a request's history holds (tool results and
         messages without text excluded), in conversation order."""
 
@@ -234,7 +239,7 @@ class WireFormat(ABC):
         texts = self.user_texts(request_body)
         return texts[0] if texts else None
 
-    def model_in_url(self, url: str) -> str | None:
+    def model_in_url(self, url: str, /) -> str | None:
         """The model an API names in its URL rather than its body (Gemini, Bedrock), else None."""
         return None
 

@@ -274,11 +274,8 @@ class GeminiGenerateContent(WireFormat):
         last = urlsplit(url).path.rsplit("/", 1)[-1]
         return last.split(":", 1)[0] or None
 
-    def parse_message(self, body: dict[str, Any]) -> AssistantTurn:
-        return parse_gemini(body)
-
-    def assemble_stream(self, text: str) -> AssistantTurn:
-        return parse_gemini_stream(text)
+    parse_message = staticmethod(parse_gemini)
+    assemble_stream = staticmethod(parse_gemini_stream)
 
     def parse_response(
         self, body: Any, response_headers: Mapping[str, Any] | None = None
@@ -295,11 +292,8 @@ class GeminiGenerateContent(WireFormat):
             return parse_gemini_stream(body)
         return parse_gemini(body)
 
-    def tool_results(self, request_body: Any) -> list[SentToolResult]:
-        return gemini_tool_results(request_body)
-
-    def echoed_calls(self, request_body: Any) -> list[list[EchoedCall]]:
-        return gemini_echoed_calls(request_body)
+    tool_results = staticmethod(gemini_tool_results)
+    echoed_calls = staticmethod(gemini_echoed_calls)
 
     def tool_specs(self, request_body: Any) -> list[ToolSpec]:
         if not isinstance(request_body, dict):

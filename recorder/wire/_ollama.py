@@ -35,7 +35,7 @@ from rejudge.recorder.wire._format import (
 )
 from rejudge.recorder.wire._register import register_wire_format
 
-from rejudge.model import ToolCall, ToolSpec
+from rejudge.model import ToolCall
 
 __all__ = [
     "parse_ollama_chat",
@@ -176,8 +176,7 @@ class OllamaChat(WireFormat):
     # one JSON object, or one per line: Ollama streams NDJSON, never server-sent events
     json_lines_stream = True
 
-    def parse_message(self, body: dict[str, Any]) -> AssistantTurn:
-        return parse_ollama_chat(body)
+    parse_message = staticmethod(parse_ollama_chat)
 
     def assemble_stream(self, text: str) -> AssistantTurn:
         return parse_ollama_stream(list(iter_json_lines(text)))
@@ -227,8 +226,7 @@ class OllamaChat(WireFormat):
                 out.append(turn)
         return out
 
-    def tool_specs(self, request_body: Any) -> list[ToolSpec]:
-        return function_tool_specs(request_body)
+    tool_specs = staticmethod(function_tool_specs)
 
     def user_texts(self, request_body: Any) -> list[str]:
         return user_texts_of(_messages(request_body))

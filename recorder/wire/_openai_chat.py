@@ -17,13 +17,14 @@ from rejudge.recorder.wire._common import (
     function_tool_specs,
     int_usage,
     iter_sse,
+    joined_texts,
     load_json_event,
     make_call,
     make_freeform_call,
+    messages_user_texts,
     nonempty_str,
     stream_head,
     text_or_none,
-    user_texts_of,
 )
 from rejudge.recorder.wire._format import (
     DETECT_BODY,
@@ -35,7 +36,7 @@ from rejudge.recorder.wire._format import (
 )
 from rejudge.recorder.wire._register import register_wire_format
 
-from rejudge.model import Alternative, ToolCall, ToolSpec
+from rejudge.model import Alternative, ToolCall
 
 __all__ = [
     "parse_openai_chat",
@@ -282,16 +283,6 @@ def parse_openai_chat_sse(text: str) -> AssistantTurn:
     )
 
 
-def _message_text(content: Any) -> Any:
-    if isinstance(content, list):
-        parts = [
-            p["text"] for p in content if isinstance(p, dict) and isinstance(p.get("text"), str)
-        ]
-        if len(parts) == len(content):
-            return "".join(parts)
-    return content
-
-
 def openai_chat_tool_results(body: Any) -> list[SentToolResult]:
     """Every ``role: tool`` message of a chat request (the legacy ``role: function`` too)."""
     out: list[SentToolResult] = []
@@ -306,7 +297,7 @@ def openai_chat_tool_results(body: Any) -> list[SentToolResult]:
             out.append(
                 SentToolResult(
                     call_id=nonempty_str(cid),
-                    content=_message_text(msg.get("content")),
+                    content=joined_texts(msg.get("content")),
                     name=msg.get("name") if isinstance(msg.get("name"), str) else None,
                 )
             )
@@ -314,7 +305,7 @@ def openai_chat_tool_results(body: Any) -> list[SentToolResult]:
             out.append(
                 SentToolResult(
                     call_id=None,
-                    content=_message_text(msg.get("content")),
+                    content=joined_texts(msg.get("content")),
                     name=msg.get("name") if isinstance(msg.get("name"), str) else None,
                 )
             )
@@ -371,17 +362,10 @@ class ChatCompletionsRequests(WireFormat):
     messages carry results and whose assistant messages echo ``tool_calls``, and ``tools``
     offered. APIs that take requests in this shape (Cohere v2 chat) read them with these."""
 
-    def tool_results(self, request_body: Any) -> list[SentToolResult]:
-        return openai_chat_tool_results(request_body)
-
-    def echoed_calls(self, request_body: Any) -> list[list[EchoedCall]]:
-        return openai_chat_echoed_calls(request_body)
-
-    def tool_specs(self, request_body: Any) -> list[ToolSpec]:
-        return function_tool_specs(request_body)
-
-    def user_texts(self, request_body: Any) -> list[str]:
-        return user_texts_of(as_dict(request_body).get("messages"))
+    tool_results = staticmethod(openai_chat_tool_results)
+    echoed_calls = staticmethod(openai_chat_echoed_calls)
+    tool_specs = staticmethod(function_tool_specs)
+    user_texts = staticmethod(messages_user_texts)
 
 
 class OpenAIChat(ChatCompletionsRequests):
@@ -409,11 +393,8 @@ class OpenAIChat(ChatCompletionsRequests):
         # legacy text completions and model listings (also served by compatible servers)
         return probe.path.endswith("/completions") or probe.path.endswith("/models")
 
-    def parse_message(self, body: dict[str, Any]) -> AssistantTurn:
-        return parse_openai_chat(body)
-
-    def assemble_stream(self, text: str) -> AssistantTurn:
-        return parse_openai_chat_sse(text)
+    parse_message = staticmethod(parse_openai_chat)
+    assemble_stream = staticmethod(parse_openai_chat_sse)
 
 
 OPENAI_CHAT = OpenAIChat()

@@ -15,6 +15,7 @@ from rejudge.recorder.wire._common import (
     function_tool_specs,
     int_usage,
     iter_sse,
+    joined_texts,
     load_json_event,
     make_call,
     make_freeform_call,
@@ -34,7 +35,7 @@ from rejudge.recorder.wire._format import (
 )
 from rejudge.recorder.wire._register import register_wire_format
 
-from rejudge.model import ServerToolUse, ToolCall, ToolSpec
+from rejudge.model import ServerToolUse, ToolCall
 
 __all__ = [
     "parse_openai_responses",
@@ -274,16 +275,6 @@ _DELTA_EVENTS = {
 }
 
 
-def _output_content(output: Any) -> Any:
-    if isinstance(output, list):
-        parts = [
-            p["text"] for p in output if isinstance(p, dict) and isinstance(p.get("text"), str)
-        ]
-        if len(parts) == len(output):
-            return "".join(parts)
-    return output
-
-
 _OUTPUT_ITEMS = ("function_call_output", "custom_tool_call_output")
 
 
@@ -299,7 +290,7 @@ def openai_responses_tool_results(body: Any) -> list[SentToolResult]:
         out.append(
             SentToolResult(
                 call_id=nonempty_str(cid),
-                content=_output_content(item.get("output")),
+                content=joined_texts(item.get("output")),
             )
         )
     return out
@@ -369,20 +360,11 @@ class OpenAIResponses(WireFormat):
             return DETECT_BODY
         return DETECT_NONE
 
-    def parse_message(self, body: dict[str, Any]) -> AssistantTurn:
-        return parse_openai_responses(body)
-
-    def assemble_stream(self, text: str) -> AssistantTurn:
-        return parse_openai_responses_sse(text)
-
-    def tool_results(self, request_body: Any) -> list[SentToolResult]:
-        return openai_responses_tool_results(request_body)
-
-    def echoed_calls(self, request_body: Any) -> list[list[EchoedCall]]:
-        return openai_responses_echoed_calls(request_body)
-
-    def tool_specs(self, request_body: Any) -> list[ToolSpec]:
-        return function_tool_specs(request_body)
+    parse_message = staticmethod(parse_openai_responses)
+    assemble_stream = staticmethod(parse_openai_responses_sse)
+    tool_results = staticmethod(openai_responses_tool_results)
+    echoed_calls = staticmethod(openai_responses_echoed_calls)
+    tool_specs = staticmethod(function_tool_specs)
 
     def user_texts(self, request_body: Any) -> list[str]:
         items = as_dict(request_body).get("input")
