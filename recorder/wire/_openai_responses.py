@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from rejudge.recorder.wire._common import (
@@ -193,14 +193,9 @@ def parse_openai_responses_sse(text: str) -> AssistantTurn:
         ):
             turn = parse_openai_responses(response)
             if kind == "response.failed" and turn.error is None:
-                return AssistantTurn(
-                    text=turn.text,
-                    calls=turn.calls,
-                    finish_reason=turn.finish_reason,
-                    usage=turn.usage,
-                    raw_model=turn.raw_model,
-                    error="response failed",
-                )
+                # the failed turn as read, with the event's verdict (and, as ever, without the
+                # server-side tools of a response that failed)
+                return replace(turn, error="response failed", server_tools=[])
             return turn
         if kind == "error":
             err = error_message(payload) or str(payload.get("message") or "stream error event")

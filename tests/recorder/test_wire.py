@@ -372,6 +372,25 @@ def test_openai_responses_sse_completed_and_truncated() -> None:
     assert [(c.id, c.arguments) for c in full.calls] == [("c9", {"k": 1})]
 
 
+def test_openai_responses_sse_failed_event_keeps_the_turn_and_says_it_failed() -> None:
+    # a ``response.failed`` event whose response names no error: the turn read from it, its
+    # error "response failed", and no server-side tools (a failed response's are not kept)
+    response = {
+        "model": "gpt-5",
+        "output": [
+            {"type": "message", "content": [{"type": "output_text", "text": "part"}]},
+            {"type": "web_search_call", "id": "ws1", "status": "completed"},
+            {"type": "function_call", "call_id": "c1", "name": "f", "arguments": "{}"},
+        ],
+    }
+    event = {"type": "response.failed", "response": response}
+    turn = parse_openai_responses_sse(f"data: {json.dumps(event)}\n\n")
+    assert turn.error == "response failed" and turn.text == "part"
+    assert [c.id for c in turn.calls] == ["c1"] and turn.raw_model == "gpt-5"
+    assert turn.server_tools == [] and not turn.truncated
+    assert parse_openai_responses(response).server_tools != []
+
+
 # --------------------------------------------------------------------------- detection and dispatch
 
 
