@@ -12,10 +12,10 @@ staged rows, which the same import run again resumes (or :meth:`StagingRepositor
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from typing import Any
 
-from rejudge.store._batching import chunks
+from rejudge.store._batching import BATCH, chunks
 from rejudge.store._records import (
     RunRecord,
     SuiteRecord,
@@ -136,15 +136,19 @@ class StagingRepository(Repository):
                 found.update({key: pk for key, pk in c.execute(query).all()})
         return found
 
-    def case_hashes(self, suite_id: int) -> list[str]:
-        """A staged suite's case hashes in position order (what its real hash is made of)."""
+    def case_hashes(self, suite_id: int) -> Iterator[str]:
+        """A staged suite's case hashes in position order (what its real hash is made of),
+        streamed: a big import's seal hashes them as they come, never holding them all."""
         with self._connect() as c:
             query = (
                 select(_T_CASE.c.hash)
                 .where(_T_CASE.c.suite_id == suite_id)
                 .order_by(_T_CASE.c.position)
             )
-            return [str(h) for h in c.execute(query).scalars()]
+            stream = {"stream_results": True, "yield_per": BATCH}
+            for partition in c.execute(query, execution_options=stream).partitions():
+                for (case_hash,) in partition:
+                    yield str(case_hash)
 
     def seal(
         self,
