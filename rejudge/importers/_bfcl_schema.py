@@ -13,8 +13,9 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
+from functools import partial
 from typing import Any
 
 from rejudge.model import GoldenCall
@@ -135,14 +136,24 @@ def _convert_property(prop: Any) -> dict[str, Any]:
                 out.get("description", "") + " (a tuple, given as a list)"
             ).strip()
     elif json_type == "object" and isinstance(prop.get("properties"), dict):
-        props = prop["properties"]
-        out["properties"] = {str(k): _convert_property(v) for k, v in props.items()}
-        required = prop.get("required")
-        if isinstance(required, list):
-            kept = [r for r in required if r in props]
-            if kept:
-                out["required"] = kept
+        _put_properties(out, prop, prop["properties"], _convert_property)
     return out
+
+
+def _put_properties(
+    out: dict[str, Any],
+    obj: dict[str, Any],
+    props: dict[Any, Any],
+    convert: Callable[[Any], dict[str, Any]],
+) -> None:
+    """``out`` given ``obj``'s properties, each converted, and which of them it requires (only
+    names it has: a stray required name would make every call invalid)."""
+    out["properties"] = {str(k): convert(v) for k, v in props.items()}
+    required = obj.get("required")
+    if isinstance(required, list):
+        kept = [r for r in required if r in props]
+        if kept:
+            out["required"] = kept
 
 
 def _string_property(prop: Any, language: str) -> dict[str, Any]:
@@ -175,16 +186,11 @@ def convert_parameters(parameters: Any, language: str = "python") -> dict[str, A
     params = parameters if isinstance(parameters, dict) else {}
     raw_props = params.get("properties")
     props = raw_props if isinstance(raw_props, dict) else {}
+    convert: Callable[[Any], dict[str, Any]] = _convert_property
     if language in _LANGUAGE_LABEL:
-        converted = {str(k): _string_property(v, language) for k, v in props.items()}
-    else:
-        converted = {str(k): _convert_property(v) for k, v in props.items()}
-    schema: dict[str, Any] = {"type": "object", "properties": converted}
-    required = params.get("required")
-    if isinstance(required, list):
-        kept = [r for r in required if r in props]
-        if kept:
-            schema["required"] = kept
+        convert = partial(_string_property, language=language)
+    schema: dict[str, Any] = {"type": "object"}
+    _put_properties(schema, params, props, convert)
     return schema
 
 
