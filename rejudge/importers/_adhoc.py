@@ -98,30 +98,32 @@ def adhoc_config(
     source_tag: str,
     source: Path,
     file_hash: str,
-    models: list[str],
+    models: list[str] | None,
     providers: list[str],
     anomalies: dict[str, list[str]],
 ) -> RunConfig:
     """The config of a run of traces from a tracer's file (``otel``, ``langfuse``): one model
-    and provider when every trace names the same, ``mixed`` when not, ``unknown`` when none."""
+    and provider when every trace names the same, ``mixed`` when not, ``unknown`` when none.
+    ``models`` None: a file that names no models at all (chat JSONL), kept without the key."""
     from rejudge.services import evidence_path
 
+    named = models or []
+    extra: dict[str, Any] = {
+        "source": source_tag,
+        "file": source.name,
+        "file_hash": file_hash,
+        "source_path": evidence_path(source),
+    }
+    if models is not None:
+        extra["models"] = models
+    extra["anomalies"] = anomalies
     return RunConfig(
-        model=models[0]
-        if len(models) == 1
-        else ("mixed:" + ",".join(models) if models else "unknown"),
+        model=named[0] if len(named) == 1 else ("mixed:" + ",".join(named) if named else "unknown"),
         provider=providers[0] if len(providers) == 1 else ("mixed" if providers else "unknown"),
         harness_mode="imported",
         temperature=None,
         tool_choice=None,
-        extra={
-            "source": source_tag,
-            "file": source.name,
-            "file_hash": file_hash,
-            "source_path": evidence_path(source),
-            "models": models,
-            "anomalies": anomalies,
-        },
+        extra=extra,
     )
 
 

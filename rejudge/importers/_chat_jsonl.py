@@ -23,6 +23,7 @@ from rejudge.errors import InvalidInputError
 from rejudge.importers._adhoc import (
     ADHOC_DOMAIN,
     AdhocImportResult,
+    adhoc_config,
     file_importer,
     hash_file,
     store_adhoc_run,
@@ -192,7 +193,7 @@ def import_chat_jsonl(
     transaction; the run is visible once all of it is stored (a killed import, run again,
     resumes). ``progress`` is called with bytes: the file's size as it is read, then again as
     its traces are stored."""
-    from rejudge.services import StagedItem, evidence_path
+    from rejudge.services import StagedItem
 
     source = Path(path)
     if not source.is_file():
@@ -219,19 +220,13 @@ def import_chat_jsonl(
             yield StagedItem(case, line.trace, line.tools, size)
 
     def config() -> RunConfig:
-        return RunConfig(
-            model="unknown",
-            provider="unknown",
-            harness_mode="imported",
-            temperature=None,
-            tool_choice=None,
-            extra={
-                "source": CHAT_JSONL_SOURCE,
-                "file": source.name,
-                "file_hash": file_hash,
-                "source_path": evidence_path(source),
-                "anomalies": anomalies,
-            },
+        return adhoc_config(
+            source_tag=CHAT_JSONL_SOURCE,
+            source=source,
+            file_hash=file_hash,
+            models=None,
+            providers=[],
+            anomalies=anomalies,
         )
 
     stored = store_adhoc_run(
