@@ -35,7 +35,7 @@ golden                 case     golden keys  whitelist         no         no
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any, ClassVar
 
 from rejudge.model import Case, ToolRegistry
@@ -510,6 +510,7 @@ def _call_fields(call: ActualCall) -> dict[str, Any]:
     return out
 
 
+# each tier is said as what it adds to or takes from another (as its description says it)
 CONTRACT = CallMatchingTier(
     name="contract",
     description="native function contract: exact sequence, exact keys, values, schema, no extras",
@@ -520,45 +521,36 @@ CONTRACT = CallMatchingTier(
     use_equivalents=False,
     partial_family="contract",
 )
-EXECUTION = CallMatchingTier(
+EXECUTION = replace(
+    CONTRACT,
     name="execution",
     description="contract plus every expected call executed successfully (unless call-only)",
-    param_mode="contract",
-    order="always",
-    extras="none",
     require_execution=True,
-    use_equivalents=False,
     partial_family="execution",
 )
-COMPLETION = CallMatchingTier(
+COMPLETION = replace(
+    EXECUTION,
     name="completion",
     description="task completion: capabilities covered in any order, tolerated extras, executed",
     param_mode="completion",
     order="never",
     extras="completion",
-    require_execution=True,
     use_equivalents=True,
-    partial_family="execution",
 )
-COMPLETION_CONTRACT = CallMatchingTier(
+COMPLETION_CONTRACT = replace(
+    COMPLETION,
     name="completion-contract",
     description="task completion without the execution requirement",
-    param_mode="completion",
-    order="never",
-    extras="completion",
     require_execution=False,
-    use_equivalents=True,
     partial_family="contract",
 )
-GOLDEN = CallMatchingTier(
+GOLDEN = replace(
+    CONTRACT,
     name="golden",
     description="golden calls with per-parameter rules, order_sensitive, read-only whitelist",
     param_mode="golden",
     order="case",
     extras="whitelist",
-    require_execution=False,
-    use_equivalents=False,
-    partial_family="contract",
 )
 
 for _tier in (CONTRACT, EXECUTION, COMPLETION, COMPLETION_CONTRACT, GOLDEN):
