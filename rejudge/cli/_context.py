@@ -14,18 +14,23 @@ import os
 import tempfile
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
 
 import click
 from rich.console import Console
+from rich.markup import escape
 
 from rejudge._settings import Settings
 from rejudge.cli._tables import FitTable
 from rejudge.errors import InvalidInputError
 from rejudge.store import Store
 
+if TYPE_CHECKING:  # only named in annotations: the CLI's start loads no model classes
+    from rejudge.model import Rubric, RuleSet
+
 __all__ = [
     "AppContext",
+    "emit_versioned",
     "pass_app",
     "table",
     "json_option",
@@ -73,6 +78,20 @@ class AppContext:
 
 
 pass_app = click.make_pass_decorator(AppContext)
+
+
+def emit_versioned(
+    app: AppContext, thing: RuleSet | Rubric, body: Callable[[Console], None]
+) -> None:
+    """``rules show`` and ``rubrics show``: the thing whole with its ref and hash as JSON, or
+    its ref and hash in a bold line, then ``body``."""
+    data = {**thing.model_dump(mode="json"), "ref": thing.ref, "hash": thing.hash}
+
+    def render(c: Console) -> None:
+        c.print(f"[bold]{escape(thing.ref)}[/bold]  {thing.hash}")
+        body(c)
+
+    app.emit(data, render)
 
 
 def to_jsonable(data: Any) -> Any:

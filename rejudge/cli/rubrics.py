@@ -7,9 +7,8 @@ from typing import Any
 import click
 import yaml
 from rich.console import Console
-from rich.markup import escape
 
-from rejudge.cli._context import AppContext, json_option, pass_app, table
+from rejudge.cli._context import AppContext, emit_versioned, json_option, pass_app, table
 from rejudge.judge import builtin_rubrics, load_rubric
 from rejudge.model import Rubric
 
@@ -60,11 +59,9 @@ def rubrics_list(app: AppContext) -> None:
 def rubrics_show(app: AppContext, ref: str) -> None:
     """Show a rubric in full (R = NAME@VERSION, NAME or a YAML/JSON file, checked first)."""
     rubric = load_rubric(ref)
-    data = {**rubric.model_dump(mode="json"), "ref": rubric.ref, "hash": rubric.hash}
 
     def render(c: Console) -> None:
-        c.print(f"[bold]{escape(rubric.ref)}[/bold]  {rubric.hash}")
         body = rubric.model_dump(mode="json", exclude={"name", "version"})
         c.print(yaml.safe_dump(body, sort_keys=False, allow_unicode=True).rstrip(), markup=False)
 
-    app.emit(data, render)
+    emit_versioned(app, rubric, render)

@@ -8,9 +8,8 @@ from typing import Any
 import click
 import yaml
 from rich.console import Console
-from rich.markup import escape
 
-from rejudge.cli._context import AppContext, json_option, pass_app, table
+from rejudge.cli._context import AppContext, emit_versioned, json_option, pass_app, table
 from rejudge.judge import builtin_rule_sets, diff_rule_sets, load_rule_set
 
 __all__ = ["rules"]
@@ -51,16 +50,14 @@ def rules_list(app: AppContext) -> None:
 def rules_show(app: AppContext, ref: str) -> None:
     """Show a rule set in full, every default explicit (R = NAME@VERSION or a YAML/JSON file)."""
     rule_set = load_rule_set(ref)
-    data = {**rule_set.model_dump(mode="json"), "ref": rule_set.ref, "hash": rule_set.hash}
 
     def render(c: Console) -> None:
-        c.print(f"[bold]{escape(rule_set.ref)}[/bold]  {rule_set.hash}")
         c.print(rule_set.description, markup=False)
         c.print(
             yaml.safe_dump({"settings": rule_set.settings}, sort_keys=True).rstrip(), markup=False
         )
 
-    app.emit(data, render)
+    emit_versioned(app, rule_set, render)
 
 
 @rules.command("diff")
