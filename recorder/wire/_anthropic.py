@@ -13,6 +13,7 @@ from rejudge.recorder.wire._common import (
     SentToolResult,
     as_dict,
     compact_json,
+    dict_messages,
     error_message,
     function_tool_specs,
     int_usage,
@@ -238,10 +239,8 @@ def parse_anthropic_sse(text: str) -> AssistantTurn:
 def anthropic_tool_results(body: Any) -> list[SentToolResult]:
     """Every ``tool_result`` block of the user messages of a messages request."""
     out: list[SentToolResult] = []
-    if not isinstance(body, dict) or not isinstance(body.get("messages"), list):
-        return out
-    for msg in body["messages"]:
-        if not isinstance(msg, dict) or not isinstance(msg.get("content"), list):
+    for msg in dict_messages(body):
+        if not isinstance(msg.get("content"), list):
             continue
         for block in msg["content"]:
             if not isinstance(block, dict) or block.get("type") != "tool_result":
@@ -261,10 +260,8 @@ def anthropic_tool_results(body: Any) -> list[SentToolResult]:
 def anthropic_echoed_calls(body: Any) -> list[list[EchoedCall]]:
     """The ``tool_use`` blocks of each assistant message of a request, in conversation order."""
     out: list[list[EchoedCall]] = []
-    if not isinstance(body, dict) or not isinstance(body.get("messages"), list):
-        return out
-    for msg in body["messages"]:
-        if not isinstance(msg, dict) or msg.get("role") != "assistant":
+    for msg in dict_messages(body):
+        if msg.get("role") != "assistant":
             continue
         content = msg.get("content")
         if not isinstance(content, list):

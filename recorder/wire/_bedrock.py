@@ -23,8 +23,10 @@ from rejudge.recorder.wire._common import (
     SentToolResult,
     as_dict,
     compact_json,
+    dict_messages,
     load_json_event,
     make_call,
+    named_counts,
     nonempty_str,
     strict_loads,
     text_or_none,
@@ -72,19 +74,17 @@ _BLOCK_KEYS = frozenset(
 )
 
 
+_USAGE_NAMES = (
+    ("inputTokens", "input_tokens"),
+    ("outputTokens", "output_tokens"),
+    ("totalTokens", "total_tokens"),
+    ("cacheReadInputTokens", "cache_read_input_tokens"),
+    ("cacheWriteInputTokens", "cache_creation_input_tokens"),
+)
+
+
 def _usage(usage: Any) -> dict[str, int]:
-    out: dict[str, int] = {}
-    for key, neutral in (
-        ("inputTokens", "input_tokens"),
-        ("outputTokens", "output_tokens"),
-        ("totalTokens", "total_tokens"),
-        ("cacheReadInputTokens", "cache_read_input_tokens"),
-        ("cacheWriteInputTokens", "cache_creation_input_tokens"),
-    ):
-        value = as_dict(usage).get(key)
-        if isinstance(value, int) and not isinstance(value, bool):
-            out[neutral] = value
-    return out
+    return named_counts(usage, _USAGE_NAMES)
 
 
 def _error(body: dict[str, Any]) -> str | None:
@@ -325,7 +325,7 @@ class BedrockConverse(_AwsStreamed):
 
     def tool_results(self, request_body: Any) -> list[SentToolResult]:
         out: list[SentToolResult] = []
-        for msg in _messages(request_body):
+        for msg in dict_messages(request_body):
             for b in msg.get("content") if isinstance(msg.get("content"), list) else []:
                 result = b.get("toolResult") if isinstance(b, dict) else None
                 if not isinstance(result, dict):
@@ -343,7 +343,7 @@ class BedrockConverse(_AwsStreamed):
 
     def echoed_calls(self, request_body: Any) -> list[list[EchoedCall]]:
         out: list[list[EchoedCall]] = []
-        for msg in _messages(request_body):
+        for msg in dict_messages(request_body):
             if msg.get("role") != "assistant" or not isinstance(msg.get("content"), list):
                 continue
             turn = []
@@ -373,7 +373,7 @@ class BedrockConverse(_AwsStreamed):
 
     def user_texts(self, request_body: Any) -> list[str]:
         out = []
-        for msg in _messages(request_body):
+        for msg in dict_messages(request_body):
             if msg.get("role") != "user" or not isinstance(msg.get("content"), list):
                 continue
             parts = [
@@ -391,11 +391,6 @@ def bedrock_model_in_url(url: str) -> str | None:
     (``amazon.nova-micro-v1%3A0``)."""
     found = re.search(r"/model/([^/]+)/", urlsplit(url).path)
     return unquote(found.group(1)) if found else None
-
-
-def _messages(body: Any) -> list[dict[str, Any]]:
-    messages = as_dict(body).get("messages")
-    return [m for m in messages if isinstance(m, dict)] if isinstance(messages, list) else []
 
 
 def _result_content(content: Any) -> Any:

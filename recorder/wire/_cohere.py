@@ -17,7 +17,7 @@ from rejudge.recorder.wire._common import (
     WIRE_COHERE,
     AssistantTurn,
     as_dict,
-    int_usage,
+    cohere_usage,
     iter_sse,
     load_json_event,
     make_call,
@@ -43,12 +43,6 @@ _STREAM_EVENTS = (
     "message-end",
     "tool-plan-delta",
 )
-
-
-def _usage(usage: Any) -> dict[str, int]:
-    usage = as_dict(usage)
-    # ``tokens`` is what the model saw and wrote; ``billed_units`` what was charged
-    return int_usage(usage.get("tokens")) or int_usage(usage.get("billed_units"))
 
 
 def _text(content: Any) -> list[str]:
@@ -90,7 +84,7 @@ def parse_cohere_chat(body: dict[str, Any]) -> AssistantTurn:
         text=text_or_none(_text(message.get("content"))),
         calls=calls,
         finish_reason=finish if isinstance(finish, str) else None,
-        usage=_usage(body.get("usage")),
+        usage=cohere_usage(body.get("usage")),
         error=err,
     )
 
@@ -151,7 +145,7 @@ def parse_cohere_sse(text: str) -> AssistantTurn:
             done = True
             if isinstance(delta.get("finish_reason"), str):
                 finish = delta["finish_reason"]
-            usage = _usage(delta.get("usage")) or usage
+            usage = cohere_usage(delta.get("usage")) or usage
             err = _end_error(delta) or err
     return AssistantTurn(
         text=text_or_none(texts),

@@ -21,8 +21,8 @@ from rejudge.recorder.wire._common import (
     EchoedCall,
     SentToolResult,
     as_dict,
+    cohere_usage,
     compact_json,
-    int_usage,
     iter_json_lines,
     make_call,
     nonempty_str,
@@ -55,12 +55,6 @@ _TYPES = {
 _REQUEST_KEYS = frozenset({"chat_history", "tool_results", "preamble", "connectors", "documents"})
 
 
-def _usage(meta: Any) -> dict[str, int]:
-    meta = as_dict(meta)
-    # ``tokens`` is what the model saw and wrote; ``billed_units`` what was charged
-    return int_usage(meta.get("tokens")) or int_usage(meta.get("billed_units"))
-
-
 def _calls(raw: Any) -> list[ToolCall]:
     out = []
     for tc in raw if isinstance(raw, list) else []:
@@ -87,7 +81,7 @@ def parse_cohere_v1_chat(body: dict[str, Any]) -> AssistantTurn:
         text=nonempty_str(text),
         calls=_calls(body.get("tool_calls")),
         finish_reason=finish if isinstance(finish, str) else None,
-        usage=_usage(body.get("meta")),
+        usage=cohere_usage(body.get("meta")),
         error=err,
     )
 

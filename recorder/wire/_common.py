@@ -243,6 +243,25 @@ def int_usage(usage: Any) -> dict[str, int]:
     return out
 
 
+def named_counts(usage: Any, names: tuple[tuple[str, str], ...]) -> dict[str, int]:
+    """The integer counts of a usage object in an API's own words (``names``: its key, the
+    neutral key), in the order of ``names`` (a trace keeps them in that order)."""
+    out: dict[str, int] = {}
+    usage = as_dict(usage)
+    for key, neutral in names:
+        value = usage.get(key)
+        if isinstance(value, int) and not isinstance(value, bool):
+            out[neutral] = value
+    return out
+
+
+def cohere_usage(usage: Any) -> dict[str, int]:
+    """Cohere's usage (v2's ``usage``, v1's ``meta``): ``tokens`` is what the model saw and
+    wrote, ``billed_units`` what was charged; the first that has counts."""
+    usage = as_dict(usage)
+    return int_usage(usage.get("tokens")) or int_usage(usage.get("billed_units"))
+
+
 def iter_sse(text: str) -> Iterator[tuple[str | None, str]]:
     """Yield ``(event, data)`` for each server-sent event in ``text``.
 
@@ -428,6 +447,13 @@ def user_texts_of(messages: Any) -> list[str]:
             if text:
                 out.append(text)
     return out
+
+
+def dict_messages(request_body: Any) -> list[dict[str, Any]]:
+    """The messages of a request's ``messages`` list that are objects (none when it has no
+    list): what every reader of a chat-like request walks."""
+    messages = as_dict(request_body).get("messages")
+    return [m for m in messages if isinstance(m, dict)] if isinstance(messages, list) else []
 
 
 def messages_user_texts(request_body: Any) -> list[str]:

@@ -20,6 +20,7 @@ from rejudge.recorder.wire._common import (
     iter_sse,
     load_json_event,
     make_call,
+    named_counts,
     nonempty_str,
     strict_loads,
     text_or_none,
@@ -48,19 +49,15 @@ __all__ = [
 ]
 
 
+_USAGE_NAMES = (
+    ("promptTokenCount", "input_tokens"),
+    ("candidatesTokenCount", "output_tokens"),
+    ("totalTokenCount", "total_tokens"),
+)
+
+
 def _usage(meta: Any) -> dict[str, int]:
-    out: dict[str, int] = {}
-    if not isinstance(meta, dict):
-        return out
-    for key, neutral in (
-        ("promptTokenCount", "input_tokens"),
-        ("candidatesTokenCount", "output_tokens"),
-        ("totalTokenCount", "total_tokens"),
-    ):
-        value = meta.get(key)
-        if isinstance(value, int) and not isinstance(value, bool):
-            out[neutral] = value
-    return out
+    return named_counts(meta, _USAGE_NAMES)
 
 
 def _candidates(body: dict[str, Any]) -> dict[int, tuple[list[dict[str, Any]], str | None]]:

@@ -19,11 +19,13 @@ from rejudge.recorder.wire._common import (
     SentToolResult,
     as_dict,
     compact_json,
+    dict_messages,
     error_message,
     function_tool_specs,
     iter_json_lines,
     load_json_event,
     make_call,
+    named_counts,
     nonempty_str,
     text_or_none,
     user_texts_of,
@@ -47,12 +49,9 @@ __all__ = [
 
 
 def _usage(body: dict[str, Any]) -> dict[str, int]:
-    out: dict[str, int] = {}
-    for key, neutral in (("prompt_eval_count", "input_tokens"), ("eval_count", "output_tokens")):
-        value = body.get(key)
-        if isinstance(value, int) and not isinstance(value, bool):
-            out[neutral] = value
-    return out
+    return named_counts(
+        body, (("prompt_eval_count", "input_tokens"), ("eval_count", "output_tokens"))
+    )
 
 
 def _calls(message: dict[str, Any]) -> list[ToolCall]:
@@ -132,11 +131,6 @@ def parse_ollama_stream(chunks: list[Any]) -> AssistantTurn:
     )
 
 
-def _messages(body: Any) -> list[dict[str, Any]]:
-    messages = as_dict(body).get("messages")
-    return [m for m in messages if isinstance(m, dict)] if isinstance(messages, list) else []
-
-
 def ollama_response(response: Any) -> bool:
     """An ``/api/chat`` answer: an object (or a stream's first line) with a ``message`` and a
     boolean ``done``, which no other chat API sends."""
@@ -187,7 +181,7 @@ class OllamaChat(WireFormat):
 
     def tool_results(self, request_body: Any) -> list[SentToolResult]:
         out = []
-        for msg in _messages(request_body):
+        for msg in dict_messages(request_body):
             if msg.get("role") != "tool":
                 continue
             name = msg.get("tool_name") or msg.get("name")
@@ -203,7 +197,7 @@ class OllamaChat(WireFormat):
 
     def echoed_calls(self, request_body: Any) -> list[list[EchoedCall]]:
         out: list[list[EchoedCall]] = []
-        for msg in _messages(request_body):
+        for msg in dict_messages(request_body):
             if msg.get("role") != "assistant":
                 continue
             turn = []
@@ -229,7 +223,7 @@ class OllamaChat(WireFormat):
     tool_specs = staticmethod(function_tool_specs)
 
     def user_texts(self, request_body: Any) -> list[str]:
-        return user_texts_of(_messages(request_body))
+        return user_texts_of(dict_messages(request_body))
 
 
 OLLAMA_CHAT = OllamaChat()

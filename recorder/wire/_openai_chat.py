@@ -13,6 +13,7 @@ from rejudge.recorder.wire._common import (
     EchoedCall,
     SentToolResult,
     as_dict,
+    dict_messages,
     error_message,
     function_tool_specs,
     int_usage,
@@ -286,11 +287,7 @@ def parse_openai_chat_sse(text: str) -> AssistantTurn:
 def openai_chat_tool_results(body: Any) -> list[SentToolResult]:
     """Every ``role: tool`` message of a chat request (the legacy ``role: function`` too)."""
     out: list[SentToolResult] = []
-    if not isinstance(body, dict) or not isinstance(body.get("messages"), list):
-        return out
-    for msg in body["messages"]:
-        if not isinstance(msg, dict):
-            continue
+    for msg in dict_messages(body):
         role = msg.get("role")
         if role == "tool":
             cid = msg.get("tool_call_id")
@@ -315,10 +312,8 @@ def openai_chat_tool_results(body: Any) -> list[SentToolResult]:
 def openai_chat_echoed_calls(body: Any) -> list[list[EchoedCall]]:
     """The tool calls of each assistant message of a chat request, in conversation order."""
     out: list[list[EchoedCall]] = []
-    if not isinstance(body, dict) or not isinstance(body.get("messages"), list):
-        return out
-    for msg in body["messages"]:
-        if not isinstance(msg, dict) or msg.get("role") != "assistant":
+    for msg in dict_messages(body):
+        if msg.get("role") != "assistant":
             continue
         tool_calls = msg.get("tool_calls")
         if not isinstance(tool_calls, list) or not tool_calls:
