@@ -12,8 +12,10 @@ from rejudge.recorder.wire._common import (
     EchoedCall,
     SentToolResult,
     as_dict,
+    assistant_lists,
     compact_json,
     dict_messages,
+    echoed_call,
     error_message,
     function_tool_specs,
     int_usage,
@@ -260,17 +262,12 @@ def anthropic_tool_results(body: Any) -> list[SentToolResult]:
 def anthropic_echoed_calls(body: Any) -> list[list[EchoedCall]]:
     """The ``tool_use`` blocks of each assistant message of a request, in conversation order."""
     out: list[list[EchoedCall]] = []
-    for msg in dict_messages(body):
-        if msg.get("role") != "assistant":
-            continue
-        content = msg.get("content")
-        if not isinstance(content, list):
-            continue
+    for content in assistant_lists(body, "content"):
         turn = [
-            EchoedCall(
-                id=b.get("id") if isinstance(b.get("id"), str) and b.get("id") else None,
-                name=b.get("name") if isinstance(b.get("name"), str) else None,
-                arguments_raw=compact_json(b.get("input")) if b.get("input") is not None else None,
+            echoed_call(
+                b.get("id"),
+                b.get("name"),
+                compact_json(b.get("input")) if b.get("input") is not None else None,
             )
             for b in content
             if isinstance(b, dict) and b.get("type") in _TOOL_BLOCKS

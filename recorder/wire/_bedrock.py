@@ -22,8 +22,10 @@ from rejudge.recorder.wire._common import (
     EchoedCall,
     SentToolResult,
     as_dict,
+    assistant_lists,
     compact_json,
     dict_messages,
+    echoed_call,
     load_json_event,
     make_call,
     named_counts,
@@ -343,21 +345,14 @@ class BedrockConverse(_AwsStreamed):
 
     def echoed_calls(self, request_body: Any) -> list[list[EchoedCall]]:
         out: list[list[EchoedCall]] = []
-        for msg in dict_messages(request_body):
-            if msg.get("role") != "assistant" or not isinstance(msg.get("content"), list):
-                continue
+        for content in assistant_lists(request_body, "content"):
             turn = []
-            for b in msg["content"]:
+            for b in content:
                 use = b.get("toolUse") if isinstance(b, dict) else None
                 if isinstance(use, dict):
-                    cid = use.get("toolUseId")
-                    turn.append(
-                        EchoedCall(
-                            id=nonempty_str(cid),
-                            name=use.get("name") if isinstance(use.get("name"), str) else None,
-                            arguments_raw=compact_json(use["input"]) if "input" in use else None,
-                        )
-                    )
+                    # an ``input`` sent as null is echoed as such
+                    raw = compact_json(use["input"]) if "input" in use else None
+                    turn.append(echoed_call(use.get("toolUseId"), use.get("name"), raw))
             if turn:
                 out.append(turn)
         return out

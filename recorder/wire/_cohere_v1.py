@@ -23,6 +23,7 @@ from rejudge.recorder.wire._common import (
     as_dict,
     cohere_usage,
     compact_json,
+    echoed_call,
     iter_json_lines,
     make_call,
     nonempty_str,
@@ -225,11 +226,7 @@ class CohereChatV1(WireFormat):
                 args = tc.get("parameters", tc.get("args"))
                 cid, name = tc.get("id"), tc.get("name")
                 turn.append(
-                    EchoedCall(
-                        id=nonempty_str(cid),
-                        name=name if isinstance(name, str) else None,
-                        arguments_raw=compact_json(args) if args is not None else None,
-                    )
+                    echoed_call(cid, name, compact_json(args) if args is not None else None)
                 )
             if turn:
                 out.append(turn)

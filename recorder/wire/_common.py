@@ -109,6 +109,17 @@ class EchoedCall:
     arguments_raw: str | None = None
 
 
+def echoed_call(call_id: Any, name: Any, arguments_raw: str | None) -> EchoedCall:
+    """An echoed call as a request carries it: its id when a non-empty string, its name when a
+    string (either may be missing or of another JSON type), its arguments as the format gives
+    them (each reader knows whether they come as text or as an object to write compactly)."""
+    return EchoedCall(
+        id=nonempty_str(call_id),
+        name=name if isinstance(name, str) else None,
+        arguments_raw=arguments_raw,
+    )
+
+
 def _reject_constant(name: str) -> Any:
     raise ValueError(f"{name} is not a JSON number")
 
@@ -454,6 +465,16 @@ def dict_messages(request_body: Any) -> list[dict[str, Any]]:
     list): what every reader of a chat-like request walks."""
     messages = as_dict(request_body).get("messages")
     return [m for m in messages if isinstance(m, dict)] if isinstance(messages, list) else []
+
+
+def assistant_lists(request_body: Any, key: str) -> Iterator[list[Any]]:
+    """The ``key`` list (``content``, ``tool_calls``) of each assistant message of a request's
+    ``messages``, in order; an assistant message without such a list is passed over. Where a
+    request repeats the calls of earlier turns."""
+    for msg in dict_messages(request_body):
+        value = msg.get(key)
+        if msg.get("role") == "assistant" and isinstance(value, list):
+            yield value
 
 
 def messages_user_texts(request_body: Any) -> list[str]:

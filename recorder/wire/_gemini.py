@@ -16,6 +16,7 @@ from rejudge.recorder.wire._common import (
     EchoedCall,
     SentToolResult,
     compact_json,
+    echoed_call,
     error_message,
     iter_sse,
     load_json_event,
@@ -212,16 +213,9 @@ def gemini_echoed_calls(body: Any) -> list[list[EchoedCall]]:
         for part in parts:
             fc = part.get("functionCall") if isinstance(part, dict) else None
             if isinstance(fc, dict):
-                cid = fc.get("id")
-                turn.append(
-                    EchoedCall(
-                        id=nonempty_str(cid),
-                        name=fc.get("name") if isinstance(fc.get("name"), str) else None,
-                        arguments_raw=compact_json(fc.get("args"))
-                        if fc.get("args") is not None
-                        else None,
-                    )
-                )
+                args = fc.get("args")
+                raw = compact_json(args) if args is not None else None
+                turn.append(echoed_call(fc.get("id"), fc.get("name"), raw))
         if turn:
             out.append(turn)
     return out

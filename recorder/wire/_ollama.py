@@ -20,6 +20,7 @@ from rejudge.recorder.wire._common import (
     as_dict,
     compact_json,
     dict_messages,
+    echoed_call,
     error_message,
     function_tool_specs,
     iter_json_lines,
@@ -206,10 +207,11 @@ class OllamaChat(WireFormat):
                 args = fn.get("arguments")
                 name = fn.get("name")
                 turn.append(
-                    EchoedCall(
-                        id=None,
-                        name=name if isinstance(name, str) else None,
-                        arguments_raw=compact_json(args)
+                    # Ollama's calls carry no id; their arguments are an object (or text)
+                    echoed_call(
+                        None,
+                        name,
+                        compact_json(args)
                         if isinstance(args, dict)
                         else args
                         if isinstance(args, str)

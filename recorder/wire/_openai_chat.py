@@ -13,7 +13,9 @@ from rejudge.recorder.wire._common import (
     EchoedCall,
     SentToolResult,
     as_dict,
+    assistant_lists,
     dict_messages,
+    echoed_call,
     error_message,
     function_tool_specs,
     int_usage,
@@ -289,19 +291,12 @@ def openai_chat_tool_results(body: Any) -> list[SentToolResult]:
     out: list[SentToolResult] = []
     for msg in dict_messages(body):
         role = msg.get("role")
-        if role == "tool":
-            cid = msg.get("tool_call_id")
+        if role in ("tool", "function"):
+            # a legacy ``function`` result names no call
+            cid = msg.get("tool_call_id") if role == "tool" else None
             out.append(
                 SentToolResult(
                     call_id=nonempty_str(cid),
-                    content=joined_texts(msg.get("content")),
-                    name=msg.get("name") if isinstance(msg.get("name"), str) else None,
-                )
-            )
-        elif role == "function":
-            out.append(
-                SentToolResult(
-                    call_id=None,
                     content=joined_texts(msg.get("content")),
                     name=msg.get("name") if isinstance(msg.get("name"), str) else None,
                 )
@@ -312,11 +307,8 @@ def openai_chat_tool_results(body: Any) -> list[SentToolResult]:
 def openai_chat_echoed_calls(body: Any) -> list[list[EchoedCall]]:
     """The tool calls of each assistant message of a chat request, in conversation order."""
     out: list[list[EchoedCall]] = []
-    for msg in dict_messages(body):
-        if msg.get("role") != "assistant":
-            continue
-        tool_calls = msg.get("tool_calls")
-        if not isinstance(tool_calls, list) or not tool_calls:
+    for tool_calls in assistant_lists(body, "tool_calls"):
+        if not tool_calls:
             continue
         turn = []
         for tc in tool_calls:
@@ -326,13 +318,7 @@ def openai_chat_echoed_calls(body: Any) -> list[list[EchoedCall]]:
             fn = as_dict(tc.get("custom") if custom else tc.get("function"))
             cid = tc.get("id")
             args = fn.get("input") if custom else fn.get("arguments")
-            turn.append(
-                EchoedCall(
-                    id=nonempty_str(cid),
-                    name=fn.get("name") if isinstance(fn.get("name"), str) else None,
-                    arguments_raw=args if isinstance(args, str) else None,
-                )
-            )
+            turn.append(echoed_call(cid, fn.get("name"), args if isinstance(args, str) else None))
         out.append(turn)
     return out
 

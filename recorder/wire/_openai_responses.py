@@ -11,6 +11,7 @@ from rejudge.recorder.wire._common import (
     EchoedCall,
     SentToolResult,
     as_dict,
+    echoed_call,
     error_message,
     function_tool_specs,
     int_usage,
@@ -302,11 +303,7 @@ def openai_responses_echoed_calls(body: Any) -> list[list[EchoedCall]]:
             cid = _call_id(item)
             args = item.get("input" if item.get("type") == "custom_tool_call" else "arguments")
             current.append(
-                EchoedCall(
-                    id=nonempty_str(cid),
-                    name=item.get("name") if isinstance(item.get("name"), str) else None,
-                    arguments_raw=args if isinstance(args, str) else None,
-                )
+                echoed_call(cid, item.get("name"), args if isinstance(args, str) else None)
             )
         elif isinstance(item, dict) and (
             item.get("type") == "reasoning" or _server_tool(item) is not None
