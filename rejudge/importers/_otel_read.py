@@ -107,8 +107,10 @@ def _from_tool_span(
     """The call with its tool span's result; when the model call's recorded arguments are
     empty and the tool span's are not, the tool span's (some exporters drop the model's)."""
     out = _with_result(call, facts.tool_result, span.error)
+    if call.arguments:
+        return out  # the model's own arguments stand: the tool span's are not parsed
     ran = unwrap_json(facts.tool_arguments)
-    if isinstance(ran, dict) and ran and not call.arguments:
+    if isinstance(ran, dict) and ran:
         anomalies.append(
             f"{where}: arguments of {call.name!r}: empty; read from {_where(span)} "
             "(gen_ai.tool.call.arguments)"
@@ -318,15 +320,17 @@ def trace_of_facts(
                 specs[name] = ToolSpec(name=name, description=description, parameters=parameters)
             elif name not in specs:
                 specs[name] = ToolSpec(name=name, description=description)
+    # a spec is made only for a name not seen yet (``setdefault`` would validate one per span
+    # and per call, to throw nearly all of them away)
     for span, facts in tools:
-        if facts.tool_name:
+        if facts.tool_name and str(facts.tool_name) not in specs:
             description = span.attributes.get("gen_ai.tool.description", "")
-            specs.setdefault(
-                str(facts.tool_name),
-                ToolSpec(name=str(facts.tool_name), description=str(description or "")),
+            specs[str(facts.tool_name)] = ToolSpec(
+                name=str(facts.tool_name), description=str(description or "")
             )
     for call in trace.calls:
-        specs.setdefault(call.name, ToolSpec(name=call.name))
+        if call.name not in specs:
+            specs[call.name] = ToolSpec(name=call.name)
     return OtelTrace(
         trace_id=trace_id,
         trace=trace,
