@@ -4,8 +4,9 @@ trace at a time although a trace's spans may lie anywhere in it.
 :class:`Groups` holds what it is given in memory up to a budget (bytes of the file they were
 read from); past it, everything held is written to a scratch SQLite file (stdlib ``sqlite3``,
 ``marshal``-packed, in a temporary folder removed on close; a process killed before it closes
-leaves its folder, named by its pid, which the next spill in that place removes once that
-process is gone) and memory starts again. Read back,
+leaves its folder, which the next spill in that place removes: a live process holds an
+exclusive ``flock`` on the folder's ``lock`` file, which the kernel lets go when the process
+ends however it ends, so a folder whose lock can be taken is a dead process's. Read back,
 the groups come in key order (or, asked, in the order their keys were first added), each with
 its records in the order they were added, so a reader gets the same groups whatever the budget:
 memory is bounded by the budget plus the largest group, not by the file. A file that fits the
@@ -14,15 +15,16 @@ budget never touches the disk.
 
 from __future__ import annotations
 
+import fcntl
 import marshal
 import os
-import re
 import shutil
 import sqlite3
 import tempfile
+import time
 from collections.abc import Callable, Iterator
 from pathlib import Path
-from typing import Any, Generic, TypeVar
+from typing import Any, BinaryIO, Generic, TypeVar
 
 __all__ = ["Groups", "SPILL_BUDGET"]
 
@@ -33,32 +35,61 @@ SPILL_BUDGET = 8 * 1024 * 1024
 T = TypeVar("T")
 
 _PREFIX = "rejudge-spill-"
-_FOLDER = re.compile(rf"{_PREFIX}(\d+)-")
+_LOCK = "lock"
+#: a folder with no lock file is left by a version before the lock (named by its pid, or
+#: before that by nothing but a random suffix) or is being made this instant: removed once
+#: nothing in it changed for this long
+_UNLOCKED_STALE_S = 3600.0
 
 
-def _alive(pid: int) -> bool:
+def _hold_lock(folder: Path) -> BinaryIO:
+    """The open ``lock`` file of ``folder``, exclusively locked until it is closed (or the
+    process ends)."""
+    # locked under another name, then renamed: a lock file is never seen unlocked (a spill
+    # elsewhere would take the folder for a dead process's)
+    making = folder / f"{_LOCK}.making"
+    handle = making.open("wb")
+    fcntl.flock(handle, fcntl.LOCK_EX)
+    making.rename(folder / _LOCK)
+    return handle
+
+
+def _is_stale(folder: Path, now: float) -> bool:
+    """Whether ``folder`` is a dead process's. Not by its pid: a pid says nothing across PID
+    namespaces (containers sharing a temporary folder), where a live process's pid may not
+    exist here or be another's; the lock is the kernel's, wherever the process runs."""
     try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
+        handle = (folder / _LOCK).open("rb")
+    except FileNotFoundError:
+        try:
+            newest = max([folder.stat().st_mtime, *(p.stat().st_mtime for p in folder.iterdir())])
+        except OSError:
+            return False
+        return now - newest > _UNLOCKED_STALE_S
+    except OSError:
         return False
-    except PermissionError:
-        return True  # another user's process
-    return True
+    with handle:
+        try:
+            fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except OSError:
+            return False  # held: its process is alive
+        return True
 
 
 def _remove_stale(scratch_dir: str | Path | None) -> None:
     """Remove the scratch folders that processes killed mid-import left (kill -9 runs no
-    cleanup): those named by a pid that is no longer running. A live import's folder is left
-    alone, and a pid reused since only keeps its folder a while longer."""
+    cleanup): those whose lock no live process holds, and those of older versions (no lock)
+    left untouched for an hour. A live import's folder is left alone."""
     where = Path(scratch_dir if scratch_dir is not None else tempfile.gettempdir())
     try:
         names = os.listdir(where)
     except OSError:
         return
+    now = time.time()
     for name in names:
-        found = _FOLDER.match(name)
-        if found is not None and not _alive(int(found.group(1))):
-            shutil.rmtree(where / name, ignore_errors=True)
+        folder = where / name
+        if name.startswith(_PREFIX) and folder.is_dir() and _is_stale(folder, now):
+            shutil.rmtree(folder, ignore_errors=True)
 
 
 class Groups(Generic[T]):
@@ -84,6 +115,7 @@ class Groups(Generic[T]):
         self._seq = 0
         self._folder: tempfile.TemporaryDirectory[str] | None = None
         self._db: sqlite3.Connection | None = None
+        self._lock: BinaryIO | None = None  # held while the folder is in use
         self.spilled = 0  # how many times memory was written out
 
     def add(self, key: str, record: T, weight: int) -> None:
@@ -103,6 +135,7 @@ class Groups(Generic[T]):
             self._folder = tempfile.TemporaryDirectory(
                 prefix=f"{_PREFIX}{os.getpid()}-", dir=self._scratch_dir
             )
+            self._lock = _hold_lock(Path(self._folder.name))
             self._db = sqlite3.connect(
                 Path(self._folder.name) / "groups.sqlite", isolation_level=None
             )
@@ -185,8 +218,11 @@ class Groups(Generic[T]):
             self._db.close()
             self._db = None
         if self._folder is not None:
-            self._folder.cleanup()
+            self._folder.cleanup()  # the lock file goes with it, still held until below
             self._folder = None
+        if self._lock is not None:
+            self._lock.close()
+            self._lock = None
 
     def __enter__(self) -> Groups[T]:
         return self

@@ -184,7 +184,8 @@ def test_one_document_streams_and_a_value_too_big_is_refused_in_one_line(
 
 def test_a_scratch_folder_left_by_a_killed_import_is_removed_by_the_next(tmp_path: Path) -> None:
     """kill -9 runs no cleanup: the killed process's scratch folder stays until the next spill
-    in the same place sees that its process is gone; a live process's folder is left alone."""
+    in the same place finds its lock let go (the kernel releases it when the process ends); a
+    live process's folder is left alone."""
     child = subprocess.Popen(
         [
             sys.executable,
@@ -263,3 +264,53 @@ def test_a_dumped_spans_resource_is_scrubbed_as_it_is_read() -> None:
     }
     [span] = spans_of_document(dumped, [])
     assert span.resource == {"process.command_args": ["a.py", "REDACTED"]}
+
+
+def _held_lock(folder: Path) -> Any:
+    """``folder``'s lock file, opened and locked as a live import holds it."""
+    import fcntl
+
+    handle = (folder / "lock").open("wb")
+    fcntl.flock(handle, fcntl.LOCK_EX)
+    return handle
+
+
+def test_a_live_imports_folder_is_kept_whatever_its_pid_says(tmp_path: Path) -> None:
+    """A pid says nothing across PID namespaces (containers sharing a temporary folder): a
+    folder named by a pid that does not exist here, whose lock is held, is a live import's and
+    stays; once its lock is let go (the process ended) the next spill removes it."""
+    foreign = tmp_path / "rejudge-spill-999999999-abcd"  # no such pid in this namespace
+    foreign.mkdir()
+    lock = _held_lock(foreign)
+    with Groups[int](lambda r: r, lambda d: d, budget=0, scratch_dir=tmp_path) as groups:
+        groups.add("a", 1, 1)
+        assert foreign.exists()
+    lock.close()  # as the kernel does when the process ends, however it ends
+    with Groups[int](lambda r: r, lambda d: d, budget=0, scratch_dir=tmp_path) as groups:
+        groups.add("a", 1, 1)
+        assert not foreign.exists()
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_older_versions_folders_without_a_lock_go_once_untouched_for_an_hour(
+    tmp_path: Path,
+) -> None:
+    """Folders of versions before the lock (named by a pid, or before that only by a random
+    suffix) have no lock file: they are removed once nothing in them changed for an hour, and
+    one just made (a spill creating its folder, not yet locked) is left alone."""
+    import time
+
+    old_pid = tmp_path / f"rejudge-spill-{os.getpid()}-old1"  # a live pid: no matter
+    old_plain = tmp_path / "rejudge-spill-x7k2m9q1"  # named before pid-naming
+    fresh = tmp_path / "rejudge-spill-fresh123"
+    unrelated = tmp_path / "someone-elses-folder"
+    for folder in (old_pid, old_plain, fresh, unrelated):
+        folder.mkdir()
+        (folder / "groups.sqlite").write_bytes(b"x")
+    hours_ago = time.time() - 2 * 3600
+    for folder in (old_pid, old_plain, unrelated):
+        os.utime(folder / "groups.sqlite", (hours_ago, hours_ago))
+        os.utime(folder, (hours_ago, hours_ago))
+    with Groups[int](lambda r: r, lambda d: d, budget=0, scratch_dir=tmp_path) as groups:
+        groups.add("a", 1, 1)
+    assert sorted(p.name for p in tmp_path.iterdir()) == sorted([fresh.name, unrelated.name])
