@@ -183,39 +183,39 @@ def judge_calibration(
             return ((k, v, given.get(k) or ()) for k, v in sorted(held.items()))
     else:
         rows = verdicts
-    against: list[CalibrationAgainst] = []
-    for ref in references:
-        table, unscored, missing = merge_table(
-            ((k, v) for k, v, _a in rows()), _ordered(ref.passed)
-        )
+
+    def against_of(
+        merged: tuple[AgreementTable, int, int], **about: Any
+    ) -> CalibrationAgainst | None:
+        """One reference's figures; None when it has no item in common and nothing unscored."""
+        table, unscored, missing = merged
         if table.total == 0 and unscored == 0:
-            continue
-        against.append(
-            CalibrationAgainst(
+            return None
+        return CalibrationAgainst(
+            table=table, judge_unscored=unscored, reference_missing=missing, **about
+        )
+
+    found = [
+        *(
+            against_of(
+                merge_table(((k, v) for k, v, _a in rows()), _ordered(ref.passed)),
                 kind=ref.kind,
                 name=ref.name,
-                table=table,
                 evaluation=ref.evaluation,
                 source=ref.source,
-                judge_unscored=unscored,
-                reference_missing=missing,
             )
-        )
-    for aref in assertion_references:
-        table, unscored, missing = merge_assertions(
-            ((k, a) for k, _v, a in rows()), _ordered(aref.met)
-        )
-        if table.total == 0 and unscored == 0:
-            continue
-        against.append(
-            CalibrationAgainst(
+            for ref in references
+        ),
+        *(
+            against_of(
+                merge_assertions(((k, a) for k, _v, a in rows()), _ordered(aref.met)),
                 kind="assertions",
                 name=aref.name,
-                table=table,
                 unit="assertions",
                 source=aref.source,
-                judge_unscored=unscored,
-                reference_missing=missing,
             )
-        )
+            for aref in assertion_references
+        ),
+    ]
+    against = [a for a in found if a is not None]
     return JudgeCalibration(evaluation=evaluation, tier=tier, judge=judge, against=against)
