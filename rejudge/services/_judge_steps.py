@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any, TypeVar
+from typing import Any, TypedDict, TypeVar
 
 from rejudge.errors import InvalidInputError
 from rejudge.judge import (
@@ -26,9 +26,33 @@ from rejudge.judge import (
 )
 from rejudge.judge.tiers import get_tier
 from rejudge.model import Case, RuleSet, ToolRegistry, content_hash
-from rejudge.store import KnownJudgment, RunRecord, Store, StreamedTrace
+from rejudge.store import EvaluatedTrace, KnownJudgment, RunRecord, Store, StreamedTrace
 
 __all__ = ["evaluation_rows", "iter_evaluation_rows", "judged_by"]
+
+
+class JudgmentInputs(TypedDict):
+    """What a judgment was judged from, as an evaluation's rows show it (the report's rows and
+    review's): the input hashes, the tier and the engine version."""
+
+    trace_hash: str
+    case_hash: str
+    registry_hash: str
+    rule_set_hash: str
+    tier: str
+    engine_version: str
+
+
+def judgment_inputs(r: EvaluatedTrace) -> JudgmentInputs:
+    """A streamed evaluation row's :class:`JudgmentInputs`, in that order."""
+    return {
+        "trace_hash": r.trace_hash,
+        "case_hash": r.case_hash,
+        "registry_hash": r.registry_hash,
+        "rule_set_hash": r.rule_set_hash,
+        "tier": r.tier,
+        "engine_version": r.engine_version,
+    }
 
 
 def _find_or_create_evaluation(
@@ -301,12 +325,7 @@ def iter_evaluation_rows(
             "category": r.category,
             "implicated_tools": r.implicated_tools or [],
             "anomalies": r.anomalies or [],
-            "trace_hash": r.trace_hash,
-            "case_hash": r.case_hash,
-            "registry_hash": r.registry_hash,
-            "rule_set_hash": r.rule_set_hash,
-            "tier": r.tier,
-            "engine_version": r.engine_version,
+            **judgment_inputs(r),
         }
         for label in body_paths or ():
             value = r.paths.get(label)

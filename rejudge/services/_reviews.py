@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from collections import Counter
 from datetime import datetime
-from typing import Any, NamedTuple, TypedDict
+from typing import Any, NamedTuple
 
 from rejudge.errors import NotFoundError
 from rejudge.judge import (
@@ -21,6 +21,7 @@ from rejudge.judge import (
     queue_csv,
     resolve_reviews,
 )
+from rejudge.services._judge_steps import JudgmentInputs, judgment_inputs
 from rejudge.store import (
     NewReview,
     ReviewJson,
@@ -54,10 +55,11 @@ def resolve_review(
 _NO_REVIEWER = "no reviewer (fill the reviewer column or give a default reviewer)"
 
 
-class ReviewRow(TypedDict):
+class ReviewRow(JudgmentInputs):
     """One judgment of an evaluation as review reads it (:func:`review_rows`): what the pure
     judge's queue and calibration figures take (``rejudge.judge.build_queue``,
-    ``calibration_figures``, ``gaps_from``), and what the review page and CSV export show."""
+    ``calibration_figures``, ``gaps_from``), and what the review page and CSV export show; with
+    the judgment's inputs (:class:`JudgmentInputs`)."""
 
     judgment_id: int
     judgment_key: str
@@ -70,12 +72,6 @@ class ReviewRow(TypedDict):
     taxonomy: list[str]
     partial_score: float | None
     anomalies: list[str]
-    trace_hash: str
-    case_hash: str
-    registry_hash: str
-    rule_set_hash: str
-    tier: str
-    engine_version: str
     judgment_hash: str
 
 
@@ -99,12 +95,7 @@ def review_rows(store: Store, evaluation_id: int | str) -> list[ReviewRow]:
                 "taxonomy": list(r.taxonomy or []),
                 "partial_score": r.partial_score,
                 "anomalies": list(r.anomalies or []),
-                "trace_hash": r.trace_hash,
-                "case_hash": r.case_hash,
-                "registry_hash": r.registry_hash,
-                "rule_set_hash": r.rule_set_hash,
-                "tier": r.tier,
-                "engine_version": r.engine_version,
+                **judgment_inputs(r),
                 "judgment_hash": r.judgment_hash,
             }
         )
