@@ -37,8 +37,10 @@ from rejudge.model import (
     hash_bytes,
 )
 
+from ._call_memo import CallMemo, memo_for
 from ._context import clear_case_caches, registry_index
 from ._engine import ENGINE_VERSION, judge_body
+from ._rulesets import settings_of
 from .tiers import get_tier
 
 __all__ = [
@@ -108,6 +110,8 @@ def _init_worker(
     _W["rule_set_hash"] = rule_set.hash
     _W["registry_hash"] = registry.hash
     _W["tier"] = get_tier(tier)
+    # traces that made the same calls judged once per batch (judge/_call_memo.py)
+    _W["memo"] = memo_for(_W["tier"], settings_of(rule_set))
     if getattr(_W["tier"], "uses_registry_index", True):
         # compile the schemas once, before freezing; a tier that never reads them (bfcl-ast)
         # would pay seconds for thousands of tools it does not use
@@ -154,11 +158,20 @@ def _judge_rows(rows: list[JudgeRow]) -> list[Judged]:
     cases, case_hashes = _W["cases"], _W["case_hashes"]
     registry, tier, rule_set = _W["registry"], _W["tier"], _W["rule_set"]
     registry_hash, rule_set_hash = _W["registry_hash"], _W["rule_set_hash"]
+    memo: CallMemo[_Template] | None = _W["memo"]
     out: list[Judged] = []
     for case_key, trace_hash, text, key in rows:
+        trace = decode_trace(text)
+        case = cases[case_key]
+        decides = memo.key(case_key, case, trace) if memo is not None else None
+        earlier = memo.get(decides) if memo is not None and decides is not None else None
+        copied = _copy(earlier, trace_hash, key) if earlier is not None else None
+        if copied is not None:
+            out.append(copied)
+            continue
         body = judge_body(
-            decode_trace(text),
-            cases[case_key],
+            trace,
+            case,
             registry,
             tier,
             rule_set,
@@ -167,14 +180,16 @@ def _judge_rows(rows: list[JudgeRow]) -> list[Judged]:
             registry_hash=registry_hash,
             rule_set_hash=rule_set_hash,
         )
-        out.append(
-            (
-                PreparedJudgment.from_body(body, key),
-                list(body["taxonomy"]),
-                body["details"].get("implicated_tools"),
-                list(body["anomalies"]),
-            )
+        made: Judged = (
+            PreparedJudgment.from_body(body, key),
+            list(body["taxonomy"]),
+            body["details"].get("implicated_tools"),
+            list(body["anomalies"]),
         )
+        out.append(made)
+        p = made[0]
+        if memo is not None and decides is not None and p.offset >= 0:
+            memo.put(decides, (*made, JudgmentTemplate(p.shared_json, p.offset)))
     return out
 
 

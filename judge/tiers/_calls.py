@@ -95,8 +95,32 @@ class CallMatchingTier:
     needs_golden_calls: ClassVar[bool] = True
     applies_to: ClassVar[str] = "every case with golden calls, and negative cases"
 
+    #: a trace is read only through its calls (round index, name, arguments, raw arguments of
+    #: an unparsed call, parse error, ok, error), its status, error and case id (the engine's
+    #: reads), and its texts only through :meth:`outputs_missing`: the batch judge keys its
+    #: per-batch memo on exactly these (judge/_call_memo.py). A subclass that reads more of a
+    #: trace must set this False.
+    judged_by_calls: ClassVar[bool] = True
+
     def applies(self, case: Case, registry: ToolRegistry) -> bool:
         return True
+
+    def outputs_missing(
+        self, case: Case, settings: Any, stored_trace: Any, trace: Any
+    ) -> tuple[list[str], str]:
+        """The case's required outputs the agent never told the user, and where they were
+        looked for. A task that asks for an answer is judged on it by the tiers that judge the
+        task, not by the contract tiers (they judge the calls' form only). ``trace``: the
+        rule set's view of ``stored_trace`` (the same rounds' texts, maybe fewer calls)."""
+        if not case.required_outputs or self.param_mode == "contract":
+            return [], ""
+        if settings.outputs_from == "replies":
+            texts: list[str | None] = list(reply_texts(stored_trace))
+            where = "in no reply sent without a tool call"
+        else:
+            texts = [rnd.text for rnd in trace.rounds] + [trace.final_text]
+            where = "never told to the user"
+        return missing_outputs(list(case.required_outputs), texts), where
 
     # ------------------------------------------------------------------ evaluate
 
@@ -310,18 +334,10 @@ class CallMatchingTier:
             if any(c.name == ident for c in calls):
                 warnings.append(f"tool {ident!r}: {problem}; its calls were not schema-checked")
 
-        # required outputs: a task that asks for an answer is judged on it by the tiers that
-        # judge the task (not by the contract tiers, which judge the calls' form only)
-        if case.required_outputs and self.param_mode != "contract":
-            if ctx.settings.outputs_from == "replies":
-                texts: list[str | None] = list(reply_texts(ctx.stored_trace))
-                where = "in no reply sent without a tool call"
-            else:
-                texts = [rnd.text for rnd in ctx.trace.rounds] + [ctx.trace.final_text]
-                where = "never told to the user"
-            for out in missing_outputs(list(case.required_outputs), texts):
-                codes.append(OUTPUT_MISSING)
-                reasons.append(f"required output {out!r} {where}")
+        missing, where = self.outputs_missing(case, ctx.settings, ctx.stored_trace, ctx.trace)
+        for out in missing:
+            codes.append(OUTPUT_MISSING)
+            reasons.append(f"required output {out!r} {where}")
 
         if ordered:
             sequence = [call_of[s.index] for s in slots if s.index in call_of]
