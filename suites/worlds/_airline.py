@@ -13,11 +13,11 @@ from __future__ import annotations
 
 import ast
 import datetime as dt
-import operator
 from collections.abc import Callable
 from typing import Any
 
 from rejudge.suites._errors import ToolError
+from rejudge.suites.worlds._calculator import WITH_POWERS, evaluate
 
 from rejudge.model import WorldState
 
@@ -118,41 +118,15 @@ def next_day(date: str) -> str:
 #: newline is refused: one recorded call shows it)
 CALCULATOR_CHARACTERS = frozenset("0123456789+-*/(). ")
 
-_OPS: dict[type, Callable[..., Any]] = {
-    ast.Add: operator.add,
-    ast.Sub: operator.sub,
-    ast.Mult: operator.mul,
-    ast.Div: operator.truediv,
-    ast.FloorDiv: operator.floordiv,
-    ast.Pow: operator.pow,
-    ast.USub: operator.neg,
-    ast.UAdd: operator.pos,
-}
-
-
-def _evaluate(node: ast.AST) -> Any:
-    # arithmetic only: a calculator, never an eval of what a model wrote (ints stay exact until
-    # the end; ``**`` and ``//`` are what the allowed characters spell)
-    if isinstance(node, ast.Expression):
-        return _evaluate(node.body)
-    if isinstance(node, ast.Constant) and type(node.value) in (int, float):
-        return node.value
-    if isinstance(node, ast.UnaryOp) and type(node.op) in _OPS:
-        return _OPS[type(node.op)](_evaluate(node.operand))
-    if isinstance(node, ast.BinOp) and type(node.op) in _OPS:
-        left, right = _evaluate(node.left), _evaluate(node.right)
-        if isinstance(node.op, ast.Pow) and abs(right) > 64:
-            raise ToolError("exponent too large")
-        return _OPS[type(node.op)](left, right)
-    raise ToolError("invalid expression")
-
 
 def arithmetic(expression: str) -> Any:
     """The value of ``expression`` (already checked against :data:`CALCULATOR_CHARACTERS`) as
     Python computes it. Raises :class:`ToolError` (the refusal in lower case: each world words it), or Python's own SyntaxError (its text as
     τ²'s reads: "'(' was never closed (<string>, line 1)"), ArithmeticError ("division by
     zero"), ValueError or TypeError (a complex power)."""
-    return _evaluate(ast.parse(expression.strip(), filename="<string>", mode="eval"))
+    # (its characters hold no letter, so no name nor True/False reaches the calculator)
+    tree = ast.parse(expression.strip(), filename="<string>", mode="eval")
+    return evaluate(tree, WITH_POWERS)
 
 
 # ---------------------------------------------------------------------- booking

@@ -176,3 +176,22 @@ def test_data_of_another_version_or_a_missing_file_is_refused(tmp_path) -> None:
         Tau2RetailWorld(WorldData.of("tau2-retail", "0000000", {}))
     with pytest.raises(InvalidInputError, match="missing"):
         load_data(tmp_path / "db.json")
+
+
+def test_calculate_allows_the_four_operations_and_words_every_refusal(world) -> None:
+    # the world's calculator is the shared one (rejudge.suites.worlds._calculator) with the four
+    # operations only; its refusals keep the retail world's words
+    state = world.new_state()
+
+    def calculate(expression: str) -> tuple[bool, str]:
+        result = world.execute(state, "calculate", {"expression": expression})
+        return result.ok, result.content
+
+    assert calculate("(2 + 3) * 4 / 3") == (True, "6.67")
+    assert calculate("-1.5 + True") == (True, "-0.5")  # no character check here, as in τ²
+    assert calculate("2 ** 3") == (False, "Error: Invalid characters in expression")
+    assert calculate("7 // 2") == (False, "Error: Invalid characters in expression")
+    assert calculate("abs(2)") == (False, "Error: Invalid characters in expression")
+    assert calculate("1 / 0") == (False, "Error: ZeroDivisionError: division by zero")
+    assert calculate("(1")[1].startswith("Error: SyntaxError: ")
+    assert state.changes() == {}

@@ -4,9 +4,9 @@
 from __future__ import annotations
 
 import ast
-import operator
-from collections.abc import Callable
 
+from rejudge.suites._errors import ToolError
+from rejudge.suites.worlds._calculator import FOUR_OPERATIONS, evaluate
 from rejudge.suites.worlds.tau2_retail.records import _Refused, dump, order_record, user_record
 
 from rejudge.model import WorldState
@@ -62,32 +62,12 @@ def list_all_product_types(state: WorldState) -> str:
     return dump(dict(sorted(names.items())))
 
 
-_OPS: dict[type, Callable[..., float]] = {
-    ast.Add: operator.add,
-    ast.Sub: operator.sub,
-    ast.Mult: operator.mul,
-    ast.Div: operator.truediv,
-    ast.USub: operator.neg,
-    ast.UAdd: operator.pos,
-}
-
-
-def _arith(node: ast.AST) -> float:
-    # arithmetic only: a calculator, never an eval of what a model wrote
-    if isinstance(node, ast.Expression):
-        return _arith(node.body)
-    if isinstance(node, ast.Constant) and isinstance(node.value, int | float):
-        return node.value
-    if isinstance(node, ast.BinOp) and type(node.op) in _OPS:
-        return _OPS[type(node.op)](_arith(node.left), _arith(node.right))
-    if isinstance(node, ast.UnaryOp) and type(node.op) in _OPS:
-        return _OPS[type(node.op)](_arith(node.operand))
-    raise _Refused("Invalid characters in expression")
-
-
 def calculate(state: WorldState, expression: str) -> str:
     try:
-        value = _arith(ast.parse(expression, mode="eval"))
+        value = evaluate(ast.parse(expression, mode="eval"), FOUR_OPERATIONS)
+    except ToolError:
+        # anything but numbers and the four operations (a name, a power)
+        raise _Refused("Invalid characters in expression") from None
     except (SyntaxError, ZeroDivisionError) as exc:
         raise _Refused(f"{type(exc).__name__}: {exc}") from None
     return str(round(float(value), 2))
