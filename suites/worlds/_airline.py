@@ -36,6 +36,7 @@ __all__ = [
     "change_flights",
     "free_certificate_id",
     "new_reservation_id",
+    "priced_booking",
     "next_day",
 ]
 
@@ -130,6 +131,28 @@ def arithmetic(expression: str) -> Any:
 
 
 # ---------------------------------------------------------------------- booking
+
+
+def priced_booking(
+    flights: list[dict[str, Any]],
+    seats: int,
+    insurance: str,
+    nonfree_baggages: int,
+    price_flight: PriceFlight,
+) -> tuple[list[dict[str, Any]], int | float]:
+    """A new booking's flight entries and its total: each flight's seat price (``price_flight``
+    checks it bookable, in order, and gives its price and entry) for every one of ``seats``
+    passengers, the insurance per passenger when taken, and each non-free bag."""
+    booked: list[dict[str, Any]] = []
+    total: int | float = 0
+    for item in flights:
+        price, shown = price_flight(item, seats)
+        booked.append(shown)
+        total += price * seats
+    if insurance == "yes":
+        total += INSURANCE_PER_PASSENGER * seats
+    total += PRICE_PER_NONFREE_BAG * nonfree_baggages
+    return booked, total
 
 
 def book_payments(

@@ -13,13 +13,12 @@ from typing import Any
 
 from rejudge.suites.worlds._airline import (
     CREATED_AT,
-    INSURANCE_PER_PASSENGER,
-    PRICE_PER_NONFREE_BAG,
     book_payments,
     cancel,
     change_baggages,
     change_flights,
     free_certificate_id,
+    priced_booking,
 )
 from rejudge.suites.worlds.tau2_airline.records import (
     _Refused,
@@ -84,14 +83,9 @@ def book_reservation(
 ) -> str:
     user = user_record(state, user_id)
     people = [passenger(p) for p in passengers]
-    booked, total = [], 0
-    for item in flights:
-        price, shown = _priced(state, item, cabin, len(people))
-        booked.append(shown)
-        total += price * len(people)
-    if insurance == "yes":
-        total += INSURANCE_PER_PASSENGER * len(people)
-    total += PRICE_PER_NONFREE_BAG * nonfree_baggages
+    booked, total = priced_booking(
+        flights, len(people), insurance, nonfree_baggages, lambda i, n: _priced(state, i, cabin, n)
+    )
 
     # a payment keeps only its model's two fields
     payments = [{"payment_id": p["payment_id"], "amount": p["amount"]} for p in payment_methods]

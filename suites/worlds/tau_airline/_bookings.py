@@ -12,11 +12,10 @@ from typing import Any
 
 from rejudge.suites.worlds._airline import (
     CREATED_AT,
-    INSURANCE_PER_PASSENGER,
-    PRICE_PER_NONFREE_BAG,
     book_payments,
     cancel,
     free_certificate_id,
+    priced_booking,
 )
 
 from rejudge.model import CallResult, WorldState
@@ -41,14 +40,13 @@ def book_reservation(
     insurance: str,
 ) -> CallResult:
     user = user_of(state, user_id)
-    booked, total = [], 0
-    for item in flights:
-        price, shown = priced_flight(state, item, cabin, len(passengers))
-        booked.append(shown)
-        total += price * len(passengers)
-    if insurance == "yes":
-        total += INSURANCE_PER_PASSENGER * len(passengers)
-    total += PRICE_PER_NONFREE_BAG * nonfree_baggages
+    booked, total = priced_booking(
+        flights,
+        len(passengers),
+        insurance,
+        nonfree_baggages,
+        lambda item, seats: priced_flight(state, item, cabin, seats),
+    )
 
     reservation_id = book_payments(state, user_id, user, payment_methods, total)
     reservation = {
