@@ -73,16 +73,46 @@ class SuiteRepository(Repository):
         if case_hashes is not None and len(case_hashes) != len(cases):
             raise ValueError("case_hashes must hold one hash per case")
         try:
-            return self._insert_suite(
-                name=name,
-                domain=domain,
-                suite_hash=suite_hash,
-                registry=registry,
-                cases=cases,
-                format_version=format_version,
-                meta=meta,
-                case_hashes=case_hashes,
-            )
+            with self._begin() as c:
+                existing = c.execute(
+                    select(_T_SUITE).where(_T_SUITE.c.name == name, _T_SUITE.c.hash == suite_hash)
+                ).first()
+                if existing is not None:
+                    return suite_record_from_row(existing)
+                registry_id = self.save_registry(registry, conn=c)
+                suite_id = c.execute(
+                    _T_SUITE.insert().returning(_T_SUITE.c.id),
+                    [
+                        {
+                            "name": name,
+                            "hash": suite_hash,
+                            "domain": domain,
+                            "format_version": format_version,
+                            "registry_id": registry_id,
+                            "case_count": len(cases),
+                            "meta": meta or {},
+                            "created_at": utcnow(),
+                        }
+                    ],
+                ).scalar_one()
+                rows = []
+                for position, case in enumerate(cases):
+                    body = case.model_dump(mode="json")  # once: the row's body and its hash
+                    rows.append(
+                        {
+                            "suite_id": suite_id,
+                            "case_key": case.id,
+                            "hash": case_hashes[position] if case_hashes else content_hash(body),
+                            "position": position,
+                            "dimension": case.dimension,
+                            "category": case.category,
+                            "body": body,
+                        }
+                    )
+                for chunk in chunks(rows):
+                    c.execute(_T_CASE.insert(), list(chunk))
+                row = c.execute(select(_T_SUITE).where(_T_SUITE.c.id == suite_id)).one()
+            return suite_record_from_row(row)
         except IntegrityError as exc:
             # a concurrent writer stored the same snapshot first: then it is a lookup
             try:
@@ -92,59 +122,6 @@ class SuiteRepository(Repository):
                 raise InvalidInputError(
                     f"cannot store suite {name!r}: {detail} (are two cases sharing an id?)"
                 ) from exc
-
-    def _insert_suite(
-        self,
-        *,
-        name: str,
-        domain: str,
-        suite_hash: str,
-        registry: ToolRegistry,
-        cases: Sequence[Case],
-        format_version: int,
-        meta: dict[str, Any] | None,
-        case_hashes: Sequence[str] | None = None,
-    ) -> SuiteRecord:
-        with self._begin() as c:
-            existing = c.execute(
-                select(_T_SUITE).where(_T_SUITE.c.name == name, _T_SUITE.c.hash == suite_hash)
-            ).first()
-            if existing is not None:
-                return suite_record_from_row(existing)
-            registry_id = self.save_registry(registry, conn=c)
-            suite_id = c.execute(
-                _T_SUITE.insert().returning(_T_SUITE.c.id),
-                [
-                    {
-                        "name": name,
-                        "hash": suite_hash,
-                        "domain": domain,
-                        "format_version": format_version,
-                        "registry_id": registry_id,
-                        "case_count": len(cases),
-                        "meta": meta or {},
-                        "created_at": utcnow(),
-                    }
-                ],
-            ).scalar_one()
-            rows = []
-            for position, case in enumerate(cases):
-                body = case.model_dump(mode="json")  # once: the row's body and its hash
-                rows.append(
-                    {
-                        "suite_id": suite_id,
-                        "case_key": case.id,
-                        "hash": case_hashes[position] if case_hashes else content_hash(body),
-                        "position": position,
-                        "dimension": case.dimension,
-                        "category": case.category,
-                        "body": body,
-                    }
-                )
-            for chunk in chunks(rows):
-                c.execute(_T_CASE.insert(), list(chunk))
-            row = c.execute(select(_T_SUITE).where(_T_SUITE.c.id == suite_id)).one()
-        return suite_record_from_row(row)
 
     def get_suite(self, name: str, suite_hash: str | None = None) -> SuiteRecord:
         """The named suite's snapshot with ``suite_hash``, or its newest snapshot."""
