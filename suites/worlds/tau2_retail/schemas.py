@@ -16,6 +16,9 @@ __all__ = ["TOOL_SCHEMAS"]
 _S = {"type": "string"}
 _IDS = {"type": "array", "items": {"type": "string"}}
 _ADDRESS = {k: _S for k in ("address1", "address2", "city", "state", "country", "zip")}
+#: an exchange's and a modification's arguments alike: which items become which variants, and
+#: the method that pays (or is refunded) the difference
+_SWAP = {"order_id": _S, "item_ids": _IDS, "new_item_ids": _IDS, "payment_method_id": _S}
 
 
 def _fn(name: str, description: str, **properties: Any) -> dict[str, Any]:
@@ -50,10 +53,7 @@ TOOL_SCHEMAS: list[dict[str, Any]] = [
         "exchange_delivered_order_items",
         "Request an exchange of delivered items for other variants of the same products; the "
         "price difference is paid or refunded with the given payment method.",
-        order_id=_S,
-        item_ids=_IDS,
-        new_item_ids=_IDS,
-        payment_method_id=_S,
+        **_SWAP,
     ),
     _fn("find_user_id_by_email", "Find a user's id by their email address.", email=_S),
     _fn(
@@ -81,10 +81,7 @@ TOOL_SCHEMAS: list[dict[str, Any]] = [
         "modify_pending_order_items",
         "Replace items of a pending order by other variants of the same products (once per "
         "order); the price difference is paid or refunded with the given payment method.",
-        order_id=_S,
-        item_ids=_IDS,
-        new_item_ids=_IDS,
-        payment_method_id=_S,
+        **_SWAP,
     ),
     _fn(
         "modify_pending_order_payment",
