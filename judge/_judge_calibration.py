@@ -17,7 +17,7 @@ The service (:mod:`rejudge.services._judge_calibration`) reads the store and cal
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, TypeVar
 
@@ -37,6 +37,8 @@ __all__ = [
 Key = tuple[str, int]
 # any hashable item key (a trace id, a (case, repetition) pair): review_reference only matches them
 ItemKey = TypeVar("ItemKey")
+J = TypeVar("J")  # a judge-side value of a merge
+R = TypeVar("R")  # a reference-side value of a merge
 SCORED = ("PASS", "FAIL")
 
 
@@ -71,6 +73,19 @@ def _ordered(side: Mapping[Any, Any] | Ordered) -> Iterable[tuple[Any, Any]]:
     return sorted(side.items()) if isinstance(side, Mapping) else side()
 
 
+def _joined(
+    judge: Iterable[tuple[Any, J]], reference: Iterable[tuple[Any, R]]
+) -> Iterator[tuple[J, R | None]]:
+    """Each of the judge's values with the reference's under the same key (None: it has none),
+    by one forward merge of the two streams in ascending key order (each key once)."""
+    refs = iter(reference)
+    ref = next(refs, None)
+    for key, mine in judge:
+        while ref is not None and ref[0] < key:
+            ref = next(refs, None)
+        yield mine, (ref[1] if ref is not None and ref[0] == key else None)
+
+
 def merge_table(
     judge: Iterable[tuple[Any, str]], reference: Iterable[tuple[Any, bool]]
 ) -> tuple[AgreementTable, int, int]:
@@ -79,12 +94,7 @@ def merge_table(
     counts only, nothing per item held."""
     counts = [0, 0, 0, 0]  # pass_1, pass_0, fail_1, fail_0
     unscored = missing = 0
-    refs = iter(reference)
-    ref = next(refs, None)
-    for key, verdict in judge:
-        while ref is not None and ref[0] < key:
-            ref = next(refs, None)
-        theirs = ref[1] if ref is not None and ref[0] == key else None
+    for verdict, theirs in _joined(judge, reference):
         if verdict not in SCORED:
             unscored += theirs is not None
         elif theirs is None:
@@ -112,12 +122,8 @@ def merge_assertions(
     invalid reply) is unscored."""
     counts = [0, 0, 0, 0]
     unscored = missing = 0
-    refs = iter(reference)
-    ref = next(refs, None)
-    for key, results in judge:
-        while ref is not None and ref[0] < key:
-            ref = next(refs, None)
-        theirs: Mapping[int, bool] = ref[1] if ref is not None and ref[0] == key else {}
+    for results, found in _joined(judge, reference):
+        theirs: Mapping[int, bool] = found if found is not None else {}
         given = list(results or ())
         for index, met in theirs.items():
             mine = given[index] if 0 <= index < len(given) else None
