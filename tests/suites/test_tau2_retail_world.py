@@ -188,7 +188,8 @@ def test_calculate_allows_the_four_operations_and_words_every_refusal(world) -> 
         return result.ok, result.content
 
     assert calculate("(2 + 3) * 4 / 3") == (True, "6.67")
-    assert calculate("-1.5 + True") == (True, "-0.5")  # no character check here, as in τ²
+    # this world checks no characters (the airline worlds do): pinned as the code always did
+    assert calculate("-1.5 + True") == (True, "-0.5")
     assert calculate("2 ** 3") == (False, "Error: Invalid characters in expression")
     assert calculate("7 // 2") == (False, "Error: Invalid characters in expression")
     assert calculate("abs(2)") == (False, "Error: Invalid characters in expression")
