@@ -58,6 +58,7 @@ if TYPE_CHECKING:
     from rejudge.judge._compare import ALPHA as ALPHA
     from rejudge.judge._compare import CAUSES as CAUSES
     from rejudge.judge._compare import compare as compare
+    from rejudge.judge._compare import compare_pairing as compare_pairing
     from rejudge.judge._compare import compare_rows as compare_rows
     from rejudge.judge._compare import comparison_kind as comparison_kind
     from rejudge.judge._compare import count_by_cause as count_by_cause
@@ -107,6 +108,9 @@ if TYPE_CHECKING:
     from rejudge.judge._matchers import matcher_names as matcher_names
     from rejudge.judge._matchers import register_matcher as register_matcher
     from rejudge.judge._matchers import values_equal as values_equal
+    from rejudge.judge._pairing import Pairing as Pairing
+    from rejudge.judge._pairing import flip_of as flip_of
+    from rejudge.judge._pairing import pair_rows as pair_rows
     from rejudge.judge._report import ReportBuilder as ReportBuilder
     from rejudge.judge._report import build_report as build_report
     from rejudge.judge._report import pass_hat_k as pass_hat_k
@@ -253,6 +257,10 @@ _EXPORTS: dict[str, str] = {
     "CAUSES": "rejudge.judge._compare",
     "compare": "rejudge.judge._compare",
     "compare_rows": "rejudge.judge._compare",
+    "compare_pairing": "rejudge.judge._compare",
+    "Pairing": "rejudge.judge._pairing",
+    "pair_rows": "rejudge.judge._pairing",
+    "flip_of": "rejudge.judge._pairing",
     "comparison_kind": "rejudge.judge._compare",
     "count_by_cause": "rejudge.judge._compare",
     "likely_settings": "rejudge.judge._rule_impact",

@@ -37,16 +37,19 @@ from rejudge.model import (
     FLIP_DIRECTIONS,
     KEY_PARAMETERS,
     SIGNIFICANCE_LEVEL,
+    UNKNOWN_CAUSE,
+    VERDICTS,
     Comparison,
     ComparisonKind,
     Flip,
     JudgeAgreement,
     VerdictCounts,
+    VerdictSummary,
     comparability_reasons,
     flip_causes,
 )
 
-from ._report import verdict_summary
+from ._pairing import Pairing, SideCounts, causes_of, pair_rows
 
 __all__ = [
     "ALPHA",
@@ -58,6 +61,7 @@ __all__ = [
     "select_flips",
     "count_by_cause",
     "CAUSES",
+    "compare_pairing",
 ]
 
 #: the flip causes in order (rejudge.model defines them once; kept here under its old name)
@@ -119,9 +123,13 @@ def _differing(
 
 def count_by_cause(flips: Iterable[Flip]) -> dict[str, int]:
     """Flips per first cause, in the order causes are listed (unknown last)."""
+    return _by_cause(flip.cause for flip in flips)
+
+
+def _by_cause(causes: Iterable[str]) -> dict[str, int]:
     by_cause: dict[str, int] = {}
-    for flip in flips:
-        by_cause[flip.cause] = by_cause.get(flip.cause, 0) + 1
+    for cause in causes:
+        by_cause[cause] = by_cause.get(cause, 0) + 1
     order = [label for _field, label in FLIP_CAUSES]
     return dict(
         sorted(
@@ -161,10 +169,6 @@ def select_flips(
     return out
 
 
-def _key(row: Mapping[str, Any]) -> tuple[str, int]:
-    return str(row.get("case")), int(row.get("repetition") or 0)
-
-
 def compare_rows(
     rows_a: Iterable[Mapping[str, Any]],
     rows_b: Iterable[Mapping[str, Any]],
@@ -186,61 +190,56 @@ def compare(
     meta_b: Mapping[str, Any] | None = None,
 ) -> Comparison:
     """Join, list flips with causes, per-dimension deltas, McNemar p and comparability."""
+    # the key parameters as read now (a parameter added is counted)
+    order = [(p.field, p.cause) for p in KEY_PARAMETERS]
+    return compare_pairing(pair_rows(rows_a, rows_b, order), meta_a=meta_a, meta_b=meta_b)
+
+
+def _side_summary(side: SideCounts, dimension: str | None = None) -> VerdictSummary:
+    rows = [counts for dim, counts in side.items() if dimension is None or dim == dimension]
+    n = sum(sum(c.values()) for c in rows)
+    return VerdictSummary.of(
+        n, VerdictCounts(**{v: sum(c.get(v, 0) for c in rows) for v in VERDICTS})
+    )
+
+
+def compare_pairing(
+    pairing: Pairing,
+    *,
+    meta_a: Mapping[str, Any] | None = None,
+    meta_b: Mapping[str, Any] | None = None,
+) -> Comparison:
+    """The comparison of a :class:`Pairing` (from rows in memory, or the store's SQL join):
+    counts, flips by cause, kind, comparability, per-dimension deltas, McNemar p. Its ``flips``
+    are the pairing's (empty when the pairing was read without them; every count stays)."""
     meta_a = dict(meta_a or {})
     meta_b = dict(meta_b or {})
-    a = {_key(r): r for r in rows_a}
-    b = {_key(r): r for r in rows_b}
-    shared = sorted(set(a) & set(b))
-    only_a = sorted(set(a) - set(b))
-    only_b = sorted(set(b) - set(a))
-
-    flips: list[Flip] = []
     pass_fail = fail_pass = both_pass = both_fail = not_scored = 0
-    case_changed: set[str] = set()
-    # what the paired rows differ in, gathered as their flips' causes are (the comparison's
-    # kind), in the order the key parameters are read now (a parameter added is counted)
-    order = [(p.field, p.cause) for p in KEY_PARAMETERS]
+    # what the paired rows differ in (the comparison's kind), and the flips' first causes
     paired_causes: set[str] = set()
-    both_hashed = False
-    for key in shared:
-        ra, rb = a[key], b[key]
-        va, vb = ra.get("verdict"), rb.get("verdict")
+    first_causes: list[str] = []
+    for (va, vb, same), n in pairing.pairs.items():
         if va == "PASS" and vb == "FAIL":
-            pass_fail += 1
+            pass_fail += n
         elif va == "FAIL" and vb == "PASS":
-            fail_pass += 1
+            fail_pass += n
         elif va == vb == "PASS":
-            both_pass += 1
+            both_pass += n
         elif va == vb == "FAIL":
-            both_fail += 1
+            both_fail += n
         elif va not in _SCORED or vb not in _SCORED:
-            not_scored += 1
-        causes = flip_causes(ra, rb, order)
+            not_scored += n
+        causes = causes_of(same, pairing.order)
         paired_causes.update(causes)
-        both_hashed = both_hashed or (
-            ra.get("trace_hash") is not None and rb.get("trace_hash") is not None
-        )
-        if "case changed" in causes:
-            case_changed.add(key[0])
         if va != vb:
-            flips.append(
-                Flip.between(
-                    key[0],
-                    key[1],
-                    ra,
-                    rb,
-                    # what a view shows beside a flip (not in the JSON)
-                    dimension=ra.get("dimension") or rb.get("dimension"),
-                    category=ra.get("category") or rb.get("category"),
-                    partial_from=ra.get("partial_score"),
-                    partial_to=rb.get("partial_score"),
-                )
-            )
+            first_causes.extend([causes[0] if causes else UNKNOWN_CAUSE] * n)
+    only_a, only_b = pairing.only_a, pairing.only_b
+    flips = list(pairing.flips or [])
 
     reasons = comparability_reasons(
         only_a=len(only_a),
         only_b=len(only_b),
-        changed_cases=len(case_changed),
+        changed_cases=pairing.changed_cases,
         registries_differ="registry changed" in paired_causes
         or bool(
             meta_a.get("registry_hash")
@@ -256,15 +255,13 @@ def compare(
         if meta_a.get(field) is not None and meta_a.get(field) != meta_b.get(field):
             differences.append({"field": field, "a": meta_a.get(field), "b": meta_b.get(field)})
 
-    counts_a = VerdictCounts.from_verdicts(r.get("verdict") for r in a.values())
-    counts_b = VerdictCounts.from_verdicts(r.get("verdict") for r in b.values())
-    dims = sorted(
-        {str(r.get("dimension")) for r in [*a.values(), *b.values()] if r.get("dimension")}
-    )
+    counts_a = _side_summary(pairing.side_a).verdict_counts
+    counts_b = _side_summary(pairing.side_b).verdict_counts
+    dims = sorted({d for d in [*pairing.side_a, *pairing.side_b] if d})
     dimension_deltas = {}
     for dim in dims:
-        da = verdict_summary(r for r in a.values() if str(r.get("dimension")) == dim)
-        db = verdict_summary(r for r in b.values() if str(r.get("dimension")) == dim)
+        da = _side_summary(pairing.side_a, dim)
+        db = _side_summary(pairing.side_b, dim)
         delta = (
             round(db.accuracy - da.accuracy, 6)
             if da.accuracy is not None and db.accuracy is not None
@@ -281,7 +278,7 @@ def compare(
             "passed_b": db.verdict_counts.PASS,
         }
     acc_a, acc_b = counts_a.accuracy, counts_b.accuracy
-    differs = _differing(paired_causes, both_hashed, meta_a, meta_b)
+    differs = _differing(paired_causes, pairing.both_hashed, meta_a, meta_b)
     kind = comparison_kind(differs)
     mcnemar_p = mcnemar_exact(pass_fail, fail_pass) if kind == "evidence" else None
     return Comparison(
@@ -295,7 +292,7 @@ def compare(
         accuracy_delta=round(acc_b - acc_a, 6) if acc_a is not None and acc_b is not None else None,
         verdict_counts_a=counts_a,
         verdict_counts_b=counts_b,
-        paired=len(shared),
+        paired=sum(pairing.pairs.values()),
         discordant={"pass_to_fail": pass_fail, "fail_to_pass": fail_pass},
         concordant={"pass": both_pass, "fail": both_fail},
         mcnemar_p=mcnemar_p,
@@ -321,7 +318,7 @@ def compare(
         only_a=[{"case": c, "repetition": r} for c, r in only_a],
         only_b=[{"case": c, "repetition": r} for c, r in only_b],
         dimensions=dimension_deltas,
-        flips_by_cause=count_by_cause(flips),
+        flips_by_cause=_by_cause(first_causes),
         flips=flips,
         meta_a=meta_a,
         meta_b=meta_b,

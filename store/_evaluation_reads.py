@@ -11,6 +11,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any, NamedTuple
 
 from rejudge.store._errors import InvalidInputError
+from rejudge.store._pairing_reads import PairingReads
 from rejudge.store._read_common import accuracy, count_if, verdict_columns
 from rejudge.store._tables import _T_EJ, _T_JUDG, _T_REV
 from rejudge.store._unit_of_work import Repository
@@ -80,8 +81,9 @@ def _per_case(evaluation_id: int) -> Any:
     )
 
 
-class EvaluationReads(Repository):
-    """The reads of one evaluation: verdicts per group, taxonomy, pass^k counts."""
+class EvaluationReads(PairingReads, Repository):
+    """The reads of one evaluation: verdicts per group, taxonomy, pass^k counts (and of two
+    evaluations paired, :class:`PairingReads`)."""
 
     def verdict_counts(self, evaluation_id: int) -> dict[str, int]:
         query = (

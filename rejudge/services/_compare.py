@@ -6,15 +6,26 @@ from dataclasses import replace
 from typing import Any
 
 from rejudge.errors import NotFoundError
-from rejudge.judge import compare
+from rejudge.judge import Pairing, compare, compare_pairing, flip_of
 from rejudge.judge.tiers import MODEL_GRADED
-from rejudge.model import Comparison, JudgeCalibration, canonical_json, content_hash
-from rejudge.store import Store
+from rejudge.model import (
+    KEY_PARAMETERS,
+    Comparison,
+    JudgeCalibration,
+    canonical_json,
+    content_hash,
+)
+from rejudge.store import PAIRING_FIELDS, PairedJudgment, Store
 
 from ._judge_calibration import evaluation_judge_calibration
 from ._judge_steps import evaluation_rows
 
-__all__ = ["BASELINE_INPUTS", "evaluation_meta", "evaluation_inputs", "compare_evaluations"]
+__all__ = [
+    "BASELINE_INPUTS",
+    "evaluation_meta",
+    "evaluation_inputs",
+    "compare_evaluations",
+]
 
 #: the inputs a baseline check requires to line up (the model and its traces may differ: that is
 #: what a regression check measures)
@@ -82,15 +93,25 @@ def evaluation_inputs(store: Store, evaluation_id: int | str) -> dict[str, Any]:
     return inputs
 
 
-def compare_evaluations(store: Store, a: int | str, b: int | str) -> Comparison:
-    """DESIGN §11 ``compare`` of two stored evaluations (plus reasons and per-dimension deltas)."""
+def compare_evaluations(
+    store: Store, a: int | str, b: int | str, *, with_flips: bool = True
+) -> Comparison:
+    """DESIGN §11 ``compare`` of two stored evaluations (plus reasons and per-dimension deltas).
+
+    The pairing is read in SQL (:func:`_stored_pairing`) and compared by the judge
+    (:func:`rejudge.judge.compare_pairing`): only the flips' rows come back whole, and none with
+    ``with_flips=False`` (every count and figure stays; ``flips`` is then empty)."""
     meta_a, meta_b = evaluation_meta(store, a), evaluation_meta(store, b)
-    comparison = compare(
-        _rows_with_judge(store, meta_a),
-        _rows_with_judge(store, meta_b),
-        meta_a=meta_a,
-        meta_b=meta_b,
-    )
+    pairing = _stored_pairing(store, meta_a, meta_b, with_flips=with_flips)
+    if pairing is not None:
+        comparison = compare_pairing(pairing, meta_a=meta_a, meta_b=meta_b)
+    else:
+        comparison = compare(
+            _rows_with_judge(store, meta_a),
+            _rows_with_judge(store, meta_b),
+            meta_a=meta_a,
+            meta_b=meta_b,
+        )
     calibration_a, calibration_b = (
         _judge_calibration(store, meta_a),
         _judge_calibration(store, meta_b),
@@ -99,6 +120,66 @@ def compare_evaluations(store: Store, a: int | str, b: int | str) -> Comparison:
         return comparison
     # a model judge's side is shown with how far it can be trusted (a weak judge says so)
     return replace(comparison, judge_calibration_a=calibration_a, judge_calibration_b=calibration_b)
+
+
+def _stored_pairing(
+    store: Store, meta_a: dict[str, Any], meta_b: dict[str, Any], *, with_flips: bool = True
+) -> Pairing | None:
+    """The two evaluations' :class:`rejudge.judge.Pairing`, joined and counted in SQL; None when
+    it must be made from rows in memory: a model-graded side (its judge's fields are in the
+    judgment bodies) or a (case, repetition) linked twice in one evaluation (the join would
+    count it twice, the rows keep one)."""
+    if MODEL_GRADED in (meta_a.get("tier"), meta_b.get("tier")):
+        return None
+    # the key parameters the judgments' columns hold, in the order causes are listed
+    order = tuple((p.field, p.cause) for p in KEY_PARAMETERS if p.field in PAIRING_FIELDS)
+    fields = [name for name, _ in order]
+    a, b = int(meta_a["id"]), int(meta_b["id"])
+    counts = store.evaluations.pair_counts(a, b, fields)
+    if counts.duplicated:
+        return None
+    flips = None
+    if with_flips:
+        flips = [
+            flip_of(p.case, p.repetition, _row(p.a, fields), _row(p.b, fields))
+            for p in store.evaluations.discordant_pairs(a, b, fields)
+        ]
+    return Pairing(
+        order=order,
+        pairs={(g.verdict_a, g.verdict_b, g.same): g.count for g in counts.groups},
+        both_hashed=counts.both_hashed,
+        changed_cases=counts.changed_cases,
+        only_a=counts.only_a,
+        only_b=counts.only_b,
+        side_a=_by_dimension(counts.side_a),
+        side_b=_by_dimension(counts.side_b),
+        flips=flips,
+    )
+
+
+def _by_dimension(
+    side: dict[str | None, dict[str, int]],
+) -> dict[str | None, dict[str | None, int]]:
+    # as the rows' pairing keys a side (an empty dimension is none)
+    out: dict[str | None, dict[str | None, int]] = {}
+    for dimension, counts in side.items():
+        into = out.setdefault(str(dimension) if dimension else None, {})
+        for verdict, n in counts.items():
+            into[verdict] = into.get(verdict, 0) + n
+    return out
+
+
+def _row(judgment: PairedJudgment, fields: list[str]) -> dict[str, Any]:
+    """One side of a flip as the judge reads a judgment row (:func:`rejudge.judge.flip_of`)."""
+    row: dict[str, Any] = {
+        "verdict": judgment.verdict,
+        "taxonomy": judgment.taxonomy,
+        "dimension": judgment.dimension,
+        "category": judgment.category,
+        "partial_score": judgment.partial_score,
+    }
+    row.update(zip(fields, judgment.values, strict=True))
+    return row
 
 
 def _judge_calibration(store: Store, meta: dict[str, Any]) -> JudgeCalibration | None:

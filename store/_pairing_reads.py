@@ -1,0 +1,242 @@
+"""Two evaluations joined on (case, repetition) in the database: the counts a comparison is
+computed from (``EvaluationReads`` inherits :class:`PairingReads`).
+
+Why: the judge's comparison of two 50,000-trace evaluations read all 100,000 rows into Python
+(5 s at 100k on the first open of Compare after a write; bench/README.md "Issue 39"). Here
+the join and its grouping run in SQL: per (verdict A, verdict B, whether each key field is
+equal) a count, each side's verdicts per dimension, the keys on one side only, and the
+discordant pairs' rows (the flips) alone. Nothing here decides what a flip's cause is or
+whether two evaluations are comparable: :func:`rejudge.judge.compare_pairing` does, from these
+counts, as it does from rows in memory.
+
+A field compares as SQL's ``=`` does: true, false, or null when either side lacks it.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Sequence
+from typing import Any, NamedTuple
+
+from rejudge.store._errors import InvalidInputError
+from rejudge.store._tables import _T_EJ, _T_JUDG
+from rejudge.store._unit_of_work import Repository
+from sqlalchemy import Text, and_, case, cast, func, select, tuple_
+
+__all__ = ["PairGroup", "PairCounts", "PairedJudgment", "DiscordantPair", "PAIRING_FIELDS"]
+
+#: the judgment columns a pairing may compare
+PAIRING_FIELDS = (
+    "trace_hash",
+    "case_hash",
+    "rule_set_hash",
+    "tier",
+    "registry_hash",
+    "engine_version",
+)
+
+
+class PairGroup(NamedTuple):
+    """``count`` pairs with these verdicts and these fields equal (True), different (False) or
+    unknown on a side (None), one flag per field asked for."""
+
+    verdict_a: str
+    verdict_b: str
+    same: tuple[bool | None, ...]
+    count: int
+
+
+class PairCounts(NamedTuple):
+    """Two evaluations' pairing as counts (see the module)."""
+
+    fields: tuple[str, ...]
+    groups: list[PairGroup]
+    #: some pair has a trace hash on both sides
+    both_hashed: bool
+    #: cases with a pair whose case hashes differ
+    changed_cases: int
+    only_a: list[tuple[str, int]]
+    only_b: list[tuple[str, int]]
+    #: each side's verdict counts per dimension (dimension -> verdict -> count)
+    side_a: dict[str | None, dict[str, int]]
+    side_b: dict[str | None, dict[str, int]]
+    #: some (case, repetition) is linked twice in one evaluation: the join is not one to one
+    duplicated: bool
+
+
+class PairedJudgment(NamedTuple):
+    """One side of a discordant pair: what a flip shows of it."""
+
+    verdict: str
+    taxonomy: list[str]
+    dimension: str | None
+    category: str | None
+    partial_score: float | None
+    #: the fields asked for, in their order
+    values: tuple[str | None, ...]
+
+
+class DiscordantPair(NamedTuple):
+    case: str
+    repetition: int
+    a: PairedJudgment
+    b: PairedJudgment
+
+
+def _flag(value: Any) -> bool | None:
+    return None if value is None else bool(value)
+
+
+def _per_key(a: int, b: int, columns: Sequence[tuple[str, Any]], *, judgments: bool = True) -> Any:
+    """One row per (case, repetition) of either evaluation: how many rows each side links, and
+    each side's value of ``columns`` (label, column). A pivot, not a self-join: SQLite would
+    join the two sides by a nested loop over the (evaluation, verdict) index (quadratic: more
+    than 10 minutes at 50,000 rows a side), where this is one scan and one sort."""
+    e, j = _T_EJ, _T_JUDG
+
+    def of(side: int, column: Any) -> Any:
+        return func.max(case((e.c.evaluation_id == side, column)))
+
+    picked = []
+    for label, column in columns:
+        picked += [of(a, column).label(f"{label}_a"), of(b, column).label(f"{label}_b")]
+    return (
+        select(
+            e.c.case_key,
+            e.c.repetition,
+            func.count(case((e.c.evaluation_id == a, 1))).label("n_a"),
+            func.count(case((e.c.evaluation_id == b, 1))).label("n_b"),
+            *picked,
+        )
+        .select_from(e.join(j, j.c.id == e.c.judgment_id) if judgments else e)
+        .where(e.c.evaluation_id.in_([a, b]))
+        .group_by(e.c.case_key, e.c.repetition)
+        .subquery("per_key")
+    )
+
+
+class PairingReads(Repository):
+    """Two evaluations paired in SQL."""
+
+    def pair_counts(self, a: int, b: int, fields: Sequence[str]) -> PairCounts:
+        """Evaluations ``a`` and ``b`` paired on (case, repetition), grouped (see the module)."""
+        unknown = [f for f in fields if f not in PAIRING_FIELDS]
+        if unknown:
+            raise InvalidInputError(f"a pairing compares {PAIRING_FIELDS}, not {unknown}")
+        wanted = dict.fromkeys(["trace_hash", "case_hash", *fields])
+        k = _per_key(a, b, [("verdict", _T_EJ.c.verdict), *((f, _T_JUDG.c[f]) for f in wanted)])
+        paired = and_(k.c.n_a == 1, k.c.n_b == 1)
+        flags = [(k.c[f"{f}_a"] == k.c[f"{f}_b"]).label(f"same_{f}") for f in fields]
+        hashed = and_(k.c.trace_hash_a.is_not(None), k.c.trace_hash_b.is_not(None))
+        case_differs = k.c.case_hash_a != k.c.case_hash_b
+        shape = [
+            k.c.n_a,
+            k.c.n_b,
+            k.c.verdict_a,
+            k.c.verdict_b,
+            hashed.label("hashed"),
+            case_differs.label("case_differs"),
+            *flags,
+        ]
+        grouped = select(*shape, func.count()).group_by(*shape)
+        groups: dict[tuple[Any, ...], int] = {}
+        both_hashed = duplicated = any_a = any_b = any_changed = False
+        with self._connect() as c:
+            for row in c.execute(grouped):
+                n_a, n_b, va, vb, both, differs = row[:6]
+                same = tuple(_flag(v) for v in row[6:-1])
+                if n_a > 1 or n_b > 1:
+                    duplicated = True
+                elif n_a == 1 and n_b == 1:
+                    key = (va, vb, same)
+                    groups[key] = groups.get(key, 0) + int(row[-1])
+                    both_hashed = both_hashed or bool(both)
+                    any_changed = any_changed or _flag(differs) is True
+                else:
+                    any_a, any_b = any_a or n_a == 1, any_b or n_b == 1
+            changed_cases = 0
+            if any_changed:
+                changed = select(func.count(k.c.case_key.distinct())).where(paired, case_differs)
+                changed_cases = int(c.execute(changed).scalar_one())
+            keys = select(k.c.case_key, k.c.repetition)
+            only_a = _keys(c, keys.where(k.c.n_a == 1, k.c.n_b == 0)) if any_a else []
+            only_b = _keys(c, keys.where(k.c.n_a == 0, k.c.n_b == 1)) if any_b else []
+            side_a, side_b = self._side(c, a), self._side(c, b)
+        return PairCounts(
+            fields=tuple(fields),
+            groups=[PairGroup(va, vb, same, n) for (va, vb, same), n in groups.items()],
+            both_hashed=both_hashed,
+            changed_cases=changed_cases,
+            only_a=only_a,
+            only_b=only_b,
+            side_a=side_a,
+            side_b=side_b,
+            duplicated=duplicated,
+        )
+
+    @staticmethod
+    def _side(c: Any, evaluation_id: int) -> dict[str | None, dict[str, int]]:
+        query = (
+            select(_T_EJ.c.dimension, _T_EJ.c.verdict, func.count())
+            .where(_T_EJ.c.evaluation_id == evaluation_id)
+            .group_by(_T_EJ.c.dimension, _T_EJ.c.verdict)
+        )
+        out: dict[str | None, dict[str, int]] = {}
+        for dimension, verdict, n in c.execute(query):
+            out.setdefault(dimension, {})[verdict] = int(n)
+        return out
+
+    def discordant_pairs(self, a: int, b: int, fields: Sequence[str]) -> list[DiscordantPair]:
+        """The pairs of ``a`` and ``b`` whose verdicts differ, in (case, repetition) order, each
+        side with its taxonomy, dimension, category, partial score and ``fields``' values.
+
+        The keys are found by a pivot of the link rows' verdicts alone (no judgment read), then
+        only their rows are read whole: at 100k, 4,681 flips of 50,000 pairs."""
+        e = _T_EJ
+        k = _per_key(a, b, [("verdict", e.c.verdict)], judgments=False)
+        keys = select(k.c.case_key, k.c.repetition).where(
+            k.c.n_a == 1, k.c.n_b == 1, k.c.verdict_a != k.c.verdict_b
+        )
+        query = (
+            select(
+                e.c.evaluation_id,
+                e.c.case_key,
+                e.c.repetition,
+                e.c.verdict,
+                cast(_T_JUDG.c.taxonomy, Text),
+                e.c.dimension,
+                e.c.category,
+                e.c.partial_score,
+                *(_T_JUDG.c[f] for f in fields),
+            )
+            .select_from(e.join(_T_JUDG, _T_JUDG.c.id == e.c.judgment_id))
+            .where(e.c.evaluation_id.in_([a, b]), tuple_(e.c.case_key, e.c.repetition).in_(keys))
+        )
+        sides: dict[tuple[str, int], dict[int, PairedJudgment]] = {}
+        with self._connect() as c:
+            for row in c.execute(query):
+                key = (str(row[1]), int(row[2]))
+                sides.setdefault(key, {})[int(row[0])] = _judgment(row[3:])
+        # in Python, not ORDER BY: a database collation may order text otherwise
+        return [
+            DiscordantPair(case_key, repetition, pair[a], pair[b])
+            for (case_key, repetition), pair in sorted(sides.items())
+        ]
+
+
+def _keys(c: Any, query: Any) -> list[tuple[str, int]]:
+    return sorted((str(key), int(rep)) for key, rep in c.execute(query))
+
+
+def _judgment(values: Sequence[Any]) -> PairedJudgment:
+    taxonomy = values[1]
+    if isinstance(taxonomy, str):  # SQLite hands JSON back as text
+        taxonomy = json.loads(taxonomy)
+    return PairedJudgment(
+        verdict=values[0],
+        taxonomy=list(taxonomy or []),
+        dimension=values[2],
+        category=values[3],
+        partial_score=values[4],
+        values=tuple(values[5:]),
+    )

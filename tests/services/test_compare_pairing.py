@@ -1,0 +1,179 @@
+"""The compare service's SQL pairing gives the judge's in-memory comparison, exactly.
+
+``compare_evaluations`` pairs two stored evaluations in the database
+(``store.evaluations.pair_counts`` / ``discordant_pairs``) and hands the counts to
+:func:`rejudge.judge.compare_pairing`; :func:`rejudge.judge.compare` pairs the same evaluations'
+rows in memory. On generated evaluations (keys on one side only, every verdict, dimensions
+empty or not, and each key parameter equal or not, per pair) the two comparisons are equal:
+counts, flips with their causes, kinds, reasons, deltas and the test.
+"""
+
+from __future__ import annotations
+
+import itertools
+from typing import Any
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+from rejudge.judge import compare
+from rejudge.store import Store
+
+from rejudge.model import Judgment, RuleSet
+from rejudge.services import compare_evaluations
+from rejudge.services._compare import _rows_with_judge, evaluation_meta
+from tests.dashboard.factory import build_store
+
+VERDICT = st.sampled_from(["PASS", "FAIL", "SKIP", "AGENT_ERROR"])
+#: the judgment fields a pair may differ in (each drawn per side from two values)
+FIELDS = ("trace_hash", "case_hash", "registry_hash", "tier", "engine_version")
+CODES = ["TOOL_MISSING", "TOOL_WRONG", "PARAM_WRONG_VALUE"]
+_salt = itertools.count()
+
+
+@st.composite
+def judged(draw: Any) -> dict[str, Any]:
+    """One side's judgment of a key: verdict, taxonomy, dimension, and each field's value."""
+    return {
+        "verdict": draw(VERDICT),
+        "taxonomy": draw(st.lists(st.sampled_from(CODES), max_size=2, unique=True)),
+        "dimension": draw(st.sampled_from(["", "D1", "D2"])),
+        "category": draw(st.sampled_from(["", "lookup"])),
+        "partial": draw(st.none() | st.floats(0, 1, allow_nan=False)),
+        "rules": draw(st.sampled_from(["1", "2"])),
+        **{f: draw(st.sampled_from(["x", "y"])) for f in FIELDS},
+    }
+
+
+#: per (case, repetition) of the store's run: A's judgment, B's (None: the key is on one side)
+SIDES = st.lists(st.tuples(st.none() | judged(), st.none() | judged()), min_size=1, max_size=24)
+
+
+def _evaluation(store: Store, run_id: int, rule_ids: dict[str, int], sides: list[Any]) -> int:
+    """An evaluation of the run linking one judgment per key with a side (its rule set: the
+    first linked judgment's)."""
+    first = next((s for s in sides if s is not None), None)
+    rules = first["rules"] if first else "1"
+    ev = store.evaluations.create_evaluation(
+        run_id=run_id, tier="golden", rule_set_id=rule_ids[rules], engine_version="test-1"
+    )
+    salt = next(_salt)  # a judgment of its own per example (keys are content hashes)
+    traces = list(store.traces.iter_trace_rows(run_id))
+    judgments, links = [], []
+    for trace, side in zip(traces, sides, strict=False):
+        if side is None:
+            continue
+        judgment = Judgment(
+            verdict=side["verdict"],
+            taxonomy=side["taxonomy"],
+            partial_score=side["partial"],
+            diff=[],
+            reasons=[],
+            tier=side["tier"],
+            trace_hash=f"{side['trace_hash']}-{trace.case_key}-{trace.repetition}",
+            case_hash=side["case_hash"],
+            registry_hash=side["registry_hash"],
+            rule_set_hash=side["rules"],
+            engine_version=f"{side['engine_version']}-{salt}",
+        )
+        judgments.append(judgment)
+        links.append(
+            {
+                "trace_id": trace.id,
+                "case_key": trace.case_key,
+                "repetition": trace.repetition,
+                "dimension": side["dimension"],
+                "category": side["category"],
+                "verdict": side["verdict"],
+                "partial_score": side["partial"],
+            }
+        )
+    ids = store.judgments.save_judgments(judgments)
+    for judgment, link in zip(judgments, links, strict=True):
+        link["judgment_id"] = ids[judgment.key]
+    store.judgments.link_judgments(ev, links)
+    return ev
+
+
+@pytest.fixture
+def seeded(db_url: str) -> Any:
+    built = build_store(db_url, cases=12, repeat=2, with_run_b=False)
+    store = Store.open(db_url, migrate=False)
+    rule_ids = {
+        v: store.rule_sets.save_rule_set(RuleSet(name="p", version=v, settings={}))
+        for v in ("1", "2")
+    }
+    try:
+        yield store, built.runs["run-a"], rule_ids
+    finally:
+        store.close()
+
+
+@settings(
+    max_examples=40,
+    deadline=None,
+    suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow],
+)
+@given(pairs=SIDES)
+def test_the_sql_pairing_is_the_judges_comparison(seeded: Any, pairs: list[Any]) -> None:
+    store, run_id, rule_ids = seeded
+    a = _evaluation(store, run_id, rule_ids, [p[0] for p in pairs])
+    b = _evaluation(store, run_id, rule_ids, [p[1] for p in pairs])
+    meta_a, meta_b = evaluation_meta(store, a), evaluation_meta(store, b)
+    in_memory = compare(
+        _rows_with_judge(store, meta_a),
+        _rows_with_judge(store, meta_b),
+        meta_a=meta_a,
+        meta_b=meta_b,
+    )
+    paired = compare_evaluations(store, a, b)
+    assert paired == in_memory
+    # figures only: every count the same, no flip read
+    figures = compare_evaluations(store, a, b, with_flips=False)
+    assert figures.flips == []
+    assert figures.flips_by_cause == in_memory.flips_by_cause
+    assert figures.to_json() | {"flips": []} == in_memory.to_json() | {"flips": []}
+
+
+def test_a_key_linked_twice_is_paired_from_rows(seeded: Any) -> None:
+    """A (case, repetition) linked twice in one evaluation (two traces): the SQL join would count
+    it twice, so the service pairs those evaluations' rows as the judge does."""
+    store, run_id, rule_ids = seeded
+    side = {
+        "verdict": "PASS",
+        "taxonomy": [],
+        "dimension": "D1",
+        "category": "",
+        "partial": None,
+        "rules": "1",
+        **dict.fromkeys(FIELDS, "x"),
+    }
+    a = _evaluation(store, run_id, rule_ids, [side, side])
+    b = _evaluation(store, run_id, rule_ids, [side | {"verdict": "FAIL"}] * 2)
+    traces = list(store.traces.iter_trace_rows(run_id))
+    first = next(iter(store.judgments.iter_evaluation_rows(a)))
+    # a third trace's link names the first trace's key
+    store.judgments.link_judgments(
+        a,
+        [
+            {
+                "judgment_id": first.judgment_id,
+                "trace_id": traces[2].id,
+                "case_key": traces[0].case_key,
+                "repetition": traces[0].repetition,
+                "dimension": "D1",
+                "category": "",
+                "verdict": "FAIL",
+                "partial_score": None,
+            }
+        ],
+    )
+    assert store.evaluations.pair_counts(a, b, ["tier"]).duplicated
+    meta_a, meta_b = evaluation_meta(store, a), evaluation_meta(store, b)
+    in_memory = compare(
+        _rows_with_judge(store, meta_a),
+        _rows_with_judge(store, meta_b),
+        meta_a=meta_a,
+        meta_b=meta_b,
+    )
+    assert compare_evaluations(store, a, b) == in_memory
