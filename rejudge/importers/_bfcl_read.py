@@ -30,7 +30,7 @@ from typing import Any, Protocol
 
 from rejudge.errors import InvalidInputError, NotFoundError
 from rejudge.importers._bfcl_schema import CATEGORIES
-from rejudge.importers._bfcl_suite import build_suite
+from rejudge.importers._bfcl_suite import build_suite, json_lines
 from rejudge.model import Case, Round, ToolCall, Trace, content_hash
 from rejudge.suites._case_format import SuiteSource
 
@@ -235,13 +235,9 @@ def _read_lines(path: Path) -> tuple[list[tuple[int, dict[str, Any]]], list[str]
         text = path.read_text(encoding="utf-8", errors="replace")
     except OSError as exc:
         return [], [f"{path}: cannot read: {exc.strerror}"]
-    for number, line in enumerate(text.splitlines(), start=1):
-        if not line.strip():
-            continue
-        try:
-            item = json.loads(line)
-        except json.JSONDecodeError as exc:
-            bad.append(f"{path.name}:{number}: invalid JSON ({exc.msg})")
+    for number, item, error in json_lines(text):
+        if error is not None:
+            bad.append(f"{path.name}:{number}: invalid JSON ({error.msg})")
             continue
         if not isinstance(item, dict) or not isinstance(item.get("id"), str):
             bad.append(f"{path.name}:{number}: not an object with a string id")

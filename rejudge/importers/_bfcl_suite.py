@@ -30,7 +30,7 @@ from __future__ import annotations
 import importlib.util
 import json
 import re
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
@@ -113,19 +113,28 @@ def _category_file(folder: Path, category: str) -> Path:
     return found[-1][1]
 
 
+def json_lines(text: str) -> Iterator[tuple[int, Any, json.JSONDecodeError | None]]:
+    """Each non-blank line's number (from 1) and JSON value, or (None, the decoder's error)
+    for a line that is no JSON: what to do with one is the reader's (a data file refuses it,
+    a results file lists it and reads on)."""
+    for number, line in enumerate(text.splitlines(), start=1):
+        if not line.strip():
+            continue
+        try:
+            yield number, json.loads(line), None
+        except json.JSONDecodeError as exc:
+            yield number, None, exc
+
+
 def read_jsonl(path: Path) -> list[dict[str, Any]]:
     out: list[dict[str, Any]] = []
     try:
         text = path.read_text(encoding="utf-8")
     except OSError as exc:
         raise BfclError(f"cannot read {path}: {exc.strerror}") from exc
-    for number, line in enumerate(text.splitlines(), start=1):
-        if not line.strip():
-            continue
-        try:
-            item = json.loads(line)
-        except json.JSONDecodeError as exc:
-            raise BfclError(f"{path}:{number}: invalid JSON: {exc.msg}") from exc
+    for number, item, error in json_lines(text):
+        if error is not None:
+            raise BfclError(f"{path}:{number}: invalid JSON: {error.msg}") from error
         if not isinstance(item, dict):
             raise BfclError(f"{path}:{number}: expected a JSON object")
         out.append(item)
