@@ -102,7 +102,9 @@ if TYPE_CHECKING:
     from rejudge.suites.generators._funcbench import FuncBenchError as FuncBenchError
     from rejudge.suites.generators._funcbench import KnobError as KnobError
 
-__all__ = [
+#: the classes defined here: the root and the store's errors (rejudge.store exports them as its
+#: own, under these names)
+ROOT_CLASSES = (
     "RejudgeError",
     "StoreError",
     "DatabaseURLError",
@@ -111,7 +113,8 @@ __all__ = [
     "NotFoundError",
     "ConflictError",
     "InvalidInputError",
-]
+)
+__all__ = list(ROOT_CLASSES)
 
 
 class RejudgeError(Exception):

@@ -8,24 +8,16 @@ errors. Pure code (the judge, the recorder, the suites, the model) takes them fr
 
 from __future__ import annotations
 
-from rejudge.errors import (
-    ConflictError,
-    DatabaseUnavailableError,
-    DatabaseURLError,
-    InvalidInputError,
-    NotFoundError,
-    RejudgeError,
-    SchemaVersionError,
-    StoreError,
-)
+# re-exported as themselves (``X as X``: exported to a type checker with no second list of
+# their names); the one list is rejudge.errors.ROOT_CLASSES
+from rejudge.errors import ROOT_CLASSES
+from rejudge.errors import ConflictError as ConflictError
+from rejudge.errors import DatabaseUnavailableError as DatabaseUnavailableError
+from rejudge.errors import DatabaseURLError as DatabaseURLError
+from rejudge.errors import InvalidInputError as InvalidInputError
+from rejudge.errors import NotFoundError as NotFoundError
+from rejudge.errors import RejudgeError as RejudgeError
+from rejudge.errors import SchemaVersionError as SchemaVersionError
+from rejudge.errors import StoreError as StoreError
 
-__all__ = [
-    "RejudgeError",
-    "StoreError",
-    "DatabaseURLError",
-    "DatabaseUnavailableError",
-    "SchemaVersionError",
-    "NotFoundError",
-    "ConflictError",
-    "InvalidInputError",
-]
+__all__ = list(ROOT_CLASSES)
