@@ -5,14 +5,20 @@ data model, :mod:`rejudge.model._judgment_text`.)"""
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from collections.abc import Mapping
+from dataclasses import dataclass, fields
 from datetime import datetime
 from functools import cached_property
-from typing import Any
+from typing import TYPE_CHECKING, Any, TypeVar
 from urllib.parse import urlsplit
 
 from rejudge.model._report import ReportSummary
 from rejudge.model._schemas import RunConfig, Trace
+
+if TYPE_CHECKING:
+    from _typeshed import DataclassInstance
+
+R = TypeVar("R", bound="DataclassInstance")
 
 __all__ = ["SuiteRecord", "RunRecord", "StoredTrace", "EvaluationRecord", "BaselineRecord"]
 
@@ -142,26 +148,21 @@ def suite_record_from_row(row: Any) -> SuiteRecord:
     return SuiteRecord(**{**m, "meta": m["meta"] or {}})
 
 
+def record_of(cls: type[R], m: Mapping[str, Any], **given: Any) -> R:
+    """A record from a row's columns: each of ``cls``'s fields from the column of its name (the
+    row may hold more: a run's ``planned_cases``), but those ``given``."""
+    names = _FIELD_NAMES.get(cls)
+    if names is None:
+        names = _FIELD_NAMES[cls] = tuple(f.name for f in fields(cls))
+    return cls(**{n: m[n] for n in names if n not in given}, **given)
+
+
+_FIELD_NAMES: dict[type, tuple[str, ...]] = {}
+
+
 def run_record_from_row(row: Any) -> RunRecord:
     m = row._mapping
-    return RunRecord(
-        id=m["id"],
-        name=m["name"],
-        suite_id=m["suite_id"],
-        registry_id=m["registry_id"],
-        model=m["model"],
-        provider=m["provider"],
-        base_url=m["base_url"],
-        harness_mode=m["harness_mode"],
-        config=RunConfig.model_validate(m["config"]),
-        config_hash=m["config_hash"],
-        suite_hash=m["suite_hash"],
-        registry_hash=m["registry_hash"],
-        prompt_hash=m["prompt_hash"],
-        status=m["status"],
-        started_at=m["started_at"],
-        finished_at=m["finished_at"],
-    )
+    return record_of(RunRecord, m, config=RunConfig.model_validate(m["config"]))
 
 
 def evaluation_record_from_row(row: Any) -> EvaluationRecord:

@@ -19,6 +19,7 @@ from typing import TYPE_CHECKING, Any, NamedTuple, TypedDict
 
 from rejudge.store._batching import chunks
 from rejudge.store._errors import ConflictError, InvalidInputError, NotFoundError
+from rejudge.store._records import record_of
 from rejudge.store._tables import (
     _T_EJ,
     _T_EVAL,
@@ -148,17 +149,7 @@ def check_reviewer(name: str | None) -> str:
 
 
 def _record(m: Any) -> ReviewRecord:
-    return ReviewRecord(
-        id=m["id"],
-        judgment_id=m["judgment_id"],
-        evaluation_id=m["evaluation_id"],
-        label=m["label"],
-        reviewer=m["reviewer"],
-        note=m["note"],
-        created_at=m["created_at"],
-        resolved_at=m["resolved_at"],
-        resolution=m["resolution"],
-    )
+    return record_of(ReviewRecord, m)
 
 
 def _existing(conn: Any, table: Table, ids: set[int]) -> set[int]:
