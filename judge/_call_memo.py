@@ -11,16 +11,17 @@ text, its own hash), without judging or serializing. tests/judge/test_call_memo.
 claim: every memoized judgment equals judging its trace fresh, byte for byte.
 
 The key: (case key, trace's case id, status, error, the calls' fingerprint, the required
-outputs missing). The fingerprint is each call's round index, name, arguments as
-``json.dumps`` gives them (insertion order and types kept: an error message may quote the
-object as it came), the raw text of an unparsed call, parse error, ok and error. A trace with
-provider-side tool uses (``server_tools``, which a rule set may judge as calls) or arguments
-``json.dumps`` cannot write is not memoized.
+outputs missing). The fingerprint is each call's round index, name, arguments as ``repr``
+writes them (the traces here are decoded from stored JSON, so their values are JSON's: repr
+tells every one apart, types and insertion order kept, as an error message may quote the
+object as it came; 2-3x cheaper than ``json.dumps``), the raw text of an unparsed call, parse
+error, ok and error. A trace with provider-side tool uses (``server_tools``, which a rule set
+may judge as calls) or arguments repr refuses (an int beyond the interpreter's digit limit)
+is not memoized.
 """
 
 from __future__ import annotations
 
-import json
 from collections.abc import Hashable
 from typing import Any, Generic, TypeVar
 
@@ -34,8 +35,6 @@ _MEMO_MAX = 4096
 
 #: what the memo keeps per key (the batch judge's judgment and its hash template)
 V = TypeVar("V")
-
-_dumps = json.JSONEncoder(ensure_ascii=False).encode
 
 
 def _fingerprint(trace: Trace) -> tuple[Any, ...] | None:
@@ -51,8 +50,8 @@ def _fingerprint(trace: Trace) -> tuple[Any, ...] | None:
         for c in calls:
             args = c.arguments
             try:
-                text = None if args is None else _dumps(args)
-            except (TypeError, ValueError):
+                text = None if args is None else repr(args)
+            except ValueError:
                 return None
             raw = c.arguments_raw if args is None else None
             out.append((c.name, text, raw, c.parse_error, c.ok, c.error))
