@@ -30,6 +30,7 @@ if TYPE_CHECKING:  # only named in annotations: the CLI's start loads no model c
 
 __all__ = [
     "AppContext",
+    "count_option",
     "emit_versioned",
     "pass_app",
     "table",
@@ -150,6 +151,14 @@ def json_option(command: F) -> F:
         help="Machine-readable output (the same as `rejudge --json ...`).",
     )
     return option(command)
+
+
+def count_option(flag: str, default: int, help: str) -> Callable[[F], F]:
+    """An option taking a whole number of at least 1 (threads, requests at once, tokens), its
+    default shown in ``--help``."""
+    return click.option(
+        flag, type=click.IntRange(min=1), default=default, show_default=True, help=help
+    )
 
 
 def table(title: str | None, columns: list[str], rows: list[list[Any]]) -> FitTable:

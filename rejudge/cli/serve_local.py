@@ -17,7 +17,7 @@ from typing import Any
 
 import click
 
-from rejudge.cli._context import json_option, write_json
+from rejudge.cli._context import count_option, json_option, write_json
 from rejudge.recorder import (
     DEFAULT_THREADS,
     MAX_TOKENS,
@@ -61,25 +61,19 @@ def _raise_stop(signum: int, frame: FrameType | None) -> None:
     show_default=True,
     help="Seconds to wait for the server to answer.",
 )
-@click.option(
+@count_option(
     "--threads",
-    type=click.IntRange(min=1),
-    default=DEFAULT_THREADS,
-    show_default=True,
+    DEFAULT_THREADS,
     help="Generation threads (more than one is slower on a busy machine).",
 )
-@click.option(
+@count_option(
     "--parallel",
-    type=click.IntRange(min=1),
-    default=1,
-    show_default=True,
+    1,
     help="Requests decoded together (each with the full context); record with that concurrency.",
 )
-@click.option(
+@count_option(
     "--max-tokens",
-    type=click.IntRange(min=1),
-    default=MAX_TOKENS,
-    show_default=True,
+    MAX_TOKENS,
     help="Cap on the tokens of any one completion (the server's --n-predict).",
 )
 @click.option(
