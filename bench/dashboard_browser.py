@@ -166,8 +166,15 @@ def _server(
             argv += ["--cassettes", cassettes]
         argv += ["dashboard", "--port", str(port)]
     started = time.perf_counter()
+    # PYTHONSAFEPATH: `python -m rejudge` must not import the package from the working folder
+    # (run from one checkout's root, another checkout's interpreter served a mix of the two and
+    # timed out on every page: the 2026-12-06 runs said so)
     proc = subprocess.Popen(
-        argv, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True
+        argv,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+        start_new_session=True,
+        env={**os.environ, "PYTHONSAFEPATH": "1"},
     )
     try:
         while True:
