@@ -40,7 +40,6 @@ from rejudge.model import (
 from ._call_memo import CallMemo, memo_for
 from ._context import clear_case_caches, registry_index
 from ._engine import ENGINE_VERSION, judge_body
-from ._rulesets import settings_of
 from .tiers import get_tier
 
 __all__ = [
@@ -111,7 +110,7 @@ def _init_worker(
     _W["registry_hash"] = registry.hash
     _W["tier"] = get_tier(tier)
     # traces that made the same calls judged once per batch (judge/_call_memo.py)
-    _W["memo"] = memo_for(_W["tier"], settings_of(rule_set))
+    _W["memo"] = memo_for(_W["tier"], rule_set)
     if getattr(_W["tier"], "uses_registry_index", True):
         # compile the schemas once, before freezing; a tier that never reads them (bfcl-ast)
         # would pay seconds for thousands of tools it does not use

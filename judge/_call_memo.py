@@ -25,7 +25,9 @@ from __future__ import annotations
 from collections.abc import Hashable
 from typing import Any, Generic, TypeVar
 
-from rejudge.model import Case, Trace
+from rejudge.model import Case, RuleSet, Trace
+
+from ._rulesets import settings_of
 
 #: private to the batch judge (judge/_batch.py): nothing here is part of the face
 __all__: list[str] = []
@@ -62,9 +64,9 @@ class CallMemo(Generic[V]):
     """The batch's judgments by what decides them (see the module), bounded: the oldest entry
     goes when a new one would exceed ``_MEMO_MAX``."""
 
-    def __init__(self, tier: Any, settings: Any) -> None:
+    def __init__(self, tier: Any, rule_set: RuleSet) -> None:
         self._tier = tier
-        self._settings = settings
+        self._rule_set = rule_set
         self._entries: dict[Hashable, V] = {}
 
     def key(self, case_key: str, case: Case, trace: Trace) -> Hashable | None:
@@ -77,7 +79,13 @@ class CallMemo(Generic[V]):
         calls = _fingerprint(trace)
         if calls is None:
             return None
-        missing, _where = self._tier.outputs_missing(case, self._settings, trace, trace)
+        try:
+            # the rule set's settings read here, not when the batch starts: a rule set that
+            # does not validate fails where judging it always failed (in judge_body, below)
+            settings = settings_of(self._rule_set)
+            missing, _where = self._tier.outputs_missing(case, settings, trace, trace)
+        except Exception:  # whatever it is, judging the trace records it as it always did
+            return None
         return (case_key, trace.case_id, status, error, calls, tuple(missing))
 
     def get(self, key: Hashable) -> V | None:
@@ -90,9 +98,9 @@ class CallMemo(Generic[V]):
         entries[key] = value
 
 
-def memo_for(tier: Any, settings: Any) -> CallMemo[Any] | None:
-    """A memo for ``tier`` under ``settings`` (the rule set's), or None when the tier reads
-    more of a trace than its calls."""
+def memo_for(tier: Any, rule_set: RuleSet) -> CallMemo[Any] | None:
+    """A memo for ``tier`` under ``rule_set``, or None when the tier reads more of a trace
+    than its calls."""
     if getattr(tier, "judged_by_calls", False) is not True:
         return None
-    return CallMemo(tier, settings)
+    return CallMemo(tier, rule_set)

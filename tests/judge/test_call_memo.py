@@ -150,4 +150,4 @@ def test_answers_in_their_own_words_are_judged_once(monkeypatch):
     assert len({p.hash for p, *_ in made}) == 5  # each its own trace hash, so its own hash
     assert len({p.shared_hash for p, *_ in made}) == 1
     assert made[0][0].verdict == "PASS"
-    assert _batch.memo_for(_batch.get_tier("state"), None) is None
+    assert _batch.memo_for(_batch.get_tier("state"), rules) is None
