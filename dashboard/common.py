@@ -28,6 +28,7 @@ from rejudge.model import UNKNOWN_CAUSE
 
 __all__ = [
     "AppContext",
+    "page_picker",
     "context",
     "parse_args",
     "pct",
@@ -345,3 +346,23 @@ def url_choice(name: str, options: list[str], default: str | None) -> str | None
         + " instead."
     )
     return default
+
+
+def page_picker(total: int, *, key: str) -> int:
+    """Which page of ``total`` flips to show (1 when they fit on one, and no picker then)."""
+    from rejudge.dashboard.paging import FLIPS_PAGE, page_count
+
+    pages = page_count(total, FLIPS_PAGE)
+    if pages == 1:
+        return 1
+    if int(st.session_state.get(key, 1)) > pages:
+        # a narrower filter has fewer pages: back to the first, not past the last
+        st.session_state[key] = 1
+    chosen = st.number_input(
+        f"Page (of {pages:,}, {FLIPS_PAGE:,} flips each)",
+        min_value=1,
+        max_value=pages,
+        step=1,
+        key=key,
+    )
+    return int(chosen)

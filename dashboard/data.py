@@ -54,6 +54,7 @@ from rejudge.store import (
     TrendPoint,
 )
 
+from rejudge.errors import NotFoundError
 from rejudge.model import (
     EvaluationReport,
     Flip,
@@ -64,6 +65,7 @@ from rejudge.model import (
 )
 from rejudge.services import (
     ReviewPageState,
+    comparison_flips,
     evaluation_review_rows,
     read_price_table,
     review_page_state,
@@ -240,43 +242,69 @@ def _kept_compare_summary(
 
 @_stored()
 def compare_figures(url: str, a: int, b: int) -> summary.CompareSummary | None:
-    """:func:`compare_summary` without its flips (:func:`dashboard.summary.without_flips`):
-    kept small, so the Compare page opens without reading every flip back."""
-    found = compare_summary(url, a, b)
-    return None if found is None else summary.without_flips(found)
+    """The comparison's figures without its flips (:func:`dashboard.summary.compare_figures`:
+    the service reads none), so Compare and Rule impact open without reading every flip; the
+    flips they show are read a page at a time (:func:`flips`)."""
+    return summary.compare_figures(store(url), a, b)
 
 
 @_stored()
 def explained(url: str, a: int, b: int, changed: tuple[str, ...]) -> Explained:
-    """How many of A → B's flips each changed setting likely explains (:mod:`.explained`)."""
-    found = compare_summary(url, a, b)
-    return count_explained([] if found is None else found.comparison.flips, changed)
+    """How many of A → B's flips each changed setting likely explains (:mod:`.explained`).
+    Every flip is read (their codes decide), but only the flips: not the whole comparison a
+    second time beside the page's figures (:func:`compare_figures`)."""
+    try:
+        every = comparison_flips(store(url), a, b)
+    except NotFoundError:
+        every = []
+    return count_explained(every, changed)
 
 
 @_stored()
 def cached_default_pair(url: str, count: int, newest: int) -> tuple[int, int] | None:
-    """Compare's opening pair (see ``dashboard.pairs``), kept while the evaluations are the same."""
+    """Compare's opening pair (see ``dashboard.pairs``), kept while the evaluations are the same.
+    Each pair tried is checked on its figures alone (no flips read); the pair chosen is the
+    one the page then shows, so its figures are read once."""
     from rejudge.dashboard.pairs import default_pair
 
     def comparable(a: int, b: int) -> bool:
-        found = compare_summary(url, a, b)
+        found = compare_figures(url, a, b)
         return found is not None and found.comparable
 
     return default_pair(evaluations(url), comparable)
 
 
+def _unfiltered(filters: Mapping[str, Any]) -> bool:
+    return not any(filters.values())
+
+
 @_stored()
-def flips(url: str, a: int, b: int, limit: int = 1000, **filters: Any) -> list[Flip]:
-    """The comparison's flips a view asks for (filters of :func:`rejudge.judge.select_flips`)."""
+def flips(
+    url: str, a: int, b: int, limit: int = 1000, start: int = 0, **filters: Any
+) -> list[Flip]:
+    """The comparison's flips a view asks for (filters of :func:`rejudge.judge.select_flips`),
+    ``limit`` of them from ``start``. Unfiltered, only that page is read (the service's
+    :func:`~rejudge.services.comparison_flips`); a filter selects from every flip."""
+    if _unfiltered(filters):
+        try:
+            return comparison_flips(store(url), a, b, start=start, limit=limit)
+        except NotFoundError:
+            return []
     found = compare_summary(url, a, b)
     if found is None:
         return []
-    return select_flips(found.comparison.flips, **filters)[:limit]
+    return select_flips(found.comparison.flips, **filters)[start : start + limit]
 
 
 @_stored()
 def flip_count(url: str, a: int, b: int, **filters: Any) -> dict[str, int]:
-    """Flips per cause (``total`` included) among those :func:`flips` selects."""
+    """Flips per cause (``total`` included) among those :func:`flips` selects; unfiltered, the
+    judge's count by cause from the figures (no flip read)."""
+    if _unfiltered(filters):
+        figures = compare_figures(url, a, b)
+        out = {} if figures is None else dict(figures.comparison.flips_by_cause)
+        out["total"] = 0 if figures is None else figures.flip_count
+        return out
     found = compare_summary(url, a, b)
     chosen = [] if found is None else select_flips(found.comparison.flips, **filters)
     out = count_by_cause(chosen)

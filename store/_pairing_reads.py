@@ -186,34 +186,66 @@ class PairingReads(Repository):
             out.setdefault(dimension, {})[verdict] = int(n)
         return out
 
-    def discordant_pairs(self, a: int, b: int, fields: Sequence[str]) -> list[DiscordantPair]:
+    def linked_twice(self, a: int, b: int) -> bool:
+        """Whether some (case, repetition) is linked twice in ``a`` or in ``b`` (the pairing is
+        then not one to one: :attr:`PairCounts.duplicated`), without counting the pairing."""
+        e = _T_EJ
+        twice = (
+            select(e.c.evaluation_id)
+            .where(e.c.evaluation_id.in_([a, b]))
+            .group_by(e.c.evaluation_id, e.c.case_key, e.c.repetition)
+            .having(func.count() > 1)
+            .limit(1)
+        )
+        with self._connect() as c:
+            return c.execute(twice).first() is not None
+
+    def discordant_pairs(
+        self,
+        a: int,
+        b: int,
+        fields: Sequence[str],
+        *,
+        start: int = 0,
+        limit: int | None = None,
+    ) -> list[DiscordantPair]:
         """The pairs of ``a`` and ``b`` whose verdicts differ, in (case, repetition) order, each
-        side with its taxonomy, dimension, category, partial score and ``fields``' values.
+        side with its taxonomy, dimension, category, partial score and ``fields``' values;
+        ``start`` and ``limit`` take a page of them (all by default).
 
         The keys are found by a pivot of the link rows' verdicts alone (no judgment read), then
-        only their rows are read whole: at 100k, 4,681 flips of 50,000 pairs."""
+        only their rows are read whole: at 100k, 4,681 flips of 50,000 pairs. A page reads the
+        keys, orders them here and reads only its own rows whole (Compare opens on one page of
+        the 25,466 flips of run-a against run-b at 100k)."""
         e = _T_EJ
         k = _per_key(a, b, [("verdict", e.c.verdict)], judgments=False)
-        keys = select(k.c.case_key, k.c.repetition).where(
+        keys: Any = select(k.c.case_key, k.c.repetition).where(
             k.c.n_a == 1, k.c.n_b == 1, k.c.verdict_a != k.c.verdict_b
         )
-        query = (
-            select(
-                e.c.evaluation_id,
-                e.c.case_key,
-                e.c.repetition,
-                e.c.verdict,
-                cast(_T_JUDG.c.taxonomy, Text),
-                e.c.dimension,
-                e.c.category,
-                e.c.partial_score,
-                *(_T_JUDG.c[f] for f in fields),
-            )
-            .select_from(e.join(_T_JUDG, _T_JUDG.c.id == e.c.judgment_id))
-            .where(e.c.evaluation_id.in_([a, b]), tuple_(e.c.case_key, e.c.repetition).in_(keys))
-        )
-        sides: dict[tuple[str, int], dict[int, PairedJudgment]] = {}
         with self._connect() as c:
+            if start or limit is not None:
+                page = _keys(c, keys)[start : None if limit is None else start + limit]
+                if not page:
+                    return []
+                keys = page
+            query = (
+                select(
+                    e.c.evaluation_id,
+                    e.c.case_key,
+                    e.c.repetition,
+                    e.c.verdict,
+                    cast(_T_JUDG.c.taxonomy, Text),
+                    e.c.dimension,
+                    e.c.category,
+                    e.c.partial_score,
+                    *(_T_JUDG.c[f] for f in fields),
+                )
+                .select_from(e.join(_T_JUDG, _T_JUDG.c.id == e.c.judgment_id))
+                .where(
+                    e.c.evaluation_id.in_([a, b]), tuple_(e.c.case_key, e.c.repetition).in_(keys)
+                )
+            )
+            sides: dict[tuple[str, int], dict[int, PairedJudgment]] = {}
             for row in c.execute(query):
                 key = (str(row[1]), int(row[2]))
                 sides.setdefault(key, {})[int(row[0])] = _judgment(row[3:])

@@ -17,11 +17,13 @@ from rejudge.dashboard.common import (
     judge_headline,
     md_escape,
     p_value,
+    page_picker,
     pct,
 )
 from rejudge.dashboard.evidence import show_value
 from rejudge.dashboard.links import flips_table, follow_click
 from rejudge.dashboard.opening import evaluations_or_stop, pick_pair
+from rejudge.dashboard.paging import FLIPS_PAGE, shown_range
 from rejudge.store import EvaluationSummary
 
 from rejudge.model import FLIP_DIRECTIONS, SIGNIFICANCE_LEVEL
@@ -154,9 +156,12 @@ flt = {
     "causes": tuple(causes) or None,
 }
 counts = data.flip_count(url, a, b, **flt)
-shown = data.flips(url, a, b, limit=1000, **flt)
+# a page of flips at a time: only the page shown is read (unfiltered: 1,000 of the 25,466
+# flips of run-a against run-b at 100k, where the page read all of them)
+start = (page_picker(counts["total"], key="flip_page") - 1) * FLIPS_PAGE
+shown = data.flips(url, a, b, limit=FLIPS_PAGE, start=start, **flt)
 by_cause = ", ".join(f"{k}: {v}" for k, v in counts.items() if k != "total") or "none"
-st.caption(f"{counts['total']} flips match ({by_cause}); showing {len(shown)}.")
+st.caption(f"{counts['total']} flips match ({by_cause}); showing {shown_range(start, len(shown))}.")
 if shown:
     frame = pd.DataFrame(shown).rename(columns=FLIP_COLUMNS)
     # every input that differs, as `rejudge compare` lists them (a model judge's rubric, model

@@ -12,6 +12,7 @@ from rejudge.dashboard.common import (
     figure,
     md_escape,
     p_value,
+    page_picker,
     pct,
     pick_run,
 )
@@ -19,6 +20,7 @@ from rejudge.dashboard.evidence import show_table
 from rejudge.dashboard.explained import likely
 from rejudge.dashboard.links import flips_table, follow_click
 from rejudge.dashboard.opening import pick_two
+from rejudge.dashboard.paging import FLIPS_PAGE, shown_range
 from rejudge.dashboard.sidebyside import settings_diff
 from rejudge.store import EvaluationSummary
 
@@ -148,7 +150,13 @@ else:
 
 st.subheader(f"Flipped cases ({counted.flips})")
 direction = st.selectbox("Direction", ["all", *FLIP_DIRECTIONS], key="ri_dir")
-rows = data.flips(url, a, b, limit=1000, direction=None if direction == "all" else direction)
+chosen = None if direction == "all" else direction
+# a page of flips at a time, as on Compare: only the page shown is read
+total = data.flip_count(url, a, b, direction=chosen)["total"]
+start = (page_picker(total, key="ri_page") - 1) * FLIPS_PAGE
+rows = data.flips(url, a, b, limit=FLIPS_PAGE, start=start, direction=chosen)
+if total > FLIPS_PAGE:
+    st.caption(f"{total} flips; showing {shown_range(start, len(rows))}.")
 if not rows:
     st.success("No case changed verdict between these two rule sets.")
 else:

@@ -46,6 +46,7 @@ if TYPE_CHECKING:
     from rejudge.services._ci import evaluation_ci_results as evaluation_ci_results
     from rejudge.services._compare import BASELINE_INPUTS as BASELINE_INPUTS
     from rejudge.services._compare import compare_evaluations as compare_evaluations
+    from rejudge.services._compare import comparison_flips as comparison_flips
     from rejudge.services._compare import evaluation_inputs as evaluation_inputs
     from rejudge.services._compare import evaluation_meta as evaluation_meta
     from rejudge.services._cost import read_price_table as read_price_table
@@ -251,6 +252,7 @@ _EXPORTS: dict[str, str] = {
     "trace_cost": "rejudge.services._cost",
     "BASELINE_INPUTS": "rejudge.services._compare",
     "compare_evaluations": "rejudge.services._compare",
+    "comparison_flips": "rejudge.services._compare",
     "evaluation_inputs": "rejudge.services._compare",
     "evaluation_meta": "rejudge.services._compare",
     "DEMO_RULES": "rejudge.services._demo",

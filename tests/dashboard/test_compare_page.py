@@ -5,10 +5,11 @@ pair; an accuracy with nothing scored reads "—" with no interval and no bar.""
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 import pytest
 
-from tests.dashboard.conftest import app_on, html_bars, metrics
+from tests.dashboard.conftest import app_on, html_bars, judge_compare, metrics
 from tests.dashboard.factory import Built, build_store
 
 SQLITE_ONLY = pytest.mark.parametrize("built", ["sqlite"], indirect=True)
@@ -59,3 +60,71 @@ def test_nothing_scored_reads_a_dash_without_interval_or_bar(tmp_path: Path) -> 
     b_side = [bar for bar in per_dimension if bar[1] == "B"]
     assert b_side and all(w == 0 and t == "— (nothing scored)" for _l, _s, w, t in b_side)
     assert any(w > 0 for _l, s, w, _t in per_dimension if s == "A")
+
+
+def test_compare_opens_on_one_page_of_flips(
+    fresh_built: Built, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The figures and the first page of flips, with the right total, while the service was
+    asked for that page alone and the whole comparison (every flip) was never computed; the
+    next page reads the next flips."""
+    from rejudge.dashboard import data, paging
+
+    built = fresh_built
+    a, b = built.evaluations["a1"], built.evaluations["b1"]
+    every = judge_compare(built.url, a, b)["flips"]
+    assert len(every) > 6  # more than two pages of 3
+    asked: list[tuple[int, int | None, int]] = []
+    original = data.comparison_flips
+
+    def counting(store: Any, a: int, b: int, *, start: int = 0, limit: int | None = None) -> Any:
+        got = original(store, a, b, start=start, limit=limit)
+        asked.append((start, limit, len(got)))
+        return got
+
+    def whole(*_args: Any) -> Any:
+        raise AssertionError("the whole comparison was computed")
+
+    monkeypatch.setattr(data, "comparison_flips", counting)
+    monkeypatch.setattr(data, "compare_summary", whole)
+    monkeypatch.setattr(paging, "FLIPS_PAGE", 3)
+    at = app_on(built, "compare", a=str(a), b=str(b))
+
+    def shown() -> list[tuple[str, int]]:
+        table = at.dataframe[0].value
+        return list(zip(table["case"], table["repetition"], strict=True))
+
+    assert metrics(at)["Flips"] == str(len(every))
+    assert shown() == [(f["case"], f["repetition"]) for f in every[:3]]
+    assert any(c.value.startswith(f"{len(every)} flips match") for c in at.caption)
+    assert asked == [(0, 3, 3)]
+    at.number_input(key="flip_page").set_value(2).run()
+    assert not at.exception, [e.value for e in at.exception]
+    assert shown() == [(f["case"], f["repetition"]) for f in every[3:6]]
+    assert asked == [(0, 3, 3), (3, 3, 3)]
+
+
+def test_rule_impact_shows_the_first_page_of_flips(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Rule impact's flips table is the comparison's first page, under the right total, without
+    the whole comparison computed (its "Why" counts read the flips, not the comparison)."""
+    from rejudge.dashboard import data, paging
+
+    # 40 cases: six flips of run-a under its second rule set
+    built = build_store(f"sqlite:///{tmp_path / 'r.db'}", cases=40, repeat=3)
+    a, b = built.evaluations["a1"], built.evaluations["a2"]
+    every = judge_compare(built.url, a, b)["flips"]
+    assert len(every) > 3
+
+    def whole(*_args: Any) -> Any:
+        raise AssertionError("the whole comparison was computed")
+
+    monkeypatch.setattr(data, "compare_summary", whole)
+    monkeypatch.setattr(paging, "FLIPS_PAGE", 3)
+    at = app_on(built, "rule_impact", run=str(built.runs["run-a"]), ra=str(a), rb=str(b))
+    assert any(h.value == f"Flipped cases ({len(every)})" for h in at.subheader)
+    table = at.dataframe[-1].value
+    assert list(zip(table["case"], table["repetition"], strict=True)) == [
+        (f["case"], f["repetition"]) for f in every[:3]
+    ]

@@ -20,7 +20,7 @@ from rejudge.judge import compare
 from rejudge.store import Store
 
 from rejudge.model import Judgment, RuleSet
-from rejudge.services import compare_evaluations
+from rejudge.services import compare_evaluations, comparison_flips
 from rejudge.services._compare import _rows_with_judge, evaluation_meta
 from tests.dashboard.factory import build_store
 
@@ -44,6 +44,17 @@ def judged(draw: Any) -> dict[str, Any]:
         **{f: draw(st.sampled_from(["x", "y"])) for f in FIELDS},
     }
 
+
+#: a PASS in D1 under rule set 1, every field "x" (one side of a key, for tests that write it)
+PLAIN = {
+    "verdict": "PASS",
+    "taxonomy": [],
+    "dimension": "D1",
+    "category": "",
+    "partial": None,
+    "rules": "1",
+    **dict.fromkeys(FIELDS, "x"),
+}
 
 #: per (case, repetition) of the store's run: A's judgment, B's (None: the key is on one side)
 SIDES = st.lists(st.tuples(st.none() | judged(), st.none() | judged()), min_size=1, max_size=24)
@@ -128,6 +139,11 @@ def test_the_sql_pairing_is_the_judges_comparison(seeded: Any, pairs: list[Any])
     )
     paired = compare_evaluations(store, a, b)
     assert paired == in_memory
+    # a page of the flips is the comparison's page, read as far as asked
+    n = len(paired.flips)
+    for start, limit in ((0, 1), (1, 2), (0, None), (n, 3), (max(0, n - 2), 5)):
+        end = None if limit is None else start + limit
+        assert comparison_flips(store, a, b, start=start, limit=limit) == paired.flips[start:end]
     # figures only: every count the same, no flip read
     figures = compare_evaluations(store, a, b, with_flips=False)
     assert figures.flips == []
@@ -139,15 +155,7 @@ def test_a_key_linked_twice_is_paired_from_rows(seeded: Any) -> None:
     """A (case, repetition) linked twice in one evaluation (two traces): the SQL join would count
     it twice, so the service pairs those evaluations' rows as the judge does."""
     store, run_id, rule_ids = seeded
-    side = {
-        "verdict": "PASS",
-        "taxonomy": [],
-        "dimension": "D1",
-        "category": "",
-        "partial": None,
-        "rules": "1",
-        **dict.fromkeys(FIELDS, "x"),
-    }
+    side = PLAIN
     a = _evaluation(store, run_id, rule_ids, [side, side])
     b = _evaluation(store, run_id, rule_ids, [side | {"verdict": "FAIL"}] * 2)
     traces = list(store.traces.iter_trace_rows(run_id))
@@ -177,3 +185,32 @@ def test_a_key_linked_twice_is_paired_from_rows(seeded: Any) -> None:
         meta_b=meta_b,
     )
     assert compare_evaluations(store, a, b) == in_memory
+    # a page of flips is taken from that comparison too
+    assert store.evaluations.linked_twice(a, b) and not store.evaluations.linked_twice(b, b)
+    assert comparison_flips(store, a, b, limit=1) == in_memory.flips[:1]
+
+
+def test_a_page_of_flips_reads_only_its_own_rows(seeded: Any, monkeypatch: Any) -> None:
+    """Two evaluations whose every pair flips: a page of 3 reads 3 pairs' rows whole (one per
+    side), not every flip's, and they are the comparison's 5th to 7th flips."""
+    import rejudge.store._pairing_reads as reads
+
+    store, run_id, rule_ids = seeded
+    side = PLAIN
+    a = _evaluation(store, run_id, rule_ids, [side] * 20)
+    b = _evaluation(store, run_id, rule_ids, [side | {"verdict": "FAIL", "rules": "2"}] * 20)
+    every = compare_evaluations(store, a, b).flips
+    assert len(every) == 20
+    read: list[Any] = []
+    original = reads._judgment
+
+    def counting(values: Any) -> Any:
+        read.append(values)
+        return original(values)
+
+    monkeypatch.setattr(reads, "_judgment", counting)
+    assert comparison_flips(store, a, b, start=4, limit=3) == every[4:7]
+    assert len(read) == 2 * 3
+    read.clear()
+    assert comparison_flips(store, a, b) == every
+    assert len(read) == 2 * 20
