@@ -331,7 +331,7 @@ def _decompress(data: bytes, encoding: str) -> bytes:
             raise _BodyError(f"gzip body does not decompress: {exc}") from None
     if "br" in [e.strip() for e in encoding.split(",")]:
         try:
-            import brotli  # type: ignore[import-not-found]
+            import brotli
         except ImportError:
             raise _BodyError(
                 "body is brotli-compressed; install the 'brotli' package to read it"

@@ -66,7 +66,7 @@ class RetryPolicy:
     def delay(self, attempt: int, retry_after: float | None = None) -> float:
         if retry_after is not None:
             return max(0.0, min(retry_after, self.max_retry_after_s))
-        return min(self.base_delay_s * (2**attempt), self.max_delay_s)
+        return min(self.base_delay_s * (2.0**attempt), self.max_delay_s)
 
 
 def parse_retry_after(value: str | None, now: float | None = None) -> float | None:

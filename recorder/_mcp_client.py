@@ -232,7 +232,10 @@ class McpConnection:
     @staticmethod
     def _dump(item: Any) -> dict[str, Any]:
         message = getattr(item, "message", item)
-        return json.loads(message.model_dump_json(by_alias=True, exclude_none=True))
+        dumped: dict[str, Any] = json.loads(
+            message.model_dump_json(by_alias=True, exclude_none=True)
+        )
+        return dumped
 
     def stderr_tail(self) -> str:
         if self._errlog is None:

@@ -99,8 +99,9 @@ def _error_of(value: Any, is_error: bool | None) -> str | None:
         return _short(value) or "tool reported an error"
     if isinstance(value, dict) and value.get("error") not in (None, False, "", {}):
         err = value["error"]
-        if isinstance(err, dict) and isinstance(err.get("message"), str):
-            return err["message"]
+        message = err.get("message") if isinstance(err, dict) else None
+        if isinstance(message, str):
+            return message
         return err if isinstance(err, str) else _short(err)
     if isinstance(value, str) and value.lstrip().lower().startswith(("error:", "error -")):
         return value.strip()

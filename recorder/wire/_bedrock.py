@@ -92,8 +92,9 @@ def _usage(usage: Any) -> dict[str, int]:
 def _error(body: dict[str, Any]) -> str | None:
     # AWS errors: {"message": ...} (with the type in a header), sometimes {"Message": ...}
     for key in ("message", "Message"):
-        if isinstance(body.get(key), str) and "output" not in body:
-            return body[key]
+        message = body.get(key)
+        if isinstance(message, str) and "output" not in body:
+            return message
     return None
 
 
@@ -202,10 +203,10 @@ def assemble_converse_events(events: Iterable[tuple[str | None, dict[str, Any]]]
             b = block(key)
             if isinstance(delta.get("text"), str):
                 b.parts.append(delta["text"])
-            use = delta.get("toolUse")
-            if isinstance(use, dict) and isinstance(use.get("input"), str):
+            delta_use = delta.get("toolUse")
+            if isinstance(delta_use, dict) and isinstance(delta_use.get("input"), str):
                 b.tool = True
-                b.parts.append(use["input"])
+                b.parts.append(delta_use["input"])
         elif kind == "messageStop":
             done = True
             if isinstance(payload.get("stopReason"), str):
@@ -328,7 +329,8 @@ class BedrockConverse(_AwsStreamed):
     def tool_results(self, request_body: Any) -> list[SentToolResult]:
         out: list[SentToolResult] = []
         for msg in dict_messages(request_body):
-            for b in msg.get("content") if isinstance(msg.get("content"), list) else []:
+            content = msg.get("content")
+            for b in content if isinstance(content, list) else []:
                 result = b.get("toolResult") if isinstance(b, dict) else None
                 if not isinstance(result, dict):
                     continue

@@ -61,7 +61,8 @@ def looks_like_event_stream(data: Any) -> bool:
     """True when ``data`` starts with a well-formed event-stream prelude (its CRC holds)."""
     if not isinstance(data, (bytes, bytearray)) or len(data) < _PRELUDE + _CRC:
         return False
-    total, headers_len, crc = struct.unpack_from(">III", data, 0)
+    prelude: tuple[int, int, int] = struct.unpack_from(">III", data, 0)
+    total, headers_len, crc = prelude
     return (
         zlib.crc32(bytes(data[:8])) == crc
         and total >= _PRELUDE + _CRC + headers_len

@@ -84,11 +84,13 @@ def _server_tool(item: dict[str, Any]) -> ServerToolUse | None:
         return None
     if kind in _CLIENT_CALLS or kind in _CLIENT_SIDE:
         return None
-    name = item.get("name") if isinstance(item.get("name"), str) else kind[: -len("_call")]
-    raw_input = {k: v for k, v in item.items() if k not in _NOT_INPUT}
-    if kind == "mcp_call" and isinstance(item.get("arguments"), str):
-        parsed, _raw, error = parse_arguments(item["arguments"])
-        raw_input = parsed if error is None else item["arguments"]
+    named = item.get("name")
+    name = named if isinstance(named, str) else kind[: -len("_call")]
+    raw_input: dict[str, Any] | str | None = {k: v for k, v in item.items() if k not in _NOT_INPUT}
+    arguments = item.get("arguments")
+    if kind == "mcp_call" and isinstance(arguments, str):
+        parsed, _raw, error = parse_arguments(arguments)
+        raw_input = parsed if error is None else arguments
     result = {k: item[k] for k in _RESULT_FIELDS if item.get(k) is not None} or None
     if isinstance(result, dict) and len(result) == 1:
         result = next(iter(result.values()))
@@ -110,8 +112,9 @@ def _client_call(item: dict[str, Any]) -> ToolCall:
 
 def _finish(body: dict[str, Any]) -> str | None:
     details = body.get("incomplete_details")
-    if isinstance(details, dict) and isinstance(details.get("reason"), str):
-        return details["reason"]
+    reason = details.get("reason") if isinstance(details, dict) else None
+    if isinstance(reason, str):
+        return reason
     status = body.get("status")
     return status if isinstance(status, str) else None
 
