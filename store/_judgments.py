@@ -211,6 +211,7 @@ class JudgmentRepository(Repository):
                     # every judging's one query per chunk, as plain SQL: the statement
                     # SQLAlchemy renders for a 500-key IN costs the client about as much as
                     # the database's answer (bench/README.md, "Judging on Dask")
+                    args: tuple[object, ...]
                     if pg:
                         where, args = "= ANY(%s)", (chunk,)
                     else:
@@ -320,10 +321,10 @@ class JudgmentRepository(Repository):
         )
         body_ids: dict[str, int] = {}
         for chunk in chunks(list(shared)):
-            for r in c.execute(
+            for body in c.execute(
                 select(_T_BODY.c.hash, _T_BODY.c.id).where(_T_BODY.c.hash.in_(chunk))
             ):
-                body_ids[r.hash] = r.id
+                body_ids[body.hash] = body.id
         created = _T_JUDG.c.created_at.type.dialect_impl(c.dialect).bind_processor(c.dialect)
         now: Any = utcnow()
         if created is not None:

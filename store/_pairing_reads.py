@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Sequence
+from dataclasses import dataclass
 from typing import Any, NamedTuple
 
 from rejudge.store._errors import InvalidInputError
@@ -36,9 +37,12 @@ PAIRING_FIELDS = (
 )
 
 
-class PairGroup(NamedTuple):
+@dataclass(frozen=True, slots=True)
+class PairGroup:
     """``count`` pairs with these verdicts and these fields equal (True), different (False) or
     unknown on a side (None), one flag per field asked for."""
+
+    # a dataclass, not a NamedTuple: a field named ``count`` would shadow tuple.count
 
     verdict_a: str
     verdict_b: str

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from datetime import UTC, datetime
-from typing import Any
+from typing import Any, TypeVarTuple
 
 from rejudge.store._tables import (
     _T_EVAL,
@@ -71,7 +71,13 @@ def verdict_columns(table: Table) -> list[Any]:
     ]
 
 
-def apply_filters(query: Select[Any], filters: Filters | None, *, evaluations: bool) -> Select[Any]:
+# the columns a query selects: narrowing it by filters keeps them
+_Columns = TypeVarTuple("_Columns")
+
+
+def apply_filters(
+    query: Select[*_Columns], filters: Filters | None, *, evaluations: bool
+) -> Select[*_Columns]:
     """Narrow a query joined to runs and suites (and, with ``evaluations``, to evaluations and
     rule sets) to the chosen suites, models, tiers and rule sets."""
     if not filters:

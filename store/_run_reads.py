@@ -17,6 +17,7 @@ from rejudge.store._read_common import TRACE_LISTING
 from rejudge.store._tables import _T_CALL, _T_EJ, _T_EXT, _T_JUDG, _T_TRACE
 from rejudge.store._unit_of_work import Repository
 from sqlalchemy import Text, and_, cast, exists, func, select
+from sqlalchemy.sql import ColumnElement
 
 if TYPE_CHECKING:
     pass
@@ -62,12 +63,15 @@ class TraceUsage(NamedTuple):
     output_tokens: int | None
 
 
-def _usage(key: str):  # noqa: ANN202 - a SQL expression
-    return _T_TRACE.c.body[("usage", key)].as_integer()
+# the JSON column's path item is untyped (Any) in SQLAlchemy's stubs; as_integer/as_float say what
+def _usage(key: str) -> ColumnElement[int]:
+    usage: ColumnElement[int] = _T_TRACE.c.body[("usage", key)].as_integer()
+    return usage
 
 
-def _elapsed():  # noqa: ANN202 - a SQL expression
-    return _T_TRACE.c.body[("timings", "elapsed_s")].as_float()
+def _elapsed() -> ColumnElement[float]:
+    elapsed: ColumnElement[float] = _T_TRACE.c.body[("timings", "elapsed_s")].as_float()
+    return elapsed
 
 
 class RunReads(Repository):
