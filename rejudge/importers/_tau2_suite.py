@@ -105,7 +105,8 @@ def tau2_plan(data: dict[str, Any], stem: str) -> Tau2Plan:
     agent = info.get("agent_info") or {}
     model = agent.get("llm") if isinstance(agent.get("llm"), str) else None
     tasks = {str(t["id"]): t for t in data.get("tasks") or [] if isinstance(t, dict) and "id" in t}
-    sims = data.get("simulations") if isinstance(data.get("simulations"), list) else []
+    simulations = data.get("simulations")
+    sims = simulations if isinstance(simulations, list) else []
     _, relabels, _ = ran_tasks(tasks, sims)
     commit = info.get("git_commit")
     return Tau2Plan(

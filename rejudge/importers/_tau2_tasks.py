@@ -23,7 +23,8 @@ from __future__ import annotations
 
 import json
 import re
-from typing import Any, NamedTuple
+from dataclasses import dataclass
+from typing import Any
 
 __all__ = ["Relabel", "ran_tasks"]
 
@@ -34,8 +35,11 @@ _IDENTIFIERS = re.compile(
 )
 
 
-class Relabel(NamedTuple):
+@dataclass(frozen=True, slots=True)
+class Relabel:
     """A simulation whose recorded ``task_id`` is not the task it ran."""
+
+    # a dataclass, not a NamedTuple: a field named ``index`` would shadow tuple.index
 
     index: int
     recorded: str

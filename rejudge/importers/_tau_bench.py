@@ -10,7 +10,7 @@ run by parsing the file again the same way (:data:`TAU_BENCH`'s sources).
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -143,7 +143,7 @@ def import_tau_bench(
         extra.update(tau2_code_commit=plan.git_commit, domain=plan.domain)
         if plan.relabels:
             # the file named other tasks than these simulations ran (_tau2_tasks says how)
-            extra["relabelled"] = [r._asdict() for r in plan.relabels]
+            extra["relabelled"] = [asdict(r) for r in plan.relabels]
     name_of_suite = suite_name or (plan.suite_name if plan is not None else f"{flavor}-{stem}")
     suite = SuiteSnapshot(
         name=name_of_suite,
