@@ -173,9 +173,8 @@ class CaseLine:
 
     @property
     def case_id(self) -> str | None:
-        if isinstance(self.data, dict) and isinstance(self.data.get("id"), str):
-            return self.data["id"]
-        return None
+        case_id = self.data.get("id") if isinstance(self.data, dict) else None
+        return case_id if isinstance(case_id, str) else None
 
 
 def _model_errors(exc: ValidationError) -> tuple[tuple[str, str], ...]:

@@ -91,6 +91,7 @@ class SchemaSandbox:
         if problem is not None:
             return ToolResult(ok=False, error=problem)
         try:
+            assert method is not None  # problem() names a missing method
             value = method(**copy.deepcopy(arguments))
         except ToolError as exc:
             return ToolResult(ok=False, error=str(exc))
@@ -121,6 +122,7 @@ class SchemaWorld(World):
         if problem is not None:
             return CallResult(False, {"error": problem})
         try:
+            assert method is not None  # problem() names a missing method
             value = method(state, **copy.deepcopy(arguments))
         except ToolError as exc:
             return CallResult(False, {"error": str(exc)})

@@ -193,7 +193,7 @@ def book_payments(
 def cancel(state: WorldState, reservation_id: str) -> dict[str, Any]:
     """Cancel an existing reservation: every payment is refunded to where it came from, as a
     negative entry of the history. The edited reservation."""
-    reservation = state.edit("reservations", reservation_id)
+    reservation: dict[str, Any] = state.edit("reservations", reservation_id)
     refunds = [
         {"payment_id": payment["payment_id"], "amount": -payment["amount"]}
         for payment in reservation["payment_history"]
@@ -252,7 +252,7 @@ def change_baggages(
     # fewer paid bags than before is no refund: only added ones are charged
     price = PRICE_PER_NONFREE_BAG * max(0, nonfree_baggages - current["nonfree_baggages"])
     _check_change_payment(state, user_of, current["user_id"], payment_id, price)
-    reservation = state.edit("reservations", reservation_id)
+    reservation: dict[str, Any] = state.edit("reservations", reservation_id)
     reservation["total_baggages"] = total_baggages
     reservation["nonfree_baggages"] = nonfree_baggages
     if price != 0:
@@ -313,7 +313,7 @@ def change_flights(
     old_total = sum(flight["price"] for flight in current["flights"])
     difference = (new_total - old_total) * seats
     _check_change_payment(state, user_of, current["user_id"], payment_id, difference)
-    reservation = state.edit("reservations", reservation_id)
+    reservation: dict[str, Any] = state.edit("reservations", reservation_id)
     reservation["flights"] = new_flights
     if writes_cabin:
         reservation["cabin"] = cabin

@@ -28,7 +28,7 @@ def dump(value: Any) -> str:
 
 def record(state: WorldState, table: str, key: str, refusal: str) -> dict[str, Any]:
     """Row ``key`` of ``table``, or a refusal in the given words when there is none."""
-    found = state.get(table, key)
+    found: dict[str, Any] | None = state.get(table, key)
     if found is None:
         raise _Refused(refusal)
     return found

@@ -16,8 +16,9 @@ from rejudge.suites.domains.genome._tools_base import (
     DEFAULT_VIEW_WIDTH,
     GENE_PADDING,
     MIN_VIEW_WIDTH,
+    SESSION,
 )
-from rejudge.suites.domains.genome.world import SESSION, GenomeWorld, genome_world
+from rejudge.suites.domains.genome.world import GenomeWorld, genome_world
 
 from rejudge.model import ToolRegistry, WorldState
 

@@ -14,8 +14,8 @@ from rejudge.suites.worlds._airline import (
     arithmetic,
     next_day,
 )
+from rejudge.suites.worlds._tau2 import _Refused
 from rejudge.suites.worlds.tau2_airline.records import (
-    _Refused,
     dump,
     flight_record,
     reservation_record,

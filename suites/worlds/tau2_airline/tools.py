@@ -26,8 +26,8 @@ from collections.abc import Callable
 from typing import Any
 
 from rejudge.suites._errors import ToolError
+from rejudge.suites.worlds._tau2 import _Refused
 from rejudge.suites.worlds.tau2_airline import reads, writes
-from rejudge.suites.worlds.tau2_airline.records import _Refused
 
 from rejudge.model import CallResult, WorldState
 

@@ -20,8 +20,8 @@ from rejudge.suites.worlds._airline import (
     free_certificate_id,
     priced_booking,
 )
+from rejudge.suites.worlds._tau2 import _Refused
 from rejudge.suites.worlds.tau2_airline.records import (
-    _Refused,
     dump,
     flight_record,
     passenger,

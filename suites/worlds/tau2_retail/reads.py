@@ -7,7 +7,8 @@ import ast
 
 from rejudge.suites._errors import ToolError
 from rejudge.suites.worlds._calculator import FOUR_OPERATIONS, evaluate
-from rejudge.suites.worlds.tau2_retail.records import _Refused, dump, order_record, user_record
+from rejudge.suites.worlds._tau2 import _Refused
+from rejudge.suites.worlds.tau2_retail.records import dump, order_record, user_record
 
 from rejudge.model import WorldState
 

@@ -59,7 +59,7 @@ def order_record(state: WorldState, order_id: str) -> dict[str, Any]:
 
 
 def payment_method(state: WorldState, user_id: str, method_id: str) -> dict[str, Any]:
-    method = user_record(state, user_id)["payment_methods"].get(method_id)
+    method: dict[str, Any] | None = user_record(state, user_id)["payment_methods"].get(method_id)
     if method is None:
         raise _Refused("Payment method not found")
     return method
@@ -76,7 +76,7 @@ def check_items(order: dict[str, Any], item_ids: list[str], missing: str = "{} n
 
 def available_variant(state: WorldState, product_id: str, item_id: str) -> dict[str, Any]:
     product = state.get("products", product_id) or {}
-    variant = product.get("variants", {}).get(item_id)
+    variant: dict[str, Any] | None = product.get("variants", {}).get(item_id)
     if variant is None or not variant["available"]:
         raise _Refused(f"New item {item_id} not found or available")
     return variant

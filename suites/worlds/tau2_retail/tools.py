@@ -28,8 +28,8 @@ from collections.abc import Callable
 from functools import partial
 from typing import Any
 
+from rejudge.suites.worlds._tau2 import _Refused
 from rejudge.suites.worlds.tau2_retail import reads, writes
-from rejudge.suites.worlds.tau2_retail.records import _Refused
 
 from rejudge.model import CallResult, WorldState
 

@@ -3,9 +3,9 @@ then edits the records it changes and gives back the changed record."""
 
 from __future__ import annotations
 
+from rejudge.suites.worlds._tau2 import _Refused
 from rejudge.suites.worlds.tau2_retail.records import (
     CANCEL_REASONS,
-    _Refused,
     adjust_gift_card,
     can_pay,
     check_items,

@@ -8,6 +8,7 @@ state untouched (and :meth:`rejudge.model.World.execute` rolls back anything a b
 from __future__ import annotations
 
 import copy
+from collections.abc import Callable
 from typing import Any
 
 from rejudge.suites.worlds._airline import (
@@ -85,7 +86,7 @@ def send_certificate(state: WorldState, user_id: str, amount: int | float) -> Ca
     return ok(f"Certificate {certificate_id} added to user {user_id} with amount {amount}.")
 
 
-BOOKING_TOOLS = {
+BOOKING_TOOLS: dict[str, Callable[..., CallResult]] = {
     "book_reservation": book_reservation,
     "cancel_reservation": cancel_reservation,
     "send_certificate": send_certificate,

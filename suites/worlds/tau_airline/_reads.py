@@ -3,7 +3,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from typing import Any
 
 from rejudge.suites._errors import ToolError
@@ -47,7 +47,7 @@ def _on_date(flight: dict[str, Any], date: str) -> dict[str, Any] | None:
     return shown
 
 
-def _departing(state: WorldState, origin: str) -> Iterator[dict[str, Any]]:
+def _departing(state: WorldState, origin: str | None) -> Iterator[dict[str, Any]]:
     # the table's own order, which is the order results are listed in
     for _, flight in state.items("flights"):
         if flight.get("origin") == origin:
@@ -128,7 +128,7 @@ def calculate(state: WorldState, expression: str) -> CallResult:
     return ok(str(round(value, 2)))
 
 
-READ_TOOLS = {
+READ_TOOLS: dict[str, Callable[..., CallResult]] = {
     "get_user_details": get_user_details,
     "get_reservation_details": get_reservation_details,
     "list_all_airports": list_all_airports,

@@ -47,14 +47,14 @@ def error(message: str) -> CallResult:
 
 
 def user_of(state: WorldState, user_id: str) -> dict[str, Any]:
-    user = state.get("users", user_id)
+    user: dict[str, Any] | None = state.get("users", user_id)
     if user is None:
         raise ToolFailure("user not found")
     return user
 
 
 def reservation_of(state: WorldState, reservation_id: str) -> dict[str, Any]:
-    reservation = state.get("reservations", reservation_id)
+    reservation: dict[str, Any] | None = state.get("reservations", reservation_id)
     if reservation is None:
         raise ToolFailure("reservation not found")
     return reservation

@@ -8,6 +8,7 @@ A change of baggage or flights is checked, paid and written as τ²'s is
 from __future__ import annotations
 
 import copy
+from collections.abc import Callable
 from typing import Any
 
 from rejudge.suites.worlds._airline import change_baggages, change_flights
@@ -76,7 +77,7 @@ def update_reservation_passengers(
     return ok(reservation)
 
 
-UPDATE_TOOLS = {
+UPDATE_TOOLS: dict[str, Callable[..., CallResult]] = {
     "update_reservation_baggages": update_reservation_baggages,
     "update_reservation_flights": update_reservation_flights,
     "update_reservation_passengers": update_reservation_passengers,

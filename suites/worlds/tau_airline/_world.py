@@ -11,6 +11,7 @@ recordings, so the check words its refusal plainly instead (``Error: missing arg
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any, ClassVar
 
 from rejudge.model import CallResult, World, WorldState
@@ -133,7 +134,7 @@ def check_arguments(tool: str, arguments: Any) -> str | None:
     return None
 
 
-_TOOLS = {**READ_TOOLS, **BOOKING_TOOLS, **UPDATE_TOOLS}
+_TOOLS: dict[str, Callable[..., CallResult]] = {**READ_TOOLS, **BOOKING_TOOLS, **UPDATE_TOOLS}
 assert set(_TOOLS) == set(SIGNATURES), "every tool has a signature, and only tools do"
 _TOOL_NAMES = frozenset(_TOOLS)
 
