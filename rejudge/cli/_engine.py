@@ -4,9 +4,9 @@ into a :class:`rejudge.services.DaskEngine`) and the progress bar their partitio
 from __future__ import annotations
 
 import sys
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
-from typing import Any
+from typing import Any, TypeVar
 
 import click
 from rich.console import Console
@@ -69,10 +69,15 @@ def parse_engine(engine: str, scheduler: str | None, workers: int) -> DaskEngine
     return None
 
 
-def engine_options(*, verb: str, engine_help: str, workers_help: str) -> Any:
+_Command = TypeVar("_Command", bound=Callable[..., Any])
+
+
+def engine_options(
+    *, verb: str, engine_help: str, workers_help: str
+) -> Callable[[_Command], _Command]:
     """The three options, as ``judge``/``rejudge`` and ``import cassettes`` carry them."""
 
-    def decorate(fn: Any) -> Any:
+    def decorate(fn: _Command) -> _Command:
         fn = click.option(
             "--scheduler",
             metavar="tcp://HOST:8786",

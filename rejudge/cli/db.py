@@ -87,15 +87,15 @@ def runs(app: AppContext) -> None:
                 ["run", "suite", "model", "provider", "traces", "harness", "status"],
                 [
                     [
-                        d["id"],
-                        d["suite"],
-                        d["model"],
-                        d["provider"],
-                        statuses.get(d["run_id"], no_trace).describe(),
-                        d["harness_mode"],
-                        d["status"],
+                        r.name,
+                        r.suite,
+                        r.model,
+                        r.provider,
+                        statuses.get(r.id, no_trace).describe(),
+                        r.harness_mode,
+                        r.status,
                     ]
-                    for d in data
+                    for r in rows
                 ],
             )
         )

@@ -78,7 +78,7 @@ def sweep() -> None:
 @json_option
 @pass_app
 def sweep_funcbench(
-    app: AppContext, cores: str, api_key_env: str | None, out: Path | None, **kw: Any
+    app: AppContext, /, cores: str, api_key_env: str | None, out: Path | None, **kw: Any
 ) -> None:
     """Generate, record and judge a FuncBenchGen grid; print success by core nodes."""
     from rejudge.recorder.providers import get_provider
