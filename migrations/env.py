@@ -26,7 +26,10 @@ def run_migrations_online() -> None:
     if connection is not None:
         _run(connection)
         return
-    engine = create_engine(config.get_main_option("sqlalchemy.url"))
+    url = config.get_main_option("sqlalchemy.url")
+    if url is None:
+        raise RuntimeError("alembic config has no sqlalchemy.url")
+    engine = create_engine(url)
     with engine.connect() as conn:
         _run(conn)
 

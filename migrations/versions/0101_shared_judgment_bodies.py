@@ -95,7 +95,7 @@ def upgrade() -> None:
             shared[ident] = (hash_bytes(body.encode("utf-8")), body)
         distinct = {h: body for h, body in shared.values()}
         bind.execute(insert, [{"hash": h, "body": body} for h, body in distinct.items()])
-        ids = dict(
+        ids: dict[str, int] = dict(
             bind.execute(
                 sa.select(sa.column("hash"), sa.column("id"))
                 .select_from(sa.table("judgment_bodies"))
