@@ -49,7 +49,7 @@ apply), so a caller can act on it without parsing the message::
      ├── Unsupported                       rejudge.judge.bfcl._values: a value bfcl-eval cannot take
      ├── BfclError                         rejudge.importers._bfcl_suite
      ├── DemoError                         rejudge.services._demo
-     └── ClusterError                      rejudge.services._distributed: the Dask cluster
+     └── ClusterError                      rejudge.services._partitions: the Dask cluster
 
 The root classes are defined here, so ``import rejudge.errors`` loads nothing else; the others
 live with the code that raises them and are re-exported from here on first access.
@@ -92,7 +92,7 @@ if TYPE_CHECKING:
     from rejudge.recorder.wire._register import UnknownWireFormatError as UnknownWireFormatError
     from rejudge.registry import PluginError as PluginError
     from rejudge.services._demo import DemoError as DemoError
-    from rejudge.services._distributed import ClusterError as ClusterError
+    from rejudge.services._partitions import ClusterError as ClusterError
     from rejudge.suites._errors import SuiteError as SuiteError
     from rejudge.suites._errors import SuiteFormatError as SuiteFormatError
     from rejudge.suites._errors import SuiteNotFoundError as SuiteNotFoundError
@@ -205,7 +205,7 @@ _EXPORTS: dict[str, str] = {
     "BfclNotInstalledError": "rejudge.importers._bfcl_suite",
     "DemoError": "rejudge.services._demo",
     "NoImporterError": "rejudge.importers._detect",
-    "ClusterError": "rejudge.services._distributed",
+    "ClusterError": "rejudge.services._partitions",
 }
 
 __all__ += list(_EXPORTS)
