@@ -151,10 +151,12 @@ else:
 st.subheader(f"Flipped cases ({counted.flips})")
 direction = st.selectbox("Direction", ["all", *FLIP_DIRECTIONS], key="ri_dir")
 chosen = None if direction == "all" else direction
-# a page of flips at a time, as on Compare: only the page shown is read
-total = data.flip_count(url, a, b, direction=chosen)["total"]
+# a page of flips at a time, as on Compare, sliced from the flips the "Why" counts read (every
+# one: their codes decide), not read again
+total, rows = data.every_flip_page(url, a, b, 0, FLIPS_PAGE, direction=chosen)
 start = (page_picker(total, key="ri_page") - 1) * FLIPS_PAGE
-rows = data.flips(url, a, b, limit=FLIPS_PAGE, start=start, direction=chosen)
+if start:
+    total, rows = data.every_flip_page(url, a, b, start, FLIPS_PAGE, direction=chosen)
 if total > FLIPS_PAGE:
     st.caption(f"{total} flips; showing {shown_range(start, len(rows))}.")
 if not rows:

@@ -107,15 +107,16 @@ def test_compare_opens_on_one_page_of_flips(
 def test_rule_impact_shows_the_first_page_of_flips(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """Rule impact's flips table is the comparison's first page, under the right total, without
-    the whole comparison computed (its "Why" counts read the flips, not the comparison)."""
+    """Rule impact's flips table is the comparison's first page, under the right total, then its
+    second, without the whole comparison computed (its "Why" counts read every flip, its table
+    pages slice those)."""
     from rejudge.dashboard import data, paging
 
     # 40 cases: six flips of run-a under its second rule set
     built = build_store(f"sqlite:///{tmp_path / 'r.db'}", cases=40, repeat=3)
     a, b = built.evaluations["a1"], built.evaluations["a2"]
     every = judge_compare(built.url, a, b)["flips"]
-    assert len(every) > 3
+    assert len(every) == 6  # two pages of 3
 
     def whole(*_args: Any) -> Any:
         raise AssertionError("the whole comparison was computed")
@@ -127,4 +128,10 @@ def test_rule_impact_shows_the_first_page_of_flips(
     table = at.dataframe[-1].value
     assert list(zip(table["case"], table["repetition"], strict=True)) == [
         (f["case"], f["repetition"]) for f in every[:3]
+    ]
+    at.number_input(key="ri_page").set_value(2).run()
+    assert not at.exception, [e.value for e in at.exception]
+    table = at.dataframe[-1].value
+    assert list(zip(table["case"], table["repetition"], strict=True)) == [
+        (f["case"], f["repetition"]) for f in every[3:6]
     ]
