@@ -10,6 +10,7 @@ import sys
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 from pathlib import Path
+from typing import overload
 
 import streamlit as st
 from rejudge.dashboard import CASSETTES_ENV, DB_ENV, PRICES_ENV
@@ -331,6 +332,10 @@ def verdict_caption(ev: EvaluationSummary) -> str:
     )
 
 
+@overload
+def url_choice(name: str, options: list[str], default: str) -> str: ...
+@overload
+def url_choice(name: str, options: list[str], default: None) -> str | None: ...
 def url_choice(name: str, options: list[str], default: str | None) -> str | None:
     """The value ``?name=`` asks for among ``options``, else ``default``. A value that is not
     among them is said on the page (a warning naming it), and the default view is shown: a

@@ -65,6 +65,7 @@ from rejudge.model import (
 )
 from rejudge.services import (
     ReviewPageState,
+    ReviewRow,
     comparison_flips,
     evaluation_review_rows,
     read_price_table,
@@ -559,7 +560,7 @@ def partial_histogram(
 # rerun neither re-reads nor unpickles them; they change only when the evaluation's judgment
 # count does. The page state is keyed by the review stamp, which every label changes.
 @st.cache_resource(show_spinner=False, max_entries=4)
-def _review_rows(url: str, evaluation_id: int, judgments: int) -> list[dict[str, Any]]:
+def _review_rows(url: str, evaluation_id: int, judgments: int) -> list[ReviewRow]:
     return evaluation_review_rows(store(url), evaluation_id)
 
 

@@ -101,7 +101,8 @@ class CompareSummary:
 
     @property
     def same_evaluation(self) -> bool:
-        return self.comparison.a == self.comparison.b
+        # the sides are the comparison's JSON objects (typed Any there): == of two dicts
+        return bool(self.comparison.a == self.comparison.b)
 
     @property
     def pass_to_fail(self) -> int:

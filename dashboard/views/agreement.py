@@ -180,11 +180,14 @@ if chosen.causes:
     ranked = sorted(chosen.causes.items(), key=lambda kv: (-kv[1], kv[0]))
     bars([Bar(label=c, series="", value=n, text=f"{n} trace(s)") for c, n in ranked])
 disagreements = chosen.disagreements
-if disagreements:
+# disagreements come from an evaluation's rows, so the tier names its evaluation (the service
+# always does; only a TierAgreement built without one has None)
+chosen_ev = chosen.evaluation
+if disagreements and chosen_ev is not None:
     details = data.external_details(url, ev.run_id, source)
     # side by side against another tier's evaluation of the same run, when there is one
-    others = [t.evaluation for t in result.tiers if t.tier != tier]
-    other = others[0] if others else chosen.evaluation
+    others = [t.evaluation for t in result.tiers if t.tier != tier and t.evaluation is not None]
+    other = others[0] if others else chosen_ev
     # evidence text (reasons quote the model's arguments) goes in a dataframe, never as markup
     table = pd.DataFrame(
         [
@@ -197,7 +200,7 @@ if disagreements:
                 if d.reasons
                 else "rejudge found nothing wrong",
                 f"what {source} checked": external_checked(details.get((d.case, d.repetition))),
-                "side by side": pair_url(chosen.evaluation, other, d.case, d.repetition),
+                "side by side": pair_url(chosen_ev, other, d.case, d.repetition),
             }
             for d in disagreements
         ]
@@ -208,7 +211,7 @@ if disagreements:
         + urlencode(
             {
                 "run": str(ev.run_id),
-                "ev": str(chosen.evaluation),
+                "ev": str(chosen_ev),
                 "tv_case": d.case,
                 "rep": str(d.repetition),
             }
@@ -240,7 +243,7 @@ if disagreements:
                 "views/side_by_side.py",
                 label="Side by side",
                 icon=":material/view_column_2:",
-                query_params=pair_link(chosen.evaluation, other, d.case, d.repetition),
+                query_params=pair_link(chosen_ev, other, d.case, d.repetition),
             )
         with right:
             st.markdown(f"**{md_escape(source)}**: {d.external}, as it recorded it")

@@ -147,7 +147,7 @@ def _monitor() -> None:
     )
     versus = earlier[-1].id if earlier else None
     for trace in data.recent_traces(url, run_id):
-        last = len(trace.rounds) - 1
+        last_round = len(trace.rounds) - 1
         rounds = " &nbsp;→&nbsp; ".join(
             " ".join(tool_badge(name, ok) for name, ok in calls)
             if calls
@@ -155,7 +155,7 @@ def _monitor() -> None:
             # message follows is a reply to the user; only a round that is neither is flagged
             else (
                 ANSWER_BADGE
-                if i == last and trace.status == "completed"
+                if i == last_round and trace.status == "completed"
                 else REPLY_BADGE
                 if i in trace.answered
                 else NO_CALL_BADGE

@@ -75,7 +75,7 @@ if evaluations:
         if latest.tier == MODEL_GRADED:  # a model judge's accuracy says how far to trust it
             calibration = data.judge_calibration(url, latest.id)
             judge_headline(k1, calibration.headline, calibration.warning is not None)
-        if base is None:
+        if base is None or baseline is None:  # (base is None whenever baseline is)
             figure(k2, "Baseline", "—")
             k2.caption(
                 "No baseline on this suite and tier (`rejudge baseline lock EVAL --name NAME`)."
@@ -97,8 +97,8 @@ def _previous(ev: EvaluationSummary) -> str | None:
     older = [e for e in all_evaluations if e.id < ev.id and e.tier == ev.tier]
     same_run = [e for e in older if e.run_id == ev.run_id]
     same_suite = [e for e in older if e.suite == ev.suite]
-    base = (same_run or same_suite or [None])[-1]
-    return None if base is None else f"compare?a={base.id}&b={ev.id}"
+    candidates = same_run or same_suite
+    return f"compare?a={candidates[-1].id}&b={ev.id}" if candidates else None
 
 
 all_evaluations = data.evaluations(url)

@@ -106,9 +106,13 @@ if per_case:
         },
     )
     st.caption(f"Showing up to 500 cases, inconsistent ones first ({len(per_case)} shown).")
-    mixed_cases = [c for c in per_case if c.first_pass is not None and c.first_fail is not None]
-    if mixed_cases:
-        by_case = {c.case: c for c in mixed_cases}
+    # case -> its first passing and first failing repetition, for the cases that have both
+    by_case = {
+        c.case: (c.first_pass, c.first_fail)
+        for c in per_case
+        if c.first_pass is not None and c.first_fail is not None
+    }
+    if by_case:
         left, right = st.columns([3, 1])
         with left:
             chosen = st.selectbox(
@@ -117,13 +121,13 @@ if per_case:
                 key="pk_open",
             )
         if chosen is not None:
-            c = by_case[chosen]
+            first_pass, first_fail = by_case[chosen]
             with right:
                 st.page_link(
                     "views/side_by_side.py",
                     label="Side by side",
                     icon=":material/view_column_2:",
-                    query_params=pair_link(ev_id, ev_id, c.case, c.first_pass, c.first_fail),
+                    query_params=pair_link(ev_id, ev_id, chosen, first_pass, first_fail),
                 )
 
 follow_click()

@@ -8,6 +8,7 @@ rounds, both judgments with the cause of the change, and the rule settings that 
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 import streamlit as st
@@ -24,6 +25,7 @@ from rejudge.dashboard.evidence import render_ending, render_round, show_table
 from rejudge.dashboard.opening import evaluations_or_stop, pick_pair
 from rejudge.dashboard.sidebyside import call_highlights, settings_diff
 from rejudge.dashboard.textdiff import output_text, text_diff
+from rejudge.store import JudgmentBody
 
 from rejudge.model import RuleSet
 
@@ -89,7 +91,7 @@ elif "rep_b" in st.query_params:
 
 def _side(
     ev_id: int, repetition: int
-) -> tuple[dict[str, Any], dict[str, Any], dict[str, Any] | None, int | None]:
+) -> tuple[dict[str, Any], dict[str, Any], JudgmentBody | None, int | None]:
     trace_id = data.evaluation_trace(url, ev_id, case, repetition)
     if trace_id is None:
         return {}, {}, None, None
@@ -98,6 +100,11 @@ def _side(
     body = (detail.body if detail else None) or {}
     case_body = (detail.case_body if detail else None) or {}
     return body, case_body, judgment, trace_id
+
+
+def _highlighter(marks: dict[tuple[int, int], set[str]]) -> Callable[[int, int], set[str]]:
+    """The calls of round ``r``, call ``c`` to mark on one side (bound to that side's marks)."""
+    return lambda r, c: marks.get((r, c), set())
 
 
 def _hash(trace_id: int) -> str | None:
@@ -199,7 +206,7 @@ for position in range(max(len(rounds_a), len(rounds_b))):
                 render_round(
                     body,
                     position,
-                    highlight=lambda r, c, marks=marks: marks.get((r, c), set()),
+                    highlight=_highlighter(marks),
                 )
             else:
                 st.caption(f"(no round {position})")
@@ -214,11 +221,11 @@ st.subheader("Rule settings that differ")
 if ev_a.rule_set_id == ev_b.rule_set_id:
     st.caption(f"Both use {md_escape(ev_a.rule_set)}.")
 else:
-    diff = settings_diff(
+    setting_diffs = settings_diff(
         RuleSet.model_validate(data.rule_set_body(url, ev_a.rule_set_id)),
         RuleSet.model_validate(data.rule_set_body(url, ev_b.rule_set_id)),
     )
-    if diff:
+    if setting_diffs:
         show_table(
             [
                 {
@@ -226,7 +233,7 @@ else:
                     f"A · {ev_a.rule_set}": repr(d["a"]),
                     f"B · {ev_b.rule_set}": repr(d["b"]),
                 }
-                for d in diff
+                for d in setting_diffs
             ]
         )
     else:

@@ -37,7 +37,7 @@ from rejudge.dashboard.links import ROW_CLICK, clicked_row
 from rejudge.dashboard.timeline_html import timeline_html
 from rejudge.dashboard.verdict_html import verdict_head, verdict_head_html
 from rejudge.judge.tiers import MODEL_GRADED
-from rejudge.store import TraceRowSummary
+from rejudge.store import JudgmentBody, TraceRowSummary
 
 from rejudge.errors import RejudgeError
 from rejudge.services import load_exchanges, trace_cost, trace_timeline
@@ -155,7 +155,7 @@ if detail is None:
     st.stop()
 body: dict[str, Any] = detail.body or {}
 case_body: dict[str, Any] = detail.case_body or {}
-judgment: dict[str, Any] | None = None
+judgment: JudgmentBody | None = None
 ev_tier = ""
 if ev_id is not None:
     judgment = data.judgment_body(url, int(ev_id), int(trace_id))
@@ -279,7 +279,7 @@ with st.expander("Instruction", expanded=False):
     show_text(str(case_body.get("instruction", "")))
 
 
-def _judgment_in_full(judgment: dict[str, Any]) -> None:
+def _judgment_in_full(judgment: JudgmentBody) -> None:
     j1, j2, j3 = st.columns(3)
     figure(j1, "Verdict", verdict_shown(judgment, case_body))
     figure(j2, "Partial score", num(judgment.get("partial_score")))
