@@ -248,6 +248,8 @@ if disagreements and chosen_ev is not None:
         with right:
             st.markdown(f"**{md_escape(source)}**: {d.external}, as it recorded it")
             show_value(details.get((d.case, d.repetition)), expanded=True)
+elif disagreements:  # listed in the JSON below; without an evaluation there is no page to open
+    st.caption(f"{len(disagreements)} disagreement(s), but this tier names no evaluation.")
 else:
     st.caption("No disagreement.")
 with st.expander("As JSON (what `rejudge report EVAL --against external --json` prints)"):
