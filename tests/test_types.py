@@ -1,7 +1,7 @@
 """Types that hold: through the lazy facades a type checker sees the real types of the public
-entry points (each facade's ``if TYPE_CHECKING:`` imports), and the strictly typed core
-(rejudge.model, rejudge.registry, rejudge.services) passes ``mypy --strict``. Both run the real mypy through
-``.ci/typecheck.py``, as ``.ci/run`` does."""
+entry points (each facade's ``if TYPE_CHECKING:`` imports). These run the real mypy through
+``.ci/typecheck.py``, as ``.ci/run`` does when it checks the whole package with ``--strict``
+(``-p rejudge``; that check lives in .ci/run, not here: it takes a minute and a half)."""
 
 from __future__ import annotations
 
