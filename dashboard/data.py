@@ -5,8 +5,9 @@ cached with ``st.cache_data`` under a short TTL (the live monitor's is shorter s
 the URL and the read's arguments, so moving between pages or widgets re-runs no SQL until the TTL
 passes. The reads themselves live in ``rejudge.store`` (catalog, evaluation and trace read
 models, methods of ``Store``) and ``rejudge.services``; a comparison is the judge's, through the
-compare service (:mod:`rejudge.dashboard.summary`), cached once per pair, and the flip views
-select from it. This module only adds the caching.
+compare service (:mod:`rejudge.dashboard.summary`): its figures cached once per pair, its flips
+read a page at a time, or all of them once where a view selects or counts over every one. This
+module only adds the caching.
 
 On a SQLite store the reads are kept while the store is unchanged, not for a TTL: each is keyed
 by the file's state (:mod:`.kept`: its and its log's modification time and size), in memory and
@@ -217,30 +218,6 @@ def state(url: str) -> StoreState | None:
     return store_state(_opened(url).file)
 
 
-def compare_summary(url: str, a: int, b: int) -> summary.CompareSummary | None:
-    """The judge's comparison of ``a`` and ``b``: kept while a SQLite store is unchanged (in
-    memory and on disk, :mod:`.kept`), for the TTL on PostgreSQL."""
-    now = state(url)
-    if now is None:
-        return _compare_summary(url, a, b)
-    return _kept_compare_summary(url, a, b, now)
-
-
-@st.cache_data(ttl=TTL_S, show_spinner=False)
-def _compare_summary(url: str, a: int, b: int) -> summary.CompareSummary | None:
-    return summary.compare_summary(store(url), a, b)
-
-
-# the result itself, not a pickled copy per call: a 100k comparison is megabytes
-@st.cache_resource(show_spinner=False, max_entries=16)
-def _kept_compare_summary(
-    url: str, a: int, b: int, now: StoreState
-) -> summary.CompareSummary | None:
-    file = _opened(url).file
-    assert file is not None  # a state is read from a file
-    return kept(file, ("compare", a, b), now, lambda: summary.compare_summary(store(url), a, b))
-
-
 @_stored()
 def compare_figures(url: str, a: int, b: int) -> summary.CompareSummary | None:
     """The comparison's figures without its flips (:func:`dashboard.summary.compare_figures`:
@@ -301,16 +278,14 @@ def flips(
 ) -> list[Flip]:
     """The comparison's flips a view asks for (filters of :func:`rejudge.judge.select_flips`),
     ``limit`` of them from ``start``. Unfiltered, only that page is read (the service's
-    :func:`~rejudge.services.comparison_flips`); a filter selects from every flip."""
+    :func:`~rejudge.services.comparison_flips`); a filter selects from every flip
+    (:func:`every_flip`: the flips alone, not the whole comparison)."""
     if _unfiltered(filters):
         try:
             return comparison_flips(store(url), a, b, start=start, limit=limit)
         except NotFoundError:
             return []
-    found = compare_summary(url, a, b)
-    if found is None:
-        return []
-    return select_flips(found.comparison.flips, **filters)[start : start + limit]
+    return select_flips(every_flip(url, a, b), **filters)[start : start + limit]
 
 
 @_stored()
@@ -322,8 +297,7 @@ def flip_count(url: str, a: int, b: int, **filters: Any) -> dict[str, int]:
         out = {} if figures is None else dict(figures.comparison.flips_by_cause)
         out["total"] = 0 if figures is None else figures.flip_count
         return out
-    found = compare_summary(url, a, b)
-    chosen = [] if found is None else select_flips(found.comparison.flips, **filters)
+    chosen = select_flips(every_flip(url, a, b), **filters)
     out = count_by_cause(chosen)
     out["total"] = len(chosen)
     return out
@@ -333,9 +307,9 @@ def flip_count(url: str, a: int, b: int, **filters: Any) -> dict[str, int]:
 def opening_case(url: str, a: int, b: int) -> tuple[str, int] | None:
     """The (case, repetition) Side by side opens on when the address names none: the first
     PASS→FAIL flip of A → B, else its first flip, else B's (then A's) first failing trace."""
-    found = compare_summary(url, a, b)
-    if found is not None and found.comparison.flips:
-        flips = sorted(found.comparison.flips, key=lambda f: (f.case, f.repetition))
+    every = every_flip(url, a, b)
+    if every:
+        flips = sorted(every, key=lambda f: (f.case, f.repetition))
         first = next((f for f in flips if (f.from_verdict, f.to_verdict) == ("PASS", "FAIL")), None)
         chosen = first or flips[0]
         return chosen.case, chosen.repetition
@@ -448,8 +422,9 @@ def external_values(url: str, run_id: int, source: str) -> dict[tuple[str, int],
 
 
 def evaluation_report(url: str, evaluation_id: int) -> EvaluationReport:
-    """The report `rejudge report EVAL` renders (without the review figures); kept as
-    :func:`compare_summary` is."""
+    """The report `rejudge report EVAL` renders (without the review figures): kept while a
+    SQLite store is unchanged (in memory and on disk, :mod:`.kept`), for the TTL on
+    PostgreSQL."""
     now = state(url)
     if now is None:
         return _evaluation_report(url, evaluation_id)

@@ -62,6 +62,23 @@ def test_nothing_scored_reads_a_dash_without_interval_or_bar(tmp_path: Path) -> 
     assert any(w > 0 for _l, s, w, _t in per_dimension if s == "A")
 
 
+def _figures_only(monkeypatch: pytest.MonkeyPatch) -> list[bool]:
+    """The pages' comparisons, as the dashboard asks the compare service for them: each call's
+    ``with_flips`` (a call that asks for every flip fails the page)."""
+    from rejudge.dashboard import summary
+
+    asked: list[bool] = []
+    original = summary.compare_evaluations
+
+    def figures(store: Any, a: int, b: int, *, with_flips: bool = True) -> Any:
+        asked.append(with_flips)
+        assert not with_flips, "the whole comparison was computed"
+        return original(store, a, b, with_flips=with_flips)
+
+    monkeypatch.setattr(summary, "compare_evaluations", figures)
+    return asked
+
+
 def test_compare_opens_on_one_page_of_flips(
     fresh_built: Built, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -82,11 +99,8 @@ def test_compare_opens_on_one_page_of_flips(
         asked.append((start, limit, len(got)))
         return got
 
-    def whole(*_args: Any) -> Any:
-        raise AssertionError("the whole comparison was computed")
-
     monkeypatch.setattr(data, "comparison_flips", counting)
-    monkeypatch.setattr(data, "compare_summary", whole)
+    figures_only = _figures_only(monkeypatch)
     monkeypatch.setattr(paging, "FLIPS_PAGE", 3)
     at = app_on(built, "compare", a=str(a), b=str(b))
 
@@ -102,6 +116,7 @@ def test_compare_opens_on_one_page_of_flips(
     assert not at.exception, [e.value for e in at.exception]
     assert shown() == [(f["case"], f["repetition"]) for f in every[3:6]]
     assert asked == [(0, 3, 3), (3, 3, 3)]
+    assert figures_only == [False]  # the figures, once
 
 
 def test_rule_impact_shows_the_first_page_of_flips(
@@ -110,7 +125,7 @@ def test_rule_impact_shows_the_first_page_of_flips(
     """Rule impact's flips table is the comparison's first page, under the right total, then its
     second, without the whole comparison computed (its "Why" counts read every flip, its table
     pages slice those)."""
-    from rejudge.dashboard import data, paging
+    from rejudge.dashboard import paging
 
     # 40 cases: six flips of run-a under its second rule set
     built = build_store(f"sqlite:///{tmp_path / 'r.db'}", cases=40, repeat=3)
@@ -118,10 +133,7 @@ def test_rule_impact_shows_the_first_page_of_flips(
     every = judge_compare(built.url, a, b)["flips"]
     assert len(every) == 6  # two pages of 3
 
-    def whole(*_args: Any) -> Any:
-        raise AssertionError("the whole comparison was computed")
-
-    monkeypatch.setattr(data, "compare_summary", whole)
+    figures_only = _figures_only(monkeypatch)
     monkeypatch.setattr(paging, "FLIPS_PAGE", 3)
     at = app_on(built, "rule_impact", run=str(built.runs["run-a"]), ra=str(a), rb=str(b))
     assert any(h.value == f"Flipped cases ({len(every)})" for h in at.subheader)
@@ -129,6 +141,7 @@ def test_rule_impact_shows_the_first_page_of_flips(
     assert list(zip(table["case"], table["repetition"], strict=True)) == [
         (f["case"], f["repetition"]) for f in every[:3]
     ]
+    assert figures_only == [False]
     at.number_input(key="ri_page").set_value(2).run()
     assert not at.exception, [e.value for e in at.exception]
     table = at.dataframe[-1].value
