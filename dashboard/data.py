@@ -303,15 +303,23 @@ def flip_count(url: str, a: int, b: int, **filters: Any) -> dict[str, int]:
     return out
 
 
+def _first_pass_fail(flips: Sequence[Flip]) -> Flip | None:
+    ordered = sorted(flips, key=lambda f: (f.case, f.repetition))
+    return next((f for f in ordered if (f.from_verdict, f.to_verdict) == ("PASS", "FAIL")), None)
+
+
 @_stored()
 def opening_case(url: str, a: int, b: int) -> tuple[str, int] | None:
     """The (case, repetition) Side by side opens on when the address names none: the first
     PASS→FAIL flip of A → B, else its first flip, else B's (then A's) first failing trace."""
-    every = every_flip(url, a, b)
-    if every:
-        flips = sorted(every, key=lambda f: (f.case, f.repetition))
-        first = next((f for f in flips if (f.from_verdict, f.to_verdict) == ("PASS", "FAIL")), None)
-        chosen = first or flips[0]
+    # the page Side by side lists (the same kept read), in (case, repetition) order; every flip
+    # is read only when that page is full and holds no PASS→FAIL flip
+    page = flips(url, a, b, limit=1000)
+    first = _first_pass_fail(page)
+    if first is None and len(page) == 1000:
+        first = _first_pass_fail(every_flip(url, a, b))
+    chosen = first or (page[0] if page else None)
+    if chosen is not None:
         return chosen.case, chosen.repetition
     summaries = evaluations_by_id(url, (b, a))
     for ev in (b, a):
