@@ -120,6 +120,18 @@ def seeded(db_url: str) -> Any:
         store.close()
 
 
+def _judges_comparison(store: Any, a: int, b: int) -> Any:
+    """The judge's comparison of two stored evaluations from their rows in memory: the oracle
+    the SQL pairing must equal."""
+    meta_a, meta_b = evaluation_meta(store, a), evaluation_meta(store, b)
+    return compare(
+        _rows_with_judge(store, meta_a),
+        _rows_with_judge(store, meta_b),
+        meta_a=meta_a,
+        meta_b=meta_b,
+    )
+
+
 @settings(
     max_examples=40,
     deadline=None,
@@ -130,13 +142,7 @@ def test_the_sql_pairing_is_the_judges_comparison(seeded: Any, pairs: list[Any])
     store, run_id, rule_ids = seeded
     a = _evaluation(store, run_id, rule_ids, [p[0] for p in pairs])
     b = _evaluation(store, run_id, rule_ids, [p[1] for p in pairs])
-    meta_a, meta_b = evaluation_meta(store, a), evaluation_meta(store, b)
-    in_memory = compare(
-        _rows_with_judge(store, meta_a),
-        _rows_with_judge(store, meta_b),
-        meta_a=meta_a,
-        meta_b=meta_b,
-    )
+    in_memory = _judges_comparison(store, a, b)
     paired = compare_evaluations(store, a, b)
     assert paired == in_memory
     # a page of the flips is the comparison's page, read as far as asked
@@ -177,13 +183,7 @@ def test_a_key_linked_twice_is_paired_from_rows(seeded: Any) -> None:
         ],
     )
     assert store.evaluations.pair_counts(a, b, ["tier"]).duplicated
-    meta_a, meta_b = evaluation_meta(store, a), evaluation_meta(store, b)
-    in_memory = compare(
-        _rows_with_judge(store, meta_a),
-        _rows_with_judge(store, meta_b),
-        meta_a=meta_a,
-        meta_b=meta_b,
-    )
+    in_memory = _judges_comparison(store, a, b)
     assert compare_evaluations(store, a, b) == in_memory
     # a page of flips is taken from that comparison too
     assert store.evaluations.linked_twice(a, b) and not store.evaluations.linked_twice(b, b)
