@@ -209,3 +209,38 @@ def test_the_kept_grid_and_pass_curve_are_the_computed_ones(small_store: Built) 
         assert data.case_grid(url, columns) == expected
         assert data.pass_curve(url, evs["a1"]) == curve
         _new_server()
+
+
+def test_the_code_key_is_the_modules_contents_not_their_times(
+    tmp_path: Path, private_tmp: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A checkout that rewrites a module unchanged (a rebase, a reinstall) keeps what was
+    computed; an edit computes again."""
+    from rejudge.dashboard import kept as kept_module
+
+    package = tmp_path / "computing_pkg"
+    package.mkdir()
+    (package / "__init__.py").write_text("")
+    module = package / "rules.py"
+    module.write_text("LIMIT = 1\n")
+    monkeypatch.syspath_prepend(str(tmp_path))
+    monkeypatch.setattr(kept_module, "_COMPUTING", ("computing_pkg",))
+    db = _db(tmp_path / "s.db")
+    state = store_state(db)
+    assert state is not None
+    calls: list[int] = []
+
+    def new_process() -> None:
+        kept_module._code_version.cache_clear()
+
+    def read() -> int:
+        new_process()
+        return kept(db, ("report", 1), state, lambda: calls.append(1) or len(calls))
+
+    assert read() == 1
+    later = module.stat().st_mtime_ns + 5_000_000_000
+    os.utime(module, ns=(later, later))  # touched, not changed
+    assert read() == 1 and len(calls) == 1
+    module.write_text("LIMIT = 2\n")
+    assert read() == 2
+    kept_module._code_version.cache_clear()
