@@ -18,6 +18,7 @@ from rejudge.recorder.wire._common import (
     EchoedCall,
     SentToolResult,
     as_dict,
+    assistant_lists,
     compact_json,
     dict_messages,
     echoed_call,
@@ -198,11 +199,11 @@ class OllamaChat(WireFormat):
 
     def echoed_calls(self, request_body: Any) -> list[list[EchoedCall]]:
         out: list[list[EchoedCall]] = []
-        for msg in dict_messages(request_body):
-            if msg.get("role") != "assistant":
-                continue
+        # only a list of calls is an echoed turn, as in every other format's echo: iterating
+        # another value made a text's characters (an object's keys) into empty calls, or raised
+        for tool_calls in assistant_lists(request_body, "tool_calls"):
             turn = []
-            for tc in msg.get("tool_calls") or []:
+            for tc in tool_calls:
                 fn = as_dict(as_dict(tc).get("function"))
                 args = fn.get("arguments")
                 name = fn.get("name")
