@@ -23,7 +23,7 @@ from rejudge.store._records import (
     suite_record_from_row,
 )
 from rejudge.store._suites import SuiteRepository
-from rejudge.store._tables import _T_CASE, _T_RUN, _T_SUITE, _T_TRACE, utcnow
+from rejudge.store._tables import _T_ANOM, _T_CASE, _T_RUN, _T_SUITE, _T_TRACE, utcnow
 from rejudge.store._unit_of_work import Repository, UnitOfWork
 from sqlalchemy import delete, func, select, update
 
@@ -221,12 +221,14 @@ class StagingRepository(Repository):
         return suite_record_from_row(suite), run_record_from_row(sealed)
 
     def drop(self, run: RunRecord) -> None:
-        """Remove a staged run, its traces and its staged suite (an abandoned import)."""
+        """Remove a staged run, its traces, their anomalies and its staged suite (an abandoned
+        import)."""
         with self._begin() as c:
             status = c.execute(select(_T_RUN.c.status).where(_T_RUN.c.id == run.id)).scalar()
             if status != STAGED_RUN_STATUS:
                 raise ValueError(f"run {run.name!r} is no staged import")
             c.execute(delete(_T_TRACE).where(_T_TRACE.c.run_id == run.id))
+            c.execute(delete(_T_ANOM).where(_T_ANOM.c.run_id == run.id))
             c.execute(delete(_T_RUN).where(_T_RUN.c.id == run.id))
             self._drop_suite(c, run.suite_id)
 

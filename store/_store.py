@@ -13,6 +13,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
+from rejudge.store._anomalies import AnomalyRepository
 from rejudge.store._baselines import BaselineRepository
 from rejudge.store._catalog_reads import CatalogRepository
 from rejudge.store._engine import make_engine
@@ -53,6 +54,7 @@ class Store:
         self.baselines = BaselineRepository(self._uow)
         self.external = ExternalVerdictRepository(self._uow)
         self.staging = StagingRepository(self._uow, self.suites)
+        self.anomalies = AnomalyRepository(self._uow)
 
     @classmethod
     def open(cls, url: str, *, migrate: bool = True) -> Store:

@@ -291,6 +291,20 @@ class ExternalVerdictRow(Base):
     created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utcnow)
 
 
+class TraceAnomalyRow(Base):
+    """What an importer could not read right in one trace of a file it imported (``otel``,
+    ``langfuse``, ``chat-jsonl``), one row per trace that has any, written in the transaction
+    of the trace's batch: a big file's anomalies are never held whole, in memory or in the run's
+    config (which held them before revision 0104, and still does for runs imported then)."""
+
+    __tablename__ = "trace_anomalies"
+    run_id: Mapped[int] = mapped_column(ForeignKey("runs.id", ondelete="CASCADE"), primary_key=True)
+    case_key: Mapped[str] = mapped_column(String(200), primary_key=True)
+    # the trace's place in the file's order: what "the first N" of a run's anomalies means
+    position: Mapped[int] = mapped_column(Integer)
+    anomalies: Mapped[list[Any]]
+
+
 # every table as the Core handle the repositories write their queries on: one typed name per
 # table, for every module (the ORM types __table__ as a FromClause)
 _T_REG: Table = RegistryRow.__table__  # type: ignore[assignment]
@@ -307,3 +321,4 @@ _T_EJ: Table = EvaluationJudgmentRow.__table__  # type: ignore[assignment]
 _T_BASE: Table = BaselineRow.__table__  # type: ignore[assignment]
 _T_REV: Table = ReviewRow.__table__  # type: ignore[assignment]
 _T_EXT: Table = ExternalVerdictRow.__table__  # type: ignore[assignment]
+_T_ANOM: Table = TraceAnomalyRow.__table__  # type: ignore[assignment]

@@ -394,6 +394,14 @@ def render_import_result(c: Console, importer_name: str, data: Any) -> None:
         for trace, found in anomalies.items():
             for text in found if isinstance(found, list) else [found]:
                 c.print(f"anomaly in {trace}: {text}", markup=False, soft_wrap=True)
+        # a big file's result holds the first traces' anomalies only, and counts them all
+        counted = data.get("anomalous_traces")
+        if isinstance(counted, int) and counted > len(anomalies):
+            c.print(
+                f"... and {counted - len(anomalies)} more trace(s) with anomalies "
+                f"(the first {len(anomalies)} shown)",
+                markup=False,
+            )
     problems = data.get("problems")
     if isinstance(problems, list):
         for text in problems:

@@ -12,16 +12,15 @@ once whole; importing the same file again is a lookup (:func:`rejudge.services.i
 from __future__ import annotations
 
 import hashlib
-from collections.abc import Callable, Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Protocol, Self, TypeVar
+from typing import TYPE_CHECKING, Any, Self, TypeVar
 
 from rejudge.importers._contract import Detect, Importer, ReplaySource, register_importer
-from rejudge.model import Case, RunConfig, Trace
+from rejudge.model import RunConfig, Trace
 
 if TYPE_CHECKING:
-    from rejudge.importers._otel_read import OtelTrace
     from rejudge.services import IngestedRun, StagedItem
 
 __all__: list[str] = []
@@ -36,8 +35,10 @@ T = TypeVar("T", bound="AdhocImportResult")
 class AdhocImportResult:
     """What importing one file as one ad-hoc run stored: the run and suite, the traces (new and
     already stored), their calls, the anomalies by case id and what was left out of the file.
-    An importer whose file holds records other than traces (spans, observations) counts them in
-    a field of its own subclass, shown after ``suite`` in :meth:`to_json`."""
+    ``anomalies`` holds the first :data:`rejudge.services.ANOMALIES_SHOWN` traces' (in the
+    file's order), read back from the store; ``anomalous_traces`` counts every trace that has
+    any. An importer whose file holds records other than traces (spans, observations) counts
+    them in a field of its own subclass, shown after ``suite`` in :meth:`to_json`."""
 
     run: str
     run_id: int
@@ -48,19 +49,23 @@ class AdhocImportResult:
     calls: int
     anomalies: dict[str, list[str]] = field(default_factory=dict)
     problems: list[str] = field(default_factory=list)
+    anomalous_traces: int = 0
 
     @classmethod
     def of(
         cls,
+        store: Any,
         stored: IngestedRun,
         traces: int,
         calls: int,
-        anomalies: dict[str, list[str]],
         problems: list[str],
         **counted: int,
     ) -> Self:
-        """The result of storing ``traces`` traces making ``calls`` calls as ``stored``
-        (``counted``: a subclass's counts)."""
+        """The result of storing ``traces`` traces making ``calls`` calls as ``stored``, its
+        anomalies read back from ``store`` (``counted``: a subclass's counts)."""
+        from rejudge.services import run_anomalies
+
+        anomalies = run_anomalies(store, stored.run)
         return cls(
             run=stored.run.name,
             run_id=stored.run.id,
@@ -69,8 +74,9 @@ class AdhocImportResult:
             inserted=stored.inserted,
             skipped=stored.skipped,
             calls=calls,
-            anomalies=anomalies,
+            anomalies=anomalies.first,
             problems=problems,
+            anomalous_traces=anomalies.traces,
             **counted,
         )
 
@@ -88,6 +94,7 @@ class AdhocImportResult:
             "inserted": self.inserted,
             "skipped": self.skipped,
             "calls": self.calls,
+            "anomalous_traces": self.anomalous_traces,
             "anomalies": self.anomalies,
             "problems": self.problems,
         }
@@ -100,11 +107,12 @@ def adhoc_config(
     file_hash: str,
     models: list[str] | None,
     providers: list[str],
-    anomalies: dict[str, list[str]],
 ) -> RunConfig:
     """The config of a run of traces from a tracer's file (``otel``, ``langfuse``): one model
     and provider when every trace names the same, ``mixed`` when not, ``unknown`` when none.
-    ``models`` None: a file that names no models at all (chat JSONL), kept without the key."""
+    ``models`` None: a file that names no models at all (chat JSONL), kept without the key.
+    The traces' anomalies are not in it (they were before revision 0104): each batch stores
+    its own (``store.anomalies``), so a big file's are never held whole."""
     from rejudge.services import evidence_path
 
     named = models or []
@@ -116,7 +124,6 @@ def adhoc_config(
     }
     if models is not None:
         extra["models"] = models
-    extra["anomalies"] = anomalies
     return RunConfig(
         model=named[0] if len(named) == 1 else ("mixed:" + ",".join(named) if named else "unknown"),
         provider=providers[0] if len(providers) == 1 else ("mixed" if providers else "unknown"),
@@ -173,62 +180,9 @@ def store_adhoc_run(
             file_hash=file_hash,
             models=[],
             providers=[],
-            anomalies={},
         ),
         progress=progress,
     )
-
-
-class TracerFile(Protocol):
-    """A tracer's file read (``otel``, ``langfuse``): its traces, what was left out, its hash."""
-
-    traces: list[OtelTrace]
-    problems: list[str]
-    file_hash: str
-
-
-def import_tracer_file(
-    result: type[T],
-    store: Any,
-    source: Path,
-    read: TracerFile,
-    cases: Sequence[Case],
-    *,
-    prefix: str,
-    source_tag: str,
-    description: str,
-    run_name: str | None,
-    suite_name: str | None,
-    **counted: int,
-) -> T:
-    """Store a tracer's traces (each with the case made of it) as one run, its config naming
-    their models, providers and anomalies (:func:`adhoc_config`); returns ``result`` of it
-    (``counted``: what the result's subclass counts of the file)."""
-    from rejudge.services import StagedItem
-
-    anomalies = {t.trace_id: t.anomalies for t in read.traces if t.anomalies}
-    config = adhoc_config(
-        source_tag=source_tag,
-        source=source,
-        file_hash=read.file_hash,
-        models=sorted({m for t in read.traces for m in t.models}),
-        providers=sorted({p for t in read.traces for p in t.providers}),
-        anomalies=anomalies,
-    )
-    stored = store_adhoc_run(
-        store,
-        source,
-        [StagedItem(case, t.trace, t.tools) for case, t in zip(cases, read.traces, strict=True)],
-        prefix=prefix,
-        source_tag=source_tag,
-        description=description,
-        file_hash=read.file_hash,
-        config=lambda: config,
-        run_name=run_name,
-        suite_name=suite_name,
-    )
-    calls = sum(len(t.trace.calls) for t in read.traces)
-    return result.of(stored, len(read.traces), calls, anomalies, read.problems, **counted)
 
 
 def file_importer(

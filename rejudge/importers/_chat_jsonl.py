@@ -200,15 +200,12 @@ def import_chat_jsonl(
         raise InvalidInputError(f"{source}: not a chat JSONL file", file=str(source))
     file_hash = hash_file(source)
     problems: list[str] = []
-    anomalies: dict[str, list[str]] = {}
     counts = {"traces": 0, "calls": 0}
 
     def items() -> Iterator[StagedItem]:
         for line, size in iter_chat(source, problems, progress=progress):
             counts["traces"] += 1
             counts["calls"] += len(line.trace.calls)
-            if line.anomalies:
-                anomalies[line.case_id] = line.anomalies
             case = Case(
                 id=line.case_id,
                 dimension=CHAT_DOMAIN,
@@ -217,7 +214,7 @@ def import_chat_jsonl(
                 golden=Golden(calls=[]),
                 metadata={"imported_from": source.name},
             )
-            yield StagedItem(case, line.trace, line.tools, size)
+            yield StagedItem(case, line.trace, line.tools, size, line.anomalies)
 
     def config() -> RunConfig:
         return adhoc_config(
@@ -226,7 +223,6 @@ def import_chat_jsonl(
             file_hash=file_hash,
             models=None,
             providers=[],
-            anomalies=anomalies,
         )
 
     stored = store_adhoc_run(
@@ -242,7 +238,7 @@ def import_chat_jsonl(
         suite_name=suite_name,
         progress=progress,
     )
-    return ChatImportResult.of(stored, counts["traces"], counts["calls"], anomalies, problems)
+    return ChatImportResult.of(store, stored, counts["traces"], counts["calls"], problems)
 
 
 # --------------------------------------------------------------------------- detect, replay

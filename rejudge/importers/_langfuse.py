@@ -321,7 +321,8 @@ def import_langfuse(
 
     def items() -> Iterator[StagedItem]:
         for item, name, weight in iter_langfuse(source, found, progress=progress):
-            yield StagedItem(_case(item, name, source.name), item.trace, item.tools, weight)
+            case = _case(item, name, source.name)
+            yield StagedItem(case, item.trace, item.tools, weight, item.anomalies)
 
     def config() -> RunConfig:
         return adhoc_config(
@@ -330,7 +331,6 @@ def import_langfuse(
             file_hash=file_hash,
             models=sorted(found.models),
             providers=sorted(found.providers),
-            anomalies=found.anomalies,
         )
 
     stored = store_adhoc_run(
@@ -347,10 +347,10 @@ def import_langfuse(
         progress=progress,
     )
     return LangfuseImportResult.of(
+        store,
         stored,
         found.traces,
         found.calls,
-        found.anomalies,
         found.problems,
         observations=found.observations,
     )

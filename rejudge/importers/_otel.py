@@ -6,7 +6,8 @@ GenAI conventions (current and older) and OpenInference (:mod:`._otel_spans` rea
 Each trace id becomes a trace of an ad-hoc case named by the trace id (no golden calls: attach
 them to judge against an oracle, or judge with tiers that need none), in an ad-hoc suite whose
 registry holds the tools the spans show. What could not be read right is kept as anomalies,
-each naming its span and field, in the run's config and in the import's result. Importing the
+each naming its span and field, stored per trace with its batch (``store.anomalies``) and
+shown, the first of them and how many, in the import's result. Importing the
 same file again is a lookup; replay re-derives the traces from the file.
 
 A file of any size streams (:func:`iter_otel`): spans wait, grouped by trace id, in memory up
@@ -84,7 +85,6 @@ class OtelStream:
     calls: int = 0
     models: set[str] = field(default_factory=set)
     providers: set[str] = field(default_factory=set)
-    anomalies: dict[str, list[str]] = field(default_factory=dict)
     spilled: int = 0  # how many times the records held were written out to the scratch file
 
     def note(self, item: OtelTrace) -> None:
@@ -92,8 +92,6 @@ class OtelStream:
         self.calls += len(item.trace.calls)
         self.models.update(item.models)
         self.providers.update(item.providers)
-        if item.anomalies:
-            self.anomalies[item.trace_id] = item.anomalies
 
 
 def _too_big(exc: TooBig) -> str:
@@ -218,7 +216,8 @@ def import_otel(
 
     def items() -> Iterator[StagedItem]:
         for item, weight in iter_otel(source, found, progress=progress):
-            yield StagedItem(_case(item, source.name), item.trace, item.tools, weight)
+            case = _case(item, source.name)
+            yield StagedItem(case, item.trace, item.tools, weight, item.anomalies)
 
     def config() -> RunConfig:
         return adhoc_config(
@@ -227,7 +226,6 @@ def import_otel(
             file_hash=file_hash,
             models=sorted(found.models),
             providers=sorted(found.providers),
-            anomalies=found.anomalies,
         )
 
     stored = store_adhoc_run(
@@ -244,7 +242,7 @@ def import_otel(
         progress=progress,
     )
     return OtelImportResult.of(
-        stored, found.traces, found.calls, found.anomalies, found.problems, spans=found.spans
+        store, stored, found.traces, found.calls, found.problems, spans=found.spans
     )
 
 

@@ -191,6 +191,8 @@ if TYPE_CHECKING:
     from rejudge.services._reviews import review_rows as review_rows
     from rejudge.services._reviews import unlabelled_queue as unlabelled_queue
     from rejudge.services._reviews import with_labels as with_labels
+    from rejudge.services._run_anomalies import ANOMALIES_SHOWN as ANOMALIES_SHOWN
+    from rejudge.services._run_anomalies import run_anomalies as run_anomalies
     from rejudge.services._suites import Published as Published
     from rejudge.services._suites import open_suite as open_suite
     from rejudge.services._suites import publish_suite as publish_suite
@@ -337,6 +339,8 @@ _EXPORTS: dict[str, str] = {
     "StagedItem": "rejudge.services._ingest_staged",
     "ingest_staged": "rejudge.services._ingest_staged",
     "staged_run_name": "rejudge.services._ingest_staged",
+    "ANOMALIES_SHOWN": "rejudge.services._run_anomalies",
+    "run_anomalies": "rejudge.services._run_anomalies",
     "evidence_of": "rejudge.services._ingest",
     "ingest": "rejudge.services._ingest",
     "save_suite_source": "rejudge.services._ingest",

@@ -44,13 +44,15 @@ STAGED_BATCH = 200
 
 @dataclass(frozen=True)
 class StagedItem:
-    """One trace to store: its case, the tools it offers and calls, and ``weight``, the bytes
-    of the file it was read from (what a progress bar counts)."""
+    """One trace to store: its case, the tools it offers and calls, ``weight``, the bytes
+    of the file it was read from (what a progress bar counts), and what its importer could not
+    read right in it (``anomalies``, stored with its batch in ``store.anomalies``)."""
 
     case: Case
     trace: Trace
     tools: Sequence[ToolSpec]
     weight: int = 0
+    anomalies: Sequence[str] = ()
 
 
 def staged_run_name(run_name: str) -> str:
@@ -120,6 +122,12 @@ def ingest_staged(
                 )
                 evidence = [Evidence(i.case.id, i.trace, None, None) for i in chunk]
                 inserted += ingest(store, staged, evidence, case_pks=pks).inserted
+                # in the batch's transaction: a killed import leaves a batch's anomalies with
+                # its traces, and none are held until the seal
+                store.anomalies.add(
+                    staged.id,
+                    [(position + n, i.case.id, i.anomalies) for n, i in enumerate(chunk)],
+                )
             position += len(chunk)
             if progress is not None:
                 progress(sum(item.weight for item in chunk))

@@ -110,8 +110,8 @@ def test_a_trace_spread_over_lines_reads_the_same_spilled_or_held(tmp_path: Path
     spilled, found_spilled = _traces(path, budget=1)  # every span waits on disk
     assert len(held) == 3 * len(ANY_AGENT)
     assert spilled == held
-    assert found_spilled.spans == found_held.spans and found_spilled.anomalies
-    assert found_spilled.anomalies == found_held.anomalies
+    # the same anomalies (each item's, compared above), and some: the files have them
+    assert found_spilled.spans == found_held.spans and any(a for _i, _h, a in spilled)
     # each trace is its framework's conversation as its own file gives it, split or not
     originals = [read_otel(source).traces[0].trace for source in ANY_AGENT]
     copies = [item.trace for item, _w in iter_otel(path, OtelStream(), budget=1)]

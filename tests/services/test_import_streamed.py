@@ -16,8 +16,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from rejudge.store import NotFoundError, Store
-from rejudge.store._tables import CaseRow, RunRow, SuiteRow, TraceRow
+from rejudge.store import NotFoundError, Store, TraceAnomalies
+from rejudge.store._tables import CaseRow, RunRow, SuiteRow, TraceAnomalyRow, TraceRow
 
 from rejudge.errors import ConflictError, InvalidInputError
 from rejudge.importers import import_chat_jsonl, import_otel
@@ -41,7 +41,9 @@ def _items(count: int, *, fail_at: int | None = None) -> Iterator[StagedItem]:
             instruction=f"question {n}",
             golden=Golden(calls=[]),
         )
-        yield StagedItem(case, Trace(case_id=case.id, final_text=f"answer {n}"), [], weight=10)
+        trace = Trace(case_id=case.id, final_text=f"answer {n}")
+        odd = [f"line {n}: odd"] if n % 2 == 0 else []  # every other trace has an anomaly
+        yield StagedItem(case, trace, [], weight=10, anomalies=odd)
 
 
 def _ingest(store: Store, items: Any, *, name: str = "streamed", **kw: Any) -> Any:
@@ -52,7 +54,6 @@ def _ingest(store: Store, items: Any, *, name: str = "streamed", **kw: Any) -> A
         file_hash=kw.pop("file_hash", "sha256:" + "ab" * 32),
         models=[],
         providers=[],
-        anomalies={},
     )
     return ingest_staged(
         store,
@@ -82,14 +83,22 @@ def test_nothing_is_visible_until_the_last_batch_is_in(store: Store) -> None:
         with pytest.raises(NotFoundError):
             store.runs.get_run("streamed")
         stored = store.traces.count_traces(staged.id)
+        anomalous = store.anomalies.first(staged.id, 100).traces
         seen.append(
-            (weight, _visible(store), stored, [r.name for r in store.catalog.run_summaries()])
+            (
+                weight,
+                _visible(store),
+                stored,
+                [r.name for r in store.catalog.run_summaries()],
+                anomalous,
+            )
         )
 
     done = _ingest(store, _items(5), progress=after_batch)
     assert [s[0] for s in seen] == [20, 20, 10]
     assert all(s[1] == ([], []) and s[3] == [] for s in seen)  # listed nowhere while staged
     assert [s[2] for s in seen] == [2, 4, 5]  # yet each batch was committed as it came
+    assert [s[4] for s in seen] == [1, 2, 3]  # each batch's anomalies with it, not at the seal
     assert (done.run.name, done.run.status, done.inserted, done.skipped) == (
         "streamed",
         "finished",
@@ -104,7 +113,8 @@ def test_nothing_is_visible_until_the_last_batch_is_in(store: Store) -> None:
 def test_a_failure_half_way_rolls_the_staged_rows_back(store: Store) -> None:
     with pytest.raises(InvalidInputError):
         _ingest(store, _items(5, fail_at=3))
-    assert [count_rows(store, t) for t in (SuiteRow, CaseRow, RunRow, TraceRow)] == [0, 0, 0, 0]
+    tables = (SuiteRow, CaseRow, RunRow, TraceRow, TraceAnomalyRow)
+    assert [count_rows(store, t) for t in tables] == [0, 0, 0, 0, 0]
 
 
 def test_an_interrupted_import_resumes_to_what_an_uninterrupted_one_stores(store: Store) -> None:
@@ -129,6 +139,9 @@ def test_an_interrupted_import_resumes_to_what_an_uninterrupted_one_stores(store
     }
     assert hashes[resumed.run.id] == hashes[clean.run.id] and len(hashes[clean.run.id]) == 5
     assert resumed.run.config_hash == clean.run.config_hash
+    both = [store.anomalies.first(r.id, 100) for r in (resumed.run, clean.run)]
+    odd = {f"c{n:03d}": [f"line {n}: odd"] for n in (0, 2, 4)}
+    assert both[0] == both[1] == TraceAnomalies(3, odd)
 
 
 def test_the_same_file_again_is_a_lookup_and_another_file_is_refused(store: Store) -> None:
@@ -234,12 +247,16 @@ def test_kill_9_half_way_leaves_nothing_visible_and_the_import_resumes(
     try:
         clean = import_otel(path, clean_store, run_name="spans")
         assert (clean.inserted, clean.anomalies) == (600, resumed.anomalies)
+        # the killed batches' anomalies were kept with their traces, the rest added on resume
+        assert clean.anomalous_traces == resumed.anomalous_traces > 0
 
         def rows(s: Store) -> tuple[Any, ...]:
             run = s.runs.get_run("spans")
             suite = s.suites.get_suite_by_id(run.suite_id)
             hashes = [(t.case_key, t.hash) for t in s.traces.iter_traces(run.id)]
-            return run.config_hash, run.status, suite.hash, suite.case_count, sorted(hashes)
+            found = s.anomalies.first(run.id, 1000)
+            shape = (run.config_hash, run.status, suite.hash, suite.case_count, sorted(hashes))
+            return (*shape, found)
 
         assert rows(store) == rows(clean_store)
     finally:

@@ -1,0 +1,197 @@
+"""An imported trace's anomalies are stored per trace with its batch (revision 0104), and an
+import's result reads them back bounded: how many traces have any, and the first
+``ANOMALIES_SHOWN``. A run imported before keeps them in its config, left as it was stored;
+its anomalies are still shown from there."""
+
+from __future__ import annotations
+
+import json
+from itertools import count
+from pathlib import Path
+from typing import Any
+
+import pytest
+from click.testing import CliRunner
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+from rejudge.store import Store, TraceAnomalies, downgrade, make_engine, upgrade
+from sqlalchemy import inspect, text
+
+from rejudge.cli import cli
+from rejudge.importers._adhoc import adhoc_config, hash_file, store_adhoc_run
+from rejudge.importers._otel import OtelStream, _case, iter_otel
+from rejudge.model import Case, Golden, Trace
+from rejudge.services import StagedItem, ingest_staged, run_anomalies
+from rejudge.services import _run_anomalies as shown_module
+from tests.importers.conftest import OTEL_DATA, otlp_export, spans_of
+
+# its model spans recorded "{}" for each of its three calls: three anomalies in its one trace
+LLAMA = OTEL_DATA / "any-agent" / "LLAMA_INDEX_trace.json"
+
+
+def _cli(db_url: str, *args: str) -> Any:
+    return CliRunner().invoke(
+        cli, ["--db", db_url, *args], env={"REJUDGE_DB": None, "REJUDGE_CASSETTES": None}
+    )
+
+
+def _import_as_before_0104(store: Store, path: Path, run_name: str) -> dict[str, list[str]]:
+    """Store ``path`` as the otel import did before revision 0104: no anomaly stored per trace,
+    all of them in the run's config under ``extra["anomalies"]``. Returns them."""
+    found = OtelStream()
+    held: dict[str, list[str]] = {}
+    items = []
+    for item, weight in iter_otel(path, found):
+        if item.anomalies:
+            held[item.trace_id] = item.anomalies
+        items.append(StagedItem(_case(item, path.name), item.trace, item.tools, weight))
+    config = adhoc_config(
+        source_tag="otel",
+        source=path,
+        file_hash=hash_file(path),
+        models=sorted(found.models),
+        providers=sorted(found.providers),
+    )
+    config = config.model_copy(update={"extra": {**config.extra, "anomalies": held}})
+    store_adhoc_run(
+        store,
+        path,
+        items,
+        prefix="otel",
+        source_tag="otel",
+        description=f"traces of {path.name}",
+        file_hash=config.extra["file_hash"],
+        config=lambda: config,
+        run_name=run_name,
+        suite_name=None,
+    )
+    return held
+
+
+def _stored_run_row(db_url: str) -> tuple[Any, ...]:
+    engine = make_engine(db_url)
+    try:
+        with engine.connect() as c:
+            row = c.execute(text("SELECT config, config_hash FROM runs WHERE name = 'old'")).one()
+    finally:
+        engine.dispose()
+    config = row[0] if isinstance(row[0], dict) else json.loads(row[0])
+    return json.dumps(config, sort_keys=True), row[1]
+
+
+def test_a_run_imported_before_0104_migrates_and_still_shows_its_anomalies(db_url: str) -> None:
+    store = Store.open(db_url)
+    try:
+        held = _import_as_before_0104(store, LLAMA, "old")
+    finally:
+        store.close()
+    assert len(held) == 1 and len(next(iter(held.values()))) == 3
+    engine = make_engine(db_url)
+    try:
+        downgrade(engine, "0103_external_verdict_version")  # the store as 0103 left it
+        assert "trace_anomalies" not in inspect(engine).get_table_names()
+        before = _stored_run_row(db_url)
+        upgrade(engine)
+        assert "trace_anomalies" in inspect(engine).get_table_names()
+    finally:
+        engine.dispose()
+    # the migration leaves the old run's config as it was: its bytes and its hash
+    assert _stored_run_row(db_url) == before
+    # the same file again is a lookup, and shows the anomalies the config keeps
+    out = _cli(db_url, "--json", "import", "with", "otel", str(LLAMA), "--name", "old")
+    assert out.exit_code == 0, out.output
+    result = json.loads(out.output)
+    assert (result["inserted"], result["anomalous_traces"], result["anomalies"]) == (0, 1, held)
+    people = _cli(db_url, "import", "with", "otel", str(LLAMA), "--name", "old")
+    lines = [line for line in people.output.splitlines() if line.startswith("anomaly in ")]
+    assert len(lines) == 3 and all("arguments of" in line for line in lines)
+
+
+def _many_traces(path: Path, traces: int) -> Path:
+    """``traces`` copies of the LLAMA_INDEX trace (three anomalies each), a trace per line."""
+    source = spans_of(LLAMA)
+    with path.open("w", encoding="utf-8") as fh:
+        for n in range(1, traces + 1):
+            spans = []
+            for s in json.loads(json.dumps(source)):
+                s["context"]["trace_id"] = n
+                s["context"]["span_id"] = (n << 20) + (s["context"]["span_id"] & 0xFFFFF)
+                if s.get("parent") and s["parent"].get("span_id"):
+                    s["parent"]["span_id"] = (n << 20) + (s["parent"]["span_id"] & 0xFFFFF)
+                spans.append(s)
+            fh.write(json.dumps(otlp_export(spans)) + "\n")
+    return path
+
+
+def test_a_result_shows_the_first_traces_anomalies_and_counts_them_all(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(shown_module, "ANOMALIES_SHOWN", 5)
+    path = _many_traces(tmp_path / "spans.jsonl", 12)
+    db_url = f"sqlite:///{tmp_path / 'store.db'}"
+    out = _cli(db_url, "--json", "import", str(path))
+    assert out.exit_code == 0, out.output
+    result = json.loads(out.output)["result"]
+    assert result["anomalous_traces"] == 12 and result["traces"] == 12
+    # the first five in the file's order (trace id order), three anomalies each
+    assert list(result["anomalies"]) == sorted(result["anomalies"])
+    assert len(result["anomalies"]) == 5
+    assert all(len(found) == 3 for found in result["anomalies"].values())
+    people = _cli(db_url, "import", str(path))
+    assert people.exit_code == 0, people.output
+    assert sum(line.startswith("anomaly in ") for line in people.output.splitlines()) == 15
+    assert "... and 7 more trace(s) with anomalies (the first 5 shown)" in people.output
+
+
+_RUNS = count()
+
+
+@settings(
+    max_examples=30, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+)
+@given(
+    found=st.lists(st.lists(st.text(max_size=5), max_size=2), max_size=12),
+    batch=st.integers(1, 5),
+    limit=st.integers(0, 8),
+)
+def test_stored_per_batch_reads_back_as_the_config_held_them(
+    store: Store, found: list[list[str]], batch: int, limit: int
+) -> None:
+    """Whatever the batch size, the stored anomalies read back as the mapping the run's config
+    held before 0104 ({case id: anomalies} of the traces that have any, in the file's order),
+    cut to the first ``limit``, with the count of all."""
+    name = f"run-{next(_RUNS)}"
+    items = []
+    for n, anomalies in enumerate(found):
+        case = Case(
+            id=f"c{n:03d}",
+            dimension="imported",
+            category="imported",
+            instruction=f"question {n}",
+            golden=Golden(calls=[]),
+        )
+        trace = Trace(case_id=case.id, final_text=f"answer {n}")
+        items.append(StagedItem(case, trace, [], anomalies=anomalies))
+    config = adhoc_config(
+        source_tag="test",
+        source=Path("f.jsonl"),
+        file_hash=f"sha256:{name}",
+        models=[],
+        providers=[],
+    )
+    done = ingest_staged(
+        store,
+        items,
+        run_name=name,
+        suite_name=name,
+        domain="imported",
+        suite_meta={},
+        file_hash=f"sha256:{name}",
+        config=lambda: config,
+        provisional=config,
+        batch=batch,
+    )
+    held = {i.case.id: list(i.anomalies) for i in items if i.anomalies}
+    expected = TraceAnomalies(len(held), dict(list(held.items())[:limit]))
+    assert run_anomalies(store, done.run, limit) == expected
+    assert "anomalies" not in done.run.config.extra  # the config holds none of them
