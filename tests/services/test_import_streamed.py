@@ -175,9 +175,10 @@ def test_a_chat_jsonl_import_streams_to_the_same_rows(store: Store, tmp_path: Pa
 # --------------------------------------------------------------------------- kill -9
 
 
-def _span_file(path: Path, traces: int) -> Path:
-    """``traces`` traces of the real any-agent spans with fresh ids, a trace per line."""
-    sources = [spans_of(p) for p in ANY_AGENT]
+def _span_file(path: Path, traces: int, files: list[Path] = ANY_AGENT) -> Path:
+    """``traces`` traces of the real any-agent spans (of ``files``, in turn) with fresh ids, a
+    trace per line."""
+    sources = [spans_of(p) for p in files]
     with path.open("w", encoding="utf-8") as fh:
         for n in range(1, traces + 1):
             spans = []

@@ -6,6 +6,7 @@ its anomalies are still shown from there."""
 from __future__ import annotations
 
 import json
+from dataclasses import replace
 from itertools import count
 from pathlib import Path
 from typing import Any
@@ -20,10 +21,10 @@ from sqlalchemy import inspect, text
 from rejudge.cli import cli
 from rejudge.importers._adhoc import adhoc_config, hash_file, store_adhoc_run
 from rejudge.importers._otel import OtelStream, _case, iter_otel
-from rejudge.model import Case, Golden, Trace
 from rejudge.services import StagedItem, ingest_staged, run_anomalies
 from rejudge.services import _run_anomalies as shown_module
-from tests.importers.conftest import OTEL_DATA, otlp_export, spans_of
+from tests.importers.conftest import OTEL_DATA
+from tests.services.test_import_streamed import _items, _span_file
 
 # its model spans recorded "{}" for each of its three calls: three anomalies in its one trace
 LLAMA = OTEL_DATA / "any-agent" / "LLAMA_INDEX_trace.json"
@@ -107,27 +108,11 @@ def test_a_run_imported_before_0104_migrates_and_still_shows_its_anomalies(db_ur
     assert len(lines) == 3 and all("arguments of" in line for line in lines)
 
 
-def _many_traces(path: Path, traces: int) -> Path:
-    """``traces`` copies of the LLAMA_INDEX trace (three anomalies each), a trace per line."""
-    source = spans_of(LLAMA)
-    with path.open("w", encoding="utf-8") as fh:
-        for n in range(1, traces + 1):
-            spans = []
-            for s in json.loads(json.dumps(source)):
-                s["context"]["trace_id"] = n
-                s["context"]["span_id"] = (n << 20) + (s["context"]["span_id"] & 0xFFFFF)
-                if s.get("parent") and s["parent"].get("span_id"):
-                    s["parent"]["span_id"] = (n << 20) + (s["parent"]["span_id"] & 0xFFFFF)
-                spans.append(s)
-            fh.write(json.dumps(otlp_export(spans)) + "\n")
-    return path
-
-
 def test_a_result_shows_the_first_traces_anomalies_and_counts_them_all(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     monkeypatch.setattr(shown_module, "ANOMALIES_SHOWN", 5)
-    path = _many_traces(tmp_path / "spans.jsonl", 12)
+    path = _span_file(tmp_path / "spans.jsonl", 12, [LLAMA])  # three anomalies a trace
     db_url = f"sqlite:///{tmp_path / 'store.db'}"
     out = _cli(db_url, "--json", "import", str(path))
     assert out.exit_code == 0, out.output
@@ -161,17 +146,7 @@ def test_stored_per_batch_reads_back_as_the_config_held_them(
     held before 0104 ({case id: anomalies} of the traces that have any, in the file's order),
     cut to the first ``limit``, with the count of all."""
     name = f"run-{next(_RUNS)}"
-    items = []
-    for n, anomalies in enumerate(found):
-        case = Case(
-            id=f"c{n:03d}",
-            dimension="imported",
-            category="imported",
-            instruction=f"question {n}",
-            golden=Golden(calls=[]),
-        )
-        trace = Trace(case_id=case.id, final_text=f"answer {n}")
-        items.append(StagedItem(case, trace, [], anomalies=anomalies))
+    items = [replace(i, anomalies=a) for i, a in zip(_items(len(found)), found, strict=True)]
     config = adhoc_config(
         source_tag="test",
         source=Path("f.jsonl"),
