@@ -89,7 +89,11 @@ def _chat(message: dict[str, Any]) -> list[Block]:
     if message.get("content"):
         content = message["content"]
         out.append(Block("text", "text", content if isinstance(content, str) else content))
-    for call in message.get("tool_calls") or []:
+    calls = message.get("tool_calls")
+    if calls is not None and not isinstance(calls, list):
+        # shown as sent (iterating it raised on a number): what the model wrote instead of calls
+        out.append(Block("other", "tool_calls (not a list)", calls))
+    for call in calls if isinstance(calls, list) else []:
         function = call.get("function") if isinstance(call, dict) else None
         if isinstance(function, dict):
             arguments = function.get("arguments")

@@ -19,9 +19,11 @@ from rejudge.recorder.wire._common import (
     as_dict,
     cohere_usage,
     iter_sse,
+    listed,
     load_json_event,
     make_call,
     text_or_none,
+    unreadable_calls,
 )
 from rejudge.recorder.wire._format import (
     Probe,
@@ -73,10 +75,12 @@ def parse_cohere_chat(body: dict[str, Any]) -> AssistantTurn:
         err = detail or "response has no message"
         message = {}
     calls = []
-    for tc in message.get("tool_calls") or []:
+    raw = message.get("tool_calls")
+    for tc in listed(raw):
         if isinstance(tc, dict):
             fn = as_dict(tc.get("function"))
             calls.append(make_call(tc.get("id"), fn.get("name"), fn.get("arguments")))
+    calls += unreadable_calls(raw)
     finish = body.get("finish_reason")
     if err is None and finish == "ERROR":
         err = "the model's generation failed"

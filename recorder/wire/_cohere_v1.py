@@ -25,10 +25,12 @@ from rejudge.recorder.wire._common import (
     compact_json,
     echoed_call,
     iter_json_lines,
+    listed,
     make_call,
     nonempty_str,
     text_or_none,
     tool_spec,
+    unreadable_calls,
 )
 from rejudge.recorder.wire._format import (
     DETECT_BODY,
@@ -58,11 +60,11 @@ _REQUEST_KEYS = frozenset({"chat_history", "tool_results", "preamble", "connecto
 
 def _calls(raw: Any) -> list[ToolCall]:
     out = []
-    for tc in raw if isinstance(raw, list) else []:
+    for tc in listed(raw):
         if isinstance(tc, dict):
             params = tc.get("parameters")
             out.append(make_call(tc.get("id"), tc.get("name"), {} if params is None else params))
-    return out
+    return out + unreadable_calls(raw)
 
 
 def parse_cohere_v1_chat(body: dict[str, Any]) -> AssistantTurn:

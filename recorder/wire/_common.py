@@ -201,6 +201,24 @@ def _json_kind(value: Any) -> str:
     return type(value).__name__
 
 
+def unreadable_calls(value: Any) -> list[ToolCall]:
+    """A response's ``tool_calls`` when it is no list: none when absent (null), else one call
+    that keeps the value (its text, or its JSON) with a ``parse_error`` saying what it is, as
+    argument text that does not parse is kept. The model's malformed output is evidence to
+    judge, not no call (iterating it read a text's characters or an object's keys as calls and
+    dropped them, or raised on a number)."""
+    if value is None or isinstance(value, list):
+        return []
+    raw = value if isinstance(value, str) else compact_json(value)
+    reason = f"tool_calls is a JSON {_json_kind(value)}, not a list"
+    return [ToolCall(id=None, name="", arguments=None, arguments_raw=raw, parse_error=reason)]
+
+
+def listed(value: Any) -> list[Any]:
+    """``value`` when it is a list, else no entries (see :func:`unreadable_calls`)."""
+    return value if isinstance(value, list) else []
+
+
 def make_freeform_call(call_id: Any, name: Any, raw_input: Any) -> ToolCall:
     """A call of a freeform (custom) tool: its input is text by design, so it is kept whole in
     ``arguments_raw`` with ``arguments=None`` and no parse error (nothing failed to parse)."""

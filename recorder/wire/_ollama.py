@@ -25,11 +25,13 @@ from rejudge.recorder.wire._common import (
     error_message,
     function_tool_specs,
     iter_json_lines,
+    listed,
     load_json_event,
     make_call,
     named_counts,
     nonempty_str,
     text_or_none,
+    unreadable_calls,
     user_texts_of,
 )
 from rejudge.recorder.wire._format import (
@@ -58,14 +60,15 @@ def _usage(body: dict[str, Any]) -> dict[str, int]:
 
 def _calls(message: dict[str, Any]) -> list[ToolCall]:
     out = []
-    for tc in message.get("tool_calls") or []:
+    raw = message.get("tool_calls")
+    for tc in listed(raw):
         fn = as_dict(as_dict(tc).get("function"))
         if fn:
             args = fn.get("arguments")
             out.append(
                 make_call(as_dict(tc).get("id"), fn.get("name"), {} if args is None else args)
             )
-    return out
+    return out + unreadable_calls(raw)
 
 
 def _text(message: dict[str, Any]) -> list[str]:

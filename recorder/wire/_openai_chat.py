@@ -21,6 +21,7 @@ from rejudge.recorder.wire._common import (
     int_usage,
     iter_sse,
     joined_texts,
+    listed,
     load_json_event,
     make_call,
     make_freeform_call,
@@ -28,6 +29,7 @@ from rejudge.recorder.wire._common import (
     nonempty_str,
     stream_head,
     text_or_none,
+    unreadable_calls,
 )
 from rejudge.recorder.wire._format import (
     DETECT_BODY,
@@ -90,12 +92,13 @@ def _tool_call(tc: dict[str, Any]) -> ToolCall:
 
 
 def _message_calls(message: dict[str, Any]) -> list[ToolCall]:
-    calls = [_tool_call(tc) for tc in message.get("tool_calls") or [] if isinstance(tc, dict)]
+    raw = message.get("tool_calls")
+    calls = [_tool_call(tc) for tc in listed(raw) if isinstance(tc, dict)]
     # the legacy single function_call field (older clients, some compatible servers)
     fc = message.get("function_call")
     if not calls and isinstance(fc, dict):
         calls.append(make_call(None, fc.get("name"), fc.get("arguments")))
-    return calls
+    return calls + unreadable_calls(raw)
 
 
 def _finish_of(choice: dict[str, Any]) -> str | None:

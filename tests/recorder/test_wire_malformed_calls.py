@@ -3,6 +3,7 @@ response: never a traceback, never calls made up from its characters or keys."""
 
 from __future__ import annotations
 
+import json
 from typing import Any
 
 import pytest
@@ -36,3 +37,72 @@ def test_ollama_echoes_a_list_of_calls_as_before() -> None:
     assert [[(e.id, e.name, e.arguments_raw) for e in t] for t in fmt.echoed_calls(request)] == [
         [(None, "f", '{"a":1}'), (None, None, None)]
     ]
+
+
+def _response(fmt: str, tool_calls: Any) -> dict[str, Any]:
+    """A response of ``fmt`` whose ``tool_calls`` is ``tool_calls`` (left out when None)."""
+    message: dict[str, Any] = {"role": "assistant", "content": "hi"}
+    if tool_calls is not None:
+        message["tool_calls"] = tool_calls
+    if fmt == "openai-chat":
+        return {"choices": [{"index": 0, "message": message, "finish_reason": "stop"}]}
+    if fmt == "ollama-chat":
+        return {"model": "m", "message": message, "done": True}
+    if fmt == "cohere-chat":
+        return {"message": message | {"content": [{"type": "text", "text": "hi"}]}}
+    # Cohere v1: the calls are the body's own
+    return {"text": "hi"} | ({} if tool_calls is None else {"tool_calls": tool_calls})
+
+
+RESPONSE_FORMATS = ["openai-chat", "ollama-chat", "cohere-chat", "cohere-chat-v1"]
+
+
+@pytest.mark.parametrize("fmt", RESPONSE_FORMATS)
+@pytest.mark.parametrize("value", NOT_A_LIST)
+def test_a_response_tool_calls_that_is_no_list_is_one_unreadable_call(fmt: str, value: Any) -> None:
+    """Kept as argument text that does not parse is kept (``parse_error``), not dropped: these
+    parsers raised TypeError on a number and read nothing from a text or an object."""
+    turn = get_wire_format(fmt).parse_response(_response(fmt, value))
+    assert turn.error is None and turn.text == "hi"
+    [call] = turn.calls
+    assert (call.id, call.name, call.arguments) == (None, "", None)
+    assert call.arguments_raw == (
+        value if isinstance(value, str) else json.dumps(value, separators=(",", ":"))
+    )
+    assert call.parse_error is not None and "not a list" in call.parse_error
+
+
+@pytest.mark.parametrize("fmt", RESPONSE_FORMATS)
+def test_a_response_with_no_or_a_listed_tool_calls_reads_as_before(fmt: str) -> None:
+    assert get_wire_format(fmt).parse_response(_response(fmt, None)).calls == []
+    if fmt == "cohere-chat-v1":
+        listed = [{"name": "f", "parameters": {"a": 1}}]
+    else:
+        listed = [
+            {"id": "c1", "type": "function", "function": {"name": "f", "arguments": '{"a": 1}'}}
+        ]
+    [call] = get_wire_format(fmt).parse_response(_response(fmt, listed)).calls
+    assert (call.name, call.arguments, call.parse_error) == ("f", {"a": 1}, None)
+
+
+def test_chat_keeps_a_legacy_function_call_beside_an_unreadable_tool_calls() -> None:
+    body = _response("openai-chat", 5)
+    body["choices"][0]["message"]["function_call"] = {"name": "f", "arguments": "{}"}
+    calls = get_wire_format("openai-chat").parse_response(body).calls
+    assert [(c.name, c.parse_error is None) for c in calls] == [("f", True), ("", False)]
+
+
+def test_an_ollama_stream_keeps_an_unreadable_tool_calls_in_its_place() -> None:
+    chunks = [
+        {"model": "m", "message": {"role": "assistant", "content": "", "tool_calls": 7}},
+        {"model": "m", "message": {"role": "assistant", "content": "ok"}, "done": True},
+    ]
+    turn = get_wire_format("ollama-chat").assemble_stream("\n".join(map(json.dumps, chunks)))
+    assert [(c.name, c.arguments_raw) for c in turn.calls] == [("", "7")]
+
+
+def test_the_response_blocks_show_a_tool_calls_that_is_no_list() -> None:
+    from rejudge.recorder.wire import content_blocks
+
+    blocks = content_blocks(_response("openai-chat", 5))
+    assert blocks is not None and ("other", "tool_calls (not a list)", 5) in blocks
