@@ -70,7 +70,9 @@ def _server_tools(
             id=nonempty_str(bid),
             name=name if isinstance(name, str) else kind,
             input=raw_input,
-            result=results.get(bid),
+            # the results are keyed by text ids: an id of another JSON type (an object
+            # raised TypeError, unhashable) answers nothing
+            result=results.get(bid) if isinstance(bid, str) else None,
             kind=kind,
         )
         for kind, bid, name, raw_input in uses

@@ -84,3 +84,22 @@ def test_a_cassette_mixing_providers_keeps_every_round() -> None:
     exchanges = [_ex(name) for name in SAMPLES]
     trace = normalize_exchanges(exchanges, "c")
     assert trace.status == "completed" and len(trace.rounds) == len(SAMPLES)
+
+
+def test_an_anthropic_server_tool_id_of_another_json_type_is_no_traceback() -> None:
+    """A ``server_tool_use`` block whose id is an object or a list: the parser looked its result
+    up by that id and raised TypeError (unhashable); it is a server tool without id or result."""
+    from rejudge.recorder.wire import parse_anthropic_message
+
+    for bad_id in ({"a": 1}, [1], 3):
+        body = {
+            "type": "message",
+            "content": [
+                {"type": "server_tool_use", "id": bad_id, "name": "web_search", "input": {}},
+                {"type": "web_search_tool_result", "tool_use_id": "s1", "content": []},
+                {"type": "text", "text": "done"},
+            ],
+        }
+        turn = parse_anthropic_message(body)
+        assert turn.text == "done" and turn.error is None
+        assert [(s.id, s.name, s.result) for s in turn.server_tools] == [(None, "web_search", None)]
