@@ -163,9 +163,10 @@ class EvaluationReads(PairingReads, Repository):
         return int(n), int(newest), int(resolved)
 
     def per_case_passes(
-        self, evaluation_id: int, *, only_inconsistent: bool = False, limit: int = 500
+        self, evaluation_id: int, *, only_inconsistent: bool = False, limit: int | None = 500
     ) -> list[CasePasses]:
-        """Per case: scored repetitions, passes; inconsistent cases (some but not all pass) first."""
+        """Per case: scored repetitions, passes; inconsistent cases (some but not all pass)
+        first; the first ``limit`` (None: every case)."""
         sub = _per_case(evaluation_id).subquery()
         mixed = and_(sub.c.c > 0, sub.c.c < sub.c.n)
         query = select(
