@@ -12,6 +12,8 @@ from pathlib import Path
 
 import pytest
 
+from rejudge._lazy import face_exports
+
 
 @pytest.mark.parametrize(
     "package",
@@ -24,12 +26,15 @@ import pytest
         "rejudge.importers",
         "rejudge.judge.tiers",
         "rejudge.model",
+        "rejudge.errors",
+        "rejudge.suites.generators",
     ],
 )
 def test_every_exported_name_resolves_to_its_module_object(package: str) -> None:
     pkg = importlib.import_module(package)
-    assert set(pkg._EXPORTS) <= set(pkg.__all__) <= set(dir(pkg))
-    for name, module in pkg._EXPORTS.items():
+    declared = face_exports(package)  # what the face's TYPE_CHECKING block imports
+    assert declared and set(declared) <= set(pkg.__all__) <= set(dir(pkg))
+    for name, module in declared.items():
         assert getattr(pkg, name) is getattr(importlib.import_module(module), name), name
     with pytest.raises(AttributeError, match="has no attribute 'nope'"):
         pkg.nope  # noqa: B018
@@ -131,7 +136,7 @@ def test_rejudge_exports_the_error_tree_and_the_entry_points() -> None:
     import rejudge
     import rejudge.errors
 
-    for name in rejudge.errors._EXPORTS | dict.fromkeys(rejudge.errors.__all__):
+    for name in rejudge.errors.__all__:
         error = getattr(rejudge, name)
         assert error is getattr(rejudge.errors, name)
         assert issubclass(error, rejudge.RejudgeError)
@@ -147,6 +152,32 @@ def test_rejudge_exports_the_error_tree_and_the_entry_points() -> None:
         "load_rule_set",
     ):
         assert callable(getattr(rejudge, name)), name
+
+
+def test_the_error_tree_is_declared_statically() -> None:
+    # rejudge.errors.__all__ is one literal list (a type checker and `import *` read it as
+    # written), never grown at import time: the classes defined there and those its
+    # TYPE_CHECKING block re-exports from where they are raised, each once
+    import ast
+
+    import rejudge.errors
+
+    tree = ast.parse(Path(rejudge.errors.__file__).read_text(encoding="utf-8"))
+    writes = [
+        node
+        for node in ast.walk(tree)
+        if isinstance(node, (ast.Assign, ast.AugAssign, ast.AnnAssign))
+        and "__all__"
+        in ast.unparse(node.targets[0] if isinstance(node, ast.Assign) else node.target)
+    ]
+    assert len(writes) == 1 and isinstance(writes[0], ast.Assign), "one __all__ = [...]"
+    assert isinstance(writes[0].value, ast.List)
+    assert all(isinstance(item, ast.Constant) for item in writes[0].value.elts)
+    names = rejudge.errors.__all__
+    assert len(names) == len(set(names))
+    assert set(names) == {*rejudge.errors.ROOT_CLASSES, *face_exports("rejudge.errors")}
+    defined = {node.name for node in tree.body if isinstance(node, ast.ClassDef)}
+    assert set(rejudge.errors.ROOT_CLASSES) == defined
 
 
 def test_the_typed_marker_ships() -> None:
