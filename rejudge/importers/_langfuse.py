@@ -31,10 +31,8 @@ from rejudge.errors import InvalidInputError
 from rejudge.importers._adhoc import (
     ADHOC_DOMAIN,
     AdhocImportResult,
-    adhoc_config,
     file_importer,
     hash_file,
-    store_adhoc_run,
 )
 from rejudge.importers._contract import Importer
 from rejudge.importers._json_stream import Piece, TooBig, iter_pieces
@@ -48,11 +46,11 @@ from rejudge.importers._langfuse_doc import (
 )
 from rejudge.importers._langfuse_messages import read_messages
 from rejudge.importers._langfuse_read import trace_of_observations
-from rejudge.importers._otel import OtelStream
+from rejudge.importers._otel import OtelStream, store_streamed_run
 from rejudge.importers._otel_read import OtelTrace
 from rejudge.importers._sniff import Detection, Sniff
 from rejudge.importers._spill import SPILL_BUDGET, Groups
-from rejudge.model import Case, Golden, RunConfig, Trace
+from rejudge.model import Case, Golden, Trace
 from rejudge.recorder import scrub_text, scrub_value
 
 __all__ = [
@@ -324,24 +322,15 @@ def import_langfuse(
             case = _case(item, name, source.name)
             yield StagedItem(case, item.trace, item.tools, weight, item.anomalies)
 
-    def config() -> RunConfig:
-        return adhoc_config(
-            source_tag=LANGFUSE_SOURCE,
-            source=source,
-            file_hash=file_hash,
-            models=sorted(found.models),
-            providers=sorted(found.providers),
-        )
-
-    stored = store_adhoc_run(
+    stored = store_streamed_run(
         store,
         source,
         items(),
+        found,
         prefix="langfuse",
         source_tag=LANGFUSE_SOURCE,
         description=f"Langfuse traces of {source.name}",
         file_hash=file_hash,
-        config=config,
         run_name=run_name,
         suite_name=suite_name,
         progress=progress,

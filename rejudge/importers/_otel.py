@@ -24,7 +24,7 @@ import gc
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from rejudge.errors import InvalidInputError
 from rejudge.importers._adhoc import (
@@ -43,6 +43,9 @@ from rejudge.importers._otel_spans import STREAMED_KEYS, pack_span, spans_of_pie
 from rejudge.importers._sniff import Detection, Sniff
 from rejudge.importers._spill import SPILL_BUDGET, Groups
 from rejudge.model import Case, Golden, RunConfig, Trace
+
+if TYPE_CHECKING:
+    from rejudge.services import IngestedRun, StagedItem
 
 __all__ = [
     "OTEL_DOMAIN",
@@ -194,6 +197,48 @@ def _case(item: OtelTrace, source: str) -> Case:
     )
 
 
+def store_streamed_run(
+    store: Any,
+    source: Path,
+    items: Iterator[StagedItem],
+    found: OtelStream,
+    *,
+    prefix: str,
+    source_tag: str,
+    description: str,
+    file_hash: str,
+    run_name: str | None,
+    suite_name: str | None,
+    progress: Callable[[int], None] | None,
+) -> IngestedRun:
+    """A streamed tracer's file (spans, a Langfuse export) stored as one run
+    (:func:`store_adhoc_run`), its config naming the models and providers ``found`` once every
+    item is read."""
+
+    def config() -> RunConfig:
+        return adhoc_config(
+            source_tag=source_tag,
+            source=source,
+            file_hash=file_hash,
+            models=sorted(found.models),
+            providers=sorted(found.providers),
+        )
+
+    return store_adhoc_run(
+        store,
+        source,
+        items,
+        prefix=prefix,
+        source_tag=source_tag,
+        description=description,
+        file_hash=file_hash,
+        config=config,
+        run_name=run_name,
+        suite_name=suite_name,
+        progress=progress,
+    )
+
+
 def import_otel(
     path: str | Path,
     store: Any,
@@ -219,24 +264,15 @@ def import_otel(
             case = _case(item, source.name)
             yield StagedItem(case, item.trace, item.tools, weight, item.anomalies)
 
-    def config() -> RunConfig:
-        return adhoc_config(
-            source_tag=OTEL_SOURCE,
-            source=source,
-            file_hash=file_hash,
-            models=sorted(found.models),
-            providers=sorted(found.providers),
-        )
-
-    stored = store_adhoc_run(
+    stored = store_streamed_run(
         store,
         source,
         items(),
+        found,
         prefix="otel",
         source_tag=OTEL_SOURCE,
         description=f"traces of {source.name}",
         file_hash=file_hash,
-        config=config,
         run_name=run_name,
         suite_name=suite_name,
         progress=progress,
