@@ -26,8 +26,8 @@ from pathlib import Path
 from typing import Any, NamedTuple, TypeVar
 
 import streamlit as st
+from rejudge.dashboard import paging, stats, summary
 from rejudge.dashboard import report_view as view
-from rejudge.dashboard import stats, summary
 from rejudge.dashboard.explained import Explained
 from rejudge.dashboard.explained import explained as count_explained
 from rejudge.dashboard.grid import CountedColumn, Grid, grid_of_counts
@@ -314,9 +314,9 @@ def opening_case(url: str, a: int, b: int) -> tuple[str, int] | None:
     PASS→FAIL flip of A → B, else its first flip, else B's (then A's) first failing trace."""
     # the page Side by side lists (the same kept read), in (case, repetition) order; every flip
     # is read only when that page is full and holds no PASS→FAIL flip
-    page = flips(url, a, b, limit=1000)
+    page = flips(url, a, b, limit=paging.LISTED_FLIPS)
     first = _first_pass_fail(page)
-    if first is None and len(page) == 1000:
+    if first is None and len(page) == paging.LISTED_FLIPS:
         first = _first_pass_fail(every_flip(url, a, b))
     chosen = first or (page[0] if page else None)
     if chosen is not None:

@@ -14,13 +14,16 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import TypeVar
 
-__all__ = ["WINDOW", "around", "FLIPS_PAGE", "page_count", "shown_range"]
+__all__ = ["WINDOW", "around", "FLIPS_PAGE", "LISTED_FLIPS", "page_count", "shown_range"]
 
 T = TypeVar("T")
 #: items a picker lists at most
 WINDOW = 200
 #: flips a table shows at once
 FLIPS_PAGE = 1000
+#: flips Side by side lists to pick from, its opening case chosen among them first (one read
+#: shared by the list and the opening case: both ask for this many)
+LISTED_FLIPS = 1000
 
 
 def around(items: Sequence[T], current: T, size: int = WINDOW) -> list[T]:

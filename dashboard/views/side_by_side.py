@@ -23,6 +23,7 @@ from rejudge.dashboard.common import (
 )
 from rejudge.dashboard.evidence import render_ending, render_round, show_table
 from rejudge.dashboard.opening import evaluations_or_stop, pick_pair
+from rejudge.dashboard.paging import LISTED_FLIPS
 from rejudge.dashboard.sidebyside import call_highlights, settings_diff
 from rejudge.dashboard.textdiff import output_text, text_diff
 from rejudge.store import JudgmentBody
@@ -36,7 +37,7 @@ st.title("Side by side")
 # Compare's opening pair, so the page opens on a pair with flips to show
 ev_a, ev_b = pick_pair(url, evaluations_or_stop(url))
 
-flips = data.flips(url, ev_a.id, ev_b.id, limit=1000)
+flips = data.flips(url, ev_a.id, ev_b.id, limit=LISTED_FLIPS)
 flip_choices = sorted({f"{f.case} · r{f.repetition}" for f in flips})
 c1, c2, c3, c4 = st.columns([3, 3, 1, 1])
 if "sbs_case" not in st.session_state:
@@ -64,10 +65,12 @@ def _picked() -> None:
         st.session_state["sbs_rep"] = st.session_state["sbs_rep_b"] = int(rep)
 
 
+# a full list is the first flips only: its length is no count of the comparison's flips
+listed = f"the first {len(flips):,} flips" if len(flips) == LISTED_FLIPS else f"{len(flips)} flips"
 with c1:
     choices = ["", *flip_choices]
     st.selectbox(
-        f"A flipped case ({len(flips)} flips)",
+        f"A flipped case ({listed})",
         choices,
         key="sbs_flip",
         on_change=_picked,

@@ -148,3 +148,27 @@ def test_rule_impact_shows_the_first_page_of_flips(
     assert list(zip(table["case"], table["repetition"], strict=True)) == [
         (f["case"], f["repetition"]) for f in every[3:6]
     ]
+
+
+def test_side_by_side_says_a_full_list_is_the_first_flips(
+    fresh_built: Built, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Side by side lists the first flips only (1,000): a full list's length is no count of the
+    comparison's flips (the label read "1000 flips" for 25,466 at 100k). Its opening case is
+    still the first PASS→FAIL flip of all, and one shorter than the list says its count."""
+    from rejudge.dashboard import paging
+
+    built = fresh_built
+    a, b = built.evaluations["a1"], built.evaluations["b1"]
+    every = judge_compare(built.url, a, b)["flips"]
+    assert len(every) > 3
+    monkeypatch.setattr(paging, "LISTED_FLIPS", 3)
+    at = app_on(built, "side_by_side", a=str(a), b=str(b))
+    assert at.selectbox(key="sbs_flip").label == "A flipped case (the first 3 flips)"
+    ordered = sorted(every, key=lambda f: (f["case"], f["repetition"]))
+    first = next((f for f in ordered if (f["from"], f["to"]) == ("PASS", "FAIL")), ordered[0])
+    assert at.text_input(key="sbs_case").value == first["case"]
+
+    monkeypatch.setattr(paging, "LISTED_FLIPS", len(every) + 1)
+    at = app_on(built, "side_by_side", a=str(a), b=str(b))
+    assert at.selectbox(key="sbs_flip").label == f"A flipped case ({len(every)} flips)"
