@@ -110,3 +110,16 @@ def test_pass_hat_k_keys_are_ints_and_its_json_keys_strings() -> None:
     p = PassHatK.from_json({"2": 0.5, "1": 0.75})
     assert p[1] == 0.75 and p.max_k == 2
     assert list(p.to_json()) == ["1", "2"]
+
+
+@settings(max_examples=50, deadline=None)
+@given(rows_strategy)
+def test_a_reports_rows_pickle_back_equal(rows: list[dict[str, Any]]) -> None:
+    """The dashboard keeps a report on disk as a pickle (dashboard/kept.py); its rows pickle
+    as their constructor's arguments (``ReportRow.__reduce__``) and must read back equal."""
+    import pickle
+
+    cases = build_report(rows, include_cases=True).cases
+    again = pickle.loads(pickle.dumps(cases, protocol=pickle.HIGHEST_PROTOCOL))
+    assert again == cases
+    assert all(type(row) is ReportRow for row in again)
