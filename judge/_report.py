@@ -146,6 +146,13 @@ def build_report(
     return Report(summary, builder.rows() if include_cases else None)
 
 
+#: what one row adds (see ``ReportBuilder.add_values``): the group counts it counts in, its
+#: codes' set and first code, its implicated tools' set
+_Adds = tuple[tuple[_Counts, ...], set[str], str | None, set[str]]
+#: distinct (verdict, groups, codes, tools) kept by one builder: a few hundred in practice
+_SIGNATURES_MAX = 4096
+
+
 class ReportBuilder:
     """:func:`build_report` fed one row at a time (e.g. while the rows are being judged)."""
 
@@ -161,49 +168,86 @@ class ReportBuilder:
         self.outcomes: dict[str, list[int]] = defaultdict(lambda: [0, 0])
         self.cases: list[tuple[tuple[str, int], ReportRow]] = []
         self.score_n = 0
+        self._signatures: dict[tuple[Any, ...], _Adds] = {}
 
     def add(self, row: Mapping[str, Any]) -> None:
         verdict = row.get("verdict")
-        case: Any = row.get("case")  # the store's rows always name it; a test's may not
+        self.add_values(
+            row.get("case"),  # the store's rows always name it; a test's may not
+            row.get("repetition", 0),
+            verdict,
+            row.get("taxonomy"),
+            row.get("partial_score"),
+            row.get("dimension"),
+            row.get("category"),
+            row.get("suite"),
+            row_tools(row) if verdict == "FAIL" else None,
+            row.get("anomalies"),
+        )
+
+    def add_values(
+        self,
+        case: Any,
+        repetition: Any,
+        verdict: Any,
+        taxonomy: list[str] | None,
+        partial_score: float | None,
+        dimension: Any,
+        category: Any,
+        suite: Any,
+        tools: list[str] | None,
+        anomalies: list[str] | None,
+    ) -> None:
+        """:meth:`add` of a row given as its values (what the judging service has at hand,
+        without building a dict per judged trace); ``tools`` is the row's implicated tools."""
+        codes = taxonomy or ()
+        # what a row adds besides its case, repetition and score is the same for every row
+        # of the same verdict, groups, codes and tools: worked out once (the group counts,
+        # the codes' set and first code, the tools' set), then only counted
+        sig = (verdict, dimension, category, suite, tuple(codes), tuple(tools or ()))
+        adds = self._signatures.get(sig)
+        if adds is None:
+            adds = self._signature(sig)
+        counts, code_set, primary, tool_set = adds
         self.total.add(verdict)
-        for key, by_name in self.groups.items():
-            value = row.get(key)
-            if value is not None:
-                name = str(value)
-                counts = by_name.get(name)
-                if counts is None:
-                    counts = by_name[name] = _Counts()
-                counts.add(verdict)
-        codes = list(row.get("taxonomy") or [])
+        for c in counts:
+            c.add(verdict)
         if verdict == "FAIL":
-            self.taxonomy.update(set(codes))
-            if codes:
-                self.primary[order_codes(codes)[0]] += 1
-            self.tools.update(set(row_tools(row)))
+            self.taxonomy.update(code_set)
+            if primary is not None:
+                self.primary[primary] += 1
+            self.tools.update(tool_set)
         if verdict in ("PASS", "FAIL"):
-            score = row.get("partial_score")
-            if score is not None:
-                self.scores[float(score)] += 1
+            if partial_score is not None:
+                self.scores[float(partial_score)] += 1
                 self.score_n += 1
-            entry = self.outcomes[str(row.get("case"))]
+            entry = self.outcomes[str(case)]
             entry[0] += 1
             entry[1] += verdict == "PASS"
-        flags = list(row.get("anomalies") or [])
-        if flags:
-            self.anomalies.append((_order(row), Anomaly(case, row.get("repetition", 0), flags)))
+        order = (str(case), int(repetition or 0))
+        if anomalies:
+            self.anomalies.append((order, Anomaly(case, repetition, list(anomalies))))
         if self.include_cases:
             self.cases.append(
-                (
-                    _order(row),
-                    ReportRow(
-                        case,
-                        row.get("repetition", 0),
-                        verdict,
-                        codes,
-                        row.get("partial_score"),
-                    ),
-                )
+                (order, ReportRow(case, repetition, verdict, list(codes), partial_score))
             )
+
+    def _signature(self, sig: tuple[Any, ...]) -> _Adds:
+        verdict, dimension, category, suite, codes, tools = sig
+        counts = []
+        for key, value in (("dimension", dimension), ("category", category), ("suite", suite)):
+            if value is not None:
+                by_name = self.groups[key]
+                name = str(value)
+                c = by_name.get(name)
+                if c is None:
+                    c = by_name[name] = _Counts()
+                counts.append(c)
+        primary = order_codes(codes)[0] if codes else None
+        adds: _Adds = (tuple(counts), set(codes), primary, set(tools))
+        if len(self._signatures) < _SIGNATURES_MAX:
+            self._signatures[sig] = adds
+        return adds
 
     def rows(self) -> list[ReportRow]:
         """Every row added, in (case, repetition) order (``include_cases`` only)."""

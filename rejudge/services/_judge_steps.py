@@ -233,18 +233,17 @@ def settle_chunk(
             link["judgment_id"] = found.id
         links.append(link)
         if builder is not None:
-            builder.add(
-                {
-                    "case": case_key,
-                    "repetition": row.repetition,
-                    "verdict": found.verdict,
-                    "taxonomy": found.taxonomy,
-                    "partial_score": found.partial_score,
-                    "dimension": dimension,
-                    "category": category,
-                    "implicated_tools": found.implicated_tools or [],
-                    "anomalies": found.anomalies or [],
-                }
+            builder.add_values(
+                case_key,
+                row.repetition,
+                found.verdict,
+                found.taxonomy,
+                found.partial_score,
+                dimension,
+                category,
+                None,
+                found.implicated_tools,
+                found.anomalies,
             )
     store.judgments.save_and_link_judgments(evaluation_id, [p for p, *_ in fresh], links)
     return len(fresh)
