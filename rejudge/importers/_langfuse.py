@@ -7,15 +7,16 @@ ingestion batch), the ChatML its integrations put in ``input``/``output``
 (:mod:`._langfuse_read`, through the OpenTelemetry reader's walk; all pure). Each Langfuse trace
 becomes a trace of an ad-hoc case named by its trace id (no golden calls), in an ad-hoc suite
 whose registry holds the tools the observations show. Anomalies name the observation and field,
-in the run's config and the import's result. Importing the same file again is a lookup; replay
+stored per trace with its batch and shown in the import's result. Importing the same file again is a lookup; replay
 re-derives the traces from the file.
 
 An export of any size streams (:func:`iter_langfuse`), as a span file does: JSON Lines a line
-at a time, one document (a list, an API page's ``{"data": [...]}``) an item at a time
-(:mod:`._json_stream`); what each says of a trace waits, grouped by trace id, in memory up to a
-budget and past it in a scratch file (:mod:`._spill`); traces are built one at a time, in the
-order their ids first appear, and stored a batch per transaction into a staged run. Read whole:
-an ingestion batch (a request body) and a log download (one trace). Unlike a whole read, an
+at a time, one document (a list, an API page's ``{"data": [...]}``, an ingestion batch's
+``{"batch": [...]}``) an item at a time (:mod:`._json_stream`); what each says of a trace
+waits, grouped by trace id, in memory up to a budget and past it in a scratch file
+(:mod:`._spill`); traces are built one at a time, in the order their ids first appear, and
+stored a batch per transaction into a staged run. Read whole: a log download (one trace), and
+an ingestion batch that is one line of JSON Lines. Unlike a whole read, an
 observation id seen under two trace ids stays in both, and an update event that names no trace
 finds its observation only within its own batch (the SDKs name the trace in every update).
 """
@@ -64,6 +65,10 @@ __all__ = [
 ]
 
 LANGFUSE_SOURCE = "langfuse"
+#: the members of a document whose lists are read an item at a time: an API page's ``data``,
+#: an ingestion batch's ``batch`` (a request body of any size: past 128 MiB, one value parsed
+#: whole would be refused)
+STREAMED_KEYS = ("data", "batch")
 
 
 @dataclass
@@ -95,8 +100,8 @@ class LangfuseStream(OtelStream):
 class _Document:
     """One document's pieces (:mod:`._json_stream`) walked as they come, as the whole document
     would be: a top-level list item by item (a log download, whose rows need each other to find
-    their parents, is read whole: it is one trace), an object's ``data`` items one by one, its
-    other members once it ends."""
+    their parents, is read whole: it is one trace), an object's ``data`` items or ``batch``
+    events one by one, its other members once it ends."""
 
     def __init__(self, router: Router, number: int, flush: Callable[[int], None]) -> None:
         self.router, self.number, self.flush = router, number, flush
@@ -124,11 +129,17 @@ class _Document:
             else:
                 self.router.walk(value, f"{self.where}[{self.items - 1}]")
                 self.flush(piece.size)
-        elif piece.opened:  # a streamed list starts: the key is the API page's data
+        elif piece.opened:  # a streamed list starts: an API page's data, an ingestion batch
             self.members[piece.key] = []
             self.streamed = True
+            self.items = 0
+            if piece.key == "batch":
+                self.router.batch()
         elif piece.item:
-            self.router.walk(piece.value, f"{self.where} data[{self.items}]")
+            if piece.key == "batch":  # an ingestion event, as a whole batch's walk reads it
+                self.router.event(piece.value, f"{self.where} batch[{self.items}]")
+            else:
+                self.router.walk(piece.value, f"{self.where} data[{self.items}]")
             self.items += 1
             self.flush(piece.size)
         else:
@@ -204,7 +215,7 @@ def iter_langfuse(
         reported = 0
         try:
             with source.open("rb") as fh:
-                for piece in iter_pieces(fh, problems):
+                for piece in iter_pieces(fh, problems, stream_keys=STREAMED_KEYS):
                     if document is None or piece.document != document.number:
                         if document is not None:
                             document.end()

@@ -149,6 +149,12 @@ class Router:
         self._batch = {}
         _walk(document, self, where)
 
+    def batch(self) -> None:
+        """An ingestion batch starts that is streamed an event at a time (:meth:`event` each):
+        only this batch's observation ids place an update that names no trace, as when a
+        whole batch is walked."""
+        self._batch = {}
+
     def trace(self, trace_id: Any, fields: dict[str, Any]) -> None:
         self.add(str(trace_id), ("fields", fields, "", ""))
 

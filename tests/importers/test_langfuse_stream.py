@@ -58,6 +58,14 @@ def _write(path: Path, shape: str) -> Path:
         assert len(text) > json_stream.HEAD_BYTES
     elif shape == "page":
         text = json.dumps({"meta": {"page": 1}, "data": observations, "x": [1]}, indent=1)
+    elif shape == "batch":  # an ingestion request body, pretty-printed: read event by event
+        events = [{"type": "observation-create", "body": o} for o in observations]
+        # updates that name no trace, placed by the observation their batch created
+        events += [
+            {"type": "observation-update", "body": {"id": o["id"], "metadata": {"n": n}}}
+            for n, o in enumerate(observations[::7])
+        ]
+        text = json.dumps({"batch": events, "metadata": {"sdk": "t"}}, indent=1)
     elif shape == "traces":  # JSON Lines of the UI's trace downloads, as they are
         text = "".join(json.dumps(json.loads(p.read_text())) + "\n" for p in LANGFUSE_TRACES)
     else:
@@ -90,7 +98,7 @@ def _streamed(path: Path, budget: int) -> tuple[list[Any], LangfuseStream]:
     return out, found
 
 
-SHAPES = ["jsonl", "list", "compact-list", "page", "traces"]
+SHAPES = ["jsonl", "list", "compact-list", "page", "batch", "traces"]
 
 
 @pytest.mark.parametrize("shape", SHAPES)
@@ -108,7 +116,7 @@ def test_streamed_spilled_or_held_reads_as_the_whole_document(tmp_path: Path, sh
     assert found_spilled.observations == found_held.observations > 0
 
 
-@pytest.mark.parametrize("shape", ["list", "page", "compact-list"])
+@pytest.mark.parametrize("shape", ["list", "page", "batch", "compact-list"])
 def test_the_window_cut_anywhere_reads_the_same(
     tmp_path: Path, shape: str, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -199,6 +207,19 @@ def test_a_langfuse_value_past_the_limit_is_one_error_line(
     message = str(err.value)
     assert "\n" not in message and message.startswith(f"{path}: the value at character")
     assert "is refused" in message
+
+
+def test_an_ingestion_batch_past_the_limit_streams_an_event_at_a_time(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A batch is a request body of any size: only one event past the limit is refused, as one
+    item of a page is, not the batch as a whole."""
+    path = _write(tmp_path / "batch.json", "batch")
+    expected, _found = _streamed(path, budget=1)
+    largest = max(len(json.dumps(o, indent=1)) for o in _observations()) * 2
+    assert path.stat().st_size > 4 * largest
+    monkeypatch.setattr(json_stream, "VALUE_LIMIT", largest)
+    assert _streamed(path, budget=1)[0] == expected
 
 
 def test_the_streamed_import_is_the_whole_reads_run(tmp_path: Path) -> None:
