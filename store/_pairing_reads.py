@@ -26,6 +26,9 @@ from sqlalchemy import Text, and_, case, cast, func, select, tuple_
 
 __all__ = ["PairGroup", "PairCounts", "PairedJudgment", "DiscordantPair", "PAIRING_FIELDS"]
 
+#: the (case, repetition) keys one statement reads the rows of (two bound values each)
+KEYS_PER_READ = 400
+
 #: the judgment columns a pairing may compare
 PAIRING_FIELDS = (
     "trace_hash",
@@ -232,32 +235,38 @@ class PairingReads(Repository):
                 if not page:
                     return []
                 keys = page
-            query = (
-                select(
-                    e.c.evaluation_id,
-                    e.c.case_key,
-                    e.c.repetition,
-                    e.c.verdict,
-                    cast(_T_JUDG.c.taxonomy, Text),
-                    e.c.dimension,
-                    e.c.category,
-                    e.c.partial_score,
-                    *(_T_JUDG.c[f] for f in fields),
-                )
-                .select_from(e.join(_T_JUDG, _T_JUDG.c.id == e.c.judgment_id))
-                .where(
-                    e.c.evaluation_id.in_([a, b]), tuple_(e.c.case_key, e.c.repetition).in_(keys)
-                )
-            )
+            rows = select(
+                e.c.evaluation_id,
+                e.c.case_key,
+                e.c.repetition,
+                e.c.verdict,
+                cast(_T_JUDG.c.taxonomy, Text),
+                e.c.dimension,
+                e.c.category,
+                e.c.partial_score,
+                *(_T_JUDG.c[f] for f in fields),
+            ).select_from(e.join(_T_JUDG, _T_JUDG.c.id == e.c.judgment_id))
+            # a page's keys are bound two values each: read in parts, so that no statement
+            # binds more than SQLite's oldest limit (999 values before 3.32; PostgreSQL takes
+            # 65,535), where a page of 1,000 flips bound 2,002
+            parts = [keys] if not isinstance(keys, list) else _parts(keys, KEYS_PER_READ)
             sides: dict[tuple[str, int], dict[int, PairedJudgment]] = {}
-            for row in c.execute(query):
-                key = (str(row[1]), int(row[2]))
-                sides.setdefault(key, {})[int(row[0])] = _judgment(row[3:])
+            for part in parts:
+                query = rows.where(
+                    e.c.evaluation_id.in_([a, b]), tuple_(e.c.case_key, e.c.repetition).in_(part)
+                )
+                for row in c.execute(query):
+                    key = (str(row[1]), int(row[2]))
+                    sides.setdefault(key, {})[int(row[0])] = _judgment(row[3:])
         # in Python, not ORDER BY: a database collation may order text otherwise
         return [
             DiscordantPair(case_key, repetition, pair[a], pair[b])
             for (case_key, repetition), pair in sorted(sides.items())
         ]
+
+
+def _parts(keys: list[tuple[str, int]], size: int) -> list[list[tuple[str, int]]]:
+    return [keys[i : i + size] for i in range(0, len(keys), size)]
 
 
 def _keys(c: Any, query: Any) -> list[tuple[str, int]]:

@@ -214,3 +214,36 @@ def test_a_page_of_flips_reads_only_its_own_rows(seeded: Any, monkeypatch: Any) 
     read.clear()
     assert comparison_flips(store, a, b) == every
     assert len(read) == 2 * 20
+
+
+def test_a_page_of_flips_binds_no_more_values_than_sqlite_allows(
+    seeded: Any, monkeypatch: Any
+) -> None:
+    """A page's keys are bound two values each: a page of 1,000 flips bound 2,002 values in one
+    statement, past the 999 SQLite allowed before 3.32 (and past PostgreSQL's 65,535 beyond
+    32,766 flips). Here SQLite's limit is lowered to 12 and a statement reads 5 keys' rows."""
+    import sqlite3
+
+    import rejudge.store._pairing_reads as reads
+    from sqlalchemy import event
+
+    store, run_id, rule_ids = seeded
+    if store.backend != "sqlite":
+        pytest.skip("SQLite's own limit on bound values")
+    a = _evaluation(store, run_id, rule_ids, [PLAIN] * 20)
+    b = _evaluation(store, run_id, rule_ids, [PLAIN | {"verdict": "FAIL", "rules": "2"}] * 20)
+    every = compare_evaluations(store, a, b).flips
+    assert len(every) == 20
+
+    def low_limit(connection: Any, _record: Any) -> None:
+        connection.setlimit(sqlite3.SQLITE_LIMIT_VARIABLE_NUMBER, 12)
+
+    store.engine.dispose()
+    event.listen(store.engine, "connect", low_limit)
+    monkeypatch.setattr(reads, "KEYS_PER_READ", 5, raising=False)
+    try:
+        assert comparison_flips(store, a, b, start=2, limit=15) == every[2:17]
+        assert comparison_flips(store, a, b, start=19, limit=15) == every[19:]
+    finally:
+        event.remove(store.engine, "connect", low_limit)
+        store.engine.dispose()
