@@ -167,6 +167,8 @@ class _ChoiceStream:
     current: Any = None
     auto_key: int = 0
     finish: str | None = None
+    #: deltas' ``tool_calls`` that were no list, kept as unreadable calls (as a response's are)
+    unreadable: list[ToolCall] = field(default_factory=list)
 
     def add_delta(self, delta: dict[str, Any]) -> None:
         content = delta.get("content")
@@ -176,9 +178,10 @@ class _ChoiceStream:
         if isinstance(fc, dict):  # legacy: one call, streamed in fragments of one object
             self._fragment(("fc", 0), None, fc.get("name"), fc.get("arguments"), False)
         tool_calls = delta.get("tool_calls")
-        for tc in tool_calls if isinstance(tool_calls, list) else []:
+        for tc in listed(tool_calls):
             if isinstance(tc, dict):
                 self._tool_call_delta(tc)
+        self.unreadable += unreadable_calls(tool_calls)
 
     def _tool_call_delta(self, tc: dict[str, Any]) -> None:
         custom = tc.get("custom")
@@ -222,7 +225,7 @@ class _ChoiceStream:
         # indexed calls sorted by index; un-indexed ones (and a legacy function_call) after them
         indexed = sorted((k for k in self.order if k[0] == "i"), key=lambda k: k[1])
         rest = [k for k in self.order if k[0] != "i"]
-        return [self.calls[k].call() for k in indexed + rest]
+        return [self.calls[k].call() for k in indexed + rest] + self.unreadable
 
 
 def parse_openai_chat_sse(text: str) -> AssistantTurn:

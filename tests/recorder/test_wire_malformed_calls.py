@@ -106,3 +106,21 @@ def test_the_response_blocks_show_a_tool_calls_that_is_no_list() -> None:
 
     blocks = content_blocks(_response("openai-chat", 5))
     assert blocks is not None and ("other", "tool_calls (not a list)", 5) in blocks
+
+
+def test_a_chat_stream_keeps_a_delta_tool_calls_that_is_no_list() -> None:
+    """As a whole response's (above): a delta's ``tool_calls`` number or text was passed over."""
+    deltas = [
+        {"role": "assistant", "content": "hi"},
+        {"tool_calls": "ab"},
+        {"tool_calls": [{"index": 0, "id": "c1", "function": {"name": "f", "arguments": "{}"}}]},
+        {"tool_calls": None},
+    ]
+    chunks = [{"choices": [{"index": 0, "delta": d}]} for d in deltas]
+    chunks.append({"choices": [{"index": 0, "delta": {}, "finish_reason": "tool_calls"}]})
+    text = "".join(f"data: {json.dumps(c)}\n\n" for c in chunks) + "data: [DONE]\n\n"
+    turn = get_wire_format("openai-chat").assemble_stream(text)
+    assert [(c.name, c.arguments_raw, c.parse_error is None) for c in turn.calls] == [
+        ("f", "{}", True),
+        ("", "ab", False),
+    ]
