@@ -33,6 +33,8 @@ from rejudge.recorder.wire._format import (
 from rejudge.recorder.wire._openai_chat import ChatCompletionsRequests
 from rejudge.recorder.wire._register import register_wire_format
 
+from rejudge.model import ToolCall
+
 __all__ = ["parse_cohere_chat", "parse_cohere_sse", "CohereChat", "COHERE_CHAT"]
 
 _STREAM_EVENTS = (
@@ -100,12 +102,15 @@ class _Call:
     parts: list[str] = field(default_factory=list)
 
 
-def _delta_calls(delta: dict[str, Any]) -> list[dict[str, Any]]:
+def _delta_tool_calls(delta: dict[str, Any]) -> Any:
+    return as_dict(delta.get("message")).get("tool_calls")
+
+
+def _delta_calls(calls: Any) -> list[dict[str, Any]]:
     # one call object per event (some servers send a one-element list)
-    calls = as_dict(as_dict(delta.get("message"))).get("tool_calls")
     if isinstance(calls, dict):
         return [calls]
-    return [c for c in calls if isinstance(c, dict)] if isinstance(calls, list) else []
+    return [c for c in listed(calls) if isinstance(c, dict)]
 
 
 def parse_cohere_sse(text: str) -> AssistantTurn:
@@ -115,7 +120,10 @@ def parse_cohere_sse(text: str) -> AssistantTurn:
         return AssistantTurn(truncated=True, error="stream body is not text")
     texts: list[str] = []
     calls: dict[Any, _Call] = {}
+    opened: list[Any] = []  # the keys of ``calls``, in the order their calls opened
+    # every call in its place: a key of ``calls``, or the position of an unreadable one
     order: list[Any] = []
+    unreadable: dict[Any, ToolCall] = {}
     finish: str | None = None
     usage: dict[str, int] = {}
     done = False
@@ -131,13 +139,22 @@ def parse_cohere_sse(text: str) -> AssistantTurn:
             if isinstance(content.get("text"), str):
                 texts.append(content["text"])
         elif kind in ("tool-call-start", "tool-call-delta"):
+            raw = _delta_tool_calls(delta)
+            if not isinstance(raw, dict) and unreadable_calls(raw):
+                # a tool_calls that is no object nor list is kept as one unreadable call where
+                # it came, as a whole response's is, not opened as an empty well-formed call
+                place = ("unreadable", len(order))
+                [unreadable[place]] = unreadable_calls(raw)
+                order.append(place)
+                continue
             if key is None:  # no index: a start opens a call, a delta continues the last one
-                key = len(order) if kind == "tool-call-start" or not order else order[-1]
+                key = len(opened) if kind == "tool-call-start" or not opened else opened[-1]
             call = calls.get(key)
             if call is None:
                 call = calls[key] = _Call()
+                opened.append(key)
                 order.append(key)
-            for tc in _delta_calls(delta):
+            for tc in _delta_calls(raw):
                 fn = as_dict(tc.get("function"))
                 if call.id is None and isinstance(tc.get("id"), str):
                     call.id = tc["id"]
@@ -153,7 +170,12 @@ def parse_cohere_sse(text: str) -> AssistantTurn:
             err = _end_error(delta) or err
     return AssistantTurn(
         text=text_or_none(texts),
-        calls=[make_call(calls[k].id, calls[k].name, "".join(calls[k].parts)) for k in order],
+        calls=[
+            unreadable[k]
+            if k in unreadable
+            else make_call(calls[k].id, calls[k].name, "".join(calls[k].parts))
+            for k in order
+        ],
         finish_reason=finish,
         usage=usage,
         truncated=not done,

@@ -124,3 +124,37 @@ def test_a_chat_stream_keeps_a_delta_tool_calls_that_is_no_list() -> None:
         ("f", "{}", True),
         ("", "ab", False),
     ]
+
+
+def _cohere_stream(*tool_calls: Any) -> str:
+    """A Cohere v2 stream whose tool-call events carry ``tool_calls`` in turn (index 0 first)."""
+    events: list[dict[str, Any]] = [{"type": "message-start", "delta": {"message": {}}}]
+    for index, value in enumerate(tool_calls):
+        events.append({"type": "tool-call-start", "index": index})
+        events[-1]["delta"] = {"message": {"tool_calls": value}}
+        events.append({"type": "tool-call-end", "index": index})
+    events.append({"type": "message-end", "delta": {"finish_reason": "TOOL_CALL"}})
+    return "".join(f"event: {e['type']}\ndata: {json.dumps(e)}\n\n" for e in events)
+
+
+@pytest.mark.parametrize("value", ["ab", 5, True])
+def test_a_cohere_stream_keeps_a_tool_calls_that_is_no_list_in_its_place(value: Any) -> None:
+    """As a whole response's (above): the event opened an empty call without a parse_error."""
+    call = {"id": "c1", "type": "function", "function": {"name": "f", "arguments": "{}"}}
+    turn = get_wire_format("cohere-chat").assemble_stream(_cohere_stream(value, call))
+    first, second = turn.calls
+    assert (first.id, first.name, first.arguments) == (None, "", None)
+    assert first.arguments_raw == (value if isinstance(value, str) else json.dumps(value))
+    assert first.parse_error is not None and "not a list" in first.parse_error
+    assert (second.id, second.name, second.arguments, second.parse_error) == ("c1", "f", {}, None)
+
+
+def test_a_cohere_stream_reads_an_object_or_a_list_of_calls_as_before() -> None:
+    call = {"id": "c1", "type": "function", "function": {"name": "f", "arguments": '{"a": 1}'}}
+    turn = get_wire_format("cohere-chat").assemble_stream(
+        _cohere_stream(call, [call | {"id": "c2"}])
+    )
+    assert [(c.id, c.name, c.arguments, c.parse_error) for c in turn.calls] == [
+        ("c1", "f", {"a": 1}, None),
+        ("c2", "f", {"a": 1}, None),
+    ]
