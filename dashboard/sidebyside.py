@@ -7,7 +7,8 @@ flip, which the page shows as it is.
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+import re
+from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
 from rejudge.judge import diff_rule_sets
@@ -21,6 +22,8 @@ __all__ = [
     "IGNORED_SETTINGS",
     "pair_link",
     "aligned",
+    "natural_key",
+    "flip_labels",
 ]
 
 _ABSENT = object()
@@ -80,3 +83,22 @@ def aligned(a: Sequence[Any], b: Sequence[Any]) -> list[tuple[Any | None, Any | 
     """Two sequences position by position, the shorter padded with None."""
     n = max(len(a), len(b))
     return [(a[i] if i < len(a) else None, b[i] if i < len(b) else None) for i in range(n)]
+
+
+_DIGITS = re.compile(r"([0-9]+)")
+
+
+def natural_key(text: str) -> tuple[tuple[str | int, ...], str]:
+    """``text``'s place in a list as a person reads it: runs of digits by their value, so "r2"
+    comes before "r10" (as text, "1" < "2" put it after); the text breaks ties ("r02", "r2")."""
+    # split with a group alternates text and digits, so both sides compare str with str and
+    # int with int at every position
+    parts = _DIGITS.split(text)
+    return tuple(int(p) if i % 2 else p for i, p in enumerate(parts)), text
+
+
+def flip_labels(flips: Iterable[tuple[str, int]]) -> list[str]:
+    """The picker's ``case · rN`` labels of (case, repetition) pairs, once each, cases in
+    natural order (:func:`natural_key`) and each case's repetitions by number."""
+    pairs = sorted(set(flips), key=lambda p: (natural_key(p[0]), p[1]))
+    return [f"{case} · r{repetition}" for case, repetition in pairs]

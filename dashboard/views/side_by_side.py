@@ -24,7 +24,7 @@ from rejudge.dashboard.common import (
 from rejudge.dashboard.evidence import render_ending, render_round, show_table
 from rejudge.dashboard.opening import evaluations_or_stop, pick_pair
 from rejudge.dashboard.paging import LISTED_FLIPS
-from rejudge.dashboard.sidebyside import call_highlights, settings_diff
+from rejudge.dashboard.sidebyside import call_highlights, flip_labels, settings_diff
 from rejudge.dashboard.textdiff import output_text, text_diff
 from rejudge.store import JudgmentBody
 
@@ -38,7 +38,8 @@ st.title("Side by side")
 ev_a, ev_b = pick_pair(url, evaluations_or_stop(url))
 
 flips = data.flips(url, ev_a.id, ev_b.id, limit=LISTED_FLIPS)
-flip_choices = sorted({f"{f.case} · r{f.repetition}" for f in flips})
+# natural order: "r2" before "r10", as text sorting put them the other way round
+flip_choices = flip_labels((f.case, f.repetition) for f in flips)
 c1, c2, c3, c4 = st.columns([3, 3, 1, 1])
 if "sbs_case" not in st.session_state:
     st.session_state["sbs_case"] = str(st.query_params.get("case") or "")
