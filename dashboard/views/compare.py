@@ -21,7 +21,7 @@ from rejudge.dashboard.common import (
     pct,
 )
 from rejudge.dashboard.evidence import show_value
-from rejudge.dashboard.links import flips_table, follow_click
+from rejudge.dashboard.links import flips_frame, flips_table, follow_click
 from rejudge.dashboard.opening import evaluations_or_stop, pick_pair
 from rejudge.dashboard.paging import FLIPS_PAGE, shown_range
 from rejudge.store import EvaluationSummary
@@ -163,7 +163,7 @@ shown = data.flips(url, a, b, limit=FLIPS_PAGE, start=start, **flt)
 by_cause = ", ".join(f"{k}: {v}" for k, v in counts.items() if k != "total") or "none"
 st.caption(f"{counts['total']} flips match ({by_cause}); showing {shown_range(start, len(shown))}.")
 if shown:
-    frame = pd.DataFrame(shown).rename(columns=FLIP_COLUMNS)
+    frame = flips_frame(shown).rename(columns=FLIP_COLUMNS)
     # every input that differs, as `rejudge compare` lists them (a model judge's rubric, model
     # or parameters too), not only the first
     frame["cause"] = [", ".join(f.causes) or f.cause for f in shown]

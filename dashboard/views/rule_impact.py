@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import pandas as pd
 import streamlit as st
 from rejudge.dashboard import data
 from rejudge.dashboard.common import (
@@ -18,7 +17,7 @@ from rejudge.dashboard.common import (
 )
 from rejudge.dashboard.evidence import show_table
 from rejudge.dashboard.explained import likely
-from rejudge.dashboard.links import flips_table, follow_click
+from rejudge.dashboard.links import flips_frame, flips_table, follow_click
 from rejudge.dashboard.opening import pick_two
 from rejudge.dashboard.paging import FLIPS_PAGE, shown_range
 from rejudge.dashboard.sidebyside import settings_diff
@@ -162,7 +161,7 @@ if total > FLIPS_PAGE:
 if not rows:
     st.success("No case changed verdict between these two rule sets.")
 else:
-    frame = pd.DataFrame(rows).rename(columns=FLIP_COLUMNS)
+    frame = flips_frame(rows).rename(columns=FLIP_COLUMNS)
     frame["codes before"] = frame["taxonomy_from"].map(lambda t: ", ".join(t or []))
     frame["codes after"] = frame["taxonomy_to"].map(lambda t: ", ".join(t or []))
     frame["likely rule change"] = [", ".join(likely(r, changed_paths)) or "—" for r in rows]

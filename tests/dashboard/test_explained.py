@@ -37,3 +37,16 @@ def test_counts_agree_with_each_flips_likely_settings() -> None:
     assert got.by_setting == {"settings.free_text_rule": 2, "settings.whitelist": 1}
     assert got.unexplained == 1
     assert explained([], changed) == type(got)(0, dict.fromkeys(changed, 0), 0)
+
+
+def test_the_flips_frame_is_pandas_own_frame_of_the_flips() -> None:
+    """Compare's and Rule impact's table of flips, from shallow dicts (dashboard/links.py)."""
+    import pandas as pd
+    from rejudge.dashboard.links import flips_frame
+
+    flips = [
+        _flip("c1", [], [tx.PARAM_WRONG_VALUE]),
+        _flip("c2", [tx.TOOL_MISSING], [], to="PASS"),
+    ]
+    assert flips_frame(flips).equals(pd.DataFrame(flips))
+    assert list(flips_frame([]).columns) == list(pd.DataFrame(flips).columns)
