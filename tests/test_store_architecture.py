@@ -31,7 +31,7 @@ KNOWN_DICT_RETURNS = {
     # store/: the decoder of body paths' values a query hands its repository
     ("store", "_judgments.py", "body_path_columns"),
     # services: comparison inputs, --json views of results, exports, review figures, suites
-    ("services", "_compare.py", "evaluation_meta"),
+    ("services", "_evaluation_meta.py", "EvaluationMeta.to_json"),
     ("services", "_compare.py", "evaluation_inputs"),
     ("services", "_demo_judge.py", "DemoJudged.to_json"),
     ("services", "_demo_judge.py", "DemoModelGraded.to_json"),

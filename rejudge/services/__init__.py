@@ -49,7 +49,6 @@ if TYPE_CHECKING:
     from rejudge.services._compare import compare_evaluations as compare_evaluations
     from rejudge.services._compare import comparison_flips as comparison_flips
     from rejudge.services._compare import evaluation_inputs as evaluation_inputs
-    from rejudge.services._compare import evaluation_meta as evaluation_meta
     from rejudge.services._cost import read_price_table as read_price_table
     from rejudge.services._cost import run_cost as run_cost
     from rejudge.services._cost import trace_cost as trace_cost
@@ -99,6 +98,9 @@ if TYPE_CHECKING:
     from rejudge.services._distributed_import import import_identity as import_identity
     from rejudge.services._distributed_import import plan_on_cluster as plan_on_cluster
     from rejudge.services._distributed_import import read_partition as read_partition
+    from rejudge.services._evaluation_meta import EvaluationMeta as EvaluationMeta
+    from rejudge.services._evaluation_meta import EvaluationRunMeta as EvaluationRunMeta
+    from rejudge.services._evaluation_meta import evaluation_meta as evaluation_meta
     from rejudge.services._evidence_paths import EVIDENCE_PATH_FORMAT as EVIDENCE_PATH_FORMAT
     from rejudge.services._evidence_paths import evidence_path as evidence_path
     from rejudge.services._evidence_paths import resolve_evidence_path as resolve_evidence_path

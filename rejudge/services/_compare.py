@@ -5,7 +5,6 @@ from __future__ import annotations
 from dataclasses import replace
 from typing import Any
 
-from rejudge.errors import NotFoundError
 from rejudge.judge import Pairing, compare, compare_pairing, flip_of
 from rejudge.judge.tiers import MODEL_GRADED
 from rejudge.model import (
@@ -18,12 +17,12 @@ from rejudge.model import (
 )
 from rejudge.store import PAIRING_FIELDS, PairedJudgment, Store
 
+from ._evaluation_meta import EvaluationMeta, evaluation_meta
 from ._judge_calibration import evaluation_judge_calibration
 from ._judge_steps import evaluation_rows
 
 __all__ = [
     "BASELINE_INPUTS",
-    "evaluation_meta",
     "evaluation_inputs",
     "compare_evaluations",
     "comparison_flips",
@@ -42,50 +41,16 @@ BASELINE_INPUTS = (
 )
 
 
-def evaluation_meta(store: Store, evaluation_id: int | str) -> dict[str, Any]:
-    """What an evaluation measured: run, model, tier, rules and every input hash."""
-    ev = store.evaluations.get_evaluation(evaluation_id)
-    rule_set = store.rule_sets.get_rule_set(ev.rule_set_id)
-    meta: dict[str, Any] = {
-        "id": ev.id,
-        "tier": ev.tier,
-        "rules": rule_set.ref,
-        "rule_set_hash": rule_set.hash,
-        "engine_version": ev.engine_version,
-        "inputs_hash": ev.inputs_hash,
-        "status": ev.status,
-    }
-    if ev.tier == MODEL_GRADED:
-        from rejudge.services._judge_steps import judged_by
-
-        # its rule set decides nothing: the rubric and the judge model do
-        meta["rules"] = judged_by(store, ev.id) or meta["rules"]
-    try:
-        run = store.runs.get_run(ev.run_id)
-    except NotFoundError:
-        return meta
-    meta.update(
-        {
-            "run": run.name,
-            "run_id": run.id,
-            "model": run.model,
-            "suite_hash": run.suite_hash,
-            "registry_hash": run.registry_hash,
-            "harness_mode": run.harness_mode,
-        }
-    )
-    return meta
-
-
 def evaluation_inputs(store: Store, evaluation_id: int | str) -> dict[str, Any]:
     """The input hashes a baseline binds (see :data:`BASELINE_INPUTS`)."""
     meta = evaluation_meta(store, evaluation_id)
     case_hashes = sorted(
-        {(r.case_key, r.case_hash) for r in store.judgments.iter_evaluation_rows(int(meta["id"]))}
+        {(r.case_key, r.case_hash) for r in store.judgments.iter_evaluation_rows(meta.id)}
     )
-    inputs = {key: meta.get(key) for key in BASELINE_INPUTS if key != "cases_hash"}
+    flat = meta.to_json()
+    inputs = {key: flat.get(key) for key in BASELINE_INPUTS if key != "cases_hash"}
     inputs["cases_hash"] = content_hash([list(pair) for pair in case_hashes])
-    if meta.get("tier") == MODEL_GRADED:
+    if meta.tier == MODEL_GRADED:
         # the model judge is part of the judge: a baseline check names its change ("judge
         # changed"); other tiers bind no such input, so their baselines are as before
         rows = _rows_with_judge(store, meta)
@@ -106,13 +71,13 @@ def compare_evaluations(
     meta_a, meta_b = evaluation_meta(store, a), evaluation_meta(store, b)
     pairing = _stored_pairing(store, meta_a, meta_b, with_flips=with_flips)
     if pairing is not None:
-        comparison = compare_pairing(pairing, meta_a=meta_a, meta_b=meta_b)
+        comparison = compare_pairing(pairing, meta_a=meta_a.to_json(), meta_b=meta_b.to_json())
     else:
         comparison = compare(
             _rows_with_judge(store, meta_a),
             _rows_with_judge(store, meta_b),
-            meta_a=meta_a,
-            meta_b=meta_b,
+            meta_a=meta_a.to_json(),
+            meta_b=meta_b.to_json(),
         )
     calibration_a, calibration_b = (
         _judge_calibration(store, meta_a),
@@ -132,11 +97,9 @@ def comparison_flips(
     where the whole comparison reads every flip (25,466 at 100k for run-a against run-b). The
     flips are the judge's (:func:`rejudge.judge.flip_of`), the same as the comparison's."""
     meta_a, meta_b = evaluation_meta(store, a), evaluation_meta(store, b)
-    ia, ib = int(meta_a["id"]), int(meta_b["id"])
+    ia, ib = meta_a.id, meta_b.id
     end = None if limit is None else start + limit
-    if MODEL_GRADED in (meta_a.get("tier"), meta_b.get("tier")) or store.evaluations.linked_twice(
-        ia, ib
-    ):
+    if MODEL_GRADED in (meta_a.tier, meta_b.tier) or store.evaluations.linked_twice(ia, ib):
         # made from rows in memory (see _stored_pairing): the whole comparison, then the page
         return compare_evaluations(store, a, b).flips[start:end]
     fields = [p.field for p in KEY_PARAMETERS if p.field in PAIRING_FIELDS]
@@ -145,18 +108,18 @@ def comparison_flips(
 
 
 def _stored_pairing(
-    store: Store, meta_a: dict[str, Any], meta_b: dict[str, Any], *, with_flips: bool = True
+    store: Store, meta_a: EvaluationMeta, meta_b: EvaluationMeta, *, with_flips: bool = True
 ) -> Pairing | None:
     """The two evaluations' :class:`rejudge.judge.Pairing`, joined and counted in SQL; None when
     it must be made from rows in memory: a model-graded side (its judge's fields are in the
     judgment bodies) or a (case, repetition) linked twice in one evaluation (the join would
     count it twice, the rows keep one)."""
-    if MODEL_GRADED in (meta_a.get("tier"), meta_b.get("tier")):
+    if MODEL_GRADED in (meta_a.tier, meta_b.tier):
         return None
     # the key parameters the judgments' columns hold, in the order causes are listed
     order = tuple((p.field, p.cause) for p in KEY_PARAMETERS if p.field in PAIRING_FIELDS)
     fields = [name for name, _ in order]
-    a, b = int(meta_a["id"]), int(meta_b["id"])
+    a, b = meta_a.id, meta_b.id
     counts = store.evaluations.pair_counts(a, b, fields)
     if counts.duplicated:
         return None
@@ -204,10 +167,10 @@ def _row(judgment: PairedJudgment, fields: list[str]) -> dict[str, Any]:
     return row
 
 
-def _judge_calibration(store: Store, meta: dict[str, Any]) -> JudgeCalibration | None:
-    if meta.get("tier") != MODEL_GRADED:
+def _judge_calibration(store: Store, meta: EvaluationMeta) -> JudgeCalibration | None:
+    if meta.tier != MODEL_GRADED:
         return None
-    return evaluation_judge_calibration(store, int(meta["id"]))
+    return evaluation_judge_calibration(store, meta.id)
 
 
 #: what a model-graded judgment says of its judge (a flip between two judges names it)
@@ -218,7 +181,7 @@ JUDGE_PATHS = {
 }
 
 
-def _rows_with_judge(store: Store, meta: dict[str, Any]) -> list[dict[str, Any]]:
+def _rows_with_judge(store: Store, meta: EvaluationMeta) -> list[dict[str, Any]]:
     # a model-graded judgment's judge is read with its row, in the one read (no other tier has one)
-    paths = JUDGE_PATHS if meta.get("tier") == MODEL_GRADED else None
-    return evaluation_rows(store, int(meta["id"]), paths)
+    paths = JUDGE_PATHS if meta.tier == MODEL_GRADED else None
+    return evaluation_rows(store, meta.id, paths)

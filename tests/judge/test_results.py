@@ -33,12 +33,42 @@ def test_comparison_json_is_compare_rows_plus_the_two_sides(store) -> None:  # n
     b = judge_run(store, "r1", "golden", load_rule_set("standard@2")).evaluation_id
     result = compare_evaluations(store, a, b)
     assert isinstance(result, Comparison)
-    meta_a, meta_b = evaluation_meta(store, a), evaluation_meta(store, b)
+    meta_a, meta_b = evaluation_meta(store, a).to_json(), evaluation_meta(store, b).to_json()
     expected = compare_rows(
         evaluation_rows(store, a), evaluation_rows(store, b), meta_a=meta_a, meta_b=meta_b
     )
     expected |= {"meta_a": meta_a, "meta_b": meta_b}
     assert list(result.to_json().items()) == list(expected.items())  # same keys, same order
+    # each side's keys as they were when evaluation_meta returned this dict itself
+    assert list(meta_a) == [
+        *("id", "tier", "rules", "rule_set_hash", "engine_version", "inputs_hash", "status"),
+        *("run", "run_id", "model", "suite_hash", "registry_hash", "harness_mode"),
+    ]
+    assert (meta_a["id"], meta_a["run"], meta_a["rules"]) == (a, "r1", "standard@1")
+
+
+def test_an_evaluation_whose_run_is_gone_has_no_run_keys() -> None:
+    """Left out, not null: a comparison's JSON is as before the meta was typed."""
+    from rejudge.services import EvaluationMeta
+
+    meta = EvaluationMeta(
+        id=3,
+        tier="golden",
+        rules="standard@2",
+        rule_set_hash="h",
+        engine_version="1",
+        inputs_hash=None,
+        status="done",
+    )
+    assert meta.to_json() == {
+        "id": 3,
+        "tier": "golden",
+        "rules": "standard@2",
+        "rule_set_hash": "h",
+        "engine_version": "1",
+        "inputs_hash": None,
+        "status": "done",
+    }
 
 
 def test_report_json_and_the_locked_hash(store) -> None:  # noqa: F811

@@ -127,8 +127,8 @@ def _judges_comparison(store: Any, a: int, b: int) -> Any:
     return compare(
         _rows_with_judge(store, meta_a),
         _rows_with_judge(store, meta_b),
-        meta_a=meta_a,
-        meta_b=meta_b,
+        meta_a=meta_a.to_json(),
+        meta_b=meta_b.to_json(),
     )
 
 
