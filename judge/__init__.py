@@ -107,7 +107,9 @@ if TYPE_CHECKING:
     from rejudge.judge._matchers import matcher_names as matcher_names
     from rejudge.judge._matchers import register_matcher as register_matcher
     from rejudge.judge._matchers import values_equal as values_equal
+    from rejudge.judge._pairing import FlipSide as FlipSide
     from rejudge.judge._pairing import Pairing as Pairing
+    from rejudge.judge._pairing import flip_between as flip_between
     from rejudge.judge._pairing import flip_of as flip_of
     from rejudge.judge._pairing import pair_rows as pair_rows
     from rejudge.judge._report import ReportBuilder as ReportBuilder

@@ -19,11 +19,12 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
+from dataclasses import fields as dataclass_fields
 from typing import Any
 
 from rejudge.model import FLIP_CAUSES, Flip, flip_causes
 
-__all__ = ["Pairing", "pair_rows", "flip_of"]
+__all__ = ["Pairing", "pair_rows", "flip_of", "FlipSide", "flip_between"]
 
 #: (verdict A, verdict B, one ``same`` flag per field of the pairing's order)
 PairKey = tuple[str | None, str | None, tuple[bool | None, ...]]
@@ -126,3 +127,29 @@ def flip_of(case: str, repetition: int, ra: Mapping[str, Any], rb: Mapping[str, 
         partial_from=ra.get("partial_score"),
         partial_to=rb.get("partial_score"),
     )
+
+
+@dataclass(frozen=True)
+class FlipSide:
+    """One side of a pair as its flip reads it where no judgment row is at hand (the compare
+    service's SQL join): the verdict, what a view shows beside it, and the key parameters'
+    values by field name."""
+
+    verdict: str | None
+    taxonomy: Sequence[str]
+    dimension: str | None
+    category: str | None
+    partial_score: float | None
+    inputs: Mapping[str, str | None]
+
+
+def flip_between(case: str, repetition: int, a: FlipSide, b: FlipSide) -> Flip:
+    """:func:`flip_of` two typed sides: the flip of the rows they stand for."""
+    return flip_of(case, repetition, _row_of(a), _row_of(b))
+
+
+def _row_of(side: FlipSide) -> dict[str, Any]:
+    # a judgment row's keys (the fields' names): flip_of reads the verdict's, Flip.between the
+    # inputs by name
+    row = {f.name: getattr(side, f.name) for f in dataclass_fields(side) if f.name != "inputs"}
+    return row | dict(side.inputs)

@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import replace
 from typing import Any
 
-from rejudge.judge import Pairing, compare, compare_pairing, flip_of
+from rejudge.judge import FlipSide, Pairing, compare, compare_pairing, flip_between
 from rejudge.judge.tiers import MODEL_GRADED
 from rejudge.model import (
     KEY_PARAMETERS,
@@ -15,7 +15,7 @@ from rejudge.model import (
     canonical_json,
     content_hash,
 )
-from rejudge.store import PAIRING_FIELDS, PairedJudgment, Store
+from rejudge.store import PAIRING_FIELDS, DiscordantPair, PairedJudgment, Store
 
 from ._evaluation_meta import EvaluationMeta, evaluation_meta
 from ._judge_calibration import evaluation_judge_calibration
@@ -104,7 +104,7 @@ def comparison_flips(
         return compare_evaluations(store, a, b).flips[start:end]
     fields = [p.field for p in KEY_PARAMETERS if p.field in PAIRING_FIELDS]
     pairs = store.evaluations.discordant_pairs(ia, ib, fields, start=start, limit=limit)
-    return [flip_of(p.case, p.repetition, _row(p.a, fields), _row(p.b, fields)) for p in pairs]
+    return [_flip(p, fields) for p in pairs]
 
 
 def _stored_pairing(
@@ -125,10 +125,7 @@ def _stored_pairing(
         return None
     flips = None
     if with_flips:
-        flips = [
-            flip_of(p.case, p.repetition, _row(p.a, fields), _row(p.b, fields))
-            for p in store.evaluations.discordant_pairs(a, b, fields)
-        ]
+        flips = [_flip(p, fields) for p in store.evaluations.discordant_pairs(a, b, fields)]
     return Pairing(
         order=order,
         pairs={(g.verdict_a, g.verdict_b, g.same): g.count for g in counts.groups},
@@ -154,17 +151,22 @@ def _by_dimension(
     return out
 
 
-def _row(judgment: PairedJudgment, fields: list[str]) -> dict[str, Any]:
-    """One side of a flip as the judge reads a judgment row (:func:`rejudge.judge.flip_of`)."""
-    row: dict[str, Any] = {
-        "verdict": judgment.verdict,
-        "taxonomy": judgment.taxonomy,
-        "dimension": judgment.dimension,
-        "category": judgment.category,
-        "partial_score": judgment.partial_score,
-    }
-    row.update(zip(fields, judgment.values, strict=True))
-    return row
+def _flip(pair: DiscordantPair, fields: list[str]) -> Flip:
+    """The judge's flip of a discordant pair (:func:`rejudge.judge.flip_between`)."""
+    return flip_between(pair.case, pair.repetition, _side(pair.a, fields), _side(pair.b, fields))
+
+
+def _side(judgment: PairedJudgment, fields: list[str]) -> FlipSide:
+    """One side of a flip as the judge reads a judgment: its values are ``fields``' in order."""
+    inputs = dict(zip(fields, judgment.values, strict=True))
+    return FlipSide(
+        judgment.verdict,
+        judgment.taxonomy,
+        judgment.dimension,
+        judgment.category,
+        judgment.partial_score,
+        inputs,
+    )
 
 
 def _judge_calibration(store: Store, meta: EvaluationMeta) -> JudgeCalibration | None:
