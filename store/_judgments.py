@@ -217,7 +217,9 @@ class JudgmentRepository(Repository):
                     else:
                         where, args = f"IN ({', '.join('?' * len(chunk))})", tuple(chunk)
                     rows = c.exec_driver_sql(_LOOKUP_SQL.format(where=where), args)
-                for r in rows:
+                # the chunk's rows in one fetch: iterating the result fetches them one call
+                # at a time (a re-judge of unchanged inputs reads every trace's judgment here)
+                for r in rows.fetchall():
                     found[r[0]] = KnownJudgment(
                         r[1],
                         r[2],
