@@ -27,10 +27,12 @@ from rejudge.store._tables import (
     _T_REV,
     _T_RUN,
     _T_SUITE,
+    trace_hash_prefix,
+    trace_hash_prefix_of,
     utcnow,
 )
 from rejudge.store._unit_of_work import Repository
-from sqlalchemy import Table, func, select, update
+from sqlalchemy import Select, Table, func, select, update
 
 from rejudge.model import REVIEW_LABELS, normalize_label
 
@@ -307,12 +309,7 @@ class ReviewRepository(Repository):
                 _T_EJ.c.case_key,
                 _T_EJ.c.repetition,
                 _T_JUDG.c.key,
-                _T_JUDG.c.verdict,
-                _T_JUDG.c.trace_hash,
-                _T_JUDG.c.case_hash,
-                _T_JUDG.c.rule_set_hash,
-                _T_JUDG.c.tier,
-                _T_JUDG.c.engine_version,
+                *_judgment_inputs(),
                 _T_SUITE.c.name.label("suite"),
                 _T_SUITE.c.hash.label("suite_hash"),
             )
@@ -349,31 +346,44 @@ class ReviewRepository(Repository):
         """Every (evaluation, judgment) of the given trace hashes: evaluation id and time, judgment
         id, verdict and input hashes, case key and repetition. What a review's resolution is computed
         from (a later evaluation of the same trace under a different case or rule set)."""
-        wanted = sorted(set(trace_hashes))
-        query = (
-            select(
-                _T_EJ.c.evaluation_id,
-                _T_EVAL.c.created_at.label("evaluation_created_at"),
-                _T_EJ.c.judgment_id,
-                _T_EJ.c.case_key,
-                _T_EJ.c.repetition,
-                _T_JUDG.c.verdict,
-                _T_JUDG.c.trace_hash,
-                _T_JUDG.c.case_hash,
-                _T_JUDG.c.rule_set_hash,
-                _T_JUDG.c.tier,
-                _T_JUDG.c.engine_version,
-            )
-            .join(_T_JUDG, _T_JUDG.c.id == _T_EJ.c.judgment_id)
-            .join(_T_EVAL, _T_EVAL.c.id == _T_EJ.c.evaluation_id)
-            .order_by(_T_EJ.c.evaluation_id, _T_EJ.c.judgment_id)
-        )
+        wanted = set(trace_hashes)
+        prefixes = sorted({trace_hash_prefix_of(h) for h in wanted})
         out: list[TraceJudgment] = []
         with self._connect() as c:
-            for chunk in chunks(wanted):
+            for chunk in chunks(prefixes):
                 out.extend(
                     TraceJudgment(**m)
-                    for m in c.execute(query.where(_T_JUDG.c.trace_hash.in_(chunk))).mappings()
+                    for m in c.execute(trace_judgments_query(chunk)).mappings()
+                    # the prefix's rows, of which the exact hashes: kept here, not in the
+                    # query, where SQLite would fold a single hash into the prefix
+                    # expression (trace_hash = 'x' makes substr(trace_hash, ...) a constant)
+                    # and no longer match it to the index
+                    if m["trace_hash"] in wanted
                 )
         out.sort(key=lambda r: (r.evaluation_id, r.judgment_id))
         return out
+
+
+def trace_judgments_query(prefixes: Sequence[str]) -> Select[Any]:
+    """The links and judgments whose trace hash has one of ``prefixes`` (see
+    ``trace_hash_prefix``), reached through ``ix_judgments_trace_hash_prefix``."""
+    return (
+        select(
+            _T_EJ.c.evaluation_id,
+            _T_EVAL.c.created_at.label("evaluation_created_at"),
+            _T_EJ.c.judgment_id,
+            _T_EJ.c.case_key,
+            _T_EJ.c.repetition,
+            *_judgment_inputs(),
+        )
+        .join(_T_JUDG, _T_JUDG.c.id == _T_EJ.c.judgment_id)
+        .join(_T_EVAL, _T_EVAL.c.id == _T_EJ.c.evaluation_id)
+        .where(trace_hash_prefix(_T_JUDG.c.trace_hash).in_(prefixes))
+        .order_by(_T_EJ.c.evaluation_id, _T_EJ.c.judgment_id)
+    )
+
+
+def _judgment_inputs() -> tuple[Any, ...]:
+    """A judgment's verdict and input hashes, the columns a review's context reads."""
+    j = _T_JUDG.c
+    return (j.verdict, j.trace_hash, j.case_hash, j.rule_set_hash, j.tier, j.engine_version)
