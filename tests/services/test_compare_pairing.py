@@ -247,3 +247,39 @@ def test_a_page_of_flips_binds_no_more_values_than_sqlite_allows(
     finally:
         event.remove(store.engine, "connect", low_limit)
         store.engine.dispose()
+
+
+#: case keys a locale collation orders otherwise than code points ("a" < "B" in en; "B" < "a" here)
+ODD_KEYS = ["b", "B", "a", "Z", "é", "e", "_", "a-b", "ab", "A", "z", "-"]
+
+
+def test_a_page_of_flips_is_in_code_point_order_whatever_the_collation(seeded: Any) -> None:
+    """A page is ordered and cut in SQL, the whole comparison's flips are sorted in Python: on
+    PostgreSQL the keys' column is given a locale (ICU English) collation, under which a plain
+    ORDER BY puts "a" before "B"; every page must still be the comparison's slice."""
+    from sqlalchemy import text
+
+    store, run_id, rule_ids = seeded
+    a = _evaluation(store, run_id, rule_ids, [PLAIN] * 24)
+    b = _evaluation(store, run_id, rule_ids, [PLAIN | {"verdict": "FAIL", "rules": "2"}] * 24)
+    with store.engine.begin() as c:
+        if store.backend == "postgresql":
+            c.execute(
+                text(
+                    "ALTER TABLE evaluation_judgments ALTER COLUMN case_key "
+                    'TYPE VARCHAR(200) COLLATE "en-x-icu"'
+                )
+            )
+        old = sorted({r[0] for r in c.execute(text("SELECT case_key FROM evaluation_judgments"))})
+        assert len(old) == len(ODD_KEYS)
+        for was, new in zip(old, ODD_KEYS, strict=True):
+            c.execute(
+                text("UPDATE evaluation_judgments SET case_key = :new WHERE case_key = :was"),
+                {"new": new, "was": was},
+            )
+    every = compare_evaluations(store, a, b).flips
+    assert len(every) == 24
+    keys = [(f.case, f.repetition) for f in every]
+    assert keys == sorted(keys)
+    for start, limit in ((0, 5), (3, 7), (10, 14), (20, 10)):
+        assert comparison_flips(store, a, b, start=start, limit=limit) == every[start:][:limit]
