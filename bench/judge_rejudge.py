@@ -71,7 +71,6 @@ import re
 import resource
 import shutil
 import sqlite3
-import subprocess
 import sys
 import tempfile
 import time
@@ -79,6 +78,8 @@ import tracemalloc
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
+
+from _common import Checkout, add_checkout_options, parse_checkout, run_child
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
@@ -410,26 +411,8 @@ def _table(results: list[dict[str, Any]], tiers: list[str]) -> str:
     return "\n".join(lines)
 
 
-#: a checkout measured: (label, its root, its interpreter); "this" is the script's own
-Checkout = tuple[str, Path, str]
-
-
-def _checkout(spec: str) -> Checkout:
-    label, sep, rest = spec.partition("=")
-    root, sep2, python = rest.partition("=")
-    if not (sep and sep2 and label and root and python):
-        raise SystemExit(f"--checkout {spec!r}: expected LABEL=ROOT=PYTHON")
-    if not (Path(root) / "bench" / "judge_rejudge.py").is_file():
-        raise SystemExit(f"--checkout {spec!r}: no bench/judge_rejudge.py under {root}")
-    return label, Path(root), python
-
-
 def _run_self(*args: str, checkout: Checkout | None = None) -> str:
-    python, script = sys.executable, __file__
-    if checkout is not None:
-        python, script = checkout[2], str(checkout[1] / "bench" / "judge_rejudge.py")
-    proc = subprocess.run([python, script, *args], check=True, capture_output=True, text=True)
-    return proc.stdout
+    return run_child(__file__, checkout, *args).stdout
 
 
 def main() -> int:
@@ -441,13 +424,7 @@ def main() -> int:
     parser.add_argument("--tiers", default="golden")
     parser.add_argument("--json", action="store_true")
     parser.add_argument("--memory", action="store_true", help="tracemalloc the first judging")
-    parser.add_argument(
-        "--checkout",
-        action="append",
-        default=[],
-        metavar="LABEL=ROOT=PYTHON",
-        help="another checkout measured beside this one (its own script and interpreter)",
-    )
+    add_checkout_options(parser, child=False)
     parser.add_argument("--build", metavar="PATH", help=argparse.SUPPRESS)
     parser.add_argument("--workload", default="trials", help=argparse.SUPPRESS)
     parser.add_argument("--measure", metavar="PATH", help=argparse.SUPPRESS)
@@ -469,7 +446,7 @@ def main() -> int:
         print(json.dumps(memory_profile(Path(args.profile), tiers[0])))
         return 0
 
-    checkouts: list[Checkout | None] = [None, *(_checkout(c) for c in args.checkout)]
+    checkouts: list[Checkout | None] = [None, *(parse_checkout(c, __file__) for c in args.checkout)]
 
     def label(checkout: Checkout | None) -> str:
         return "this" if checkout is None else checkout[0]

@@ -21,13 +21,11 @@ from __future__ import annotations
 
 import argparse
 import json
-import resource
-import shutil
-import subprocess
 import sys
 import tempfile
-import time
 from pathlib import Path
+
+from _common import Checkout, add_checkout_options, best_passes, parse_checkout, timed_pass
 
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
@@ -74,59 +72,33 @@ def write_file(path: Path, megabytes: float, shape: str) -> int:
 
 def measure(path: Path, what: str) -> dict[str, float]:
     """In this process: one pass of ``what`` over the file, its seconds and peak RSS."""
-    tmp = Path(tempfile.mkdtemp(prefix="langfuse-bench-"))
-    store = None
-    if what == "import":
-        # imported before the clock starts: a fixed cost of the process, not of the bytes
-        from rejudge.store import Store
+    with tempfile.TemporaryDirectory(prefix="langfuse-bench-", ignore_cleanup_errors=True) as tmp:
+        store = None
+        if what == "import":
+            # imported before the clock starts: a fixed cost of the process, not of the bytes
+            from rejudge.store import Store
 
-        from rejudge.importers import import_langfuse
+            from rejudge.importers import import_langfuse
 
-        store = Store.open(f"sqlite:///{tmp / 'bench.sqlite'}")
-    start, cpu_start = time.perf_counter(), time.process_time()
-    traces = 0
-    if what == "json":
-        with path.open("rb") as fh:
-            head = fh.read(1)
-            fh.seek(0)
-            if head == b"{" and path.suffix == ".json":
-                json.loads(fh.read())
-            else:
-                for line in fh:
-                    json.loads(line)
-    else:
-        traces = import_langfuse(path, store).traces
-    seconds = time.perf_counter() - start
-    cpu = time.process_time() - cpu_start
-    rss_mib = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
-    if store is not None:
-        store.close()
-    shutil.rmtree(tmp, ignore_errors=True)
-    return {"seconds": seconds, "cpu": cpu, "rss_mib": rss_mib, "traces": traces}
+            store = Store.open(f"sqlite:///{Path(tmp) / 'bench.sqlite'}")
 
+        def run() -> int:
+            if what == "import":
+                return import_langfuse(path, store).traces
+            with path.open("rb") as fh:
+                head = fh.read(1)
+                fh.seek(0)
+                if head == b"{" and path.suffix == ".json":
+                    json.loads(fh.read())
+                else:
+                    for line in fh:
+                        json.loads(line)
+            return 0
 
-Checkout = tuple[str, Path, str]
-
-
-def _checkout(spec: str) -> Checkout:
-    label, sep, rest = spec.partition("=")
-    root, sep2, python = rest.rpartition("=")
-    if not (sep and sep2 and label and root and python):
-        raise SystemExit(f"--checkout {spec!r}: expected LABEL=ROOT=PYTHON")
-    if not (Path(root) / "bench" / "langfuse_import.py").is_file():
-        raise SystemExit(f"--checkout {spec!r}: copy bench/langfuse_import.py under {root}/bench")
-    return label, Path(root), python
-
-
-def in_child(path: Path, what: str, checkout: Checkout | None) -> dict[str, float]:
-    python, script = sys.executable, __file__
-    if checkout is not None:
-        python, script = checkout[2], str(checkout[1] / "bench" / "langfuse_import.py")
-    out = subprocess.run(
-        [python, script, "--child", what, str(path)], capture_output=True, text=True, check=True
-    ).stdout
-    result: dict[str, float] = json.loads(out)
-    return result
+        figures = timed_pass(run)
+        if store is not None:
+            store.close()
+    return figures
 
 
 def main() -> None:
@@ -135,31 +107,19 @@ def main() -> None:
     parser.add_argument("--shape", choices=("jsonl", "page"), default="jsonl")
     parser.add_argument("--rounds", type=int, default=1)
     parser.add_argument("--json", action="store_true")
-    parser.add_argument("--checkout", action="append", default=[], metavar="LABEL=ROOT=PYTHON")
-    parser.add_argument("--child", nargs=2, metavar=("WHAT", "FILE"), help=argparse.SUPPRESS)
+    add_checkout_options(parser)
     args = parser.parse_args()
     if args.child:
         print(json.dumps(measure(Path(args.child[1]), args.child[0])))
         return
-    checkouts: list[Checkout | None] = [None, *(_checkout(c) for c in args.checkout)]
+    checkouts: list[Checkout | None] = [None, *(parse_checkout(c, __file__) for c in args.checkout)]
     rows = []
     with tempfile.TemporaryDirectory() as tmp:
         for size in args.sizes:
             suffix = ".json" if args.shape == "page" else ".jsonl"
             path = Path(tmp) / f"langfuse-{size:g}mb{suffix}"
             traces = write_file(path, size, args.shape)
-            best: dict[tuple[str, int], dict[str, float]] = {}
-            for _ in range(args.rounds):
-                for what in ("json", "import"):
-                    for n, checkout in enumerate(checkouts):
-                        if what == "json" and n:
-                            continue
-                        got = in_child(path, what, checkout)
-                        key = (what, n)
-                        old = best.get(key)
-                        best[key] = (
-                            got if old is None else {k: min(v, got[k]) for k, v in old.items()}
-                        )
+            best = best_passes(__file__, path, ("json", "import"), checkouts, args.rounds)
             js = best[("json", 0)]
             for n, checkout in enumerate(checkouts):
                 imp = best[("import", n)]

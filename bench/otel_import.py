@@ -31,13 +31,11 @@ from __future__ import annotations
 
 import argparse
 import json
-import resource
-import shutil
-import subprocess
 import sys
 import tempfile
-import time
 from pathlib import Path
+
+from _common import Checkout, add_checkout_options, best_passes, parse_checkout, timed_pass
 
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
@@ -96,94 +94,59 @@ def as_document(lines: Path, path: Path) -> None:
 
 def measure(path: Path, what: str) -> dict[str, float]:
     """In this process: one pass of ``what`` over the file, its seconds and peak RSS."""
-    tmp = Path(tempfile.mkdtemp(prefix="otel-bench-"))
-    store = None
-    if what != "json":
-        # imported before the clock starts: the package's import (pydantic, the recorder's
-        # scrubber, the store) is a fixed cost of the process, not of the bytes
-        from rejudge.store import Store
+    with tempfile.TemporaryDirectory(prefix="otel-bench-", ignore_cleanup_errors=True) as tmp:
+        store = None
+        if what != "json":
+            # imported before the clock starts: the package's import (pydantic, the recorder's
+            # scrubber, the store) is a fixed cost of the process, not of the bytes
+            from rejudge.store import Store
 
-        from rejudge.importers import OtelStream, import_otel, iter_otel
+            from rejudge.importers import OtelStream, import_otel, iter_otel
 
-        sample = REPO / "tests" / "data" / "otel" / "any-agent" / "AGNO_trace.json"
-        list(iter_otel(sample, OtelStream()))
-        if what == "import":
-            store = Store.open(f"sqlite:///{tmp / 'bench.sqlite'}")
-            import_otel(sample, store)
-    start, cpu_start = time.perf_counter(), time.process_time()
-    traces = 0
-    if what == "json":
-        with path.open("rb") as fh:
-            if path.suffix == ".json":  # one document: parsed whole
-                json.loads(fh.read())
-            else:
-                for line in fh:
-                    json.loads(line)
-    elif what == "spans":
-        problems: list[str] = []
-        try:  # the reader's own path: the file read in pieces, each piece's spans decoded
-            from rejudge.importers._json_stream import iter_pieces
-            from rejudge.importers._otel_spans import STREAMED_KEYS, spans_of_pieces
-        except ImportError:  # a checkout from before the file was read in pieces
-            from rejudge.importers import iter_sized_documents, spans_of_document
+            sample = REPO / "tests" / "data" / "otel" / "any-agent" / "AGNO_trace.json"
+            list(iter_otel(sample, OtelStream()))
+            if what == "import":
+                store = Store.open(f"sqlite:///{Path(tmp) / 'bench.sqlite'}")
+                import_otel(sample, store)
 
-            with path.open("rb") as fh:
-                for document, _size in iter_sized_documents(fh, problems):
-                    for _span in spans_of_document(document, problems):
-                        pass
-        else:
-            with path.open("rb") as fh:
-                pieces = iter_pieces(fh, problems, stream_keys=STREAMED_KEYS)
-                for _spans, _size in spans_of_pieces(pieces, problems):
+        def run() -> int:
+            if what == "json":
+                with path.open("rb") as fh:
+                    if path.suffix == ".json":  # one document: parsed whole
+                        json.loads(fh.read())
+                    else:
+                        for line in fh:
+                            json.loads(line)
+            elif what == "spans":
+                problems: list[str] = []
+                try:  # the reader's own path: the file read in pieces, each piece's spans decoded
+                    from rejudge.importers._json_stream import iter_pieces
+                    from rejudge.importers._otel_spans import STREAMED_KEYS, spans_of_pieces
+                except ImportError:  # a checkout from before the file was read in pieces
+                    from rejudge.importers import iter_sized_documents, spans_of_document
+
+                    with path.open("rb") as fh:
+                        for document, _size in iter_sized_documents(fh, problems):
+                            for _span in spans_of_document(document, problems):
+                                pass
+                else:
+                    with path.open("rb") as fh:
+                        pieces = iter_pieces(fh, problems, stream_keys=STREAMED_KEYS)
+                        for _spans, _size in spans_of_pieces(pieces, problems):
+                            pass
+            elif what == "read":
+                found = OtelStream()
+                for _item in iter_otel(path, found):
                     pass
-    elif what == "read":
-        found = OtelStream()
-        for _item in iter_otel(path, found):
-            pass
-        traces = found.traces
-    else:
-        traces = import_otel(path, store).traces
-    seconds = time.perf_counter() - start
-    cpu = time.process_time() - cpu_start
-    rss_mib = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
-    if store is not None:
-        store.close()
-    shutil.rmtree(tmp, ignore_errors=True)
-    return {"seconds": seconds, "cpu": cpu, "rss_mib": rss_mib, "traces": traces}
+                return found.traces
+            else:
+                return import_otel(path, store).traces
+            return 0
 
-
-#: a checkout measured: (label, its root, its interpreter); None is this script's own
-Checkout = tuple[str, Path, str]
-
-
-def _checkout(spec: str) -> Checkout:
-    label, sep, rest = spec.partition("=")
-    root, sep2, python = rest.rpartition("=")
-    if not (sep and sep2 and label and root and python):
-        raise SystemExit(f"--checkout {spec!r}: expected LABEL=ROOT=PYTHON")
-    if not (Path(root) / "bench" / "otel_import.py").is_file():
-        raise SystemExit(f"--checkout {spec!r}: no bench/otel_import.py under {root}")
-    return label, Path(root), python
-
-
-def in_child(path: Path, what: str, checkout: Checkout | None = None) -> dict[str, float]:
-    python, script = sys.executable, __file__
-    if checkout is not None:  # its script puts its own root first on sys.path
-        python, script = checkout[2], str(checkout[1] / "bench" / "otel_import.py")
-    done = subprocess.run(
-        [python, script, "--child", what, str(path)], capture_output=True, text=True
-    )
-    if done.returncode != 0:  # refused (a checkout that reads the file whole): NaN, and why
-        why = (done.stderr.strip().splitlines() or ["failed"])[-1]
-        print(f"{what} ({'this' if checkout is None else checkout[0]}): {why}", file=sys.stderr)
-        nan = float("nan")
-        return {"seconds": nan, "cpu": nan, "rss_mib": nan, "traces": 0}
-    result: dict[str, float] = json.loads(done.stdout)
-    return result
-
-
-def _nan_last(value: float) -> float:
-    return float("inf") if value != value else value
+        figures = timed_pass(run)
+        if store is not None:
+            store.close()
+    return figures
 
 
 WHAT = ("json", "spans", "read", "import")
@@ -201,14 +164,7 @@ def main() -> None:
     )
     parser.add_argument("--json", action="store_true")
     parser.add_argument("--write", metavar="FILE", help="only write a file of the first size")
-    parser.add_argument(
-        "--checkout",
-        action="append",
-        default=[],
-        metavar="LABEL=ROOT=PYTHON",
-        help="another checkout measured beside this one (its own script and interpreter)",
-    )
-    parser.add_argument("--child", nargs=2, metavar=("WHAT", "FILE"), help=argparse.SUPPRESS)
+    add_checkout_options(parser)
     args = parser.parse_args()
     if args.child:
         print(json.dumps(measure(Path(args.child[1]), args.child[0])))
@@ -216,7 +172,7 @@ def main() -> None:
     if args.write:
         print(write_file(Path(args.write), args.sizes[0], spread=args.spread))
         return
-    checkouts: list[Checkout | None] = [None, *(_checkout(c) for c in args.checkout)]
+    checkouts: list[Checkout | None] = [None, *(parse_checkout(c, __file__) for c in args.checkout)]
     rows = []
     with tempfile.TemporaryDirectory() as tmp:
         for size in args.sizes:
@@ -226,20 +182,7 @@ def main() -> None:
                 lines, path = path, path.with_suffix(".json")
                 as_document(lines, path)
                 lines.unlink()
-            best: dict[tuple[str, int], dict[str, float]] = {}
-            for _ in range(args.rounds):
-                for what in WHAT:
-                    for n, checkout in enumerate(checkouts):
-                        if what == "json" and n:
-                            continue  # the same code in every checkout
-                        got = in_child(path, what, checkout)
-                        key = (what, 0 if what == "json" else n)
-                        if key not in best:
-                            best[key] = got
-                        else:  # the best of each figure, each on its own
-                            best[key] = {
-                                k: min(v, got[k], key=_nan_last) for k, v in best[key].items()
-                            }
+            best = best_passes(__file__, path, WHAT, checkouts, args.rounds)
             json_s = best[("json", 0)]["seconds"]
             json_cpu = best[("json", 0)]["cpu"]
             for n, checkout in enumerate(checkouts):
