@@ -26,6 +26,17 @@ __all__ = ["StreamedTrace"]
 _INSERT_PAGE = 100
 
 
+def _more_filters(shard: tuple[int, int] | None, id_range: tuple[int, int] | None) -> list[Any]:
+    """``iter_trace_rows``' filters besides the run and case: a shard's, a partition's."""
+    out: list[Any] = []
+    if shard is not None:
+        index, count = shard
+        out.append(_T_TRACE.c.id % count == index)
+    if id_range is not None:
+        out.append(_T_TRACE.c.id.between(*id_range))
+    return out
+
+
 class StreamedTrace(NamedTuple):
     """A stored trace as :meth:`TraceRepository.iter_trace_rows` streams it: its row's columns
     and its body as the stored JSON text (None when read ``with_body=False``), decoded by the
@@ -254,18 +265,30 @@ class TraceRepository(TraceReads):
             # bottleneck (psycopg: ~3x slower reads)
             columns.append(cast(_T_TRACE.c.body, Text).label("body"))
         query = select(*columns).order_by(_T_TRACE.c.id)
+        unindexed = None
         if run_id is not None:
+            if page_size is not None and case_key is None and self.backend == "sqlite":
+                # ``run_id + 0``: the same rows, but SQLite walks the table by id instead of
+                # picking the (run, case, repetition) index, with which every page read all
+                # of the run's entries past the page and sorted them (7.5 -> 1.0 µs a row
+                # at 100,000 traces; bench/README.md, "judge40")
+                unindexed = query.where(_T_TRACE.c.run_id + 0 == run_id)
             query = query.where(_T_TRACE.c.run_id == run_id)
         if case_key is not None:
             query = query.where(_T_TRACE.c.case_key == case_key)
-        if shard is not None:
-            index, count = shard
-            query = query.where(_T_TRACE.c.id % count == index)
-        if id_range is not None:
-            query = query.where(_T_TRACE.c.id.between(*id_range))
+        for where in _more_filters(shard, id_range):
+            query = query.where(where)
+            if unindexed is not None:
+                unindexed = unindexed.where(where)
         # the values come in the fields' order; without a body, one None completes them
         tail = () if with_body else (None,)
         if page_size is not None:
+            if unindexed is not None and run_id is not None:
+                bounds = self._run_id_bounds(run_id)
+                if bounds is None:
+                    return
+                yield from self._trace_row_pages(unindexed, page_size, tail, bounds, query)
+                return
             yield from self._trace_row_pages(query, page_size, tail)
             return
         with self._connect() as c:
@@ -277,19 +300,47 @@ class TraceRepository(TraceReads):
                 for values in partition:
                     yield _streamed(StreamedTrace, (*values, *tail))
 
+    def _run_id_bounds(self, run_id: int) -> tuple[int, int] | None:
+        """The lowest and highest trace id of a run (None: it has no trace)."""
+        t = _T_TRACE.c
+        with self._connect() as c:
+            lo, hi = c.execute(
+                select(func.min(t.id), func.max(t.id)).where(t.run_id == run_id)
+            ).one()
+        return None if lo is None else (lo, hi)
+
     def _trace_row_pages(
-        self, query: Any, page_size: int, tail: tuple[None, ...]
+        self,
+        query: Any,
+        page_size: int,
+        tail: tuple[None, ...],
+        bounds: tuple[int, int] | None = None,
+        after: Any = None,
     ) -> Iterator[StreamedTrace]:
-        """The rows of ``query`` (ordered by trace id) page by page; see ``iter_trace_rows``."""
+        """The rows of ``query`` (ordered by trace id) page by page; see ``iter_trace_rows``.
+
+        ``bounds``: the run's lowest and highest trace id, for a ``query`` that walks the table
+        by id: its pages start at the lowest and stop at the highest instead of walking other
+        runs' rows before and after the run's; then ``after`` (the same rows through the run's
+        index) reads past the highest, once, what the run gained since (as pages without
+        bounds would have)."""
         last: int | None = None
+        upto: int | None = None
+        if bounds is not None:
+            last, upto = bounds[0] - 1, bounds[1]
         while True:
             page_query = query if last is None else query.where(_T_TRACE.c.id > last)
+            if upto is not None:
+                page_query = page_query.where(_T_TRACE.c.id <= upto)
             with self._connect() as c:
                 page = c.execute(page_query.limit(page_size)).all()
             # the connection is back in the pool (its read ended) before any row is yielded
             more = len(page) == page_size
             if more:
                 last = page[-1][0]
+            elif upto is not None:
+                # every row up to the highest id is read: on to the rows past it, if any
+                more, last, upto, query = True, upto, None, after
             # each row is let go of as it is handed out, so the page is never held whole
             # beyond its fetch and two pages never at once (the next is fetched after the
             # last row of this one went)
