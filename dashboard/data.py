@@ -66,12 +66,10 @@ from rejudge.model import (
 )
 from rejudge.services import (
     ReviewPageState,
-    ReviewRow,
     comparison_flips,
-    evaluation_review_rows,
+    evaluation_queue,
     read_price_table,
     review_page_state,
-    unlabelled_queue,
 )
 from rejudge.services import run_cost as services_run_cost
 
@@ -553,20 +551,14 @@ def partial_histogram(
     return store(url).catalog.partial_histogram(_filters(filters), bins=bins)
 
 
-# Review at 100,000 judgments: the evaluation's rows (100k dicts) are a resource, not data, so a
-# rerun neither re-reads nor unpickles them; they change only when the evaluation's judgment
-# count does. The page state is keyed by the review stamp, which every label changes.
-@st.cache_resource(show_spinner=False, max_entries=4)
-def _review_rows(url: str, evaluation_id: int, judgments: int) -> list[ReviewRow]:
-    return evaluation_review_rows(store(url), evaluation_id)
-
-
+# Review at 100,000 judgments: the queue before labels (about 19,000 dicts) is a resource, not
+# data, so a rerun neither re-reads nor unpickles it; it changes only when the evaluation's
+# judgment count does. The page state is keyed by the review stamp, which every label changes.
 @st.cache_resource(show_spinner=False, max_entries=8)
 def _review_base(
     url: str, evaluation_id: int, judgments: int, sample_passes: int, seed: int
 ) -> list[dict[str, Any]]:
-    rows = _review_rows(url, evaluation_id, judgments)
-    return unlabelled_queue(rows, sample_passes=sample_passes, seed=seed)
+    return evaluation_queue(store(url), evaluation_id, sample_passes=sample_passes, seed=seed)
 
 
 @st.cache_resource(show_spinner=False, max_entries=16)
@@ -589,7 +581,6 @@ def review_state(
             evaluation_id,
             sample_passes=sample_passes,
             seed=seed,
-            rows=_review_rows(url, evaluation_id, judgments),
             base=_review_base(url, evaluation_id, judgments, sample_passes, seed),
         )
 

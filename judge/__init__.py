@@ -37,6 +37,7 @@ if TYPE_CHECKING:
     from rejudge.judge._batch import long_lived_frozen as long_lived_frozen
     from rejudge.judge._calibration import REVIEW_CSV_COLUMNS as REVIEW_CSV_COLUMNS
     from rejudge.judge._calibration import REVIEW_LABELS as REVIEW_LABELS
+    from rejudge.judge._calibration import EvaluationTotals as EvaluationTotals
     from rejudge.judge._calibration import ReviewImportError as ReviewImportError
     from rejudge.judge._calibration import ReviewRequiredError as ReviewRequiredError
     from rejudge.judge._calibration import agreement as agreement
@@ -47,7 +48,9 @@ if TYPE_CHECKING:
     from rejudge.judge._calibration import latest_labels as latest_labels
     from rejudge.judge._calibration import parse_review_csv as parse_review_csv
     from rejudge.judge._calibration import queue_csv as queue_csv
+    from rejudge.judge._calibration import queue_items as queue_items
     from rejudge.judge._calibration import resolve_reviews as resolve_reviews
+    from rejudge.judge._calibration import sample_positions as sample_positions
     from rejudge.judge._ci import CiCase as CiCase
     from rejudge.judge._ci import CiResults as CiResults
     from rejudge.judge._ci import ci_results as ci_results

@@ -27,10 +27,10 @@ import csv
 import io
 import random
 from collections import Counter, defaultdict
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Mapping, Sequence
 from datetime import datetime
 from itertools import combinations
-from typing import Any, Protocol
+from typing import Any, NamedTuple, Protocol
 
 from rejudge.errors import InvalidInputError
 from rejudge.model import REVIEW_LABELS, kappa_of, normalize_label
@@ -44,9 +44,12 @@ __all__ = [
     "item_label",
     "agreement",
     "resolve_reviews",
+    "EvaluationTotals",
     "calibration_figures",
     "gaps_from",
     "build_queue",
+    "sample_positions",
+    "queue_items",
     "queue_csv",
     "parse_review_csv",
 ]
@@ -235,16 +238,27 @@ def resolve_reviews(
     return out
 
 
+class EvaluationTotals(NamedTuple):
+    """An evaluation's judgments (distinct) and rows per verdict, counted by the database: what
+    :func:`calibration_figures` needs of the rows nobody reviewed."""
+
+    judgments: int
+    verdicts: Mapping[str, int]
+
+
 def calibration_figures(
     rows: Iterable[Mapping[str, Any]],
     reviews: Iterable[Mapping[str, Any]],
     resolutions: Mapping[int, Mapping[str, Any] | None] | None = None,
+    totals: EvaluationTotals | None = None,
 ) -> dict[str, Any]:
     """The calibration block of a report.
 
     ``rows``: the evaluation's rows (``judgment_id``, ``verdict``, ``case``, ``repetition``).
     ``reviews``: review rows (``id``, ``judgment_id``, ``label``, ``reviewer``) of those
-    judgments, full history. ``resolutions``: review id -> resolution or None.
+    judgments, full history. ``resolutions``: review id -> resolution or None. With ``totals``
+    (the whole evaluation's counts), ``rows`` need only be the reviewed judgments' rows: the
+    others count only in the totals (the review page reads a few rows, not 50,000).
     """
     rows = list(rows)
     reviews = list(reviews)
@@ -256,9 +270,13 @@ def calibration_figures(
     items = {jid: item_label(by) for jid, by in latest.items()}
     counts = Counter(label for label in items.values() if label is not None)
     reviewed = len(items)
+    judgments = len(in_eval) if totals is None else totals.judgments
 
     def coverage(verdict: str) -> dict[str, Any]:
-        total = sum(1 for r in rows if r.get("verdict") == verdict)
+        if totals is None:
+            total = sum(1 for r in rows if r.get("verdict") == verdict)
+        else:
+            total = int(totals.verdicts.get(verdict, 0))
         done = sum(
             1 for r in rows if r.get("verdict") == verdict and int(r["judgment_id"]) in items
         )
@@ -285,8 +303,8 @@ def calibration_figures(
                     unresolved[str(review["label"])] += 1
     return {
         "reviewed": reviewed,
-        "judgments": len(in_eval),
-        "coverage": _ratio(reviewed, len(in_eval)),
+        "judgments": judgments,
+        "coverage": _ratio(reviewed, judgments),
         "fails": coverage("FAIL"),
         "passes": coverage("PASS"),
         "labels": {label: counts.get(label, 0) for label in (*REVIEW_LABELS, DISPUTED)},
@@ -345,7 +363,42 @@ def build_queue(
     only on the rows and the seed, not on what is already reviewed, so progress through it is
     stable.
     """
-    ordered = sorted(rows, key=lambda r: (str(r.get("case")), int(r.get("repetition") or 0)))
+    ordered = _in_case_order(rows)
+    queued = {int(r["judgment_id"]) for r in ordered if _queued(r)}
+    passes = [
+        int(r["judgment_id"])
+        for r in ordered
+        if r.get("verdict") == "PASS" and int(r["judgment_id"]) not in queued
+    ]
+    sampled = [passes[i] for i in sample_positions(len(passes), sample_passes, seed)]
+    return queue_items(ordered, sampled, reviewed)
+
+
+def _queued(row: Mapping[str, Any]) -> bool:
+    """A row queued whatever the sample: a FAIL or a judgment with anomalies."""
+    return row.get("verdict") == "FAIL" or bool(row.get("anomalies"))
+
+
+def _in_case_order(rows: Iterable[Mapping[str, Any]]) -> list[Mapping[str, Any]]:
+    return sorted(rows, key=lambda r: (str(r.get("case")), int(r.get("repetition") or 0)))
+
+
+def sample_positions(passes: int, sample_passes: int, seed: int) -> list[int]:
+    """Which of ``passes`` PASSes (:func:`build_queue`'s candidates, in case order) the seeded
+    sample of ``sample_passes`` takes, as positions: the draw depends on their number alone, so
+    a caller that read only the candidates' keys reads the few rows drawn, not all of them."""
+    if sample_passes <= 0 or passes <= 0:
+        return []
+    return random.Random(seed).sample(range(passes), min(sample_passes, passes))
+
+
+def queue_items(
+    rows: Iterable[Mapping[str, Any]], sampled: Sequence[int], reviewed: Iterable[int] = ()
+) -> list[dict[str, Any]]:
+    """:func:`build_queue`'s items from the rows that can be queued (FAILs, rows with anomalies,
+    the sampled PASSes; any other row is left out) and the judgment ids the PASS sample drew,
+    in the order drawn."""
+    ordered = _in_case_order(rows)
     done = {int(j) for j in reviewed}
     reasons: dict[int, list[str]] = defaultdict(list)
     for row in ordered:
@@ -354,18 +407,13 @@ def build_queue(
             reasons[jid].append("FAIL")
         if row.get("anomalies"):
             reasons[jid].append("anomaly: " + ", ".join(row["anomalies"]))
-    passes = [
-        r for r in ordered if r.get("verdict") == "PASS" and int(r["judgment_id"]) not in reasons
-    ]
-    if sample_passes > 0 and passes:
-        rng = random.Random(seed)
-        for row in rng.sample(passes, min(sample_passes, len(passes))):
-            reasons[int(row["judgment_id"])].append("sampled PASS")
+    for jid in sampled:
+        reasons[int(jid)].append("sampled PASS")
     rank = {"FAIL": 0, "anomaly": 1, "sampled PASS": 2}
     items = []
     for position, row in enumerate(ordered):
         jid = int(row["judgment_id"])
-        if jid not in reasons:
+        if not reasons.get(jid):
             continue
         first = rank[reasons[jid][0].split(":")[0]]
         items.append((first, position, {**row, "reasons": reasons[jid], "reviewed": jid in done}))

@@ -97,6 +97,16 @@ class EvaluationReads(PairingReads, Repository):
                 counts[verdict] = counts.get(verdict, 0) + int(n)
         return counts
 
+    def judgment_totals(self, evaluation_id: int) -> tuple[int, dict[str, int]]:
+        """(distinct judgments, rows per verdict) of an evaluation: what review's figures need
+        of the rows no one reviewed, counted here instead of read."""
+        distinct = select(func.count(func.distinct(_T_EJ.c.judgment_id))).where(
+            _T_EJ.c.evaluation_id == evaluation_id
+        )
+        with self._connect() as c:
+            judgments = int(c.execute(distinct).scalar_one())
+        return judgments, self.verdict_counts(evaluation_id)
+
     def group_counts(self, evaluation_id: int, by: str) -> dict[str, GroupSummary]:
         """Per ``dimension`` or ``category``: verdict counts, accuracy and average partial score."""
         if by not in GROUPINGS:

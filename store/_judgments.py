@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import json
 import typing
-from collections.abc import Callable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Collection, Iterator, Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
 from rejudge.store._batching import BATCH, chunks
@@ -22,7 +22,7 @@ from rejudge.store._tables import (
     utcnow,
 )
 from rejudge.store._unit_of_work import Repository
-from sqlalchemy import Table, Text, cast, func, select
+from sqlalchemy import Table, Text, and_, cast, func, or_, select
 from sqlalchemy.engine import Connection
 
 from rejudge.model import (
@@ -77,6 +77,8 @@ _LOOKUP_SQL = (
     'CAST("anomalies" AS TEXT), CAST("implicated_tools" AS TEXT) FROM "judgments" '
     'WHERE "key" {where}'
 )
+#: a judgment's anomalies column as text when it names none (an empty list, a JSON null)
+_NO_ANOMALY = ("[]", "null")
 #: bound parameters per statement (SQLite's default limit is 32,766 since 3.32)
 _MAX_VARIABLES = 30000
 
@@ -458,6 +460,8 @@ class JudgmentRepository(Repository):
         body_paths: Mapping[str, Sequence[str]] | None = None,
         yield_per: int = BATCH,
         by_trace: bool = False,
+        queued: bool = False,
+        judgment_ids: Collection[int] | None = None,
     ) -> Iterator[EvaluatedTrace]:
         """Stream an evaluation's per-trace rows (:class:`EvaluatedTrace`; case order, or trace
         id order with ``by_trace``: what a merge of two evaluations of one run reads),
@@ -469,6 +473,11 @@ class JudgmentRepository(Repository):
         ``body_paths`` (label -> path of object keys) adds to each row's ``paths``, under each
         label, the value at that path of the judgment body (None when absent), extracted by the
         database: a caller that needs two small fields does not decode every whole body.
+
+        ``queued``: only the rows review queues whatever the sample (every FAIL, every judgment
+        with anomalies; a row of neither may come too, its anomalies then empty): the review
+        page reads these, not all 50,000 rows of an evaluation. ``judgment_ids``: only those
+        judgments' rows (in that order per batch of ids, not overall).
         """
         cols: list[Any] = [
             _T_EJ.c.trace_id,
@@ -507,6 +516,57 @@ class JudgmentRepository(Repository):
         )
         if with_body or path_cols:
             query = query.join(_T_BODY, _T_BODY.c.id == _T_JUDG.c.body_id)
+        if queued:
+            # no anomalies is an empty list or a JSON null as text; any other text may hold
+            # some (the caller decides on the decoded list)
+            text = cast(_T_JUDG.c.anomalies, Text)
+            query = query.where(
+                or_(_T_EJ.c.verdict == "FAIL", and_(text.is_not(None), text.not_in(_NO_ANOMALY)))
+            )
+        decode = decode_paths if path_cols else None
+        if judgment_ids is None:
+            yield from self._evaluated_rows(query, yield_per, with_body, n_plain, decode)
+            return
+        for batch in chunks(sorted(set(judgment_ids)), BATCH):
+            yield from self._evaluated_rows(
+                query.where(_T_EJ.c.judgment_id.in_(batch)),
+                yield_per,
+                with_body,
+                n_plain,
+                decode,
+            )
+
+    def review_pass_keys(self, evaluation_id: int) -> list[tuple[int, str, int]]:
+        """(judgment id, case, repetition) of every PASS row of an evaluation whose judgment
+        names no anomalies, in (case, repetition) order: the PASSes review samples from, without
+        reading the rows themselves (the sampled few are read by id)."""
+        query = (
+            select(
+                _T_EJ.c.judgment_id,
+                _T_EJ.c.case_key,
+                _T_EJ.c.repetition,
+                cast(_T_JUDG.c.anomalies, Text),
+            )
+            .join(_T_JUDG, _T_JUDG.c.id == _T_EJ.c.judgment_id)
+            .where(_T_EJ.c.evaluation_id == evaluation_id, _T_EJ.c.verdict == "PASS")
+            .order_by(_T_EJ.c.case_key, _T_EJ.c.repetition)
+        )
+        cache: dict[str, list[Any]] = {}
+        with self._connect() as c:
+            return [
+                (int(jid), case_key, int(repetition))
+                for jid, case_key, repetition, anomalies in c.execute(query)
+                if not _decode_small(anomalies, cache)
+            ]
+
+    def _evaluated_rows(
+        self,
+        query: Any,
+        yield_per: int,
+        with_body: bool,
+        n_plain: int,
+        decode_paths: Callable[[Sequence[Any], dict[str, list[Any]]], dict[str, Any]] | None,
+    ) -> Iterator[EvaluatedTrace]:
         with self._connect() as c:
             # the options go on the statement, not the connection: an atomic() block's connection
             # must not stay streaming for the writes after this read
@@ -527,6 +587,6 @@ class JudgmentRepository(Repository):
                             _decode_small(v[12], cache),
                             *v[13:19],
                             put_trace_hash(json.loads(v[19]), v[13]) if with_body else None,
-                            decode_paths(v[n_plain:], cache) if path_cols else _NO_PATHS,
+                            decode_paths(v[n_plain:], cache) if decode_paths else _NO_PATHS,
                         ),
                     )

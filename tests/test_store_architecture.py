@@ -54,6 +54,7 @@ KNOWN_DICT_RETURNS = {
     ("services", "_reviews.py", "calibration_summary"),
     ("services", "_reviews.py", "review_queue"),
     ("services", "_reviews.py", "unlabelled_queue"),
+    ("services", "_reviews.py", "evaluation_queue"),  # unlabelled_queue's items, read apart
     ("services", "_reviews.py", "with_labels"),
     ("services", "_reviews.py", "import_review_csv"),
     ("services", "_suites.py", "suite_summaries"),

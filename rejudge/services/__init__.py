@@ -186,6 +186,7 @@ if TYPE_CHECKING:
     from rejudge.services._reviews import ReviewQueueFile as ReviewQueueFile
     from rejudge.services._reviews import ReviewRow as ReviewRow
     from rejudge.services._reviews import calibration_summary as calibration_summary
+    from rejudge.services._reviews import evaluation_queue as evaluation_queue
     from rejudge.services._reviews import import_review_csv as import_review_csv
     from rejudge.services._reviews import resolve_review as resolve_review
     from rejudge.services._reviews import review_gaps as review_gaps

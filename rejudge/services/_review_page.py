@@ -61,13 +61,13 @@ def review_page_state(
     """The review queue of an evaluation (every FAIL, every anomaly, a seeded PASS sample of
     ``sample_passes``) with each item's latest labels, and its calibration figures.
 
-    The evaluation's rows are read once for both (``rows``: :func:`evaluation_review_rows`, when
-    the caller keeps them between clicks; they change only when the evaluation does) and its
-    reviews once; ``base`` is the queue before labels (:func:`unlabelled_queue` of the same rows,
-    sample and seed), which labels never change, so a caller keeps that too."""
+    Without ``rows`` only what they show is read: the rows the queue can hold (every FAIL and
+    anomaly, the sampled PASSes: :func:`evaluation_queue`), the reviewed judgments' rows and the
+    evaluation's counts (at 100,000 judgments, a third of the rows instead of all of them).
+    ``rows`` (:func:`evaluation_review_rows`) gives every row instead. ``base`` is the queue
+    before labels (:func:`evaluation_queue`, or :func:`unlabelled_queue` of the rows, for the
+    same sample and seed), which labels never change, so a caller keeps it between clicks."""
     ev = store.evaluations.get_evaluation(evaluation_id)
-    if rows is None:
-        rows = review_rows(store, ev.id)
     reviews = [r.as_dict() for r in store.reviews.list_reviews(evaluation_id=ev.id)]
     return ReviewPageState(
         evaluation_id=ev.id,

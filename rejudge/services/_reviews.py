@@ -12,6 +12,7 @@ from typing import Any, NamedTuple
 
 from rejudge.errors import NotFoundError
 from rejudge.judge import (
+    EvaluationTotals,
     ReviewImportError,
     build_queue,
     calibration_figures,
@@ -19,10 +20,13 @@ from rejudge.judge import (
     latest_labels,
     parse_review_csv,
     queue_csv,
+    queue_items,
     resolve_reviews,
+    sample_positions,
 )
 from rejudge.services._judge_steps import JudgmentInputs, judgment_inputs
 from rejudge.store import (
+    EvaluatedTrace,
     NewReview,
     ReviewJson,
     ReviewRecord,
@@ -38,6 +42,7 @@ __all__ = [
     "ReviewQueueFile",
     "review_queue_file",
     "unlabelled_queue",
+    "evaluation_queue",
     "with_labels",
     "import_review_csv",
     "resolve_review",
@@ -78,28 +83,58 @@ class ReviewRow(JudgmentInputs):
 def review_rows(store: Store, evaluation_id: int | str) -> list[ReviewRow]:
     """An evaluation's rows with judgment ids and keys, anomalies and the report's fields."""
     ev = store.evaluations.get_evaluation(evaluation_id)
-    out: list[ReviewRow] = []
     # the judgment's anomalies come as their own column: no body is read (at 100,000 rows the
     # bodies were most of the review page's time)
-    for r in store.judgments.iter_evaluation_rows(ev.id):
-        out.append(
-            {
-                "judgment_id": int(r.judgment_id),
-                "judgment_key": r.judgment_key,
-                "trace_id": r.trace_id,
-                "case": r.case_key,
-                "repetition": r.repetition,
-                "dimension": r.dimension,
-                "category": r.category,
-                "verdict": r.verdict,
-                "taxonomy": list(r.taxonomy or []),
-                "partial_score": r.partial_score,
-                "anomalies": list(r.anomalies or []),
-                **judgment_inputs(r),
-                "judgment_hash": r.judgment_hash,
-            }
-        )
-    return out
+    return [_review_row(r) for r in store.judgments.iter_evaluation_rows(ev.id)]
+
+
+def _review_row(r: EvaluatedTrace) -> ReviewRow:
+    return {
+        "judgment_id": int(r.judgment_id),
+        "judgment_key": r.judgment_key,
+        "trace_id": r.trace_id,
+        "case": r.case_key,
+        "repetition": r.repetition,
+        "dimension": r.dimension,
+        "category": r.category,
+        "verdict": r.verdict,
+        "taxonomy": list(r.taxonomy or []),
+        "partial_score": r.partial_score,
+        "anomalies": list(r.anomalies or []),
+        **judgment_inputs(r),
+        "judgment_hash": r.judgment_hash,
+    }
+
+
+def evaluation_queue(
+    store: Store, evaluation_id: int, *, sample_passes: int = 0, seed: int = 0
+) -> list[dict[str, Any]]:
+    """:func:`unlabelled_queue` of the evaluation's rows, reading only the rows it can hold:
+    the FAILs and anomaly-flagged rows, the PASSes' keys (the sample draws from their number)
+    and the sampled PASSes by id. At 100,000 judgments the PASSes (two thirds of the rows) were
+    read and decoded in full for a sample of ten."""
+    rows = [
+        _review_row(r) for r in store.judgments.iter_evaluation_rows(evaluation_id, queued=True)
+    ]
+    keys = sorted(store.judgments.review_pass_keys(evaluation_id), key=lambda k: (k[1], k[2]))
+    sampled = [keys[i][0] for i in sample_positions(len(keys), sample_passes, seed)]
+    if sampled:
+        drawn = store.judgments.iter_evaluation_rows(evaluation_id, judgment_ids=sampled)
+        rows += [_review_row(r) for r in drawn]
+    return queue_items(rows, sampled)
+
+
+def _reviewed_rows(
+    store: Store, evaluation_id: int, reviews: list[ReviewJson]
+) -> tuple[list[ReviewRow], EvaluationTotals]:
+    """The rows of the evaluation's reviewed judgments, and its totals (for the rest)."""
+    ids = {int(r["judgment_id"]) for r in reviews}
+    rows = [
+        _review_row(r)
+        for r in store.judgments.iter_evaluation_rows(evaluation_id, judgment_ids=ids)
+    ]
+    judgments, verdicts = store.evaluations.judgment_totals(evaluation_id)
+    return rows, EvaluationTotals(judgments, verdicts)
 
 
 def _reviews_and_resolutions(
@@ -131,10 +166,19 @@ def calibration_summary(
     ``rows`` (:func:`review_rows`) and ``reviews`` (its reviews as dicts) may be passed when the
     caller holds them already: the review page reads 100,000 rows once, not twice per click."""
     ev = store.evaluations.get_evaluation(evaluation_id)
-    rows = review_rows(store, ev.id) if rows is None else rows
     reviews, resolutions = _reviews_and_resolutions(store, ev.id, reviews)
-    figures = calibration_figures(rows, reviews, resolutions)
-    gaps = gaps_from(rows, reviews, resolutions)
+    if rows is None:
+        # the reviewed judgments' rows and the evaluation's counts: the same figures as from
+        # every row (the unreviewed ones count only in the totals and the FAILs' gaps)
+        rows, totals = _reviewed_rows(store, ev.id, reviews)
+        figures = calibration_figures(rows, reviews, resolutions, totals)
+        unreviewed_fails = figures["fails"]["total"] - sum(
+            1 for r in rows if r["verdict"] == "FAIL"
+        )
+        gap_count = len(gaps_from(rows, reviews, resolutions)) + unreviewed_fails
+    else:
+        figures = calibration_figures(rows, reviews, resolutions)
+        gap_count = len(gaps_from(rows, reviews, resolutions))
     suite = None
     try:
         suite = store.suites.get_suite_by_id(store.runs.get_run(ev.run_id).suite_id)
@@ -165,8 +209,8 @@ def calibration_summary(
             }
         )
     figures["flagged"] = flagged
-    figures["gaps"] = len(gaps)
-    figures["ready_to_lock"] = not gaps
+    figures["gaps"] = gap_count
+    figures["ready_to_lock"] = not gap_count
     return figures
 
 
@@ -212,9 +256,10 @@ def review_queue(
     (``rows`` and ``reviews`` as for :func:`calibration_summary`; ``base``: the queue of
     :func:`unlabelled_queue` for the same rows, sample and seed, when the caller keeps it)."""
     ev = store.evaluations.get_evaluation(evaluation_id)
-    if base is None:
-        rows = review_rows(store, ev.id) if rows is None else rows
-        base = unlabelled_queue(rows, sample_passes=sample_passes, seed=seed)
+    if base is None and rows is None:
+        base = evaluation_queue(store, ev.id, sample_passes=sample_passes, seed=seed)
+    elif base is None:
+        base = unlabelled_queue(rows or [], sample_passes=sample_passes, seed=seed)
     if reviews is None:
         reviews = [r.as_dict() for r in store.reviews.list_reviews(evaluation_id=ev.id)]
     return with_labels(base, latest_labels(reviews))

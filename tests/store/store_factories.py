@@ -6,7 +6,7 @@ import threading
 from collections.abc import Callable
 from typing import Any
 
-from rejudge.store import Store
+from rejudge.store import Store, StreamedTrace
 from sqlalchemy import func, select
 
 from rejudge.model import (
@@ -14,6 +14,7 @@ from rejudge.model import (
     Golden,
     GoldenCall,
     Judgment,
+    PreparedJudgment,
     Round,
     RuleSet,
     RunConfig,
@@ -229,3 +230,22 @@ def make_judged(store: Store) -> dict[str, Any]:
         "traces": [t.hash for t in traces],
         "cases": [c.id for c in cases],
     }
+
+
+def link_rows(
+    prepared: list[PreparedJudgment], rows: list[StreamedTrace], cases: dict[str, Case]
+) -> list[dict[str, Any]]:
+    """The evaluation links of ``prepared`` judgments, one per stored trace row in order."""
+    return [
+        {
+            "judgment_key": p.key,
+            "trace_id": r.id,
+            "case_key": r.case_key,
+            "repetition": r.repetition,
+            "dimension": cases[r.case_key].dimension,
+            "category": cases[r.case_key].category,
+            "verdict": p.verdict,
+            "partial_score": p.partial_score,
+        }
+        for p, r in zip(prepared, rows, strict=True)
+    ]

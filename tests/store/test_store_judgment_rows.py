@@ -9,7 +9,7 @@ from rejudge.store import RunRecord, Store
 from rejudge.store._tables import EvaluationJudgmentRow, JudgmentRow
 
 from rejudge.model import Case, Judgment, PreparedJudgment, ToolRegistry, canonical_json
-from tests.store.store_factories import count_rows, make_rule_set, make_trace
+from tests.store.store_factories import count_rows, link_rows, make_rule_set, make_trace
 
 
 def _judgment(trace_hash: str, case: Case, registry: ToolRegistry, n: int) -> Judgment:
@@ -58,19 +58,7 @@ def test_rows_store_their_text_and_read_back_equal(
     evaluation_id = store.evaluations.create_evaluation(
         run_id=run.id, tier="golden", rule_set_id=rule_set_id, engine_version="0.1.0"
     )
-    links = [
-        {
-            "judgment_key": p.key,
-            "trace_id": r.id,
-            "case_key": r.case_key,
-            "repetition": r.repetition,
-            "dimension": by_key[r.case_key].dimension,
-            "category": by_key[r.case_key].category,
-            "verdict": p.verdict,
-            "partial_score": p.partial_score,
-        }
-        for p, r in zip(prepared, rows, strict=True)
-    ]
+    links = link_rows(prepared, rows, by_key)
     store.judgments.save_and_link_judgments(evaluation_id, prepared, links)
     store.judgments.save_and_link_judgments(evaluation_id, prepared, links)  # repeated: harmless
     assert count_rows(store, JudgmentRow) == len(rows)
