@@ -466,14 +466,32 @@ def _evaluation_report(url: str, evaluation_id: int) -> EvaluationReport:
 def _kept_evaluation_report(url: str, evaluation_id: int, now: StoreState) -> EvaluationReport:
     file = _opened(url).file
     assert file is not None
-    return kept(file, ("report", evaluation_id), now, lambda: _build_report(url, evaluation_id))
+    return kept(
+        file, ("report", evaluation_id), now, lambda: _built_report(url, evaluation_id, now)
+    )
+
+
+@st.cache_resource(show_spinner=False, max_entries=4)
+def _built_report(url: str, evaluation_id: int, now: StoreState) -> EvaluationReport:
+    # built in this server's memory only: the Report page's first screen (its kept summary and
+    # listed rows) needs the rows once, and pickling all 50,000 of them to disk beside it was a
+    # third of that first open at 100k; a download or the JSON keeps it on disk when asked
+    return _build_report(url, evaluation_id)
+
+
+def _page_report(url: str, evaluation_id: int) -> EvaluationReport:
+    """The report the Report page's small kept reads are computed from (not kept on disk)."""
+    now = state(url)
+    if now is None:
+        return _evaluation_report(url, evaluation_id)
+    return _built_report(url, evaluation_id, now)
 
 
 @_stored()
 def report_options(url: str, evaluation_id: int) -> ReportOptions:
     """The Report page's summary and filter choices (:mod:`.report_view`), kept without the
     report's rows."""
-    report = evaluation_report(url, evaluation_id)
+    report = _page_report(url, evaluation_id)
     return view.report_options(report.summary, report.cases)
 
 
@@ -482,7 +500,7 @@ def report_rows(
     url: str, evaluation_id: int, verdicts: tuple[str, ...], causes: tuple[str, ...], text: str
 ) -> ReportRows:
     """The rows the Report page lists for its filters (:mod:`.report_view`)."""
-    cases = evaluation_report(url, evaluation_id).cases
+    cases = _page_report(url, evaluation_id).cases
     return view.report_rows(cases, verdicts, causes, text)
 
 

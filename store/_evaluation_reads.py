@@ -8,14 +8,17 @@ partial score, case key, dimension and category), so no judgment body is parsed.
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from typing import TYPE_CHECKING, Any, NamedTuple
 
+from rejudge.store._batching import BATCH
 from rejudge.store._errors import InvalidInputError
+from rejudge.store._judgments import _decode_small
 from rejudge.store._pairing_reads import PairingReads
 from rejudge.store._read_common import accuracy, count_if, verdict_columns
 from rejudge.store._tables import _T_EJ, _T_JUDG, _T_REV
 from rejudge.store._unit_of_work import Repository
-from sqlalchemy import and_, case, distinct, func, select, true
+from sqlalchemy import Text, and_, case, cast, distinct, func, select, true
 
 from rejudge.model import VERDICTS
 
@@ -58,6 +61,14 @@ class CasePasses(NamedTuple):
     first_fail: int | None = None
 
 
+#: one judged trace as a report counts it, in the order of ``ReportBuilder.add_values``'s
+#: arguments: case, repetition, verdict, taxonomy, partial score, dimension, category, suite
+#: (None: the store records none per link), implicated tools, anomaly flags
+ReportValues = tuple[
+    str, int, str, list[str] | None, float | None, str | None, str | None, None, Any, Any
+]
+
+
 def _taxonomy_codes(backend: str) -> Any:
     """The elements of ``judgments.taxonomy`` as a table joined beside each judgment row: a
     lateral set-returning function on PostgreSQL (JSONB), ``json_each`` on SQLite."""
@@ -84,6 +95,48 @@ def _per_case(evaluation_id: int) -> Any:
 class EvaluationReads(PairingReads, Repository):
     """The reads of one evaluation: verdicts per group, taxonomy, pass^k counts (and of two
     evaluations paired, :class:`PairingReads`)."""
+
+    def report_values(self, evaluation_id: int) -> Iterator[ReportValues]:
+        """Stream what an evaluation's report is built from (:data:`ReportValues`), in case
+        order as :meth:`~rejudge.store._judgments.JudgmentRepository.iter_evaluation_rows`
+        streams it (the order pass^k's sums run in).
+
+        Why not that stream: it reads and builds every judgment's hashes, tier and engine
+        version too, none of which a report counts; at 50,000 rows that was half of building
+        the report (``rejudge report``, the dashboard's Report page)."""
+        query = (
+            select(
+                _T_EJ.c.case_key,
+                _T_EJ.c.repetition,
+                _T_EJ.c.verdict,
+                cast(_T_JUDG.c.taxonomy, Text),
+                _T_EJ.c.partial_score,
+                _T_EJ.c.dimension,
+                _T_EJ.c.category,
+                cast(_T_JUDG.c.implicated_tools, Text),
+                cast(_T_JUDG.c.anomalies, Text),
+            )
+            .join(_T_JUDG, _T_JUDG.c.id == _T_EJ.c.judgment_id)
+            .where(_T_EJ.c.evaluation_id == evaluation_id)
+            .order_by(_T_EJ.c.case_key, _T_EJ.c.repetition)
+        )
+        cache: dict[str, list[Any]] = {}
+        with self._connect() as c:
+            stream = {"stream_results": True, "yield_per": BATCH}
+            for partition in c.execute(query, execution_options=stream).partitions():
+                for case_key, rep, verdict, codes, score, dim, cat, tools, flags in partition:
+                    yield (
+                        case_key,
+                        rep,
+                        verdict,
+                        _decode_small(codes, cache),
+                        score,
+                        dim,
+                        cat,
+                        None,
+                        _decode_small(tools, cache),
+                        _decode_small(flags, cache),
+                    )
 
     def verdict_counts(self, evaluation_id: int) -> dict[str, int]:
         query = (

@@ -32,7 +32,6 @@ from rejudge.judge import (
     RejudgedEvaluation,
     RejudgeResult,
     ReportBuilder,
-    build_report,
 )
 from rejudge.judge.tiers import MODEL_GRADED, get_tier
 from rejudge.model import RuleSet
@@ -42,11 +41,11 @@ from ._judge_steps import (
     _chunked,
     _find_or_create_evaluation,
     finish_judging,
-    iter_evaluation_rows,
     judge_chunk_here,
     judged_by,
     resolve_inputs,
     settle_chunk,
+    stored_report,
 )
 
 if TYPE_CHECKING:
@@ -257,8 +256,9 @@ def evaluation_report(
     except NotFoundError:
         run = None
     rule_set = store.rule_sets.get_rule_set(ev.rule_set_id)
-    report = build_report(
-        iter_evaluation_rows(store, ev.id),
+    report = stored_report(
+        store,
+        ev.id,
         harness_mode=run.harness_mode if run else None,
         harness_assistance=run.config.harness_assistance.model_dump() if run else None,
     )

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import gc
 import os
+import pickle
 import sqlite3
 import tempfile
 from collections.abc import Iterator
@@ -209,6 +210,37 @@ def test_the_kept_grid_and_pass_curve_are_the_computed_ones(small_store: Built) 
         assert data.case_grid(url, columns) == expected
         assert data.pass_curve(url, evs["a1"]) == curve
         _new_server()
+
+
+def _kept_values(folder: Path) -> list[object]:
+    return [pickle.loads(p.read_bytes()) for p in folder.glob("*.pickle")]
+
+
+def test_the_report_pages_first_screen_keeps_no_whole_report_on_disk(
+    small_store: Built, private_tmp: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The Report page's first screen keeps its summary and listed rows, not the report's every
+    row (pickling 50,000 rows was a third of its first open at 100k); a new server reads that
+    screen back without building the report, and a download or the JSON keeps the whole one."""
+    from rejudge.dashboard import data
+
+    from rejudge.model import EvaluationReport
+
+    url = small_store.url
+    ev = small_store.evaluations["a1"]
+    options = data.report_options(url, ev)
+    rows = data.report_rows(url, ev, (), (), "")
+    assert rows.listed and options.cases == rows.matching
+    first = _kept_values(private_tmp)
+    assert first and not any(isinstance(v, EvaluationReport) for v in first)
+    calls = _counting(monkeypatch, type(data.store(url).evaluations), "report_values")
+    _new_server()
+    assert data.report_options(url, ev) == options
+    assert data.report_rows(url, ev, (), (), "") == rows
+    assert calls == []  # read back: no report built
+    report = data.evaluation_report(url, ev)  # what the JSON and the downloads read
+    assert report.summary == options.summary and len(calls) == 1
+    assert any(isinstance(v, EvaluationReport) for v in _kept_values(private_tmp))
 
 
 def test_the_code_key_is_the_modules_contents_not_their_times(

@@ -80,6 +80,9 @@ def _evaluation(store: Store, run_id: int, rule_ids: dict[str, int], sides: list
             partial_score=side["partial"],
             diff=[],
             reasons=[],
+            # optional: what a report counts besides the verdict (tests/services/test_stored_report)
+            anomalies=side.get("anomalies", []),
+            details={"implicated_tools": side["tools"]} if side.get("tools") else {},
             tier=side["tier"],
             trace_hash=f"{side['trace_hash']}-{trace.case_key}-{trace.repetition}",
             case_hash=side["case_hash"],
