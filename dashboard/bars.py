@@ -4,8 +4,8 @@ Why not a Vega-Lite chart: the dashboard's bar charts are a handful of labelled 
 per dimension, taxonomy counts, causes of disagreement). A Vega-Lite chart loads and boots the
 Vega runtime in the browser (the heaviest of Streamlit's chunks) and lays labels out itself, so
 long labels are cut or squeeze the plot; a table of bars is plain DOM, shows every label in
-full and prints every value, so nothing needs a tooltip. Line charts (Trends, pass^k) stay
-Vega-Lite.
+full and prints every value, so nothing needs a tooltip. pass^k's line chart stays Vega-Lite;
+Trends' lines are an SVG picture (:mod:`rejudge.dashboard.lines_html`).
 
 Labels are data (dimension names, cause codes of imported suites): every one goes through
 :func:`html.escape`. The markup is a ``<table class="rj-bars">`` whose rows carry the group

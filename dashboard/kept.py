@@ -31,7 +31,7 @@ from functools import lru_cache
 from pathlib import Path
 from typing import TypeVar
 
-__all__ = ["StoreState", "store_state", "kept"]
+__all__ = ["StoreState", "store_state", "kept", "code_version"]
 
 T = TypeVar("T")
 #: files kept on disk at most (the oldest go first)
@@ -70,7 +70,7 @@ _COMPUTING = (
 
 
 @lru_cache(maxsize=1)
-def _code_version() -> str:
+def code_version() -> str:
     """A digest of the computing packages' modules, names and contents (once per process).
 
     Contents, not modification times: a checkout, rebase or reinstall rewrites files without
@@ -103,7 +103,7 @@ def _folder() -> Path | None:
 
 
 def _name(file: Path, what: tuple[object, ...], state: StoreState) -> str:
-    key = repr((str(file.resolve()), what, state, _code_version()))
+    key = repr((str(file.resolve()), what, state, code_version()))
     return hashlib.sha256(key.encode()).hexdigest()[:32] + ".pickle"
 
 

@@ -14,6 +14,11 @@ name they take from rejudge's lazy facades, read from the pages' own ``import`` 
 (``rejudge.dashboard.data``), and the dashboard's modules that import it, are left to the
 script: they must be imported under Streamlit's runtime.
 
+The digest of rejudge's code that keys the pages' kept results (:mod:`rejudge.dashboard.kept`:
+it reads the 1.4 MB of the computing packages' sources, 0.05-0.14 s on these machines) is taken
+before serving as well; the first read of the first page computed it (cProfile in the script).
+``kept`` uses no Streamlit, so it is the one dashboard module imported here.
+
 Two first-page costs of Streamlit's own are taken off the first page too (each about 0.2 s of
 its script on these machines, measured with cProfile in the script): the emoji catalogue that
 ``set_page_config`` loads to check the page icon is imported here, and the check whether the
@@ -74,6 +79,9 @@ def preload(folder: Path = HERE) -> list[str]:
                 getattr(module, name, None)
         except Exception:  # noqa: BLE001 - a module that fails here fails where it is used
             failed.append(module_name)
+    from rejudge.dashboard.kept import code_version
+
+    code_version()  # computed once per process (see the module)
     return failed
 
 

@@ -4,7 +4,6 @@ intervals, flips, per-group and taxonomy. Nothing about A against B is computed 
 
 from __future__ import annotations
 
-import pandas as pd
 import streamlit as st
 from rejudge.dashboard import data
 from rejudge.dashboard.charts import Bar, bars
@@ -21,6 +20,7 @@ from rejudge.dashboard.common import (
     pct,
 )
 from rejudge.dashboard.evidence import show_value
+from rejudge.dashboard.evidence_html import table_html
 from rejudge.dashboard.links import flips_frame, flips_table, follow_click
 from rejudge.dashboard.opening import evaluations_or_stop, pick_pair
 from rejudge.dashboard.paging import FLIPS_PAGE, shown_range
@@ -111,13 +111,13 @@ if s.differences:
 
 if s.judges is not None and s.comparable:
     st.markdown("**Agreement of the two judges** (pairs both scored)")
-    st.table(
-        pd.DataFrame(
-            {
-                "B PASS": [s.judges.pass_pass, s.judges.fail_pass],
-                "B FAIL": [s.judges.pass_fail, s.judges.fail_fail],
-            },
-            index=["A PASS", "A FAIL"],
+    # static HTML, not st.table: its frontend chunk (and Arrow's) cost a cold page its fetch
+    st.html(
+        table_html(
+            [
+                {"": "A PASS", "B PASS": s.judges.pass_pass, "B FAIL": s.judges.pass_fail},
+                {"": "A FAIL", "B PASS": s.judges.fail_pass, "B FAIL": s.judges.fail_fail},
+            ]
         )
     )
 if s.kind == "evidence" and s.comparable and s.mcnemar_p is not None:

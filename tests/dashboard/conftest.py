@@ -6,7 +6,7 @@ from __future__ import annotations
 import html
 import re
 import uuid
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from html.parser import HTMLParser
 from pathlib import Path
@@ -253,6 +253,52 @@ def html_bars(at: AppTest) -> list[list[tuple[str, str, float, str]]]:
         if 'class="rj-bars"' in element.proto.body:
             parser.feed(element.proto.body)
     return parser.charts
+
+
+@dataclass
+class ShownLines:
+    """A line chart (``rj-lines``) as a person reads it: the x axis's labels (from its picture),
+    what hovering each point shows, and the legend."""
+
+    x_labels: list[str]
+    points: list[str]
+    legend: list[str]
+
+
+_PICTURE = re.compile(r'src="data:image/svg\+xml;base64,([A-Za-z0-9+/=]+)"')
+_X_LABEL = re.compile(r'<text class="rj-x"[^>]*><title>(.*?)</title>')
+_POINT = re.compile(r'<span class="rj-point" title="([^"]*)"')
+_LEGEND = re.compile(r'<ul class="rj-legend".*?</ul>', re.S)
+_ENTRY = re.compile(r"</span>(.*?)</li>", re.S)
+
+
+def lines_in(bodies: Iterable[str]) -> list[ShownLines]:
+    """The line charts (``rj-lines``) among HTML ``bodies``, in order."""
+    import base64
+
+    charts = []
+    for body in bodies:
+        if 'class="rj-lines"' not in body:
+            continue
+        found = _PICTURE.search(body)
+        assert found, "a line chart without its picture"
+        picture = base64.b64decode(found.group(1)).decode()
+        legend = _LEGEND.search(body)
+        charts.append(
+            ShownLines(
+                x_labels=[html.unescape(t) for t in _X_LABEL.findall(picture)],
+                points=[html.unescape(t) for t in _POINT.findall(body)],
+                legend=[html.unescape(t) for t in _ENTRY.findall(legend.group(0))]
+                if legend
+                else [],
+            )
+        )
+    return charts
+
+
+def html_lines(at: AppTest) -> list[ShownLines]:
+    """The page's line charts (``rj-lines``), in page order."""
+    return lines_in(element.proto.body for element in at.get("html"))
 
 
 WORLD = Path(__file__).resolve().parents[1] / "data" / "world"

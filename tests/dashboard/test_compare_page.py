@@ -9,7 +9,7 @@ from typing import Any
 
 import pytest
 
-from tests.dashboard.conftest import app_on, html_bars, judge_compare, metrics
+from tests.dashboard.conftest import app_on, html_bars, html_tables, judge_compare, metrics
 from tests.dashboard.factory import Built, build_store
 
 SQLITE_ONLY = pytest.mark.parametrize("built", ["sqlite"], indirect=True)
@@ -172,3 +172,18 @@ def test_side_by_side_says_a_full_list_is_the_first_flips(
     monkeypatch.setattr(paging, "LISTED_FLIPS", len(every) + 1)
     at = app_on(built, "side_by_side", a=str(a), b=str(b))
     assert at.selectbox(key="sbs_flip").label == f"A flipped case ({len(every)} flips)"
+
+
+@SQLITE_ONLY
+def test_two_judges_show_their_agreement_table(built: Built) -> None:
+    """The 2x2 table of two judges of the same traces (a static table since it stopped being
+    ``st.table``, whose frontend chunk a cold page fetched) holds the judge's own counts."""
+    a, b = built.evaluations["a1"], built.evaluations["a2"]
+    judges = judge_compare(built.url, a, b)["judges"]["table"]
+    at = app_on(built, "compare", a=str(a), b=str(b))
+    assert not at.get("table")
+    table = next(t for t in html_tables(at) if t and "B PASS" in t[0])
+    assert table == [
+        {"": "A PASS", "B PASS": str(judges["pass_pass"]), "B FAIL": str(judges["pass_fail"])},
+        {"": "A FAIL", "B PASS": str(judges["fail_pass"]), "B FAIL": str(judges["fail_fail"])},
+    ]

@@ -263,7 +263,7 @@ def test_the_code_key_is_the_modules_contents_not_their_times(
     calls: list[int] = []
 
     def new_process() -> None:
-        kept_module._code_version.cache_clear()
+        kept_module.code_version.cache_clear()
 
     def read() -> int:
         new_process()
@@ -275,4 +275,4 @@ def test_the_code_key_is_the_modules_contents_not_their_times(
     assert read() == 1 and len(calls) == 1
     module.write_text("LIMIT = 2\n")
     assert read() == 2
-    kept_module._code_version.cache_clear()
+    kept_module.code_version.cache_clear()

@@ -43,7 +43,8 @@ def test_preload_imports_what_the_pages_use_and_not_the_runtime_bound_modules() 
         "failed = preload()\n"
         "print(json.dumps({'failed': failed, 'loaded': sorted(m for m in ["
         "'pandas', 'sqlalchemy', 'rejudge.services._judging', 'rejudge.dashboard.data', "
-        "'distributed'] if m in sys.modules)}))\n"
+        "'distributed'] if m in sys.modules), "
+        "'digest': sys.modules['rejudge.dashboard.kept'].code_version.cache_info().currsize}))\n"
     )
     done = subprocess.run(
         [sys.executable, "-c", probe], capture_output=True, text=True, timeout=120, check=True
@@ -53,4 +54,7 @@ def test_preload_imports_what_the_pages_use_and_not_the_runtime_bound_modules() 
     # the judge's report service comes in through a lazy facade's name; the runtime-bound
     # data module does not, and neither does what no page imports (Dask)
     assert result["loaded"] == ["pandas", "rejudge.services._judging", "sqlalchemy"]
+    # the code digest that keys kept results is computed before the server answers, not by the
+    # first page's first read
+    assert result["digest"] == 1
     assert "No runtime found" not in done.stderr

@@ -14,7 +14,14 @@ from rejudge.store import Store
 from streamlit.testing.v1 import AppTest
 
 from rejudge.model import RuleSet
-from tests.dashboard.conftest import app_on, figures, html_tables, judge_compare, metrics
+from tests.dashboard.conftest import (
+    app_on,
+    figures,
+    html_lines,
+    html_tables,
+    judge_compare,
+    metrics,
+)
 from tests.dashboard.factory import Built, build_store
 
 SQLITE_ONLY = pytest.mark.parametrize("built", ["sqlite"], indirect=True)
@@ -147,9 +154,20 @@ def test_overview_holds_the_latest_against_its_baseline(tmp_path: Path) -> None:
 @SQLITE_ONLY
 def test_trends_plot_by_recording_date_one_line_per_model_tier_rules(built: Built) -> None:
     at = app_on(built, "trends")
-    table = at.dataframe[0].value
-    assert "recorded_at" in table.columns and table["recorded_at"].notna().all()
+    table = next(t for t in html_tables(at) if t and "recorded" in t[0])
+    assert all(row["recorded"] != "—" for row in table)
     assert any("recording date" in c.value for c in at.caption)
+    # one line per model · tier · rule set, each point saying when its run was recorded
+    (lines,) = html_lines(at)
+    drawn = {
+        f"{r['model']} · {r['tier']} · {r['rule_set']}" for r in table if r["accuracy %"] != "—"
+    }
+    assert sorted(lines.legend) == sorted(drawn)
+    shown = sorted(p.split("\n")[0] for p in lines.points)
+    assert shown == sorted(
+        f"evaluation: {r['evaluation']}" for r in table if r["accuracy %"] != "—"
+    )
+    assert all(f"recorded_at: {r['recorded']}" in "\n".join(lines.points) for r in table)
 
 
 # ---------------------------------------------------------------- side by side
@@ -330,8 +348,6 @@ def test_overview_rows_link_to_their_pages(built: Built) -> None:
 def test_trends_open_on_a_readable_selection(tmp_path: Path) -> None:
     """Nine runs under two rule sets: the page opens on the newest rules and the newest six
     runs, drawn run by run (they were recorded seconds apart: no clock axis reading ':50')."""
-    import json
-
     built = build_store(f"sqlite:///{tmp_path / 'r.db'}", cases=3, repeat=1, with_run_b=False)
     store = Store.open(built.url)
     try:
@@ -356,8 +372,10 @@ def test_trends_open_on_a_readable_selection(tmp_path: Path) -> None:
     assert at.selectbox(key="tr_rules").value == "standard@2"
     assert len(at.multiselect(key="tr_runs").value) == 6
     assert metrics(at)["Evaluations"] == "6"
-    spec = json.loads(at.get("vega_lite_chart")[0].proto.spec)
-    assert spec["encoding"]["x"]["field"] == "run_label"
+    # run by run, in recording order: the x axis names the newest six runs, no clock time
+    (lines,) = html_lines(at)
+    assert [label.split(" · ")[1] for label in lines.x_labels] == [f"r{n}" for n in range(2, 8)]
+    assert len(lines.points) == 6
 
 
 @SQLITE_ONLY
