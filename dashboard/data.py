@@ -473,14 +473,14 @@ def _kept_evaluation_report(url: str, evaluation_id: int, now: StoreState) -> Ev
 
 @st.cache_resource(show_spinner=False, max_entries=4)
 def _built_report(url: str, evaluation_id: int, now: StoreState) -> EvaluationReport:
-    # built in this server's memory only: the Report page's first screen (its kept summary and
-    # listed rows) needs the rows once, and pickling all 50,000 of them to disk beside it was a
-    # third of that first open at 100k; a download or the JSON keeps it on disk when asked
+    # built in this server's memory only: the Report page's filtered rows need every row, and
+    # pickling all 50,000 of them to disk beside their kept answers was a third of an open at
+    # 100k; a download or the JSON keeps it on disk when asked
     return _build_report(url, evaluation_id)
 
 
 def _page_report(url: str, evaluation_id: int) -> EvaluationReport:
-    """The report the Report page's small kept reads are computed from (not kept on disk)."""
+    """The report the Report page's filtered rows are computed from (not kept on disk)."""
     now = state(url)
     if now is None:
         return _evaluation_report(url, evaluation_id)
@@ -489,17 +489,31 @@ def _page_report(url: str, evaluation_id: int) -> EvaluationReport:
 
 @_stored()
 def report_options(url: str, evaluation_id: int) -> ReportOptions:
-    """The Report page's summary and filter choices (:mod:`.report_view`), kept without the
-    report's rows."""
-    report = _page_report(url, evaluation_id)
-    return view.report_options(report.summary, report.cases)
+    """The Report page's summary and filter choices (:mod:`.report_view`), counted in the
+    database (the report's summary without its rows: the service's, as `rejudge report`
+    builds it), kept without the report's rows."""
+    from rejudge.services import evaluation_report as build
+
+    opened = store(url)
+    summary = build(opened, evaluation_id, with_cases=False).summary
+    verdicts, codes = opened.evaluations.report_choices(evaluation_id)
+    return ReportOptions(summary=summary, cases=summary.cases, verdicts=verdicts, codes=codes)
 
 
 @_stored()
 def report_rows(
     url: str, evaluation_id: int, verdicts: tuple[str, ...], causes: tuple[str, ...], text: str
 ) -> ReportRows:
-    """The rows the Report page lists for its filters (:mod:`.report_view`)."""
+    """The rows the Report page lists for its filters (:mod:`.report_view`): unfiltered, read
+    a verdict at a time until the grid is full; filtered, from the whole report."""
+    if not (verdicts or causes or text):
+        evaluations = store(url).evaluations
+        first = view.first_rows(
+            report_options(url, evaluation_id).cases,
+            lambda verdict, n: evaluations.verdict_rows(evaluation_id, verdict, n),
+        )
+        if first is not None:
+            return first
     cases = _page_report(url, evaluation_id).cases
     return view.report_rows(cases, verdicts, causes, text)
 

@@ -10,12 +10,20 @@ of the page's own time); the downloads and the JSON read the whole report when a
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 from rejudge.model import ReportRow, ReportSummary
 
-__all__ = ["LISTED", "ReportOptions", "ReportRows", "report_options", "report_rows", "shown_rows"]
+__all__ = [
+    "LISTED",
+    "ReportOptions",
+    "ReportRows",
+    "first_rows",
+    "report_options",
+    "report_rows",
+    "shown_rows",
+]
 
 #: rows the cases grid lists at most: at 50,000 cases the grid's data alone took seconds to
 #: build, send and mount (bench/README.md, "100k-trace store"); the downloads hold every row
@@ -74,3 +82,20 @@ def report_rows(
 ) -> ReportRows:
     shown = shown_rows(cases, verdicts, causes, text)
     return ReportRows(matching=len(shown), listed=shown[:LISTED])
+
+
+def first_rows(
+    total: int, of_verdict: Callable[[str, int], Sequence[ReportRow]]
+) -> ReportRows | None:
+    """:func:`report_rows` with no filter, from ``total`` rows of which ``of_verdict(verdict,
+    n)`` reads one verdict's first ``n`` in the report's order: FAILs first, and only as many
+    rows as fill :data:`LISTED` (the report's every row is not read for its first screen).
+    None when rows of no listed verdict would be listed too (then the whole report answers)."""
+    listed: list[ReportRow] = []
+    for verdict in _ORDER:
+        if len(listed) >= LISTED:
+            break
+        listed.extend(of_verdict(verdict, LISTED - len(listed))[: LISTED - len(listed)])
+    if len(listed) < min(total, LISTED):
+        return None
+    return ReportRows(matching=total, listed=listed)

@@ -108,10 +108,10 @@ class _Counts:
         self.n = 0
         self.counts = dict.fromkeys(VERDICTS, 0)
 
-    def add(self, verdict: Any) -> None:
-        self.n += 1
+    def add(self, verdict: Any, n: int = 1) -> None:
+        self.n += n
         if verdict in self.counts:
-            self.counts[verdict] += 1
+            self.counts[verdict] += n
 
     def summary(self) -> VerdictSummary:
         # accuracy exact, by VerdictCounts.accuracy (the one formula)
@@ -231,6 +231,43 @@ class ReportBuilder:
             self.cases.append(
                 (order, ReportRow(case, repetition, verdict, list(codes), partial_score))
             )
+
+    def add_counted(
+        self,
+        groups: Iterable[tuple[Any, list[str] | None, Any, Any, list[str] | None, int]],
+        scores: Iterable[tuple[float, int]],
+        outcomes: Iterable[tuple[str, int, int]],
+        anomalies: Iterable[tuple[Any, Any, list[str]]],
+    ) -> None:
+        """What :meth:`add_values` adds for many rows, already counted (a store groups them):
+        ``n`` rows per (verdict, taxonomy, dimension, category, implicated tools); PASS/FAIL
+        rows per partial score; per case, in the order the rows would arrive, its scored and
+        passed rows; the flagged rows (case, repetition, flags). The summary is the same; no
+        row is kept (``include_cases`` must be off)."""
+        assert not self.include_cases, "counted rows carry no cases"
+        for verdict, taxonomy, dimension, category, tools, n in groups:
+            sig = (verdict, dimension, category, None, tuple(taxonomy or ()), tuple(tools or ()))
+            counts, code_set, primary, tool_set = self._signatures.get(sig) or self._signature(sig)
+            self.total.add(verdict, n)
+            for c in counts:
+                c.add(verdict, n)
+            if verdict == "FAIL":
+                for code in code_set:
+                    self.taxonomy[code] += n
+                if primary is not None:
+                    self.primary[primary] += n
+                for tool in tool_set:
+                    self.tools[tool] += n
+        for score, n in scores:
+            self.scores[float(score)] += n
+            self.score_n += n
+        for case, scored, passed in outcomes:
+            entry = self.outcomes[str(case)]
+            entry[0] += scored
+            entry[1] += passed
+        for case, repetition, flags in anomalies:
+            order = (str(case), int(repetition or 0))
+            self.anomalies.append((order, Anomaly(case, repetition, list(flags))))
 
     def _signature(self, sig: tuple[Any, ...]) -> _Adds:
         verdict, dimension, category, suite, codes, tools = sig

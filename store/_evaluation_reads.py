@@ -20,7 +20,7 @@ from rejudge.store._tables import _T_EJ, _T_JUDG, _T_REV
 from rejudge.store._unit_of_work import Repository
 from sqlalchemy import Text, and_, case, cast, distinct, func, select, true
 
-from rejudge.model import VERDICTS
+from rejudge.model import VERDICTS, ReportRow
 
 if TYPE_CHECKING:
     pass
@@ -67,6 +67,17 @@ class CasePasses(NamedTuple):
 ReportValues = tuple[
     str, int, str, list[str] | None, float | None, str | None, str | None, None, Any, Any
 ]
+
+
+class ReportCounts(NamedTuple):
+    """An evaluation's rows counted as its report counts them, grouped in the database: rows
+    per (verdict, taxonomy, dimension, category, implicated tools); PASS/FAIL rows per partial
+    score; per case (in case order) its scored and passed rows; the rows with anomaly flags."""
+
+    groups: list[tuple[str, list[str] | None, str | None, str | None, list[str] | None, int]]
+    scores: list[tuple[float, int]]
+    outcomes: list[tuple[str, int, int]]
+    anomalies: list[tuple[str, int, list[str]]]
 
 
 def _taxonomy_codes(backend: str) -> Any:
@@ -137,6 +148,99 @@ class EvaluationReads(PairingReads, Repository):
                         _decode_small(tools, cache),
                         _decode_small(flags, cache),
                     )
+
+    def report_counts(self, evaluation_id: int) -> ReportCounts:
+        """:class:`ReportCounts`: what a report's summary is built from without a row per judged
+        trace (at 50,000 rows, grouping in SQL is a fraction of streaming every row)."""
+        ev = _T_EJ.c.evaluation_id == evaluation_id
+        codes, tools = cast(_T_JUDG.c.taxonomy, Text), cast(_T_JUDG.c.implicated_tools, Text)
+        linked = _T_EJ.join(_T_JUDG, _T_JUDG.c.id == _T_EJ.c.judgment_id)
+        keys = (_T_EJ.c.verdict, codes, _T_EJ.c.dimension, _T_EJ.c.category, tools)
+        grouped = select(*keys, func.count()).select_from(linked).where(ev).group_by(*keys)
+        scored = _T_EJ.c.verdict.in_(["PASS", "FAIL"])
+        scores = (
+            select(_T_EJ.c.partial_score, func.count())
+            .where(ev, scored, _T_EJ.c.partial_score.is_not(None))
+            .group_by(_T_EJ.c.partial_score)
+        )
+        per_case = _per_case(evaluation_id).subquery()
+        # in case order, as a stream of the rows in (case, repetition) order first meets them
+        # (the order pass^k's float sums run in)
+        outcomes = (
+            select(per_case.c.case_key, per_case.c.n, per_case.c.c)
+            .where(per_case.c.n > 0)
+            .order_by(per_case.c.case_key)
+        )
+        flagged = (
+            select(_T_EJ.c.case_key, _T_EJ.c.repetition, cast(_T_JUDG.c.anomalies, Text))
+            .select_from(linked)
+            # no flag is stored as an empty list, not NULL: only the flagged rows are read
+            .where(ev, _T_JUDG.c.anomalies.is_not(None), cast(_T_JUDG.c.anomalies, Text) != "[]")
+            .order_by(_T_EJ.c.case_key, _T_EJ.c.repetition)
+        )
+        cache: dict[str, list[Any]] = {}
+        with self._connect() as c:
+            groups = [
+                (v, _decode_small(t, cache), d, k, _decode_small(u, cache), int(n))
+                for v, t, d, k, u, n in c.execute(grouped)
+            ]
+            counted = [(float(score), int(n)) for score, n in c.execute(scores)]
+            per = [(str(k), int(n), int(p)) for k, n, p in c.execute(outcomes)]
+            anomalies = [
+                (key, rep, found)
+                for key, rep, text in c.execute(flagged)
+                if (found := _decode_small(text, cache))
+            ]
+        return ReportCounts(groups, counted, per, anomalies)
+
+    def report_choices(self, evaluation_id: int) -> tuple[list[str], list[str]]:
+        """The verdicts and the taxonomy codes an evaluation's rows name (sorted): what a
+        report's filters offer, without reading its rows."""
+        ev = _T_EJ.c.evaluation_id == evaluation_id
+        codes = cast(_T_JUDG.c.taxonomy, Text)
+        named = (
+            select(_T_EJ.c.verdict, codes)
+            .select_from(_T_EJ.join(_T_JUDG, _T_JUDG.c.id == _T_EJ.c.judgment_id))
+            .where(ev)
+            .group_by(_T_EJ.c.verdict, codes)
+        )
+        cache: dict[str, list[Any]] = {}
+        verdicts: set[str] = set()
+        found: set[str] = set()
+        with self._connect() as c:
+            for verdict, text in c.execute(named):
+                if verdict:
+                    verdicts.add(verdict)
+                found.update(_decode_small(text, cache) or ())
+        return sorted(verdicts), sorted(found)
+
+    def verdict_rows(
+        self, evaluation_id: int, verdict: str, limit: int | None = None
+    ) -> list[ReportRow]:
+        """The report's rows (:class:`~rejudge.model.ReportRow`) of one verdict, in the report's
+        order, the first ``limit`` (None: all): (case, repetition) as Python orders them, which
+        is the cases' code points, the byte order of their UTF-8 (SQLite's BINARY collation,
+        PostgreSQL's "C"; not the database's default collation)."""
+        collation = "C" if self.backend == "postgresql" else "BINARY"
+        query = (
+            select(
+                _T_EJ.c.case_key,
+                _T_EJ.c.repetition,
+                cast(_T_JUDG.c.taxonomy, Text),
+                _T_EJ.c.partial_score,
+            )
+            .join(_T_JUDG, _T_JUDG.c.id == _T_EJ.c.judgment_id)
+            .where(_T_EJ.c.evaluation_id == evaluation_id, _T_EJ.c.verdict == verdict)
+            .order_by(_T_EJ.c.case_key.collate(collation), _T_EJ.c.repetition)
+            .limit(limit)
+        )
+        cache: dict[str, list[Any]] = {}
+        with self._connect() as c:
+            rows = [
+                ReportRow(key, rep, verdict, _decode_small(codes, cache) or [], score)
+                for key, rep, codes, score in c.execute(query)
+            ]
+        return sorted(rows, key=lambda r: (str(r.case), int(r.repetition or 0)))
 
     def verdict_counts(self, evaluation_id: int) -> dict[str, int]:
         query = (

@@ -308,11 +308,16 @@ def stored_report(
 ) -> Report:
     """The judge's report of a stored evaluation's rows (:func:`rejudge.judge.build_report`'s
     aggregation), fed the few values a report counts per row (``store.evaluations.
-    report_values``), not a dict of every column per row: at 50,000 rows that halved it."""
+    report_values``), not a dict of every column per row: at 50,000 rows that halved it.
+    Without ``include_cases``, fed those values counted in the database
+    (``store.evaluations.report_counts``): no row per judged trace at all."""
     builder = ReportBuilder(include_cases=include_cases)
-    add = builder.add_values
-    for values in store.evaluations.report_values(evaluation_id):
-        add(*values)
+    if include_cases:
+        add = builder.add_values
+        for values in store.evaluations.report_values(evaluation_id):
+            add(*values)
+    else:  # the summary alone: its counts grouped in the database, no row read
+        builder.add_counted(*store.evaluations.report_counts(evaluation_id))
     summary = builder.report(harness_mode=harness_mode, harness_assistance=harness_assistance)
     return Report(summary, builder.rows() if include_cases else None)
 

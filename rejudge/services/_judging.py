@@ -246,10 +246,15 @@ def judge_run_summary(
 
 
 def evaluation_report(
-    store: Store, evaluation_id: int | str, *, with_calibration: bool = False
+    store: Store,
+    evaluation_id: int | str,
+    *,
+    with_calibration: bool = False,
+    with_cases: bool = True,
 ) -> EvaluationReport:
     """The full report (DESIGN §11 ``report``) of a stored evaluation; ``with_calibration``
-    adds the review figures (what ``rejudge report`` shows)."""
+    adds the review figures (what ``rejudge report`` shows); without ``with_cases``, its
+    summary alone (no rows: counted in the database, :func:`stored_report`)."""
     ev = store.evaluations.get_evaluation(evaluation_id)
     try:
         run = store.runs.get_run(ev.run_id)
@@ -261,6 +266,7 @@ def evaluation_report(
         ev.id,
         harness_mode=run.harness_mode if run else None,
         harness_assistance=run.config.harness_assistance.model_dump() if run else None,
+        include_cases=with_cases,
     )
     calibration = None
     judge_calibration = None

@@ -212,6 +212,18 @@ def test_the_kept_grid_and_pass_curve_are_the_computed_ones(small_store: Built) 
         _new_server()
 
 
+def judge_report_summary(url: str, ev: int) -> object:
+    from rejudge.store import Store
+
+    from rejudge.services import evaluation_report
+
+    store = Store.open(url, migrate=False)
+    try:
+        return evaluation_report(store, ev).summary
+    finally:
+        store.close()
+
+
 def _kept_values(folder: Path) -> list[object]:
     return [pickle.loads(p.read_bytes()) for p in folder.glob("*.pickle")]
 
@@ -219,21 +231,25 @@ def _kept_values(folder: Path) -> list[object]:
 def test_the_report_pages_first_screen_keeps_no_whole_report_on_disk(
     small_store: Built, private_tmp: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """The Report page's first screen keeps its summary and listed rows, not the report's every
-    row (pickling 50,000 rows was a third of its first open at 100k); a new server reads that
-    screen back without building the report, and a download or the JSON keeps the whole one."""
+    """The Report page's first screen is its summary counted in the database and its listed
+    rows read a verdict at a time, kept, and not the report's every row (streaming and
+    pickling 50,000 rows was most of its first open at 100k); a new server reads that screen
+    back, and a download or the JSON builds and keeps the whole report."""
     from rejudge.dashboard import data
 
     from rejudge.model import EvaluationReport
 
     url = small_store.url
     ev = small_store.evaluations["a1"]
+    calls = _counting(monkeypatch, type(data.store(url).evaluations), "report_values")
     options = data.report_options(url, ev)
     rows = data.report_rows(url, ev, (), (), "")
     assert rows.listed and options.cases == rows.matching
+    assert calls == []  # counted in the database, listed a verdict at a time: no row stream
+    assert options.summary == judge_report_summary(url, ev)
+    calls.clear()
     first = _kept_values(private_tmp)
     assert first and not any(isinstance(v, EvaluationReport) for v in first)
-    calls = _counting(monkeypatch, type(data.store(url).evaluations), "report_values")
     _new_server()
     assert data.report_options(url, ev) == options
     assert data.report_rows(url, ev, (), (), "") == rows

@@ -3,7 +3,13 @@ the listed rows, FAILs first, at most LISTED of them, the count of every match b
 
 from __future__ import annotations
 
-from rejudge.dashboard.report_view import LISTED, report_options, report_rows, shown_rows
+from rejudge.dashboard.report_view import (
+    LISTED,
+    first_rows,
+    report_options,
+    report_rows,
+    shown_rows,
+)
 from rejudge.judge import build_report
 
 
@@ -50,3 +56,31 @@ def test_rows_list_fails_first_and_at_most_listed_with_every_match_counted() -> 
     found = report_rows(report.cases, [], [], "C0000")  # case-insensitive: c00000-c00009
     assert found.matching == 10
     assert [r.verdict for r in found.listed][:3] == ["FAIL", "FAIL", "FAIL"]
+
+
+def _reading(cases: list, read: list[str]):
+    def of_verdict(verdict: str, n: int) -> list:
+        read.append(verdict)
+        return [c for c in cases if c.verdict == verdict][:n]
+
+    return of_verdict
+
+
+def test_the_first_rows_read_a_verdict_at_a_time_are_the_unfiltered_rows() -> None:
+    """Unfiltered, the listed rows are read a verdict at a time (FAILs first) until the list is
+    full: the same rows, and no verdict read past the one that fills it."""
+    # FAILs fill the list; FAILs and SKIPs do; every verdict is read and the list stays short
+    for n, reads in ((LISTED * 3 + 30, ["FAIL"]), (LISTED * 2, ["FAIL", "AGENT_ERROR", "SKIP"])):
+        report = _report(n)
+        read: list[str] = []
+        assert first_rows(n, _reading(report.cases, read)) == report_rows(report.cases, [], [], "")
+        assert read == reads
+    report = _report(7)
+    read = []
+    assert first_rows(7, _reading(report.cases, read)) == report_rows(report.cases, [], [], "")
+    assert read == ["FAIL", "AGENT_ERROR", "SKIP", "PASS"]
+
+
+def test_rows_of_no_listed_verdict_leave_the_answer_to_the_whole_report() -> None:
+    report = _report(4)
+    assert first_rows(5, _reading(report.cases, [])) is None

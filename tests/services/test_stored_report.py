@@ -2,7 +2,8 @@
 
 ``stored_report`` (``rejudge report``, the dashboard's Report page, a shard's finished summary)
 feeds :class:`rejudge.judge.ReportBuilder` the values ``store.evaluations.report_values``
-streams, not a dict of every column per row (:func:`rejudge.services.iter_evaluation_rows`).
+streams, not a dict of every column per row (:func:`rejudge.services.iter_evaluation_rows`);
+its summary alone, those values counted in the database (``report_counts``).
 On generated evaluations (every verdict, codes, implicated tools, anomaly flags, partial
 scores, groups, repeated cases) the two reports are equal, summary and rows, on each backend.
 """
@@ -63,5 +64,16 @@ def test_the_stored_report_is_the_judges_report_of_the_rows(seeded: Any, sides: 
     assert stored_report(store, ev, harness_mode="plain") == oracle
     summary_only = stored_report(store, ev, harness_mode="plain", include_cases=False)
     assert summary_only.summary == oracle.summary and summary_only.cases is None
-    # what `rejudge report --json` prints is built the same way
-    assert evaluation_report(store, ev).cases == oracle.cases
+    # what `rejudge report --json` prints is built the same way; its summary alone the same
+    full = evaluation_report(store, ev)
+    assert full.cases == oracle.cases
+    assert evaluation_report(store, ev, with_cases=False).summary == full.summary
+    # the Report page's first screen: the filters' choices and each verdict's rows, in order
+    assert store.evaluations.report_choices(ev) == (
+        sorted({c.verdict for c in oracle.cases if c.verdict}),
+        sorted({code for c in oracle.cases for code in c.taxonomy}),
+    )
+    for verdict in ("PASS", "FAIL", "SKIP", "AGENT_ERROR"):
+        of_verdict = [c for c in oracle.cases if c.verdict == verdict]
+        assert store.evaluations.verdict_rows(ev, verdict) == of_verdict
+        assert store.evaluations.verdict_rows(ev, verdict, 2) == of_verdict[:2]
