@@ -79,6 +79,27 @@ def test_a_file_that_does_not_load_is_computed_again(tmp_path: Path, private_tmp
     assert kept(db, ("report", 1), state, lambda: [4]) == [4]
 
 
+def test_a_load_leaves_the_collector_as_it_found_it(tmp_path: Path, private_tmp: Path) -> None:
+    """A kept result loads with the garbage collector paused (dashboard/kept.py: at 100k the
+    review queue's load was mostly collections): on again after a load, a failed one too, and
+    left off when the caller had turned it off."""
+    db = _db(tmp_path / "s.db")
+    state = store_state(db)
+    assert state is not None
+    queue = [{"judgment_id": i, "reasons": ["FAIL"]} for i in range(2000)]
+    kept(db, ("review", 1), state, lambda: queue)
+    assert kept(db, ("review", 1), state, lambda: []) == queue and gc.isenabled()
+    [file] = list(private_tmp.glob("*.pickle"))
+    file.write_bytes(b"not a pickle")
+    assert kept(db, ("review", 1), state, lambda: [4]) == [4] and gc.isenabled()
+    gc.disable()
+    try:
+        assert kept(db, ("review", 1), state, lambda: []) == [4]
+        assert not gc.isenabled()
+    finally:
+        gc.enable()
+
+
 def test_a_folder_others_can_write_is_not_used(tmp_path: Path, private_tmp: Path) -> None:
     private_tmp.mkdir(mode=0o700)
     private_tmp.chmod(0o777)
