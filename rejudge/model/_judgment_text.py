@@ -216,7 +216,13 @@ class PreparedJudgment(NamedTuple):
         digest = template.hash_for(trace_hash)
         if digest is None:
             return None
-        return self._replace(key=key, hash=digest, trace_hash=trace_hash)
+        # the fields in order, made without ``_replace`` (which maps over every field by name:
+        # ~2.6 against ~0.9 µs, paid by every copy of a judging's call memo)
+        return _prepared(PreparedJudgment, (key, digest, *self[2:5], trace_hash, *self[6:]))
+
+
+#: a :class:`PreparedJudgment` made of its values in the fields' order
+_prepared = tuple.__new__
 
 
 def _names_json(value: Any) -> str:
