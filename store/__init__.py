@@ -48,6 +48,7 @@ if TYPE_CHECKING:
     from rejudge.store._traces import StreamedTrace as StreamedTrace
     from rejudge.store._anomalies import TraceAnomalies as TraceAnomalies
     from rejudge.store._judgment_rows import KnownJudgment as KnownJudgment
+    from rejudge.store._judgment_rows import JudgmentLink as JudgmentLink
     from rejudge.store._judgment_rows import EvaluatedTrace as EvaluatedTrace
     from rejudge.store._judgment_rows import JudgmentBody as JudgmentBody
 

@@ -8,7 +8,7 @@ from collections.abc import Mapping
 from types import MappingProxyType
 from typing import Any, NamedTuple, TypedDict
 
-__all__ = ["EvaluatedTrace", "JudgmentBody", "KnownJudgment"]
+__all__ = ["EvaluatedTrace", "JudgmentBody", "JudgmentLink", "KnownJudgment"]
 
 #: no body path asked for
 _NO_PATHS: Mapping[str, Any] = MappingProxyType({})
@@ -53,6 +53,22 @@ class KnownJudgment(NamedTuple):
     #: under each label of the lookup's ``body_paths``, the body's value at that path (None
     #: when absent)
     paths: Mapping[str, Any] = _NO_PATHS
+
+
+class JudgmentLink(NamedTuple):
+    """A trace linked to an evaluation through its judgment, as
+    :meth:`JudgmentRepository.save_and_link_rows` writes it: by ``judgment_id``, or for a
+    judgment written in the same call, by ``judgment_key`` (``judgment_id`` None)."""
+
+    trace_id: int
+    case_key: str
+    repetition: int
+    dimension: str | None
+    category: str | None
+    verdict: str
+    partial_score: float | None
+    judgment_id: int | None
+    judgment_key: str | None = None
 
 
 class EvaluatedTrace(NamedTuple):

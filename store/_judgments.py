@@ -14,7 +14,13 @@ from typing import TYPE_CHECKING, Any
 
 from rejudge.store._batching import BATCH, chunks
 from rejudge.store._errors import InvalidInputError
-from rejudge.store._judgment_rows import _NO_PATHS, EvaluatedTrace, JudgmentBody, KnownJudgment
+from rejudge.store._judgment_rows import (
+    _NO_PATHS,
+    EvaluatedTrace,
+    JudgmentBody,
+    JudgmentLink,
+    KnownJudgment,
+)
 from rejudge.store._tables import (
     _T_BODY,
     _T_EJ,
@@ -275,38 +281,69 @@ class JudgmentRepository(Repository):
         """In one transaction: insert-or-ignore ``rows`` (see :meth:`save_judgment_rows`), then
         attach judgments to the evaluation. A link names its judgment by ``judgment_id`` or, for
         one of ``rows``, by ``judgment_key``; otherwise as in :meth:`link_judgments`."""
+        self.save_and_link_rows(
+            evaluation_id,
+            rows,
+            [
+                JudgmentLink(
+                    link["trace_id"],
+                    link["case_key"],
+                    link["repetition"],
+                    link["dimension"],
+                    link["category"],
+                    link["verdict"],
+                    link["partial_score"],
+                    link.get("judgment_id"),
+                    link.get("judgment_key"),
+                )
+                for link in links
+            ],
+        )
+
+    def save_and_link_rows(
+        self, evaluation_id: int, rows: Sequence[PreparedJudgment], links: Sequence[JudgmentLink]
+    ) -> None:
+        """:meth:`save_and_link_judgments` with typed links (what a judging writes per trace,
+        without a dict each)."""
         with self._begin() as c:
             # the ids of the judgments inserted now come back with the insert; only keys
             # stored before (a retried chunk, another shard's judgment) are looked up
             ids = self._insert_judgment_rows(c, rows) if rows else {}
             wanted = [
-                link["judgment_key"]
+                link.judgment_key
                 for link in links
-                if "judgment_id" not in link and link["judgment_key"] not in ids
+                if link.judgment_id is None and link.judgment_key not in ids
             ]
             for chunk in chunks(wanted):
                 for r in c.execute(
                     select(_T_JUDG.c.key, _T_JUDG.c.id).where(_T_JUDG.c.key.in_(chunk))
                 ):
                     ids[r.key] = r.id
-            params = []
-            for link in links:
-                judgment_id = link.get("judgment_id")
-                if judgment_id is None:
-                    judgment_id = ids[link["judgment_key"]]
-                params.append(
-                    (
-                        evaluation_id,
-                        judgment_id,
-                        link["trace_id"],
-                        link["case_key"],
-                        link["repetition"],
-                        link["dimension"],
-                        link["category"],
-                        link["verdict"],
-                        link["partial_score"],
-                    )
+            params = [
+                (
+                    evaluation_id,
+                    # a link names its judgment by one of the two (KeyError otherwise, as before)
+                    ids[typing.cast(str, key)] if judgment_id is None else judgment_id,
+                    trace_id,
+                    case_key,
+                    repetition,
+                    dimension,
+                    category,
+                    verdict,
+                    partial_score,
                 )
+                for (
+                    trace_id,
+                    case_key,
+                    repetition,
+                    dimension,
+                    category,
+                    verdict,
+                    partial_score,
+                    judgment_id,
+                    key,
+                ) in links
+            ]
             self._insert_ignore_rows(c, _T_EJ, _LINK_COLUMNS, ("evaluation_id", "trace_id"), params)
 
     def _insert_judgment_rows(
@@ -320,11 +357,20 @@ class JudgmentRepository(Repository):
         shared: dict[str, str] = {}
         for r in rows:
             shared.setdefault(r.shared_hash, r.shared_json)
-        self._insert_ignore_rows(
-            c, _T_BODY, ("hash", "body"), ("hash",), list(shared.items()), {"body"}
+        # the ids of the bodies inserted now come back with the insert; only the bodies
+        # stored before (a behaviour judged in an earlier chunk) are looked up
+        body_ids: dict[str, int] = dict(
+            self._insert_ignore_rows(
+                c,
+                _T_BODY,
+                ("hash", "body"),
+                ("hash",),
+                list(shared.items()),
+                {"body"},
+                returning=("hash", "id"),
+            )
         )
-        body_ids: dict[str, int] = {}
-        for chunk in chunks(list(shared)):
+        for chunk in chunks([h for h in shared if h not in body_ids]):
             for body in c.execute(
                 select(_T_BODY.c.hash, _T_BODY.c.id).where(_T_BODY.c.hash.in_(chunk))
             ):

@@ -25,7 +25,14 @@ from rejudge.judge import (
 )
 from rejudge.judge.tiers import get_tier
 from rejudge.model import Case, Report, RuleSet, ToolRegistry, content_hash
-from rejudge.store import EvaluatedTrace, KnownJudgment, RunRecord, Store, StreamedTrace
+from rejudge.store import (
+    EvaluatedTrace,
+    JudgmentLink,
+    KnownJudgment,
+    RunRecord,
+    Store,
+    StreamedTrace,
+)
 
 __all__ = ["evaluation_rows", "iter_evaluation_rows", "judged_by"]
 
@@ -71,6 +78,9 @@ def _find_or_create_evaluation(
 
 
 _Row = TypeVar("_Row")
+
+#: a :class:`JudgmentLink` made of its values in the fields' order
+_link = tuple.__new__
 
 
 def _chunked(it: Iterable[_Row], size: int) -> Iterator[list[_Row]]:
@@ -212,27 +222,32 @@ def settle_chunk(
     for p, taxonomy, tools, anomalies in fresh:
         # not known before the insert (no id): linked by key
         known[p.key] = KnownJudgment(None, p.verdict, p.partial_score, taxonomy, anomalies, tools)
-    links: list[dict[str, Any]] = []
+    links: list[JudgmentLink] = []
+    groups = inputs.groups
+    add = builder.add_values if builder is not None else None
     for row, key in zip(rows, keys, strict=True):
         found = known[key]
         case_key = row.case_key
-        dimension, category = inputs.groups[case_key]
-        link = {
-            "trace_id": row.id,
-            "case_key": case_key,
-            "repetition": row.repetition,
-            "dimension": dimension,
-            "category": category,
-            "verdict": found.verdict,
-            "partial_score": found.partial_score,
-        }
-        if found.id is None:
-            link["judgment_key"] = key
-        else:
-            link["judgment_id"] = found.id
-        links.append(link)
-        if builder is not None:
-            builder.add_values(
+        dimension, category = groups[case_key]
+        # the link's fields in order, without NamedTuple's keyword __new__ (a link per trace)
+        links.append(
+            _link(
+                JudgmentLink,
+                (
+                    row.id,
+                    case_key,
+                    row.repetition,
+                    dimension,
+                    category,
+                    found.verdict,
+                    found.partial_score,
+                    found.id,
+                    key if found.id is None else None,
+                ),
+            )
+        )
+        if add is not None:
+            add(
                 case_key,
                 row.repetition,
                 found.verdict,
@@ -244,7 +259,7 @@ def settle_chunk(
                 found.implicated_tools,
                 found.anomalies,
             )
-    store.judgments.save_and_link_judgments(evaluation_id, [p for p, *_ in fresh], links)
+    store.judgments.save_and_link_rows(evaluation_id, [p for p, *_ in fresh], links)
     return len(fresh)
 
 
