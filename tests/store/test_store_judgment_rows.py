@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import json
 
-from rejudge.store import RunRecord, Store
+from rejudge.store import JudgmentLink, RunRecord, Store
 from rejudge.store._tables import EvaluationJudgmentRow, JudgmentRow
 
 from rejudge.model import Case, Judgment, PreparedJudgment, ToolRegistry, canonical_json
@@ -153,3 +153,57 @@ def test_trace_rows_undecoded(
         assert json.loads(text_row.body) == stored.trace.model_dump(mode="json")
     bare = list(store.traces.iter_trace_rows(run.id, with_body=False))
     assert [r._replace(body=None) for r in raw] == bare
+
+
+def test_rows_stored_before_and_new_ones_in_one_write_link_their_own_judgments(
+    store: Store, run: RunRecord, registry: ToolRegistry, cases: list[Case]
+) -> None:
+    # new judgments interleaved with ones stored before (a retried chunk, another shard's):
+    # the new ones' ids come back from the insert (on SQLite read back by rowid after one
+    # executemany), the others are looked up; each link must reach its own judgment and body
+    judgments = [
+        _judgment(f"sha256:{n:04d}", cases[n % len(cases)], registry, n) for n in range(40)
+    ]
+    before = [judgments[n] for n in (0, 3, 4, 17, 39)]
+    stored = store.judgments.save_judgments(before)
+    traces = [make_trace(cases[n % len(cases)].id, n, seed=n) for n in range(len(judgments))]
+    pks = store.suites.get_case_pks(run.suite_id)
+    store.traces.save_traces([(run.id, pks[t.case_id], t, None, None) for t in traces])
+    rows = list(store.traces.iter_trace_rows(run.id, with_body=False))
+    evaluation_id = store.evaluations.create_evaluation(
+        run_id=run.id,
+        tier="golden",
+        rule_set_id=store.rule_sets.save_rule_set(make_rule_set()),
+        engine_version="0.1.0",
+    )
+    by_id = {c.id: c for c in cases}
+    links = [
+        JudgmentLink(
+            row.id,
+            row.case_key,
+            row.repetition,
+            by_id[row.case_key].dimension,
+            by_id[row.case_key].category,
+            j.verdict,
+            j.partial_score,
+            None,
+            j.key,
+        )
+        for row, j in zip(rows, judgments, strict=True)
+    ]
+    store.judgments.save_and_link_rows(
+        evaluation_id, [PreparedJudgment.of(j) for j in judgments], links
+    )
+    ids = store.judgments.find_judgments([j.key for j in judgments])
+    assert {k: ids[k] for k in stored} == stored
+    by_trace = {
+        r.trace_id: r for r in store.judgments.iter_evaluation_rows(evaluation_id, with_body=True)
+    }
+    for row, j in zip(rows, judgments, strict=True):
+        got = by_trace[row.id]
+        assert (got.judgment_key, got.judgment_id, got.trace_hash) == (
+            j.key,
+            ids[j.key],
+            j.trace_hash,
+        )
+        assert Judgment.model_validate(got.body) == j
