@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING, Any
 
 from rejudge.store._batching import BATCH, chunks
 from rejudge.store._errors import InvalidInputError
+from rejudge.store._insert_rows import insert_ignore_rows
 from rejudge.store._judgment_rows import (
     _NO_PATHS,
     EvaluatedTrace,
@@ -28,7 +29,7 @@ from rejudge.store._tables import (
     utcnow,
 )
 from rejudge.store._unit_of_work import Repository
-from sqlalchemy import Table, Text, and_, cast, func, or_, select
+from sqlalchemy import Text, and_, cast, func, or_, select
 from sqlalchemy.engine import Connection
 
 from rejudge.model import (
@@ -73,10 +74,6 @@ _LINK_COLUMNS = (
     "partial_score",
 )
 
-
-#: from how many rows a PostgreSQL write goes through COPY (below it, the staging statements
-#: cost more than they save)
-_COPY_FROM = 20
 #: :meth:`JudgmentRepository.lookup_judgments`'s query without body paths
 _LOOKUP_SQL = (
     'SELECT "key", "id", "verdict", "partial_score", CAST("taxonomy" AS TEXT), '
@@ -85,8 +82,6 @@ _LOOKUP_SQL = (
 )
 #: a judgment's anomalies column as text when it names none (an empty list, a JSON null)
 _NO_ANOMALY = ("[]", "null")
-#: bound parameters per statement (SQLite's default limit is 32,766 since 3.32)
-_MAX_VARIABLES = 30000
 
 
 def _decode_small(text: str | None, cache: dict[str, list[Any]]) -> Any:
@@ -344,7 +339,9 @@ class JudgmentRepository(Repository):
                     key,
                 ) in links
             ]
-            self._insert_ignore_rows(c, _T_EJ, _LINK_COLUMNS, ("evaluation_id", "trace_id"), params)
+            insert_ignore_rows(
+                self.backend, c, _T_EJ, _LINK_COLUMNS, ("evaluation_id", "trace_id"), params
+            )
 
     def _insert_judgment_rows(
         self, c: Connection, rows: Sequence[PreparedJudgment]
@@ -360,7 +357,8 @@ class JudgmentRepository(Repository):
         # the ids of the bodies inserted now come back with the insert; only the bodies
         # stored before (a behaviour judged in an earlier chunk) are looked up
         body_ids: dict[str, int] = dict(
-            self._insert_ignore_rows(
+            insert_ignore_rows(
+                self.backend,
                 c,
                 _T_BODY,
                 ("hash", "body"),
@@ -399,7 +397,8 @@ class JudgmentRepository(Repository):
             )
             for r in rows
         ]
-        inserted = self._insert_ignore_rows(
+        inserted = insert_ignore_rows(
+            self.backend,
             c,
             _T_JUDG,
             _JUDGMENT_COLUMNS,
@@ -409,132 +408,6 @@ class JudgmentRepository(Repository):
             returning=("key", "id"),
         )
         return {key: ident for key, ident in inserted}
-
-    def _insert_ignore_rows(
-        self,
-        c: Connection,
-        table: Table,
-        columns: Sequence[str],
-        conflict: Sequence[str],
-        params: Sequence[tuple[Any, ...]],
-        json_columns: frozenset[str] | set[str] = frozenset(),
-        *,
-        returning: Sequence[str] = (),
-    ) -> list[tuple[Any, ...]]:
-        """Insert ``params`` (tuples in ``columns`` order; JSON columns as text), skipping a
-        row whose ``conflict`` columns are taken, in the connection's transaction; with
-        ``returning``, those columns of the rows inserted (not of the rows skipped).
-
-        PostgreSQL, for more than a few rows: ``COPY`` into a temporary staging table, then one
-        ``INSERT ... SELECT ... ON CONFLICT DO NOTHING`` (COPY cannot skip conflicts itself).
-        Measured against executemany's statement per row: about a sixth of the client's CPU
-        and under half the server's (bench/README.md, "Judging on Dask"). Otherwise plain
-        DBAPI ``executemany``, or with ``returning`` multi-row ``VALUES`` statements (SQLite
-        3.35+ returns the rows it inserted; executemany returns none)."""
-        if not params:
-            return []
-        cols = ", ".join(f'"{col}"' for col in columns)
-        keys = ", ".join(f'"{col}"' for col in conflict)
-        back = f" RETURNING {', '.join(returning)}" if returning else ""
-        if self.backend != "postgresql" or len(params) < _COPY_FROM:
-            if not returning:
-                statement = self._raw_insert_ignore(table, columns, conflict, json_columns)
-                c.exec_driver_sql(statement, params)
-                return []
-            if self.backend == "sqlite":
-                return self._sqlite_insert_returning(c, table, columns, conflict, params, returning)
-            out: list[tuple[Any, ...]] = []
-            per = max(1, _MAX_VARIABLES // len(columns))
-            for start in range(0, len(params), per):
-                part = params[start : start + per]
-                sql = self._raw_insert_ignore(
-                    table, columns, conflict, json_columns, rows=len(part), returning=returning
-                )
-                flat = tuple(value for row in part for value in row)
-                out.extend(tuple(r) for r in c.exec_driver_sql(sql, flat))
-            return out
-        stage = f"rejudge_stage_{table.name}"
-        raw: Any = c.connection.driver_connection
-        with raw.cursor() as cur:
-            # one per session, its column types the table's (JSONB parses the text); emptied
-            # after each use and at every commit
-            cur.execute(
-                f'CREATE TEMPORARY TABLE IF NOT EXISTS "{stage}" ON COMMIT DELETE ROWS AS '
-                f'SELECT {cols} FROM "{table.name}" WITH NO DATA'
-            )
-            with cur.copy(f'COPY "{stage}" ({cols}) FROM STDIN') as copy:
-                for row in params:
-                    copy.write_row(row)
-            cur.execute(
-                f'INSERT INTO "{table.name}" ({cols}) SELECT {cols} FROM "{stage}" '
-                f"ON CONFLICT ({keys}) DO NOTHING{back}"
-            )
-            inserted = [tuple(r) for r in cur.fetchall()] if returning else []
-            cur.execute(f'DELETE FROM "{stage}"')
-        return inserted
-
-    def _sqlite_insert_returning(
-        self,
-        c: Connection,
-        table: Table,
-        columns: Sequence[str],
-        conflict: Sequence[str],
-        params: Sequence[tuple[Any, ...]],
-        returning: Sequence[str],
-    ) -> list[tuple[Any, ...]]:
-        """SQLite's insert-or-ignore with ``returning``: one ``executemany`` of the one-row
-        statement, then the rows it inserted read back by rowid. The transaction holds the
-        write lock from the first row on, so those rows have the consecutive rowids up to the
-        last one inserted (a new rowid is the largest plus one; a row skipped takes none): the
-        rows and ids that ``RETURNING`` gave, from a statement SQLite prepares once instead of
-        one of up to 30,000 parameters parsed per 2,000 rows (2,500 judgment rows into a
-        100,000-judgment store with their commit: 28 -> 23 µs a row). Each row read back
-        carries its own columns, so a wrong range could only miss a row or add one inserted
-        before, never pair a key with another row's id; the callers look up what is missing."""
-        cur: Any = c.connection.driver_connection.cursor()  # type: ignore[union-attr]
-        try:
-            cur.executemany(self._raw_insert_ignore(table, columns, conflict), params)
-            inserted = cur.rowcount
-            if inserted <= 0:
-                return []
-            (last,) = cur.execute("SELECT last_insert_rowid()").fetchone()
-            back = ", ".join(f'"{col}"' for col in returning)
-            return [
-                tuple(r)
-                for r in cur.execute(
-                    f'SELECT {back} FROM "{table.name}" WHERE rowid BETWEEN ? AND ?',
-                    (last - inserted + 1, last),
-                )
-            ]
-        finally:
-            cur.close()
-
-    def _raw_insert_ignore(
-        self,
-        table: Table,
-        columns: Sequence[str],
-        conflict: Sequence[str],
-        json_columns: frozenset[str] | set[str] = frozenset(),
-        *,
-        rows: int = 1,
-        returning: Sequence[str] = (),
-    ) -> str:
-        """``INSERT ... ON CONFLICT (...) DO NOTHING`` in the driver's own parameter style (JSON
-        columns bound as text): one row's marks for ``exec_driver_sql`` with a list of tuples,
-        or ``rows`` rows' marks (flat parameters) ``RETURNING`` the given columns."""
-        pg = self.backend == "postgresql"
-        mark = "%s" if pg else "?"
-        marks = ", ".join(
-            f"CAST({mark} AS JSONB)" if pg and col in json_columns else mark for col in columns
-        )
-        values = ", ".join([f"({marks})"] * rows)
-        cols = ", ".join(f'"{col}"' for col in columns)
-        keys = ", ".join(f'"{col}"' for col in conflict)
-        back = f" RETURNING {', '.join(returning)}" if returning else ""
-        return (
-            f'INSERT INTO "{table.name}" ({cols}) VALUES {values} '
-            f"ON CONFLICT ({keys}) DO NOTHING{back}"
-        )
 
     def iter_evaluation_rows(
         self,
