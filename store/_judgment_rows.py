@@ -58,17 +58,18 @@ class KnownJudgment(NamedTuple):
 class JudgmentLink(NamedTuple):
     """A trace linked to an evaluation through its judgment, as
     :meth:`JudgmentRepository.save_and_link_rows` writes it: by ``judgment_id``, or for a
-    judgment written in the same call, by ``judgment_key`` (``judgment_id`` None)."""
+    judgment written in the same call, by ``judgment_key`` (``judgment_id`` None). The fields
+    up to the score are the link table's columns in the order the store writes them."""
 
+    judgment_id: int | None
     trace_id: int
     case_key: str
     repetition: int
-    dimension: str | None
-    category: str | None
     verdict: str
     partial_score: float | None
-    judgment_id: int | None
-    judgment_key: str | None = None
+    dimension: str | None
+    category: str | None
+    judgment_key: str | None
 
 
 class EvaluatedTrace(NamedTuple):

@@ -62,16 +62,17 @@ _JUDGMENT_COLUMNS = (
     "body_id",
     "created_at",
 )
+#: the link table's columns as a write gives them: the evaluation, then a JudgmentLink's
 _LINK_COLUMNS = (
     "evaluation_id",
     "judgment_id",
     "trace_id",
     "case_key",
     "repetition",
-    "dimension",
-    "category",
     "verdict",
     "partial_score",
+    "dimension",
+    "category",
 )
 
 #: :meth:`JudgmentRepository.lookup_judgments`'s query without body paths
@@ -281,14 +282,14 @@ class JudgmentRepository(Repository):
             rows,
             [
                 JudgmentLink(
+                    link.get("judgment_id"),
                     link["trace_id"],
                     link["case_key"],
                     link["repetition"],
-                    link["dimension"],
-                    link["category"],
                     link["verdict"],
                     link["partial_score"],
-                    link.get("judgment_id"),
+                    link["dimension"],
+                    link["category"],
                     link.get("judgment_key"),
                 )
                 for link in links
@@ -314,30 +315,15 @@ class JudgmentRepository(Repository):
                     select(_T_JUDG.c.key, _T_JUDG.c.id).where(_T_JUDG.c.key.in_(chunk))
                 ):
                     ids[r.key] = r.id
+            # the link table's columns (_LINK_COLUMNS): the evaluation, the judgment (a link
+            # names it by one of the two: KeyError otherwise, as before), the link's own
             params = [
                 (
                     evaluation_id,
-                    # a link names its judgment by one of the two (KeyError otherwise, as before)
-                    ids[typing.cast(str, key)] if judgment_id is None else judgment_id,
-                    trace_id,
-                    case_key,
-                    repetition,
-                    dimension,
-                    category,
-                    verdict,
-                    partial_score,
+                    ids[typing.cast(str, link[8])] if link[0] is None else link[0],
+                    *link[1:8],
                 )
-                for (
-                    trace_id,
-                    case_key,
-                    repetition,
-                    dimension,
-                    category,
-                    verdict,
-                    partial_score,
-                    judgment_id,
-                    key,
-                ) in links
+                for link in links
             ]
             insert_ignore_rows(
                 self.backend, c, _T_EJ, _LINK_COLUMNS, ("evaluation_id", "trace_id"), params

@@ -234,14 +234,14 @@ def settle_chunk(
             _link(
                 JudgmentLink,
                 (
+                    found.id,
                     row.id,
                     case_key,
                     row.repetition,
-                    dimension,
-                    category,
                     found.verdict,
                     found.partial_score,
-                    found.id,
+                    dimension,
+                    category,
                     key if found.id is None else None,
                 ),
             )

@@ -179,14 +179,14 @@ def test_rows_stored_before_and_new_ones_in_one_write_link_their_own_judgments(
     by_id = {c.id: c for c in cases}
     links = [
         JudgmentLink(
+            None,
             row.id,
             row.case_key,
             row.repetition,
-            by_id[row.case_key].dimension,
-            by_id[row.case_key].category,
             j.verdict,
             j.partial_score,
-            None,
+            by_id[row.case_key].dimension,
+            by_id[row.case_key].category,
             j.key,
         )
         for row, j in zip(rows, judgments, strict=True)
