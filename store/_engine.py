@@ -7,6 +7,7 @@ import re
 from pathlib import Path
 from typing import Any
 
+from rejudge.store import _nul
 from rejudge.store._errors import DatabaseURLError
 from sqlalchemy import Engine, create_engine, event
 from sqlalchemy.engine import make_url
@@ -104,6 +105,10 @@ def make_engine(url: str, *, echo: bool = False) -> Engine:
                 echo=echo,
                 pool_pre_ping=True,
                 connect_args={"connect_timeout": 5},
+                # every JSON(B) value bound or read through SQLAlchemy or the driver: a value
+                # holding a NUL is stored marked (JSONB holds no NUL) and read back as it was
+                json_serializer=_nul.dumps,
+                json_deserializer=_nul.loads,
             )
     except (ArgumentError, NoSuchModuleError) as exc:
         raise DatabaseURLError(

@@ -13,7 +13,8 @@ from typing import TYPE_CHECKING, Any, NamedTuple
 
 from rejudge.store._batching import BATCH
 from rejudge.store._errors import InvalidInputError
-from rejudge.store._judgments import _decode_small
+from rejudge.store._json_text import _decode_small, _decode_stored
+from rejudge.store._nul import MARK, unmark
 from rejudge.store._pairing_reads import PairingReads
 from rejudge.store._read_common import accuracy, count_if, verdict_columns
 from rejudge.store._tables import _T_EJ, _T_JUDG, _T_REV
@@ -84,7 +85,12 @@ def _taxonomy_codes(backend: str) -> Any:
     """The elements of ``judgments.taxonomy`` as a table joined beside each judgment row: a
     lateral set-returning function on PostgreSQL (JSONB), ``json_each`` on SQLite."""
     if backend == "postgresql":
-        return func.jsonb_array_elements_text(_T_JUDG.c.taxonomy).table_valued("value").lateral("t")
+        # a taxonomy stored marked (a code holding a NUL: rejudge.store._nul) is an object
+        # whose one key holds the escaped codes: those are unnested (taxonomy_counts decodes them)
+        listed = func.coalesce(
+            func.jsonb_extract_path(_T_JUDG.c.taxonomy, MARK), _T_JUDG.c.taxonomy
+        )
+        return func.jsonb_array_elements_text(listed).table_valued("value").lateral("t")
     return func.json_each(_T_JUDG.c.taxonomy).table_valued("value").alias("t")
 
 
@@ -132,6 +138,8 @@ class EvaluationReads(PairingReads, Repository):
             .order_by(_T_EJ.c.case_key, _T_EJ.c.repetition)
         )
         cache: dict[str, list[Any]] = {}
+        # PostgreSQL's lists may be marked (a NUL in them: rejudge.store._nul)
+        decode = _decode_stored if self.backend == "postgresql" else _decode_small
         with self._connect() as c:
             stream = {"stream_results": True, "yield_per": BATCH}
             for partition in c.execute(query, execution_options=stream).partitions():
@@ -140,13 +148,13 @@ class EvaluationReads(PairingReads, Repository):
                         case_key,
                         rep,
                         verdict,
-                        _decode_small(codes, cache),
+                        decode(codes, cache),
                         score,
                         dim,
                         cat,
                         None,
-                        _decode_small(tools, cache),
-                        _decode_small(flags, cache),
+                        decode(tools, cache),
+                        decode(flags, cache),
                     )
 
     def report_counts(self, evaluation_id: int) -> ReportCounts:
@@ -299,9 +307,18 @@ class EvaluationReads(PairingReads, Repository):
             .where(_T_EJ.c.evaluation_id == evaluation_id, _T_EJ.c.verdict == "FAIL")
             .group_by(codes.c.value)
         )
+        if self.backend == "postgresql":
+            # a marked taxonomy's codes counted apart, then decoded (a judgment is in one part)
+            marked = func.jsonb_typeof(_T_JUDG.c.taxonomy) == "object"
+            query = query.add_columns(marked.label("marked")).group_by(marked)
+        counts: dict[str, int] = {}
         with self._connect() as c:
-            rows = c.execute(query).all()
-        return dict(sorted(((str(r.code), int(r.n)) for r in rows), key=lambda kv: (-kv[1], kv[0])))
+            for r in c.execute(query):
+                code = str(r.code)
+                if len(r) > 2 and r.marked:
+                    code = unmark({MARK: code})
+                counts[code] = counts.get(code, 0) + int(r.n)
+        return dict(sorted(counts.items(), key=lambda kv: (-kv[1], kv[0])))
 
     def pass_histogram(self, evaluation_id: int) -> list[PassCell]:
         """How many cases had ``n`` scored repetitions of which ``c`` passed, one cell per (n, c)."""

@@ -7,6 +7,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
+from rejudge.store._nul import mark_rows
 from sqlalchemy import Table
 from sqlalchemy.engine import Connection
 
@@ -44,6 +45,10 @@ def insert_ignore_rows(
     statements ``RETURNING`` them."""
     if not params:
         return []
+    if backend == "postgresql" and json_columns:
+        # a JSON text holding a NUL is stored marked (JSONB holds none: rejudge.store._nul);
+        # every other row is passed on as it is
+        params = mark_rows(params, [i for i, col in enumerate(columns) if col in json_columns])
     cols = ", ".join(f'"{col}"' for col in columns)
     keys = ", ".join(f'"{col}"' for col in conflict)
     back = f" RETURNING {', '.join(returning)}" if returning else ""

@@ -12,9 +12,11 @@ import typing
 from collections.abc import Callable, Collection, Iterator, Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
+from rejudge.store import _nul
 from rejudge.store._batching import BATCH, chunks
 from rejudge.store._errors import InvalidInputError
 from rejudge.store._insert_rows import insert_ignore_rows
+from rejudge.store._json_text import _decode_array, _decode_small, _decode_stored
 from rejudge.store._judgment_rows import (
     _NO_PATHS,
     EvaluatedTrace,
@@ -85,33 +87,6 @@ _LOOKUP_SQL = (
 _NO_ANOMALY = ("[]", "null")
 
 
-def _decode_small(text: str | None, cache: dict[str, list[Any]]) -> Any:
-    """``json.loads`` for the short JSON texts a query returns many times over (taxonomy codes,
-    flags): a list of strings is decoded once per distinct text and handed out as a fresh copy."""
-    if text is None:
-        return None
-    hit = cache.get(text)
-    if hit is not None:
-        return list(hit)
-    value = json.loads(text)
-    if isinstance(value, list) and len(cache) < 4096 and all(type(v) is str for v in value):
-        cache[text] = value
-        return list(value)
-    return value
-
-
-def _decode_array(text: str, cache: dict[str, list[Any]]) -> list[Any]:
-    """A JSON array of small values (see :func:`_decode_small`), each list a fresh copy."""
-    hit = cache.get(text)
-    if hit is None:
-        hit = json.loads(text)
-        if not all(v is None or (type(v) is list and all(type(x) is str for x in v)) for v in hit):
-            return list(hit)
-        if len(cache) < 4096:
-            cache[text] = hit
-    return [None if v is None else list(v) for v in hit]
-
-
 def body_path_columns(
     backend: str, column: Any, body_paths: Mapping[str, Sequence[str]] | None
 ) -> tuple[list[Any], Callable[[Sequence[Any], dict[str, list[Any]]], dict[str, Any]]]:
@@ -128,14 +103,24 @@ def body_path_columns(
     if not labels:
         return [], lambda _values, _cache: {}
     if backend == "postgresql":
+        # a body stored marked (it holds a NUL: rejudge.store._nul) has the path under its one
+        # key; its value there comes back marked too, and is decoded back to the original. The
+        # second path is read only where the first is missing (COALESCE)
+        mark = _nul.MARK
         cols = [
-            cast(func.jsonb_extract_path(column, *path), Text).label(f"path_{i}")
+            cast(
+                func.coalesce(
+                    func.jsonb_extract_path(column, *path),
+                    func.jsonb_build_object(mark, func.jsonb_extract_path(column, mark, *path)),
+                ),
+                Text,
+            ).label(f"path_{i}")
             for i, path in enumerate(paths)
         ]
 
         def each(values: Sequence[Any], cache: dict[str, list[Any]]) -> dict[str, Any]:
             return {
-                label: _decode_small(text, cache)
+                label: _decode_stored(text, cache)
                 for label, text in zip(labels, values, strict=True)
             }
 
@@ -204,6 +189,7 @@ class JudgmentRepository(Repository):
         found: dict[str, KnownJudgment] = {}
         cache: dict[str, list[Any]] = {}
         pg = self.backend == "postgresql"
+        decode = _decode_stored if pg else _decode_small
         with self._connect() as c:
             for part in chunks(keys):
                 chunk = list(part)
@@ -228,9 +214,9 @@ class JudgmentRepository(Repository):
                         r[1],
                         r[2],
                         r[3],
-                        _decode_small(r[4], cache),
-                        _decode_small(r[5], cache),
-                        _decode_small(r[6], cache),
+                        decode(r[4], cache),
+                        decode(r[5], cache),
+                        decode(r[6], cache),
                         decode_paths(r[7:], cache) if path_cols else _NO_PATHS,
                     )
         return found
@@ -495,11 +481,12 @@ class JudgmentRepository(Repository):
             .order_by(_T_EJ.c.case_key, _T_EJ.c.repetition)
         )
         cache: dict[str, list[Any]] = {}
+        decode = _decode_stored if self.backend == "postgresql" else _decode_small
         with self._connect() as c:
             return [
                 (int(jid), case_key, int(repetition))
                 for jid, case_key, repetition, anomalies in c.execute(query)
-                if not _decode_small(anomalies, cache)
+                if not decode(anomalies, cache)
             ]
 
     def _evaluated_rows(
@@ -510,6 +497,10 @@ class JudgmentRepository(Repository):
         n_plain: int,
         decode_paths: Callable[[Sequence[Any], dict[str, list[Any]]], dict[str, Any]] | None,
     ) -> Iterator[EvaluatedTrace]:
+        # PostgreSQL's texts may be marked (a value holding a NUL: rejudge.store._nul)
+        pg = self.backend == "postgresql"
+        decode = _decode_stored if pg else _decode_small
+        loads = _nul.loads if pg else json.loads
         with self._connect() as c:
             # the options go on the statement, not the connection: an atomic() block's connection
             # must not stay streaming for the writes after this read
@@ -525,11 +516,11 @@ class JudgmentRepository(Repository):
                         EvaluatedTrace,
                         (
                             *v[:10],
-                            _decode_small(v[10], cache),
-                            _decode_small(v[11], cache),
-                            _decode_small(v[12], cache),
+                            decode(v[10], cache),
+                            decode(v[11], cache),
+                            decode(v[12], cache),
                             *v[13:19],
-                            put_trace_hash(json.loads(v[19]), v[13]) if with_body else None,
+                            put_trace_hash(loads(v[19]), v[13]) if with_body else None,
                             decode_paths(v[n_plain:], cache) if decode_paths else _NO_PATHS,
                         ),
                     )

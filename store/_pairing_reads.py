@@ -20,6 +20,7 @@ from dataclasses import dataclass
 from typing import Any, NamedTuple
 
 from rejudge.store._errors import InvalidInputError
+from rejudge.store._nul import unmark
 from rejudge.store._tables import _T_EJ, _T_JUDG
 from rejudge.store._unit_of_work import Repository
 from sqlalchemy import Text, and_, case, cast, func, select, tuple_
@@ -293,8 +294,8 @@ def _keys(c: Any, query: Any) -> list[tuple[str, int]]:
 
 def _judgment(values: Sequence[Any]) -> PairedJudgment:
     taxonomy = values[1]
-    if isinstance(taxonomy, str):  # SQLite hands JSON back as text
-        taxonomy = json.loads(taxonomy)
+    if isinstance(taxonomy, str):  # read as text; a list, unless PostgreSQL stored it marked
+        taxonomy = unmark(json.loads(taxonomy))
     return PairedJudgment(
         verdict=values[0],
         taxonomy=list(taxonomy or []),

@@ -13,6 +13,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, NamedTuple
 
+from rejudge.store._nul import MARK
 from rejudge.store._read_common import TRACE_LISTING
 from rejudge.store._tables import _T_CALL, _T_EJ, _T_EXT, _T_JUDG, _T_TRACE
 from rejudge.store._unit_of_work import Repository
@@ -63,14 +64,21 @@ class TraceUsage(NamedTuple):
     output_tokens: int | None
 
 
-# the JSON column's path item is untyped (Any) in SQLAlchemy's stubs; as_integer/as_float say what
-def _usage(key: str) -> ColumnElement[int]:
+# the JSON column's path item is untyped (Any) in SQLAlchemy's stubs; as_integer/as_float say what.
+# On PostgreSQL a body stored marked (it holds a NUL: rejudge.store._nul) has its numbers, which
+# the marking leaves as they are, under its one key: read there where the path is missing
+def _usage(backend: str, key: str) -> ColumnElement[int]:
     usage: ColumnElement[int] = _T_TRACE.c.body[("usage", key)].as_integer()
+    if backend == "postgresql":
+        usage = func.coalesce(usage, _T_TRACE.c.body[(MARK, "usage", key)].as_integer())
     return usage
 
 
-def _elapsed() -> ColumnElement[float]:
+def _elapsed(backend: str) -> ColumnElement[float]:
     elapsed: ColumnElement[float] = _T_TRACE.c.body[("timings", "elapsed_s")].as_float()
+    if backend == "postgresql":
+        marked = _T_TRACE.c.body[(MARK, "timings", "elapsed_s")].as_float()
+        elapsed = func.coalesce(elapsed, marked)
     return elapsed
 
 
@@ -88,10 +96,10 @@ class RunReads(Repository):
     def run_usage(self, run_id: int) -> RunUsage:
         query = select(
             func.count(),
-            func.count(_usage("input_tokens")),
-            func.coalesce(func.sum(_usage("input_tokens")), 0),
-            func.coalesce(func.sum(_usage("output_tokens")), 0),
-            func.sum(_elapsed()),
+            func.count(_usage(self.backend, "input_tokens")),
+            func.coalesce(func.sum(_usage(self.backend, "input_tokens")), 0),
+            func.coalesce(func.sum(_usage(self.backend, "output_tokens")), 0),
+            func.sum(_elapsed(self.backend)),
         ).where(_T_TRACE.c.run_id == run_id)
         with self._connect() as c:
             traces, with_usage, tokens_in, tokens_out, elapsed = c.execute(query).one()
@@ -110,8 +118,8 @@ class RunReads(Repository):
                 _T_TRACE.c.id,
                 _T_TRACE.c.case_key,
                 _T_TRACE.c.repetition,
-                _usage("input_tokens"),
-                _usage("output_tokens"),
+                _usage(self.backend, "input_tokens"),
+                _usage(self.backend, "output_tokens"),
             )
             .where(_T_TRACE.c.run_id == run_id)
             .order_by(_T_TRACE.c.case_key, _T_TRACE.c.repetition)
@@ -148,9 +156,9 @@ class RunReads(Repository):
                 *TRACE_LISTING,
                 ej.c.verdict,
                 _T_JUDG.c.taxonomy,
-                _usage("input_tokens").label("input_tokens"),
-                _usage("output_tokens").label("output_tokens"),
-                _elapsed().label("elapsed_s"),
+                _usage(self.backend, "input_tokens").label("input_tokens"),
+                _usage(self.backend, "output_tokens").label("output_tokens"),
+                _elapsed(self.backend).label("elapsed_s"),
             )
             .select_from(
                 _T_TRACE.outerjoin(
@@ -168,6 +176,9 @@ class RunReads(Repository):
                 exists().where(and_(_T_CALL.c.trace_id == _T_TRACE.c.id, _T_CALL.c.name == tool))
             )
         if text:
+            # over the body's stored text: a body PostgreSQL stored marked (a NUL in it:
+            # rejudge.store._nul) is still found by text without a NUL or \x01, not by text
+            # across its escaped NUL, and "nul" (its marker) finds every marked body
             needle = f"%{text.lower()}%"
             query = query.where(
                 func.lower(_T_TRACE.c.case_key).like(needle)

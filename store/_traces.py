@@ -13,6 +13,7 @@ from collections.abc import Collection, Iterable, Iterator, Sequence
 from typing import Any, NamedTuple
 
 from rejudge.store._batching import BATCH, chunks
+from rejudge.store._nul import unmark_text
 from rejudge.store._records import StoredTrace
 from rejudge.store._tables import _T_CALL, _T_TRACE, TraceRow, utcnow
 from rejudge.store._trace_reads import TraceReads
@@ -256,7 +257,35 @@ class TraceRepository(TraceReads):
         page its own short query on its own connection, closed before the page's rows are
         yielded: for a caller that writes while it iterates (a judging commits every chunk).
         One streaming read would hold its snapshot open across those commits, and on SQLite
-        no checkpoint could then restart the WAL, which grows with every commit."""
+        no checkpoint could then restart the WAL, which grows with every commit.
+
+        A body PostgreSQL stored marked (it holds a NUL: :mod:`rejudge.store._nul`) is handed
+        out as its original's text; any other as it was stored."""
+        rows = self._stored_trace_rows(
+            run_id,
+            case_key=case_key,
+            yield_per=yield_per,
+            shard=shard,
+            id_range=id_range,
+            with_body=with_body,
+            page_size=page_size,
+        )
+        if with_body and self.backend == "postgresql":
+            return map(_unmarked, rows)
+        return rows
+
+    def _stored_trace_rows(
+        self,
+        run_id: int | None,
+        *,
+        case_key: str | None,
+        yield_per: int,
+        shard: tuple[int, int] | None,
+        id_range: tuple[int, int] | None,
+        with_body: bool,
+        page_size: int | None,
+    ) -> Iterator[StreamedTrace]:
+        """``iter_trace_rows``' rows, bodies as stored."""
         # the fields' order (the rows are made of the values as they come)
         columns: list[Any] = [_T_TRACE.c[name] for name in StreamedTrace._fields[:-1]]
         if with_body:
@@ -357,13 +386,15 @@ class TraceRepository(TraceReads):
         """trace id -> stored body as JSON text, for the ids given (those that exist): what a
         judging reads of the traces it judges, after streaming rows without bodies."""
         out: dict[int, str] = {}
+        # PostgreSQL's marked bodies (a NUL: rejudge.store._nul) as their originals' text
+        pg = self.backend == "postgresql"
         with self._connect() as c:
             for chunk in chunks(trace_ids):
                 query = select(_T_TRACE.c.id, cast(_T_TRACE.c.body, Text)).where(
                     _T_TRACE.c.id.in_(list(chunk))
                 )
                 for ident, text in c.execute(query):
-                    out[ident] = text
+                    out[ident] = unmark_text(text) if pg else text
         return out
 
     def stored_cassette_hashes(
@@ -375,3 +406,10 @@ class TraceRepository(TraceReads):
         )
         with self._connect() as conn:
             return {(r.case_key, r.repetition): r.cassette_hash for r in conn.execute(query)}
+
+
+def _unmarked(row: StreamedTrace) -> StreamedTrace:
+    """``row`` with a body PostgreSQL stored marked as its original's text (else ``row``)."""
+    body = row.body
+    original = body if body is None else unmark_text(body)
+    return row if original is body else row._replace(body=original)

@@ -229,6 +229,11 @@ def make_judged(store: Store) -> dict[str, Any]:
         "ids": [ids[j.key] for j in judgments],
         "traces": [t.hash for t in traces],
         "cases": [c.id for c in cases],
+        "run_id": run.id,
+        "rule_set_id": rule_set_id,
+        "trace_ids": [trace_ids[c.id] for c in cases],
+        "judgments": judgments,
+        "case_pks": pks,
     }
 
 
