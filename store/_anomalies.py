@@ -33,23 +33,19 @@ class TraceAnomalies:
     first: dict[str, list[str]] = field(default_factory=dict)
 
 
-def _visible(found: Sequence[str]) -> list[str]:
-    """Anomalies as stored: a NUL in a text (an untrusted span name or value it quotes) is kept
-    as the six characters ``\\u0000``. PostgreSQL's JSONB holds no NUL and refused the whole
-    batch; the same text is stored on every backend, so what an import shows does not depend on
-    where it was stored."""
-    return [text.replace("\x00", "\\u0000") for text in found]
-
-
 class AnomalyRepository(Repository):
     """``store.anomalies``: write a batch's anomalies, read a run's first ones."""
 
     def add(self, run_id: int, rows: Sequence[tuple[int, str, Sequence[str]]]) -> None:
         """Store (position, case id, anomalies) rows of run ``run_id`` (an empty list of
         anomalies is no row; a case id it holds already is left as it is: a resumed import
-        writes a batch again). Joins the caller's transaction (:meth:`Store.atomic`)."""
+        writes a batch again). Joins the caller's transaction (:meth:`Store.atomic`).
+
+        A NUL in an anomaly (an untrusted span name it quotes) is kept: PostgreSQL stores such
+        a value marked (:mod:`rejudge.store._nul`). Rows stored from fdd331b until then hold
+        the six characters ``\\u0000`` instead, and are read as they are."""
         values = [
-            {"run_id": run_id, "case_key": key, "position": position, "anomalies": _visible(found)}
+            {"run_id": run_id, "case_key": key, "position": position, "anomalies": list(found)}
             for position, key, found in rows
             if found
         ]

@@ -24,10 +24,19 @@ def run_anomalies(store: Store, run: RunRecord, limit: int | None = None) -> Tra
     limit = ANOMALIES_SHOWN if limit is None else limit
     stored = store.anomalies.first(run.id, limit)
     if stored.traces:
-        return stored
+        return TraceAnomalies(stored.traces, _visible(stored.first))
     kept = run.config.extra.get("anomalies")
     if not isinstance(kept, dict) or not kept:
         return stored
     # an old config's mapping is in the file's order (trace id order, as it was built)
     first = {str(k): [str(a) for a in v] for k, v in list(kept.items())[:limit]}
-    return TraceAnomalies(len(kept), first)
+    return TraceAnomalies(len(kept), _visible(first))
+
+
+def _visible(first: dict[str, list[str]]) -> dict[str, list[str]]:
+    """Anomalies as shown: a NUL in a text (an untrusted span name or value it quotes), which
+    the store keeps, is shown as the six characters ``\\u0000`` (as rows stored from fdd331b
+    hold it), so what an import shows does not depend on when or where it was stored."""
+    return {
+        key: [text.replace("\x00", "\\u0000") for text in found] for key, found in first.items()
+    }

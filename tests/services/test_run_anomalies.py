@@ -189,3 +189,20 @@ def test_a_nul_in_an_anomaly_is_stored_as_its_escape(store: Store) -> None:
     shown = run_anomalies(store, done.run)
     assert shown.traces == 1
     assert list(shown.first.values()) == [["span 'a\\u0000b': no name"]]
+
+
+def test_the_store_keeps_an_anomalys_nul_and_reads_older_escapes_as_they_are(
+    store: Store,
+) -> None:
+    """The store keeps the NUL itself (PostgreSQL marked: rejudge.store._nul), not the six
+    characters \\u0000 it stored from fdd331b (that code fails here); a row stored so then is
+    read as it was, and both are shown alike."""
+    _, done = _ingested(store, [["span 'a\x00b': no name"], []], 1)
+    assert list(store.anomalies.first(done.run.id, 5).first.values()) == [
+        ["span 'a\x00b': no name"]
+    ]
+    store.anomalies.add(done.run.id, [(9, "older", ["span 'c\\u0000d'"])])
+    stored = store.anomalies.first(done.run.id, 5).first
+    assert stored["older"] == ["span 'c\\u0000d'"]
+    shown = run_anomalies(store, done.run).first
+    assert list(shown.values()) == [["span 'a\\u0000b': no name"], ["span 'c\\u0000d'"]]
