@@ -29,7 +29,7 @@ import streamlit as st
 from rejudge.dashboard import paging, stats, summary
 from rejudge.dashboard import report_view as view
 from rejudge.dashboard.explained import Explained
-from rejudge.dashboard.explained import explained as count_explained
+from rejudge.dashboard.explained import explained_codes as count_explained_codes
 from rejudge.dashboard.grid import CountedColumn, Grid, grid_of_counts
 from rejudge.dashboard.kept import StoreState, kept, store_state
 from rejudge.dashboard.report_view import ReportOptions, ReportRows
@@ -65,7 +65,9 @@ from rejudge.model import (
     TraceStatuses,
 )
 from rejudge.services import (
+    FlipCodes,
     ReviewPageState,
+    compare_first_flips,
     comparison_flips,
     evaluation_queue,
     read_price_table,
@@ -224,12 +226,33 @@ def compare_figures(url: str, a: int, b: int) -> summary.CompareSummary | None:
     return summary.compare_figures(store(url), a, b)
 
 
+class RuleImpact(NamedTuple):
+    """Rule impact's reads: the comparison's figures with its first page of flips, and every
+    flip's verdicts and codes, counted (what the "Why" table counts)."""
+
+    figures: summary.CompareSummary
+    codes: list[FlipCodes]
+
+
+@_stored()
+def rule_impact(url: str, a: int, b: int) -> RuleImpact | None:
+    """A → B's figures, its first :data:`~paging.FLIPS_PAGE` flips and every flip's codes, from
+    one pairing read (:func:`rejudge.services.compare_first_flips`): the figures read alone and
+    every flip read again for the "Why" counts walked the pairing twice and made all 4,681
+    flips of the 100k store's rule pair to show 1,000."""
+    try:
+        found = compare_first_flips(store(url), a, b, limit=paging.FLIPS_PAGE)
+    except NotFoundError:
+        return None
+    return RuleImpact(summary.first_flips(found.comparison), found.codes)
+
+
 @_stored()
 def explained(url: str, a: int, b: int, changed: tuple[str, ...]) -> Explained:
-    """How many of A → B's flips each changed setting likely explains (:mod:`.explained`).
-    Every flip is read (their codes decide), but only the flips: not the whole comparison a
-    second time beside the page's figures (:func:`compare_figures`)."""
-    return count_explained(every_flip(url, a, b), changed)
+    """How many of A → B's flips each changed setting likely explains (:mod:`.explained`),
+    counted over every flip's codes (:func:`rule_impact`)."""
+    found = rule_impact(url, a, b)
+    return count_explained_codes(found.codes if found else [], changed)
 
 
 @_stored()

@@ -14,8 +14,9 @@ from dataclasses import dataclass
 from rejudge.judge import likely_settings
 
 from rejudge.model import Flip
+from rejudge.services import FlipCodes
 
-__all__ = ["Explained", "likely", "explained"]
+__all__ = ["Explained", "likely", "explained", "explained_codes"]
 
 
 @dataclass(frozen=True)
@@ -40,13 +41,32 @@ def likely(flip: Flip, changed: Sequence[str]) -> list[str]:
 
 
 def explained(flips: Iterable[Flip], changed: Sequence[str]) -> Explained:
+    return explained_codes(
+        (
+            FlipCodes(f.from_verdict, f.to_verdict, tuple(f.taxonomy_from), tuple(f.taxonomy_to), 1)
+            for f in flips
+        ),
+        changed,
+    )
+
+
+def explained_codes(codes: Iterable[FlipCodes], changed: Sequence[str]) -> Explained:
+    """:func:`explained` of flips counted by their verdicts and codes (all that decides), as
+    :func:`rejudge.services.compare_first_flips` gives them without making every flip."""
     by_setting = dict.fromkeys(changed, 0)
     total = unexplained = 0
-    for flip in flips:
-        total += 1
-        paths = likely(flip, changed)
-        unexplained += not paths
+    for code in codes:
+        n = code.flips
+        total += n
+        paths = likely_settings(
+            code.taxonomy_a,
+            code.taxonomy_b,
+            changed,
+            verdict_a=code.verdict_a,
+            verdict_b=code.verdict_b,
+        )
+        unexplained += 0 if paths else n
         for path in paths:
             if path in by_setting:
-                by_setting[path] += 1
+                by_setting[path] += n
     return Explained(total, by_setting, unexplained)

@@ -19,7 +19,14 @@ from rejudge.errors import NotFoundError
 from rejudge.model import Comparison, JudgeAgreement
 from rejudge.services import compare_evaluations
 
-__all__ = ["Difference", "CompareSummary", "compare_summary", "compare_figures", "without_flips"]
+__all__ = [
+    "Difference",
+    "CompareSummary",
+    "compare_summary",
+    "compare_figures",
+    "first_flips",
+    "without_flips",
+]
 
 # the inputs the page names when they differ (the hash beside a rule set's name says nothing more)
 _SHOWN_DIFFERENCES = ("tier", "rules", "model", "run", "engine_version")
@@ -145,6 +152,13 @@ def compare_figures(store: Store, a: int, b: int) -> CompareSummary | None:
     except NotFoundError:
         return None
     return without_flips(_summary(cmp, sum(cmp.flips_by_cause.values())))
+
+
+def first_flips(cmp: Comparison) -> CompareSummary:
+    """The summary of a comparison whose ``flips`` are its first ones only
+    (:func:`rejudge.services.compare_first_flips`): its flip count is the judge's count by cause,
+    as :func:`compare_figures`'."""
+    return _summary(cmp, sum(cmp.flips_by_cause.values()))
 
 
 def _summary(cmp: Comparison, flip_count: int | None = None) -> CompareSummary:

@@ -84,9 +84,12 @@ if ev_a.rule_set == ev_b.rule_set:
 if ev_a.tier != ev_b.tier:
     st.warning(md_escape(f"The tiers differ ({ev_a.tier} vs {ev_b.tier}): flips mix two changes."))
 
-s = data.compare_figures(url, a, b)  # figures only: the flips are selected below
-if s is None:
+# the figures, the first page of flips and every flip's codes (the "Why" counts them all), from
+# one read
+read = data.rule_impact(url, a, b)
+if read is None:
     st.stop()
+s = read.figures
 m1, m2, m3, m4 = st.columns(4)
 figure(m1, f"Accuracy under {ev_a.rule_set}", pct(s.accuracy_a))
 figure(
@@ -150,9 +153,12 @@ else:
 st.subheader(f"Flipped cases ({counted.flips})")
 direction = st.selectbox("Direction", ["all", *FLIP_DIRECTIONS], key="ri_dir")
 chosen = None if direction == "all" else direction
-# a page of flips at a time, as on Compare, sliced from the flips the "Why" counts read (every
-# one: their codes decide), not read again
-total, rows = data.every_flip_page(url, a, b, 0, FLIPS_PAGE, direction=chosen)
+# a page of flips at a time, as on Compare: the first, unfiltered, is the one read with the
+# figures; another page or a direction selects from every flip (read then, once)
+if chosen is None:
+    total, rows = s.flip_count, list(s.comparison.flips)
+else:
+    total, rows = data.every_flip_page(url, a, b, 0, FLIPS_PAGE, direction=chosen)
 start = (page_picker(total, key="ri_page") - 1) * FLIPS_PAGE
 if start:
     total, rows = data.every_flip_page(url, a, b, start, FLIPS_PAGE, direction=chosen)

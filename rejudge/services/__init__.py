@@ -46,7 +46,10 @@ if TYPE_CHECKING:
     from rejudge.services._capture import open_store as open_store
     from rejudge.services._ci import evaluation_ci_results as evaluation_ci_results
     from rejudge.services._compare import BASELINE_INPUTS as BASELINE_INPUTS
+    from rejudge.services._compare import FirstFlips as FirstFlips
+    from rejudge.services._compare import FlipCodes as FlipCodes
     from rejudge.services._compare import compare_evaluations as compare_evaluations
+    from rejudge.services._compare import compare_first_flips as compare_first_flips
     from rejudge.services._compare import comparison_flips as comparison_flips
     from rejudge.services._compare import evaluation_inputs as evaluation_inputs
     from rejudge.services._cost import read_price_table as read_price_table

@@ -2,8 +2,9 @@
 
 from __future__ import annotations
 
+from collections import Counter
 from dataclasses import replace
-from typing import Any
+from typing import Any, NamedTuple
 
 from rejudge.judge import FlipSide, Pairing, compare, compare_pairing, flip_between
 from rejudge.judge.tiers import MODEL_GRADED
@@ -26,6 +27,9 @@ __all__ = [
     "evaluation_inputs",
     "compare_evaluations",
     "comparison_flips",
+    "FlipCodes",
+    "FirstFlips",
+    "compare_first_flips",
 ]
 
 #: the inputs a baseline check requires to line up (the model and its traces may differ: that is
@@ -69,9 +73,9 @@ def compare_evaluations(
     (:func:`rejudge.judge.compare_pairing`): only the flips' rows come back whole, and none with
     ``with_flips=False`` (every count and figure stays; ``flips`` is then empty)."""
     meta_a, meta_b = evaluation_meta(store, a), evaluation_meta(store, b)
-    pairing = _stored_pairing(store, meta_a, meta_b, with_flips=with_flips)
-    if pairing is not None:
-        comparison = compare_pairing(pairing, meta_a=meta_a.to_json(), meta_b=meta_b.to_json())
+    stored = _stored_pairing(store, meta_a, meta_b, with_flips=with_flips)
+    if stored is not None:
+        comparison = compare_pairing(stored[0], meta_a=meta_a.to_json(), meta_b=meta_b.to_json())
     else:
         comparison = compare(
             _rows_with_judge(store, meta_a),
@@ -107,26 +111,78 @@ def comparison_flips(
     return [_flip(p, fields) for p in pairs]
 
 
+class FlipCodes(NamedTuple):
+    """``flips`` flips from ``verdict_a`` to ``verdict_b`` with these failure codes on each side
+    (what decides which changed rule setting likely explains a flip)."""
+
+    verdict_a: str | None
+    verdict_b: str | None
+    taxonomy_a: tuple[str, ...]
+    taxonomy_b: tuple[str, ...]
+    #: how many (not ``count``: that would shadow tuple.count)
+    flips: int
+
+
+class FirstFlips(NamedTuple):
+    """A comparison whose ``flips`` are its first ones only (every count and figure kept), and
+    every flip's verdicts and codes, counted."""
+
+    comparison: Comparison
+    codes: list[FlipCodes]
+
+
+def compare_first_flips(store: Store, a: int | str, b: int | str, *, limit: int) -> FirstFlips:
+    """:func:`compare_evaluations` with its first ``limit`` flips only, and the codes of all of
+    them (:class:`FlipCodes`), from the one pairing read that counts the comparison: a page that
+    counts every flip's causes and lists a page of them (Rule impact) makes no flip beyond its
+    page and does not read the flips again (at 100k, 4,681 flips of 50,000 pairs)."""
+    meta_a, meta_b = evaluation_meta(store, a), evaluation_meta(store, b)
+    stored = _stored_pairing(store, meta_a, meta_b, flips_limit=limit)
+    if stored is None:
+        whole = compare_evaluations(store, a, b)
+        codes = _codes(
+            (f.from_verdict, f.to_verdict, f.taxonomy_from, f.taxonomy_to) for f in whole.flips
+        )
+        return FirstFlips(replace(whole, flips=whole.flips[:limit]), codes)
+    pairing, discordant = stored
+    comparison = compare_pairing(pairing, meta_a=meta_a.to_json(), meta_b=meta_b.to_json())
+    codes = _codes((p.a.verdict, p.b.verdict, p.a.taxonomy, p.b.taxonomy) for p in discordant)
+    return FirstFlips(comparison, codes)
+
+
+def _codes(flips: Any) -> list[FlipCodes]:
+    counted = Counter((va, vb, tuple(ta), tuple(tb)) for va, vb, ta, tb in flips)
+    return [FlipCodes(*key, n) for key, n in counted.items()]
+
+
 def _stored_pairing(
-    store: Store, meta_a: EvaluationMeta, meta_b: EvaluationMeta, *, with_flips: bool = True
-) -> Pairing | None:
-    """The two evaluations' :class:`rejudge.judge.Pairing`, joined and counted in SQL; None when
-    it must be made from rows in memory: a model-graded side (its judge's fields are in the
-    judgment bodies) or a (case, repetition) linked twice in one evaluation (the join would
-    count it twice, the rows keep one)."""
+    store: Store,
+    meta_a: EvaluationMeta,
+    meta_b: EvaluationMeta,
+    *,
+    with_flips: bool = True,
+    flips_limit: int | None = None,
+) -> tuple[Pairing, list[DiscordantPair]] | None:
+    """The two evaluations' :class:`rejudge.judge.Pairing`, joined and counted in SQL, and its
+    discordant pairs when read (``with_flips``; the pairing's flips are the first
+    ``flips_limit`` of them, all by default); None when it must be made from rows in memory: a
+    model-graded side (its judge's fields are in the judgment bodies) or a (case, repetition)
+    linked twice in one evaluation (the join would count it twice, the rows keep one)."""
     if MODEL_GRADED in (meta_a.tier, meta_b.tier):
         return None
     # the key parameters the judgments' columns hold, in the order causes are listed
     order = tuple((p.field, p.cause) for p in KEY_PARAMETERS if p.field in PAIRING_FIELDS)
     fields = [name for name, _ in order]
     a, b = meta_a.id, meta_b.id
-    counts = store.evaluations.pair_counts(a, b, fields)
+    # the flips come with the counts, from the one grouped read (the pivot walked once)
+    counts = store.evaluations.pair_counts(a, b, fields, with_flips=with_flips)
     if counts.duplicated:
         return None
+    discordant = counts.discordant or []
     flips = None
     if with_flips:
-        flips = [_flip(p, fields) for p in store.evaluations.discordant_pairs(a, b, fields)]
-    return Pairing(
+        flips = [_flip(p, fields) for p in discordant[:flips_limit]]
+    pairing = Pairing(
         order=order,
         pairs={(g.verdict_a, g.verdict_b, g.same): g.count for g in counts.groups},
         both_hashed=counts.both_hashed,
@@ -137,6 +193,7 @@ def _stored_pairing(
         side_b=_by_dimension(counts.side_b),
         flips=flips,
     )
+    return pairing, discordant
 
 
 def _by_dimension(

@@ -123,9 +123,10 @@ def test_rule_impact_shows_the_first_page_of_flips(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """Rule impact's flips table is the comparison's first page, under the right total, then its
-    second, without the whole comparison computed (its "Why" counts read every flip, its table
-    pages slice those)."""
-    from rejudge.dashboard import paging
+    second, without the whole comparison computed: its figures, its first page and every flip's
+    codes (the "Why" counts) are one read of the compare service, making only that page's
+    flips; another page selects from every flip."""
+    from rejudge.dashboard import data, paging
 
     # 40 cases: six flips of run-a under its second rule set
     built = build_store(f"sqlite:///{tmp_path / 'r.db'}", cases=40, repeat=3)
@@ -134,6 +135,16 @@ def test_rule_impact_shows_the_first_page_of_flips(
     assert len(every) == 6  # two pages of 3
 
     figures_only = _figures_only(monkeypatch)
+    first_flips: list[int] = []
+    original = data.compare_first_flips
+
+    def first(store: Any, a: int, b: int, *, limit: int) -> Any:
+        first_flips.append(limit)
+        found = original(store, a, b, limit=limit)
+        assert len(found.comparison.flips) <= limit
+        return found
+
+    monkeypatch.setattr(data, "compare_first_flips", first)
     monkeypatch.setattr(paging, "FLIPS_PAGE", 3)
     at = app_on(built, "rule_impact", run=str(built.runs["run-a"]), ra=str(a), rb=str(b))
     assert any(h.value == f"Flipped cases ({len(every)})" for h in at.subheader)
@@ -141,7 +152,7 @@ def test_rule_impact_shows_the_first_page_of_flips(
     assert list(zip(table["case"], table["repetition"], strict=True)) == [
         (f["case"], f["repetition"]) for f in every[:3]
     ]
-    assert figures_only == [False]
+    assert figures_only == [] and first_flips == [3]  # one read, its first page made
     at.number_input(key="ri_page").set_value(2).run()
     assert not at.exception, [e.value for e in at.exception]
     table = at.dataframe[-1].value

@@ -3,10 +3,11 @@ counted as the page's per-flip column names them, and the flips none of them exp
 
 from __future__ import annotations
 
-from rejudge.dashboard.explained import explained, likely
+from rejudge.dashboard.explained import explained, explained_codes, likely
 from rejudge.judge import _taxonomy as tx
 
 from rejudge.model import Flip
+from rejudge.services import FlipCodes
 
 
 def _flip(case: str, before: list[str], after: list[str], to: str = "FAIL") -> Flip:
@@ -50,3 +51,23 @@ def test_the_flips_frame_is_pandas_own_frame_of_the_flips() -> None:
     ]
     assert flips_frame(flips).equals(pd.DataFrame(flips))
     assert list(flips_frame([]).columns) == list(pd.DataFrame(flips).columns)
+
+
+def test_flips_counted_by_their_codes_count_as_the_flips() -> None:
+    """Rule impact counts every flip's causes from the flips' verdicts and codes, counted
+    (rejudge.services.compare_first_flips), not from every flip made whole."""
+    changed = ["settings.free_text_rule", "settings.whitelist"]
+    codes = [
+        FlipCodes("PASS", "FAIL", (), (tx.PARAM_WRONG_VALUE,), 3),
+        FlipCodes("PASS", "FAIL", (), (tx.TOOL_UNEXPECTED, tx.PARAM_WRONG_VALUE), 2),
+        FlipCodes("FAIL", "PASS", (tx.TOOL_MISSING,), (), 4),
+    ]
+    flips = [
+        _flip(f"c{i}-{n}", list(c.taxonomy_a), list(c.taxonomy_b), to=str(c.verdict_b))
+        for i, c in enumerate(codes)
+        for n in range(c.flips)
+    ]
+    got = explained_codes(codes, changed)
+    assert got == explained(flips, changed)
+    assert got.flips == 9 and got.unexplained == 4
+    assert got.by_setting == {"settings.free_text_rule": 5, "settings.whitelist": 2}
