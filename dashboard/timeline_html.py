@@ -179,7 +179,8 @@ def _diff_table(look: _Look, call: TimelineCall) -> str:
     )
 
 
-def _call(look: _Look, call: TimelineCall) -> str:
+def _call(look: _Look, shown: TimelineCall) -> str:
+    call = shown.call
     if call.ok is None and call.result is None and call.error is None:
         outcome = "not executed"
     else:
@@ -191,7 +192,7 @@ def _call(look: _Look, call: TimelineCall) -> str:
         parts.append(_value(look, call.arguments_raw, "arguments as sent"))
     else:
         parts.append(_value(look, call.arguments, "arguments"))
-    parts.append(_diff_table(look, call))
+    parts.append(_diff_table(look, shown))
     if call.error:
         parts.append(f"<div {look('rj-meta')}>error</div>" + _value(look, call.error, "error"))
     if call.result is not None:

@@ -101,17 +101,7 @@ def _call(call: ToolCall, slots: list[tuple[str, dict[str, Any]] | None]) -> Tim
             else:
                 diff = tuple(json_diff(slot[1], call.arguments))
             break
-    return TimelineCall(
-        name=call.name,
-        arguments=call.arguments,
-        arguments_raw=call.arguments_raw,
-        parse_error=call.parse_error,
-        result=call.result,
-        ok=call.ok,
-        error=call.error,
-        golden_tool=golden_tool,
-        diff=diff,
-    )
+    return TimelineCall(call, golden_tool, diff)
 
 
 def _timing_note(facts: Sequence[StepFacts | None], rounds: int, source_note: str | None) -> str:

@@ -14,6 +14,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
+from rejudge.model._schemas import ToolCall
+
 __all__ = [
     "ArgumentDiff",
     "DiffStatus",
@@ -61,18 +63,12 @@ class ArgumentDiff:
 
 @dataclass(frozen=True, slots=True)
 class TimelineCall:
-    """One call of a round: its arguments (None when they did not parse: ``arguments_raw``
-    and ``parse_error`` then say what came), what it returned, and its structural diff against
-    the golden call it lines up with (``golden_tool`` None: the case has no golden call of this
-    tool left to compare with)."""
+    """One call of a round: the trace's call as it is (its ``arguments`` None when they did not
+    parse: ``arguments_raw`` and ``parse_error`` then say what came), and its structural diff
+    against the golden call it lines up with (``golden_tool`` None: the case has no golden call
+    of this tool left to compare with)."""
 
-    name: str
-    arguments: dict[str, Any] | None
-    arguments_raw: str
-    parse_error: str | None
-    result: Any
-    ok: bool | None
-    error: str | None
+    call: ToolCall
     golden_tool: str | None = None
     diff: tuple[ArgumentDiff, ...] = ()
 
