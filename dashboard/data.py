@@ -284,7 +284,7 @@ def cached_default_pair(url: str, count: int, newest: int) -> tuple[int, int] | 
 
     def comparable(a: int, b: int) -> bool:
         found = compare_figures(url, a, b)
-        return found is not None and found.comparable
+        return found is not None and found.comparison.comparable
 
     return default_pair(evaluations(url), comparable)
 

@@ -16,7 +16,7 @@ from rejudge.dashboard.stats import wilson_interval
 from rejudge.store import Store
 
 from rejudge.errors import NotFoundError
-from rejudge.model import Comparison, JudgeAgreement
+from rejudge.model import Comparison
 from rejudge.services import compare_evaluations
 
 __all__ = [
@@ -49,54 +49,15 @@ class CompareSummary:
     #: how many flips the comparison has (kept when :func:`without_flips` drops the list)
     flip_count: int
 
-    # ---- the comparison's own figures, named as the page uses them
-    @property
-    def a(self) -> int:
-        return int(self.comparison.a)
-
-    @property
-    def b(self) -> int:
-        return int(self.comparison.b)
-
-    @property
-    def kind(self) -> str:
-        return self.comparison.kind
-
+    # ---- what the page shows beside the judge's own figures (``comparison.accuracy_a``,
+    # ``comparison.judges`` and the rest are read from the comparison itself)
     @property
     def reading(self) -> str:
         return self.comparison.reading()
 
     @property
-    def judges(self) -> JudgeAgreement | None:
-        return self.comparison.judges
-
-    @property
-    def accuracy_a(self) -> float | None:
-        return self.comparison.accuracy_a
-
-    @property
-    def accuracy_b(self) -> float | None:
-        return self.comparison.accuracy_b
-
-    @property
     def delta(self) -> float | None:
         return self.comparison.accuracy_delta
-
-    @property
-    def mcnemar_p(self) -> float | None:
-        return self.comparison.mcnemar_p
-
-    @property
-    def verdict(self) -> str | None:
-        return self.comparison.verdict
-
-    @property
-    def comparable(self) -> bool:
-        return self.comparison.comparable
-
-    @property
-    def reasons(self) -> list[str]:
-        return self.comparison.reasons
 
     @property
     def differences(self) -> list[Difference]:

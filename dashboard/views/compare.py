@@ -40,12 +40,13 @@ s = data.compare_figures(url, a, b)  # its flips are selected below (data.flips)
 if s is None:
     st.error("One of the evaluations is gone from the store; pick another.")
     st.stop()
+cmp = s.comparison  # the judge's figures, shown as it computed them
 
-if not s.comparable:
+if not cmp.comparable:
     st.error(
         "**comparable: false** — these evaluations do not line up, so no verdict or delta is "
         "given; the counts below are each side's own:\n\n"
-        + "\n".join(f"- {md_escape(r)}" for r in s.reasons),
+        + "\n".join(f"- {md_escape(r)}" for r in cmp.reasons),
         icon="🚨",
     )
 
@@ -64,42 +65,44 @@ def _interval(ci: tuple[float, float], scored: int) -> str:
 
 
 # what kind of comparison this is decides how every figure below reads
-if s.kind == "mixed":
+if cmp.kind == "mixed":
     st.error(md_escape(s.reading), icon="🚨")
-elif s.kind == "judge":
+elif cmp.kind == "judge":
     st.info(md_escape(s.reading))
-elif s.kind == "same":
+elif cmp.kind == "same":
     st.caption(md_escape(s.reading))
 # a model judge's side comes with how far it can be trusted (a weak judge says so)
-for line, weak in s.comparison.judge_headlines():
+for line, weak in cmp.judge_headlines():
     judge_headline(st, line, weak)
 
 m1, m2, m3, m4, m5 = st.columns(5)
 figure(
     m1,
     "Accuracy A",
-    pct(s.accuracy_a),
+    pct(cmp.accuracy_a),
     note=f"95% Wilson interval over {s.scored_a} scored" if s.scored_a else "nothing scored",
 )
 m1.caption(f"{_interval(s.ci_a, s.scored_a)}; {_counts(ev_a)}")
-figure(m2, "Accuracy B", pct(s.accuracy_b), delta=delta_shown(s.delta) if s.comparable else None)
+figure(
+    m2, "Accuracy B", pct(cmp.accuracy_b), delta=delta_shown(s.delta) if cmp.comparable else None
+)
 m2.caption(f"{_interval(s.ci_b, s.scored_b)}; {_counts(ev_b)}")
-if not s.comparable:
+if not cmp.comparable:
     figure(m3, "Delta (B − A)", "—", note="not comparable: no delta is given")
     figure(m4, "McNemar p (exact)", "—", note="not comparable: no test is run")
-elif s.judges is not None:
+elif cmp.judges is not None:
     # two judges of the same traces: who is stricter and how far they agree, never a test
-    figure(m3, "Stricter", s.judges.stricter or "neither")
-    m3.caption(f"A on {s.judges.a_stricter} · B on {s.judges.b_stricter}")
-    kappa = s.judges.kappa
+    figure(m3, "Stricter", cmp.judges.stricter or "neither")
+    m3.caption(f"A on {cmp.judges.a_stricter} · B on {cmp.judges.b_stricter}")
+    kappa = cmp.judges.kappa
     figure(m4, "Cohen's kappa", "n/a" if kappa is None else f"{kappa:.3f}")
-    m4.caption(f"agreement {pct(s.judges.agreement)} over {s.judges.total} both scored")
+    m4.caption(f"agreement {pct(cmp.judges.agreement)} over {cmp.judges.total} both scored")
 else:
     figure(m3, "Delta (B − A)", "—" if s.delta is None else f"{100 * s.delta:+.1f} pts")
-    if s.mcnemar_p is None:
-        figure(m4, "McNemar p (exact)", "—", note=f"not an evidence comparison ({s.kind})")
+    if cmp.mcnemar_p is None:
+        figure(m4, "McNemar p (exact)", "—", note=f"not an evidence comparison ({cmp.kind})")
     else:
-        figure(m4, "McNemar p (exact)", p_value(s.mcnemar_p))
+        figure(m4, "McNemar p (exact)", p_value(cmp.mcnemar_p))
 figure(m5, "Flips", s.flip_count)
 m5.caption(f"{s.pass_to_fail} PASS→FAIL · {s.fail_to_pass} FAIL→PASS · {s.other_flips} other")
 if s.same_evaluation:
@@ -109,23 +112,23 @@ if s.differences:
         "What differs: " + "; ".join(md_escape(f"{d.field}: {d.a} → {d.b}") for d in s.differences)
     )
 
-if s.judges is not None and s.comparable:
+if cmp.judges is not None and cmp.comparable:
     st.markdown("**Agreement of the two judges** (pairs both scored)")
     # static HTML, not st.table: its frontend chunk (and Arrow's) cost a cold page its fetch
     st.html(
         table_html(
             [
-                {"": "A PASS", "B PASS": s.judges.pass_pass, "B FAIL": s.judges.pass_fail},
-                {"": "A FAIL", "B PASS": s.judges.fail_pass, "B FAIL": s.judges.fail_fail},
+                {"": "A PASS", "B PASS": cmp.judges.pass_pass, "B FAIL": cmp.judges.pass_fail},
+                {"": "A FAIL", "B PASS": cmp.judges.fail_pass, "B FAIL": cmp.judges.fail_fail},
             ]
         )
     )
-if s.kind == "evidence" and s.comparable and s.mcnemar_p is not None:
-    verdict = s.verdict
+if cmp.kind == "evidence" and cmp.comparable and cmp.mcnemar_p is not None:
+    verdict = cmp.verdict
     message = (
         f"**Verdict: {verdict}** (exact McNemar on "
         f"{s.pass_to_fail + s.fail_to_pass} discordant PASS/FAIL pairs, "
-        f"p {p_value(s.mcnemar_p, prefix=True)}, α = {SIGNIFICANCE_LEVEL})"
+        f"p {p_value(cmp.mcnemar_p, prefix=True)}, α = {SIGNIFICANCE_LEVEL})"
     )
     if verdict == "B better":
         st.success(message)
@@ -137,9 +140,7 @@ if s.kind == "evidence" and s.comparable and s.mcnemar_p is not None:
 with st.expander("As JSON (the keys of `rejudge compare --json`, without the flips list)"):
     # the figures come without their flips (data.compare_figures): an expander's body runs
     # closed too, and dumping 25,800 flips (a 100k store) took a second of every open
-    show_value(
-        {k: v for k, v in s.comparison.to_json().items() if k not in ("flips", "meta_a", "meta_b")}
-    )
+    show_value({k: v for k, v in cmp.to_json().items() if k not in ("flips", "meta_a", "meta_b")})
 
 # ---------------------------------------------------------------- flips
 st.subheader("Flips")

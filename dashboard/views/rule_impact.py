@@ -90,25 +90,26 @@ read = data.rule_impact(url, a, b)
 if read is None:
     st.stop()
 s = read.figures
+cmp = s.comparison
 m1, m2, m3, m4 = st.columns(4)
-figure(m1, f"Accuracy under {ev_a.rule_set}", pct(s.accuracy_a))
+figure(m1, f"Accuracy under {ev_a.rule_set}", pct(cmp.accuracy_a))
 figure(
     m2,
     f"Accuracy under {ev_b.rule_set}",
-    pct(s.accuracy_b),
+    pct(cmp.accuracy_b),
     delta=delta_shown(s.delta),
 )
 figure(m3, "Flips", s.flip_count)
 # one run under two rule sets is two judges of the same traces: their agreement, never a test
-if s.judges is not None:
-    kappa = s.judges.kappa
+if cmp.judges is not None:
+    kappa = cmp.judges.kappa
     figure(m4, "Cohen's kappa", "n/a" if kappa is None else f"{kappa:.3f}")
-    m4.caption(md_escape(s.judges.sentence()))
-elif s.mcnemar_p is not None:
-    figure(m4, "McNemar p (exact)", p_value(s.mcnemar_p))
+    m4.caption(md_escape(cmp.judges.sentence()))
+elif cmp.mcnemar_p is not None:
+    figure(m4, "McNemar p (exact)", p_value(cmp.mcnemar_p))
 else:
-    figure(m4, "Cohen's kappa", "—", note=f"not a judge comparison ({s.kind})")
-if s.kind != "judge":
+    figure(m4, "Cohen's kappa", "—", note=f"not a judge comparison ({cmp.kind})")
+if cmp.kind != "judge":
     st.warning(md_escape(s.reading))
 
 diff = settings_diff(
