@@ -124,6 +124,15 @@ def _run_engine(
         )
 
 
+def _per_output(n: int, t_bfcl: float, ours: dict[str, float]) -> dict[str, Any]:
+    """A row's figures for ``n`` outputs: microseconds an output for bfcl-eval's checker and
+    for each of ``ours`` (name -> seconds), then each of ours' speedup over the checker."""
+    row: dict[str, Any] = {"outputs": n, "bfcl_eval_us": round(t_bfcl / n * 1e6, 1)}
+    row.update({f"{name}_us": round(t / n * 1e6, 1) for name, t in ours.items()})
+    row.update({f"{name}_speedup": round(t_bfcl / t, 2) for name, t in ours.items()})
+    return row
+
+
 def checker_speed(per_category: int, repeat: int) -> list[dict[str, Any]]:
     from rejudge.judge import build_context, judge, judge_body
     from rejudge.judge.tiers import FAITHFUL, check_output, get_tier
@@ -162,22 +171,8 @@ def checker_speed(per_category: int, repeat: int) -> list[dict[str, Any]]:
         t_bfcl, t_core, t_tier, t_judge, t_body = _best_interleaved(
             [run_bfcl, run_core, run_tier, run_judge, run_body], repeat
         )
-        n = len(work)
-        rows.append(
-            {
-                "workload": workload,
-                "outputs": n,
-                "bfcl_eval_us": round(t_bfcl / n * 1e6, 1),
-                "core_us": round(t_core / n * 1e6, 1),
-                "tier_us": round(t_tier / n * 1e6, 1),
-                "judge_us": round(t_judge / n * 1e6, 1),
-                "body_us": round(t_body / n * 1e6, 1),
-                "core_speedup": round(t_bfcl / t_core, 2),
-                "tier_speedup": round(t_bfcl / t_tier, 2),
-                "judge_speedup": round(t_bfcl / t_judge, 2),
-                "body_speedup": round(t_bfcl / t_body, 2),
-            }
-        )
+        ours = {"core": t_core, "tier": t_tier, "judge": t_judge, "body": t_body}
+        rows.append({"workload": workload, **_per_output(len(work), t_bfcl, ours)})
     return rows
 
 
@@ -206,16 +201,7 @@ def by_mutation(per_category: int, repeat: int) -> list[dict[str, Any]]:
         run_bfcl()
         run_body()
         t_bfcl, t_body = _best_interleaved([run_bfcl, run_body], repeat)
-        n = len(work)
-        rows.append(
-            {
-                "kind": label,
-                "outputs": n,
-                "bfcl_eval_us": round(t_bfcl / n * 1e6, 1),
-                "body_us": round(t_body / n * 1e6, 1),
-                "body_speedup": round(t_bfcl / t_body, 2),
-            }
-        )
+        rows.append({"kind": label, **_per_output(len(work), t_bfcl, {"body": t_body})})
     return rows
 
 
