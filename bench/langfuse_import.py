@@ -101,6 +101,20 @@ def measure(path: Path, what: str) -> dict[str, float]:
     return figures
 
 
+def _table(rows: list[dict[str, object]]) -> str:
+    """The rows as the table a reader compares checkouts in."""
+    lines = [
+        "checkout  shape  MB     traces  json s  import s  import/json  CPU ratio  RSS json  import"
+    ]
+    for r in rows:
+        lines.append(
+            f"{r['checkout']:<9} {r['shape']:<6} {r['mb']:<6} {r['traces']:<7} "
+            f"{r['json_loads_s']:<7} {r['import_s']:<9} {r['import_ratio']:<12} "
+            f"{r['import_cpu_ratio']:<10} {r['json_rss_mib']:<9} {r['import_rss_mib']}"
+        )
+    return "\n".join(lines)
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--sizes", type=float, nargs="+", default=[10, 50], metavar="MB")
@@ -138,18 +152,7 @@ def main() -> None:
                     }
                 )
             path.unlink()
-    if args.json:
-        print(json.dumps(rows, indent=2))
-        return
-    print(
-        "checkout  shape  MB     traces  json s  import s  import/json  CPU ratio  RSS json  import"
-    )
-    for r in rows:
-        print(
-            f"{r['checkout']:<9} {r['shape']:<6} {r['mb']:<6} {r['traces']:<7} "
-            f"{r['json_loads_s']:<7} {r['import_s']:<9} {r['import_ratio']:<12} "
-            f"{r['import_cpu_ratio']:<10} {r['json_rss_mib']:<9} {r['import_rss_mib']}"
-        )
+    print(json.dumps(rows, indent=2) if args.json else _table(rows))
 
 
 if __name__ == "__main__":

@@ -152,6 +152,23 @@ def measure(path: Path, what: str) -> dict[str, float]:
 WHAT = ("json", "spans", "read", "import")
 
 
+def _table(rows: list[dict[str, object]]) -> str:
+    """The rows as the table a reader compares checkouts in."""
+    lines = [
+        "checkout  MB      traces  json.loads s  spans s  read s   import s  spans/json  read/json  "
+        "import/json  CPU read/json  import/json  RSS MiB json  spans  read  import"
+    ]
+    for r in rows:
+        lines.append(
+            f"{r['checkout']:<9} {r['mb']:<7} {r['traces']:<7} {r['json_loads_s']:<13} {r['spans_s']:<8} "
+            f"{r['read_s']:<8} {r['import_s']:<9} {r['spans_ratio']:<11} {r['read_ratio']:<10} "
+            f"{r['import_ratio']:<12} {r['read_cpu_ratio']:<13} {r['import_cpu_ratio']:<12} "
+            f"{r['json_rss_mib']:<12} {r['spans_rss_mib']:<6} "
+            f"{r['read_rss_mib']:<5} {r['import_rss_mib']}"
+        )
+    return "\n".join(lines)
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--sizes", type=float, nargs="+", default=[10, 100], metavar="MB")
@@ -211,21 +228,7 @@ def main() -> None:
                     }
                 )
             path.unlink()
-    if args.json:
-        print(json.dumps(rows, indent=2))
-        return
-    print(
-        "checkout  MB      traces  json.loads s  spans s  read s   import s  spans/json  read/json  "
-        "import/json  CPU read/json  import/json  RSS MiB json  spans  read  import"
-    )
-    for r in rows:
-        print(
-            f"{r['checkout']:<9} {r['mb']:<7} {r['traces']:<7} {r['json_loads_s']:<13} {r['spans_s']:<8} "
-            f"{r['read_s']:<8} {r['import_s']:<9} {r['spans_ratio']:<11} {r['read_ratio']:<10} "
-            f"{r['import_ratio']:<12} {r['read_cpu_ratio']:<13} {r['import_cpu_ratio']:<12} "
-            f"{r['json_rss_mib']:<12} {r['spans_rss_mib']:<6} "
-            f"{r['read_rss_mib']:<5} {r['import_rss_mib']}"
-        )
+    print(json.dumps(rows, indent=2) if args.json else _table(rows))
 
 
 if __name__ == "__main__":
