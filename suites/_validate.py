@@ -17,7 +17,7 @@ import re
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, TypedDict, Unpack
 
 import jsonschema
 from rejudge.suites._case_format import (
@@ -196,16 +196,24 @@ def _case_rule_problems(case: Case) -> Iterator[tuple[str, str]]:
         yield "call_only", "a call-only case needs golden calls"
 
 
+class SuiteRules(TypedDict, total=False):
+    """What a suite adds to the generic case checks, each optional: the pattern every id must
+    match, the phrasings every scenario needs, and the domain's ``check_case``."""
+
+    id_pattern: str | None
+    phrasings: list[str] | None
+    domain_check: Any
+
+
 def check_cases(
     entries: list[CaseEntry],
     registry: ToolRegistry | None,
     *,
     file: str,
-    id_pattern: str | None = None,
-    phrasings: list[str] | None = None,
-    domain_check: Any = None,
+    **rules: Unpack[SuiteRules],
 ) -> list[Problem]:
     """Every problem of already-parsed cases (the generic checks plus ``domain_check``)."""
+    id_pattern, domain_check = rules.get("id_pattern"), rules.get("domain_check")
     problems: list[Problem] = []
 
     def add(entry: CaseEntry, field: str, message: str) -> None:
@@ -247,7 +255,7 @@ def check_cases(
         if domain_check is not None and registry is not None:
             for field, message in domain_check(case, registry):
                 add(entry, field, message)
-    problems.extend(_phrasing_problems(entries, file, phrasings))
+    problems.extend(_phrasing_problems(entries, file, rules.get("phrasings")))
     return problems
 
 
@@ -321,13 +329,7 @@ def _phrasing_problems(
 
 
 def validate_case_lines(
-    lines: list[CaseLine],
-    registry: ToolRegistry | None,
-    *,
-    file: str,
-    id_pattern: str | None = None,
-    phrasings: list[str] | None = None,
-    domain_check: Any = None,
+    lines: list[CaseLine], registry: ToolRegistry | None, *, file: str, **rules: Unpack[SuiteRules]
 ) -> list[Problem]:
     """Problems of a read case file: parse and schema errors per line, then the case checks."""
     problems: list[Problem] = []
@@ -362,16 +364,7 @@ def validate_case_lines(
                     f"duplicate id (first on line {first_line[case_id]})",
                 )
             )
-    problems.extend(
-        check_cases(
-            entries,
-            registry,
-            file=file,
-            id_pattern=id_pattern,
-            phrasings=phrasings,
-            domain_check=domain_check,
-        )
-    )
+    problems.extend(check_cases(entries, registry, file=file, **rules))
     return problems
 
 
