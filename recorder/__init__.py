@@ -66,6 +66,7 @@ if TYPE_CHECKING:
     from rejudge.recorder._http import parse_retry_after as parse_retry_after
     from rejudge.recorder._http import send_with_retries as send_with_retries
     from rejudge.recorder._import_plan import NamedFile as NamedFile
+    from rejudge.recorder._import_plan import PlanOptions as PlanOptions
     from rejudge.recorder._import_plan import PlanPart as PlanPart
     from rejudge.recorder._import_plan import assemble_plan as assemble_plan
     from rejudge.recorder._import_plan import name_cassettes as name_cassettes

@@ -14,6 +14,7 @@ import re
 from collections.abc import Collection, Mapping
 from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
+from typing import TypedDict, Unpack
 from urllib.parse import urlsplit
 
 from rejudge.recorder._cassettes import (
@@ -42,6 +43,7 @@ from rejudge.model import ToolSpec, hash_bytes
 __all__ = [
     "NamedFile",
     "PlanPart",
+    "PlanOptions",
     "reading_order",
     "name_cassettes",
     "read_cassettes",
@@ -100,24 +102,22 @@ def _facts(
     return tuple(models), tuple(formats), tuple(hosts), tuple(tools.values()), instruction
 
 
-def plan_import(
-    directory: str | Path,
-    *,
-    case_ids: Collection[str] | None = None,
-    mapping: Mapping[str, tuple[str, int | None]] | None = None,
-    name_map: dict[str, str] | None = None,
-    case_hashes: Mapping[str, str] | None = None,
-) -> list[PlannedTrace]:
+class PlanOptions(TypedDict, total=False):
+    """How a folder's cassettes are named and read, each optional (:func:`plan_folder`,
+    :func:`plan_import`, ``rejudge.services.plan_on_cluster``): ``case_ids`` and ``mapping``
+    name the cases (:func:`name_cassettes`), ``name_map`` and ``case_hashes`` go to the reading
+    (:func:`read_cassettes`)."""
+
+    case_ids: Collection[str] | None
+    mapping: Mapping[str, tuple[str, int | None]] | None
+    name_map: dict[str, str] | None
+    case_hashes: Mapping[str, str] | None
+
+
+def plan_import(directory: str | Path, **options: Unpack[PlanOptions]) -> list[PlannedTrace]:
     """Read and derive every cassette under ``directory`` and name its case (strict: a file that
     cannot be read raises its error). See :func:`plan_folder` for the arguments."""
-    return plan_folder(
-        directory,
-        case_ids=case_ids,
-        mapping=mapping,
-        name_map=name_map,
-        case_hashes=case_hashes,
-        strict=True,
-    ).traces
+    return plan_folder(directory, strict=True, **options).traces
 
 
 def _read_scrubbed(path: Path, cwd: Path | None) -> tuple[CassetteFile, bytes, str]:
@@ -310,13 +310,7 @@ def assemble_plan(
 
 
 def plan_folder(
-    directory: str | Path,
-    *,
-    case_ids: Collection[str] | None = None,
-    mapping: Mapping[str, tuple[str, int | None]] | None = None,
-    name_map: dict[str, str] | None = None,
-    case_hashes: Mapping[str, str] | None = None,
-    strict: bool = False,
+    directory: str | Path, *, strict: bool = False, **options: Unpack[PlanOptions]
 ) -> ImportPlan:
     """Read and derive every cassette under ``directory`` and name its case.
 
@@ -330,6 +324,13 @@ def plan_folder(
     The three steps (:func:`name_cassettes`, :func:`read_cassettes`, :func:`assemble_plan`)
     are separate so that the reading can run elsewhere, a case's files at a time.
     """
-    files = name_cassettes(directory, case_ids=case_ids, mapping=mapping)
-    part = read_cassettes(files, name_map=name_map, case_hashes=case_hashes, strict=strict)
+    files = name_cassettes(
+        directory, case_ids=options.get("case_ids"), mapping=options.get("mapping")
+    )
+    part = read_cassettes(
+        files,
+        name_map=options.get("name_map"),
+        case_hashes=options.get("case_hashes"),
+        strict=strict,
+    )
     return assemble_plan(Path(directory), files, [part])

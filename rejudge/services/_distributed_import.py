@@ -30,7 +30,7 @@ import uuid
 from collections.abc import Callable, Collection, Mapping
 from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Unpack
 
 from rejudge.judge import ENGINE_VERSION
 from rejudge.model import ToolSpec
@@ -38,6 +38,7 @@ from rejudge.recorder import (
     NORMALIZER_VERSION,
     ImportPlan,
     NamedFile,
+    PlanOptions,
     PlanPart,
     assemble_plan,
     name_cassettes,
@@ -166,22 +167,22 @@ def plan_on_cluster(
     engine: DaskEngine,
     directory: str | Path,
     *,
-    case_ids: Collection[str] | None = None,
-    mapping: Mapping[str, tuple[str, int | None]] | None = None,
-    name_map: dict[str, str] | None = None,
-    case_hashes: Mapping[str, str] | None = None,
     strict: bool = False,
     progress: Progress | None = None,
+    **options: Unpack[PlanOptions],
 ) -> ImportPlan:
     """:func:`rejudge.recorder.plan_folder` with the files read on ``engine``'s cluster: the
     same plan, or the same error. ``progress`` gets each finished partition's file count."""
     # the folder is listed and named before any cluster starts: a bad folder, an unknown case,
     # is refused as a local import refuses it
-    files = name_cassettes(directory, case_ids=case_ids, mapping=mapping)
+    files = name_cassettes(
+        directory, case_ids=options.get("case_ids"), mapping=options.get("mapping")
+    )
+    case_hashes = options.get("case_hashes")
     spec = ReadSpec(
         folder=os.path.abspath(directory),
         cwd=os.getcwd(),
-        name_map=name_map,
+        name_map=options.get("name_map"),
         strict=strict,
         rejudge_version=rejudge_version(),
         normalizer_version=NORMALIZER_VERSION,
