@@ -3,7 +3,7 @@ name@version (changed rules need a new version, so a stored judgment's rules nev
 
 from __future__ import annotations
 
-from rejudge.store._errors import ConflictError, NotFoundError
+from rejudge.store._errors import ConflictError
 from rejudge.store._tables import _T_RULES, utcnow
 from rejudge.store._unit_of_work import Repository
 from sqlalchemy import select
@@ -50,8 +50,6 @@ class RuleSetRepository(Repository):
             )
 
     def get_rule_set(self, rule_set_id: int) -> RuleSet:
-        with self._connect() as c:
-            body = c.execute(select(_T_RULES.c.body).where(_T_RULES.c.id == rule_set_id)).scalar()
-        if body is None:
-            raise NotFoundError(f"no rule set with id {rule_set_id}")
+        where = _T_RULES.c.id == rule_set_id
+        body = self._body_where(_T_RULES, where, f"no rule set with id {rule_set_id}")
         return RuleSet.model_validate(body)

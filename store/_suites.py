@@ -41,17 +41,13 @@ class SuiteRepository(Repository):
             return int(c.execute(select(_T_REG.c.id).where(_T_REG.c.hash == digest)).scalar_one())
 
     def get_registry(self, registry_id: int) -> ToolRegistry:
-        with self._connect() as c:
-            body = c.execute(select(_T_REG.c.body).where(_T_REG.c.id == registry_id)).scalar()
-        if body is None:
-            raise NotFoundError(f"no tool registry with id {registry_id}")
+        where = _T_REG.c.id == registry_id
+        body = self._body_where(_T_REG, where, f"no tool registry with id {registry_id}")
         return ToolRegistry.model_validate(body)
 
     def get_registry_by_hash(self, digest: str) -> ToolRegistry:
-        with self._connect() as c:
-            body = c.execute(select(_T_REG.c.body).where(_T_REG.c.hash == digest)).scalar()
-        if body is None:
-            raise NotFoundError(f"no tool registry with hash {digest}")
+        where = _T_REG.c.hash == digest
+        body = self._body_where(_T_REG, where, f"no tool registry with hash {digest}")
         return ToolRegistry.model_validate(body)
 
     def save_suite(

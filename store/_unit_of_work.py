@@ -13,7 +13,8 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from typing import Any
 
-from sqlalchemy import Engine, Table
+from rejudge.store._errors import NotFoundError
+from sqlalchemy import ColumnElement, Engine, Table, select
 from sqlalchemy.dialects import postgresql, sqlite
 from sqlalchemy.engine import Connection
 
@@ -101,6 +102,15 @@ class Repository:
 
     def _insert_ignore(self, table: Table, index_elements: list[str]) -> Any:
         return self._uow.insert_ignore(table, index_elements)
+
+    def _body_where(self, table: Table, where: ColumnElement[bool], missing: str) -> Any:
+        """The JSON ``body`` of ``table``'s row ``where`` holds (a key: one row at most);
+        :class:`NotFoundError` saying ``missing`` when there is none."""
+        with self._connect() as c:
+            body = c.execute(select(table.c.body).where(where)).scalar()
+        if body is None:
+            raise NotFoundError(missing)
+        return body
 
 
 class _Borrowed:

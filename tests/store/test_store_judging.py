@@ -40,7 +40,7 @@ def test_rule_sets_are_immutable(store: Store) -> None:
 
 
 def test_missing_rule_set_is_not_found(store: Store) -> None:
-    with pytest.raises(NotFoundError):
+    with pytest.raises(NotFoundError, match="^no rule set with id 999$"):
         store.rule_sets.get_rule_set(999)
 
 

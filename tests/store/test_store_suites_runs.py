@@ -39,9 +39,9 @@ def test_registry_round_trips(store: Store, registry: ToolRegistry) -> None:
 
 
 def test_missing_registry_is_not_found(store: Store) -> None:
-    with pytest.raises(NotFoundError):
+    with pytest.raises(NotFoundError, match="^no tool registry with id 424242$"):
         store.suites.get_registry(424242)
-    with pytest.raises(NotFoundError):
+    with pytest.raises(NotFoundError, match="^no tool registry with hash sha256:0{64}$"):
         store.suites.get_registry_by_hash("sha256:" + "0" * 64)
 
 
