@@ -12,7 +12,7 @@ from __future__ import annotations
 import json
 import os
 import tempfile
-from collections.abc import Callable
+from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeVar
 
@@ -31,6 +31,7 @@ if TYPE_CHECKING:  # only named in annotations: the CLI's start loads no model c
 __all__ = [
     "AppContext",
     "count_option",
+    "emit_listing",
     "emit_versioned",
     "pass_app",
     "table",
@@ -93,6 +94,18 @@ def emit_versioned(
         body(c)
 
     app.emit(data, render)
+
+
+def emit_listing(
+    app: AppContext, title: str, rows: Sequence[Mapping[str, Any]], columns: dict[str, str]
+) -> None:
+    """A listing command (``tiers``, ``import list``): the rows as JSON, or a table of the keys
+    ``columns`` names (heading -> key), in its order."""
+
+    def render(c: Console) -> None:
+        c.print(table(title, list(columns), [[r[key] for key in columns.values()] for r in rows]))
+
+    app.emit(rows, render)
 
 
 def to_jsonable(data: Any) -> Any:

@@ -22,7 +22,7 @@ from typing import Any
 import click
 from rich.console import Console
 
-from rejudge.cli._context import AppContext, json_option, pass_app, table
+from rejudge.cli._context import AppContext, emit_listing, json_option, pass_app, table
 from rejudge.cli._engine import engine_options, parse_engine, progress_bar
 from rejudge.importers import import_detected
 from rejudge.services import get_importer, import_cassettes, import_tau_bench, importer_rows
@@ -328,18 +328,12 @@ def import_tau_bench_cmd(
 @pass_app
 def import_list_cmd(app: AppContext) -> None:
     """Every importer: the built-ins and plugins' (`rejudge import with NAME PATH` runs one)."""
-    rows = importer_rows()
-
-    def render(c: Console) -> None:
-        c.print(
-            table(
-                "Importers",
-                ["importer", "what it imports", "accepts"],
-                [[r["name"], r["summary"], r["accepts"]] for r in rows],
-            )
-        )
-
-    app.emit(rows, render)
+    emit_listing(
+        app,
+        "Importers",
+        importer_rows(),
+        {"importer": "name", "what it imports": "summary", "accepts": "accepts"},
+    )
 
 
 def _option_value(text: str) -> Any:

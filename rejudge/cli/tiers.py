@@ -6,7 +6,7 @@ from typing import Any
 
 import click
 
-from rejudge.cli._context import AppContext, json_option, pass_app, table
+from rejudge.cli._context import AppContext, emit_listing, json_option, pass_app
 from rejudge.judge.tiers import BUILTIN_TIERS, get_tier, tier_names
 
 __all__ = ["tiers", "TIER_HELP"]
@@ -37,15 +37,9 @@ def tier_rows() -> list[dict[str, Any]]:
 @pass_app
 def tiers(app: AppContext) -> None:
     """Every tier: what it checks and the cases it applies to (others get SKIP)."""
-    rows = tier_rows()
-
-    def render(c: Any) -> None:
-        c.print(
-            table(
-                "Tiers",
-                ["tier", "what it checks", "applies to"],
-                [[r["name"], r["description"], r["applies_to"]] for r in rows],
-            )
-        )
-
-    app.emit(rows, render)
+    emit_listing(
+        app,
+        "Tiers",
+        tier_rows(),
+        {"tier": "name", "what it checks": "description", "applies to": "applies_to"},
+    )
