@@ -16,7 +16,7 @@ from typing import Any, TypeVar
 
 import click
 
-from rejudge.cli._context import write_file
+from rejudge.cli._context import file_option, write_file
 from rejudge.judge import CiResults, github_annotations, junit_xml, step_summary
 
 __all__ = ["ci_options", "write_ci_outputs"]
@@ -33,13 +33,11 @@ def ci_options(command: F) -> F:
         help="Under GitHub Actions: append a Markdown summary to $GITHUB_STEP_SUMMARY and "
         "print ::error annotations for failing cases (ignored elsewhere).",
     )(command)
-    command = click.option(
+    command = file_option(
         "--junit-xml",
         "junit_xml_path",
-        type=click.Path(path_type=Path, dir_okay=False),
-        default=None,
+        "Also write the cases as JUnit XML (one testcase per case and repetition).",
         metavar="FILE",
-        help="Also write the cases as JUnit XML (one testcase per case and repetition).",
     )(command)
     return command
 

@@ -31,6 +31,9 @@ if TYPE_CHECKING:  # only named in annotations: the CLI's start loads no model c
 __all__ = [
     "AppContext",
     "count_option",
+    "file_option",
+    "folder_option",
+    "seconds_option",
     "emit_listing",
     "emit_versioned",
     "pass_app",
@@ -171,6 +174,39 @@ def count_option(flag: str, default: int, help: str) -> Callable[[F], F]:
     default shown in ``--help``."""
     return click.option(
         flag, type=click.IntRange(min=1), default=default, show_default=True, help=help
+    )
+
+
+def seconds_option(flag: str, dest: str, default: float, help: str) -> Callable[[F], F]:
+    """An option taking a time limit in seconds (more than 0), its default shown in ``--help``."""
+    return click.option(
+        flag,
+        dest,
+        type=click.FloatRange(min=0, min_open=True),
+        default=default,
+        show_default=True,
+        help=help,
+    )
+
+
+def file_option(
+    flag: str, dest: str, help: str, *, required: bool = False, metavar: str | None = None
+) -> Callable[[F], F]:
+    """An option naming a file (a path; a folder there is refused)."""
+    return click.option(
+        flag,
+        dest,
+        type=click.Path(path_type=Path, dir_okay=False),
+        required=required,
+        metavar=metavar,
+        help=help,
+    )
+
+
+def folder_option(flag: str, dest: str, help: str, *, required: bool = False) -> Callable[[F], F]:
+    """An option naming a folder (a path; a file there is refused)."""
+    return click.option(
+        flag, dest, type=click.Path(path_type=Path, file_okay=False), required=required, help=help
     )
 
 

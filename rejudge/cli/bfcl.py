@@ -15,7 +15,7 @@ import click
 from rich.console import Console
 
 from rejudge import services
-from rejudge.cli._context import AppContext, json_option, pass_app, table
+from rejudge.cli._context import AppContext, folder_option, json_option, pass_app, table
 from rejudge.importers import CATEGORIES
 
 __all__ = ["import_bfcl", "bfcl_results", "export", "export_bfcl"]
@@ -29,12 +29,10 @@ __all__ = ["import_bfcl", "bfcl_results", "export", "export_bfcl"]
     type=click.Choice(list(CATEGORIES)),
     help="A BFCL category to import (repeatable) [default: all AST categories].",
 )
-@click.option(
+@folder_option(
     "--out",
     "out_dir",
-    type=click.Path(path_type=Path, file_okay=False),
-    default=None,
-    help="Also write each suite as a folder under DIR (for `rejudge record --suite DIR/NAME`).",
+    "Also write each suite as a folder under DIR (for `rejudge record --suite DIR/NAME`).",
 )
 @json_option
 @pass_app
@@ -99,12 +97,11 @@ def export() -> None:
 
 @export.command("bfcl")
 @click.argument("evaluation")
-@click.option(
+@folder_option(
     "--out",
     "out_dir",
+    "Folder for <model>/<non_live|live>/BFCL_v4_<category>_score.json.",
     required=True,
-    type=click.Path(path_type=Path, file_okay=False),
-    help="Folder for <model>/<non_live|live>/BFCL_v4_<category>_score.json.",
 )
 @click.option(
     "--model", "model_name", default=None, help="Model name in the files [default: the run's]."

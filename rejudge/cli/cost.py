@@ -7,7 +7,7 @@ from typing import Any
 
 import click
 
-from rejudge.cli._context import AppContext, json_option, pass_app, table
+from rejudge.cli._context import AppContext, file_option, json_option, pass_app, table
 from rejudge.model import Cost, RunCost, format_amount
 from rejudge.services import read_price_table, run_cost
 
@@ -77,12 +77,11 @@ def _render(result: RunCost, per_trace: bool) -> Any:
 
 @click.command("cost")
 @click.argument("run_ref", metavar="RUN")
-@click.option(
+@file_option(
     "--prices",
     "prices_file",
+    "Price table (JSON, format rejudge-prices@1; see docs/prices/README.md).",
     required=True,
-    type=click.Path(path_type=Path, dir_okay=False),
-    help="Price table (JSON, format rejudge-prices@1; see docs/prices/README.md).",
 )
 @click.option("--per-trace", is_flag=True, help="Also list every trace's usage and cost.")
 @json_option

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import click
 
-from rejudge.cli._context import AppContext, pass_app
+from rejudge.cli._context import AppContext, file_option, pass_app
 from rejudge.dashboard import CASSETTES_ENV, DB_ENV, PRICES_ENV
 from rejudge.services import read_price_table
 from rejudge.store import redact_url
@@ -75,11 +75,10 @@ def dashboard_env(
 @click.option(
     "--dry-run", is_flag=True, hidden=True, help="Print the command instead of running it."
 )
-@click.option(
+@file_option(
     "--prices",
     "prices_file",
-    type=click.Path(path_type=Path, dir_okay=False),
-    help="Price table (rejudge-prices@1 JSON): the Report page and the trace viewer show costs.",
+    "Price table (rejudge-prices@1 JSON): the Report page and the trace viewer show costs.",
 )
 @pass_app
 def dashboard(

@@ -16,7 +16,7 @@ from typing import IO, Any
 import click
 
 from rejudge import __version__
-from rejudge.cli._context import AppContext, pass_app
+from rejudge.cli._context import AppContext, file_option, pass_app
 from rejudge.errors import InvalidInputError
 from rejudge.judge import (
     EVALUATION_EXPORT_COLUMNS,
@@ -89,9 +89,7 @@ _FORMAT = click.option(
     default="jsonl",
     show_default=True,
 )
-_OUT = click.option(
-    "--out", "out", type=click.Path(path_type=Path, dir_okay=False), help="File [default: stdout]."
-)
+_OUT = file_option("--out", "out", "File [default: stdout].")
 
 
 class _ExportGroup(click.Group):

@@ -7,7 +7,7 @@ from pathlib import Path
 import click
 from rich.console import Console
 
-from rejudge.cli._context import AppContext, json_option, pass_app
+from rejudge.cli._context import AppContext, folder_option, json_option, pass_app
 
 __all__ = ["generate"]
 
@@ -36,13 +36,7 @@ def generate() -> None:
 @click.option("--cases", type=int, default=10, show_default=True, help="Cases (one graph each).")
 @click.option("--seed", type=int, default=0, show_default=True, help="Random seed.")
 @click.option("--name", default=None, help="Suite name [default: from the knobs].")
-@click.option(
-    "--out",
-    "out",
-    type=click.Path(file_okay=False, path_type=Path),
-    default=None,
-    help="Folder to write the suite to [default: ./generated/<name>].",
-)
+@folder_option("--out", "out", "Folder to write the suite to [default: ./generated/<name>].")
 @json_option
 @pass_app
 def generate_funcbench(

@@ -22,7 +22,7 @@ from typing import Any
 import click
 from rich.console import Console
 
-from rejudge.cli._context import AppContext, emit_listing, json_option, pass_app, table
+from rejudge.cli._context import AppContext, emit_listing, file_option, json_option, pass_app, table
 from rejudge.cli._engine import engine_options, parse_engine, progress_bar
 from rejudge.importers import import_detected
 from rejudge.services import get_importer, import_cassettes, import_tau_bench, importer_rows
@@ -122,11 +122,10 @@ def import_detected_cmd(
 @click.argument("directory", type=click.Path(path_type=Path))
 @click.option("--suite", "suite", metavar="NAME", help="Suite whose cases the cassettes record.")
 @click.option("--name", "run_name", metavar="RUN", help="Run name [default: derived from content].")
-@click.option(
+@file_option(
     "--mapping",
     "mapping",
-    type=click.Path(path_type=Path, dir_okay=False),
-    help="File mapping cassette files to case ids [default: DIR/rejudge-import.json if present].",
+    "File mapping cassette files to case ids [default: DIR/rejudge-import.json if present].",
 )
 @click.option(
     "--copy/--no-copy",
@@ -246,12 +245,11 @@ def import_inspect_cmd(app: AppContext, log: Path, suite: str | None, run_name: 
 
 @import_group.command("tau-bench")
 @click.argument("file", type=click.Path(path_type=Path, dir_okay=False))
-@click.option(
+@file_option(
     "--tools",
     "tools",
-    type=click.Path(path_type=Path, dir_okay=False),
+    "OpenAI function schemas of the tools [default: inferred from the calls].",
     metavar="TOOLS.json",
-    help="OpenAI function schemas of the tools [default: inferred from the calls].",
 )
 @click.option("--name", "run_name", metavar="RUN", help="Run name [default: derived from content].")
 @click.option("--model", "model", metavar="MODEL", help="Model name [default: the file's stem].")

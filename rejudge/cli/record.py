@@ -19,7 +19,7 @@ from rich.progress import (
 )
 
 from rejudge._settings import api_key_from_env
-from rejudge.cli._context import AppContext, json_option, pass_app, table
+from rejudge.cli._context import AppContext, json_option, pass_app, seconds_option, table
 from rejudge.errors import InvalidInputError
 from rejudge.model import RunConfig, Trace
 
@@ -165,13 +165,8 @@ def _mcp_world(loaded: Any, mcp: bool, stdio: str | None, url: str | None, timeo
 )
 @click.option("--mcp-stdio", "mcp_stdio", metavar='"COMMAND ARGS"', help="MCP server on stdio.")
 @click.option("--mcp-url", "mcp_url", metavar="URL", help="A streamable-HTTP MCP endpoint.")
-@click.option(
-    "--mcp-timeout",
-    "mcp_timeout_s",
-    type=click.FloatRange(min=0, min_open=True),
-    default=30.0,
-    show_default=True,
-    help="Seconds the MCP server may take to answer one call.",
+@seconds_option(
+    "--mcp-timeout", "mcp_timeout_s", 30.0, "Seconds the MCP server may take to answer one call."
 )
 @json_option
 @pass_app

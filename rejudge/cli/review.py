@@ -13,7 +13,7 @@ import click
 from rich.console import Console
 from rich.text import Text
 
-from rejudge.cli._context import AppContext, json_option, pass_app, table
+from rejudge.cli._context import AppContext, file_option, json_option, pass_app, table
 from rejudge.cli._figures import rate
 from rejudge.errors import InvalidInputError
 from rejudge.judge import ReviewImportError
@@ -80,9 +80,7 @@ def review() -> None:
 @review.command("export")
 @click.argument("evaluation", metavar="EVAL")
 @click.option("--format", "fmt", type=click.Choice(["csv"]), default="csv", show_default=True)
-@click.option(
-    "--out", "out", type=click.Path(path_type=Path, dir_okay=False), help="File [default: stdout]."
-)
+@file_option("--out", "out", "File [default: stdout].")
 @click.option(
     "--sample-passes",
     type=click.IntRange(min=0),

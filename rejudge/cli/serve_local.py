@@ -17,7 +17,7 @@ from typing import Any
 
 import click
 
-from rejudge.cli._context import count_option, json_option, write_json
+from rejudge.cli._context import count_option, file_option, json_option, write_json
 from rejudge.recorder import (
     DEFAULT_THREADS,
     MAX_TOKENS,
@@ -47,12 +47,8 @@ def _raise_stop(signum: int, frame: FrameType | None) -> None:
     default=None,
     help="Port to listen on [default: a free port, printed].",
 )
-@click.option(
-    "--log",
-    "log_path",
-    type=click.Path(dir_okay=False, path_type=Path),
-    default=None,
-    help="Write the server's log here [default: a temporary file, printed].",
+@file_option(
+    "--log", "log_path", "Write the server's log here [default: a temporary file, printed]."
 )
 @click.option(
     "--startup-timeout",

@@ -10,7 +10,14 @@ from typing import Any
 import click
 from rich.console import Console
 
-from rejudge.cli._context import AppContext, json_option, pass_app, table
+from rejudge.cli._context import (
+    AppContext,
+    folder_option,
+    json_option,
+    pass_app,
+    seconds_option,
+    table,
+)
 from rejudge.model import Case, ToolRegistry, Trace
 from rejudge.services import (
     open_suite,
@@ -199,21 +206,8 @@ def mcp_server_option_values(
 @click.option("--stdio", "stdio", metavar='"COMMAND ARGS"', help="Start the server on stdio.")
 @click.option("--url", "url", metavar="URL", help="A streamable-HTTP MCP endpoint.")
 @click.option("--name", "name", required=True, help="Suite name.")
-@click.option(
-    "--out",
-    "out",
-    type=click.Path(path_type=Path, file_okay=False),
-    default=None,
-    help="Suite folder to create [default: ./NAME].",
-)
-@click.option(
-    "--timeout",
-    "timeout_s",
-    type=click.FloatRange(min=0, min_open=True),
-    default=30.0,
-    show_default=True,
-    help="Seconds the server may take to start and answer.",
-)
+@folder_option("--out", "out", "Suite folder to create [default: ./NAME].")
+@seconds_option("--timeout", "timeout_s", 30.0, "Seconds the server may take to start and answer.")
 @json_option
 @pass_app
 def suite_from_mcp(
