@@ -25,7 +25,7 @@ from rejudge.errors import InvalidInputError
 from rejudge.model import Rubric
 from rejudge.registry import REGISTRY
 
-from ._rulesets import _by_name_and_version
+from ._rulesets import _by_name_and_version, registered_by_ref
 
 __all__ = [
     "DEFAULT_RUBRIC",
@@ -217,13 +217,6 @@ def _read_builtin(path: Path) -> Rubric:
     return rubric_from_text(path.read_text(encoding="utf-8"), str(path))
 
 
-def _check_registered(ref: str, rubric: Any) -> None:
-    if not isinstance(rubric, Rubric):
-        raise ValueError(f"rubric {ref!r} is not a Rubric")
-    if rubric.ref != ref:
-        raise ValueError(f"rubric {rubric.ref!r} registered as {ref!r}: use its name@version")
-
-
 def builtin_rubric_refs() -> list[str]:
     """Every rubric known by name (the shipped files and plugins'), by name then version."""
     return _by_name_and_version(REGISTRY.names("rubric"))
@@ -260,6 +253,6 @@ def load_rubric(ref: str | Path) -> Rubric:
     return rubric
 
 
-REGISTRY.configure("rubric", check=_check_registered)
+REGISTRY.configure("rubric", check=registered_by_ref(Rubric, "rubric"))
 for _path in sorted(RUBRICS_DIR.glob("*@*.yaml")):
     REGISTRY.register_factory("rubric", _path.stem, partial(_read_builtin, _path))

@@ -52,9 +52,10 @@ from __future__ import annotations
 
 import json
 import re
+from collections.abc import Callable
 from functools import partial
 from pathlib import Path
-from typing import Any, Literal
+from typing import Any, Literal, Protocol
 
 import yaml
 from pydantic import (
@@ -387,11 +388,25 @@ def _read_builtin(path: Path) -> RuleSet:
     return rule_set_from_dict(_read_file(path), source=str(path))
 
 
-def _check_rule_set(ref: str, rule_set: Any) -> None:
-    if not isinstance(rule_set, RuleSet):
-        raise ValueError(f"rule set {ref!r} is not a RuleSet (build one with rule_set_from_dict)")
-    if rule_set.ref != ref:
-        raise ValueError(f"rule set {rule_set.ref!r} registered as {ref!r}: use its name@version")
+class _Versioned(Protocol):
+    @property
+    def ref(self) -> str: ...
+
+
+def registered_by_ref(
+    cls: type[_Versioned], what: str, hint: str = ""
+) -> Callable[[str, Any], None]:
+    """The registry's check of a kind whose values are versioned (rule sets, rubrics): a
+    ``cls`` registered under its own ``name@version`` (``what`` names the kind in the error,
+    ``hint`` follows the wrong-type one)."""
+
+    def check(ref: str, value: Any) -> None:
+        if not isinstance(value, cls):
+            raise ValueError(f"{what} {ref!r} is not a {cls.__name__}{hint}")
+        if value.ref != ref:
+            raise ValueError(f"{what} {value.ref!r} registered as {ref!r}: use its name@version")
+
+    return check
 
 
 def builtin_rule_sets() -> list[RuleSet]:
@@ -494,6 +509,10 @@ def diff_rule_sets(a: RuleSet, b: RuleSet) -> list[dict[str, Any]]:
 # the shipped rule sets: one registry entry per file (each declared in the registry's BUILTINS),
 # read and validated on first lookup (then kept: rule sets are immutable). An unknown one is
 # reported as given by ``--rules``.
-REGISTRY.configure("rule_set", check=_check_rule_set, field="rules")
+REGISTRY.configure(
+    "rule_set",
+    check=registered_by_ref(RuleSet, "rule set", " (build one with rule_set_from_dict)"),
+    field="rules",
+)
 for _path in sorted(BUILTIN_DIR.glob("*@*.yaml")):
     REGISTRY.register_factory("rule_set", _path.stem, partial(_read_builtin, _path))

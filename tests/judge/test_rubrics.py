@@ -190,3 +190,14 @@ def test_cli_bad_file_is_one_error_line(tmp_path: Path) -> None:
     lines = [line for line in result.output.splitlines() if line.strip()]
     assert len(lines) == 1 and lines[0].startswith("Error: ")
     assert f"{path}:7:" in lines[0] and f"{path}:10:" in lines[0]
+
+
+def test_a_plugin_rubric_is_refused_unless_it_is_a_rubric_under_its_own_ref() -> None:
+    rubric = load_rubric(DEFAULT_RUBRIC)
+    with pytest.raises(ValueError, match=r"^rubric 'mine@1' is not a Rubric$"):
+        REGISTRY.register("rubric", "mine@1", {"name": "mine"})
+    with pytest.raises(
+        ValueError, match=rf"^rubric '{rubric.ref}' registered as 'mine@1': use its name@version$"
+    ):
+        REGISTRY.register("rubric", "mine@1", rubric)
+    assert "mine@1" not in builtin_rubric_refs()

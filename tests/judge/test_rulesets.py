@@ -157,6 +157,10 @@ def test_a_rule_set_registered_by_name_is_loaded_like_a_built_in():
         ]
         with pytest.raises(ValueError, match="registered as 'acme@3'"):
             EXTENSIONS.register("rule_set", "acme@3", mine[0])
+        with pytest.raises(
+            ValueError, match=r"^rule set 'acme@5' is not a RuleSet \(build one with rule_set_from"
+        ):
+            EXTENSIONS.register("rule_set", "acme@5", {"name": "acme", "version": "5"})
         with pytest.raises(ValueError, match="already registered"):
             EXTENSIONS.register("rule_set", "standard@2", mine[0], replace=False)
         with pytest.raises(
