@@ -169,11 +169,13 @@ def json_option(command: F) -> F:
     return option(command)
 
 
-def count_option(flag: str, default: int, help: str) -> Callable[[F], F]:
-    """An option taking a whole number of at least 1 (threads, requests at once, tokens), its
-    default shown in ``--help``."""
+def count_option(
+    flag: str, default: int, help: str, *, most: int | None = None
+) -> Callable[[F], F]:
+    """An option taking a whole number of at least 1 (threads, requests at once, tokens) and
+    at most ``most`` (None: no bound), its default shown in ``--help``."""
     return click.option(
-        flag, type=click.IntRange(min=1), default=default, show_default=True, help=help
+        flag, type=click.IntRange(min=1, max=most), default=default, show_default=True, help=help
     )
 
 

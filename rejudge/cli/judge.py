@@ -14,7 +14,7 @@ from rich.markup import escape
 from rich.text import Text
 
 from rejudge.cli._ci_output import ci_options, write_ci_outputs
-from rejudge.cli._context import AppContext, json_option, pass_app, table
+from rejudge.cli._context import AppContext, count_option, json_option, pass_app, table
 from rejudge.cli._engine import engine_options, parse_engine, progress_bar
 from rejudge.cli._figures import pass_hat_k, rate, verdict_rate
 from rejudge.cli._html import html_option, write_compare_html, write_report_html
@@ -437,13 +437,8 @@ _engine_options = engine_options(
     help="model-graded: none replays recorded judge exchanges only; new_episodes calls the "
     "judge for what is missing; all records every sample again.",
 )
-@click.option(
-    "--judge-samples",
-    "judge_samples",
-    type=click.IntRange(1, 25),
-    default=1,
-    show_default=True,
-    help="model-graded: replies per trace; the verdict is the majority.",
+@count_option(
+    "--judge-samples", 1, "model-graded: replies per trace; the verdict is the majority.", most=25
 )
 @click.option(
     "--judge-temperature",
@@ -453,13 +448,11 @@ _engine_options = engine_options(
     show_default=True,
     help="model-graded: the judge's sampling temperature.",
 )
-@click.option(
+@count_option(
     "--judge-concurrency",
-    "judge_concurrency",
-    type=click.IntRange(1, 64),
-    default=1,
-    show_default=True,
-    help="model-graded: judge requests in flight at once when recording.",
+    1,
+    "model-graded: judge requests in flight at once when recording.",
+    most=64,
 )
 @json_option
 @pass_app
