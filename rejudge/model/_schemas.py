@@ -88,6 +88,16 @@ class _Frozen(BaseModel):
     model_config = ConfigDict(extra="forbid", frozen=True)
 
 
+def _without_empty(body: dict[str, Any], *optional: str) -> dict[str, Any]:
+    """A model's dumped ``body`` without those ``optional`` fields that are empty or None: a
+    field added to a format stays out of the bodies that do not use it, so what was stored
+    before it keeps its JSON and its hash."""
+    for key in optional:
+        if not body.get(key):
+            body.pop(key, None)
+    return body
+
+
 # --------------------------------------------------------------------------- cases
 
 
@@ -144,11 +154,7 @@ class Case(_Frozen):
 
     @model_serializer(mode="wrap")
     def _omit_empty_outputs(self, handler: SerializerFunctionWrapHandler) -> dict[str, Any]:
-        body: dict[str, Any] = handler(self)
-        for optional in ("required_outputs", "nl_assertions"):
-            if not body.get(optional):
-                body.pop(optional, None)
-        return body
+        return _without_empty(handler(self), "required_outputs", "nl_assertions")
 
     @property
     def hash(self) -> str:
@@ -211,12 +217,8 @@ class ToolRegistry(_Frozen):
 
     @model_serializer(mode="wrap")
     def _omit_unset_world(self, handler: SerializerFunctionWrapHandler) -> dict[str, Any]:
-        body: dict[str, Any] = handler(self)
-        if body.get("world") is None:
-            body.pop("world", None)
-        if not body.get("terminal_tools"):
-            body.pop("terminal_tools", None)
-        return body
+        # a world is an object with fields: only an unset one is empty
+        return _without_empty(handler(self), "world", "terminal_tools")
 
     @property
     def hash(self) -> str:
@@ -302,12 +304,7 @@ class Round(_Frozen):
     @model_serializer(mode="wrap")
     def _omit_empty_v2(self, handler: SerializerFunctionWrapHandler) -> dict[str, Any]:
         # format-1 rounds keep their exact JSON (and so their hashes)
-        body: dict[str, Any] = handler(self)
-        if not body.get("server_tools"):
-            body.pop("server_tools", None)
-        if not body.get("alternatives"):
-            body.pop("alternatives", None)
-        return body
+        return _without_empty(handler(self), "server_tools", "alternatives")
 
     @property
     def uses_v2(self) -> bool:
@@ -392,11 +389,7 @@ class Trace(_Frozen):
 
     @model_serializer(mode="wrap")
     def _omit_empty_turns(self, handler: SerializerFunctionWrapHandler) -> dict[str, Any]:
-        body: dict[str, Any] = handler(self)
-        for optional in ("user_turns", "source_ids"):
-            if not body.get(optional):
-                body.pop(optional, None)
-        return body
+        return _without_empty(handler(self), "user_turns", "source_ids")
 
     def hashable(self) -> dict[str, Any]:
         return self.model_dump(mode="json", exclude=set(NOT_CONTENT))
