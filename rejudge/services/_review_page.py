@@ -10,7 +10,7 @@ appends one review (:func:`label_judgment`). The queue and the figures are those
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, TypedDict, Unpack
 
 from rejudge.services._reviews import ReviewRow, calibration_summary, review_queue, review_rows
 from rejudge.store import ReviewRecord, Store
@@ -49,14 +49,18 @@ class ReviewPageState:
         return (later or remaining or [after])[0]
 
 
+class QueueOptions(TypedDict, total=False):
+    """What :func:`review_page_state` hands :func:`review_queue` as it came (the defaults are
+    review_queue's)."""
+
+    sample_passes: int
+    seed: int
+    rows: list[ReviewRow] | None
+    base: list[dict[str, Any]] | None
+
+
 def review_page_state(
-    store: Store,
-    evaluation_id: int | str,
-    *,
-    sample_passes: int = 0,
-    seed: int = 0,
-    rows: list[ReviewRow] | None = None,
-    base: list[dict[str, Any]] | None = None,
+    store: Store, evaluation_id: int | str, **queue: Unpack[QueueOptions]
 ) -> ReviewPageState:
     """The review queue of an evaluation (every FAIL, every anomaly, a seeded PASS sample of
     ``sample_passes``) with each item's latest labels, and its calibration figures.
@@ -71,16 +75,8 @@ def review_page_state(
     reviews = [r.as_dict() for r in store.reviews.list_reviews(evaluation_id=ev.id)]
     return ReviewPageState(
         evaluation_id=ev.id,
-        queue=review_queue(
-            store,
-            ev.id,
-            sample_passes=sample_passes,
-            seed=seed,
-            rows=rows,
-            reviews=reviews,
-            base=base,
-        ),
-        figures=calibration_summary(store, ev.id, rows=rows, reviews=reviews),
+        queue=review_queue(store, ev.id, reviews=reviews, **queue),
+        figures=calibration_summary(store, ev.id, rows=queue.get("rows"), reviews=reviews),
     )
 
 
