@@ -27,7 +27,7 @@ Cohen's kappa): two judges of the same traces are compared, not raced.
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
-from typing import Any
+from typing import Any, TypedDict, Unpack
 
 from rejudge.errors import InvalidInputError
 from rejudge.model import (
@@ -175,15 +175,20 @@ def select_flips(
     return out
 
 
+class SidesMeta(TypedDict, total=False):
+    """The two sides' run metadata, as :func:`compare` takes them (its defaults)."""
+
+    meta_a: Mapping[str, Any] | None
+    meta_b: Mapping[str, Any] | None
+
+
 def compare_rows(
     rows_a: Iterable[Mapping[str, Any]],
     rows_b: Iterable[Mapping[str, Any]],
-    *,
-    meta_a: Mapping[str, Any] | None = None,
-    meta_b: Mapping[str, Any] | None = None,
+    **meta: Unpack[SidesMeta],
 ) -> dict[str, Any]:
     """:func:`compare` as JSON, without the two sides' ``meta_a`` / ``meta_b``."""
-    out = compare(rows_a, rows_b, meta_a=meta_a, meta_b=meta_b).to_json()
+    out = compare(rows_a, rows_b, **meta).to_json()
     del out["meta_a"], out["meta_b"]
     return out
 
