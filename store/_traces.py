@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Collection, Iterable, Iterator, Sequence
-from typing import Any, NamedTuple
+from typing import Any, NamedTuple, TypedDict, Unpack
 
 from rejudge.store._batching import BATCH, chunks
 from rejudge.store._nul import unmark_text
@@ -53,6 +53,15 @@ class StreamedTrace(NamedTuple):
     cassette_path: str | None
     cassette_hash: str | None
     body: str | None
+
+
+class TraceSelection(TypedDict, total=False):
+    """Which traces :meth:`TraceRepository.iter_traces` streams and how many a fetch holds, as
+    it hands them to :meth:`~TraceRepository.iter_trace_rows` (the defaults are that one's)."""
+
+    case_key: str | None
+    yield_per: int
+    shard: tuple[int, int] | None
 
 
 #: a streamed row built from the query's values (its columns in the fields' order): a named
@@ -209,20 +218,13 @@ class TraceRepository(TraceReads):
             return int(c.execute(query).scalar_one())
 
     def iter_traces(
-        self,
-        run_id: int | None = None,
-        *,
-        case_key: str | None = None,
-        yield_per: int = BATCH,
-        shard: tuple[int, int] | None = None,
+        self, run_id: int | None = None, **which: Unpack[TraceSelection]
     ) -> Iterator[StoredTrace]:
         """Stream traces in id order without loading them all (``yield_per``).
 
         ``shard=(i, n)`` yields only traces whose id % n == i, so n workers split a store.
         """
-        for row in self.iter_trace_rows(
-            run_id, case_key=case_key, yield_per=yield_per, shard=shard
-        ):
+        for row in self.iter_trace_rows(run_id, **which):
             assert row.body is not None  # read with its body
             yield StoredTrace(
                 id=row.id,
