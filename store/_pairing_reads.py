@@ -24,12 +24,9 @@ from rejudge.store._errors import InvalidInputError
 from rejudge.store._nul import unmark
 from rejudge.store._tables import _T_EJ, _T_JUDG
 from rejudge.store._unit_of_work import Repository
-from sqlalchemy import Text, and_, case, cast, func, select, tuple_
+from sqlalchemy import Text, and_, case, cast, func, or_, select
 
 __all__ = ["PairGroup", "PairCounts", "PairedJudgment", "DiscordantPair", "PAIRING_FIELDS"]
-
-#: the (case, repetition) keys one statement reads the rows of (two bound values each)
-KEYS_PER_READ = 400
 
 #: the link row's columns a flip shows of each side (beside its verdict and taxonomy)
 _LINK_SHOWN = ("dimension", "category", "partial_score")
@@ -277,62 +274,64 @@ class PairingReads(Repository):
         *,
         start: int = 0,
         limit: int | None = None,
-    ) -> list[DiscordantPair]:
+    ) -> list[DiscordantPair] | None:
         """The pairs of ``a`` and ``b`` whose verdicts differ, in (case, repetition) order, each
         side with its taxonomy, dimension, category, partial score and ``fields``' values;
-        ``start`` and ``limit`` take a page of them (all by default).
+        ``start`` and ``limit`` take a page of them (all by default). None when some (case,
+        repetition) is linked twice in ``a`` or ``b`` (:meth:`linked_twice`: the pairing is not
+        one to one, the caller pairs the rows in memory).
 
-        The keys are found by a pivot of the link rows' verdicts alone (no judgment read), then
-        only their rows are read whole: at 100k, 4,681 flips of 50,000 pairs. A page reads the
-        keys, orders them here and reads only its own rows whole (Compare opens on one page of
-        the 25,466 flips of run-a against run-b at 100k)."""
+        One statement: a pivot of the link rows' verdicts and ids (no judgment read) keeps the
+        discordant keys, and a key linked twice ordered before them, so the first row says
+        whether the pairing is one to one; the page is ordered and cut in SQL and only its rows
+        are joined whole, by their link ids. At 100k (Compare's first page of run-a against
+        run-b's 25,466 flips) the check read the keys once more (``linked_twice``, 0.11 s CPU)
+        and the page's rows were found by their keys (a scan of both sides per 400 keys, 0.1 s);
+        a page past the first checks apart (a key linked twice may lie before it)."""
+        if start and self.linked_twice(a, b):
+            return None
         e = _T_EJ
-        k = _per_key(a, b, [("verdict", e.c.verdict)])
-        keys: Any = select(k.c.case_key, k.c.repetition).where(
-            k.c.n_a == 1, k.c.n_b == 1, k.c.verdict_a != k.c.verdict_b
+        k = _per_key(a, b, [("verdict", e.c.verdict), ("link", e.c.id)])
+        twice = or_(k.c.n_a > 1, k.c.n_b > 1)
+        discordant = and_(k.c.n_a == 1, k.c.n_b == 1, k.c.verdict_a != k.c.verdict_b)
+        page = (
+            select(k.c.case_key, k.c.repetition, twice.label("twice"), k.c.link_a, k.c.link_b)
+            .where(or_(discordant, twice))
+            .order_by(case((twice, 0), else_=1), self._codepoints(k.c.case_key), k.c.repetition)
+            .offset(start or None)
+            .limit(limit)
+            .subquery("page")
         )
+        la, lb = e.alias("link_a"), e.alias("link_b")
+        ja, jb = _T_JUDG.alias("judgment_a"), _T_JUDG.alias("judgment_b")
+        shown: list[Any] = []
+        for link, j in ((la, ja), (lb, jb)):
+            shown += [link.c.verdict, cast(j.c.taxonomy, Text)]
+            shown += [*(link.c[c] for c in _LINK_SHOWN), *(j.c[f] for f in fields)]
+        joined = (
+            page.outerjoin(la, la.c.id == page.c.link_a)
+            .outerjoin(lb, lb.c.id == page.c.link_b)
+            .outerjoin(ja, ja.c.id == la.c.judgment_id)
+            .outerjoin(jb, jb.c.id == lb.c.judgment_id)
+        )
+        query = select(page.c.case_key, page.c.repetition, page.c.twice, *shown).select_from(joined)
+        width = len(shown) // 2
         with self._connect() as c:
-            if start or limit is not None:
-                # the page is ordered and cut in SQL: at 100k Compare's first page read and
-                # sorted all 25,466 flips' keys in Python to keep 1,000
-                ordered = keys.order_by(self._codepoints(k.c.case_key), k.c.repetition)
-                page = _keys(c, ordered.offset(start).limit(limit))
-                if not page:
-                    return []
-                keys = page
-            rows = select(
-                e.c.evaluation_id,
-                e.c.case_key,
-                e.c.repetition,
-                e.c.verdict,
-                cast(_T_JUDG.c.taxonomy, Text),
-                e.c.dimension,
-                e.c.category,
-                e.c.partial_score,
-                *(_T_JUDG.c[f] for f in fields),
-            ).select_from(e.join(_T_JUDG, _T_JUDG.c.id == e.c.judgment_id))
-            # a page's keys are bound two values each: read in parts, so that no statement
-            # binds more than SQLite's oldest limit (999 values before 3.32; PostgreSQL takes
-            # 65,535), where a page of 1,000 flips bound 2,002
-            parts = [keys] if not isinstance(keys, list) else _parts(keys, KEYS_PER_READ)
-            sides: dict[tuple[str, int], dict[int, PairedJudgment]] = {}
-            for part in parts:
-                query = rows.where(
-                    e.c.evaluation_id.in_([a, b]), tuple_(e.c.case_key, e.c.repetition).in_(part)
-                )
-                for row in c.execute(query):
-                    key = (str(row[1]), int(row[2]))
-                    sides.setdefault(key, {})[int(row[0])] = _judgment(row[3:])
-        # in Python (a page's rows come back in no order); a page's keys were cut in the same
-        # order (see _codepoints)
-        return [
-            DiscordantPair(case_key, repetition, pair[a], pair[b])
-            for (case_key, repetition), pair in sorted(sides.items())
+            rows = c.execute(query).all()
+        if rows and any(bool(row[2]) for row in rows):
+            return None
+        pairs = [
+            DiscordantPair(
+                str(row[0]),
+                int(row[1]),
+                _judgment(row[3 : 3 + width]),
+                _judgment(row[3 + width :]),
+            )
+            for row in rows
         ]
-
-
-def _parts(keys: list[tuple[str, int]], size: int) -> list[list[tuple[str, int]]]:
-    return [keys[i : i + size] for i in range(0, len(keys), size)]
+        # the join gives the page back in no order: sorted as Python orders str, the order it
+        # was cut in (see _codepoints)
+        return sorted(pairs, key=lambda p: (p.case, p.repetition))
 
 
 def _keys(c: Any, query: Any) -> list[tuple[str, int]]:

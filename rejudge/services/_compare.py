@@ -103,11 +103,14 @@ def comparison_flips(
     meta_a, meta_b = evaluation_meta(store, a), evaluation_meta(store, b)
     ia, ib = meta_a.id, meta_b.id
     end = None if limit is None else start + limit
-    if MODEL_GRADED in (meta_a.tier, meta_b.tier) or store.evaluations.linked_twice(ia, ib):
+    fields = [p.field for p in KEY_PARAMETERS if p.field in PAIRING_FIELDS]
+    pairs = None
+    if MODEL_GRADED not in (meta_a.tier, meta_b.tier):
+        # None when a key is linked twice (the read says so itself)
+        pairs = store.evaluations.discordant_pairs(ia, ib, fields, start=start, limit=limit)
+    if pairs is None:
         # made from rows in memory (see _stored_pairing): the whole comparison, then the page
         return compare_evaluations(store, a, b).flips[start:end]
-    fields = [p.field for p in KEY_PARAMETERS if p.field in PAIRING_FIELDS]
-    pairs = store.evaluations.discordant_pairs(ia, ib, fields, start=start, limit=limit)
     return [_flip(p, fields) for p in pairs]
 
 

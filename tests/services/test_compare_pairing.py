@@ -240,9 +240,34 @@ def test_a_key_linked_twice_is_paired_from_rows(seeded: Any) -> None:
     # a page of flips is taken from that comparison too
     assert store.evaluations.linked_twice(a, b) and not store.evaluations.linked_twice(b, b)
     assert comparison_flips(store, a, b, limit=1) == in_memory.flips[:1]
+    assert comparison_flips(store, a, b, start=1, limit=1) == in_memory.flips[1:2]
+    assert comparison_flips(store, a, b) == in_memory.flips
     first = compare_first_flips(store, a, b, limit=1)
     assert first.comparison == replace(in_memory, flips=in_memory.flips[:1])
     assert sum(c.flips for c in first.codes) == len(in_memory.flips)
+
+
+def test_a_first_page_of_flips_is_one_read_of_the_links(seeded: Any) -> None:
+    """The first page of flips (what Compare and Side by side open on) reads the link rows in
+    one statement: the check for a key linked twice, the discordant keys and the page's rows.
+    Fails on 8ba5978, which read them three times (``linked_twice``, the keys' pivot, then the
+    page's rows by their keys)."""
+    store, run_id, rule_ids = seeded
+    a = _evaluation(store, run_id, rule_ids, [PLAIN] * 8)
+    b = _evaluation(store, run_id, rule_ids, [PLAIN | {"verdict": "FAIL", "rules": "2"}] * 8)
+    every = compare_evaluations(store, a, b).flips
+    statements: list[str] = []
+
+    def remember(*args: Any) -> None:
+        statements.append(str(args[2]))
+
+    event.listen(store.engine, "before_cursor_execute", remember)
+    try:
+        page = comparison_flips(store, a, b, limit=3)
+    finally:
+        event.remove(store.engine, "before_cursor_execute", remember)
+    assert page == every[:3]
+    assert sum("evaluation_judgments" in s for s in statements) == 1
 
 
 def test_a_page_of_flips_reads_only_its_own_rows(seeded: Any, monkeypatch: Any) -> None:
@@ -271,15 +296,13 @@ def test_a_page_of_flips_reads_only_its_own_rows(seeded: Any, monkeypatch: Any) 
     assert len(read) == 2 * 20
 
 
-def test_a_page_of_flips_binds_no_more_values_than_sqlite_allows(
-    seeded: Any, monkeypatch: Any
-) -> None:
-    """A page's keys are bound two values each: a page of 1,000 flips bound 2,002 values in one
-    statement, past the 999 SQLite allowed before 3.32 (and past PostgreSQL's 65,535 beyond
-    32,766 flips). Here SQLite's limit is lowered to 12 and a statement reads 5 keys' rows."""
+def test_a_page_of_flips_binds_no_more_values_than_sqlite_allows(seeded: Any) -> None:
+    """A page of flips binds a few values whatever its length: its keys were bound two values
+    each, and a page of 1,000 flips bound 2,002 values in one statement, past the 999 SQLite
+    allowed before 3.32 (and past PostgreSQL's 65,535 beyond 32,766 flips). Here SQLite's limit
+    is lowered to 30, under what a page of 15 keys bound."""
     import sqlite3
 
-    import rejudge.store._pairing_reads as reads
     from sqlalchemy import event
 
     store, run_id, rule_ids = seeded
@@ -291,14 +314,14 @@ def test_a_page_of_flips_binds_no_more_values_than_sqlite_allows(
     assert len(every) == 20
 
     def low_limit(connection: Any, _record: Any) -> None:
-        connection.setlimit(sqlite3.SQLITE_LIMIT_VARIABLE_NUMBER, 12)
+        connection.setlimit(sqlite3.SQLITE_LIMIT_VARIABLE_NUMBER, 30)
 
     store.engine.dispose()
     event.listen(store.engine, "connect", low_limit)
-    monkeypatch.setattr(reads, "KEYS_PER_READ", 5, raising=False)
     try:
         assert comparison_flips(store, a, b, start=2, limit=15) == every[2:17]
         assert comparison_flips(store, a, b, start=19, limit=15) == every[19:]
+        assert comparison_flips(store, a, b, limit=15) == every[:15]
     finally:
         event.remove(store.engine, "connect", low_limit)
         store.engine.dispose()
