@@ -22,6 +22,7 @@ import sys
 import time
 from collections.abc import Callable, Sequence
 from pathlib import Path
+from typing import Any
 
 #: a checkout measured: (label, its root, its interpreter); None stands for the script's own
 Checkout = tuple[str, Path, str]
@@ -128,3 +129,12 @@ def best_passes(
                     else {k: min(v, got[k], key=_nan_last) for k, v in old.items()}
                 )
     return best
+
+
+def print_rows(rows: list[dict[str, Any]], as_json: bool, head: str, line: str) -> None:
+    """The rows as JSON, or as a table: ``head``, then ``line`` formatted with each row."""
+    print(
+        json.dumps(rows, indent=2)
+        if as_json
+        else "\n".join([head, *(line.format(**r) for r in rows)])
+    )

@@ -101,18 +101,13 @@ def measure(path: Path, what: str) -> dict[str, float]:
     return figures
 
 
-def _table(rows: list[dict[str, object]]) -> str:
-    """The rows as the table a reader compares checkouts in."""
-    lines = [
-        "checkout  shape  MB     traces  json s  import s  import/json  CPU ratio  RSS json  import"
-    ]
-    for r in rows:
-        lines.append(
-            f"{r['checkout']:<9} {r['shape']:<6} {r['mb']:<6} {r['traces']:<7} "
-            f"{r['json_loads_s']:<7} {r['import_s']:<9} {r['import_ratio']:<12} "
-            f"{r['import_cpu_ratio']:<10} {r['json_rss_mib']:<9} {r['import_rss_mib']}"
-        )
-    return "\n".join(lines)
+TABLE_HEAD = (
+    "checkout  shape  MB     traces  json s  import s  import/json  CPU ratio  RSS json  import"
+)
+TABLE_LINE = (
+    "{checkout:<9} {shape:<6} {mb:<6} {traces:<7} {json_loads_s:<7} {import_s:<9} "
+    "{import_ratio:<12} {import_cpu_ratio:<10} {json_rss_mib:<9} {import_rss_mib}"
+)
 
 
 def main() -> None:
@@ -152,7 +147,11 @@ def main() -> None:
                     }
                 )
             path.unlink()
-    print(json.dumps(rows, indent=2) if args.json else _table(rows))
+    # imported here, not at the top: a copy of this script measuring an older checkout runs
+    # its children against that checkout's _common.py, which may not have it
+    from _common import print_rows
+
+    print_rows(rows, args.json, TABLE_HEAD, TABLE_LINE)
 
 
 if __name__ == "__main__":

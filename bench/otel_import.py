@@ -152,21 +152,16 @@ def measure(path: Path, what: str) -> dict[str, float]:
 WHAT = ("json", "spans", "read", "import")
 
 
-def _table(rows: list[dict[str, object]]) -> str:
-    """The rows as the table a reader compares checkouts in."""
-    lines = [
-        "checkout  MB      traces  json.loads s  spans s  read s   import s  spans/json  read/json  "
-        "import/json  CPU read/json  import/json  RSS MiB json  spans  read  import"
-    ]
-    for r in rows:
-        lines.append(
-            f"{r['checkout']:<9} {r['mb']:<7} {r['traces']:<7} {r['json_loads_s']:<13} {r['spans_s']:<8} "
-            f"{r['read_s']:<8} {r['import_s']:<9} {r['spans_ratio']:<11} {r['read_ratio']:<10} "
-            f"{r['import_ratio']:<12} {r['read_cpu_ratio']:<13} {r['import_cpu_ratio']:<12} "
-            f"{r['json_rss_mib']:<12} {r['spans_rss_mib']:<6} "
-            f"{r['read_rss_mib']:<5} {r['import_rss_mib']}"
-        )
-    return "\n".join(lines)
+TABLE_HEAD = (
+    "checkout  MB      traces  json.loads s  spans s  read s   import s  spans/json  read/json  "
+    "import/json  CPU read/json  import/json  RSS MiB json  spans  read  import"
+)
+TABLE_LINE = (
+    "{checkout:<9} {mb:<7} {traces:<7} {json_loads_s:<13} {spans_s:<8} {read_s:<8} "
+    "{import_s:<9} {spans_ratio:<11} {read_ratio:<10} {import_ratio:<12} {read_cpu_ratio:<13} "
+    "{import_cpu_ratio:<12} {json_rss_mib:<12} {spans_rss_mib:<6} {read_rss_mib:<5} "
+    "{import_rss_mib}"
+)
 
 
 def main() -> None:
@@ -228,7 +223,11 @@ def main() -> None:
                     }
                 )
             path.unlink()
-    print(json.dumps(rows, indent=2) if args.json else _table(rows))
+    # imported here, not at the top: a copy of this script measuring an older checkout runs
+    # its children against that checkout's _common.py, which may not have it
+    from _common import print_rows
+
+    print_rows(rows, args.json, TABLE_HEAD, TABLE_LINE)
 
 
 if __name__ == "__main__":
