@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, replace
 from typing import Any
 from urllib.parse import unquote, urlsplit
 
@@ -44,6 +44,7 @@ from rejudge.recorder.wire._format import (
     WireFormat,
     header_value,
 )
+from rejudge.recorder.wire._partial import PartialCall
 from rejudge.recorder.wire._register import register_wire_format
 
 from rejudge.model import ToolCall, ToolSpec
@@ -135,11 +136,10 @@ def parse_bedrock_converse(body: dict[str, Any]) -> AssistantTurn:
 
 
 @dataclass
-class _Block:
-    id: Any = None
-    name: Any = None
+class _Block(PartialCall):
+    """A content block of a stream: text, or (``tool``) a tool use's id, name and input."""
+
     tool: bool = False
-    parts: list[str] = field(default_factory=list)
 
 
 def parse_bedrock_stream(data: Any) -> AssistantTurn:
@@ -218,7 +218,7 @@ def assemble_converse_events(events: Iterable[tuple[str | None, dict[str, Any]]]
     for key in order:
         b = blocks[key]
         if b.tool:
-            calls.append(make_call(b.id, b.name, "".join(b.parts)))
+            calls.append(b.call())
         else:
             texts.extend(b.parts)
     return AssistantTurn(

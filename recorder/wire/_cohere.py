@@ -10,7 +10,6 @@ whose payload nests under ``delta.message``; tool-call argument fragments concat
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
 from typing import Any
 
 from rejudge.recorder.wire._common import (
@@ -31,6 +30,7 @@ from rejudge.recorder.wire._format import (
     is_event_stream,
 )
 from rejudge.recorder.wire._openai_chat import ChatCompletionsRequests
+from rejudge.recorder.wire._partial import PartialCall
 from rejudge.recorder.wire._register import register_wire_format
 
 from rejudge.model import ToolCall
@@ -95,13 +95,6 @@ def parse_cohere_chat(body: dict[str, Any]) -> AssistantTurn:
     )
 
 
-@dataclass
-class _Call:
-    id: Any = None
-    name: Any = None
-    parts: list[str] = field(default_factory=list)
-
-
 def _delta_tool_calls(delta: dict[str, Any]) -> Any:
     return as_dict(delta.get("message")).get("tool_calls")
 
@@ -119,7 +112,7 @@ def parse_cohere_sse(text: str) -> AssistantTurn:
     if not isinstance(text, str):
         return AssistantTurn(truncated=True, error="stream body is not text")
     texts: list[str] = []
-    calls: dict[Any, _Call] = {}
+    calls: dict[Any, PartialCall] = {}
     opened: list[Any] = []  # the keys of ``calls``, in the order their calls opened
     # every call in its place: a key of ``calls``, or the position of an unreadable one
     order: list[Any] = []
@@ -151,7 +144,7 @@ def parse_cohere_sse(text: str) -> AssistantTurn:
                 key = len(opened) if kind == "tool-call-start" or not opened else opened[-1]
             call = calls.get(key)
             if call is None:
-                call = calls[key] = _Call()
+                call = calls[key] = PartialCall()
                 opened.append(key)
                 order.append(key)
             for tc in _delta_calls(raw):
@@ -170,12 +163,7 @@ def parse_cohere_sse(text: str) -> AssistantTurn:
             err = _end_error(delta) or err
     return AssistantTurn(
         text=text_or_none(texts),
-        calls=[
-            unreadable[k]
-            if k in unreadable
-            else make_call(calls[k].id, calls[k].name, "".join(calls[k].parts))
-            for k in order
-        ],
+        calls=[unreadable[k] if k in unreadable else calls[k].call() for k in order],
         finish_reason=finish,
         usage=usage,
         truncated=not done,

@@ -39,6 +39,7 @@ from rejudge.recorder.wire._format import (
     WireFormat,
     is_event_stream,
 )
+from rejudge.recorder.wire._partial import PartialCall
 from rejudge.recorder.wire._register import register_wire_format
 
 from rejudge.model import Alternative, ToolCall
@@ -145,24 +146,11 @@ def parse_openai_chat(body: dict[str, Any]) -> AssistantTurn:
 
 
 @dataclass
-class _PartialCall:
-    id: str | None = None
-    name: str | None = None
-    args: list[str] = field(default_factory=list)
-    freeform: bool = False
-
-    def call(self) -> ToolCall:
-        if self.freeform:
-            return make_freeform_call(self.id, self.name, "".join(self.args))
-        return make_call(self.id, self.name, "".join(self.args))
-
-
-@dataclass
 class _ChoiceStream:
     """What one choice of a stream has assembled so far."""
 
     text: list[str] = field(default_factory=list)
-    calls: dict[Any, _PartialCall] = field(default_factory=dict)
+    calls: dict[Any, PartialCall] = field(default_factory=dict)
     order: list[Any] = field(default_factory=list)
     current: Any = None
     auto_key: int = 0
@@ -210,7 +198,7 @@ class _ChoiceStream:
     def _fragment(self, key: Any, tc_id: Any, name: Any, fragment: Any, freeform: bool) -> None:
         partial = self.calls.get(key)
         if partial is None:
-            partial = self.calls[key] = _PartialCall()
+            partial = self.calls[key] = PartialCall()
             self.order.append(key)
         self.current = key
         if partial.id is None and tc_id is not None:
@@ -219,7 +207,7 @@ class _ChoiceStream:
             partial.name = name
         partial.freeform = partial.freeform or freeform
         if isinstance(fragment, str):
-            partial.args.append(fragment)
+            partial.parts.append(fragment)
 
     def assembled_calls(self) -> list[ToolCall]:
         # indexed calls sorted by index; un-indexed ones (and a legacy function_call) after them
