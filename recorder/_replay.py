@@ -9,7 +9,7 @@ request field that differs. The store side (which traces, the reports, ``renorma
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -41,13 +41,7 @@ class Divergence:
     message: str
 
     def as_dict(self) -> dict[str, Any]:
-        return {
-            "case": self.case,
-            "repetition": self.repetition,
-            "round": self.round,
-            "field": self.field,
-            "message": self.message,
-        }
+        return asdict(self)
 
 
 @dataclass
@@ -82,13 +76,7 @@ class RenormalizeReport:
     missing: list[str] = field(default_factory=list)
 
     def as_dict(self) -> dict[str, Any]:
-        return {
-            "run": self.run,
-            "traces": self.traces,
-            "changed": self.changed,
-            "unchanged": self.unchanged,
-            "missing": self.missing,
-        }
+        return asdict(self)
 
 
 # failures that leave no recorded response behind

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import copy
 from collections.abc import Callable, Iterator, Mapping
-from dataclasses import dataclass, field
+from dataclasses import asdict, dataclass, field
 from typing import Any
 
 from rejudge.suites._case_format import SuiteSource
@@ -46,13 +46,7 @@ class StepResult:
     error: str | None = None
 
     def as_dict(self) -> dict[str, Any]:
-        return {
-            "index": self.index,
-            "tool": self.tool,
-            "arguments": self.arguments,
-            "ok": self.ok,
-            "error": self.error,
-        }
+        return asdict(self)
 
 
 @dataclass(frozen=True)

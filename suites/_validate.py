@@ -15,7 +15,7 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Iterable, Iterator
-from dataclasses import dataclass
+from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any, TypedDict, Unpack
 
@@ -65,13 +65,7 @@ class Problem:
         return f"{where}: {self.case or '-'}: {self.field}: {self.message}"
 
     def as_dict(self) -> dict[str, Any]:
-        return {
-            "file": self.file,
-            "line": self.line,
-            "case": self.case,
-            "field": self.field,
-            "message": self.message,
-        }
+        return asdict(self)
 
 
 @dataclass(frozen=True)
