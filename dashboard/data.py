@@ -39,8 +39,8 @@ from rejudge.store import (
     CasePasses,
     EvaluationSummary,
     FilterOptions,
-    GroupSummary,
     JudgmentBody,
+    PairGroups,
     PartialBucket,
     PassCell,
     PendingCase,
@@ -204,8 +204,10 @@ def baselines(url: str) -> list[BaselineSummary]:
 
 
 @_stored()
-def group_counts(url: str, evaluation_id: int, by: str) -> dict[str, GroupSummary]:
-    return store(url).evaluations.group_counts(evaluation_id, by)
+def pair_group_counts(url: str, a: int, b: int) -> PairGroups:
+    """A's and B's verdict counts per dimension and per category, from one read of both (what
+    Compare's filter and bars show; four reads of the same rows before)."""
+    return store(url).evaluations.pair_group_counts(a, b)
 
 
 @_stored()

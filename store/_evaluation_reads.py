@@ -26,7 +26,7 @@ from rejudge.model import VERDICTS, ReportRow
 if TYPE_CHECKING:
     pass
 
-__all__ = ["GroupSummary", "PassCell", "CasePasses"]
+__all__ = ["GroupSummary", "GroupCounts", "PairGroups", "PassCell", "CasePasses"]
 
 GROUPINGS = ("dimension", "category")
 
@@ -41,6 +41,28 @@ class GroupSummary(NamedTuple):
     scored: int
     accuracy: float | None
     avg_partial: float | None
+
+
+class GroupCounts(NamedTuple):
+    """One dimension's or category's verdict counts and accuracy (:class:`GroupSummary` without
+    the average partial score, which a sum of groups would not give back to the last bit)."""
+
+    PASS: int
+    FAIL: int
+    SKIP: int
+    AGENT_ERROR: int
+    scored: int
+    accuracy: float | None
+
+
+class PairGroups(NamedTuple):
+    """Two evaluations' :class:`GroupCounts` per dimension and per category, each keyed and
+    ordered as :meth:`EvaluationReads.group_counts` keys and orders them."""
+
+    dimension_a: dict[str, GroupCounts]
+    category_a: dict[str, GroupCounts]
+    dimension_b: dict[str, GroupCounts]
+    category_b: dict[str, GroupCounts]
 
 
 class PassCell(NamedTuple):
@@ -294,6 +316,57 @@ class EvaluationReads(PairingReads, Repository):
                     avg_partial=r["avg_partial"],
                 )
         return out
+
+    def pair_group_counts(self, a: int, b: int) -> PairGroups:
+        """:class:`PairGroups` of ``a`` and ``b`` from one grouped read of both evaluations' link
+        rows (per evaluation, dimension, category and verdict a count): what Compare's per
+        dimension and category bars show. Read with :meth:`group_counts`, the same rows were
+        walked four times (at 100k, 50,000 a side: 0.055 s of CPU each).
+
+        Each key's place is its rank in the database's ORDER BY of that column (a window over
+        the groups), so the keys come in :meth:`group_counts`' order under any collation."""
+        e = _T_EJ
+        query = (
+            select(
+                e.c.evaluation_id,
+                e.c.dimension,
+                e.c.category,
+                e.c.verdict,
+                func.count(),
+                func.dense_rank().over(order_by=e.c.dimension),
+                func.dense_rank().over(order_by=e.c.category),
+            )
+            .where(e.c.evaluation_id.in_([a, b]))
+            .group_by(e.c.evaluation_id, e.c.dimension, e.c.category, e.c.verdict)
+        )
+        # (evaluation, grouping) -> key -> verdict -> count; grouping -> key -> rank
+        counted: dict[tuple[int, str], dict[str, dict[str, int]]] = {}
+        ranks: dict[str, dict[str, int]] = {by: {} for by in GROUPINGS}
+        with self._connect() as c:
+            for ev, dimension, category, verdict, n, dim_rank, cat_rank in c.execute(query):
+                for by, key, rank in (
+                    ("dimension", str(dimension), dim_rank),
+                    ("category", str(category), cat_rank),
+                ):
+                    group = counted.setdefault((int(ev), by), {}).setdefault(key, {})
+                    group[verdict] = group.get(verdict, 0) + int(n)
+                    ranks[by][key] = int(rank)
+
+        def side(ev: int, by: str) -> dict[str, GroupCounts]:
+            groups = counted.get((ev, by), {})
+            out: dict[str, GroupCounts] = {}
+            for key in sorted(groups, key=ranks[by].__getitem__):
+                counts = {v: groups[key].get(v, 0) for v in VERDICTS}
+                out[key] = GroupCounts(
+                    **counts,
+                    scored=counts["PASS"] + counts["FAIL"],
+                    accuracy=accuracy(counts["PASS"], counts["FAIL"]),
+                )
+            return out
+
+        return PairGroups(
+            side(a, "dimension"), side(a, "category"), side(b, "dimension"), side(b, "category")
+        )
 
     def taxonomy_counts(self, evaluation_id: int) -> dict[str, int]:
         """How many of the evaluation's FAIL judgments name each taxonomy code (as the judge's

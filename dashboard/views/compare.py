@@ -144,11 +144,13 @@ with st.expander("As JSON (the keys of `rejudge compare --json`, without the fli
 
 # ---------------------------------------------------------------- flips
 st.subheader("Flips")
-groups_a = data.group_counts(url, a, "dimension")
+pair_groups = data.pair_group_counts(url, a, b)
 f1, f2, f3, f4 = st.columns(4)
 direction = f1.selectbox("Direction", ["all", *FLIP_DIRECTIONS], key="flip_dir")
 case_text = f2.text_input("Case contains", key="flip_case")
-dims = f3.multiselect("Dimension", sorted(groups_a), key="flip_dims", placeholder="all")
+dims = f3.multiselect(
+    "Dimension", sorted(pair_groups.dimension_a), key="flip_dims", placeholder="all"
+)
 causes = f4.multiselect("Cause", list(FLIP_CAUSES), key="flip_causes", placeholder="all")
 flt = {
     "direction": None if direction == "all" else direction,
@@ -177,8 +179,10 @@ if shown:
 
 
 def _group_bars(by: str) -> list[Bar]:
-    ga = data.group_counts(url, a, by)
-    gb = data.group_counts(url, b, by)
+    if by == "dimension":
+        ga, gb = pair_groups.dimension_a, pair_groups.dimension_b
+    else:
+        ga, gb = pair_groups.category_a, pair_groups.category_b
     rows = []
     for key in dict.fromkeys([*ga, *gb]):
         for label, groups in (("A", ga), ("B", gb)):

@@ -361,3 +361,38 @@ def test_a_page_of_flips_is_in_code_point_order_whatever_the_collation(seeded: A
     assert keys == sorted(keys)
     for start, limit in ((0, 5), (3, 7), (10, 14), (20, 10)):
         assert comparison_flips(store, a, b, start=start, limit=limit) == every[start:][:limit]
+
+
+#: dimension and category names a locale collation and code points order differently
+GROUP_KEYS = st.sampled_from(["", "D1", "d1", "B", "a", "é", "_", "Z"])
+GROUPED = st.tuples(judged(), GROUP_KEYS, GROUP_KEYS).map(
+    lambda t: t[0] | {"dimension": t[1], "category": t[2]}
+)
+
+
+@settings(
+    max_examples=25,
+    deadline=None,
+    suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow],
+)
+@given(pairs=st.lists(st.tuples(st.none() | GROUPED, st.none() | GROUPED), min_size=1, max_size=24))
+def test_both_sides_groups_from_one_read_are_each_sides_group_counts(
+    seeded: Any, pairs: list[Any]
+) -> None:
+    """Compare's per dimension and category counts of A and B from one read
+    (``pair_group_counts``) are ``group_counts`` of each side and grouping, keys in its order
+    (the database's, whatever the collation), every count and accuracy the same."""
+    store, run_id, rule_ids = seeded
+    a = _evaluation(store, run_id, rule_ids, [p[0] for p in pairs])
+    b = _evaluation(store, run_id, rule_ids, [p[1] for p in pairs])
+    for x, y in ((a, b), (a, a)):
+        found = store.evaluations.pair_group_counts(x, y)
+        for ev, by, got in (
+            (x, "dimension", found.dimension_a),
+            (x, "category", found.category_a),
+            (y, "dimension", found.dimension_b),
+            (y, "category", found.category_b),
+        ):
+            each = store.evaluations.group_counts(ev, by)
+            assert list(got) == list(each)
+            assert {k: tuple(g) for k, g in got.items()} == {k: g[:6] for k, g in each.items()}
