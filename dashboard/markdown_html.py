@@ -18,8 +18,10 @@ from __future__ import annotations
 import html
 import re
 from functools import lru_cache
+from typing import TYPE_CHECKING
 
-from markdown_it import MarkdownIt
+if TYPE_CHECKING:
+    from markdown_it import MarkdownIt
 
 __all__ = ["markdown_html"]
 
@@ -29,6 +31,11 @@ _LIVE_RULES = ["link", "image", "autolink", "reference", "linkify"]
 
 @lru_cache(maxsize=1)
 def _parser() -> MarkdownIt:
+    # imported on first use, not with the module: markdown-it compiles its rules' patterns as
+    # it loads (0.1-0.25 s of CPU), which every page importing the evidence renderers paid on
+    # a fresh server, Compare too, which renders no Markdown
+    from markdown_it import MarkdownIt
+
     md = MarkdownIt("commonmark", {"html": False, "linkify": False, "typographer": False})
     md.enable("table")
     md.disable([r for r in _LIVE_RULES if r in _known_rules(md)])
