@@ -70,7 +70,8 @@ def _run(url: str, page: str, profile: bool = False) -> tuple[float, float]:
     if at.exception:
         raise RuntimeError(f"{page}: {[e.value for e in at.exception]}")
     if profiler is not None:
-        pstats.Stats(profiler).sort_stats("cumulative").print_stats(45)
+        order = os.environ.get("PROFILE_SORT", "cumulative")
+        pstats.Stats(profiler).sort_stats(order).print_stats(45)
     return took
 
 
