@@ -18,7 +18,7 @@ from collections.abc import Callable, Iterable, Sequence
 from concurrent.futures import Future
 from contextlib import ExitStack
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from rejudge.errors import InvalidInputError, NotFoundError
 from rejudge.judge import (
@@ -234,9 +234,19 @@ def judge_run_summary(
         progress=progress,
         world=world,
     )
-    return JudgeSummary(
+    return _named(JudgeSummary, result, store.runs.get_run(result.run_id).name)
+
+
+#: what a judging's result becomes once its run is named: ``rejudge judge``'s summary, or one
+#: (run, tier) of a re-judge
+_Named = TypeVar("_Named", JudgeSummary, RejudgedEvaluation)
+
+
+def _named(kind: type[_Named], result: JudgeRunResult, run: str) -> _Named:
+    """``result`` as ``kind``, its run named ``run`` (the two differ in their JSON's order)."""
+    return kind(
         evaluation=result.evaluation_id,
-        run=store.runs.get_run(result.run_id).name,
+        run=run,
         tier=result.tier,
         rules=result.rules,
         summary=result.summary,
@@ -408,18 +418,7 @@ def rejudge(
 
         evaluations = []
         for run, tier, _n in plan.jobs:
-            r = one(run, tier)
-            evaluations.append(
-                RejudgedEvaluation(
-                    evaluation=r.evaluation_id,
-                    run=run.name,
-                    tier=r.tier,
-                    rules=r.rules,
-                    judged=r.judged,
-                    written=r.written,
-                    summary=r.summary,
-                )
-            )
+            evaluations.append(_named(RejudgedEvaluation, one(run, tier), run.name))
     return RejudgeResult(
         rules=rule_set.ref,
         evaluations=evaluations,
