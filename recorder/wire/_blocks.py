@@ -16,6 +16,7 @@ JSON under its label; it parses no wire format itself.
 from __future__ import annotations
 
 import json
+from collections.abc import Iterator
 from typing import Any
 
 from rejudge.model import Block
@@ -23,12 +24,25 @@ from rejudge.model import Block
 __all__ = ["content_blocks"]
 
 
+def _typed(items: list[Any]) -> Iterator[tuple[str, dict[str, Any]]]:
+    """Each object of ``items`` with its ``type`` ("" without one); any other value is skipped."""
+    for item in items:
+        if isinstance(item, dict):
+            yield str(item.get("type", "")), item
+
+
+def _call(name: Any, arguments: Any) -> Block:
+    """A client call's block: its arguments as JSON when their text parses, else as sent."""
+    try:
+        arguments = json.loads(arguments) if isinstance(arguments, str) else arguments
+    except ValueError:
+        pass
+    return Block("call", f"tool call · {name}", arguments)
+
+
 def _anthropic(content: list[Any]) -> list[Block]:
     out: list[Block] = []
-    for block in content:
-        if not isinstance(block, dict):
-            continue
-        kind = str(block.get("type", ""))
+    for kind, block in _typed(content):
         if kind == "text":
             out.append(Block("text", "text", block.get("text", "")))
         elif kind == "thinking":
@@ -49,10 +63,7 @@ def _anthropic(content: list[Any]) -> list[Block]:
 
 def _responses(output: list[Any]) -> list[Block]:
     out: list[Block] = []
-    for item in output:
-        if not isinstance(item, dict):
-            continue
-        kind = str(item.get("type", ""))
+    for kind, item in _typed(output):
         if kind == "reasoning":
             summary = item.get("summary") or []
             text = (
@@ -65,12 +76,7 @@ def _responses(output: list[Any]) -> list[Block]:
                 if isinstance(part, dict) and "text" in part:
                     out.append(Block("text", "text", part.get("text", "")))
         elif kind == "function_call":
-            arguments = item.get("arguments")
-            try:
-                arguments = json.loads(arguments) if isinstance(arguments, str) else arguments
-            except ValueError:
-                pass
-            out.append(Block("call", f"tool call · {item.get('name', '?')}", arguments))
+            out.append(_call(item.get("name", "?"), item.get("arguments")))
         elif kind == "custom_tool_call":  # a client tool taking free text, not the provider's
             out.append(Block("call", f"tool call · {item.get('name', '?')}", item.get("input")))
         elif kind.endswith("_call"):
@@ -96,12 +102,7 @@ def _chat(message: dict[str, Any]) -> list[Block]:
     for call in calls if isinstance(calls, list) else []:
         function = call.get("function") if isinstance(call, dict) else None
         if isinstance(function, dict):
-            arguments = function.get("arguments")
-            try:
-                arguments = json.loads(arguments) if isinstance(arguments, str) else arguments
-            except ValueError:
-                pass
-            out.append(Block("call", f"tool call · {function.get('name', '?')}", arguments))
+            out.append(_call(function.get("name", "?"), function.get("arguments")))
     return out
 
 
