@@ -17,6 +17,15 @@ __all__ = ["DEFAULT_DB_URL", "make_engine", "redact_url", "backend_name"]
 
 DEFAULT_DB_URL = "sqlite:///rejudge.db"
 _SQLITE_BUSY_TIMEOUT_MS = 30_000
+#: the most a connection's page cache may hold, KiB (SQLite's default is 2,000 KiB). Judging
+#: writes every judgment into two random-keyed indexes (the judgment key, the trace hash's
+#: prefix); a chunk of 2,500 first looks its keys up, then inserts them, touching some 4,000
+#: pages of those indexes at 1M judgments: in 2 MB the lookup's pages were gone before the
+#: insert came back to them, and the chunk's dirty pages spilled to the WAL before its commit.
+#: 32 MB holds a chunk's pages; 128 MB (the whole 1M indexes) saved little more (the writes
+#: of the commit are what still grows: bench/README.md, "cache40"). A cap, not a reservation:
+#: SQLite takes pages as it reads them, so a connection that reads little stays small
+_SQLITE_CACHE_KIB = 32 * 1024
 
 
 def redact_url(url: str) -> str:
@@ -37,6 +46,7 @@ def _sqlite_pragmas(dbapi_connection: Any, _record: Any) -> None:
     cursor.execute("PRAGMA foreign_keys=ON")
     cursor.execute(f"PRAGMA busy_timeout={_SQLITE_BUSY_TIMEOUT_MS}")
     cursor.execute("PRAGMA synchronous=NORMAL")
+    cursor.execute(f"PRAGMA cache_size=-{_SQLITE_CACHE_KIB}")
     cursor.close()
 
 
