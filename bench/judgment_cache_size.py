@@ -1,0 +1,144 @@
+"""The judgment writes of a first judging against SQLite's page cache size, as the store does
+them today: per chunk of 2,500 rows, the keys looked up, then the rows inserted (insert-or-
+ignore on the judgment key) with their links, one transaction.
+
+Usage (from the repository root):
+
+    python bench/judgment_cache_size.py 1000000 c0 c32 c128 m512 c32+sort
+
+Plain ``sqlite3``, no rejudge code: the ``judgments`` columns (a unique 71-character key, the
+trace hash indexed by ``substr(trace_hash, 8, 8)`` as migration 0105 has it) and the
+``evaluation_judgments`` links, in a fresh WAL file (``synchronous=NORMAL``). Each variant
+prints the CPU per row (user + system) of every tenth of the rows, the total, the wall time,
+the process's peak RSS so far and the size of each table and index (MB, ``dbstat``).
+A variant is ``+``-joined parts: ``cN`` a page cache of N MB (``c0``: SQLite's default,
+2,000 KiB), ``mN`` ``mmap_size`` N MB, ``sort`` each chunk's rows sorted by key before the
+insert (which would give the judgments other ids than the store gives them).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import resource
+import sqlite3
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+CHUNK = 2500
+_COLUMNS = (
+    "key, hash, trace_hash, case_hash, registry_hash, tier, rule_set_hash, engine_version, "
+    "verdict, partial_score, taxonomy, anomalies, implicated_tools, body_id, created_at"
+)
+
+
+def _h(text: str) -> str:
+    return "sha256:" + hashlib.sha256(text.encode()).hexdigest()
+
+
+def _open(path: Path, cache_mb: int, mmap_mb: int) -> sqlite3.Connection:
+    c = sqlite3.connect(path, isolation_level=None)
+    c.execute("PRAGMA journal_mode=WAL")
+    c.execute("PRAGMA synchronous=NORMAL")
+    if cache_mb:
+        c.execute(f"PRAGMA cache_size=-{cache_mb * 1024}")
+    if mmap_mb:
+        c.execute(f"PRAGMA mmap_size={mmap_mb << 20}")
+    c.execute(
+        "CREATE TABLE judgments (id INTEGER PRIMARY KEY, key VARCHAR(80) UNIQUE, "
+        "hash VARCHAR(80), trace_hash VARCHAR(80), case_hash VARCHAR(80), "
+        "registry_hash VARCHAR(80), tier VARCHAR(50), rule_set_hash VARCHAR(80), "
+        "engine_version VARCHAR(50), verdict VARCHAR(20), partial_score FLOAT, taxonomy JSON, "
+        "anomalies JSON, implicated_tools JSON, body_id INTEGER, created_at DATETIME)"
+    )
+    c.execute("CREATE INDEX ix_judgments_trace_hash_prefix ON judgments (substr(trace_hash, 8, 8))")
+    c.execute(
+        "CREATE TABLE evaluation_judgments (id INTEGER PRIMARY KEY, evaluation_id INTEGER, "
+        "judgment_id INTEGER, trace_id INTEGER, case_key VARCHAR(200), repetition INTEGER, "
+        "dimension VARCHAR(50), category VARCHAR(200), verdict VARCHAR(20), "
+        "partial_score FLOAT, UNIQUE (evaluation_id, trace_id))"
+    )
+    c.execute("CREATE INDEX ix_ej_eval_verdict ON evaluation_judgments (evaluation_id, verdict)")
+    return c
+
+
+def run(
+    rows: int, cache_mb: int, mmap_mb: int, sort: bool, path: Path
+) -> tuple[list[float], dict[str, int]]:
+    """CPU µs a row of every tenth of ``rows``, and each table's and index's MB at the end."""
+    c = _open(path, cache_mb, mmap_mb)
+    tenth = max(CHUNK, rows // 10)
+    out: list[float] = []
+    last, last_done = time.process_time(), 0
+    case, registry, rules = _h("case"), _h("registry"), _h("rules")
+    insert = (
+        f"INSERT INTO judgments ({_COLUMNS}) VALUES ({', '.join('?' * 15)}) "
+        "ON CONFLICT (key) DO NOTHING"
+    )
+    for start in range(0, rows, CHUNK):
+        ids = range(start, min(rows, start + CHUNK))
+        keys = [_h(f"k{i}") for i in ids]
+        marks = ", ".join("?" * len(keys))
+        c.execute(f"SELECT key, id FROM judgments WHERE key IN ({marks})", keys).fetchall()
+        judgments = [
+            (key, _h(f"h{i}"), _h(f"t{i}"), case, registry, "golden", rules, "1", "PASS", 1.0,
+             "[]", "[]", "[]", i % 97, "2026-12-07 12:00:00.000000")
+            for key, i in zip(keys, ids, strict=True)
+        ]  # fmt: skip
+        if sort:
+            judgments.sort()
+        c.execute("BEGIN")
+        c.executemany(insert, judgments)
+        c.executemany(
+            "INSERT INTO evaluation_judgments (evaluation_id, judgment_id, trace_id, case_key, "
+            "repetition, dimension, category, verdict, partial_score) "
+            "VALUES (1, ?, ?, 'case', 0, 'D1', 'cat', 'PASS', 1.0) "
+            "ON CONFLICT (evaluation_id, trace_id) DO NOTHING",
+            [(i + 1, i + 1) for i in ids],
+        )
+        c.execute("COMMIT")
+        done = ids.stop
+        if done % tenth == 0 or done == rows:
+            now = time.process_time()
+            out.append(1e6 * (now - last) / (done - last_done))
+            last, last_done = now, done
+    sizes = {
+        name: int(size) >> 20
+        for name, size in c.execute("SELECT name, sum(pgsize) FROM dbstat GROUP BY name")
+    }
+    c.close()
+    return out, sizes
+
+
+def main() -> int:
+    rows = int(sys.argv[1]) if len(sys.argv) > 1 else 1_000_000
+    variants = sys.argv[2:] or ["c0", "c32", "c128"]
+    print(f"CPU µs a row written, by tenth of {rows:,} rows; total CPU, wall, peak RSS, MB")
+    for variant in variants:
+        cache = mmap = 0
+        sort = False
+        for part in variant.split("+"):
+            if part == "sort":
+                sort = True
+            elif part[:1] == "c":
+                cache = int(part[1:])
+            elif part[:1] == "m":
+                mmap = int(part[1:])
+            else:
+                raise SystemExit(f"unknown variant part {part!r} (cN, mN, sort)")
+        with tempfile.TemporaryDirectory(prefix="rejudge-cache-") as tmp:
+            cpu0, wall0 = time.process_time(), time.perf_counter()
+            tenths, sizes = run(rows, cache, mmap, sort, Path(tmp) / "c.db")
+            cpu, wall = time.process_time() - cpu0, time.perf_counter() - wall0
+        rss = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss // 1024
+        print(
+            f"{variant:<10} {' '.join(f'{t:5.1f}' for t in tenths)} | total "
+            f"{1e6 * cpu / rows:5.1f} µs/row, wall {wall:5.0f} s, peak RSS {rss} MB, {sizes}",
+            flush=True,
+        )
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
