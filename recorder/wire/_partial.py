@@ -11,7 +11,8 @@ from rejudge.recorder.wire._common import make_call, make_freeform_call
 
 from rejudge.model import ToolCall
 
-__all__ = ["PartialCall"]
+# the stream readers' own helper, not a name of the package
+__all__: list[str] = []
 
 
 @dataclass
