@@ -138,3 +138,21 @@ def print_rows(rows: list[dict[str, Any]], as_json: bool, head: str, line: str) 
         if as_json
         else "\n".join([head, *(line.format(**r) for r in rows)])
     )
+
+
+class PerTenth:
+    """CPU µs a row of each tenth of ``rows`` as a writer reports its progress chunk by chunk
+    (``done(rows_so_far)``): the growth with the table's size, seen in one run
+    (bench/judgment_index_growth.py, bench/judgment_cache_size.py)."""
+
+    def __init__(self, rows: int, chunk: int) -> None:
+        self.rows = rows
+        self.tenth = max(chunk, rows // 10)
+        self.figures: list[float] = []
+        self._last, self._last_done = time.process_time(), 0
+
+    def done(self, done: int) -> None:
+        if done % self.tenth == 0 or done == self.rows:
+            now = time.process_time()
+            self.figures.append(1e6 * (now - self._last) / (done - self._last_done))
+            self._last, self._last_done = now, done

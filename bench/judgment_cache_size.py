@@ -26,6 +26,8 @@ import tempfile
 import time
 from pathlib import Path
 
+from _common import PerTenth
+
 CHUNK = 2500
 _COLUMNS = (
     "key, hash, trace_hash, case_hash, registry_hash, tier, rule_set_hash, engine_version, "
@@ -68,9 +70,7 @@ def run(
 ) -> tuple[list[float], dict[str, int]]:
     """CPU µs a row of every tenth of ``rows``, and each table's and index's MB at the end."""
     c = _open(path, cache_mb, mmap_mb)
-    tenth = max(CHUNK, rows // 10)
-    out: list[float] = []
-    last, last_done = time.process_time(), 0
+    timer = PerTenth(rows, CHUNK)
     case, registry, rules = _h("case"), _h("registry"), _h("rules")
     insert = (
         f"INSERT INTO judgments ({_COLUMNS}) VALUES ({', '.join('?' * 15)}) "
@@ -98,17 +98,13 @@ def run(
             [(i + 1, i + 1) for i in ids],
         )
         c.execute("COMMIT")
-        done = ids.stop
-        if done % tenth == 0 or done == rows:
-            now = time.process_time()
-            out.append(1e6 * (now - last) / (done - last_done))
-            last, last_done = now, done
+        timer.done(ids.stop)
     sizes = {
         name: int(size) >> 20
         for name, size in c.execute("SELECT name, sum(pgsize) FROM dbstat GROUP BY name")
     }
     c.close()
-    return out, sizes
+    return timer.figures, sizes
 
 
 def main() -> int:

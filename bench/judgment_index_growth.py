@@ -36,6 +36,8 @@ import tempfile
 import time
 from pathlib import Path
 
+from _common import PerTenth
+
 CHUNK = 2500
 VARIANTS = (
     "as_stored",
@@ -76,10 +78,8 @@ def run(variant: str, rows: int, path: Path) -> list[float]:
         "UNIQUE (evaluation_id, trace_id))"
     )
     c.execute("CREATE INDEX ix_ej_eval_verdict ON evaluation_judgments (evaluation_id, verdict)")
-    tenth = max(CHUNK, rows // 10)
-    out: list[float] = []
+    timer = PerTenth(rows, CHUNK)
     wall0 = time.perf_counter()
-    last, last_done = time.process_time(), 0
     for start in range(0, rows, CHUNK):
         ids = range(start, min(rows, start + CHUNK))
         judgments = [(_h(f"k{i}"), _h(f"h{i}"), _h(f"t{i}"), "PASS", i % 97) for i in ids]
@@ -95,14 +95,9 @@ def run(variant: str, rows: int, path: Path) -> list[float]:
             [(i + 1, i + 1) for i in ids],
         )
         c.execute("COMMIT")
-        done = ids.stop
-        if done % tenth == 0 or done == rows:
-            now = time.process_time()
-            out.append(1e6 * (now - last) / (done - last_done))
-            last, last_done = now, done
+        timer.done(ids.stop)
     c.close()
-    out.append(time.perf_counter() - wall0)
-    return out
+    return [*timer.figures, time.perf_counter() - wall0]
 
 
 def main() -> int:
