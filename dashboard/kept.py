@@ -27,12 +27,13 @@ import os
 import pickle
 import stat
 import tempfile
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from functools import lru_cache
 from pathlib import Path
 from typing import Any, BinaryIO, TypeVar
 
-__all__ = ["StoreState", "store_state", "kept", "code_version"]
+__all__ = ["StoreState", "store_state", "kept", "code_version", "collector_paused"]
 
 T = TypeVar("T")
 #: files kept on disk at most (the oldest go first)
@@ -114,20 +115,29 @@ def _trim(folder: Path) -> None:
         old.unlink(missing_ok=True)
 
 
-def _load(handle: BinaryIO) -> Any:
-    """``pickle.load`` with the cyclic garbage collector paused: a kept result is up to
-    hundreds of thousands of new containers (the review queue of a 100k store: 19,000 dicts,
-    11 MB), and each few hundred of them set off a collection that walks every young one. At
-    100k the review queue loaded in 0.10-0.76 s of CPU with it running, 0.04 s without
-    (nothing it made can be garbage yet). The collector is on again after, as it was before
-    (another thread's load may have paused it: then that thread turns it back on)."""
+@contextmanager
+def collector_paused() -> Iterator[None]:
+    """The cyclic garbage collector paused for the block: what a kept result is loaded or
+    computed into is up to hundreds of thousands of new containers (the review queue of a 100k
+    store: 19,000 dicts, 11 MB), and each few hundred of them set off a collection that walks
+    every young one, each few thousand one that walks the server's whole heap. At 100k the
+    review queue loaded in 0.10-0.76 s of CPU with it running, 0.04 s without (nothing it made
+    can be garbage yet), and was computed in about half the CPU without it (bench/README.md,
+    page39c). The collector is on again after, as it was before (another thread's block may
+    have paused it: then that thread turns it back on)."""
     was_on = gc.isenabled()
     gc.disable()
     try:
-        return pickle.load(handle)
+        yield
     finally:
         if was_on:
             gc.enable()
+
+
+def _load(handle: BinaryIO) -> Any:
+    """``pickle.load`` with the collector paused (:func:`collector_paused`)."""
+    with collector_paused():
+        return pickle.load(handle)
 
 
 def kept(file: Path, what: tuple[object, ...], state: StoreState, compute: Callable[[], T]) -> T:
@@ -144,7 +154,8 @@ def kept(file: Path, what: tuple[object, ...], state: StoreState, compute: Calla
         pass
     except Exception:  # a file cut short or from another version: computed again
         path.unlink(missing_ok=True)
-    value = compute()
+    with collector_paused():  # see there: a whole evaluation's rows become new containers
+        value = compute()
     try:
         partial = path.with_suffix(f".{os.getpid()}.part")
         with open(partial, "wb") as handle:
