@@ -59,7 +59,6 @@ if TYPE_CHECKING:
     from rejudge.store._catalog_reads import BaselineSummary as BaselineSummary
     from rejudge.store._catalog_reads import TrendPoint as TrendPoint
     from rejudge.store._catalog_reads import PartialBucket as PartialBucket
-    from rejudge.store._evaluation_reads import GroupSummary as GroupSummary
     from rejudge.store._evaluation_reads import GroupCounts as GroupCounts
     from rejudge.store._evaluation_reads import PairGroups as PairGroups
     from rejudge.store._evaluation_reads import PassCell as PassCell

@@ -12,11 +12,10 @@ from collections.abc import Iterator
 from typing import TYPE_CHECKING, Any, NamedTuple
 
 from rejudge.store._batching import BATCH
-from rejudge.store._errors import InvalidInputError
 from rejudge.store._json_text import _decode_small, _decode_stored
 from rejudge.store._nul import MARK, unmark
 from rejudge.store._pairing_reads import PairingReads
-from rejudge.store._read_common import accuracy, count_if, verdict_columns
+from rejudge.store._read_common import accuracy, count_if
 from rejudge.store._tables import _T_EJ, _T_JUDG, _T_REV
 from rejudge.store._unit_of_work import Repository
 from sqlalchemy import Text, and_, case, cast, distinct, func, select, true
@@ -26,26 +25,14 @@ from rejudge.model import VERDICTS, ReportRow
 if TYPE_CHECKING:
     pass
 
-__all__ = ["GroupSummary", "GroupCounts", "PairGroups", "PassCell", "CasePasses"]
+__all__ = ["GroupCounts", "PairGroups", "PassCell", "CasePasses"]
 
 GROUPINGS = ("dimension", "category")
 
 
-class GroupSummary(NamedTuple):
-    """One dimension's or category's verdict counts, accuracy and average partial score."""
-
-    PASS: int
-    FAIL: int
-    SKIP: int
-    AGENT_ERROR: int
-    scored: int
-    accuracy: float | None
-    avg_partial: float | None
-
-
 class GroupCounts(NamedTuple):
-    """One dimension's or category's verdict counts and accuracy (:class:`GroupSummary` without
-    the average partial score, which a sum of groups would not give back to the last bit)."""
+    """One dimension's or category's verdict counts and accuracy (no average partial score,
+    which a sum of groups would not give back to the last bit)."""
 
     PASS: int
     FAIL: int
@@ -56,8 +43,8 @@ class GroupCounts(NamedTuple):
 
 
 class PairGroups(NamedTuple):
-    """Two evaluations' :class:`GroupCounts` per dimension and per category, each keyed and
-    ordered as :meth:`EvaluationReads.group_counts` keys and orders them."""
+    """Two evaluations' :class:`GroupCounts` per dimension and per category, each keyed by the
+    column's value (``str``: a NULL is ``"None"``) in the database's ORDER BY of that column."""
 
     dimension_a: dict[str, GroupCounts]
     category_a: dict[str, GroupCounts]
@@ -294,37 +281,14 @@ class EvaluationReads(PairingReads, Repository):
             judgments = int(c.execute(distinct).scalar_one())
         return judgments, self.verdict_counts(evaluation_id)
 
-    def group_counts(self, evaluation_id: int, by: str) -> dict[str, GroupSummary]:
-        """Per ``dimension`` or ``category``: verdict counts, accuracy and average partial score."""
-        if by not in GROUPINGS:
-            raise InvalidInputError(f"group by dimension or category, not {by!r}")
-        column = _T_EJ.c[by]
-        query = (
-            select(column.label("key"), *verdict_columns(_T_EJ))
-            .where(_T_EJ.c.evaluation_id == evaluation_id)
-            .group_by(column)
-            .order_by(column)
-        )
-        out: dict[str, GroupSummary] = {}
-        with self._connect() as c:
-            for r in c.execute(query).mappings():
-                counts = {v: int(r[v]) for v in VERDICTS}
-                out[str(r["key"])] = GroupSummary(
-                    **counts,
-                    scored=counts["PASS"] + counts["FAIL"],
-                    accuracy=accuracy(counts["PASS"], counts["FAIL"]),
-                    avg_partial=r["avg_partial"],
-                )
-        return out
-
     def pair_group_counts(self, a: int, b: int) -> PairGroups:
         """:class:`PairGroups` of ``a`` and ``b`` from one grouped read of both evaluations' link
         rows (per evaluation, dimension, category and verdict a count): what Compare's per
-        dimension and category bars show. Read with :meth:`group_counts`, the same rows were
-        walked four times (at 100k, 50,000 a side: 0.055 s of CPU each).
+        dimension and category bars show. Read per side and grouping, the same rows were walked
+        four times (at 100k, 50,000 a side: 0.055 s of CPU each).
 
         Each key's place is its rank in the database's ORDER BY of that column (a window over
-        the groups), so the keys come in :meth:`group_counts`' order under any collation."""
+        the groups), so the keys come in the database's order under any collation."""
         e = _T_EJ
         query = (
             select(

@@ -11,7 +11,6 @@ import pytest
 from rejudge.dashboard.stats import pass_curve
 from rejudge.store import Store
 
-from rejudge.errors import InvalidInputError
 from tests.dashboard.conftest import built, judge_report  # noqa: F401
 from tests.dashboard.factory import Built
 
@@ -37,8 +36,8 @@ def test_evaluation_numbers_match_the_judge_report(built: Built, store: Store) -
         assert row.accuracy == report["accuracy"]
         assert row.avg_partial == pytest.approx(report["average_partial_score"], abs=1e-6)
         assert row.judgments == sum(row.verdict_counts.values())
-        for by, key in (("dimension", "dimensions"), ("category", "categories")):
-            groups = store.evaluations.group_counts(ev, by)
+        pair = store.evaluations.pair_group_counts(ev, ev)
+        for groups, key in ((pair.dimension_a, "dimensions"), (pair.category_a, "categories")):
             assert set(groups) == set(report[key])
             for name, summary in report[key].items():
                 assert groups[name].accuracy == summary["accuracy"]
@@ -49,11 +48,6 @@ def test_evaluation_numbers_match_the_judge_report(built: Built, store: Store) -
         info = store.catalog.evaluation_info(ev)
         assert info is not None and (info.id, info.verdict_counts) == (row.id, row.verdict_counts)
     assert store.catalog.evaluation_info(10**9) is None
-
-
-def test_group_counts_refuse_an_unknown_grouping(built: Built, store: Store) -> None:  # noqa: F811
-    with pytest.raises(InvalidInputError, match="dimension or category"):
-        store.evaluations.group_counts(built.evaluations["a1"], "model")
 
 
 def test_per_case_passes_put_inconsistent_cases_first(built: Built, store: Store) -> None:  # noqa: F811
