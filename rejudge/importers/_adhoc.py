@@ -17,8 +17,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Self, TypeVar
 
+from rejudge.errors import InvalidInputError
 from rejudge.importers._contract import Detect, Importer, ReplaySource, register_importer
-from rejudge.model import RunConfig, Trace
+from rejudge.model import Case, Golden, RunConfig, Trace
 
 if TYPE_CHECKING:
     from rejudge.services import IngestedRun, StagedItem
@@ -52,17 +53,9 @@ class AdhocImportResult:
     anomalous_traces: int = 0
 
     @classmethod
-    def of(
-        cls,
-        store: Any,
-        stored: IngestedRun,
-        traces: int,
-        calls: int,
-        problems: list[str],
-        **counted: int,
-    ) -> Self:
-        """The result of storing ``traces`` traces making ``calls`` calls as ``stored``, its
-        anomalies read back from ``store`` (``counted``: a subclass's counts)."""
+    def of(cls, store: Any, stored: IngestedRun, found: FileStream, **counted: int) -> Self:
+        """The result of storing the traces ``found`` counts as ``stored``, their anomalies
+        read back from ``store`` (``counted``: a subclass's counts)."""
         from rejudge.services import run_anomalies
 
         anomalies = run_anomalies(store, stored.run)
@@ -70,12 +63,12 @@ class AdhocImportResult:
             run=stored.run.name,
             run_id=stored.run.id,
             suite=stored.suite.name,
-            traces=traces,
+            traces=found.traces,
             inserted=stored.inserted,
             skipped=stored.skipped,
-            calls=calls,
+            calls=found.calls,
             anomalies=anomalies.first,
-            problems=problems,
+            problems=found.problems,
             anomalous_traces=anomalies.traces,
             **counted,
         )
@@ -183,6 +176,96 @@ def store_adhoc_run(
         ),
         progress=progress,
     )
+
+
+def adhoc_case(case_id: str, instruction: str, metadata: dict[str, Any]) -> Case:
+    """The case of one imported trace: its own, in the ad-hoc domain, with no golden calls."""
+    return Case(
+        id=case_id,
+        dimension=ADHOC_DOMAIN,
+        category=ADHOC_DOMAIN,
+        instruction=instruction,
+        golden=Golden(calls=[]),
+        metadata=metadata,
+    )
+
+
+@dataclass
+class FileStream:
+    """What reading one file found, filled in as its traces are read (complete once the last
+    is): what was left out, the traces and their calls."""
+
+    problems: list[str] = field(default_factory=list)
+    traces: int = 0
+    calls: int = 0
+
+    def count(self, trace: Trace) -> None:
+        self.traces += 1
+        self.calls += len(trace.calls)
+
+    def named(self) -> tuple[list[str] | None, list[str]]:
+        """The models and providers the run's config names, asked once every trace is read
+        (models None: the file names none, and the config keeps no ``models`` key)."""
+        return None, []
+
+
+@dataclass(frozen=True)
+class AdhocFile:
+    """One format of file imported as one ad-hoc run, as its importer names it: what such a
+    file is called (``PATH: not a NOUN``), its runs' and suites' name prefix, the ``source`` of
+    its runs' configs, and what its suite's description says the file holds."""
+
+    noun: str
+    prefix: str
+    source_tag: str
+    holds: str  # the suite's description is "HOLDS FILE-NAME"
+
+    def checked(self, path: str | Path) -> Path:
+        """``path``, refused in one line when it is no file."""
+        source = Path(path)
+        if not source.is_file():
+            raise InvalidInputError(f"{source}: not a {self.noun}", file=str(source))
+        return source
+
+    def store(
+        self,
+        store: Any,
+        path: str | Path,
+        found: FileStream,
+        items: Callable[[Path], Iterator[StagedItem]],
+        *,
+        run_name: str | None,
+        suite_name: str | None,
+        progress: Callable[[int], None] | None,
+    ) -> IngestedRun:
+        """The file hashed, then ``items(file)`` stored as they are read as one run
+        (:func:`store_adhoc_run`), its config naming what ``found`` named once all is read."""
+        source = self.checked(path)
+        file_hash = hash_file(source)
+
+        def config() -> RunConfig:
+            models, providers = found.named()
+            return adhoc_config(
+                source_tag=self.source_tag,
+                source=source,
+                file_hash=file_hash,
+                models=models,
+                providers=providers,
+            )
+
+        return store_adhoc_run(
+            store,
+            source,
+            items(source),
+            prefix=self.prefix,
+            source_tag=self.source_tag,
+            description=f"{self.holds} {source.name}",
+            file_hash=file_hash,
+            config=config,
+            run_name=run_name,
+            suite_name=suite_name,
+            progress=progress,
+        )
 
 
 def file_importer(

@@ -21,18 +21,18 @@ from typing import Any
 
 from rejudge.errors import InvalidInputError
 from rejudge.importers._adhoc import (
-    ADHOC_DOMAIN,
+    AdhocFile,
     AdhocImportResult,
-    adhoc_config,
+    FileStream,
+    adhoc_case,
     file_importer,
     hash_file,
-    store_adhoc_run,
 )
 from rejudge.importers._contract import Importer
 from rejudge.importers._conversation import conversation_trace
 from rejudge.importers._otel_messages import Message, message_of
 from rejudge.importers._sniff import Detection, Sniff
-from rejudge.model import Case, Golden, RunConfig, ToolSpec, Trace
+from rejudge.model import ToolSpec, Trace
 from rejudge.recorder import scrub_value
 
 __all__ = [
@@ -46,10 +46,10 @@ __all__ = [
 ]
 
 CHAT_JSONL_SOURCE = "chat-jsonl"
-CHAT_DOMAIN = ADHOC_DOMAIN
 #: a line past this is refused: it is parsed whole, and a file is read a line at a time
 LINE_LIMIT = 128 * 1024 * 1024
 CHAT_NORMALIZER_VERSION = "chat-jsonl/2"  # 2: tool answers and empty texts read as a cassette's
+CHAT_FILE = AdhocFile("chat JSONL file", "chat", CHAT_JSONL_SOURCE, "conversations of")
 
 
 @dataclass
@@ -138,9 +138,7 @@ def iter_chat(
     """A chat JSONL file's conversations as they are read, a line at a time (memory holds one
     line), each with its line's bytes; what is left out goes to ``problems``. A line over
     :data:`LINE_LIMIT` bytes is refused (it would be parsed whole)."""
-    source = Path(path)
-    if not source.is_file():
-        raise InvalidInputError(f"{source}: not a chat JSONL file", file=str(source))
+    source = CHAT_FILE.checked(path)
     read = 0
     with source.open("rb") as fh:
         for number, raw in enumerate(fh, start=1):
@@ -195,50 +193,19 @@ def import_chat_jsonl(
     its traces are stored."""
     from rejudge.services import StagedItem
 
-    source = Path(path)
-    if not source.is_file():
-        raise InvalidInputError(f"{source}: not a chat JSONL file", file=str(source))
-    file_hash = hash_file(source)
-    problems: list[str] = []
-    counts = {"traces": 0, "calls": 0}
+    found = FileStream()
 
-    def items() -> Iterator[StagedItem]:
-        for line, size in iter_chat(source, problems, progress=progress):
-            counts["traces"] += 1
-            counts["calls"] += len(line.trace.calls)
-            case = Case(
-                id=line.case_id,
-                dimension=CHAT_DOMAIN,
-                category=CHAT_DOMAIN,
-                instruction=line.instruction or "(the conversation holds no user message)",
-                golden=Golden(calls=[]),
-                metadata={"imported_from": source.name},
-            )
+    def items(source: Path) -> Iterator[StagedItem]:
+        for line, size in iter_chat(source, found.problems, progress=progress):
+            found.count(line.trace)
+            instruction = line.instruction or "(the conversation holds no user message)"
+            case = adhoc_case(line.case_id, instruction, {"imported_from": source.name})
             yield StagedItem(case, line.trace, line.tools, size, line.anomalies)
 
-    def config() -> RunConfig:
-        return adhoc_config(
-            source_tag=CHAT_JSONL_SOURCE,
-            source=source,
-            file_hash=file_hash,
-            models=None,
-            providers=[],
-        )
-
-    stored = store_adhoc_run(
-        store,
-        source,
-        items(),
-        prefix="chat",
-        source_tag=CHAT_JSONL_SOURCE,
-        description=f"conversations of {source.name}",
-        file_hash=file_hash,
-        config=config,
-        run_name=run_name,
-        suite_name=suite_name,
-        progress=progress,
+    stored = CHAT_FILE.store(
+        store, path, found, items, run_name=run_name, suite_name=suite_name, progress=progress
     )
-    return ChatImportResult.of(store, stored, counts["traces"], counts["calls"], problems)
+    return ChatImportResult.of(store, stored, found)
 
 
 # --------------------------------------------------------------------------- detect, replay

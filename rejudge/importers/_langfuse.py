@@ -30,8 +30,9 @@ from typing import Any
 
 from rejudge.errors import InvalidInputError
 from rejudge.importers._adhoc import (
-    ADHOC_DOMAIN,
+    AdhocFile,
     AdhocImportResult,
+    adhoc_case,
     file_importer,
     hash_file,
 )
@@ -47,11 +48,11 @@ from rejudge.importers._langfuse_doc import (
 )
 from rejudge.importers._langfuse_messages import read_messages
 from rejudge.importers._langfuse_read import trace_of_observations
-from rejudge.importers._otel import OtelStream, store_streamed_run
+from rejudge.importers._otel import OtelStream
 from rejudge.importers._otel_read import OtelTrace
 from rejudge.importers._sniff import Detection, Sniff
 from rejudge.importers._spill import SPILL_BUDGET, Groups
-from rejudge.model import Case, Golden, Trace
+from rejudge.model import Case, Trace
 from rejudge.recorder import scrub_text, scrub_value
 
 __all__ = [
@@ -69,6 +70,7 @@ LANGFUSE_SOURCE = "langfuse"
 #: an ingestion batch's ``batch`` (a request body of any size: past 128 MiB, one value parsed
 #: whole would be refused)
 STREAMED_KEYS = ("data", "batch")
+LANGFUSE_FILE = AdhocFile("Langfuse export", "langfuse", LANGFUSE_SOURCE, "Langfuse traces of")
 
 
 @dataclass
@@ -190,9 +192,7 @@ def iter_langfuse(
     :mod:`._json_stream`) and what it says of each trace is grouped by trace id in bounded
     memory (:mod:`._spill`: past ``budget`` bytes, in a scratch file), so memory holds the
     budget and one trace, not the file. ``progress`` is called with the bytes read."""
-    source = Path(path)
-    if not source.is_file():
-        raise InvalidInputError(f"{source}: not a Langfuse export", file=str(source))
+    source = LANGFUSE_FILE.checked(path)
     problems = found.problems
     pending: list[tuple[str, Record]] = []
     with Groups(
@@ -270,9 +270,7 @@ def _same(record: Record) -> Record:
 def read_langfuse(path: str | Path) -> LangfuseFile:
     """Read a Langfuse export whole into traces (what replay re-derives a run from; an import
     streams, :func:`iter_langfuse`)."""
-    source = Path(path)
-    if not source.is_file():
-        raise InvalidInputError(f"{source}: not a Langfuse export", file=str(source))
+    source = LANGFUSE_FILE.checked(path)
     found = LangfuseStream()
     traces: list[OtelTrace] = []
     names: dict[str, str | None] = {}
@@ -297,13 +295,8 @@ def _case(item: OtelTrace, name: str | None, source: str) -> Case:
     metadata: dict[str, Any] = {"imported_from": source, "langfuse_trace_id": item.trace_id}
     if name:
         metadata["langfuse_trace_name"] = name
-    return Case(
-        id=item.trace_id,
-        dimension=ADHOC_DOMAIN,
-        category=ADHOC_DOMAIN,
-        instruction=item.instruction or "(the trace holds no user message)",
-        golden=Golden(calls=[]),
-        metadata=metadata,
+    return adhoc_case(
+        item.trace_id, item.instruction or "(the trace holds no user message)", metadata
     )
 
 
@@ -322,38 +315,17 @@ def import_langfuse(
     size as it is read, then again as its traces are stored."""
     from rejudge.services import StagedItem
 
-    source = Path(path)
-    if not source.is_file():
-        raise InvalidInputError(f"{source}: not a Langfuse export", file=str(source))
-    file_hash = hash_file(source)
     found = LangfuseStream()
 
-    def items() -> Iterator[StagedItem]:
+    def items(source: Path) -> Iterator[StagedItem]:
         for item, name, weight in iter_langfuse(source, found, progress=progress):
             case = _case(item, name, source.name)
             yield StagedItem(case, item.trace, item.tools, weight, item.anomalies)
 
-    stored = store_streamed_run(
-        store,
-        source,
-        items(),
-        found,
-        prefix="langfuse",
-        source_tag=LANGFUSE_SOURCE,
-        description=f"Langfuse traces of {source.name}",
-        file_hash=file_hash,
-        run_name=run_name,
-        suite_name=suite_name,
-        progress=progress,
+    stored = LANGFUSE_FILE.store(
+        store, path, found, items, run_name=run_name, suite_name=suite_name, progress=progress
     )
-    return LangfuseImportResult.of(
-        store,
-        stored,
-        found.traces,
-        found.calls,
-        found.problems,
-        observations=found.observations,
-    )
+    return LangfuseImportResult.of(store, stored, found, observations=found.observations)
 
 
 # --------------------------------------------------------------------------- detect, replay

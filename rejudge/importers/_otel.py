@@ -29,11 +29,12 @@ from typing import TYPE_CHECKING, Any
 from rejudge.errors import InvalidInputError
 from rejudge.importers._adhoc import (
     ADHOC_DOMAIN,
+    AdhocFile,
     AdhocImportResult,
-    adhoc_config,
+    FileStream,
+    adhoc_case,
     file_importer,
     hash_file,
-    store_adhoc_run,
 )
 from rejudge.importers._contract import Importer
 from rejudge.importers._json_stream import TooBig, iter_pieces
@@ -42,10 +43,10 @@ from rejudge.importers._otel_read import OtelTrace, scrub_span, trace_of_spans
 from rejudge.importers._otel_spans import STREAMED_KEYS, pack_span, spans_of_pieces, unpack_span
 from rejudge.importers._sniff import Detection, Sniff
 from rejudge.importers._spill import SPILL_BUDGET, Groups
-from rejudge.model import Case, Golden, RunConfig, Trace
+from rejudge.model import Case, Trace
 
 if TYPE_CHECKING:
-    from rejudge.services import IngestedRun, StagedItem
+    from rejudge.services import StagedItem
 
 __all__ = [
     "OTEL_DOMAIN",
@@ -60,6 +61,7 @@ __all__ = [
 
 OTEL_SOURCE = "otel"
 OTEL_DOMAIN = ADHOC_DOMAIN
+OTEL_FILE = AdhocFile("span file", "otel", OTEL_SOURCE, "traces of")
 
 
 @dataclass
@@ -78,23 +80,22 @@ DOCUMENT_LIMIT = 128 * 1024 * 1024
 
 
 @dataclass
-class OtelStream:
+class OtelStream(FileStream):
     """What reading a span file found, filled in as :func:`iter_otel` yields its traces
     (complete once it has yielded the last)."""
 
-    problems: list[str] = field(default_factory=list)
     spans: int = 0
-    traces: int = 0
-    calls: int = 0
     models: set[str] = field(default_factory=set)
     providers: set[str] = field(default_factory=set)
     spilled: int = 0  # how many times the records held were written out to the scratch file
 
     def note(self, item: OtelTrace) -> None:
-        self.traces += 1
-        self.calls += len(item.trace.calls)
+        self.count(item.trace)
         self.models.update(item.models)
         self.providers.update(item.providers)
+
+    def named(self) -> tuple[list[str] | None, list[str]]:
+        return sorted(self.models), sorted(self.providers)
 
 
 def _too_big(exc: TooBig) -> str:
@@ -122,9 +123,7 @@ def iter_otel(
     past ``budget`` bytes, the spans read so far wait in a scratch file (:mod:`._spill`), so
     memory holds the budget and one trace, not the file. ``progress`` is called with the bytes
     read."""
-    source = Path(path)
-    if not source.is_file():
-        raise InvalidInputError(f"{source}: not a span file", file=str(source))
+    source = OTEL_FILE.checked(path)
     problems = found.problems
     with Groups(pack_span, unpack_span, budget=budget, scratch_dir=scratch_dir) as groups:
         # the spans held while the file is read are many small acyclic objects: the cyclic
@@ -167,9 +166,7 @@ def iter_otel(
 def read_otel(path: str | Path) -> OtelFile:
     """Read a span file whole into traces (what replay re-derives a run from; an import
     streams, :func:`iter_otel`)."""
-    source = Path(path)
-    if not source.is_file():
-        raise InvalidInputError(f"{source}: not a span file", file=str(source))
+    source = OTEL_FILE.checked(path)
     found = OtelStream()
     traces = [item for item, _weight in iter_otel(source, found)]
     return OtelFile(traces, found.problems, hash_file(source), found.spans)
@@ -187,55 +184,9 @@ class OtelImportResult(AdhocImportResult):
 
 
 def _case(item: OtelTrace, source: str) -> Case:
-    return Case(
-        id=item.trace_id,
-        dimension=OTEL_DOMAIN,
-        category=OTEL_DOMAIN,
-        instruction=item.instruction or "(the spans hold no user message)",
-        golden=Golden(calls=[]),
-        metadata={"imported_from": source, "otel_trace_id": item.trace_id},
-    )
-
-
-def store_streamed_run(
-    store: Any,
-    source: Path,
-    items: Iterator[StagedItem],
-    found: OtelStream,
-    *,
-    prefix: str,
-    source_tag: str,
-    description: str,
-    file_hash: str,
-    run_name: str | None,
-    suite_name: str | None,
-    progress: Callable[[int], None] | None,
-) -> IngestedRun:
-    """A streamed tracer's file (spans, a Langfuse export) stored as one run
-    (:func:`store_adhoc_run`), its config naming the models and providers ``found`` once every
-    item is read."""
-
-    def config() -> RunConfig:
-        return adhoc_config(
-            source_tag=source_tag,
-            source=source,
-            file_hash=file_hash,
-            models=sorted(found.models),
-            providers=sorted(found.providers),
-        )
-
-    return store_adhoc_run(
-        store,
-        source,
-        items,
-        prefix=prefix,
-        source_tag=source_tag,
-        description=description,
-        file_hash=file_hash,
-        config=config,
-        run_name=run_name,
-        suite_name=suite_name,
-        progress=progress,
+    instruction = item.instruction or "(the spans hold no user message)"
+    return adhoc_case(
+        item.trace_id, instruction, {"imported_from": source, "otel_trace_id": item.trace_id}
     )
 
 
@@ -253,33 +204,17 @@ def import_otel(
     bytes: the file's size as it is read, then again as its traces are stored."""
     from rejudge.services import StagedItem
 
-    source = Path(path)
-    if not source.is_file():
-        raise InvalidInputError(f"{source}: not a span file", file=str(source))
-    file_hash = hash_file(source)
     found = OtelStream()
 
-    def items() -> Iterator[StagedItem]:
+    def items(source: Path) -> Iterator[StagedItem]:
         for item, weight in iter_otel(source, found, progress=progress):
             case = _case(item, source.name)
             yield StagedItem(case, item.trace, item.tools, weight, item.anomalies)
 
-    stored = store_streamed_run(
-        store,
-        source,
-        items(),
-        found,
-        prefix="otel",
-        source_tag=OTEL_SOURCE,
-        description=f"traces of {source.name}",
-        file_hash=file_hash,
-        run_name=run_name,
-        suite_name=suite_name,
-        progress=progress,
+    stored = OTEL_FILE.store(
+        store, path, found, items, run_name=run_name, suite_name=suite_name, progress=progress
     )
-    return OtelImportResult.of(
-        store, stored, found.traces, found.calls, found.problems, spans=found.spans
-    )
+    return OtelImportResult.of(store, stored, found, spans=found.spans)
 
 
 # --------------------------------------------------------------------------- detect, replay
