@@ -237,6 +237,15 @@ class TraceReads(Repository):
 
     def recent_traces(self, run_id: int, *, limit: int = 20) -> list[RecentTrace]:
         """The run's newest traces with each round's calls as (name, ok) badges."""
+        # the newest ids first, then those rows' columns: with the columns in the ordered
+        # statement, SQLite extracted every trace's turns from its body before sorting (at a
+        # 50,000-trace run 0.18 s of the Live page's first open for 20 rows; 0.014 s so)
+        newest = (
+            select(_T_TRACE.c.id)
+            .where(_T_TRACE.c.run_id == run_id)
+            .order_by(_T_TRACE.c.id.desc())
+            .limit(limit)
+        )
         query = (
             select(
                 _T_TRACE.c.id,
@@ -246,9 +255,8 @@ class TraceReads(Repository):
                 _T_TRACE.c.round_count,
                 _T_TRACE.c.created_at,
             )
-            .where(_T_TRACE.c.run_id == run_id)
+            .where(_T_TRACE.c.id.in_(newest.scalar_subquery()))
             .order_by(_T_TRACE.c.id.desc())
-            .limit(limit)
         )
         turns_cols, decode = body_path_columns(
             self.backend, _T_TRACE.c.body, {"turns": ["user_turns"]}
