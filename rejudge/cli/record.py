@@ -244,8 +244,8 @@ def record(
         loaded,
         config,
         cassettes,
-        list(case_ids) or None,
-        api_key,
+        case_ids=list(case_ids) or None,
+        api_key=api_key,
         run_name=run_name,
         domain=domain,
     )

@@ -26,6 +26,7 @@ from rejudge.errors import NotFoundError
 from rejudge.model import Case, HarnessAssistance, HarnessMode, RunConfig
 from rejudge.recorder import RecorderError, cassette_path, write_cassette
 from rejudge.recorder._record import PendingCommit, ProgressCallback, RecordProgress, record_jobs
+from rejudge.services._blocking import blocking
 from rejudge.services._evidence_paths import evidence_path
 from rejudge.services._ingest import Evidence, ingest, save_suite_source
 from rejudge.store import RunRecord, Store
@@ -232,26 +233,5 @@ async def record_suite_async(
     return RecordSummary(run=store.runs.get_run(run.id), progress=state, cassettes_dir=cassettes)
 
 
-def record_suite(
-    store: Store,
-    suite: Any,
-    config: RunConfig,
-    cassettes_dir: Path | str,
-    case_ids: list[str] | None = None,
-    api_key: str | None = None,
-    progress: ProgressCallback | None = None,
-    **kwargs: Any,
-) -> RecordSummary:
-    """Synchronous wrapper of :func:`record_suite_async` (the CLI's entry point)."""
-    return asyncio.run(
-        record_suite_async(
-            store,
-            suite,
-            config,
-            cassettes_dir,
-            case_ids=case_ids,
-            api_key=api_key,
-            progress=progress,
-            **kwargs,
-        )
-    )
+#: :func:`record_suite_async` run to its end (the CLI's entry point)
+record_suite = blocking(record_suite_async, "record_suite")

@@ -12,7 +12,6 @@ import asyncio
 import time
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any
 
 import httpx
 
@@ -31,6 +30,7 @@ from rejudge.recorder import (
 )
 from rejudge.recorder._loop import LoopContext
 from rejudge.recorder.providers import get_provider
+from rejudge.services._blocking import blocking
 from rejudge.services._evidence_paths import resolve_evidence_path
 from rejudge.services._ingest import Evidence, ingest
 from rejudge.store import RunRecord, Store, StoredTrace
@@ -146,13 +146,8 @@ async def replay_run_async(
     return report
 
 
-def replay_run(
-    store: Store,
-    run: RunRecord | str | int,
-    cassettes_dir: Path | str,
-    **kwargs: Any,
-) -> ReplayReport:
-    return asyncio.run(replay_run_async(store, run, cassettes_dir, **kwargs))
+#: :func:`replay_run_async` run to its end (the CLI's entry point)
+replay_run = blocking(replay_run_async, "replay_run")
 
 
 def renormalize_run(

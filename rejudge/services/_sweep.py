@@ -211,8 +211,7 @@ def run_sweep(
                 generated.source,
                 config,
                 cassettes_dir,
-                None,
-                api_key,
+                api_key=api_key,
                 run_name=run_name,
                 transport=transport,
             )
