@@ -520,8 +520,10 @@ def report_options(url: str, evaluation_id: int) -> ReportOptions:
     from rejudge.services import evaluation_report as build
 
     opened = store(url)
-    summary = build(opened, evaluation_id, with_cases=False).summary
-    verdicts, codes = opened.evaluations.report_choices(evaluation_id)
+    # one grouped read for both: the choices are the counts' groups' verdicts and codes
+    counts = opened.evaluations.report_counts(evaluation_id)
+    summary = build(opened, evaluation_id, with_cases=False, counts=counts).summary
+    verdicts, codes = counts.choices()
     return ReportOptions(summary=summary, cases=summary.cases, verdicts=verdicts, codes=codes)
 
 

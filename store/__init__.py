@@ -61,6 +61,7 @@ if TYPE_CHECKING:
     from rejudge.store._catalog_reads import PartialBucket as PartialBucket
     from rejudge.store._evaluation_reads import GroupCounts as GroupCounts
     from rejudge.store._evaluation_reads import PairGroups as PairGroups
+    from rejudge.store._evaluation_reads import ReportCounts as ReportCounts
     from rejudge.store._evaluation_reads import PassCell as PassCell
     from rejudge.store._evaluation_reads import CasePasses as CasePasses
     from rejudge.store._pairing_reads import PairCounts as PairCounts

@@ -25,7 +25,7 @@ from rejudge.model import VERDICTS, ReportRow
 if TYPE_CHECKING:
     pass
 
-__all__ = ["GroupCounts", "PairGroups", "PassCell", "CasePasses"]
+__all__ = ["GroupCounts", "PairGroups", "PassCell", "CasePasses", "ReportCounts"]
 
 GROUPINGS = ("dimension", "category")
 
@@ -88,6 +88,13 @@ class ReportCounts(NamedTuple):
     scores: list[tuple[float, int]]
     outcomes: list[tuple[str, int, int]]
     anomalies: list[tuple[str, int, list[str]]]
+
+    def choices(self) -> tuple[list[str], list[str]]:
+        """The verdicts and the taxonomy codes the evaluation's rows name (sorted): what a
+        report's filters offer, from the groups (every row is in one), not a read of its own."""
+        verdicts = {verdict for verdict, *_rest in self.groups if verdict}
+        codes = {code for _verdict, taxonomy, *_rest in self.groups for code in taxonomy or ()}
+        return sorted(verdicts), sorted(codes)
 
 
 def _taxonomy_codes(backend: str) -> Any:
@@ -209,27 +216,6 @@ class EvaluationReads(PairingReads, Repository):
                 if (found := _decode_small(text, cache))
             ]
         return ReportCounts(groups, counted, per, anomalies)
-
-    def report_choices(self, evaluation_id: int) -> tuple[list[str], list[str]]:
-        """The verdicts and the taxonomy codes an evaluation's rows name (sorted): what a
-        report's filters offer, without reading its rows."""
-        ev = _T_EJ.c.evaluation_id == evaluation_id
-        codes = cast(_T_JUDG.c.taxonomy, Text)
-        named = (
-            select(_T_EJ.c.verdict, codes)
-            .select_from(_T_EJ.join(_T_JUDG, _T_JUDG.c.id == _T_EJ.c.judgment_id))
-            .where(ev)
-            .group_by(_T_EJ.c.verdict, codes)
-        )
-        cache: dict[str, list[Any]] = {}
-        verdicts: set[str] = set()
-        found: set[str] = set()
-        with self._connect() as c:
-            for verdict, text in c.execute(named):
-                if verdict:
-                    verdicts.add(verdict)
-                found.update(_decode_small(text, cache) or ())
-        return sorted(verdicts), sorted(found)
 
     def verdict_rows(
         self, evaluation_id: int, verdict: str, limit: int | None = None

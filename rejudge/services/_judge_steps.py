@@ -29,6 +29,7 @@ from rejudge.store import (
     EvaluatedTrace,
     JudgmentLink,
     KnownJudgment,
+    ReportCounts,
     RunRecord,
     Store,
     StreamedTrace,
@@ -320,19 +321,23 @@ def stored_report(
     harness_mode: str | None = None,
     harness_assistance: Mapping[str, Any] | None = None,
     include_cases: bool = True,
+    counts: ReportCounts | None = None,
 ) -> Report:
     """The judge's report of a stored evaluation's rows (:func:`rejudge.judge.build_report`'s
     aggregation), fed the few values a report counts per row (``store.evaluations.
     report_values``), not a dict of every column per row: at 50,000 rows that halved it.
     Without ``include_cases``, fed those values counted in the database
-    (``store.evaluations.report_counts``): no row per judged trace at all."""
+    (``store.evaluations.report_counts``, or ``counts`` when the caller read them already):
+    no row per judged trace at all."""
     builder = ReportBuilder(include_cases=include_cases)
     if include_cases:
         add = builder.add_values
         for values in store.evaluations.report_values(evaluation_id):
             add(*values)
     else:  # the summary alone: its counts grouped in the database, no row read
-        builder.add_counted(*store.evaluations.report_counts(evaluation_id))
+        if counts is None:
+            counts = store.evaluations.report_counts(evaluation_id)
+        builder.add_counted(*counts)
     summary = builder.report(harness_mode=harness_mode, harness_assistance=harness_assistance)
     return Report(summary, builder.rows() if include_cases else None)
 

@@ -35,7 +35,7 @@ from rejudge.judge import (
 )
 from rejudge.judge.tiers import MODEL_GRADED, get_tier
 from rejudge.model import RuleSet
-from rejudge.store import KnownJudgment, RunRecord, Store, StreamedTrace
+from rejudge.store import KnownJudgment, ReportCounts, RunRecord, Store, StreamedTrace
 
 from ._judge_steps import (
     _chunked,
@@ -261,10 +261,12 @@ def evaluation_report(
     *,
     with_calibration: bool = False,
     with_cases: bool = True,
+    counts: ReportCounts | None = None,
 ) -> EvaluationReport:
     """The full report (DESIGN §11 ``report``) of a stored evaluation; ``with_calibration``
     adds the review figures (what ``rejudge report`` shows); without ``with_cases``, its
-    summary alone (no rows: counted in the database, :func:`stored_report`)."""
+    summary alone (no rows: counted in the database, :func:`stored_report`, or from
+    ``counts``, the evaluation's ``store.evaluations.report_counts`` read by the caller)."""
     ev = store.evaluations.get_evaluation(evaluation_id)
     try:
         run = store.runs.get_run(ev.run_id)
@@ -277,6 +279,7 @@ def evaluation_report(
         harness_mode=run.harness_mode if run else None,
         harness_assistance=run.config.harness_assistance.model_dump() if run else None,
         include_cases=with_cases,
+        counts=counts,
     )
     calibration = None
     judge_calibration = None

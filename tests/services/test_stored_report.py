@@ -69,7 +69,9 @@ def test_the_stored_report_is_the_judges_report_of_the_rows(seeded: Any, sides: 
     assert full.cases == oracle.cases
     assert evaluation_report(store, ev, with_cases=False).summary == full.summary
     # the Report page's first screen: the filters' choices and each verdict's rows, in order
-    assert store.evaluations.report_choices(ev) == (
+    counts = store.evaluations.report_counts(ev)
+    assert evaluation_report(store, ev, with_cases=False, counts=counts).summary == full.summary
+    assert counts.choices() == (
         sorted({c.verdict for c in oracle.cases if c.verdict}),
         sorted({code for c in oracle.cases for code in c.taxonomy}),
     )
