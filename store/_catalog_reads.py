@@ -19,10 +19,10 @@ from rejudge.store._read_common import (
     accuracy,
     apply_filters,
     aware,
+    listed_runs,
     rule_ref,
     verdict_columns,
 )
-from rejudge.store._staging import STAGED_RUN_STATUS
 from rejudge.store._tables import _T_BASE, _T_EJ, _T_EVAL, _T_RULES, _T_RUN, _T_SUITE, _T_TRACE
 from rejudge.store._unit_of_work import Repository
 from sqlalchemy import case, func, select
@@ -170,31 +170,19 @@ class CatalogRepository(Repository):
 
     def run_summaries(self, filters: Filters | None = None) -> list[RunSummary]:
         """Runs with their suite, model, provider, harness mode, repetitions, traces and status."""
-        counts = (
-            select(_T_TRACE.c.run_id, func.count().label("traces"))
-            .group_by(_T_TRACE.c.run_id)
-            .subquery()
-        )
-        query = (
-            select(
-                _T_RUN.c.id,
-                _T_RUN.c.name,
-                _T_SUITE.c.name.label("suite"),
-                _T_RUN.c.model,
-                _T_RUN.c.provider,
-                _T_RUN.c.harness_mode,
-                _T_RUN.c.config,
-                _T_RUN.c.status,
-                _T_RUN.c.started_at,
-                _T_RUN.c.finished_at,
-                _T_SUITE.c.case_count,
-                _T_RUN.c.planned_cases,
-                counts.c.traces,
-            )
-            .join(_T_SUITE, _T_SUITE.c.id == _T_RUN.c.suite_id)
-            .outerjoin(counts, counts.c.run_id == _T_RUN.c.id)
-            .where(_T_RUN.c.status != STAGED_RUN_STATUS)  # an import in progress: no run yet
-            .order_by(_T_RUN.c.id)
+        query = listed_runs(
+            _T_RUN.c.id,
+            _T_RUN.c.name,
+            _T_SUITE.c.name.label("suite"),
+            _T_RUN.c.model,
+            _T_RUN.c.provider,
+            _T_RUN.c.harness_mode,
+            _T_RUN.c.config,
+            _T_RUN.c.status,
+            _T_RUN.c.started_at,
+            _T_RUN.c.finished_at,
+            _T_SUITE.c.case_count,
+            _T_RUN.c.planned_cases,
         )
         query = apply_filters(query, filters, evaluations=False)
         with self._connect() as c:

@@ -13,6 +13,7 @@ from collections.abc import Mapping, Sequence
 from datetime import UTC, datetime
 from typing import Any, TypeVarTuple
 
+from rejudge.store._staging import STAGED_RUN_STATUS
 from rejudge.store._tables import (
     _T_EVAL,
     _T_RULES,
@@ -20,7 +21,7 @@ from rejudge.store._tables import (
     _T_SUITE,
     _T_TRACE,
 )
-from sqlalchemy import Table, case, func, literal
+from sqlalchemy import Table, case, func, literal, select
 from sqlalchemy.sql import ColumnElement, Select
 
 from rejudge.model import VERDICTS
@@ -59,6 +60,24 @@ def aware(value: datetime | None) -> datetime | None:
     if value is not None and value.tzinfo is None:
         return value.replace(tzinfo=UTC)
     return value
+
+
+def listed_runs(*columns: Any) -> Select[Any]:
+    """``columns`` of every run with its suite joined, then its trace count (``traces``, None
+    when it has none), in id order: what run listings read. An import in progress
+    (:mod:`rejudge.store._staging`) is no run yet."""
+    counts = (
+        select(_T_TRACE.c.run_id, func.count().label("traces"))
+        .group_by(_T_TRACE.c.run_id)
+        .subquery()
+    )
+    return (
+        select(*columns, counts.c.traces)
+        .join(_T_SUITE, _T_SUITE.c.id == _T_RUN.c.suite_id)
+        .outerjoin(counts, counts.c.run_id == _T_RUN.c.id)
+        .where(_T_RUN.c.status != STAGED_RUN_STATUS)
+        .order_by(_T_RUN.c.id)
+    )
 
 
 def verdict_columns(table: Table) -> list[Any]:

@@ -11,6 +11,7 @@ from datetime import datetime
 from typing import NamedTuple
 
 from rejudge.store._errors import ConflictError, NotFoundError
+from rejudge.store._read_common import listed_runs
 from rejudge.store._records import (
     RunRecord,
     SuiteRecord,
@@ -18,12 +19,10 @@ from rejudge.store._records import (
     run_record_from_row,
 )
 from rejudge.store._run_reads import RunReads
-from rejudge.store._staging import STAGED_RUN_STATUS
 from rejudge.store._tables import (
     _T_REG,
     _T_RUN,
     _T_SUITE,
-    _T_TRACE,
     utcnow,
 )
 from sqlalchemy import func, select, update
@@ -128,18 +127,7 @@ class RunRepository(RunReads):
     def list_runs(self) -> list[RunListing]:
         """Every run with its suite name and trace count (one query); an import in progress
         (:mod:`rejudge.store._staging`) is none yet."""
-        counts = (
-            select(_T_TRACE.c.run_id, func.count().label("traces"))
-            .group_by(_T_TRACE.c.run_id)
-            .subquery()
-        )
-        query = (
-            select(_T_RUN, _T_SUITE.c.name.label("suite_name"), counts.c.traces)
-            .join(_T_SUITE, _T_SUITE.c.id == _T_RUN.c.suite_id)
-            .outerjoin(counts, counts.c.run_id == _T_RUN.c.id)
-            .where(_T_RUN.c.status != STAGED_RUN_STATUS)  # an import in progress is not a run yet
-            .order_by(_T_RUN.c.id)
-        )
+        query = listed_runs(_T_RUN, _T_SUITE.c.name.label("suite_name"))
         with self._connect() as c:
             rows = c.execute(query).all()
         return [
