@@ -7,6 +7,7 @@ import json
 import subprocess
 import sys
 from pathlib import Path
+from typing import Any
 
 from rejudge.dashboard.serve import page_imports
 
@@ -36,6 +37,14 @@ def test_page_imports_of_a_folder(tmp_path: Path) -> None:
     ]
 
 
+def _probe(code: str) -> tuple[dict[str, Any], str]:
+    """Run ``code`` in a fresh interpreter: the JSON its last line printed, and its stderr."""
+    done = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, timeout=120, check=True
+    )
+    return json.loads(done.stdout.strip().splitlines()[-1]), done.stderr
+
+
 def test_preload_imports_what_the_pages_use_and_not_the_runtime_bound_modules() -> None:
     probe = (
         "import json, sys\n"
@@ -46,10 +55,7 @@ def test_preload_imports_what_the_pages_use_and_not_the_runtime_bound_modules() 
         "'distributed'] if m in sys.modules), "
         "'digest': sys.modules['rejudge.dashboard.kept'].code_version.cache_info().currsize}))\n"
     )
-    done = subprocess.run(
-        [sys.executable, "-c", probe], capture_output=True, text=True, timeout=120, check=True
-    )
-    result = json.loads(done.stdout.strip().splitlines()[-1])
+    result, stderr = _probe(probe)
     assert result["failed"] == []
     # the judge's report service comes in through a lazy facade's name; the runtime-bound
     # data module does not, and neither does what no page imports (Dask)
@@ -57,7 +63,7 @@ def test_preload_imports_what_the_pages_use_and_not_the_runtime_bound_modules() 
     # the code digest that keys kept results is computed before the server answers, not by the
     # first page's first read
     assert result["digest"] == 1
-    assert "No runtime found" not in done.stderr
+    assert "No runtime found" not in stderr
 
 
 def test_the_launcher_freezes_what_it_preloaded_before_the_server_starts() -> None:
@@ -73,10 +79,7 @@ def test_the_launcher_freezes_what_it_preloaded_before_the_server_starts() -> No
         "sys.argv = ['serve', 'run', 'app.py']\n"
         "serve.main()\n"
     )
-    done = subprocess.run(
-        [sys.executable, "-c", probe], capture_output=True, text=True, timeout=120, check=True
-    )
-    result = json.loads(done.stdout.strip().splitlines()[-1])
+    result, _stderr = _probe(probe)
     assert result["argv"] == ["streamlit", "run", "app.py"]
     # Streamlit's, pandas' and SQLAlchemy's modules and classes: well over 50,000 objects
     assert result["frozen"] > 50_000
