@@ -72,6 +72,13 @@ ROW_PAGE = 5000
 #: 2,500 rows shares those pages five times as often as one of 500. 100,000 distinct traces,
 #: first judging (bench/README.md): system CPU 33 -> 19-20 µs a trace
 CHUNK = 2500
+#: chunks settled per transaction by :func:`judge_run`: a commit of SQLite's WAL writes every
+#: page the chunk dirtied, nearly all of the random-keyed judgment indexes once the store holds
+#: a few hundred thousand judgments, and the checkpoint copies them again; two chunks per
+#: commit write those pages once for twice the rows. The chunks are judged, looked up and
+#: inserted as before, in the same order (the same ids): the second chunk's lookup reads the
+#: first one's uncommitted judgments through the transaction's own connection
+CHUNKS_PER_COMMIT = 2
 
 
 def judge_run(
@@ -130,13 +137,25 @@ def judge_run(
     # on the way; a shard's evaluation is shared with other machines and is read back instead.
     builder = ReportBuilder(include_cases=False) if shard is None else None
 
+    # the open transaction of the chunks settled since the last commit (CHUNKS_PER_COMMIT)
+    held = ExitStack()
+    uncommitted = 0
+
     def settle(
         rows: list[StreamedTrace],
         keys: list[str],
         known: dict[str, KnownJudgment],
         fresh: list[Judged],
     ) -> int:
-        return settle_chunk(store, evaluation_id, inputs, rows, keys, known, fresh, builder)
+        nonlocal uncommitted
+        if not uncommitted:
+            held.enter_context(store.atomic())
+        n_written = settle_chunk(store, evaluation_id, inputs, rows, keys, known, fresh, builder)
+        uncommitted += 1
+        if uncommitted >= CHUNKS_PER_COMMIT:
+            held.close()  # commits
+            uncommitted = 0
+        return n_written
 
     def done(rows: list[StreamedTrace], n_written: int) -> None:
         nonlocal judged, written
@@ -147,7 +166,9 @@ def judge_run(
 
     # judged in this process when workers == 1 (or for nothing: a re-judge of unchanged inputs
     # judges nothing); the worker pool starts at the first batch that has something to judge
-    with BatchJudge(registry, cases, rule_set, tier, workers=workers) as batch:
+    # (held is entered last, so left first: an error rolls its transaction back, and the
+    # last commit comes before the worker pool shuts down)
+    with BatchJudge(registry, cases, rule_set, tier, workers=workers) as batch, held:
         # rows stream without their bodies: a trace already judged under these inputs, or
         # behaving like one judged before, is never read; a body is read (as text) only for
         # the representative of a behaviour, and decoded where it is judged (in the worker).
