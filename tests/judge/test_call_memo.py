@@ -151,3 +151,19 @@ def test_answers_in_their_own_words_are_judged_once(monkeypatch):
     assert len({p.shared_hash for p, *_ in made}) == 1
     assert made[0][0].verdict == "PASS"
     assert _batch.memo_for(_batch.get_tier("state"), rules) is None
+
+
+def test_the_memo_lets_the_entry_used_least_recently_go(monkeypatch):
+    """Full, the memo drops the entry used least recently, not the oldest: a call pattern
+    most traces repeat stays while traces with calls of their own come and go."""
+    from rejudge.judge import _call_memo, load_rule_set
+    from rejudge.judge.tiers import get_tier
+
+    monkeypatch.setattr(_call_memo, "_MEMO_MAX", 2)
+    memo = _call_memo.memo_for(get_tier("golden"), load_rule_set("standard@2"))
+    assert memo is not None
+    memo.put("often", 1)
+    memo.put("once", 2)
+    assert memo.get("often") == 1
+    memo.put("new", 3)  # full: "once" goes, "often" was used since it came
+    assert (memo.get("often"), memo.get("once"), memo.get("new")) == (1, None, 3)
