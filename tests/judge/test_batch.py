@@ -107,3 +107,18 @@ def test_judge_run_leaves_no_cases_behind(store, workers):
     assert r.written == 4
     assert _batch._W == {}
     assert _context._CASE_CACHE == {} and _context._CASE_VIEWS == {}
+
+
+def test_judging_collects_the_young_generation_less_often_then_restores_it():
+    """While a batch judges, the collector's young generation waits for 50,000 allocations
+    (a chunk's rows would otherwise be walked by hundreds of collections); the thresholds are
+    the process's own again afterwards."""
+    import gc
+
+    from rejudge.judge import long_lived_frozen
+
+    before = gc.get_threshold()
+    with long_lived_frozen():
+        inside = gc.get_threshold()
+    assert inside == (max(before[0], 50_000), *before[1:])
+    assert gc.get_threshold() == before
