@@ -4,7 +4,7 @@ ignore on the judgment key) with their links, one transaction.
 
 Usage (from the repository root):
 
-    python bench/judgment_cache_size.py 1000000 c0 c32 c128 m512 c32+sort
+    python bench/judgment_cache_size.py 1000000 c0 c32 c128 m512 c32+sort c32+stage c32+stage1
 
 Plain ``sqlite3``, no rejudge code: the ``judgments`` columns (a unique 71-character key, the
 trace hash indexed by ``substr(trace_hash, 8, 8)`` as migration 0105 has it) and the
@@ -13,7 +13,11 @@ prints the CPU per row (user + system) of every tenth of the rows, the total, th
 the process's peak RSS so far and the size of each table and index (MB, ``dbstat``).
 A variant is ``+``-joined parts: ``cN`` a page cache of N MB (``c0``: SQLite's default,
 2,000 KiB), ``mN`` ``mmap_size`` N MB, ``sort`` each chunk's rows sorted by key before the
-insert (which would give the judgments other ids than the store gives them).
+insert (which would give the judgments other ids than the store gives them), ``stage`` each
+chunk's rows appended to an unindexed staging table instead, merged into ``judgments`` in key
+order (and linked) once a tenth, as if each tenth were one judging that merges at its end (ids
+in key order within a judging; a design sketch for issue 40 item 7, not the store's way);
+``stage1`` the same with one merge after the last row, as one judging of all the rows.
 """
 
 from __future__ import annotations
@@ -65,11 +69,34 @@ def _open(path: Path, cache_mb: int, mmap_mb: int) -> sqlite3.Connection:
     return c
 
 
+def _merge_staged(c: sqlite3.Connection) -> None:
+    """One judging's staged rows into ``judgments`` in key order, then their links, in one
+    transaction: a sorted insert touches each leaf of the key index about once."""
+    c.execute("BEGIN")
+    c.execute(
+        f"INSERT INTO judgments ({_COLUMNS}) SELECT {_COLUMNS} FROM judgments_staged "
+        "WHERE true ORDER BY key ON CONFLICT (key) DO NOTHING"
+    )
+    c.execute(
+        "INSERT INTO evaluation_judgments (evaluation_id, judgment_id, trace_id, case_key, "
+        "repetition, dimension, category, verdict, partial_score) "
+        "SELECT 1, j.id, s.trace_id, 'case', 0, 'D1', 'cat', 'PASS', 1.0 "
+        "FROM judgments_staged AS s JOIN judgments AS j ON j.key = s.key ORDER BY s.trace_id "
+        "ON CONFLICT (evaluation_id, trace_id) DO NOTHING"
+    )
+    c.execute("DELETE FROM judgments_staged")
+    c.execute("COMMIT")
+
+
 def run(
-    rows: int, cache_mb: int, mmap_mb: int, sort: bool, path: Path
+    rows: int, cache_mb: int, mmap_mb: int, sort: bool, path: Path, stage: int = 0
 ) -> tuple[list[float], dict[str, int]]:
     """CPU µs a row of every tenth of ``rows``, and each table's and index's MB at the end."""
     c = _open(path, cache_mb, mmap_mb)
+    if stage:
+        c.execute(
+            "CREATE TABLE judgments_staged AS SELECT *, 0 AS trace_id FROM judgments WHERE false"
+        )
     timer = PerTenth(rows, CHUNK)
     case, registry, rules = _h("case"), _h("registry"), _h("rules")
     insert = (
@@ -88,6 +115,18 @@ def run(
         ]  # fmt: skip
         if sort:
             judgments.sort()
+        if stage:
+            c.execute("BEGIN")
+            c.executemany(
+                f"INSERT INTO judgments_staged ({_COLUMNS}, trace_id) "
+                f"VALUES ({', '.join('?' * 16)})",
+                [(*row, i + 1) for row, i in zip(judgments, ids, strict=True)],
+            )
+            c.execute("COMMIT")
+            if ids.stop == rows or (stage == 10 and ids.stop % timer.tenth == 0):
+                _merge_staged(c)
+            timer.done(ids.stop)
+            continue
         c.execute("BEGIN")
         c.executemany(insert, judgments)
         c.executemany(
@@ -113,19 +152,21 @@ def main() -> int:
     print(f"CPU µs a row written, by tenth of {rows:,} rows; total CPU, wall, peak RSS, MB")
     for variant in variants:
         cache = mmap = 0
-        sort = False
+        sort, stage = False, 0
         for part in variant.split("+"):
             if part == "sort":
                 sort = True
+            elif part in ("stage", "stage1"):
+                stage = 10 if part == "stage" else 1
             elif part[:1] == "c":
                 cache = int(part[1:])
             elif part[:1] == "m":
                 mmap = int(part[1:])
             else:
-                raise SystemExit(f"unknown variant part {part!r} (cN, mN, sort)")
+                raise SystemExit(f"unknown variant part {part!r} (cN, mN, sort, stage, stage1)")
         with tempfile.TemporaryDirectory(prefix="rejudge-cache-") as tmp:
             cpu0, wall0 = time.process_time(), time.perf_counter()
-            tenths, sizes = run(rows, cache, mmap, sort, Path(tmp) / "c.db")
+            tenths, sizes = run(rows, cache, mmap, sort, Path(tmp) / "c.db", stage)
             cpu, wall = time.process_time() - cpu0, time.perf_counter() - wall0
         rss = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss // 1024
         print(
