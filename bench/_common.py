@@ -19,10 +19,11 @@ import os
 import resource
 import subprocess
 import sys
+import tempfile
 import time
 from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 #: a checkout measured: (label, its root, its interpreter); None stands for the script's own
 Checkout = tuple[str, Path, str]
@@ -138,6 +139,25 @@ def print_rows(rows: list[dict[str, Any]], as_json: bool, head: str, line: str) 
         if as_json
         else "\n".join([head, *(line.format(**r) for r in rows)])
     )
+
+
+T = TypeVar("T")
+
+
+def in_scratch(prefix: str, run: Callable[[Path], T]) -> tuple[T, float, float]:
+    """``run(database)`` on a new file in a fresh scratch folder, removed after: its value, and
+    the CPU and wall seconds it took (the writes benches' one variant)."""
+    with tempfile.TemporaryDirectory(prefix=prefix) as tmp:
+        cpu0, wall0 = time.process_time(), time.perf_counter()
+        value = run(Path(tmp) / "bench.db")
+        return value, time.process_time() - cpu0, time.perf_counter() - wall0
+
+
+def tenths_line(variant: str, width: int, tenths: Sequence[float], rows: int, cpu: float) -> str:
+    """A variant's figures as the writes benches print them: its :class:`PerTenth` figures, then
+    its total CPU µs a row (the caller adds what else it measured)."""
+    figures = " ".join(f"{t:5.1f}" for t in tenths)
+    return f"{variant:<{width}} {figures} | total {1e6 * cpu / rows:5.1f} µs/row"
 
 
 class PerTenth:

@@ -26,11 +26,10 @@ import hashlib
 import resource
 import sqlite3
 import sys
-import tempfile
-import time
+from functools import partial
 from pathlib import Path
 
-from _common import PerTenth
+from _common import PerTenth, in_scratch, tenths_line
 
 CHUNK = 2500
 _COLUMNS = (
@@ -89,11 +88,13 @@ def _merge_staged(c: sqlite3.Connection) -> None:
 
 
 def run(
-    rows: int, cache_mb: int, mmap_mb: int, sort: bool, path: Path, stage: int = 0
+    rows: int, cache_mb: int, mmap_mb: int, sort: bool, path: Path, merges: int = 0
 ) -> tuple[list[float], dict[str, int]]:
-    """CPU µs a row of every tenth of ``rows``, and each table's and index's MB at the end."""
+    """CPU µs a row of every tenth of ``rows``, and each table's and index's MB at the end.
+    ``merges``: 0, the rows inserted as the store does; else staged and merged that many times
+    (1: after the last row; 10: after each tenth)."""
     c = _open(path, cache_mb, mmap_mb)
-    if stage:
+    if merges:
         c.execute(
             "CREATE TABLE judgments_staged AS SELECT *, 0 AS trace_id FROM judgments WHERE false"
         )
@@ -115,7 +116,7 @@ def run(
         ]  # fmt: skip
         if sort:
             judgments.sort()
-        if stage:
+        if merges:
             c.execute("BEGIN")
             c.executemany(
                 f"INSERT INTO judgments_staged ({_COLUMNS}, trace_id) "
@@ -123,7 +124,7 @@ def run(
                 [(*row, i + 1) for row, i in zip(judgments, ids, strict=True)],
             )
             c.execute("COMMIT")
-            if ids.stop == rows or (stage == 10 and ids.stop % timer.tenth == 0):
+            if ids.stop == rows or (merges == 10 and ids.stop % timer.tenth == 0):
                 _merge_staged(c)
             timer.done(ids.stop)
             continue
@@ -152,26 +153,25 @@ def main() -> int:
     print(f"CPU µs a row written, by tenth of {rows:,} rows; total CPU, wall, peak RSS, MB")
     for variant in variants:
         cache = mmap = 0
-        sort, stage = False, 0
+        sort, merges = False, 0
         for part in variant.split("+"):
             if part == "sort":
                 sort = True
             elif part in ("stage", "stage1"):
-                stage = 10 if part == "stage" else 1
+                merges = 10 if part == "stage" else 1
             elif part[:1] == "c":
                 cache = int(part[1:])
             elif part[:1] == "m":
                 mmap = int(part[1:])
             else:
                 raise SystemExit(f"unknown variant part {part!r} (cN, mN, sort, stage, stage1)")
-        with tempfile.TemporaryDirectory(prefix="rejudge-cache-") as tmp:
-            cpu0, wall0 = time.process_time(), time.perf_counter()
-            tenths, sizes = run(rows, cache, mmap, sort, Path(tmp) / "c.db", stage)
-            cpu, wall = time.process_time() - cpu0, time.perf_counter() - wall0
+        (tenths, sizes), cpu, wall = in_scratch(
+            "rejudge-cache-", partial(run, rows, cache, mmap, sort, merges=merges)
+        )
         rss = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss // 1024
         print(
-            f"{variant:<10} {' '.join(f'{t:5.1f}' for t in tenths)} | total "
-            f"{1e6 * cpu / rows:5.1f} µs/row, wall {wall:5.0f} s, peak RSS {rss} MB, {sizes}",
+            f"{tenths_line(variant, 10, tenths, rows, cpu)}, wall {wall:5.0f} s, "
+            f"peak RSS {rss} MB, {sizes}",
             flush=True,
         )
     return 0

@@ -32,11 +32,10 @@ import argparse
 import hashlib
 import sqlite3
 import sys
-import tempfile
-import time
+from functools import partial
 from pathlib import Path
 
-from _common import PerTenth
+from _common import PerTenth, in_scratch, tenths_line
 
 CHUNK = 2500
 VARIANTS = (
@@ -79,7 +78,6 @@ def run(variant: str, rows: int, path: Path) -> list[float]:
     )
     c.execute("CREATE INDEX ix_ej_eval_verdict ON evaluation_judgments (evaluation_id, verdict)")
     timer = PerTenth(rows, CHUNK)
-    wall0 = time.perf_counter()
     for start in range(0, rows, CHUNK):
         ids = range(start, min(rows, start + CHUNK))
         judgments = [(_h(f"k{i}"), _h(f"h{i}"), _h(f"t{i}"), "PASS", i % 97) for i in ids]
@@ -97,7 +95,7 @@ def run(variant: str, rows: int, path: Path) -> list[float]:
         c.execute("COMMIT")
         timer.done(ids.stop)
     c.close()
-    return [*timer.figures, time.perf_counter() - wall0]
+    return timer.figures
 
 
 def main() -> int:
@@ -110,16 +108,9 @@ def main() -> int:
         parser.error(f"unknown variant(s): {', '.join(sorted(unknown))}")
     print(f"CPU µs per row written, by tenth of {args.rows:,} rows; total CPU and wall")
     for variant in variants:
-        with tempfile.TemporaryDirectory(prefix="rejudge-growth-") as tmp:
-            cpu_start = time.process_time()
-            figures = run(variant, args.rows, Path(tmp) / "g.db")
-            cpu = time.process_time() - cpu_start
-            wall = figures.pop()
-        tenths = " ".join(f"{f:5.1f}" for f in figures)
+        figures, cpu, wall = in_scratch("rejudge-growth-", partial(run, variant, args.rows))
         print(
-            f"{variant:<20} {tenths} | total {1e6 * cpu / args.rows:5.1f} µs/row, "
-            f"wall {wall:6.1f} s",
-            flush=True,
+            f"{tenths_line(variant, 20, figures, args.rows, cpu)}, wall {wall:6.1f} s", flush=True
         )
     return 0
 

@@ -9,7 +9,7 @@ partial score, case key, dimension and category), so no judgment body is parsed.
 from __future__ import annotations
 
 from collections.abc import Iterator
-from typing import TYPE_CHECKING, Any, NamedTuple
+from typing import Any, NamedTuple
 
 from rejudge.store._batching import BATCH
 from rejudge.store._json_text import _decode_small, _decode_stored
@@ -21,9 +21,6 @@ from rejudge.store._unit_of_work import Repository
 from sqlalchemy import Text, and_, case, cast, distinct, func, select, true
 
 from rejudge.model import VERDICTS, ReportRow
-
-if TYPE_CHECKING:
-    pass
 
 __all__ = ["GroupCounts", "PairGroups", "PassCell", "CasePasses", "ReportCounts"]
 
