@@ -22,4 +22,7 @@ def blocking(coroutine: Callable[P, Coroutine[Any, Any, T]], name: str) -> Calla
     run.__name__ = run.__qualname__ = name
     run.__module__ = coroutine.__module__
     run.__doc__ = f"Synchronous wrapper of :func:`{coroutine.__name__}` (the same arguments)."
+    # inspect.signature and help() follow __wrapped__: without it they show (*args, **kwargs)
+    # where a type checker, through the ParamSpec, sees the coroutine's parameters
+    run.__wrapped__ = coroutine  # type: ignore[attr-defined]
     return run
