@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import gc
 import json
+import threading
 from collections.abc import Callable, Container, Iterator, Sequence
 from concurrent.futures import Future, ProcessPoolExecutor
 from contextlib import contextmanager
@@ -72,6 +73,14 @@ def _collect_young_less_often() -> None:
     gc.set_threshold(max(young, _YOUNG_THRESHOLD), *older)
 
 
+#: judgings inside :func:`long_lived_frozen` in this process now, and the collector's thresholds
+#: before the first of them entered: the first to enter saves them, the last to leave restores
+#: them and unfreezes (two judgings in threads of one process may leave in any order)
+_frozen_lock = threading.Lock()
+_frozen_depth = 0
+_frozen_thresholds: tuple[int, ...] = ()
+
+
 @contextmanager
 def long_lived_frozen() -> Iterator[None]:
     """Move every object alive now (modules, registry, cases) out of the collector's sight,
@@ -79,16 +88,24 @@ def long_lived_frozen() -> Iterator[None]:
 
     Judging allocates many short-lived containers; each full collection would otherwise walk
     every long-lived object again (about 40% of the judging time at 10k traces). Nothing about
-    the judgments changes; the objects are unfrozen and the thresholds restored afterwards.
+    the judgments changes; the objects are unfrozen and the thresholds restored afterwards,
+    when the last judging of this process inside it leaves (judgings in threads nest).
     """
-    thresholds = gc.get_threshold()
-    gc.freeze()
-    _collect_young_less_often()
+    global _frozen_depth, _frozen_thresholds
+    with _frozen_lock:
+        if not _frozen_depth:
+            _frozen_thresholds = gc.get_threshold()
+        _frozen_depth += 1
+        gc.freeze()
+        _collect_young_less_often()
     try:
         yield
     finally:
-        gc.set_threshold(*thresholds)
-        gc.unfreeze()
+        with _frozen_lock:
+            _frozen_depth -= 1
+            if not _frozen_depth:
+                gc.set_threshold(*_frozen_thresholds)
+                gc.unfreeze()
 
 
 class KeyMaker:

@@ -122,3 +122,45 @@ def test_judging_collects_the_young_generation_less_often_then_restores_it():
         inside = gc.get_threshold()
     assert inside == (max(before[0], 50_000), *before[1:])
     assert gc.get_threshold() == before
+
+
+def test_two_judgings_in_threads_restore_the_collector_when_the_last_one_leaves():
+    """Two judgings in threads of one process, the first to enter leaving first: the second
+    still judges with the raised threshold and its objects frozen, and the process's own
+    thresholds come back when the second leaves (not the first one's raised ones)."""
+    import gc
+    import threading
+
+    from rejudge.judge import long_lived_frozen
+
+    before = gc.get_threshold()
+    raised = (max(before[0], 50_000), *before[1:])
+    b_entered, a_left = threading.Event(), threading.Event()
+    seen: dict[str, object] = {}
+
+    def first() -> None:
+        with long_lived_frozen():
+            b_entered.wait(10)
+        a_left.set()
+
+    def second() -> None:
+        with long_lived_frozen():
+            b_entered.set()
+            a_left.wait(10)
+            seen["threshold"], seen["frozen"] = gc.get_threshold(), gc.get_freeze_count() > 0
+        seen["after"] = gc.get_threshold()
+
+    a = threading.Thread(target=first)
+    a.start()
+    while gc.get_threshold() != raised:  # a is inside
+        threading.Event().wait(0.001)
+    b = threading.Thread(target=second)
+    b.start()
+    a.join(10)
+    b.join(10)
+    try:
+        assert seen == {"threshold": raised, "frozen": True, "after": before}
+        assert gc.get_freeze_count() == 0
+    finally:
+        gc.set_threshold(*before)
+        gc.unfreeze()
