@@ -137,9 +137,17 @@ def judge_run(
     # on the way; a shard's evaluation is shared with other machines and is read back instead.
     builder = ReportBuilder(include_cases=False) if shard is None else None
 
-    # the open transaction of the chunks settled since the last commit (CHUNKS_PER_COMMIT)
+    # the open transaction of the chunks settled since the last commit (CHUNKS_PER_COMMIT), and
+    # their traces, reported to ``progress`` once that commit holds them (a reader in another
+    # process, e.g. the Live page, then reads every judgment the progress counts)
     held = ExitStack()
-    uncommitted = 0
+    uncommitted = unreported = 0
+
+    def report() -> None:
+        nonlocal unreported
+        if progress and unreported:
+            progress(unreported)
+        unreported = 0
 
     def settle(
         rows: list[StreamedTrace],
@@ -152,17 +160,17 @@ def judge_run(
             held.enter_context(store.atomic())
         n_written = settle_chunk(store, evaluation_id, inputs, rows, keys, known, fresh, builder)
         uncommitted += 1
-        if uncommitted >= CHUNKS_PER_COMMIT:
-            held.close()  # commits
-            uncommitted = 0
         return n_written
 
     def done(rows: list[StreamedTrace], n_written: int) -> None:
-        nonlocal judged, written
+        nonlocal judged, written, uncommitted, unreported
         judged += len(rows)
         written += n_written
-        if progress:
-            progress(len(rows))
+        unreported += len(rows)
+        if uncommitted >= CHUNKS_PER_COMMIT:
+            held.close()  # commits
+            uncommitted = 0
+            report()
 
     # judged in this process when workers == 1 (or for nothing: a re-judge of unchanged inputs
     # judges nothing); the worker pool starts at the first batch that has something to judge
@@ -216,6 +224,7 @@ def judge_run(
                 settle_pending(pending.pop(0))
         for item in pending:
             settle_pending(item)
+    report()  # the last chunks, committed as held closed
 
     return finish_judging(
         store, evaluation_id, inputs, tier, rule_set, judged, written, builder=builder

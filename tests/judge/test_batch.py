@@ -164,3 +164,27 @@ def test_two_judgings_in_threads_restore_the_collector_when_the_last_one_leaves(
     finally:
         gc.set_threshold(*before)
         gc.unfreeze()
+
+
+def test_progress_counts_only_judgments_another_connection_can_read(store, tmp_path):
+    """judge_run commits every CHUNKS_PER_COMMIT chunks; the progress it reports is what those
+    commits hold, so a reader in another process (the Live page) never sees progress ahead of
+    the rows it can read."""
+    import sqlite3
+
+    from rejudge.services._judging import CHUNKS_PER_COMMIT
+
+    assert CHUNKS_PER_COMMIT > 1  # else every chunk is its own commit and this cannot fail
+    reader = sqlite3.connect(tmp_path / "r.db")
+    seen: list[tuple[int, int]] = []
+
+    def progress(n: int) -> None:
+        (links,) = reader.execute("SELECT count(*) FROM evaluation_judgments").fetchone()
+        seen.append(((seen[-1][0] if seen else 0) + n, links))
+
+    r = judge_run(
+        store, "r1", "golden", load_rule_set("standard@1"), chunk_size=1, progress=progress
+    )
+    reader.close()
+    assert r.judged == len(TRACES) and seen[-1][0] == len(TRACES)
+    assert all(reported <= readable for reported, readable in seen), seen
