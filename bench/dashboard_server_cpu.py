@@ -6,7 +6,11 @@ fresh server per open, with an empty folder for kept results, so each open compu
 page in Debian's chromium and waits until it is ready (the same test as that bench), and reads
 the CPU time (user + system) of every process of the server's session from ``/proc`` before the
 navigation and once the page is ready. With ``--python`` given twice or more (two checkouts'
-venvs) their opens alternate, page by page. Prints each open and the medians; Linux only.
+venvs) their opens alternate, page by page. ``--floor`` adds Streamlit's own floor app to the
+rotation (``bench/dashboard_browser.py --floor``: the same pages, headings only, served by the
+first interpreter's Streamlit), so that what is Streamlit's work (serving the bundle, the
+session, the websocket) and what is the dashboard's can be told apart. Prints each open and the
+medians; Linux only.
 
     python bench/dashboard_server_cpu.py --db sqlite:////work/m/p39c/synthetic-100000.db \
         --pages review,report --repeat 3 --python BEFORE/.venv/bin/python --python .venv/bin/python
@@ -69,8 +73,14 @@ def main() -> None:
     parser.add_argument("--pages", default="review,report", help="addresses, comma-separated")
     parser.add_argument("--repeat", type=int, default=3)
     parser.add_argument("--python", action="append", help="an interpreter (default: this one)")
+    parser.add_argument("--floor", action="store_true", help="also Streamlit's floor app")
     args = parser.parse_args()
     pythons = args.python or [sys.executable]
+    floor_app = None
+    if args.floor:
+        scratch = Path(tempfile.mkdtemp(prefix="rejudge-floor-"))
+        floor_app = browser._floor_app(scratch, browser.PAGES, {})
+        pythons = [*pythons, browser.FLOOR]
     headings = {address: heading for address, _label, heading in browser.PAGES}
     found: dict[tuple[str, str], list[tuple[float, float]]] = {}
     chromium = shutil.which("chromium") or "/usr/bin/chromium"
@@ -84,7 +94,10 @@ def main() -> None:
                     for python in pythons:
                         # an empty folder for kept results: the open computes (dashboard/kept.py)
                         os.environ["TMPDIR"] = tempfile.mkdtemp(prefix="rejudge-server-cpu-")
-                        with browser._server(args.db, None, python) as (port, _start):
+                        served = (
+                            (pythons[0], floor_app) if python == browser.FLOOR else (python, None)
+                        )
+                        with browser._server(args.db, None, *served) as (port, _start):
                             session = _session_of_port(port)
                             page = chrome.new_page(viewport={"width": 1400, "height": 1000})
                             try:
