@@ -6,11 +6,13 @@ fresh server per open, with an empty folder for kept results, so each open compu
 page in Debian's chromium and waits until it is ready (the same test as that bench), and reads
 the CPU time (user + system) of every process of the server's session from ``/proc`` before the
 navigation and once the page is ready. With ``--python`` given twice or more (two checkouts'
-venvs) their opens alternate, page by page. ``--floor`` adds Streamlit's own floor app to the
-rotation (``bench/dashboard_browser.py --floor``: the same pages, headings only, served by the
-first interpreter's Streamlit), so that what is Streamlit's work (serving the bundle, the
-session, the websocket) and what is the dashboard's can be told apart. Prints each open and the
-medians; Linux only.
+venvs) their opens alternate, page by page; ``--db`` given as often as ``--python`` opens each
+interpreter's own store (a checkout whose migrations are newer upgrades a store the older one
+would refuse: each its copy of the same store). ``--floor`` adds Streamlit's own floor app to
+the rotation (``bench/dashboard_browser.py --floor``: the same pages, headings only, served by
+the first interpreter's Streamlit on the first store), so that what is Streamlit's work (serving
+the bundle, the session, the websocket) and what is the dashboard's can be told apart. Prints
+each open and the medians; Linux only.
 
     python bench/dashboard_server_cpu.py --db sqlite:////work/m/p39c/synthetic-100000.db \
         --pages review,report --repeat 3 --python BEFORE/.venv/bin/python --python .venv/bin/python
@@ -69,18 +71,22 @@ def main() -> None:
     from playwright.sync_api import sync_playwright
 
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--db", required=True)
+    parser.add_argument("--db", action="append", required=True, help="one, or one a --python")
     parser.add_argument("--pages", default="review,report", help="addresses, comma-separated")
     parser.add_argument("--repeat", type=int, default=3)
     parser.add_argument("--python", action="append", help="an interpreter (default: this one)")
     parser.add_argument("--floor", action="store_true", help="also Streamlit's floor app")
     args = parser.parse_args()
     pythons = args.python or [sys.executable]
+    if len(args.db) not in (1, len(pythons)):
+        parser.error("give --db once, or once for each --python")
+    dbs = dict(zip(pythons, args.db * len(pythons) if len(args.db) == 1 else args.db, strict=True))
     floor_app = None
     if args.floor:
         scratch = Path(tempfile.mkdtemp(prefix="rejudge-floor-"))
         floor_app = browser._floor_app(scratch, browser.PAGES, {})
         pythons = [*pythons, browser.FLOOR]
+        dbs[browser.FLOOR] = args.db[0]
     headings = {address: heading for address, _label, heading in browser.PAGES}
     found: dict[tuple[str, str], list[tuple[float, float]]] = {}
     chromium = shutil.which("chromium") or "/usr/bin/chromium"
@@ -97,7 +103,7 @@ def main() -> None:
                         served = (
                             (pythons[0], floor_app) if python == browser.FLOOR else (python, None)
                         )
-                        with browser._server(args.db, None, *served) as (port, _start):
+                        with browser._server(dbs[python], None, *served) as (port, _start):
                             session = _session_of_port(port)
                             page = chrome.new_page(viewport={"width": 1400, "height": 1000})
                             try:

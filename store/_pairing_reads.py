@@ -24,7 +24,7 @@ from rejudge.store._errors import InvalidInputError
 from rejudge.store._nul import unmark
 from rejudge.store._tables import _T_EJ, _T_JUDG
 from rejudge.store._unit_of_work import Repository
-from sqlalchemy import Text, and_, case, cast, func, or_, select
+from sqlalchemy import Text, and_, cast, func, literal, select, union_all
 
 __all__ = ["PairGroup", "PairCounts", "PairedJudgment", "DiscordantPair", "PAIRING_FIELDS"]
 
@@ -71,8 +71,8 @@ class PairCounts(NamedTuple):
     side_b: dict[str | None, dict[str, int]]
     #: some (case, repetition) is linked twice in one evaluation: the join is not one to one
     duplicated: bool
-    #: the discordant pairs, in (case, repetition) order, when asked for (``with_flips``): read
-    #: by the grouped read itself, each its own group (None when not asked for)
+    #: the discordant pairs, in (case, repetition) order, when asked for (``with_flips``; None
+    #: when not asked for)
     discordant: list[DiscordantPair] | None = None
 
 
@@ -99,32 +99,48 @@ def _flag(value: Any) -> bool | None:
     return None if value is None else bool(value)
 
 
-def _per_key(a: int, b: int, columns: Sequence[tuple[str, Any]]) -> Any:
-    """One row per (case, repetition) of either evaluation: how many rows each side links, and
-    each side's value of ``columns`` (label, link-row column). A pivot, not a self-join: SQLite
-    would join the two sides by a nested loop over the (evaluation, verdict) index (quadratic: more
-    than 10 minutes at 50,000 rows a side), where this is one scan and one sort."""
+def _pairs(a: int, b: int, *, discordant: bool = False) -> tuple[Any, Any, Any]:
+    """A's link rows (``link_a``, to be kept to ``a`` by the caller's WHERE) joined to B's of
+    the same (case, repetition) (``link_b``; ``discordant``: of another verdict), on the pairing
+    index (migration 0106): walked in A's order of the index, B's link of each key is one search
+    that reads its verdict and judgment from the index. The pairs of a one-to-one pairing, each
+    once (:meth:`PairingReads.linked_twice` says whether it is one)."""
+    e = _T_EJ
+    la, lb = e.alias("link_a"), e.alias("link_b")
+    on = and_(
+        lb.c.evaluation_id == b,
+        lb.c.case_key == la.c.case_key,
+        lb.c.repetition == la.c.repetition,
+    )
+    if discordant:
+        on = and_(on, lb.c.verdict != la.c.verdict)
+    return la, lb, la.join(lb, on)
+
+
+def _unpaired(c: Any, a: int, b: int) -> tuple[list[tuple[str, int]], list[tuple[str, int]]]:
+    """The keys linked in ``a`` only and in ``b`` only, in one statement (each side's link rows
+    with no link of the other side's at their key: one search each in the pairing index)."""
     e = _T_EJ
 
-    def of(side: int, column: Any) -> Any:
-        return func.max(case((e.c.evaluation_id == side, column)))
-
-    picked = []
-    for label, column in columns:
-        picked += [of(a, column).label(f"{label}_a"), of(b, column).label(f"{label}_b")]
-    return (
-        select(
-            e.c.case_key,
-            e.c.repetition,
-            func.count(case((e.c.evaluation_id == a, 1))).label("n_a"),
-            func.count(case((e.c.evaluation_id == b, 1))).label("n_b"),
-            *picked,
+    def lonely(side: str, x: int, y: int) -> Any:
+        mine, other = e.alias(f"lone_{side}"), e.alias(f"other_{side}")
+        paired = (
+            select(other.c.id)
+            .where(
+                other.c.evaluation_id == y,
+                other.c.case_key == mine.c.case_key,
+                other.c.repetition == mine.c.repetition,
+            )
+            .exists()
         )
-        .select_from(e)
-        .where(e.c.evaluation_id.in_([a, b]))
-        .group_by(e.c.case_key, e.c.repetition)
-        .subquery("per_key")
-    )
+        return select(literal(side).label("side"), mine.c.case_key, mine.c.repetition).where(
+            mine.c.evaluation_id == x, ~paired
+        )
+
+    found: dict[str, list[tuple[str, int]]] = {"a": [], "b": []}
+    for side, key, rep in c.execute(union_all(lonely("a", a, b), lonely("b", b, a))):
+        found[side].append((str(key), int(rep)))
+    return sorted(found["a"]), sorted(found["b"])
 
 
 class PairingReads(Repository):
@@ -135,92 +151,82 @@ class PairingReads(Repository):
     ) -> PairCounts:
         """Evaluations ``a`` and ``b`` paired on (case, repetition), grouped (see the module);
         ``with_flips``: the discordant pairs too (:attr:`PairCounts.discordant`, as
-        :meth:`discordant_pairs` reads them), from the same read.
+        :meth:`discordant_pairs` reads them), in the same call. When some key is linked twice
+        in ``a`` or ``b`` (:meth:`linked_twice`) the pairing is not one to one and only
+        :attr:`PairCounts.duplicated` is read (every count empty: the caller pairs the rows).
 
-        Why one read: the grouping already walks every key of both sides and the flips are its
-        discordant subset; read apart, the pivot ran twice (at 100k, 4,681 flips of 50,000
-        pairs: 0.36 s for the counts, 0.27 s for the flips again)."""
+        Why a join on the key: A's link rows are walked in the order of the pairing index
+        (migration 0106) and B's link of each is one search in it, verdict and judgment read
+        from the index; the pivot that grouped both sides' rows by their key sorted 100,000 of
+        them (at 100k, the grouped read 0.33 s of SQLite's CPU, this 0.18-0.21 s). Why the flips
+        apart: carried through the grouping, what a flip shows made every pair's link row be
+        read (0.43 s at 100k, 4,681 flips of 50,000 pairs); a second walk of the index for the
+        discordant pairs alone reads theirs only (0.10 s)."""
         unknown = [f for f in fields if f not in PAIRING_FIELDS]
         if unknown:
             raise InvalidInputError(f"a pairing compares {PAIRING_FIELDS}, not {unknown}")
-        # the pivot carries each side's judgment id, and the fields are read by joining the
-        # judgments after it (one primary-key lookup per side): carried through the pivot's
-        # sort, twelve hash texts a key made the grouped read 0.65 s at 100k, this 0.32 s
-        e = _T_EJ
-        carried = [("verdict", e.c.verdict), ("judgment", e.c.judgment_id)]
-        if with_flips:
-            carried.append(("link", e.c.id))
-        k = _per_key(a, b, carried)
+        if self.linked_twice(a, b):
+            return PairCounts(
+                fields=tuple(fields),
+                groups=[],
+                both_hashed=False,
+                changed_cases=0,
+                only_a=[],
+                only_b=[],
+                side_a={},
+                side_b={},
+                duplicated=True,
+                discordant=[] if with_flips else None,
+            )
+        la, lb, pairs = _pairs(a, b)
+        # the fields are read by joining each side's judgment (one primary-key lookup a side)
         ja, jb = _T_JUDG.alias("judgment_a"), _T_JUDG.alias("judgment_b")
-        joined = k.outerjoin(ja, ja.c.id == k.c.judgment_a).outerjoin(jb, jb.c.id == k.c.judgment_b)
-        paired = and_(k.c.n_a == 1, k.c.n_b == 1)
-        flip_shape: list[Any] = []
-        flip_key: list[Any] = []
-        if with_flips:
-            # a discordant pair is its own group, keyed by its two link rows and judgments,
-            # joined for the discordant pairs alone (a null key finds none) and shown as they
-            # are (functions of the group's keys): carried through the pivot's sort or each
-            # taken as an aggregate, what a flip shows made the read 0.86 / 0.55 s at 100k
-            discordant = and_(paired, k.c.verdict_a != k.c.verdict_b)
-            la, lb = e.alias("link_a"), e.alias("link_b")
-            fa, fb = _T_JUDG.alias("flipped_a"), _T_JUDG.alias("flipped_b")
-            joined = joined.outerjoin(la, la.c.id == case((discordant, k.c.link_a)))
-            joined = joined.outerjoin(lb, lb.c.id == case((discordant, k.c.link_b)))
-            joined = joined.outerjoin(fa, fa.c.id == la.c.judgment_id)
-            joined = joined.outerjoin(fb, fb.c.id == lb.c.judgment_id)
-            flip_key = [la.c.id, lb.c.id, fa.c.id, fb.c.id]
-            flip_shape = [la.c.case_key, la.c.repetition]
-            for link, j in ((la, fa), (lb, fb)):
-                flip_shape += [cast(j.c.taxonomy, Text), *(link.c[c] for c in _LINK_SHOWN)]
-                flip_shape += [j.c[f] for f in fields]
+        joined = pairs.outerjoin(ja, ja.c.id == la.c.judgment_id).outerjoin(
+            jb, jb.c.id == lb.c.judgment_id
+        )
         flags = [(ja.c[f] == jb.c[f]).label(f"same_{f}") for f in fields]
         hashed = and_(ja.c.trace_hash.is_not(None), jb.c.trace_hash.is_not(None))
         case_differs = ja.c.case_hash != jb.c.case_hash
         shape = [
-            k.c.n_a,
-            k.c.n_b,
-            k.c.verdict_a,
-            k.c.verdict_b,
+            la.c.verdict,
+            lb.c.verdict,
             hashed.label("hashed"),
             case_differs.label("case_differs"),
             *flags,
         ]
         grouped = (
-            select(*shape, *flip_key, *flip_shape, func.count())
+            select(*shape, func.count())
             .select_from(joined)
-            .group_by(*shape, *flip_key)
+            .where(la.c.evaluation_id == a)
+            .group_by(*shape)
         )
         groups: dict[tuple[Any, ...], int] = {}
-        both_hashed = duplicated = any_a = any_b = any_changed = False
-        flips: list[DiscordantPair] = []
-        end = len(shape)
+        both_hashed = any_changed = False
+        flips: list[DiscordantPair] | None = [] if with_flips else None
         with self._connect() as c:
             for row in c.execute(grouped):
-                n_a, n_b, va, vb, both, differs = row[:6]
-                same = tuple(_flag(v) for v in row[6:end])
-                if with_flips and row[end] is not None:
-                    flips.append(_discordant(va, vb, row[end + 4 : -1], len(fields)))
-                if n_a > 1 or n_b > 1:
-                    duplicated = True
-                elif n_a == 1 and n_b == 1:
-                    key = (va, vb, same)
-                    groups[key] = groups.get(key, 0) + int(row[-1])
-                    both_hashed = both_hashed or bool(both)
-                    any_changed = any_changed or _flag(differs) is True
-                else:
-                    any_a, any_b = any_a or n_a == 1, any_b or n_b == 1
+                va, vb, both, differs = row[:4]
+                same = tuple(_flag(v) for v in row[4:-1])
+                key = (va, vb, same)
+                groups[key] = groups.get(key, 0) + int(row[-1])
+                both_hashed = both_hashed or bool(both)
+                any_changed = any_changed or _flag(differs) is True
             changed_cases = 0
             if any_changed:
                 changed = (
-                    select(func.count(k.c.case_key.distinct()))
+                    select(func.count(la.c.case_key.distinct()))
                     .select_from(joined)
-                    .where(paired, case_differs)
+                    .where(la.c.evaluation_id == a, case_differs)
                 )
                 changed_cases = int(c.execute(changed).scalar_one())
-            keys = select(k.c.case_key, k.c.repetition)
-            only_a = _keys(c, keys.where(k.c.n_a == 1, k.c.n_b == 0)) if any_a else []
-            only_b = _keys(c, keys.where(k.c.n_a == 0, k.c.n_b == 1)) if any_b else []
+            if with_flips and any(va != vb for va, vb, _ in groups):
+                flips = [pair for pair, _twice in self._flips(c, a, b, fields)]
             side_a, side_b = self._side(c, a), self._side(c, b)
+            paired = sum(groups.values())
+            only_a: list[tuple[str, int]] = []
+            only_b: list[tuple[str, int]] = []
+            if _linked(side_a) > paired or _linked(side_b) > paired:
+                only_a, only_b = _unpaired(c, a, b)
         return PairCounts(
             fields=tuple(fields),
             groups=[PairGroup(va, vb, same, n) for (va, vb, same), n in groups.items()],
@@ -230,8 +236,8 @@ class PairingReads(Repository):
             only_b=only_b,
             side_a=side_a,
             side_b=side_b,
-            duplicated=duplicated,
-            discordant=sorted(flips, key=lambda p: (p.case, p.repetition)) if with_flips else None,
+            duplicated=False,
+            discordant=flips,
         )
 
     @staticmethod
@@ -249,16 +255,8 @@ class PairingReads(Repository):
     def linked_twice(self, a: int, b: int) -> bool:
         """Whether some (case, repetition) is linked twice in ``a`` or in ``b`` (the pairing is
         then not one to one: :attr:`PairCounts.duplicated`), without counting the pairing."""
-        e = _T_EJ
-        twice = (
-            select(e.c.evaluation_id)
-            .where(e.c.evaluation_id.in_([a, b]))
-            .group_by(e.c.evaluation_id, e.c.case_key, e.c.repetition)
-            .having(func.count() > 1)
-            .limit(1)
-        )
         with self._connect() as c:
-            return c.execute(twice).first() is not None
+            return bool(c.execute(select(_twice(a, b))).scalar())
 
     def _codepoints(self, column: Any) -> Any:
         """``column`` ordered as Python orders str (by code point): SQLite's default BINARY
@@ -281,61 +279,95 @@ class PairingReads(Repository):
         repetition) is linked twice in ``a`` or ``b`` (:meth:`linked_twice`: the pairing is not
         one to one, the caller pairs the rows in memory).
 
-        One statement: a pivot of the link rows' verdicts and ids (no judgment read) keeps the
-        discordant keys, and a key linked twice ordered before them, so the first row says
-        whether the pairing is one to one; the page is ordered and cut in SQL and only its rows
-        are joined whole, by their link ids. At 100k (Compare's first page of run-a against
-        run-b's 25,466 flips) the check read the keys once more (``linked_twice``, 0.11 s CPU)
-        and the page's rows were found by their keys (a scan of both sides per 400 keys, 0.1 s);
-        a page past the first checks apart (a key linked twice may lie before it)."""
+        One statement for a first page: A's links walked in the pairing index's order (which is
+        the page's on SQLite), B's of each key searched in it, the page cut there and only its
+        rows read whole, with whether some key is linked twice beside them (a page past the
+        first checks apart: a key linked twice may lie before it). At 100k, the pivot of both
+        sides' links this replaced sorted all 100,000 of them for a page of 1,000 flips."""
         if start and self.linked_twice(a, b):
             return None
-        e = _T_EJ
-        k = _per_key(a, b, [("verdict", e.c.verdict), ("link", e.c.id)])
-        twice = or_(k.c.n_a > 1, k.c.n_b > 1)
-        discordant = and_(k.c.n_a == 1, k.c.n_b == 1, k.c.verdict_a != k.c.verdict_b)
+        with self._connect() as c:
+            found = self._flips(c, a, b, fields, start=start, limit=limit, twice=not start)
+        if any(twice for _pair, twice in found) or (not found and self.linked_twice(a, b)):
+            return None
+        return [pair for pair, _twice in found]
+
+    def _flips(
+        self,
+        c: Any,
+        a: int,
+        b: int,
+        fields: Sequence[str],
+        *,
+        start: int = 0,
+        limit: int | None = None,
+        twice: bool = False,
+    ) -> list[tuple[DiscordantPair, bool]]:
+        """The discordant pairs (a page of them with ``start`` or ``limit``), in (case,
+        repetition) order, each with whether some key is linked twice in ``a`` or ``b`` when
+        ``twice`` (else False). The pairs are found on the pairing index; only theirs are read
+        whole (their link rows by id, their judgments by id)."""
+        la, lb, pairs = _pairs(a, b, discordant=True)
         page = (
-            select(k.c.case_key, k.c.repetition, twice.label("twice"), k.c.link_a, k.c.link_b)
-            .where(or_(discordant, twice))
-            .order_by(case((twice, 0), else_=1), self._codepoints(k.c.case_key), k.c.repetition)
-            .offset(start or None)
-            .limit(limit)
-            .subquery("page")
+            select(la.c.case_key, la.c.repetition, la.c.id.label("id_a"), lb.c.id.label("id_b"))
+            .select_from(pairs)
+            .where(la.c.evaluation_id == a)
         )
-        la, lb = e.alias("link_a"), e.alias("link_b")
+        if start or limit is not None:
+            page = (
+                page.order_by(self._codepoints(la.c.case_key), la.c.repetition)
+                .offset(start or None)
+                .limit(limit)
+            )
+        cut = page.subquery("page")
+        sa, sb = _T_EJ.alias("shown_a"), _T_EJ.alias("shown_b")
         ja, jb = _T_JUDG.alias("judgment_a"), _T_JUDG.alias("judgment_b")
         shown: list[Any] = []
-        for link, j in ((la, ja), (lb, jb)):
+        for link, j in ((sa, ja), (sb, jb)):
             shown += [link.c.verdict, cast(j.c.taxonomy, Text)]
             shown += [*(link.c[c] for c in _LINK_SHOWN), *(j.c[f] for f in fields)]
         joined = (
-            page.outerjoin(la, la.c.id == page.c.link_a)
-            .outerjoin(lb, lb.c.id == page.c.link_b)
-            .outerjoin(ja, ja.c.id == la.c.judgment_id)
-            .outerjoin(jb, jb.c.id == lb.c.judgment_id)
+            cut.join(sa, sa.c.id == cut.c.id_a)
+            .join(sb, sb.c.id == cut.c.id_b)
+            .outerjoin(ja, ja.c.id == sa.c.judgment_id)
+            .outerjoin(jb, jb.c.id == sb.c.judgment_id)
         )
-        query = select(page.c.case_key, page.c.repetition, page.c.twice, *shown).select_from(joined)
+        flag = _twice(a, b).label("twice") if twice else literal(False).label("twice")
+        query = select(cut.c.case_key, cut.c.repetition, flag, *shown).select_from(joined)
         width = len(shown) // 2
-        with self._connect() as c:
-            rows = c.execute(query).all()
-        if rows and any(bool(row[2]) for row in rows):
-            return None
-        pairs = [
-            DiscordantPair(
-                str(row[0]),
-                int(row[1]),
-                _judgment(row[3 : 3 + width]),
-                _judgment(row[3 + width :]),
+        found = [
+            (
+                DiscordantPair(
+                    str(row[0]),
+                    int(row[1]),
+                    _judgment(row[3 : 3 + width]),
+                    _judgment(row[3 + width :]),
+                ),
+                bool(row[2]),
             )
-            for row in rows
+            for row in c.execute(query)
         ]
-        # the join gives the page back in no order: sorted as Python orders str, the order it
-        # was cut in (see _codepoints)
-        return sorted(pairs, key=lambda p: (p.case, p.repetition))
+        # the join gives the pairs back in no order: sorted as Python orders str, the order a
+        # page was cut in (see _codepoints)
+        return sorted(found, key=lambda f: (f[0].case, f[0].repetition))
 
 
-def _keys(c: Any, query: Any) -> list[tuple[str, int]]:
-    return sorted((str(key), int(rep)) for key, rep in c.execute(query))
+def _twice(a: int, b: int) -> Any:
+    """Whether some (case, repetition) is linked twice in ``a`` or ``b`` (SQL's EXISTS: its
+    first such key ends the walk of the pairing index)."""
+    e = _T_EJ
+    return (
+        select(e.c.evaluation_id)
+        .where(e.c.evaluation_id.in_([a, b]))
+        .group_by(e.c.evaluation_id, e.c.case_key, e.c.repetition)
+        .having(func.count() > 1)
+        .exists()
+    )
+
+
+def _linked(side: dict[str | None, dict[str, int]]) -> int:
+    """How many links a side's verdict counts count."""
+    return sum(sum(verdicts.values()) for verdicts in side.values())
 
 
 def _discordant(va: str, vb: str, shown: Sequence[Any], fields: int) -> DiscordantPair:

@@ -253,6 +253,16 @@ class EvaluationJudgmentRow(Base):
     __table_args__ = (
         UniqueConstraint("evaluation_id", "trace_id"),
         Index("ix_evaluation_judgments_eval_verdict", "evaluation_id", "verdict"),
+        # two evaluations paired on (case, repetition): B's link of A's key is one search, its
+        # verdict and judgment read from the index (store._pairing_reads; migration 0106)
+        Index(
+            "ix_evaluation_judgments_pair",
+            "evaluation_id",
+            "case_key",
+            "repetition",
+            "verdict",
+            "judgment_id",
+        ),
     )
     id: Mapped[int] = mapped_column(Integer, primary_key=True)
     evaluation_id: Mapped[int] = mapped_column(ForeignKey("evaluations.id", ondelete="CASCADE"))

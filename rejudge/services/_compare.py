@@ -177,7 +177,7 @@ def _stored_pairing(
     order = tuple((p.field, p.cause) for p in KEY_PARAMETERS if p.field in PAIRING_FIELDS)
     fields = [name for name, _ in order]
     a, b = meta_a.id, meta_b.id
-    # the flips come with the counts, from the one grouped read (the pivot walked once)
+    # the flips come with the counts, from one call (the discordant pairs read alone)
     counts = store.evaluations.pair_counts(a, b, fields, with_flips=with_flips)
     if counts.duplicated:
         return None

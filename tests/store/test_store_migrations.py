@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from typing import Any
 
 import pytest
 from alembic.autogenerate import compare_metadata
@@ -163,6 +164,44 @@ def test_0003_fills_the_report_columns_of_existing_judgments(db_url: str) -> Non
     assert found["k0"].anomalies == ["judge_error"]
     assert found["k0"].implicated_tools == ["get_order", "é"]
     assert found["k1"].anomalies == [] and found["k1"].implicated_tools is None
+
+
+def test_0106_indexes_the_links_of_a_store_written_before_it(db_url: str) -> None:
+    """A store at 0105 (no pairing index) compares its evaluations as one at head does, and
+    opening it builds the index from its link rows (the downgrade to 0105 drops it)."""
+    from rejudge.services import compare_evaluations
+    from tests.dashboard.factory import build_store
+
+    built = build_store(db_url, cases=6, repeat=2)
+    a, b = built.evaluations["a1"], built.evaluations["a2"]
+
+    def indexes() -> set[str]:
+        engine = make_engine(db_url)
+        try:
+            return {str(i["name"]) for i in inspect(engine).get_indexes("evaluation_judgments")}
+        finally:
+            engine.dispose()
+
+    def compared() -> Any:
+        store = Store.open(db_url, migrate=False)
+        try:
+            return compare_evaluations(store, a, b)
+        finally:
+            store.close()
+
+    at_head = compared()
+    assert at_head.flips and "ix_evaluation_judgments_pair" in indexes()
+    engine = make_engine(db_url)
+    try:
+        downgrade(engine, "0105_trace_hash_prefix_index")
+        assert current_revision(engine) == "0105_trace_hash_prefix_index"
+    finally:
+        engine.dispose()
+    assert "ix_evaluation_judgments_pair" not in indexes()
+    assert compared() == at_head
+    Store.open(db_url).close()  # opening upgrades
+    assert "ix_evaluation_judgments_pair" in indexes()
+    assert compared() == at_head
 
 
 def test_0101_moves_judgment_bodies_out_and_back_without_a_byte_changing(db_url: str) -> None:
