@@ -98,6 +98,26 @@ class EvaluationRepository(EvaluationReads):
             ).scalar_one()
             return int(created), True
 
+    def previous_evaluation(self, evaluation_id: int) -> int | None:
+        """The newest evaluation older than ``evaluation_id`` of its run, tier, rule set and
+        engine version (what a re-judge of unchanged inputs links again), or None."""
+        t = _T_EVAL.c
+        this = _T_EVAL.alias("this")
+        query = (
+            select(func.max(t.id))
+            .select_from(_T_EVAL.join(this, this.c.id == evaluation_id))
+            .where(
+                t.id < evaluation_id,
+                t.run_id == this.c.run_id,
+                t.tier == this.c.tier,
+                t.rule_set_id == this.c.rule_set_id,
+                t.engine_version == this.c.engine_version,
+            )
+        )
+        with self._connect() as c:
+            found = c.execute(query).scalar()
+        return None if found is None else int(found)
+
     @contextmanager
     def claim_evaluation(self, evaluation_id: int) -> Iterator[bool]:
         """Hold the right to drive ``evaluation_id`` for the duration: yields False when another

@@ -132,6 +132,8 @@ def judge_run(
         store, run.id, tier, inputs.rule_set_id, reuse=shard is not None
     )
 
+    # None for a shard: its evaluation is shared and may already link anything
+    previous = None if shard is not None else store.evaluations.previous_evaluation(evaluation_id)
     judged = written = 0
     # A new evaluation holds exactly the links this call writes, so its summary is aggregated
     # on the way; a shard's evaluation is shared with other machines and is read back instead.
@@ -205,8 +207,17 @@ def judge_run(
 
         for chunk in _chunked(stream, chunk_size):
             keys = [batch.key(r.case_key, r.hash) for r in chunk]
-            # the key depends on the inputs only: look them up before judging anything
-            known = store.judgments.lookup_judgments(keys)
+            # the key depends on the inputs only: look them up before judging anything, first
+            # among the judgments the previous evaluation of these inputs linked to the chunk's
+            # traces (a re-judge of unchanged inputs finds them all there, in insertion order)
+            linked = (
+                None
+                if previous is None
+                else (previous, min(r.id for r in chunk), max(r.id for r in chunk))
+            )
+            known = store.judgments.lookup_judgments(keys, linked=linked)
+            if previous is not None and not known:
+                previous = None  # it links none of these keys: inputs changed since
             if workers == 1:
                 done(
                     chunk,

@@ -188,3 +188,41 @@ def test_progress_counts_only_judgments_another_connection_can_read(store, tmp_p
     reader.close()
     assert r.judged == len(TRACES) and seen[-1][0] == len(TRACES)
     assert all(reported <= readable for reported, readable in seen), seen
+
+
+def test_unchanged_rejudge_reads_the_judgments_through_the_previous_evaluations_links(store):
+    """A re-judge of unchanged inputs finds every judgment among those the previous evaluation
+    of the same inputs links to the chunk's traces, and probes the judgment key index for none
+    (a random page per key at 1M); the answers are the same as by key, and inputs that changed
+    (other rules) still find theirs by key."""
+    from sqlalchemy import event
+
+    rules = load_rule_set("standard@1")
+    first = judge_run(store, "r1", "golden", rules, chunk_size=2)
+    statements: list[str] = []
+
+    def remember(conn, cursor, statement, *args):
+        statements.append(statement)
+
+    event.listen(store.engine, "before_cursor_execute", remember)
+    try:
+        again = judge_run(store, "r1", "golden", rules, chunk_size=2)
+    finally:
+        event.remove(store.engine, "before_cursor_execute", remember)
+    assert again.written == 0
+    assert not [s for s in statements if 'WHERE "key" IN' in s or "WHERE judgments.key IN" in s]
+
+    def rows(evaluation_id: int) -> list:
+        return sorted(store.judgments.iter_evaluation_rows(evaluation_id), key=lambda r: r.trace_id)
+
+    by_key = rows(first.evaluation_id)
+    assert rows(again.evaluation_id) == by_key  # the same judgments linked, the same values
+    ids = [r.trace_id for r in by_key]
+    wanted = [r.judgment_key for r in by_key][1:] + ["sha256:nope"]  # one linked key not asked
+    for first_id, last_id in ((ids[0], ids[-1]), (ids[0], ids[0]), (ids[1], ids[2])):
+        assert store.judgments.lookup_judgments(
+            wanted, linked=(first.evaluation_id, first_id, last_id)
+        ) == store.judgments.lookup_judgments(wanted)
+
+    other = judge_run(store, "r1", "golden", load_rule_set("standard@2"), chunk_size=2)
+    assert other.written == len(TRACES)
