@@ -16,3 +16,13 @@ def dask_cluster() -> Iterator[Any]:
     pytest.importorskip("distributed", reason="needs dask[distributed] (the dask extra)")
     with local_cluster(2) as running:
         yield running
+
+
+@pytest.fixture
+def own_dask_cluster() -> Iterator[Any]:
+    """Two worker processes of one test's own, for a test that kills workers: the module's
+    shared cluster would then depend on Dask's nannies bringing them back in time, which under
+    load on two cores once took longer than 180 s ("Only 1/2 workers arrived after 180")."""
+    pytest.importorskip("distributed", reason="needs dask[distributed] (the dask extra)")
+    with local_cluster(2) as running:
+        yield running

@@ -35,7 +35,6 @@ from rejudge.services import (  # noqa: E402
 )
 from tests.services.dask_cluster import (  # noqa: E402
     DATA,
-    RESTART_TIMEOUT,
     free_port,
     kill_holders_of_unread_results,
     start_scheduler,
@@ -183,13 +182,13 @@ def test_partitions_hold_whole_cases() -> None:
     assert cut_partitions(files, 100) == [sorted(files, key=lambda f: f.case_id)]
 
 
-def test_a_worker_killed_mid_import(dask_cluster: Any, tmp_path: Path) -> None:
+def test_a_worker_killed_mid_import(own_dask_cluster: Any, tmp_path: Path) -> None:
     """SIGKILL a busy worker after the first partition: the scheduler reads its partition again
     elsewhere (reading writes nothing), and the plan is still the local one."""
     src = tmp_path / "src"
     _world_copies(src, 6)  # 486 files: partitions of ~61, a few hundred ms each
     killed: list[int] = []
-    with distributed.Client(dask_cluster.scheduler_address, set_as_default=False) as client:
+    with distributed.Client(own_dask_cluster.scheduler_address, set_as_default=False) as client:
 
         def tick(_n: int) -> None:
             if killed:
@@ -202,14 +201,13 @@ def test_a_worker_killed_mid_import(dask_cluster: Any, tmp_path: Path) -> None:
         store = _open(tmp_path, "killed")
         try:
             result = import_cassettes(
-                src, store, engine=_engine(dask_cluster), progress=tick, strict=False
+                src, store, engine=_engine(own_dask_cluster), progress=tick, strict=False
             )
         finally:
             store.close()
         assert killed, "no worker was busy to kill"
         local = plan_folder(src)
         assert result.planned == local.traces and result.skipped_files == local.skipped
-        client.wait_for_workers(2, timeout=RESTART_TIMEOUT)  # the nanny restarts the killed one
 
 
 def _world_copies(src: Path, n: int) -> None:
@@ -225,7 +223,9 @@ def _world_copies(src: Path, n: int) -> None:
                 shutil.copyfile(f, dest)
 
 
-def test_a_worker_killed_holding_results_not_yet_read(dask_cluster: Any, tmp_path: Path) -> None:
+def test_a_worker_killed_holding_results_not_yet_read(
+    own_dask_cluster: Any, tmp_path: Path
+) -> None:
     """The worker killed holds finished partitions the driver has not read yet: their futures turn
     ``lost`` after ``as_completed`` queued them, and the scheduler reads them again. That is a
     worker's loss, not the scheduler's (CI once failed this way: "lost the Dask scheduler after 2
@@ -233,7 +233,7 @@ def test_a_worker_killed_holding_results_not_yet_read(dask_cluster: Any, tmp_pat
     src = tmp_path / "src"
     _world_copies(src, 6)
     killed: list[int] = []
-    with distributed.Client(dask_cluster.scheduler_address, set_as_default=False) as client:
+    with distributed.Client(own_dask_cluster.scheduler_address, set_as_default=False) as client:
 
         def tick(_n: int) -> None:
             if not killed:  # the driver is here, not reading: kill what holds unread results
@@ -242,14 +242,13 @@ def test_a_worker_killed_holding_results_not_yet_read(dask_cluster: Any, tmp_pat
         store = _open(tmp_path, "killed-holding")
         try:
             result = import_cassettes(
-                src, store, engine=_engine(dask_cluster), progress=tick, strict=False
+                src, store, engine=_engine(own_dask_cluster), progress=tick, strict=False
             )
         finally:
             store.close()
         assert killed, "no worker held a finished partition to kill"
         local = plan_folder(src)
         assert result.planned == local.traces and result.skipped_files == local.skipped
-        client.wait_for_workers(2, timeout=RESTART_TIMEOUT)  # the nannies restart the killed ones
 
 
 # --------------------------------------------------------------------------- bad input
