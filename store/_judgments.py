@@ -83,6 +83,41 @@ _LOOKUP_SQL = (
     'CAST("anomalies" AS TEXT), CAST("implicated_tools" AS TEXT) FROM "judgments" '
     'WHERE "key" {where}'
 )
+
+
+def _known_columns() -> list[Any]:
+    """What a lookup reads of a judgment (``_LOOKUP_SQL``'s columns): the key, then what
+    :func:`_known` makes a :class:`KnownJudgment` of."""
+    t = _T_JUDG.c
+    return [
+        t.key,
+        t.id,
+        t.verdict,
+        t.partial_score,
+        cast(t.taxonomy, Text),
+        cast(t.anomalies, Text),
+        cast(t.implicated_tools, Text),
+    ]
+
+
+def _known(
+    row: Sequence[Any],
+    decode: Callable[[Any, dict[str, list[Any]]], Any],
+    cache: dict[str, list[Any]],
+    paths: Mapping[str, Any],
+) -> KnownJudgment:
+    """A row of :func:`_known_columns` (and maybe more after them) as a known judgment."""
+    return KnownJudgment(
+        row[1],
+        row[2],
+        row[3],
+        decode(row[4], cache),
+        decode(row[5], cache),
+        decode(row[6], cache),
+        paths,
+    )
+
+
 #: a judgment's anomalies column as text when it names none (an empty list, a JSON null)
 _NO_ANOMALY = ("[]", "null")
 
@@ -200,18 +235,10 @@ class JudgmentRepository(Repository):
     ) -> dict[str, KnownJudgment]:
         """:meth:`lookup_judgments` of those of ``keys`` that ``evaluation_id`` links to a
         trace with an id from ``first`` to ``last``."""
-        t, ej = _T_JUDG.c, _T_EJ.c
+        ej = _T_EJ.c
         query = (
-            select(
-                t.key,
-                t.id,
-                t.verdict,
-                t.partial_score,
-                cast(t.taxonomy, Text),
-                cast(t.anomalies, Text),
-                cast(t.implicated_tools, Text),
-            )
-            .select_from(_T_EJ.join(_T_JUDG, t.id == ej.judgment_id))
+            select(*_known_columns())
+            .select_from(_T_EJ.join(_T_JUDG, _T_JUDG.c.id == ej.judgment_id))
             .where(ej.evaluation_id == evaluation_id, ej.trace_id.between(first, last))
         )
         wanted = set(keys)
@@ -221,15 +248,7 @@ class JudgmentRepository(Repository):
         with self._connect() as c:
             for r in c.execute(query).fetchall():
                 if r[0] in wanted:
-                    found[r[0]] = KnownJudgment(
-                        r[1],
-                        r[2],
-                        r[3],
-                        decode(r[4], cache),
-                        decode(r[5], cache),
-                        decode(r[6], cache),
-                        _NO_PATHS,
-                    )
+                    found[r[0]] = _known(r, decode, cache, _NO_PATHS)
         return found
 
     def _judgments_by_key(
@@ -237,16 +256,7 @@ class JudgmentRepository(Repository):
     ) -> dict[str, KnownJudgment]:
         t = _T_JUDG.c
         path_cols, decode_paths = body_path_columns(self.backend, _T_BODY.c.body, body_paths)
-        cols = [
-            t.key,
-            t.id,
-            t.verdict,
-            t.partial_score,
-            cast(t.taxonomy, Text),
-            cast(t.anomalies, Text),
-            cast(t.implicated_tools, Text),
-            *path_cols,
-        ]
+        cols = [*_known_columns(), *path_cols]
         found: dict[str, KnownJudgment] = {}
         cache: dict[str, list[Any]] = {}
         pg = self.backend == "postgresql"
@@ -271,15 +281,8 @@ class JudgmentRepository(Repository):
                 # the chunk's rows in one fetch: iterating the result fetches them one call
                 # at a time (a re-judge of unchanged inputs reads every trace's judgment here)
                 for r in rows.fetchall():
-                    found[r[0]] = KnownJudgment(
-                        r[1],
-                        r[2],
-                        r[3],
-                        decode(r[4], cache),
-                        decode(r[5], cache),
-                        decode(r[6], cache),
-                        decode_paths(r[7:], cache) if path_cols else _NO_PATHS,
-                    )
+                    paths = decode_paths(r[7:], cache) if path_cols else _NO_PATHS
+                    found[r[0]] = _known(r, decode, cache, paths)
         return found
 
     def judgment_body(self, evaluation_id: int, trace_id: int) -> JudgmentBody | None:
