@@ -33,7 +33,7 @@ from rejudge.dashboard.explained import explained_codes as count_explained_codes
 from rejudge.dashboard.grid import CountedColumn, Grid, grid_of_counts
 from rejudge.dashboard.kept import StoreState, kept, store_state
 from rejudge.dashboard.report_view import ReportOptions, ReportRows
-from rejudge.judge import count_by_cause, select_flips
+from rejudge.judge import QueueItem, count_by_cause, select_flips
 from rejudge.store import (
     BaselineSummary,
     CasePasses,
@@ -610,13 +610,13 @@ def partial_histogram(
     return store(url).catalog.partial_histogram(_filters(filters), bins=bins)
 
 
-# Review at 100,000 judgments: the queue before labels (about 19,000 dicts) is a resource, not
+# Review at 100,000 judgments: the queue before labels (about 19,000 items) is a resource, not
 # data, so a rerun neither re-reads nor unpickles it; it changes only when the evaluation's
 # judgment count does. The page state is keyed by the review stamp, which every label changes.
 @st.cache_resource(show_spinner=False, max_entries=8)
 def _review_base(
     url: str, evaluation_id: int, judgments: int, sample_passes: int, seed: int
-) -> list[dict[str, Any]]:
+) -> list[QueueItem]:
     return evaluation_queue(store(url), evaluation_id, sample_passes=sample_passes, seed=seed)
 
 

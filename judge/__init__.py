@@ -38,19 +38,23 @@ if TYPE_CHECKING:
     from rejudge.judge._calibration import REVIEW_CSV_COLUMNS as REVIEW_CSV_COLUMNS
     from rejudge.judge._calibration import REVIEW_LABELS as REVIEW_LABELS
     from rejudge.judge._calibration import EvaluationTotals as EvaluationTotals
+    from rejudge.judge._calibration import Review as Review
     from rejudge.judge._calibration import ReviewImportError as ReviewImportError
     from rejudge.judge._calibration import ReviewRequiredError as ReviewRequiredError
     from rejudge.judge._calibration import agreement as agreement
-    from rejudge.judge._calibration import build_queue as build_queue
     from rejudge.judge._calibration import calibration_figures as calibration_figures
     from rejudge.judge._calibration import gaps_from as gaps_from
     from rejudge.judge._calibration import item_label as item_label
     from rejudge.judge._calibration import latest_labels as latest_labels
     from rejudge.judge._calibration import parse_review_csv as parse_review_csv
-    from rejudge.judge._calibration import queue_csv as queue_csv
-    from rejudge.judge._calibration import queue_items as queue_items
     from rejudge.judge._calibration import resolve_reviews as resolve_reviews
-    from rejudge.judge._calibration import sample_positions as sample_positions
+    from rejudge.judge._calibration_figures import CalibrationFigures as CalibrationFigures
+    from rejudge.judge._calibration_figures import CalibrationSummary as CalibrationSummary
+    from rejudge.judge._calibration_figures import Coverage as Coverage
+    from rejudge.judge._calibration_figures import FlaggedLabel as FlaggedLabel
+    from rejudge.judge._calibration_figures import Resolution as Resolution
+    from rejudge.judge._calibration_figures import ReviewerAgreement as ReviewerAgreement
+    from rejudge.judge._calibration_figures import ReviewerPair as ReviewerPair
     from rejudge.judge._ci import CiCase as CiCase
     from rejudge.judge._ci import CiResults as CiResults
     from rejudge.judge._ci import ci_results as ci_results
@@ -121,6 +125,11 @@ if TYPE_CHECKING:
     from rejudge.judge._report import pass_hat_k_all as pass_hat_k_all
     from rejudge.judge._report import row_tools as row_tools
     from rejudge.judge._report import verdict_summary as verdict_summary
+    from rejudge.judge._review_queue import QueueItem as QueueItem
+    from rejudge.judge._review_queue import build_queue as build_queue
+    from rejudge.judge._review_queue import queue_csv as queue_csv
+    from rejudge.judge._review_queue import queue_items as queue_items
+    from rejudge.judge._review_queue import sample_positions as sample_positions
     from rejudge.judge._rubric_prompt import RenderedPrompt as RenderedPrompt
     from rejudge.judge._rubric_prompt import ReplyReading as ReplyReading
     from rejudge.judge._rubric_prompt import cut_text as cut_text

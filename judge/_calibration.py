@@ -2,7 +2,8 @@
 
 Pure part (no I/O): per-item labels from review rows, the calibration figures (reviewed count and
 coverage, judge misjudgment rate, golden errors, unclear and disputed items, Cohen's kappa between
-reviewers), review resolutions, the review queue, and the review CSV format.
+reviewers), review resolutions, and the review CSV format (the review queue is
+:mod:`rejudge.judge._review_queue`).
 
 The same figures over a stored evaluation (reading and writing reviews, locking a reviewed
 baseline) are use cases of the store: :mod:`rejudge.services._reviews` and
@@ -25,12 +26,19 @@ from __future__ import annotations
 
 import csv
 import io
-import random
 from collections import Counter, defaultdict
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Iterable, Mapping
 from datetime import datetime
 from itertools import combinations
-from typing import Any, NamedTuple, Protocol
+from typing import Any, NamedTuple, Protocol, TypeVar
+
+from rejudge.judge._calibration_figures import (
+    CalibrationFigures,
+    Coverage,
+    Resolution,
+    ReviewerAgreement,
+    ReviewerPair,
+)
 
 from rejudge.errors import InvalidInputError
 from rejudge.model import REVIEW_LABELS, kappa_of, normalize_label
@@ -40,6 +48,7 @@ __all__ = [
     "REVIEW_CSV_COLUMNS",
     "ReviewImportError",
     "ReviewRequiredError",
+    "Review",
     "latest_labels",
     "item_label",
     "agreement",
@@ -47,10 +56,6 @@ __all__ = [
     "EvaluationTotals",
     "calibration_figures",
     "gaps_from",
-    "build_queue",
-    "sample_positions",
-    "queue_items",
-    "queue_csv",
     "parse_review_csv",
 ]
 
@@ -96,44 +101,66 @@ def _ratio(num: int, den: int) -> float | None:
 # =========================================================================== pure
 
 
-def latest_labels(reviews: Iterable[Mapping[str, Any]]) -> dict[int, dict[str, Mapping[str, Any]]]:
-    """judgment id -> reviewer -> that reviewer's newest review row (highest id)."""
-    out: dict[int, dict[str, Mapping[str, Any]]] = defaultdict(dict)
-    for review in sorted(reviews, key=lambda r: int(r["id"])):
-        out[int(review["judgment_id"])][str(review["reviewer"])] = review
+class Review(Protocol):
+    """A review as calibration reads it (``store.reviews``' ``ReviewRecord`` is one): a
+    reviewer's label on a judgment, and its resolution by a person, if any."""
+
+    @property
+    def id(self) -> int: ...
+    @property
+    def judgment_id(self) -> int: ...
+    @property
+    def evaluation_id(self) -> int | None: ...
+    @property
+    def label(self) -> str: ...
+    @property
+    def reviewer(self) -> str: ...
+    @property
+    def resolved_at(self) -> datetime | None: ...
+    @property
+    def resolution(self) -> str | None: ...
+
+
+R = TypeVar("R", bound=Review)
+
+
+def latest_labels(reviews: Iterable[R]) -> dict[int, dict[str, R]]:
+    """judgment id -> reviewer -> that reviewer's newest review (highest id)."""
+    out: dict[int, dict[str, R]] = defaultdict(dict)
+    for review in sorted(reviews, key=lambda r: r.id):
+        out[review.judgment_id][review.reviewer] = review
     return dict(out)
 
 
-def item_label(by_reviewer: Mapping[str, Mapping[str, Any]]) -> str | None:
+def item_label(by_reviewer: Mapping[str, Review]) -> str | None:
     """The label every reviewer agrees on, ``disputed`` when they differ, None when unreviewed."""
-    labels = {str(r["label"]) for r in by_reviewer.values()}
+    labels = {r.label for r in by_reviewer.values()}
     if not labels:
         return None
     return labels.pop() if len(labels) == 1 else DISPUTED
 
 
-def agreement(latest: Mapping[int, Mapping[str, Mapping[str, Any]]]) -> dict[str, Any]:
+def agreement(latest: Mapping[int, Mapping[str, Review]]) -> ReviewerAgreement:
     """Pairwise agreement between reviewers over the items both labeled."""
     shared: dict[tuple[str, str], list[tuple[str, str]]] = defaultdict(list)
     for by_reviewer in latest.values():
         for a, b in combinations(sorted(by_reviewer), 2):
-            shared[(a, b)].append((str(by_reviewer[a]["label"]), str(by_reviewer[b]["label"])))
-    pairs: list[dict[str, Any]] = []
-    for (a, b), labels in sorted(shared.items()):
-        pairs.append(
-            {
-                "reviewers": [a, b],
-                "items": len(labels),
-                "observed_agreement": _ratio(sum(1 for x, y in labels if x == y), len(labels)),
-                "kappa": kappa_of(Counter(labels)),
-            }
+            shared[(a, b)].append((by_reviewer[a].label, by_reviewer[b].label))
+    pairs = tuple(
+        ReviewerPair(
+            (a, b),
+            len(labels),
+            _ratio(sum(1 for x, y in labels if x == y), len(labels)),
+            kappa_of(Counter(labels)),
         )
-    kappas: list[float] = [float(p["kappa"]) for p in pairs if p["kappa"] is not None]
-    return {
-        "pairs": pairs,
-        "double_reviewed": sum(1 for r in latest.values() if len(r) >= 2),
-        "kappa": round(sum(kappas) / len(kappas), 6) if kappas else None,
-    }
+        for (a, b), labels in sorted(shared.items())
+    )
+    kappas = [float(p.kappa) for p in pairs if p.kappa is not None]
+    return ReviewerAgreement(
+        pairs,
+        sum(1 for r in latest.values() if len(r) >= 2),
+        round(sum(kappas) / len(kappas), 6) if kappas else None,
+    )
 
 
 class JudgmentInputs(Protocol):
@@ -172,11 +199,11 @@ class LaterJudgment(JudgmentInputs, Protocol):
 
 
 def resolve_reviews(
-    reviews: Iterable[Mapping[str, Any]],
+    reviews: Iterable[Review],
     judged: Mapping[int, JudgedInputs],
     later: Iterable[LaterJudgment],
-) -> dict[int, dict[str, Any] | None]:
-    """review id -> its resolution (``{"at", "by", "text", "evaluation"}``) or None.
+) -> dict[int, Resolution | None]:
+    """review id -> its :class:`Resolution`, or None while unresolved.
 
     ``judged``: judgment id -> its inputs (``store.reviews.judgment_context``). ``later``: every
     (evaluation, judgment) row of the same traces (``store.reviews.trace_judgments``).
@@ -184,23 +211,18 @@ def resolve_reviews(
     by_trace: dict[str, list[LaterJudgment]] = defaultdict(list)
     for row in later:
         by_trace[row.trace_hash].append(row)
-    out: dict[int, dict[str, Any] | None] = {}
+    out: dict[int, Resolution | None] = {}
     for review in reviews:
-        rid = int(review["id"])
-        if review.get("resolved_at") is not None:
-            out[rid] = {
-                "by": "reviewer",
-                "at": review["resolved_at"],
-                "text": review.get("resolution"),
-                "evaluation": None,
-            }
+        rid = review.id
+        if review.resolved_at is not None:
+            out[rid] = Resolution("reviewer", review.resolved_at, review.resolution, None)
             continue
-        label = review["label"]
-        j = judged.get(int(review["judgment_id"]))
+        label = review.label
+        j = judged.get(review.judgment_id)
         if j is None or label not in ("golden_wrong", "judge_wrong"):
             out[rid] = None
             continue
-        since = review.get("evaluation_id") or max(j.evaluations or [0])
+        since = review.evaluation_id or max(j.evaluations or [0])
         found = None
         for row in by_trace.get(j.trace_hash, []):
             if row.evaluation_id <= int(since) or row.tier != j.tier:
@@ -228,12 +250,9 @@ def resolve_reviews(
         out[rid] = (
             None
             if found is None
-            else {
-                "by": "re-judge",
-                "at": found[0].evaluation_created_at,
-                "text": found[1],
-                "evaluation": found[0].evaluation_id,
-            }
+            else Resolution(
+                "re-judge", found[0].evaluation_created_at, found[1], found[0].evaluation_id
+            )
         )
     return out
 
@@ -248,23 +267,22 @@ class EvaluationTotals(NamedTuple):
 
 def calibration_figures(
     rows: Iterable[Mapping[str, Any]],
-    reviews: Iterable[Mapping[str, Any]],
-    resolutions: Mapping[int, Mapping[str, Any] | None] | None = None,
+    reviews: Iterable[Review],
+    resolutions: Mapping[int, Resolution | None] | None = None,
     totals: EvaluationTotals | None = None,
-) -> dict[str, Any]:
+) -> CalibrationFigures:
     """The calibration block of a report.
 
     ``rows``: the evaluation's rows (``judgment_id``, ``verdict``, ``case``, ``repetition``).
-    ``reviews``: review rows (``id``, ``judgment_id``, ``label``, ``reviewer``) of those
-    judgments, full history. ``resolutions``: review id -> resolution or None. With ``totals``
-    (the whole evaluation's counts), ``rows`` need only be the reviewed judgments' rows: the
-    others count only in the totals (the review page reads a few rows, not 50,000).
+    ``reviews``: reviews of those judgments, full history. ``resolutions``: review id ->
+    resolution or None. With ``totals`` (the whole evaluation's counts), ``rows`` need only be
+    the reviewed judgments' rows: the others count only in the totals (the review page reads a
+    few rows, not 50,000).
     """
     rows = list(rows)
-    reviews = list(reviews)
     resolutions = resolutions or {}
     in_eval = {int(r["judgment_id"]) for r in rows}
-    reviews = [r for r in reviews if int(r["judgment_id"]) in in_eval]
+    reviews = [r for r in reviews if r.judgment_id in in_eval]
     latest = latest_labels(reviews)
     verdict_of = {int(r["judgment_id"]): r.get("verdict") for r in rows}
     items = {jid: item_label(by) for jid, by in latest.items()}
@@ -272,7 +290,7 @@ def calibration_figures(
     reviewed = len(items)
     judgments = len(in_eval) if totals is None else totals.judgments
 
-    def coverage(verdict: str) -> dict[str, Any]:
+    def coverage(verdict: str) -> Coverage:
         if totals is None:
             total = sum(1 for r in rows if r.get("verdict") == verdict)
         else:
@@ -285,53 +303,48 @@ def calibration_figures(
             for r in rows
             if r.get("verdict") == verdict and items.get(int(r["judgment_id"])) == "judge_wrong"
         )
-        return {
-            "total": total,
-            "reviewed": done,
-            "coverage": _ratio(done, total),
-            "judge_wrong": wrong,
-        }
+        return Coverage(total, done, _ratio(done, total), wrong)
 
     unresolved: Counter[str] = Counter()
     resolved: Counter[str] = Counter()
     for by in latest.values():
         for review in by.values():
-            if review["label"] in ("judge_wrong", "golden_wrong"):
-                if resolutions.get(int(review["id"])):
-                    resolved[str(review["label"])] += 1
+            if review.label in ("judge_wrong", "golden_wrong"):
+                if resolutions.get(review.id):
+                    resolved[review.label] += 1
                 else:
-                    unresolved[str(review["label"])] += 1
-    return {
-        "reviewed": reviewed,
-        "judgments": judgments,
-        "coverage": _ratio(reviewed, judgments),
-        "fails": coverage("FAIL"),
-        "passes": coverage("PASS"),
-        "labels": {label: counts.get(label, 0) for label in (*REVIEW_LABELS, DISPUTED)},
-        "misjudged": counts.get("judge_wrong", 0),
-        "misjudgment_rate": _ratio(counts.get("judge_wrong", 0), reviewed),
-        "golden_errors": counts.get("golden_wrong", 0),
-        "unclear": counts.get("unclear", 0),
-        "disputed": counts.get(DISPUTED, 0),
-        "unresolved": {
+                    unresolved[review.label] += 1
+    return CalibrationFigures(
+        reviewed=reviewed,
+        judgments=judgments,
+        coverage=_ratio(reviewed, judgments),
+        fails=coverage("FAIL"),
+        passes=coverage("PASS"),
+        labels={label: counts.get(label, 0) for label in (*REVIEW_LABELS, DISPUTED)},
+        misjudged=counts.get("judge_wrong", 0),
+        misjudgment_rate=_ratio(counts.get("judge_wrong", 0), reviewed),
+        golden_errors=counts.get("golden_wrong", 0),
+        unclear=counts.get("unclear", 0),
+        disputed=counts.get(DISPUTED, 0),
+        unresolved={
             "judge_wrong": unresolved.get("judge_wrong", 0),
             "golden_wrong": unresolved.get("golden_wrong", 0),
         },
-        "resolved": {
+        resolved={
             "judge_wrong": resolved.get("judge_wrong", 0),
             "golden_wrong": resolved.get("golden_wrong", 0),
         },
-        "reviewers": sorted({str(r["reviewer"]) for r in reviews}),
-        "review_rows": len(reviews),
-        "agreement": agreement(latest),
-        "verdicts_reviewed": dict(sorted(Counter(str(verdict_of[jid]) for jid in items).items())),
-    }
+        reviewers=sorted({r.reviewer for r in reviews}),
+        review_rows=len(reviews),
+        agreement=agreement(latest),
+        verdicts_reviewed=dict(sorted(Counter(str(verdict_of[jid]) for jid in items).items())),
+    )
 
 
 def gaps_from(
     rows: Iterable[Mapping[str, Any]],
-    reviews: Iterable[Mapping[str, Any]],
-    resolutions: Mapping[int, Mapping[str, Any] | None],
+    reviews: Iterable[Review],
+    resolutions: Mapping[int, Resolution | None],
 ) -> list[str]:
     """What keeps an evaluation from being a reviewed baseline: every FAIL needs a review, and no
     reviewer's latest label may be an unresolved ``judge_wrong``."""
@@ -344,112 +357,9 @@ def gaps_from(
         if row.get("verdict") == "FAIL" and not latest.get(jid):
             gaps.append(f"{where}: FAIL not reviewed")
         for reviewer, review in sorted(latest.get(jid, {}).items()):
-            if review["label"] == "judge_wrong" and not resolutions.get(int(review["id"])):
+            if review.label == "judge_wrong" and not resolutions.get(review.id):
                 gaps.append(f"{where}: judge_wrong ({reviewer}) not resolved")
     return gaps
-
-
-def build_queue(
-    rows: Iterable[Mapping[str, Any]],
-    reviewed: Iterable[int] = (),
-    *,
-    sample_passes: int = 0,
-    seed: int = 0,
-) -> list[dict[str, Any]]:
-    """The review queue: every FAIL, every anomaly-flagged judgment, and a seeded random sample
-    of ``sample_passes`` PASSes (to catch false passes), in that order, each once.
-
-    Items keep their row fields and gain ``reasons`` and ``reviewed``. The PASS sample depends
-    only on the rows and the seed, not on what is already reviewed, so progress through it is
-    stable.
-    """
-    ordered = _in_case_order(rows)
-    queued = {int(r["judgment_id"]) for r in ordered if _queued(r)}
-    passes = [
-        int(r["judgment_id"])
-        for r in ordered
-        if r.get("verdict") == "PASS" and int(r["judgment_id"]) not in queued
-    ]
-    sampled = [passes[i] for i in sample_positions(len(passes), sample_passes, seed)]
-    return queue_items(ordered, sampled, reviewed)
-
-
-def _queued(row: Mapping[str, Any]) -> bool:
-    """A row queued whatever the sample: a FAIL or a judgment with anomalies."""
-    return row.get("verdict") == "FAIL" or bool(row.get("anomalies"))
-
-
-def _in_case_order(rows: Iterable[Mapping[str, Any]]) -> list[Mapping[str, Any]]:
-    return sorted(rows, key=lambda r: (str(r.get("case")), int(r.get("repetition") or 0)))
-
-
-def sample_positions(passes: int, sample_passes: int, seed: int) -> list[int]:
-    """Which of ``passes`` PASSes (:func:`build_queue`'s candidates, in case order) the seeded
-    sample of ``sample_passes`` takes, as positions: the draw depends on their number alone, so
-    a caller that read only the candidates' keys reads the few rows drawn, not all of them."""
-    if sample_passes <= 0 or passes <= 0:
-        return []
-    return random.Random(seed).sample(range(passes), min(sample_passes, passes))
-
-
-def queue_items(
-    rows: Iterable[Mapping[str, Any]], sampled: Sequence[int], reviewed: Iterable[int] = ()
-) -> list[dict[str, Any]]:
-    """:func:`build_queue`'s items from the rows that can be queued (FAILs, rows with anomalies,
-    the sampled PASSes; any other row is left out) and the judgment ids the PASS sample drew,
-    in the order drawn."""
-    ordered = _in_case_order(rows)
-    done = {int(j) for j in reviewed}
-    reasons: dict[int, list[str]] = defaultdict(list)
-    for row in ordered:
-        jid = int(row["judgment_id"])
-        if row.get("verdict") == "FAIL":
-            reasons[jid].append("FAIL")
-        if row.get("anomalies"):
-            reasons[jid].append("anomaly: " + ", ".join(row["anomalies"]))
-    for jid in sampled:
-        reasons[int(jid)].append("sampled PASS")
-    rank = {"FAIL": 0, "anomaly": 1, "sampled PASS": 2}
-    items = []
-    for position, row in enumerate(ordered):
-        jid = int(row["judgment_id"])
-        if not reasons.get(jid):
-            continue
-        first = rank[reasons[jid][0].split(":")[0]]
-        items.append((first, position, {**row, "reasons": reasons[jid], "reviewed": jid in done}))
-    seen: set[int] = set()
-    out = []
-    for _rank, _pos, item in sorted(items, key=lambda t: (t[0], t[1])):
-        if int(item["judgment_id"]) in seen:  # the same judgment linked twice: list it once
-            continue
-        seen.add(int(item["judgment_id"]))
-        out.append(item)
-    return out
-
-
-def queue_csv(items: Iterable[Mapping[str, Any]], evaluation_id: int) -> str:
-    """The review CSV (header + one row per queue item, label/reviewer/note left blank)."""
-    buffer = io.StringIO()
-    writer = csv.writer(buffer, lineterminator="\n")
-    writer.writerow(REVIEW_CSV_COLUMNS)
-    for item in items:
-        score = item.get("partial_score")
-        writer.writerow(
-            [
-                item.get("judgment_key"),
-                evaluation_id,
-                item.get("case"),
-                item.get("repetition", 0),
-                item.get("verdict"),
-                " ".join(item.get("taxonomy") or []),
-                "" if score is None else repr(float(score)),
-                "",
-                "",
-                "",
-                "; ".join(item.get("reasons") or []),
-            ]
-        )
-    return buffer.getvalue()
 
 
 def parse_review_csv(text: str) -> tuple[list[dict[str, Any]], list[str]]:

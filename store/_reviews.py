@@ -12,13 +12,15 @@ write in bulk (no query per row).
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Collection, Iterable, Sequence
 from dataclasses import dataclass
 from datetime import datetime
 from typing import TYPE_CHECKING, Any, NamedTuple, TypedDict
 
 from rejudge.store._batching import chunks
 from rejudge.store._errors import ConflictError, InvalidInputError, NotFoundError
+from rejudge.store._json_text import _decode_small, _decode_stored
+from rejudge.store._judgments import _NO_ANOMALY
 from rejudge.store._records import record_of
 from rejudge.store._tables import (
     _T_EJ,
@@ -32,9 +34,9 @@ from rejudge.store._tables import (
     utcnow,
 )
 from rejudge.store._unit_of_work import Repository
-from sqlalchemy import Select, Table, func, select, update
+from sqlalchemy import Select, Table, Text, and_, cast, func, or_, select, update
 
-from rejudge.model import REVIEW_LABELS, normalize_label
+from rejudge.model import REVIEW_LABELS, QueueRow, normalize_label
 
 if TYPE_CHECKING:
     pass
@@ -342,6 +344,58 @@ class ReviewRepository(Repository):
                     entry.evaluations.append(m["evaluation_id"])
         return out
 
+    def queue_rows(
+        self, evaluation_id: int, *, queued: bool = False, judgment_ids: Collection[int] = ()
+    ) -> list[QueueRow]:
+        """An evaluation's rows as the review queue takes them (:class:`QueueRow`), in (case,
+        repetition) order per read: with ``queued`` every FAIL and every judgment with anomalies
+        (a row of neither may come too, its anomalies then empty), and the rows of
+        ``judgment_ids`` (the sampled PASSes). Nine columns, not an evaluation row's twenty:
+        the queue reads 19,000 rows at 100,000 judgments, and shows these only."""
+        ej, j = _T_EJ.c, _T_JUDG.c
+        anomalies = cast(j.anomalies, Text)
+        query = (
+            select(
+                ej.judgment_id,
+                j.key,
+                ej.trace_id,
+                ej.case_key,
+                ej.repetition,
+                ej.verdict,
+                cast(j.taxonomy, Text),
+                ej.partial_score,
+                anomalies,
+            )
+            .join(_T_JUDG, j.id == ej.judgment_id)
+            .where(ej.evaluation_id == evaluation_id)
+            .order_by(ej.case_key, ej.repetition)
+        )
+        # no anomalies is an empty list or a JSON null as text; any other text may hold some
+        # (the queue decides on the decoded list)
+        some = and_(anomalies.is_not(None), anomalies.not_in(_NO_ANOMALY))
+        reads = [query.where(or_(ej.verdict == "FAIL", some))] if queued else []
+        reads += [query.where(ej.judgment_id.in_(b)) for b in chunks(sorted(set(judgment_ids)))]
+        decode = _decode_stored if self.backend == "postgresql" else _decode_small
+        codes: dict[str | None, tuple[str, ...]] = {None: ()}
+        out: list[QueueRow] = []
+        with self._connect() as c:
+            for read in reads:
+                for jid, key, trace, case, rep, verdict, taxonomy, score, flags in c.execute(read):
+                    out.append(
+                        QueueRow(
+                            jid,
+                            key,
+                            trace,
+                            case,
+                            rep,
+                            verdict,
+                            _codes(taxonomy, codes, decode),
+                            score,
+                            _codes(flags, codes, decode),
+                        )
+                    )
+        return out
+
     def trace_judgments(self, trace_hashes: Iterable[str]) -> list[TraceJudgment]:
         """Every (evaluation, judgment) of the given trace hashes: evaluation id and time, judgment
         id, verdict and input hashes, case key and repetition. What a review's resolution is computed
@@ -362,6 +416,19 @@ class ReviewRepository(Repository):
                 )
         out.sort(key=lambda r: (r.evaluation_id, r.judgment_id))
         return out
+
+
+def _codes(
+    text: str | None, seen: dict[str | None, tuple[str, ...]], decode: Callable[..., Any]
+) -> tuple[str, ...]:
+    """A stored list of codes (taxonomy, anomalies) as one shared tuple per distinct text:
+    thousands of rows carry the same few, and a kept queue pickles each tuple once."""
+    hit = seen.get(text)
+    if hit is None:
+        hit = tuple(decode(text, {}) or ())
+        if len(seen) < 4096:
+            seen[text] = hit
+    return hit
 
 
 def trace_judgments_query(prefixes: Sequence[str]) -> Select[Any]:

@@ -51,11 +51,6 @@ KNOWN_DICT_RETURNS = {
     ("services", "_judge_steps.py", "iter_evaluation_rows"),
     ("services", "_mcp.py", "McpSuiteSnapshot.to_json"),
     ("services", "_results_replay.py", "ResultsFile.as_dict"),
-    ("services", "_reviews.py", "calibration_summary"),
-    ("services", "_reviews.py", "review_queue"),
-    ("services", "_reviews.py", "unlabelled_queue"),
-    ("services", "_reviews.py", "evaluation_queue"),  # unlabelled_queue's items, read apart
-    ("services", "_reviews.py", "with_labels"),
     ("services", "_reviews.py", "import_review_csv"),
     ("services", "_suites.py", "suite_summaries"),
     ("services", "_suites.py", "stored_suite_summaries"),

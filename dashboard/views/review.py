@@ -20,6 +20,7 @@ from rejudge.dashboard.diffview import diff_tables
 from rejudge.dashboard.evidence import render_rounds, show_table, show_text, show_value
 from rejudge.dashboard.opening import evaluations_or_stop
 from rejudge.dashboard.paging import around
+from rejudge.judge import QueueItem
 
 from rejudge.errors import RejudgeError
 from rejudge.services import judgment_labels, label_judgment, review_stamp
@@ -72,46 +73,42 @@ done = state.reviewed
 st.progress(done / len(queue) if queue else 1.0, text=f"{done} of {len(queue)} reviewed")
 m = st.columns(6)
 # every rate with the counts it is a rate of: "100% (12 of 12)", never a bare "100%"
-fails = figures["fails"]
-figure(m[0], "Reviewed", f"{figures['reviewed']} of {figures['judgments']}")
-figure(
-    m[1],
-    "FAIL coverage",
-    f"{pct(fails['coverage'])} ({fails['reviewed']} of {fails['total']})",
-)
+counts, fails = figures.figures, figures.figures.fails
+figure(m[0], "Reviewed", f"{counts.reviewed} of {counts.judgments}")
+figure(m[1], "FAIL coverage", f"{pct(fails.coverage)} ({fails.reviewed} of {fails.total})")
 figure(
     m[2],
     "Misjudgment rate",
-    f"{pct(figures['misjudgment_rate'])} ({figures['misjudged']} of {figures['reviewed']})",
+    f"{pct(counts.misjudgment_rate)} ({counts.misjudged} of {counts.reviewed})",
 )
-figure(m[3], "Golden errors", str(figures["golden_errors"]))
-figure(m[4], "Unclear", str(figures["unclear"]))
-figure(m[5], "Kappa", num(figures["agreement"]["kappa"]))
-if figures["ready_to_lock"]:
+figure(m[3], "Golden errors", str(counts.golden_errors))
+figure(m[4], "Unclear", str(counts.unclear))
+figure(m[5], "Kappa", num(counts.agreement.kappa))
+if figures.ready_to_lock:
     st.success(
         "Fully reviewed: `rejudge baseline lock EVAL --name N --require-review` will lock it."
     )
 else:
-    st.caption(f"{figures['gaps']} review gap(s) before a `--require-review` lock.")
+    st.caption(f"{figures.gaps} review gap(s) before a `--require-review` lock.")
 
-if figures["flagged"]:
+if figures.flagged:
     with st.expander(
-        f"Flagged by reviewers: {len(figures['flagged'])} "
-        f"({sum(1 for f in figures['flagged'] if not f['resolved'])} open)"
+        f"Flagged by reviewers: {len(figures.flagged)} "
+        f"({sum(1 for f in figures.flagged if not f.resolved)} open)"
     ):
         st.dataframe(
             pd.DataFrame(
                 [
                     {
-                        "case": f["case"],
-                        "rep": f["repetition"],
-                        "label": f["label"],
-                        "reviewer": f["reviewer"],
-                        "suite": f["suite"],
-                        "note": f["note"] or "",
-                        "status": f["resolution"] if f["resolved"] else "open",
+                        "case": f.case,
+                        "rep": f.repetition,
+                        "label": f.label,
+                        "reviewer": f.reviewer,
+                        "suite": f.suite,
+                        "note": f.note or "",
+                        "status": f.resolution if f.resolved else "open",
                     }
-                    for f in figures["flagged"]
+                    for f in figures.flagged
                 ]
             ),
             hide_index=True,
@@ -123,17 +120,17 @@ if not queue:
     st.stop()
 
 only_open = st.toggle("Unreviewed only", value=False, key="rv_open")
-shown = [item for item in queue if not (only_open and item["reviewed"])]
+shown = [item for item in queue if not (only_open and item.reviewed)]
 if not shown:
     st.success("Every item in the queue is reviewed.")
     st.stop()
-ids = [int(item["judgment_id"]) for item in shown]
-by_id = {int(item["judgment_id"]): item for item in shown}
+ids = [item.judgment_id for item in shown]
+by_id = {item.judgment_id: item for item in shown}
 pending = st.session_state.pop("rv_item_next", None)
 if pending in ids:  # set by a label click: move on before the picker is drawn
     st.session_state["rv_item"] = pending
 if st.session_state.get("rv_item") not in ids:
-    first_open = next((i for i in ids if not by_id[i]["reviewed"]), ids[0])
+    first_open = next((i for i in ids if not by_id[i].reviewed), ids[0])
     st.session_state["rv_item"] = first_open
 
 
@@ -143,16 +140,16 @@ def _step(offset: int) -> None:
     st.session_state["rv_item"] = ids[(position + offset) % len(ids)]
 
 
-def _why(item: dict[str, Any]) -> list[str]:
+def _why(item: QueueItem) -> list[str]:
     # "FAIL" as the reason a FAIL is queued says nothing the verdict does not
-    return [r for r in item["reasons"] if r != item["verdict"]]
+    return [r for r in item.reasons if r != item.verdict]
 
 
 def _label(item_id: int) -> str:
     item = by_id[item_id]
-    mark = "✓" if item["reviewed"] else "·"
+    mark = "✓" if item.reviewed else "·"
     why = "; ".join(_why(item))
-    return f"{mark} {item['case']} · r{item['repetition']} · {item['verdict']}" + (
+    return f"{mark} {item.case} · r{item.repetition} · {item.verdict}" + (
         f" · {why}" if why else ""
     )
 
@@ -195,7 +192,7 @@ for column, (label, title, key, icon) in zip(buttons, LABELS, strict=True):
             except RejudgeError as exc:
                 st.error(md_escape(str(exc)))
             else:
-                st.toast(md_escape(f"{item['case']} r{item['repetition']}: {title}"))
+                st.toast(md_escape(f"{item.case} r{item.repetition}: {title}"))
                 st.session_state["rv_item_next"] = state.next_open(int(item_id))
                 st.rerun()
 
@@ -217,14 +214,14 @@ if history:
 
 # ---------------------------------------------------------------- the evidence
 h = st.columns([1, 1, 4])
-figure(h[0], "Verdict", item["verdict"])
-figure(h[1], "Partial score", num(item.get("partial_score")))
+figure(h[0], "Verdict", item.verdict)
+figure(h[1], "Partial score", num(item.partial_score))
 # codes and reasons as text, not metrics: a metric cuts its value to the column ("TOOL_UNEXP…")
 with h[2]:
-    st.markdown(f"**Taxonomy:** {md_escape(', '.join(item.get('taxonomy') or []) or '—')}")
-    st.markdown(f"**Why queued:** {md_escape('; '.join(item['reasons']))}")
-detail = data.trace_detail(url, int(item["trace_id"]))
-judgment = data.judgment_body(url, ev_id, int(item["trace_id"]))
+    st.markdown(f"**Taxonomy:** {md_escape(', '.join(item.taxonomy) or '—')}")
+    st.markdown(f"**Why queued:** {md_escape('; '.join(item.reasons))}")
+detail = data.trace_detail(url, item.trace_id)
+judgment = data.judgment_body(url, ev_id, item.trace_id)
 case_body: dict[str, Any] = (detail.case_body if detail else None) or {}
 body: dict[str, Any] = (detail.body if detail else None) or {}
 st.markdown("**Instruction**")
@@ -233,7 +230,7 @@ st.page_link(
     "views/trace_viewer.py",
     label="Open in the trace viewer (raw exchange)",
     icon=":material/manage_search:",
-    query_params={"run": str(ev_row.run_id), "trace": str(item["trace_id"]), "ev": str(ev_id)},
+    query_params={"run": str(ev_row.run_id), "trace": str(item.trace_id), "ev": str(ev_id)},
 )
 
 left, right = st.columns(2)

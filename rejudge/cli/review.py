@@ -161,7 +161,7 @@ def review_import(app: AppContext, file: Path, reviewer: str | None) -> None:
 @pass_app
 def review_summary(app: AppContext, evaluation: str) -> None:
     """Review figures of EVAL: coverage, misjudgment rate, golden errors, kappa, open labels."""
-    data = calibration_summary(app.store, evaluation)
+    data = calibration_summary(app.store, evaluation).to_json()
     app.emit(data, lambda c: render_calibration(c, data))
 
 

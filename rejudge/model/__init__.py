@@ -125,6 +125,7 @@ if TYPE_CHECKING:
     from rejudge.model._judge_calibration import CalibrationKind as CalibrationKind
     from rejudge.model._judge_calibration import JudgeCalibration as JudgeCalibration
     from rejudge.model._judge_calibration import WEAK_KAPPA as WEAK_KAPPA
+    from rejudge.model._review_queue import QueueRow as QueueRow
 
     # a report: its aggregate, its rows, pass^k
     from rejudge.model._timeline import ArgumentDiff as ArgumentDiff

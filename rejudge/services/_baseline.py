@@ -52,7 +52,7 @@ def lock_evaluation_baseline(
                 gaps,
                 field="require_review",
             )
-    calibration = calibration_summary(store, ev.id)
+    calibration = calibration_summary(store, ev.id).to_json()
     # the canonical report (hashed below): summary keys, then cases, then calibration
     report = {**evaluation_report(store, ev.id).flat(), "calibration": calibration}
     locked = lock_baseline(name, report, evaluation_inputs(store, ev.id))

@@ -29,7 +29,7 @@ def _evaluation_export_rows(store: Store, ev: EvaluationRecord) -> Iterator[dict
     suite = store.suites.get_suite_by_id(run.suite_id)
     rules = store.rule_sets.get_rule_set(ev.rule_set_id).ref
     rows = review_rows(store, ev.id)
-    latest = latest_labels(r.as_dict() for r in store.reviews.list_reviews(evaluation_id=ev.id))
+    latest = latest_labels(store.reviews.list_reviews(evaluation_id=ev.id))
     for r in rows:
         yield {
             "evaluation": ev.id,

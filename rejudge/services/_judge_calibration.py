@@ -96,7 +96,7 @@ def evaluation_judge_calibration(store: Store, evaluation_id: int | str) -> Judg
             break
 
     references: list[CalibrationReference] = []
-    reviewed = latest_labels(r.as_dict() for r in store.reviews.list_reviews(evaluation_id=ev.id))
+    reviewed = latest_labels(store.reviews.list_reviews(evaluation_id=ev.id))
     if reviewed:
         labels = {
             jid: label

@@ -328,7 +328,7 @@ def evaluation_report(
         from rejudge.services._judge_calibration import evaluation_judge_calibration
         from rejudge.services._reviews import calibration_summary
 
-        calibration = calibration_summary(store, ev.id)
+        calibration = calibration_summary(store, ev.id).to_json()
         if ev.tier == MODEL_GRADED:
             judge_calibration = evaluation_judge_calibration(store, ev.id)
     rules = rule_set.ref

@@ -7,12 +7,18 @@ appended in one transaction). The statistics and the CSV format are pure
 from __future__ import annotations
 
 from collections import Counter
+from collections.abc import Mapping
 from datetime import datetime
 from typing import Any, NamedTuple
 
 from rejudge.errors import NotFoundError
 from rejudge.judge import (
+    CalibrationSummary,
     EvaluationTotals,
+    FlaggedLabel,
+    QueueItem,
+    Resolution,
+    Review,
     ReviewImportError,
     build_queue,
     calibration_figures,
@@ -24,11 +30,11 @@ from rejudge.judge import (
     resolve_reviews,
     sample_positions,
 )
+from rejudge.model import QueueRow
 from rejudge.services._judge_steps import JudgmentInputs, judgment_inputs
 from rejudge.store import (
     EvaluatedTrace,
     NewReview,
-    ReviewJson,
     ReviewRecord,
     Store,
 )
@@ -108,27 +114,23 @@ def _review_row(r: EvaluatedTrace) -> ReviewRow:
 
 def evaluation_queue(
     store: Store, evaluation_id: int, *, sample_passes: int = 0, seed: int = 0
-) -> list[dict[str, Any]]:
+) -> list[QueueItem]:
     """:func:`unlabelled_queue` of the evaluation's rows, reading only the rows it can hold:
     the FAILs and anomaly-flagged rows, the PASSes' keys (the sample draws from their number)
-    and the sampled PASSes by id. At 100,000 judgments the PASSes (two thirds of the rows) were
-    read and decoded in full for a sample of ten."""
-    rows = [
-        _review_row(r) for r in store.judgments.iter_evaluation_rows(evaluation_id, queued=True)
-    ]
+    and the sampled PASSes by id, each in the queue's fields only (``store.reviews.queue_rows``).
+    At 100,000 judgments the PASSes (two thirds of the rows) were read and decoded in full for a
+    sample of ten."""
     keys = sorted(store.judgments.review_pass_keys(evaluation_id), key=lambda k: (k[1], k[2]))
     sampled = [keys[i][0] for i in sample_positions(len(keys), sample_passes, seed)]
-    if sampled:
-        drawn = store.judgments.iter_evaluation_rows(evaluation_id, judgment_ids=sampled)
-        rows += [_review_row(r) for r in drawn]
+    rows = store.reviews.queue_rows(evaluation_id, queued=True, judgment_ids=sampled)
     return queue_items(rows, sampled)
 
 
 def _reviewed_rows(
-    store: Store, evaluation_id: int, reviews: list[ReviewJson]
+    store: Store, evaluation_id: int, reviews: list[ReviewRecord]
 ) -> tuple[list[ReviewRow], EvaluationTotals]:
     """The rows of the evaluation's reviewed judgments, and its totals (for the rest)."""
-    ids = {int(r["judgment_id"]) for r in reviews}
+    ids = {r.judgment_id for r in reviews}
     rows = [
         _review_row(r)
         for r in store.judgments.iter_evaluation_rows(evaluation_id, judgment_ids=ids)
@@ -138,13 +140,11 @@ def _reviewed_rows(
 
 
 def _reviews_and_resolutions(
-    store: Store, evaluation_id: int, reviews: list[ReviewJson] | None = None
-) -> tuple[list[ReviewJson], dict[int, dict[str, Any] | None]]:
+    store: Store, evaluation_id: int, reviews: list[ReviewRecord] | None = None
+) -> tuple[list[ReviewRecord], dict[int, Resolution | None]]:
     if reviews is None:
-        reviews = [r.as_dict() for r in store.reviews.list_reviews(evaluation_id=evaluation_id)]
-    flagged = {
-        int(r["judgment_id"]) for r in reviews if r["label"] in ("golden_wrong", "judge_wrong")
-    }
+        reviews = store.reviews.list_reviews(evaluation_id=evaluation_id)
+    flagged = {r.judgment_id for r in reviews if r.label in ("golden_wrong", "judge_wrong")}
     if not flagged:
         return reviews, {}
     context = store.reviews.judgment_context(flagged)
@@ -157,13 +157,13 @@ def calibration_summary(
     evaluation_id: int | str,
     *,
     rows: list[ReviewRow] | None = None,
-    reviews: list[ReviewJson] | None = None,
-) -> dict[str, Any]:
+    reviews: list[ReviewRecord] | None = None,
+) -> CalibrationSummary:
     """The ``calibration`` block of ``rejudge report`` for a stored evaluation: the figures of
     :func:`calibration_figures`, the gaps that keep it from a reviewed baseline, and every
     ``golden_wrong`` label linked to its case (suite, case key) with its resolution.
 
-    ``rows`` (:func:`review_rows`) and ``reviews`` (its reviews as dicts) may be passed when the
+    ``rows`` (:func:`review_rows`) and ``reviews`` (its reviews) may be passed when the
     caller holds them already: the review page reads 100,000 rows once, not twice per click."""
     ev = store.evaluations.get_evaluation(evaluation_id)
     reviews, resolutions = _reviews_and_resolutions(store, ev.id, reviews)
@@ -172,9 +172,7 @@ def calibration_summary(
         # every row (the unreviewed ones count only in the totals and the FAILs' gaps)
         rows, totals = _reviewed_rows(store, ev.id, reviews)
         figures = calibration_figures(rows, reviews, resolutions, totals)
-        unreviewed_fails = figures["fails"]["total"] - sum(
-            1 for r in rows if r["verdict"] == "FAIL"
-        )
+        unreviewed_fails = figures.fails.total - sum(1 for r in rows if r["verdict"] == "FAIL")
         gap_count = len(gaps_from(rows, reviews, resolutions)) + unreviewed_fails
     else:
         figures = calibration_figures(rows, reviews, resolutions)
@@ -187,31 +185,28 @@ def calibration_summary(
     by_jid = {r["judgment_id"]: r for r in rows}
     flagged = []
     for review in reviews:
-        if review["label"] not in ("golden_wrong", "judge_wrong"):
+        if review.label not in ("golden_wrong", "judge_wrong"):
             continue
-        row = by_jid[int(review["judgment_id"])]
-        resolution = resolutions.get(int(review["id"]))
+        row = by_jid[review.judgment_id]
+        resolution = resolutions.get(review.id)
         flagged.append(
-            {
-                "review": review["id"],
-                "label": review["label"],
-                "reviewer": review["reviewer"],
-                "note": review["note"],
-                "case": row["case"],
-                "repetition": row["repetition"],
-                "suite": suite.name if suite else None,
-                "suite_hash": suite.hash if suite else None,
-                "case_hash": row["case_hash"],
-                "verdict": row["verdict"],
-                "resolved": resolution is not None,
-                "resolution": None if resolution is None else resolution["text"],
-                "resolved_in": None if resolution is None else resolution["evaluation"],
-            }
+            FlaggedLabel(
+                review=review.id,
+                label=review.label,
+                reviewer=review.reviewer,
+                note=review.note,
+                case=row["case"],
+                repetition=row["repetition"],
+                suite=suite.name if suite else None,
+                suite_hash=suite.hash if suite else None,
+                case_hash=row["case_hash"],
+                verdict=row["verdict"],
+                resolved=resolution is not None,
+                resolution=None if resolution is None else resolution.text,
+                resolved_in=None if resolution is None else resolution.evaluation,
+            )
         )
-    figures["flagged"] = flagged
-    figures["gaps"] = gap_count
-    figures["ready_to_lock"] = not gap_count
-    return figures
+    return CalibrationSummary(figures, flagged, gap_count)
 
 
 def review_gaps(store: Store, evaluation_id: int | str) -> list[str]:
@@ -238,7 +233,7 @@ def review_queue_file(
     ev = store.evaluations.get_evaluation(evaluation_id)
     items = review_queue(store, ev.id, sample_passes=sample_passes, seed=seed)
     if unreviewed:
-        items = [i for i in items if not i["reviewed"]]
+        items = [i for i in items if not i.reviewed]
     return ReviewQueueFile(ev.id, len(items), queue_csv(items, ev.id))
 
 
@@ -249,9 +244,9 @@ def review_queue(
     sample_passes: int = 0,
     seed: int = 0,
     rows: list[ReviewRow] | None = None,
-    reviews: list[ReviewJson] | None = None,
-    base: list[dict[str, Any]] | None = None,
-) -> list[dict[str, Any]]:
+    reviews: list[ReviewRecord] | None = None,
+    base: list[QueueItem] | None = None,
+) -> list[QueueItem]:
     """:func:`build_queue` over a stored evaluation, with each item's latest labels attached
     (``rows`` and ``reviews`` as for :func:`calibration_summary`; ``base``: the queue of
     :func:`unlabelled_queue` for the same rows, sample and seed, when the caller keeps it)."""
@@ -261,34 +256,47 @@ def review_queue(
     elif base is None:
         base = unlabelled_queue(rows or [], sample_passes=sample_passes, seed=seed)
     if reviews is None:
-        reviews = [r.as_dict() for r in store.reviews.list_reviews(evaluation_id=ev.id)]
+        reviews = store.reviews.list_reviews(evaluation_id=ev.id)
     return with_labels(base, latest_labels(reviews))
 
 
 def unlabelled_queue(
     rows: list[ReviewRow], *, sample_passes: int = 0, seed: int = 0
-) -> list[dict[str, Any]]:
+) -> list[QueueItem]:
     """The queue's items before any label: which judgments, why, in what order. It depends on
     the rows, the sample and the seed only, never on the reviews (build_queue's sample is
     independent of them), so a caller may keep it while labels come in."""
-    return build_queue(rows, (), sample_passes=sample_passes, seed=seed)
+    return build_queue(map(_queue_row, rows), (), sample_passes=sample_passes, seed=seed)
+
+
+def _queue_row(r: ReviewRow) -> QueueRow:
+    return QueueRow(
+        r["judgment_id"],
+        r["judgment_key"],
+        r["trace_id"],
+        r["case"],
+        r["repetition"],
+        r["verdict"],
+        r["taxonomy"],
+        r["partial_score"],
+        r["anomalies"],
+    )
 
 
 def with_labels(
-    base: list[dict[str, Any]], latest: dict[int, dict[str, Any]]
-) -> list[dict[str, Any]]:
-    """``base`` items with ``reviewed`` and each reviewer's latest ``labels`` (new dicts: the
-    base stays as it was)."""
+    base: list[QueueItem], latest: Mapping[int, Mapping[str, Review]]
+) -> list[QueueItem]:
+    """``base`` items with ``reviewed`` and each reviewer's latest label (items are replaced,
+    never changed: one nobody labelled, as most are, is the base's own)."""
     items = []
     for item in base:
-        by = latest.get(int(item["judgment_id"]), {})
-        items.append(
-            {
-                **item,
-                "reviewed": bool(by),
-                "labels": {name: dict(r) for name, r in sorted(by.items())},
-            }
-        )
+        by = latest.get(item.judgment_id)
+        if by:
+            labels = {name: r.label for name, r in sorted(by.items())}
+            item = item._replace(reviewed=True, labels=labels)
+        elif item.reviewed:
+            item = item._replace(reviewed=False, labels={})
+        items.append(item)
     return items
 
 
@@ -365,16 +373,15 @@ def import_review_csv(
             field="reviewer" if only_reviewer else None,
         )
     latest = latest_labels(
-        r.as_dict()
-        for r in store.reviews.list_reviews(judgment_ids=[p["judgment_id"] for p in plan])
+        store.reviews.list_reviews(judgment_ids=[p["judgment_id"] for p in plan])
     )
     unchanged = 0
     for item in plan:
         before = latest.get(item["judgment_id"], {}).get(item["reviewer"])
         if (
             before is not None
-            and before["label"] == item["label"]
-            and (before["note"] or None) == item["note"]
+            and before.label == item["label"]
+            and (before.note or None) == item["note"]
         ):
             unchanged += 1
             continue

@@ -308,3 +308,120 @@ def test_documented_columns_match_the_code() -> None:
     assert _doc_table(text, "### `export run RUN`") == [tuple(c) for c in RUN_EXPORT_COLUMNS]
     review_cols = [row[0] for row in _doc_table(text, "### The review CSV")]
     assert review_cols == list(REVIEW_CSV_COLUMNS)
+
+
+def test_review_summary_json_is_pinned(
+    world: dict[str, Any], run_cli: Callable[..., Result]
+) -> None:
+    """`review summary --json` key for key, in order (the report's calibration block, stored and
+    hashed with a reviewed baseline): a typed result must print what the dicts printed."""
+    ev = str(world["ev"])
+    rows = read_csv(run_cli("review", "export", ev).output)
+    rows[0].update(label="confirmed", reviewer="ana")
+    rows[1].update(label="judge_wrong", reviewer="ana", note="W448 is fine here")
+    again = dict(rows[1], label="golden_wrong", reviewer="ben", note="")
+    path = write_csv(world["tmp"] / "pinned.csv", [*rows, again])
+    assert run_cli("review", "import", str(path)).exit_code == 0
+    summary = run_cli("--json", "review", "summary", ev)
+    assert summary.exit_code == 0, summary.output
+    assert summary.output == PINNED_SUMMARY
+
+
+#: `review summary --json` of test_review_summary_json_is_pinned, as main printed it before the
+#: figures were typed (98cc5d7)
+PINNED_SUMMARY = """\
+{
+  "reviewed": 2,
+  "judgments": 6,
+  "coverage": 0.333333,
+  "fails": {
+    "total": 2,
+    "reviewed": 2,
+    "coverage": 1.0,
+    "judge_wrong": 0
+  },
+  "passes": {
+    "total": 4,
+    "reviewed": 0,
+    "coverage": 0.0,
+    "judge_wrong": 0
+  },
+  "labels": {
+    "confirmed": 1,
+    "judge_wrong": 0,
+    "golden_wrong": 0,
+    "unclear": 0,
+    "disputed": 1
+  },
+  "misjudged": 0,
+  "misjudgment_rate": 0.0,
+  "golden_errors": 0,
+  "unclear": 0,
+  "disputed": 1,
+  "unresolved": {
+    "judge_wrong": 1,
+    "golden_wrong": 1
+  },
+  "resolved": {
+    "judge_wrong": 0,
+    "golden_wrong": 0
+  },
+  "reviewers": [
+    "ana",
+    "ben"
+  ],
+  "review_rows": 3,
+  "agreement": {
+    "pairs": [
+      {
+        "reviewers": [
+          "ana",
+          "ben"
+        ],
+        "items": 1,
+        "observed_agreement": 0.0,
+        "kappa": 0.0
+      }
+    ],
+    "double_reviewed": 1,
+    "kappa": 0.0
+  },
+  "verdicts_reviewed": {
+    "FAIL": 2
+  },
+  "flagged": [
+    {
+      "review": 2,
+      "label": "judge_wrong",
+      "reviewer": "ana",
+      "note": "W448 is fine here",
+      "case": "k2",
+      "repetition": 0,
+      "suite": "t",
+      "suite_hash": "sha256:t",
+      "case_hash": "sha256:8fa9b69933b57dbd0a715df064b63fbe2cc248aef09c4df8c370fc515dcf0c4d",
+      "verdict": "FAIL",
+      "resolved": false,
+      "resolution": null,
+      "resolved_in": null
+    },
+    {
+      "review": 3,
+      "label": "golden_wrong",
+      "reviewer": "ben",
+      "note": null,
+      "case": "k2",
+      "repetition": 0,
+      "suite": "t",
+      "suite_hash": "sha256:t",
+      "case_hash": "sha256:8fa9b69933b57dbd0a715df064b63fbe2cc248aef09c4df8c370fc515dcf0c4d",
+      "verdict": "FAIL",
+      "resolved": false,
+      "resolution": null,
+      "resolved_in": null
+    }
+  ],
+  "gaps": 1,
+  "ready_to_lock": false
+}
+"""

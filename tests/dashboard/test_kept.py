@@ -204,6 +204,7 @@ def test_the_review_queue_is_read_back_by_a_new_server(
     small_store: Built, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     from rejudge.dashboard import data
+    from rejudge.judge import QueueItem
 
     import rejudge.services._review_page as review_page
     from rejudge.services import review_stamp
@@ -218,6 +219,8 @@ def test_the_review_queue_is_read_back_by_a_new_server(
     _new_server()
     again = data.review_state(url, ev, 2, 0, judgments, stamp)
     assert (again.queue, again.figures) == (first.queue, first.figures)
+    # read back as the page's typed items (kept as columns of plain tuples: ReviewPageState)
+    assert all(type(item) is QueueItem for item in again.queue)
     assert len(calls) == 1
 
 

@@ -75,11 +75,11 @@ def test_label_the_queue(evaluation: tuple[str, int]) -> None:
     assert labels == [("confirmed", "ana", None, ev), ("judge_wrong", "ana", "tool ok", ev)]
     shown = metrics(at)
     # every rate with its counts, as the calibration counts them
-    fails = expected["fails"]
-    assert shown["FAIL coverage"] == f"100.0% ({fails['reviewed']} of {fails['total']})"
+    figures = expected.figures
+    fails = figures.fails
+    assert shown["FAIL coverage"] == f"100.0% ({fails.reviewed} of {fails.total})"
     assert shown["Misjudgment rate"] == (
-        f"{100 * expected['misjudgment_rate']:.1f}% "
-        f"({expected['misjudged']} of {expected['reviewed']})"
+        f"{100 * (figures.misjudgment_rate or 0):.1f}% ({figures.misjudged} of {figures.reviewed})"
     )
     assert shown["Golden errors"] == "0"
     flagged = [e for e in at.expander if "Flagged by reviewers" in e.label]

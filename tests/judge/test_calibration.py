@@ -4,12 +4,15 @@ and the review -> fix -> re-judge -> resolved workflow on a real store (both bac
 from __future__ import annotations
 
 from collections import Counter
+from datetime import UTC, datetime
 from typing import Any
 
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from rejudge.judge import (
+    QueueItem,
+    Resolution,
     ReviewRequiredError,
     agreement,
     build_queue,
@@ -18,10 +21,10 @@ from rejudge.judge import (
     latest_labels,
     load_rule_set,
 )
-from rejudge.store import Store
+from rejudge.store import ReviewRecord, Store
 
 from rejudge.errors import InvalidInputError
-from rejudge.model import RunConfig, cohens_kappa, kappa_of
+from rejudge.model import QueueRow, RunConfig, cohens_kappa, kappa_of
 from rejudge.services import (
     calibration_summary,
     compare_evaluations,
@@ -103,7 +106,7 @@ def rows() -> list[dict[str, Any]]:
     ]
 
 
-def reviews() -> list[dict[str, Any]]:
+def reviews() -> list[ReviewRecord]:
     data = [
         (1, "judge_wrong", "ana"),  # superseded by ana's next label on 1
         (1, "confirmed", "ana"),
@@ -114,46 +117,76 @@ def reviews() -> list[dict[str, Any]]:
         (5, "confirmed", "ana"),
         (99, "judge_wrong", "ana"),  # a judgment of another evaluation: ignored
     ]
-    return [
-        {"id": i + 1, "judgment_id": j, "label": label, "reviewer": who, "note": None}
-        for i, (j, label, who) in enumerate(data)
-    ]
+    return [labelled(i + 1, j, label, who) for i, (j, label, who) in enumerate(data)]
+
+
+def labelled(review: int, judgment: int, label: str, reviewer: str) -> ReviewRecord:
+    """A review as the store hands it out."""
+    at = datetime(2026, 1, 1, tzinfo=UTC)
+    return ReviewRecord(review, judgment, None, label, reviewer, None, at, None, None)
 
 
 def test_figures_hand_computed() -> None:
     fig = calibration_figures(rows(), reviews())
     # items: 1 confirmed (both), 2 judge_wrong, 3 disputed (golden_wrong vs unclear), 5 confirmed
-    assert fig["reviewed"] == 4 and fig["judgments"] == 6
-    assert fig["labels"] == {
+    assert fig.reviewed == 4 and fig.judgments == 6
+    assert fig.labels == {
         "confirmed": 2,
         "judge_wrong": 1,
         "golden_wrong": 0,
         "unclear": 0,
         "disputed": 1,
     }
-    assert fig["misjudged"] == 1 and fig["misjudgment_rate"] == pytest.approx(0.25)
-    assert fig["fails"] == {"total": 4, "reviewed": 3, "coverage": 0.75, "judge_wrong": 1}
-    assert fig["passes"] == {"total": 2, "reviewed": 1, "coverage": 0.5, "judge_wrong": 0}
-    assert fig["golden_errors"] == 0 and fig["disputed"] == 1
-    assert fig["unresolved"] == {"judge_wrong": 1, "golden_wrong": 1}
-    assert fig["reviewers"] == ["ana", "ben"] and fig["review_rows"] == 7
+    assert fig.misjudged == 1 and fig.misjudgment_rate == pytest.approx(0.25)
+    assert fig.fails == (4, 3, 0.75, 1)  # total, reviewed, coverage, judge_wrong
+    assert fig.passes == (2, 1, 0.5, 0)
+    assert fig.golden_errors == 0 and fig.disputed == 1
+    assert fig.unresolved == {"judge_wrong": 1, "golden_wrong": 1}
+    assert fig.reviewers == ["ana", "ben"] and fig.review_rows == 7
     # ana vs ben on items 1 and 3: (c, c), (g, u): p_o = 1/2, p_e = 1/4 -> kappa = 1/3
-    (pair,) = fig["agreement"]["pairs"]
-    assert pair["reviewers"] == ["ana", "ben"] and pair["items"] == 2
-    assert pair["observed_agreement"] == 0.5
-    assert pair["kappa"] == pytest.approx(1 / 3, abs=1e-6)
-    assert fig["agreement"]["kappa"] == pytest.approx(1 / 3, abs=1e-6)
+    (pair,) = fig.agreement.pairs
+    assert pair.reviewers == ("ana", "ben") and pair.items == 2
+    assert pair.observed_agreement == 0.5
+    assert pair.kappa == pytest.approx(1 / 3, abs=1e-6)
+    assert fig.agreement.kappa == pytest.approx(1 / 3, abs=1e-6)
+    # the report's calibration block, key for key (a baseline stores and hashes it)
+    assert fig.to_json()["fails"] == {
+        "total": 4,
+        "reviewed": 3,
+        "coverage": 0.75,
+        "judge_wrong": 1,
+    }
+    assert list(fig.to_json()) == [
+        "reviewed",
+        "judgments",
+        "coverage",
+        "fails",
+        "passes",
+        "labels",
+        "misjudged",
+        "misjudgment_rate",
+        "golden_errors",
+        "unclear",
+        "disputed",
+        "unresolved",
+        "resolved",
+        "reviewers",
+        "review_rows",
+        "agreement",
+        "verdicts_reviewed",
+    ]
+    assert fig.to_json()["agreement"]["pairs"] == [
+        {"reviewers": ["ana", "ben"], "items": 2, "observed_agreement": 0.5, "kappa": pair.kappa}
+    ]
 
 
 def test_seed_baseline_figures_zero_misjudged() -> None:
     """Seed 001's baseline: every FAIL reviewed and confirmed -> 0.0% misjudged, 0 golden errors."""
     r = [{"judgment_id": j, "verdict": "FAIL", "case": f"c{j}"} for j in range(7)]
-    labels = [
-        {"id": j + 1, "judgment_id": j, "label": "confirmed", "reviewer": "lead"} for j in range(7)
-    ]
+    labels = [labelled(j + 1, j, "confirmed", "lead") for j in range(7)]
     fig = calibration_figures(r, labels)
-    assert fig["misjudgment_rate"] == 0.0 and fig["golden_errors"] == 0
-    assert fig["fails"]["coverage"] == 1.0
+    assert fig.misjudgment_rate == 0.0 and fig.golden_errors == 0
+    assert fig.fails.coverage == 1.0
     assert gaps_from(r, labels, {}) == []
 
 
@@ -165,58 +198,64 @@ def test_light_kappa_is_the_mean_of_pairs() -> None:
     ):
         for who, label in (("a", a), ("b", b), ("c", c)):
             n += 1
-            labels.append({"id": n, "judgment_id": item, "label": label, "reviewer": who})
+            labels.append(labelled(n, item, label, who))
     result = agreement(latest_labels(labels))
-    kappas = {tuple(p["reviewers"]): p["kappa"] for p in result["pairs"]}
+    kappas = {p.reviewers: p.kappa for p in result.pairs}
     assert kappas[("a", "b")] == pytest.approx(1.0)
     # a/c and b/c: (c, j), (j, j): p_o = 1/2, p_e = (1*0 + 1*2)/4 = 1/2 -> 0
     assert kappas[("a", "c")] == pytest.approx(0.0) and kappas[("b", "c")] == pytest.approx(0.0)
-    assert result["kappa"] == pytest.approx(1 / 3, abs=1e-6)
-    assert result["double_reviewed"] == 2
+    assert result.kappa == pytest.approx(1 / 3, abs=1e-6)
+    assert result.double_reviewed == 2
 
 
 def test_gaps() -> None:
     fig_rows = rows()
     gaps = gaps_from(fig_rows, reviews(), {})
     assert gaps == ["c2 r0: judge_wrong (ana) not resolved", "c4 r0: FAIL not reviewed"]
-    resolved = gaps_from(fig_rows, reviews(), {4: {"text": "fixed"}})
+    resolved = gaps_from(fig_rows, reviews(), {4: Resolution("reviewer", None, "fixed", None)})
     assert resolved == ["c4 r0: FAIL not reviewed"]
 
 
 # --------------------------------------------------------------------------- queue
 
 
-def queue_rows() -> list[dict[str, Any]]:
+def queue_rows() -> list[QueueRow]:
     out = []
     for i in range(40):
         verdict = "FAIL" if i % 10 == 0 else "PASS"
         anomalies = ["zero_score_all_executed"] if i == 7 else []
-        out.append(
-            {
-                "judgment_id": 100 + i,
-                "case": f"k{i:02d}",
-                "repetition": 0,
-                "verdict": verdict,
-                "anomalies": anomalies,
-            }
-        )
+        key = f"sha256:{i:064x}"
+        out.append(QueueRow(100 + i, key, 200 + i, f"k{i:02d}", 0, verdict, [], None, anomalies))
     return out
 
 
 def test_queue_order_sample_and_progress() -> None:
     queue = build_queue(queue_rows(), reviewed={100}, sample_passes=5, seed=3)
-    reasons = [item["reasons"][0].split(":")[0] for item in queue]
+    reasons = [item.reasons[0].split(":")[0] for item in queue]
     assert reasons == ["FAIL"] * 4 + ["anomaly"] + ["sampled PASS"] * 5
-    assert [q["case"] for q in queue[:4]] == ["k00", "k10", "k20", "k30"]
-    assert queue[0]["reviewed"] is True and not any(q["reviewed"] for q in queue[1:])
-    sampled = [q["case"] for q in queue if q["reasons"] == ["sampled PASS"]]
+    assert [q.case for q in queue[:4]] == ["k00", "k10", "k20", "k30"]
+    assert queue[0].reviewed is True and not any(q.reviewed for q in queue[1:])
+    sampled = [q.case for q in queue if q.reasons == ("sampled PASS",)]
     assert sampled == sorted(sampled)  # shown in case order
     again = build_queue(queue_rows(), reviewed={100, 101, 105}, sample_passes=5, seed=3)
-    assert [q["case"] for q in again] == [q["case"] for q in queue]  # stable under progress
+    assert [q.case for q in again] == [q.case for q in queue]  # stable under progress
     other = build_queue(queue_rows(), sample_passes=5, seed=4)
-    assert [q["case"] for q in other] != [q["case"] for q in queue]
+    assert [q.case for q in other] != [q.case for q in queue]
     assert len(build_queue(queue_rows(), sample_passes=1000)) == 40  # every row once
     assert len(build_queue(queue_rows())) == 5  # no sample asked
+    # an item carries what a reviewer is shown, and the anomalies it was queued for
+    assert queue[4] == QueueItem(
+        107,
+        f"sha256:{7:064x}",
+        207,
+        "k07",
+        0,
+        "PASS",
+        (),
+        None,
+        ("anomaly: zero_score_all_executed",),
+        False,
+    )
 
 
 # --------------------------------------------------------------------------- store workflow
@@ -273,10 +312,11 @@ def test_review_fix_rejudge_resolve_and_lock(store: Store, world: dict[str, Any]
     )
     store.reviews.add_review(jc, "golden_wrong", "ben", evaluation_id=e1)
     summary = calibration_summary(store, e1)
-    assert summary["fails"]["coverage"] == 1.0 and summary["misjudgment_rate"] == 0.5
-    assert summary["golden_errors"] == 1 and summary["ready_to_lock"] is False
-    golden = [f for f in summary["flagged"] if f["label"] == "golden_wrong"]
-    assert {(f["suite"], f["case"], f["resolved"]) for f in golden} == {("t", "c", False)}
+    figures = summary.figures
+    assert figures.fails.coverage == 1.0 and figures.misjudgment_rate == 0.5
+    assert figures.golden_errors == 1 and summary.ready_to_lock is False
+    golden = [f for f in summary.flagged if f.label == "golden_wrong"]
+    assert {(f.suite, f.case, f.resolved) for f in golden} == {("t", "c", False)}
     assert review_gaps(store, e1) == ["b r0: judge_wrong (ana) not resolved"]
 
     # the case is corrected: a new snapshot of suite t; the run is re-judged against it
@@ -292,10 +332,11 @@ def test_review_fix_rejudge_resolve_and_lock(store: Store, world: dict[str, Any]
         ("c", "FAIL", "PASS", "case changed")
     ]
     summary = calibration_summary(store, e1)
-    golden = [f for f in summary["flagged"] if f["label"] == "golden_wrong"]
-    assert all(f["resolved"] and f["resolved_in"] == e2 for f in golden) and len(golden) == 2
-    assert "case c corrected" in golden[0]["resolution"]
-    assert summary["resolved"]["golden_wrong"] == 2 and summary["unresolved"]["golden_wrong"] == 0
+    golden = [f for f in summary.flagged if f.label == "golden_wrong"]
+    assert all(f.resolved and f.resolved_in == e2 for f in golden) and len(golden) == 2
+    assert "case c corrected" in (golden[0].resolution or "")
+    figures = summary.figures
+    assert figures.resolved["golden_wrong"] == 2 and figures.unresolved["golden_wrong"] == 0
 
     # the rule is fixed (standard@2 normalizes the reason): the judge_wrong label resolves
     e3 = judge_run(
@@ -319,12 +360,12 @@ def test_explicit_resolution_and_queue(store: Store, world: dict[str, Any]) -> N
     store.reviews.resolve_review(review.id, "accepted: the rule will change in standard@2")
     assert review_gaps(store, e1) == ["c r0: FAIL not reviewed"]
     queue = review_queue(store, e1, sample_passes=1, seed=0)
-    assert [(q["case"], q["reasons"], q["reviewed"]) for q in queue] == [
-        ("b", ["FAIL"], True),
-        ("c", ["FAIL"], False),
-        ("a", ["sampled PASS"], False),
+    assert [(q.case, q.reasons, q.reviewed) for q in queue] == [
+        ("b", ("FAIL",), True),
+        ("c", ("FAIL",), False),
+        ("a", ("sampled PASS",), False),
     ]
-    assert queue[0]["labels"]["ana"]["label"] == "judge_wrong"
+    assert queue[0].labels == {"ana": "judge_wrong"} and queue[1].labels == {}
 
 
 def test_judging_against_another_suite_is_refused(store: Store, world: dict[str, Any]) -> None:

@@ -77,7 +77,8 @@ def test_report_json_and_the_locked_hash(store) -> None:  # noqa: F811
     assert isinstance(report, EvaluationReport)
     assert list(report.to_json()) == ["evaluation", "run", "tier", "rules", "summary", "cases"]
     full = evaluation_report(store, ev, with_calibration=True).to_json()
-    assert list(full)[-1] == "calibration" and full["calibration"] == calibration_summary(store, ev)
+    calibration = calibration_summary(store, ev).to_json()
+    assert list(full)[-1] == "calibration" and full["calibration"] == calibration
     rows = evaluation_rows(store, ev)
     run = store.runs.get_run("r1")
     built = build_report(
@@ -88,7 +89,7 @@ def test_report_json_and_the_locked_hash(store) -> None:  # noqa: F811
     assert report.flat() == built
 
     locked = lock_evaluation_baseline(store, ev, "main")
-    canonical = {**built, "calibration": calibration_summary(store, ev)}
+    canonical = {**built, "calibration": calibration_summary(store, ev).to_json()}
     assert locked.report_sha256 == report_hash(canonical)
     assert store.baselines.get_baseline("main").report_hash == report_hash(canonical)
 

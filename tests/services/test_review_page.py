@@ -24,7 +24,7 @@ def test_label_then_move_on(evaluation: tuple[str, int]) -> None:  # noqa: F811
         assert state.queue == review_queue(store, ev, sample_passes=1, seed=0)
         assert state.figures == calibration_summary(store, ev)
         assert state.reviewed == 0 and len(state.queue) == 3
-        first, second, third = (int(i["judgment_id"]) for i in state.queue)
+        first, second, third = (i.judgment_id for i in state.queue)
         assert state.next_open(first) == second and state.next_open(third) == first
 
         review = label_judgment(store, ev, first, "confirmed", "ann", note="")
@@ -32,7 +32,7 @@ def test_label_then_move_on(evaluation: tuple[str, int]) -> None:  # noqa: F811
         assert [r.id for r in judgment_labels(store, first)] == [review.id]
 
         state = review_page_state(store, ev, sample_passes=1, seed=0)
-        assert state.reviewed == 1 and state.figures["reviewed"] == 1
+        assert state.reviewed == 1 and state.figures.figures.reviewed == 1
         assert state.next_open(third) == second  # the labelled one is skipped
 
         with pytest.raises(RejudgeError):

@@ -10,7 +10,7 @@ from typing import Any
 import pytest
 from rejudge.store import EvaluatedTrace, RunRecord, Store
 
-from rejudge.model import Case, Judgment, PreparedJudgment, ToolRegistry
+from rejudge.model import Case, Judgment, PreparedJudgment, QueueRow, ToolRegistry
 from rejudge.services import evaluation_review_rows, label_judgment, review_page_state
 from tests.store.store_factories import link_rows, make_rule_set, make_trace
 
@@ -81,15 +81,22 @@ def test_the_review_page_reads_no_unsampled_pass_and_shows_the_same(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     ev = _evaluation(store, run, registry, cases, case_pks)
-    read: list[EvaluatedTrace] = []
+    read: list[EvaluatedTrace | QueueRow] = []
     real = store.judgments.iter_evaluation_rows
+    real_queue = store.reviews.queue_rows
 
     def counted(*args: Any, **kwargs: Any) -> Iterator[EvaluatedTrace]:
         for row in real(*args, **kwargs):
             read.append(row)
             yield row
 
+    def counted_queue(*args: Any, **kwargs: Any) -> list[QueueRow]:
+        rows = real_queue(*args, **kwargs)
+        read.extend(rows)
+        return rows
+
     monkeypatch.setattr(store.judgments, "iter_evaluation_rows", counted)
+    monkeypatch.setattr(store.reviews, "queue_rows", counted_queue)
     every = len(evaluation_review_rows(store, ev))
     read.clear()
     state = review_page_state(store, ev, sample_passes=2, seed=5)
@@ -97,13 +104,13 @@ def test_the_review_page_reads_no_unsampled_pass_and_shows_the_same(
     # the two sampled PASSes are all the plain PASSes read (the old page read all 8 of 18)
     assert len(plain_passes) == 2, (len(plain_passes), every)
     assert sorted(r.judgment_id for r in plain_passes) == sorted(
-        int(i["judgment_id"]) for i in state.queue if "sampled PASS" in i["reasons"]
+        i.judgment_id for i in state.queue if "sampled PASS" in i.reasons
     )
     assert (state.queue, state.figures) == _from_every_row(store, ev, 2, 5)
 
     # labels of every kind, a reviewer changing their mind, two reviewers disagreeing: the
     # figures (coverage, gaps, flagged) still equal those from every row
-    queue = [int(i["judgment_id"]) for i in state.queue]
+    queue = [i.judgment_id for i in state.queue]
     label_judgment(store, ev, queue[0], "judge_wrong", "ann", note="why")
     label_judgment(store, ev, queue[1], "golden_wrong", "ann")
     label_judgment(store, ev, queue[1], "confirmed", "bob")
@@ -112,5 +119,5 @@ def test_the_review_page_reads_no_unsampled_pass_and_shows_the_same(
     for sample, seed in ((0, 0), (2, 5), (3, 1), (100, 2)):
         state = review_page_state(store, ev, sample_passes=sample, seed=seed)
         assert (state.queue, state.figures) == _from_every_row(store, ev, sample, seed)
-    assert state.figures["reviewed"] == 3 and state.figures["gaps"] > 0
-    assert len(state.figures["flagged"]) == 2
+    assert state.figures.figures.reviewed == 3 and state.figures.gaps > 0
+    assert len(state.figures.flagged) == 2
