@@ -65,8 +65,8 @@ class NewReview:
 
 
 class ReviewJson(TypedDict):
-    """A review as JSON (``ReviewRecord.as_dict``): what ``--json`` prints and what the pure
-    judge's calibration reads (``latest_labels``, ``resolve_reviews``), times in ISO 8601."""
+    """A review as JSON (``ReviewRecord.as_dict``): what ``--json`` prints, times in ISO 8601
+    (the pure judge's calibration reads the :class:`ReviewRecord` itself)."""
 
     id: int
     judgment_id: int

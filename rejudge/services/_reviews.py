@@ -68,9 +68,10 @@ _NO_REVIEWER = "no reviewer (fill the reviewer column or give a default reviewer
 
 class ReviewRow(JudgmentInputs):
     """One judgment of an evaluation as review reads it (:func:`review_rows`): what the pure
-    judge's queue and calibration figures take (``rejudge.judge.build_queue``,
-    ``calibration_figures``, ``gaps_from``), and what the review page and CSV export show; with
-    the judgment's inputs (:class:`JudgmentInputs`)."""
+    judge's calibration figures take (``rejudge.judge.calibration_figures``, ``gaps_from``) and
+    ``rejudge export`` writes, with the judgment's inputs (:class:`JudgmentInputs`). The queue
+    reads fewer fields (:class:`rejudge.model.QueueRow`; :func:`unlabelled_queue` makes them
+    from these)."""
 
     judgment_id: int
     judgment_key: str
