@@ -120,12 +120,16 @@ class FitTable:
 
     def _table(self, shown: list[int], dropped: list[str]) -> Table:
         caption = f"(left out at this width: {', '.join(dropped)})" if dropped else None
-        out = Table(title=self.title, caption=caption, show_lines=False)
+        # a title and headers are literal like the cells: they carry names from the data (a
+        # model, a rule set's ref), which rich would otherwise read as markup
+        title = Text(self.title, style="table.title") if self.title else None
+        out = Table(title=title, caption=caption, show_lines=False)
         for i in shown:
+            header = Text(self.columns[i], style="table.header")
             if self._whole(i):
-                out.add_column(self.columns[i], no_wrap=True, min_width=self._needed(i))
+                out.add_column(header, no_wrap=True, min_width=self._needed(i))
             else:
-                out.add_column(self.columns[i], overflow="fold", min_width=_MIN_DESCRIPTIVE)
+                out.add_column(header, overflow="fold", min_width=_MIN_DESCRIPTIVE)
         for row in self.rows:
             out.add_row(*[row[i] if i < len(row) else Text("") for i in shown])
         return out

@@ -45,6 +45,15 @@ def test_a_table_too_narrow_for_its_identifiers_prints_rows_as_lines() -> None:
     ]
 
 
+def test_a_title_and_headers_holding_markup_print_as_written() -> None:
+    # titles and headers carry names from the data: a model, a rule set's ref
+    fit = FitTable.of(f"vs {ODD}", ["", "[red]standard@2[/red]"], [["plain", "1.0"]])
+    console = Console(width=100, record=True, color_system=None)
+    console.print(fit)
+    text = console.export_text()
+    assert f"vs {ODD}" in text and "[red]standard@2[/red]" in text, text
+
+
 def test_descriptive_columns_wrap_or_drop_and_the_caption_says_so() -> None:
     rows = [[LONG, "a reason that is long enough to need wrapping at this width " * 2]]
     console = Console(width=60, record=True, color_system=None)
