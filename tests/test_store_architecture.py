@@ -55,9 +55,6 @@ KNOWN_DICT_RETURNS = {
     ("services", "_suites.py", "suite_summaries"),
     ("services", "_suites.py", "stored_suite_summaries"),
     ("services", "_suites.py", "Published.summary"),
-    ("services", "_sweep.py", "summarize_cell"),
-    ("services", "_sweep.py", "run_sweep"),
-    ("services", "_sweep.py", "sweep_table"),
     ("services", "_verify.py", "TraceCheck.as_dict"),
     ("services", "_verify.py", "Verification.as_dict"),
 }

@@ -10,12 +10,13 @@ from typing import Any
 
 import click
 from rich.console import Console
+from rich.markup import escape
 
 from rejudge._settings import api_key_from_env
 from rejudge.cli._context import AppContext, json_option, pass_app, table
 from rejudge.cli._figures import rate as figure_rate
 from rejudge.errors import InvalidInputError
-from rejudge.services import SweepOptions, run_sweep
+from rejudge.services import SweepCell, SweepOptions, run_sweep
 
 __all__ = ["sweep"]
 
@@ -95,14 +96,13 @@ def sweep_funcbench(
         cores=_cores(cores), tool_choice=None if choice == "omit" else choice, **kw
     )
 
-    def progress(cell: dict[str, Any]) -> None:
+    def progress(cell: SweepCell) -> None:
         if not app.json:
-            arm = "restate" if cell["restate"] else "plain"
-            n = cell["counts"]
-            scored = n.get("PASS", 0) + n.get("FAIL", 0) + n.get("timeout", 0)
+            arm = "restate" if cell.restate else "plain"
+            n = cell.summary
             app.console.print(
-                f"core {cell['core']} ({arm}): success {figure_rate(n.get('PASS', 0), scored)} "
-                f"{n} run {cell['run']}"
+                f"core {cell.core} ({arm}): success {figure_rate(n.counts.get('PASS', 0), n.scored)} "
+                f"{n.counts} run {escape(cell.run)}"
             )
 
     result = run_sweep(
@@ -118,51 +118,50 @@ def sweep_funcbench(
         core_cols = [str(n) for n in options.cores]
         # each rate with its count (issue 39): success is PASS of PASS + FAIL + timeout, a
         # failure type's share is of the arm's failed cells
-        cells = {(cell["restate"], str(cell["core"])): cell for cell in result["cells"]}
+        cells = {(cell.restate, str(cell.core)): cell for cell in result.cells}
 
         def success(restate: bool, core: str) -> str:
             cell = cells.get((restate, core))
             if cell is None:
                 return "-"
-            n = cell["counts"]
-            return figure_rate(n.get("PASS", 0), n.get("PASS", 0) + n.get("FAIL", 0) + n["timeout"])
+            return figure_rate(cell.summary.counts.get("PASS", 0), cell.summary.scored)
 
         rows = [
             [
-                "with restatement" if r["restate"] else "plain",
-                *(success(r["restate"], k) for k in core_cols),
+                "with restatement" if arm.restate else "plain",
+                *(success(arm.restate, k) for k in core_cols),
             ]
-            for r in result["table"]
+            for arm in result.table.success
         ]
         c.print(table(f"Success rate by core nodes — {options.model}", ["", *core_cols], rows))
-        keys = sorted({k for s in result["failure_types"] for k in s} - {"restate", "failed"})
+        keys = sorted({k for arm in result.table.failure_types for k in arm.shares})
         timeouts = {
-            arm: sum(c["counts"]["timeout"] for c in result["cells"] if c["restate"] == arm)
-            for arm in (False, True)
+            restate: sum(c.summary.counts["timeout"] for c in result.cells if c.restate == restate)
+            for restate in (False, True)
         }
 
         def share(restate: bool, key: str, failed: int) -> str:
             n = sum(
-                cell["first_failure"].get(key, 0)
-                for cell in result["cells"]
-                if cell["restate"] == restate
+                cell.summary.first_failure.get(key, 0)
+                for cell in result.cells
+                if cell.restate == restate
             )
             return figure_rate(n, failed) if failed else "-"
 
-        rows = [
+        share_rows: list[list[str | int]] = [
             [
-                "with restatement" if s["restate"] else "plain",
-                s["failed"],
-                timeouts[s["restate"]],
-                *(share(s["restate"], k, s["failed"]) for k in keys),
+                "with restatement" if arm.restate else "plain",
+                arm.failed,
+                timeouts[arm.restate],
+                *(share(arm.restate, k, arm.failed) for k in keys),
             ]
-            for s in result["failure_types"]
+            for arm in result.table.failure_types
         ]
         c.print(
             table(
                 "Failure types (first failing call)",
                 ["", "failed", "of which timeouts", *keys],
-                rows,
+                share_rows,
             )
         )
 

@@ -212,8 +212,14 @@ if TYPE_CHECKING:
     from rejudge.services._sweep import SweepOptions as SweepOptions
     from rejudge.services._sweep import run_sweep as run_sweep
     from rejudge.services._sweep import summarize_cell as summarize_cell
-    from rejudge.services._sweep import sweep_table as sweep_table
     from rejudge.services._sweep import timeout_failures as timeout_failures
+    from rejudge.services._sweep_result import ArmFailureShares as ArmFailureShares
+    from rejudge.services._sweep_result import ArmSuccess as ArmSuccess
+    from rejudge.services._sweep_result import CellSummary as CellSummary
+    from rejudge.services._sweep_result import SweepCell as SweepCell
+    from rejudge.services._sweep_result import SweepResult as SweepResult
+    from rejudge.services._sweep_result import SweepTable as SweepTable
+    from rejudge.services._sweep_result import sweep_table as sweep_table
     from rejudge.services._timeline import LATENCY_HEADERS as LATENCY_HEADERS
     from rejudge.services._timeline import TIMELINE_VERDICTS as TIMELINE_VERDICTS
     from rejudge.services._timeline import cassette_step_facts as cassette_step_facts

@@ -33,13 +33,13 @@ from rejudge.model import HarnessAssistance, RunConfig
 from rejudge.store import Store
 
 from ._judging import judge_run
+from ._sweep_result import CellSummary, SweepCell, SweepResult, sweep_table
 
 __all__ = [
     "FAILURE_COLUMNS",
     "SweepOptions",
     "run_sweep",
     "summarize_cell",
-    "sweep_table",
     "timeout_failures",
 ]
 
@@ -105,7 +105,7 @@ def timeout_failures(
 
 def summarize_cell(
     store: Store, evaluation_id: int, timeouts: dict[tuple[str, int], str] | None = None
-) -> dict[str, Any]:
+) -> CellSummary:
     """One cell of the grid: verdict counts (timeouts apart), success rate, first-failure types,
     efficiency and redundant calls on success; ``timeouts`` from :func:`timeout_failures`."""
     counts = {"PASS": 0, "FAIL": 0, "timeout": 0, "AGENT_ERROR": 0, "SKIP": 0}
@@ -133,15 +133,15 @@ def summarize_cell(
             key = details.get("first_failure") or "no failing call"
             first[key] = first.get(key, 0) + 1
     scored = counts["PASS"] + counts["FAIL"] + counts["timeout"]
-    return {
-        "counts": counts,
-        "success": round(counts["PASS"] / scored, 4) if scored else None,
-        "first_failure": dict(sorted(first.items())),
-        "efficiency": round(sum(efficiencies) / len(efficiencies), 4) if efficiencies else None,
-        "redundant_calls_on_success": (
+    return CellSummary(
+        counts=counts,
+        success=round(counts["PASS"] / scored, 4) if scored else None,
+        first_failure=dict(sorted(first.items())),
+        efficiency=round(sum(efficiencies) / len(efficiencies), 4) if efficiencies else None,
+        redundant_calls_on_success=(
             round(sum(redundant) / len(redundant), 4) if redundant else None
         ),
-    }
+    )
 
 
 def run_sweep(
@@ -152,9 +152,9 @@ def run_sweep(
     api_key: str | None = None,
     transport: Any = None,
     folder: Path | str | None = None,
-    on_cell: Callable[[dict[str, Any]], None] | None = None,
-) -> dict[str, Any]:
-    """Generate, record and judge the grid; returns ``{"model", "cells", "table", "failure_types"}``.
+    on_cell: Callable[[SweepCell], None] | None = None,
+) -> SweepResult:
+    """Generate, record and judge the grid: every cell, in the order judged, and the tables.
 
     Re-running with the same options resumes: suites are lookups, runs keep their names, traces
     already recorded are skipped, judgments are lookups.
@@ -171,7 +171,7 @@ def run_sweep(
         )
     rules = load_rule_set(DEFAULT_RULE_SET)
     arms = [False, True] if options.restate else [False]
-    cells: list[dict[str, Any]] = []
+    cells: list[SweepCell] = []
     for n_core in options.cores:
         knobs = Knobs(
             n_core=n_core,
@@ -216,51 +216,21 @@ def run_sweep(
                 transport=transport,
             )
             judged = judge_run(store, recorded.run.id, "outcome", rules)
-            cell = {
-                "core": n_core,
-                "depth": knobs.depth,
-                "restate": restate,
-                "suite": generated.name,
-                "suite_hash": generated.hash,
-                "run": recorded.run.name,
-                "evaluation": judged.evaluation_id,
-                **summarize_cell(
+            cell = SweepCell(
+                core=n_core,
+                depth=knobs.depth,
+                restate=restate,
+                suite=generated.name,
+                suite_hash=generated.hash,
+                run=recorded.run.name,
+                evaluation=judged.evaluation_id,
+                summary=summarize_cell(
                     store,
                     judged.evaluation_id,
                     timeout_failures(store, recorded.run.id, generated.source, rules),
                 ),
-            }
+            )
             cells.append(cell)
             if on_cell is not None:
                 on_cell(cell)
-    return {"model": options.model, "cells": cells, **sweep_table(cells)}
-
-
-def sweep_table(cells: list[dict[str, Any]]) -> dict[str, Any]:
-    """The paper's shapes: success by core nodes per arm, and failure-type shares per arm."""
-    success: list[dict[str, Any]] = []
-    shares: list[dict[str, Any]] = []
-    for restate in sorted({c["restate"] for c in cells}):
-        arm = [c for c in cells if c["restate"] == restate]
-        success.append(
-            {
-                "restate": restate,
-                **{str(c["core"]): c["success"] for c in arm},
-            }
-        )
-        totals: dict[str, int] = {}
-        for c in arm:
-            for key, n in c["first_failure"].items():
-                totals[key] = totals.get(key, 0) + n
-        failed = sum(totals.values())
-        shares.append(
-            {
-                "restate": restate,
-                "failed": failed,
-                **{
-                    key: round(n / failed, 4) if failed else None
-                    for key, n in sorted(totals.items())
-                },
-            }
-        )
-    return {"table": success, "failure_types": shares}
+    return SweepResult(options.model, cells, sweep_table(cells))

@@ -6,7 +6,9 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Callable
+import threading
+from collections.abc import Callable, Iterator
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import Any
 
@@ -16,7 +18,14 @@ from click.testing import CliRunner, Result
 from rejudge.store import Store
 
 import rejudge.cli as root
-from rejudge.services import SweepOptions, run_sweep, sweep_table
+from rejudge.services import (
+    CellSummary,
+    SweepCell,
+    SweepOptions,
+    SweepResult,
+    run_sweep,
+    sweep_table,
+)
 
 _STATED = re.compile(r"- a (\S+) value: (\d+)\.")
 _ALSO = re.compile(r"Every (\S+) is also a (\S+?)\.")
@@ -114,47 +123,73 @@ def test_sweep_with_a_type_solver(tmp_path: Path) -> None:
         result = run_sweep(
             store, tmp_path / "cassettes", options, transport=httpx.MockTransport(type_solver)
         )
-        assert len(result["cells"]) == 4  # 2 core counts x (plain, restate)
-        for cell in result["cells"]:
+        assert len(result.cells) == 4  # 2 core counts x (plain, restate)
+        for cell in result.cells:
             # solvable from types alone: every case passes, with no call wasted
-            assert cell["counts"]["PASS"] == 3, cell
-            assert cell["success"] == 1.0 and cell["efficiency"] == 1.0
-        assert result["table"] == [
+            assert cell.summary.counts["PASS"] == 3, cell
+            assert cell.summary.success == 1.0 and cell.summary.efficiency == 1.0
+        out = result.to_json()
+        assert out["table"] == [
             {"restate": False, "3": 1.0, "5": 1.0},
             {"restate": True, "3": 1.0, "5": 1.0},
         ]
-        assert [s["failed"] for s in result["failure_types"]] == [0, 0]
+        assert [arm.failed for arm in result.table.failure_types] == [0, 0]
+        # --json keeps the shape of the sweep's dicts: a cell's summary spread into the cell
+        assert out["cells"] == [cell.to_json() for cell in result.cells]
+        assert list(result.cells[0].to_json()) == [
+            "core",
+            "depth",
+            "restate",
+            "suite",
+            "suite_hash",
+            "run",
+            "evaluation",
+            "counts",
+            "success",
+            "first_failure",
+            "efficiency",
+            "redundant_calls_on_success",
+        ]
         # restatement arm: the runs are separate and record the option
         runs = {r.name: r for r in store.runs.list_runs()}
         assert len(runs) == 4
-        restated = [c for c in result["cells"] if c["restate"]]
-        run = store.runs.get_run(restated[0]["run"])
+        restated = [c for c in result.cells if c.restate]
+        run = store.runs.get_run(restated[0].run)
         assert run.config.restate_known_values
         # again: everything is a lookup or skipped, same figures
         again = run_sweep(
             store, tmp_path / "cassettes", options, transport=httpx.MockTransport(type_solver)
         )
-        assert again["table"] == result["table"]
+        assert again.table == result.table
         assert len(store.runs.list_runs()) == 4
     finally:
         store.close()
 
 
+def _cell(core: int, success: float, first_failure: dict[str, int]) -> SweepCell:
+    summary = CellSummary(
+        counts={"PASS": 0, "FAIL": 0, "timeout": 0, "AGENT_ERROR": 0, "SKIP": 0},
+        success=success,
+        first_failure=first_failure,
+        efficiency=None,
+        redundant_calls_on_success=None,
+    )
+    return SweepCell(core, 3, False, "s", "sha256:0", f"r{core}", core, summary)
+
+
 def test_sweep_table_shares() -> None:
     cells = [
-        {
-            "core": 5,
-            "restate": False,
-            "success": 0.5,
-            "first_failure": {"UNKNOWN_VALUE": 3, "INCORRECT_VALUE": 1},
-        },
-        {"core": 10, "restate": False, "success": 0.0, "first_failure": {}},
+        _cell(5, 0.5, {"UNKNOWN_VALUE": 3, "INCORRECT_VALUE": 1}),
+        _cell(10, 0.0, {}),
     ]
-    shaped = sweep_table(cells)
+    shaped = SweepResult("m", cells, sweep_table(cells)).to_json()
     assert shaped["table"] == [{"restate": False, "5": 0.5, "10": 0.0}]
     assert shaped["failure_types"] == [
         {"restate": False, "failed": 4, "INCORRECT_VALUE": 0.25, "UNKNOWN_VALUE": 0.75}
     ]
+    # an arm with no failures has no shares to give
+    empty = sweep_table([_cell(5, 1.0, {})])
+    assert empty.failure_types[0].failed == 0 and empty.failure_types[0].shares == {}
 
 
 @pytest.fixture
@@ -190,3 +225,55 @@ def test_cli_refuses_bad_input(run_cli: Callable[..., Result]) -> None:
         "http://x",
     )
     assert impossible.exit_code == 1 and "depth + 1" in impossible.output
+
+
+@pytest.fixture
+def solver_url() -> Iterator[str]:
+    """The type solver behind a real HTTP server on localhost (the CLI takes no transport)."""
+
+    class Handler(BaseHTTPRequestHandler):
+        def do_POST(self) -> None:  # noqa: N802  (http.server's name)
+            content = self.rfile.read(int(self.headers["Content-Length"]))
+            request = httpx.Request("POST", f"http://solver{self.path}", content=content)
+            answer = type_solver(request)
+            self.send_response(answer.status_code)
+            self.send_header("Content-Type", "application/json")
+            self.send_header("Content-Length", str(len(answer.content)))
+            self.end_headers()
+            self.wfile.write(answer.content)
+
+        def log_message(self, *args: object) -> None:
+            pass
+
+    server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    try:
+        yield f"http://127.0.0.1:{server.server_address[1]}/v1"
+    finally:
+        server.shutdown()
+        server.server_close()
+
+
+def test_cli_prints_the_tables_and_the_same_json(
+    run_cli: Callable[..., Result], solver_url: str, tmp_path: Path
+) -> None:
+    grid = ["--cassettes", str(tmp_path / "cassettes"), "sweep", "funcbench"]
+    grid += ["--model", "type-[bold]solver", "--core", "3", "--cases", "2"]
+    grid += ["--base-url", solver_url, "--restate", "--prefix", "cli"]
+    shown = run_cli(*grid)
+    assert shown.exit_code == 0, shown.output
+    # the model name is untrusted text: shown literally, never as markup
+    words = " ".join(shown.output.split())
+    assert "Success rate by core nodes — type-[bold]solver" in words
+    assert "core 3 (plain): success" in shown.output and "core 3 (restate)" in shown.output
+    assert "with restatement" in shown.output and "of which timeouts" in shown.output
+    assert len(list((tmp_path / "cassettes").iterdir())) == 2  # a run folder per arm
+    again = run_cli("--json", *grid)  # every trace a lookup now: the same figures
+    assert again.exit_code == 0, again.output
+    out = json.loads(again.output)
+    assert out["model"] == "type-[bold]solver"
+    assert [c["restate"] for c in out["cells"]] == [False, True]
+    assert all(c["counts"]["PASS"] == 2 and c["success"] == 1.0 for c in out["cells"])
+    assert out["table"] == [{"restate": False, "3": 1.0}, {"restate": True, "3": 1.0}]
+    assert out["failure_types"] == [{"restate": False, "failed": 0}, {"restate": True, "failed": 0}]
