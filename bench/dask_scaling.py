@@ -93,7 +93,7 @@ def build(n: int) -> float:
                 kind = rng.choice(_KINDS)
                 rep = i // len(cases)
                 if (case.id, kind) not in templates:
-                    trace = _variant(case, read_only, kind, 0)
+                    trace = _variant(case, read_only, kind, 0, "done")
                     dump = trace.model_dump(mode="json")
                     templates[case.id, kind] = (dump, trace, behaviour_hash(dump))
                 body, trace, behaviour = templates[case.id, kind]
