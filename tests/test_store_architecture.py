@@ -52,8 +52,6 @@ KNOWN_DICT_RETURNS = {
     ("services", "_mcp.py", "McpSuiteSnapshot.to_json"),
     ("services", "_results_replay.py", "ResultsFile.as_dict"),
     ("services", "_reviews.py", "import_review_csv"),
-    ("services", "_suites.py", "suite_summaries"),
-    ("services", "_suites.py", "stored_suite_summaries"),
     ("services", "_suites.py", "Published.summary"),
     ("services", "_verify.py", "TraceCheck.as_dict"),
     ("services", "_verify.py", "Verification.as_dict"),

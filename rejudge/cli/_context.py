@@ -112,7 +112,9 @@ def emit_listing(
 
 
 def to_jsonable(data: Any) -> Any:
-    """A typed result's JSON form (its ``to_json``), or the data itself."""
+    """A typed result's JSON form (its ``to_json``), a list's item by item, or the data itself."""
+    if isinstance(data, list):
+        return [to_jsonable(item) for item in data]
     to_json = getattr(data, "to_json", None)
     return to_json() if callable(to_json) else data
 

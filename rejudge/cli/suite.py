@@ -20,6 +20,7 @@ from rejudge.cli._context import (
 )
 from rejudge.model import Case, ToolRegistry, Trace
 from rejudge.services import (
+    StoredSuiteSummary,
     open_suite,
     snapshot_suite,
     stored_suite_summaries,
@@ -51,15 +52,17 @@ def suite_list(app: AppContext, stored: bool) -> None:
     def render(c: Console) -> None:
         rows: list[list[Any]] = []
         for entry in data:
-            dims = " ".join(f"{k}:{v}" for k, v in entry["dimensions"].items())
+            dims = " ".join(f"{k}:{v}" for k, v in entry.dimensions.items())
             row = [
-                entry["name"],
-                entry["cases"] if entry["cases"] is not None else "error",
-                dims or entry.get("error", ""),
-                entry["negative"],
-                (entry["hash"] or "")[:19],
+                entry.name,
+                entry.cases if entry.cases is not None else "error",
+                dims or entry.error or "",
+                entry.negative,
+                (entry.hash or "")[:19],
             ]
-            rows.append([entry["id"], *row, entry["runs"]] if stored else row)
+            rows.append(
+                [entry.id, *row, entry.runs] if isinstance(entry, StoredSuiteSummary) else row
+            )
         columns = ["name", "cases", "dimensions", "negative", "hash"]
         if stored:
             if not rows:

@@ -201,6 +201,8 @@ if TYPE_CHECKING:
     from rejudge.services._run_anomalies import ANOMALIES_SHOWN as ANOMALIES_SHOWN
     from rejudge.services._run_anomalies import run_anomalies as run_anomalies
     from rejudge.services._suites import Published as Published
+    from rejudge.services._suites import StoredSuiteSummary as StoredSuiteSummary
+    from rejudge.services._suites import SuiteSummary as SuiteSummary
     from rejudge.services._suites import open_suite as open_suite
     from rejudge.services._suites import publish_suite as publish_suite
     from rejudge.services._suites import snapshot_suite as snapshot_suite

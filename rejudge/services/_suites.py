@@ -28,7 +28,12 @@ from rejudge.suites import (
 )
 from rejudge.suites.generators import GeneratedSuite, Knobs, generate_suite, write_generated_suite
 
+#: a value of a summary's JSON form
+JsonValue = str | int | dict[str, int] | None
+
 __all__ = [
+    "SuiteSummary",
+    "StoredSuiteSummary",
     "suite_summaries",
     "stored_suite_summaries",
     "snapshot_suite",
@@ -44,53 +49,91 @@ __all__ = [
 StoreOpener = Callable[[], Store]
 
 
-def suite_summaries(names: list[str] | None = None) -> list[dict[str, Any]]:
-    """``suite list`` entries (DESIGN §11) for the built-in suites, sorted by name.
+@dataclass(frozen=True)
+class SuiteSummary:
+    """A ``suite list`` entry (DESIGN §11): a built-in suite's counts and hash, or, for one that
+    fails to load, its name and ``error`` with null counts."""
+
+    name: str
+    cases: int | None
+    hash: str | None
+    dimensions: dict[str, int]
+    negative: int | None
+    error: str | None = None
+
+    def to_json(self) -> dict[str, JsonValue]:
+        out: dict[str, JsonValue] = {
+            "name": self.name,
+            "cases": self.cases,
+            "hash": self.hash,
+            "dimensions": dict(self.dimensions),
+            "negative": self.negative,
+        }
+        if self.error is not None:
+            out["error"] = self.error
+        return out
+
+
+@dataclass(frozen=True, kw_only=True)
+class StoredSuiteSummary(SuiteSummary):
+    """A ``suite list --stored`` entry: a snapshot in the store, with its row id, its domain and
+    how many runs were recorded or imported on it."""
+
+    id: int
+    domain: str | None
+    runs: int
+
+    def to_json(self) -> dict[str, JsonValue]:
+        return {**super().to_json(), "id": self.id, "domain": self.domain, "runs": self.runs}
+
+
+def suite_summaries(names: list[str] | None = None) -> list[SuiteSummary]:
+    """``suite list`` entries for the built-in suites, sorted by name.
 
     A suite that fails to load still gets an entry, with ``error`` set and null counts.
     """
     wanted = sorted(builtin_suites()) if names is None else names
-    out: list[dict[str, Any]] = []
+    out: list[SuiteSummary] = []
     for name in wanted:
         try:
-            out.append(load_suite(name).summary())
+            source = load_suite(name)
         except RejudgeError as exc:
-            out.append(
-                {
-                    "name": name,
-                    "cases": None,
-                    "hash": None,
-                    "dimensions": {},
-                    "negative": None,
-                    "error": str(exc),
-                }
+            out.append(SuiteSummary(name, None, None, {}, None, error=str(exc)))
+            continue
+        out.append(
+            SuiteSummary(
+                source.name,
+                len(source.cases),
+                source.hash,
+                source.dimensions(),
+                source.negative_count,
             )
+        )
     return out
 
 
-def stored_suite_summaries(store: Store) -> list[dict[str, Any]]:
+def stored_suite_summaries(store: Store) -> list[StoredSuiteSummary]:
     """``suite list --stored`` entries: every suite snapshot in the store (built-in, imported
     with ``suite import-bfcl``, generated with ``generate funcbench``, snapshotted by a
-    recording), oldest first per name, with the keys of :func:`suite_summaries` plus ``id``,
-    ``domain`` and ``runs`` (how many runs were recorded or imported on it)."""
+    recording), oldest first per name."""
     runs_by_suite = store.runs.count_runs_by_suite()
-    out: list[dict[str, Any]] = []
+    out: list[StoredSuiteSummary] = []
     for record in store.suites.list_suites():
         cases = [case for _pk, case in store.suites.get_cases(record.id).values()]
         dimensions: dict[str, int] = {}
         for case in cases:
             dimensions[case.dimension] = dimensions.get(case.dimension, 0) + 1
         out.append(
-            {
-                "name": record.name,
-                "cases": len(cases),
-                "hash": record.hash,
-                "dimensions": dict(sorted(dimensions.items())),
-                "negative": sum(1 for case in cases if case.negative),
-                "id": record.id,
-                "domain": record.domain,
-                "runs": runs_by_suite.get(record.id, 0),
-            }
+            StoredSuiteSummary(
+                name=record.name,
+                cases=len(cases),
+                hash=record.hash,
+                dimensions=dict(sorted(dimensions.items())),
+                negative=sum(1 for case in cases if case.negative),
+                id=record.id,
+                domain=record.domain,
+                runs=runs_by_suite.get(record.id, 0),
+            )
         )
     return out
 

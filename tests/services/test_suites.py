@@ -10,13 +10,28 @@ import pytest
 from rejudge.store import Store
 from rejudge.suites import SuiteError, builtin_suites, load_suite
 
-from rejudge.services import snapshot_suite, suite_summaries
+from rejudge.services import snapshot_suite, stored_suite_summaries, suite_summaries
 
 
 def test_summaries_report_broken_builtins_without_failing(monkeypatch: pytest.MonkeyPatch) -> None:
     rows = suite_summaries(["retail", "missing-suite"])
-    assert rows[0]["cases"] == 72
-    assert rows[1]["name"] == "missing-suite" and rows[1]["cases"] is None and rows[1]["error"]
+    assert rows[0].cases == 72 and rows[0].error is None
+    assert rows[1].name == "missing-suite" and rows[1].cases is None and rows[1].error
+    # the JSON form: as the suite source's own summary, "error" only where loading failed
+    assert rows[0].to_json() == load_suite("retail").summary()
+    assert list(rows[1].to_json()) == ["name", "cases", "hash", "dimensions", "negative", "error"]
+
+
+def test_stored_summaries_add_the_snapshot_id_domain_and_runs(store: Store) -> None:
+    record = snapshot_suite(store, "retail")
+    (entry,) = stored_suite_summaries(store)
+    assert entry.id == record.id and entry.runs == 0 and entry.cases == 72
+    assert entry.to_json() == {
+        **load_suite("retail").summary(),
+        "id": record.id,
+        "domain": record.domain,
+        "runs": 0,
+    }
 
 
 def test_snapshot_and_edit(store: Store, tmp_path: Path) -> None:
