@@ -37,6 +37,7 @@ if TYPE_CHECKING:
     from rejudge.judge._batch import long_lived_frozen as long_lived_frozen
     from rejudge.judge._calibration import REVIEW_CSV_COLUMNS as REVIEW_CSV_COLUMNS
     from rejudge.judge._calibration import REVIEW_LABELS as REVIEW_LABELS
+    from rejudge.judge._calibration import CsvReview as CsvReview
     from rejudge.judge._calibration import EvaluationTotals as EvaluationTotals
     from rejudge.judge._calibration import Review as Review
     from rejudge.judge._calibration import ReviewImportError as ReviewImportError

@@ -56,6 +56,7 @@ __all__ = [
     "EvaluationTotals",
     "calibration_figures",
     "gaps_from",
+    "CsvReview",
     "parse_review_csv",
 ]
 
@@ -362,7 +363,21 @@ def gaps_from(
     return gaps
 
 
-def parse_review_csv(text: str) -> tuple[list[dict[str, Any]], list[str]]:
+class CsvReview(NamedTuple):
+    """A labeled row of a filled-in review CSV, checked for its format only (the store checks
+    the judgment and the evaluation): ``label`` is None where it is not a known label, which
+    the errors say."""
+
+    row: int
+    judgment_key: str
+    evaluation: int | None
+    case: str
+    label: str | None
+    reviewer: str
+    note: str | None
+
+
+def parse_review_csv(text: str) -> tuple[list[CsvReview], list[str]]:
     """Parse a filled-in review CSV: (rows to consider, errors). Row numbers are as a
     spreadsheet shows them (the header is row 1). Rows without a label and a note are skipped
     (not reviewed yet). Checks the format only; the store checks judgments and evaluations."""
@@ -380,7 +395,7 @@ def parse_review_csv(text: str) -> tuple[list[dict[str, Any]], list[str]]:
     missing = [c for c in _REQUIRED_COLUMNS if c not in columns]
     if missing:
         return [], [f"row 1: missing column(s) {', '.join(missing)} (see docs/calibration.md)"]
-    out: list[dict[str, Any]] = []
+    out: list[CsvReview] = []
     line = 1
     while True:
         try:
@@ -415,14 +430,14 @@ def parse_review_csv(text: str) -> tuple[list[dict[str, Any]], list[str]]:
         if evaluation and not evaluation.isdigit():
             errors.append(f"row {line}: evaluation must be a number, got {evaluation!r}")
         out.append(
-            {
-                "row": line,
-                "judgment_key": key,
-                "evaluation": int(evaluation) if evaluation.isdigit() else None,
-                "case": values.get("case", ""),
-                "label": label,
-                "reviewer": values.get("reviewer", ""),
-                "note": note or None,
-            }
+            CsvReview(
+                row=line,
+                judgment_key=key,
+                evaluation=int(evaluation) if evaluation.isdigit() else None,
+                case=values.get("case", ""),
+                label=label,
+                reviewer=values.get("reviewer", ""),
+                note=note or None,
+            )
         )
     return out, errors

@@ -51,7 +51,6 @@ KNOWN_DICT_RETURNS = {
     ("services", "_judge_steps.py", "iter_evaluation_rows"),
     ("services", "_mcp.py", "McpSuiteSnapshot.to_json"),
     ("services", "_results_replay.py", "ResultsFile.as_dict"),
-    ("services", "_reviews.py", "import_review_csv"),
     ("services", "_suites.py", "Published.summary"),
     ("services", "_verify.py", "TraceCheck.as_dict"),
     ("services", "_verify.py", "Verification.as_dict"),

@@ -186,6 +186,7 @@ if TYPE_CHECKING:
     from rejudge.services._review_page import label_judgment as label_judgment
     from rejudge.services._review_page import review_page_state as review_page_state
     from rejudge.services._review_page import review_stamp as review_stamp
+    from rejudge.services._reviews import ReviewImport as ReviewImport
     from rejudge.services._reviews import ReviewQueueFile as ReviewQueueFile
     from rejudge.services._reviews import ReviewRow as ReviewRow
     from rejudge.services._reviews import calibration_summary as calibration_summary

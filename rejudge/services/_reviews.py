@@ -8,8 +8,9 @@ from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Mapping
+from dataclasses import dataclass
 from datetime import datetime
-from typing import Any, NamedTuple
+from typing import NamedTuple
 
 from rejudge.errors import NotFoundError
 from rejudge.judge import (
@@ -50,6 +51,7 @@ __all__ = [
     "unlabelled_queue",
     "evaluation_queue",
     "with_labels",
+    "ReviewImport",
     "import_review_csv",
     "resolve_review",
 ]
@@ -301,9 +303,45 @@ def with_labels(
     return items
 
 
+class _PlannedReview(NamedTuple):
+    """A CSV row that passed every check: the label to append unless it is the latest already."""
+
+    judgment_id: int
+    label: str
+    reviewer: str
+    note: str | None
+    evaluation_id: int | None
+
+
+@dataclass(frozen=True)
+class ReviewImport:
+    """What ``review import`` did: the labeled rows read, the labels appended, those equal to
+    the reviewer's latest label (not appended again), and who labeled what. ``file`` is the
+    CLI's, named in its JSON form when set."""
+
+    rows: int
+    imported: int
+    unchanged: int
+    reviewers: list[str]
+    labels: dict[str, int]
+    file: str | None = None
+
+    def to_json(self) -> dict[str, int | str | list[str] | dict[str, int]]:
+        out: dict[str, int | str | list[str] | dict[str, int]] = {
+            "rows": self.rows,
+            "imported": self.imported,
+            "unchanged": self.unchanged,
+            "reviewers": list(self.reviewers),
+            "labels": dict(self.labels),
+        }
+        if self.file is not None:
+            out["file"] = self.file
+        return out
+
+
 def import_review_csv(
     store: Store, text: str, *, default_reviewer: str | None = None, source: str = "file"
-) -> dict[str, Any]:
+) -> ReviewImport:
     """Validate every row of a filled-in review CSV, then append its labels in one transaction.
 
     Unknown judgment keys, judgments that are not part of the row's evaluation, a case that does
@@ -313,25 +351,25 @@ def import_review_csv(
     label (same label and note) is counted as unchanged, so importing a file twice adds nothing.
     """
     rows, errors = parse_review_csv(text)
-    keys = sorted({r["judgment_key"] for r in rows if r["judgment_key"]})
+    keys = sorted({r.judgment_key for r in rows if r.judgment_key})
     ids = store.judgments.find_judgments(keys)
     context = store.reviews.judgment_context(ids.values())
-    evaluations = {r["evaluation"] for r in rows if r["evaluation"] is not None}
+    evaluations = {r.evaluation for r in rows if r.evaluation is not None}
     known_evaluations = set()
-    for ev in evaluations:
+    for named in evaluations:
         try:
-            known_evaluations.add(store.evaluations.get_evaluation(ev).id)
+            known_evaluations.add(store.evaluations.get_evaluation(named).id)
         except NotFoundError:
             pass
     seen: dict[tuple[int, str], int] = {}
     fresh: list[NewReview] = []
-    plan: list[dict[str, Any]] = []
+    plan: list[_PlannedReview] = []
     for row in rows:
-        line = row["row"]
-        jid = ids.get(row["judgment_key"])
-        if row["judgment_key"] and jid is None:
-            errors.append(f"row {line}: unknown judgment {row['judgment_key']!r}")
-        ev = row["evaluation"]
+        line = row.row
+        jid = ids.get(row.judgment_key)
+        if row.judgment_key and jid is None:
+            errors.append(f"row {line}: unknown judgment {row.judgment_key!r}")
+        ev = row.evaluation
         if ev is not None and ev not in known_evaluations:
             errors.append(f"row {line}: no evaluation {ev} in the store")
         elif (
@@ -340,14 +378,14 @@ def import_review_csv(
             and (jid not in context or ev not in context[jid].evaluations)
         ):
             errors.append(
-                f"row {line}: judgment {row['judgment_key'][:19]}... is not in evaluation {ev}"
+                f"row {line}: judgment {row.judgment_key[:19]}... is not in evaluation {ev}"
             )
-        if jid is not None and row["case"] and jid in context and context[jid].case != row["case"]:
+        if jid is not None and row.case and jid in context and context[jid].case != row.case:
             errors.append(
-                f"row {line}: case {row['case']!r} does not match the judgment's case "
+                f"row {line}: case {row.case!r} does not match the judgment's case "
                 f"{context[jid].case!r}"
             )
-        reviewer = (row["reviewer"] or default_reviewer or "").strip()
+        reviewer = (row.reviewer or default_reviewer or "").strip()
         if not reviewer:
             errors.append(f"row {line}: {_NO_REVIEWER}")
         elif any(ord(ch) < 32 for ch in reviewer) or len(reviewer) > 200:
@@ -359,8 +397,8 @@ def import_review_csv(
                     f"row {line}: {reviewer} already labeled this judgment in row {earlier}"
                 )
             seen[(jid, reviewer)] = line
-        if jid is not None and reviewer and row["label"]:
-            plan.append({**row, "judgment_id": jid, "reviewer": reviewer})
+        if jid is not None and reviewer and row.label:
+            plan.append(_PlannedReview(jid, row.label, reviewer, row.note, row.evaluation))
     if errors:
         shown = "; ".join(errors[:20]) + (
             f"; ... and {len(errors) - 20} more" if len(errors) > 20 else ""
@@ -373,33 +411,27 @@ def import_review_csv(
             file=source,
             field="reviewer" if only_reviewer else None,
         )
-    latest = latest_labels(
-        store.reviews.list_reviews(judgment_ids=[p["judgment_id"] for p in plan])
-    )
+    latest = latest_labels(store.reviews.list_reviews(judgment_ids=[p.judgment_id for p in plan]))
     unchanged = 0
     for item in plan:
-        before = latest.get(item["judgment_id"], {}).get(item["reviewer"])
-        if (
-            before is not None
-            and before.label == item["label"]
-            and (before.note or None) == item["note"]
-        ):
+        before = latest.get(item.judgment_id, {}).get(item.reviewer)
+        if before is not None and before.label == item.label and (before.note or None) == item.note:
             unchanged += 1
             continue
         fresh.append(
             NewReview(
-                judgment_id=item["judgment_id"],
-                label=item["label"],
-                reviewer=item["reviewer"],
-                note=item["note"],
-                evaluation_id=item["evaluation"],
+                judgment_id=item.judgment_id,
+                label=item.label,
+                reviewer=item.reviewer,
+                note=item.note,
+                evaluation_id=item.evaluation_id,
             )
         )
     written = store.reviews.add_reviews(fresh)
-    return {
-        "rows": len(rows),
-        "imported": len(written),
-        "unchanged": unchanged,
-        "reviewers": sorted({r.reviewer for r in fresh}),
-        "labels": dict(sorted(Counter(r.label for r in fresh).items())),
-    }
+    return ReviewImport(
+        rows=len(rows),
+        imported=len(written),
+        unchanged=unchanged,
+        reviewers=sorted({r.reviewer for r in fresh}),
+        labels=dict(sorted(Counter(r.label for r in fresh).items())),
+    )

@@ -69,9 +69,16 @@ def test_csv_round_trip(world: dict[str, Any], run_cli: Callable[..., Result]) -
     assert result["imported"] == 2 and result["unchanged"] == 0
     assert result["reviewers"] == ["ana", "ben"]
     assert result["labels"] == {"confirmed": 1, "judge_wrong": 1}
+    assert list(result) == ["rows", "imported", "unchanged", "reviewers", "labels", "file"]
+    assert result["rows"] == 2 and result["file"] == str(path)
 
-    again = run_cli("--json", "review", "import", str(path), "--reviewer", "ben")
-    assert json.loads(again.output)["imported"] == 0 and reviews_in(world["url"]) == 2
+    # the same file again, under a name holding markup: nothing new, and the name as written
+    odd = path.rename(world["tmp"] / "[bold]filled.csv")
+    again = run_cli("review", "import", str(odd), "--reviewer", "ben")
+    assert again.exit_code == 0, again.output
+    words = " ".join(again.output.split())
+    assert f"0 label(s) imported from {odd} (2 unchanged, 2 labeled row(s))" in words
+    assert reviews_in(world["url"]) == 2
 
     summary = json.loads(run_cli("--json", "review", "summary", ev).output)
     assert summary["fails"] == {"total": 2, "reviewed": 2, "coverage": 1.0, "judge_wrong": 1}
