@@ -194,12 +194,17 @@ class PairingReads(Repository):
             case_differs.label("case_differs"),
             *flags,
         ]
-        grouped = (
-            select(*shape, func.count())
+        # grouped outside the join (OFFSET 0 keeps the subquery whole, on SQLite and on
+        # PostgreSQL): flattened, SQLite's GROUP BY sorted every pair with the judgment columns
+        # its flags are computed from (at 100k, 0.14 s of SQLite's CPU; the flags alone, 0.09)
+        each_pair = (
+            select(*(column.label(f"c{i}") for i, column in enumerate(shape)))
             .select_from(joined)
             .where(la.c.evaluation_id == a)
-            .group_by(*shape)
+            .offset(0)
+            .subquery("each_pair")
         )
+        grouped = select(*each_pair.c, func.count()).group_by(*each_pair.c)
         groups: dict[tuple[Any, ...], int] = {}
         both_hashed = any_changed = False
         flips: list[DiscordantPair] | None = [] if with_flips else None
