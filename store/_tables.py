@@ -252,7 +252,9 @@ class EvaluationJudgmentRow(Base):
     __tablename__ = "evaluation_judgments"
     __table_args__ = (
         UniqueConstraint("evaluation_id", "trace_id"),
-        Index("ix_evaluation_judgments_eval_verdict", "evaluation_id", "verdict"),
+        # the dimension too: each side's verdicts per dimension, counted by every comparison,
+        # are read from the index alone (migration 0107)
+        Index("ix_evaluation_judgments_eval_verdict", "evaluation_id", "verdict", "dimension"),
         # two evaluations paired on (case, repetition): B's link of A's key is one search, its
         # verdict and judgment read from the index (store._pairing_reads; migration 0106)
         Index(
