@@ -93,7 +93,8 @@ def render_full(c: Console, result: DemoResult) -> None:
     c.print(
         "suites: "
         + ", ".join(f"{s.name} ({s.cases} cases)" for s in result.suites)
-        + f"   cassettes: {result.cassettes_dir}"
+        + f"   cassettes: {result.cassettes_dir}",
+        markup=False,
     )
     models = sorted({r.model for r in result.runs})
     runs = Table(
@@ -177,7 +178,8 @@ def render_full(c: Console, result: DemoResult) -> None:
     reused = sum(1 for e in result.evaluations if e.reused)
     c.print(
         f"{len(result.evaluations)} evaluations ({reused} found already judged); "
-        "SKIP and AGENT_ERROR are never in the denominator"
+        "SKIP and AGENT_ERROR are never in the denominator",
+        markup=False,
     )
     unscored = [r for r in result.runs if r.run not in scored_runs]
     for unscored_run in unscored:
@@ -185,7 +187,7 @@ def render_full(c: Console, result: DemoResult) -> None:
         c.print(
             f"[yellow]{escape(unscored_run.run)}[/yellow]: nothing to score under any tier or rule "
             "set, every trace ended without a normal result "
-            f"({_outcomes(unscored_run.outcomes)})"
+            f"({escape(_outcomes(unscored_run.outcomes))})"
         )
     if unscored:
         c.print(
@@ -222,7 +224,7 @@ def render_full(c: Console, result: DemoResult) -> None:
         )
         if not cmp.comparable:
             c.print(
-                f"[bold red]not comparable[/bold red] {escape(versions.run)} {versions.tier}: "
+                f"[bold red]not comparable[/bold red] {escape(versions.run)} {escape(versions.tier)}: "
                 + escape("; ".join(cmp.reasons))
             )
         for f in cmp.flips:
@@ -269,7 +271,7 @@ def render_full(c: Console, result: DemoResult) -> None:
                 title += f"; cause: {shared.pop()}"
                 columns.remove("cause")
                 own = [row[:3] + row[4:] for row in own]
-            c.print(table(escape(title), columns, own))
+            c.print(table(title, columns, own))
 
     if result.tier_comparisons:
         c.rule("tiers compared with golden (newest rules)")

@@ -198,7 +198,8 @@ def import_cassettes_cmd(
         c.print(table(None, ["file", "case", "rep", "status", "rounds", "calls"], rows))
         c.print(
             f"run {data['run']} (suite {data['suite']}): {data['inserted']} trace(s) stored, "
-            f"{data['skipped']} already there"
+            f"{data['skipped']} already there",
+            markup=False,
         )
         for skipped in data["skipped_files"]:
             c.print(f"skipped {skipped['file']}: {skipped['reason']}", markup=False)

@@ -68,16 +68,17 @@ def render_summary(c: Console, head: Mapping[str, Any], summary: ReportSummary) 
     c.print(
         # names from evidence are escaped: a run called "x[bold]" prints as written
         f"[bold]evaluation {head.get('evaluation')}[/bold]  run {escape(str(head.get('run')))}  "
-        f"tier {head.get('tier')}  rules {escape(str(head.get('rules')))}"
+        f"tier {escape(str(head.get('tier')))}  rules {escape(str(head.get('rules')))}"
     )
     c.print(
         f"accuracy {rate(counts.PASS, summary.scored_count)} scored  "
         f"(PASS {counts.PASS}  FAIL {counts.FAIL}  "
         f"SKIP {counts.SKIP}  AGENT_ERROR {counts.AGENT_ERROR})  "
-        f"average partial score {summary.average_partial_score}"
+        f"average partial score {summary.average_partial_score}",
+        markup=False,
     )
     if summary.harness_mode:
-        c.print(f"harness mode {summary.harness_mode}")
+        c.print(f"harness mode {summary.harness_mode}", markup=False)
     if summary.dimensions:
         rows = [
             [
@@ -94,7 +95,7 @@ def render_summary(c: Console, head: Mapping[str, Any], summary: ReportSummary) 
     if taxonomy:
         c.print(table("Failure causes", ["code", "FAILs"], [[k, v] for k, v in taxonomy.items()]))
     if summary.pass_at_k is not None:
-        c.print("pass^k  " + pass_hat_k(summary.pass_at_k))
+        c.print("pass^k  " + pass_hat_k(summary.pass_at_k), markup=False)
 
 
 def render_judge_headline(c: Console, cal: JudgeCalibration) -> None:
@@ -115,7 +116,7 @@ def render_judge_calibration(c: Console, cal: JudgeCalibration) -> None:
     ]
     c.print(
         table(
-            escape(f"Judge calibration ({cal.judge or cal.tier})"),
+            f"Judge calibration ({cal.judge or cal.tier})",
             [
                 "against",
                 "unit",
@@ -148,7 +149,10 @@ def render_report(c: Console, report: EvaluationReport) -> None:
         c.print(table("Worst tools", ["tool", "FAILs"], rows))
     assistance = summary.harness_assistance
     if assistance:
-        c.print("harness assistance " + ", ".join(f"{k}={v}" for k, v in assistance.items()))
+        c.print(
+            "harness assistance " + ", ".join(f"{k}={v}" for k, v in assistance.items()),
+            markup=False,
+        )
     if summary.anomalies:
         rows = [[a.case, a.repetition, ", ".join(a.flags)] for a in summary.anomalies]
         c.print(table("Anomalies", ["case", "rep", "flags"], rows))
@@ -182,9 +186,9 @@ def render_compare(c: Console, comparison: Comparison) -> None:
     data = comparison.to_json()
     ma, mb = data.get("meta_a", {}), data.get("meta_b", {})
     c.print(
-        f"[bold]A[/bold] evaluation {data['a']} ({escape(str(ma.get('run')))}, {ma.get('tier')}, "
+        f"[bold]A[/bold] evaluation {data['a']} ({escape(str(ma.get('run')))}, {escape(str(ma.get('tier')))}, "
         f"{escape(str(ma.get('rules')))}): accuracy {verdict_rate(comparison.verdict_counts_a)}   "
-        f"[bold]B[/bold] evaluation {data['b']} ({escape(str(mb.get('run')))}, {mb.get('tier')}, "
+        f"[bold]B[/bold] evaluation {data['b']} ({escape(str(mb.get('run')))}, {escape(str(mb.get('tier')))}, "
         f"{escape(str(mb.get('rules')))}): accuracy {verdict_rate(comparison.verdict_counts_b)}"
     )
     d = data["discordant"]
@@ -208,7 +212,8 @@ def render_compare(c: Console, comparison: Comparison) -> None:
         )
         if judges.not_scored:
             c.print(
-                f"{judges.not_scored} pair(s) not scored by one of the judges (SKIP/AGENT_ERROR)"
+                f"{judges.not_scored} pair(s) not scored by one of the judges (SKIP/AGENT_ERROR)",
+                markup=False,
             )
     line = (
         f"{data['paired']} paired, PASS->FAIL {d['pass_to_fail']}, FAIL->PASS {d['fail_to_pass']}"
@@ -225,7 +230,7 @@ def render_compare(c: Console, comparison: Comparison) -> None:
     if data["comparable"]:
         c.print("[green]comparable[/green]: the two evaluations measure the same cases")
     else:
-        c.print("[bold red]NOT COMPARABLE[/bold red]: " + "; ".join(data["reasons"]))
+        c.print("[bold red]NOT COMPARABLE[/bold red]: " + escape("; ".join(data["reasons"])))
     for diff in data.get("differences", []):
         c.print(f"  differs: {diff['field']}: {diff['a']} -> {diff['b']}", markup=False)
     if data["flips"]:
@@ -270,7 +275,8 @@ def render_judged(c: Console, result: JudgeSummary) -> None:
     c.print(
         f"{result.judged} trace(s) judged, {result.written} new judgment(s) "
         f"({result.judged - result.written} already known); "
-        f"`rejudge report {result.evaluation}` for the full report"
+        f"`rejudge report {result.evaluation}` for the full report",
+        markup=False,
     )
 
 
@@ -309,7 +315,7 @@ def _lock_accuracy(lock: BaselineLock) -> str:
 
 def render_lock(c: Console, lock: BaselineLock) -> None:
     c.print(
-        f"baseline [bold]{lock.baseline}[/bold] locked on evaluation {lock.evaluation} "
+        f"baseline [bold]{escape(lock.baseline)}[/bold] locked on evaluation {lock.evaluation} "
         f"(accuracy {_lock_accuracy(lock)}, report {lock.report_sha256[:19]})"
     )
 
@@ -339,7 +345,7 @@ def render_check(c: Console, check: BaselineCheck) -> None:
         rows = [[f["case"], f["repetition"], " ".join(f["taxonomy"])] for f in check.flips]
         c.print(table("PASS -> FAIL", ["case", "rep", "causes now"], rows))
     if check.regression:
-        c.print("[bold red]REGRESSION[/bold red]: " + "; ".join(check.reasons))
+        c.print("[bold red]REGRESSION[/bold red]: " + escape("; ".join(check.reasons)))
     elif check.judge_changed:
         c.print("[yellow]no regression found under the changed judge[/yellow] (not a model result)")
     else:

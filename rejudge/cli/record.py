@@ -290,8 +290,9 @@ def record(
     app.emit(
         data,
         lambda c: c.print(
-            f"run [bold]{data['run']}[/]: {data['recorded']} recorded, {data['skipped']} already "
-            f"there, {data['agent_errors']} agent errors; cassettes in {data['cassettes']}"
+            f"run [bold]{escape(str(data['run']))}[/]: {data['recorded']} recorded, "
+            f"{data['skipped']} already there, {data['agent_errors']} agent errors; "
+            f"cassettes in {escape(str(data['cassettes']))}"
         ),
     )
 
@@ -324,7 +325,7 @@ def replay(app: AppContext, run: str, case_ids: tuple[str, ...], source_file: Pa
     )
 
     def render(c: Console) -> None:
-        c.print(f"{escape(report.run)}: {report.says}", highlight=False)
+        c.print(f"{escape(report.run)}: {escape(report.says)}", highlight=False)
         if report.note:
             c.print(f"  {escape(report.note)}", highlight=False)
         shared = report.source.problem if report.source is not None else None
@@ -333,7 +334,7 @@ def replay(app: AppContext, run: str, case_ids: tuple[str, ...], source_file: Pa
         for r in report.results:
             if r.outcome == "diverged":
                 where = f"round {r.round}" if r.round is not None else "before any round"
-                field = f", field {r.field}" if r.field else ""
+                field = f", field {escape(r.field)}" if r.field else ""
                 c.print(
                     f"[red]DIVERGED[/] {escape(r.case)} r{r.repetition} at {where}{field}: "
                     f"{escape(r.message or '')}",
@@ -348,7 +349,7 @@ def replay(app: AppContext, run: str, case_ids: tuple[str, ...], source_file: Pa
         for j in report.judgments:
             if j.outcome != "same":
                 c.print(
-                    f"[red]JUDGE {j.outcome.upper()}[/] {escape(j.case)} r{j.repetition} "
+                    f"[red]JUDGE {escape(j.outcome.upper())}[/] {escape(j.case)} r{j.repetition} "
                     f"(evaluation {j.evaluation}): {escape(j.message or '')}",
                     highlight=False,
                 )
@@ -459,7 +460,6 @@ def traces(app: AppContext, run: str, case_id: str | None) -> None:
                 )
         columns = ["case", "rep", "round", "calls", "text"]
         # evidence text (calls, user messages, model text) is data, never Rich markup
-        safe = [[escape(v) if isinstance(v, str) else v for v in row] for row in rows]
-        console.print(table(f"traces of {record.name}", columns, safe))
+        console.print(table(f"traces of {record.name}", columns, rows))
 
     app.emit(items, render)

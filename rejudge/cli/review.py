@@ -46,7 +46,8 @@ def render_calibration(c: Console, cal: dict[str, Any]) -> None:
         f"golden errors {cal['golden_errors']}, unclear {cal['unclear']}, "
         f"disputed {cal['disputed']}, "
         f"kappa {'n/a' if kappa is None else f'{kappa:.3f}'}"
-        f" over {cal['agreement']['double_reviewed']} double-reviewed item(s)"
+        f" over {cal['agreement']['double_reviewed']} double-reviewed item(s)",
+        markup=False,
     )
     if cal.get("flagged"):
         rows = [
@@ -70,7 +71,10 @@ def render_calibration(c: Console, cal: dict[str, Any]) -> None:
     if cal.get("ready_to_lock"):
         c.print("[green]fully reviewed[/green]: lockable with --require-review")
     else:
-        c.print(f"{cal.get('gaps', 0)} review gap(s) before `baseline lock --require-review`")
+        c.print(
+            f"{cal.get('gaps', 0)} review gap(s) before `baseline lock --require-review`",
+            markup=False,
+        )
 
 
 @click.group("review")
@@ -176,4 +180,7 @@ def review_resolve(app: AppContext, review_id: int, resolution: str) -> None:
     """Record that the problem a review reported is fixed (once; never overwritten)."""
     record = resolve_review(app.store, review_id, resolution)
     data = record.as_dict()
-    app.emit(data, lambda c: c.print(f"review {record.id} resolved: {record.resolution}"))
+    app.emit(
+        data,
+        lambda c: c.print(f"review {record.id} resolved: {record.resolution}", markup=False),
+    )

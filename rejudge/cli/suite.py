@@ -143,7 +143,8 @@ def suite_selftest(ctx: click.Context, app: AppContext, suite_ref: str, no_judge
         judged = "executed and judged" if report.judged else "executed"
         c.print(
             f"{source.name}: {data['passed']} of {data['cases']} cases pass "
-            f"({report.calls_executed} golden calls {judged})"
+            f"({report.calls_executed} golden calls {judged})",
+            markup=False,
         )
 
     app.emit(report.as_dict() if app.json else data, render)
@@ -232,12 +233,11 @@ def suite_from_mcp(
         from rich.markup import escape
 
         # tool names come from the server: shown as text, never as markup
-        rows = [
-            [escape(t["name"]), "yes" if t["read_only"] else "no", t["kind"]] for t in result.tools
-        ]
+        rows = [[t["name"], "yes" if t["read_only"] else "no", t["kind"]] for t in result.tools]
         c.print(table(f"tools of {result.suite}", ["tool", "read-only", "kind"], rows))
         c.print(
-            f"wrote suite [bold]{result.suite}[/] to {result.folder}: {len(result.tools)} tools, "
+            f"wrote suite [bold]{escape(result.suite)}[/] to {escape(str(result.folder))}: "
+            f"{len(result.tools)} tools, "
             f"{result.cases} skeleton cases (skipped until you write their instructions and "
             "golden calls; `rejudge suite validate` checks them)"
         )

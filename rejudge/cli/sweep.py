@@ -10,7 +10,6 @@ from typing import Any
 
 import click
 from rich.console import Console
-from rich.markup import escape
 
 from rejudge._settings import api_key_from_env
 from rejudge.cli._context import AppContext, json_option, pass_app, table
@@ -102,7 +101,8 @@ def sweep_funcbench(
             n = cell.summary
             app.console.print(
                 f"core {cell.core} ({arm}): success {figure_rate(n.counts.get('PASS', 0), n.scored)} "
-                f"{n.counts} run {escape(cell.run)}"
+                f"{n.counts} run {cell.run}",
+                markup=False,
             )
 
     result = run_sweep(
