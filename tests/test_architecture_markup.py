@@ -1,7 +1,8 @@
 """Untrusted text is never rendered as live Rich markup (issue 39), checked on the CLI's source.
 
 Every module of ``rejudge/cli`` is read with ``ast``. A console ``print(...)`` (``c.print``,
-``console.print``, ``app.console.print``) or ``Text.from_markup(...)`` whose argument is markup
+``console.print``, ``app.console.print``), ``Text.from_markup(...)`` or a progress bar's
+``add_task(...)`` (its description column reads markup) whose argument is markup
 text built from values (an f-string, a ``+``, ``%`` or ``.format`` of strings) must not
 interpolate a value that could hold ``[brackets]``: each value is wrapped in ``escape(...)``,
 or the call passes ``markup=False``, or the value is known safe:
@@ -179,10 +180,12 @@ def _findings() -> list[str]:
                                 "literally (its backslash shows): drop the escape"
                             )
                 continue
-            if name not in ("print", "from_markup") or not isinstance(call.func, ast.Attribute):
+            if name not in ("print", "from_markup", "add_task"):
+                continue
+            if not isinstance(call.func, ast.Attribute):
                 continue
             function = functions.setdefault(id(scope), _Function(module, scope))
-            for arg in call.args[:1] if name == "from_markup" else call.args:
+            for arg in call.args if name == "print" else call.args[:1]:
                 if not isinstance(arg, (ast.JoinedStr, ast.BinOp, ast.Call)):
                     continue  # a renderable or a plain string: not text built here
                 if isinstance(arg, ast.Call) and _name(arg.func) != "format":

@@ -10,6 +10,7 @@ from typing import Any, TypeVar
 
 import click
 from rich.console import Console
+from rich.markup import escape
 from rich.progress import (
     BarColumn,
     MofNCompleteColumn,
@@ -41,7 +42,9 @@ def progress_bar(app: AppContext, total: int, label: str) -> Iterator[Any]:
         disable=disabled,
         transient=False,
     ) as bar:
-        task = bar.add_task(label, total=total or None)
+        # the description column reads markup; a label names a file, a rule set's ref or a
+        # model, so it prints as written
+        task = bar.add_task(escape(label), total=total or None)
         yield _Tick(bar, task)
 
 

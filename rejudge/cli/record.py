@@ -262,7 +262,7 @@ def record(
             TimeRemainingColumn(),
         )
         with Progress(*columns, console=app.console, transient=False) as bar:
-            task = bar.add_task(f"recording {loaded.name}", total=None, counts="")
+            task = bar.add_task(f"recording {escape(loaded.name)}", total=None, counts="")
 
             def on_progress(state: RecordProgress) -> None:
                 counts = (

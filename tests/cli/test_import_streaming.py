@@ -73,6 +73,15 @@ def test_a_streamed_import_draws_a_progress_bar_on_a_terminal_and_none_under_jso
     assert "importing" not in shown
 
 
+def test_the_bar_shows_a_file_name_holding_markup_as_written(tmp_path: Path) -> None:
+    # the bar's description column reads Rich markup: the label is escaped, not read
+    spans = tmp_path / "[bold]spans.jsonl"
+    spans.write_text(json.dumps(otlp_export(spans_of(ANY_AGENT[0]))) + "\n", encoding="utf-8")
+    code, _out, shown = _on_a_terminal(tmp_path, "import", str(spans), "--name", "odd")
+    assert code == 0, shown
+    assert "importing [bold]spans.jsonl (bytes read, then stored)" in shown, shown
+
+
 def test_a_value_too_big_to_stream_is_one_error_line(
     run_cli: Callable[..., Result], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
