@@ -254,5 +254,5 @@ def test_the_sweeps_own_accounting_agrees(replayed: dict[str, Any]) -> None:
     """`rejudge sweep`'s summary of the replayed evaluations equals the independent count."""
     for name, run in replayed["runs"].items():
         summary = replayed["sweep"][name]
-        assert {k: v for k, v in summary["counts"].items() if v} == dict(run["counts"]), name
-        assert summary["first_failure"] == dict(sorted(run["first"].items())), name
+        assert {k: v for k, v in summary.counts.items() if v} == dict(run["counts"]), name
+        assert summary.first_failure == dict(sorted(run["first"].items())), name
