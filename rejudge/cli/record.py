@@ -422,8 +422,8 @@ def traces(app: AppContext, run: str, case_id: str | None) -> None:
     """Show RUN's normalized traces, round by round."""
     from rejudge.services import run_traces
 
-    stored = run_traces(app.store, run, case_id).traces
-    items = [trace_json(t.case_key, t.repetition, t.trace) for t in stored]
+    found = run_traces(app.store, run, case_id)
+    items = [trace_json(t.case_key, t.repetition, t.trace) for t in found.traces]
 
     def render(console: Console) -> None:
         rows = []
@@ -460,6 +460,6 @@ def traces(app: AppContext, run: str, case_id: str | None) -> None:
                 )
         columns = ["case", "rep", "round", "calls", "text"]
         # evidence text (calls, user messages, model text) is data, never Rich markup
-        console.print(table(f"traces of {record.name}", columns, rows))
+        console.print(table(f"traces of {found.run.name}", columns, rows))
 
     app.emit(items, render)

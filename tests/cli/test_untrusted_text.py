@@ -61,3 +61,4 @@ def test_call_arguments_holding_markup_print_as_written(
     _seed(tmp_path / "cli.db", traces=[Trace(case_id=CASES[0].id, rounds=rounds)])
     shown = _words(run_cli("traces", "r1", env=WIDE))
     assert f"get_order({raw}) -> ok" in shown and "[red]done[/red]" in shown, shown
+    assert "traces of r1" in shown, shown  # titled by the run, not by the CLI's command
