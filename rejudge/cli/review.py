@@ -6,7 +6,6 @@ the CSV columns are documented in docs/calibration.md.
 
 from __future__ import annotations
 
-from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -150,12 +149,11 @@ def review_import(app: AppContext, file: Path, reviewer: str | None) -> None:
             for line in exc.errors:
                 click.echo(f"{file}: {line}", err=True)
         raise
-    done = replace(data, file=str(file))
     app.emit(
-        done,
+        data,
         lambda c: c.print(
-            f"{done.imported} label(s) imported from {file} "
-            f"({done.unchanged} unchanged, {done.rows} labeled row(s))",
+            f"{data.imported} label(s) imported from {file} "
+            f"({data.unchanged} unchanged, {data.rows} labeled row(s))",
             markup=False,  # the file's name is the user's text
         ),
     )

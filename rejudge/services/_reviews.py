@@ -315,28 +315,26 @@ class _PlannedReview(NamedTuple):
 
 @dataclass(frozen=True)
 class ReviewImport:
-    """What ``review import`` did: the labeled rows read, the labels appended, those equal to
-    the reviewer's latest label (not appended again), and who labeled what. ``file`` is the
-    CLI's, named in its JSON form when set."""
+    """What ``review import`` did: the labeled rows read from ``file`` (the import's
+    ``source``), the labels appended, those equal to the reviewer's latest label (not appended
+    again), and who labeled what."""
 
     rows: int
     imported: int
     unchanged: int
     reviewers: list[str]
     labels: dict[str, int]
-    file: str | None = None
+    file: str
 
     def to_json(self) -> dict[str, int | str | list[str] | dict[str, int]]:
-        out: dict[str, int | str | list[str] | dict[str, int]] = {
+        return {
             "rows": self.rows,
             "imported": self.imported,
             "unchanged": self.unchanged,
             "reviewers": list(self.reviewers),
             "labels": dict(self.labels),
+            "file": self.file,
         }
-        if self.file is not None:
-            out["file"] = self.file
-        return out
 
 
 def import_review_csv(
@@ -434,4 +432,5 @@ def import_review_csv(
         unchanged=unchanged,
         reviewers=sorted({r.reviewer for r in fresh}),
         labels=dict(sorted(Counter(r.label for r in fresh).items())),
+        file=source,
     )

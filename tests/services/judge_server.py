@@ -75,7 +75,15 @@ class JudgeServer:
 @contextmanager
 def serve(judge: JudgeServer) -> Iterator[str]:
     """The server's base URL (``http://127.0.0.1:PORT/v1``) while the block runs."""
-    httpd = ThreadingHTTPServer(("127.0.0.1", 0), judge.handler())
+    with serve_handler(judge.handler()) as url:
+        yield url
+
+
+@contextmanager
+def serve_handler(handler: type[BaseHTTPRequestHandler]) -> Iterator[str]:
+    """Any request handler behind a real HTTP server on localhost: its base URL
+    (``http://127.0.0.1:PORT/v1``) while the block runs."""
+    httpd = ThreadingHTTPServer(("127.0.0.1", 0), handler)
     thread = threading.Thread(target=httpd.serve_forever, daemon=True)
     thread.start()
     try:

@@ -6,9 +6,8 @@ from __future__ import annotations
 
 import json
 import re
-import threading
 from collections.abc import Callable, Iterator
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from http.server import BaseHTTPRequestHandler
 from pathlib import Path
 from typing import Any
 
@@ -26,6 +25,7 @@ from rejudge.services import (
     run_sweep,
     sweep_table,
 )
+from tests.services.judge_server import serve_handler
 
 _STATED = re.compile(r"- a (\S+) value: (\d+)\.")
 _ALSO = re.compile(r"Every (\S+) is also a (\S+?)\.")
@@ -245,14 +245,8 @@ def solver_url() -> Iterator[str]:
         def log_message(self, *args: object) -> None:
             pass
 
-    server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
-    thread.start()
-    try:
-        yield f"http://127.0.0.1:{server.server_address[1]}/v1"
-    finally:
-        server.shutdown()
-        server.server_close()
+    with serve_handler(Handler) as url:
+        yield url
 
 
 def test_cli_prints_the_tables_and_the_same_json(
